@@ -1,0 +1,54 @@
+"""The root exception and its kinds; the CLI turns any of them into one line and an exit code."""
+
+from __future__ import annotations
+
+
+class AftershockError(Exception):
+    """Root of every error aftershock raises on bad input.
+
+    The message is one line: what went wrong, where, and what to do.
+    """
+
+    exit_code = 2
+
+    def __init__(self, what: str, *, where: str = "", hint: str = "") -> None:
+        self.what = what
+        self.where = where
+        self.hint = hint
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        parts = [self.what]
+        if self.where:
+            parts[0] = f"{self.what} ({self.where})"
+        if self.hint:
+            parts.append(self.hint)
+        return ": ".join(parts) if len(parts) == 1 else f"{parts[0]}; {parts[1]}"
+
+
+class GitError(AftershockError):
+    """A git command failed, the folder is no repository, or a ref is unknown."""
+
+
+class EmptyRangeError(AftershockError):
+    """base..head holds no change to review."""
+
+
+class UnsafeRepositoryError(AftershockError):
+    """The repository under review tries to reach outside itself (an escaping symlink)."""
+
+
+class FileTooLargeError(AftershockError):
+    """A file that would be read is over the configured size limit."""
+
+
+class MalformedInputError(AftershockError):
+    """A YAML or JSON file of the repository cannot be parsed."""
+
+
+class RenderError(AftershockError):
+    """Helm could not render a chart; the message carries Helm's own text."""
+
+
+class ConfigError(AftershockError):
+    """A command-line option or configuration value is invalid."""

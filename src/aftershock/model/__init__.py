@@ -1,0 +1,1 @@
+"""Frozen dataclasses shared by every stage: the vocabulary of a review."""

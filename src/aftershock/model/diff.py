@@ -1,0 +1,63 @@
+"""The semantic difference between two renders: object changes made of field changes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from aftershock.model.objects import ObjectKey
+
+
+class ObjectChangeKind(str, enum.Enum):
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+    RENAMED = "renamed"
+
+
+class FieldChangeKind(str, enum.Enum):
+    ADDED = "added"
+    REMOVED = "removed"
+    MODIFIED = "modified"
+    REORDERED = "reordered"  # a list whose entries are the same, in another order
+
+
+@dataclass(frozen=True)
+class RedactedValue:
+    """Stands in for a Secret value: only its size is ever shown."""
+
+    bytes: int
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One changed field, e.g. `spec.template.spec.containers[name=app].env[name=FOO].value`.
+
+    `before`/`after` are JSON-compatible values (or RedactedValue); `None` with ADDED/REMOVED
+    means absent. `path_parts` holds the same path as a tuple of keys and `[k=v]`/`[i]` selectors.
+    """
+
+    path: str
+    kind: FieldChangeKind
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class ObjectChange:
+    """An object added, removed, renamed or changed between base and head.
+
+    `key` is the head key (the base key for REMOVED); `previous_key` is set for RENAMED.
+    `templates` names the rendered template files on either side it came from.
+    """
+
+    kind: ObjectChangeKind
+    key: ObjectKey
+    api_version: str
+    chart: str
+    templates: tuple[str, ...]
+    fields: tuple[FieldChange, ...] = ()
+    previous_key: ObjectKey | None = None
+    similarity: float | None = None
+    previous_api_version: str | None = None

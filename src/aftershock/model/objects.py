@@ -1,0 +1,46 @@
+"""Rendered Kubernetes objects and their identity key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True, order=True)
+class ObjectKey:
+    """Identity of a Kubernetes object: API group, kind, namespace and name.
+
+    `group` is "" for the core group; `namespace` is "" for cluster-scoped objects.
+    """
+
+    group: str
+    kind: str
+    namespace: str
+    name: str
+
+    @property
+    def id(self) -> str:
+        group = self.group or "core"
+        return f"{group}/{self.kind}/{self.namespace or '_'}/{self.name}"
+
+    def __str__(self) -> str:
+        where = f"{self.namespace}/" if self.namespace else ""
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind} {where}{self.name}"
+
+
+@dataclass(frozen=True)
+class RenderedObject:
+    """One Kubernetes object as Helm rendered it, with where it came from.
+
+    `body` is the parsed document (JSON-compatible; treat it as read-only).
+    `template` is the rendered file's path as Helm names it, e.g. `app/templates/deploy.yaml`
+    or `app/charts/lib/templates/x.yaml`; `chart` is the repository path of the chart rendered.
+    """
+
+    key: ObjectKey
+    api_version: str
+    body: Mapping[str, Any] = field(compare=False, hash=False)
+    chart: str
+    template: str
+    document_index: int = 0

@@ -1,0 +1,1 @@
+"""Rendering charts with real Helm, behind the `Renderer` interface."""

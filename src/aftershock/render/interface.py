@@ -1,0 +1,63 @@
+"""The `Renderer` protocol and the request/outcome types every rendering backend speaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class RenderRequest:
+    """Render the chart in folder `chart_dir` (an absolute path on disk) with `values` overrides.
+
+    `values` is merged over the chart's own defaults by Helm, as `-f` would be.
+    `kube_version` (e.g. "v1.30.0") and `api_versions` feed `.Capabilities`.
+    """
+
+    chart_dir: str
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    release_name: str = "release"
+    namespace: str = "default"
+    kube_version: str | None = None
+    api_versions: tuple[str, ...] = ()
+    is_upgrade: bool = False
+
+
+@dataclass(frozen=True)
+class RenderOutcome:
+    """What one render produced: the manifests by template path, or Helm's error text.
+
+    `manifests` maps a template path as Helm names it (`chart/templates/x.yaml`) to its output.
+    Exactly one of `manifests` and `error` is meaningful: `error` is None on success.
+    """
+
+    request: RenderRequest
+    manifests: Mapping[str, str] = field(default_factory=dict, hash=False)
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+ProgressCallback = Callable[[RenderOutcome], None]
+
+
+class Renderer(Protocol):
+    """A rendering backend. Implementations never run code from the repository under review
+    (no plugins, post-renderers or dependency downloads) and bound each render by time and
+    output size, reporting a breach as an error outcome."""
+
+    name: str
+
+    @property
+    def version(self) -> str: ...
+
+    def render_many(
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+    ) -> list[RenderOutcome]:
+        """Render every request (in parallel where the backend can); outcomes keep request order."""
+        ...
+
+    def close(self) -> None: ...
