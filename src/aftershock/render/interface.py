@@ -20,6 +20,7 @@ class RenderRequest:
     namespace: str = "default"
     kube_version: str | None = None
     api_versions: tuple[str, ...] = ()
+    revision: int = 1
     is_upgrade: bool = False
 
 
