@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.model.objects import ObjectKey
@@ -42,6 +42,8 @@ class FieldChange:
     kind: FieldChangeKind
     before: Any = None
     after: Any = None
+    # Each part as written in `path` (a key is `["a/b"]` when quoted there); derived, so not compared.
+    path_parts: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,138 @@
+"""Noise removed before diffing, which also decides whether an object changed at all.
+
+Two kinds of noise:
+- Helm bookkeeping: the `helm.sh/chart` label (it carries the chart version, bumped by every
+  release) and `checksum/*` annotations (hashes of other rendered files, whose real change shows
+  on those files). Dropped wherever an ObjectMeta sits: `metadata`, `spec.template.metadata`,
+  `spec.jobTemplate.spec.template.metadata` and `spec.volumeClaimTemplates[*].metadata`. Every other
+  label, `app.kubernetes.io/version` included, is content. A labels/annotations map emptied by
+  this is dropped too.
+- Unstable values (randAlpha, genCA, uuidv4, now, ...): `find_unstable_paths` compares two renders
+  of the same input; `normalize` then removes those paths from an object, so they never show as
+  changes (a map key or an identity-matched list entry is deleted, a positional list entry is
+  replaced by UNSTABLE_MASK so later positions stay put).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Iterator, Sequence
+
+from aftershock.diff.fields import diff_documents, identity_token
+from aftershock.diff.matching import pair_by_key, slots_of
+from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, key_text, parse_path
+from aftershock.diff.values import is_list, is_map, thaw
+from aftershock.model.objects import ObjectKey, RenderedObject
+
+NOISE_LABELS = frozenset({"helm.sh/chart"})
+NOISE_ANNOTATION_PREFIXES = ("checksum/",)
+UNSTABLE_MASK = "<unstable>"
+
+UnstablePaths = frozenset[tuple[ObjectKey, str]]
+
+_POD_TEMPLATE_METADATA: tuple[tuple[str, ...], ...] = (
+    ("spec", "template", "metadata"),
+    ("spec", "jobTemplate", "spec", "template", "metadata"),
+)
+
+
+def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> RenderedObject:
+    """A copy of `obj` with Helm noise dropped and its unstable paths removed."""
+    body = thaw(obj.body)
+    for meta in _object_metas(body):
+        _drop_noise(meta)
+    for key, path in sorted(unstable, key=lambda item: item[1]):
+        if key == obj.key:
+            _remove_path(body, parse_path(path))
+    return replace(obj, body=body)
+
+
+def find_unstable_paths(first: Sequence[RenderedObject], second: Sequence[RenderedObject]) -> UnstablePaths:
+    """(key, path) of every field that differs between two renders of the same input.
+
+    Objects are paired by key (and occurrence, for duplicate keys); an object present in only one
+    render (e.g. a random name) has no counterpart and yields nothing.
+    """
+    pairs, _, _ = pair_by_key(slots_of(first), slots_of(second))
+    found: set[tuple[ObjectKey, str]] = set()
+    for pair in pairs:
+        left, right = normalize(pair.base.obj), normalize(pair.head.obj)
+        for change in diff_documents(left.body, right.body):
+            found.add((pair.base.key, change.path))
+    return frozenset(found)
+
+
+def _object_metas(body: Any) -> Iterator[dict[str, Any]]:
+    if not is_map(body):
+        return
+    candidates = [body.get("metadata")]
+    for path in _POD_TEMPLATE_METADATA:
+        candidates.append(_lookup(body, path))
+    claims = _lookup(body, ("spec", "volumeClaimTemplates"))
+    if is_list(claims):
+        candidates.extend(claim.get("metadata") for claim in claims if is_map(claim))
+    yield from (meta for meta in candidates if is_map(meta))
+
+
+def _lookup(body: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if not is_map(body):
+            return None
+        body = body.get(key)
+    return body
+
+
+def _drop_noise(meta: dict[str, Any]) -> None:
+    _drop_keys(meta, "labels", lambda name: name in NOISE_LABELS)
+    _drop_keys(meta, "annotations", lambda name: name.startswith(NOISE_ANNOTATION_PREFIXES))
+
+
+def _drop_keys(meta: dict[str, Any], field: str, is_noise: Callable[[str], bool]) -> None:
+    entries = meta.get(field)
+    if not is_map(entries):
+        return
+    kept = {key: value for key, value in entries.items() if not (isinstance(key, str) and is_noise(key))}
+    if len(kept) == len(entries):
+        return
+    if kept:
+        meta[field] = kept
+    else:
+        del meta[field]
+
+
+def _remove_path(body: Any, segments: tuple[Segment, ...]) -> None:
+    """Removes the value at `segments` from `body` (a thawed copy), if it is there."""
+    if not segments:
+        return
+    parent = body
+    for segment in segments[:-1]:
+        parent = _child(parent, segment)
+        if parent is None:
+            return
+    last = segments[-1]
+    if isinstance(last, KeySegment) and is_map(parent):
+        for key in [key for key in parent if key_text(key) == last.key]:
+            del parent[key]
+    elif isinstance(last, MatchSegment) and is_list(parent):
+        parent[:] = [entry for entry in parent if not _matches(entry, last)]
+    elif isinstance(last, IndexSegment) and is_list(parent) and last.index < len(parent):
+        parent[last.index] = UNSTABLE_MASK
+
+
+def _child(value: Any, segment: Segment) -> Any:
+    if isinstance(segment, KeySegment) and is_map(value):
+        return next((item for key, item in value.items() if key_text(key) == segment.key), None)
+    if isinstance(segment, MatchSegment) and is_list(value):
+        return next((entry for entry in value if _matches(entry, segment)), None)
+    if isinstance(segment, IndexSegment) and is_list(value) and segment.index < len(value):
+        return value[segment.index]
+    return None
+
+
+def _matches(entry: Any, segment: MatchSegment) -> bool:
+    if not is_map(entry):
+        return False
+    value = entry.get(segment.field)
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return False
+    return identity_token(value) == identity_token(segment.value)

@@ -1,0 +1,122 @@
+"""The public entry point of the diff: rendered objects of base and head -> object changes.
+
+`diff_objects` normalises every object (see `normalize`), then pairs them:
+1. by key (and occurrence, for duplicate keys; see `matching`): CHANGED when the normalised
+   bodies or the apiVersions differ, nothing when they are equal;
+2. lone objects with the same kind, namespace and name in another API group (e.g. an Ingress
+   moving from extensions to networking.k8s.io): RENAMED, whatever their similarity;
+3. lone objects of the same group+kind with content similarity >= 0.8: RENAMED (greedy,
+   best first; see `matching` for the measure);
+4. the rest: REMOVED (base) and ADDED (head), without field changes.
+CHANGED and RENAMED carry the field changes of the normalised bodies, `metadata.name` and
+`apiVersion` included when they differ, so a rename shows its old and new name as a change.
+`previous_api_version` is set only when the apiVersion changed. Secret values are redacted
+here (see `redact`), so no caller can get them. Result order: ObjectChangeKind declaration order
+(added, removed, changed, renamed), then key, then previous key, then templates.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from aftershock.diff.fields import diff_documents
+from aftershock.diff.matching import SlotPair, pair_by_key, pair_group_moves, pair_renames, slots_of
+from aftershock.diff.normalize import UnstablePaths, normalize
+from aftershock.diff.redact import redact_secret_changes
+from aftershock.diff.values import deep_equal
+from aftershock.model.diff import FieldChange, ObjectChange, ObjectChangeKind
+from aftershock.model.objects import ObjectKey, RenderedObject
+
+_KIND_ORDER = {kind: index for index, kind in enumerate(ObjectChangeKind)}
+
+
+def diff_objects(
+    base: Sequence[RenderedObject],
+    head: Sequence[RenderedObject],
+    *,
+    unstable: UnstablePaths = frozenset(),
+) -> tuple[ObjectChange, ...]:
+    """Every object added, removed, renamed or changed from `base` to `head`, in a stable order."""
+    base_slots = slots_of([normalize(obj, unstable) for obj in base])
+    head_slots = slots_of([normalize(obj, unstable) for obj in head])
+    kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
+    moved = pair_group_moves(lone_base, lone_head)
+    lone_base, lone_head = _without(moved, lone_base, lone_head)
+    renamed = pair_renames(lone_base, lone_head)
+    lone_base, lone_head = _without(renamed, lone_base, lone_head)
+
+    changes = [change for pair in kept if (change := _changed(pair)) is not None]
+    changes += [_renamed(pair) for pair in moved + renamed]
+    changes += [_lone(ObjectChangeKind.REMOVED, slot.obj) for slot in lone_base]
+    changes += [_lone(ObjectChangeKind.ADDED, slot.obj) for slot in lone_head]
+    return tuple(sorted(changes, key=_order))
+
+
+def _without(pairs: list[SlotPair], base: list, head: list) -> tuple[list, list]:
+    taken_base = {pair.base.sort_key for pair in pairs}
+    taken_head = {pair.head.sort_key for pair in pairs}
+    return (
+        [slot for slot in base if slot.sort_key not in taken_base],
+        [slot for slot in head if slot.sort_key not in taken_head],
+    )
+
+
+def _changed(pair: SlotPair) -> ObjectChange | None:
+    old, new = pair.base.obj, pair.head.obj
+    if old.api_version == new.api_version and deep_equal(old.body, new.body):
+        return None
+    return ObjectChange(
+        kind=ObjectChangeKind.CHANGED,
+        key=new.key,
+        api_version=new.api_version,
+        chart=new.chart,
+        templates=_templates(old, new),
+        fields=_field_changes(old, new),
+        previous_api_version=old.api_version if old.api_version != new.api_version else None,
+    )
+
+
+def _renamed(pair: SlotPair) -> ObjectChange:
+    old, new = pair.base.obj, pair.head.obj
+    return ObjectChange(
+        kind=ObjectChangeKind.RENAMED,
+        key=new.key,
+        api_version=new.api_version,
+        chart=new.chart,
+        templates=_templates(old, new),
+        fields=_field_changes(old, new),
+        previous_key=old.key,
+        similarity=pair.similarity,
+        previous_api_version=old.api_version if old.api_version != new.api_version else None,
+    )
+
+
+def _lone(kind: ObjectChangeKind, obj: RenderedObject) -> ObjectChange:
+    return ObjectChange(
+        kind=kind,
+        key=obj.key,
+        api_version=obj.api_version,
+        chart=obj.chart,
+        templates=(obj.template,),
+    )
+
+
+def _field_changes(old: RenderedObject, new: RenderedObject) -> tuple[FieldChange, ...]:
+    """The diff of the bodies, Secret values redacted: the only way field changes are made here.
+
+    A Secret that also changed kind or group is no longer a Secret on one side; both keys are
+    checked so that neither side's values can show.
+    """
+    changes = diff_documents(old.body, new.body)
+    for key in (old.key, new.key):
+        changes = redact_secret_changes(key, old.body, new.body, changes)
+    return changes
+
+
+def _templates(old: RenderedObject, new: RenderedObject) -> tuple[str, ...]:
+    return tuple(sorted({old.template, new.template}))
+
+
+def _order(change: ObjectChange) -> tuple[int, ObjectKey, bool, ObjectKey, tuple[str, ...]]:
+    previous = change.previous_key or change.key
+    return (_KIND_ORDER[change.kind], change.key, change.previous_key is not None, previous, change.templates)

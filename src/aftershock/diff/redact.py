@@ -1,0 +1,133 @@
+"""Secret values never leave the diff: changes under a core Secret's `data`/`stringData` are
+rebuilt from the bodies as per-key changes whose values are RedactedValue(bytes=N).
+
+The generic changes under those fields are discarded, not edited, so nothing of a value can slip
+through a path, a REORDERED list or a nested structure. Per key: ADDED, REMOVED or MODIFIED, named
+by key (`data.password`, `data["tls.crt"]`), with N = the decoded length of a `data` value (base64,
+as Kubernetes decodes it; the text's UTF-8 length when it is not valid base64), or the UTF-8 length
+of a `stringData` value. A whole map added or removed becomes one change per key. When a field is
+not a map at all (a malformed Secret), one change on the field itself carries the redacted sizes.
+`before`/`after` is None only where the value is absent.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any, Mapping, Sequence
+
+from aftershock.diff.fields import field_change
+from aftershock.diff.paths import KeySegment, key_text, parse_path
+from aftershock.diff.values import deep_equal, is_map, key_token
+from aftershock.model.diff import FieldChange, FieldChangeKind, RedactedValue
+from aftershock.model.objects import ObjectKey
+
+SECRET_FIELDS = ("data", "stringData")
+
+_ABSENT: Any = object()
+
+
+def is_secret(key: ObjectKey) -> bool:
+    return key.group == "" and key.kind == "Secret"
+
+
+def redact_secret_changes(
+    key: ObjectKey, before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[FieldChange]
+) -> tuple[FieldChange, ...]:
+    """`changes` (the diff of `before` into `after`) with Secret values redacted; other kinds as is.
+
+    The redacted changes of a field take the place of the first change under it.
+    """
+    if not is_secret(key):
+        return tuple(changes)
+    out: list[FieldChange] = []
+    done: set[str] = set()
+    for change in changes:
+        segments = parse_path(change.path)
+        if not segments:
+            out.append(_redact_whole_body(change))
+            continue
+        first = segments[0]
+        if not (isinstance(first, KeySegment) and first.key in SECRET_FIELDS):
+            out.append(change)
+        elif first.key not in done:
+            done.add(first.key)
+            field = first.key
+            out.extend(_field_changes(field, before.get(field, _ABSENT), after.get(field, _ABSENT)))
+    return tuple(out)
+
+
+def redacted(field: str, value: Any) -> RedactedValue:
+    """The size-only stand-in for a value found under `field` ("data" or "stringData")."""
+    if value is None:
+        return RedactedValue(bytes=0)
+    if isinstance(value, str):
+        return RedactedValue(bytes=_decoded_size(value) if field == "data" else len(value.encode()))
+    text = json.dumps(value, default=str, skipkeys=True, ensure_ascii=False)
+    return RedactedValue(bytes=len(text.encode()))
+
+
+def _decoded_size(text: str) -> int:
+    cleaned = text.replace("\r", "").replace("\n", "")  # Go's base64 decoder skips line breaks
+    try:
+        return len(base64.b64decode(cleaned, validate=True))
+    except ValueError:
+        return len(text.encode())
+
+
+def _field_changes(field: str, before: Any, after: Any) -> list[FieldChange]:
+    old, new = _as_map(before), _as_map(after)
+    if old is None or new is None:
+        return [_change((KeySegment(field),), field, before, after)]
+    changes = _per_key_changes(field, old, new)
+    if not changes and not deep_equal(before, after):
+        # absent vs null vs {}: nothing secret in it, so the values are shown as they are
+        kind = _kind(before, after)
+        shown_before = None if before is _ABSENT else before
+        shown_after = None if after is _ABSENT else after
+        changes.append(field_change((KeySegment(field),), kind, shown_before, shown_after))
+    return changes
+
+
+def _per_key_changes(field: str, old: Mapping[Any, Any], new: Mapping[Any, Any]) -> list[FieldChange]:
+    new_by_token = {key_token(key): (key, value) for key, value in new.items()}
+    old_tokens = set()
+    changes = []
+    for key, value in old.items():
+        token = key_token(key)
+        old_tokens.add(token)
+        new_value = new_by_token.get(token, (key, _ABSENT))[1]
+        if not deep_equal(value, new_value):
+            changes.append(_change((KeySegment(field), KeySegment(key_text(key))), field, value, new_value))
+    for token, (key, value) in new_by_token.items():
+        if token not in old_tokens:
+            changes.append(_change((KeySegment(field), KeySegment(key_text(key))), field, _ABSENT, value))
+    return changes
+
+
+def _change(path: tuple[KeySegment, ...], field: str, before: Any, after: Any) -> FieldChange:
+    shown_before = None if before is _ABSENT else redacted(field, before)
+    shown_after = None if after is _ABSENT else redacted(field, after)
+    return field_change(path, _kind(before, after), shown_before, shown_after)
+
+
+def _kind(before: Any, after: Any) -> FieldChangeKind:
+    if before is _ABSENT:
+        return FieldChangeKind.ADDED
+    if after is _ABSENT:
+        return FieldChangeKind.REMOVED
+    return FieldChangeKind.MODIFIED
+
+
+def _as_map(value: Any) -> Mapping[Any, Any] | None:
+    """Absent and null read as an empty map (Kubernetes does the same); None for a non-map."""
+    if value is _ABSENT or value is None:
+        return {}
+    return value if is_map(value) else None
+
+
+def _redact_whole_body(change: FieldChange) -> FieldChange:
+    """A change of the whole document (never seen for two objects, kept safe all the same)."""
+    before = None if change.before is None else RedactedValue(bytes=0)
+    after = None if change.after is None else RedactedValue(bytes=0)
+    return FieldChange(path=change.path, kind=change.kind, before=before, after=after, path_parts=())

@@ -1,0 +1,92 @@
+"""Strict equality of JSON-compatible values, as Go's reflect.DeepEqual sees decoded YAML.
+
+Python says `True == 1 == 1.0`; Kubernetes does not. Here a value's kind (null, bool, int, float,
+string, map, list) is part of its identity: `1`, `1.0`, `"1"` and `True` are four different values.
+One deliberate difference from Go: NaN equals NaN, so a NaN never shows as a change of itself.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Hashable, Mapping
+
+
+def is_map(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def kind_of(value: Any) -> str:
+    """The JSON kind of a value; bool is checked before int because bool is an int in Python."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if is_map(value):
+        return "map"
+    if is_list(value):
+        return "list"
+    return type(value).__name__  # e.g. a date PyYAML decoded; compared by ==
+
+
+def key_token(key: Any) -> Hashable:
+    """A dict key that keeps `1`, `True` and `"1"` apart (text keys, the usual case, stay as is)."""
+    if isinstance(key, str):
+        return key
+    return (kind_of(key), key)
+
+
+def deep_equal(left: Any, right: Any) -> bool:
+    kind = kind_of(left)
+    if kind != kind_of(right):
+        return False
+    if kind == "map":
+        return _maps_equal(left, right)
+    if kind == "list":
+        return len(left) == len(right) and all(deep_equal(a, b) for a, b in zip(left, right))
+    if kind == "float" and math.isnan(left) and math.isnan(right):
+        return True
+    return bool(left == right)
+
+
+def _maps_equal(left: Mapping[Any, Any], right: Mapping[Any, Any]) -> bool:
+    if len(left) != len(right):
+        return False
+    right_by_token = {key_token(key): value for key, value in right.items()}
+    for key, value in left.items():
+        token = key_token(key)
+        if token not in right_by_token or not deep_equal(value, right_by_token[token]):
+            return False
+    return True
+
+
+def canonical(value: Any) -> Hashable:
+    """A hashable form with the same equality as `deep_equal` (maps ignore key order)."""
+    kind = kind_of(value)
+    if kind == "map":
+        return ("map", frozenset((key_token(k), canonical(v)) for k, v in value.items()))
+    if kind == "list":
+        return ("list", tuple(canonical(item) for item in value))
+    if kind == "float" and math.isnan(value):
+        return ("float", "nan")
+    if kind in ("null", "bool", "int", "float", "str"):
+        return (kind, value)
+    return (kind, repr(value))
+
+
+def thaw(value: Any) -> Any:
+    """A fresh copy made of dicts and lists, safe to edit without touching the original."""
+    if is_map(value):
+        return {key: thaw(item) for key, item in value.items()}
+    if is_list(value):
+        return [thaw(item) for item in value]
+    return value
