@@ -1,0 +1,1 @@
+"""The command-line edge: parses options, calls the pipeline, prints one line per error."""

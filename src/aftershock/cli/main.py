@@ -1,0 +1,55 @@
+"""`aftershock` command group: turns every AftershockError into one line and a non-zero exit."""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from aftershock import __version__
+from aftershock.cli.review import review_command
+from aftershock.errors import AftershockError
+
+EXIT_INTERNAL = 70
+
+
+class AftershockGroup(click.Group):
+    """A click group whose errors never print a traceback unless --debug is given."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except AftershockError as error:
+            if ctx.meta.get("aftershock.debug"):
+                raise
+            _fail(error.line(), error.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line
+            if ctx.meta.get("aftershock.debug"):
+                raise
+            _fail(f"internal error: {type(error).__name__}: {error}; rerun with --debug for details", EXIT_INTERNAL)
+
+
+def _fail(line: str, code: int) -> NoReturn:
+    click.echo(f"aftershock: error: {line}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=AftershockGroup)
+@click.version_option(__version__, prog_name="aftershock")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Review a change to a Helm/Kubernetes repository by rendering it at base and head."""
+    ctx.meta["aftershock.debug"] = debug
+
+
+cli.add_command(review_command)
+
+
+def main() -> None:
+    cli(prog_name="aftershock")

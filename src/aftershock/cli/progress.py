@@ -1,0 +1,23 @@
+"""A render progress bar on stderr (only when stderr is a terminal; the caller decides)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from aftershock.pipeline import RenderCallbacks
+
+
+@contextmanager
+def render_progress() -> Iterator[RenderCallbacks]:
+    console = Console(stderr=True)
+    columns = (TextColumn("rendering"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("render", total=None)
+        yield RenderCallbacks(
+            planned=lambda total: progress.update(task, total=total),
+            rendered=lambda _outcome: progress.advance(task),
+        )

@@ -1,0 +1,62 @@
+"""Which charts a change reaches: charts holding a changed file, then every chart that includes them."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable
+
+from aftershock.ingest.charts import owning_chart
+from aftershock.model.change import FileChange
+from aftershock.model.units import AffectedChart, AffectStep, Chart
+
+
+def affected_charts(
+    files: Iterable[FileChange], charts_base: Iterable[Chart], charts_head: Iterable[Chart]
+) -> tuple[AffectedChart, ...]:
+    """Every chart (at base or head) the change reaches, each with its shortest path from a changed file.
+
+    A changed file reaches the innermost chart holding it at either ref; a chart reaches every chart that
+    depends on it (file://, embedded, or symlinked under charts/), transitively.
+    """
+    charts = _union(charts_base, charts_head)
+    paths = _direct(files, charts_base, charts_head)
+    dependents = _reverse_dependencies(charts_base, charts_head)
+    queue = deque(sorted(paths))
+    while queue:
+        current = queue.popleft()
+        for parent in sorted(dependents.get(current, ())):
+            if parent not in paths:
+                step = AffectStep(kind="chart", id=parent, relation="includes")
+                paths[parent] = paths[current] + (step,)
+                queue.append(parent)
+    return tuple(AffectedChart(chart=c, path=paths[c]) for c in sorted(paths) if c in charts)
+
+
+def _union(charts_base: Iterable[Chart], charts_head: Iterable[Chart]) -> set[str]:
+    return {c.path for c in charts_base} | {c.path for c in charts_head}
+
+
+def _direct(
+    files: Iterable[FileChange], charts_base: Iterable[Chart], charts_head: Iterable[Chart]
+) -> dict[str, tuple[AffectStep, ...]]:
+    base, head = tuple(charts_base), tuple(charts_head)
+    found: dict[str, tuple[AffectStep, ...]] = {}
+    for change in sorted(files, key=lambda f: f.path):
+        for path, charts in ((change.old_path or change.path, base), (change.path, head)):
+            chart = owning_chart(path, charts)
+            if chart is not None and chart.path not in found:
+                found[chart.path] = (
+                    AffectStep(kind="file", id=change.path, relation="changed"),
+                    AffectStep(kind="chart", id=chart.path, relation="holds the file"),
+                )
+    return found
+
+
+def _reverse_dependencies(charts_base: Iterable[Chart], charts_head: Iterable[Chart]) -> dict[str, set[str]]:
+    """dependency path -> charts that include it, at either ref."""
+    dependents: dict[str, set[str]] = {}
+    for chart in (*charts_base, *charts_head):
+        for dep in chart.dependencies:
+            if dep.resolved_path and dep.resolved_path != chart.path:
+                dependents.setdefault(dep.resolved_path, set()).add(chart.path)
+    return dependents

@@ -1,0 +1,177 @@
+"""Chart discovery at one ref: every folder with a Chart.yaml, its dependencies, and who includes whom."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Iterable, Mapping, Protocol
+
+from aftershock.errors import MalformedInputError
+from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
+from aftershock.yamlio import load_one
+
+
+class ChartSource(Protocol):
+    """What discovery needs from a tree at one ref."""
+
+    def file_paths(self) -> Iterable[str]:
+        """Every path in the tree that is a file or a symlink."""
+        ...
+
+    def symlink_target(self, path: str) -> str | None:
+        """The repository path a symlink entry points at (normalised), or None for a non-link."""
+        ...
+
+    def read_text(self, path: str) -> str: ...
+
+
+def discover_charts(tree: ChartSource, ref_label: str) -> tuple[Chart, ...]:
+    """Find every chart in the tree, sorted by path, with dependencies resolved to repository paths."""
+    paths = sorted(tree.file_paths())
+    chart_dirs = sorted(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Chart.yaml")
+    links = {p: t for p in paths if (t := tree.symlink_target(p)) is not None}
+    dir_set = set(chart_dirs)
+    charts = []
+    for chart_dir in chart_dirs:
+        meta = _read_chart_yaml(tree, chart_dir, ref_label)
+        deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
+        charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
+    return tuple(charts)
+
+
+def _chart(path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...], parent: str | None) -> Chart:
+    kind = ChartType.LIBRARY if str(meta.get("type", "")).lower() == "library" else ChartType.APPLICATION
+    app_version = meta.get("appVersion")
+    return Chart(
+        path=path,
+        name=str(meta.get("name") or posixpath.basename(path)),
+        version=str(meta.get("version", "")),
+        type=kind,
+        api_version=str(meta.get("apiVersion", "v1")),
+        app_version=None if app_version is None else str(app_version),
+        dependencies=deps,
+        embedded_in=parent,
+    )
+
+
+def _read_chart_yaml(tree: ChartSource, chart_dir: str, ref_label: str) -> Mapping[str, Any]:
+    path = posixpath.join(chart_dir, "Chart.yaml")
+    meta = load_one(tree.read_text(path), source=f"{path} at {ref_label}")
+    if not isinstance(meta, dict):
+        raise MalformedInputError(
+            "Chart.yaml is not a mapping", where=f"{path} at {ref_label}", hint="fix the chart metadata"
+        )
+    if not meta.get("name"):
+        raise MalformedInputError(
+            "Chart.yaml has no name", where=f"{path} at {ref_label}", hint="add `name:` to the chart metadata"
+        )
+    return meta
+
+
+def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
+    """A chart at `<parent>/charts/<name>` is embedded in the chart at <parent>."""
+    head, name = posixpath.split(chart_dir)
+    parent, charts = posixpath.split(head)
+    if charts == "charts" and parent in chart_dirs:
+        return parent
+    return None
+
+
+def _declared(tree: ChartSource, chart_dir: str, meta: Mapping[str, Any], ref_label: str) -> list[dict]:
+    deps = meta.get("dependencies")
+    if deps is None and meta.get("apiVersion", "v1") == "v1":
+        req = posixpath.join(chart_dir, "requirements.yaml")
+        try:
+            text = tree.read_text(req)
+        except KeyError:
+            return []
+        deps = (load_one(text, source=f"{req} at {ref_label}") or {}).get("dependencies")
+    if deps is None:
+        return []
+    if not isinstance(deps, list) or not all(isinstance(d, dict) for d in deps):
+        raise MalformedInputError(
+            "dependencies must be a list of mappings",
+            where=f"{posixpath.join(chart_dir, 'Chart.yaml')} at {ref_label}",
+            hint="fix the chart metadata",
+        )
+    return deps
+
+
+def _dependencies(
+    tree: ChartSource,
+    chart_dir: str,
+    meta: Mapping[str, Any],
+    paths: list[str],
+    links: Mapping[str, str],
+    chart_dirs: set[str],
+    ref_label: str,
+) -> tuple[ChartDependency, ...]:
+    vendored = _vendored(chart_dir, paths, links, chart_dirs)
+    result: dict[str, ChartDependency] = {}
+    for dep in _declared(tree, chart_dir, meta, ref_label):
+        name = str(dep.get("name", ""))
+        result[name] = _declared_dependency(chart_dir, dep, vendored.get(name), chart_dirs)
+    for name, found in vendored.items():
+        result.setdefault(name, found)
+    return tuple(result[name] for name in sorted(result))
+
+
+def _declared_dependency(
+    chart_dir: str, dep: Mapping[str, Any], vendored: ChartDependency | None, chart_dirs: set[str]
+) -> ChartDependency:
+    name = str(dep.get("name", ""))
+    repository = str(dep.get("repository") or "")
+    source, resolved = DependencySource.REMOTE, None
+    if vendored is not None:
+        source, resolved = vendored.source, vendored.resolved_path
+    elif repository.startswith("file://"):
+        candidate = posixpath.normpath(posixpath.join(chart_dir, repository[len("file://"):]))
+        source = DependencySource.FILE
+        resolved = candidate if candidate in chart_dirs else None
+    alias, condition = dep.get("alias"), dep.get("condition")
+    return ChartDependency(
+        name=name,
+        version=str(dep.get("version", "")),
+        repository=repository,
+        source=source,
+        alias=None if alias is None else str(alias),
+        condition=None if condition is None else str(condition),
+        resolved_path=resolved,
+    )
+
+
+def _vendored(
+    chart_dir: str, paths: list[str], links: Mapping[str, str], chart_dirs: set[str]
+) -> dict[str, ChartDependency]:
+    """Subcharts Helm loads from `<chart>/charts/`: folders, symlinked folders and archives."""
+    prefix = posixpath.join(chart_dir, "charts") + "/"
+    found: dict[str, ChartDependency] = {}
+    for path in paths:
+        if not path.startswith(prefix):
+            continue
+        first = path[len(prefix):].split("/", 1)[0]
+        entry = prefix + first
+        dep = _vendored_entry(first, entry, path, links, chart_dirs)
+        if dep is not None:
+            found.setdefault(dep.name, dep)
+    return found
+
+
+def _vendored_entry(
+    first: str, entry: str, path: str, links: Mapping[str, str], chart_dirs: set[str]
+) -> ChartDependency | None:
+    if entry in chart_dirs:
+        return ChartDependency(first, "", "", DependencySource.EMBEDDED, resolved_path=entry)
+    if path == entry and entry in links and links[entry] in chart_dirs:
+        return ChartDependency(first, "", "", DependencySource.SYMLINK, resolved_path=links[entry])
+    if path == entry and first.endswith(".tgz"):
+        return ChartDependency(first[: -len(".tgz")].rsplit("-", 1)[0], "", "", DependencySource.ARCHIVE)
+    return None
+
+
+def owning_chart(path: str, charts: Iterable[Chart]) -> Chart | None:
+    """The innermost chart whose folder holds `path`."""
+    best: Chart | None = None
+    for chart in charts:
+        if chart.contains(path) and (best is None or len(chart.path) > len(best.path)):
+            best = chart
+    return best

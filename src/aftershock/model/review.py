@@ -1,0 +1,98 @@
+"""The whole review of base..head: every layer, linked, plus what could not be reviewed."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from aftershock.model.change import Commit, FileChange
+from aftershock.model.diff import ObjectChange
+from aftershock.model.objects import RenderedObject
+from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
+
+
+@dataclass(frozen=True)
+class RefInfo:
+    ref: str
+    sha: str
+
+
+class Side(str, enum.Enum):
+    BASE = "base"
+    HEAD = "head"
+
+
+class RenderStatus(str, enum.Enum):
+    OK = "ok"
+    FAILED = "failed"
+    ABSENT = "absent"  # the chart does not exist at this ref
+
+
+@dataclass(frozen=True)
+class ChartRender:
+    side: Side
+    status: RenderStatus
+    object_count: int = 0
+    error: str | None = None
+    seconds: float = 0.0
+
+
+class ChartOutcome(str, enum.Enum):
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    NOT_REVIEWED = "not_reviewed"
+
+
+@dataclass(frozen=True)
+class ChartReview:
+    """One affected, renderable chart rendered at base and head, and what changed in its objects."""
+
+    chart: str
+    name: str
+    affected: AffectedChart
+    base: ChartRender
+    head: ChartRender
+    outcome: ChartOutcome
+    changes: tuple[ObjectChange, ...] = ()
+    unstable_fields: int = 0  # fields masked because two renders of the same input differed
+    # Every object rendered on each side (repository template paths), for rules that judge whole objects.
+    base_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
+    head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class NotReviewed:
+    """A part of the change that could not be reviewed, and why. Never reported as fine."""
+
+    part: str
+    reason: str
+    side: Side | None = None
+
+
+@dataclass(frozen=True)
+class ReviewOptions:
+    release_name: str
+    namespace: str
+    renderer: str
+    renderer_version: str
+    kube_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Review:
+    repository: str
+    base: RefInfo
+    head: RefInfo
+    options: ReviewOptions
+    commits: tuple[Commit, ...]
+    files: tuple[FileChange, ...]
+    charts: tuple[Chart, ...]  # every chart found at head, then those only at base
+    units: tuple[tuple[str, tuple[Unit, ...]], ...]  # file path -> units it maps to
+    values_changes: tuple[ValuesKeyChange, ...]
+    affected: tuple[AffectedChart, ...]
+    chart_reviews: tuple[ChartReview, ...]
+    not_reviewed: tuple[NotReviewed, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.not_reviewed

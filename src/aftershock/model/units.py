@@ -1,0 +1,117 @@
+"""Layer 2 of a change: charts, their dependencies, and the logical units a changed file maps to."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+
+class ChartType(str, enum.Enum):
+    APPLICATION = "application"
+    LIBRARY = "library"
+
+
+class DependencySource(str, enum.Enum):
+    """How a dependency reaches its parent chart."""
+
+    FILE = "file"  # Chart.yaml `repository: file://...`
+    EMBEDDED = "embedded"  # a chart folder under the parent's charts/
+    SYMLINK = "symlink"  # a symlinked folder under the parent's charts/
+    ARCHIVE = "archive"  # a packaged .tgz under the parent's charts/
+    REMOTE = "remote"  # a repository aftershock never downloads from
+
+
+@dataclass(frozen=True)
+class ChartDependency:
+    name: str
+    version: str
+    repository: str
+    source: DependencySource
+    alias: str | None = None
+    condition: str | None = None
+    resolved_path: str | None = None  # repository path of the dependency's folder, when local
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart found at one ref: a folder holding a Chart.yaml."""
+
+    path: str
+    name: str
+    version: str
+    type: ChartType
+    api_version: str
+    app_version: str | None = None
+    dependencies: tuple[ChartDependency, ...] = ()
+    embedded_in: str | None = None  # the parent chart's path when this sits under its charts/
+
+    @property
+    def renderable(self) -> bool:
+        """Helm installs application charts on their own; embedded ones render through their parent."""
+        return self.type is ChartType.APPLICATION and self.embedded_in is None
+
+    def contains(self, path: str) -> bool:
+        return self.path == "" or path == self.path or path.startswith(self.path + "/")
+
+
+class UnitKind(str, enum.Enum):
+    CHART_METADATA = "chart_metadata"
+    CHART_LOCK = "chart_lock"
+    TEMPLATE = "template"
+    TEMPLATE_HELPERS = "template_helpers"
+    NOTES = "notes"
+    VALUES_FILE = "values_file"
+    VALUES_SCHEMA = "values_schema"
+    TEST_SUITE = "test_suite"
+    TEST_SNAPSHOT = "test_snapshot"
+    CRD = "crd"
+    CHART_FILE = "chart_file"  # any other file Helm loads with the chart (.Files)
+    DOCS = "docs"
+    SCRIPT = "script"
+    CI = "ci"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A logical unit touched by a changed file, e.g. a template and the named templates it defines."""
+
+    id: str
+    kind: UnitKind
+    path: str
+    chart: str | None = None
+    defines: tuple[str, ...] = ()
+
+
+class ValuesKeyChangeKind(str, enum.Enum):
+    ADDED = "added"
+    REMOVED = "removed"
+    CHANGED = "changed"
+
+
+@dataclass(frozen=True)
+class ValuesKeyChange:
+    """A path-level change of one values file, e.g. `gpu-operator.devicePlugin.env` from absent to a list."""
+
+    chart: str | None
+    file: str
+    path: str
+    kind: ValuesKeyChangeKind
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class AffectStep:
+    """One hop on the path that connects a change to a chart: a file, then charts that include it."""
+
+    kind: str  # "file" or "chart"
+    id: str
+    relation: str  # e.g. "changed", "in chart", "dependency of"
+
+
+@dataclass(frozen=True)
+class AffectedChart:
+    chart: str
+    path: tuple[AffectStep, ...]  # the shortest connection from a changed file to this chart

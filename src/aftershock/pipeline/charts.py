@@ -1,0 +1,155 @@
+"""Wiring of the render and diff stages for the affected charts: materialise, render, parse, diff."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from aftershock.diff.objects import diff_objects
+from aftershock.diff.normalize import find_unstable_paths
+from aftershock.errors import AftershockError
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import (
+    ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side,
+)
+from aftershock.model.units import Chart, DependencySource
+from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
+from aftershock.render.manifests import parse_manifests
+from aftershock.render.plan import ChartPlan, dependency_closure, may_be_nondeterministic, template_repo_path
+from aftershock.render.workspace import link_local_dependencies
+
+SideInput = tuple[RefSnapshot, tuple[Chart, ...]]
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    release_name: str
+    namespace: str
+    kube_version: str | None = None
+
+
+@dataclass(frozen=True)
+class _SideJob:
+    """The renders of one chart at one ref: one, or two when its output may vary between renders."""
+
+    plan: ChartPlan
+    side: Side
+    chart: Chart
+    charts: Mapping[str, Chart]
+    requests: tuple[RenderRequest, ...] = ()
+    blocked: str | None = None  # why it cannot be rendered at all
+
+
+def review_charts(
+    plans: Sequence[ChartPlan], base: SideInput, head: SideInput, renderer: Renderer, settings: RenderSettings,
+    work: Path, *, planned: Callable[[int], None] | None = None,
+    rendered: Callable[[RenderOutcome], None] | None = None,
+) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
+    """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
+    jobs = _prepare(plans, Side.BASE, base, settings, work / "base") + _prepare(plans, Side.HEAD, head, settings, work / "head")
+    requests = [r for job in jobs for r in job.requests]
+    if planned:
+        planned(len(requests))
+    outcomes = iter(renderer.render_many(requests, rendered))
+    by_job = {(job.plan.path, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs}
+    reviews, missing = [], []
+    for plan in plans:
+        review, gaps = _review_chart(plan, by_job.get((plan.path, Side.BASE)), by_job.get((plan.path, Side.HEAD)), settings)
+        reviews.append(review)
+        missing.extend(gaps)
+    return tuple(reviews), tuple(missing)
+
+
+def _prepare(
+    plans: Sequence[ChartPlan], side: Side, side_input: SideInput, settings: RenderSettings, dest: Path
+) -> tuple[_SideJob, ...]:
+    tree, charts = side_input
+    by_path = {c.path: c for c in charts}
+    present = [(p, p.base if side is Side.BASE else p.head) for p in plans]
+    present = [(p, c) for p, c in present if c is not None]
+    prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
+    tree.materialize(prefixes, dest)
+    jobs = []
+    for plan, chart in present:
+        jobs.append(_side_job(plan, side, chart, by_path, tree, settings, dest))
+    return tuple(jobs)
+
+
+def _side_job(
+    plan: ChartPlan, side: Side, chart: Chart, charts: Mapping[str, Chart], tree: RefSnapshot,
+    settings: RenderSettings, dest: Path,
+) -> _SideJob:
+    job = _SideJob(plan, side, chart, charts)
+    remote = [d.name for d in _all_dependencies(chart, charts) if d.source is DependencySource.REMOTE]
+    if remote:
+        reason = f"dependency {', '.join(sorted(remote))} is not vendored under charts/ and aftershock never downloads dependencies; run `helm dependency build` and commit charts/"
+        return replace(job, blocked=reason)
+    link_local_dependencies(chart, charts, dest)
+    request = RenderRequest(
+        chart_dir=str(dest / chart.path), values={}, release_name=settings.release_name,
+        namespace=settings.namespace, kube_version=settings.kube_version,
+    )
+    closure = dependency_closure(chart, charts)
+    twice = may_be_nondeterministic(tree.texts_under(closure, suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json")))
+    return replace(job, requests=(request, request) if twice else (request,))
+
+
+def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list:
+    deps = []
+    for path in dependency_closure(chart, charts):
+        current = charts.get(path)
+        if current is not None:
+            deps.extend(current.dependencies)
+    return deps
+
+
+@dataclass(frozen=True)
+class _SideResult:
+    render: ChartRender
+    objects: tuple[RenderedObject, ...] = ()
+    unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
+
+
+def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side, settings: RenderSettings) -> _SideResult:
+    if entry is None:
+        return _SideResult(ChartRender(side, RenderStatus.ABSENT))
+    job, outcomes = entry
+    if job.blocked:
+        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
+    seconds = sum(o.seconds for o in outcomes)
+    failed = next((o for o in outcomes if not o.ok), None)
+    if failed is not None:
+        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=failed.error, seconds=seconds))
+    try:
+        renders = [_objects(job, o, settings) for o in outcomes]
+    except AftershockError as error:
+        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds))
+    unstable = find_unstable_paths(renders[0], renders[1]) if len(renders) == 2 else frozenset()
+    return _SideResult(ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds), renders[0], unstable)
+
+
+def _objects(job: _SideJob, outcome: RenderOutcome, settings: RenderSettings) -> tuple[RenderedObject, ...]:
+    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=settings.namespace)
+    return tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
+
+
+def _review_chart(
+    plan: ChartPlan, base_entry: tuple[_SideJob, list[RenderOutcome]] | None,
+    head_entry: tuple[_SideJob, list[RenderOutcome]] | None, settings: RenderSettings,
+) -> tuple[ChartReview, list[NotReviewed]]:
+    base = _side_result(base_entry, Side.BASE, settings)
+    head = _side_result(head_entry, Side.HEAD, settings)
+    failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
+    if failed:
+        gaps = [NotReviewed(f"chart {plan.path}", s.render.error or "render failed", s.render.side) for s in failed]
+        return ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED), gaps
+    unstable = base.unstable | head.unstable
+    changes = diff_objects(base.objects, head.objects, unstable=unstable)
+    outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
+    review = ChartReview(
+        plan.path, plan.name, plan.affected, base.render, head.render, outcome, changes, len(unstable),
+        base_objects=base.objects, head_objects=head.objects,
+    )
+    return review, []

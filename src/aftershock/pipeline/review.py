@@ -1,0 +1,138 @@
+"""The wiring of one review: ingest -> render -> diff, one way, with side effects kept at the edges."""
+
+from __future__ import annotations
+
+import tempfile
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from aftershock.errors import ConfigError
+from aftershock.ingest.affected import affected_charts
+from aftershock.ingest.charts import discover_charts
+from aftershock.ingest.git import GitRepository
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.units import units_for_file
+from aftershock.ingest.values import diff_values, parse_values
+from aftershock.model.change import FileChange
+from aftershock.model.review import RefInfo, Review, ReviewOptions
+from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.plan import plan_renders
+from aftershock.pipeline.charts import RenderSettings, review_charts
+
+
+@dataclass(frozen=True)
+class ReviewRequest:
+    repo: Path
+    head: str = "HEAD"
+    base: str | None = None
+    release_name: str = "release"
+    namespace: str = "default"
+    kube_version: str | None = None
+    max_file_bytes: int = 5 * 2**20
+
+
+@dataclass(frozen=True)
+class RenderCallbacks:
+    """Progress hooks: the number of renders planned, then each outcome as it finishes."""
+
+    planned: Callable[[int], None]
+    rendered: Callable[[RenderOutcome], None]
+
+
+@contextmanager
+def open_renderer(
+    kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None
+) -> Iterator[Renderer]:
+    """The embedded SDK renderer by default; a helm binary only when asked for."""
+    if kind == "sdk":
+        from aftershock.render.sdk import SdkRenderer
+
+        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds)
+    elif kind == "helm":
+        from aftershock.render.binary import HelmBinaryRenderer
+
+        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds)
+    else:
+        raise ConfigError(f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm")
+    try:
+        yield renderer
+    finally:
+        renderer.close()
+
+
+def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> Review:
+    """Review base..head of the repository: every layer, linked, with what could not be reviewed."""
+    repo = GitRepository.open(request.repo)
+    head = RefInfo(request.head, repo.resolve(request.head))
+    base = _base_ref(repo, request, head.sha)
+    commits = repo.commits(base.sha, head.sha)
+    files = repo.file_changes(base.sha, head.sha)
+    with ExitStack() as stack:
+        base_tree = stack.enter_context(RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes))
+        head_tree = stack.enter_context(RefSnapshot.open(repo, head.sha, f"head {head.sha[:7]}", request.max_file_bytes))
+        for tree in (base_tree, head_tree):
+            tree.check_safe()
+        _check_sizes(files, base_tree, head_tree)
+        charts_base = discover_charts(base_tree, base_tree.label)
+        charts_head = discover_charts(head_tree, head_tree.label)
+        units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
+        values_changes = _values_changes(units, files, base_tree, head_tree)
+        affected = affected_charts(files, charts_base, charts_head)
+        plans = plan_renders(affected, charts_base, charts_head)
+        settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-")))
+        chart_reviews, not_reviewed = review_charts(
+            plans, (base_tree, charts_base), (head_tree, charts_head), renderer, settings, work,
+            planned=callbacks.planned if callbacks else None, rendered=callbacks.rendered if callbacks else None,
+        )
+    options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
+    return Review(
+        repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
+        charts=_all_charts(charts_base, charts_head), units=units, values_changes=values_changes,
+        affected=affected, chart_reviews=chart_reviews, not_reviewed=not_reviewed,
+    )
+
+
+def _base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:
+    if request.base is not None:
+        return RefInfo(request.base, repo.resolve(request.base))
+    branch = repo.default_branch()
+    if branch is None:
+        raise ConfigError(
+            "no --base given and no default branch found", where=str(request.repo),
+            hint="pass --base REF (e.g. --base main)",
+        )
+    return RefInfo(f"merge-base({branch}, {request.head})", repo.merge_base(branch, head_sha))
+
+
+def _check_sizes(files: tuple[FileChange, ...], base_tree: RefSnapshot, head_tree: RefSnapshot) -> None:
+    """A changed file over the size limit stops the review: it cannot be read safely."""
+    for change in files:
+        if change.status.value != "added":
+            base_tree.check_size(change.old_path or change.path)
+        if change.status.value != "deleted":
+            head_tree.check_size(change.path)
+
+
+def _values_changes(
+    units: tuple[tuple[str, tuple[Unit, ...]], ...], files: tuple[FileChange, ...],
+    base_tree: RefSnapshot, head_tree: RefSnapshot,
+) -> tuple[ValuesKeyChange, ...]:
+    by_path = {f.path: f for f in files}
+    changes: list[ValuesKeyChange] = []
+    for path, file_units in units:
+        for unit in file_units:
+            if unit.kind is UnitKind.VALUES_FILE and unit.path == path:
+                old_path = by_path[path].old_path or path
+                before = parse_values(base_tree.text_or_none(old_path), source=f"{old_path} at {base_tree.label}")
+                after = parse_values(head_tree.text_or_none(path), source=f"{path} at {head_tree.label}")
+                changes.extend(diff_values(before, after, chart=unit.chart, file=path))
+    return tuple(changes)
+
+
+def _all_charts(charts_base: tuple[Chart, ...], charts_head: tuple[Chart, ...]) -> tuple[Chart, ...]:
+    head_paths = {c.path for c in charts_head}
+    return charts_head + tuple(c for c in charts_base if c.path not in head_paths)

@@ -1,0 +1,82 @@
+"""Which charts to render at which ref, what each needs on disk, and where its templates live in the repo."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from aftershock.model.units import AffectedChart, Chart
+
+# Sprig/Helm functions whose output differs between two renders of the same input.
+_NONDETERMINISTIC = re.compile(
+    r"\b(randAlphaNum|randAlpha|randNumeric|randAscii|randBytes|randInt|uuidv4|genCA|genCAWithKey|"
+    r"genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|genSignedCertWithKey|"
+    r"htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
+)
+
+
+@dataclass(frozen=True)
+class ChartPlan:
+    """One affected chart that Helm can install on its own, as it is at base and at head."""
+
+    path: str
+    name: str
+    affected: AffectedChart
+    base: Chart | None
+    head: Chart | None
+
+
+def plan_renders(
+    affected: Iterable[AffectedChart], charts_base: Iterable[Chart], charts_head: Iterable[Chart]
+) -> tuple[ChartPlan, ...]:
+    """Affected charts that are renderable at base or head; library and embedded charts render via parents."""
+    base = {c.path: c for c in charts_base if c.renderable}
+    head = {c.path: c for c in charts_head if c.renderable}
+    plans = []
+    for item in affected:
+        b, h = base.get(item.chart), head.get(item.chart)
+        if b is not None or h is not None:
+            plans.append(ChartPlan(item.chart, (h or b).name, item, b, h))  # type: ignore[union-attr]
+    return tuple(plans)
+
+
+def dependency_closure(chart: Chart, charts: Mapping[str, Chart]) -> tuple[str, ...]:
+    """The chart's folder and the folders of every local dependency it reaches, transitively."""
+    seen: dict[str, None] = {}
+    stack = [chart.path]
+    while stack:
+        path = stack.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        current = charts.get(path)
+        if current is not None:
+            stack.extend(d.resolved_path for d in current.dependencies if d.resolved_path)
+    return tuple(sorted(seen))
+
+
+def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
+    """True when a template calls a function whose output changes from one render to the next."""
+    return any(_NONDETERMINISTIC.search(text) for text in template_texts)
+
+
+def template_repo_path(helm_path: str, chart: Chart, charts: Mapping[str, Chart]) -> str:
+    """Map Helm's `name/charts/sub/templates/x.yaml` to the repository path of that template file."""
+    parts = helm_path.split("/")[1:]
+    current = chart
+    while len(parts) >= 2 and parts[0] == "charts":
+        sub = _subchart(current, parts[1], charts)
+        if sub is None:
+            break
+        current, parts = sub, parts[2:]
+    prefix = f"{current.path}/" if current.path else ""
+    return prefix + "/".join(parts)
+
+
+def _subchart(chart: Chart, name: str, charts: Mapping[str, Chart]) -> Chart | None:
+    for dep in chart.dependencies:
+        target = charts.get(dep.resolved_path or "")
+        if target is not None and name in (dep.name, target.name, dep.alias):
+            return target
+    return None

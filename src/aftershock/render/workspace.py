@@ -1,0 +1,32 @@
+"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+from aftershock.model.units import Chart, DependencySource
+from aftershock.render.plan import dependency_closure
+
+
+def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Path) -> None:
+    """Link each `file://` dependency missing from `charts/` to its materialised folder under `root`.
+
+    Helm only loads subcharts present under `charts/`; users run `helm dependency build` to copy local
+    ones there. A relative symlink inside the workspace gives Helm the same tree without copying.
+    """
+    for path in dependency_closure(chart, charts):
+        current = charts.get(path)
+        if current is None:
+            continue
+        for dep in current.dependencies:
+            if dep.source is DependencySource.FILE and dep.resolved_path is not None:
+                _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
+
+
+def _link(link: Path, target: Path) -> None:
+    if link.exists() or link.is_symlink():
+        return
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(os.path.relpath(target, link.parent), target_is_directory=True)

@@ -1,0 +1,221 @@
+"""The canonical JSON document of a review (schema: aftershock/schema/review.schema.json)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aftershock import __version__
+from aftershock.ingest.values import describe_change
+from aftershock.model.change import Commit, FileChange
+from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
+from aftershock.model.objects import ObjectKey
+from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review
+from aftershock.model.units import Chart, ValuesKeyChange
+
+SCHEMA_VERSION = "1.0"
+
+
+def review_document(review: Review) -> dict[str, Any]:
+    """Every layer of the review as plain JSON-compatible data, in a stable order."""
+    unit_ids = {path: [u.id for u in units] for path, units in review.units}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "aftershock", "version": __version__},
+        "repository": review.repository,
+        "base": {"ref": review.base.ref, "sha": review.base.sha},
+        "head": {"ref": review.head.ref, "sha": review.head.sha},
+        "options": _options(review),
+        "status": "complete" if review.complete else "partial",
+        "summary": _summary(review),
+        "commits": [_commit(c) for c in review.commits],
+        "files": [_file(f, unit_ids.get(f.path, [])) for f in review.files],
+        "units": _units(review),
+        "values_changes": [_values_change(v) for v in review.values_changes],
+        "charts": [_chart(c) for c in review.charts],
+        "affected_charts": _affected(review),
+        "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
+        "objects": [_object(change) for r in review.chart_reviews for change in r.changes],
+        "not_reviewed": [
+            {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}
+            for n in review.not_reviewed
+        ],
+    }
+
+
+def _options(review: Review) -> dict[str, Any]:
+    o = review.options
+    return {
+        "release_name": o.release_name,
+        "namespace": o.namespace,
+        "renderer": o.renderer,
+        "renderer_version": o.renderer_version,
+        "kube_version": o.kube_version,
+    }
+
+
+def _summary(review: Review) -> dict[str, int]:
+    changes = [c for r in review.chart_reviews for c in r.changes]
+    return {
+        "commits": len(review.commits),
+        "files": len(review.files),
+        "charts_affected": len(review.affected),
+        "charts_rendered": len(review.chart_reviews),
+        "charts_changed": sum(r.outcome is ChartOutcome.CHANGED for r in review.chart_reviews),
+        "charts_not_reviewed": sum(r.outcome is ChartOutcome.NOT_REVIEWED for r in review.chart_reviews),
+        "objects_changed": len(changes),
+        "fields_changed": sum(len(c.fields) for c in changes),
+        "not_reviewed": len(review.not_reviewed),
+    }
+
+
+def _commit(c: Commit) -> dict[str, Any]:
+    return {
+        "sha": c.sha,
+        "short_sha": c.short_sha,
+        "title": c.title,
+        "body": c.body,
+        "author": {"name": c.author.name, "email": c.author.email},
+        "authored_at": c.authored_at,
+        "committer": {"name": c.committer.name, "email": c.committer.email},
+        "parents": list(c.parents),
+        "trailers": [{"key": t.key, "value": t.value} for t in c.trailers],
+    }
+
+
+def _file(f: FileChange, units: list[str]) -> dict[str, Any]:
+    return {
+        "path": f.path,
+        "old_path": f.old_path,
+        "status": f.status.value,
+        "similarity": f.similarity,
+        "old_mode": f.old_mode,
+        "new_mode": f.new_mode,
+        "symlink": f.is_symlink,
+        "mode_changed": f.mode_changed,
+        "binary": f.binary,
+        "additions": f.additions,
+        "deletions": f.deletions,
+        "commits": list(f.commits),
+        "units": units,
+        "hunks": [
+            {
+                "old_start": h.old_start,
+                "old_lines": h.old_lines,
+                "new_start": h.new_start,
+                "new_lines": h.new_lines,
+                "header": h.header,
+                "lines": list(h.lines),
+            }
+            for h in f.hunks
+        ],
+    }
+
+
+def _units(review: Review) -> list[dict[str, Any]]:
+    merged: dict[str, dict[str, Any]] = {}
+    for path, units in review.units:
+        for u in units:
+            entry = merged.setdefault(
+                u.id, {"id": u.id, "kind": u.kind.value, "path": u.path, "chart": u.chart, "defines": [], "files": []}
+            )
+            entry["defines"] = list(dict.fromkeys(entry["defines"] + list(u.defines)))
+            if path not in entry["files"]:
+                entry["files"].append(path)
+    return [merged[k] for k in sorted(merged)]
+
+
+def _values_change(v: ValuesKeyChange) -> dict[str, Any]:
+    return {
+        "chart": v.chart,
+        "file": v.file,
+        "path": v.path,
+        "change": v.kind.value,
+        "before": v.before,
+        "after": v.after,
+        "description": describe_change(v),
+    }
+
+
+def _chart(c: Chart) -> dict[str, Any]:
+    return {
+        "path": c.path,
+        "name": c.name,
+        "version": c.version,
+        "type": c.type.value,
+        "app_version": c.app_version,
+        "embedded_in": c.embedded_in,
+        "dependencies": [
+            {
+                "name": d.name,
+                "version": d.version,
+                "repository": d.repository,
+                "source": d.source.value,
+                "alias": d.alias,
+                "condition": d.condition,
+                "resolved_path": d.resolved_path,
+            }
+            for d in c.dependencies
+        ],
+    }
+
+
+def _affected(review: Review) -> list[dict[str, Any]]:
+    rendered = {r.chart for r in review.chart_reviews}
+    return [
+        {
+            "chart": a.chart,
+            "rendered": a.chart in rendered,
+            "path": [{"kind": s.kind, "id": s.id, "relation": s.relation} for s in a.path],
+        }
+        for a in review.affected
+    ]
+
+
+def _render(r: ChartRender) -> dict[str, Any]:
+    return {"status": r.status.value, "objects": r.object_count, "error": r.error, "seconds": round(r.seconds, 3)}
+
+
+def _chart_review(r: ChartReview) -> dict[str, Any]:
+    return {
+        "chart": r.chart,
+        "name": r.name,
+        "outcome": r.outcome.value,
+        "base": _render(r.base),
+        "head": _render(r.head),
+        "unstable_fields": r.unstable_fields,
+        "objects": [object_id(r.chart, c) for c in r.changes],
+    }
+
+
+def object_id(chart: str, change: ObjectChange) -> str:
+    return f"{chart}::{change.key.id}"
+
+
+def _key(key: ObjectKey) -> dict[str, str]:
+    return {"group": key.group, "kind": key.kind, "namespace": key.namespace, "name": key.name, "id": key.id}
+
+
+def _object(change: ObjectChange) -> dict[str, Any]:
+    return {
+        "id": object_id(change.chart, change),
+        "chart": change.chart,
+        "change": change.kind.value,
+        "key": _key(change.key),
+        "display": str(change.key),
+        "api_version": change.api_version,
+        "previous_key": _key(change.previous_key) if change.previous_key else None,
+        "previous_api_version": change.previous_api_version,
+        "similarity": change.similarity,
+        "templates": list(change.templates),
+        "fields": [_field(f) for f in change.fields],
+    }
+
+
+def _field(f: FieldChange) -> dict[str, Any]:
+    return {"path": f.path, "change": f.kind.value, "before": _value(f.before), "after": _value(f.after)}
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, RedactedValue):
+        return {"redacted": True, "bytes": value.bytes}
+    return value

@@ -1,0 +1,30 @@
+"""The explicit registry of review output formats, each writing the canonical document its own way."""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import IO, Any, assert_never
+
+from rich.console import Console
+
+from aftershock.report.markdown import render_markdown
+from aftershock.report.terminal import print_terminal
+
+
+class OutputFormat(str, enum.Enum):
+    TERMINAL = "terminal"
+    MARKDOWN = "markdown"
+    JSON = "json"
+
+
+def write_report(doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, color: bool) -> None:
+    if fmt is OutputFormat.JSON:
+        stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    elif fmt is OutputFormat.MARKDOWN:
+        stream.write(render_markdown(doc))
+    elif fmt is OutputFormat.TERMINAL:
+        console = Console(file=stream, force_terminal=color, no_color=not color, width=None if color else 120)
+        print_terminal(doc, console)
+    else:
+        assert_never(fmt)

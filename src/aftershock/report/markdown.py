@@ -1,0 +1,86 @@
+"""Markdown for a pull-request comment, derived from the canonical JSON document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, status_line
+
+MAX_FIELDS_PER_OBJECT = 40
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    parts = [
+        f"## aftershock review · `{range_text(doc)}`",
+        "",
+        f"**{headline(doc)}**",
+        "",
+        status_line(doc),
+        "",
+    ]
+    parts += _not_reviewed(doc) + _charts(doc) + _objects(doc) + _values(doc) + _layers(doc)
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _not_reviewed(doc: dict[str, Any]) -> list[str]:
+    if not doc["not_reviewed"]:
+        return []
+    lines = ["### Not reviewed", ""]
+    for item in doc["not_reviewed"]:
+        side = f" at {item['side']}" if item["side"] else ""
+        lines.append(f"- **{item['part']}**{side}: {_inline(item['reason'])}")
+    return lines + [""]
+
+
+def _charts(doc: dict[str, Any]) -> list[str]:
+    if not doc["chart_reviews"]:
+        return ["No renderable chart is affected by this change.", ""]
+    lines = ["### Charts", "", "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"]
+    for r in doc["chart_reviews"]:
+        lines.append(
+            f"| `{r['chart']}` | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
+            f"| {render_cell(r['head'])} | {len(r['objects'])} |"
+        )
+    return lines + [""]
+
+
+def _objects(doc: dict[str, Any]) -> list[str]:
+    if not doc["objects"]:
+        return []
+    lines = ["### Rendered objects", ""]
+    for obj in doc["objects"]:
+        sources = ", ".join(f"`{t}`" for t in obj["templates"])
+        lines.append("<details>")
+        lines.append(f"<summary><b>{obj['change']}</b> <code>{object_title(obj)}</code> in <code>{obj['chart']}</code></summary>")
+        lines.append("")
+        lines.append(f"From {sources}")
+        lines.append("")
+        fields = obj["fields"]
+        lines += [f"- `{field_line(f)}`" for f in fields[:MAX_FIELDS_PER_OBJECT]]
+        if len(fields) > MAX_FIELDS_PER_OBJECT:
+            lines.append(f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output")
+        lines += ["", "</details>", ""]
+    return lines
+
+
+def _values(doc: dict[str, Any]) -> list[str]:
+    if not doc["values_changes"]:
+        return []
+    lines = ["### Values keys", ""]
+    lines += [f"- `{v['file']}`: {_inline(v['description'])}" for v in doc["values_changes"]]
+    return lines + [""]
+
+
+def _layers(doc: dict[str, Any]) -> list[str]:
+    lines = ["<details><summary>Commits and files</summary>", ""]
+    for c in doc["commits"]:
+        lines.append(f"- `{c['short_sha']}` {_inline(c['title'])} — {_inline(c['author']['name'])}")
+    lines.append("")
+    for f in doc["files"]:
+        rename = f" (from `{f['old_path']}`, {f['similarity']}%)" if f["old_path"] else ""
+        lines.append(f"- {f['status']} `{f['path']}`{rename} +{f['additions']} −{f['deletions']}")
+    return lines + ["", "</details>", ""]
+
+
+def _inline(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")

@@ -1,0 +1,40 @@
+"""Terminal output with rich, derived from the canonical JSON document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, status_line
+
+MAX_FIELDS_PER_OBJECT = 25
+
+
+def print_terminal(doc: dict[str, Any], console: Console) -> None:
+    console.print(f"[bold]aftershock review[/bold] {range_text(doc)}")
+    console.print(headline(doc))
+    style = "green" if doc["status"] == "complete" else "yellow"
+    console.print(f"[{style}]{escape(status_line(doc))}[/{style}]")
+    for item in doc["not_reviewed"]:
+        side = f" at {item['side']}" if item["side"] else ""
+        console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
+    if doc["chart_reviews"]:
+        console.print(_charts_table(doc))
+    for obj in doc["objects"]:
+        console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
+        for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
+            console.print(f"    {escape(field_line(field))}")
+        if len(obj["fields"]) > MAX_FIELDS_PER_OBJECT:
+            console.print(f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)")
+    for v in doc["values_changes"]:
+        console.print(f"[cyan]values[/cyan] {escape(v['file'])}: {escape(v['description'])}")
+
+
+def _charts_table(doc: dict[str, Any]) -> Table:
+    table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
+    for r in doc["chart_reviews"]:
+        table.add_row(r["chart"], r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
+    return table

@@ -1,0 +1,63 @@
+"""Short human phrases shared by the Markdown and terminal formats, computed from the JSON document."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_VALUE_CHARS = 80
+
+
+def value_text(value: Any, present: bool = True) -> str:
+    """A field value for humans: redacted Secret values show only their size."""
+    if not present:
+        return "absent"
+    if isinstance(value, dict) and value.get("redacted") is True:
+        return f"<redacted: {value['bytes']} bytes>"
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def field_line(field: dict[str, Any]) -> str:
+    change = field["change"]
+    if change == "added":
+        return f"{field['path']}: added {value_text(field['after'])}"
+    if change == "removed":
+        return f"{field['path']}: removed (was {value_text(field['before'])})"
+    if change == "reordered":
+        return f"{field['path']}: same entries, new order"
+    return f"{field['path']}: {value_text(field['before'])} → {value_text(field['after'])}"
+
+
+def object_title(obj: dict[str, Any]) -> str:
+    if obj["change"] == "renamed" and obj["previous_key"]:
+        prev = obj["previous_key"]
+        return f"{obj['display']} (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
+    return obj["display"]
+
+
+def headline(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    return (
+        f"{s['commits']} commit(s) · {s['files']} file(s) · {s['charts_affected']} chart(s) affected · "
+        f"{s['charts_rendered']} rendered · {s['objects_changed']} object(s) changed"
+    )
+
+
+def status_line(doc: dict[str, Any]) -> str:
+    if doc["status"] == "complete":
+        return "Review complete: every affected chart was rendered at base and head."
+    count = len(doc["not_reviewed"])
+    return f"Review partial: {count} part(s) not reviewed (listed below); they are not known to be fine."
+
+
+def range_text(doc: dict[str, Any]) -> str:
+    return f"{doc['base']['sha'][:7]}..{doc['head']['sha'][:7]}"
+
+
+def render_cell(render: dict[str, Any]) -> str:
+    if render["status"] == "ok":
+        return f"{render['objects']} objects"
+    if render["status"] == "absent":
+        return "absent"
+    return "render failed"
