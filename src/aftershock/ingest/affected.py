@@ -41,7 +41,7 @@ def _direct(
 ) -> dict[str, tuple[AffectStep, ...]]:
     base, head = tuple(charts_base), tuple(charts_head)
     found: dict[str, tuple[AffectStep, ...]] = {}
-    for change in sorted(files, key=lambda f: f.path):
+    for change in sorted(files, key=_evidence_rank):
         for path, charts in ((change.old_path or change.path, base), (change.path, head)):
             chart = owning_chart(path, charts)
             if chart is not None and chart.path not in found:
@@ -50,6 +50,16 @@ def _direct(
                     AffectStep(kind="chart", id=chart.path, relation="holds the file"),
                 )
     return found
+
+
+def _evidence_rank(change: FileChange) -> tuple[int, str]:
+    """Name the most telling file first: templates and values before metadata, docs last."""
+    name = change.path.rsplit("/", 1)[-1]
+    if "/templates/" in change.path or name.startswith("values"):
+        return 0, change.path
+    if name.lower().endswith((".md", ".txt", ".rst")) or "/tests/" in change.path:
+        return 2, change.path
+    return 1, change.path
 
 
 def _reverse_dependencies(charts_base: Iterable[Chart], charts_head: Iterable[Chart]) -> dict[str, set[str]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator, Mapping
 
 from aftershock.errors import MalformedInputError
@@ -9,6 +10,8 @@ from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.yamlio import load_one
 
 _ABSENT = object()
+# Key names whose values are credentials: their values are never shown, only their size.
+_SENSITIVE = re.compile(r"(pass(word|wd)?|secret|token|credential|private|api[-_]?key|signing|(^|[._-])key$|cert)", re.I)
 
 
 def parse_values(text: str | None, *, source: str) -> Mapping[str, Any]:
@@ -85,7 +88,29 @@ def describe_value(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def is_sensitive(path: str) -> bool:
+    """A values path that holds a credential by its name (password, token, secret, ...key)."""
+    return bool(_SENSITIVE.search(path))
+
+
+def redact_value(value: Any) -> Any:
+    """Scalars of a sensitive key become `{"redacted": true, "bytes": N}`; structure stays visible."""
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_value(v) for v in value]
+    if value is None or isinstance(value, bool):
+        return value
+    return {"redacted": True, "bytes": len(str(value).encode("utf-8"))}
+
+
 def describe_change(change: ValuesKeyChange) -> str:
-    before = "absent" if change.kind is ValuesKeyChangeKind.ADDED else describe_value(change.before)
-    after = "absent" if change.kind is ValuesKeyChangeKind.REMOVED else describe_value(change.after)
+    before = "absent" if change.kind is ValuesKeyChangeKind.ADDED else _describe(change.path, change.before)
+    after = "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.path, change.after)
     return f"{change.path} changed from {before} to {after}"
+
+
+def _describe(path: str, value: Any) -> str:
+    if is_sensitive(path) and not isinstance(value, (dict, list, bool)) and value is not None:
+        return f"<redacted: {len(str(value).encode('utf-8'))} bytes>"
+    return describe_value(value)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock import __version__
-from aftershock.ingest.values import describe_change
+from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
+from aftershock.report.redaction import redact_hunk_line
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review
@@ -18,6 +19,7 @@ SCHEMA_VERSION = "1.0"
 def review_document(review: Review) -> dict[str, Any]:
     """Every layer of the review as plain JSON-compatible data, in a stable order."""
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
+    secret_files = _secret_templates(review)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aftershock", "version": __version__},
@@ -28,7 +30,7 @@ def review_document(review: Review) -> dict[str, Any]:
         "status": "complete" if review.complete else "partial",
         "summary": _summary(review),
         "commits": [_commit(c) for c in review.commits],
-        "files": [_file(f, unit_ids.get(f.path, [])) for f in review.files],
+        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files) for f in review.files],
         "units": _units(review),
         "values_changes": [_values_change(v) for v in review.values_changes],
         "charts": [_chart(c) for c in review.charts],
@@ -82,7 +84,21 @@ def _commit(c: Commit) -> dict[str, Any]:
     }
 
 
-def _file(f: FileChange, units: list[str]) -> dict[str, Any]:
+def _secret_templates(review: Review) -> set[str]:
+    """Repository paths of templates that rendered a Secret on either side, and files whose hunks hold one."""
+    paths = {
+        o.template
+        for r in review.chart_reviews
+        for o in (*r.base_objects, *r.head_objects)
+        if o.key.kind == "Secret" and o.key.group == ""
+    }
+    for f in review.files:
+        if any("kind: Secret" in line for h in f.hunks for line in h.lines):
+            paths.add(f.path)
+    return paths
+
+
+def _file(f: FileChange, units: list[str], secret_file: bool) -> dict[str, Any]:
     return {
         "path": f.path,
         "old_path": f.old_path,
@@ -104,7 +120,7 @@ def _file(f: FileChange, units: list[str]) -> dict[str, Any]:
                 "new_start": h.new_start,
                 "new_lines": h.new_lines,
                 "header": h.header,
-                "lines": list(h.lines),
+                "lines": [redact_hunk_line(line, secret_file=secret_file) for line in h.lines],
             }
             for h in f.hunks
         ],
@@ -130,8 +146,9 @@ def _values_change(v: ValuesKeyChange) -> dict[str, Any]:
         "file": v.file,
         "path": v.path,
         "change": v.kind.value,
-        "before": v.before,
-        "after": v.after,
+        "sensitive": is_sensitive(v.path),
+        "before": redact_value(v.before) if is_sensitive(v.path) else v.before,
+        "after": redact_value(v.after) if is_sensitive(v.path) else v.after,
         "description": describe_change(v),
     }
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, status_line
+from aftershock.report.text import (
+    field_line, headline, object_title, range_text, render_cell, status_line, text_diff,
+)
 
 MAX_FIELDS_PER_OBJECT = 40
 
@@ -56,10 +58,19 @@ def _objects(doc: dict[str, Any]) -> list[str]:
         lines.append(f"From {sources}")
         lines.append("")
         fields = obj["fields"]
-        lines += [f"- `{field_line(f)}`" for f in fields[:MAX_FIELDS_PER_OBJECT]]
+        for f in fields[:MAX_FIELDS_PER_OBJECT]:
+            lines += _field_lines(f)
         if len(fields) > MAX_FIELDS_PER_OBJECT:
             lines.append(f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output")
         lines += ["", "</details>", ""]
+    return lines
+
+
+def _field_lines(field: dict[str, Any]) -> list[str]:
+    lines = [f"- `{field_line(field)}`"]
+    diff = text_diff(field)
+    if diff:
+        lines += ["", "  ```diff", *(f"  {line}" for line in diff), "  ```"]
     return lines
 
 

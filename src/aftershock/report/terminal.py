@@ -8,7 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, status_line
+from aftershock.report.text import (
+    field_line, headline, object_title, range_text, render_cell, status_line, text_diff,
+)
 
 MAX_FIELDS_PER_OBJECT = 25
 
@@ -27,6 +29,9 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
             console.print(f"    {escape(field_line(field))}")
+            for line in text_diff(field) or ():
+                style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                console.print(f"      [{style}]{escape(line)}[/{style}]")
         if len(obj["fields"]) > MAX_FIELDS_PER_OBJECT:
             console.print(f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)")
     for v in doc["values_changes"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any
 
@@ -26,7 +27,20 @@ def field_line(field: dict[str, Any]) -> str:
         return f"{field['path']}: removed (was {value_text(field['before'])})"
     if change == "reordered":
         return f"{field['path']}: same entries, new order"
+    if text_diff(field) is not None:
+        return f"{field['path']}: text changed"
     return f"{field['path']}: {value_text(field['before'])} → {value_text(field['after'])}"
+
+
+def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
+    """A line diff for a modified multi-line string (e.g. a config file in a ConfigMap), else None."""
+    before, after = field.get("before"), field.get("after")
+    if field["change"] != "modified" or not isinstance(before, str) or not isinstance(after, str):
+        return None
+    if "\n" not in before and "\n" not in after:
+        return None
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
+    return [line for line in lines if not line.startswith(("---", "+++"))]
 
 
 def object_title(obj: dict[str, Any]) -> str:

@@ -1,0 +1,81 @@
+"""Writing repository files and links under one folder without ever landing outside it.
+
+Paths come from an untrusted tree: `..` components are refused, folders are created one by one
+without following a link that leaves the folder, and files are opened with O_NOFOLLOW.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aftershock.errors import UnsafeRepositoryError
+
+
+class SafeWriter:
+    """Creates files and links under one root, refusing any path that would land outside it."""
+
+    def __init__(self, dest: Path, *, label: str) -> None:
+        dest.mkdir(parents=True, exist_ok=True)
+        self._label = label  # the ref being written, for messages
+        self._root = Path(os.path.realpath(dest))
+        self._checked: set[Path] = set()
+
+    def write_file(self, path: str, data: bytes, *, executable: bool) -> None:
+        target = self._target(path, cached=True)
+        try:
+            descriptor = os.open(
+                target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+            )
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
+                os.fchmod(handle.fileno(), 0o755 if executable else 0o644)
+        except OSError as error:
+            raise self._unwritable(path, error) from error
+
+    def write_link(self, path: str, text: str) -> None:
+        target = self._target(path, cached=False)  # an earlier link may have changed the way
+        try:
+            if target.is_symlink():
+                target.unlink()
+            os.symlink(text, target)
+        except OSError as error:
+            raise self._unwritable(path, error) from error
+
+    def _target(self, path: str, *, cached: bool) -> Path:
+        parts = path.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            raise UnsafeRepositoryError(
+                f"unsafe path in the tree: {path!r} at {self._label}",
+                hint="aftershock never writes outside its work folder",
+            )
+        target = self._root.joinpath(*parts)
+        if not (cached and target.parent in self._checked):
+            self._make_folders(path, parts[:-1])
+            self._checked.add(target.parent)
+        return target
+
+    def _make_folders(self, path: str, parts: list[str]) -> None:
+        """Creates the folders of `path` one by one, never through a link that leaves the root."""
+        folder = self._root
+        for part in parts:
+            folder = folder / part
+            try:
+                if folder.is_symlink():
+                    real = Path(os.path.realpath(folder))
+                    if real != self._root and self._root not in real.parents:
+                        raise UnsafeRepositoryError(
+                            f"path leads outside the work folder: {path} at {self._label}",
+                            hint="aftershock never writes outside its work folder",
+                        )
+                    real.mkdir(parents=True, exist_ok=True)
+                elif not folder.is_dir():
+                    folder.mkdir()
+            except OSError as error:
+                raise self._unwritable(path, error) from error
+
+    def _unwritable(self, path: str, error: OSError) -> UnsafeRepositoryError:
+        return UnsafeRepositoryError(
+            f"cannot write {path} at {self._label} under {self._root}: {error.strerror}",
+            hint="materialize into an empty folder",
+        )

@@ -1,0 +1,62 @@
+"""Ordered parallel dispatch of render requests over a fixed set of lanes (one thread each)."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Callable, Sequence
+
+from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest
+
+RenderOne = Callable[[RenderRequest], RenderOutcome]
+
+
+def dispatch(
+    requests: Sequence[RenderRequest],
+    lanes: Sequence[RenderOne],
+    progress: ProgressCallback | None = None,
+) -> list[RenderOutcome]:
+    """Render every request on whichever lane is free; outcomes come back in request order.
+
+    Each lane renders one request at a time, so a lane may own a stateful worker.
+    `progress` is called once per outcome as it finishes, never from two threads at once.
+    An exception from a lane or from `progress` stops the dispatch and is re-raised.
+    """
+    if not requests:
+        return []
+    if not lanes:
+        raise ValueError("dispatch needs at least one lane")
+    pending: queue.SimpleQueue[tuple[int, RenderRequest]] = queue.SimpleQueue()
+    for item in enumerate(requests):
+        pending.put(item)
+    outcomes: list[RenderOutcome | None] = [None] * len(requests)
+    failures: list[BaseException] = []
+    progress_lock = threading.Lock()
+
+    def run(lane: RenderOne) -> None:
+        while not failures:
+            try:
+                index, request = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                outcome = lane(request)
+                outcomes[index] = outcome
+                if progress is not None:
+                    with progress_lock:
+                        progress(outcome)
+            except BaseException as exc:  # re-raised in the caller's thread below
+                failures.append(exc)
+
+    active = lanes[: len(requests)]
+    if len(active) == 1:
+        run(active[0])
+    else:
+        threads = [threading.Thread(target=run, args=(lane,), daemon=True) for lane in active]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if failures:
+        raise failures[0]
+    return [outcome for outcome in outcomes if outcome is not None]

@@ -1,0 +1,298 @@
+"""The embedded Helm SDK backend: renders in `sdk_worker` child processes that own helm_python.
+
+This process never imports helm_python: the Go runtime it loads does not survive `fork`, and the
+main process must stay free to start git subprocesses. Workers start lazily, are reused across
+renders, and are killed and replaced when a render overruns its time or a worker dies.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Sequence
+
+import aftershock
+from aftershock.errors import ConfigError, RenderError
+from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest
+from aftershock.render.limits import (
+    DEFAULT_MAX_OUTPUT_BYTES,
+    DEFAULT_TIMEOUT_SECONDS,
+    check_limits,
+    timeout_error,
+)
+from aftershock.render.pool import dispatch
+from aftershock.render.values import values_error, values_json
+
+WORKER_MODULE = "aftershock.render.sdk_worker"
+_STARTUP_SECONDS = 60.0  # loading the 85 MB Go library; separate from the per-render bound
+_STOP_SECONDS = 5.0
+_READ_CHUNK = 1 << 20
+
+
+class _WorkerTimeout(Exception):
+    pass
+
+
+class _WorkerGone(Exception):
+    """The worker could not be started, or exited; the message says what it left on stderr."""
+
+
+def _worker_env() -> dict[str, str]:
+    """This environment, with aftershock's own source folder first on the worker's path."""
+    env = dict(os.environ)
+    source_root = str(Path(aftershock.__file__).resolve().parent.parent)
+    inherited = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = source_root + (os.pathsep + inherited if inherited else "")
+    return env
+
+
+def _open_log() -> int:
+    """An anonymous append-only file for a worker's stderr, truncated before each render."""
+    fd, path = tempfile.mkstemp(prefix="aftershock-sdk-worker-", suffix=".log")
+    os.unlink(path)
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    return fd
+
+
+def _request_line(request: RenderRequest, max_output_bytes: int) -> bytes:
+    """The protocol line for one request; ValueError/TypeError when values are not JSON."""
+    options: dict[str, Any] = {
+        "name": request.release_name,
+        "namespace": request.namespace,
+        "revision": request.revision,
+        "is_install": not request.is_upgrade,
+        "is_upgrade": request.is_upgrade,
+    }
+    if request.kube_version:
+        options["kube_version"] = request.kube_version
+    if request.api_versions:
+        options["api_versions"] = list(request.api_versions)
+    message = {
+        "chart_dir": os.fspath(request.chart_dir),
+        "values_json": values_json(request.values),
+        "options": options,
+        "max_output_bytes": max_output_bytes,
+    }
+    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class _WorkerProcess:
+    """One sdk_worker child and its line protocol; (re)started on demand, one request at a time."""
+
+    def __init__(self, timeout_seconds: float, max_output_bytes: int) -> None:
+        self._timeout_seconds = timeout_seconds
+        self._max_output_bytes = max_output_bytes
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log_fd: int | None = None
+        self._buffer = bytearray()
+        self.ready_message: dict[str, Any] = {}
+
+    def render(self, request: RenderRequest) -> RenderOutcome:
+        started = time.monotonic()
+        try:
+            line = _request_line(request, self._max_output_bytes)
+        except (TypeError, ValueError) as exc:
+            return RenderOutcome(request, error=values_error(exc))
+        try:
+            reply = self._exchange(line)
+        except _WorkerTimeout:
+            self.kill()
+            reply = {"error": timeout_error(self._timeout_seconds)}
+        except _WorkerGone as exc:
+            reply = {"error": str(exc)}
+        seconds = time.monotonic() - started
+        if "error" in reply:
+            return RenderOutcome(request, error=str(reply["error"]), seconds=seconds)
+        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds)
+
+    def start(self) -> None:
+        """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
+        if self._process is not None and self._process.poll() is None:
+            return
+        self.kill()
+        self._log_fd = _open_log()
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", WORKER_MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log_fd,
+            env=_worker_env(),
+            close_fds=True,
+        )
+        try:
+            message = self._read_message(time.monotonic() + _STARTUP_SECONDS)
+        except (_WorkerTimeout, _WorkerGone):
+            detail = self._log_tail() or "no output"
+            self.kill()
+            raise _WorkerGone(f"render worker failed to start: {detail}") from None
+        self.ready_message = message
+
+    def _exchange(self, line: bytes) -> dict[str, Any]:
+        self.start()
+        assert self._process is not None and self._process.stdin is not None
+        if self._log_fd is not None:
+            os.ftruncate(self._log_fd, 0)
+        deadline = time.monotonic() + self._timeout_seconds
+        try:
+            self._process.stdin.write(line)
+            self._process.stdin.flush()
+            return self._read_message(deadline)
+        except (_WorkerGone, OSError):
+            raise self._gone() from None
+
+    def _read_message(self, deadline: float) -> dict[str, Any]:
+        assert self._process is not None and self._process.stdout is not None
+        fd = self._process.stdout.fileno()
+        scanned = 0
+        while (end := self._buffer.find(b"\n", scanned)) < 0:
+            scanned = len(self._buffer)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _WorkerTimeout()
+            readable, _, _ = select.select([fd], [], [], remaining)
+            if readable:
+                chunk = os.read(fd, _READ_CHUNK)
+                if not chunk:
+                    raise _WorkerGone("render worker closed its output")
+                self._buffer += chunk
+        message: dict[str, Any] = json.loads(bytes(self._buffer[:end]))
+        del self._buffer[: end + 1]
+        return message
+
+    def _gone(self) -> _WorkerGone:
+        """Reap an exited worker and describe its end."""
+        assert self._process is not None
+        try:
+            code = self._process.wait(timeout=_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        detail = self._log_tail()
+        self.kill()
+        text = f"render worker exited unexpectedly (exit code {code})"
+        return _WorkerGone(f"{text}: {detail}" if detail else text)
+
+    def _log_tail(self) -> str:
+        """The last non-empty line the worker wrote to stderr."""
+        if self._log_fd is None:
+            return ""
+        size = os.fstat(self._log_fd).st_size
+        tail = os.pread(self._log_fd, 4096, max(0, size - 4096)).decode("utf-8", "replace")
+        lines = [line.strip() for line in tail.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+    def kill(self) -> None:
+        """Stop the worker at once (if any) and release its pipes and log."""
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait()
+            self._close_pipes()
+        self._forget()
+
+    def stop(self) -> None:
+        """Let the worker exit by closing its input; kill it if it does not."""
+        if self._process is not None and self._process.poll() is None:
+            assert self._process.stdin is not None
+            try:
+                self._process.stdin.close()
+                self._process.wait(timeout=_STOP_SECONDS)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def _close_pipes(self) -> None:
+        assert self._process is not None
+        for pipe in (self._process.stdin, self._process.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+
+    def _forget(self) -> None:
+        if self._log_fd is not None:
+            os.close(self._log_fd)
+        self._process = None
+        self._log_fd = None
+        self._buffer.clear()
+
+
+class SdkRenderer:
+    """Renders with helm-python-sdk in `workers` reusable child processes (default min(CPUs, 4)).
+
+    Each render is bounded by `timeout_seconds` (the worker is then killed and replaced) and
+    `max_output_bytes` of manifests; a breach, a Helm error or a dead worker becomes an error
+    outcome. Usable again after `close()`: workers restart on demand.
+    """
+
+    name = "helm-python-sdk"
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+        max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+    ) -> None:
+        check_limits(timeout_seconds, max_output_bytes)
+        count = workers if workers is not None else min(os.cpu_count() or 1, 4)
+        if count < 1:
+            raise ConfigError(
+                f"render worker count must be at least 1, got {count}",
+                hint="pass a positive number of workers",
+            )
+        self._processes = [_WorkerProcess(timeout_seconds, max_output_bytes) for _ in range(count)]
+        self._lock = threading.Lock()
+        self._version: str | None = None
+
+    @property
+    def version(self) -> str:
+        """E.g. "helm-python-sdk 0.2.2 (Helm v4.2.3)", as the worker reports it (asked once)."""
+        if self._version is None:
+            with self._lock:
+                worker = self._processes[0]
+                try:
+                    worker.start()
+                except _WorkerGone as exc:
+                    raise RenderError(
+                        "cannot start the Helm SDK render worker",
+                        where=str(exc),
+                        hint="check that helm-python-sdk is installed in this Python environment",
+                    ) from None
+                ready = worker.ready_message
+                self._version = (
+                    f"{self.name} {ready.get('sdk_version')} (Helm {ready.get('helm_version')})"
+                )
+        return self._version
+
+    def render_many(
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+    ) -> list[RenderOutcome]:
+        """Render every request across the workers in parallel; outcomes keep request order."""
+        with self._lock:
+            return dispatch(requests, [worker.render for worker in self._processes], progress)
+
+    def close(self) -> None:
+        """Stop every worker."""
+        with self._lock:
+            for worker in self._processes:
+                worker.stop()
+
+    def __enter__(self) -> SdkRenderer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,69 @@
+"""The Helm SDK render worker: a child process that owns helm_python and renders on request.
+
+Started by `aftershock.render.sdk` as `python -m aftershock.render.sdk_worker`. It speaks
+line-delimited JSON: on start it writes one ready line
+`{"ready": true, "sdk_version": ..., "helm_version": ...}`, then answers each request line
+`{"chart_dir", "values_json", "options", "max_output_bytes"}` with one reply line,
+`{"manifests": {path: text}}` or `{"error": text}`. It exits when its stdin closes.
+
+Only protocol lines reach the real stdout: fd 1 is pointed at stderr before helm_python loads,
+so anything the Go library prints goes there, and the protocol uses a duplicate of the old fd 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from aftershock.render.limits import output_size, oversize_error
+
+
+def _take_protocol_stream() -> BinaryIO:
+    """Keep the real stdout for the protocol alone; send fd 1 (and sys.stdout) to stderr."""
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(protocol_fd, "wb", buffering=0)
+
+
+def _send(stream: BinaryIO, message: dict[str, Any]) -> None:
+    stream.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
+
+
+def _render(helm: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """Render one request; Helm's own error text on failure."""
+    try:
+        with helm.Chart.load(request["chart_dir"]) as chart:
+            rendered = helm._native.call_string(
+                "helm_render", chart._raw(), request["values_json"], json.dumps(request["options"])
+            )
+    except helm.HelmError as exc:
+        return {"error": str(exc).strip() or type(exc).__name__}
+    manifests: dict[str, str] = json.loads(rendered)
+    if output_size(manifests) > request["max_output_bytes"]:
+        return {"error": oversize_error(request["max_output_bytes"])}
+    return {"manifests": manifests}
+
+
+def main() -> int:
+    protocol = _take_protocol_stream()
+    import helm_python as helm  # only ever imported in this child process
+
+    helm.disable_logging()
+    _send(
+        protocol,
+        {"ready": True, "sdk_version": helm.__version__, "helm_version": helm.helm_sdk_version()},
+    )
+    for line in sys.stdin.buffer:
+        try:
+            reply = _render(helm, json.loads(line))
+        except Exception as exc:  # a bug here must not kill the worker silently
+            reply = {"error": f"render worker failed: {type(exc).__name__}: {exc}"}
+        _send(protocol, reply)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

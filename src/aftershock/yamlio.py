@@ -1,0 +1,342 @@
+"""YAML loading with the semantics Helm applies (go-yaml v2, YAML 1.1, via sigs.k8s.io/yaml).
+
+Plain scalars resolve as go-yaml v2 resolves them: `y/Y/yes/no/n/N/on/off` (and their capitalised
+forms) are booleans, `0777` is octal, `0x1F`/`0o17`/`0b101` and `1_000` are ints, `1e3` and `.5`
+are floats, `1:20` (no sexagesimal) and timestamps such as `2001-12-14` stay strings, `~`/`null`
+and an empty value are null, `<<` merges mappings (applied in document order, so a later `<<`
+overrides keys set before it, as in Go). Ints and floats stay distinct Python types.
+
+Mapping keys are always strings, converted the way sigs.k8s.io/yaml converts them to JSON:
+a boolean key becomes "true"/"false" (so `n: 1` loads as `{"false": 1}`), an int key its decimal
+text, a float key Go's shortest 32-bit "%g" text. A null or collection key is an error, as in Helm.
+Values `.inf`/`.nan` load as Python floats (Helm's JSON conversion would reject them).
+
+Both PyYAML parsers are libyaml-compatible; the C one (libyaml itself, which go-yaml was ported
+from) is used when available, and scalar resolution is done here so both give the same result.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import struct
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.resolver import BaseResolver
+from yaml.scanner import Scanner
+
+from aftershock.errors import MalformedInputError
+
+__all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
+
+C_PARSER_AVAILABLE = bool(getattr(yaml, "__with_libyaml__", False))
+
+_PLAIN_TAG = "tag:aftershock:plain"  # resolution deferred to `_resolve_scalar`
+_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+_HINT_FIX = "fix the YAML syntax"
+
+_BY_TEXT: dict[str, tuple[str, Any]] = {}
+for _tag, _value, _spellings in (
+    ("bool", True, ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")),
+    ("bool", False, ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")),
+    ("null", None, ("", "~", "null", "Null", "NULL")),
+    ("float", math.nan, (".nan", ".NaN", ".NAN")),
+    ("float", math.inf, (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")),
+    ("float", -math.inf, ("-.inf", "-.Inf", "-.INF")),
+):
+    for _spelling in _spellings:
+        _BY_TEXT[_spelling] = (_tag, _value)
+
+_RESOLVABLE_TAGS = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_DIGITS = {2: re.compile(r"[01]+"), 8: re.compile(r"[0-7]*"), 10: re.compile(r"[0-9]+"),
+           16: re.compile(r"[0-9a-fA-F]+")}
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+    r"(?:(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2}))"
+    r"|(?: [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?))?"
+)
+_INT64 = (-(2**63), 2**63 - 1)
+_UINT64_MAX = 2**64 - 1
+
+
+class _ResolveError(ValueError):
+    """A scalar cannot be decoded as its explicit tag says (`!!int abc`)."""
+
+
+def _go_parse_int(text: str, *, signed: bool) -> int | None:
+    """strconv.ParseInt/ParseUint(text, 0, 64): sign, base prefix, range; None when invalid."""
+    body, negative = text, False
+    if signed and body[:1] in ("+", "-"):
+        negative, body = body[0] == "-", body[1:]
+    if not body:
+        return None
+    base = 10
+    if body[0] == "0":
+        prefix = body[1:2].lower()
+        if len(body) >= 3 and prefix in ("b", "o", "x"):
+            base, body = {"b": 2, "o": 8, "x": 16}[prefix], body[2:]
+        else:
+            base, body = 8, body[1:]
+    if not _DIGITS[base].fullmatch(body):
+        return None
+    value = int(body, base) if body else 0
+    value = -value if negative else value
+    low, high = _INT64 if signed else (0, _UINT64_MAX)
+    return value if low <= value <= high else None
+
+
+def _go_parse_float(text: str) -> float | None:
+    """strconv.ParseFloat for already-validated decimal text; an out-of-range value fails."""
+    value = float(text)
+    return None if math.isinf(value) else value
+
+
+def _resolve_numeric(text: str, tag: str) -> tuple[str, Any] | None:
+    """go-yaml v2's branch for scalars starting with a digit or a sign."""
+    if tag in ("", "timestamp") and _TIMESTAMP.fullmatch(text):
+        return "timestamp", text  # decoded into interface{} as the original string
+    plain = text.replace("_", "")
+    for signed in (True, False):
+        number = _go_parse_int(plain, signed=signed)
+        if number is not None:
+            return "int", number
+    if _YAML_STYLE_FLOAT.fullmatch(plain):
+        real = _go_parse_float(plain)
+        if real is not None:
+            return "float", real
+    for prefix, sign in (("0b", 1), ("-0b", -1)):
+        if plain.startswith(prefix) and _DIGITS[2].fullmatch(plain[len(prefix):]):
+            return "int", sign * int(plain[len(prefix):], 2)
+    return None
+
+
+def _resolve(tag: str, text: str) -> tuple[str, Any]:
+    """go-yaml v2 `resolve`: the tag and value of a scalar, `tag` "" for a plain one."""
+    hint = text[:1]
+    if tag != "str" and (hint == "" or hint in "+-0123456789yYnNtTfFoO~."):
+        if text in _BY_TEXT:
+            return _BY_TEXT[text]
+        if hint == "." and _DOT_FLOAT.fullmatch(text):
+            real = _go_parse_float(text)
+            if real is not None:
+                return "float", real
+        elif hint in "+-0123456789":
+            resolved = _resolve_numeric(text, tag)
+            if resolved is not None:
+                return resolved
+    return "str", text
+
+
+def _decode_scalar(tag: str, text: str) -> Any:
+    """The value of a scalar with short tag `tag` ("" when plain and untagged)."""
+    if tag == "binary":
+        try:
+            data = base64.b64decode(re.sub(r"[\r\n]", "", text), validate=True)
+        except ValueError as exc:
+            raise _ResolveError(f"!!binary value is not valid base64: {exc}") from None
+        return data.decode("utf-8", errors="replace")
+    if tag not in _RESOLVABLE_TAGS:
+        return text  # a local or unknown tag: go-yaml keeps the text
+    rtag, value = _resolve(tag, text)
+    if tag in ("", rtag, "str"):
+        return value
+    if tag == "float" and rtag == "int":
+        return float(value)
+    raise _ResolveError(f"cannot decode !!{rtag} `{text}` as a !!{tag}")
+
+
+def _short_tag(tag: str) -> str:
+    if tag == _PLAIN_TAG:
+        return ""
+    if tag.startswith(_YAML_TAG_PREFIX):
+        return tag[len(_YAML_TAG_PREFIX):]
+    return tag
+
+
+def _go_float_key(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32) with go-yaml's spellings of inf and nan."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    for precision in range(1, 10):  # the shortest digits that read back as the same float32
+        text = f"{single:.{precision - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == single:
+            break
+    mantissa, exponent_text = text.split("e")
+    exponent = int(exponent_text)
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    if exponent < -4 or exponent >= 6:
+        fraction = f".{digits[1:]}" if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{fraction}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    whole = digits[: exponent + 1].ljust(exponent + 1, "0")
+    fraction = digits[exponent + 1 :]
+    return f"{sign}{whole}.{fraction}" if fraction else f"{sign}{whole}"
+
+
+class _GoResolver(BaseResolver):
+    """Tags plain scalars for resolution at construction time, quoted ones as strings."""
+
+    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            return _PLAIN_TAG if implicit[0] else _YAML_TAG_PREFIX + "str"
+        return super().resolve(kind, value, implicit)
+
+
+class _PureComposer(Reader, Scanner, Parser, Composer, _GoResolver):
+    """PyYAML's pure-Python parser producing nodes tagged by `_GoResolver`."""
+
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+        _GoResolver.__init__(self)
+
+
+if C_PARSER_AVAILABLE:
+    from yaml._yaml import CParser  # type: ignore[import-not-found]
+
+    class _CComposer(CParser, _GoResolver):  # type: ignore[misc]
+        """libyaml's parser producing nodes tagged by `_GoResolver`."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _GoResolver.__init__(self)
+
+    _DEFAULT_COMPOSER: type = _CComposer
+else:
+    _DEFAULT_COMPOSER = _PureComposer
+
+
+class _Builder:
+    """Turns composed nodes into Python values; an alias yields the same (shared) object."""
+
+    def __init__(self, source: str, line_offset: int) -> None:
+        self._source = source
+        self._line_offset = line_offset
+        self._built: dict[int, Any] = {}
+        self._building: set[int] = set()
+
+    def error(self, what: str, node: Node) -> MalformedInputError:
+        line = node.start_mark.line + 1 + self._line_offset
+        return MalformedInputError(what, where=f"{self._source}:{line}", hint=_HINT_FIX)
+
+    def build(self, node: Node) -> Any:
+        if id(node) in self._built:
+            return self._built[id(node)]
+        if id(node) in self._building:
+            raise self.error("an alias refers to a node that contains it", node)
+        self._building.add(id(node))
+        try:
+            if isinstance(node, ScalarNode):
+                value = self._scalar(node)
+            elif isinstance(node, SequenceNode):
+                value = [self.build(child) for child in node.value]
+            else:
+                value = self._mapping(node)
+        finally:
+            self._building.discard(id(node))
+        self._built[id(node)] = value
+        return value
+
+    def _scalar(self, node: ScalarNode) -> Any:
+        try:
+            return _decode_scalar(_short_tag(node.tag), node.value)
+        except _ResolveError as exc:
+            raise self.error(str(exc), node) from None
+
+    def _mapping(self, node: MappingNode) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if _is_merge_key(key_node):
+                self._merge(result, value_node)
+            else:
+                result[self._key(key_node)] = self.build(value_node)
+        return result
+
+    def _merge(self, result: dict[str, Any], node: Node) -> None:
+        # go-yaml applies `<<` where it stands; in a list, earlier maps take precedence.
+        sources = list(reversed(node.value)) if isinstance(node, SequenceNode) else [node]
+        for source in sources:
+            if not isinstance(source, MappingNode):
+                raise self.error("map merge requires map or sequence of maps as the value", node)
+            result.update(self.build(source))
+
+    def _key(self, node: Node) -> str:
+        key = self.build(node)
+        if isinstance(key, str):
+            return key
+        if isinstance(key, bool):
+            return "true" if key else "false"
+        if isinstance(key, int):
+            return str(key)
+        if isinstance(key, float):
+            return _go_float_key(key)
+        kind = "null" if key is None else "a collection"
+        raise self.error(f"a mapping key is {kind}, which Helm cannot convert to JSON", node)
+
+
+def _is_merge_key(node: Node) -> bool:
+    return (
+        isinstance(node, ScalarNode)
+        and node.value == "<<"
+        and node.tag in (_PLAIN_TAG, _YAML_TAG_PREFIX + "merge")
+    )
+
+
+def _syntax_error(exc: yaml.YAMLError, source: str, line_offset: int) -> MalformedInputError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = (getattr(exc, "problem", None) or str(exc)).splitlines()[0]
+    where = f"{source}:{mark.line + 1 + line_offset}" if mark is not None else source
+    return MalformedInputError(f"invalid YAML: {problem}", where=where, hint=_HINT_FIX)
+
+
+def _load_documents(
+    text: str, source: str, line_offset: int, limit: int | None, composer_class: type
+) -> list[Any]:
+    documents: list[Any] = []
+    composer = None
+    try:
+        composer = composer_class(text)
+        while (limit is None or len(documents) < limit) and composer.check_node():
+            node = composer.get_node()
+            documents.append(_Builder(source, line_offset).build(node) if node else None)
+    except yaml.YAMLError as exc:
+        raise _syntax_error(exc, source, line_offset) from None
+    except RecursionError:
+        raise MalformedInputError("YAML nested too deeply", where=source, hint=_HINT_FIX) from None
+    finally:
+        if composer is not None:
+            composer.dispose()
+    return documents
+
+
+def load_all(text: str, *, source: str, line_offset: int = 0) -> list[Any]:
+    """Every document of `text` (None for an empty one), parsed as Helm parses YAML.
+
+    `source` names the text in errors; `line_offset` is added to reported line numbers
+    (for text cut out of a larger file). Raises MalformedInputError on invalid YAML.
+    """
+    return _load_documents(text, source, line_offset, None, _DEFAULT_COMPOSER)
+
+
+def load_one(text: str, *, source: str, line_offset: int = 0) -> Any:
+    """The first document of `text` (None when there is none), as Go's yaml.Unmarshal reads it.
+
+    Later documents are not read, as in Helm. Raises MalformedInputError on invalid YAML.
+    """
+    documents = _load_documents(text, source, line_offset, 1, _DEFAULT_COMPOSER)
+    return documents[0] if documents else None
