@@ -51,7 +51,7 @@ class BlobReader:
                 raise GitError(f"not an object id: {sha!r}", hint="report this as a bug")
         for start in range(0, len(pending), _WINDOW):
             window = pending[start : start + _WINDOW]
-            yield from zip(window, self._read_window(window))
+            yield from zip(window, self._read_window(window), strict=True)
 
     def close(self) -> None:
         process, self._process = self._process, None
@@ -93,7 +93,9 @@ class BlobReader:
         if len(header) != 3 or header[0].decode("ascii", "replace") != sha:
             raise self._stopped()
         if header[1] != b"blob":
-            raise GitError(f"object {sha} in {self._repo.root} is a {header[1].decode()}, not a file")
+            raise GitError(
+                f"object {sha} in {self._repo.root} is a {header[1].decode()}, not a file"
+            )
         size = int(header[2])
         data = process.stdout.read(size)
         if len(data) != size or process.stdout.read(1) != b"\n":

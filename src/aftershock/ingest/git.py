@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from aftershock.errors import EmptyRangeError, GitError
 from aftershock.ingest import gitparse
@@ -75,7 +76,9 @@ def git_environment() -> dict[str, str]:
 
 
 def _first_line(stderr: bytes) -> str:
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    lines = [
+        line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()
+    ]
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
     return (fatal or lines or ["no message"])[0]
 
@@ -109,7 +112,9 @@ class GitRepository:
 
     def resolve(self, ref: str) -> str:
         """The full sha of the commit `ref` names."""
-        completed = self._call(("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
+        completed = self._call(
+            ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+        )
         sha = completed.stdout.decode("ascii", "replace").strip()
         if completed.returncode != 0 or not sha:
             raise GitError(
@@ -175,7 +180,8 @@ class GitRepository:
             self.run(*diff, "--raw", "--numstat", "-z", base_sha, head_sha, "--")
         )
         patches = gitparse.parse_patch(
-            self.stream_lines(*diff, "-p", "-U3", base_sha, head_sha, "--"), max_hunk_bytes=max_hunk_bytes
+            self.stream_lines(*diff, "-p", "-U3", base_sha, head_sha, "--"),
+            max_hunk_bytes=max_hunk_bytes,
         )
         touched = gitparse.parse_touched(
             self.run(
@@ -193,7 +199,7 @@ class GitRepository:
         return completed.stdout
 
     def stream_lines(self, *args: str) -> Iterator[bytes]:
-        """Stdout lines of a git command read as it runs; raises GitError at the end if it failed."""
+        """Stdout lines of a git command as it runs; raises GitError at the end if it failed."""
         with tempfile.TemporaryFile() as stderr:
             process = self._popen(args, stdin=subprocess.DEVNULL, stderr=stderr)
             assert process.stdout is not None
@@ -235,7 +241,9 @@ class GitRepository:
                 hint="check the repository is healthy (git fsck)",
             ) from error
 
-    def _popen(self, args: tuple[str, ...], *, stdin: int, stderr: object) -> subprocess.Popen[bytes]:
+    def _popen(
+        self, args: tuple[str, ...], *, stdin: int, stderr: int | IO[bytes]
+    ) -> subprocess.Popen[bytes]:
         try:
             return subprocess.Popen(
                 self._command(args),
@@ -243,7 +251,7 @@ class GitRepository:
                 env=git_environment(),
                 stdin=stdin,
                 stdout=subprocess.PIPE,
-                stderr=stderr,  # type: ignore[arg-type]
+                stderr=stderr,
             )
         except FileNotFoundError as error:
             raise _git_missing() from error
@@ -251,7 +259,7 @@ class GitRepository:
     def _failure(self, args: tuple[str, ...], stderr: bytes) -> GitError:
         return GitError(
             f"git {args[0]} failed in {self.root}: {_first_line(stderr)}",
-            hint="check the refs and that the repository is complete (not a shallow clone missing them)",
+            hint="check the refs, and that the clone is not shallow or missing them",
         )
 
     def _range(self, base: str, head: str) -> tuple[str, str]:
@@ -281,7 +289,8 @@ def _join_changes(
         if entry.status is FileStatus.TYPE_CHANGED:
             hunks += next(blocks).hunks
         paths = (entry.path,) if entry.old_path is None else (entry.old_path, entry.path)
-        shas = tuple(sorted({sha for path in paths for sha in touched.paths.get(path, ())}, key=order.get))
+        shas = {sha for path in paths for sha in touched.paths.get(path, ())}
+        in_order = tuple(sorted(shas, key=lambda sha: order[sha]))
         changes.append(
             FileChange(
                 path=entry.path,
@@ -294,7 +303,7 @@ def _join_changes(
                 additions=entry.additions,
                 deletions=entry.deletions,
                 hunks=hunks,
-                commits=shas,
+                commits=in_order,
             )
         )
     return tuple(changes)

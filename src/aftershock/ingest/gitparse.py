@@ -133,7 +133,7 @@ def parse_raw_numstat(data: bytes) -> tuple[RawEntry, ...]:
     counts = _parse_numstat(tokens[position:])
     if len(counts) != len(entries):
         raise GitError("unexpected git diff output", hint="report this with your git version")
-    return tuple(_with_counts(entry, count) for entry, count in zip(entries, counts))
+    return tuple(_with_counts(entry, count) for entry, count in zip(entries, counts, strict=True))
 
 
 def _parse_raw(tokens: list[bytes]) -> tuple[list[RawEntry], int]:
@@ -213,13 +213,20 @@ class _HunkBuilder:
         elif marker == b"+":
             self.new_left -= 1
         else:
-            raise GitError("unexpected line inside a diff hunk", hint="report this with your git version")
+            raise GitError(
+                "unexpected line inside a diff hunk", hint="report this with your git version"
+            )
         if keep:
             self.lines.append(_text(line))
 
     def build(self) -> Hunk:
         return Hunk(
-            self.old_start, self.old_lines, self.new_start, self.new_lines, self.header, tuple(self.lines)
+            self.old_start,
+            self.old_lines,
+            self.new_start,
+            self.new_lines,
+            self.header,
+            tuple(self.lines),
         )
 
 
@@ -264,9 +271,9 @@ class PatchParser:
         return self._patches
 
     def _close_hunk(self) -> None:
-        if self._current is not None and self._hunks is not None:
-            if self._size <= self._max_hunk_bytes:
-                self._hunks.append(self._current.build())
+        fits = self._size <= self._max_hunk_bytes
+        if self._current is not None and self._hunks is not None and fits:
+            self._hunks.append(self._current.build())
         self._current = None
 
     def _close_file(self) -> None:

@@ -50,6 +50,8 @@ class SafeWriter:
                 hint="aftershock never writes outside its work folder",
             )
         target = self._root.joinpath(*parts)
+        if not _inside(Path(os.path.normpath(target)), self._root):
+            raise self._outside(path)
         if not (cached and target.parent in self._checked):
             self._make_folders(path, parts[:-1])
             self._checked.add(target.parent)
@@ -63,19 +65,26 @@ class SafeWriter:
             try:
                 if folder.is_symlink():
                     real = Path(os.path.realpath(folder))
-                    if real != self._root and self._root not in real.parents:
-                        raise UnsafeRepositoryError(
-                            f"path leads outside the work folder: {path} at {self._label}",
-                            hint="aftershock never writes outside its work folder",
-                        )
+                    if not _inside(real, self._root):
+                        raise self._outside(path)
                     real.mkdir(parents=True, exist_ok=True)
                 elif not folder.is_dir():
                     folder.mkdir()
             except OSError as error:
                 raise self._unwritable(path, error) from error
 
+    def _outside(self, path: str) -> UnsafeRepositoryError:
+        return UnsafeRepositoryError(
+            f"path leads outside the work folder: {path} at {self._label}",
+            hint="aftershock never writes outside its work folder",
+        )
+
     def _unwritable(self, path: str, error: OSError) -> UnsafeRepositoryError:
         return UnsafeRepositoryError(
             f"cannot write {path} at {self._label} under {self._root}: {error.strerror}",
             hint="materialize into an empty folder",
         )
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents

@@ -227,7 +227,7 @@ class Tree:
                     hint="raise --max-file-size or exclude it",
                 )
         blobs = self._reader.read_many(entry.sha for _, entry in entries)
-        for (path, _), (_, data) in zip(entries, blobs):
+        for (path, _), (_, data) in zip(entries, blobs, strict=True):
             yield path, data
 
     def _file_entry(self, path: str) -> TreeEntry:
@@ -237,7 +237,9 @@ class Tree:
             target = self.resolve(path).path
             entry = None if target is None else self._entries.get(target)
         if entry is None or entry.kind is not EntryKind.BLOB:
-            raise GitError(f"no file {path} at {self.ref}", hint="check the path exists at that ref")
+            raise GitError(
+                f"no file {path} at {self.ref}", hint="check the path exists at that ref"
+            )
         return entry
 
     def _escape(self, path: str, link: str | None) -> UnsafeRepositoryError:
