@@ -37,27 +37,38 @@ __all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
 
 C_PARSER_AVAILABLE = bool(getattr(yaml, "__with_libyaml__", False))
 
-_PLAIN_TAG = "tag:aftershock:plain"  # resolution deferred to `_resolve_scalar`
+_PLAIN_TAG = "tag:aftershock:plain"  # resolved later, by `_decode_scalar`
 _YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 _HINT_FIX = "fix the YAML syntax"
 
-_BY_TEXT: dict[str, tuple[str, Any]] = {}
-for _tag, _value, _spellings in (
-    ("bool", True, ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")),
-    ("bool", False, ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")),
-    ("null", None, ("", "~", "null", "Null", "NULL")),
-    ("float", math.nan, (".nan", ".NaN", ".NAN")),
-    ("float", math.inf, (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")),
-    ("float", -math.inf, ("-.inf", "-.Inf", "-.INF")),
-):
-    for _spelling in _spellings:
-        _BY_TEXT[_spelling] = (_tag, _value)
 
+def _spellings_table() -> dict[str, tuple[str, Any]]:
+    """go-yaml v2's fixed spellings: plain text -> (tag, value)."""
+    table: dict[str, tuple[str, Any]] = {}
+    for tag, value, spellings in (
+        ("bool", True, ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON")),
+        ("bool", True, ("true", "True", "TRUE")),
+        ("bool", False, ("n", "N", "no", "No", "NO", "off", "Off", "OFF")),
+        ("bool", False, ("false", "False", "FALSE")),
+        ("null", None, ("", "~", "null", "Null", "NULL")),
+        ("float", math.nan, (".nan", ".NaN", ".NAN")),
+        ("float", math.inf, (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")),
+        ("float", -math.inf, ("-.inf", "-.Inf", "-.INF")),
+    ):
+        table.update(dict.fromkeys(spellings, (tag, value)))
+    return table
+
+
+_BY_TEXT = _spellings_table()
 _RESOLVABLE_TAGS = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
-_DIGITS = {2: re.compile(r"[01]+"), 8: re.compile(r"[0-7]*"), 10: re.compile(r"[0-9]+"),
-           16: re.compile(r"[0-9a-fA-F]+")}
+_DIGITS = {
+    2: re.compile(r"[01]+"),
+    8: re.compile(r"[0-7]*"),  # may be empty: "0" is octal 0
+    10: re.compile(r"[0-9]+"),
+    16: re.compile(r"[0-9a-fA-F]+"),
+}
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2}))"
@@ -165,9 +176,12 @@ def _go_float_key(value: float) -> str:
     """strconv.FormatFloat(value, 'g', -1, 32) with go-yaml's spellings of inf and nan."""
     if math.isnan(value):
         return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    single = struct.unpack("f", struct.pack("f", value))[0]
+    try:
+        single = struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # beyond float32: Go's float32() conversion gives an infinity
+        single = math.copysign(math.inf, value)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
     for precision in range(1, 10):  # the shortest digits that read back as the same float32
         text = f"{single:.{precision - 1}e}"
         if struct.unpack("f", struct.pack("f", float(text)))[0] == single:

@@ -120,14 +120,18 @@ class _WorkerProcess:
             return
         self.kill()
         self._log_fd = _open_log()
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log_fd,
-            env=_worker_env(),
-            close_fds=True,
-        )
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", WORKER_MODULE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log_fd,
+                env=_worker_env(),
+                close_fds=True,
+            )
+        except OSError as exc:
+            self.kill()
+            raise _WorkerGone(f"render worker failed to start: {exc}") from None
         try:
             message = self._read_message(time.monotonic() + _STARTUP_SECONDS)
         except (_WorkerTimeout, _WorkerGone):
@@ -147,25 +151,33 @@ class _WorkerProcess:
             self._process.stdin.flush()
             return self._read_message(deadline)
         except (_WorkerGone, OSError):
+            if self._process is None:  # already killed for an unreadable reply
+                raise
             raise self._gone() from None
 
     def _read_message(self, deadline: float) -> dict[str, Any]:
         assert self._process is not None and self._process.stdout is not None
         fd = self._process.stdout.fileno()
+        poller = select.poll()  # not select.select: it fails on descriptors above 1023
+        poller.register(fd, select.POLLIN)
         scanned = 0
         while (end := self._buffer.find(b"\n", scanned)) < 0:
             scanned = len(self._buffer)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _WorkerTimeout()
-            readable, _, _ = select.select([fd], [], [], remaining)
-            if readable:
+            if poller.poll(remaining * 1000):
                 chunk = os.read(fd, _READ_CHUNK)
                 if not chunk:
                     raise _WorkerGone("render worker closed its output")
                 self._buffer += chunk
-        message: dict[str, Any] = json.loads(bytes(self._buffer[:end]))
+        line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
+        try:
+            message: dict[str, Any] = json.loads(line)
+        except ValueError:
+            self.kill()
+            raise _WorkerGone("render worker sent an unreadable reply") from None
         return message
 
     def _gone(self) -> _WorkerGone:
