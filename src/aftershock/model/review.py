@@ -58,6 +58,7 @@ class ChartReview:
     # Every object rendered on each side (repository template paths), for rules that judge whole objects.
     base_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
+    release: str | None = None  # the release that installs this chart with its own values, if any
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ class ValuesKeyChange:
 class AffectStep:
     """One hop on the path that connects a change to a chart: a file, then charts that include it."""
 
-    kind: str  # "file" or "chart"
+    kind: str  # "file", "chart" or "release"
     id: str
     relation: str  # e.g. "changed", "in chart", "dependency of"
 

@@ -53,10 +53,10 @@ def review_charts(
     if planned:
         planned(len(requests))
     outcomes = iter(renderer.render_many(requests, rendered))
-    by_job = {(job.plan.path, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs}
+    by_job = {(job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs}
     reviews, missing = [], []
     for plan in plans:
-        review, gaps = _review_chart(plan, by_job.get((plan.path, Side.BASE)), by_job.get((plan.path, Side.HEAD)), settings)
+        review, gaps = _review_chart(plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD)))
         reviews.append(review)
         missing.extend(gaps)
     return tuple(reviews), tuple(missing)
@@ -87,9 +87,11 @@ def _side_job(
         reason = f"dependency {', '.join(sorted(remote))} is not vendored under charts/ and aftershock never downloads dependencies; run `helm dependency build` and commit charts/"
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
+    inputs = plan.base_inputs if side is Side.BASE else plan.head_inputs
     request = RenderRequest(
-        chart_dir=str(dest / chart.path), values={}, release_name=settings.release_name,
-        namespace=settings.namespace, kube_version=settings.kube_version,
+        chart_dir=str(dest / chart.path), values=inputs.values,
+        release_name=inputs.release_name or settings.release_name,
+        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
     )
     closure = dependency_closure(chart, charts)
     twice = may_be_nondeterministic(tree.texts_under(closure, suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json")))
@@ -112,7 +114,7 @@ class _SideResult:
     unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
 
 
-def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side, settings: RenderSettings) -> _SideResult:
+def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side) -> _SideResult:
     if entry is None:
         return _SideResult(ChartRender(side, RenderStatus.ABSENT))
     job, outcomes = entry
@@ -123,33 +125,36 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side,
     if failed is not None:
         return _SideResult(ChartRender(side, RenderStatus.FAILED, error=failed.error, seconds=seconds))
     try:
-        renders = [_objects(job, o, settings) for o in outcomes]
+        renders = [_objects(job, o) for o in outcomes]
     except AftershockError as error:
         return _SideResult(ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds))
     unstable = find_unstable_paths(renders[0], renders[1]) if len(renders) == 2 else frozenset()
     return _SideResult(ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds), renders[0], unstable)
 
 
-def _objects(job: _SideJob, outcome: RenderOutcome, settings: RenderSettings) -> tuple[RenderedObject, ...]:
-    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=settings.namespace)
+def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
+    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=outcome.request.namespace)
     return tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
 
 
 def _review_chart(
     plan: ChartPlan, base_entry: tuple[_SideJob, list[RenderOutcome]] | None,
-    head_entry: tuple[_SideJob, list[RenderOutcome]] | None, settings: RenderSettings,
+    head_entry: tuple[_SideJob, list[RenderOutcome]] | None,
 ) -> tuple[ChartReview, list[NotReviewed]]:
-    base = _side_result(base_entry, Side.BASE, settings)
-    head = _side_result(head_entry, Side.HEAD, settings)
+    base = _side_result(base_entry, Side.BASE)
+    head = _side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
+    part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
     if failed:
-        gaps = [NotReviewed(f"chart {plan.path}", s.render.error or "render failed", s.render.side) for s in failed]
-        return ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED), gaps
+        gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
+        review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED,
+                             release=plan.release)
+        return review, gaps
     unstable = base.unstable | head.unstable
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
     review = ChartReview(
         plan.path, plan.name, plan.affected, base.render, head.render, outcome, changes, len(unstable),
-        base_objects=base.objects, head_objects=head.objects,
+        base_objects=base.objects, head_objects=head.objects, release=plan.release,
     )
     return review, []

@@ -21,6 +21,7 @@ from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import plan_renders
 from aftershock.pipeline.charts import RenderSettings, review_charts
+from aftershock.pipeline.releases import follow_releases
 
 
 @dataclass(frozen=True)
@@ -84,15 +85,18 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         plans = plan_renders(affected, charts_base, charts_head)
         settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-")))
+        sides = (base_tree, charts_base), (head_tree, charts_head)
+        rendered = callbacks.rendered if callbacks else None
         chart_reviews, not_reviewed = review_charts(
-            plans, (base_tree, charts_base), (head_tree, charts_head), renderer, settings, work,
-            planned=callbacks.planned if callbacks else None, rendered=callbacks.rendered if callbacks else None,
+            plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
         )
+        following = follow_releases(chart_reviews, *sides, renderer, settings, work, affected, rendered=rendered)
     options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
     return Review(
         repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
-        charts=_all_charts(charts_base, charts_head), units=units, values_changes=values_changes,
-        affected=affected, chart_reviews=chart_reviews, not_reviewed=not_reviewed,
+        charts=_all_charts(charts_base, charts_head), units=units,
+        values_changes=values_changes + following.values_changes, affected=affected,
+        chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
     )
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
 from aftershock.model.units import AffectedChart, Chart
 
@@ -17,14 +17,34 @@ _NONDETERMINISTIC = re.compile(
 
 
 @dataclass(frozen=True)
+class RenderInputs:
+    """What one side of a plan passes to Helm; None means the review's own release name or namespace."""
+
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    release_name: str | None = None
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
 class ChartPlan:
-    """One affected chart that Helm can install on its own, as it is at base and at head."""
+    """One affected chart that Helm can install on its own, as it is at base and at head.
+
+    A chart installed by a release is planned once per release (`release` names it), with the values
+    the release passes on each side.
+    """
 
     path: str
     name: str
     affected: AffectedChart
     base: Chart | None
     head: Chart | None
+    release: str | None = None
+    base_inputs: RenderInputs = RenderInputs()
+    head_inputs: RenderInputs = RenderInputs()
+
+    @property
+    def id(self) -> str:
+        return f"{self.path}@{self.release}" if self.release else self.path
 
 
 def plan_renders(

@@ -36,7 +36,7 @@ def review_document(review: Review) -> dict[str, Any]:
         "charts": [_chart(c) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
-        "objects": [_object(change) for r in review.chart_reviews for change in r.changes],
+        "objects": [_object(review_id(r), change) for r in review.chart_reviews for change in r.changes],
         "not_reviewed": [
             {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}
             for n in review.not_reviewed
@@ -192,29 +192,38 @@ def _render(r: ChartRender) -> dict[str, Any]:
     return {"status": r.status.value, "objects": r.object_count, "error": r.error, "seconds": round(r.seconds, 3)}
 
 
+def review_id(r: ChartReview) -> str:
+    """A chart rendered with its defaults is its path; one installed by a release is `path@release`."""
+    return f"{r.chart}@{r.release}" if r.release else r.chart
+
+
 def _chart_review(r: ChartReview) -> dict[str, Any]:
     return {
+        "id": review_id(r),
+        "release": r.release,
         "chart": r.chart,
         "name": r.name,
         "outcome": r.outcome.value,
         "base": _render(r.base),
         "head": _render(r.head),
         "unstable_fields": r.unstable_fields,
-        "objects": [object_id(r.chart, c) for c in r.changes],
+        "affected_path": [{"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path],
+        "objects": [object_id(review_id(r), c) for c in r.changes],
     }
 
 
-def object_id(chart: str, change: ObjectChange) -> str:
-    return f"{chart}::{change.key.id}"
+def object_id(review: str, change: ObjectChange) -> str:
+    return f"{review}::{change.key.id}"
 
 
 def _key(key: ObjectKey) -> dict[str, str]:
     return {"group": key.group, "kind": key.kind, "namespace": key.namespace, "name": key.name, "id": key.id}
 
 
-def _object(change: ObjectChange) -> dict[str, Any]:
+def _object(review: str, change: ObjectChange) -> dict[str, Any]:
     return {
-        "id": object_id(change.chart, change),
+        "id": object_id(review, change),
+        "review": review,
         "chart": change.chart,
         "change": change.kind.value,
         "key": _key(change.key),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.report.text import (
-    field_line, headline, object_title, range_text, render_cell, status_line, text_diff,
+    field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 40
@@ -40,7 +40,7 @@ def _charts(doc: dict[str, Any]) -> list[str]:
     lines = ["### Charts", "", "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"]
     for r in doc["chart_reviews"]:
         lines.append(
-            f"| `{r['chart']}` | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
+            f"| `{review_label(r)}` | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
             f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         )
     return lines + [""]

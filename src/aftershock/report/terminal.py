@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from aftershock.report.text import (
-    field_line, headline, object_title, range_text, render_cell, status_line, text_diff,
+    field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 25
@@ -41,5 +41,5 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
 def _charts_table(doc: dict[str, Any]) -> Table:
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
     for r in doc["chart_reviews"]:
-        table.add_row(r["chart"], r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
+        table.add_row(review_label(r), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
     return table

@@ -75,3 +75,12 @@ def render_cell(render: dict[str, Any]) -> str:
     if render["status"] == "absent":
         return "absent"
     return "render failed"
+
+
+def review_label(review: dict[str, Any]) -> str:
+    """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed release."""
+    if not review.get("release"):
+        return review["chart"]
+    _group, kind, namespace, name = review["release"].split("/", 3)
+    where = f"{namespace}/" if namespace != "_" else ""
+    return f"{review['chart']} via {kind} {where}{name}"

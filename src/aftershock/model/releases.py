@@ -1,0 +1,57 @@
+"""Releases found in rendered output or plain manifests: Flux HelmReleases and Argo CD Applications."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from aftershock.model.objects import ObjectKey
+
+
+class ReleaseKind(str, enum.Enum):
+    FLUX = "flux_helmrelease"
+    ARGO = "argo_application"
+
+
+class Evidence(str, enum.Enum):
+    OBSERVED = "observed"  # stated by the release itself (a path in this repository)
+    INFERRED = "inferred"  # reasoned, e.g. a chart matched by name
+
+
+@dataclass(frozen=True)
+class ValuesReference:
+    """One Flux `valuesFrom` entry (or an Argo value file, with kind "File")."""
+
+    kind: str
+    name: str
+    values_key: str = "values.yaml"
+    target_path: str | None = None
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """What a release asks its controller to install, read from the release object."""
+
+    key: ObjectKey
+    kind: ReleaseKind
+    chart: str | None  # the chart as written: a path in a GitRepository, or a chart name
+    source_kind: str | None  # GitRepository, HelmRepository, OCIRepository, HelmChart, ... or "argo"
+    source_name: str | None
+    release_name: str
+    namespace: str
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    values_from: tuple[ValuesReference, ...] = ()
+    cluster: str | None = None  # a kubeConfig secret or an Argo destination
+
+
+@dataclass(frozen=True)
+class ResolvedRelease:
+    """A release with its downstream chart resolved, and the values the controller would pass."""
+
+    spec: ReleaseSpec
+    chart_path: str | None
+    evidence: Evidence
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    problem: str | None = None  # why it cannot be reviewed, when it cannot

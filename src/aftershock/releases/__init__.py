@@ -1,0 +1,1 @@
+"""Following releases: read HelmReleases and Applications, resolve their charts, compute their values."""

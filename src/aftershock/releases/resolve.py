@@ -1,0 +1,32 @@
+"""Which chart of this repository a release installs: stated by path (observed) or matched by name (inferred)."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Iterable
+
+from aftershock.model.releases import Evidence, ReleaseKind, ReleaseSpec
+from aftershock.model.units import Chart
+
+
+def resolve_chart(spec: ReleaseSpec, charts: Iterable[Chart]) -> tuple[str | None, Evidence, str | None]:
+    """(chart path, evidence, problem). A GitRepository or Argo path is observed; a name match is inferred."""
+    renderable = {c.path: c for c in charts if c.renderable}
+    if spec.chart is None:
+        return None, Evidence.OBSERVED, f"{spec.key} names no chart"
+    if spec.kind is ReleaseKind.ARGO or spec.source_kind in ("GitRepository", "Bucket"):
+        path = posixpath.normpath(spec.chart.strip("/").removeprefix("./")) if spec.chart not in (".", "./") else ""
+        if path in renderable:
+            return path, Evidence.OBSERVED, None
+        return None, Evidence.OBSERVED, f"chart path {spec.chart!r} of {spec.key} is no chart in this repository"
+    matches = sorted(
+        c.path for c in renderable.values()
+        if spec.chart in (c.name, posixpath.basename(c.path)) or spec.release_name == c.name
+    )
+    if len(matches) == 1:
+        return matches[0], Evidence.INFERRED, None
+    if not matches:
+        return None, Evidence.INFERRED, (
+            f"chart {spec.chart!r} from {spec.source_kind} {spec.source_name} of {spec.key} matches no chart in this repository"
+        )
+    return None, Evidence.INFERRED, f"chart {spec.chart!r} of {spec.key} matches several charts: {', '.join(matches)}"

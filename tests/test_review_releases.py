@@ -1,0 +1,171 @@
+"""Release following: a chart renders a HelmRelease/Application whose values feed a second chart."""
+
+from __future__ import annotations
+
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.releases.values import merge_maps
+from charts import app_chart, chart_yaml
+from gitrepo import commit, make_repo
+
+FLUX_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: web
+  namespace: flux-system
+spec:
+  targetNamespace: apps
+  releaseName: web
+  chart:
+    spec:
+      chart: {{ .Values.chartPath }}
+      sourceRef: {kind: {{ .Values.sourceKind }}, name: platform}
+  valuesFrom:
+    - kind: ConfigMap
+      name: web-values
+    - kind: ConfigMap
+      name: web-mode
+      valuesKey: mode
+      targetPath: mode
+    - kind: ConfigMap
+      name: not-there
+      optional: true
+  values:
+    replicas: {{ .Values.replicas }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-values
+  namespace: flux-system
+data:
+  values.yaml: |
+    image: {{ .Values.image }}
+    replicas: 1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-mode
+  namespace: flux-system
+data:
+  mode: {{ .Values.mode }}
+"""
+
+
+def releases_chart(*, replicas=4, image="nginx:1.27.0", mode="steady", chart_path="./apps/web", source="GitRepository"):
+    return {
+        "releases/Chart.yaml": chart_yaml("releases"),
+        "releases/values.yaml": f"replicas: {replicas}\nimage: {image}\nmode: {mode}\nchartPath: {chart_path}\nsourceKind: {source}\n",
+        "releases/templates/web.yaml": FLUX_RELEASE,
+    }
+
+
+def review(repo, base, renderer):
+    return run_review(ReviewRequest(repo=repo, base=base), renderer)
+
+
+def followed(result):
+    return [r for r in result.chart_reviews if r.release]
+
+
+def test_release_default_reaches_the_downstream_objects_with_the_path(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart()}, "feat: charts")
+    commit(repo, {"releases/values.yaml": releases_chart(image="nginx:1.28.0")["releases/values.yaml"]}, "feat: bump")
+    result = review(repo, base, renderer)
+    (web,) = followed(result)
+    assert web.chart == "apps/web" and web.outcome is ChartOutcome.CHANGED
+    (change,) = web.changes
+    assert change.key.namespace == "apps" and change.key.name == "web-web"
+    assert [(f.path, f.before, f.after) for f in change.fields] == [
+        ("spec.template.spec.containers[name=app].image", "nginx:1.27.0", "nginx:1.28.0")
+    ]
+    assert [s.kind for s in web.affected.path] == ["file", "chart", "release", "chart"]
+    assert "observed" in web.affected.path[-1].relation
+    release_values = [v for v in result.values_changes if v.file.startswith("release ")]
+    assert [(v.path, v.before, v.after) for v in release_values] == [("image", "nginx:1.27.0", "nginx:1.28.0")]
+
+
+def test_values_from_layers_then_inline_values_win(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart(mode="steady")}, "feat: charts")
+    commit(repo, {"releases/values.yaml": releases_chart(mode="burst")["releases/values.yaml"]}, "feat: burst")
+    (web,) = followed(review(repo, base, renderer))
+    (deployment,) = web.head_objects
+    assert deployment.body["spec"]["replicas"] == 4  # spec.values beats the ConfigMap's replicas: 1
+    env = deployment.body["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert env == [{"name": "MODE", "value": "burst"}]  # from targetPath
+
+
+def test_unchanged_release_is_not_rendered_again(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart()}, "feat: charts")
+    commit(repo, {"releases/templates/NOTES.txt": "hello\n"}, "docs: notes")
+    assert followed(review(repo, base, renderer)) == []
+
+
+def test_unresolvable_chart_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart()}, "feat: charts")
+    commit(repo, {"releases/values.yaml": releases_chart(chart_path="./apps/nope")["releases/values.yaml"]}, "feat: move")
+    result = review(repo, base, renderer)
+    (gap,) = result.not_reviewed
+    assert gap.part.startswith("release HelmRelease") and "./apps/nope" in gap.reason
+
+
+def test_chart_matched_by_name_is_inferred(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart(chart_path="web", source="HelmRepository")}, "feat")
+    commit(repo, {"releases/values.yaml": releases_chart(chart_path="web", source="HelmRepository", replicas=5)["releases/values.yaml"]}, "feat: 5")
+    (web,) = followed(review(repo, base, renderer))
+    assert "inferred" in web.affected.path[-1].relation
+    assert [(f.path, f.after) for c in web.changes for f in c.fields] == [("spec.replicas", 5)]
+
+
+def test_missing_values_from_object_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    release = FLUX_RELEASE.replace("name: not-there\n      optional: true", "name: not-there")
+    files = {**app_chart("apps/web", "web"), **releases_chart(), "releases/templates/web.yaml": release}
+    base = commit(repo, files, "feat: charts")
+    commit(repo, {"releases/values.yaml": releases_chart(replicas=9)["releases/values.yaml"]}, "feat: 9")
+    (gap,) = review(repo, base, renderer).not_reviewed
+    assert "ConfigMap/not-there" in gap.reason and followed(review(repo, base, renderer)) == []
+
+
+def test_release_installing_its_own_chart_is_a_cycle(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, releases_chart(chart_path="./releases"), "feat: loop")
+    commit(repo, {"releases/values.yaml": releases_chart(chart_path="./releases", replicas=2)["releases/values.yaml"]}, "feat")
+    (gap,) = review(repo, base, renderer).not_reviewed
+    assert "release cycle" in gap.reason
+
+
+def test_argo_application_with_values_object(tmp_path, renderer):
+    app = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web, namespace: argocd}
+spec:
+  destination: {namespace: shop, server: https://kubernetes.default.svc}
+  source:
+    repoURL: https://git.example.invalid/platform.git
+    path: apps/web
+    helm:
+      values: |
+        replicas: 1
+      valuesObject:
+        replicas: {{ .Values.replicas }}
+"""
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), "argo/Chart.yaml": chart_yaml("argo"),
+                         "argo/values.yaml": "replicas: 2\n", "argo/templates/app.yaml": app}, "feat")
+    commit(repo, {"argo/values.yaml": "replicas: 6\n"}, "feat: 6")
+    (web,) = followed(review(repo, base, renderer))
+    (change,) = web.changes
+    assert change.key.namespace == "shop" and [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 2, 6)]
+
+
+def test_merge_maps_is_helms():
+    assert merge_maps({"a": {"b": 1, "l": [1, 2]}, "c": 1}, {"a": {"l": [3]}, "d": 2}) == {"a": {"b": 1, "l": [3]}, "c": 1, "d": 2}
