@@ -31,16 +31,18 @@ EXIT_PARTIAL = 3
 @click.option("--kube-version", default=None, help="Kubernetes version for .Capabilities, e.g. v1.30.0.")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=5 * 2**20, show_default=True, help="Bytes.")
 @click.option("--render-timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds per render.")
+@click.option("--max-scenarios", type=click.IntRange(min=1), default=6, show_default=True,
+              help="Values scenarios rendered per chart, the default one included.")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Render workers [default: CPU count, at most 4].")
 def review_command(
     repo: str, base: str | None, head: str, fmt: str, output: str | None, renderer: str, helm_binary: str,
     release_name: str, namespace: str, kube_version: str | None, max_file_size: int, render_timeout: float,
-    workers: int | None,
+    max_scenarios: int, workers: int | None,
 ) -> None:
     """Review base..head: commits, files, units, and rendered objects that changed."""
     request = ReviewRequest(
         repo=Path(repo), base=base, head=head, release_name=release_name, namespace=namespace,
-        kube_version=kube_version, max_file_bytes=max_file_size,
+        kube_version=kube_version, max_file_bytes=max_file_size, max_scenarios=max_scenarios,
     )
     out_format = OutputFormat(fmt)
     with open_renderer(renderer, helm_binary=helm_binary, timeout_seconds=render_timeout, workers=workers) as backend:

@@ -59,6 +59,16 @@ class ChartReview:
     base_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     release: str | None = None  # the release that installs this chart with its own values, if any
+    scenario: str = "default"  # the values scenario rendered (see render/scenarios.py)
+
+
+@dataclass(frozen=True)
+class ScenarioSummary:
+    """Which scenarios of a chart ran, which the cap cut, and in which ones the change shows."""
+
+    chart: str
+    ran: tuple[str, ...]
+    cut: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,7 @@ class Review:
     affected: tuple[AffectedChart, ...]
     chart_reviews: tuple[ChartReview, ...]
     not_reviewed: tuple[NotReviewed, ...] = ()
+    scenarios: tuple[ScenarioSummary, ...] = ()
 
     @property
     def complete(self) -> bool:

@@ -148,13 +148,13 @@ def _review_chart(
     if failed:
         gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED,
-                             release=plan.release)
+                             release=plan.release, scenario=plan.scenario)
         return review, gaps
     unstable = base.unstable | head.unstable
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
     review = ChartReview(
         plan.path, plan.name, plan.affected, base.render, head.render, outcome, changes, len(unstable),
-        base_objects=base.objects, head_objects=head.objects, release=plan.release,
+        base_objects=base.objects, head_objects=head.objects, release=plan.release, scenario=plan.scenario,
     )
     return review, []

@@ -22,6 +22,7 @@ from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import plan_renders
 from aftershock.pipeline.charts import RenderSettings, review_charts
 from aftershock.pipeline.releases import follow_releases
+from aftershock.pipeline.scenarios import expand_scenarios
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class ReviewRequest:
     namespace: str = "default"
     kube_version: str | None = None
     max_file_bytes: int = 5 * 2**20
+    max_scenarios: int = 6  # per chart, the default scenario included
 
 
 @dataclass(frozen=True)
@@ -82,21 +84,24 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
-        plans = plan_renders(affected, charts_base, charts_head)
         settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-")))
         sides = (base_tree, charts_base), (head_tree, charts_head)
+        changed = [p for f in files for p in (f.path, f.old_path) if p]
+        plans, scenarios = expand_scenarios(plan_renders(affected, charts_base, charts_head), *sides, changed, request.max_scenarios)
         rendered = callbacks.rendered if callbacks else None
         chart_reviews, not_reviewed = review_charts(
             plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
         )
-        following = follow_releases(chart_reviews, *sides, renderer, settings, work, affected, rendered=rendered)
+        defaults = [r for r in chart_reviews if r.scenario == "default"]
+        following = follow_releases(defaults, *sides, renderer, settings, work, affected, rendered=rendered)
     options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
     return Review(
         repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
         charts=_all_charts(charts_base, charts_head), units=units,
         values_changes=values_changes + following.values_changes, affected=affected,
         chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
+        scenarios=scenarios,
     )
 
 

@@ -41,10 +41,12 @@ class ChartPlan:
     release: str | None = None
     base_inputs: RenderInputs = RenderInputs()
     head_inputs: RenderInputs = RenderInputs()
+    scenario: str = "default"
 
     @property
     def id(self) -> str:
-        return f"{self.path}@{self.release}" if self.release else self.path
+        plan_id = f"{self.path}@{self.release}" if self.release else self.path
+        return plan_id if self.scenario == "default" else f"{plan_id}#{self.scenario}"
 
 
 def plan_renders(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aftershock import __version__
@@ -10,7 +11,7 @@ from aftershock.model.change import Commit, FileChange
 from aftershock.report.redaction import redact_hunk_line
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review
+from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 
 SCHEMA_VERSION = "1.0"
@@ -36,7 +37,8 @@ def review_document(review: Review) -> dict[str, Any]:
         "charts": [_chart(c) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
-        "objects": [_object(review_id(r), change) for r in review.chart_reviews for change in r.changes],
+        "scenarios": [_scenarios(review, s) for s in review.scenarios],
+        "objects": _objects(review),
         "not_reviewed": [
             {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}
             for n in review.not_reviewed
@@ -55,13 +57,35 @@ def _options(review: Review) -> dict[str, Any]:
     }
 
 
+def _objects(review: Review) -> list[dict[str, Any]]:
+    """Every object change; one that a non-default scenario shares with the default is marked so."""
+    default: dict[tuple[str, str | None], set[str]] = {}
+    for r in review.chart_reviews:
+        if r.scenario == "default":
+            default[(r.chart, r.release)] = {_fingerprint(_object("", c)) for c in r.changes}
+    result = []
+    for r in review.chart_reviews:
+        for change in r.changes:
+            entry = _object(review_id(r), change)
+            seen = default.get((r.chart, r.release), set())
+            entry["scenario"] = r.scenario
+            entry["same_as_default"] = r.scenario != "default" and _fingerprint(entry) in seen
+            result.append(entry)
+    return result
+
+
+def _fingerprint(entry: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in entry.items() if k not in ("id", "review", "scenario", "same_as_default")}, sort_keys=True)
+
+
 def _summary(review: Review) -> dict[str, int]:
     changes = [c for r in review.chart_reviews for c in r.changes]
     return {
         "commits": len(review.commits),
         "files": len(review.files),
         "charts_affected": len(review.affected),
-        "charts_rendered": len(review.chart_reviews),
+        "charts_rendered": len({(r.chart, r.release) for r in review.chart_reviews}),
+        "renders": len(review.chart_reviews),
         "charts_changed": sum(r.outcome is ChartOutcome.CHANGED for r in review.chart_reviews),
         "charts_not_reviewed": sum(r.outcome is ChartOutcome.NOT_REVIEWED for r in review.chart_reviews),
         "objects_changed": len(changes),
@@ -193,14 +217,30 @@ def _render(r: ChartRender) -> dict[str, Any]:
 
 
 def review_id(r: ChartReview) -> str:
-    """A chart rendered with its defaults is its path; one installed by a release is `path@release`."""
-    return f"{r.chart}@{r.release}" if r.release else r.chart
+    """`path`, `path@release` for a chart a release installs, and `#scenario` for a non-default scenario."""
+    base = f"{r.chart}@{r.release}" if r.release else r.chart
+    return base if r.scenario == "default" else f"{base}#{r.scenario}"
+
+
+def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
+    own = [r for r in review.chart_reviews if r.chart == summary.chart and r.release is None]
+    changed = [r.scenario for r in own if r.outcome is ChartOutcome.CHANGED]
+    failed = [r.scenario for r in own if r.outcome is ChartOutcome.NOT_REVIEWED]
+    if failed:
+        text = f"not reviewed in scenario(s) {', '.join(failed)}"
+    elif changed:
+        text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
+    else:
+        text = f"renders identically in all {len(own)} scenario(s)"
+    return {"chart": summary.chart, "ran": list(summary.ran), "cut": list(summary.cut),
+            "changed_in": changed, "not_reviewed_in": failed, "summary": text}
 
 
 def _chart_review(r: ChartReview) -> dict[str, Any]:
     return {
         "id": review_id(r),
         "release": r.release,
+        "scenario": r.scenario,
         "chart": r.chart,
         "name": r.name,
         "outcome": r.outcome.value,

@@ -50,7 +50,7 @@ def _objects(doc: dict[str, Any]) -> list[str]:
     if not doc["objects"]:
         return []
     lines = ["### Rendered objects", ""]
-    for obj in doc["objects"]:
+    for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         sources = ", ".join(f"`{t}`" for t in obj["templates"])
         lines.append("<details>")
         lines.append(f"<summary><b>{obj['change']}</b> <code>{object_title(obj)}</code> in <code>{obj['chart']}</code></summary>")

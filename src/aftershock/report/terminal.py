@@ -25,7 +25,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
-    for obj in doc["objects"]:
+    for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
             console.print(f"    {escape(field_line(field))}")

@@ -44,10 +44,13 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
 
 
 def object_title(obj: dict[str, Any]) -> str:
+    title = obj["display"]
     if obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
-        return f"{obj['display']} (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
-    return obj["display"]
+        title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
+    if obj.get("scenario", "default") != "default":
+        title += f" [scenario {obj['scenario']}]"
+    return title
 
 
 def headline(doc: dict[str, Any]) -> str:

@@ -1,0 +1,64 @@
+"""Wiring of values scenarios: each planned chart is also rendered with its values files and toggles."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Iterable, Sequence
+
+from aftershock.ingest.values import parse_values
+from aftershock.model.review import ScenarioSummary
+from aftershock.model.units import Chart
+from aftershock.pipeline.charts import SideInput
+from aftershock.releases.values import merge_maps
+from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.scenarios import (
+    DEFAULT, Scenario, choose, toggle_paths, toggle_scenarios, values_file_scenarios,
+)
+
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
+
+
+def expand_scenarios(
+    plans: Sequence[ChartPlan], base: SideInput, head: SideInput, changed: Iterable[str], cap: int,
+) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
+    """Every plan in each of its chart's scenarios (the default first), and what ran or was cut per chart."""
+    changed_paths = sorted(set(changed))
+    expanded: list[ChartPlan] = []
+    summaries = []
+    for plan in plans:
+        chosen = choose(_candidates(plan, base, head, changed_paths), cap)
+        summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
+        for scenario in chosen.ran:
+            expanded.append(plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head))
+    return tuple(expanded), tuple(summaries)
+
+
+def _candidates(plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]) -> list[Scenario]:
+    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
+    assert chart is not None
+    prefix = f"{chart.path}/" if chart.path else ""
+    files = {p[len(prefix):] for side, c in ((base, plan.base), (head, plan.head)) if c for p in side[0].tree.paths_under(c.path)}
+    near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix):]}"]
+    texts = list(tree.texts_under(near, suffixes=_TEMPLATE_SUFFIXES))
+    texts += list(tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES))
+    defaults = parse_values(tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}")
+    return values_file_scenarios(files) + toggle_scenarios(toggle_paths(texts), defaults)
+
+
+def _scenario_plan(plan: ChartPlan, scenario: Scenario, base: SideInput, head: SideInput) -> ChartPlan:
+    return replace(
+        plan, scenario=scenario.name,
+        base_inputs=_inputs(plan.base_inputs, plan.base, scenario, base),
+        head_inputs=_inputs(plan.head_inputs, plan.head, scenario, head),
+    )
+
+
+def _inputs(inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side: SideInput) -> RenderInputs:
+    if chart is None:
+        return inputs
+    tree = side[0]
+    values: dict[str, Any] = dict(inputs.values)
+    for rel in scenario.values_files:
+        path = f"{chart.path}/{rel}" if chart.path else rel
+        values = merge_maps(values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}"))
+    return replace(inputs, values=merge_maps(values, scenario.overrides))

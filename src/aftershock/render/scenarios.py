@@ -1,0 +1,94 @@
+"""Values scenarios for a chart: its defaults, the values files beside it, and boolean toggles flipped.
+
+A change can be invisible with defaults and appear only when a toggle is on, so each affected chart is
+rendered in a bounded set of named scenarios at base and head.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+# A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
+_CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
+# `.Values.a.b`, and `(.Values.a).b` (the nil-safe form) read as `a.b`.
+_VALUES_PATH = re.compile(r"\.Values((?:\.[A-Za-z_]\w*)+)\)?((?:\.[A-Za-z_]\w*)*)")
+
+DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named set of values: chart-relative values files merged in order, then `overrides`."""
+
+    name: str
+    values_files: tuple[str, ...] = ()
+    overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class ScenarioSet:
+    ran: tuple[Scenario, ...]
+    cut: tuple[str, ...]  # names of scenarios over the cap, not rendered
+
+
+def values_file_scenarios(chart_files: Iterable[str]) -> list[Scenario]:
+    """`values-*.yaml` beside Chart.yaml and chart-testing's `ci/*.yaml`, by file name."""
+    found = []
+    for rel in sorted(chart_files):
+        name = posixpath.basename(rel)
+        beside = "/" not in rel and name.startswith("values") and name != "values.yaml" and name.endswith((".yaml", ".yml"))
+        ci = rel.startswith("ci/") and rel.count("/") == 1 and name.endswith((".yaml", ".yml"))
+        if beside or ci:
+            found.append(Scenario(name=f"file:{rel}", values_files=(rel,)))
+    return found
+
+
+def toggle_paths(template_texts: Iterable[str]) -> list[str]:
+    """Values paths read in template conditions, in first-seen order."""
+    seen: dict[str, None] = {}
+    for text in template_texts:
+        for condition in _CONDITION.findall(text):
+            for inner, outer in _VALUES_PATH.findall(condition):
+                seen.setdefault((inner + outer)[1:], None)
+    return list(seen)
+
+
+def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[Scenario]:
+    """One scenario per boolean default read in a condition, with that boolean flipped."""
+    scenarios = []
+    for path in paths:
+        value = _lookup(defaults, path.split("."))
+        if isinstance(value, bool):
+            scenarios.append(Scenario(name=f"toggle:{path}={'false' if value else 'true'}", overrides=_nest(path, not value)))
+    return scenarios
+
+
+def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
+    """The default scenario first, then candidates without duplicates, up to `cap` in all."""
+    unique: dict[str, Scenario] = {DEFAULT: Scenario(DEFAULT)}
+    for scenario in candidates:
+        unique.setdefault(scenario.name, scenario)
+    ordered = list(unique.values())
+    return ScenarioSet(ran=tuple(ordered[:cap]), cut=tuple(s.name for s in ordered[cap:]))
+
+
+def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:
+    current: Any = values
+    for part in parts:
+        if not isinstance(current, dict) or part not in current:
+            return None
+        current = current[part]
+    return current
+
+
+def _nest(path: str, value: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    node = result
+    parts = path.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+    return result

@@ -1,0 +1,91 @@
+"""Values scenarios: defaults, values files beside the chart, toggles flipped one at a time, and the cap."""
+
+from __future__ import annotations
+
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.render.scenarios import Scenario, choose, toggle_paths, toggle_scenarios
+from aftershock.report.canonical import review_document
+from charts import app_chart
+from gitrepo import commit, make_repo
+
+INGRESS = """\
+{{- if .Values.ingress.enabled }}
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  rules:
+    - host: {{ .Values.ingress.host }}
+      http:
+        paths:
+          - path: {{ .Values.ingress.path }}
+            pathType: Prefix
+            backend: {service: {name: web, port: {number: 80}}}
+{{- end }}
+"""
+
+
+def chart(path="/", extra=None):
+    files = app_chart("c", "c")
+    files["c/values.yaml"] += "ingress:\n  enabled: false\n  host: shop.example.invalid\n"
+    files["c/templates/ingress.yaml"] = INGRESS.replace("{{ .Values.ingress.path }}", path)
+    return {**files, **(extra or {})}
+
+
+def scenario_doc(repo, base, renderer, **options):
+    return review_document(run_review(ReviewRequest(repo=repo, base=base, **options), renderer))
+
+
+def test_toggle_only_regression_shows_in_the_toggled_scenario_only(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart("/"), "feat: chart")
+    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/api")}, "fix: path")
+    doc = scenario_doc(repo, base, renderer)
+    (summary,) = doc["scenarios"]
+    assert summary["ran"] == ["default", "toggle:ingress.enabled=true"]
+    assert summary["changed_in"] == ["toggle:ingress.enabled=true"]
+    (obj,) = doc["objects"]
+    assert obj["scenario"] == "toggle:ingress.enabled=true" and obj["key"]["kind"] == "Ingress"
+    assert [(f["path"], f["change"]) for f in obj["fields"]] == [
+        ("spec.rules[host=shop.example.invalid].http.paths[path=/]", "removed"),
+        ("spec.rules[host=shop.example.invalid].http.paths[path=/api]", "added"),
+    ]
+
+
+def test_refactor_renders_identically_in_all_scenarios(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart(extra={"c/values-prod.yaml": "replicas: 5\n", "c/ci/ha-values.yaml": "replicas: 3\n"}), "feat")
+    nil_safe = chart("/")["c/templates/ingress.yaml"].replace("{{- if .Values.ingress.enabled }}", "{{- if (.Values.ingress).enabled }}")
+    commit(repo, {"c/templates/ingress.yaml": nil_safe}, "refactor")
+    (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
+    assert summary["ran"] == ["default", "file:ci/ha-values.yaml", "file:values-prod.yaml", "toggle:ingress.enabled=true"]
+    assert summary["summary"] == "renders identically in all 4 scenario(s)"
+
+
+def test_values_file_scenario_uses_each_sides_file(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart(extra={"c/values-prod.yaml": "replicas: 5\n"}), "feat")
+    commit(repo, {"c/values-prod.yaml": "replicas: 7\n"}, "feat: 7")
+    doc = scenario_doc(repo, base, renderer)
+    assert doc["scenarios"][0]["changed_in"] == ["file:values-prod.yaml"]
+    (obj,) = doc["objects"]
+    assert [(f["path"], f["before"], f["after"]) for f in obj["fields"]] == [("spec.replicas", 5, 7)]
+
+
+def test_the_cap_cuts_and_says_so(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart(extra={"c/values-a.yaml": "replicas: 5\n", "c/values-b.yaml": "replicas: 6\n"}), "feat")
+    commit(repo, {"c/values.yaml": chart()["c/values.yaml"].replace("mode: fast", "mode: slow")}, "feat: slow")
+    (summary,) = scenario_doc(repo, base, renderer, max_scenarios=2)["scenarios"]
+    assert summary["ran"] == ["default", "file:values-a.yaml"]
+    assert summary["cut"] == ["file:values-b.yaml", "toggle:ingress.enabled=true"]
+
+
+def test_toggles_come_from_conditions_and_boolean_defaults_only():
+    texts = ['{{ if and .Values.a.on .Values.b }}{{ end }}{{- with .Values.c }}{{ end }}{{ .Values.d.on }}']
+    assert toggle_paths(texts) == ["a.on", "b", "c"]
+    scenarios = toggle_scenarios(["a.on", "b", "c"], {"a": {"on": True}, "b": "yes-string", "c": False})
+    assert [(s.name, s.overrides) for s in scenarios] == [("toggle:a.on=false", {"a": {"on": False}}), ("toggle:c=true", {"c": True})]
+    chosen = choose([Scenario("x"), Scenario("x"), Scenario("default")], cap=5)
+    assert [s.name for s in chosen.ran] == ["default", "x"] and chosen.cut == ()
