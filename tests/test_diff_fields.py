@@ -181,3 +181,15 @@ def test_paths_round_trip(segments):
 def test_malformed_paths_are_refused_with_a_clear_error(path):
     with pytest.raises(ConfigError, match="invalid field path"):
         parse_path(path)
+
+
+def test_inserted_list_entries_do_not_shift_later_positions():
+    before = {"args": ["--a", "--b", "--c", "--d"]}
+    after = {"args": ["--a", "--new1", "--b", "--c", "--new2", "--d"]}
+    changes = diff_documents(before, after)
+    assert [(c.path, c.kind, c.after) for c in changes] == [
+        ("args[1]", ADDED, "--new1"),
+        ("args[4]", ADDED, "--new2"),
+    ]
+    removed = diff_documents(after, before)
+    assert [(c.path, c.kind, c.before) for c in removed] == [("args[1]", REMOVED, "--new1"), ("args[4]", REMOVED, "--new2")]

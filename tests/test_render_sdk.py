@@ -239,3 +239,18 @@ def test_importing_the_backend_does_not_load_helm_python() -> None:
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_default_kube_version_is_the_one_the_constraint_check_assumes(tmp_path):
+    from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION
+    from aftershock.render.sdk import SdkRenderer
+    from aftershock.render.interface import RenderRequest
+
+    chart = tmp_path / "kv"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: kv\nversion: 0.1.0\nkubeVersion: '>=1.22.0-0'\n")
+    (chart / "templates" / "cm.yaml").write_text("kind: ConfigMap\nmetadata: {name: x}\ndata: {v: {{ .Capabilities.KubeVersion.Version | quote }}}\n")
+    with SdkRenderer(workers=1) as renderer:
+        default, old = renderer.render_many([RenderRequest(chart_dir=str(chart)), RenderRequest(chart_dir=str(chart), kube_version="v1.21.0")])
+    assert f'v: "{SDK_DEFAULT_KUBE_VERSION}"' in default.manifests["kv/templates/cm.yaml"]
+    assert old.error == "chart requires kubeVersion: >=1.22.0-0 which is incompatible with Kubernetes v1.21.0"

@@ -89,3 +89,16 @@ def test_toggles_come_from_conditions_and_boolean_defaults_only():
     assert [(s.name, s.overrides) for s in scenarios] == [("toggle:a.on=false", {"a": {"on": False}}), ("toggle:c=true", {"c": True})]
     chosen = choose([Scenario("x"), Scenario("x"), Scenario("default")], cap=5)
     assert [s.name for s in chosen.ran] == ["default", "x"] and chosen.cut == ()
+
+
+def test_a_scenario_the_chart_rejects_on_both_sides_is_not_a_gap(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    guard = '{{- if .Values.hardened }}{{ required "hardened needs hub.enabled" .Values.hub }}{{ end }}\n'
+    base = commit(repo, chart(extra={"c/templates/guard.yaml": guard,
+                                     "c/values.yaml": chart()["c/values.yaml"] + "hardened: false\n"}), "feat")
+    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/v2")}, "feat: v2")
+    doc = scenario_doc(repo, base, renderer)
+    (summary,) = doc["scenarios"]
+    assert summary["invalid"] == ["toggle:hardened=true"]
+    assert doc["status"] == "complete" and doc["not_reviewed"] == []
+    assert "rejects at base and head alike" in summary["summary"]

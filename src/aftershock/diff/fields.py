@@ -16,6 +16,7 @@ the entries of `before` in its order, then the entries only in `after` in its or
 from __future__ import annotations
 
 from collections import Counter
+from difflib import SequenceMatcher
 from typing import Any, Mapping, Sequence
 
 from aftershock.diff.paths import (
@@ -163,11 +164,21 @@ def _diff_by_identity(
 def _diff_by_position(
     path: Path, before: Sequence[Any], after: Sequence[Any], out: list[FieldChange]
 ) -> None:
-    for index in range(max(len(before), len(after))):
-        child = (*path, IndexSegment(index))
-        if index >= len(after):
-            out.append(field_change(child, FieldChangeKind.REMOVED, before=before[index]))
-        elif index >= len(before):
-            out.append(field_change(child, FieldChangeKind.ADDED, after=after[index]))
-        else:
-            _diff_value(child, before[index], after[index], out)
+    """Same-length lists compare position by position. Otherwise align them (longest matching runs,
+    as diff does) so an inserted entry is one ADDED change, not a shift of every later position;
+    a removed entry keeps its base index, every other change is named by its head index."""
+    if len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after)):
+            _diff_value((*path, IndexSegment(index)), old, new, out)
+        return
+    matcher = SequenceMatcher(None, [canonical(e) for e in before], [canonical(e) for e in after], autojunk=False)
+    for tag, b0, b1, a0, a1 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        paired = min(b1 - b0, a1 - a0)
+        for offset in range(paired):
+            _diff_value((*path, IndexSegment(a0 + offset)), before[b0 + offset], after[a0 + offset], out)
+        for index in range(b0 + paired, b1):
+            out.append(field_change((*path, IndexSegment(index)), FieldChangeKind.REMOVED, before=before[index]))
+        for index in range(a0 + paired, a1):
+            out.append(field_change((*path, IndexSegment(index)), FieldChangeKind.ADDED, after=after[index]))

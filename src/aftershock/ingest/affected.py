@@ -6,7 +6,7 @@ from collections import deque
 from typing import Iterable
 
 from aftershock.ingest.charts import owning_chart
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 
 
@@ -42,7 +42,7 @@ def _direct(
     base, head = tuple(charts_base), tuple(charts_head)
     found: dict[str, tuple[AffectStep, ...]] = {}
     for change in sorted(files, key=_evidence_rank):
-        for path, charts in ((change.old_path or change.path, base), (change.path, head)):
+        for path, charts in _sides(change, base, head):
             chart = owning_chart(path, charts)
             if chart is not None and chart.path not in found:
                 found[chart.path] = (
@@ -50,6 +50,16 @@ def _direct(
                     AffectStep(kind="chart", id=chart.path, relation="holds the file"),
                 )
     return found
+
+
+def _sides(change: FileChange, base: tuple[Chart, ...], head: tuple[Chart, ...]) -> list[tuple[str, tuple[Chart, ...]]]:
+    """The paths a change occupies: its old path among the base charts, its new one among the head's."""
+    sides = []
+    if change.status is not FileStatus.ADDED:
+        sides.append((change.old_path or change.path, base))
+    if change.status is not FileStatus.DELETED:
+        sides.append((change.path, head))
+    return sides
 
 
 def _evidence_rank(change: FileChange) -> tuple[int, str]:

@@ -7,7 +7,7 @@ import re
 from typing import Callable, Iterable
 
 from aftershock.ingest.charts import owning_chart
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import Chart, Unit, UnitKind
 
 _DEFINE = re.compile(r"""\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}""")
@@ -84,7 +84,11 @@ def units_for_file(
 ) -> tuple[Unit, ...]:
     """The units one changed file touches, on either side of a rename."""
     units: dict[str, Unit] = {}
-    sides = ((change.old_path or change.path, charts_base, read_base), (change.path, charts_head, read_head))
+    sides = []
+    if change.status is not FileStatus.ADDED:
+        sides.append((change.old_path or change.path, charts_base, read_base))
+    if change.status is not FileStatus.DELETED:
+        sides.append((change.path, charts_head, read_head))
     for path, charts, read in sides:
         unit = _unit(path, owning_chart(path, charts), read)
         previous = units.get(unit.id)

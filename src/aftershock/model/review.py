@@ -41,6 +41,9 @@ class ChartOutcome(str, enum.Enum):
     CHANGED = "changed"
     UNCHANGED = "unchanged"
     NOT_REVIEWED = "not_reviewed"
+    # A non-default scenario the chart itself rejects at base and at head alike (e.g. a toggle that
+    # needs another value): it says nothing about the change, so it is reported but not a gap.
+    SCENARIO_INVALID = "scenario_invalid"
 
 
 @dataclass(frozen=True)

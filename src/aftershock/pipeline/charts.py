@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from aftershock.diff.objects import diff_objects
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.errors import AftershockError
+from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
@@ -40,6 +41,7 @@ class _SideJob:
     charts: Mapping[str, Chart]
     requests: tuple[RenderRequest, ...] = ()
     blocked: str | None = None  # why it cannot be rendered at all
+    crds: Mapping[str, str] = field(default_factory=dict)  # repository path -> text of files under crds/
 
 
 def review_charts(
@@ -95,7 +97,22 @@ def _side_job(
     )
     closure = dependency_closure(chart, charts)
     twice = may_be_nondeterministic(tree.texts_under(closure, suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json")))
-    return replace(job, requests=(request, request) if twice else (request,))
+    return replace(job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure))
+
+
+def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
+    """Helm installs the files under each chart's `crds/` as they are, untemplated; they are diffed too.
+    Files the chart's `.helmignore` leaves out are not loaded by Helm, so not here either."""
+    found: dict[str, str] = {}
+    for chart_path in closure:
+        prefix = f"{chart_path}/" if chart_path else ""
+        ignore = parse_helmignore(tree.text_or_none(f"{prefix}.helmignore"))
+        for path in tree.tree.paths_under(f"{prefix}crds"):
+            if path.endswith((".yaml", ".yml", ".json")) and not ignore.ignores(path[len(prefix):]):
+                text = tree.text_or_none(path)
+                if text is not None:
+                    found[path] = text
+    return found
 
 
 def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list:
@@ -133,8 +150,10 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side)
 
 
 def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=outcome.request.namespace)
-    return tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
+    namespace = outcome.request.namespace
+    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=namespace)
+    rendered = tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
+    return parse_manifests(job.crds, chart=job.chart.path, namespace=namespace) + rendered
 
 
 def _review_chart(
@@ -145,6 +164,10 @@ def _review_chart(
     head = _side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
+    if plan.scenario != "default" and len(failed) == 2 and base.render.error == head.render.error:
+        review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render,
+                             ChartOutcome.SCENARIO_INVALID, release=plan.release, scenario=plan.scenario)
+        return review, []
     if failed:
         gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED,

@@ -17,6 +17,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
+from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
 from aftershock.render.limits import output_size, oversize_error
 
 
@@ -36,6 +37,9 @@ def _render(helm: Any, request: dict[str, Any]) -> dict[str, Any]:
     """Render one request; Helm's own error text on failure."""
     try:
         with helm.Chart.load(request["chart_dir"]) as chart:
+            incompatible = _kube_version_error(chart.metadata, request["options"])
+            if incompatible:
+                return {"error": incompatible}
             rendered = helm._native.call_string(
                 "helm_render", chart._raw(), request["values_json"], json.dumps(request["options"])
             )
@@ -45,6 +49,22 @@ def _render(helm: Any, request: dict[str, Any]) -> dict[str, Any]:
     if output_size(manifests) > request["max_output_bytes"]:
         return {"error": oversize_error(request["max_output_bytes"])}
     return {"manifests": manifests}
+
+
+def _kube_version_error(metadata: dict[str, Any], options: dict[str, Any]) -> str | None:
+    """Helm's install action refuses a chart whose kubeVersion excludes the target; the SDK's
+    render call skips that check, so it is made here with Helm's own words."""
+    constraint = metadata.get("kubeVersion")
+    if not constraint:
+        return None
+    target = options.get("kube_version") or SDK_DEFAULT_KUBE_VERSION
+    try:
+        ok = satisfies(target, str(constraint))
+    except ValueError:
+        return f"chart kubeVersion {constraint!r} is not a valid version constraint"
+    if ok:
+        return None
+    return f"chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {target}"
 
 
 def main() -> int:

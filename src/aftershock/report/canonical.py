@@ -226,14 +226,18 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
     own = [r for r in review.chart_reviews if r.chart == summary.chart and r.release is None]
     changed = [r.scenario for r in own if r.outcome is ChartOutcome.CHANGED]
     failed = [r.scenario for r in own if r.outcome is ChartOutcome.NOT_REVIEWED]
+    invalid = [r.scenario for r in own if r.outcome is ChartOutcome.SCENARIO_INVALID]
+    own = [r for r in own if r.outcome is not ChartOutcome.SCENARIO_INVALID]
     if failed:
         text = f"not reviewed in scenario(s) {', '.join(failed)}"
     elif changed:
         text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
     else:
         text = f"renders identically in all {len(own)} scenario(s)"
-    return {"chart": summary.chart, "ran": list(summary.ran), "cut": list(summary.cut),
-            "changed_in": changed, "not_reviewed_in": failed, "summary": text}
+    if invalid:
+        text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
+    return {"chart": summary.chart, "ran": list(summary.ran), "cut": list(summary.cut), "changed_in": changed,
+            "not_reviewed_in": failed, "invalid": invalid, "summary": text}
 
 
 def _chart_review(r: ChartReview) -> dict[str, Any]:

@@ -1,0 +1,89 @@
+"""`.helmignore` rules as Helm applies them when it loads a chart (pkg/ignore): files it never sees."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class IgnoreRule:
+    pattern: str
+    negate: bool
+    must_dir: bool
+    regex: re.Pattern[str]
+    anchored: bool  # matched against the whole relative path rather than the base name
+
+
+@dataclass(frozen=True)
+class HelmIgnore:
+    rules: tuple[IgnoreRule, ...]
+
+    def ignores(self, rel_path: str) -> bool:
+        """True when Helm leaves this chart-relative file out, itself or through an ignored folder."""
+        parts = rel_path.split("/")
+        folders = ["/".join(parts[: i + 1]) for i in range(len(parts) - 1)]
+        return any(self._ignored(f, is_dir=True) for f in folders) or self._ignored(rel_path, is_dir=False)
+
+    def _ignored(self, path: str, *, is_dir: bool) -> bool:
+        if path.startswith("templates/.") and not is_dir:
+            return True  # Helm's built-in rule: hidden files under templates/
+        for rule in self.rules:
+            if rule.negate:
+                if rule.must_dir and not is_dir:
+                    return True
+                if not _matches(rule, path):
+                    return True
+                continue
+            if rule.must_dir and not is_dir:
+                continue
+            if _matches(rule, path):
+                return True
+        return False
+
+
+def parse_helmignore(text: str | None) -> HelmIgnore:
+    rules = []
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "**" in line:
+            continue  # Helm rejects `**`; such a line ignores nothing here
+        negate = line.startswith("!")
+        line = line[1:] if negate else line
+        must_dir = line.endswith("/")
+        line = line.rstrip("/")
+        anchored = "/" in line
+        rules.append(IgnoreRule(line, negate, must_dir, re.compile(_go_glob(line.lstrip("/"))), anchored))
+    return HelmIgnore(tuple(rules))
+
+
+def _matches(rule: IgnoreRule, path: str) -> bool:
+    target = path if rule.anchored else posixpath.basename(path)
+    return rule.regex.fullmatch(target) is not None
+
+
+def _go_glob(pattern: str) -> str:
+    """Go's filepath.Match syntax as a regex: `*` and `?` never cross a `/`."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif ch == "[":
+            end = pattern.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = pattern[i + 1:end].replace("\\", "\\\\")
+                out.append("[" + ("^" + body[1:] if body.startswith("^") else body) + "]")
+                i = end
+        elif ch == "\\" and i + 1 < len(pattern):
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)

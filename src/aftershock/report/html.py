@@ -1,0 +1,84 @@
+"""The HTML explorer: one self-contained file (inline CSS, JS and data, no network) that draws the impact
+graph in layer columns, searches it, and highlights a clicked node's causes and effects with its details.
+
+It shows only what the review document holds, where Secret values are already redacted.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from typing import Any
+
+# Nothing may load from elsewhere: inline script and style only, images only as data: URLs.
+_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+
+def render_html(doc: dict[str, Any]) -> str:
+    """The explorer for `doc`: the canonical review document with a "graph" key (graph_document)."""
+    title = f"aftershock · {doc['base']['ref']}..{doc['head']['ref']}"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{_asset("explorer.css")}
+</style>
+</head>
+<body>
+<header>
+<h1>aftershock impact graph</h1>
+<span class="range">{html.escape(doc['base']['ref'])}..{html.escape(doc['head']['ref'])}</span>
+<span class="chips">{_chips(doc)}</span>
+<input id="search" type="search" placeholder="Search nodes by name or id" aria-label="Search nodes">
+<span id="search-count"></span>
+{_warning(doc)}
+</header>
+<main>
+<div id="graph" role="img" aria-label="impact graph"></div>
+<aside id="panel" aria-live="polite"></aside>
+</main>
+<script type="application/json" id="aftershock-data">{_embed(doc)}</script>
+<script>
+{_asset("explorer.js")}
+</script>
+</body>
+</html>
+"""
+
+
+def _asset(name: str) -> str:
+    return resources.files("aftershock.report").joinpath("html_assets", name).read_text(encoding="utf-8")
+
+
+def _embed(doc: dict[str, Any]) -> str:
+    """JSON that cannot end the script element or open markup: <, > and & as \\u escapes."""
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def _chips(doc: dict[str, Any]) -> str:
+    graph = doc.get("graph") or {}
+    by_layer = (graph.get("radius") or {}).get("by_layer", {})
+    chips = [f'<span class="chip"><b>{int(count)}</b> {html.escape(layer.replace("_", " "))}</span>'
+             for layer, count in by_layer.items() if count]
+    status = "complete" if doc.get("status") == "complete" else "partial: some parts not reviewed"
+    return "".join(chips) + f'<span class="chip">{html.escape(status)}</span>'
+
+
+def _warning(doc: dict[str, Any]) -> str:
+    items = doc.get("not_reviewed") or []
+    if not items:
+        return ""
+    lines = "".join(
+        f"<li><b>{html.escape(i['part'])}</b>{' at ' + html.escape(i['side']) if i.get('side') else ''}: "
+        f"{html.escape(i['reason'])}</li>"
+        for i in items
+    )
+    return f'<div class="warning">Not reviewed, so not shown as fine:<ul>{lines}</ul></div>'
