@@ -169,3 +169,67 @@ spec:
 
 def test_merge_maps_is_helms():
     assert merge_maps({"a": {"b": 1, "l": [1, 2]}, "c": 1}, {"a": {"l": [3]}, "d": 2}) == {"a": {"b": 1, "l": [3]}, "c": 1, "d": 2}
+
+
+PLAIN_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: web
+  namespace: prod
+spec:
+  chart:
+    spec:
+      chart: ./apps/web
+      sourceRef: {kind: GitRepository, name: platform, namespace: flux-system}
+  valuesFrom:
+    - kind: ConfigMap
+      name: web-prod
+  values:
+    mode: {mode}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web-prod, namespace: prod}
+data:
+  values.yaml: |
+    replicas: {replicas}
+"""
+
+
+def plain(mode="steady", replicas=3):
+    return {"clusters/prod/web.yaml": PLAIN_RELEASE.replace("{mode}", mode).replace("{replicas}", str(replicas))}
+
+
+def test_release_in_a_plain_manifest_is_followed_when_it_changes(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **plain()}, "feat: prod")
+    commit(repo, plain(replicas=5), "feat: prod runs five")
+    result = review(repo, base, renderer)
+    assert [r.chart for r in result.chart_reviews] == ["apps/web"]
+    (web,) = result.chart_reviews
+    assert web.release == "helm.toolkit.fluxcd.io/HelmRelease/prod/web"
+    assert [s.kind for s in web.affected.path] == ["file", "release", "chart"]
+    (change,) = web.changes
+    assert change.key.namespace == "prod" and [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 3, 5)]
+
+
+def test_plain_release_renders_an_affected_chart_with_its_own_values(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **plain(mode="burst")}, "feat: prod")
+    commit(repo, {"apps/web/values.yaml": "replicas: 2\nimage: nginx:1.28.0\nmode: fast\n"}, "feat: image")
+    result = review(repo, base, renderer)
+    via = [r for r in result.chart_reviews if r.release]
+    (prod,) = via
+    assert [s.kind for s in prod.affected.path] == ["file", "chart", "release"]
+    (deployment,) = prod.head_objects
+    container = deployment.body["spec"]["template"]["spec"]["containers"][0]
+    assert container["env"] == [{"name": "MODE", "value": "burst"}] and deployment.body["spec"]["replicas"] == 3
+
+
+def test_unreadable_release_manifest_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **plain()}, "feat: prod")
+    commit(repo, {"clusters/prod/web.yaml": "kind: HelmRelease\nmetadata: [broken\n"}, "fix: oops")
+    result = review(repo, base, renderer)
+    assert [g.part for g in result.not_reviewed] == ["manifest clusters/prod/web.yaml"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -16,12 +16,15 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
-from aftershock.model.review import RefInfo, Review, ReviewOptions
-from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.model.review import ChartReview, RefInfo, Review, ReviewOptions
+from aftershock.model.units import AffectedChart, Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import plan_renders
-from aftershock.pipeline.charts import RenderSettings, review_charts
-from aftershock.pipeline.releases import follow_releases
+from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
+from aftershock.ingest.manifests import plain_manifests
+from aftershock.pipeline.releases import (
+    ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups,
+)
 from aftershock.pipeline.scenarios import expand_scenarios
 
 
@@ -93,8 +96,7 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         chart_reviews, not_reviewed = review_charts(
             plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
         )
-        defaults = [r for r in chart_reviews if r.scenario == "default"]
-        following = follow_releases(defaults, *sides, renderer, settings, work, affected, rendered=rendered)
+        following = _follow(request, chart_reviews, sides, changed, renderer, settings, work, affected, rendered)
     options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
     return Review(
         repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
@@ -103,6 +105,22 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
         scenarios=scenarios,
     )
+
+
+def _follow(
+    request: ReviewRequest, chart_reviews: tuple[ChartReview, ...], sides: tuple[SideInput, SideInput],
+    changed: list[str], renderer: Renderer, settings: RenderSettings, work: Path,
+    affected: tuple[AffectedChart, ...], rendered: Callable[[RenderOutcome], None] | None,
+) -> ReleaseFollowing:
+    """Follow releases found in the default-scenario renders and in plain manifests of the repository."""
+    (base_tree, charts_base), (head_tree, charts_head) = sides
+    plain_base = plain_manifests(base_tree, charts_base, request.namespace)
+    plain_head = plain_manifests(head_tree, charts_head, request.namespace)
+    lookups = plain_lookups(plain_base, plain_head)
+    manifests, unreadable = manifest_sources(plain_base, plain_head, set(changed))
+    sources = [chart_source(r, lookups) for r in chart_reviews if r.scenario == "default"] + list(manifests)
+    following = follow_releases(sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered)
+    return replace(following, not_reviewed=unreadable + following.not_reviewed)
 
 
 def _base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:

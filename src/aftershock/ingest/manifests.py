@@ -1,0 +1,56 @@
+"""Plain Kubernetes manifests in the repository (outside any chart) that matter to release following:
+HelmReleases and Applications, and the ConfigMaps and Secrets their values may come from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from aftershock.errors import AftershockError
+from aftershock.ingest.charts import owning_chart
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.objects import RenderedObject
+from aftershock.model.units import Chart
+from aftershock.render.manifests import parse_manifests
+
+_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret)\b", re.M)
+_RELEASE = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
+
+
+@dataclass(frozen=True)
+class PlainManifests:
+    """Objects by file, and files holding a release that could not be read (path -> reason)."""
+
+    objects: dict[str, tuple[RenderedObject, ...]] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+
+    def all_objects(self) -> tuple[RenderedObject, ...]:
+        return tuple(o for path in sorted(self.objects) for o in self.objects[path])
+
+
+def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) -> PlainManifests:
+    """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
+    chart_list = tuple(charts)
+    found = PlainManifests()
+    for path in sorted(tree.file_paths()):
+        if not path.endswith((".yaml", ".yml")) or owning_chart(path, chart_list) is not None:
+            continue
+        text = _text(tree, path)
+        if text is None or not _RELEVANT.search(text):
+            continue
+        try:
+            objects = parse_manifests({path: text}, chart="", namespace=namespace)
+        except AftershockError as error:
+            if _RELEASE.search(text):
+                found.unreadable[path] = error.line()
+            continue
+        found.objects[path] = tuple(o for o in objects if o.key.kind in ("HelmRelease", "Application", "ConfigMap", "Secret"))
+    return found
+
+
+def _text(tree: RefSnapshot, path: str) -> str | None:
+    try:
+        return tree.text_or_none(path)
+    except AftershockError:
+        return None  # too large or not UTF-8: not a manifest this review can follow
