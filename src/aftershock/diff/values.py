@@ -12,7 +12,8 @@ from typing import Any, Hashable, Mapping
 
 
 def is_map(value: Any) -> bool:
-    return isinstance(value, Mapping)
+    # Parsed documents hold plain dicts; the dict check first keeps the hot path cheap.
+    return isinstance(value, dict) or isinstance(value, Mapping)
 
 
 def is_list(value: Any) -> bool:

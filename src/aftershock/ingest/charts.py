@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import posixpath
 from typing import Any, Iterable, Mapping, Protocol
 
@@ -142,12 +144,12 @@ def _declared_dependency(
 def _vendored(
     chart_dir: str, paths: list[str], links: Mapping[str, str], chart_dirs: set[str]
 ) -> dict[str, ChartDependency]:
-    """Subcharts Helm loads from `<chart>/charts/`: folders, symlinked folders and archives."""
+    """Subcharts Helm loads from `<chart>/charts/`: folders, symlinked folders and archives.
+    `paths` is sorted, so the entries under the prefix are one slice of it."""
     prefix = posixpath.join(chart_dir, "charts") + "/"
     found: dict[str, ChartDependency] = {}
-    for path in paths:
-        if not path.startswith(prefix):
-            continue
+    start = bisect.bisect_left(paths, prefix)
+    for path in itertools.takewhile(lambda p: p.startswith(prefix), itertools.islice(paths, start, None)):
         first = path[len(prefix):].split("/", 1)[0]
         entry = prefix + first
         dep = _vendored_entry(first, entry, path, links, chart_dirs)

@@ -73,15 +73,13 @@ def _prepare(
     present = [(p, c) for p, c in present if c is not None]
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
     tree.materialize(prefixes, dest)
-    jobs = []
-    for plan, chart in present:
-        jobs.append(_side_job(plan, side, chart, by_path, tree, settings, dest))
-    return tuple(jobs)
+    varies: dict[str, bool] = {}  # chart folder -> its templates call a random or clock function
+    return tuple(_side_job(plan, side, chart, by_path, tree, settings, dest, varies) for plan, chart in present)
 
 
 def _side_job(
     plan: ChartPlan, side: Side, chart: Chart, charts: Mapping[str, Chart], tree: RefSnapshot,
-    settings: RenderSettings, dest: Path,
+    settings: RenderSettings, dest: Path, varies: dict[str, bool],
 ) -> _SideJob:
     job = _SideJob(plan, side, chart, charts)
     remote = [d.name for d in _all_dependencies(chart, charts) if d.source is DependencySource.REMOTE]
@@ -96,8 +94,16 @@ def _side_job(
         namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
     )
     closure = dependency_closure(chart, charts)
-    twice = may_be_nondeterministic(tree.texts_under(closure, suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json")))
+    twice = any(_varies(tree, path, varies) for path in closure)
     return replace(job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure))
+
+
+def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
+    """Whether a chart's own files call a function whose output differs between renders (read once)."""
+    if chart_path not in memo:
+        texts = tree.texts_under([chart_path], suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json"))
+        memo[chart_path] = may_be_nondeterministic(texts)
+    return memo[chart_path]
 
 
 def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:

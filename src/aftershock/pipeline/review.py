@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -88,7 +90,7 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-")))
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=_work_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
         changed = [p for f in files for p in (f.path, f.old_path) if p]
         plans, scenarios = expand_scenarios(plan_renders(affected, charts_base, charts_head), *sides, changed, request.max_scenarios)
@@ -121,6 +123,15 @@ def _follow(
     sources = [chart_source(r, lookups) for r in chart_reviews if r.scenario == "default"] + list(manifests)
     following = follow_releases(sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered)
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
+
+
+def _work_root() -> str | None:
+    """A memory-backed folder for the chart workspaces when the machine has one: charts are written
+    and read once per review, and a busy disk would cost more than the renders themselves."""
+    shm = Path("/dev/shm")
+    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 256 * 2**20:
+        return str(shm)
+    return None
 
 
 def _base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:
