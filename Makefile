@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench clean
+.PHONY: setup browser demo test bench clean
 
 setup: $(STAMP)
 
@@ -17,7 +17,16 @@ demo: setup
 	$(PY) scripts/build_example.py .demo/platform
 	$(VENV)/bin/aftershock review --repo .demo/platform --base demo-base --head demo-head
 
-test: setup
+# The HTML explorer's test drives Debian's headless Chromium; without it (or without root and
+# apt-get) that test skips and says why.
+browser:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		echo "installing chromium for the HTML explorer test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+			|| echo "chromium could not be installed: the HTML explorer test will skip"; \
+	fi
+
+test: setup browser
 	$(PY) -m pytest -n 2 -q
 
 bench: setup

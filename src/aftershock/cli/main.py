@@ -8,6 +8,7 @@ from typing import NoReturn
 import click
 
 from aftershock import __version__
+from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
 from aftershock.errors import AftershockError
 
@@ -49,6 +50,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 cli.add_command(review_command)
+cli.add_command(radius_command)
 
 
 def main() -> None:

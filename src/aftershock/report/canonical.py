@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from aftershock import __version__
+from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.report.redaction import redact_hunk_line
@@ -43,7 +44,13 @@ def review_document(review: Review) -> dict[str, Any]:
             {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}
             for n in review.not_reviewed
         ],
+        "graph": _graph(review),
     }
+
+
+def _graph(review: Review) -> dict[str, Any]:
+    graph = build_graph(review)
+    return graph_document(graph, blast_radius(graph))
 
 
 def _options(review: Review) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import IO, Any, assert_never
 
 from rich.console import Console
 
+from aftershock.report.html import render_html
 from aftershock.report.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
 
@@ -16,6 +17,7 @@ class OutputFormat(str, enum.Enum):
     TERMINAL = "terminal"
     MARKDOWN = "markdown"
     JSON = "json"
+    HTML = "html"
 
 
 def write_report(doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, color: bool) -> None:
@@ -23,6 +25,8 @@ def write_report(doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, col
         stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     elif fmt is OutputFormat.MARKDOWN:
         stream.write(render_markdown(doc))
+    elif fmt is OutputFormat.HTML:
+        stream.write(render_html(doc))
     elif fmt is OutputFormat.TERMINAL:
         console = Console(file=stream, force_terminal=color, no_color=not color, width=None if color else 120)
         print_terminal(doc, console)

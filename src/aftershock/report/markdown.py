@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.graph.mermaid import mermaid_from_document
 from aftershock.report.text import (
     field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 40
+MAX_MERMAID_NODES = 40
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -20,7 +22,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         status_line(doc),
         "",
     ]
-    parts += _not_reviewed(doc) + _charts(doc) + _objects(doc) + _values(doc) + _layers(doc)
+    parts += _not_reviewed(doc) + _charts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -44,6 +46,20 @@ def _charts(doc: dict[str, Any]) -> list[str]:
             f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         )
     return lines + [""]
+
+
+def _scenarios(doc: dict[str, Any]) -> list[str]:
+    lines = [f"- `{s['chart']}`: {_inline(s['summary'])}" + (f" (cut by the cap: {', '.join(s['cut'])})" if s["cut"] else "")
+             for s in doc["scenarios"]]
+    return ["### Scenarios", "", *lines, ""] if lines else []
+
+
+def _radius(doc: dict[str, Any]) -> list[str]:
+    graph = doc["graph"]
+    if graph["radius"]["nodes"] == 0:
+        return []
+    counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
+    return ["### Blast radius", "", counts, "", "```mermaid", mermaid_from_document(graph, MAX_MERMAID_NODES).rstrip(), "```", ""]
 
 
 def _objects(doc: dict[str, Any]) -> list[str]:

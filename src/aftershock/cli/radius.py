@@ -1,0 +1,41 @@
+"""`aftershock radius`: the blast radius of a change, or why one node is affected and what it reaches."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from aftershock.cli.options import review_options, review_settings, run_from_options
+from aftershock.cli.review import EXIT_PARTIAL
+from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
+from aftershock.graph.text import explanation_document, explanation_text, radius_text
+
+
+@click.command("radius")
+@review_options
+@click.option("--node", "node", default=None, metavar="ID",
+              help="A node id (or a unique part of one): say why it is affected and what it reaches.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
+    """The blast radius of base..head through commits, files, units, charts, objects and workloads."""
+    review = run_from_options(review_settings(ctx), progress=fmt == "text")
+    graph = build_graph(review)
+    radius = blast_radius(graph)
+    if node is None:
+        title = f"{review.base.ref}..{review.head.ref}"
+        out = json.dumps(graph_document(graph, radius), indent=2) + "\n" if fmt == "json" else radius_text(graph, radius, title)
+    else:
+        explanation = explain(graph, find_node(graph, node).id)
+        if fmt == "json":
+            out = json.dumps(explanation_document(explanation, radius), indent=2) + "\n"
+        else:
+            out = explanation_text(graph, explanation)
+    click.echo(out, nl=False)
+    for item in review.not_reviewed:
+        side = f" at {item.side.value}" if item.side else ""
+        click.echo(f"aftershock: not reviewed: {item.part}{side}: {item.reason}", err=True)
+    if review.not_reviewed:
+        sys.exit(EXIT_PARTIAL)

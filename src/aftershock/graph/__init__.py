@@ -1,0 +1,12 @@
+"""The impact graph: typed nodes and edges from a review, its blast radius, and their outputs."""
+
+from aftershock.graph.build import build_graph
+from aftershock.graph.document import graph_document
+from aftershock.graph.mermaid import mermaid
+from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node, NodeKind
+from aftershock.graph.radius import Explanation, Radius, Reach, blast_radius, explain, find_node
+
+__all__ = [
+    "LAYER_ORDER", "Edge", "EdgeKind", "Explanation", "ImpactGraph", "Layer", "Node", "NodeKind", "Radius",
+    "Reach", "blast_radius", "build_graph", "explain", "find_node", "graph_document", "mermaid",
+]

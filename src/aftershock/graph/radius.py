@@ -1,0 +1,145 @@
+"""Walks the impact graph (pure): the blast radius of the change, and why one node is affected and what
+it reaches."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Mapping, assert_never
+
+from aftershock.errors import ConfigError
+from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node
+
+_RADIUS_HINT = "run `aftershock radius` without --node to list the node ids"
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A node reached from a start, at `distance` hops, by the shortest `path` (edges, start first)."""
+
+    node: str
+    distance: int
+    path: tuple[Edge, ...]
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The node ids along the path, start first, this node last."""
+        if not self.path:
+            return (self.node,)
+        return (self.path[0].source,) + tuple(e.target for e in self.path)
+
+
+@dataclass(frozen=True)
+class Radius:
+    """Every node reachable from the change roots, in graph order, with the path that justifies it."""
+
+    roots: tuple[str, ...]
+    reached: tuple[Reach, ...]
+    counts: tuple[tuple[Layer, int], ...]  # every layer in order, with how many of its nodes are reached
+
+    def get(self, node_id: str) -> Reach | None:
+        return next((r for r in self.reached if r.node == node_id), None)
+
+    @property
+    def total(self) -> int:
+        return len(self.reached)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why `node` is affected and what it reaches.
+
+    `causes` holds one path from a change root per incoming edge that is itself reached, shortest first
+    (the first is the radius's justification); `upstream` every node it depends on; `effects` every node
+    downstream of it with the shortest path from it.
+    """
+
+    node: Node
+    causes: tuple[tuple[Edge, ...], ...]
+    upstream: tuple[str, ...]
+    effects: tuple[Reach, ...]
+
+
+def blast_radius(graph: ImpactGraph) -> Radius:
+    """The nodes reachable from the graph's roots (the commits), each with its shortest justifying path."""
+    found = _walk(graph.roots, graph.outgoing())
+    reached = tuple(found[n.id] for n in graph.nodes if n.id in found)
+    layers = {n.id: n.layer for n in graph.nodes}
+    counts = tuple((layer, sum(layers[r.node] is layer for r in reached)) for layer in LAYER_ORDER)
+    return Radius(roots=graph.roots, reached=reached, counts=counts)
+
+
+def explain(graph: ImpactGraph, node_id: str) -> Explanation:
+    """The upstream causes of `node_id` (paths from the change) and its downstream effects."""
+    node = graph.node(node_id)
+    if node is None:
+        raise ConfigError(f"no node {node_id!r} in the impact graph", hint=_RADIUS_HINT)
+    radius = blast_radius(graph)
+    justified = radius.get(node_id)
+    causes = [justified.path] if justified is not None and justified.path else []
+    for edge in graph.incoming().get(node_id, ()):
+        before = radius.get(edge.source)
+        if before is not None and before.path + (edge,) not in causes:
+            causes.append(before.path + (edge,))
+    causes[1:] = sorted(causes[1:], key=len)
+    upstream = _walk((node_id,), _reverse(graph.incoming()))
+    downstream = _walk((node_id,), graph.outgoing())
+    order = {n.id: i for i, n in enumerate(graph.nodes)}
+    effects = tuple(sorted((r for n, r in downstream.items() if n != node_id), key=lambda r: order[r.node]))
+    ancestors = tuple(sorted((n for n in upstream if n != node_id), key=order.__getitem__))
+    return Explanation(node=node, causes=tuple(causes), upstream=ancestors, effects=effects)
+
+
+def find_node(graph: ImpactGraph, query: str) -> Node:
+    """The node whose id is `query`, else the one node whose id or label holds it (case-insensitive)."""
+    exact = graph.node(query)
+    if exact is not None:
+        return exact
+    needle = query.lower()
+    matches = [n for n in graph.nodes if needle in n.id.lower() or needle in n.label.lower()]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ConfigError(f"no node of the impact graph matches {query!r}", hint=_RADIUS_HINT)
+    shown = ", ".join(n.id for n in matches[:5]) + (", ..." if len(matches) > 5 else "")
+    raise ConfigError(f"{len(matches)} nodes match {query!r}: {shown}", hint="pass a full node id")
+
+
+def _walk(starts: tuple[str, ...], adjacency: Mapping[str, tuple[Edge, ...]]) -> dict[str, Reach]:
+    """Every node reachable from the starts, each by its best path: fewest weak links, then fewest hops,
+    then fewest indirect links; remaining ties go to the earlier start and the earlier edge."""
+    found: dict[str, Reach] = {}
+    heap: list[tuple[tuple[int, int, int], int, Reach]] = []
+    for start in starts:
+        heapq.heappush(heap, ((0, 0, 0), len(heap), Reach(start, 0, ())))
+    sequence = len(heap)
+    while heap:
+        cost, _, reach = heapq.heappop(heap)
+        if reach.node in found:
+            continue
+        found[reach.node] = reach
+        for edge in adjacency.get(reach.node, ()):
+            if edge.target not in found:
+                step = (cost[0] + edge.weak, cost[1] + 1, cost[2] + _indirect(edge.kind))
+                heapq.heappush(heap, (step, sequence, Reach(edge.target, reach.distance + 1, reach.path + (edge,))))
+                sequence += 1
+    return found
+
+
+def _indirect(kind: EdgeKind) -> bool:
+    """A link that reaches a node through another object, where a direct one may exist."""
+    match kind:
+        case EdgeKind.FEEDS:
+            return True
+        case (EdgeKind.TOUCHES | EdgeKind.MAPS_TO | EdgeKind.IN_CHART | EdgeKind.INCLUDES | EdgeKind.RENDERS
+              | EdgeKind.DEFINES | EdgeKind.INSTALLS | EdgeKind.INSTALLED_AS | EdgeKind.PASSES | EdgeKind.IN_NAMESPACE):
+            return False
+        case _:
+            assert_never(kind)
+
+
+def _reverse(incoming: Mapping[str, tuple[Edge, ...]]) -> dict[str, tuple[Edge, ...]]:
+    """Incoming edges turned around, so a walk over them goes upstream."""
+    return {
+        target: tuple(Edge(e.target, e.source, e.kind, e.via, e.weak) for e in edges) for target, edges in incoming.items()
+    }

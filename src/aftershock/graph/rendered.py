@@ -1,0 +1,171 @@
+"""The rendered half of the impact graph (pure): changed objects of each chart review, the releases that
+install downstream charts, the workloads the objects are or feed, and their namespaces.
+
+A chart review is one render scope: a chart with its defaults (`path`), a chart as a release installs it
+(`path@release`), or a values scenario (`...#scenario`), named as the review document names it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from aftershock.graph.model import (
+    Edge, EdgeKind, Node, NodeKind, chart_node_id, namespace_node_id, node_id, template_node_id,
+)
+from aftershock.graph.workloads import fed_workloads, is_workload
+from aftershock.model.diff import ObjectChange, ObjectChangeKind
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import ChartReview
+from aftershock.model.units import ValuesKeyChange
+
+DEFAULT_SCENARIO = "default"
+
+
+@dataclass(frozen=True)
+class Part:
+    nodes: tuple[Node, ...] = ()
+    edges: tuple[Edge, ...] = ()
+
+
+def join(parts: Iterable[Part]) -> Part:
+    parts = tuple(parts)
+    return Part(tuple(n for p in parts for n in p.nodes), tuple(e for p in parts for e in p.edges))
+
+
+def review_scope(review: ChartReview) -> str:
+    """The id the review document gives a chart review (report.canonical.review_id)."""
+    base = install_scope(review)
+    return base if review.scenario == DEFAULT_SCENARIO else f"{base}#{review.scenario}"
+
+
+def install_scope(review: ChartReview) -> str:
+    """The chart as installed: `path`, or `path@release`; one workload whichever scenario shows it."""
+    return f"{review.chart}@{review.release}" if review.release else review.chart
+
+
+def object_ref(scope: str, key: ObjectKey) -> str:
+    """The id the review document gives an object change (report.canonical.object_id)."""
+    return f"{scope}::{key.id}"
+
+
+def rendered_part(reviews: Sequence[ChartReview], values_changes: Sequence[ValuesKeyChange]) -> Part:
+    """Objects, releases, workloads and namespaces of every chart review."""
+    defaults = {(r.chart, r.release): r.changes for r in reviews if r.scenario == DEFAULT_SCENARIO}
+    parts = [_release(r, values_changes) for r in reviews if r.release]
+    for review in reviews:
+        shown = defaults.get((review.chart, review.release), ()) if review.scenario != DEFAULT_SCENARIO else ()
+        # A scenario's change identical to the default scenario's adds nothing the default does not show.
+        parts += [_object(review, c) for c in review.changes if c not in shown]
+    part = join(parts)
+    releases = {n.ref: n.id for n in part.nodes if n.kind is NodeKind.RELEASE}
+    defines = tuple(
+        Edge(n.id, releases[str(n.fact("key"))], EdgeKind.DEFINES, "the release object")
+        for n in part.nodes if n.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT) and n.fact("key") in releases
+    )
+    return Part(part.nodes, part.edges + defines)
+
+
+def _owner(review: ChartReview) -> str:
+    """The node that renders a review's objects: the chart, or the chart as its release installs it."""
+    if review.release:
+        return node_id(NodeKind.DOWNSTREAM_CHART, f"{review.chart}@{review.release}")
+    return chart_node_id(review.chart)
+
+
+def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> Part:
+    release = str(review.release)
+    key = key_from_id(release)
+    release_id = node_id(NodeKind.RELEASE, release)
+    installs = review.affected.path[-1].relation if review.affected.path else "installs"
+    downstream = _owner(review)
+    nodes = [
+        Node(release_id, NodeKind.RELEASE, f"{key.kind} {key.namespace}/{key.name}", ref=release,
+             facts=(("key", release), ("installs", review.chart))),
+        Node(downstream, NodeKind.DOWNSTREAM_CHART, f"{review.name} @ {key.name}", ref=review_scope(review),
+             chart=review.chart, facts=(("path", review.chart), ("release", release), ("outcome", review.outcome.value))),
+    ]
+    edges = [
+        Edge(release_id, downstream, EdgeKind.INSTALLS, installs),
+        Edge(chart_node_id(review.chart), downstream, EdgeKind.INSTALLED_AS, f"installed by {key.kind} {key.name}"),
+    ]
+    for change in values_changes:
+        if change.file == f"release {key}":
+            value_id = node_id(NodeKind.RELEASE_VALUE, f"{release}::{change.path}")
+            nodes.append(Node(value_id, NodeKind.RELEASE_VALUE, change.path, ref=f"{change.file}::{change.path}",
+                              chart=review.chart, facts=(("change", change.kind.value), ("release", release))))
+            edges += [Edge(release_id, value_id, EdgeKind.PASSES, "values the controller passes"),
+                      Edge(value_id, downstream, EdgeKind.IN_CHART, "release values")]
+    return Part(tuple(nodes), tuple(edges))
+
+
+def key_from_id(key_id: str) -> ObjectKey:
+    """The inverse of ObjectKey.id ("core" for the core group, "_" for no namespace)."""
+    group, kind, namespace, name = key_id.split("/", 3)
+    return ObjectKey("" if group == "core" else group, kind, "" if namespace == "_" else namespace, name)
+
+
+def _object(review: ChartReview, change: ObjectChange) -> Part:
+    """One changed object, the workloads it is or feeds, and where those run."""
+    scope = review_scope(review)
+    ref = object_ref(scope, change.key)
+    kind = NodeKind.DOWNSTREAM_OBJECT if review.release else NodeKind.OBJECT
+    obj_id = node_id(kind, ref)
+    facts = [("change", change.kind.value), ("fields", str(len(change.fields))), ("key", change.key.id)]
+    if change.previous_key is not None:
+        facts.append(("renamed from", str(change.previous_key)))
+    if review.scenario != DEFAULT_SCENARIO:
+        facts.append(("scenario", review.scenario))
+    label = str(change.key) if review.scenario == DEFAULT_SCENARIO else f"{change.key} · {review.scenario}"
+    nodes = [Node(obj_id, kind, label, ref=ref, chart=review.chart, facts=tuple(facts))]
+    edges = [Edge(_owner(review), obj_id, EdgeKind.RENDERS, ", ".join(change.templates))]
+    edges += [Edge(template_node_id(t), obj_id, EdgeKind.RENDERS, "rendered from this template") for t in change.templates]
+    feeds = _feeds(change, review)
+    for key, via in feeds:
+        workload = _workload_node(install_scope(review), review, key)
+        nodes += [workload, _namespace_node(key.namespace)]
+        edges.append(Edge(obj_id, workload.id, EdgeKind.DEFINES if key == change.key else EdgeKind.FEEDS, via))
+        edges.append(Edge(workload.id, namespace_node_id(key.namespace), EdgeKind.IN_NAMESPACE, key.namespace))
+    if (change.key.group, change.key.kind) == ("", "Namespace"):
+        nodes.append(_namespace_node(change.key.name))
+        edges.append(Edge(obj_id, namespace_node_id(change.key.name), EdgeKind.DEFINES, "the Namespace object"))
+    elif not feeds and change.key.namespace:
+        nodes.append(_namespace_node(change.key.namespace))
+        edges.append(Edge(obj_id, namespace_node_id(change.key.namespace), EdgeKind.IN_NAMESPACE, "feeds no workload"))
+    return Part(tuple(nodes), tuple(edges))
+
+
+def _feeds(change: ObjectChange, review: ChartReview) -> tuple[tuple[ObjectKey, str], ...]:
+    """The workload the object is, else those it feeds at head, or at base under its base key."""
+    if is_workload(change.key):
+        return ((change.key, "is this workload"),)
+    sides: list[tuple[ObjectKey, Mapping[str, Any], tuple[RenderedObject, ...]]] = []
+    head = _body(review.head_objects, change.key)
+    if change.kind is not ObjectChangeKind.REMOVED and head is not None:
+        sides.append((change.key, head, review.head_objects))
+    base_key = change.previous_key or change.key
+    base = _body(review.base_objects, base_key)
+    if change.kind is not ObjectChangeKind.ADDED and base is not None:
+        sides.append((base_key, base, review.base_objects))
+    found: dict[ObjectKey, str] = {}
+    for key, body, objects in sides:
+        for workload, via in fed_workloads(key, body, objects):
+            found.setdefault(workload, via)
+    return tuple(found.items())
+
+
+def _body(objects: Iterable[RenderedObject], key: ObjectKey) -> Mapping[str, Any] | None:
+    return next((o.body for o in objects if o.key == key), None)
+
+
+def _workload_node(scope: str, review: ChartReview, key: ObjectKey) -> Node:
+    ref = object_ref(scope, key)
+    facts = [("kind", key.kind), ("namespace", key.namespace), ("render", scope)]
+    changed = any(c.key == key for c in review.changes)
+    facts.append(("object changed", "yes" if changed else "no"))
+    return Node(node_id(NodeKind.WORKLOAD, ref), NodeKind.WORKLOAD, f"{key.kind} {key.name}", ref=ref,
+                chart=review.chart, facts=tuple(facts))
+
+
+def _namespace_node(name: str) -> Node:
+    return Node(namespace_node_id(name), NodeKind.NAMESPACE, name, ref=name)

@@ -1,0 +1,376 @@
+"""A content-addressed render cache: `CachingRenderer` wraps any Renderer and renders each distinct input once.
+
+The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir`,
+symlinks followed, by sorted relative path and bytes, never the folder's absolute path), the
+canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
+version. A chart whose templates may differ between two renders (random, time) is never cached or
+merged: the pipeline renders those twice on purpose. Errors are cached only when Helm would give
+them again (template errors); timeouts, oversize output and dead workers are not.
+
+Entries live in memory (LRU by bytes) over an on-disk store (one zlib-compressed JSON file per key,
+LRU by modification time, bounded in total bytes), which several processes may share.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+import tempfile
+import threading
+import time
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Protocol, Sequence
+
+from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.plan import may_be_nondeterministic
+
+CACHE_FORMAT = 1
+DEFAULT_MAX_BYTES = 512 * 2**20
+DEFAULT_MEMORY_BYTES = 64 * 2**20
+# Errors that depend on time, limits or process health, not on the chart: never cached.
+_TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render worker", "values cannot be passed", "helm failed without a message")
+# The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
+_SCANNED_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
+_STALE_TEMP_SECONDS = 3600.0
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    manifests: Mapping[str, str]
+    error: str | None = None
+
+    @property
+    def size(self) -> int:
+        return sum(len(k) + len(v) for k, v in self.manifests.items()) + len(self.error or "")
+
+
+class RenderCacheStore(Protocol):
+    def get(self, key: str) -> CacheEntry | None: ...
+
+    def put(self, key: str, entry: CacheEntry) -> None: ...
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    hits: int = 0
+    misses: int = 0  # rendered by the inner renderer, and stored when deterministic
+    merged: int = 0  # identical to an earlier request of the same batch: rendered once for both
+    uncacheable: int = 0  # nondeterministic chart, unreadable chart or non-JSON values: passed through
+
+
+def is_deterministic_error(error: str) -> bool:
+    """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
+    return not error.startswith(_TRANSIENT_ERRORS)
+
+
+def chart_digest(chart_dir: str) -> tuple[str, bool] | None:
+    """(sha256 of the chart's files, whether a template may render differently each time).
+
+    None when the folder cannot be hashed as Helm would read it: a symlink loop, a dangling
+    link, a special file or an unreadable file. The inner renderer then reports it its own way.
+    """
+    digest = hashlib.sha256()
+    try:
+        volatile = _hash_folder(Path(chart_dir), "", digest, frozenset())
+    except (OSError, _Unhashable):
+        return None
+    return digest.hexdigest(), volatile
+
+
+class _Unhashable(Exception):
+    pass
+
+
+def _hash_folder(folder: Path, prefix: str, digest: Any, ancestors: frozenset[tuple[int, int]]) -> bool:
+    info = folder.stat()
+    identity = (info.st_dev, info.st_ino)
+    if identity in ancestors:
+        raise _Unhashable(f"symlink loop at {folder}")
+    ancestors = ancestors | {identity}
+    volatile = False
+    for name in sorted(os.listdir(folder)):
+        path, relative = folder / name, prefix + name
+        mode = path.stat().st_mode  # follows symlinks, as Helm's loader does
+        if stat.S_ISDIR(mode):
+            volatile |= _hash_folder(path, relative + "/", digest, ancestors)
+        elif stat.S_ISREG(mode):
+            data = path.read_bytes()
+            digest.update(b"F%d:%s\0%d:" % (len(relative.encode()), relative.encode(), len(data)))
+            digest.update(data)
+            if name.endswith(_SCANNED_SUFFIXES):
+                volatile |= may_be_nondeterministic([data.decode("utf-8", "replace")])
+        else:
+            raise _Unhashable(f"special file {path}")
+    return volatile
+
+
+def _canonical_json(value: Any) -> str:
+    def as_json_type(item: Any) -> Any:
+        if isinstance(item, Mapping):
+            return dict(item)
+        raise TypeError(f"{type(item).__name__} is not JSON-serializable")
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=as_json_type)
+
+
+def values_text(values: Mapping[str, Any]) -> str | None:
+    """The canonical JSON of a request's values; None when they are not JSON (Helm refuses them too)."""
+    try:
+        return _canonical_json(values)
+    except (TypeError, ValueError):
+        return None
+
+
+def request_key(request: RenderRequest, chart: str, values: str, renderer_identity: str) -> str:
+    """The cache key of a request, given its chart digest and canonical values."""
+    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values")}
+    text = json.dumps([CACHE_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class MemoryRenderCache:
+    """The most recently used entries, up to `max_bytes` of manifest text."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
+        self._max_bytes = max_bytes
+        self._entries: OrderedDict[str, CacheEntry] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> CacheEntry | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: str, entry: CacheEntry) -> None:
+        if entry.size > self._max_bytes:
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            self._bytes += entry.size - (old.size if old else 0)
+            self._entries[key] = entry
+            while self._bytes > self._max_bytes:
+                _, evicted = self._entries.popitem(last=False)
+                self._bytes -= evicted.size
+
+
+class DiskRenderCache:
+    """Entries as `root/<key[:2]>/<key>` files, at most `max_bytes` on disk in all.
+
+    Reading an entry refreshes its modification time; when a write takes the total over the bound,
+    the least recently used files are removed. Writes are atomic (temp file + rename), so several
+    processes can share the folder; a corrupt entry is removed and counted as a miss.
+    """
+
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.root = root
+        self._max_bytes = max_bytes
+        self._bytes: int | None = None  # our estimate of the total; re-measured when it looks over
+        self._lock = threading.Lock()
+        self.evictions = 0
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / key
+
+    def get(self, key: str) -> CacheEntry | None:
+        path = self._path(key)
+        try:
+            data = json.loads(zlib.decompress(path.read_bytes()))
+            if data.get("format") != CACHE_FORMAT or data.get("key") != key:
+                raise ValueError("not an entry of this key")
+            entry = CacheEntry(dict(data["manifests"]), data["error"])
+            os.utime(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, zlib.error):
+            path.unlink(missing_ok=True)
+            return None
+        return entry
+
+    def put(self, key: str, entry: CacheEntry) -> None:
+        document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error}
+        blob = zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
+        if len(blob) > self._max_bytes:
+            return
+        folder = self._path(key).parent
+        try:
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # rendered Secrets may be inside
+            folder.mkdir(mode=0o700, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+            with os.fdopen(handle, "wb") as out:
+                out.write(blob)
+            os.replace(temp, self._path(key))
+        except OSError:
+            return  # a cache that cannot be written only costs time
+        with self._lock:
+            if self._bytes is not None:
+                self._bytes += len(blob)  # an overwrite counts twice: that only brings the next scan sooner
+            if self._bytes is None or self._bytes > self._max_bytes:
+                self._bytes = self._evict()
+
+    def total_bytes(self) -> int:
+        return sum(size for _, _, size in self._scan())
+
+    def _scan(self) -> list[tuple[float, Path, int]]:
+        """(modification time, path, size) of every entry; stale temp files of dead writers removed."""
+        found = []
+        now = time.time()
+        for folder in self.root.glob("??"):
+            for path in folder.iterdir():
+                try:
+                    info = path.stat()
+                except OSError:
+                    continue
+                if path.name.startswith(".tmp-"):
+                    if now - info.st_mtime > _STALE_TEMP_SECONDS:
+                        path.unlink(missing_ok=True)
+                    continue
+                found.append((info.st_mtime, path, info.st_size))
+        return found
+
+    def _evict(self) -> int:
+        """Remove least recently used entries until the total fits; return the new total."""
+        entries = sorted(self._scan())
+        total = sum(size for _, _, size in entries)
+        for _, path, size in entries:
+            if total <= self._max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            total -= size
+            self.evictions += 1
+        return total
+
+
+class LayeredRenderCache:
+    """Memory first, then disk; a disk hit is kept in memory too."""
+
+    def __init__(self, memory: MemoryRenderCache, disk: DiskRenderCache) -> None:
+        self.memory = memory
+        self.disk = disk
+
+    def get(self, key: str) -> CacheEntry | None:
+        entry = self.memory.get(key)
+        if entry is None:
+            entry = self.disk.get(key)
+            if entry is not None:
+                self.memory.put(key, entry)
+        return entry
+
+    def put(self, key: str, entry: CacheEntry) -> None:
+        self.memory.put(key, entry)
+        self.disk.put(key, entry)
+
+
+def default_render_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    """`$XDG_CACHE_HOME/aftershock/render`, or `~/.cache/aftershock/render`."""
+    base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
+    return Path(base) / "aftershock" / "render"
+
+
+def open_render_cache(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> LayeredRenderCache:
+    """The render cache in folder `path` (created on first write), at most `max_bytes` on disk."""
+    return LayeredRenderCache(MemoryRenderCache(min(DEFAULT_MEMORY_BYTES, max_bytes)), DiskRenderCache(path, max_bytes))
+
+
+class CachingRenderer:
+    """A Renderer that answers from `store` what it has rendered before, and renders the rest with `inner`."""
+
+    def __init__(self, inner: Renderer, store: RenderCacheStore) -> None:
+        self.inner = inner
+        self.store = store
+        self.name = inner.name
+        self._stats = CacheStats()
+        self._stats_lock = threading.Lock()
+
+    @property
+    def version(self) -> str:
+        return self.inner.version
+
+    @property
+    def stats(self) -> CacheStats:
+        with self._stats_lock:
+            return self._stats
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None) -> list[RenderOutcome]:
+        """Answer hits from the store, render each distinct miss once, pass uncacheable requests through."""
+        keys = self.keys_for(requests)
+        outcomes: list[RenderOutcome | None] = [None] * len(requests)
+        first_of: dict[str, int] = {}  # key -> index of the request rendered for it
+        to_render: list[int] = []
+        counts = {"hits": 0, "misses": 0, "merged": 0, "uncacheable": 0}
+        for index, (request, key) in enumerate(zip(requests, keys)):
+            entry = self.store.get(key) if key is not None else None
+            if key is None:
+                counts["uncacheable"] += 1
+                to_render.append(index)
+            elif entry is not None:
+                counts["hits"] += 1
+                outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error)
+                if progress is not None:
+                    progress(outcomes[index])  # type: ignore[arg-type]
+            elif key in first_of:
+                counts["merged"] += 1
+            else:
+                counts["misses"] += 1
+                first_of[key] = index
+                to_render.append(index)
+        rendered = self.inner.render_many([requests[i] for i in to_render], progress)
+        for index, outcome in zip(to_render, rendered):
+            outcomes[index] = outcome
+            key = keys[index]
+            if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
+                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error))
+        self._fill_merged(requests, keys, first_of, outcomes, progress)
+        self._count(counts)
+        return [outcome for outcome in outcomes if outcome is not None]
+
+    def keys_for(self, requests: Sequence[RenderRequest]) -> list[str | None]:
+        """Each request's cache key, None when it cannot be cached; equal keys mean equal renders.
+
+        A caller may key its own derived results (parsed objects, a chart's diff) by these too.
+        """
+        identity = f"{self.inner.name}\0{self.inner.version}"
+        charts: dict[str, tuple[str, bool] | None] = {}
+        keys: list[str | None] = []
+        for request in requests:
+            if request.chart_dir not in charts:
+                charts[request.chart_dir] = chart_digest(request.chart_dir)
+            chart = charts[request.chart_dir]
+            values = values_text(request.values)
+            # `tpl` can evaluate a values string, so values may call random or time functions too.
+            if chart is None or chart[1] or values is None or may_be_nondeterministic([values]):
+                keys.append(None)
+            else:
+                keys.append(request_key(request, chart[0], values, identity))
+        return keys
+
+    @staticmethod
+    def _fill_merged(
+        requests: Sequence[RenderRequest], keys: Sequence[str | None], first_of: Mapping[str, int],
+        outcomes: list[RenderOutcome | None], progress: ProgressCallback | None,
+    ) -> None:
+        for index, key in enumerate(keys):
+            if outcomes[index] is None and key is not None:
+                twin = outcomes[first_of[key]]
+                assert twin is not None
+                outcomes[index] = dataclasses.replace(twin, request=requests[index], seconds=0.0)
+                if progress is not None:
+                    progress(outcomes[index])  # type: ignore[arg-type]
+
+    def _count(self, counts: Mapping[str, int]) -> None:
+        with self._stats_lock:
+            self._stats = CacheStats(
+                self._stats.hits + counts["hits"], self._stats.misses + counts["misses"],
+                self._stats.merged + counts["merged"], self._stats.uncacheable + counts["uncacheable"],
+            )

@@ -1,0 +1,228 @@
+"""The HTML explorer: one offline file, opened in headless Chromium, clicked, read back and photographed.
+
+Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no extra
+package). Without /usr/bin/chromium (Debian's `chromium` package) the browser tests skip.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import select
+import shutil
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from aftershock.graph import blast_radius, build_graph, graph_document
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.report.canonical import review_document
+from aftershock.report.html import render_html
+from charts import app_chart
+from gitrepo import commit, make_repo
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+needs_chromium = pytest.mark.skipif(
+    not os.access(CHROMIUM, os.X_OK),
+    reason="headless Chromium is missing: apt-get update && apt-get install -y chromium",
+)
+WORKLOAD = "workload:charts/apps/orders::apps/Deployment/default/release-orders"
+HOSTILE = "</script><script>document.body.dataset.pwned = 'yes'</script>"
+
+
+def explorer_html(review) -> str:
+    doc = review_document(review)
+    graph = build_graph(review)
+    doc["graph"] = graph_document(graph, blast_radius(graph))
+    return render_html(doc)
+
+
+@pytest.fixture(scope="module")
+def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
+    request = ReviewRequest(repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label")
+    page = tmp_path_factory.mktemp("explorer") / "lib.html"
+    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    return page
+
+
+class DevTools:
+    """A headless Chromium and one page, spoken to in DevTools protocol messages ending in NUL."""
+
+    def __init__(self, profile: Path) -> None:
+        to_browser, self._commands = os.pipe()
+        self._events, from_browser = os.pipe()
+        # bash (dash takes one-digit descriptors only) puts the pipes on the descriptors 3 and 4 that --remote-debugging-pipe reads and writes.
+        script = f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}'
+        args = ["bash", "-c", script, CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe"]
+        self._log = profile / "chromium.log"
+        with self._log.open("wb") as log:
+            self._process = subprocess.Popen(args, pass_fds=(to_browser, from_browser), stdin=subprocess.DEVNULL,
+                                             stdout=log, stderr=log)
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer, self._next = b"", 0
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, page=True)
+
+    def call(self, method: str, params: dict, *, page: bool = False, timeout: float = 30.0) -> dict:
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params}
+        if page:
+            message["sessionId"] = self._session
+        try:
+            os.write(self._commands, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError:
+            raise AssertionError(f"Chromium exited: {self._log.read_text(errors='replace').splitlines()[-5:]}") from None
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._next:
+                assert "error" not in reply, f"{method}: {reply['error']}"
+                return reply["result"]
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._events], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(self._events, 1 << 20) if ready else b""
+            if not chunk:
+                tail = self._log.read_text(errors="replace").splitlines()[-5:]
+                raise AssertionError(f"Chromium did not answer in time (or exited): {tail}")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, page=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def open(self, url: str) -> None:
+        self.call("Page.navigate", {"url": url}, page=True)
+        deadline = time.monotonic() + 20
+        while self.evaluate("document.readyState === 'complete' && document.body && document.body.dataset.ready") != "true":
+            assert time.monotonic() < deadline, "the explorer did not finish loading"
+            time.sleep(0.05)
+
+    def click(self, selector: str) -> None:
+        """A real mouse click (pressed and released) at the centre of the element, scrolled into view."""
+        box = self.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " e.scrollIntoView({block: 'center', inline: 'nearest'}); const r = e.getBoundingClientRect();"
+            " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
+        )
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent",
+                      {"type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1}, page=True)
+
+    def screenshot(self) -> bytes:
+        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, page=True)["data"])
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", {}, timeout=10)
+        except AssertionError:
+            pass
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        os.close(self._commands)
+        os.close(self._events)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("headless Chromium is missing: apt-get update && apt-get install -y chromium")
+    tools = DevTools(tmp_path_factory.mktemp("chromium-profile"))
+    yield tools
+    tools.close()
+
+
+def selector(node_id: str) -> str:
+    return f'g.node[data-id="{node_id}"]'
+
+
+def classes(browser: DevTools, node_id: str) -> set[str]:
+    return set(browser.evaluate(f"document.querySelector({json.dumps(selector(node_id))}).getAttribute('class')").split())
+
+
+def test_the_file_is_self_contained_and_loads_nothing(lib_page):
+    text = lib_page.read_text()
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", text, re.I)
+    assert "@import" not in text and "fetch(" not in text and "XMLHttpRequest" not in text
+    assert '<script type="application/json" id="aftershock-data">' in text
+
+
+@needs_chromium
+def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(browser, lib_page, tmp_path):
+    browser.open(lib_page.as_uri())
+    assert browser.evaluate("document.querySelectorAll('g.node').length") > 20
+    assert browser.evaluate("document.querySelector('svg').classList.contains('has-selection')") is False
+    browser.click(selector(WORKLOAD))
+    assert "selected" in classes(browser, WORKLOAD)
+    for upstream in ("template:charts/library/platform-lib/templates/_labels.tpl", "chart:charts/library/platform-lib",
+                     "chart:charts/apps/orders", "object:charts/apps/orders::core/ConfigMap/default/release-orders"):
+        assert "cause" in classes(browser, upstream), upstream
+    assert "effect" in classes(browser, "namespace:default")
+    assert "dim" in classes(browser, "workload:charts/apps/payments::apps/Deployment/default/release-payments")
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
+    assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(f"encodeURIComponent({json.dumps(WORKLOAD)})")
+    png = browser.screenshot()
+    (tmp_path / "explorer.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+    assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+
+
+@needs_chromium
+def test_search_marks_matches_and_enter_selects_one(browser, lib_page):
+    browser.open(lib_page.as_uri())
+    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'release-payments';"
+                     " s.dispatchEvent(new Event('input')); })()")
+    matched = browser.evaluate("[...document.querySelectorAll('g.node.match')].map(g => g.dataset.id)")
+    assert matched and all("release-payments" in m for m in matched)
+    assert browser.evaluate("document.getElementById('search-count').textContent") == f"{len(matched)} matches"
+    browser.evaluate("document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))")
+    assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == matched[0]
+
+
+@needs_chromium
+def test_repository_text_cannot_inject_markup_or_script(tmp_path, renderer, browser):
+    repo = make_repo(tmp_path)
+    base = commit(repo, app_chart("charts/web", "web"), "feat: web")
+    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, f"fix: {HOSTILE}")
+    page = tmp_path / "hostile.html"
+    text = explorer_html(run_review(ReviewRequest(repo=repo, base=base), renderer))
+    assert HOSTILE not in text
+    page.write_text(text, encoding="utf-8")
+    browser.open(page.as_uri())
+    commit_id = browser.evaluate("document.querySelector('g.node.kind-commit').dataset.id")
+    browser.click(selector(commit_id))
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert HOSTILE in browser.evaluate("document.getElementById('panel').textContent")
+
+
+@needs_chromium
+def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, tmp_path):
+    request = ReviewRequest(repo=example_repo, base="state-05-node-metrics-process-collector",
+                            head="state-06-payments-webhook-key")
+    page = tmp_path / "secret.html"
+    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    assert "whk-" not in page.read_text()
+    secret = "object:charts/apps/payments::core/Secret/default/release-payments"
+    browser.open(page.as_uri())
+    browser.click(selector(secret))
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert "data.WEBHOOK_SIGNING_KEY" in panel and "‹redacted, 20 bytes›" in panel and "whk-" not in panel
