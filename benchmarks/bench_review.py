@@ -37,6 +37,7 @@ from typing import Any, Callable, Sequence
 
 from aftershock.model.review import ChartOutcome, Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, open_renderer, run_review
+from aftershock.render.sdk import SdkRenderer
 from aftershock.render.interface import Renderer, RenderRequest
 
 from monorepo import LIBRARY, Monorepo, MonorepoSpec, build_monorepo
@@ -220,21 +221,23 @@ def warm_up(renderer: Renderer, repo: Monorepo, requests: Sequence[RenderRequest
     timed_review(renderer, repo, repo.one_chart_head, check_one_chart)
 
 
-def timings(renderer: Renderer, repo: Monorepo, repeat: int) -> dict[str, list[float]]:
-    """The four measurements, interleaved `repeat` times so drifts of a noisy machine hit them alike."""
+def timings(renderer: Renderer, bare: Renderer, repo: Monorepo, repeat: int) -> dict[str, list[float]]:
+    """The four measurements, interleaved `repeat` times so drifts of a noisy machine hit them alike.
+    The baselines render with `bare`, whose workers only render (they do not parse what they render)."""
     runs: dict[str, list[float]] = {"naive": [], "review_a": [], "review_b": [], "review_b_render": [], "renders_b": []}
     with tempfile.TemporaryDirectory(prefix="bench-trees-") as trees:
         export_tree(repo.path, repo.base, Path(trees) / "base")
         export_tree(repo.path, repo.library_head, Path(trees) / "head")
         renders_b = chart_requests(Path(trees) / "base", repo.chart_paths) + chart_requests(Path(trees) / "head", repo.chart_paths)
         warm_up(renderer, repo, renders_b)
+        render_all(bare, renders_b)
         for _ in range(repeat):
-            runs["naive"].append(timed(lambda: naive_path(renderer, repo, repo.one_chart_head)))
+            runs["naive"].append(timed(lambda: naive_path(bare, repo, repo.one_chart_head)))
             runs["review_a"].append(timed_review(renderer, repo, repo.one_chart_head, check_one_chart)[0])
             review_b, render_b = timed_review(renderer, repo, repo.library_head, check_library)
             runs["review_b"].append(review_b)
             runs["review_b_render"].append(render_b)
-            runs["renders_b"].append(timed(lambda: render_all(renderer, renders_b)))
+            runs["renders_b"].append(timed(lambda: render_all(bare, renders_b)))
     return runs
 
 
@@ -254,8 +257,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     spec = MonorepoSpec(charts=args.charts, templates_per_chart=args.templates)
     repo = build_monorepo(work / "monorepo", spec)
     built = time.perf_counter() - started
-    with open_renderer("sdk", workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS) as renderer:
-        runs = timings(renderer, repo, args.repeat)
+    bare = SdkRenderer(workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS, parse_documents=False)
+    with bare, open_renderer("sdk", workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS) as renderer:
+        runs = timings(renderer, bare, repo, args.repeat)
         stages = {
             "one_chart_change": stage_breakdown(renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.one_chart_head)),
             "library_change": stage_breakdown(renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.library_head)),

@@ -22,5 +22,8 @@ class MemoryTree:
     def read_text(self, path: str) -> str:
         return self.files[path]
 
+    def read_texts(self, paths):
+        return {p: self.files[p] for p in paths}
+
     def text_or_none(self, path: str) -> str | None:
         return self.files.get(path)

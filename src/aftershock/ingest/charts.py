@@ -25,6 +25,10 @@ class ChartSource(Protocol):
 
     def read_text(self, path: str) -> str: ...
 
+    def read_texts(self, paths: Iterable[str]) -> Mapping[str, str]:
+        """Many files in one batch (each must exist)."""
+        ...
+
 
 def discover_charts(tree: ChartSource, ref_label: str) -> tuple[Chart, ...]:
     """Find every chart in the tree, sorted by path, with dependencies resolved to repository paths."""
@@ -32,9 +36,10 @@ def discover_charts(tree: ChartSource, ref_label: str) -> tuple[Chart, ...]:
     chart_dirs = sorted(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Chart.yaml")
     links = {p: t for p in paths if (t := tree.symlink_target(p)) is not None}
     dir_set = set(chart_dirs)
+    texts = tree.read_texts(posixpath.join(d, "Chart.yaml") for d in chart_dirs)
     charts = []
     for chart_dir in chart_dirs:
-        meta = _read_chart_yaml(tree, chart_dir, ref_label)
+        meta = _parse_chart_yaml(texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label)
         deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
     return tuple(charts)
@@ -55,9 +60,9 @@ def _chart(path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...]
     )
 
 
-def _read_chart_yaml(tree: ChartSource, chart_dir: str, ref_label: str) -> Mapping[str, Any]:
+def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str, Any]:
     path = posixpath.join(chart_dir, "Chart.yaml")
-    meta = load_one(tree.read_text(path), source=f"{path} at {ref_label}")
+    meta = load_one(text, source=f"{path} at {ref_label}")
     if not isinstance(meta, dict):
         raise MalformedInputError(
             "Chart.yaml is not a mapping", where=f"{path} at {ref_label}", hint="fix the chart metadata"

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from aftershock.errors import FileTooLargeError
+from aftershock.errors import FileTooLargeError, MalformedInputError
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.tree import EntryKind, Tree, check_symlinks, materialize
@@ -44,6 +44,18 @@ class RefSnapshot:
         if not self._is_file(path):
             raise KeyError(path)
         return self.tree.read_text(path, max_bytes=self.max_file_bytes)
+
+    def read_texts(self, paths: Iterable[str]) -> dict[str, str]:
+        """Many files' texts through one batch of blob reads (sizes checked first)."""
+        found = {}
+        for path, data in self.tree.read_many(list(paths), max_bytes=self.max_file_bytes):
+            try:
+                found[path] = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise MalformedInputError(
+                    f"file is not UTF-8 text: {path} at {self.label}", hint="save it as UTF-8"
+                ) from error
+        return found
 
     def text_or_none(self, path: str) -> str | None:
         return self.tree.read_text(path, max_bytes=self.max_file_bytes) if self._is_file(path) else None

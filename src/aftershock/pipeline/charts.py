@@ -17,7 +17,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.render.manifests import parse_manifests
+from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
 from aftershock.render.plan import ChartPlan, dependency_closure, may_be_nondeterministic, template_repo_path
 from aftershock.render.workspace import link_local_dependencies
 
@@ -157,7 +157,8 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side)
 
 def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
     namespace = outcome.request.namespace
-    objects = parse_manifests(outcome.manifests, chart=job.chart.path, namespace=namespace)
+    documents = outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
+    objects = objects_from_documents(documents, chart=job.chart.path, namespace=namespace)
     rendered = tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
     return parse_manifests(job.crds, chart=job.chart.path, namespace=namespace) + rendered
 

@@ -36,6 +36,9 @@ class RenderOutcome:
     manifests: Mapping[str, str] = field(default_factory=dict, hash=False)
     error: str | None = None
     seconds: float = 0.0
+    # The manifests already split and parsed as `render.manifests.parse_documents` does, when the
+    # backend did it in its own process (so the reviewer's process need not); None otherwise.
+    documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, hash=False, compare=False)
 
     @property
     def ok(self) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from aftershock import yamlio
 from aftershock.errors import MalformedInputError
@@ -127,6 +127,16 @@ def _parse_template(template: str, text: str) -> list[tuple[str, int, Any]]:
     return parsed
 
 
+def parse_documents(manifests: Mapping[str, str]) -> tuple[tuple[str, int, Any], ...]:
+    """(template, document index, parsed body) for every document of the manifest templates, in
+    template order. Raises MalformedInputError naming the template when a document is not valid YAML."""
+    documents: list[tuple[str, int, Any]] = []
+    for template in sorted(manifests):
+        if _is_manifest(template):
+            documents.extend(_parse_template(template, manifests[template]))
+    return tuple(documents)
+
+
 def parse_manifests(
     manifests: Mapping[str, str], *, chart: str, namespace: str
 ) -> tuple[RenderedObject, ...]:
@@ -137,11 +147,14 @@ def parse_manifests(
     declared cluster-scoped by a CustomResourceDefinition in the same output) get namespace "".
     Raises MalformedInputError naming the template when a document is not valid YAML.
     """
-    documents: list[tuple[str, int, Any]] = []
-    for template in sorted(manifests):
-        if _is_manifest(template):
-            documents.extend(_parse_template(template, manifests[template]))
-    scopes = _declared_scopes(documents)
+    return objects_from_documents(parse_documents(manifests), chart=chart, namespace=namespace)
+
+
+def objects_from_documents(
+    documents: Sequence[tuple[str, int, Any]], *, chart: str, namespace: str
+) -> tuple[RenderedObject, ...]:
+    """RenderedObjects from parsed documents (see parse_documents): keys, scopes and List items."""
+    scopes = _declared_scopes(list(documents))
     objects = []
     for template, index, body in documents:
         for item in _flatten(body):

@@ -63,7 +63,7 @@ def _open_log() -> int:
     return fd
 
 
-def _request_line(request: RenderRequest, max_output_bytes: int) -> bytes:
+def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True) -> bytes:
     """The protocol line for one request; ValueError/TypeError when values are not JSON."""
     options: dict[str, Any] = {
         "name": request.release_name,
@@ -81,6 +81,7 @@ def _request_line(request: RenderRequest, max_output_bytes: int) -> bytes:
         "values_json": values_json(request.values),
         "options": options,
         "max_output_bytes": max_output_bytes,
+        "parse": parse,
     }
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
@@ -88,9 +89,10 @@ def _request_line(request: RenderRequest, max_output_bytes: int) -> bytes:
 class _WorkerProcess:
     """One sdk_worker child and its line protocol; (re)started on demand, one request at a time."""
 
-    def __init__(self, timeout_seconds: float, max_output_bytes: int) -> None:
+    def __init__(self, timeout_seconds: float, max_output_bytes: int, parse: bool = True) -> None:
         self._timeout_seconds = timeout_seconds
         self._max_output_bytes = max_output_bytes
+        self._parse = parse
         self._process: subprocess.Popen[bytes] | None = None
         self._log_fd: int | None = None
         self._buffer = bytearray()
@@ -99,7 +101,7 @@ class _WorkerProcess:
     def render(self, request: RenderRequest) -> RenderOutcome:
         started = time.monotonic()
         try:
-            line = _request_line(request, self._max_output_bytes)
+            line = _request_line(request, self._max_output_bytes, self._parse)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
@@ -112,7 +114,9 @@ class _WorkerProcess:
         seconds = time.monotonic() - started
         if "error" in reply:
             return RenderOutcome(request, error=str(reply["error"]), seconds=seconds)
-        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds)
+        documents = reply.get("documents")
+        parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
+        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed)
 
     def start(self) -> None:
         """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
@@ -253,7 +257,9 @@ class SdkRenderer:
         workers: int | None = None,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
+        parse_documents: bool = True,
     ) -> None:
+        """`parse_documents`: workers also parse what they render (RenderOutcome.documents), in parallel."""
         check_limits(timeout_seconds, max_output_bytes)
         count = workers if workers is not None else min(os.cpu_count() or 1, 4)
         if count < 1:
@@ -261,7 +267,7 @@ class SdkRenderer:
                 f"render worker count must be at least 1, got {count}",
                 hint="pass a positive number of workers",
             )
-        self._processes = [_WorkerProcess(timeout_seconds, max_output_bytes) for _ in range(count)]
+        self._processes = [_WorkerProcess(timeout_seconds, max_output_bytes, parse_documents) for _ in range(count)]
         self._lock = threading.Lock()
         self._version: str | None = None
 

@@ -18,7 +18,9 @@ import sys
 from typing import Any, BinaryIO
 
 from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
+from aftershock.errors import MalformedInputError
 from aftershock.render.limits import output_size, oversize_error
+from aftershock.render.manifests import parse_documents
 
 
 def _take_protocol_stream() -> BinaryIO:
@@ -48,7 +50,18 @@ def _render(helm: Any, request: dict[str, Any]) -> dict[str, Any]:
     manifests: dict[str, str] = json.loads(rendered)
     if output_size(manifests) > request["max_output_bytes"]:
         return {"error": oversize_error(request["max_output_bytes"])}
-    return {"manifests": manifests}
+    if not request.get("parse", True):
+        return {"manifests": manifests}
+    return {"manifests": manifests, "documents": _documents(manifests)}
+
+
+def _documents(manifests: dict[str, str]) -> list[list[Any]] | None:
+    """Parse here, in parallel with the other workers, so the reviewer's process need not.
+    Malformed output is left to the reviewer, which reports it with the template's name."""
+    try:
+        return [[template, index, body] for template, index, body in parse_documents(manifests)]
+    except MalformedInputError:
+        return None
 
 
 def _kube_version_error(metadata: dict[str, Any], options: dict[str, Any]) -> str | None:
