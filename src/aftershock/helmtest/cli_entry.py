@@ -1,0 +1,43 @@
+"""The entry point `aftershock test` calls: run the suites, print the report, write JUnit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from aftershock.errors import AftershockError
+from aftershock.helmtest.junit import write_junit
+from aftershock.helmtest.runner import run_suites
+from aftershock.helmtest.summary import write_report
+from aftershock.render.sdk import SdkRenderer
+
+
+def run(
+    paths: list[str],
+    *,
+    junit: str | None,
+    workers: int | None,
+    color: bool,
+    out: TextIO,
+    update_snapshots: bool = False,
+) -> int:
+    """Run every helm-unittest suite under `paths`; 0 when all pass, 1 when one fails, 2 on error.
+
+    `update_snapshots` writes snapshot files as `helm unittest -u` does; it is off by default,
+    and a review never turns it on.
+    """
+    try:
+        with SdkRenderer(workers=workers) as renderer:
+            result = run_suites(paths, renderer, update_snapshots=update_snapshots)
+    except AftershockError as exc:
+        out.write(f"Error: {exc.line()}\n")
+        return exc.exit_code
+    write_report(result, out, color)
+    if junit:
+        try:
+            write_junit(result, Path(junit))
+        except OSError as exc:
+            out.write(f"Error: cannot write the JUnit report ({junit}): {exc.strerror}; "
+                      "check that its folder exists and is writable\n")
+            return 2
+    return 0 if result.passed else 1

@@ -1,0 +1,134 @@
+"""The outcome of a helm-unittest run: charts, suites, tests, assertions and the values checked.
+
+Every assertion result names the templates it looked at and, value by value, the document index
+(in the template's rendered output), the path, the actual value and whether it satisfied the
+assertion, so a review can map assertions onto the rendered fields they guard.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class JobStatus(str, enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERRORED = "errored"  # failed, and an error stopped it (render or values error)
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class CheckedValue:
+    """One value an assertion compared, and where it came from."""
+
+    template: str
+    document_index: int | None
+    path: str | None
+    actual: Any
+    passed: bool
+
+
+@dataclass(frozen=True)
+class AssertionResult:
+    index: int
+    assert_type: str
+    negated: bool
+    passed: bool
+    skipped: bool = False
+    skip_reason: str = ""
+    fail_info: tuple[str, ...] = ()
+    path: str | None = None
+    expected: Any = None
+    parameters: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    templates: tuple[str, ...] = ()
+    checked: tuple[CheckedValue, ...] = ()
+
+    @property
+    def title(self) -> str:
+        negation = " NOT" if self.negated else ""
+        return f"- asserts[{self.index}]{negation} `{self.assert_type}` fail"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    __test__ = False  # a helm-unittest test, not a pytest class
+    name: str
+    index: int
+    passed: bool
+    skipped: bool = False
+    skip_reason: str = ""
+    exec_error: str | None = None
+    assertions: tuple[AssertionResult, ...] = ()
+    seconds: float = 0.0
+    render_key: str | None = None  # tests with the same key shared one render
+    unsupported: bool = False  # skipped because it needs a feature aftershock does not have
+
+    @property
+    def status(self) -> JobStatus:
+        """helm-unittest's counting: a passing test counts as passed even if marked skipped."""
+        if self.passed:
+            return JobStatus.PASSED
+        if self.skipped:
+            return JobStatus.SKIPPED
+        return JobStatus.ERRORED if self.exec_error else JobStatus.FAILED
+
+
+@dataclass(frozen=True)
+class SnapshotCounts:
+    total: int = 0
+    failed: int = 0
+    created: int = 0  # compared without a stored entry (written only when updating)
+    vanished: int = 0  # stored entries no test compared
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    name: str
+    file: str
+    chart: str
+    passed: bool
+    skipped: bool = False
+    exec_error: str | None = None
+    tests: tuple[TestResult, ...] = ()
+    snapshots: SnapshotCounts = SnapshotCounts()
+    skip_reason: str = ""
+
+
+@dataclass(frozen=True)
+class ChartResult:
+    name: str
+    path: str
+    passed: bool
+    error: str | None = None
+    suites: tuple[SuiteResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class RenderStats:
+    """How many Helm renders served how many tests (one render per test is helm-unittest's)."""
+
+    tests_rendered: int = 0
+    renders: int = 0
+    chart_copies: int = 0  # temporary copies (metadata overrides, suites' template selections)
+    render_seconds: float = 0.0
+
+    @property
+    def renders_per_test(self) -> float:
+        return self.renders / self.tests_rendered if self.tests_rendered else 0.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    charts: tuple[ChartResult, ...]
+    seconds: float = 0.0
+    stats: RenderStats = RenderStats()
+    regex_engine: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return all(chart.passed for chart in self.charts)
+
+    def suites(self) -> list[SuiteResult]:
+        return [suite for chart in self.charts for suite in chart.suites]

@@ -1,0 +1,192 @@
+"""Running every helm-unittest suite of some charts: parse, plan, render in one batch, evaluate.
+
+helm-unittest renders the chart once per test. Here every test is planned first; tests with the
+same inputs share one render, and all distinct renders of the run go to the renderer in one
+`render_many` call, so they run in parallel workers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from aftershock.errors import AftershockError
+from aftershock.helmtest.chart_copies import ChartCopies
+from aftershock.helmtest.charts import TEST_FILE_PATTERN, ChartUnderTest, find_charts, load_chart
+from aftershock.helmtest.crds import chart_crds
+from aftershock.helmtest.goregex import ENGINE
+from aftershock.helmtest.job import JobRender, run_job
+from aftershock.helmtest.planning import PlannedTest, Planner
+from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
+from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, SuiteResult, TestResult
+from aftershock.helmtest.selection import selected_outputs
+from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore
+from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
+from aftershock.render.interface import RenderOutcome, Renderer, RenderRequest
+
+@dataclass(frozen=True)
+class _ChartPlan:
+    chart: ChartUnderTest | None
+    path: str
+    error: str | None = None
+    failed_file: str | None = None
+    suites: tuple[tuple[TestSuite, tuple[PlannedTest, ...]], ...] = ()
+
+
+def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
+                with_subcharts: bool) -> _ChartPlan:
+    try:
+        chart = load_chart(path, patterns, with_subcharts)
+    except AftershockError as exc:
+        return _ChartPlan(None, str(path), error=exc.line())
+    suites: list[tuple[TestSuite, tuple[PlannedTest, ...]]] = []
+    parsed: list[TestSuite] = []
+    for suite_file in chart.suite_files:
+        try:
+            parsed += parse_suite_file(suite_file.path, suite_file.chart_route)
+        except (SuiteError, OSError, UnicodeDecodeError) as exc:
+            return _ChartPlan(chart, str(path), error=str(exc), failed_file=str(suite_file.path))
+    for suite in parsed:
+        planned = tuple(planner.plan(str(path), suite, test) for test in suite.tests)
+        suites.append((suite, planned))
+    return _ChartPlan(chart, str(path), suites=tuple(suites))
+
+
+class _Batches:
+    """The run's renders: each distinct request rendered once, all in one `render_many` call."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self.outcomes: dict[str, RenderOutcome] = {}
+
+    def render(self, planned: list[PlannedTest]) -> None:
+        distinct: dict[str, RenderRequest] = {}
+        for item in planned:
+            if item.request is not None and item.key is not None:
+                distinct.setdefault(item.key, item.request)
+        outcomes = self.renderer.render_many(list(distinct.values()))
+        self.outcomes = dict(zip(distinct, outcomes))
+
+    def job_render(self, planned: PlannedTest, crds: dict[str, str]) -> JobRender:
+        if planned.exec_error is not None:
+            return JobRender(exec_error=planned.exec_error)
+        if planned.values_error is not None:
+            return JobRender(error=planned.values_error, values_stage=True)
+        key = planned.key or ""
+        outcome = self.outcomes[key]
+        if outcome.error is not None:
+            text = as_helm3_text(outcome.error)
+            return JobRender(error=text, values_stage=is_values_stage(text), crds=crds,
+                             render_key=key)
+        outputs = selected_outputs(outcome.manifests, planned.suite.chart_route, planned.include,
+                                   planned.exclude)
+        return JobRender(outputs=outputs, crds=crds, render_key=key)
+
+    def stats(self, planned: list[PlannedTest], copies: int) -> RenderStats:
+        return RenderStats(
+            tests_rendered=sum(1 for item in planned if item.request is not None),
+            renders=len(self.outcomes),
+            chart_copies=copies,
+            render_seconds=sum(outcome.seconds for outcome in self.outcomes.values()),
+        )
+
+
+def _unshared(plan: _ChartPlan) -> _ChartPlan:
+    """The plan with a key of its own for every test, so that no render is shared."""
+    suites = tuple(
+        (suite, tuple(replace(item, key=f"{item.key}#{id(item)}") if item.key else item
+                      for item in planned))
+        for suite, planned in plan.suites)
+    return replace(plan, suites=suites)
+
+
+def _suite_passed(tests: list[TestResult]) -> tuple[bool, bool]:
+    """runV3TestJobs: (passed, skipped); a skipped test neither passes nor fails the suite."""
+    passed, skipped = False, 0
+    for position, test in enumerate(tests):
+        if test.skipped and not test.passed and not test.assertions:
+            skipped += 1
+            passed = True if position == 0 else passed
+            continue
+        passed = test.passed if position == 0 else passed and test.passed
+    return passed, skipped == len(tests)
+
+
+def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Batches,
+               chart: ChartUnderTest, update_snapshots: bool) -> SuiteResult:
+    shown = _shown(suite.file)
+    try:
+        store = SnapshotStore(suite.snapshot_file, update_snapshots)
+    except SnapshotFileError as exc:
+        return SuiteResult(suite.name, shown, chart.name, False, exec_error=str(exc))
+    crds = chart_crds(Path(planned[0].chart_dir), chart.name) if suite.include_crds else {}
+    tests: list[TestResult] = []
+    for item in planned:
+        if item.skip_reason:
+            tests.append(TestResult(item.test.name, item.test.index, False, skipped=True,
+                                    skip_reason=item.skip_reason,
+                                    unsupported=item.unsupported))
+            continue
+        render = batches.job_render(item, crds)
+        tests.append(run_job(suite, item.test, render, chart.name, store.for_test(item.test.name)))
+    passed, skipped = _suite_passed(tests)
+    store.write_if_updating()
+    return SuiteResult(suite.name, shown, chart.name, passed, skipped, tests=tuple(tests),
+                       snapshots=store.counts(), skip_reason=suite.skip_reason)
+
+
+def _shown(file: str) -> str:
+    try:
+        return os.path.relpath(file)
+    except ValueError:
+        return file
+
+
+def _chart_result(plan: _ChartPlan, batches: _Batches, update_snapshots: bool) -> ChartResult:
+    name = plan.chart.name if plan.chart else Path(plan.path).name
+    if plan.error is not None:
+        failed = ()
+        if plan.failed_file is not None:
+            failed = (SuiteResult("", _shown(plan.failed_file), name, False,
+                                  exec_error=plan.error),)
+        return ChartResult(name, plan.path, False, plan.error, failed)
+    assert plan.chart is not None
+    suites = tuple(_run_suite(suite, planned, batches, plan.chart, update_snapshots)
+                   for suite, planned in plan.suites)
+    return ChartResult(name, plan.path, all(suite.passed for suite in suites), suites=suites)
+
+
+def run_suites(
+    paths: list[str],
+    renderer: Renderer,
+    update_snapshots: bool = False,
+    test_files: tuple[str, ...] = (TEST_FILE_PATTERN,),
+    with_subcharts: bool = True,
+    share_renders: bool = True,
+) -> RunResult:
+    """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
+
+    `test_files` are the suite file globs relative to each chart (helm-unittest's `-f`);
+    `with_subcharts` also runs the suites of enabled subcharts (`--with-subchart`, default on).
+    `share_renders=False` renders once per test, as helm-unittest does (for measurements).
+    Raises ConfigError when a path holds no chart; every other problem is part of the result.
+    """
+    started = time.monotonic()
+    copies = ChartCopies()
+    try:
+        planner = Planner(copies)
+        plans = [_plan_chart(path, planner, test_files, with_subcharts)
+                 for path in find_charts(paths)]
+        planned = [item for plan in plans for _, tests in plan.suites for item in tests]
+        if not share_renders:
+            plans = [_unshared(plan) for plan in plans]
+            planned = [item for plan in plans for _, tests in plan.suites for item in tests]
+        batches = _Batches(renderer)
+        batches.render(planned)
+        charts = tuple(_chart_result(plan, batches, update_snapshots) for plan in plans)
+        stats = batches.stats(planned, copies.count)
+        return RunResult(charts, time.monotonic() - started, stats, ENGINE)
+    finally:
+        copies.close()

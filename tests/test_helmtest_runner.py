@@ -1,0 +1,183 @@
+"""Running helm-unittest suites of a small chart with real Helm (the embedded SDK renderer)."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from aftershock.helmtest import cli_entry
+from aftershock.helmtest.junit import junit_xml
+from aftershock.helmtest.results import JobStatus, RunResult, SuiteResult
+from aftershock.helmtest.runner import run_suites
+from aftershock.render.sdk import SdkRenderer
+
+FILES = {
+    "Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\nkubeVersion: '>=1.25.0-0'\n",
+    "values.yaml": "replicas: 1\nfail: false\n",
+    "templates/_helpers.tpl": '{{- define "c.name" -}}web{{- end -}}\n',
+    "templates/deployment.yaml": """\
+        {{- if .Values.fail }}{{ fail "fail requested" }}{{ end -}}
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {{ include "c.name" . }}
+          labels: {app: web, chart: "c-{{ .Chart.Version }}"}
+          annotations: {kube: "{{ .Capabilities.KubeVersion.Version }}"}
+        spec:
+          replicas: {{ .Values.replicas }}
+        """,
+    "templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
+    "templates/checksum.yaml": """\
+        apiVersion: v1
+        kind: Secret
+        metadata:
+          name: s
+          annotations:
+            sum: {{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}
+        """,
+    "tests/deploy_test.yaml": """\
+        suite: deployment
+        templates: [deployment.yaml]
+        tests:
+          - it: renders the defaults
+            asserts:
+              - equal: {path: spec.replicas, value: 1}
+              - matchSnapshot: {path: metadata.labels}
+          - it: shares the render of the first test
+            asserts:
+              - isKind: {of: Deployment}
+              - matchSnapshot: {path: metadata.name}
+          - it: takes set values
+            set: {replicas: 3}
+            asserts: [{equal: {path: spec.replicas, value: 3}}]
+          - it: overrides the chart version
+            chart: {version: 9.9.9}
+            asserts: [{equal: {path: "metadata.labels.chart", value: c-9.9.9}}]
+          - it: sets the Kubernetes version
+            capabilities: {majorVersion: 1, minorVersion: 27}
+            asserts: [{equal: {path: "metadata.annotations.kube", value: v1.27.0}}]
+          - it: keeps the previous test's Kubernetes version, as helm-unittest does
+            asserts: [{equal: {path: "metadata.annotations.kube", value: v1.27.0}}]
+          - it: asserts a failure
+            set: {fail: true}
+            asserts: [{failedTemplate: {errorMessage: fail requested}}]
+          - it: needs a fake cluster
+            kubernetesProvider:
+              scheme: {"v1/Pod": {gvr: {version: v1, resource: pods}, namespaced: true}}
+              objects: [{kind: Pod, apiVersion: v1, metadata: {name: p}}]
+            asserts: [{isKind: {of: Deployment}}]
+        """,
+    "tests/__snapshot__/deploy_test.yaml.snap": """\
+        renders the defaults:
+          1: |
+            app: web
+            chart: c-0.1.0
+        """,
+    "tests/checksum_test.yaml": """\
+        suite: checksum alone
+        templates: [checksum.yaml]
+        tests:
+          - it: cannot include an unselected template, as upstream
+            asserts:
+              - failedTemplate: {errorPattern: 'no template "c/templates/configmap.yaml"'}
+        ---
+        suite: checksum with its config map
+        templates: [checksum.yaml, configmap.yaml]
+        tests:
+          - it: renders
+            asserts:
+              - hasDocuments: {count: 1}
+                template: checksum.yaml
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def chart(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("helmtest") / "c"
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture(scope="module")
+def result(chart: Path) -> RunResult:
+    with SdkRenderer(workers=2) as renderer:
+        return run_suites([str(chart)], renderer)
+
+
+def test_every_suite_behaves_as_upstream(result: RunResult):
+    (chart,) = result.charts
+    failures = {test.name: (test.exec_error, [a.fail_info for a in test.assertions])
+                for suite in chart.suites for test in suite.tests
+                if test.status not in (JobStatus.PASSED, JobStatus.SKIPPED)}
+    assert failures == {}
+    assert chart.passed and [suite.passed for suite in chart.suites] == [True, True, True]
+    skipped = [t for s in chart.suites for t in s.tests if t.status == JobStatus.SKIPPED]
+    assert [t.name for t in skipped] == ["needs a fake cluster"]
+    assert skipped[0].unsupported and "kubernetesProvider" in skipped[0].skip_reason
+
+
+def _suite(result: RunResult, name: str) -> SuiteResult:
+    (suite,) = [suite for suite in result.suites() if suite.name == name]
+    return suite
+
+
+def test_renders_are_shared_and_snapshots_never_rewritten(result: RunResult, chart: Path):
+    deployment = _suite(result, "deployment")
+    keys = [test.render_key for test in deployment.tests]
+    assert keys[0] == keys[1] and keys[4] == keys[5]  # same inputs, one render
+    assert len(set(keys[:7])) == 5
+    assert result.stats.tests_rendered == 9
+    assert result.stats.renders == 7
+    assert deployment.snapshots.total == 2 and deployment.snapshots.created == 1
+    stored = (chart / "tests/__snapshot__/deploy_test.yaml.snap").read_text()
+    assert stored == textwrap.dedent(FILES["tests/__snapshot__/deploy_test.yaml.snap"])
+
+
+def test_assertion_results_name_template_document_and_value(result: RunResult):
+    takes_set = _suite(result, "deployment").tests[2]
+    (checked,) = takes_set.assertions[0].checked
+    assert (checked.template, checked.document_index, checked.path, checked.actual,
+            checked.passed) == ("c/templates/deployment.yaml", 0, "spec.replicas", 3, True)
+    assert takes_set.assertions[0].expected == 3
+
+
+def test_junit_report(result: RunResult):
+    xml = junit_xml(result)
+    assert xml.count("<testsuite ") == 3 and xml.count("<testcase ") == 10
+    assert "<skipped message=\"SKIPPED 'needs a fake cluster'" in xml
+
+
+def test_console_entry_point(chart: Path, tmp_path: Path):
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    for name in ("Chart.yaml", "values.yaml", "templates/_helpers.tpl", "templates/deployment.yaml"):
+        (failing / name).parent.mkdir(parents=True, exist_ok=True)
+        (failing / name).write_text(textwrap.dedent(FILES[name]))
+    (failing / "tests").mkdir()
+    (failing / "tests/fail_test.yaml").write_text(textwrap.dedent("""\
+        suite: wrong expectation
+        templates: [deployment.yaml]
+        tests:
+          - it: expects two replicas
+            asserts: [{equal: {path: spec.replicas, value: 2}}]
+        """))
+    out = io.StringIO()
+    junit = tmp_path / "report.xml"
+    code = cli_entry.run([str(failing)], junit=str(junit), workers=1, color=False, out=out)
+    text = out.getvalue()
+    assert code == 1
+    assert "Test Suites: 1 failed, 0 passed, 1 total" in text
+    assert "Tests:       1 failed, 0 passed, 1 total" in text
+    assert "\t\t- asserts[0] `equal` fail\n\t\t\tTemplate:\tc/templates/deployment.yaml" in text
+    assert "<failure message=\"Failed\"" in junit.read_text()
+    missing = io.StringIO()
+    assert cli_entry.run([str(tmp_path / "nope")], junit=None, workers=1, color=False,
+                         out=missing) == 2
+    assert missing.getvalue().startswith("Error: no such chart or folder")
