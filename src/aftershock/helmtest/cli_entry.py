@@ -27,7 +27,7 @@ def run(
     and a review never turns it on.
     """
     try:
-        with SdkRenderer(workers=workers) as renderer:
+        with SdkRenderer(workers=workers, parse_documents=False) as renderer:  # the runner reads YAML as helm-unittest does
             result = run_suites(paths, renderer, update_snapshots=update_snapshots)
     except AftershockError as exc:
         out.write(f"Error: {exc.line()}\n")
