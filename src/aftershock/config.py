@@ -1,0 +1,106 @@
+"""The `.aftershock.yaml` configuration file: its pydantic model and its parsing.
+
+Top-level sections are fields of `AftershockConfig`; unknown keys are refused so a typo never goes
+unnoticed. Sections planned for later (`scenarios`, `releases`) are added here as fields when they
+land. Rule ids and rule options are checked against the rule registry by
+`aftershock.rules.engine.check_config`, which this module does not import (the registry imports
+the config model).
+
+    kubernetes_version: "1.31"
+    rules:
+      pss-host-namespaces:
+        level: critical            # info | low | medium | high | critical
+        paths: ["charts/apps/**"]  # only findings about these paths
+        exclude_paths: ["charts/vendor/**"]
+      commit-title-convention:
+        enabled: false
+      commit-trailers:
+        options: {required: ["Signed-off-by"]}
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from aftershock import yamlio
+from aftershock.errors import ConfigError, MalformedInputError
+from aftershock.findings.model import Severity
+
+CONFIG_FILE_NAME = ".aftershock.yaml"
+_KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(\.\d+)?([-+].*)?")
+
+
+class RuleSettings(BaseModel):
+    """How one rule runs: on or off, at which severity, and for which repository paths."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = True
+    level: Severity | None = None  # replaces the severity of every finding of the rule
+    paths: tuple[str, ...] = ()  # globs; when set, only findings touching a matching path are kept
+    exclude_paths: tuple[str, ...] = ()  # globs; findings touching a matching path are dropped
+    options: dict[str, Any] = Field(default_factory=dict)  # rule-specific, validated by the rule
+
+
+class AftershockConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kubernetes_version: str | None = None  # target version for version-dependent rules, e.g. "1.31"
+    rules: dict[str, RuleSettings] = Field(default_factory=dict)
+
+    @field_validator("kubernetes_version")
+    @classmethod
+    def _check_version(cls, value: str | None) -> str | None:
+        if value is not None and not _KUBE_VERSION.fullmatch(value.strip()):
+            raise ValueError(f"{value!r} is not a Kubernetes version like 1.31 or v1.31.2")
+        return value
+
+    def settings_for(self, rule_id: str) -> RuleSettings:
+        return self.rules.get(rule_id) or RuleSettings()
+
+
+def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> AftershockConfig:
+    """The configuration in `text`; an empty document is the default configuration."""
+    try:
+        data = yamlio.load_one(text, source=source)
+    except MalformedInputError as error:
+        raise ConfigError(f"cannot read the configuration: {error.what}", where=error.where or source,
+                          hint="fix the YAML syntax") from None
+    if data is None:
+        return AftershockConfig()
+    if not isinstance(data, dict):
+        raise ConfigError("the configuration is not a mapping", where=source, hint="start it with `rules:`")
+    try:
+        return AftershockConfig.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(_first_error(error), where=source, hint="see docs/rules.md for the file format") from None
+
+
+def load_config(path: Path) -> AftershockConfig:
+    """Reads and parses a configuration file; a missing file is the default configuration."""
+    if not path.is_file():
+        return AftershockConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read the configuration: {error}", where=str(path)) from None
+    return parse_config(text, source=str(path))
+
+
+def kube_version_tuple(text: str) -> tuple[int, int]:
+    """(major, minor) of a version such as "1.31", "v1.31.2" or "1.31.0-gke.1"."""
+    match = _KUBE_VERSION.fullmatch(text.strip())
+    if match is None:
+        raise ConfigError(f"invalid Kubernetes version {text!r}", hint="write it like 1.31")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    message = first.get("msg", "invalid value")
+    return f"invalid configuration at {where}: {message}" if where else f"invalid configuration: {message}"

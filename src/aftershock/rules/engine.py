@@ -1,0 +1,145 @@
+"""Running the rules over a review: configuration, scopes, overrides, and a deterministic result.
+
+`evaluate` runs every enabled rule of the registry on one `Review`. Each rule's concerns become
+findings with the rule's metadata; a rule's configured `level` replaces their severity, and its
+`paths`/`exclude_paths` keep or drop them by the repository paths they concern. A rule that raises
+does not stop the review: it yields one RULE_ERROR finding, so the gap shows (and counts in the
+verdicts) instead of passing as "no finding". The result is deduplicated by fingerprint and sorted
+(see `findings.model.sort_key`); nothing in it depends on time or on dict order.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from pydantic import ValidationError
+
+from aftershock.config import AftershockConfig, RuleSettings
+from aftershock.errors import ConfigError
+from aftershock.findings.model import (
+    RULE_ERROR_ID, Category, Confidence, Delta, Evidence, Fact, Finding, PathStep, Severity, Subject, SubjectKind,
+    sort_key,
+)
+from aftershock.model.review import Review
+from aftershock.rules.model import Concern, Rule, RuleContext, SourceTexts
+from aftershock.rules.registry import RULES
+from aftershock.rules.support.globs import any_matches
+from aftershock.rules.support.index import ReviewIndex
+from aftershock.rules.support.versions import target_version
+
+
+@dataclass(frozen=True)
+class ConfiguredRule:
+    rule: Rule
+    settings: RuleSettings
+    options: Any
+
+
+def evaluate(
+    review: Review,
+    config: AftershockConfig,
+    *,
+    sources: SourceTexts | None = None,
+    rules: Sequence[Rule] = RULES,
+) -> tuple[Finding, ...]:
+    """Every finding of the enabled rules on `review`, deduplicated and sorted."""
+    configured = check_config(config, rules)
+    index = ReviewIndex(review)
+    version = target_version(config, review)
+    texts = sources or SourceTexts()
+    findings: list[Finding] = []
+    for entry in configured:
+        if not entry.settings.enabled:
+            continue
+        context = RuleContext(review, version, entry.options, texts, index)
+        try:
+            concerns = list(entry.rule.check(context))
+        except Exception as error:  # noqa: BLE001 - a rule's bug must show as a gap, not sink the review
+            findings.append(rule_error(entry.rule, error))
+            continue
+        findings.extend(to_finding(entry, c) for c in concerns if in_scope(c, entry.settings))
+    return deduplicate(findings)
+
+
+def check_config(config: AftershockConfig, rules: Sequence[Rule] = RULES) -> tuple[ConfiguredRule, ...]:
+    """Each rule with its settings and validated options; ConfigError for unknown ids or bad options."""
+    by_id = {rule.id: rule for rule in rules}
+    for rule_id in sorted(config.rules):
+        if rule_id not in by_id:
+            close = difflib.get_close_matches(rule_id, list(by_id), n=1)
+            hint = f"did you mean {close[0]}?" if close else "run `aftershock rules` to list rule ids"
+            raise ConfigError(f"unknown rule {rule_id!r} in the configuration", hint=hint)
+    return tuple(ConfiguredRule(rule, config.settings_for(rule.id), _options(rule, config.settings_for(rule.id))) for rule in rules)
+
+
+def _options(rule: Rule, settings: RuleSettings) -> Any:
+    if rule.options_model is None:
+        if settings.options:
+            raise ConfigError(f"rule {rule.id} takes no options", hint="remove its `options:`")
+        return None
+    try:
+        return rule.options_model.model_validate(settings.options)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        raise ConfigError(
+            f"invalid option {where!r} of rule {rule.id}: {first.get('msg')}",
+            hint=f"run `aftershock explain {rule.id}`",
+        ) from None
+
+
+def in_scope(concern: Concern, settings: RuleSettings) -> bool:
+    paths = tuple(concern.scope_paths) + ((concern.location.file,) if concern.location else ())
+    if settings.paths and not any_matches(settings.paths, paths):
+        return False
+    return not (settings.exclude_paths and any_matches(settings.exclude_paths, paths))
+
+
+def to_finding(entry: ConfiguredRule, concern: Concern) -> Finding:
+    rule = entry.rule
+    return Finding(
+        rule_id=rule.id,
+        title=rule.title,
+        severity=entry.settings.level or concern.severity or rule.severity,
+        confidence=concern.confidence or rule.confidence,
+        category=rule.category,
+        evidence=rule.evidence,
+        delta=concern.delta,
+        subject=concern.subject,
+        message=concern.message,
+        location=concern.location,
+        path=concern.path,
+        facts=concern.facts,
+    )
+
+
+def rule_error(rule: Rule, error: Exception) -> Finding:
+    """A rule that failed: its checks were not applied, which must not read as "nothing found"."""
+    reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+    return Finding(
+        rule_id=RULE_ERROR_ID,
+        title="A rule could not run",
+        severity=Severity.MEDIUM,
+        confidence=Confidence.LOW,
+        category=Category.RELIABILITY,
+        evidence=Evidence.INFERRED,
+        delta=Delta.INTRODUCED,
+        subject=Subject(SubjectKind.CHART, rule.id, f"rule {rule.id}"),
+        message=f"rule {rule.id} failed on this change and its checks were not applied ({reason}); please report it",
+        path=(PathStep("rule", rule.id, "failed"),),
+        facts=(Fact("rule", rule.id), Fact("error", type(error).__name__)),
+    )
+
+
+def deduplicate(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    """One finding per fingerprint (the first in sort order, the default scenario before others), sorted."""
+    seen: set[str] = set()
+    kept = []
+    ordered = sorted(findings, key=lambda f: (sort_key(f)[:-1], "scenario " in f.subject.display, f.message))
+    for finding in ordered:
+        if finding.fingerprint not in seen:
+            seen.add(finding.fingerprint)
+            kept.append(finding)
+    return tuple(sorted(kept, key=sort_key))

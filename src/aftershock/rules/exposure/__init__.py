@@ -1,0 +1,1 @@
+"""Exposure rules: Services and Ingresses that open the workload beyond the cluster."""

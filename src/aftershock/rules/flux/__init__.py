@@ -1,0 +1,1 @@
+"""Flux rules: HelmRelease and Kustomization dependencies, remediation and timeouts."""

@@ -1,0 +1,1 @@
+"""Hygiene rules about the commits of the range: titles, trailers and leftover fixups."""

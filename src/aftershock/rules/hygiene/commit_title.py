@@ -1,0 +1,79 @@
+"""Rule commit-title-convention: commit titles follow Conventional Commits (or a configured pattern)."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.commits import commit_path, commit_subject, is_merge
+
+DEFAULT_TYPES = ("build", "chore", "ci", "docs", "feat", "fix", "perf", "refactor", "revert", "style", "test")
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    types: tuple[str, ...] = DEFAULT_TYPES
+    pattern: str | None = None  # a full regular expression for the title; replaces the Conventional Commits check
+    max_length: int | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            re.compile(value)
+        return value
+
+
+def title_pattern(options: Options) -> re.Pattern[str]:
+    if options.pattern:
+        return re.compile(options.pattern)
+    types = "|".join(re.escape(t) for t in options.types)
+    return re.compile(rf"(?:{types})(?:\([^()\s][^()]*\))?!?: \S.*")
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    options: Options = ctx.options or Options()
+    pattern = title_pattern(options)
+    for commit in ctx.review.commits:
+        if is_merge(commit) or commit.title.startswith(("fixup! ", "squash! ", "amend! ", "Revert \"")):
+            continue  # fixups are commit-fixup's; git's own revert titles are fine
+        problems = []
+        if not pattern.fullmatch(commit.title):
+            problems.append("does not follow " + ("the configured pattern" if options.pattern else "Conventional Commits (`type(scope): summary`)"))
+        if options.max_length and len(commit.title) > options.max_length:
+            problems.append(f"is {len(commit.title)} characters long (at most {options.max_length})")
+        if problems:
+            yield Concern(
+                subject=commit_subject(commit, "title"), delta=Delta.INTRODUCED,
+                message=f"commit {commit.short_sha} title \"{commit.title}\" {' and '.join(problems)}",
+                path=commit_path(commit), facts=(Fact("title", commit.title),),
+            )
+
+
+RULE = Rule(
+    id="commit-title-convention",
+    title="Commit title convention",
+    category=Category.HYGIENE,
+    severity=Severity.LOW,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    options_model=Options,
+    check=check,
+    doc=RuleDoc(
+        what="Titles of the non-merge commits in the range: by default Conventional Commits, "
+        "`type(scope)!: summary` with type one of build, chore, ci, docs, feat, fix, perf, refactor, revert, "
+        "style, test. Options: `types` (the allowed types), `pattern` (a full regular expression that replaces "
+        "the check), `max_length`. Git's own `Revert \"...\"` titles and fixup!/squash! commits (see "
+        "commit-fixup) are skipped.",
+        why="Release notes, changelogs and semantic version bumps are generated from titles; a title outside "
+        "the convention drops the change from them or bumps the wrong version.",
+        example="    Update values        ->  fix(orders): raise the database pool to 20",
+        fix="Reword the commit (`git rebase -i`, `reword`) before merging, or squash-merge with a conforming "
+        "title.",
+    ),
+)

@@ -1,0 +1,1 @@
+"""Image rules: mutable tags and images not pinned by digest."""

@@ -1,0 +1,30 @@
+"""Which repository files the source-reading rules need, so the pipeline can read them (it owns I/O).
+
+Rules with `needs_sources` read, at base and at head, the text files under each affected chart's
+folder and under docs/ whose names end in one of SOURCE_SUFFIXES. `source_folders` names those
+folders for a review; the pipeline reads the matching files into a `SourceTexts`.
+"""
+
+from __future__ import annotations
+
+from aftershock.model.review import Review
+
+SOURCE_SUFFIXES = (".yaml", ".yml", ".json", ".tpl", ".txt", ".md", ".gotmpl", ".rst")
+DOC_FOLDERS = ("docs",)
+
+
+def source_folders(review: Review) -> tuple[str, ...]:
+    """Folders of the affected charts (and the library charts they include), then docs/, sorted."""
+    by_path = {chart.path: chart for chart in review.charts}
+    folders = {affected.chart for affected in review.affected}
+    for path in list(folders):
+        chart = by_path.get(path)
+        folders.update(dep.resolved_path for dep in (chart.dependencies if chart else ()) if dep.resolved_path)
+    return tuple(sorted(folders)) + DOC_FOLDERS
+
+
+def wanted(path: str, folders: tuple[str, ...]) -> bool:
+    """Whether `path` is a source file some rule may read."""
+    if not path.endswith(SOURCE_SUFFIXES):
+        return False
+    return any(folder == "" or path.startswith(folder.rstrip("/") + "/") for folder in folders)

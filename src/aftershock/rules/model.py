@@ -1,0 +1,91 @@
+"""What a rule is, what it gets and what it returns.
+
+A rule is a `Rule` value: metadata (id, title, category, default severity and confidence,
+documentation in four fixed sections) and a `check` function from a `RuleContext` to `Concern`s.
+The engine turns concerns into `Finding`s by adding the rule's metadata and the configuration's
+overrides, so a rule never builds a Finding itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from pydantic import BaseModel
+
+from aftershock.findings.model import (
+    Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject,
+)
+from aftershock.model.review import Review
+
+DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    """A rule's documentation, in the fixed sections `aftershock explain` prints."""
+
+    what: str
+    why: str
+    example: str
+    fix: str
+
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        return tuple(zip(DOC_SECTIONS, (self.what, self.why, self.example, self.fix)))
+
+
+@dataclass(frozen=True)
+class SourceTexts:
+    """Repository files as text at base and head (repository path -> text), for rules that read
+    sources (values, templates, tests, schema, docs). Empty when the caller provides none; rules
+    needing a file that is absent here skip it."""
+
+    base: Mapping[str, str] = field(default_factory=dict)
+    head: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Concern:
+    """One concern a rule found; the engine makes it a Finding.
+
+    `severity`/`confidence` override the rule's defaults when a rule grades its concerns.
+    `scope_paths` are the repository paths the concern is about (chart, templates, files),
+    matched against a rule's configured path scopes.
+    """
+
+    subject: Subject
+    message: str
+    delta: Delta
+    facts: tuple[Fact, ...] = ()
+    location: Location | None = None
+    path: tuple[PathStep, ...] = ()
+    severity: Severity | None = None
+    confidence: Confidence | None = None
+    scope_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleContext:
+    """Everything a rule may read. `index` is built once per review (see support.index)."""
+
+    review: Review
+    kube_version: tuple[int, int]
+    options: Any  # the rule's validated options model, or None
+    sources: SourceTexts
+    index: Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    category: Category
+    severity: Severity
+    confidence: Confidence
+    evidence: Evidence
+    doc: RuleDoc
+    check: Callable[[RuleContext], Iterable[Concern]] = dataclasses.field(repr=False)
+    options_model: type[BaseModel] | None = None
+    needs_sources: bool = False  # reads SourceTexts; finds nothing without them
+    references: tuple[str, ...] = ()

@@ -1,0 +1,1 @@
+"""NetworkPolicy rules: policies removed or widened by the change."""

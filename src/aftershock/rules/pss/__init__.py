@@ -1,0 +1,1 @@
+"""Pod Security Standards controls, baseline and restricted, one rule per control, judged on the change."""

@@ -1,0 +1,53 @@
+"""Rule rbac-wildcard: a role grants `*` verbs, resources or API groups."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.rbac import policy_rules
+
+RBAC_REFERENCE = "https://kubernetes.io/docs/concepts/security/rbac-good-practices/"
+
+
+def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    wild = [rule for rule in policy_rules(obj) if "*" in rule.verbs or "*" in rule.resources or "*" in rule.api_groups]
+    if not wild:
+        return
+    described = frozenset(rule.describe for rule in wild)
+    everything = any("*" in r.verbs and "*" in r.resources and "*" in r.api_groups for r in wild)
+    severity = Severity.CRITICAL if everything and obj.key.kind == "ClusterRole" else None
+    yield Issue(
+        facet="wildcard", message=f"grants wildcards: {'; '.join(sorted(described))}", field="rules",
+        tokens=("'*'", '"*"', "*"), items=described, grade=2 if everything else 1, severity=severity,
+        facts=(Fact("rules", sorted(described)),), summary="; ".join(sorted(described)),
+    )
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    return judge_objects(ctx, issues)
+
+
+RULE = Rule(
+    id="rbac-wildcard",
+    title="RBAC wildcard",
+    category=Category.SECURITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    references=(RBAC_REFERENCE,),
+    doc=RuleDoc(
+        what="Role and ClusterRole rules with `*` in `verbs`, `resources` or `apiGroups`. A ClusterRole with "
+        "`*` in all three is graded critical (it is cluster-admin). A new wildcard rule is a widening.",
+        why="A wildcard grants every verb or resource that exists now and every one added later, including "
+        "custom resources and subresources such as pods/exec, secrets and escalate/bind; it defeats review of "
+        "what the role can do.",
+        example="    rules:\n      - apiGroups: [\"apps\"]\n        resources: [\"*\"]\n        verbs: [\"*\"]",
+        fix="List the resources and verbs the workload uses (`kubectl auth can-i --list` for its service "
+        "account, or the audit log, shows what it calls).",
+    ),
+)

@@ -1,0 +1,67 @@
+"""Rule secret-in-configmap: a credential stored in a ConfigMap."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.diff.paths import KeySegment, format_path
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import as_map
+from aftershock.rules.support.credentials import assigned_secrets, is_sensitive_name, known_format, looks_like_value
+from aftershock.rules.support.judge import Issue, judge_objects
+
+
+def _reason(key: str, value: str) -> tuple[str, Confidence | None] | None:
+    found = known_format(value)
+    if found:
+        return f"holds a {found}", Confidence.HIGH
+    if is_sensitive_name(key) and looks_like_value(value):
+        return "is named like a credential", None
+    names = assigned_secrets(value)
+    if names:
+        return f"assigns {', '.join(names[:3])} to literal values", Confidence.LOW
+    return None
+
+
+def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    if obj.key.group != "" or obj.key.kind != "ConfigMap":
+        return
+    for key, value in sorted(as_map(obj.body.get("data")).items(), key=lambda item: str(item[0])):
+        if not isinstance(value, str):
+            continue
+        reason = _reason(str(key), value)
+        if reason is None:
+            continue
+        why, confidence = reason
+        path = format_path((KeySegment("data"), KeySegment(str(key))))
+        yield Issue(facet=f"data {key}", message=f"stores a credential in {path} ({len(value.encode())} bytes; it {why})",
+                    field=path, tokens=(str(key),), confidence=confidence,
+                    facts=(Fact("key", str(key)), Fact("bytes", len(value.encode())), Fact("reason", why)),
+                    summary=f"credential in {path}")
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    return judge_objects(ctx, issues)
+
+
+RULE = Rule(
+    id="secret-in-configmap",
+    title="Credential in a ConfigMap",
+    category=Category.SECURITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.MEDIUM,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    doc=RuleDoc(
+        what="ConfigMap `data` entries that contain a well-known credential format (high confidence), whose key "
+        "is named like a credential with a real-looking value (medium), or whose text assigns literals to "
+        "password/secret/token/api_key settings (low). Values are never shown, only their size.",
+        why="ConfigMaps are not meant for secrets: they are readable by anyone with `get configmaps`, shown "
+        "in plain text by tools, never encrypted at rest, and end up in Git through the chart's values.",
+        example="    kind: ConfigMap\n    data:\n      application.yaml: |\n        datasource:\n          password: hunter2-prod",
+        fix="Keep the credential in a Secret (created outside the chart) and mount it, or reference it from the "
+        "configuration through an environment variable fed by `secretKeyRef`.",
+    ),
+)

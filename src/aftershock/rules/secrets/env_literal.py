@@ -1,0 +1,65 @@
+"""Rule secret-in-env: a credential written as a literal environment value."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.diff.paths import KeySegment, MatchSegment, format_path
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import as_list, as_map, text
+from aftershock.rules.support.credentials import is_sensitive_name, known_format, looks_like_value
+from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.pods import containers_of
+
+
+def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    pod = ctx.index.pod_spec(obj)
+    if pod is None:
+        return
+    for container in containers_of(pod):
+        for entry in as_list(container.body.get("env")):
+            entry = as_map(entry)
+            name, value = text(entry.get("name")), entry.get("value")
+            if not name or not isinstance(value, str):
+                continue
+            found = known_format(value)
+            if found is None and not (is_sensitive_name(name) and looks_like_value(value)):
+                continue
+            why = f"holds a {found}" if found else "is named like a credential"
+            path = format_path((*container.prefix, KeySegment("env"), MatchSegment("name", name), KeySegment("value")))
+            yield Issue(
+                facet=f"{container.label} env {name}",
+                message=f"sets {name} in {container.label} to a literal {len(value.encode())}-byte value that {why}",
+                field=path, tokens=(name,), confidence=Confidence.HIGH if found else None,
+                facts=(Fact("env", name), Fact("bytes", len(value.encode())), Fact("format", found)),
+                summary=f"literal {name}",
+            )
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    return judge_objects(ctx, issues)
+
+
+RULE = Rule(
+    id="secret-in-env",
+    title="Credential in an environment value",
+    category=Category.SECURITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.MEDIUM,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    doc=RuleDoc(
+        what="Container `env` entries with a literal `value` (not `valueFrom`) that either contains a well-known "
+        "credential format (private key block, AWS key id, GitHub/GitLab/Slack/Stripe/Google tokens, JWT, URL "
+        "with a password; high confidence) or whose name says credential (PASSWORD, SECRET, TOKEN, API_KEY, "
+        "...; medium confidence) with a value that is not empty, a placeholder, a path or a reference. The "
+        "value itself is never shown, only its size.",
+        why="A literal env value lives in the chart's values, in Git history, in the rendered manifest Helm "
+        "stores in the release Secret, and in the Deployment that anyone with `get deployments` can read.",
+        example="    env:\n      - name: DB_PASSWORD\n        value: s3cr3t-passw0rd",
+        fix="Move the value into a Secret created outside the chart (External Secrets, Sealed Secrets, the "
+        "secret store) and reference it with `valueFrom.secretKeyRef`.",
+    ),
+)

@@ -1,0 +1,64 @@
+"""Recognising credentials without ever showing them: sensitive names and well-known secret formats.
+
+Only the kind of match and the value's size ever leave this module.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Names that say "this holds a credential" (env var names, ConfigMap keys, config-file keys).
+SENSITIVE_NAME = re.compile(
+    r"(pass(word|wd|phrase)?$|passwd|password|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
+    r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key)",
+    re.IGNORECASE,
+)
+# Names that contain a sensitive word but hold a reference, not the secret itself.
+REFERENCE_NAME = re.compile(r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$", re.IGNORECASE)
+
+FORMATS = (
+    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
+    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
+    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
+    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b")),
+    ("JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    ("URL with a password", re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE)),
+)
+# `password = value` or `token: value` inside a configuration file held in a ConfigMap.
+ASSIGNMENT = re.compile(
+    r"(?im)^[ \t]*[\"']?([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|private[_-]?key))[\"']?[ \t]*[:=][ \t]*[\"']?([^\s\"'#]+)"
+)
+PLACEHOLDERS = frozenset({
+    "", "changeme", "change-me", "changeit", "xxx", "xxxx", "todo", "tbd", "none", "null", "nil", "secret", "password",
+    "<password>", "<secret>", "<token>", "redacted", "placeholder", "example", "dummy", "true", "false",
+})
+
+
+def is_sensitive_name(name: str) -> bool:
+    return bool(SENSITIVE_NAME.search(name)) and not REFERENCE_NAME.search(name)
+
+
+def looks_like_value(value: str) -> bool:
+    """A literal that could be a credential: not empty, a placeholder, a path, a reference or a template."""
+    stripped = value.strip()
+    if stripped.lower() in PLACEHOLDERS or len(stripped) < 4:
+        return False
+    if stripped.startswith(("/", "$(", "${", "{{", "<", "vault:", "ref+", "arn:")) or stripped.isdigit():
+        return False
+    return not re.fullmatch(r"\*+|x+|\.+", stripped, re.IGNORECASE)
+
+
+def known_format(value: str) -> str | None:
+    """The name of the first well-known credential format found in `value`, if any."""
+    for name, pattern in FORMATS:
+        if pattern.search(value):
+            return name
+    return None
+
+
+def assigned_secrets(text: str) -> list[str]:
+    """Names of `password: literal`-style assignments in a configuration text with a real-looking value."""
+    return sorted({name for name, value in ASSIGNMENT.findall(text) if looks_like_value(value)})

@@ -1,0 +1,42 @@
+"""Path scopes of rule settings: repository-path globs (`*` within a folder, `**` across folders).
+
+A pattern matches a path when it matches the path itself or one of its parent folders, so
+`charts/apps`, `charts/apps/*` and `charts/apps/**` all cover `charts/apps/orders/values.yaml`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+
+@lru_cache(maxsize=512)
+def _compile(pattern: str) -> re.Pattern[str]:
+    out, index = [], 0
+    text = pattern.strip().strip("/")
+    while index < len(text):
+        if text.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif text[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif text[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(text[index]))
+            index += 1
+    return re.compile("".join(out))
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    compiled = _compile(pattern)
+    parts = path.strip("/").split("/")
+    return any(compiled.fullmatch("/".join(parts[:end])) for end in range(len(parts), 0, -1))
+
+
+def any_matches(patterns: Iterable[str], paths: Iterable[str]) -> bool:
+    paths = tuple(paths)
+    return any(glob_matches(pattern, path) for pattern in patterns for path in paths)

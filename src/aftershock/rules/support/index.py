@@ -1,0 +1,232 @@
+"""What rules look up in a review, computed once: object pairs (base and head of each object),
+changed lines of each file, and where a concern points to in the change.
+
+Objects are paired the way the diff pairs them: by key and occurrence, then RENAMED changes pair
+their previous key at base with their key at head. An object only at head is ADDED, only at base
+REMOVED. Charts that were not reviewed contribute no pairs (their gaps are in `not_reviewed`), nor do
+scenarios the chart rejects alike at both refs. A chart rendered in several scenarios gives one pair
+per scenario; they share their subject id, so the engine keeps one finding per concern (the most
+actionable and severe), whose display names the scenario when it is not the default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable, Iterator, Sequence
+
+from aftershock.diff.matching import pair_by_key, slots_of
+from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
+from aftershock.model.change import FileChange, Hunk
+from aftershock.model.diff import ObjectChange, ObjectChangeKind
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.rules.support.pods import PodSpec, pod_spec_of
+
+DEFAULT_SCENARIO = "default"
+REVIEWED = (ChartOutcome.CHANGED, ChartOutcome.UNCHANGED)
+
+
+@dataclass(frozen=True)
+class ObjectPair:
+    """One object at base and head (either may be None) with its change, if it changed."""
+
+    chart: ChartReview
+    base: RenderedObject | None
+    head: RenderedObject | None
+    change: ObjectChange | None
+
+    @property
+    def key(self) -> ObjectKey:
+        current = self.head or self.base
+        assert current is not None
+        return current.key
+
+    @property
+    def current(self) -> RenderedObject:
+        current = self.head or self.base
+        assert current is not None
+        return current
+
+    @property
+    def install(self) -> str:
+        """The chart, as `path@release` when a release installs it with its own values."""
+        return f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
+
+    @property
+    def object_id(self) -> str:
+        """Identity of the object across scenarios: the same object in two scenarios is one subject."""
+        return f"{self.install}::{self.key.id}"
+
+    @property
+    def display(self) -> str:
+        where = []
+        if self.chart.release:
+            where.append(f"release {self.chart.release.rsplit('/', 1)[-1]}")
+        if self.chart.scenario != DEFAULT_SCENARIO:
+            where.append(f"scenario {self.chart.scenario}")
+        return f"{self.key} ({', '.join(where)})" if where else str(self.key)
+
+    @property
+    def templates(self) -> tuple[str, ...]:
+        return tuple(sorted({o.template for o in (self.base, self.head) if o is not None}))
+
+    @property
+    def unchanged(self) -> bool:
+        return self.base is not None and self.head is not None and self.change is None
+
+    def subject(self, facet: str = "") -> Subject:
+        return Subject(SubjectKind.OBJECT, self.object_id, self.display, facet)
+
+    def impact_path(self, field: str | None = None, relation: str = "sets") -> tuple[PathStep, ...]:
+        """Changed file -> chart(s) -> this object [-> field]: the path that justifies a finding."""
+        steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
+        steps.append(PathStep("object", self.object_id, "renders"))
+        if field:
+            steps.append(PathStep("field", field, relation))
+        return tuple(steps)
+
+    @property
+    def scope_paths(self) -> tuple[str, ...]:
+        return (self.chart.chart, *self.templates)
+
+
+@dataclass(frozen=True)
+class AddedLine:
+    line: int
+    text: str  # without the leading '+'
+
+
+class ReviewIndex:
+    """Lookups over one Review; build once per evaluation."""
+
+    def __init__(self, review: Review) -> None:
+        self.review = review
+        self._pods: dict[int, tuple[RenderedObject, PodSpec | None]] = {}
+
+    def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
+        """`pod_spec_of(obj)`, computed once per object for all rules."""
+        cached = self._pods.get(id(obj))
+        if cached is None or cached[0] is not obj:
+            cached = (obj, pod_spec_of(obj))
+            self._pods[id(obj)] = cached
+        return cached[1]
+
+    @cached_property
+    def pairs(self) -> tuple[ObjectPair, ...]:
+        pairs: list[ObjectPair] = []
+        for chart in self.review.chart_reviews:
+            if chart.outcome in REVIEWED:
+                pairs.extend(pair_objects(chart))
+        return tuple(pairs)
+
+    @cached_property
+    def files(self) -> dict[str, FileChange]:
+        return {change.path: change for change in self.review.files}
+
+    @cached_property
+    def _added_lines(self) -> dict[str, tuple[AddedLine, ...]]:
+        return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
+
+    @cached_property
+    def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
+        """chart path -> its own folder and every local dependency's folder, transitively."""
+        by_path = {chart.path: chart for chart in self.review.charts}
+        closure: dict[str, tuple[str, ...]] = {}
+        for path in by_path:
+            seen, queue = [path], [path]
+            while queue:
+                chart = by_path.get(queue.pop())
+                for dep in chart.dependencies if chart else ():
+                    if dep.resolved_path and dep.resolved_path not in seen:
+                        seen.append(dep.resolved_path)
+                        queue.append(dep.resolved_path)
+            closure[path] = tuple(seen)
+        return closure
+
+    def added_lines(self, path: str) -> tuple[AddedLine, ...]:
+        return self._added_lines.get(path, ())
+
+    def chart_files(self, pair: ObjectPair) -> list[str]:
+        """Changed files that can shape this object: its templates, then files of its chart and of
+        the charts it includes (values files first), then the files on its impact path."""
+        ordered: list[str] = [t for t in pair.templates if t in self.files]
+        dirs = self._dependency_dirs.get(pair.chart.chart, (pair.chart.chart,))
+        in_charts = [p for p in self.files if any(_inside(p, d) for d in dirs)]
+        in_charts.sort(key=lambda p: (not _is_values_file(p), p))
+        ordered += in_charts
+        ordered += [step.id for step in pair.chart.affected.path if step.kind == "file" and step.id in self.files]
+        return list(dict.fromkeys(ordered))
+
+    def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
+        """The first added line of `files` naming a token (as a word); else the first added line."""
+        words = [token for token in tokens if token]
+        patterns = [re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])") for word in words]
+        for pattern in patterns:
+            for path in files:
+                for added in self.added_lines(path):
+                    if pattern.search(added.text):
+                        return Location(path, added.line)
+        for path in files:
+            lines = self.added_lines(path)
+            if lines:
+                return Location(path, lines[0].line)
+        return Location(files[0]) if files else None
+
+    def locate_object(self, pair: ObjectPair, tokens: Iterable[str], *, in_change: bool) -> Location | None:
+        """Where a concern about `pair` points: a changed line when the change made it, else the template."""
+        if in_change:
+            found = self.locate_in_change(self.chart_files(pair), tokens)
+            if found is not None:
+                return found
+        templates = pair.templates
+        return Location(templates[0]) if templates else None
+
+
+def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
+    """Every object of a reviewed chart as a base/head pair, in key order."""
+    changes = {(c.kind, c.key): c for c in chart.changes}
+    base_slots, head_slots = slots_of(chart.base_objects), slots_of(chart.head_objects)
+    kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
+    renamed = {c.previous_key: c for c in chart.changes if c.kind is ObjectChangeKind.RENAMED and c.previous_key}
+    head_by_key = {slot.key: slot for slot in lone_head}
+    out: list[ObjectPair] = []
+    for pair in kept:
+        change = changes.get((ObjectChangeKind.CHANGED, pair.head.key))
+        out.append(ObjectPair(chart, pair.base.obj, pair.head.obj, change))
+    used_head: set[ObjectKey] = set()
+    for slot in lone_base:
+        change = renamed.get(slot.key)
+        if change is not None and change.key in head_by_key and change.key not in used_head:
+            used_head.add(change.key)
+            out.append(ObjectPair(chart, slot.obj, head_by_key[change.key].obj, change))
+        else:
+            out.append(ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key))))
+    for slot in lone_head:
+        if slot.key not in used_head:
+            out.append(ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key))))
+    out.sort(key=lambda p: (p.key, p.base is None, p.head is None))
+    return iter(out)
+
+
+def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
+    """Head line numbers and texts of the `+` lines of hunks."""
+    for hunk in hunks:
+        line = hunk.new_start
+        for raw in hunk.lines:
+            marker = raw[:1]
+            if marker == "+":
+                yield AddedLine(line, raw[1:])
+                line += 1
+            elif marker == " ":
+                line += 1
+
+
+def _inside(path: str, folder: str) -> bool:
+    return folder == "" or path == folder or path.startswith(folder + "/")
+
+
+def _is_values_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("values") and name.endswith((".yaml", ".yml"))

@@ -1,0 +1,109 @@
+"""Judging a rule on the change: find its issues in each object at base and at head, and compare.
+
+An `Issue` is one problem a rule sees in one object on one side, identified within the object by
+its `facet`. Comparing the two sides per facet gives the delta:
+- only at head: INTRODUCED; only at base: RESOLVED;
+- at both: WIDENED when head has a higher `grade` or `items` base lacked, NARROWED when it has a
+  lower grade or fewer items (and nothing new), PRE_EXISTING when equal.
+An object that did not change is judged at head only: all its issues are PRE_EXISTING.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from aftershock.findings.model import Confidence, Delta, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, RuleContext
+from aftershock.rules.support.index import ObjectPair
+
+
+@dataclass(frozen=True)
+class Issue:
+    facet: str  # e.g. "container app" or "hostPID"; unique per object for one rule
+    message: str  # a clause after the object's name, e.g. "shares the host PID namespace (hostPID: true)"
+    field: str  # the field path in the object that shows it
+    tokens: tuple[str, ...] = ()  # words to look for in changed lines (default: the field's last key)
+    grade: int = 0
+    items: frozenset[str] = frozenset()
+    severity: Severity | None = None
+    confidence: Confidence | None = None
+    facts: tuple[Fact, ...] = ()
+    summary: str = ""  # short state for "before: ..." (default: the message)
+
+
+IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
+
+
+def judge_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
+    """Concerns of one rule over every object pair of the review."""
+    for pair in ctx.index.pairs:
+        yield from judge_pair(ctx, pair, find)
+
+
+def judge_pair(ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True) -> Iterator[Concern]:
+    """Concerns of one pair. `object_alone`: the issues depend on the object's body only, so an
+    unchanged object is judged once (False when they also depend on other objects of the render)."""
+    if pair.unchanged and object_alone:
+        for issue in _by_facet(find(pair.head, ctx)).values():
+            yield concern(ctx, pair, Delta.PRE_EXISTING, issue, None)
+        return
+    base = _by_facet(find(pair.base, ctx)) if pair.base is not None else {}
+    head = _by_facet(find(pair.head, ctx)) if pair.head is not None else {}
+    for facet in sorted(head.keys() | base.keys()):
+        before, after = base.get(facet), head.get(facet)
+        if after is None:
+            assert before is not None
+            if pair.head is not None:  # an object deleted outright is not a fix of its issues
+                yield concern(ctx, pair, Delta.RESOLVED, before, None)
+        elif before is None:
+            yield concern(ctx, pair, Delta.INTRODUCED, after, None)
+        else:
+            yield concern(ctx, pair, compare(before, after), after, before)
+
+
+def compare(before: Issue, after: Issue) -> Delta:
+    gained = after.grade > before.grade or bool(after.items - before.items)
+    lost = after.grade < before.grade or bool(before.items - after.items)
+    if gained:
+        return Delta.WIDENED
+    if lost:
+        return Delta.NARROWED
+    return Delta.PRE_EXISTING
+
+
+def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, before: Issue | None) -> Concern:
+    """The Concern for one issue of one pair; `before` is the base issue when both sides have it."""
+    message = f"{pair.display} {issue.message}"
+    if delta is Delta.RESOLVED:
+        message = f"{pair.display} no longer {issue.summary or issue.message}"
+    elif before is not None and delta in (Delta.WIDENED, Delta.NARROWED):
+        message += f" (before: {before.summary or before.message})"
+    elif delta is Delta.INTRODUCED and pair.base is None:
+        message += " (new object)"
+    tokens = issue.tokens or (_last_key(issue.field),)
+    location = ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING)
+    return Concern(
+        subject=pair.subject(issue.facet),
+        message=message,
+        delta=delta,
+        facts=(Fact("field", issue.field), *issue.facts),
+        location=location,
+        path=pair.impact_path(issue.field),
+        severity=issue.severity,
+        confidence=issue.confidence,
+        scope_paths=pair.scope_paths,
+    )
+
+
+def _by_facet(issues: Iterable[Issue]) -> dict[str, Issue]:
+    found: dict[str, Issue] = {}
+    for issue in issues:
+        found.setdefault(issue.facet, issue)
+    return found
+
+
+def _last_key(field: str) -> str:
+    tail = field.rsplit(".", 1)[-1]
+    return tail.split("[", 1)[0]

@@ -1,0 +1,104 @@
+"""Pod specs inside workload objects, and their containers, with the field paths that reach them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from aftershock.diff.paths import KeySegment, Segment, format_path
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.support.access import as_list, as_map, dig, is_map, named_entries
+
+# (group, kind) -> keys from the object to its PodSpec
+POD_SPEC_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("", "Pod"): ("spec",),
+    ("", "ReplicationController"): ("spec", "template", "spec"),
+    ("", "PodTemplate"): ("template", "spec"),
+    ("apps", "Deployment"): ("spec", "template", "spec"),
+    ("apps", "ReplicaSet"): ("spec", "template", "spec"),
+    ("apps", "StatefulSet"): ("spec", "template", "spec"),
+    ("apps", "DaemonSet"): ("spec", "template", "spec"),
+    ("batch", "Job"): ("spec", "template", "spec"),
+    ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
+    ("argoproj.io", "Rollout"): ("spec", "template", "spec"),
+}
+CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+
+
+@dataclass(frozen=True)
+class PodSpec:
+    """A pod spec found in an object: its body, the path to it and the pod template's metadata."""
+
+    spec: Mapping[str, Any]
+    prefix: tuple[Segment, ...]
+    metadata: Mapping[str, Any]
+    metadata_prefix: tuple[Segment, ...]
+
+    def path(self, *keys: str) -> str:
+        return format_path((*self.prefix, *(KeySegment(key) for key in keys)))
+
+    def metadata_path(self, *keys: str) -> str:
+        return format_path((*self.metadata_prefix, *(KeySegment(key) for key in keys)))
+
+
+@dataclass(frozen=True)
+class Container:
+    list_name: str  # containers, initContainers or ephemeralContainers
+    name: str
+    body: Mapping[str, Any]
+    prefix: tuple[Segment, ...]
+
+    def path(self, *keys: str) -> str:
+        return format_path((*self.prefix, *(KeySegment(key) for key in keys)))
+
+    @property
+    def label(self) -> str:
+        kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
+        return f"{kind.get(self.list_name, 'container')} {self.name}"
+
+    @property
+    def security_context(self) -> Mapping[str, Any]:
+        return as_map(self.body.get("securityContext"))
+
+
+def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
+    """The pod spec of a workload object (known kinds, or any object with spec.template.spec.containers)."""
+    keys = POD_SPEC_KEYS.get((obj.key.group, obj.key.kind))
+    if keys is None and isinstance(dig(obj.body, "spec", "template", "spec", "containers"), list):
+        keys = ("spec", "template", "spec")
+    if keys is None:
+        return None
+    spec = dig(obj.body, *keys)
+    if not is_map(spec):
+        return None
+    meta_keys = keys[:-1] + ("metadata",)
+    return PodSpec(
+        spec=spec,
+        prefix=tuple(KeySegment(key) for key in keys),
+        metadata=as_map(dig(obj.body, *meta_keys)),
+        metadata_prefix=tuple(KeySegment(key) for key in meta_keys),
+    )
+
+
+def containers_of(pod: PodSpec) -> Iterator[Container]:
+    for list_name in CONTAINER_LISTS:
+        for segment, name, body in named_entries(pod.spec.get(list_name)):
+            yield Container(list_name, name, body, (*pod.prefix, KeySegment(list_name), segment))
+
+
+def pod_security_context(pod: PodSpec) -> Mapping[str, Any]:
+    return as_map(pod.spec.get("securityContext"))
+
+
+def volumes_of(pod: PodSpec) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """(path, name, volume) of each volume of the pod."""
+    for segment, name, body in named_entries(pod.spec.get("volumes")):
+        yield format_path((*pod.prefix, KeySegment("volumes"), segment)), name, body
+
+
+def is_windows_pod(pod: PodSpec) -> bool:
+    return as_map(pod.spec.get("os")).get("name") == "windows"
+
+
+def has_containers(pod: PodSpec) -> bool:
+    return any(as_list(pod.spec.get(name)) for name in CONTAINER_LISTS)

@@ -1,0 +1,91 @@
+"""RBAC objects read defensively: the policy rules of Roles and ClusterRoles, and what they allow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.support.access import as_list, as_map, text
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
+ROLE_KINDS = ("Role", "ClusterRole")
+BINDING_KINDS = ("RoleBinding", "ClusterRoleBinding")
+READ_VERBS = ("get", "list", "watch")
+WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """One entry of a role's `rules`, with its position for field paths."""
+
+    index: int
+    api_groups: frozenset[str]
+    resources: frozenset[str]
+    verbs: frozenset[str]
+    resource_names: frozenset[str]
+    non_resource_urls: frozenset[str]
+
+    def allows(self, group: str, resource: str, verb: str) -> bool:
+        """Whether the entry grants `verb` on `resource` (a "resource/subresource" string) in `group`."""
+        if self.non_resource_urls and not self.resources:
+            return False
+        group_ok = "*" in self.api_groups or group in self.api_groups
+        resource_ok = "*" in self.resources or resource in self.resources or (
+            "/" in resource and f"*/{resource.split('/', 1)[1]}" in self.resources
+        )
+        verb_ok = "*" in self.verbs or verb in self.verbs
+        return group_ok and resource_ok and verb_ok
+
+    @property
+    def describe(self) -> str:
+        groups = ",".join(sorted(g or '""' for g in self.api_groups)) or "-"
+        resources = ",".join(sorted(self.resources)) or ",".join(sorted(self.non_resource_urls)) or "-"
+        names = f" names={','.join(sorted(self.resource_names))}" if self.resource_names else ""
+        return f"verbs={','.join(sorted(self.verbs))} on {resources} in apiGroups={groups}{names}"
+
+
+def is_role(obj: RenderedObject) -> bool:
+    return obj.key.group == RBAC_GROUP and obj.key.kind in ROLE_KINDS
+
+
+def is_binding(obj: RenderedObject) -> bool:
+    return obj.key.group == RBAC_GROUP and obj.key.kind in BINDING_KINDS
+
+
+def policy_rules(obj: RenderedObject) -> tuple[PolicyRule, ...]:
+    """The rules of a Role or ClusterRole (an aggregated ClusterRole's own rules only)."""
+    if not is_role(obj):
+        return ()
+    return tuple(_rule(index, as_map(entry)) for index, entry in enumerate(as_list(obj.body.get("rules"))))
+
+
+def _rule(index: int, entry: dict) -> PolicyRule:
+    def words(field: str) -> frozenset[str]:
+        return frozenset(text(item) for item in as_list(entry.get(field)))
+
+    return PolicyRule(index, words("apiGroups"), words("resources"), words("verbs"),
+                      words("resourceNames"), words("nonResourceURLs"))
+
+
+def allowed_verbs(rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]) -> frozenset[str]:
+    """The subset of `verbs` some rule allows on (group, resource)."""
+    rules = tuple(rules)
+    return frozenset(verb for verb in verbs if any(rule.allows(group, resource, verb) for rule in rules))
+
+
+def matching_rules(rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]) -> Iterator[PolicyRule]:
+    verbs = tuple(verbs)
+    for rule in rules:
+        if any(rule.allows(group, resource, verb) for verb in verbs):
+            yield rule
+
+
+def rules_path(rule: PolicyRule | None = None) -> str:
+    return "rules" if rule is None else f"rules[{rule.index}]"
+
+
+def role_ref(obj: RenderedObject) -> tuple[str, str]:
+    """(kind, name) of a binding's roleRef."""
+    ref = as_map(obj.body.get("roleRef"))
+    return text(ref.get("kind")), text(ref.get("name"))

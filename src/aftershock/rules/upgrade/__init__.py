@@ -1,0 +1,1 @@
+"""Upgrade-safety rules: immutable fields, deletions and renames, API and CRD versions."""

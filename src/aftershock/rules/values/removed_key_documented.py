@@ -1,0 +1,82 @@
+"""Rule values-removed-key-documented: a removed values key is still documented in the schema, README or docs."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import as_map
+from aftershock.rules.support.sources import files_under, find_lines, load_json
+from aftershock.rules.values.removed_key_used import removed_default_keys
+
+DOC_SUFFIXES = (".md", ".md.gotmpl", ".rst", ".txt")
+
+
+def doc_pattern(path: str) -> re.Pattern[str]:
+    if "." in path:
+        return re.compile(r"(?<![\w.-])" + re.escape(path) + r"(?![\w-])")
+    return re.compile(r"`" + re.escape(path) + r"`|\|[ \t]*" + re.escape(path) + r"[ \t]*\|")
+
+
+def in_schema(schema: Any, path: str) -> bool:
+    node = schema
+    for key in path.split("."):
+        node = as_map(as_map(node).get("properties")).get(key)
+        if node is None:
+            return False
+    return True
+
+
+def _documents(ctx: RuleContext, chart: str, key: str) -> Iterator[tuple[str, int | None]]:
+    schema_file = f"{chart}/values.schema.json"
+    schema = load_json(ctx.sources.head.get(schema_file, "")) if schema_file in ctx.sources.head else None
+    if schema is not None and in_schema(schema, key):
+        lines = find_lines(ctx.sources.head[schema_file], re.compile(r'"' + re.escape(key.split(".")[-1]) + r'"\s*:'))
+        yield schema_file, lines[0] if lines else None
+    pattern = doc_pattern(key)
+    folders = [chart, "docs"]
+    for folder in folders:
+        for path, text in files_under(ctx.sources.head, folder, DOC_SUFFIXES):
+            if folder == chart and "/templates/" in path:
+                continue
+            lines = find_lines(text, pattern)
+            if lines:
+                yield path, lines[0]
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    for change in removed_default_keys(ctx):
+        for path, line in _documents(ctx, change.chart or "", change.path):
+            yield Concern(
+                subject=Subject(SubjectKind.VALUES_KEY, f"{change.file}#{change.path}", f"{change.path} in {change.file}", path),
+                message=f"{change.path} is removed from {change.file}, but {path}{':' + str(line) if line else ''} still documents it",
+                delta=Delta.INTRODUCED, location=Location(path, line),
+                path=(PathStep("file", change.file, "changed"), PathStep("values_key", change.path, "removed"),
+                      PathStep("file", path, "documents it")),
+                facts=(Fact("key", change.path), Fact("document", path)), scope_paths=(change.file, path),
+            )
+
+
+RULE = Rule(
+    id="values-removed-key-documented",
+    title="Removed values key still documented",
+    category=Category.HYGIENE,
+    severity=Severity.LOW,
+    confidence=Confidence.MEDIUM,
+    evidence=Evidence.INFERRED,
+    needs_sources=True,
+    check=check,
+    doc=RuleDoc(
+        what="Keys the change removes from a chart's own `values.yaml` that head sources still document: a "
+        "`properties` path in the chart's values.schema.json, or a mention in the chart's Markdown/text files "
+        "or under the repository's docs/ (a dotted path anywhere; a single-segment key only in `backticks` or "
+        "a table cell).",
+        why="Users configure charts from the README and the schema; documenting a key that does nothing makes "
+        "them set it and believe it works, and a schema that still accepts it hides the mistake.",
+        example="    README.md: | `podAnnotations` | Annotations for the pods | `{}` |",
+        fix="Remove or rename the key in the schema and docs in the same change (helm-docs can regenerate the "
+        "README table).",
+    ),
+)

@@ -1,0 +1,141 @@
+"""Rule values-schema-violation: default, CI or test values that values.schema.json rejects."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.ingest.values import is_sensitive
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import as_list, as_map, text
+from aftershock.rules.support.sources import files_under, load_json, load_yaml_documents
+
+
+@dataclass(frozen=True)
+class Violation:
+    source: str  # the file whose values fail
+    case: str  # "" for a values file, the test name for a helm-unittest test
+    where: str  # dotted instance path, "(top level)" at the root
+    keyword: str  # the failing JSON Schema keyword
+    message: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.source, self.case, self.where, self.keyword)
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def expand_set(values: Mapping[str, Any]) -> dict[str, Any]:
+    """helm-unittest `set:` keys are dotted paths ("image.tag"); list indexes are left as keys."""
+    expanded: dict[str, Any] = {}
+    for dotted, value in values.items():
+        node = expanded
+        parts = str(dotted).split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
+        node[parts[-1]] = value
+    return expanded
+
+
+def _cases(texts: Mapping[str, str], chart: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(source file, case name, values) to validate: defaults, ci/*.yaml over defaults, unittest `set:` over defaults."""
+    defaults_docs = load_yaml_documents(texts.get(f"{chart}/values.yaml", ""))
+    defaults = defaults_docs[0] if defaults_docs and isinstance(defaults_docs[0], dict) else {}
+    yield f"{chart}/values.yaml", "", defaults
+    for path, body in files_under(texts, f"{chart}/ci", (".yaml", ".yml")):
+        docs = load_yaml_documents(body)
+        if docs and isinstance(docs[0], dict):
+            yield path, "", deep_merge(defaults, docs[0])
+    for path, body in files_under(texts, f"{chart}/tests", ("_test.yaml", "_test.yml")):
+        for suite in load_yaml_documents(body):
+            suite_set = as_map(as_map(suite).get("set"))
+            for test in map(as_map, as_list(as_map(suite).get("tests"))):
+                overrides = {**suite_set, **as_map(test.get("set"))}
+                if overrides:
+                    yield path, text(test.get("it")) or "?", deep_merge(defaults, expand_set(overrides))
+
+
+def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str, str], Violation]:
+    schema = load_json(texts.get(f"{chart}/values.schema.json", "")) if f"{chart}/values.schema.json" in texts else None
+    if not isinstance(schema, dict):
+        return {}
+    import jsonschema  # a runtime dependency of this rule only
+
+    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+    try:
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError:
+        return {}  # an invalid schema is Helm's own error at install time, not a values problem
+    validator = validator_class(schema)
+    found: dict[tuple[str, str, str, str], Violation] = {}
+    for source, case, values in _cases(texts, chart):
+        for error in validator.iter_errors(values):
+            where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+            message = error.message if not is_sensitive(where) and len(error.message) <= 160 else f"fails {error.validator}"
+            violation = Violation(source, case, where, str(error.validator), message)
+            found.setdefault(violation.key, violation)
+    return found
+
+
+def _charts(ctx: RuleContext) -> list[str]:
+    return sorted({c.path for c in ctx.review.charts if f"{c.path}/values.schema.json" in ctx.sources.head})
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    for chart in _charts(ctx):
+        head, base = violations(ctx.sources.head, chart), violations(ctx.sources.base, chart)
+        for key in sorted(head.keys() | base.keys()):
+            now, before = head.get(key), base.get(key)
+            if now is None:
+                yield _concern(ctx, chart, before, Delta.RESOLVED)
+            else:
+                yield _concern(ctx, chart, now, Delta.PRE_EXISTING if before is not None else Delta.INTRODUCED)
+
+
+def _concern(ctx: RuleContext, chart: str, violation: Violation, delta: Delta) -> Concern:
+    case = f" (test \"{violation.case}\")" if violation.case else ""
+    token = violation.where.rsplit(".", 1)[-1]
+    location = ctx.index.locate_in_change([violation.source], (token,)) if violation.source in ctx.index.files else Location(violation.source)
+    prefix = "no longer: " if delta is Delta.RESOLVED else ""
+    return Concern(
+        subject=Subject(SubjectKind.FILE, violation.source, violation.source, f"{violation.case}#{violation.where}#{violation.keyword}"),
+        message=f"{prefix}{violation.source}{case} violates {chart}/values.schema.json at {violation.where}: {violation.message}",
+        delta=delta, location=location,
+        path=(PathStep("file", violation.source, "provides values"), PathStep("file", f"{chart}/values.schema.json", "rejects them")),
+        facts=(Fact("where", violation.where), Fact("keyword", violation.keyword), Fact("case", violation.case)),
+        scope_paths=(chart, violation.source),
+    )
+
+
+RULE = Rule(
+    id="values-schema-violation",
+    title="Values violate values.schema.json",
+    category=Category.RELIABILITY,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.INFERRED,
+    needs_sources=True,
+    check=check,
+    doc=RuleDoc(
+        what="For each chart with a values.schema.json, validates (JSON Schema, draft 7 unless the schema says "
+        "otherwise) its values.yaml, each ci/*.yaml merged over it (chart-testing), and each helm-unittest "
+        "test's `set:` merged over it, at base and at head. New errors are introduced, errors present at both "
+        "refs pre-existing. Messages never show values of keys named like credentials.",
+        why="Helm validates the merged values against the schema before rendering, so a default that the "
+        "schema rejects breaks every install that does not override it, and a test whose `set:` is invalid "
+        "tests a configuration no user can deploy.",
+        example="    # values.schema.json: replicaCount {type: integer, minimum: 1}\n    replicaCount: 0",
+        fix="Fix the value, or the schema if the value is the intended contract, in the same change.",
+    ),
+)

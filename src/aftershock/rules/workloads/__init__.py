@@ -1,0 +1,1 @@
+"""Workload rules: service account tokens, probes, resources and rollout strategy."""

@@ -1,0 +1,56 @@
+"""Rule probes-removed: the change removes a liveness, readiness or startup probe."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.pods import containers_of, pod_spec_of
+
+PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    for pair in ctx.index.pairs:
+        if pair.base is None or pair.head is None or pair.change is None:
+            continue
+        base_pod, head_pod = pod_spec_of(pair.base), pod_spec_of(pair.head)
+        if base_pod is None or head_pod is None:
+            continue
+        head_containers = {(c.list_name, c.name): c for c in containers_of(head_pod)}
+        for container in containers_of(base_pod):
+            kept = head_containers.get((container.list_name, container.name))
+            if kept is None or container.list_name != "containers":
+                continue
+            for probe in PROBES:
+                if container.body.get(probe) is not None and kept.body.get(probe) is None:
+                    field = kept.path(probe)
+                    yield Concern(
+                        subject=pair.subject(f"{container.label} {probe}"),
+                        message=f"{pair.display}: the change removes the {probe} of {container.label}",
+                        delta=Delta.INTRODUCED, severity=Severity.HIGH if probe == "readinessProbe" else None,
+                        location=ctx.index.locate_object(pair, (probe,), in_change=True),
+                        path=pair.impact_path(field, "removes"), facts=(Fact("field", field),),
+                        scope_paths=pair.scope_paths,
+                    )
+
+
+RULE = Rule(
+    id="probes-removed",
+    title="Health probe removed",
+    category=Category.RELIABILITY,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    doc=RuleDoc(
+        what="Containers (not init containers) that had a readiness, liveness or startup probe at base and have "
+        "none at head. Removing a readiness probe is graded high.",
+        why="Without a readiness probe, a pod gets traffic as soon as it starts, and a rolling update proceeds "
+        "even when the new version cannot serve; without a liveness probe a hung process is never restarted.",
+        example="    containers:\n      - name: app\n    -   readinessProbe:\n    -     httpGet: {path: /ready, port: 8080}",
+        fix="Keep the probe; if it misbehaved, fix its thresholds (`initialDelaySeconds`, `failureThreshold`) or "
+        "add a startupProbe for slow starts.",
+    ),
+)

@@ -1,0 +1,73 @@
+"""Rule sa-token-automount: pods get a service account token mounted that they may not need."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import text
+from aftershock.rules.support.judge import Issue, judge_pair
+from aftershock.rules.support.pods import has_containers, pod_spec_of
+
+
+def _service_accounts(objects: Sequence[RenderedObject]) -> dict[tuple[str, str], RenderedObject]:
+    return {(o.key.namespace, o.key.name): o for o in objects if o.key.group == "" and o.key.kind == "ServiceAccount"}
+
+
+def issues(obj: RenderedObject, accounts: dict[tuple[str, str], RenderedObject]) -> Iterator[Issue]:
+    pod = pod_spec_of(obj)
+    if pod is None or not has_containers(pod):
+        return
+    account = text(pod.spec.get("serviceAccountName")) or text(pod.spec.get("serviceAccount")) or "default"
+    own = pod.spec.get("automountServiceAccountToken")
+    path = pod.path("automountServiceAccountToken")
+    if own is False:
+        return
+    if own is True:
+        yield Issue(facet="token", message=f"mounts the token of service account {account} ({path}: true)", field=path,
+                    tokens=("automountServiceAccountToken",), grade=2, facts=(Fact("account", account),),
+                    summary="automountServiceAccountToken: true")
+        return
+    sa = accounts.get((obj.key.namespace, account))
+    if sa is not None and sa.body.get("automountServiceAccountToken") is False:
+        return
+    where = "the ServiceAccount in this chart does not disable it" if sa is not None else "nothing disables it"
+    yield Issue(facet="token", message=f"mounts the token of service account {account} ({where})", field=path,
+                tokens=("automountServiceAccountToken", "serviceAccountName"), grade=1, facts=(Fact("account", account),),
+                summary="token mounted by default")
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    for pair in ctx.index.pairs:
+        base_accounts = _service_accounts(pair.chart.base_objects)
+        head_accounts = _service_accounts(pair.chart.head_objects)
+
+        def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
+            return issues(obj, base_accounts if obj is pair.base else head_accounts)
+
+        yield from judge_pair(ctx, pair, find, object_alone=False)
+
+
+RULE = Rule(
+    id="sa-token-automount",
+    title="Service account token mounted",
+    category=Category.SECURITY,
+    severity=Severity.LOW,
+    confidence=Confidence.MEDIUM,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    doc=RuleDoc(
+        what="Pod specs whose service account token is mounted: `automountServiceAccountToken: true` on the pod "
+        "(graded higher), or unset on the pod while the ServiceAccount rendered by the same chart (if any) "
+        "does not set it to `false`. A ServiceAccount created elsewhere cannot be seen, hence medium "
+        "confidence. A change that re-enables the token is a widening.",
+        why="Every process in the pod can read the token and call the API server as the service account; most "
+        "applications never call the API, and a stolen token is the usual first step from a compromised pod "
+        "to the cluster.",
+        example="    spec:\n      serviceAccountName: orders\n      # automountServiceAccountToken not set",
+        fix="Set `automountServiceAccountToken: false` on the ServiceAccount (or the pod); workloads that call "
+        "the API can mount a projected token with a short expiry and an audience instead.",
+    ),
+)

@@ -1,0 +1,116 @@
+"""The two verdict levels as pure functions of the findings and of what could not be reviewed.
+
+Merge risk = the highest of:
+1. Minimal;
+2. each actionable finding (introduced or widened) by severity: info -> Minimal, low -> Low,
+   medium -> Medium, high -> High, critical -> Critical; a low-confidence finding counts one level
+   lower, never below Low;
+3. Low when any chart renders differently (the change does something to a cluster);
+4. Medium for each part that could not be reviewed (a chart that did not render, a rule that
+   failed), High when a chart renders at base and fails at head (the change breaks rendering).
+Pre-existing, narrowed and resolved findings never raise it, and nothing lowers it: an unreviewed
+part can only add a floor.
+
+Security architecture risk = the same over security findings only, with (3) replaced by: Low
+when the change touches the security surface (RBAC, NetworkPolicy, Secret, ServiceAccount,
+Service, Ingress, admission configuration objects; or pod fields for security context, host
+namespaces, volumes, service accounts, images and ports), and (4) unchanged, since an unrendered
+chart can hide anything.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from aftershock.findings.model import RULE_ERROR_ID, Category, Confidence, Finding, Severity
+from aftershock.model.diff import ObjectChange
+from aftershock.model.review import ChartOutcome, RenderStatus, Review
+from aftershock.verdict.model import Assessment, RiskLevel, highest
+
+
+_BY_SEVERITY = {
+    Severity.INFO: RiskLevel.MINIMAL,
+    Severity.LOW: RiskLevel.LOW,
+    Severity.MEDIUM: RiskLevel.MEDIUM,
+    Severity.HIGH: RiskLevel.HIGH,
+    Severity.CRITICAL: RiskLevel.CRITICAL,
+}
+SECURITY_KINDS = frozenset({
+    ("rbac.authorization.k8s.io", k) for k in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+} | {
+    ("networking.k8s.io", "NetworkPolicy"), ("", "Secret"), ("", "ServiceAccount"), ("", "Service"),
+    ("networking.k8s.io", "Ingress"), ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), ("policy", "PodSecurityPolicy"),
+})
+SECURITY_FIELD_WORDS = (
+    "securityContext", "hostNetwork", "hostPID", "hostIPC", "hostPath", "hostPort", "volumes", "serviceAccountName",
+    "automountServiceAccountToken", "image", "capabilities", "privileged",
+)
+
+
+def finding_level(finding: Finding) -> RiskLevel:
+    level = _BY_SEVERITY[finding.severity]
+    if finding.confidence is Confidence.LOW and level.rank > RiskLevel.LOW.rank:
+        return level.lowered(RiskLevel.LOW)
+    return level
+
+
+def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
+    candidates = _finding_candidates([f for f in findings if f.actionable])
+    changed = [r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.CHANGED]
+    if changed:
+        candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently"))
+    candidates += _unreviewed_candidates(review, findings)
+    return _assess(candidates)
+
+
+def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
+    security = [f for f in findings if f.actionable and f.category is Category.SECURITY]
+    candidates = _finding_candidates(security)
+    touched = sorted({str(c.key) for r in review.chart_reviews for c in r.changes if touches_security(c)})
+    if touched:
+        candidates.append((RiskLevel.LOW, f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})"))
+    candidates += _unreviewed_candidates(review, findings)
+    return _assess(candidates)
+
+
+def touches_security(change: ObjectChange) -> bool:
+    if (change.key.group, change.key.kind) in SECURITY_KINDS:
+        return True
+    return any(word in field.path for field in change.fields for word in SECURITY_FIELD_WORDS)
+
+
+def _finding_candidates(findings: Sequence[Finding]) -> list[tuple[RiskLevel, str]]:
+    out = []
+    for finding in findings:
+        if finding.rule_id == RULE_ERROR_ID:
+            continue  # counted as an unreviewed part
+        lowered = " (low confidence)" if finding_level(finding) is not _BY_SEVERITY[finding.severity] else ""
+        out.append((finding_level(finding), f"{finding.severity.value} {finding.category.value} finding {finding.rule_id}{lowered}"))
+    return out
+
+
+def _unreviewed_candidates(review: Review, findings: Sequence[Finding]) -> list[tuple[RiskLevel, str]]:
+    out = []
+    for chart in review.chart_reviews:
+        if chart.outcome is not ChartOutcome.NOT_REVIEWED:
+            continue
+        if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:
+            out.append((RiskLevel.HIGH, f"chart {chart.chart} renders at base but fails at head"))
+        else:
+            out.append((RiskLevel.MEDIUM, f"chart {chart.chart} could not be reviewed"))
+    reviewed_charts = {f"chart {c.chart}" for c in review.chart_reviews}
+    for gap in review.not_reviewed:
+        if gap.part not in reviewed_charts:
+            out.append((RiskLevel.MEDIUM, f"{gap.part} could not be reviewed"))
+    for finding in findings:
+        if finding.rule_id == RULE_ERROR_ID:
+            out.append((RiskLevel.MEDIUM, f"{finding.subject.display} could not run"))
+    return out
+
+
+def _assess(candidates: list[tuple[RiskLevel, str]]) -> Assessment:
+    level = highest([level for level, _ in candidates])
+    ordered = sorted(candidates, key=lambda item: (-item[0].rank, item[1]))
+    reasons = tuple(dict.fromkeys(reason for lvl, reason in ordered if lvl is level and lvl is not RiskLevel.MINIMAL))
+    return Assessment(level, reasons)

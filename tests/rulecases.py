@@ -1,0 +1,207 @@
+"""Rule fixtures: base/head cases under tests/fixtures/rules/<rule-id>/<case>/, built into real Reviews.
+
+A case folder holds:
+- `base.yaml`, `head.yaml`: rendered manifests of chart `charts/app` as Helm prints them, each
+  document after a `# Source: app/templates/<file>` line; a missing file means the chart does not
+  exist on that side. They are parsed with the real `parse_manifests` and diffed with the real
+  `diff_objects`.
+- `expected.yaml`: the findings the rule must give, a list of maps with any of `delta`,
+  `severity`, `confidence`, `subject` (display), `facet`, `message` (a substring) and `location`
+  (`file` or `file:line`); `[]` when the rule must stay silent. Only the case's rule is compared.
+- `case.yaml` (optional): `config` (an .aftershock.yaml document), `kube_version`, and repository
+  content for rules that read files or commits: `files: {base: {path: text}, head: {path: text}}`
+  and `commits: [message, ...]` (the range base..head; the head files land with the last one).
+  With `files` or `commits`, a real git repository is built and read with GitRepository, so file
+  changes, hunks, commits and values changes are the real ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aftershock.config import AftershockConfig
+from aftershock.diff.objects import diff_objects
+from aftershock.findings.model import Finding
+from aftershock.ingest.git import GitRepository
+from aftershock.ingest.values import diff_values, parse_values
+from aftershock.model.objects import RenderedObject
+from aftershock.model.review import (
+    ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
+)
+from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.render.manifests import parse_manifests
+from aftershock.rules.engine import evaluate
+from aftershock.rules.model import SourceTexts
+from gitrepo import commit, make_repo
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+CHART = "charts/app"
+_SOURCE = re.compile(r"^# Source: (.+)$", re.M)
+EXPECTED_KEYS = {"delta", "severity", "confidence", "subject", "facet", "message", "location"}
+
+
+@dataclass(frozen=True)
+class Case:
+    rule_id: str
+    name: str
+    folder: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule_id}/{self.name}"
+
+
+def all_cases() -> list[Case]:
+    return [
+        Case(rule.name, case.name, case)
+        for rule in sorted(FIXTURES.iterdir()) if rule.is_dir()
+        for case in sorted(rule.iterdir()) if case.is_dir()
+    ]
+
+
+def read_manifests(path: Path) -> tuple[RenderedObject, ...] | None:
+    """The objects of a fixture manifest stream, templates as repository paths; None if absent."""
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8")
+    starts = list(_SOURCE.finditer(text))
+    templates: dict[str, str] = {}
+    for index, match in enumerate(starts):
+        end = starts[index + 1].start() if index + 1 < len(starts) else len(text)
+        name = match.group(1).strip()
+        templates[name] = templates.get(name, "") + "\n---\n" + text[match.end():end]
+    objects = parse_manifests(templates, chart=CHART, namespace="default")
+    return tuple(_repo_template(o) for o in objects)
+
+
+def _repo_template(obj: RenderedObject) -> RenderedObject:
+    from dataclasses import replace
+
+    return replace(obj, template=f"charts/{obj.template}")
+
+
+def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, SourceTexts, list[dict[str, Any]]]:
+    extra = _yaml(case.folder / "case.yaml") or {}
+    expected = _yaml(case.folder / "expected.yaml")
+    assert isinstance(expected, list), f"{case.id}: expected.yaml must be a list"
+    for entry in expected:
+        assert set(entry) <= EXPECTED_KEYS, f"{case.id}: unknown keys {set(entry) - EXPECTED_KEYS}"
+    config = AftershockConfig.model_validate(extra.get("config") or {})
+    files = extra.get("files") or {}
+    base_files, head_files = dict(files.get("base") or {}), dict(files.get("head") or {})
+    review = build_review(
+        read_manifests(case.folder / "base.yaml"), read_manifests(case.folder / "head.yaml"),
+        tmp_path=tmp_path, base_files=base_files, head_files=head_files,
+        commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
+    )
+    return review, config, SourceTexts(base=base_files, head=head_files), expected
+
+
+def build_review(
+    base: tuple[RenderedObject, ...] | None,
+    head: tuple[RenderedObject, ...] | None,
+    *,
+    tmp_path: Path,
+    base_files: dict[str, str] | None = None,
+    head_files: dict[str, str] | None = None,
+    commits: list[str] | None = None,
+    kube_version: str | None = None,
+) -> Review:
+    """A Review of chart charts/app rendered as `base`/`head` (None: absent), with real git data when
+    files or commits are given."""
+    base_files, head_files, commits = base_files or {}, head_files or {}, commits or []
+    base_ref, head_ref = RefInfo("base", "0" * 40), RefInfo("head", "1" * 40)
+    commit_list: tuple = ()
+    file_changes: tuple = ()
+    values_changes: list[ValuesKeyChange] = []
+    if base_files or head_files or commits:
+        repo = make_repo(tmp_path, "case")
+        base_sha = commit(repo, base_files, "chore: base")
+        messages = commits or ["chore: change"]
+        for message in messages[:-1]:
+            commit(repo, {}, message)
+        removed = {path: None for path in base_files if path not in head_files}
+        head_sha = commit(repo, {**removed, **head_files}, messages[-1])
+        git_repo = GitRepository.open(repo)
+        commit_list = git_repo.commits(base_sha, head_sha)
+        file_changes = git_repo.file_changes(base_sha, head_sha)
+        base_ref, head_ref = RefInfo("base", base_sha), RefInfo("head", head_sha)
+        values_changes = _values_changes(file_changes, base_files, head_files)
+    first_file = next((f.path for f in file_changes if f.path.startswith(CHART + "/")), f"{CHART}/values.yaml")
+    affected = AffectedChart(CHART, (AffectStep("file", first_file, "changed"), AffectStep("chart", CHART, "holds the file")))
+    changes = diff_objects(base or (), head or ())
+    chart_review = ChartReview(
+        chart=CHART, name="app", affected=affected,
+        base=_render(Side.BASE, base), head=_render(Side.HEAD, head),
+        outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED, changes=changes,
+        base_objects=base or (), head_objects=head or (),
+    )
+    chart = Chart(path=CHART, name="app", version="0.1.0", type=ChartType.APPLICATION, api_version="v2")
+    return Review(
+        repository="fixture", base=base_ref, head=head_ref,
+        options=ReviewOptions("release", "default", "fixture", "0", kube_version),
+        commits=commit_list, files=file_changes, charts=(chart,), units=(), values_changes=tuple(values_changes),
+        affected=(affected,), chart_reviews=(chart_review,),
+    )
+
+
+def _render(side: Side, objects: tuple[RenderedObject, ...] | None) -> ChartRender:
+    if objects is None:
+        return ChartRender(side, RenderStatus.ABSENT)
+    return ChartRender(side, RenderStatus.OK, len(objects))
+
+
+def _values_changes(file_changes: tuple, base_files: dict[str, str], head_files: dict[str, str]) -> list[ValuesKeyChange]:
+    changes: list[ValuesKeyChange] = []
+    for change in file_changes:
+        name = change.path.rsplit("/", 1)[-1]
+        if name.startswith("values") and name.endswith((".yaml", ".yml")):
+            chart = CHART if change.path.startswith(CHART + "/") else None
+            before = parse_values(base_files.get(change.old_path or change.path), source="base")
+            after = parse_values(head_files.get(change.path), source="head")
+            changes.extend(diff_values(before, after, chart=chart, file=change.path))
+    return changes
+
+
+def findings_of(case: Case, tmp_path: Path) -> tuple[list[Finding], list[dict[str, Any]]]:
+    review, config, sources, expected = load_case(case, tmp_path)
+    findings = [f for f in evaluate(review, config, sources=sources) if f.rule_id == case.rule_id]
+    return findings, expected
+
+
+def matches(finding: Finding, expected: dict[str, Any]) -> bool:
+    checks = {
+        "delta": finding.delta.value,
+        "severity": finding.severity.value,
+        "confidence": finding.confidence.value,
+        "subject": finding.subject.display,
+        "facet": finding.subject.facet,
+    }
+    for key, actual in checks.items():
+        if key in expected and str(expected[key]) != actual:
+            return False
+    if "message" in expected and str(expected["message"]) not in finding.message:
+        return False
+    if "location" in expected:
+        loc = finding.location
+        shown = "" if loc is None else (f"{loc.file}:{loc.line}" if loc.line else loc.file)
+        if str(expected["location"]) != shown:
+            return False
+    return True
+
+
+def describe(finding: Finding) -> str:
+    loc = finding.location
+    where = "" if loc is None else f" @ {loc.file}:{loc.line}"
+    return f"[{finding.delta.value} {finding.severity.value} facet={finding.subject.facet!r}] {finding.message}{where}"
+
+
+def _yaml(path: Path) -> Any:
+    if not path.exists():
+        return None
+    return yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -1,0 +1,106 @@
+"""The verdict functions: levels from findings and unreviewed parts, never lowered by a gap, and their rationale."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from aftershock.findings.model import (
+    RULE_ERROR_ID, Category, Confidence, Delta, Evidence, Finding, Severity, Subject, SubjectKind,
+)
+from aftershock.model.review import ChartOutcome, ChartRender, NotReviewed, RenderStatus, Side
+from aftershock.verdict import verdicts
+from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS, RiskLevel
+from rulecases import FIXTURES, build_review, read_manifests
+
+
+def make(severity=Severity.HIGH, category=Category.SECURITY, delta=Delta.INTRODUCED, confidence=Confidence.HIGH, rule="r"):
+    return Finding(rule, "A title", severity, confidence, category, Evidence.OBSERVED, delta,
+                   Subject(SubjectKind.OBJECT, f"x::{rule}{severity.value}{delta.value}", "Thing x"), "message")
+
+
+def unchanged_review(tmp_path):
+    objects = read_manifests(FIXTURES / "pss-host-namespaces" / "introduced-hostpid" / "base.yaml")
+    return build_review(objects, objects, tmp_path=tmp_path)
+
+
+def changed_review(tmp_path):
+    folder = FIXTURES / "pss-host-namespaces" / "introduced-hostpid"
+    return build_review(read_manifests(folder / "base.yaml"), read_manifests(folder / "head.yaml"), tmp_path=tmp_path)
+
+
+def test_nothing_changed_and_nothing_found_is_minimal(tmp_path):
+    result = verdicts(unchanged_review(tmp_path), [])
+    assert result.merge.level is RiskLevel.MINIMAL and result.security.level is RiskLevel.MINIMAL
+    assert result.headline == NO_ACTIONABLE_FINDINGS
+    assert NO_ACTIONABLE_FINDINGS in result.merge.rationale
+    assert result.merge.title == f"Merge risk: Minimal · up to {'1' * 7}"
+
+
+def test_a_rendered_change_is_at_least_low(tmp_path):
+    result = verdicts(changed_review(tmp_path), [])
+    assert result.merge.level is RiskLevel.LOW
+    assert result.security.level is RiskLevel.LOW  # hostPID is a pod security field
+    assert "render differently" in result.merge.rationale
+
+
+def test_actionable_findings_set_the_level_by_severity(tmp_path):
+    review = unchanged_review(tmp_path)
+    assert verdicts(review, [make(Severity.CRITICAL)]).merge.level is RiskLevel.CRITICAL
+    assert verdicts(review, [make(Severity.MEDIUM, delta=Delta.WIDENED)]).merge.level is RiskLevel.MEDIUM
+    assert verdicts(review, [make(Severity.INFO)]).merge.level is RiskLevel.MINIMAL
+
+
+def test_low_confidence_counts_one_level_lower_but_not_below_low(tmp_path):
+    review = unchanged_review(tmp_path)
+    assert verdicts(review, [make(Severity.HIGH, confidence=Confidence.LOW)]).merge.level is RiskLevel.MEDIUM
+    assert verdicts(review, [make(Severity.LOW, confidence=Confidence.LOW)]).merge.level is RiskLevel.LOW
+
+
+def test_pre_existing_narrowed_and_resolved_findings_do_not_count(tmp_path):
+    review = unchanged_review(tmp_path)
+    quiet = [make(Severity.CRITICAL, delta=d) for d in (Delta.PRE_EXISTING, Delta.NARROWED, Delta.RESOLVED)]
+    result = verdicts(review, quiet)
+    assert result.merge.level is RiskLevel.MINIMAL
+    assert "1 pre-existing concern(s) are listed apart" in result.merge.rationale
+    assert "narrows or removes 2 existing security concern(s)" in result.security.rationale
+
+
+def test_security_verdict_counts_only_security_findings(tmp_path):
+    result = verdicts(unchanged_review(tmp_path), [make(Severity.HIGH, Category.RELIABILITY)])
+    assert result.merge.level is RiskLevel.HIGH
+    assert result.security.level is RiskLevel.MINIMAL
+
+
+def with_chart_gap(review, base_status, head_status):
+    chart = replace(review.chart_reviews[0], outcome=ChartOutcome.NOT_REVIEWED,
+                    base=ChartRender(Side.BASE, base_status), head=ChartRender(Side.HEAD, head_status, error="boom"))
+    gap = NotReviewed(f"chart {chart.chart}", "boom", Side.HEAD)
+    return replace(review, chart_reviews=(chart,), not_reviewed=(gap,))
+
+
+def test_an_unreviewed_part_is_a_floor_never_a_clearance(tmp_path):
+    review = with_chart_gap(unchanged_review(tmp_path), RenderStatus.FAILED, RenderStatus.FAILED)
+    assert verdicts(review, []).merge.level is RiskLevel.MEDIUM
+    assert verdicts(review, []).security.level is RiskLevel.MEDIUM
+    assert verdicts(review, [make(Severity.CRITICAL)]).merge.level is RiskLevel.CRITICAL
+    rationale = verdicts(review, []).merge.rationale
+    assert "Not verified: chart charts/app (head)" in rationale and "floor" in rationale
+
+
+def test_a_chart_the_change_breaks_is_high(tmp_path):
+    review = with_chart_gap(unchanged_review(tmp_path), RenderStatus.OK, RenderStatus.FAILED)
+    result = verdicts(review, [])
+    assert result.merge.level is RiskLevel.HIGH
+    assert result.merge.reasons == ("chart charts/app renders at base but fails at head",)
+
+
+def test_rule_errors_count_as_unreviewed(tmp_path):
+    error = replace(make(Severity.MEDIUM, Category.RELIABILITY, rule=RULE_ERROR_ID), subject=Subject(SubjectKind.CHART, "x", "rule x"))
+    result = verdicts(unchanged_review(tmp_path), [error])
+    assert result.merge.level is RiskLevel.MEDIUM
+    assert "Not verified: rule x" in result.merge.rationale
+
+
+def test_verdicts_are_pure(tmp_path):
+    review, findings = changed_review(tmp_path), [make(), make(Severity.LOW, Category.HYGIENE)]
+    assert verdicts(review, findings) == verdicts(review, list(findings))
