@@ -132,3 +132,57 @@ def test_progress_bar_only_on_a_terminal_and_never_for_json(repo):
 
     assert "rendering" in stderr_on_tty("terminal")
     assert stderr_on_tty("json") == ""
+
+
+def test_sarif_output_validates_and_points_into_the_change(repo):
+    import jsonschema
+
+    path, base = repo
+    daemon = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostPID: {{ .Values.hostPID }}\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"
+    commit(path, {"c/templates/pod.yaml": daemon, "c/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nhostPID: true\n"}, "feat: host pid")
+    result = run("review", "--repo", str(path), "--base", base, "--format", "sarif")
+    assert result.returncode == 0, result.stderr
+    sarif = json.loads(result.stdout)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    assert any(r["ruleId"] == "pss-host-namespaces" for r in results)
+    new = [r for r in results if r["baselineState"] == "new"]
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in new for loc in r.get("locations", [])}
+    assert new and uris <= {"c/templates/pod.yaml", "c/values.yaml"}  # what the change introduced lands in it
+
+
+def test_fail_on_risk_exits_4_only_when_reached(repo):
+    path, base = repo
+    commit(path, {"c/templates/pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"}, "feat: host net")
+    high = run("review", "--repo", str(path), "--base", base, "--format", "json", "--fail-on-risk", "high")
+    assert high.returncode == 4 and "reaches --fail-on-risk high" in high.stderr
+    critical = run("review", "--repo", str(path), "--base", base, "--format", "json", "--fail-on-risk", "critical")
+    assert critical.returncode == 0, critical.stderr
+    assert json.loads(critical.stdout)["findings"]["verdicts"]["merge"]["level"] == "high"
+
+
+def test_configuration_is_read_at_the_base_ref(repo):
+    path, base = repo
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"
+    commit(path, {"c/templates/pod.yaml": pod, ".aftershock.yaml": "rules:\n  pss-host-namespaces:\n    enabled: false\n"}, "feat: sneaky")
+    doc = json.loads(run("review", "--repo", str(path), "--base", base, "--format", "json").stdout)
+    assert doc["config"] == "defaults"  # the head's own configuration cannot switch off the rule reviewing it
+    assert any(i["rule"] == "pss-host-namespaces" and i["actionable"] for i in doc["findings"]["items"])
+
+
+def test_malformed_configuration_is_one_clear_error(repo, tmp_path):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: 3")
+    config = tmp_path / "bad.yaml"
+    config.write_text("rules:\n  no-such-rule: {enabled: false}\n")
+    assert_one_line_error(run("review", "--repo", str(path), "--base", base, "--config", str(config)), "no-such-rule")
+
+
+def test_rules_and_explain_commands():
+    listing = run("rules")
+    assert listing.returncode == 0 and "pss-host-namespaces" in listing.stdout
+    doc = run("explain", "rbac-wildcard")
+    for section in ("What it checks", "Why it matters", "Example", "How to fix"):
+        assert section in doc.stdout
+    assert_one_line_error(run("explain", "no-such-rule"), "unknown rule")

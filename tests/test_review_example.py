@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
 from gitrepo import git
 
@@ -43,7 +43,8 @@ def stable(doc: dict) -> dict:
 
 @pytest.mark.parametrize("base, head", RANGES, ids=[b for _, b in RANGES])
 def test_example_review_matches_snapshot(example_repo, renderer, base, head):
-    doc = stable(review_document(run_review(ReviewRequest(repo=example_repo, base=base, head=head), renderer)))
+    result = review_change(ReviewRequest(repo=example_repo, base=base, head=head), renderer)
+    doc = stable(review_document(result.review, result.judgement))
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
     path = SNAPSHOTS / f"{head}.json"
     if os.environ.get("AFTERSHOCK_UPDATE_SNAPSHOTS"):
@@ -65,6 +66,11 @@ def test_snapshots_say_what_each_commit_did():
     secret = load("state-06-payments-webhook-key")
     assert "whk-sandbox" not in json.dumps(secret)
     assert load("state-07-docs-release-overrides")["objects"] == []
+    merge = lambda name: load(name)["findings"]["verdicts"]["merge"]["level"]
+    assert merge("state-03-lib-security-context-helpers") == "minimal"
+    assert merge("state-05-node-metrics-process-collector") == "high"
+    rules = {i["rule"] for i in load("state-05-node-metrics-process-collector")["findings"]["items"] if i["actionable"]}
+    assert "pss-host-namespaces" in rules
 
 
 def test_example_history_is_the_one_snapshotted(example_repo):

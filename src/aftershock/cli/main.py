@@ -10,6 +10,7 @@ import click
 from aftershock import __version__
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
+from aftershock.cli.rules import explain_command, rules_command
 from aftershock.cli.test import test_command
 from aftershock.errors import AftershockError
 
@@ -53,6 +54,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 cli.add_command(review_command)
 cli.add_command(radius_command)
 cli.add_command(test_command)
+cli.add_command(rules_command)
+cli.add_command(explain_command)
 
 
 def main() -> None:

@@ -21,8 +21,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from aftershock.cli.progress import render_progress
-from aftershock.model.review import Review
-from aftershock.pipeline import ReviewRequest, open_renderer, run_review
+from aftershock.pipeline import ReviewRequest, ReviewResult, open_renderer, review_change
 
 _META = "aftershock.review_options"
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -69,6 +68,9 @@ _OPTIONS = (
                  expose_value=False, callback=_keep),
     click.option("--workers", "workers", type=click.IntRange(min=1), default=None,
                  help="Render workers [default: CPU count, at most 4].", expose_value=False, callback=_keep),
+    click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), default=None,
+                 help="Configuration file [default: .aftershock.yaml as it is at the base ref].",
+                 expose_value=False, callback=_keep),
 )
 
 
@@ -86,14 +88,15 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         repo=Path(given["repo"]), base=given["base"], head=given["head"], release_name=given["release_name"],
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],
         max_scenarios=given["max_scenarios"],
+        config_file=Path(given["config_file"]) if given["config_file"] else None,
     )
     return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"])
 
 
-def run_from_options(settings: ReviewSettings, *, progress: bool) -> Review:
+def run_from_options(settings: ReviewSettings, *, progress: bool) -> ReviewResult:
     """Runs the review, with a progress bar on stderr when asked for and stderr is a terminal outside CI."""
     show = progress and sys.stderr.isatty() and not os.environ.get("CI")
     with open_renderer(settings.renderer, helm_binary=settings.helm_binary, timeout_seconds=settings.render_timeout,
                        workers=settings.workers) as backend:
         with (render_progress() if show else nullcontext(None)) as callbacks:
-            return run_review(settings.request, backend, callbacks)
+            return review_change(settings.request, backend, callbacks)

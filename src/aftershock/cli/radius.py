@@ -21,7 +21,7 @@ from aftershock.graph.text import explanation_document, explanation_text, radius
 @click.pass_context
 def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
     """The blast radius of base..head through commits, files, units, charts, objects and workloads."""
-    review = run_from_options(review_settings(ctx), progress=fmt == "text")
+    review = run_from_options(review_settings(ctx), progress=fmt == "text").review
     graph = build_graph(review)
     radius = blast_radius(graph)
     if node is None:

@@ -10,22 +10,34 @@ import click
 from aftershock.cli.options import review_options, review_settings, run_from_options
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
+from aftershock.report.sarif import sarif_document
+from aftershock.verdict.model import RiskLevel
 
 EXIT_PARTIAL = 3
+EXIT_RISK = 4
+RISK_LEVELS = [level.value for level in RiskLevel]
 
 
 @click.command("review")
 @review_options
 @click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]), default="terminal", show_default=True)
 @click.option("--output", "output", type=click.Path(dir_okay=False), default=None, help="Write the report to FILE.")
+@click.option("--fail-on-risk", "fail_on", type=click.Choice(RISK_LEVELS), default=None,
+              help="Exit with status 4 when the merge risk reaches this level.")
 @click.pass_context
-def review_command(ctx: click.Context, fmt: str, output: str | None) -> None:
-    """Review base..head: commits, files, units, rendered objects that changed, and what they reach."""
+def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None) -> None:
+    """Review base..head: commits, files, units, rendered objects that changed, what they reach,
+    findings and verdicts."""
     out_format = OutputFormat(fmt)
-    review = run_from_options(review_settings(ctx), progress=out_format is not OutputFormat.JSON)
-    doc = review_document(review)
-    _write(doc, out_format, output)
+    result = run_from_options(review_settings(ctx), progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))
+    doc = review_document(result.review, result.judgement)
+    sarif = sarif_document(result.review, result.judgement.findings) if out_format is OutputFormat.SARIF else None
+    _write(doc, out_format, output, sarif)
     report_gaps(doc)
+    merge = result.judgement.verdicts.merge
+    if fail_on is not None and merge.level.rank >= RiskLevel(fail_on).rank:
+        click.echo(f"aftershock: {merge.title} reaches --fail-on-risk {fail_on}", err=True)
+        sys.exit(EXIT_RISK)
 
 
 def report_gaps(doc: dict) -> None:
@@ -37,12 +49,12 @@ def report_gaps(doc: dict) -> None:
         sys.exit(EXIT_PARTIAL)
 
 
-def _write(doc: dict, fmt: OutputFormat, output: str | None) -> None:
+def _write(doc: dict, fmt: OutputFormat, output: str | None, sarif: dict | None) -> None:
     if output is None:
         color = fmt is OutputFormat.TERMINAL and sys.stdout.isatty()
-        write_report(doc, fmt, sys.stdout, color=color)
+        write_report(doc, fmt, sys.stdout, color=color, sarif=sarif)
         return
     tmp = Path(output + ".tmp")
     with tmp.open("w", encoding="utf-8") as stream:
-        write_report(doc, fmt, stream, color=False)
+        write_report(doc, fmt, stream, color=False, sarif=sarif)
     tmp.replace(output)

@@ -27,6 +27,7 @@ from aftershock.ingest.manifests import plain_manifests
 from aftershock.pipeline.releases import (
     ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups,
 )
+from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
 
 
@@ -40,6 +41,15 @@ class ReviewRequest:
     kube_version: str | None = None
     max_file_bytes: int = 5 * 2**20
     max_scenarios: int = 6  # per chart, the default scenario included
+    config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """The observed review and what the rules and verdicts made of it."""
+
+    review: Review
+    judgement: Judgement
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,11 @@ def open_renderer(
 
 def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> Review:
     """Review base..head of the repository: every layer, linked, with what could not be reviewed."""
+    return review_change(request, renderer, callbacks).review
+
+
+def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> ReviewResult:
+    """Observe base..head layer by layer, then judge it: findings and verdicts."""
     repo = GitRepository.open(request.repo)
     head = RefInfo(request.head, repo.resolve(request.head))
     base = _base_ref(repo, request, head.sha)
@@ -84,6 +99,7 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
         for tree in (base_tree, head_tree):
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)
+        config, config_source = review_config(request.config_file, base_tree)
         charts_base = discover_charts(base_tree, base_tree.label)
         charts_head = discover_charts(head_tree, head_tree.label)
         units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
@@ -99,14 +115,16 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
             plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
         )
         following = _follow(request, chart_reviews, sides, changed, renderer, settings, work, affected, rendered)
-    options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
-    return Review(
-        repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
-        charts=_all_charts(charts_base, charts_head), units=units,
-        values_changes=values_changes + following.values_changes, affected=affected,
-        chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
-        scenarios=scenarios,
-    )
+        options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
+        review = Review(
+            repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
+            charts=_all_charts(charts_base, charts_head), units=units,
+            values_changes=values_changes + following.values_changes, affected=affected,
+            chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
+            scenarios=scenarios,
+        )
+        judgement = judge(review, config, config_source, source_texts(review, base_tree, head_tree))
+    return ReviewResult(review, judgement)
 
 
 def _follow(

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aftershock import __version__
+from aftershock.findings.document import findings_document
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.report.redaction import redact_hunk_line
+
+if TYPE_CHECKING:
+    from aftershock.pipeline.judge import Judgement
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
@@ -18,8 +22,17 @@ from aftershock.model.units import Chart, ValuesKeyChange
 SCHEMA_VERSION = "1.0"
 
 
-def review_document(review: Review) -> dict[str, Any]:
-    """Every layer of the review as plain JSON-compatible data, in a stable order."""
+def review_document(review: Review, judgement: Judgement | None = None) -> dict[str, Any]:
+    """Every layer of the review as plain JSON-compatible data, in a stable order; with its findings
+    and verdicts when the rules ran (they always do in `aftershock review`)."""
+    doc = _observation(review)
+    if judgement is not None:
+        doc["config"] = judgement.config_source
+        doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
+    return doc
+
+
+def _observation(review: Review) -> dict[str, Any]:
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
     secret_files = _secret_templates(review)
     return {

@@ -18,13 +18,22 @@ class OutputFormat(str, enum.Enum):
     MARKDOWN = "markdown"
     JSON = "json"
     HTML = "html"
+    SARIF = "sarif"
 
 
-def write_report(doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, color: bool) -> None:
+def write_report(
+    doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, color: bool, sarif: dict[str, Any] | None = None
+) -> None:
+    """Write the review in `fmt`. SARIF is made from the findings by the caller (`report.sarif`) and
+    passed in, since code scanning wants rule descriptors the canonical document does not carry."""
     if fmt is OutputFormat.JSON:
         stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     elif fmt is OutputFormat.MARKDOWN:
         stream.write(render_markdown(doc))
+    elif fmt is OutputFormat.SARIF:
+        if sarif is None:
+            raise ValueError("SARIF output needs the SARIF document")
+        stream.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
     elif fmt is OutputFormat.HTML:
         stream.write(render_html(doc))
     elif fmt is OutputFormat.TERMINAL:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.findings.markdown import findings_markdown
 from aftershock.graph.mermaid import mermaid_from_document
 from aftershock.report.text import (
     field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
@@ -11,6 +12,8 @@ from aftershock.report.text import (
 
 MAX_FIELDS_PER_OBJECT = 40
 MAX_MERMAID_NODES = 40
+MAX_FINDINGS_CHARS = 30_000
+MAX_COMMENT_CHARS = 65_000  # GitHub refuses comments over 65,536 characters
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -22,8 +25,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
         status_line(doc),
         "",
     ]
+    if "findings" in doc:
+        parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS).rstrip(), ""]
     parts += _not_reviewed(doc) + _charts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
-    return "\n".join(parts).rstrip() + "\n"
+    text = "\n".join(parts).rstrip() + "\n"
+    if len(text) > MAX_COMMENT_CHARS:
+        note = "\n\n… the rest of this review is in the JSON output (the comment would exceed GitHub's limit).\n"
+        text = text[: MAX_COMMENT_CHARS - len(note)].rsplit("\n", 1)[0] + note
+    return text
 
 
 def _not_reviewed(doc: dict[str, Any]) -> list[str]:

@@ -20,6 +20,8 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     console.print(headline(doc))
     style = "green" if doc["status"] == "complete" else "yellow"
     console.print(f"[{style}]{escape(status_line(doc))}[/{style}]")
+    if "findings" in doc:
+        _print_findings(doc["findings"], console)
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
@@ -43,3 +45,20 @@ def _charts_table(doc: dict[str, Any]) -> Table:
     for r in doc["chart_reviews"]:
         table.add_row(review_label(r), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
     return table
+
+
+_SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+
+
+def _print_findings(section: dict[str, Any], console: Console) -> None:
+    for key in ("merge", "security"):
+        verdict = section["verdicts"][key]
+        console.print(f"[bold]{escape(verdict['title'])}[/bold]")
+        console.print(f"  [dim]{escape(verdict['rationale'])}[/dim]")
+    actionable = [i for i in section["items"] if i["actionable"]]
+    if not actionable:
+        console.print(f"{escape(section['headline'])}.")
+    for item in actionable:
+        style = _SEVERITY_STYLE.get(item["severity"], "")
+        label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
+        console.print(f"  [{style}]{escape(label)}[/{style}]: {escape(item['message'])}  [dim]{item['rule']}[/dim]")

@@ -100,10 +100,41 @@ def _v3_review_mode(conn: Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE reviews ADD COLUMN since_sha VARCHAR(64)")
 
 
+def _v4_webhook_service(conn: Connection) -> None:
+    md = sa.MetaData()
+    sa.Table(
+        "webhook_deliveries", md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("delivery_id", sa.String(100), nullable=False, unique=True),
+        sa.Column("event", sa.String(64), nullable=False),
+        sa.Column("action", sa.String(64), nullable=False),
+        sa.Column("repository", sa.String(500), nullable=False),
+        sa.Column("target_name", sa.String(255), nullable=True),
+        sa.Column("head_sha", sa.String(64), nullable=True),
+        sa.Column("outcome", sa.String(16), nullable=False),
+        sa.Column("detail", sa.Text, nullable=False),
+        sa.Column("job", sa.JSON, nullable=True),
+        sa.Column("received_at", sa.String(40), nullable=False),
+        sa.Column("finished_at", sa.String(40), nullable=True),
+        sa.Index("webhook_deliveries_by_target", "repository", "target_name", "id"),
+        sa.Index("webhook_deliveries_by_outcome", "outcome", "id"),
+    )
+    sa.Table(
+        "paused_targets", md,
+        sa.Column("repository", sa.String(500), primary_key=True),
+        sa.Column("target_kind", sa.String(16), primary_key=True),
+        sa.Column("target_name", sa.String(255), primary_key=True),
+        sa.Column("paused_by", sa.String(200), nullable=False),
+        sa.Column("paused_at", sa.String(40), nullable=False),
+    )
+    md.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "reviews, findings and verdicts", _v1_reviews),
     Migration(2, "dismiss and reopen decisions", _v2_decisions),
     Migration(3, "incremental reviews: mode and since_sha", _v3_review_mode),
+    Migration(4, "webhook service: deliveries and paused pull requests", _v4_webhook_service),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

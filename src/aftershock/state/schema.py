@@ -86,3 +86,35 @@ decisions = sa.Table(
     sa.Column("evidence_digest", sa.String(128), nullable=False),
     sa.Index("decisions_by_target", "repository", "target_kind", "target_name", "fingerprint", "id"),
 )
+
+# The webhook service's ledger: one row per GitHub delivery (deduplicated by its GUID), what became
+# of it, and the review job it asked for; `id` orders deliveries, so a newer job supersedes an older one.
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("delivery_id", sa.String(100), nullable=False, unique=True),
+    sa.Column("event", sa.String(64), nullable=False),
+    sa.Column("action", sa.String(64), nullable=False),
+    sa.Column("repository", sa.String(500), nullable=False),
+    sa.Column("target_name", sa.String(255), nullable=True),
+    sa.Column("head_sha", sa.String(64), nullable=True),
+    sa.Column("outcome", sa.String(16), nullable=False),
+    sa.Column("detail", sa.Text, nullable=False),
+    sa.Column("job", sa.JSON, nullable=True),
+    sa.Column("received_at", sa.String(40), nullable=False),
+    sa.Column("finished_at", sa.String(40), nullable=True),
+    sa.Index("webhook_deliveries_by_target", "repository", "target_name", "id"),
+    sa.Index("webhook_deliveries_by_outcome", "outcome", "id"),
+)
+
+# Pull requests whose automatic reviews on push are paused (`@aftershock pause`).
+paused_targets = sa.Table(
+    "paused_targets",
+    metadata,
+    sa.Column("repository", sa.String(500), primary_key=True),
+    sa.Column("target_kind", sa.String(16), primary_key=True),
+    sa.Column("target_name", sa.String(255), primary_key=True),
+    sa.Column("paused_by", sa.String(200), nullable=False),
+    sa.Column("paused_at", sa.String(40), nullable=False),
+)

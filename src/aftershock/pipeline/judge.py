@@ -1,0 +1,65 @@
+"""Wiring of the rules and verdict stages: the configuration from the base ref, source texts, findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
+from aftershock.findings.model import Finding
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.review import Review
+from aftershock.rules.engine import check_config, evaluate
+from aftershock.rules.inputs import source_folders, wanted
+from aftershock.rules.model import SourceTexts
+from aftershock.verdict import verdicts as judge_verdicts
+from aftershock.verdict.model import Verdicts
+
+
+@dataclass(frozen=True)
+class Judgement:
+    config: AftershockConfig
+    config_source: str  # where the configuration came from
+    findings: tuple[Finding, ...]
+    verdicts: Verdicts
+
+
+def review_config(explicit: Path | None, base_tree: RefSnapshot) -> tuple[AftershockConfig, str]:
+    """`--config FILE` when given, else `.aftershock.yaml` as it is at the BASE ref: a change under
+    review must not be able to switch off or soften the rules that review it."""
+    if explicit is not None:
+        config = load_config(explicit)
+        source = str(explicit)
+    else:
+        text = base_tree.text_or_none(CONFIG_FILE_NAME)
+        config = parse_config(text, source=f"{CONFIG_FILE_NAME} at {base_tree.label}") if text else AftershockConfig()
+        source = f"{CONFIG_FILE_NAME} at {base_tree.label}" if text else "defaults"
+    check_config(config)
+    return config, source
+
+
+def source_texts(review: Review, base_tree: RefSnapshot, head_tree: RefSnapshot) -> SourceTexts:
+    """The text files of the affected charts and docs/ at both refs, for the rules that read sources."""
+    folders = source_folders(review)
+    return SourceTexts(base=_read(base_tree, folders), head=_read(head_tree, folders))
+
+
+def _read(tree: RefSnapshot, folders: tuple[str, ...]) -> dict[str, str]:
+    paths = [p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, folders)]
+    texts = {}
+    for path in dict.fromkeys(paths):
+        entry = tree.tree.entries.get(path)
+        if entry is None or (entry.size or 0) > tree.max_file_bytes:
+            continue
+        try:
+            text = tree.text_or_none(path)
+        except Exception:  # noqa: BLE001 - a file a rule cannot read is simply absent to the rules
+            continue
+        if text is not None:
+            texts[path] = text
+    return texts
+
+
+def judge(review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts) -> Judgement:
+    findings = evaluate(review, config, sources=sources)
+    return Judgement(config, config_source, findings, judge_verdicts(review, findings))

@@ -1,0 +1,132 @@
+"""The service's settings: read once from the environment (and command-line options) into a frozen dataclass.
+
+    AFTERSHOCK_WEBHOOK_SECRET      the webhook secret (required by `serve`)
+    AFTERSHOCK_APP_ID              the GitHub App's id
+    AFTERSHOCK_PRIVATE_KEY         the App's private key (PEM), or AFTERSHOCK_PRIVATE_KEY_FILE, a path to it
+    AFTERSHOCK_GITHUB_API_URL      default https://api.github.com (GitHub Enterprise: https://HOST/api/v3)
+    AFTERSHOCK_GITHUB_GIT_URL      where repositories are cloned from [default: derived from the API URL]
+    AFTERSHOCK_STATE               the state database, a path or a postgresql:// URL
+    AFTERSHOCK_WORK_DIR            where per-job clones go [default: the system's temporary folder]
+    AFTERSHOCK_REVIEW_DRAFTS       1 to review draft pull requests too
+    AFTERSHOCK_UPLOAD_SARIF        1 to upload SARIF to code scanning (needs security_events: write)
+    AFTERSHOCK_FAIL_ON             merge risk at which the check run fails [default: high]
+    AFTERSHOCK_MENTION             the name commands address [default: aftershock]
+    AFTERSHOCK_MAX_BODY_BYTES      the largest delivery accepted [default: 26214400, GitHub's own cap]
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+from urllib.parse import urlsplit
+
+from aftershock.errors import ConfigError
+
+DEFAULT_API_URL = "https://api.github.com"
+DEFAULT_MAX_BODY_BYTES = 25 * 2**20
+RISK_LEVELS = ("minimal", "low", "medium", "high", "critical", "never")
+
+
+@dataclass(frozen=True)
+class AppCredentials:
+    app_id: str
+    private_key_pem: str
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    renderer: str = "sdk"
+    helm_binary: str = "helm"
+    timeout_seconds: float = 60.0
+    workers: int | None = 1
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    webhook_secret: bytes
+    state: str
+    app: AppCredentials | None = None
+    api_url: str = DEFAULT_API_URL
+    git_url: str = ""  # "" means derived from api_url (see `clone_base`)
+    work_dir: Path = Path(tempfile.gettempdir())
+    review_drafts: bool = False
+    upload_sarif: bool = False
+    fail_on: str = "high"
+    mention: str = "aftershock"
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    workers: int = 1
+    job_timeout_seconds: int = 1800
+    render: RenderSettings = RenderSettings()
+
+    @property
+    def clone_base(self) -> str:
+        """The URL repositories are cloned under: github.com for api.github.com, the host for /api/v3."""
+        return (self.git_url or git_url_for(self.api_url)).rstrip("/")
+
+    @property
+    def host(self) -> str:
+        """The host that names repositories in the state store, e.g. github.com."""
+        return urlsplit(self.clone_base).netloc.lower() or "github"
+
+    def repository_key(self, repository: str) -> str:
+        """`github.com/owner/name`, as `state.records.normalize_repository` keys a clone of it."""
+        return f"{self.host}/{repository}"
+
+
+def git_url_for(api_url: str) -> str:
+    parts = urlsplit(api_url.rstrip("/"))
+    if parts.netloc.lower() == "api.github.com":
+        return f"{parts.scheme}://github.com"
+    path = parts.path.removesuffix("/api/v3")
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _private_key(env: Mapping[str, str]) -> str | None:
+    if env.get("AFTERSHOCK_PRIVATE_KEY"):
+        return env["AFTERSHOCK_PRIVATE_KEY"].replace("\\n", "\n")
+    path = env.get("AFTERSHOCK_PRIVATE_KEY_FILE")
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError("cannot read the App's private key", where=path, hint=error.strerror or str(error)) from None
+
+
+def settings_from_environment(env: Mapping[str, str] | None = None, *, require_secret: bool = True) -> ServiceSettings:
+    """The settings the environment gives; ConfigError for a missing secret or a bad value."""
+    env = os.environ if env is None else env
+    secret = env.get("AFTERSHOCK_WEBHOOK_SECRET", "")
+    if require_secret and not secret:
+        raise ConfigError("AFTERSHOCK_WEBHOOK_SECRET is not set", hint="set it to the GitHub App's webhook secret")
+    app_id, key = env.get("AFTERSHOCK_APP_ID", "").strip(), _private_key(env)
+    if bool(app_id) != bool(key):
+        raise ConfigError("a GitHub App needs both AFTERSHOCK_APP_ID and its private key",
+                          hint="set AFTERSHOCK_PRIVATE_KEY_FILE to the App's .pem file")
+    fail_on = env.get("AFTERSHOCK_FAIL_ON", "high").strip().lower()
+    if fail_on not in RISK_LEVELS:
+        raise ConfigError(f"AFTERSHOCK_FAIL_ON={fail_on!r} is not a risk level", hint=f"use one of {', '.join(RISK_LEVELS)}")
+    try:
+        max_body = int(env.get("AFTERSHOCK_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
+    except ValueError:
+        raise ConfigError("AFTERSHOCK_MAX_BODY_BYTES is not a number of bytes") from None
+    return ServiceSettings(
+        webhook_secret=secret.encode("utf-8"),
+        state=env.get("AFTERSHOCK_STATE", "") or str(Path(".aftershock") / "service-state.db"),
+        app=AppCredentials(app_id, key) if app_id and key else None,
+        api_url=env.get("AFTERSHOCK_GITHUB_API_URL", DEFAULT_API_URL).rstrip("/"),
+        git_url=env.get("AFTERSHOCK_GITHUB_GIT_URL", ""),
+        work_dir=Path(env.get("AFTERSHOCK_WORK_DIR") or tempfile.gettempdir()),
+        review_drafts=_flag(env, "AFTERSHOCK_REVIEW_DRAFTS"),
+        upload_sarif=_flag(env, "AFTERSHOCK_UPLOAD_SARIF"),
+        fail_on=fail_on,
+        mention=env.get("AFTERSHOCK_MENTION", "aftershock").strip().lstrip("@") or "aftershock",
+        max_body_bytes=max_body,
+    )
