@@ -6,7 +6,8 @@ import io
 import json
 
 from aftershock.model.review import ChartOutcome, RenderStatus
-from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import ReviewRequest, review_change, run_review
+from aftershock.report.sarif import sarif_document
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
 from charts import app_chart, chart_yaml
@@ -114,7 +115,9 @@ def test_secret_values_never_appear_in_any_format(tmp_path, renderer):
     base = commit(repo, {**app_chart("c", "c"), "c/templates/secret.yaml": template,
                          "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: hunter2-old\napiToken: tok-old-123\n"}, "feat: chart")
     commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: hunter2-new\napiToken: tok-new-456\n"}, "fix: rotate")
-    doc = review_document(review(repo, base, renderer=renderer))
+    result = review_change(ReviewRequest(repo=repo, base=base), renderer)
+    doc = review_document(result.review, result.judgement)
+    sarif = sarif_document(result.review, result.judgement.findings)
     (obj,) = doc["objects"]
     assert {f["path"]: f["after"] for f in obj["fields"]} == {
         "data.password": {"redacted": True, "bytes": 11},
@@ -122,7 +125,7 @@ def test_secret_values_never_appear_in_any_format(tmp_path, renderer):
     }
     for fmt in OutputFormat:
         stream = io.StringIO()
-        write_report(doc, fmt, stream, color=False)
+        write_report(doc, fmt, stream, color=False, sarif=sarif)
         text = stream.getvalue()
         for plain in ("hunter2", "tok-old", "tok-new", "aHVudGVy"):
             assert plain not in text, (fmt, plain)
