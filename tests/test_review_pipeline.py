@@ -113,8 +113,8 @@ def test_secret_values_never_appear_in_any_format(tmp_path, renderer):
     repo = make_repo(tmp_path)
     template = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: {{ .Values.password | b64enc | quote }}\nstringData:\n  token: {{ .Values.apiToken | quote }}\n'
     base = commit(repo, {**app_chart("c", "c"), "c/templates/secret.yaml": template,
-                         "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: hunter2-old\napiToken: tok-old-123\n"}, "feat: chart")
-    commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: hunter2-new\napiToken: tok-new-456\n"}, "fix: rotate")
+                         "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-old\napiToken: tok-old-123\n"}, "feat: chart")
+    commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-new\napiToken: tok-new-456\n"}, "fix: rotate")
     result = review_change(ReviewRequest(repo=repo, base=base), renderer)
     doc = review_document(result.review, result.judgement)
     sarif = sarif_document(result.review, result.judgement.findings)
@@ -127,6 +127,6 @@ def test_secret_values_never_appear_in_any_format(tmp_path, renderer):
         stream = io.StringIO()
         write_report(doc, fmt, stream, color=False, sarif=sarif)
         text = stream.getvalue()
-        for plain in ("hunter2", "tok-old", "tok-new", "aHVudGVy"):
+        for plain in ("zq9-pw", "tok-old", "tok-new", "enE5LXB3"):
             assert plain not in text, (fmt, plain)
     assert "redacted" in json.dumps(doc)
