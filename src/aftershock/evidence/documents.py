@@ -20,7 +20,7 @@ documents is matched by position.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from aftershock.helmtest.results import AssertionResult, ChartResult, TestResult
 from aftershock.model.objects import RenderedObject
@@ -39,6 +39,7 @@ class CheckedDocument:
     document_index: int
     path: str | None
     obj: RenderedObject | None
+    actuals: tuple[Any, ...] = ()  # the values the assertion compared on this document, in order
 
 
 class DocumentMap:
@@ -75,11 +76,11 @@ def checked_documents(
         return
     for key, (suite, test) in keyed.items():
         for assertion in test.assertions:
-            seen: set[tuple[str, int, str | None]] = set()
+            actuals: dict[tuple[str, int, str | None], list[Any]] = {}
             for checked in assertion.checked:
-                if checked.document_index is None or (checked.template, checked.document_index, checked.path) in seen:
-                    continue
-                seen.add((checked.template, checked.document_index, checked.path))
-                repo_path = templates.get(checked.template, "")
-                obj = documents.object_at(repo_path, checked.document_index) if repo_path else None
-                yield CheckedDocument(key, suite, assertion, repo_path, checked.document_index, checked.path, obj)
+                if checked.document_index is not None:
+                    actuals.setdefault((checked.template, checked.document_index, checked.path), []).append(checked.actual)
+            for (template, index, path), values in actuals.items():
+                repo_path = templates.get(template, "")
+                obj = documents.object_at(repo_path, index) if repo_path else None
+                yield CheckedDocument(key, suite, assertion, repo_path, index, path, obj, tuple(values))

@@ -9,6 +9,7 @@ not be loaded (`error`) are failures, never passes: every test the other side ha
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator
 
 from aftershock.helmtest.results import AssertionResult, ChartResult, JobStatus, TestResult
@@ -17,6 +18,7 @@ from aftershock.model.tests import (
 )
 
 _MAX_FAILURE_CHARS = 300
+_VALUE_FIELDS = re.compile(r"^\$?\.?(data|stringData|binaryData)\b")
 _STATUS = {
     JobStatus.PASSED: TestStatus.PASSED,
     JobStatus.FAILED: TestStatus.FAILED,
@@ -118,11 +120,14 @@ def failure_line(test: TestResult) -> str:
 def _assertion_failure(assertion: AssertionResult) -> str:
     name = f"{'not ' if assertion.negated else ''}{assertion.assert_type}"
     where = f" {assertion.path}" if assertion.path else ""
+    title = f"asserts[{assertion.index}] {name}{where}"
+    if not assertion.path or _VALUE_FIELDS.match(assertion.path):
+        return f"{title} failed"
     actuals = [c.actual for c in assertion.checked if not c.passed]
     if assertion.expected is not None and actuals:
-        return f"asserts[{assertion.index}] {name}{where}: expected {_json(assertion.expected)}, got {_json(actuals[0])}"
-    lines = [line.strip() for line in assertion.fail_info if line.strip() and not line.startswith("Template:")]
-    return f"asserts[{assertion.index}] {name}{where}: {' '.join(lines)}".rstrip(": ")
+        return f"{title}: expected {_json(assertion.expected)}, got {_json(actuals[0])}"
+    errors = [line.strip() for line in assertion.fail_info if line.strip() and not line.startswith(("Template:", "\t", " "))]
+    return f"{title}: {' '.join(errors[:3])}" if errors else f"{title} failed"
 
 
 def _broken(result: ChartResult | None) -> dict[str, str]:

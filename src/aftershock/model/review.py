@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from aftershock.model.change import Commit, FileChange
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
+
+if TYPE_CHECKING:  # model/tests.py imports Side from here
+    from aftershock.model.tests import TestEvidence
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,7 @@ class Review:
     chart_reviews: tuple[ChartReview, ...]
     not_reviewed: tuple[NotReviewed, ...] = ()
     scenarios: tuple[ScenarioSummary, ...] = ()
+    tests: TestEvidence | None = None  # the affected charts' helm-unittest suites at base and head
 
     @property
     def complete(self) -> bool:

@@ -120,8 +120,13 @@ class AssertionRef:
 
 @dataclass(frozen=True)
 class Pin:
+    """An assertion pinning a field. `same_value`: the test saw there the value the review renders
+    (its own render agrees at that location); False when its own values (`set`, `values`, release)
+    rendered something else, or when what it compared is no value at the path (a length, a count)."""
+
     assertion: AssertionRef
     coverage: Coverage
+    same_value: bool = False
 
 
 class GuardTarget(str, enum.Enum):
@@ -152,7 +157,7 @@ class FieldGuard:
 
 
 class ProblemKind(str, enum.Enum):
-    UNGUARDED = "unguarded"  # a new or changed field that no assertion pins
+    UNGUARDED = "unguarded"  # a new or changed field no assertion pins with the value the review renders
     STALE = "stale"  # an assertion still expecting the base value
     VACUOUS = "vacuous"  # an assertion whose path (or document) no longer exists at head
 

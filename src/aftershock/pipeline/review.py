@@ -29,6 +29,7 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.pipeline.tests import collect_test_evidence
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios,
+            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer),
         )
         judgement = judge(review, config, config_source, source_texts(review, base_tree, head_tree))
     return ReviewResult(review, judgement)

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from aftershock import __version__
+from aftershock.evidence.document import test_evidence_document
 from aftershock.findings.document import findings_document
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
@@ -58,6 +59,7 @@ def _observation(review: Review) -> dict[str, Any]:
             for n in review.not_reviewed
         ],
         "graph": _graph(review),
+        "tests": test_evidence_document(review.tests) if review.tests is not None else None,
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.evidence.markdown import test_evidence_markdown
 from aftershock.findings.markdown import findings_markdown
 from aftershock.graph.mermaid import mermaid_from_document
 from aftershock.report.text import (
@@ -27,6 +28,8 @@ def render_markdown(doc: dict[str, Any]) -> str:
     ]
     if "findings" in doc:
         parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS).rstrip(), ""]
+    if doc.get("tests"):
+        parts += [test_evidence_markdown(doc["tests"]).rstrip(), ""]
     parts += _not_reviewed(doc) + _charts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
     text = "\n".join(parts).rstrip() + "\n"
     if len(text) > MAX_COMMENT_CHARS:

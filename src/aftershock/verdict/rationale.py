@@ -19,7 +19,7 @@ MAX_NAMED = 3
 
 def merge_rationale(review: Review, findings: Sequence[Finding], assessment: Assessment) -> str:
     actionable = [f for f in findings if f.actionable and f.rule_id != RULE_ERROR_ID]
-    sentences = [_what_changed(review), _observed(actionable), _tests(findings), _unverified(review, findings)]
+    sentences = [_what_changed(review), _observed(actionable), _tests(review, findings), _unverified(review, findings)]
     return " ".join(s for s in sentences if s)
 
 
@@ -70,11 +70,19 @@ def _observed(actionable: list[Finding], kind: str = "") -> str:
     return f"Observed {len(actionable)} actionable {kind}finding(s) ({named}{more})."
 
 
-def _tests(findings: Sequence[Finding]) -> str:
+def _tests(review: Review, findings: Sequence[Finding]) -> str:
     stale = [f for f in findings if f.category is Category.TESTS and f.actionable]
-    if stale:
-        return f"Chart tests were not run; {len(stale)} test assertion(s) no longer match the head render."
-    return "Chart tests were not run by this review."
+    stale_text = f"; {len(stale)} test assertion(s) no longer match the head render" if stale else ""
+    evidence = review.tests
+    if evidence is None or not evidence.charts:
+        return f"Chart tests were not run{stale_text}." if stale else "No affected chart has helm-unittest suites."
+    runs = [t for chart in evidence.charts for t in chart.tests]
+    failing = sum(t.change.value == "newly_failing" for t in runs)
+    errors = sum(len(c.base.suite_errors) + len(c.head.suite_errors) for c in evidence.charts)
+    observed = f"The charts' {len(runs)} helm-unittest test(s) ran at base and head: {failing} newly failing"
+    if errors:
+        observed += f", {errors} suite(s) could not run"
+    return observed + stale_text + "."
 
 
 def _unverified(review: Review, findings: Sequence[Finding]) -> str:

@@ -1,0 +1,99 @@
+"""The tests part of the pull-request comment, from the `tests` document section.
+
+Short on purpose: one line of counts, the suites that could not run, then the tests newly failing with their failure (marked when
+the guard map found them stale), then the changed fields no assertion pins. Each list stops after
+`max_items`; the rest is in the JSON output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_MAX_ITEMS = 15
+
+
+def test_evidence_markdown(section: dict[str, Any], *, max_items: int = DEFAULT_MAX_ITEMS) -> str:
+    lines = ["### Tests", "", _counts(section), ""]
+    errors = _run_errors(section)
+    if errors:
+        lines += ["**Could not run**", ""] + _capped(errors, max_items) + [""]
+    failing = [(c, t) for c in section["charts"] for t in c["tests"] if t["change"] == "newly_failing"]
+    if failing:
+        lines += ["**Newly failing**", ""]
+        lines += _capped([_failing(c, t) for c, t in failing], max_items)
+        lines.append("")
+    unguarded = [(c, p) for c in section["charts"] for p in c["problems"] if p["kind"] == "unguarded"]
+    if unguarded:
+        lines += ["**Changed fields no test asserts**", ""]
+        lines += _capped([_unguarded(c, p) for c, p in unguarded], max_items)
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+test_evidence_markdown.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def _counts(section: dict[str, Any]) -> str:
+    summary = section["summary"]
+    tests, problems = summary["tests"], summary["problems"]
+    if not section["charts"]:
+        text = "No affected chart has helm-unittest suites."
+    else:
+        parts = [f"{tests[key]} {label}" for key, label in (
+            ("newly_failing", "newly failing"), ("newly_passing", "newly passing"), ("added", "added"),
+            ("removed", "removed"), ("still_failing", "still failing")) if tests[key]]
+        text = (f"{summary['head_tests']} tests in {summary['charts']} chart(s) at head"
+                + (f": {', '.join(parts)}." if parts else ", none changed outcome."))
+        text += (f" {summary['guarded_fields']} of {summary['changed_fields']} changed field(s) asserted by a test"
+                 f" ({problems['unguarded']} unguarded); {problems['stale']} stale and {problems['vacuous']} vacuous assertion(s).")
+        if summary["suite_errors"]:
+            text += f" {summary['suite_errors']} suite(s) could not run."
+    if section["untested_charts"]:
+        names = ", ".join(f"`{_code(c)}`" for c in section["untested_charts"][:5])
+        more = f" and {len(section['untested_charts']) - 5} more" if len(section["untested_charts"]) > 5 else ""
+        text += f" No tests: {names}{more}."
+    return text
+
+
+def _run_errors(section: dict[str, Any]) -> list[str]:
+    """Charts whose suites could not be loaded, and single suites that could not run."""
+    out = []
+    for chart in section["charts"]:
+        for side in ("base", "head"):
+            run = chart[side]
+            if run["status"] == "errored":
+                out.append(f"- `{_code(chart['chart'])}` at {side}: `{_code(run['error'] or 'error')}`")
+            else:
+                out += [f"- `{_code(chart['chart'])}/{_code(e['suite_file'])}` at {side}: `{_code(e['error'])}`"
+                        for e in run["suite_errors"]]
+    return out
+
+
+def _failing(chart: dict[str, Any], test: dict[str, Any]) -> str:
+    stale = any(p["kind"] == "stale" and p["assertion"] and (p["assertion"]["suite_file"], p["assertion"]["test"])
+                == (test["suite_file"], test["test"]) for p in chart["problems"])
+    failure = test["head"]["failure"] if test["head"] else ""
+    mark = " (stale: still expects the base render)" if stale else ""
+    return f"- `{_code(chart['chart'])}/{_code(test['suite_file'])}` · {_text(test['test'])}: `{_code(failure)}`{mark}"
+
+
+def _unguarded(chart: dict[str, Any], problem: dict[str, Any]) -> str:
+    field = f" `{_code(problem['field'])}`" if problem["field"] else ""
+    return f"- `{_code(problem['object'] or chart['chart'])}`{field}: {_text(problem['detail'])}"
+
+
+def _capped(items: list[str], max_items: int) -> list[str]:
+    if len(items) <= max_items:
+        return items
+    return items[:max_items] + [f"- … {len(items) - max_items} more in the JSON output"]
+
+
+def _code(text: str) -> str:
+    return str(text).replace("`", "'").replace("\n", " ")
+
+
+def _text(text: str) -> str:
+    escaped = str(text).replace("\n", " ")
+    for char in ("\\", "*", "_", "[", "]", "<", ">", "|"):
+        escaped = escaped.replace(char, "\\" + char)
+    return escaped
