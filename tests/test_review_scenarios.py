@@ -87,8 +87,9 @@ def test_toggles_come_from_conditions_and_boolean_defaults_only():
     assert toggle_paths(texts) == ["a.on", "b", "c"]
     scenarios = toggle_scenarios(["a.on", "b", "c"], {"a": {"on": True}, "b": "yes-string", "c": False})
     assert [(s.name, s.overrides) for s in scenarios] == [("toggle:a.on=false", {"a": {"on": False}}), ("toggle:c=true", {"c": True})]
-    chosen = choose([Scenario("x"), Scenario("x"), Scenario("default")], cap=5)
-    assert [s.name for s in chosen.ran] == ["default", "x"] and chosen.cut == ()
+    x = Scenario("x", overrides={"a": 1})
+    chosen = choose([x, x, Scenario("default"), Scenario("same-as-x", overrides={"a": 1}), Scenario("y", ("v.yaml",))], cap=5)
+    assert [s.name for s in chosen.ran] == ["default", "x", "y"] and chosen.cut == ()
 
 
 def test_a_scenario_the_chart_rejects_on_both_sides_is_not_a_gap(tmp_path, renderer):
@@ -102,3 +103,30 @@ def test_a_scenario_the_chart_rejects_on_both_sides_is_not_a_gap(tmp_path, rende
     assert summary["invalid"] == ["toggle:hardened=true"]
     assert doc["status"] == "complete" and doc["not_reviewed"] == []
     assert "rejects at base and head alike" in summary["summary"]
+
+
+def test_value_sets_of_the_charts_own_tests_become_scenarios(tmp_path, renderer):
+    suite = """\
+suite: deployment
+templates: [deployment.yaml]
+tests:
+  - it: runs the canary image
+    set:
+      image: nginx:1.29.0-canary
+    asserts:
+      - equal: {path: "spec.template.spec.containers[0].image", value: "nginx:1.29.0-canary"}
+  - it: also toggles ingress
+    set:
+      ingress.enabled: true
+    asserts:
+      - hasDocuments: {count: 1}
+"""
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**chart(), "c/tests/deployment_test.yaml": suite}, "feat")
+    deployment = chart()["c/templates/deployment.yaml"].replace('image: "{{ .Values.image }}"', 'image: "{{ .Values.image | replace "-canary" "" }}"')
+    commit(repo, {"c/templates/deployment.yaml": deployment}, "fix: strip canary suffix")
+    doc = scenario_doc(repo, base, renderer)
+    (summary,) = doc["scenarios"]
+    # the test that sets ingress.enabled adds nothing beyond the toggle scenario
+    assert summary["ran"] == ["default", "toggle:ingress.enabled=true", "test:deployment_test.yaml/runs the canary image"]
+    assert summary["changed_in"] == ["test:deployment_test.yaml/runs the canary image"]

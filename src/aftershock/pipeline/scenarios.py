@@ -11,8 +11,9 @@ from aftershock.model.units import Chart
 from aftershock.pipeline.charts import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.render.scenarios import (
-    DEFAULT, Scenario, choose, toggle_paths, toggle_scenarios, values_file_scenarios,
+    DEFAULT, Scenario, choose, test_scenarios, toggle_paths, toggle_scenarios, values_file_scenarios,
 )
 
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
@@ -42,7 +43,9 @@ def _candidates(plan: ChartPlan, base: SideInput, head: SideInput, changed: list
     texts = list(tree.texts_under(near, suffixes=_TEMPLATE_SUFFIXES))
     texts += list(tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES))
     defaults = parse_values(tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}")
-    return values_file_scenarios(files) + toggle_scenarios(toggle_paths(texts), defaults)
+    tests = suite_value_sets(chart.path, tree.tree.paths_under(chart.path), tree.text_or_none,
+                             [p[len(prefix):] for p in near])
+    return values_file_scenarios(files) + toggle_scenarios(toggle_paths(texts), defaults) + test_scenarios(tests)
 
 
 def _scenario_plan(plan: ChartPlan, scenario: Scenario, base: SideInput, head: SideInput) -> ChartPlan:

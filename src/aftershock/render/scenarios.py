@@ -6,6 +6,7 @@ rendered in a bounded set of named scenarios at base and head.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -66,13 +67,27 @@ def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[
     return scenarios
 
 
+def test_scenarios(value_sets: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Scenario]:
+    """Scenarios from the value sets of the chart's helm-unittest tests (ingest/suite_values.py)."""
+    return [Scenario(name=name, overrides=values) for name, values in value_sets]
+
+
 def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
-    """The default scenario first, then candidates without duplicates, up to `cap` in all."""
+    """The default scenario first, then candidates without duplicates (by name, or by the values they
+    give: a test that sets the same toggle adds nothing), up to `cap` in all."""
     unique: dict[str, Scenario] = {DEFAULT: Scenario(DEFAULT)}
+    inputs = {_inputs_key(Scenario(DEFAULT))}
     for scenario in candidates:
-        unique.setdefault(scenario.name, scenario)
+        key = _inputs_key(scenario)
+        if scenario.name not in unique and key not in inputs:
+            unique[scenario.name] = scenario
+            inputs.add(key)
     ordered = list(unique.values())
     return ScenarioSet(ran=tuple(ordered[:cap]), cut=tuple(s.name for s in ordered[cap:]))
+
+
+def _inputs_key(scenario: Scenario) -> str:
+    return json.dumps([list(scenario.values_files), scenario.overrides], sort_keys=True, default=str)
 
 
 def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:

@@ -1,0 +1,79 @@
+"""The value sets a chart's helm-unittest suites render with, read from the tree (as scenarios)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import posixpath
+from typing import Any, Callable, Iterable
+
+from aftershock.helmtest.goyaml import GoYamlError, load_first
+from aftershock.helmtest.gofmt import stringify_keys
+from aftershock.helmtest.suite import SPLITTER, SuiteError, TestSuite, parse_suite_text
+from aftershock.helmtest.values import SetPathError, user_values
+
+TextReader = Callable[[str], str | None]
+
+
+def suite_value_sets(
+    chart_path: str, paths: Iterable[str], read: TextReader, changed_templates: Iterable[str] = ()
+) -> list[tuple[str, dict[str, Any]]]:
+    """(name, values) for each distinct set of values the chart's own suites (`tests/*_test.yaml`)
+    give their tests, merged as helm-unittest merges them: first those of suites that test a changed
+    template (chart-relative paths), then the rest, each in file order. Tests with no values of their
+    own render the default scenario and are left out; a suite that cannot be read contributes nothing."""
+    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
+    changed = set(changed_templates)
+    near: dict[str, tuple[str, dict[str, Any]]] = {}
+    far: dict[str, tuple[str, dict[str, Any]]] = {}
+    for path in sorted(p for p in paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]):
+        for suite in _suites(path, read):
+            bucket = near if _tests_changed(suite, changed) else far
+            for name, values in _test_values(suite, path, read):
+                if values:
+                    bucket.setdefault(json.dumps(values, sort_keys=True, default=str), (name, values))
+    return list(near.values()) + [v for k, v in far.items() if k not in near]
+
+
+def _tests_changed(suite: TestSuite, changed: set[str]) -> bool:
+    """Whether the suite renders one of the changed templates (all templates when it names none)."""
+    if not suite.templates:
+        return bool(changed)
+    return any(fnmatch.fnmatchcase(path, f"templates/{pattern}") or fnmatch.fnmatchcase(path, pattern)
+               for path in changed for pattern in suite.templates)
+
+
+def _suites(path: str, read: TextReader) -> list[TestSuite]:
+    text = read(path)
+    suites = []
+    for part in SPLITTER.split(text or ""):
+        try:
+            suite = parse_suite_text(part, path, "chart") if part.strip() else None
+        except SuiteError:
+            return []
+        if suite is not None:
+            suites.append(suite)
+    return suites
+
+
+def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
+    for test in suite.tests:
+        try:
+            files = [_values_file(path, given, read) for given in suite.values + test.values]
+            values = user_values(files, dict(suite.set), dict(test.set), "chart")
+        except (ValueError, SetPathError, GoYamlError):
+            continue
+        yield f"test:{posixpath.basename(path)}/{test.name}", values
+
+
+def _values_file(suite_path: str, given: str, read: TextReader) -> dict[str, Any]:
+    """helm-unittest reads a suite's values files relative to the suite file."""
+    text = read(posixpath.normpath(posixpath.join(posixpath.dirname(suite_path), given)))
+    if text is None:
+        raise ValueError(f"no values file {given}")
+    loaded = load_first(text)
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"values file {given} is not a mapping")
+    return stringify_keys(loaded)
