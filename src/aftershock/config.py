@@ -46,11 +46,32 @@ class RuleSettings(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)  # rule-specific, validated by the rule
 
 
+class ScenarioSettings(BaseModel):
+    """A values scenario declared by the repository, rendered for every affected chart it names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
+    charts: tuple[str, ...] = ("**",)  # globs of chart folders
+    values: dict[str, Any] = Field(default_factory=dict)
+    values_files: tuple[str, ...] = ()  # relative to the chart folder, merged in order before `values`
+
+
+class ReleaseSettings(BaseModel):
+    """How releases find their charts when the release itself does not say (a chartRef, a HelmRepository)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    charts: dict[str, str] = Field(default_factory=dict)  # chart or source name -> chart folder in this repository
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kubernetes_version: str | None = None  # target version for version-dependent rules, e.g. "1.31"
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
+    scenarios: tuple[ScenarioSettings, ...] = ()
+    releases: ReleaseSettings = ReleaseSettings()
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -80,15 +80,16 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
 def follow_releases(
     sources: Sequence[ReleaseSource], plain: Lookups, base: SideInput, head: SideInput, renderer: Renderer,
     settings: RenderSettings, work: Path, affected: Sequence[AffectedChart],
-    rendered: Callable[[RenderOutcome], None] | None = None,
+    rendered: Callable[[RenderOutcome], None] | None = None, chart_map: Mapping[str, str] | None = None,
 ) -> ReleaseFollowing:
+    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder."""
     by_chart = {a.chart: a for a in affected}
     reviews: list[ChartReview] = []
     changes: list[ValuesKeyChange] = []
     gaps: list[NotReviewed] = []
     current, seen = list(sources), set()
     for depth in range(MAX_DEPTH):
-        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen)
+        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {})
         changes += round_changes
         gaps += round_gaps
         if not plans:
@@ -102,7 +103,7 @@ def follow_releases(
 
 def _plans(
     sources: Sequence[ReleaseSource], base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    seen: set[ObjectKey],
+    seen: set[ObjectKey], chart_map: Mapping[str, str],
 ) -> tuple[list[ChartPlan], list[ValuesKeyChange], list[NotReviewed]]:
     plans, changes, gaps = [], [], []
     for source in sources:
@@ -111,7 +112,7 @@ def _plans(
                 continue
             seen.add(key)
             try:
-                plan, values_changes = _plan(source, key, base, head, affected)
+                plan, values_changes = _plan(source, key, base, head, affected, chart_map)
             except AftershockError as error:
                 gaps.append(NotReviewed(f"release {key}", error.line()))
                 continue
@@ -123,9 +124,10 @@ def _plans(
 
 def _plan(
     source: ReleaseSource, key: ObjectKey, base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
+    chart_map: Mapping[str, str],
 ) -> tuple[ChartPlan | None, list[ValuesKeyChange]]:
-    b = _resolve(source.base_objects, source.base_lookup, key, base)
-    h = _resolve(source.head_objects, source.head_lookup, key, head)
+    b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map)
+    h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map)
     for side, resolved in (("base", b), ("head", h)):
         if resolved is not None and resolved.problem:
             raise AftershockError(resolved.problem, where=f"{key} at {side}")
@@ -156,6 +158,7 @@ def _steps(
 
 def _resolve(
     objects: Sequence[RenderedObject], lookup: Mapping[ObjectKey, RenderedObject], key: ObjectKey, side: SideInput,
+    chart_map: Mapping[str, str],
 ) -> ResolvedRelease | None:
     tree, charts = side
     obj = next((o for o in objects if o.key == key), None)
@@ -163,7 +166,7 @@ def _resolve(
         return None
     spec = release_spec(obj)
     assert spec is not None
-    path, evidence, problem = resolve_chart(spec, charts)
+    path, evidence, problem = resolve_chart(spec, charts, chart_map)
     if problem:
         return ResolvedRelease(spec, None, evidence, problem=problem)
     return ResolvedRelease(spec, path, evidence, release_values(spec, lookup, tree.text_or_none, path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
+from aftershock.config import ScenarioSettings
 from aftershock.ingest.values import parse_values
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
@@ -13,7 +14,8 @@ from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
 from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.render.scenarios import (
-    DEFAULT, Scenario, choose, test_scenarios, toggle_paths, toggle_scenarios, values_file_scenarios,
+    DEFAULT, Scenario, choose, configured_scenarios, test_scenarios, toggle_paths, toggle_scenarios,
+    values_file_scenarios,
 )
 
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
@@ -21,13 +23,16 @@ _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 
 def expand_scenarios(
     plans: Sequence[ChartPlan], base: SideInput, head: SideInput, changed: Iterable[str], cap: int,
+    declared: Sequence[ScenarioSettings] = (),
 ) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
-    """Every plan in each of its chart's scenarios (the default first), and what ran or was cut per chart."""
+    """Every plan in each of its chart's scenarios (the default first, then those the configuration
+    declares), and what ran or was cut per chart."""
     changed_paths = sorted(set(changed))
     expanded: list[ChartPlan] = []
     summaries = []
     for plan in plans:
-        chosen = choose(_candidates(plan, base, head, changed_paths), cap)
+        candidates = configured_scenarios(plan.path, declared) + _candidates(plan, base, head, changed_paths)
+        chosen = choose(candidates, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
             expanded.append(plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head))

@@ -6,6 +6,7 @@ rendered in a bounded set of named scenarios at base and head.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import posixpath
 import re
@@ -65,6 +66,15 @@ def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[
         if isinstance(value, bool):
             scenarios.append(Scenario(name=f"toggle:{path}={'false' if value else 'true'}", overrides=_nest(path, not value)))
     return scenarios
+
+
+def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scenario]:
+    """Scenarios `.aftershock.yaml` declares for this chart (`charts` globs match its folder)."""
+    return [
+        Scenario(name=f"config:{d.name}", values_files=tuple(d.values_files), overrides=dict(d.values))
+        for d in declared
+        if any(fnmatch.fnmatchcase(chart_path, pattern) for pattern in d.charts)
+    ]
 
 
 def test_scenarios(value_sets: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Scenario]:

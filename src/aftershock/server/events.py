@@ -7,7 +7,7 @@ ledger's to say, so the caller applies it (see `WebhookService.accept`).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aftershock.server.commands import CommandKind, parse_command
@@ -51,10 +51,14 @@ def route(event: str, delivery_id: str, payload: Any, options: RoutingOptions) -
     if event == "ping":
         return Intake(IntakeKind.PONG, "ping", action, repository)
     if event == "pull_request":
-        return _pull_request(delivery_id, payload, action, repository, options)
-    if event == "issue_comment":
-        return _issue_comment(delivery_id, payload, action, repository, options)
-    return Intake(IntakeKind.IGNORE, f"event {event or '(none)'} is not handled", action, repository)
+        intake = _pull_request(delivery_id, payload, action, repository, options)
+    elif event == "issue_comment":
+        intake = _issue_comment(delivery_id, payload, action, repository, options)
+    else:
+        return Intake(IntakeKind.IGNORE, f"event {event or '(none)'} is not handled", action, repository)
+    if intake.job is not None and intake.job.pull.installation_id is None:
+        return replace(intake, kind=IntakeKind.IGNORE, reason="the delivery names no App installation", job=None)
+    return intake
 
 
 def _installation(payload: dict[str, Any]) -> int | None:

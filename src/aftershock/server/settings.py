@@ -69,7 +69,7 @@ class ServiceSettings:
     @property
     def host(self) -> str:
         """The host that names repositories in the state store, e.g. github.com."""
-        return urlsplit(self.clone_base).netloc.lower() or "github"
+        return (urlsplit(self.clone_base).hostname or "github").lower()
 
     def repository_key(self, repository: str) -> str:
         """`github.com/owner/name`, as `state.records.normalize_repository` keys a clone of it."""

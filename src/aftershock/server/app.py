@@ -1,0 +1,104 @@
+"""The ASGI application: POST /webhook, GET /healthz and GET /metrics (Starlette, served by uvicorn).
+
+A delivery is read up to the body limit (413 beyond), its signature checked in constant time
+(401 when missing or wrong, before anything else is looked at), recorded, and answered; its job
+is dispatched after the answer has gone out, as a background task.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from typing import AsyncIterator
+
+import anyio
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from aftershock.server.metrics import prometheus_text, sample
+from aftershock.server.service import WebhookService
+from aftershock.server.signature import SIGNATURE_HEADER, signature_valid
+
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _TooLarge()
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _TooLarge()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class _Endpoints:
+    def __init__(self, service: WebhookService, recover_on_start: bool) -> None:
+        self.service = service
+        self.recover_on_start = recover_on_start
+
+    def reject(self, reason: str, status: int, message: str) -> JSONResponse:
+        self.service.metrics.increment(sample("aftershock_webhook_rejected_total", reason=reason))
+        return JSONResponse({"error": message}, status_code=status)
+
+    async def webhook(self, request: Request) -> Response:
+        settings = self.service.settings
+        try:
+            body = await _body(request, settings.max_body_bytes)
+        except _TooLarge:
+            return self.reject("too_large", 413, f"body over {settings.max_body_bytes} bytes")
+        if not signature_valid(settings.webhook_secret, body, request.headers.get(SIGNATURE_HEADER)):
+            return self.reject("signature", 401, f"missing or invalid {SIGNATURE_HEADER}")
+        delivery = request.headers.get("x-github-delivery", "").strip()
+        event = request.headers.get("x-github-event", "").strip()
+        if not delivery or len(delivery) > 100:
+            return self.reject("delivery", 400, "missing or overlong X-GitHub-Delivery")
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return self.reject("json", 400, "the body is not JSON")
+        accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
+        answer = {"delivery": delivery, "outcome": accepted.outcome.value, "reason": accepted.reason,
+                  "duplicate": accepted.duplicate}
+        if accepted.job is None:
+            return JSONResponse(answer, status_code=200)
+        return JSONResponse(answer, status_code=202, background=BackgroundTask(self.service.dispatch, accepted.job))
+
+    async def healthz(self, request: Request) -> Response:
+        healthy = await anyio.to_thread.run_sync(self.service.healthy)
+        return JSONResponse({"status": "ok" if healthy else "unavailable"}, status_code=200 if healthy else 503)
+
+    async def metrics(self, request: Request) -> Response:
+        values = await anyio.to_thread.run_sync(self.service.metrics.snapshot)
+        try:
+            depth: int | None = await anyio.to_thread.run_sync(self.service.queue.depth)
+        except Exception:  # noqa: BLE001 - a scrape must still answer when the queue is down
+            depth = None
+        return PlainTextResponse(prometheus_text(values, depth), media_type=PROMETHEUS_CONTENT_TYPE)
+
+    @asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        if self.recover_on_start:
+            await anyio.to_thread.run_sync(self.service.recover)
+        yield
+
+
+def create_app(service: WebhookService, *, recover_on_start: bool = True) -> Starlette:
+    """The application around `service`; on start it dispatches deliveries a previous process left."""
+    endpoints = _Endpoints(service, recover_on_start)
+    routes = [
+        Route("/webhook", endpoints.webhook, methods=["POST"]),
+        Route("/healthz", endpoints.healthz, methods=["GET"]),
+        Route("/metrics", endpoints.metrics, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=endpoints.lifespan)

@@ -1,0 +1,132 @@
+"""The GitHub REST calls aftershock makes, on a configurable API base URL (github.com, Enterprise, loopback).
+
+Every call is one method; failures become a one-line GitHubError naming the call and GitHub's
+message. The sticky comment is found by a hidden marker in a comment written by a bot, so an
+author quoting the marker never makes us edit their comment, and there is never a second one.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from typing import Any, Iterator
+
+import httpx
+
+from aftershock.errors import AftershockError
+
+API_HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "aftershock"}
+MAX_COMMENT_CHARS = 65_000  # GitHub refuses bodies over 65,536 characters
+ANNOTATIONS_PER_REQUEST = 50  # the checks API's limit per request
+CHECK_RUN_NAME = "aftershock"
+WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+
+
+class GitHubError(AftershockError):
+    """A GitHub API call failed: the message names the call, the status and GitHub's own words."""
+
+    def __init__(self, what: str, *, where: str = "", hint: str = "", status: int | None = None) -> None:
+        self.status = status
+        super().__init__(what, where=where, hint=hint)
+
+
+def check_response(response: httpx.Response, what: str) -> None:
+    if response.is_success:
+        return
+    try:
+        message = str(response.json().get("message") or "")
+    except ValueError:
+        message = response.text[:200]
+    raise GitHubError(
+        f"GitHub refused {what}: HTTP {response.status_code} {message}".rstrip(),
+        where=f"{response.request.method} {response.request.url}", status=response.status_code,
+    )
+
+
+class GitHubClient:
+    """REST calls with one token, on `api_url` (e.g. https://api.github.com or https://HOST/api/v3)."""
+
+    def __init__(self, api_url: str, token: str, http: httpx.Client) -> None:
+        self._api = api_url.rstrip("/")
+        self._http = http
+        self._headers = {**API_HEADERS, "Authorization": f"Bearer {token}"}
+
+    def _call(self, method: str, path: str, what: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
+        url = path if path.startswith(("http://", "https://")) else f"{self._api}{path}"
+        try:
+            response = self._http.request(method, url, headers=self._headers, json=body, params=params)
+        except httpx.HTTPError as error:
+            raise GitHubError(f"cannot reach GitHub for {what}: {error}", where=f"{method} {url}") from None
+        check_response(response, what)
+        return response.json() if response.content else None
+
+    def _pages(self, path: str, what: str) -> Iterator[dict[str, Any]]:
+        url: str | None = f"{self._api}{path}"
+        while url:
+            try:
+                response = self._http.get(url, headers=self._headers, params={"per_page": 100} if "?" not in url else None)
+            except httpx.HTTPError as error:
+                raise GitHubError(f"cannot reach GitHub for {what}: {error}", where=url) from None
+            check_response(response, what)
+            yield from response.json()
+            url = response.links.get("next", {}).get("url")
+
+    def pull_request(self, repository: str, number: int) -> dict[str, Any]:
+        return dict(self._call("GET", f"/repos/{repository}/pulls/{number}", "the pull request"))
+
+    def has_write_access(self, repository: str, login: str) -> bool:
+        """True when `login` may push to the repository (admin, maintain or write)."""
+        try:
+            data = self._call("GET", f"/repos/{repository}/collaborators/{login}/permission", "a collaborator permission")
+        except GitHubError as error:
+            if error.status == 404:  # not a collaborator at all
+                return False
+            raise
+        return str(data.get("permission", "none")) in WRITE_PERMISSIONS or data.get("role_name") in WRITE_PERMISSIONS
+
+    def post_comment(self, repository: str, number: int, body: str) -> int:
+        data = self._call("POST", f"/repos/{repository}/issues/{number}/comments", "a new comment", {"body": _fit(body)})
+        return int(data["id"])
+
+    def upsert_sticky_comment(self, repository: str, number: int, marker: str, body: str) -> int:
+        """Update the bot comment holding `marker`, or create it; returns the comment id."""
+        for comment in self._pages(f"/repos/{repository}/issues/{number}/comments", "the pull request's comments"):
+            author = comment.get("user") or {}
+            if author.get("type") == "Bot" and marker in (comment.get("body") or ""):
+                self._call("PATCH", f"/repos/{repository}/issues/comments/{comment['id']}", "the review comment", {"body": _fit(body)})
+                return int(comment["id"])
+        return self.post_comment(repository, number, body)
+
+    def add_reaction(self, repository: str, comment_id: int, content: str) -> None:
+        self._call("POST", f"/repos/{repository}/issues/comments/{comment_id}/reactions", "a reaction", {"content": content})
+
+    def create_check_run(self, repository: str, head_sha: str, status: str, title: str, summary: str) -> int:
+        body = {"name": CHECK_RUN_NAME, "head_sha": head_sha, "status": status, "output": {"title": title, "summary": summary}}
+        return int(self._call("POST", f"/repos/{repository}/check-runs", "a new check run", body)["id"])
+
+    def update_check_run(self, repository: str, check_run_id: int, fields: dict[str, Any]) -> None:
+        self._call("PATCH", f"/repos/{repository}/check-runs/{check_run_id}", "a check run update", fields)
+
+    def complete_check_run(
+        self, repository: str, check_run_id: int, conclusion: str, output: dict[str, Any], annotations: list[dict[str, Any]],
+    ) -> None:
+        """Send the annotations 50 at a time (the API's limit), then complete the run with the last batch."""
+        batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
+        for batch in batches[:-1]:
+            self.update_check_run(repository, check_run_id, {"output": {**output, "annotations": batch}})
+        final = {"status": "completed", "conclusion": conclusion, "output": {**output, "annotations": batches[-1]}}
+        self.update_check_run(repository, check_run_id, final)
+
+    def upload_sarif(self, repository: str, commit_sha: str, ref: str, sarif: dict[str, Any]) -> str:
+        """Upload SARIF to code scanning (gzip, then base64, as the API wants); returns the upload id."""
+        packed = base64.b64encode(gzip.compress(json.dumps(sarif).encode("utf-8"))).decode("ascii")
+        body = {"commit_sha": commit_sha, "ref": ref, "sarif": packed, "tool_name": "aftershock"}
+        return str(self._call("POST", f"/repos/{repository}/code-scanning/sarifs", "a SARIF upload", body).get("id", ""))
+
+
+def _fit(body: str) -> str:
+    if len(body) <= MAX_COMMENT_CHARS:
+        return body
+    note = "\n\n_(cut to fit GitHub's comment size limit; the full report is in the check run and SARIF)_\n"
+    return body[: MAX_COMMENT_CHARS - len(note)] + note

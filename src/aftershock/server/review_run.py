@@ -1,0 +1,183 @@
+"""One review job: fetch base and head, choose full or incremental, review, record, and publish.
+
+Reviews of a pull request hold its review lock from the supersede check to the recorded review, so
+two pushes never review in parallel and an older head never lands after a newer one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from aftershock import __version__
+from aftershock.config import load_config
+from aftershock.errors import AftershockError
+from aftershock.findings.document import finding_document
+from aftershock.model.review import ChartOutcome, Review
+from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
+from aftershock.server.assess import Assessment, assess
+from aftershock.server.fetch import FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, is_ancestor, job_folder
+from aftershock.server.github_api import GitHubClient
+from aftershock.server.jobspec import ReviewJob, job_to_json
+from aftershock.server.ledger import Outcome
+from aftershock.server.metrics import observe_review, sample
+from aftershock.server.publish import Publication, failure_output, publish_review
+from aftershock.server.context import JobContext
+from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
+from aftershock.state.records import ReviewMode, ReviewRecord, ReviewStatus, StoredVerdict, UnreviewedPart
+from aftershock.state.scope import ReviewScope
+
+CONFIG_FILE = ".aftershock.yaml"
+FETCH_DEPTH = 50
+
+
+def run_review_job(ctx: JobContext, job: ReviewJob) -> tuple[Outcome, str]:
+    client = ctx.access.client(job.pull.installation_id)
+    if job.head_sha is None or job.base_sha is None:
+        pull = client.pull_request(job.pull.repository, job.pull.number)
+        if pull.get("state") == "closed":
+            return Outcome.IGNORED, "the pull request is closed"
+        job = replace(job, head_sha=pull["head"]["sha"], base_sha=pull["base"]["sha"])
+    key = ctx.settings.repository_key(job.pull.repository)
+    with ctx.store.review_lock(key, job.pull.target, timeout_seconds=ctx.settings.job_timeout_seconds):
+        if ctx.ledger.superseded(job.delivery_id):
+            if job.check_run_id is not None:
+                client.update_check_run(job.pull.repository, job.check_run_id, {
+                    "status": "completed", "conclusion": "skipped",
+                    "output": {"title": "Superseded", "summary": "A newer review of this pull request replaced this one."},
+                })
+            return Outcome.SUPERSEDED, "a newer review of this pull request was asked for"
+        try:
+            return _review_in_folder(ctx, client, job, key)
+        except Exception as error:
+            _fail_check_run(ctx, client, job, error)
+            raise
+
+
+def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str) -> tuple[Outcome, str]:
+    assert job.head_sha is not None and job.base_sha is not None
+    started_at, clock = datetime.now(timezone.utc), time.monotonic()
+    url = clone_url(ctx.settings.clone_base, job.pull.repository)
+    token = ctx.access.token(job.pull.installation_id)
+    with job_folder(ctx.settings.work_dir, job.delivery_id) as folder:
+        fetched = fetch_commits(folder, url, token, [job.head_sha, job.base_sha], depth=FETCH_DEPTH)
+        base = fetched.merge_base or job.base_sha
+        config_file = _base_config(folder, fetched, base)
+        plan = _plan(ctx, job, key, fetched, url, token, base, _config_hash(config_file))
+        if plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == job.head_sha:
+            client.post_comment(job.pull.repository, job.pull.number,
+                                f"No new commits since the last review of {job.head_sha[:7]}: the review comment is current. "
+                                f"`@{ctx.settings.mention} full review` reviews everything again.")
+            return Outcome.REPLIED, plan.reason
+        job = _start_check_run(ctx, client, job)
+        request = ReviewRequest(repo=fetched.path, base=plan.since_sha or base, head=job.head_sha,
+                                config_file=config_file if plan.since_sha else None)
+        result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
+        review, assessment = result.review, assess(result)
+        recorded = ctx.store.record_review(_record(key, job, base, review, assessment, plan, started_at), _scope(review, plan))
+        publication = Publication(
+            job.pull.repository, job.pull.number, ctx.settings.fail_on, ctx.settings.mention, plan.reason,
+            f"refs/pull/{job.pull.number}/head" if ctx.settings.upload_sarif else None,
+        )
+        publish_review(client, publication, review, assessment, recorded.lifecycle, job.check_run_id)
+    status = "complete" if review.complete else "partial"
+    observe_review(ctx.metrics, time.monotonic() - clock, status)
+    return Outcome.REVIEWED, f"{plan.mode.value} review of {job.head_sha[:7]}: merge risk {assessment.verdicts.merge.level.value}"
+
+
+def _base_config(folder: Path, fetched: FetchedCommits, base: str) -> Path:
+    """The configuration as it is at the merge base, in a file: an incremental review starts from the
+    last reviewed head, but its rules still run with the configuration the change did not write."""
+    path = folder / "aftershock-config.yaml"
+    path.write_text(file_at(fetched.path, base, CONFIG_FILE) or "", encoding="utf-8")
+    return path
+
+
+def _config_hash(config_file: Path) -> str:
+    try:
+        config = load_config(config_file)
+    except AftershockError:
+        return "invalid"  # the review reports the configuration error itself
+    return hashlib.sha256(config.model_dump_json().encode("utf-8")).hexdigest()[:16]
+
+
+def _plan(
+    ctx: JobContext, job: ReviewJob, key: str, fetched: FetchedCommits, url: str, token: str, base: str, config_hash: str,
+) -> ReviewPlan:
+    assert job.head_sha is not None
+    last = ctx.store.latest_review(key, job.pull.target)
+    ancestry = None
+    if last is not None:
+        answer = is_ancestor(fetched.path, last.head_sha, job.head_sha)
+        if answer is None and fetch_more(fetched.path, url, token, last.head_sha):
+            answer = is_ancestor(fetched.path, last.head_sha, job.head_sha)
+        ancestry = Ancestry.MISSING if answer is None else Ancestry.ANCESTOR if answer else Ancestry.NOT_ANCESTOR
+    current = CurrentReview(job.head_sha, base, config_hash, __version__)
+    return decide_review_mode(job.requested, last, current, ancestry)
+
+
+def _start_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob) -> ReviewJob:
+    """Move the announced check run to in progress, or create one; the ledger keeps its id for retries."""
+    assert job.head_sha is not None
+    repository = job.pull.repository
+    summary = {"title": "Reviewing", "summary": f"Rendering {job.head_sha[:7]} and its base."}
+    if job.check_run_id is not None:
+        client.update_check_run(repository, job.check_run_id, {"status": "in_progress", "output": summary})
+        return job
+    job = replace(job, check_run_id=client.create_check_run(repository, job.head_sha, "in_progress", **summary))
+    ctx.ledger.mark(job.delivery_id, Outcome.RUNNING, job=job_to_json(job))
+    return job
+
+
+def _fail_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob, error: Exception) -> None:
+    row = ctx.ledger.get(job.delivery_id)
+    check_run_id = (row.job or {}).get("check_run_id") if row is not None else job.check_run_id
+    if check_run_id is None:
+        return
+    line = error.line() if isinstance(error, AftershockError) else f"internal error: {type(error).__name__}: {error}"
+    try:
+        client.update_check_run(job.pull.repository, int(check_run_id), {
+            "status": "completed", "conclusion": "failure", "output": failure_output(line),
+        })
+    except Exception:  # noqa: BLE001 - the job's own failure is what gets recorded
+        pass
+
+
+def _render_callbacks(ctx: JobContext) -> RenderCallbacks:
+    def rendered(outcome: object) -> None:
+        ok = getattr(outcome, "ok", False)
+        ctx.metrics.increment(sample("aftershock_renders_total", result="ok" if ok else "error"))
+
+    return RenderCallbacks(planned=lambda _count: None, rendered=rendered)
+
+
+def _record(
+    key: str, job: ReviewJob, base: str, review: Review, assessment: Assessment, plan: ReviewPlan, started_at: datetime,
+) -> ReviewRecord:
+    head = review.head.sha
+    merge, security = assessment.verdicts.merge, assessment.verdicts.security
+    return ReviewRecord(
+        repository=key, target=job.pull.target, base_sha=base, head_sha=head,
+        status=ReviewStatus.COMPLETE if review.complete else ReviewStatus.PARTIAL,
+        aftershock_version=__version__, config_hash=assessment.config_hash, started_at=started_at,
+        mode=plan.mode, since_sha=plan.since_sha,
+        not_reviewed=tuple(UnreviewedPart(n.part, n.reason) for n in review.not_reviewed),
+        findings=assessment.findings,
+        verdicts=(StoredVerdict("merge_risk", merge.level.value, head, merge.rationale),
+                  StoredVerdict("security_risk", security.level.value, head, security.rationale)),
+        payloads={f.fingerprint: finding_document(f) for f in assessment.findings},
+    )
+
+
+def _scope(review: Review, plan: ReviewPlan) -> ReviewScope | None:
+    skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
+    if plan.mode is ReviewMode.INCREMENTAL:
+        return ReviewScope.only(
+            frozenset(r.chart for r in review.chart_reviews), frozenset(f.path for f in review.files),
+            frozenset(c.sha for c in review.commits), skipped,
+        )
+    return None if review.complete else ReviewScope.whole_change(skipped)
+

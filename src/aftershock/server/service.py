@@ -1,0 +1,110 @@
+"""The webhook service's work behind the HTTP layer: accept a verified delivery, dispatch its job, recover.
+
+    accept()    records the delivery in the ledger (deduplicated) and says what it became: the only
+                work done before GitHub gets its answer, so acknowledgements stay fast;
+    dispatch()  runs after the answer: announces a queued check run for a push, then hands the
+                job to the queue; the ledger row moves from accepted to queued;
+    recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
+                pool, those queued or running when the last process stopped).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+from aftershock.server.events import Intake, IntakeKind, RoutingOptions, route
+from aftershock.server.github_auth import GitHubAccess
+from aftershock.server.jobs import JobQueue
+from aftershock.server.jobspec import Job, ReviewJob, Trigger, job_from_json, job_to_json
+from aftershock.server.ledger import Ledger, Outcome
+from aftershock.server.metrics import Metrics, sample
+from aftershock.server.settings import ServiceSettings
+from aftershock.state.store import StateStore
+
+_log = logging.getLogger("aftershock.server")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """What became of a delivery: its first outcome, why, and the job to dispatch (if any)."""
+
+    outcome: Outcome
+    reason: str
+    duplicate: bool = False
+    job: Job | None = None
+
+
+class WebhookService:
+    def __init__(
+        self, settings: ServiceSettings, store: StateStore, queue: JobQueue, access: GitHubAccess | None,
+        metrics: Metrics, *, embedded_queue: bool,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.ledger = Ledger(store)
+        self.queue = queue
+        self.access = access
+        self.metrics = metrics
+        self._embedded = embedded_queue
+        self._routing = RoutingOptions(settings.mention, settings.review_drafts)
+
+    def accept(self, event: str, delivery_id: str, payload: object) -> Accepted:
+        intake = self._paused(route(event, delivery_id, payload, self._routing))
+        outcome = {IntakeKind.PONG: Outcome.PONG, IntakeKind.IGNORE: Outcome.IGNORED, IntakeKind.JOB: Outcome.ACCEPTED}[intake.kind]
+        job_json = job_to_json(intake.job) if intake.job is not None else None
+        fresh = self.ledger.record(delivery_id, event, intake.action, intake.repository, intake.target_name,
+                                   intake.head_sha, outcome, intake.reason, job_json)
+        if not fresh:
+            self.metrics.increment(sample("aftershock_deliveries_total", event=event or "none", outcome="duplicate"))
+            return Accepted(outcome, "duplicate delivery: already recorded", duplicate=True)
+        self.metrics.increment(sample("aftershock_deliveries_total", event=event or "none", outcome=outcome.value))
+        return Accepted(outcome, intake.reason, job=intake.job)
+
+    def _paused(self, intake: Intake) -> Intake:
+        job = intake.job
+        if not isinstance(job, ReviewJob) or job.trigger is not Trigger.PUSH:
+            return intake
+        if not self.ledger.paused(self.settings.repository_key(job.pull.repository), job.pull.target):
+            return intake
+        return replace(intake, kind=IntakeKind.IGNORE, reason="automatic reviews are paused on this pull request", job=None)
+
+    def dispatch(self, job: Job) -> None:
+        """Announce the queued check run of a push review (best effort), then queue the job."""
+        if isinstance(job, ReviewJob) and job.head_sha and job.check_run_id is None and self.access is not None:
+            try:
+                client = self.access.client(job.pull.installation_id)
+                check_run_id = client.create_check_run(
+                    job.pull.repository, job.head_sha, "queued", "Queued", "Waiting for a review worker.",
+                )
+                job = replace(job, check_run_id=check_run_id)
+            except Exception as error:  # noqa: BLE001 - the job creates its check run itself then
+                _log.warning("could not announce the check run of %s: %s", job.delivery_id, error)
+        self.ledger.mark(job.delivery_id, Outcome.QUEUED, job=job_to_json(job))
+        try:
+            self.queue.submit(job)
+        except Exception as error:  # noqa: BLE001 - left accepted, so `recover` hands it over again
+            self.ledger.mark(job.delivery_id, Outcome.ACCEPTED)
+            _log.error("could not queue %s: %s", job.delivery_id, error)
+
+    def recover(self) -> int:
+        """Dispatch deliveries left unfinished by a previous process; returns how many."""
+        stale = [Outcome.ACCEPTED] + ([Outcome.QUEUED, Outcome.RUNNING] if self._embedded else [])
+        rows = self.ledger.unfinished(stale)
+        for row in rows:
+            if row.job is None:
+                self.ledger.mark(row.delivery_id, Outcome.FAILED, "recorded without a job")
+                continue
+            job = job_from_json(row.job)
+            if row.outcome is Outcome.ACCEPTED:
+                self.dispatch(job)
+            else:
+                self.queue.submit(job)
+        return len(rows)
+
+    def healthy(self) -> bool:
+        try:
+            self.ledger.ping()
+        except Exception:  # noqa: BLE001 - any failure means unhealthy
+            return False
+        return self.queue.healthy()
