@@ -27,7 +27,7 @@ browser:
 	fi
 
 test: setup browser
-	$(PY) -m pytest -n 2 -q
+	scripts/run-tests.sh $(PY) -n 2 -q
 
 bench: setup
 	$(PY) benchmarks/bench_review.py
