@@ -11,6 +11,7 @@ from aftershock import __version__
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
 from aftershock.cli.rules import explain_command, rules_command
+from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
 from aftershock.errors import AftershockError
 
@@ -56,6 +57,9 @@ cli.add_command(radius_command)
 cli.add_command(test_command)
 cli.add_command(rules_command)
 cli.add_command(explain_command)
+cli.add_command(dismiss_command)
+cli.add_command(reopen_command)
+cli.add_command(history_command)
 
 
 def main() -> None:

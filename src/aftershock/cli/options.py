@@ -6,24 +6,35 @@
     def x_command(ctx): review = run_from_options(review_settings(ctx), progress=True)
 
 The options keep their values in the click context, so commands add their own options freely and read
-these through `review_settings`.
+these through `review_settings`. `state_options` adds the review-state options (`--state`, `--target`,
+`--since-last`, `--full`, ...) that `aftershock review` reads through `state_settings`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 import click
 
 from aftershock.cli.progress import render_progress
-from aftershock.pipeline import ReviewRequest, ReviewResult, open_renderer, review_change
+from aftershock.errors import ConfigError
+from aftershock.ingest.git import GitRepository
+from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
+from aftershock.pipeline.state import StateOptions
+from aftershock.render.cache import open_render_cache
+from aftershock.render.interface import Renderer
+from aftershock.state.mode import RequestedMode
+from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS
 
 _META = "aftershock.review_options"
+_STATE_META = "aftershock.state_options"
+RENDER_CACHE_OFF = "off"
+_CACHE_GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n"
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
@@ -36,6 +47,8 @@ class ReviewSettings:
     helm_binary: str
     render_timeout: float
     workers: int | None
+    render_cache: str | None = None  # a folder, "off", or None for the default folder
+    render_cache_mib: int = 512
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -71,7 +84,59 @@ _OPTIONS = (
     click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), default=None,
                  help="Configuration file [default: .aftershock.yaml as it is at the base ref].",
                  expose_value=False, callback=_keep),
+    click.option("--render-cache", "render_cache", metavar="PATH|off", default=None,
+                 help="Folder of the persistent render cache, or `off` [default: $XDG_CACHE_HOME/aftershock/renders "
+                      "when XDG_CACHE_HOME is set, else .aftershock/render-cache in the repository].",
+                 expose_value=False, callback=_keep),
+    click.option("--render-cache-size", "render_cache_mib", type=click.IntRange(min=1), default=512, show_default=True,
+                 help="MiB the render cache may hold on disk; the least recently used renders go first.",
+                 expose_value=False, callback=_keep),
 )
+
+
+def _keep_state(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(_STATE_META, {})[param.name] = value
+    return value
+
+
+_STATE_OPTIONS = (
+    click.option("--state", "state", metavar="PATH|URL", default=None,
+                 help="Review-state database: a SQLite path or a postgresql:// URL [default: .aftershock/state.db in the repository].",
+                 expose_value=False, callback=_keep_state),
+    click.option("--no-state", "no_state", is_flag=True, help="Keep no review state: no lifecycle, no history.",
+                 expose_value=False, callback=_keep_state),
+    click.option("--target", "target", metavar="NAME", default=None,
+                 help="What is reviewed again and again: a pull request (`pr:42`, `42`) or a branch "
+                      "[default: the branch HEAD is on, else the --head ref].",
+                 expose_value=False, callback=_keep_state),
+    click.option("--since-last", "since_last", is_flag=True,
+                 help="Render only what changed since the last reviewed head; carry the rest forward.",
+                 expose_value=False, callback=_keep_state),
+    click.option("--full", "full", is_flag=True, help="Review the whole range again.", expose_value=False, callback=_keep_state),
+    click.option("--lock-timeout", "lock_timeout", type=click.FloatRange(min=0), default=DEFAULT_LOCK_TIMEOUT_SECONDS,
+                 show_default=True, help="Seconds to wait for another review of the same target.",
+                 expose_value=False, callback=_keep_state),
+)
+
+
+def state_options(command: Command) -> Command:
+    """Adds the review-state options to a click command."""
+    for option in reversed(_STATE_OPTIONS):
+        command = option(command)
+    return command
+
+
+def state_settings(ctx: click.Context) -> StateOptions | None:
+    """The review-state options of the running command; None with --no-state."""
+    given = ctx.meta.get(_STATE_META, {})
+    if given["since_last"] and given["full"]:
+        raise ConfigError("--since-last and --full contradict each other", hint="pass one of them")
+    if given["no_state"]:
+        if given["since_last"] or given["state"]:
+            raise ConfigError("--no-state keeps no review to start from", hint="drop --no-state, or --state/--since-last")
+        return None
+    requested = RequestedMode.SINCE_LAST if given["since_last"] else RequestedMode.FULL if given["full"] else RequestedMode.DEFAULT
+    return StateOptions(given["state"], given["target"], requested, given["lock_timeout"])
 
 
 def review_options(command: Command) -> Command:
@@ -90,13 +155,41 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
     )
-    return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"])
+    return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
+                          given["render_cache"], given["render_cache_mib"])
 
 
 def run_from_options(settings: ReviewSettings, *, progress: bool) -> ReviewResult:
     """Runs the review, with a progress bar on stderr when asked for and stderr is a terminal outside CI."""
+    with review_backend(settings, progress=progress) as (backend, callbacks):
+        return review_change(settings.request, backend, callbacks)
+
+
+@contextmanager
+def review_backend(settings: ReviewSettings, *, progress: bool) -> Iterator[tuple[Renderer, RenderCallbacks | None]]:
+    """The renderer (behind the render cache unless it is off) and the progress callbacks, if shown."""
     show = progress and sys.stderr.isatty() and not os.environ.get("CI")
+    folder = render_cache_folder(settings.render_cache, settings.request.repo)
+    cache = open_render_cache(folder, settings.render_cache_mib * 2**20) if folder is not None else None
     with open_renderer(settings.renderer, helm_binary=settings.helm_binary, timeout_seconds=settings.render_timeout,
-                       workers=settings.workers) as backend:
+                       workers=settings.workers, cache=cache) as backend:
         with (render_progress() if show else nullcontext(None)) as callbacks:
-            return review_change(settings.request, backend, callbacks)
+            yield backend, callbacks
+
+
+def render_cache_folder(given: str | None, repo: Path, environ: Mapping[str, str] = os.environ) -> Path | None:
+    """`--render-cache` as given (None for `off`); by default under $XDG_CACHE_HOME, else in the repository."""
+    if given == RENDER_CACHE_OFF:
+        return None
+    if given:
+        return Path(given).expanduser()
+    if environ.get("XDG_CACHE_HOME"):
+        return Path(environ["XDG_CACHE_HOME"]) / "aftershock" / "renders"
+    folder = GitRepository.open(repo).root / ".aftershock"
+    try:
+        folder.mkdir(exist_ok=True)
+        if not (folder / ".gitignore").exists():
+            (folder / ".gitignore").write_text(_CACHE_GITIGNORE, encoding="utf-8")
+    except OSError:
+        return None  # a cache that cannot be written only costs time
+    return folder / "render-cache"

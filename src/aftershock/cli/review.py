@@ -1,4 +1,5 @@
-"""`aftershock review`: options in, one review out in the chosen format."""
+"""`aftershock review`: options in, one review out in the chosen format, recorded in the review state
+unless --no-state (see `aftershock.pipeline.state`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import click
 
-from aftershock.cli.options import review_options, review_settings, run_from_options
+from aftershock.cli.options import review_backend, review_options, review_settings, state_options, state_settings
+from aftershock.pipeline import ReviewResult, review_change
+from aftershock.pipeline.state import StatefulReview, review_with_state
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.sarif import sarif_document
@@ -20,6 +23,7 @@ RISK_LEVELS = [level.value for level in RiskLevel]
 
 @click.command("review")
 @review_options
+@state_options
 @click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]), default="terminal", show_default=True)
 @click.option("--output", "output", type=click.Path(dir_okay=False), default=None, help="Write the report to FILE.")
 @click.option("--fail-on-risk", "fail_on", type=click.Choice(RISK_LEVELS), default=None,
@@ -27,10 +31,12 @@ RISK_LEVELS = [level.value for level in RiskLevel]
 @click.pass_context
 def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
-    findings and verdicts."""
+    findings and verdicts, and what became of each finding since the last review of the target."""
     out_format = OutputFormat(fmt)
-    result = run_from_options(review_settings(ctx), progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))
-    doc = review_document(result.review, result.judgement)
+    result, stateful = _run(ctx, progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))
+    if stateful is not None and stateful.plan.force_pushed:
+        click.echo(f"aftershock: {stateful.plan.reason}", err=True)
+    doc = review_document(result.review, result.judgement, stateful)
     sarif = sarif_document(result.review, result.judgement.findings) if out_format is OutputFormat.SARIF else None
     _write(doc, out_format, output, sarif)
     report_gaps(doc)
@@ -38,6 +44,15 @@ def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: st
     if fail_on is not None and merge.level.rank >= RiskLevel(fail_on).rank:
         click.echo(f"aftershock: {merge.title} reaches --fail-on-risk {fail_on}", err=True)
         sys.exit(EXIT_RISK)
+
+
+def _run(ctx: click.Context, *, progress: bool) -> tuple[ReviewResult, StatefulReview | None]:
+    settings, state = review_settings(ctx), state_settings(ctx)
+    with review_backend(settings, progress=progress) as (backend, callbacks):
+        if state is None:
+            return review_change(settings.request, backend, callbacks), None
+        stateful = review_with_state(settings.request, backend, callbacks, state)
+        return stateful.result, stateful
 
 
 def report_gaps(doc: dict) -> None:

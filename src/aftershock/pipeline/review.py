@@ -1,4 +1,9 @@
-"""The wiring of one review: ingest -> render -> diff, one way, with side effects kept at the edges."""
+"""The wiring of one review: ingest -> render -> diff, one way, with side effects kept at the edges.
+
+An incremental review (`ReviewRequest.since`) still reviews base..head as a whole, but renders only
+the charts affected by since..head; `ReviewResult.scope` says what it examined again, so the state
+store carries the rest forward instead of calling it resolved.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +23,11 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
-from aftershock.model.review import ChartReview, RefInfo, Review, ReviewOptions
+from aftershock.model.review import (
+    ChartOutcome, ChartReview, NotReviewed, RefInfo, Review, ReviewOptions, ScenarioSummary,
+)
 from aftershock.model.units import AffectedChart, Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import plan_renders
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
@@ -30,6 +38,7 @@ from aftershock.pipeline.releases import (
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.tests import collect_test_evidence
+from aftershock.state.scope import ReviewScope
 
 
 @dataclass(frozen=True)
@@ -43,14 +52,25 @@ class ReviewRequest:
     max_file_bytes: int = 5 * 2**20
     max_scenarios: int = 6  # per chart, the default scenario included
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
+    since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
 
 
 @dataclass(frozen=True)
 class ReviewResult:
-    """The observed review and what the rules and verdicts made of it."""
+    """The observed review and what the rules and verdicts made of it; `scope` is what it examined."""
 
     review: Review
     judgement: Judgement
+    scope: ReviewScope | None = None
+
+
+@dataclass(frozen=True)
+class _Since:
+    """What changed since..head of an incremental review: the charts it reaches, the paths, the commits."""
+
+    charts: frozenset[str]
+    paths: tuple[str, ...]
+    commits: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -63,9 +83,10 @@ class RenderCallbacks:
 
 @contextmanager
 def open_renderer(
-    kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None
+    kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None,
+    cache: RenderCacheStore | None = None,
 ) -> Iterator[Renderer]:
-    """The embedded SDK renderer by default; a helm binary only when asked for."""
+    """The embedded SDK renderer by default; a helm binary only when asked for; behind `cache` when given."""
     if kind == "sdk":
         from aftershock.render.sdk import SdkRenderer
 
@@ -76,6 +97,8 @@ def open_renderer(
         renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds)
     else:
         raise ConfigError(f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm")
+    if cache is not None:
+        renderer = CachingRenderer(renderer, cache)
     try:
         yield renderer
     finally:
@@ -91,7 +114,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
     """Observe base..head layer by layer, then judge it: findings and verdicts."""
     repo = GitRepository.open(request.repo)
     head = RefInfo(request.head, repo.resolve(request.head))
-    base = _base_ref(repo, request, head.sha)
+    base = base_ref(repo, request, head.sha)
     commits = repo.commits(base.sha, head.sha)
     files = repo.file_changes(base.sha, head.sha)
     with ExitStack() as stack:
@@ -106,16 +129,12 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
-        settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
+        since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=_work_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
-        changed = [p for f in files for p in (f.path, f.old_path) if p]
-        plans, scenarios = expand_scenarios(plan_renders(affected, charts_base, charts_head), *sides, changed, request.max_scenarios)
-        rendered = callbacks.rendered if callbacks else None
-        chart_reviews, not_reviewed = review_charts(
-            plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
+        chart_reviews, not_reviewed, scenarios, following = _render(
+            request, sides, files, affected, since, renderer, work, callbacks,
         )
-        following = _follow(request, chart_reviews, sides, changed, renderer, settings, work, affected, rendered)
         options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
         review = Review(
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
@@ -125,8 +144,53 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             scenarios=scenarios,
             tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer),
         )
-        judgement = judge(review, config, config_source, source_texts(review, base_tree, head_tree))
-    return ReviewResult(review, judgement)
+        # An incremental review reads the sources of the charts it renders again, not of all affected ones.
+        read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
+        judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
+    return ReviewResult(review, judgement, _scope(review, since))
+
+
+def _render(
+    request: ReviewRequest, sides: tuple[SideInput, SideInput], files: tuple[FileChange, ...],
+    affected: tuple[AffectedChart, ...], since: _Since | None, renderer: Renderer, work: Path,
+    callbacks: RenderCallbacks | None,
+) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...], ReleaseFollowing]:
+    """Render the affected charts (an incremental review: those the change since its start reaches),
+    then follow the releases they and the plain manifests declare."""
+    (_, charts_base), (_, charts_head) = sides
+    changed = [p for f in files for p in (f.path, f.old_path) if p]
+    to_render = affected if since is None else tuple(a for a in affected if a.chart in since.charts)
+    settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
+    plans, scenarios = expand_scenarios(plan_renders(to_render, charts_base, charts_head), *sides, changed, request.max_scenarios)
+    rendered = callbacks.rendered if callbacks else None
+    chart_reviews, not_reviewed = review_charts(
+        plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
+    )
+    follow_changed = changed if since is None else list(since.paths)
+    following = _follow(request, chart_reviews, sides, follow_changed, renderer, settings, work, to_render, rendered)
+    return chart_reviews, not_reviewed, scenarios, following
+
+
+def _since(
+    repo: GitRepository, since: str, head_sha: str, charts_base: tuple[Chart, ...], charts_head: tuple[Chart, ...],
+) -> _Since:
+    """The charts, paths and commits that since..head changes (nothing when `since` is the head)."""
+    since_sha = repo.resolve(since)
+    if since_sha == head_sha:
+        return _Since(frozenset(), (), frozenset())
+    files = repo.file_changes(since_sha, head_sha)
+    commits = frozenset(repo.run("rev-list", f"{since_sha}..{head_sha}", "--").decode("ascii").split())
+    charts = frozenset(a.chart for a in affected_charts(files, charts_base, charts_head))
+    return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
+
+
+def _scope(review: Review, since: _Since | None) -> ReviewScope:
+    """What the review examined: the whole change, or what since..head reaches; less the charts it could not render."""
+    skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
+    if since is None:
+        return ReviewScope.whole_change(skipped)
+    charts = since.charts | {r.chart for r in review.chart_reviews}
+    return ReviewScope.only(charts, frozenset(since.paths), since.commits, skipped)
 
 
 def _follow(
@@ -154,7 +218,8 @@ def _work_root() -> str | None:
     return None
 
 
-def _base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:
+def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:
+    """`--base` as given, else the merge-base of the head with the default branch."""
     if request.base is not None:
         return RefInfo(request.base, repo.resolve(request.base))
     branch = repo.default_branch()

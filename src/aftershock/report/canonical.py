@@ -15,22 +15,77 @@ from aftershock.report.redaction import redact_hunk_line
 
 if TYPE_CHECKING:
     from aftershock.pipeline.judge import Judgement
+    from aftershock.pipeline.state import StatefulReview
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
+from aftershock.state.lifecycle import LifecycleEntry, LifecycleState
+from aftershock.state.records import Decision, stored_finding
+from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS
 
 SCHEMA_VERSION = "1.0"
 
 
-def review_document(review: Review, judgement: Judgement | None = None) -> dict[str, Any]:
+def review_document(
+    review: Review, judgement: Judgement | None = None, state: StatefulReview | None = None
+) -> dict[str, Any]:
     """Every layer of the review as plain JSON-compatible data, in a stable order; with its findings
-    and verdicts when the rules ran (they always do in `aftershock review`)."""
+    and verdicts when the rules ran (they always do in `aftershock review`), and the lifecycle of
+    its findings when it was recorded in the review state."""
     doc = _observation(review)
     if judgement is not None:
         doc["config"] = judgement.config_source
         doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
+    if state is not None:
+        doc["lifecycle"] = lifecycle_document(state)
     return doc
+
+
+def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
+    """The `lifecycle` section: how this review was chosen, and each finding as new, retained, resolved or dismissed."""
+    lifecycle, plan = state.lifecycle, state.plan
+    groups = {s.value: [_lifecycle_item(e) for e in lifecycle.in_state(s)] for s in LifecycleState}
+    raised = [e for e in lifecycle.entries if e.state in (LifecycleState.NEW, LifecycleState.RETAINED)]
+    actionable = sum(stored_finding(e.finding).actionable for e in raised)  # type: ignore[arg-type]
+    return {
+        "target": {"kind": state.target.kind.value, "name": state.target.name, "display": str(state.target)},
+        "review_id": state.review_id,
+        "status": state.status.value,
+        "mode": plan.mode.value,
+        "reason": plan.reason,
+        "force_pushed": plan.force_pushed,
+        "since": plan.since_sha,
+        "previous_head": lifecycle.previous_head,
+        "headline": NO_ACTIONABLE_FINDINGS if actionable == 0 else f"{actionable} actionable finding(s)",
+        "counts": {key: len(items) for key, items in groups.items()},
+        "carried_forward": sum(e.carried_forward for e in lifecycle.current),
+        **groups,
+    }
+
+
+def _lifecycle_item(entry: LifecycleEntry) -> dict[str, Any]:
+    finding = stored_finding(entry.finding)  # type: ignore[arg-type]
+    return {
+        "fingerprint": finding.fingerprint,
+        "evidence_digest": finding.evidence_digest,
+        "rule": finding.rule_id,
+        "severity": finding.severity,
+        "title": finding.title,
+        "subject": finding.subject_display,
+        "message": finding.message,
+        "actionable": finding.actionable,
+        "carried_forward": entry.carried_forward,
+        "resolved_since": entry.resolved_since,
+        "dismissal": _decision(entry.dismissal),
+        "lapsed_dismissal": _decision(entry.lapsed_dismissal),
+    }
+
+
+def _decision(decision: Decision | None) -> dict[str, Any] | None:
+    if decision is None:
+        return None
+    return {"reason": decision.reason, "by": decision.by, "at": decision.at.isoformat(), "evidence_digest": decision.evidence_digest}
 
 
 def _observation(review: Review) -> dict[str, Any]:

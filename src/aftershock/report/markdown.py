@@ -23,11 +23,13 @@ def render_markdown(doc: dict[str, Any]) -> str:
         "",
         f"**{headline(doc)}**",
         "",
-        status_line(doc),
+        review_status_line(doc),
         "",
     ]
+    if "lifecycle" in doc:
+        parts += [_review_state(doc["lifecycle"]), ""]
     if "findings" in doc:
-        parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS).rstrip(), ""]
+        parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle")).rstrip(), ""]
     if doc.get("tests"):
         parts += [test_evidence_markdown(doc["tests"]).rstrip(), ""]
     parts += _not_reviewed(doc) + _charts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
@@ -36,6 +38,23 @@ def render_markdown(doc: dict[str, Any]) -> str:
         note = "\n\n… the rest of this review is in the JSON output (the comment would exceed GitHub's limit).\n"
         text = text[: MAX_COMMENT_CHARS - len(note)].rsplit("\n", 1)[0] + note
     return text
+
+
+def review_status_line(doc: dict[str, Any]) -> str:
+    """The status line; an incremental review says it rendered only what changed since its start."""
+    lifecycle = doc.get("lifecycle")
+    if doc["status"] != "complete" or not lifecycle or lifecycle["mode"] != "incremental":
+        return status_line(doc)
+    return (f"Incremental review complete: the charts the commits since {(lifecycle['since'] or '')[:7]} reach were "
+            "rendered at base and head; findings about the others are carried forward.")
+
+
+def _review_state(lifecycle: dict[str, Any]) -> str:
+    """How this review of the target was chosen: full or incremental, and why (a force-push says so)."""
+    line = f"**{lifecycle['mode'].capitalize()} review of {_inline(lifecycle['target']['display'])}** · {_inline(lifecycle['reason'])}"
+    if lifecycle["carried_forward"]:
+        line += f" · {lifecycle['carried_forward']} finding(s) carried forward, not re-checked"
+    return line
 
 
 def _not_reviewed(doc: dict[str, Any]) -> list[str]:

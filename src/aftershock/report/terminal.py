@@ -8,9 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from aftershock.report.text import (
-    field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
-)
+from aftershock.report.markdown import review_status_line
+from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, review_label, text_diff
 
 MAX_FIELDS_PER_OBJECT = 25
 
@@ -19,9 +18,11 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     console.print(f"[bold]aftershock review[/bold] {range_text(doc)}")
     console.print(headline(doc))
     style = "green" if doc["status"] == "complete" else "yellow"
-    console.print(f"[{style}]{escape(status_line(doc))}[/{style}]")
+    console.print(f"[{style}]{escape(review_status_line(doc))}[/{style}]")
+    if "lifecycle" in doc:
+        _print_review_state(doc["lifecycle"], console)
     if "findings" in doc:
-        _print_findings(doc["findings"], console)
+        _print_findings(doc["findings"], console, doc.get("lifecycle"))
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
@@ -50,15 +51,63 @@ def _charts_table(doc: dict[str, Any]) -> Table:
 _SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 
 
-def _print_findings(section: dict[str, Any], console: Console) -> None:
+def _print_review_state(lifecycle: dict[str, Any], console: Console) -> None:
+    style = "yellow" if lifecycle["force_pushed"] else "dim"
+    line = f"{lifecycle['mode']} review of {lifecycle['target']['display']}: {lifecycle['reason']}"
+    if lifecycle["carried_forward"]:
+        line += f"; {lifecycle['carried_forward']} finding(s) carried forward, not re-checked"
+    console.print(f"[{style}]{escape(line)}[/{style}]")
+
+
+def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[str, Any] | None) -> None:
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
         console.print(f"[bold]{escape(verdict['title'])}[/bold]")
         console.print(f"  [dim]{escape(verdict['rationale'])}[/dim]")
     actionable = [i for i in section["items"] if i["actionable"]]
+    if lifecycle is not None:
+        _print_lifecycle(actionable, lifecycle, console)
+        return
     if not actionable:
         console.print(f"{escape(section['headline'])}.")
     for item in actionable:
-        style = _SEVERITY_STYLE.get(item["severity"], "")
-        label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
-        console.print(f"  [{style}]{escape(label)}[/{style}]: {escape(item['message'])}  [dim]{item['rule']}[/dim]")
+        _print_item(item, console)
+
+
+def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:
+    style = _SEVERITY_STYLE.get(item["severity"], "")
+    label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
+    console.print(f"  [{style}]{escape(label)}[/{style}]: {escape(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{escape(note)}[/dim]")
+
+
+def _print_lifecycle(actionable: list[dict[str, Any]], lifecycle: dict[str, Any], console: Console) -> None:
+    """New and retained concerns, then those resolved since the last head and the dismissed ones."""
+    console.print(f"{escape(lifecycle['headline'])}.")
+    entries = {e["fingerprint"]: e for state in ("new", "retained") for e in lifecycle[state]}
+    retained = {e["fingerprint"] for e in lifecycle["retained"]}
+    for title, members in (("new", [i for i in actionable if i["fingerprint"] not in retained]),
+                           ("retained", [i for i in actionable if i["fingerprint"] in retained])):
+        if members:
+            console.print(f"[bold]{title} ({len(members)})[/bold]")
+        for item in members:
+            _print_item(item, console, _note(entries.get(item["fingerprint"])))
+    resolved = [e for e in lifecycle["resolved"] if e["actionable"]]
+    if resolved:
+        console.print(f"[bold]resolved since {(lifecycle['previous_head'] or '')[:7]} ({len(resolved)})[/bold]")
+    for entry in resolved:
+        console.print(f"  [green]{escape(entry['message'])}[/green]  [dim]{entry['rule']} {entry['fingerprint'][:12]}[/dim]")
+    if lifecycle["dismissed"]:
+        console.print(f"[bold]dismissed ({len(lifecycle['dismissed'])})[/bold]")
+    for entry in lifecycle["dismissed"]:
+        d = entry["dismissal"]
+        console.print(f"  [dim]{escape(entry['message'])} · {entry['fingerprint'][:12]} · by {escape(d['by'] or 'someone')} "
+                      f"on {d['at'][:10]}: {escape(d['reason'])}[/dim]")
+
+
+def _note(entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return ""
+    notes = ["carried forward, not re-checked"] if entry["carried_forward"] else []
+    if entry["lapsed_dismissal"]:
+        notes.append("raised again: its evidence changed since it was dismissed")
+    return f" ({'; '.join(notes)})" if notes else ""

@@ -1,0 +1,272 @@
+"""A review that remembers: the target's lock, full or incremental, one recorded transaction, the lifecycle.
+
+    stateful = review_with_state(request, renderer, callbacks, StateOptions(requested=RequestedMode.SINCE_LAST))
+
+Under the target's review lock: read the last review, decide the mode (a force-push means a full
+review), review, then record the review with its findings, lifecycle and verdicts in one transaction.
+A review that raises is recorded as failed and the error goes on. What the report raises is this
+review's findings, plus those an incremental review carried forward, less the dismissed ones; the
+verdicts are computed over exactly that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from aftershock import __version__
+from aftershock.config import AftershockConfig
+from aftershock.errors import AftershockError, GitError
+from aftershock.findings.document import finding_document
+from aftershock.findings.model import (
+    Category, Confidence, Delta, Evidence, Fact, Finding, Location, PathStep, Severity, Subject, SubjectKind, sort_key,
+)
+from aftershock.ingest.git import GitRepository
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.pipeline.judge import review_config
+from aftershock.pipeline.review import RenderCallbacks, ReviewRequest, ReviewResult, base_ref, review_change
+from aftershock.render.interface import Renderer
+from aftershock.state.lifecycle import Lifecycle
+from aftershock.state.mode import Ancestry, CurrentReview, RequestedMode, ReviewPlan, decide_review_mode
+from aftershock.state.records import (
+    ReviewMode, ReviewRecord, ReviewStatus, ReviewSummary, ReviewTarget, StoredFinding, StoredVerdict, UnreviewedPart,
+    normalize_repository,
+)
+from aftershock.state.scope import ReviewScope
+from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS, StateStore, open_store
+from aftershock.model.review import Review
+from aftershock.verdict import verdicts as judge_verdicts
+from aftershock.verdict.model import Verdict, Verdicts
+
+# The sentence `verdict.rationale` ends a review without gaps with; untrue of an incremental review.
+_ALL_RENDERED = "Every affected chart was rendered and compared at both refs."
+
+
+@dataclass(frozen=True)
+class StateOptions:
+    location: str | None = None  # a path or URL; None: .aftershock/state.db in the repository
+    target: str | None = None  # `pr:42`, `42`, `branch:x` or a branch name; None: see `resolve_target`
+    requested: RequestedMode = RequestedMode.DEFAULT
+    lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS
+
+
+@dataclass(frozen=True)
+class TargetState:
+    """An open store, and the repository key and target the commands read and write in it."""
+
+    store: StateStore
+    repository: str
+    target: ReviewTarget
+
+
+@dataclass(frozen=True)
+class StatefulReview:
+    """A recorded review. `result.judgement` holds what is raised at head (see the module docstring)."""
+
+    result: ReviewResult
+    target: ReviewTarget
+    plan: ReviewPlan
+    status: ReviewStatus
+    review_id: int
+    lifecycle: Lifecycle
+
+
+@dataclass(frozen=True)
+class _Subject:
+    """What is about to be reviewed, known before the review runs."""
+
+    base_sha: str
+    head_sha: str
+    config_hash: str
+    started_at: datetime
+
+
+def resolve_target(repo: GitRepository, head: str, explicit: str | None) -> ReviewTarget:
+    """`--target` when given; else the branch HEAD is on, or the head ref as given, or (detached) its sha."""
+    if explicit is not None:
+        return ReviewTarget.parse(explicit)
+    if head != "HEAD":
+        return ReviewTarget.branch(head.removeprefix("refs/heads/"))
+    try:
+        return ReviewTarget.branch(repo.run("symbolic-ref", "--quiet", "--short", "HEAD").decode("utf-8").strip())
+    except GitError:
+        return ReviewTarget.branch(repo.resolve("HEAD"))
+
+
+def repository_key(repo: GitRepository) -> str:
+    """`host/owner/name` of the origin remote, so every clone shares one key; else the folder."""
+    try:
+        url = repo.run("config", "--get", "remote.origin.url").decode("utf-8", "replace").strip()
+    except GitError:
+        url = None
+    return normalize_repository(url, str(repo.root))
+
+
+def ancestry(repo: GitRepository, last_head: str, head_sha: str) -> Ancestry:
+    """How the last reviewed head relates to the new head in this repository."""
+    try:
+        repo.resolve(last_head)
+    except GitError:
+        return Ancestry.MISSING
+    try:
+        return Ancestry.ANCESTOR if repo.merge_base(last_head, head_sha) == last_head else Ancestry.NOT_ANCESTOR
+    except GitError:
+        return Ancestry.NOT_ANCESTOR
+
+
+def config_hash(config: AftershockConfig, request: ReviewRequest, renderer: Renderer) -> str:
+    """sha256 of the configuration's JSON and the options that change what a review finds."""
+    document = {
+        "config": config.model_dump(mode="json"),
+        "review": {
+            "release_name": request.release_name, "namespace": request.namespace, "kube_version": request.kube_version,
+            "max_scenarios": request.max_scenarios, "renderer": renderer.name, "renderer_version": renderer.version,
+        },
+    }
+    return hashlib.sha256(json.dumps(document, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+@contextmanager
+def open_target_state(
+    repo_path: Path, location: str | None, target: str | None, *, head: str = "HEAD",
+    lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS,
+) -> Iterator[TargetState]:
+    """The store (migrated on open) with the repository key and the review target; closed afterwards."""
+    repo = GitRepository.open(repo_path)
+    resolved = resolve_target(repo, head, target)
+    store = open_store(location, repo_root=repo.root, lock_timeout_seconds=lock_timeout_seconds)
+    try:
+        yield TargetState(store, repository_key(repo), resolved)
+    finally:
+        store.close()
+
+
+def review_with_state(
+    request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None, options: StateOptions,
+) -> StatefulReview:
+    """Review under the target's lock, full or incremental as decided, and record it (or its failure)."""
+    repo = GitRepository.open(request.repo)
+    head_sha = repo.resolve(request.head)
+    base_sha = base_ref(repo, request, head_sha).sha
+    subject = _Subject(base_sha, head_sha, _config_hash_at(repo, request, base_sha, renderer), datetime.now(timezone.utc))
+    with open_target_state(request.repo, options.location, options.target, head=request.head,
+                           lock_timeout_seconds=options.lock_timeout_seconds) as state:
+        with state.store.review_lock(state.repository, state.target):
+            plan = _plan(state, repo, subject, options.requested)
+            since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
+            try:
+                result = review_change(replace(request, since=since), renderer, callbacks)
+            except (Exception, KeyboardInterrupt) as error:
+                _record_failure(state, subject, plan, error)
+                raise
+            return _record(state, subject, plan, result)
+
+
+def _config_hash_at(repo: GitRepository, request: ReviewRequest, base_sha: str, renderer: Renderer) -> str:
+    with RefSnapshot.open(repo, base_sha, f"base {base_sha[:7]}", request.max_file_bytes) as base_tree:
+        config, _ = review_config(request.config_file, base_tree)
+    return config_hash(config, request, renderer)
+
+
+def _plan(state: TargetState, repo: GitRepository, subject: _Subject, requested: RequestedMode) -> ReviewPlan:
+    last: ReviewSummary | None = state.store.latest_review(state.repository, state.target)
+    relation = ancestry(repo, last.head_sha, subject.head_sha) if last is not None else None
+    current = CurrentReview(subject.head_sha, subject.base_sha, subject.config_hash, __version__)
+    return decide_review_mode(requested, last, current, relation)
+
+
+def _record(state: TargetState, subject: _Subject, plan: ReviewPlan, result: ReviewResult) -> StatefulReview:
+    review, judgement = result.review, result.judgement
+    scope = result.scope or ReviewScope.whole_change()
+    preview = state.store.preview(state.repository, state.target, judgement.findings, scope)
+    raised = raised_findings(judgement.findings, preview)
+    judged = judge_verdicts(review, raised)
+    if plan.mode is ReviewMode.INCREMENTAL and plan.since_sha:
+        judged = incremental_rationale(judged, review, plan.since_sha)
+    final = replace(judgement, findings=raised, verdicts=judged)
+    status = ReviewStatus.COMPLETE if review.complete else ReviewStatus.PARTIAL
+    record = _base_record(state, subject, plan, status)
+    record = replace(
+        record,
+        not_reviewed=tuple(UnreviewedPart(n.part + (f" at {n.side.value}" if n.side else ""), n.reason) for n in review.not_reviewed),
+        findings=judgement.findings,
+        verdicts=(
+            StoredVerdict("merge_risk", final.verdicts.merge.level.value, subject.head_sha, final.verdicts.merge.rationale),
+            StoredVerdict("security_risk", final.verdicts.security.level.value, subject.head_sha, final.verdicts.security.rationale),
+        ),
+        payloads={f.fingerprint: finding_document(f) for f in judgement.findings},
+    )
+    recorded = state.store.record_review(record, scope)
+    return StatefulReview(replace(result, judgement=final), state.target, plan, status, recorded.review_id, recorded.lifecycle)
+
+
+def _record_failure(state: TargetState, subject: _Subject, plan: ReviewPlan, error: BaseException) -> None:
+    """Record that the review did not run to the end; a failure to record does not hide the first error."""
+    if isinstance(error, AftershockError):
+        line = error.line()
+    elif isinstance(error, KeyboardInterrupt):
+        line = "interrupted"
+    else:
+        line = f"internal error: {type(error).__name__}: {error}"
+    record = replace(_base_record(state, subject, plan, ReviewStatus.FAILED), not_reviewed=(UnreviewedPart("review", line),))
+    try:
+        state.store.record_review(record)
+    except AftershockError as record_error:
+        error.add_note(f"recording the failed review failed too: {record_error.line()}")
+
+
+def _base_record(state: TargetState, subject: _Subject, plan: ReviewPlan, status: ReviewStatus) -> ReviewRecord:
+    return ReviewRecord(
+        repository=state.repository, target=state.target, base_sha=subject.base_sha, head_sha=subject.head_sha,
+        status=status, aftershock_version=__version__, config_hash=subject.config_hash, started_at=subject.started_at,
+        mode=plan.mode, since_sha=plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None,
+    )
+
+
+def incremental_rationale(verdicts: Verdicts, review: Review, since_sha: str) -> Verdicts:
+    """Say what an incremental review rendered, instead of claiming every affected chart was."""
+    rendered = {r.chart for r in review.chart_reviews}
+    others = sum(a.chart not in rendered for a in review.affected)
+    short = since_sha[:7]
+    if rendered:
+        sentence = (f"The charts changed since {short} were rendered and compared at both refs; "
+                    f"{others} other affected chart(s) were carried forward from the review of {short}.")
+    else:
+        sentence = f"Nothing was rendered again: all {others} affected chart(s) were carried forward from the review of {short}."
+
+    def reworded(verdict: Verdict) -> Verdict:
+        return replace(verdict, rationale=verdict.rationale.replace(_ALL_RENDERED, sentence))
+
+    return replace(verdicts, merge=reworded(verdicts.merge), security=reworded(verdicts.security))
+
+
+def raised_findings(current: Sequence[Finding], lifecycle: Lifecycle) -> tuple[Finding, ...]:
+    """What a report raises at head: current findings and carried-forward ones, less the dismissed, in report order."""
+    dismissed = {entry.fingerprint for entry in lifecycle.dismissed}
+    carried = [
+        finding_from_document(entry.finding.payload)
+        for entry in lifecycle.current
+        if entry.carried_forward and entry.fingerprint not in dismissed
+        and isinstance(entry.finding, StoredFinding) and entry.finding.payload is not None
+    ]
+    return tuple(sorted([f for f in current if f.fingerprint not in dismissed] + carried, key=sort_key))
+
+
+def finding_from_document(doc: Mapping[str, Any]) -> Finding:
+    """A Finding back from its `finding_document` (as stored with a review)."""
+    subject, location = doc["subject"], doc.get("location")
+    return Finding(
+        rule_id=doc["rule"], title=doc["title"], severity=Severity(doc["severity"]),
+        confidence=Confidence(doc["confidence"]), category=Category(doc["category"]),
+        evidence=Evidence(doc["evidence"]), delta=Delta(doc["delta"]),
+        subject=Subject(SubjectKind(subject["kind"]), subject["id"], subject["display"], subject.get("facet", "")),
+        message=doc["message"],
+        location=Location(location["file"], location.get("line")) if location else None,
+        path=tuple(PathStep(step["kind"], step["id"], step["relation"]) for step in doc.get("path", ())),
+        facts=tuple(Fact(fact["name"], fact["value"]) for fact in doc.get("facts", ())),
+    )
