@@ -124,8 +124,9 @@ BY_SHORT = {case.sha[:8]: case for case in CASES}
 
 
 def default_values_request(repo: Path, sha: str) -> ReviewRequest:
-    """sha^..sha with default values only: toggle scenarios are another test's subject, and cost renders."""
-    return ReviewRequest(repo=repo, base=f"{sha}^", head=sha, max_scenarios=1)
+    """sha^..sha with default values only: toggle scenarios are another test's subject, and cost renders.
+    The chart's ~800 helm-unittest tests run in one test below, not in every review here."""
+    return ReviewRequest(repo=repo, base=f"{sha}^", head=sha, max_scenarios=1, run_tests=False)
 
 
 @pytest.fixture(scope="module")
@@ -422,3 +423,16 @@ def test_kube_version_below_the_charts_constraint_is_not_reviewed(traefik_repo, 
     assert chart.outcome is ChartOutcome.NOT_REVIEWED
     assert {g.side.value for g in review.not_reviewed} == {"base", "head"}
     assert all("kubeVersion" in g.reason for g in review.not_reviewed)
+
+
+def test_the_charts_own_suites_run_at_both_refs_as_evidence(traefik_repo, renderer):
+    """2b32ce7d moves the traefik port from 9000 to 8080 and updates its tests: every suite runs at base and
+    head, nothing is newly failing, and the guard map covers the changed fields."""
+    sha = BY_SHORT["2b32ce7d"].sha
+    review = run_review(replace(default_values_request(traefik_repo, sha), run_tests=True), renderer)
+    evidence = review.tests
+    assert evidence is not None and [c.chart for c in evidence.charts] == ["traefik"]
+    (chart,) = evidence.charts
+    changes = {t.change.value for t in chart.tests}
+    assert len(chart.tests) > 400 and "newly_failing" not in changes
+    assert chart.guards and all(g.object_id for g in chart.guards)

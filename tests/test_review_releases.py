@@ -233,3 +233,18 @@ def test_unreadable_release_manifest_is_not_reviewed(tmp_path, renderer):
     commit(repo, {"clusters/prod/web.yaml": "kind: HelmRelease\nmetadata: [broken\n"}, "fix: oops")
     result = review(repo, base, renderer)
     assert [g.part for g in result.not_reviewed] == ["manifest clusters/prod/web.yaml"]
+
+
+def test_configuration_maps_a_chartref_to_a_chart(tmp_path, renderer):
+    release = FLUX_RELEASE.replace("""  chart:
+    spec:
+      chart: {{ .Values.chartPath }}
+      sourceRef: {kind: {{ .Values.sourceKind }}, name: platform}""", """  chartRef: {kind: OCIRepository, name: shop-frontend}""")
+    repo = make_repo(tmp_path)
+    files = {**app_chart("apps/web", "web"), **releases_chart(), "releases/templates/web.yaml": release,
+             ".aftershock.yaml": "releases:\n  charts:\n    shop-frontend: apps/web\n"}
+    base = commit(repo, files, "feat")
+    commit(repo, {"releases/values.yaml": releases_chart(replicas=8)["releases/values.yaml"]}, "feat: 8")
+    (web,) = followed(review(repo, base, renderer))
+    assert web.chart == "apps/web" and "observed" in web.affected.path[-1].relation
+    assert [(f.path, f.after) for c in web.changes for f in c.fields] == [("spec.replicas", 8)]

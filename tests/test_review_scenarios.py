@@ -130,3 +130,13 @@ tests:
     # the test that sets ingress.enabled adds nothing beyond the toggle scenario
     assert summary["ran"] == ["default", "toggle:ingress.enabled=true", "test:deployment_test.yaml/runs the canary image"]
     assert summary["changed_in"] == ["test:deployment_test.yaml/runs the canary image"]
+
+
+def test_scenarios_declared_in_the_configuration_come_first(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    config = "scenarios:\n  - name: prod\n    charts: ['c']\n    values: {mode: prod, ingress: {enabled: true}}\n"
+    base = commit(repo, {**chart(), ".aftershock.yaml": config}, "feat")
+    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/shop")}, "feat: shop")
+    (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
+    assert summary["ran"][:2] == ["default", "config:prod"]
+    assert "config:prod" in summary["changed_in"]

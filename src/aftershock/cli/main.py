@@ -10,6 +10,8 @@ import click
 from aftershock import __version__
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
+from aftershock.cli.serve import serve_command
+from aftershock.cli.worker import worker_command
 from aftershock.cli.rules import explain_command, rules_command
 from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
@@ -60,6 +62,8 @@ cli.add_command(explain_command)
 cli.add_command(dismiss_command)
 cli.add_command(reopen_command)
 cli.add_command(history_command)
+cli.add_command(serve_command)
+cli.add_command(worker_command)
 
 
 def main() -> None:

@@ -81,6 +81,9 @@ _OPTIONS = (
                  expose_value=False, callback=_keep),
     click.option("--workers", "workers", type=click.IntRange(min=1), default=None,
                  help="Render workers [default: CPU count, at most 4].", expose_value=False, callback=_keep),
+    click.option("--no-tests", "no_tests", is_flag=True, default=False,
+                 help="Do not run the affected charts' helm-unittest suites (the review then says tests were not run).",
+                 expose_value=False, callback=_keep),
     click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), default=None,
                  help="Configuration file [default: .aftershock.yaml as it is at the base ref].",
                  expose_value=False, callback=_keep),
@@ -154,6 +157,7 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
+        run_tests=not given["no_tests"],
     )
     return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
                           given["render_cache"], given["render_cache_mib"])

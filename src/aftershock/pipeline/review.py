@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
+from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.charts import discover_charts
@@ -51,6 +52,7 @@ class ReviewRequest:
     kube_version: str | None = None
     max_file_bytes: int = 5 * 2**20
     max_scenarios: int = 6  # per chart, the default scenario included
+    run_tests: bool = True  # run the affected charts' helm-unittest suites at base and head
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
 
@@ -133,7 +135,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=_work_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
         chart_reviews, not_reviewed, scenarios, following = _render(
-            request, sides, files, affected, since, renderer, work, callbacks,
+            request, config, sides, files, affected, since, renderer, work, callbacks,
         )
         options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
         review = Review(
@@ -142,7 +144,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios,
-            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer),
+            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
@@ -151,7 +153,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
 
 
 def _render(
-    request: ReviewRequest, sides: tuple[SideInput, SideInput], files: tuple[FileChange, ...],
+    request: ReviewRequest, config: AftershockConfig, sides: tuple[SideInput, SideInput], files: tuple[FileChange, ...],
     affected: tuple[AffectedChart, ...], since: _Since | None, renderer: Renderer, work: Path,
     callbacks: RenderCallbacks | None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...], ReleaseFollowing]:
@@ -161,13 +163,15 @@ def _render(
     changed = [p for f in files for p in (f.path, f.old_path) if p]
     to_render = affected if since is None else tuple(a for a in affected if a.chart in since.charts)
     settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
-    plans, scenarios = expand_scenarios(plan_renders(to_render, charts_base, charts_head), *sides, changed, request.max_scenarios)
+    plans, scenarios = expand_scenarios(
+        plan_renders(to_render, charts_base, charts_head), *sides, changed, request.max_scenarios, config.scenarios,
+    )
     rendered = callbacks.rendered if callbacks else None
     chart_reviews, not_reviewed = review_charts(
         plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
     )
     follow_changed = changed if since is None else list(since.paths)
-    following = _follow(request, chart_reviews, sides, follow_changed, renderer, settings, work, to_render, rendered)
+    following = _follow(request, config, chart_reviews, sides, follow_changed, renderer, settings, work, to_render, rendered)
     return chart_reviews, not_reviewed, scenarios, following
 
 
@@ -194,7 +198,7 @@ def _scope(review: Review, since: _Since | None) -> ReviewScope:
 
 
 def _follow(
-    request: ReviewRequest, chart_reviews: tuple[ChartReview, ...], sides: tuple[SideInput, SideInput],
+    request: ReviewRequest, config: AftershockConfig, chart_reviews: tuple[ChartReview, ...], sides: tuple[SideInput, SideInput],
     changed: list[str], renderer: Renderer, settings: RenderSettings, work: Path,
     affected: tuple[AffectedChart, ...], rendered: Callable[[RenderOutcome], None] | None,
 ) -> ReleaseFollowing:
@@ -205,7 +209,9 @@ def _follow(
     lookups = plain_lookups(plain_base, plain_head)
     manifests, unreadable = manifest_sources(plain_base, plain_head, set(changed))
     sources = [chart_source(r, lookups) for r in chart_reviews if r.scenario == "default"] + list(manifests)
-    following = follow_releases(sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered)
+    following = follow_releases(
+        sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered, chart_map=config.releases.charts,
+    )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
 
 

@@ -1,0 +1,132 @@
+"""The values a rendered template file reads, through the named templates it calls, transitively (pure).
+
+Named templates are global in Helm: a `define` in any chart of the rendered tree (the chart, its
+library charts and subcharts) can be called from any template. A named template is evaluated with the
+argument the caller passes, so its `.Values` reads land in the caller's values: `TemplateIndex` walks
+each call with the caller's binding of the argument (see reads.py) and reports the paths in the value
+space of the chart whose template file is rendered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from aftershock.provenance.gotemplate import OPENERS, Action, actions
+from aftershock.provenance.reads import ROOT, Binding, Call, body_reads
+
+_MAX_VISITS = 20_000  # bodies evaluated per index: a guard against pathological call fan-out
+
+
+@dataclass(frozen=True)
+class TemplateRead:
+    """A values path (segments; `*` for any key) and the repository path of the file whose text reads it."""
+
+    path: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class TemplateAnalysis:
+    """Every values path a rendered template reads, and every file it visits (itself and the files
+    defining the named templates it calls)."""
+
+    reads: frozenset[TemplateRead] = frozenset()
+    files: frozenset[str] = frozenset()
+
+    def union(self, other: TemplateAnalysis) -> TemplateAnalysis:
+        return TemplateAnalysis(self.reads | other.reads, self.files | other.files)
+
+
+EMPTY = TemplateAnalysis()
+_Body = tuple[str, tuple[Action, ...]]  # (repository path of the file, the body's actions)
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """A template file split into its top level and the bodies of the templates it defines."""
+
+    top: tuple[Action, ...]
+    defines: tuple[tuple[str, tuple[Action, ...]], ...]
+
+
+def parse_file(text: str) -> ParsedFile:
+    """Split a template into its top-level actions and its `define`/`block` bodies. A top-level
+    `block` is also a call where it stands."""
+    top: list[Action] = []
+    defines: list[tuple[str, tuple[Action, ...]]] = []
+    name: str | None = None
+    body: list[Action] = []
+    depth = 0
+    for action in actions(text):
+        if name is None:
+            if action.kind in ("define", "block") and action.name is not None:
+                if action.kind == "block":
+                    top.append(Action("template", action.pipeline, action.name))
+                name, body, depth = action.name, [], 1
+            else:
+                top.append(action)
+            continue
+        depth += 1 if action.kind in OPENERS else -1 if action.kind == "end" else 0
+        if depth == 0:
+            defines.append((name, tuple(body)))
+            name = None
+        else:
+            body.append(action)
+    return ParsedFile(tuple(top), tuple(defines))
+
+
+class TemplateIndex:
+    """The template files of one rendered chart tree, parsed once, with their named templates."""
+
+    def __init__(self, files: Mapping[str, ParsedFile]) -> None:
+        self._tops: dict[str, tuple[Action, ...]] = {path: f.top for path, f in files.items()}
+        self._defines: dict[str, list[_Body]] = {}
+        for path in sorted(files):
+            for name, body in files[path].defines:
+                self._defines.setdefault(name, []).append((path, body))
+        self._memo: dict[tuple[str, str, Binding, str], TemplateAnalysis] = {}
+        self._active: set[tuple[str, str, Binding, str]] = set()
+        self._visits = 0
+
+    def defines(self, name: str) -> tuple[str, ...]:
+        """The files defining a named template."""
+        return tuple(path for path, _ in self._defines.get(name, ()))
+
+    def analyse(self, path: str, chart_path: str) -> TemplateAnalysis:
+        """What rendering the template file `path` of the chart at `chart_path` reads."""
+        if path not in self._tops:
+            return EMPTY
+        return self._visit("file", path, ROOT, chart_path)
+
+    def _visit(self, kind: str, target: str, arg: Binding, chart_path: str) -> TemplateAnalysis:
+        key = (kind, target, arg, chart_path)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._active or self._visits >= _MAX_VISITS:
+            return EMPTY  # recursion (a template calling itself) or the guard: what is found so far stands
+        self._active.add(key)
+        self._visits += 1
+        result = EMPTY
+        for source, body in self._bodies(kind, target):
+            reads = body_reads(list(body), arg)
+            result = result.union(TemplateAnalysis(frozenset(TemplateRead(p, source) for p in reads.paths),
+                                                   frozenset({source})))
+            for call in reads.calls:
+                result = result.union(self._call(call, chart_path))
+        self._active.discard(key)
+        self._memo[key] = result
+        return result
+
+    def _call(self, call: Call, chart_path: str) -> TemplateAnalysis:
+        if call.name is not None:
+            return self._visit("define", call.name, call.arg, chart_path)
+        if call.file is not None:
+            path = f"{chart_path}/{call.file}" if chart_path else call.file
+            return self._visit("file", path, call.arg, chart_path) if path in self._tops else EMPTY
+        return EMPTY
+
+    def _bodies(self, kind: str, target: str) -> Iterable[_Body]:
+        if kind == "file":
+            return ((target, self._tops[target]),)
+        return self._defines.get(target, ())
