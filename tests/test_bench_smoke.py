@@ -56,3 +56,14 @@ def test_bad_arguments_are_refused(tmp_path):
     completed = run_bench(tmp_path, "--charts", "0")
     assert completed.returncode == 2
     assert "--charts, --templates and --repeat must be at least 1" in completed.stderr
+
+
+def test_release_following_benchmark_runs_small(tmp_path):
+    """The release-following benchmark end to end at a tiny size (structure only, no timing assertions)."""
+    out = tmp_path / "releases.json"
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_releases.py"
+    subprocess.run([sys.executable, str(script), "--charts", "2", "--repeat", "1", "--workers", "1", "--json", str(out)],
+                   check=True, capture_output=True, timeout=300)
+    result = json.loads(out.read_text())
+    assert result["renders_per_review"] == 6
+    assert set(result["median_seconds"]) == {"no_cache", "cache_cold", "cache_warm"}

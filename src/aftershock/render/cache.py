@@ -23,14 +23,14 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import may_be_nondeterministic
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: entries keep the documents the render workers parsed
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
@@ -44,6 +44,8 @@ _STALE_TEMP_SECONDS = 3600.0
 class CacheEntry:
     manifests: Mapping[str, str]
     error: str | None = None
+    # The parsed documents (RenderOutcome.documents), kept so a hit need not be parsed again.
+    documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, compare=False)
 
     @property
     def size(self) -> int:
@@ -186,7 +188,9 @@ class DiskRenderCache:
             data = json.loads(zlib.decompress(path.read_bytes()))
             if data.get("format") != CACHE_FORMAT or data.get("key") != key:
                 raise ValueError("not an entry of this key")
-            entry = CacheEntry(dict(data["manifests"]), data["error"])
+            documents = data.get("documents")
+            parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
+            entry = CacheEntry(dict(data["manifests"]), data["error"], parsed)
             os.utime(path)
         except FileNotFoundError:
             return None
@@ -196,7 +200,8 @@ class DiskRenderCache:
         return entry
 
     def put(self, key: str, entry: CacheEntry) -> None:
-        document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error}
+        document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error,
+                    "documents": None if entry.documents is None else [list(d) for d in entry.documents]}
         blob = zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
         if len(blob) > self._max_bytes:
             return
@@ -316,7 +321,7 @@ class CachingRenderer:
                 to_render.append(index)
             elif entry is not None:
                 counts["hits"] += 1
-                outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error)
+                outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error, documents=entry.documents)
                 if progress is not None:
                     progress(outcomes[index])  # type: ignore[arg-type]
             elif key in first_of:
@@ -330,7 +335,7 @@ class CachingRenderer:
             outcomes[index] = outcome
             key = keys[index]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
-                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error))
+                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents))
         self._fill_merged(requests, keys, first_of, outcomes, progress)
         self._count(counts)
         return [outcome for outcome in outcomes if outcome is not None]
