@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.graph import blast_radius, build_graph, graph_document
-from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.html import render_html
 from charts import app_chart
@@ -34,6 +34,9 @@ needs_chromium = pytest.mark.skipif(
     reason="headless Chromium is missing: apt-get update && apt-get install -y chromium",
 )
 WORKLOAD = "workload:charts/apps/orders::apps/Deployment/default/release-orders"
+ORDERS_DEPLOYMENT = "object:charts/apps/orders::apps/Deployment/default/release-orders"
+STALE_TEST = "runs two replicas by default"
+ASSETS = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "report" / "html_assets"
 HOSTILE = "</script><script>document.body.dataset.pwned = 'yes'</script>"
 
 
@@ -49,6 +52,21 @@ def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
     request = ReviewRequest(repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label")
     page = tmp_path_factory.mktemp("explorer") / "lib.html"
     page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    return page
+
+
+@pytest.fixture(scope="module")
+def replicas_doc(example_repo, renderer) -> dict:
+    """The review of state-00..state-01 (orders runs 3 replicas) with its test evidence and findings."""
+    request = ReviewRequest(repo=example_repo, base="state-00-initial", head="state-01-orders-replicas")
+    result = review_change(request, renderer)
+    return review_document(result.review, result.judgement)
+
+
+@pytest.fixture(scope="module")
+def replicas_page(replicas_doc, tmp_path_factory) -> Path:
+    page = tmp_path_factory.mktemp("explorer") / "replicas.html"
+    page.write_text(render_html(replicas_doc), encoding="utf-8")
     return page
 
 
@@ -226,3 +244,92 @@ def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, 
     browser.click(selector(secret))
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "data.WEBHOOK_SIGNING_KEY" in panel and "‹redacted, 20 bytes›" in panel and "whk-" not in panel
+    guard = browser.evaluate("""(() => { const g = document.querySelector('#panel .guard[data-field="data.WEBHOOK_SIGNING_KEY"]');
+        return {unguarded: g.classList.contains('unguarded'), text: g.textContent}; })()""")
+    assert guard["unguarded"] and "<redacted, 20 bytes>" in guard["text"] and "whk-" not in guard["text"]
+    browser.click("#tests-button")
+    assert "whk-" not in browser.evaluate("document.getElementById('panel').textContent")
+
+
+def test_the_header_counts_the_tests_and_says_when_they_did_not_run(replicas_doc):
+    summary = replicas_doc["tests"]["summary"]
+    assert summary["tests"]["newly_failing"] == 1 and summary["problems"]["stale"] == 1
+    button = re.search(r'<button id="tests-button"[^>]*>([^<]*)</button>', render_html(replicas_doc))
+    assert button and button.group(1) == "Tests: 5 tests · 1 newly failing · 1 stale"
+    untested = render_html({**replicas_doc, "tests": None})
+    assert 'id="tests-button"' not in untested and "tests not run" in untested
+
+
+def test_the_scripts_write_no_markup():
+    for script in ASSETS.glob("*.js"):
+        text = script.read_text()
+        for sink in (r"\.innerHTML\b", r"\.outerHTML\b", r"insertAdjacentHTML\(", r"document\.write", r"\beval\(", r"\bFunction\("):
+            assert not re.search(sink, text), f"{script.name} uses {sink}"
+
+
+@needs_chromium
+def test_the_object_panel_shows_the_guard_map_with_the_stale_assertion(browser, replicas_page, tmp_path):
+    browser.open(replicas_page.as_uri())
+    marker = browser.evaluate(f"document.querySelector({json.dumps(selector(ORDERS_DEPLOYMENT) + ' .test-marker')})?.getAttribute('class')")
+    assert marker == "test-marker severe"
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    guard = browser.evaluate("""(() => {
+        const g = document.querySelector('#panel .guard[data-field="spec.replicas"]');
+        g.scrollIntoView({block: 'start'});
+        return {text: g.textContent, unguarded: g.classList.contains('unguarded'),
+                pins: [...g.querySelectorAll('li.pin')].map(li => ({test: li.querySelector('.test-name').textContent,
+                    badges: [...li.querySelectorAll(':scope > .badge')].map(b => b.textContent),
+                    failure: li.querySelector('pre.failure')?.textContent ?? null}))};
+    })()""")
+    assert guard["unguarded"] is False
+    pinned = {pin["test"]: pin for pin in guard["pins"]}
+    assert set(pinned) == {STALE_TEST, "leaves the replica count to the autoscaler when autoscaling is enabled"}
+    assert pinned[STALE_TEST]["badges"] == ["exact", "fails at head", "stale"]
+    assert pinned[STALE_TEST]["failure"] == "asserts[0] equal spec.replicas: expected 2, got 3"
+    other = pinned["leaves the replica count to the autoscaler when autoscaling is enabled"]
+    assert "stale" not in other["badges"] and "under its own values" in other["badges"]
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert "Test guards (1 of 1 changed field(s) pinned)" in panel
+    assert "Stale and vacuous assertions (1)" in panel and "still expects 2, the base value; head renders 3" in panel
+    row_mark = browser.evaluate("[...document.querySelectorAll('#panel table.fields .badge')].map(b => b.textContent)")
+    assert row_mark == ["stale"]
+    png = browser.screenshot()
+    (tmp_path / "guards.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+@needs_chromium
+def test_the_header_button_opens_the_test_summary(browser, replicas_page):
+    browser.open(replicas_page.as_uri())
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    browser.click("#tests-button")
+    assert browser.evaluate("document.querySelector('g.node.selected')") is None
+    assert browser.evaluate("location.hash") == "#tests"
+    failing = browser.evaluate("[...document.querySelectorAll('#panel .test.newly_failing')].map(d => d.textContent)")
+    assert len(failing) == 1 and STALE_TEST in failing[0] and "expected 2, got 3" in failing[0]
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert panel.startswith("Tests") and "changed fields pinned1 of 1" in panel and "4 test(s) with an unchanged outcome." in panel
+    browser.click('#panel .problem.stale a[data-target]')
+    assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == ORDERS_DEPLOYMENT
+
+
+@needs_chromium
+def test_test_names_and_failures_cannot_inject_markup(browser, replicas_doc, tmp_path):
+    doc = json.loads(json.dumps(replicas_doc))
+    chart = doc["tests"]["charts"][0]
+    chart["tests"][0]["test"] = HOSTILE
+    chart["tests"][0]["head"]["failure"] = HOSTILE
+    for pin in chart["guards"][0]["pins"]:
+        pin["assertion"]["test"] = HOSTILE
+    chart["problems"][0]["detail"] = HOSTILE
+    page = tmp_path / "hostile-tests.html"
+    page.write_text(render_html(doc), encoding="utf-8")
+    assert HOSTILE not in page.read_text()
+    browser.open(page.as_uri())
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert HOSTILE in browser.evaluate("document.querySelector('#panel .guard').textContent")
+    browser.click("#tests-button")
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert browser.evaluate("document.querySelectorAll('#panel script').length") == 0
+    assert HOSTILE in browser.evaluate("document.querySelector('#panel .test.newly_failing pre.failure').textContent")

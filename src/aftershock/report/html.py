@@ -1,5 +1,6 @@
 """The HTML explorer: one self-contained file (inline CSS, JS and data, no network) that draws the impact
-graph in layer columns, searches it, and highlights a clicked node's causes and effects with its details.
+graph in layer columns, searches it, and highlights a clicked node's causes and effects with its details,
+among them the test guard map of a changed object; a header button opens the test summary.
 
 It shows only what the review document holds, where Secret values are already redacted.
 """
@@ -34,6 +35,7 @@ def render_html(doc: dict[str, Any]) -> str:
 <h1>aftershock impact graph</h1>
 <span class="range">{html.escape(doc['base']['ref'])}..{html.escape(doc['head']['ref'])}</span>
 <span class="chips">{_chips(doc)}</span>
+{_tests_button(doc)}
 <input id="search" type="search" placeholder="Search nodes by name or id" aria-label="Search nodes">
 <span id="search-count"></span>
 {_warning(doc)}
@@ -44,6 +46,7 @@ def render_html(doc: dict[str, Any]) -> str:
 </main>
 <script type="application/json" id="aftershock-data">{_embed(doc)}</script>
 <script>
+{_asset("tests.js")}
 {_asset("explorer.js")}
 </script>
 </body>
@@ -82,3 +85,18 @@ def _warning(doc: dict[str, Any]) -> str:
         for i in items
     )
     return f'<div class="warning">Not reviewed, so not shown as fine:<ul>{lines}</ul></div>'
+
+
+def _tests_button(doc: dict[str, Any]) -> str:
+    """The header's way to the test summary: its counts on a button, or why there are none."""
+    tests = doc.get("tests")
+    if tests is None:
+        return '<span class="chip">tests not run</span>'
+    summary = tests["summary"]
+    changes, problems = summary["tests"], summary["problems"]
+    parts = [f"{int(summary['head_tests'])} tests"]
+    parts += [f"{int(changes['newly_failing'])} newly failing"] if changes["newly_failing"] else []
+    parts += [f"{int(problems[kind])} {kind}" for kind in ("unguarded", "stale", "vacuous") if problems[kind]]
+    alarm = changes["newly_failing"] or summary["suite_errors"] or any(problems.values())
+    return (f'<button id="tests-button" type="button" class="{"alarm" if alarm else "calm"}" '
+            f'aria-controls="panel">Tests: {html.escape(" · ".join(parts))}</button>')

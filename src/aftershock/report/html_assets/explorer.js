@@ -1,8 +1,8 @@
 // aftershock impact graph explorer: lays the graph out in layer columns, highlights causes upstream
-// and effects downstream of a clicked node, and shows its details. Plain JS, no network, no innerHTML:
-// every text from the document goes through textContent.
-"use strict";
+// and effects downstream of a clicked node, and shows its details (with tests.js: its test guards).
+// Plain JS, no network, no innerHTML: every text from the document goes through textContent.
 (function () {
+  "use strict";
   const DOC = JSON.parse(document.getElementById("aftershock-data").textContent);
   const G = DOC.graph || { nodes: [], edges: [], layers: [], roots: [], radius: { nodes: 0, by_layer: {} } };
   const SVG_NS = "http://www.w3.org/2000/svg";
@@ -141,12 +141,21 @@
     try { history.replaceState(null, "", "#node=" + encodeURIComponent(id)); } catch (err) { /* file: URLs may refuse */ }
     showPanel(n, up, down);
   }
-  function clear() {
+  function unselect() {
     selected = null;
     svg.classList.remove("has-selection");
     for (const g of nodeEls.values()) g.classList.remove("selected", "cause", "effect", "dim");
     for (const { path } of edgeEls) path.classList.remove("cause", "effect", "dim", "on-path");
+  }
+  function clear() {
+    unselect();
     showOverview();
+  }
+  function openTests() {
+    unselect();
+    tests.showSummary();
+    panel.scrollTop = 0;
+    try { history.replaceState(null, "", "#tests"); } catch (err) { /* file: URLs may refuse */ }
   }
 
   // ---- side panel ----
@@ -170,12 +179,30 @@
     }
     panel.appendChild(t);
   };
+  const tests = explorerTests({ DOC, el, panel, section, table, link, byId, openSummary: () => openTests() });
+  // Objects whose guard map has problems carry a marker: warning when unguarded, red when stale or vacuous.
+  for (const n of G.nodes.filter((x) => x.kind === "object")) {
+    const problems = tests.nodeProblems(n.ref);
+    if (!problems.length) continue;
+    const severe = problems.some((p) => p.kind !== "unguarded");
+    const dot = el("svg:circle", { class: "test-marker " + (severe ? "severe" : "warn"), cx: W - 4, cy: 4, r: 5 });
+    dot.appendChild(el("svg:title", {}, "tests: " + [...new Set(problems.map((p) => p.kind))].join(", ")));
+    nodeEls.get(n.id).appendChild(dot);
+  }
   function showOverview() {
     panel.replaceChildren();
     panel.appendChild(el("h2", {}, "Impact graph"));
     panel.appendChild(el("p", { class: "hint" }, `${G.radius.nodes} node(s) reached from ${G.roots.length} commit(s). Click a node to see what causes it upstream and what it reaches downstream; search by name or id.`));
     section("Reached per layer");
     table(G.layers.filter((l) => l.nodes).map((l) => [l.id.replace(/_/g, " "), `${l.reached} of ${l.nodes}`]));
+    if (tests.available) {
+      section("Tests");
+      const a = el("a", { "data-target": "tests" }, "Open the test summary: outcomes at base and head, the guard map's problems");
+      a.addEventListener("click", openTests);
+      const p = el("p");
+      p.appendChild(a);
+      panel.appendChild(p);
+    }
   }
   function showPanel(n, up, down) {
     panel.replaceChildren();
@@ -214,7 +241,7 @@
     const objects = DOC.objects || [];
     if (["object", "downstream_object", "workload"].includes(n.kind)) {
       const obj = objects.find((o) => o.id === n.ref);
-      if (obj) objectDiff(obj);
+      if (obj) { objectDiff(obj); tests.objectGuards(n); }
       else if (n.kind === "workload") panel.appendChild(el("p", { class: "hint" }, "The workload's own object did not change in this render; it is affected through what feeds it."));
     } else if (n.kind === "values_key" || n.kind === "release_value") {
       const v = (DOC.values_changes || []).find((c) => `${c.file}::${c.path}` === n.ref);
@@ -228,6 +255,7 @@
     } else if (n.kind === "chart" || n.kind === "downstream_chart") {
       const renders = (DOC.chart_reviews || []).filter((r) => (n.kind === "chart" ? r.chart === n.ref && !r.release : r.id === n.ref || r.id.startsWith(n.ref + "#")));
       if (renders.length) { section("Renders"); table(renders.map((r) => [r.id, `${r.outcome.replace(/_/g, " ")}, ${r.objects.length} object(s) changed`])); }
+      if (n.kind === "chart") tests.chartTests(n);
     }
   }
   const show = (value) => {
@@ -244,6 +272,8 @@
       const what = el("td");
       what.appendChild(el("div", { class: "field-path" }, f.path));
       what.appendChild(el("div", { class: "edge-kind" }, f.change));
+      const mark = tests.fieldMark(obj.id, f.path);
+      if (mark) what.appendChild(mark);
       const before = el("td"), after = el("td");
       before.appendChild(show(f.before));
       after.appendChild(show(f.after));
@@ -285,11 +315,14 @@
       nodeEls.get(next).scrollIntoView({ block: "center", inline: "center" });
     }
   });
+  const testsButton = document.getElementById("tests-button");
+  if (testsButton) testsButton.addEventListener("click", openTests);
   document.addEventListener("keydown", (event) => { if (event.key === "Escape") { search.value = ""; search.dispatchEvent(new Event("input")); clear(); } });
 
   document.documentElement.style.setProperty("--header-height", document.querySelector("header").offsetHeight + "px");
   const wanted = decodeURIComponent((location.hash.match(/^#node=(.*)$/) || [])[1] || "");
   if (wanted && byId.has(wanted)) { select(wanted); nodeEls.get(wanted).scrollIntoView({ block: "center", inline: "center" }); }
+  else if (location.hash === "#tests") openTests();
   else showOverview();
   document.body.setAttribute("data-ready", "true");
 })();
