@@ -10,6 +10,7 @@ import click
 from aftershock.cli.options import review_options, review_settings, run_from_options
 from aftershock.cli.review import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
+from aftershock.provenance.document import provenance_edges
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
 
 
@@ -22,7 +23,7 @@ from aftershock.graph.text import explanation_document, explanation_text, radius
 def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
     """The blast radius of base..head through commits, files, units, charts, objects and workloads."""
     review = run_from_options(review_settings(ctx), progress=fmt == "text").review
-    graph = build_graph(review)
+    graph = build_graph(review, provenance_edges(review.provenance) if review.provenance is not None else ())
     radius = blast_radius(graph)
     if node is None:
         title = f"{review.base.ref}..{review.head.ref}"

@@ -9,21 +9,25 @@ in the review document through the node's `ref`.
 from __future__ import annotations
 
 import posixpath
+from typing import Iterable, Sequence
 
 from aftershock.graph.model import (
     LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Node, NodeKind, chart_node_id, node_id, template_node_id,
 )
 from aftershock.graph.rendered import Part, rendered_part
+from aftershock.model.releases import Evidence
 from aftershock.model.review import Review
 from aftershock.model.units import Unit, UnitKind, ValuesKeyChange
+from aftershock.provenance.model import ProvenanceEdge
 
 _TEMPLATE_UNITS = (UnitKind.TEMPLATE, UnitKind.TEMPLATE_HELPERS, UnitKind.NOTES)
 # Files a chart holds that Helm does not render from (unless a template reads them, which is rare).
 _WEAK_UNITS = (UnitKind.DOCS, UnitKind.TEST_SUITE, UnitKind.TEST_SNAPSHOT, UnitKind.CI, UnitKind.SCRIPT, UnitKind.OTHER)
 
 
-def build_graph(review: Review) -> ImpactGraph:
-    """The impact graph of `review`; its roots are the commits of base..head."""
+def build_graph(review: Review, provenance: Sequence[ProvenanceEdge] = ()) -> ImpactGraph:
+    """The impact graph of `review`; its roots are the commits of base..head. `provenance` (from
+    aftershock.provenance.provenance_edges) adds `produces` edges from values keys to objects."""
     changed = {f.path for f in review.files}
     file_keys = tuple(v for v in review.values_changes if v.file in changed)  # the others are a release's values
     parts = (
@@ -33,8 +37,9 @@ def build_graph(review: Review) -> ImpactGraph:
     nodes: dict[str, Node] = {}
     for node in (n for p in parts for n in p.nodes):
         nodes.setdefault(node.id, node)
+    produces = _produces(nodes.values(), provenance)
     edges: dict[tuple[str, str, EdgeKind], Edge] = {}
-    for edge in (e for p in parts for e in p.edges):
+    for edge in (e for p in parts for e in p.edges + produces):
         if edge.source in nodes and edge.target in nodes:
             edges.setdefault((edge.source, edge.target, edge.kind), edge)
     ordered = sorted(nodes.values(), key=lambda n: LAYER_ORDER.index(n.layer))  # stable: keeps build order
@@ -140,3 +145,33 @@ def _includes(review: Review, wanted: set[str]) -> tuple[Edge, ...]:
         if chart.embedded_in in wanted:
             edges.append(Edge(chart_node_id(chart.path), chart_node_id(chart.embedded_in), EdgeKind.INCLUDES, "under charts/"))
     return tuple(edges)
+
+
+_VALUES_KINDS = (NodeKind.VALUES_KEY, NodeKind.RELEASE_VALUE)
+_OBJECT_KINDS = (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT)
+_SHOWN_FIELDS = 3
+
+
+def _produces(nodes: Iterable[Node], provenance: Sequence[ProvenanceEdge]) -> tuple[Edge, ...]:
+    """One `produces` edge per values key and object, naming the fields and whether a render observed it."""
+    by_ref: dict[tuple[bool, str], str] = {}
+    for node in nodes:
+        if node.kind in _VALUES_KINDS or node.kind in _OBJECT_KINDS:
+            by_ref.setdefault((node.kind in _VALUES_KINDS, node.ref), node.id)
+    grouped: dict[tuple[str, str], list[ProvenanceEdge]] = {}
+    for link in provenance:
+        source, target = by_ref.get((True, link.values_ref)), by_ref.get((False, link.object_id))
+        if source is not None and target is not None:
+            grouped.setdefault((source, target), []).append(link)
+    return tuple(Edge(source, target, EdgeKind.PRODUCES, _produces_via(links)) for (source, target), links in grouped.items())
+
+
+def _produces_via(links: Sequence[ProvenanceEdge]) -> str:
+    """`observed: spec.replicas; inferred: metadata.labels.app +2 more`."""
+    parts = []
+    for evidence in (Evidence.OBSERVED, Evidence.INFERRED):
+        fields = list(dict.fromkeys(link.field or "the whole object" for link in links if link.evidence is evidence))
+        if fields:
+            more = f" +{len(fields) - _SHOWN_FIELDS} more" if len(fields) > _SHOWN_FIELDS else ""
+            parts.append(f"{evidence.value}: {', '.join(fields[:_SHOWN_FIELDS])}{more}")
+    return "; ".join(parts)

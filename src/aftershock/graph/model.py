@@ -85,6 +85,7 @@ class EdgeKind(str, enum.Enum):
     PASSES = "passes"  # release -> a values key it passes that changed
     FEEDS = "feeds"  # ConfigMap, Secret, ServiceAccount, Service, ... -> workload that uses it
     IN_NAMESPACE = "in_namespace"  # workload (or object feeding none) -> its namespace
+    PRODUCES = "produces"  # values key or release value -> object with a field it produces (see provenance)
 
 
 @dataclass(frozen=True)

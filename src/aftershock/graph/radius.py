@@ -132,7 +132,8 @@ def _indirect(kind: EdgeKind) -> bool:
         case EdgeKind.FEEDS:
             return True
         case (EdgeKind.TOUCHES | EdgeKind.MAPS_TO | EdgeKind.IN_CHART | EdgeKind.INCLUDES | EdgeKind.RENDERS
-              | EdgeKind.DEFINES | EdgeKind.INSTALLS | EdgeKind.INSTALLED_AS | EdgeKind.PASSES | EdgeKind.IN_NAMESPACE):
+              | EdgeKind.DEFINES | EdgeKind.INSTALLS | EdgeKind.INSTALLED_AS | EdgeKind.PASSES | EdgeKind.IN_NAMESPACE
+              | EdgeKind.PRODUCES):
             return False
         case _:
             assert_never(kind)

@@ -10,14 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from aftershock.errors import AftershockError
 from aftershock.graph.model import (
     Edge, EdgeKind, Node, NodeKind, chart_node_id, namespace_node_id, node_id, template_node_id,
 )
 from aftershock.graph.workloads import fed_workloads, is_workload
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.releases import ReleaseSpec
 from aftershock.model.review import ChartReview
 from aftershock.model.units import ValuesKeyChange
+from aftershock.releases.parse import release_spec
 
 DEFAULT_SCENARIO = "default"
 
@@ -63,7 +66,33 @@ def rendered_part(reviews: Sequence[ChartReview], values_changes: Sequence[Value
         Edge(n.id, releases[str(n.fact("key"))], EdgeKind.DEFINES, "the release object")
         for n in part.nodes if n.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT) and n.fact("key") in releases
     )
-    return Part(part.nodes, part.edges + defines)
+    return Part(part.nodes, part.edges + defines + _values_from(reviews, part.nodes, releases))
+
+
+def _values_from(reviews: Sequence[ChartReview], nodes: Sequence[Node], releases: Mapping[str, str]) -> tuple[Edge, ...]:
+    """A changed ConfigMap or Secret a release takes values from (`valuesFrom`) feeds the release."""
+    objects: dict[str, list[str]] = {}
+    for node in nodes:
+        if node.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT):
+            objects.setdefault(str(node.fact("key")), []).append(node.id)
+    edges = []
+    for release, release_node in releases.items():
+        spec = _release_spec(reviews, release)
+        for ref in spec.values_from if spec is not None else ():
+            source = ObjectKey("", ref.kind, spec.key.namespace, ref.name).id  # type: ignore[union-attr]
+            edges += [Edge(o, release_node, EdgeKind.FEEDS, f"valuesFrom {ref.kind} {ref.name}") for o in objects.get(source, ())]
+    return tuple(edges)
+
+
+def _release_spec(reviews: Sequence[ChartReview], release: str) -> ReleaseSpec | None:
+    """The release as its object declares it at head (else at base) in any render of the review."""
+    for obj in (o for r in reviews for side in (r.head_objects, r.base_objects) for o in side):
+        if obj.key.id == release:
+            try:
+                return release_spec(obj)
+            except AftershockError:
+                return None
+    return None
 
 
 def _owner(review: ChartReview) -> str:

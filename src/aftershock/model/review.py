@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 from aftershock.model.change import Commit, FileChange
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
+from aftershock.model.override import OverrideProbe
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
 
-if TYPE_CHECKING:  # model/tests.py imports Side from here
+if TYPE_CHECKING:  # model/tests.py and provenance/ import from here
     from aftershock.model.tests import TestEvidence
+    from aftershock.provenance.model import ProvenanceReport
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,9 @@ class Review:
     not_reviewed: tuple[NotReviewed, ...] = ()
     scenarios: tuple[ScenarioSummary, ...] = ()
     tests: TestEvidence | None = None  # the affected charts' helm-unittest suites at base and head
+    provenance: ProvenanceReport | None = None  # which values keys and templates produce each changed field
+    # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
+    override_probes: tuple[OverrideProbe, ...] = ()
 
     @property
     def complete(self) -> bool:

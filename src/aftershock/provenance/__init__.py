@@ -1,0 +1,17 @@
+"""Provenance of changed rendered fields: which values keys and templates produce each (pure).
+
+Static analysis of Go templates (gotemplate.py, reads.py, templates.py), links per field (link.py),
+the pure side of perturbation renders (perturb.py), and the document and graph edges (document.py).
+The renders themselves are wired in aftershock.pipeline.provenance.
+"""
+
+from aftershock.provenance.document import provenance_document, provenance_edges
+from aftershock.provenance.link import provenance
+from aftershock.provenance.model import (
+    Check, FieldProvenance, Perturbation, ProvenanceEdge, ProvenanceReport, TemplateLink, ValuesLink,
+)
+
+__all__ = [
+    "Check", "FieldProvenance", "Perturbation", "ProvenanceEdge", "ProvenanceReport", "TemplateLink", "ValuesLink",
+    "provenance", "provenance_document", "provenance_edges",
+]

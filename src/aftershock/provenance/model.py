@@ -66,14 +66,18 @@ class FieldProvenance:
     key: ObjectKey
     field: str
     change: str  # the field change kind, or the object change kind for a whole object
+    scenario: str = "default"
     values: tuple[ValuesLink, ...] = ()
     templates: tuple[TemplateLink, ...] = ()
 
     @property
     def standing(self) -> tuple[ValuesLink, ...]:
-        """The values links that still hold: a key a render showed not to produce the field is dropped
-        when another key was observed producing it."""
-        if any(link.evidence is Evidence.OBSERVED for link in self.values):
+        """The values links that still hold. A key a render showed not to produce the field alone is
+        dropped when something else explains the field: another key observed producing it, or a changed
+        template; otherwise it stays (inferred: keys may produce a field only together)."""
+        explained = any(link.evidence is Evidence.OBSERVED for link in self.values)
+        explained = explained or any(t.changed for t in self.templates)
+        if explained:
             return tuple(link for link in self.values if link.check is not Check.NOT_PRODUCED)
         return self.values
 

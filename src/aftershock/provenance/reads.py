@@ -16,7 +16,8 @@ followed:
 Not followed (documented gaps): templates inside values rendered with `tpl`; `set`/`unset` on dicts;
 values reached through `.Files`, `lookup`, `fromYaml` of a string; dynamic template names other than
 `print $.Template.BasePath "/x.yaml"`. A read of `.Values` whole (e.g. `toYaml .Values`) is kept as
-the empty path: it reads every key.
+the empty path: it reads every key. Reads of `.Chart.<field>` are kept apart (`chart_fields`): they
+tie a field to the chart's Chart.yaml.
 """
 
 from __future__ import annotations
@@ -51,7 +52,14 @@ class ListOf:
     items: tuple[Binding, ...]
 
 
-Binding = Union[Root, ValuesAt, DictOf, ListOf, None]
+@dataclass(frozen=True)
+class ChartField:
+    """`.Chart.AppVersion` and the like: a field of the rendered chart's Chart.yaml ("" for `.Chart`)."""
+
+    name: str
+
+
+Binding = Union[Root, ValuesAt, DictOf, ListOf, ChartField, None]
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,7 @@ class BodyReads:
 
     paths: set[tuple[str, ...]] = field(default_factory=set)
     calls: list[Call] = field(default_factory=list)
+    chart_fields: set[str] = field(default_factory=set)
 
 
 # Functions whose result is (one of) their argument(s): index of the argument, -1 for the last.
@@ -94,6 +103,8 @@ class _Evaluator:
     def record(self, binding: Binding) -> None:
         if isinstance(binding, ValuesAt):
             self.out.paths.add(binding.path)
+        elif isinstance(binding, ChartField):
+            self.out.chart_fields.add(binding.name)
 
     def operand(self, op: Operand) -> Binding:
         if isinstance(op, Field):
@@ -186,6 +197,10 @@ def apply(binding: Binding, chain: tuple[str, ...]) -> Binding:
             current = dict(current.entries).get(name)
         elif name == "Values" and (current is None or isinstance(current, Root)):
             current = ValuesAt(())
+        elif name == "Chart" and isinstance(current, Root):
+            current = ChartField("")
+        elif isinstance(current, ChartField) and not current.name:
+            current = ChartField(name)
         else:
             current = None
     return current

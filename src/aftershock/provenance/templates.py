@@ -16,6 +16,9 @@ from aftershock.provenance.gotemplate import OPENERS, Action, actions
 from aftershock.provenance.reads import ROOT, Binding, Call, body_reads
 
 _MAX_VISITS = 20_000  # bodies evaluated per index: a guard against pathological call fan-out
+# Nested calls followed: a template recursing with a new argument each time (e.g. walking a values tree
+# with `dict "path" ... "content" .x`) would otherwise never repeat a (template, argument) pair.
+_MAX_DEPTH = 24
 
 
 @dataclass(frozen=True)
@@ -28,14 +31,15 @@ class TemplateRead:
 
 @dataclass(frozen=True)
 class TemplateAnalysis:
-    """Every values path a rendered template reads, and every file it visits (itself and the files
-    defining the named templates it calls)."""
+    """Every values path a rendered template reads, every file it visits (itself and the files
+    defining the named templates it calls), and the Chart.yaml fields it reads."""
 
     reads: frozenset[TemplateRead] = frozenset()
     files: frozenset[str] = frozenset()
+    chart_fields: frozenset[str] = frozenset()  # `.Chart.<field>` read, of the rendered template's chart
 
     def union(self, other: TemplateAnalysis) -> TemplateAnalysis:
-        return TemplateAnalysis(self.reads | other.reads, self.files | other.files)
+        return TemplateAnalysis(self.reads | other.reads, self.files | other.files, self.chart_fields | other.chart_fields)
 
 
 EMPTY = TemplateAnalysis()
@@ -89,10 +93,6 @@ class TemplateIndex:
         self._active: set[tuple[str, str, Binding, str]] = set()
         self._visits = 0
 
-    def defines(self, name: str) -> tuple[str, ...]:
-        """The files defining a named template."""
-        return tuple(path for path, _ in self._defines.get(name, ()))
-
     def analyse(self, path: str, chart_path: str) -> TemplateAnalysis:
         """What rendering the template file `path` of the chart at `chart_path` reads."""
         if path not in self._tops:
@@ -103,15 +103,15 @@ class TemplateIndex:
         key = (kind, target, arg, chart_path)
         if key in self._memo:
             return self._memo[key]
-        if key in self._active or self._visits >= _MAX_VISITS:
-            return EMPTY  # recursion (a template calling itself) or the guard: what is found so far stands
+        if key in self._active or len(self._active) >= _MAX_DEPTH or self._visits >= _MAX_VISITS:
+            return EMPTY  # recursion or a guard: what is found so far stands
         self._active.add(key)
         self._visits += 1
         result = EMPTY
         for source, body in self._bodies(kind, target):
             reads = body_reads(list(body), arg)
-            result = result.union(TemplateAnalysis(frozenset(TemplateRead(p, source) for p in reads.paths),
-                                                   frozenset({source})))
+            found = frozenset(TemplateRead(p, source) for p in reads.paths)
+            result = result.union(TemplateAnalysis(found, frozenset({source}), frozenset(reads.chart_fields)))
             for call in reads.calls:
                 result = result.union(self._call(call, chart_path))
         self._active.discard(key)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from aftershock import __version__
 from aftershock.evidence.document import test_evidence_document
 from aftershock.findings.document import findings_document
+from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
@@ -115,11 +116,12 @@ def _observation(review: Review) -> dict[str, Any]:
         ],
         "graph": _graph(review),
         "tests": test_evidence_document(review.tests) if review.tests is not None else None,
+        "provenance": provenance_document(review.provenance) if review.provenance is not None else None,
     }
 
 
 def _graph(review: Review) -> dict[str, Any]:
-    graph = build_graph(review)
+    graph = build_graph(review, provenance_edges(review.provenance) if review.provenance is not None else ())
     return graph_document(graph, blast_radius(graph))
 
 

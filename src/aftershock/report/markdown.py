@@ -8,7 +8,7 @@ from aftershock.evidence.markdown import test_evidence_markdown
 from aftershock.findings.markdown import findings_markdown
 from aftershock.graph.mermaid import mermaid_from_document
 from aftershock.report.text import (
-    field_line, headline, object_title, range_text, render_cell, review_label, status_line, text_diff,
+    field_line, headline, object_title, range_text, provenance_index, render_cell, review_label, status_line, text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 40
@@ -97,6 +97,7 @@ def _objects(doc: dict[str, Any]) -> list[str]:
     if not doc["objects"]:
         return []
     lines = ["### Rendered objects", ""]
+    produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         sources = ", ".join(f"`{t}`" for t in obj["templates"])
         lines.append("<details>")
@@ -106,15 +107,15 @@ def _objects(doc: dict[str, Any]) -> list[str]:
         lines.append("")
         fields = obj["fields"]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
-            lines += _field_lines(f)
+            lines += _field_lines(f, produced_by.get((obj["id"], f["path"])))
         if len(fields) > MAX_FIELDS_PER_OBJECT:
             lines.append(f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output")
         lines += ["", "</details>", ""]
     return lines
 
 
-def _field_lines(field: dict[str, Any]) -> list[str]:
-    lines = [f"- `{field_line(field)}`"]
+def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[str]:
+    lines = [f"- `{field_line(field)}`" + (f" {_inline(produced_by)}" if produced_by else "")]
     diff = text_diff(field)
     if diff:
         lines += ["", "  ```diff", *(f"  {line}" for line in diff), "  ```"]

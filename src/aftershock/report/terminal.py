@@ -9,7 +9,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from aftershock.report.markdown import review_status_line
-from aftershock.report.text import field_line, headline, object_title, range_text, render_cell, review_label, text_diff
+from aftershock.report.text import (
+    field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
+)
 
 MAX_FIELDS_PER_OBJECT = 25
 
@@ -28,10 +30,12 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
+    produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
-            console.print(f"    {escape(field_line(field))}")
+            source = produced_by.get((obj["id"], field["path"]))
+            console.print(f"    {escape(field_line(field))}" + (f"  [cyan]{escape(source)}[/cyan]" if source else ""))
             for line in text_diff(field) or ():
                 style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
                 console.print(f"      [{style}]{escape(line)}[/{style}]")
@@ -44,7 +48,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
 def _charts_table(doc: dict[str, Any]) -> Table:
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
     for r in doc["chart_reviews"]:
-        table.add_row(review_label(r), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
+        table.add_row(escape(review_label(r)), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
     return table
 
 

@@ -82,8 +82,22 @@ def render_cell(render: dict[str, Any]) -> str:
 
 def review_label(review: dict[str, Any]) -> str:
     """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed release."""
-    if not review.get("release"):
-        return review["chart"]
-    _group, kind, namespace, name = review["release"].split("/", 3)
-    where = f"{namespace}/" if namespace != "_" else ""
-    return f"{review['chart']} via {kind} {where}{name}"
+    label = review["chart"]
+    if review.get("release"):
+        _group, kind, namespace, name = review["release"].split("/", 3)
+        where = f"{namespace}/" if namespace != "_" else ""
+        label += f" via {kind} {where}{name}"
+    if review.get("scenario", "default") != "default":
+        label += f" [{review['scenario']}]"
+    return label
+
+
+def provenance_index(doc: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(object id, field path) -> "← replicaCount (observed)": the standing values keys that produce it."""
+    section = doc.get("provenance") or {}
+    index = {}
+    for entry in section.get("fields", []):
+        keys = [f"{v['key']} ({v['evidence']})" for v in entry["values"] if v["standing"]]
+        if keys:
+            index[(entry["object"], entry["field"])] = "← " + ", ".join(keys)
+    return index
