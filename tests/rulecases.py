@@ -12,13 +12,14 @@ A case folder holds:
   content for rules that read files or commits: `files: {base: {path: text}, head: {path: text}}`
   and `commits: [message, ...]` (the range base..head; the head files land with the last one).
   With `files` or `commits`, a real git repository is built and read with GitRepository, so file
-  changes, hunks, commits and values changes are the real ones.
+  changes, hunks, commits and values changes are the real ones. `override_probes` lists what the
+  pipeline's override-trap stage observed (see `override_probe`), for rules that read them.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from aftershock.findings.model import Finding
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.objects import RenderedObject
+from aftershock.model.override import PROBE_NAME, DroppedEntry, MergeSite, OverrideProbe, ProbeStatus
 from aftershock.model.review import (
     ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
 )
@@ -80,8 +82,6 @@ def read_manifests(path: Path) -> tuple[RenderedObject, ...] | None:
 
 
 def _repo_template(obj: RenderedObject) -> RenderedObject:
-    from dataclasses import replace
-
     return replace(obj, template=f"charts/{obj.template}")
 
 
@@ -99,7 +99,30 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
         tmp_path=tmp_path, base_files=base_files, head_files=head_files,
         commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
     )
+    probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
+    review = replace(review, override_probes=probes)
     return review, config, SourceTexts(base=base_files, head=head_files), expected
+
+
+def override_probe(entry: dict[str, Any]) -> OverrideProbe:
+    """An OverrideProbe of chart charts/app from a case entry: `values_path`, `override_path`, `status`,
+    `dropped` (entries), optional `base_dropped` (absent: base not probed), `base_present`, `object`,
+    `field` and `line` (of the merge in charts/app/templates/releases.yaml)."""
+    site = MergeSite(
+        f"{CHART}/templates/releases.yaml", entry.get("line", 3), "mergeOverwrite", "defaults.$name", "overrides.$name",
+    )
+    obj = entry.get("object", "helm.toolkit.fluxcd.io/HelmRelease/flux-system/app")
+    dropped = tuple(
+        DroppedEntry(name, obj, obj, entry.get("field", "spec.values.env"), site.template) for name in entry.get("dropped") or []
+    )
+    base = entry.get("base_dropped")
+    return OverrideProbe(
+        chart=CHART, values_file=f"{CHART}/values.yaml", values_path=entry["values_path"],
+        override_path=entry["override_path"], site=site, status=ProbeStatus(entry["status"]),
+        probe_entry={"name": PROBE_NAME}, values_line=entry.get("values_line"), dropped=dropped,
+        base_present=bool(entry.get("base_present", base is not None)),
+        base_dropped=None if base is None else tuple(base), error=entry.get("error"),
+    )
 
 
 def build_review(

@@ -29,7 +29,7 @@ EXPECTED = {
     "state-01-orders-replicas": ("medium", "minimal", ["tests-stale-assertion"]),
     "state-02-lib-part-of-label": ("low", "low", []),
     "state-03-lib-security-context-helpers": ("minimal", "minimal", []),
-    "state-04-orders-release-tracing": ("low", "minimal", []),
+    "state-04-orders-release-tracing": ("medium", "minimal", ["values-override-trap"]),
     "state-05-node-metrics-process-collector": ("high", "high", ["pss-host-namespaces"]),
     "state-06-payments-webhook-key": ("medium", "medium", ["secret-value-committed"]),
     "state-07-docs-release-overrides": ("minimal", "minimal", []),
@@ -88,7 +88,9 @@ def test_the_secret_value_is_never_shown(example_repo, renderer):
 def test_the_whole_range_reads_as_high_with_every_concern(example_repo, renderer):
     review, findings, result = review_range(example_repo, renderer, "demo-base", "demo-head")
     assert result.merge.level.value == "high" and result.security.level.value == "high"
-    assert {f.rule_id for f in findings if f.actionable} == {"pss-host-namespaces", "secret-value-committed", "tests-stale-assertion"}
+    assert {f.rule_id for f in findings if f.actionable} == {
+        "pss-host-namespaces", "secret-value-committed", "tests-stale-assertion", "values-override-trap",
+    }
     sarif = sarif_document(review, findings)
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)
     changed = {f.path for f in review.files}

@@ -66,8 +66,18 @@ class OverrideProbe:
     base_present: bool = False
     base_dropped: tuple[str, ...] | None = None
     error: str | None = None
+    renders: int = 0  # the probe renders it took: 0 (cut), 1 (head) or 2 (head and base)
 
     @property
     def dropped_entries(self) -> tuple[str, ...]:
         """The dropped default entries, sorted, each once."""
         return tuple(sorted({d.entry for d in self.dropped}))
+
+
+def probe_summary(probes: tuple[OverrideProbe, ...]) -> str:
+    """One line for a report: how many probes ran, in how many renders, and how many the bound cut."""
+    ran = [p for p in probes if p.status is not ProbeStatus.CUT]
+    cut = len(probes) - len(ran)
+    renders = sum(p.renders for p in probes)
+    return (f"{len(ran)} override probe(s) rendered in {renders} render(s), "
+            f"{sum(p.status is ProbeStatus.DROPPED for p in ran)} dropping defaults; {cut} cut by the render bound")

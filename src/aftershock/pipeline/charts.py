@@ -18,7 +18,9 @@ from aftershock.model.review import (
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
-from aftershock.render.plan import ChartPlan, dependency_closure, may_be_nondeterministic, template_repo_path
+from aftershock.render.plan import (
+    ChartPlan, RenderInputs, dependency_closure, may_be_nondeterministic, template_repo_path,
+)
 from aftershock.render.workspace import link_local_dependencies
 
 SideInput = tuple[RefSnapshot, tuple[Chart, ...]]
@@ -87,12 +89,7 @@ def _side_job(
         reason = f"dependency {', '.join(sorted(remote))} is not vendored under charts/ and aftershock never downloads dependencies; run `helm dependency build` and commit charts/"
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
-    inputs = plan.base_inputs if side is Side.BASE else plan.head_inputs
-    request = RenderRequest(
-        chart_dir=str(dest / chart.path), values=inputs.values,
-        release_name=inputs.release_name or settings.release_name,
-        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
-    )
+    request = chart_request(chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings)
     closure = dependency_closure(chart, charts)
     twice = any(_varies(tree, path, varies) for path in closure)
     return replace(job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure))
@@ -155,12 +152,26 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side)
     return _SideResult(ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds), renders[0], unstable)
 
 
-def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    namespace = outcome.request.namespace
+def chart_request(chart: Chart, root: Path, inputs: RenderInputs, settings: RenderSettings) -> RenderRequest:
+    """The request rendering `chart`, materialised at `root/<chart path>`, with one side's inputs."""
+    return RenderRequest(
+        chart_dir=str(root / chart.path), values=inputs.values,
+        release_name=inputs.release_name or settings.release_name,
+        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
+    )
+
+
+def rendered_objects(outcome: RenderOutcome, chart: Chart, charts: Mapping[str, Chart]) -> tuple[RenderedObject, ...]:
+    """The objects of one successful render, templates named by repository path (files under crds/ not
+    included); MalformedInputError when a rendered document is not YAML."""
     documents = outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
-    objects = objects_from_documents(documents, chart=job.chart.path, namespace=namespace)
-    rendered = tuple(replace(o, template=template_repo_path(o.template, job.chart, job.charts)) for o in objects)
-    return parse_manifests(job.crds, chart=job.chart.path, namespace=namespace) + rendered
+    objects = objects_from_documents(documents, chart=chart.path, namespace=outcome.request.namespace)
+    return tuple(replace(o, template=template_repo_path(o.template, chart, charts)) for o in objects)
+
+
+def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
+    crds = parse_manifests(job.crds, chart=job.chart.path, namespace=outcome.request.namespace)
+    return crds + rendered_objects(outcome, job.chart, job.charts)
 
 
 def _review_chart(

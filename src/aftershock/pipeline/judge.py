@@ -10,7 +10,7 @@ from aftershock.findings.model import Finding
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
-from aftershock.rules.inputs import source_folders, wanted
+from aftershock.rules.inputs import source_files, source_folders, wanted
 from aftershock.rules.model import SourceTexts
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdicts
@@ -39,13 +39,14 @@ def review_config(explicit: Path | None, base_tree: RefSnapshot) -> tuple[Afters
 
 
 def source_texts(review: Review, base_tree: RefSnapshot, head_tree: RefSnapshot) -> SourceTexts:
-    """The text files of the affected charts and docs/ at both refs, for the rules that read sources."""
-    folders = source_folders(review)
-    return SourceTexts(base=_read(base_tree, folders), head=_read(head_tree, folders))
+    """The text files of the affected charts and docs/, every chart's values.yaml and the changed READMEs,
+    at both refs, for the rules that read sources."""
+    folders, files = source_folders(review), source_files(review)
+    return SourceTexts(base=_read(base_tree, folders, files), head=_read(head_tree, folders, files))
 
 
-def _read(tree: RefSnapshot, folders: tuple[str, ...]) -> dict[str, str]:
-    paths = [p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, folders)]
+def _read(tree: RefSnapshot, folders: tuple[str, ...], files: tuple[str, ...]) -> dict[str, str]:
+    paths = [p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, folders)] + list(files)
     texts = {}
     for path in dict.fromkeys(paths):
         entry = tree.tree.entries.get(path)

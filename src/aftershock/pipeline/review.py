@@ -38,6 +38,7 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
 from aftershock.pipeline.tests import collect_test_evidence
 from aftershock.state.scope import ReviewScope
@@ -55,6 +56,7 @@ class ReviewRequest:
     max_scenarios: int = 6  # per chart, the default scenario included
     run_tests: bool = True  # run the affected charts' helm-unittest suites at base and head
     max_provenance_renders: int = DEFAULT_MAX_RENDERS  # perturbation renders that settle field provenance
+    max_override_renders: int = DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
 
@@ -150,6 +152,8 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         )
         provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
         review = replace(review, provenance=provenance)
+        probes = probe_override_traps(review, work / "base", work / "head", renderer, request.max_override_renders)
+        review = replace(review, override_probes=probes)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))

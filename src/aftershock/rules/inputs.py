@@ -2,11 +2,14 @@
 
 Rules with `needs_sources` read, at base and at head, the text files under each affected chart's
 folder and under docs/ whose names end in one of SOURCE_SUFFIXES. `source_folders` names those
-folders for a review; the pipeline reads the matching files into a `SourceTexts`.
+folders for a review and `source_files` the single files read besides them (every chart's
+values.yaml, so a rule can tell whether any chart defines a values path, and the READMEs the change
+touches elsewhere); the pipeline reads the matching files into a `SourceTexts`.
 """
 
 from __future__ import annotations
 
+from aftershock.model.change import FileStatus
 from aftershock.model.review import Review
 
 SOURCE_SUFFIXES = (".yaml", ".yml", ".json", ".tpl", ".txt", ".md", ".gotmpl", ".rst")
@@ -28,3 +31,14 @@ def wanted(path: str, folders: tuple[str, ...]) -> bool:
     if not path.endswith(SOURCE_SUFFIXES):
         return False
     return any(folder == "" or path.startswith(folder.rstrip("/") + "/") for folder in folders)
+
+
+def source_files(review: Review) -> tuple[str, ...]:
+    """Every chart's values.yaml, then the changed READMEs outside the source folders, sorted."""
+    values = {f"{chart.path}/values.yaml" if chart.path else "values.yaml" for chart in review.charts}
+    readmes = {f.path for f in review.files if f.status is not FileStatus.DELETED and is_readme(f.path)}
+    return tuple(sorted(values | readmes))
+
+
+def is_readme(path: str) -> bool:
+    return path.rsplit("/", 1)[-1].upper().startswith("README")

@@ -23,7 +23,9 @@ from aftershock.rules.rbac import (
 )
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
 from aftershock.rules.upgrade import crd_versions, deprecated_api, immutable_fields, resource_deleted
-from aftershock.rules.values import removed_key_documented, removed_key_used, schema_violation, stale_test_assertion
+from aftershock.rules.values import (
+    override_trap, removed_key_documented, removed_key_used, schema_violation, stale_test_assertion, undefined_reference,
+)
 from aftershock.rules.workloads import deployment_strategy, probes_removed, resources_removed, token_automount
 
 RULES: tuple[Rule, ...] = (
@@ -84,6 +86,8 @@ RULES: tuple[Rule, ...] = (
     removed_key_documented.RULE,
     schema_violation.RULE,
     stale_test_assertion.RULE,
+    override_trap.RULE,
+    undefined_reference.RULE,
     # Hygiene
     commit_title.RULE,
     commit_trailers.RULE,

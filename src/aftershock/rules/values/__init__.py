@@ -1,6 +1,6 @@
-"""Values-contract rules: values keys, values.schema.json and chart tests, read from the repository's sources.
+"""Values-contract rules: values keys, values.schema.json, chart tests and the override trap.
 
-They need `SourceTexts` (see rules.model); without sources they find nothing. Rules that need a render
-with synthetic values (the override trap: a partial override of a default list that a template
-merges) are not here yet: they need the pipeline to render extra scenarios.
+Most read the repository's sources (`SourceTexts`, see rules.model) and find nothing without them.
+The override trap reads `Review.override_probes`, which the pipeline's override-trap stage renders
+(a partial override of a default list that a template merges); the rules themselves never render.
 """

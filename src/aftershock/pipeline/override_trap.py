@@ -1,0 +1,271 @@
+"""The override-trap stage: render charts whose templates merge values with overrides, with a
+synthetic partial override of a default list, and observe which default entries disappear.
+
+For each affected chart rendered in its default scenario, the merge calls of its templates (and of
+the library charts it includes) are read at head (`provenance.merges`). A default list of the
+chart's values.yaml that such a merge takes as defaults is probed when the change touches the list
+or the template holding the merge: the chart is rendered at head with the merge's override side set
+to a one-entry list (`{name: aftershock-probe}`), and default entries found in the default render
+but not in that one are "dropped". When the list and the merge exist at base too, the same probe at
+base tells what the change did to the trap. Renders are bounded per review; probes over the bound
+are returned as CUT. Side effects: reads the materialised workspaces and renders with Helm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import yaml
+
+from aftershock.diff.fields import diff_documents
+from aftershock.diff.values import deep_equal
+from aftershock.errors import AftershockError
+from aftershock.ingest.values import parse_values
+from aftershock.model.diff import FieldChangeKind
+from aftershock.model.objects import RenderedObject
+from aftershock.model.override import PROBE_NAME, DroppedEntry, MergeSite, OverrideProbe, ProbeStatus
+from aftershock.model.review import ChartReview, RenderStatus, Review
+from aftershock.model.units import Chart, ChartType
+from aftershock.pipeline.charts import RenderSettings, chart_request, rendered_objects
+from aftershock.provenance.merges import (
+    MergeCall, Pattern, default_lists, merge_calls, override_path, pattern_text, probe_entry,
+)
+from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
+from aftershock.render.plan import RenderInputs, dependency_closure
+
+DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
+_MAX_TEMPLATE_BYTES = 2**20
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One ref of a probe: the default list there and the default render to compare with."""
+
+    entries: list[Any] = field(hash=False, compare=False)
+    objects: tuple[RenderedObject, ...] = field(hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    chart: Chart
+    values_file: str
+    values_path: Pattern
+    override: Pattern
+    site: MergeSite
+    probe: Any = field(hash=False, compare=False)
+    identity: str | None = None
+    values_line: int | None = None
+    head: _Side | None = None
+    base: _Side | None = None  # None: the list or its merge is not at base
+
+
+def probe_override_traps(
+    review: Review, base_root: Path, head_root: Path, renderer: Renderer, max_renders: int = DEFAULT_MAX_PROBE_RENDERS,
+) -> tuple[OverrideProbe, ...]:
+    """Probe every default list of the review's charts that a merge replaces; at most `max_renders` renders.
+
+    `base_root`/`head_root` hold the charts as the review materialised them (`<root>/<chart path>`).
+    """
+    charts = {chart.path: chart for chart in review.charts}
+    changed = {path for f in review.files for path in (f.path, f.old_path) if path}
+    candidates = sorted(
+        (c for r in _probed_reviews(review) for c in _candidates(review, r, charts, changed, base_root, head_root)),
+        key=lambda c: (c.chart.path, c.values_path, c.override),
+    )
+    settings = RenderSettings(review.options.release_name, review.options.namespace, review.options.kube_version)
+    planned: list[tuple[_Candidate, RenderRequest | None, RenderRequest | None]] = []
+    used = 0
+    for candidate in candidates:
+        inputs = RenderInputs(values=_nested(candidate.override, [candidate.probe]))
+        head = chart_request(candidate.chart, head_root, inputs, settings) if used < max_renders else None
+        used += head is not None
+        wants_base = head is not None and candidate.base is not None and used < max_renders
+        base = chart_request(candidate.chart, base_root, inputs, settings) if wants_base else None
+        used += base is not None
+        planned.append((candidate, head, base))
+    requests = [r for _, head, base in planned for r in (head, base) if r is not None]
+    outcomes = iter(renderer.render_many(requests) if requests else [])
+    probes = []
+    for candidate, head, base in planned:
+        head_outcome = next(outcomes) if head is not None else None
+        base_outcome = next(outcomes) if base is not None else None
+        probes.append(_probe(candidate, head_outcome, base_outcome, charts))
+    return tuple(probes)
+
+
+def _probed_reviews(review: Review) -> Iterator[ChartReview]:
+    """The default-scenario review of each chart installed by no release that rendered at head."""
+    seen: set[str] = set()
+    for chart_review in review.chart_reviews:
+        if (chart_review.scenario == "default" and chart_review.release is None
+                and chart_review.head.status is RenderStatus.OK and chart_review.chart not in seen):
+            seen.add(chart_review.chart)
+            yield chart_review
+
+
+def _candidates(
+    review: Review, chart_review: ChartReview, charts: Mapping[str, Chart], changed: set[str],
+    base_root: Path, head_root: Path,
+) -> Iterator[_Candidate]:
+    chart = charts.get(chart_review.chart)
+    if chart is None:
+        return
+    sites = _merge_sites(head_root, chart, charts)
+    if not sites:
+        return
+    values_file = _join(chart.path, "values.yaml")
+    text = _read(head_root / values_file)
+    touched = {c.path for c in review.values_changes if c.file == values_file}
+    base_sites = _merge_sites(base_root, chart, charts) if chart_review.base.status is RenderStatus.OK else []
+    base_lists = dict(default_lists(_values(_read(base_root / values_file)))) if base_sites else {}
+    seen: set[tuple[Pattern, Pattern]] = set()
+    for path, entries in default_lists(_values(text)):
+        for site, call in sites:
+            override = override_path(call, path)
+            if override is None or (path, override) in seen or not (_touches(path, touched) or site.template in changed):
+                continue
+            probe = probe_entry(entries, PROBE_NAME)
+            if probe is None:
+                continue
+            seen.add((path, override))
+            at_base = path in base_lists and any(override_path(c, path) == override for _, c in base_sites)
+            yield _Candidate(
+                chart, values_file, path, override, site, probe[0], probe[1], _key_line(text, path),
+                head=_Side(entries, chart_review.head_objects),
+                base=_Side(base_lists[path], chart_review.base_objects) if at_base else None,
+            )
+
+
+def _probe(
+    candidate: _Candidate, head: RenderOutcome | None, base: RenderOutcome | None, charts: Mapping[str, Chart],
+) -> OverrideProbe:
+    probe = OverrideProbe(
+        chart=candidate.chart.path, values_file=candidate.values_file, values_path=".".join(candidate.values_path),
+        override_path=".".join(candidate.override), site=candidate.site, status=ProbeStatus.CUT,
+        probe_entry=candidate.probe, values_line=candidate.values_line, base_present=candidate.base is not None,
+    )
+    if head is None or candidate.head is None:
+        return probe
+    probe = replace(probe, renders=1 + (base is not None))
+    dropped, error = _observe(head, candidate.head, candidate, charts)
+    if error is not None:
+        return replace(probe, status=ProbeStatus.FAILED, error=error)
+    base_dropped = None
+    if base is not None and candidate.base is not None:
+        at_base, base_error = _observe(base, candidate.base, candidate, charts)
+        base_dropped = None if base_error is not None else tuple(sorted({d.entry for d in at_base}))
+    status = ProbeStatus.DROPPED if dropped else ProbeStatus.KEPT
+    return replace(probe, status=status, dropped=dropped, base_dropped=base_dropped)
+
+
+def _observe(
+    outcome: RenderOutcome, side: _Side, candidate: _Candidate, charts: Mapping[str, Chart],
+) -> tuple[tuple[DroppedEntry, ...], str | None]:
+    """The default entries the probe render lost compared with the default render, or the error."""
+    if not outcome.ok:
+        return (), (outcome.error or "render failed").splitlines()[0][:300]
+    try:
+        probed = {o.key: o for o in rendered_objects(outcome, candidate.chart, charts)}
+    except AftershockError as error:
+        return (), error.line()
+    return dropped_entries(side.objects, probed, side.entries, candidate.identity), None
+
+
+def dropped_entries(
+    defaults: Sequence[RenderedObject], probed: Mapping[Any, RenderedObject], entries: Sequence[Any], identity: str | None,
+) -> tuple[DroppedEntry, ...]:
+    """Default entries removed (or replaced) in the probe render, by object and list field."""
+    found: dict[tuple[str, str, str], DroppedEntry] = {}
+    for obj in defaults:
+        other = probed.get(obj.key)
+        if other is None:
+            continue
+        for change in diff_documents(obj.body, other.body):
+            if change.kind not in (FieldChangeKind.REMOVED, FieldChangeKind.MODIFIED) or not change.path_parts:
+                continue
+            entry = next((e for e in entries if _same_entry(e, change.before, identity)), None)
+            if entry is None or (change.kind is FieldChangeKind.MODIFIED and _same_entry(entry, change.after, identity)):
+                continue
+            list_path = change.path[: len(change.path) - len(change.path_parts[-1])].rstrip(".")
+            label = str(entry[identity]) if identity else str(entry)[:80]
+            dropped = DroppedEntry(label, obj.key.id, str(obj.key), list_path, obj.template)
+            found.setdefault((obj.key.id, list_path, label), dropped)
+    return tuple(found[k] for k in sorted(found))
+
+
+def _same_entry(entry: Any, rendered: Any, identity: str | None) -> bool:
+    if identity and isinstance(entry, dict) and isinstance(rendered, dict) and identity in rendered:
+        return deep_equal(entry.get(identity), rendered.get(identity))
+    return deep_equal(entry, rendered)
+
+
+def _merge_sites(root: Path, chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[MergeSite, MergeCall]]:
+    """The merge calls of the chart's templates and of the library charts it includes."""
+    folders = [p for p in dependency_closure(chart, charts) if p == chart.path or _is_library(charts.get(p))]
+    sites = []
+    for folder in folders:
+        templates = root / folder / "templates" if folder else root / "templates"
+        files = templates.rglob("*") if templates.is_dir() else ()
+        for file in sorted(p for p in files if p.is_file() and p.suffix in _TEMPLATE_SUFFIXES):
+            template = _join(folder, "templates/" + file.relative_to(templates).as_posix())
+            for call in merge_calls(_read(file)):
+                site = MergeSite(template, call.line, call.function, pattern_text(call.defaults), pattern_text(call.overrides))
+                sites.append((site, call))
+    return sites
+
+
+def _is_library(chart: Chart | None) -> bool:
+    return chart is not None and chart.type is ChartType.LIBRARY
+
+
+def _touches(path: Pattern, changed_paths: set[str]) -> bool:
+    """Whether a values change of the change is at, inside or above the list."""
+    dotted = ".".join(path)
+    return any(p == dotted or p.startswith(dotted + ".") or dotted.startswith(p + ".") for p in changed_paths)
+
+
+def _nested(path: Pattern, value: Any) -> dict[str, Any]:
+    result: Any = value
+    for key in reversed(path):
+        result = {key: result}
+    return result
+
+
+def _values(text: str) -> Mapping[str, Any]:
+    try:
+        return parse_values(text, source="values.yaml")
+    except AftershockError:
+        return {}
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.stat().st_size > _MAX_TEMPLATE_BYTES:
+            return ""
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _key_line(text: str, path: Pattern) -> int | None:
+    """The 1-based line of the key at `path` in a YAML text, or None."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for key in path:
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        match = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+        if match is None:
+            return None
+        line, node = match[0].start_mark.line + 1, match[1]
+    return line
+
+
+def _join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
