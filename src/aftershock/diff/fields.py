@@ -80,6 +80,16 @@ def identity_token(value: str | int) -> tuple[bool, str | int]:
     return (isinstance(value, str), value)
 
 
+
+def entry_matches(entry: Any, segment: MatchSegment) -> bool:
+    """Whether a list entry is the one a `[field=value]` path segment selects."""
+    if not is_map(entry):
+        return False
+    value = entry.get(segment.field)
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return False
+    return identity_token(value) == identity_token(segment.value)
+
 def _identifies(name: str, entries: Sequence[Any]) -> bool:
     seen: set[tuple[bool, str | int]] = set()
     for entry in entries:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Iterator, Sequence
 
-from aftershock.diff.fields import diff_documents, identity_token
+from aftershock.diff.fields import diff_documents, entry_matches
 from aftershock.diff.matching import pair_by_key, slots_of
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, key_text, parse_path
 from aftershock.diff.values import is_list, is_map, thaw
@@ -114,7 +114,7 @@ def _remove_path(body: Any, segments: tuple[Segment, ...]) -> None:
         for key in [key for key in parent if key_text(key) == last.key]:
             del parent[key]
     elif isinstance(last, MatchSegment) and is_list(parent):
-        parent[:] = [entry for entry in parent if not _matches(entry, last)]
+        parent[:] = [entry for entry in parent if not entry_matches(entry, last)]
     elif isinstance(last, IndexSegment) and is_list(parent) and last.index < len(parent):
         parent[last.index] = UNSTABLE_MASK
 
@@ -123,16 +123,8 @@ def _child(value: Any, segment: Segment) -> Any:
     if isinstance(segment, KeySegment) and is_map(value):
         return next((item for key, item in value.items() if key_text(key) == segment.key), None)
     if isinstance(segment, MatchSegment) and is_list(value):
-        return next((entry for entry in value if _matches(entry, segment)), None)
+        return next((entry for entry in value if entry_matches(entry, segment)), None)
     if isinstance(segment, IndexSegment) and is_list(value) and segment.index < len(value):
         return value[segment.index]
     return None
 
-
-def _matches(entry: Any, segment: MatchSegment) -> bool:
-    if not is_map(entry):
-        return False
-    value = entry.get(segment.field)
-    if not isinstance(value, (str, int)) or isinstance(value, bool):
-        return False
-    return identity_token(value) == identity_token(segment.value)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path, key_text, parse_path
-from aftershock.diff.fields import identity_token
+from aftershock.diff.fields import entry_matches
 from aftershock.diff.values import is_list, is_map, thaw
 from aftershock.errors import ConfigError
 from aftershock.helmtest.gofmt import after_yaml_roundtrip
@@ -96,18 +96,10 @@ def _step(node: Any, segment: Segment) -> tuple[str | int, Any] | None:
         return segment.index, node[segment.index]
     elif isinstance(segment, MatchSegment) and is_list(node):
         for index, entry in enumerate(node):
-            if _identified(entry, segment):
+            if entry_matches(entry, segment):
                 return index, entry
     return None
 
-
-def _identified(entry: Any, segment: MatchSegment) -> bool:
-    if not is_map(entry):
-        return False
-    value = entry.get(segment.field)
-    if not isinstance(value, (str, int)) or isinstance(value, bool):
-        return False
-    return identity_token(value) == identity_token(segment.value)
 
 
 # --- helm-unittest paths ------------------------------------------------------------------------

@@ -19,11 +19,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from types import TracebackType
 from typing import Sequence
 
 from aftershock.errors import ConfigError, RenderError
-from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest
+from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
@@ -72,7 +71,7 @@ def _template_argv(helm: str, request: RenderRequest, values_path: str) -> list[
     return [*argv, "--", request.release_name, os.fspath(request.chart_dir)]
 
 
-class HelmBinaryRenderer:
+class HelmBinaryRenderer(ClosingRenderer):
     """Renders with an installed `helm` binary, `workers` renders at a time (default min(CPUs, 4)).
 
     Raises ConfigError at construction when `helm_path` is not an executable found on PATH.
@@ -217,13 +216,3 @@ class HelmBinaryRenderer:
                 shutil.rmtree(self._home, ignore_errors=True)
                 self._home = None
 
-    def __enter__(self) -> HelmBinaryRenderer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Self, Sequence
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,16 @@ class Renderer(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class ClosingRenderer:
+    """Mixin: a renderer is a context manager that calls its own `close()` on exit."""
+
+    def close(self) -> None:  # pragma: no cover - every backend defines its own
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -17,12 +17,11 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Sequence
 
 import aftershock
 from aftershock.errors import ConfigError, RenderError
-from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest
+from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
@@ -242,7 +241,7 @@ class _WorkerProcess:
         self._buffer.clear()
 
 
-class SdkRenderer:
+class SdkRenderer(ClosingRenderer):
     """Renders with helm-python-sdk in `workers` reusable child processes (default min(CPUs, 4)).
 
     Each render is bounded by `timeout_seconds` (the worker is then killed and replaced) and
@@ -304,13 +303,3 @@ class SdkRenderer:
             for worker in self._processes:
                 worker.stop()
 
-    def __enter__(self) -> SdkRenderer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
