@@ -248,3 +248,20 @@ def test_configuration_maps_a_chartref_to_a_chart(tmp_path, renderer):
     (web,) = followed(review(repo, base, renderer))
     assert web.chart == "apps/web" and "observed" in web.affected.path[-1].relation
     assert [(f.path, f.after) for c in web.changes for f in c.fields] == [("spec.replicas", 8)]
+
+
+def test_a_release_reaches_its_target_cluster_in_the_blast_radius(tmp_path, renderer):
+    from aftershock.graph import blast_radius, build_graph
+
+    release = FLUX_RELEASE.replace("  targetNamespace: apps\n", "  targetNamespace: apps\n  kubeConfig:\n    secretRef: {name: prod-eu}\n")
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart(), "releases/templates/web.yaml": release}, "feat")
+    commit(repo, {"releases/values.yaml": releases_chart(replicas=7)["releases/values.yaml"]}, "feat: 7")
+    result = review(repo, base, renderer)
+    (web,) = followed(result)
+    assert web.cluster == "kubeconfig prod-eu"
+    graph = build_graph(result)
+    radius = blast_radius(graph)
+    cluster = next(n for n in graph.nodes if n.kind.value == "cluster")
+    assert cluster.label == "kubeconfig prod-eu" and radius.get(cluster.id) is not None
+    assert any(e.kind.value == "in_cluster" and e.target == cluster.id for e in graph.edges)

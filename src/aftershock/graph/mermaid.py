@@ -16,6 +16,7 @@ _LAYER_TITLES = {
     Layer.COMMIT: "Commits", Layer.FILE: "Files", Layer.UNIT: "Units", Layer.CHART: "Charts",
     Layer.OBJECT: "Rendered objects", Layer.RELEASE: "Releases", Layer.DOWNSTREAM_CHART: "Downstream charts",
     Layer.DOWNSTREAM_OBJECT: "Downstream objects", Layer.WORKLOAD: "Workloads", Layer.NAMESPACE: "Namespaces",
+    Layer.CLUSTER: "Clusters",
 }
 _MAX_LABEL = 48
 

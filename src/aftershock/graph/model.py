@@ -24,6 +24,7 @@ class Layer(str, enum.Enum):
     DOWNSTREAM_OBJECT = "downstream_object"
     WORKLOAD = "workload"
     NAMESPACE = "namespace"
+    CLUSTER = "cluster"
 
 
 LAYER_ORDER: tuple[Layer, ...] = tuple(Layer)
@@ -43,6 +44,7 @@ class NodeKind(str, enum.Enum):
     DOWNSTREAM_OBJECT = "downstream_object"  # a changed object of a downstream chart
     WORKLOAD = "workload"  # a pod-running object a changed object is, or feeds
     NAMESPACE = "namespace"
+    CLUSTER = "cluster"  # the cluster a release deploys to (its kubeConfig or Argo destination, else in-cluster)
 
 
 def layer_of(kind: NodeKind) -> Layer:
@@ -67,6 +69,8 @@ def layer_of(kind: NodeKind) -> Layer:
             return Layer.WORKLOAD
         case NodeKind.NAMESPACE:
             return Layer.NAMESPACE
+        case NodeKind.CLUSTER:
+            return Layer.CLUSTER
         case _:
             assert_never(kind)
 
@@ -86,6 +90,8 @@ class EdgeKind(str, enum.Enum):
     FEEDS = "feeds"  # ConfigMap, Secret, ServiceAccount, Service, ... -> workload that uses it
     IN_NAMESPACE = "in_namespace"  # workload (or object feeding none) -> its namespace
     PRODUCES = "produces"  # values key or release value -> object with a field it produces (see provenance)
+    TARGETS = "targets"  # release -> the cluster it deploys to
+    IN_CLUSTER = "in_cluster"  # namespace -> the cluster a release put it in
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,7 @@ def _indirect(kind: EdgeKind) -> bool:
             return True
         case (EdgeKind.TOUCHES | EdgeKind.MAPS_TO | EdgeKind.IN_CHART | EdgeKind.INCLUDES | EdgeKind.RENDERS
               | EdgeKind.DEFINES | EdgeKind.INSTALLS | EdgeKind.INSTALLED_AS | EdgeKind.PASSES | EdgeKind.IN_NAMESPACE
-              | EdgeKind.PRODUCES):
+              | EdgeKind.PRODUCES | EdgeKind.TARGETS | EdgeKind.IN_CLUSTER):
             return False
         case _:
             assert_never(kind)

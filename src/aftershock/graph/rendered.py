@@ -118,6 +118,10 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
         Edge(release_id, downstream, EdgeKind.INSTALLS, installs),
         Edge(chart_node_id(review.chart), downstream, EdgeKind.INSTALLED_AS, f"installed by {key.kind} {key.name}"),
     ]
+    if review.cluster:
+        cluster = node_id(NodeKind.CLUSTER, review.cluster)
+        nodes.append(Node(cluster, NodeKind.CLUSTER, review.cluster, ref=review.cluster))
+        edges.append(Edge(release_id, cluster, EdgeKind.TARGETS, "deploys to"))
     for change in values_changes:
         if change.file == f"release {key}":
             value_id = node_id(NodeKind.RELEASE_VALUE, f"{release}::{change.path}")
@@ -161,6 +165,10 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
     elif not feeds and change.key.namespace:
         nodes.append(_namespace_node(change.key.namespace))
         edges.append(Edge(obj_id, namespace_node_id(change.key.namespace), EdgeKind.IN_NAMESPACE, "feeds no workload"))
+    if review.cluster:
+        namespaces = {k.namespace for k, _ in feeds} | ({change.key.namespace} if not feeds else set())
+        edges += [Edge(namespace_node_id(ns), node_id(NodeKind.CLUSTER, review.cluster), EdgeKind.IN_CLUSTER, review.cluster)
+                  for ns in sorted(namespaces) if ns]
     return Part(tuple(nodes), tuple(edges))
 
 

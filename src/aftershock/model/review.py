@@ -69,6 +69,7 @@ class ChartReview:
     head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     release: str | None = None  # the release that installs this chart with its own values, if any
     scenario: str = "default"  # the values scenario rendered (see render/scenarios.py)
+    cluster: str | None = None  # the target cluster of the release that installs it, when one does
 
 
 @dataclass(frozen=True)

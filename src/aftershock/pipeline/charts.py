@@ -184,12 +184,12 @@ def _review_chart(
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
     if plan.scenario != "default" and len(failed) == 2 and base.render.error == head.render.error:
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render,
-                             ChartOutcome.SCENARIO_INVALID, release=plan.release, scenario=plan.scenario)
+                             ChartOutcome.SCENARIO_INVALID, release=plan.release, scenario=plan.scenario, cluster=plan.cluster)
         return review, []
     if failed:
         gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED,
-                             release=plan.release, scenario=plan.scenario)
+                             release=plan.release, scenario=plan.scenario, cluster=plan.cluster)
         return review, gaps
     unstable = base.unstable | head.unstable
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
@@ -197,5 +197,6 @@ def _review_chart(
     review = ChartReview(
         plan.path, plan.name, plan.affected, base.render, head.render, outcome, changes, len(unstable),
         base_objects=base.objects, head_objects=head.objects, release=plan.release, scenario=plan.scenario,
+        cluster=plan.cluster,
     )
     return review, []

@@ -184,7 +184,16 @@ def _chart_plan(
     return ChartPlan(
         path=chart_path, name=(chart_h or chart_b).name, affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
         base=chart_b, head=chart_h, release=key.id, base_inputs=_inputs(b), head_inputs=_inputs(h),
+        cluster=_cluster(h or b),  # type: ignore[arg-type]
     )
+
+
+def _cluster(resolved: ResolvedRelease) -> str:
+    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own."""
+    spec = resolved.spec
+    if spec.cluster:
+        return f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
+    return "in-cluster"
 
 
 def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:

@@ -42,6 +42,7 @@ class ChartPlan:
     base_inputs: RenderInputs = RenderInputs()
     head_inputs: RenderInputs = RenderInputs()
     scenario: str = "default"
+    cluster: str | None = None  # where the release that installs it deploys (kubeConfig or Argo destination)
 
     @property
     def id(self) -> str:

@@ -57,7 +57,7 @@
   defs.appendChild(marker);
   svg.appendChild(defs);
   const TITLES = { commit: "Commits", file: "Files", unit: "Units", chart: "Charts", object: "Objects", release: "Releases",
-    downstream_chart: "Downstream charts", downstream_object: "Downstream objects", workload: "Workloads", namespace: "Namespaces" };
+    downstream_chart: "Downstream charts", downstream_object: "Downstream objects", workload: "Workloads", namespace: "Namespaces", cluster: "Clusters" };
   const layerTitle = (id) => TITLES[id] || id.replace(/_/g, " ");
   columns.forEach((layer, c) => {
     const reached = G.radius.by_layer[layer] || 0;
