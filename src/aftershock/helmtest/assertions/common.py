@@ -13,14 +13,16 @@ import binascii
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
 
 from aftershock.helmtest.gofmt import after_yaml_roundtrip, sprint
 from aftershock.helmtest.goyaml_emit import trusted_marshal
-from aftershock.helmtest.jsonpath import values_at
+from aftershock.helmtest.jsonpath import PathError, values_at
 
 ERROR_FORMAT = "\nError:\n%s\n"
 _TRAILING_SPACES = re.compile(r"(?m)[ ]+\r?\n")
+NO_MANIFEST = "no manifest found"
+Item = TypeVar("Item")
 
 
 @dataclass(frozen=True)
@@ -164,3 +166,87 @@ def decode_base64(text: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
 
+
+
+def judge_each(items: Sequence[Item], empty_passes: bool,
+               judge: Callable[[int, Item], bool]) -> bool:
+    """helm-unittest's fold over documents or values: every item is judged (and reports), the
+    result is the first verdict and-ed with the rest; no items at all give `empty_passes`."""
+    success = not items and empty_passes
+    for index, item in enumerate(items):
+        success = determine_success(index, success, judge(index, item))
+    return success
+
+
+def over_selected(ctx: Context, out: Collector, judge: Callable[[int, Doc], bool],
+                  no_manifest: Callable[[], list[str]]) -> Verdict:
+    """The validators' outer loop: every selected document judged; with none selected a negative
+    assertion passes and a positive one fails with `no_manifest`'s lines."""
+    success = judge_each(ctx.selected, ctx.negative, judge)
+    if not ctx.selected and not ctx.negative:
+        out.add(no_manifest())
+    return out.verdict(success)
+
+
+def judge_raw(ctx: Context, matches: Callable[[str], bool],
+              fail: Callable[[Any], list[str]]) -> Verdict:
+    """The `*Raw` validators: each selected document's `raw` text (NOTES) against `matches`."""
+    out = Collector()
+
+    def judge(index: int, doc: Doc) -> bool:
+        actual = uniform_content(doc.body.get("raw"))
+        passed = matches(actual) != ctx.negative
+        out.check(doc, None, actual, passed)
+        if not passed:
+            out.add(fail(actual))
+        return passed
+
+    return over_selected(ctx, out, judge, lambda: fail(NO_MANIFEST))
+
+
+def values_or_report(doc: Doc, path: str, manifest_index: int, out: Collector) -> list[Any] | None:
+    """The values at `path` in `doc`; None after reporting a path that does not parse."""
+    try:
+        return path_values(doc, path)
+    except PathError as exc:
+        out.add(error_info(manifest_index, -1, str(exc)))
+        return None
+
+
+def unknown_reported(actuals: list[Any], doc: Doc, path: str, manifest_index: int, ctx: Context,
+                     out: Collector, message: str | None = None, record: bool = True) -> bool:
+    """True after reporting `message` (`unknown path …`) when a positive assertion found nothing;
+    `record` also lists the missing value as a failed check."""
+    if actuals or ctx.negative:
+        return False
+    out.add(error_info(manifest_index, -1, f"unknown path {path}" if message is None else message))
+    if record:
+        out.check(doc, path, None, False)
+    return True
+
+
+def found_values(doc: Doc, path: str, manifest_index: int, ctx: Context, out: Collector,
+                 unknown_message: str | None = None, record_unknown: bool = True
+                 ) -> list[Any] | None:
+    """The values at `path` to judge; None after reporting a bad path or (positive) no value."""
+    actuals = values_or_report(doc, path, manifest_index, out)
+    if actuals is None or unknown_reported(actuals, doc, path, manifest_index, ctx, out,
+                                           unknown_message, record_unknown):
+        return None
+    return actuals
+
+
+def over_path_values(path: str, ctx: Context, out: Collector,
+                     judge_value: Callable[[Any, Doc, tuple[int, int]], bool],
+                     no_manifest: Callable[[], list[str]]) -> Verdict:
+    """A per-value validator: every value at `path` in every selected document judged by
+    `judge_value` (given the value, its document and its manifest and value indexes)."""
+
+    def judge(manifest_index: int, doc: Doc) -> bool:
+        actuals = found_values(doc, path, manifest_index, ctx, out)
+        if actuals is None:
+            return False
+        return judge_each(actuals, ctx.negative, lambda actual_index, actual: judge_value(
+            actual, doc, (manifest_index, actual_index)))
+
+    return over_selected(ctx, out, judge, no_manifest)

@@ -12,11 +12,11 @@ from aftershock.helmtest.assertions.common import (
     determine_success,
     error_info,
     fail_format,
-    path_values,
+    found_values,
+    over_selected,
     split_info,
 )
 from aftershock.helmtest.gofmt import go_type_name, sprint
-from aftershock.helmtest.jsonpath import PathError
 
 COMPARE_PARAMS = {"Path": "str", "Value": "any"}
 
@@ -44,17 +44,12 @@ def _compare(expected: Any, actual: Any, comparison: str, positive: bool) -> tup
 def _manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, comparison: str,
               ctx: Context, out: Collector) -> bool:
     path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
-        return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path '{path}'"))
-        out.check(doc, path, None, False)
+    actuals = found_values(doc, path, manifest_index, ctx, out,
+                           unknown_message=f"unknown path '{path}'")
+    if actuals is None:
         return False
     success = not actuals and ctx.negative
-    for actual_index, actual in enumerate(actuals):
+    for actual_index, actual in enumerate(actuals):  # not judge_each: a type mismatch is skipped
         if _go_type(actual) != _go_type(params["Value"]):
             out.add(error_info(manifest_index, actual_index,
                                f"actual '{_go_type(actual)}' and expected "
@@ -74,17 +69,11 @@ def _manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, comparis
 def _operator(comparison: str) -> Any:
     def validate(params: Mapping[str, Any], ctx: Context) -> Verdict:
         out = Collector()
-        success = False
-        for manifest_index, doc in enumerate(ctx.selected):
-            passed = _manifest(params, doc, manifest_index, comparison, ctx, out)
-            success = determine_success(manifest_index, success, passed)
-        if not ctx.selected and not ctx.negative:
-            custom = f" to be {comparison} then or equal to, got"
-            out.add(split_info(fail_format(False, True, False, False, custom), -1, -1,
-                               params["Path"], "no manifests found"))
-        elif not ctx.selected:
-            success = True
-        return out.verdict(success)
+        custom = f" to be {comparison} then or equal to, got"
+        return over_selected(ctx, out, lambda manifest_index, doc: _manifest(
+            params, doc, manifest_index, comparison, ctx, out), lambda: split_info(
+            fail_format(False, True, False, False, custom), -1, -1, params["Path"],
+            "no manifests found"))
 
     return validate
 

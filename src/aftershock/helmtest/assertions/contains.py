@@ -9,15 +9,13 @@ from aftershock.helmtest.assertions.common import (
     Context,
     Doc,
     Verdict,
-    determine_success,
     error_info,
     fail_format,
-    path_values,
+    over_path_values,
     split_info,
     yaml_text,
 )
 from aftershock.helmtest.gofmt import deep_equal
-from aftershock.helmtest.jsonpath import PathError
 
 CONTAINS_PARAMS = {"Path": "str", "Content": "any", "Count": "int?", "Any": "bool"}
 SUBSET_PARAMS = {"Path": "str", "Content": "any"}
@@ -75,43 +73,24 @@ def _contains_single(params: Mapping[str, Any], items: list[Any], indexes: tuple
     return True
 
 
-def _contains_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
-                       out: Collector) -> bool:
-    path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
-        return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-        out.check(doc, path, None, False)
-        return False
-    success = not actuals and ctx.negative
-    for values_index, actual in enumerate(actuals):
-        if isinstance(actual, list):
-            single = _contains_single(params, actual, (manifest_index, values_index),
-                                      ctx.negative, out)
-        else:
-            single = False
-            out.add(error_info(manifest_index, values_index,
-                               f"expect '{path}' to be an array, got:\n{yaml_text(actual)}"))
-        out.check(doc, path, actual, single)
-        success = determine_success(values_index, success, single)
-    return success
+def _contains_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tuple[int, int],
+                    ctx: Context, out: Collector) -> bool:
+    if isinstance(actual, list):
+        passed = _contains_single(params, actual, indexes, ctx.negative, out)
+    else:
+        passed = False
+        out.add(error_info(*indexes,
+                           f"expect '{params['Path']}' to be an array, got:\n{yaml_text(actual)}"))
+    out.check(doc, params["Path"], actual, passed)
+    return passed
 
 
 def validate_contains(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
-        passed = _contains_manifest(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    if not ctx.selected and not ctx.negative:
-        out.add(_contains_fail(params, "no manifest found", 0, -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+    return over_path_values(
+        params["Path"], ctx, out,
+        lambda actual, doc, indexes: _contains_value(params, actual, doc, indexes, ctx, out),
+        lambda: _contains_fail(params, "no manifest found", 0, -1, ctx.negative))
 
 
 def _subset_fail(params: Mapping[str, Any], actual: Any, manifest_index: int, values_index: int,
@@ -121,42 +100,24 @@ def _subset_fail(params: Mapping[str, Any], actual: Any, manifest_index: int, va
                       yaml_text(params["Content"]), yaml_text(actual))
 
 
-def _subset_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
-                     out: Collector) -> bool:
-    path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
-        return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-        out.check(doc, path, None, False)
-        return False
-    success = not actuals and ctx.negative
-    for values_index, actual in enumerate(actuals):
-        if _is_string_map(actual) and _is_string_map(params["Content"]):
-            found = _subset(actual, params["Content"])
-            passed = found != ctx.negative
-            if not passed:
-                out.add(_subset_fail(params, actual, manifest_index, values_index, ctx.negative))
-        else:
-            passed = False
-            out.add(error_info(manifest_index, values_index,
-                               f"expect '{path}' to be an object, got:\n{yaml_text(actual)}"))
-        out.check(doc, path, actual, passed)
-        success = determine_success(values_index, success, passed)
-    return success
+def _subset_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tuple[int, int],
+                  ctx: Context, out: Collector) -> bool:
+    if _is_string_map(actual) and _is_string_map(params["Content"]):
+        found = _subset(actual, params["Content"])
+        passed = found != ctx.negative
+        if not passed:
+            out.add(_subset_fail(params, actual, *indexes, ctx.negative))
+    else:
+        passed = False
+        out.add(error_info(*indexes,
+                           f"expect '{params['Path']}' to be an object, got:\n{yaml_text(actual)}"))
+    out.check(doc, params["Path"], actual, passed)
+    return passed
 
 
 def validate_subset(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
-        passed = _subset_manifest(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    if not ctx.selected and not ctx.negative:
-        out.add(_subset_fail(params, "no manifest found", -1, -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+    return over_path_values(
+        params["Path"], ctx, out,
+        lambda actual, doc, indexes: _subset_value(params, actual, doc, indexes, ctx, out),
+        lambda: _subset_fail(params, "no manifest found", -1, -1, ctx.negative))

@@ -12,8 +12,10 @@ from aftershock.helmtest.assertions.common import (
     determine_success,
     error_info,
     fail_format,
+    over_selected,
     path_values,
     split_info,
+    values_or_report,
     yaml_text,
 )
 from aftershock.helmtest.jsonpath import PathError
@@ -55,21 +57,17 @@ def _of_validator(field: str, message: str) -> Any:
 
     def validate(params: Mapping[str, Any], ctx: Context) -> Verdict:
         out = Collector()
-        success = False
-        for index, doc in enumerate(ctx.selected):
+
+        def judge(index: int, doc: Doc) -> bool:
             actual = doc.body.get(field)
             passed = (isinstance(actual, str) and actual == params["Of"]) != ctx.negative
             out.check(doc, field, actual, passed)
             if not passed:
-                success = False
                 out.add(fail(params["Of"], actual, index, ctx.negative))
-                continue
-            success = determine_success(index, success, True)
-        if not ctx.selected and not ctx.negative:
-            out.add(fail(params["Of"], "no manifest found", -1, ctx.negative))
-        elif not ctx.selected:
-            success = True
-        return out.verdict(success)
+            return passed
+
+        return over_selected(ctx, out, judge, lambda: fail(
+            params["Of"], "no manifest found", -1, ctx.negative))
 
     return validate
 
@@ -136,15 +134,13 @@ def _length_fail(path: str, count: str, actual: str, manifest_index: int,
 
 def _count_single(params: Mapping[str, Any], doc: Doc, path: str, manifest_index: int,
                   ctx: Context, out: Collector) -> tuple[bool, int]:
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
+    actuals = values_or_report(doc, path, manifest_index, out)
+    if actuals is None:
         return False, 0
     success = not actuals and ctx.negative
     length = 0
     expected = params["Count"]
-    for actual_index, actual in enumerate(actuals):
+    for actual_index, actual in enumerate(actuals):  # not judge_each: a non-list is skipped
         if not isinstance(actual, list) and expected is None:
             out.add(error_info(manifest_index, actual_index, f"{path} is not array"))
             continue
@@ -184,15 +180,12 @@ def validate_length(params: Mapping[str, Any], ctx: Context) -> Verdict:
     if params["Path"] and params["Paths"]:
         return Verdict(False, tuple(error_info(-1, -1, "'paths' couldn't be used with 'path'")))
     out = Collector()
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
+
+    def judge(manifest_index: int, doc: Doc) -> bool:
         if params["Path"]:
             passed, _ = _count_single(params, doc, params["Path"], manifest_index, ctx, out)
-        else:
-            passed = _count_paths(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    if not ctx.selected and not ctx.negative:
-        out.add(_length_fail("", "", "no manifest found", -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+            return passed
+        return _count_paths(params, doc, manifest_index, ctx, out)
+
+    return over_selected(ctx, out, judge, lambda: _length_fail(
+        "", "", "no manifest found", -1, ctx.negative))

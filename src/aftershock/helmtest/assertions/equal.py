@@ -10,17 +10,18 @@ from aftershock.helmtest.assertions.common import (
     Doc,
     Verdict,
     decode_base64,
-    determine_success,
     error_info,
     fail_format,
-    path_values,
+    found_values,
+    judge_each,
+    judge_raw,
+    over_selected,
     split_info,
     uniform_content,
     unified_diff,
     yaml_text,
 )
 from aftershock.helmtest.gofmt import deep_equal
-from aftershock.helmtest.jsonpath import PathError
 
 EQUAL_PARAMS = {"Path": "str", "Value": "any", "DecodeBase64": "bool"}
 EQUAL_RAW_PARAMS = {"Value": "str"}
@@ -61,35 +62,20 @@ def _equal_single(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tup
 def _equal_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
                     out: Collector) -> bool:
     path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
+    actuals = found_values(doc, path, manifest_index, ctx, out)
+    if actuals is None:
         return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-        out.check(doc, path, None, False)
-        return False
-    success = not actuals and ctx.negative
-    if success:
+    if not actuals:  # a negative assertion on a missing value: it passes
         out.check(doc, path, None, True)
-    for actual_index, actual in enumerate(actuals):
-        single = _equal_single(params, actual, doc, (manifest_index, actual_index), ctx, out)
-        success = determine_success(actual_index, success, single)
-    return success
+    return judge_each(actuals, ctx.negative, lambda actual_index, actual: _equal_single(
+        params, actual, doc, (manifest_index, actual_index), ctx, out))
 
 
 def validate_equal(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
-        passed = _equal_manifest(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    if not ctx.selected and not ctx.negative:
-        out.add(_equal_fail(params, "no manifest found", -1, -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+    return over_selected(ctx, out, lambda manifest_index, doc: _equal_manifest(
+        params, doc, manifest_index, ctx, out), lambda: _equal_fail(
+        params, "no manifest found", -1, -1, ctx.negative))
 
 
 def _raw_fail(expected: str, actual: Any, negative: bool) -> list[str]:
@@ -103,19 +89,5 @@ def _raw_fail(expected: str, actual: Any, negative: bool) -> list[str]:
 
 
 def validate_equal_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
-    out = Collector()
-    success = False
-    for index, doc in enumerate(ctx.selected):
-        actual = uniform_content(doc.body.get("raw"))
-        passed = (params["Value"] == actual) != ctx.negative
-        out.check(doc, None, actual, passed)
-        if not passed:
-            success = False
-            out.add(_raw_fail(params["Value"], actual, ctx.negative))
-            continue
-        success = determine_success(index, success, True)
-    if not ctx.selected and not ctx.negative:
-        out.add(_raw_fail(params["Value"], "no manifest found", ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+    return judge_raw(ctx, lambda actual: params["Value"] == actual,
+                     lambda actual: _raw_fail(params["Value"], actual, ctx.negative))

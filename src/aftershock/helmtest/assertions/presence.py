@@ -6,18 +6,19 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from aftershock.helmtest.assertions.common import (
+    NO_MANIFEST,
     Collector,
     Context,
+    Doc,
     Verdict,
-    determine_success,
-    error_info,
     fail_format,
-    path_values,
+    over_path_values,
+    over_selected,
     split_info,
+    values_or_report,
     yaml_text,
 )
 from aftershock.helmtest.gofmt import go_type_name
-from aftershock.helmtest.jsonpath import PathError
 
 PATH_PARAMS = {"Path": "str"}
 TYPE_PARAMS = {"Path": "str", "Type": "str"}
@@ -31,26 +32,18 @@ def _exists_fail(path: str, manifest_index: int, negative: bool) -> list[str]:
 def validate_exists(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
     path = params["Path"]
-    success = False
-    for index, doc in enumerate(ctx.selected):
-        try:
-            found = path_values(doc, path)
-        except PathError as exc:
-            success = False
-            out.add(error_info(index, -1, str(exc)))
-            continue
+
+    def judge(index: int, doc: Doc) -> bool:
+        found = values_or_report(doc, path, index, out)
+        if found is None:
+            return False
         passed = bool(found) != ctx.negative
         out.check(doc, path, found[0] if len(found) == 1 else (found or None), passed)
         if not passed:
-            success = False
             out.add(_exists_fail(path, index, ctx.negative))
-            continue
-        success = determine_success(index, success, True)
-    if not ctx.selected and not ctx.negative:
-        out.add(_exists_fail(path, -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+        return passed
+
+    return over_selected(ctx, out, judge, lambda: _exists_fail(path, -1, ctx.negative))
 
 
 def _is_empty(value: Any) -> bool:
@@ -66,39 +59,19 @@ def _is_empty(value: Any) -> bool:
     return False
 
 
-_NO_MANIFEST = "no manifest found"
-
-
 def _per_value(params: Mapping[str, Any], ctx: Context, judge: Any, fail: Any) -> Verdict:
     """The loop shared by isNullOrEmpty and isType: every value of `Path` in every document."""
     out = Collector()
-    path = params["Path"]
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
-        try:
-            actuals = path_values(doc, path)
-        except PathError as exc:
-            out.add(error_info(manifest_index, -1, str(exc)))
-            success = determine_success(manifest_index, success, False)
-            continue
-        if not actuals and not ctx.negative:
-            out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-            out.check(doc, path, None, False)
-            success = determine_success(manifest_index, success, False)
-            continue
-        doc_success = not actuals and ctx.negative
-        for actual_index, actual in enumerate(actuals):
-            passed = judge(actual) != ctx.negative
-            out.check(doc, path, actual, passed)
-            if not passed:
-                out.add(fail(actual, manifest_index, actual_index))
-            doc_success = determine_success(actual_index, doc_success, passed)
-        success = determine_success(manifest_index, success, doc_success)
-    if not ctx.selected and not ctx.negative:
-        out.add(fail(_NO_MANIFEST, -1, -1, shown_as_is=True))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+
+    def judge_value(actual: Any, doc: Doc, indexes: tuple[int, int]) -> bool:
+        passed = judge(actual) != ctx.negative
+        out.check(doc, params["Path"], actual, passed)
+        if not passed:
+            out.add(fail(actual, *indexes))
+        return passed
+
+    return over_path_values(params["Path"], ctx, out, judge_value,
+                            lambda: fail(NO_MANIFEST, -1, -1, shown_as_is=True))
 
 
 def validate_null_or_empty(params: Mapping[str, Any], ctx: Context) -> Verdict:

@@ -11,16 +11,17 @@ from aftershock.helmtest.assertions.common import (
     Doc,
     Verdict,
     decode_base64,
-    determine_success,
     error_info,
     fail_format,
-    path_values,
+    judge_each,
+    judge_raw,
+    over_selected,
     split_info,
-    uniform_content,
+    unknown_reported,
+    values_or_report,
     yaml_text,
 )
 from aftershock.helmtest.goregex import GoRegex, GoRegexError, compile_go
-from aftershock.helmtest.jsonpath import PathError
 
 REGEX_PARAMS = {"Path": "str", "Pattern": "str", "DecodeBase64": "bool"}
 REGEX_RAW_PARAMS = {"Pattern": "str"}
@@ -59,41 +60,31 @@ def _regex_single(params: Mapping[str, Any], actual: Any, pattern: GoRegex, doc:
 def _regex_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
                     out: Collector) -> bool:
     path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
+    actuals = values_or_report(doc, path, manifest_index, out)
+    if actuals is None:
         return False
-    try:
+    try:  # after the path parses and before it is found missing, as upstream
         pattern = compile_go(params["Pattern"])
     except GoRegexError as exc:
         out.add(error_info(-1, -1, str(exc)))
         return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-        out.check(doc, path, None, False)
+    if unknown_reported(actuals, doc, path, manifest_index, ctx, out):
         return False
-    success = not actuals and ctx.negative
-    for actual_index, actual in enumerate(actuals):
-        single = _regex_single(params, actual, pattern, doc, (manifest_index, actual_index), ctx,
-                               out)
-        success = determine_success(actual_index, success, single)
-    return success
+    return judge_each(actuals, ctx.negative, lambda actual_index, actual: _regex_single(
+        params, actual, pattern, doc, (manifest_index, actual_index), ctx, out))
+
+
+def _pattern_required() -> Verdict:
+    return Verdict(False, tuple(split_info(ERROR_FORMAT, -1, -1, _PATTERN_REQUIRED)))
 
 
 def validate_regex(params: Mapping[str, Any], ctx: Context) -> Verdict:
     if not params["Pattern"]:
-        return Verdict(False, tuple(split_info(ERROR_FORMAT, -1, -1, _PATTERN_REQUIRED)))
+        return _pattern_required()
     out = Collector()
-    success = False
-    for manifest_index, doc in enumerate(ctx.selected):
-        passed = _regex_manifest(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    if not ctx.selected and not ctx.negative:
-        out.add(_regex_fail(params, "no manifest found", -1, -1, ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+    return over_selected(ctx, out, lambda manifest_index, doc: _regex_manifest(
+        params, doc, manifest_index, ctx, out), lambda: _regex_fail(
+        params, "no manifest found", -1, -1, ctx.negative))
 
 
 def _raw_fail(pattern: str, actual: str, negative: bool) -> list[str]:
@@ -103,24 +94,12 @@ def _raw_fail(pattern: str, actual: str, negative: bool) -> list[str]:
 
 def validate_regex_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
     if not params["Pattern"]:
-        return Verdict(False, tuple(split_info(ERROR_FORMAT, -1, -1, _PATTERN_REQUIRED)))
-    out = Collector()
-    success = False
-    for index, doc in enumerate(ctx.selected):
-        actual = uniform_content(doc.body.get("raw"))
-        try:
-            pattern = compile_go(params["Pattern"])
-        except GoRegexError as exc:
+        return _pattern_required()
+    try:
+        matches = compile_go(params["Pattern"]).search
+    except GoRegexError as exc:
+        if ctx.selected:
             return Verdict(False, tuple(error_info(-1, -1, str(exc))))
-        passed = pattern.search(actual) != ctx.negative
-        out.check(doc, None, actual, passed)
-        if not passed:
-            success = False
-            out.add(_raw_fail(params["Pattern"], actual, ctx.negative))
-            continue
-        success = determine_success(index, success, True)
-    if not ctx.selected and not ctx.negative:
-        out.add(_raw_fail(params["Pattern"], "no manifest found", ctx.negative))
-    elif not ctx.selected:
-        success = True
-    return out.verdict(success)
+        matches = bool  # upstream compiles per document: with none, a bad pattern goes unseen
+    return judge_raw(ctx, matches,
+                     lambda actual: _raw_fail(params["Pattern"], actual, ctx.negative))

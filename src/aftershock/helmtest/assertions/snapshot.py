@@ -6,7 +6,7 @@ helm-unittest's failure text. Without a comparer (a test run outside a suite) th
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from aftershock.helmtest.assertions.common import (
     Collector,
@@ -14,15 +14,14 @@ from aftershock.helmtest.assertions.common import (
     Doc,
     SnapshotAnswer,
     Verdict,
-    determine_success,
     error_info,
     fail_format,
-    path_values,
+    found_values,
+    judge_each,
     split_info,
     uniform_content,
     unified_diff,
 )
-from aftershock.helmtest.jsonpath import PathError
 
 SNAPSHOT_PARAMS = {"Path": "str", "MatchRegex": "pattern?", "NotMatchRegex": "pattern?"}
 SNAPSHOT_RAW_PARAMS: dict[str, str] = {}
@@ -39,47 +38,45 @@ def _snapshot_fail(path: str, answer: SnapshotAnswer, manifest_index: int, actua
                       manifest_index, actual_index, path, shown)
 
 
+def _value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tuple[int, int],
+           ctx: Context, out: Collector) -> bool:
+    assert ctx.snapshots is not None
+    answer = ctx.snapshots.compare(actual, (params["MatchRegex"] or "").strip(),
+                                   (params["NotMatchRegex"] or "").strip())
+    passed = answer.passed != ctx.negative
+    out.check(doc, params["Path"] or None, actual, passed)
+    if not passed:
+        out.add(_snapshot_fail(params["Path"], answer, *indexes, ctx.negative))
+    return passed
+
+
 def _manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
               out: Collector) -> bool:
-    path = params["Path"]
-    try:
-        actuals = path_values(doc, path)
-    except PathError as exc:
-        out.add(error_info(manifest_index, -1, str(exc)))
+    actuals = found_values(doc, params["Path"], manifest_index, ctx, out, record_unknown=False)
+    if actuals is None:
         return False
-    if not actuals and not ctx.negative:
-        out.add(error_info(manifest_index, -1, f"unknown path {path}"))
-        return False
-    success = not actuals and ctx.negative
-    for actual_index, actual in enumerate(actuals):
-        assert ctx.snapshots is not None
-        answer = ctx.snapshots.compare(actual, (params["MatchRegex"] or "").strip(),
-                                       (params["NotMatchRegex"] or "").strip())
-        passed = answer.passed != ctx.negative
-        out.check(doc, path or None, actual, passed)
-        if not passed:
-            out.add(_snapshot_fail(path, answer, manifest_index, actual_index, ctx.negative))
-        success = determine_success(actual_index, success, passed)
-    return success
+    return judge_each(actuals, ctx.negative, lambda actual_index, actual: _value(
+        params, actual, doc, (manifest_index, actual_index), ctx, out))
+
+
+def _over_documents(ctx: Context, out: Collector, judge: Callable[[int, Doc], bool]) -> Verdict:
+    """Unlike the other validators, no document selected passes a positive assertion."""
+    if ctx.selected and ctx.snapshots is None:
+        return Verdict(False, tuple(error_info(-1, -1, "no snapshot file for this test")))
+    return out.verdict(judge_each(ctx.selected, not ctx.negative, judge))
 
 
 def validate_snapshot(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
-    success = not ctx.selected and not ctx.negative
-    for manifest_index, doc in enumerate(ctx.selected):
-        if ctx.snapshots is None:
-            return Verdict(False, tuple(error_info(-1, -1, "no snapshot file for this test")))
-        passed = _manifest(params, doc, manifest_index, ctx, out)
-        success = determine_success(manifest_index, success, passed)
-    return out.verdict(success)
+    return _over_documents(ctx, out, lambda manifest_index, doc: _manifest(
+        params, doc, manifest_index, ctx, out))
 
 
 def validate_snapshot_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
-    success = not ctx.selected and not ctx.negative
-    for index, doc in enumerate(ctx.selected):
-        if ctx.snapshots is None:
-            return Verdict(False, tuple(error_info(-1, -1, "no snapshot file for this test")))
+
+    def judge(index: int, doc: Doc) -> bool:
+        assert ctx.snapshots is not None
         actual = uniform_content(doc.body.get("raw"))
         answer = ctx.snapshots.compare(actual, "", "")
         passed = answer.passed != ctx.negative
@@ -88,5 +85,6 @@ def validate_snapshot_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
             shown = answer.cached if ctx.negative else unified_diff(answer.cached, answer.new)
             out.add(split_info(fail_format(ctx.negative, False, False, False,
                                            f" to match snapshot {answer.index}"), -1, -1, shown))
-        success = determine_success(index, success, passed)
-    return out.verdict(success)
+        return passed
+
+    return _over_documents(ctx, out, judge)
