@@ -112,6 +112,8 @@ def _chart_dir(root: Path, chart: str) -> Path | None:
 def _has_suites(chart_dir: Path) -> bool:
     """Whether helm-unittest would find a suite (subcharts' included); a chart it cannot load has
     suites when its own tests/ folder holds one, so that its error is reported, not skipped."""
+    if not any(chart_dir.glob(f"**/{TEST_FILE_PATTERN}")):
+        return False  # no suite file anywhere in the chart or its subcharts: nothing to load
     try:
         return bool(load_chart(chart_dir).suite_files)
     except AftershockError:

@@ -8,6 +8,8 @@ action with what could be read, never an error: the analysis over-approximates r
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 from typing import Iterator, Union
@@ -93,11 +95,11 @@ class _Token:
     attached: bool = False  # a field chain written right after `)`
 
 
-def actions(text: str) -> Iterator[Action]:
-    """The parsed actions of a template text, in order; comments are left out."""
-    for tokens in _action_tokens(text):
-        if tokens:
-            yield _action(tokens)
+@functools.lru_cache(maxsize=4096)
+def actions(text: str) -> tuple[Action, ...]:
+    """The parsed actions of a template text, in order; comments are left out. Cached by text: a
+    library chart's templates are read once per chart that includes it."""
+    return tuple(_action(tokens) for tokens in _action_tokens(text) if tokens)
 
 
 def _action_tokens(text: str) -> Iterator[list[_Token]]:

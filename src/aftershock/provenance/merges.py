@@ -10,6 +10,8 @@ values path, and anything else (a `dict` literal, `fromYaml`, `include`) is left
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
@@ -37,6 +39,7 @@ class MergeCall:
     overrides: Pattern
 
 
+@functools.lru_cache(maxsize=4096)
 def merge_calls(text: str) -> tuple[MergeCall, ...]:
     """Every (defaults, overrides) pair of values paths the merge calls of a template combine."""
     variables: dict[str, Pattern] = {}
