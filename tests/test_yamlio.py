@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from aftershock import yamlio
+from aftershock import yamlio, yamlnodes
 from aftershock.errors import MalformedInputError
 
-COMPOSERS = [yamlio._PureComposer]
+COMPOSERS = [yamlnodes.PureComposer]
 if yamlio.C_PARSER_AVAILABLE:
-    COMPOSERS.append(yamlio._CComposer)
+    COMPOSERS.append(yamlnodes.CComposer)
 
 # Documents whose reading differs between YAML 1.1/go-yaml v2 and YAML 1.2 or PyYAML's defaults.
 TRICKY_DOCUMENTS = {

@@ -24,21 +24,14 @@ import struct
 from typing import Any
 
 import yaml
-from yaml.composer import Composer
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.resolver import BaseResolver
-from yaml.scanner import Scanner
 
 from aftershock.errors import MalformedInputError
+from aftershock.yamlnodes import C_PARSER_AVAILABLE, COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
 
 __all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
 
-C_PARSER_AVAILABLE = bool(getattr(yaml, "__with_libyaml__", False))
 
-_PLAIN_TAG = "tag:aftershock:plain"  # resolved later, by `_decode_scalar`
-_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 _HINT_FIX = "fix the YAML syntax"
 
 
@@ -165,10 +158,10 @@ def _decode_scalar(tag: str, text: str) -> Any:
 
 
 def _short_tag(tag: str) -> str:
-    if tag == _PLAIN_TAG:
+    if tag == PLAIN_TAG:
         return ""
-    if tag.startswith(_YAML_TAG_PREFIX):
-        return tag[len(_YAML_TAG_PREFIX):]
+    if tag.startswith(YAML_TAG_PREFIX):
+        return tag[len(YAML_TAG_PREFIX):]
     return tag
 
 
@@ -198,41 +191,6 @@ def _go_float_key(value: float) -> str:
     whole = digits[: exponent + 1].ljust(exponent + 1, "0")
     fraction = digits[exponent + 1 :]
     return f"{sign}{whole}.{fraction}" if fraction else f"{sign}{whole}"
-
-
-class _GoResolver(BaseResolver):
-    """Tags plain scalars for resolution at construction time, quoted ones as strings."""
-
-    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return _PLAIN_TAG if implicit[0] else _YAML_TAG_PREFIX + "str"
-        return super().resolve(kind, value, implicit)
-
-
-class _PureComposer(Reader, Scanner, Parser, Composer, _GoResolver):
-    """PyYAML's pure-Python parser producing nodes tagged by `_GoResolver`."""
-
-    def __init__(self, stream: str) -> None:
-        Reader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        _GoResolver.__init__(self)
-
-
-if C_PARSER_AVAILABLE:
-    from yaml._yaml import CParser  # type: ignore[import-not-found]
-
-    class _CComposer(CParser, _GoResolver):  # type: ignore[misc]
-        """libyaml's parser producing nodes tagged by `_GoResolver`."""
-
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            _GoResolver.__init__(self)
-
-    _DEFAULT_COMPOSER: type = _CComposer
-else:
-    _DEFAULT_COMPOSER = _PureComposer
 
 
 class _Builder:
@@ -307,7 +265,7 @@ def _is_merge_key(node: Node) -> bool:
     return (
         isinstance(node, ScalarNode)
         and node.value == "<<"
-        and node.tag in (_PLAIN_TAG, _YAML_TAG_PREFIX + "merge")
+        and node.tag in (PLAIN_TAG, YAML_TAG_PREFIX + "merge")
     )
 
 
@@ -344,7 +302,7 @@ def load_all(text: str, *, source: str, line_offset: int = 0) -> list[Any]:
     `source` names the text in errors; `line_offset` is added to reported line numbers
     (for text cut out of a larger file). Raises MalformedInputError on invalid YAML.
     """
-    return _load_documents(text, source, line_offset, None, _DEFAULT_COMPOSER)
+    return _load_documents(text, source, line_offset, None, COMPOSER)
 
 
 def load_one(text: str, *, source: str, line_offset: int = 0) -> Any:
@@ -352,5 +310,5 @@ def load_one(text: str, *, source: str, line_offset: int = 0) -> Any:
 
     Later documents are not read, as in Helm. Raises MalformedInputError on invalid YAML.
     """
-    documents = _load_documents(text, source, line_offset, 1, _DEFAULT_COMPOSER)
+    documents = _load_documents(text, source, line_offset, 1, COMPOSER)
     return documents[0] if documents else None

@@ -18,15 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from yaml.composer import Composer
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.resolver import BaseResolver
-from yaml.scanner import Scanner
 
-PLAIN_TAG = "tag:aftershock:plain"  # a plain scalar: resolved by `resolve_scalar`
-YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+from aftershock.yamlnodes import COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
+
 
 _BY_TEXT: dict[str, tuple[str, Any]] = {}
 for _tag, _value, _spellings in (
@@ -236,37 +231,6 @@ def build_value(node: Node | None) -> Any:
     return None if node is None else _Builder().build(node)
 
 
-class _V3Resolver(BaseResolver):
-    """Defers plain scalars to `resolve_scalar`; quoted ones are strings."""
-
-    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return PLAIN_TAG if implicit[0] else YAML_TAG_PREFIX + "str"
-        return super().resolve(kind, value, implicit)
-
-
-class _PureComposer(Reader, Scanner, Parser, Composer, _V3Resolver):
-    def __init__(self, stream: str) -> None:
-        Reader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
-        _V3Resolver.__init__(self)
-
-
-if getattr(yaml, "__with_libyaml__", False):
-    from yaml._yaml import CParser  # type: ignore[import-not-found]
-
-    class _CComposer(CParser, _V3Resolver):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            _V3Resolver.__init__(self)
-
-    _COMPOSER: type = _CComposer
-else:
-    _COMPOSER = _PureComposer
-
-
 def _syntax_error(exc: yaml.YAMLError) -> GoYamlError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     problem = (getattr(exc, "problem", None) or str(exc)).splitlines()[0]
@@ -280,7 +244,7 @@ def compose_documents(text: str, limit: int | None = None) -> list[Node | None]:
     nodes: list[Node | None] = []
     composer = None
     try:
-        composer = _COMPOSER(text)
+        composer = COMPOSER(text)
         while (limit is None or len(nodes) < limit) and composer.check_node():
             nodes.append(composer.get_node())
     except yaml.YAMLError as exc:
