@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from aftershock.errors import AftershockError
-from aftershock.ingest.charts import owning_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
@@ -31,10 +30,10 @@ class PlainManifests:
 
 def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) -> PlainManifests:
     """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
-    chart_list = tuple(charts)
+    folders = {c.path for c in charts}
     found = PlainManifests()
     for path in sorted(tree.file_paths()):
-        if not path.endswith((".yaml", ".yml")) or owning_chart(path, chart_list) is not None:
+        if not path.endswith((".yaml", ".yml")) or _in_a_chart(path, folders):
             continue
         text = _text(tree, path)
         if text is None or not _RELEVANT.search(text):
@@ -47,6 +46,14 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
             continue
         found.objects[path] = tuple(o for o in objects if o.key.kind in ("HelmRelease", "Application", "ConfigMap", "Secret"))
     return found
+
+
+def _in_a_chart(path: str, folders: set[str]) -> bool:
+    """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
+    if "" in folders:
+        return True
+    parts = path.split("/")[:-1]
+    return any("/".join(parts[: i + 1]) in folders for i in range(len(parts)))
 
 
 def _text(tree: RefSnapshot, path: str) -> str | None:

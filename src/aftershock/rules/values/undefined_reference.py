@@ -99,16 +99,8 @@ def _all_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
             yield from _all_paths(value, path)
 
 
-def _suggestion(ref: str, documents: dict[str, Mapping[str, Any]]) -> str:
-    paths = sorted({p for values in documents.values() for p in _all_paths(values)})[:_MAX_SUGGESTION_PATHS]
-    close = difflib.get_close_matches(ref, paths, n=1, cutoff=0.8)
-    return f"; did you mean {close[0]}?" if close else ""
-
-
-def check(ctx: RuleContext) -> Iterator[Concern]:
-    documents = chart_values(ctx)
-    if not documents:
-        return  # no chart's values to compare with: nothing can be said
+def _candidates(ctx: RuleContext) -> Iterator[tuple[Any, str, int, str]]:
+    """(file change, kind of line, line, values path) for each path named on a line the change adds."""
     removed = {c.path for c in ctx.review.values_changes if c.kind is ValuesKeyChangeKind.REMOVED}
     chart_paths = [c.path for c in ctx.review.charts]
     for change in ctx.review.files:
@@ -121,17 +113,34 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             if line not in added or ref in seen or any(ref == r or ref.startswith(r + ".") for r in removed):
                 continue  # a key the change removes is the removed-key rules' concern
             seen.add(ref)
-            if any(defined(values, tuple(ref.split("."))) for values in documents.values()):
-                continue
-            yield Concern(
-                subject=Subject(SubjectKind.FILE, change.path, change.path, ref),
-                message=f"{change.path}:{line} names the values path {ref}, which no chart's values.yaml defines at head"
-                + _suggestion(ref, documents),
-                delta=Delta.INTRODUCED, location=Location(change.path, line),
-                path=(PathStep("file", change.path, "changed"),
-                      PathStep("values_key", ref, f"named in a {kind} line, defined nowhere")),
-                facts=(Fact("reference", ref), Fact("kind", kind)), scope_paths=(change.path,),
-            )
+            yield change, kind, line, ref
+
+
+def _suggestion(ref: str, documents: dict[str, Mapping[str, Any]]) -> str:
+    paths = sorted({p for values in documents.values() for p in _all_paths(values)})[:_MAX_SUGGESTION_PATHS]
+    close = difflib.get_close_matches(ref, paths, n=1, cutoff=0.8)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    candidates = list(_candidates(ctx))
+    if not candidates:
+        return  # nothing the change adds names a values path: no need to read every chart's values
+    documents = chart_values(ctx)
+    if not documents:
+        return  # no chart's values to compare with: nothing can be said
+    for change, kind, line, ref in candidates:
+        if any(defined(values, tuple(ref.split("."))) for values in documents.values()):
+            continue
+        yield Concern(
+            subject=Subject(SubjectKind.FILE, change.path, change.path, ref),
+            message=f"{change.path}:{line} names the values path {ref}, which no chart's values.yaml defines at head"
+            + _suggestion(ref, documents),
+            delta=Delta.INTRODUCED, location=Location(change.path, line),
+            path=(PathStep("file", change.path, "changed"),
+                  PathStep("values_key", ref, f"named in a {kind} line, defined nowhere")),
+            facts=(Fact("reference", ref), Fact("kind", kind)), scope_paths=(change.path,),
+        )
 
 
 RULE = Rule(
