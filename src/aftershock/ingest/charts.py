@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import posixpath
 from typing import Any, Iterable, Mapping, Protocol
@@ -62,7 +63,7 @@ def _chart(path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...]
 
 def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str, Any]:
     path = posixpath.join(chart_dir, "Chart.yaml")
-    meta = load_one(text, source=f"{path} at {ref_label}")
+    meta = _parsed(text) if _parses(text) else load_one(text, source=f"{path} at {ref_label}")
     if not isinstance(meta, dict):
         raise MalformedInputError(
             "Chart.yaml is not a mapping", where=f"{path} at {ref_label}", hint="fix the chart metadata"
@@ -72,6 +73,21 @@ def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str,
             "Chart.yaml has no name", where=f"{path} at {ref_label}", hint="add `name:` to the chart metadata"
         )
     return meta
+
+
+@functools.lru_cache(maxsize=8192)
+def _parsed(text: str) -> Any:
+    """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones."""
+    return load_one(text, source="Chart.yaml")
+
+
+def _parses(text: str) -> bool:
+    """Whether the text parses; a failing one is parsed again with its path, for the error line."""
+    try:
+        _parsed(text)
+    except MalformedInputError:
+        return False
+    return True
 
 
 def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
 from aftershock.findings.model import Finding
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.tree import EntryKind
 from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import source_files, source_folders, wanted
@@ -46,19 +47,27 @@ def source_texts(review: Review, base_tree: RefSnapshot, head_tree: RefSnapshot)
 
 
 def _read(tree: RefSnapshot, folders: tuple[str, ...], files: tuple[str, ...]) -> dict[str, str]:
-    paths = [p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, folders)] + list(files)
-    texts = {}
-    for path in dict.fromkeys(paths):
-        entry = tree.tree.entries.get(path)
-        if entry is None or (entry.size or 0) > tree.max_file_bytes:
-            continue
+    """The wanted files: plain files in one batch of blob reads, links one by one; a file that is too
+    large, not text, or missing is simply absent to the rules."""
+    paths = dict.fromkeys([p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, folders)] + list(files))
+    entries = {p: e for p in paths if (e := tree.tree.entries.get(p)) is not None and (e.size or 0) <= tree.max_file_bytes}
+    blobs = [p for p, e in entries.items() if e.kind is EntryKind.BLOB]
+    texts = {p: text for p, data in tree.tree.read_many(blobs, max_bytes=tree.max_file_bytes) if (text := _text(data)) is not None}
+    for path in (p for p, e in entries.items() if e.kind is EntryKind.SYMLINK):
         try:
             text = tree.text_or_none(path)
-        except Exception:  # noqa: BLE001 - a file a rule cannot read is simply absent to the rules
+        except Exception:  # noqa: BLE001 - a link a rule cannot read is simply absent to the rules
             continue
         if text is not None:
             texts[path] = text
     return texts
+
+
+def _text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def judge(review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts) -> Judgement:
