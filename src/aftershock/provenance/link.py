@@ -131,11 +131,19 @@ class _Texts:
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.parsed = {path: parse_file(text) for path, text in texts.items()}
         self._indexes: dict[tuple[str, ...], TemplateIndex] = {}
+        # folder -> the files under it, for every folder on every file's path ("" holds them all)
+        self._under: dict[str, list[str]] = {}
+        for path in self.parsed:
+            parts = path.split("/")[:-1]
+            for folder in ["", *("/".join(parts[: i + 1]) for i in range(len(parts)))]:
+                self._under.setdefault(folder, []).append(path)
 
     def index(self, scope: ValueScope) -> TemplateIndex:
+        """The templates of every chart in the scope's tree (those `scope.owner` places in it)."""
         charts = tuple(sorted(scope.prefixes))
         if charts not in self._indexes:
-            files: dict[str, ParsedFile] = {p: f for p, f in self.parsed.items() if scope.owner(p) is not None}
+            inside = {p for chart in charts for p in self._under.get(chart, ())}
+            files: dict[str, ParsedFile] = {p: f for p, f in self.parsed.items() if p in inside}
             self._indexes[charts] = TemplateIndex(files)
         return self._indexes[charts]
 
