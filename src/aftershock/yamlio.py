@@ -27,6 +27,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from aftershock.errors import MalformedInputError
+from aftershock.gostrconv import DIGITS, go_parse_float, go_parse_int
 from aftershock.yamlnodes import C_PARSER_AVAILABLE, COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
 
 __all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
@@ -56,51 +57,15 @@ _BY_TEXT = _spellings_table()
 _RESOLVABLE_TAGS = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
-_DIGITS = {
-    2: re.compile(r"[01]+"),
-    8: re.compile(r"[0-7]*"),  # may be empty: "0" is octal 0
-    10: re.compile(r"[0-9]+"),
-    16: re.compile(r"[0-9a-fA-F]+"),
-}
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2}))"
     r"|(?: [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?))?"
 )
-_INT64 = (-(2**63), 2**63 - 1)
-_UINT64_MAX = 2**64 - 1
 
 
 class _ResolveError(ValueError):
     """A scalar cannot be decoded as its explicit tag says (`!!int abc`)."""
-
-
-def _go_parse_int(text: str, *, signed: bool) -> int | None:
-    """strconv.ParseInt/ParseUint(text, 0, 64): sign, base prefix, range; None when invalid."""
-    body, negative = text, False
-    if signed and body[:1] in ("+", "-"):
-        negative, body = body[0] == "-", body[1:]
-    if not body:
-        return None
-    base = 10
-    if body[0] == "0":
-        prefix = body[1:2].lower()
-        if len(body) >= 3 and prefix in ("b", "o", "x"):
-            base, body = {"b": 2, "o": 8, "x": 16}[prefix], body[2:]
-        else:
-            base, body = 8, body[1:]
-    if not _DIGITS[base].fullmatch(body):
-        return None
-    value = int(body, base) if body else 0
-    value = -value if negative else value
-    low, high = _INT64 if signed else (0, _UINT64_MAX)
-    return value if low <= value <= high else None
-
-
-def _go_parse_float(text: str) -> float | None:
-    """strconv.ParseFloat for already-validated decimal text; an out-of-range value fails."""
-    value = float(text)
-    return None if math.isinf(value) else value
 
 
 def _resolve_numeric(text: str, tag: str) -> tuple[str, Any] | None:
@@ -109,15 +74,15 @@ def _resolve_numeric(text: str, tag: str) -> tuple[str, Any] | None:
         return "timestamp", text  # decoded into interface{} as the original string
     plain = text.replace("_", "")
     for signed in (True, False):
-        number = _go_parse_int(plain, signed=signed)
+        number = go_parse_int(plain, signed=signed)
         if number is not None:
             return "int", number
     if _YAML_STYLE_FLOAT.fullmatch(plain):
-        real = _go_parse_float(plain)
+        real = go_parse_float(plain)
         if real is not None:
             return "float", real
     for prefix, sign in (("0b", 1), ("-0b", -1)):
-        if plain.startswith(prefix) and _DIGITS[2].fullmatch(plain[len(prefix):]):
+        if plain.startswith(prefix) and DIGITS[2].fullmatch(plain[len(prefix):]):
             return "int", sign * int(plain[len(prefix):], 2)
     return None
 
@@ -129,7 +94,7 @@ def _resolve(tag: str, text: str) -> tuple[str, Any]:
         if text in _BY_TEXT:
             return _BY_TEXT[text]
         if hint == "." and _DOT_FLOAT.fullmatch(text):
-            real = _go_parse_float(text)
+            real = go_parse_float(text)
             if real is not None:
                 return "float", real
         elif hint in "+-0123456789":

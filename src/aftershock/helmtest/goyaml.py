@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from aftershock.gostrconv import DIGITS, INT64_MAX, INT64_MIN, go_parse_float, go_parse_int
 from aftershock.yamlnodes import COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
 
 
@@ -37,21 +38,12 @@ for _tag, _value, _spellings in (
 
 _HINTS = frozenset("+-0123456789yYnNtTfFoO~.")
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_GO_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_DIGITS = {
-    2: re.compile(r"[01]+"),
-    8: re.compile(r"[0-7]*"),
-    10: re.compile(r"[0-9]+"),
-    16: re.compile(r"[0-9a-fA-F]+"),
-}
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]{1,9})?(?:Z|[-+][0-9]{2}:[0-9]{2})"
     r"| [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]{1,9})?)?"
 )
 _RESOLVABLE = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-UINT64_MAX = 2**64 - 1
 
 
 class GoYamlError(ValueError):
@@ -63,38 +55,6 @@ class GoUint:
     """An integer above int64 that go-yaml decodes as uint64 (its Go type name matters)."""
 
     value: int
-
-
-def go_parse_int(text: str, *, signed: bool) -> int | None:
-    """strconv.ParseInt/ParseUint(text, 0, 64): sign, base prefix, range; None when invalid."""
-    body, negative = text, False
-    if signed and body[:1] in ("+", "-"):
-        negative, body = body[0] == "-", body[1:]
-    if not body:
-        return None
-    base = 10
-    if body[0] == "0" and len(body) > 1:
-        prefix = body[1].lower()
-        if prefix in ("b", "o", "x"):
-            base, body = {"b": 2, "o": 8, "x": 16}[prefix], body[2:]
-            if not body:
-                return None
-        else:
-            base, body = 8, body[1:]
-    if not _DIGITS[base].fullmatch(body):
-        return None
-    value = int(body, base) if body else 0
-    value = -value if negative else value
-    low, high = (INT64_MIN, INT64_MAX) if signed else (0, UINT64_MAX)
-    return value if low <= value <= high else None
-
-
-def go_parse_float(text: str) -> float | None:
-    """strconv.ParseFloat for decimal text; out of range (infinite) counts as a failure."""
-    if not _GO_FLOAT.fullmatch(text):
-        return None
-    value = float(text)
-    return None if math.isinf(value) else value
 
 
 def _resolve_number(text: str, tag: str) -> tuple[str, Any] | None:
@@ -114,7 +74,7 @@ def _resolve_number(text: str, tag: str) -> tuple[str, Any] | None:
             return "float", real
     for prefix, base in (("0b", 2), ("-0b", 2), ("0o", 8), ("-0o", 8)):
         digits = plain[len(prefix):]
-        if plain.startswith(prefix) and digits and _DIGITS[base].fullmatch(digits):
+        if plain.startswith(prefix) and digits and DIGITS[base].fullmatch(digits):
             value = int(digits, base) * (-1 if prefix.startswith("-") else 1)
             if INT64_MIN <= value <= INT64_MAX:
                 return "int", value
