@@ -72,6 +72,12 @@ TARGETS = (
     _Target(pipeline_charts, "template_repo_path", PARSE),
     _Target(pipeline_charts, "find_unstable_paths", DIFF),
     _Target(pipeline_charts, "diff_objects", DIFF),
+    _Target(pipeline_review, "trace_provenance", "provenance"),
+    _Target(pipeline_review, "probe_override_traps", "override-trap probes"),
+    _Target(pipeline_review, "source_texts", "rules' source texts"),
+    _Target(pipeline_review, "judge", "rules and verdicts"),
+    _Target(pipeline_review, "collect_test_evidence", "test evidence"),
+    _Target(pipeline_review, "plain_manifests", "release following"),
 )
 
 

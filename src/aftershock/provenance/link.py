@@ -21,7 +21,9 @@ from aftershock.model.review import ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 from aftershock.provenance.model import FieldProvenance, TemplateLink, ValuesLink
 from aftershock.provenance.reads import WILDCARD
-from aftershock.provenance.templates import EMPTY, ParsedFile, TemplateAnalysis, TemplateIndex, TemplateRead, parse_file
+from aftershock.provenance.templates import (
+    EMPTY, BodyMemo, ParsedFile, TemplateAnalysis, TemplateIndex, TemplateRead, parse_file,
+)
 
 DEFAULT_SCENARIO = "default"
 
@@ -128,8 +130,9 @@ def scoped_keys(
 class _Texts:
     """Parsed template files of one side, and one index per rendered chart tree."""
 
-    def __init__(self, texts: Mapping[str, str]) -> None:
+    def __init__(self, texts: Mapping[str, str], memo: BodyMemo) -> None:
         self.parsed = {path: parse_file(text) for path, text in texts.items()}
+        self._memo = memo
         self._indexes: dict[tuple[str, ...], TemplateIndex] = {}
         # folder -> the files under it, for every folder on every file's path ("" holds them all)
         self._under: dict[str, list[str]] = {}
@@ -144,7 +147,7 @@ class _Texts:
         if charts not in self._indexes:
             inside = {p for chart in charts for p in self._under.get(chart, ())}
             files: dict[str, ParsedFile] = {p: f for p, f in self.parsed.items() if p in inside}
-            self._indexes[charts] = TemplateIndex(files)
+            self._indexes[charts] = TemplateIndex(files, self._memo)
         return self._indexes[charts]
 
 
@@ -157,7 +160,8 @@ def provenance(
     for chart in review.charts:
         charts.setdefault(chart.path, chart)
     changed = {p for f in review.files for p in (f.path, f.old_path) if p}
-    sides = [_Texts(template_texts)] + ([_Texts(base_texts)] if base_texts is not None else [])
+    memo = BodyMemo()  # both sides and every chart tree: unchanged texts are read once
+    sides = [_Texts(template_texts, memo)] + ([_Texts(base_texts, memo)] if base_texts is not None else [])
     defaults = {(r.chart, r.release): r.changes for r in review.chart_reviews if r.scenario == DEFAULT_SCENARIO}
     found: list[FieldProvenance] = []
     for chart_review in review.chart_reviews:

@@ -9,6 +9,7 @@ space of the chart whose template file is rendered.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -54,6 +55,7 @@ class ParsedFile:
     defines: tuple[tuple[str, tuple[Action, ...]], ...]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_file(text: str) -> ParsedFile:
     """Split a template into its top-level actions and its `define`/`block` bodies. A top-level
     `block` is also a call where it stands."""
@@ -80,10 +82,36 @@ def parse_file(text: str) -> ParsedFile:
     return ParsedFile(tuple(top), tuple(defines))
 
 
+@dataclass(frozen=True)
+class _BodyResult:
+    analysis: TemplateAnalysis  # what the body itself reads, without its calls
+    calls: tuple[Call, ...]
+
+
+class BodyMemo:
+    """What each body reads with a given argument, shared by the indexes of one analysis: a library's
+    named templates are in every chart tree that depends on it, and read the same in each."""
+
+    def __init__(self) -> None:
+        # keyed by the body's identity: it is kept here, so the id stays its own while the memo lives
+        self._results: dict[tuple[int, str, Binding], tuple[tuple[Action, ...], _BodyResult]] = {}
+
+    def result(self, source: str, body: tuple[Action, ...], arg: Binding) -> _BodyResult:
+        key = (id(body), source, arg)
+        hit = self._results.get(key)
+        if hit is None:
+            reads = body_reads(list(body), arg)
+            found = frozenset(TemplateRead(p, source) for p in reads.paths)
+            analysis = TemplateAnalysis(found, frozenset({source}), frozenset(reads.chart_fields))
+            hit = (body, _BodyResult(analysis, tuple(reads.calls)))
+            self._results[key] = hit
+        return hit[1]
+
+
 class TemplateIndex:
     """The template files of one rendered chart tree, parsed once, with their named templates."""
 
-    def __init__(self, files: Mapping[str, ParsedFile]) -> None:
+    def __init__(self, files: Mapping[str, ParsedFile], memo: BodyMemo | None = None) -> None:
         self._tops: dict[str, tuple[Action, ...]] = {path: f.top for path, f in files.items()}
         self._defines: dict[str, list[_Body]] = {}
         for path in sorted(files):
@@ -92,6 +120,7 @@ class TemplateIndex:
         self._memo: dict[tuple[str, str, Binding, str], TemplateAnalysis] = {}
         self._active: set[tuple[str, str, Binding, str]] = set()
         self._visits = 0
+        self._bodies_memo = memo if memo is not None else BodyMemo()
 
     def analyse(self, path: str, chart_path: str) -> TemplateAnalysis:
         """What rendering the template file `path` of the chart at `chart_path` reads."""
@@ -109,10 +138,9 @@ class TemplateIndex:
         self._visits += 1
         result = EMPTY
         for source, body in self._bodies(kind, target):
-            reads = body_reads(list(body), arg)
-            found = frozenset(TemplateRead(p, source) for p in reads.paths)
-            result = result.union(TemplateAnalysis(found, frozenset({source}), frozenset(reads.chart_fields)))
-            for call in reads.calls:
+            body_result = self._bodies_memo.result(source, body, arg)
+            result = result.union(body_result.analysis)
+            for call in body_result.calls:
                 result = result.union(self._call(call, chart_path))
         self._active.discard(key)
         self._memo[key] = result
