@@ -153,7 +153,11 @@ def test_pause_resume_and_review_commands(talk):
     assert incremental.outcome is Outcome.REVIEWED and incremental.detail.startswith(f"incremental review of {newer[:7]}")
     latest = talk.store.latest_review(KEY, ReviewTarget.pull_request(8))
     assert (latest.mode.value, latest.since_sha, latest.base_sha) == ("incremental", talk.head, talk.base)
-    assert f"reviewing what changed since {talk.head[:7]}" in talk.fake.comments_on(REPO, 8)[0]["body"]
+    body = talk.fake.comments_on(REPO, 8)[0]["body"]
+    assert f"reviewing what changed since {talk.head[:7]}" in body
+    # base..head is reviewed; only what since..head reaches is rendered again (not a review of since..head alone)
+    assert f"`{talk.base[:7]}..{newer[:7]}`" in body
+    assert f"The charts changed since {talk.head[:7]} were rendered and compared at both refs" in body
     reviews = [c for c in talk.fake.comments_on(REPO, 8) if c["body"].startswith("<!-- aftershock:review-comment -->")]
     assert len(reviews) == 1
     runs = talk.fake.runs_for(talk.head)

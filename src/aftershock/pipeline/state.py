@@ -28,7 +28,7 @@ from aftershock.findings.model import (
 )
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.pipeline.judge import review_config
+from aftershock.pipeline.judge import Judgement, review_config
 from aftershock.pipeline.review import RenderCallbacks, ReviewRequest, ReviewResult, base_ref, review_change
 from aftershock.render.interface import Renderer
 from aftershock.state.lifecycle import Lifecycle
@@ -180,15 +180,25 @@ def _plan(state: TargetState, repo: GitRepository, subject: _Subject, requested:
     return decide_review_mode(requested, last, current, relation)
 
 
+def presented_judgement(
+    store: StateStore, repository: str, target: ReviewTarget, result: ReviewResult, since_sha: str | None,
+) -> Judgement:
+    """What a report of `result` raises: its findings and those carried forward from the last review,
+    less the dismissed, and verdicts over exactly those (an incremental review says what it rendered)."""
+    judgement = result.judgement
+    preview = store.preview(repository, target, judgement.findings, result.scope or ReviewScope.whole_change())
+    raised = raised_findings(judgement.findings, preview)
+    judged = judge_verdicts(result.review, raised)
+    if since_sha:
+        judged = incremental_rationale(judged, result.review, since_sha)
+    return replace(judgement, findings=raised, verdicts=judged)
+
+
 def _record(state: TargetState, subject: _Subject, plan: ReviewPlan, result: ReviewResult) -> StatefulReview:
     review, judgement = result.review, result.judgement
     scope = result.scope or ReviewScope.whole_change()
-    preview = state.store.preview(state.repository, state.target, judgement.findings, scope)
-    raised = raised_findings(judgement.findings, preview)
-    judged = judge_verdicts(review, raised)
-    if plan.mode is ReviewMode.INCREMENTAL and plan.since_sha:
-        judged = incremental_rationale(judged, review, plan.since_sha)
-    final = replace(judgement, findings=raised, verdicts=judged)
+    since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
+    final = presented_judgement(state.store, state.repository, state.target, result, since)
     status = ReviewStatus.COMPLETE if review.complete else ReviewStatus.PARTIAL
     record = _base_record(state, subject, plan, status)
     record = replace(

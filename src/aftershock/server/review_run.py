@@ -17,7 +17,8 @@ from aftershock.config import load_config
 from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
 from aftershock.model.review import ChartOutcome, Review
-from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
+from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
+from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
 from aftershock.server.fetch import FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, is_ancestor, job_folder
 from aftershock.server.github_api import GitHubClient
@@ -73,11 +74,15 @@ def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key
                                 f"`@{ctx.settings.mention} full review` reviews everything again.")
             return Outcome.REPLIED, plan.reason
         job = _start_check_run(ctx, client, job)
-        request = ReviewRequest(repo=fetched.path, base=plan.since_sha or base, head=job.head_sha,
-                                config_file=config_file if plan.since_sha else None)
+        # An incremental review still reviews base..head; it renders only what since..head reaches.
+        since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
+        request = ReviewRequest(repo=fetched.path, base=base, head=job.head_sha, config_file=config_file, since=since)
         result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
-        review, assessment = result.review, assess(result)
-        recorded = ctx.store.record_review(_record(key, job, base, review, assessment, plan, started_at), _scope(review, plan))
+        # The comment shows what the CLI shows: carried-forward findings too, the dismissed left out.
+        shown = presented_judgement(ctx.store, key, job.pull.target, result, since)
+        review, assessment = result.review, assess(replace(result, judgement=shown))
+        stored = replace(assessment, findings=result.judgement.findings)
+        recorded = ctx.store.record_review(_record(key, job, base, review, stored, plan, started_at), _scope(result))
         publication = Publication(
             job.pull.repository, job.pull.number, ctx.settings.fail_on, ctx.settings.mention, plan.reason,
             f"refs/pull/{job.pull.number}/head" if ctx.settings.upload_sarif else None,
@@ -172,12 +177,10 @@ def _record(
     )
 
 
-def _scope(review: Review, plan: ReviewPlan) -> ReviewScope | None:
-    skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
-    if plan.mode is ReviewMode.INCREMENTAL:
-        return ReviewScope.only(
-            frozenset(r.chart for r in review.chart_reviews), frozenset(f.path for f in review.files),
-            frozenset(c.sha for c in review.commits), skipped,
-        )
-    return None if review.complete else ReviewScope.whole_change(skipped)
+def _scope(result: ReviewResult) -> ReviewScope | None:
+    """What the review examined (the pipeline says: the whole change, or what since..head reaches);
+    None for a complete full review, which the store reads as the whole change."""
+    if not result.scope.whole or not result.review.complete:
+        return result.scope
+    return None
 
