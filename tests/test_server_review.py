@@ -64,4 +64,7 @@ def test_pushes_are_reviewed_with_one_sticky_comment_and_check_runs(tmp_path, fa
     assert [s["commit_sha"] for s in fake.state.sarifs] == [head, head2]
     assert fake.state.sarifs[0]["ref"] == "refs/pull/5/head" and fake.state.sarifs[0]["sarif"]["version"] == "2.1.0"
     assert fake.state.exchanges == 1  # one installation token, cached across both jobs
+    # the push was reviewed incrementally: base..head2, rendering only what head..head2 reaches
+    assert "reviewing what changed since " + head[:7] in comments[0]["body"]
+    assert f"`{base[:7]}..{head2[:7]}`" in comments[0]["body"]
     assert list((tmp_path / "jobs").iterdir()) == []  # per-job clones are deleted

@@ -82,7 +82,9 @@ def _pull_request(delivery_id: str, payload: dict[str, Any], action: str, reposi
     job = ReviewJob(
         delivery_id=delivery_id,
         pull=PullRequestRef(repository, int(number), _installation(payload)),
-        requested=RequestedMode.DEFAULT,
+        # A push to a reviewed pull request renders only what its new commits reach (falling back to a
+        # full review, with the reason, when the last review cannot be a starting point).
+        requested=RequestedMode.SINCE_LAST if action == "synchronize" else RequestedMode.DEFAULT,
         trigger=Trigger.PUSH,
         head_sha=head,
         base_sha=(pr.get("base") or {}).get("sha"),

@@ -22,7 +22,7 @@ from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
 from aftershock.server.fetch import FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, is_ancestor, job_folder
 from aftershock.server.github_api import GitHubClient
-from aftershock.server.jobspec import ReviewJob, job_to_json
+from aftershock.server.jobspec import ReviewJob, Trigger, job_to_json
 from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
@@ -68,7 +68,10 @@ def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key
         base = fetched.merge_base or job.base_sha
         config_file = _base_config(folder, fetched, base)
         plan = _plan(ctx, job, key, fetched, url, token, base, _config_hash(config_file))
-        if plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == job.head_sha:
+        nothing_new = plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == job.head_sha
+        if nothing_new and job.trigger is Trigger.PUSH:  # a redelivered push still gets its check run
+            plan = ReviewPlan(ReviewMode.FULL, f"no new commits since the last review of {job.head_sha[:7]}: reviewing the whole range")
+        elif nothing_new:
             client.post_comment(job.pull.repository, job.pull.number,
                                 f"No new commits since the last review of {job.head_sha[:7]}: the review comment is current. "
                                 f"`@{ctx.settings.mention} full review` reviews everything again.")
