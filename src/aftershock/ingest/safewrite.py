@@ -19,7 +19,8 @@ class SafeWriter:
         dest.mkdir(parents=True, exist_ok=True)
         self._label = label  # the ref being written, for messages
         self._root = Path(os.path.realpath(dest))
-        self._checked: set[Path] = set()
+        self._root_text = str(self._root)
+        self._checked: set[str] = set()
 
     def write_file(self, path: str, data: bytes, *, executable: bool) -> None:
         target = self._target(path, cached=True)
@@ -27,34 +28,39 @@ class SafeWriter:
             descriptor = os.open(
                 target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
             )
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(data)
-                os.fchmod(handle.fileno(), 0o755 if executable else 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(descriptor, view):]
+                os.fchmod(descriptor, 0o755 if executable else 0o644)
+            finally:
+                os.close(descriptor)
         except OSError as error:
             raise self._unwritable(path, error) from error
 
     def write_link(self, path: str, text: str) -> None:
         target = self._target(path, cached=False)  # an earlier link may have changed the way
         try:
-            if target.is_symlink():
-                target.unlink()
+            if os.path.islink(target):
+                os.unlink(target)
             os.symlink(text, target)
         except OSError as error:
             raise self._unwritable(path, error) from error
 
-    def _target(self, path: str, *, cached: bool) -> Path:
+    def _target(self, path: str, *, cached: bool) -> str:
         parts = path.split("/")
         if any(part in ("", ".", "..") for part in parts):
             raise UnsafeRepositoryError(
                 f"unsafe path in the tree: {path!r} at {self._label}",
                 hint="aftershock never writes outside its work folder",
             )
-        target = self._root.joinpath(*parts)
-        if not _inside(Path(os.path.normpath(target)), self._root):
-            raise self._outside(path)
-        if not (cached and target.parent in self._checked):
+        # Without "", "." and ".." the joined path is normal and under the root by its text; the
+        # folders on the way are checked for links leaving the root when first made.
+        target = os.path.join(self._root_text, *parts)
+        parent = os.path.dirname(target)
+        if not (cached and parent in self._checked):
             self._make_folders(path, parts[:-1])
-            self._checked.add(target.parent)
+            self._checked.add(parent)
         return target
 
     def _make_folders(self, path: str, parts: list[str]) -> None:
