@@ -69,6 +69,31 @@ def test_a_second_identical_render_is_a_hit_and_a_changed_template_byte_a_miss(t
     assert "name: release-cn" in changed.manifests["web/templates/cm.yaml"]
 
 
+def test_files_the_charts_helmignore_names_are_not_part_of_the_key(tmp_path, renderer):
+    files_template = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: files\ndata:\n  notes: {{ .Files.Get "NOTES.md" | quote }}\n'
+    chart = write_chart(tmp_path, "web", {"cm.yaml": CONFIGMAP, "files.yaml": files_template})
+    (chart / ".helmignore").write_text("# test suites are not part of the chart\ntests/\n*.bak\n")
+    (chart / "tests").mkdir()
+    (chart / "tests" / "cm_test.yaml").write_text("suite: cm\n")
+    (chart / "NOTES.md").write_text("first\n")
+    before = chart_digest(str(chart))
+    (chart / "tests" / "cm_test.yaml").write_text("suite: cm, edited\n")
+    (chart / "templates" / "old.yaml.bak").write_text("not: a template\n")
+    assert chart_digest(str(chart)) == before  # Helm never loads them
+    cache = caching(renderer, tmp_path / "cache")
+    (first,) = cache.render_many([RenderRequest(str(chart), values={})])
+    (chart / "NOTES.md").write_text("second\n")  # loaded (.Files), so part of the key
+    assert chart_digest(str(chart)) != before
+    (second,) = cache.render_many([RenderRequest(str(chart), values={})])
+    assert (cache.stats.hits, cache.stats.misses) == (0, 2)
+    assert 'notes: "first\\n"' in first.manifests["web/templates/files.yaml"]
+    assert 'notes: "second\\n"' in second.manifests["web/templates/files.yaml"]
+    (chart / ".helmignore").write_text("tests/\n")  # the .bak file is loaded now: a new key
+    changed = chart_digest(str(chart))
+    (chart / "templates" / "old.yaml.bak").unlink()
+    assert chart_digest(str(chart)) != changed
+
+
 def test_values_and_every_request_option_are_part_of_the_key(tmp_path, renderer):
     chart = write_chart(tmp_path, "web", {"cm.yaml": CONFIGMAP})
     cache = caching(renderer, tmp_path / "cache")
@@ -107,6 +132,19 @@ def test_a_chart_that_renders_differently_each_time_is_never_cached_or_merged(tm
     cache.render_many([RenderRequest(str(tpl), values={"v": "{{ now | date \"15:04\" }}"})])
     assert (cache.stats.uncacheable, cache.stats.misses, cache.stats.hits) == (3, 0, 0)
     assert not (tmp_path / "cache").exists()
+
+
+def test_function_names_outside_template_actions_leave_a_chart_cacheable(tmp_path, renderer):
+    crd = "kind: CustomResourceDefinition\nschema:\n  format: date-time  # now and then\n"
+    chart = write_chart(tmp_path, "web", {"cm.yaml": "kind: X\n# rotated now and then\nv: {{ .Values.greeting }}\n"})
+    (chart / "crds").mkdir()
+    (chart / "crds" / "crd.yaml").write_text(crd)
+    cache = caching(renderer, tmp_path / "cache")
+    cache.render_many([RenderRequest(str(chart), values={"date": "2026-11-29"})] * 2)
+    assert (cache.stats.uncacheable, cache.stats.misses, cache.stats.merged) == (0, 1, 1)
+    (chart / "templates" / "cm.yaml").write_text("kind: X\nv: {{- /* a comment */ -}} {{ now | date \"15:04\" }}\n")
+    cache.render_many([RenderRequest(str(chart))])
+    assert cache.stats.uncacheable == 1
 
 
 def test_a_symlinked_subchart_is_part_of_its_parents_key(tmp_path, renderer):

@@ -26,6 +26,14 @@ class HelmIgnore:
         folders = ["/".join(parts[: i + 1]) for i in range(len(parts) - 1)]
         return any(self._ignored(f, is_dir=True) for f in folders) or self._ignored(rel_path, is_dir=False)
 
+    def ignores_folder(self, rel_path: str) -> bool:
+        """True when Helm skips this chart-relative folder (and everything in it) as it walks the chart."""
+        return self._ignored(rel_path, is_dir=True)
+
+    def ignores_file(self, rel_path: str) -> bool:
+        """True for a file Helm leaves out, its folders already walked (see `ignores_folder`)."""
+        return self._ignored(rel_path, is_dir=False)
+
     def _ignored(self, path: str, *, is_dir: bool) -> bool:
         if path.startswith("templates/.") and not is_dir:
             return True  # Helm's built-in rule: hidden files under templates/

@@ -1,8 +1,8 @@
 """A content-addressed render cache: `CachingRenderer` wraps any Renderer and renders each distinct input once.
 
-The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir`,
-symlinks followed, by sorted relative path and bytes, never the folder's absolute path), the
-canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
+The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir` but
+those its `.helmignore` names, symlinks followed, by sorted relative path and bytes, never the folder's
+absolute path), the canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
 version. A chart whose templates may differ between two renders (random, time) is never cached or
 merged: the pipeline renders those twice on purpose. Errors are cached only when Helm would give
 them again (template errors); timeouts, oversize output and dead workers are not.
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
+from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import may_be_nondeterministic
 
@@ -79,17 +80,30 @@ def chart_digest(chart_dir: str) -> tuple[str, bool] | None:
     """
     digest = hashlib.sha256()
     try:
-        volatile = _hash_folder(Path(chart_dir), "", digest, frozenset())
-    except (OSError, _Unhashable):
+        ignore = _chart_ignore(Path(chart_dir))
+        volatile = _hash_folder(Path(chart_dir), "", digest, frozenset(), ignore)
+    except (OSError, UnicodeDecodeError, _Unhashable):
         return None
     return digest.hexdigest(), volatile
+
+
+def _chart_ignore(chart_dir: Path) -> HelmIgnore:
+    """The chart's .helmignore: Helm loads no file it names (its rules apply to the whole walk of
+    the chart's folder, subcharts' files included), so those files cannot change a render."""
+    try:
+        text = (chart_dir / ".helmignore").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    return parse_helmignore(text)
 
 
 class _Unhashable(Exception):
     pass
 
 
-def _hash_folder(folder: Path, prefix: str, digest: Any, ancestors: frozenset[tuple[int, int]]) -> bool:
+def _hash_folder(
+    folder: Path, prefix: str, digest: Any, ancestors: frozenset[tuple[int, int]], ignore: HelmIgnore,
+) -> bool:
     info = folder.stat()
     identity = (info.st_dev, info.st_ino)
     if identity in ancestors:
@@ -100,8 +114,11 @@ def _hash_folder(folder: Path, prefix: str, digest: Any, ancestors: frozenset[tu
         path, relative = folder / name, prefix + name
         mode = path.stat().st_mode  # follows symlinks, as Helm's loader does
         if stat.S_ISDIR(mode):
-            volatile |= _hash_folder(path, relative + "/", digest, ancestors)
+            if not ignore.ignores_folder(relative):
+                volatile |= _hash_folder(path, relative + "/", digest, ancestors, ignore)
         elif stat.S_ISREG(mode):
+            if ignore.ignores_file(relative):
+                continue
             data = path.read_bytes()
             digest.update(b"F%d:%s\0%d:" % (len(relative.encode()), relative.encode(), len(data)))
             digest.update(data)

@@ -14,6 +14,7 @@ _NONDETERMINISTIC = re.compile(
     r"genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|genSignedCertWithKey|"
     r"htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
 )
+_ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,14 @@ def dependency_closure(chart: Chart, charts: Mapping[str, Chart]) -> tuple[str, 
 
 
 def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
-    """True when a template calls a function whose output changes from one render to the next."""
-    return any(_NONDETERMINISTIC.search(text) for text in template_texts)
+    """True when a template may call a function whose output changes from one render to the next:
+    its name inside a `{{ ... }}` action (words in YAML text, such as `format: date-time` in a CRD,
+    call nothing). Also for values texts, which `tpl` may render."""
+    return any(
+        _NONDETERMINISTIC.search(action)
+        for text in template_texts if "{{" in text
+        for action in _ACTION.findall(text)
+    )
 
 
 def template_repo_path(helm_path: str, chart: Chart, charts: Mapping[str, Chart]) -> str:
