@@ -14,7 +14,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -88,6 +88,8 @@ class GitRepository:
     """A repository on disk; `root` is its top-level folder (the git folder when bare)."""
 
     root: Path
+    # full commit shas already verified: an object never changes, so asking git again is waste
+    _commits: set[str] = field(default_factory=set, compare=False, repr=False, hash=False)
 
     @classmethod
     def open(cls, path: Path | str) -> GitRepository:
@@ -112,6 +114,8 @@ class GitRepository:
 
     def resolve(self, ref: str) -> str:
         """The full sha of the commit `ref` names."""
+        if ref in self._commits:
+            return ref
         completed = self._call(
             ("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
         )
@@ -121,6 +125,7 @@ class GitRepository:
                 f"unknown git ref: {ref!r} in {self.root}",
                 hint="check the branch, tag or sha; fetch it first if it only exists on a remote",
             )
+        self._commits.add(sha)
         return sha
 
     def default_branch(self) -> str | None:

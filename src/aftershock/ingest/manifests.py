@@ -52,8 +52,13 @@ def _in_a_chart(path: str, folders: set[str]) -> bool:
     """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
     if "" in folders:
         return True
-    parts = path.split("/")[:-1]
-    return any("/".join(parts[: i + 1]) in folders for i in range(len(parts)))
+    cut = path.rfind("/")
+    while cut > 0:
+        path = path[:cut]
+        if path in folders:
+            return True
+        cut = path.rfind("/")
+    return False
 
 
 def _text(tree: RefSnapshot, path: str) -> str | None:

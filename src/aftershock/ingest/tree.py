@@ -101,6 +101,20 @@ def _entry_kind(mode: str, kind: str) -> EntryKind:
     return EntryKind.SYMLINK if mode == "120000" else EntryKind.BLOB
 
 
+def _folders(paths: Iterable[str]) -> frozenset[str]:
+    """Every folder on the way to each path; each folder's own parents are walked once."""
+    folders: set[str] = set()
+    for path in paths:
+        cut = path.rfind("/")
+        while cut > 0:
+            parent = path[:cut]
+            if parent in folders:
+                break
+            folders.add(parent)
+            cut = parent.rfind("/")
+    return frozenset(folders)
+
+
 def _normalize(path: str) -> str:
     path = path.strip("/")
     return "" if path == "." else path
@@ -116,11 +130,10 @@ class Tree:
         self.commit = commit
         self._entries = MappingProxyType(dict(entries))
         self._sorted = sorted(self._entries)
-        self._dirs = frozenset(
-            path[:index] for path in self._entries for index, char in enumerate(path) if char == "/"
-        )
+        self._dirs = _folders(self._entries)
         self._reader = reader
         self._link_targets: dict[str, str] | None = None
+        self._resolutions: dict[str, Resolution] = {}  # the tree never changes: each path resolves once
 
     @classmethod
     def load(cls, repo: GitRepository, ref: str, reader: BlobReader) -> Tree:
@@ -156,6 +169,14 @@ class Tree:
         Raises UnsafeRepositoryError when a link is absolute or climbs above the root; a link to a
         missing path is fine (the result then does not exist).
         """
+        known = self._resolutions.get(path)
+        if known is not None:
+            return known
+        resolution = self._resolve(path)
+        self._resolutions[path] = resolution
+        return resolution
+
+    def _resolve(self, path: str) -> Resolution:
         # Each component remembers the link whose text it came from, to name the culprit.
         pending: deque[tuple[str, str | None]] = deque(
             (part, None) for part in _normalize(path).split("/")
