@@ -116,6 +116,12 @@ def test_normalize_drops_noise_without_touching_the_original():
     normal = normalize(original)
     assert normal.body["spec"]["template"]["metadata"] == {"labels": {"app": "web"}, "annotations": {"keep": "me"}}
     assert original.body["spec"]["template"]["metadata"]["annotations"]["checksum/config"] == "aaa"
+    claim = {"metadata": {"name": "data", "labels": {"helm.sh/chart": "db-1.0.0", "tier": "db"}}}
+    stateful = make("StatefulSet", "db", {"spec": {"volumeClaimTemplates": [claim]}}, api_version="apps/v1")
+    assert normalize(stateful).body["spec"]["volumeClaimTemplates"][0]["metadata"]["labels"] == {"tier": "db"}
+    assert claim["metadata"]["labels"] == {"helm.sh/chart": "db-1.0.0", "tier": "db"}
+    quiet = config_map("c", {"a": "b"}, labels={"app": "web"})
+    assert normalize(quiet) is quiet  # nothing to drop: nothing copied
 
 
 def test_added_and_removed_objects_in_kind_then_key_order():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -471,3 +472,18 @@ def test_a_malicious_repository_runs_nothing(tmp_path: Path) -> None:
         check_symlinks(tree)
         materialize(tree, ["c"], tmp_path / "out", max_file_bytes=100)
     assert sorted(p.name for p in markers.iterdir() if not p.suffix) == []
+
+
+def test_blob_reader_answers_a_blob_read_before_from_memory_within_its_bound(tmp_path):
+    repo = make_repo(tmp_path)
+    head = commit(repo, {"small.txt": "tiny\n", "big.txt": "x" * 5000}, "files")
+    opened = GitRepository.open(repo)
+    with BlobReader(opened, cache_bytes=1000) as reader:
+        tree = Tree.load(opened, head, reader)
+        small, big = tree.entries["small.txt"].sha, tree.entries["big.txt"].sha
+        assert dict(reader.read_many([small, big, small])) == {small: b"tiny\n", big: b"x" * 5000}
+        reader.close()
+        shutil.rmtree(repo / ".git")  # git can answer nothing now: only what was kept can be read
+        assert reader.read(small) == b"tiny\n"
+        with pytest.raises(GitError):
+            reader.read(big)  # over the bound: never kept

@@ -34,17 +34,59 @@ _POD_TEMPLATE_METADATA: tuple[tuple[str, ...], ...] = (
     ("spec", "template", "metadata"),
     ("spec", "jobTemplate", "spec", "template", "metadata"),
 )
+_META_PATHS = (("metadata",), *_POD_TEMPLATE_METADATA)
 
 
 def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> RenderedObject:
-    """A copy of `obj` with Helm noise dropped and its unstable paths removed."""
+    """`obj` with Helm noise dropped and its unstable paths removed. The original is never edited:
+    what changes is copied (the whole body when unstable paths go; else only the maps on the way
+    to the noise), and the rest is shared, read-only, with it."""
+    own = sorted(path for key, path in unstable if key == obj.key)
+    if not own:
+        body = _without_noise(obj.body)
+        return obj if body is obj.body else replace(obj, body=body)
     body = thaw(obj.body)
     for meta in _object_metas(body):
         _drop_noise(meta)
-    for key, path in sorted(unstable, key=lambda item: item[1]):
-        if key == obj.key:
-            _remove_path(body, parse_path(path))
+    for path in own:
+        _remove_path(body, parse_path(path))
     return replace(obj, body=body)
+
+
+def _without_noise(body: Any) -> Any:
+    """`body` itself when no ObjectMeta in it carries noise, else a copy of the maps leading to each noisy one."""
+    if not is_map(body):
+        return body
+    result = body
+    for path in _META_PATHS:
+        meta = _lookup(result, path)
+        if is_map(meta) and _has_noise(meta):
+            result = _replaced(result, path, _quiet(meta))
+    claims = _lookup(result, ("spec", "volumeClaimTemplates"))
+    if is_list(claims) and any(is_map(c) and is_map(c.get("metadata")) and _has_noise(c["metadata"]) for c in claims):
+        quiet = [_replaced(c, ("metadata",), _quiet(c["metadata"])) if is_map(c) and is_map(c.get("metadata")) else c
+                 for c in claims]
+        result = _replaced(result, ("spec", "volumeClaimTemplates"), quiet)
+    return result
+
+
+def _has_noise(meta: Any) -> bool:
+    labels, annotations = meta.get("labels"), meta.get("annotations")
+    return (is_map(labels) and any(isinstance(k, str) and k in NOISE_LABELS for k in labels)) or (
+        is_map(annotations) and any(isinstance(k, str) and k.startswith(NOISE_ANNOTATION_PREFIXES) for k in annotations))
+
+
+def _quiet(meta: Any) -> dict[str, Any]:
+    copy = dict(meta)
+    _drop_noise(copy)
+    return copy
+
+
+def _replaced(body: Any, keys: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A copy of the maps along `keys` (which all exist) with `value` at the end."""
+    copy = dict(body)
+    copy[keys[0]] = value if len(keys) == 1 else _replaced(body[keys[0]], keys[1:], value)
+    return copy
 
 
 def find_unstable_paths(first: Sequence[RenderedObject], second: Sequence[RenderedObject]) -> UnstablePaths:

@@ -8,7 +8,8 @@ One deliberate difference from Go: NaN equals NaN, so a NaN never shows as a cha
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable, Mapping
+from collections.abc import Hashable, Mapping
+from typing import Any
 
 
 def is_map(value: Any) -> bool:

@@ -9,7 +9,8 @@ Role -> RoleBinding -> ServiceAccount).
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Iterator
 
 from aftershock.model.objects import ObjectKey, RenderedObject
 

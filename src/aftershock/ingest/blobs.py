@@ -18,14 +18,19 @@ from aftershock.ingest.git import GitRepository
 # Requests written before reading the answers; 128 short lines never fill stdin's pipe.
 _WINDOW = 128
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+DEFAULT_CACHE_BYTES = 64 * 2**20
 
 
 class BlobReader:
     """Reads blobs of one repository; use as a context manager or call close()."""
 
-    def __init__(self, repo: GitRepository) -> None:
+    def __init__(self, repo: GitRepository, *, cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self._repo = repo
         self._process: subprocess.Popen[bytes] | None = None
+        # Blobs read before, by sha (an object never changes): a review reads most files of both
+        # refs more than once, and two refs share most of their blobs. Filled up to `cache_bytes`.
+        self._cache: dict[str, bytes] = {}
+        self._cache_room = cache_bytes
 
     def __enter__(self) -> BlobReader:
         return self
@@ -51,7 +56,18 @@ class BlobReader:
                 raise GitError(f"not an object id: {sha!r}", hint="report this as a bug")
         for start in range(0, len(pending), _WINDOW):
             window = pending[start : start + _WINDOW]
-            yield from zip(window, self._read_window(window), strict=True)
+            missing = [sha for sha in dict.fromkeys(window) if sha not in self._cache]
+            read = dict(zip(missing, self._read_window(missing), strict=True)) if missing else {}
+            for sha in window:
+                data = read.get(sha)
+                yield sha, self._cache[sha] if data is None else data
+            for sha, data in read.items():
+                self._remember(sha, data)
+
+    def _remember(self, sha: str, data: bytes) -> None:
+        if len(data) <= self._cache_room:
+            self._cache[sha] = data
+            self._cache_room -= len(data)
 
     def close(self) -> None:
         process, self._process = self._process, None

@@ -39,7 +39,8 @@ class SafeWriter:
             raise self._unwritable(path, error) from error
 
     def write_link(self, path: str, text: str) -> None:
-        target = self._target(path, cached=False)  # an earlier link may have changed the way
+        self._checked.clear()  # a link may stand where a folder was verified: check every way again
+        target = self._target(path, cached=False)
         try:
             if os.path.islink(target):
                 os.unlink(target)
@@ -65,19 +66,22 @@ class SafeWriter:
 
     def _make_folders(self, path: str, parts: list[str]) -> None:
         """Creates the folders of `path` one by one, never through a link that leaves the root."""
-        folder = self._root
+        folder = self._root_text
         for part in parts:
-            folder = folder / part
+            folder = os.path.join(folder, part)
+            if folder in self._checked:
+                continue  # made or verified before, and no link has been written since
             try:
-                if folder.is_symlink():
-                    real = Path(os.path.realpath(folder))
-                    if not _inside(real, self._root):
+                if os.path.islink(folder):
+                    real = os.path.realpath(folder)
+                    if not _inside(Path(real), self._root):
                         raise self._outside(path)
-                    real.mkdir(parents=True, exist_ok=True)
-                elif not folder.is_dir():
-                    folder.mkdir()
+                    os.makedirs(real, exist_ok=True)
+                elif not os.path.isdir(folder):
+                    os.mkdir(folder)
             except OSError as error:
                 raise self._unwritable(path, error) from error
+            self._checked.add(folder)
 
     def _outside(self, path: str) -> UnsafeRepositoryError:
         return UnsafeRepositoryError(

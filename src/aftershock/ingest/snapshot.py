@@ -22,9 +22,16 @@ class RefSnapshot:
 
     @classmethod
     @contextmanager
-    def open(cls, repo: GitRepository, sha: str, label: str, max_file_bytes: int) -> Iterator[RefSnapshot]:
-        with BlobReader(repo) as reader:
+    def open(
+        cls, repo: GitRepository, sha: str, label: str, max_file_bytes: int, reader: BlobReader | None = None,
+    ) -> Iterator[RefSnapshot]:
+        """The snapshot of `sha`; `reader`, when given, is shared (two refs share most blobs) and
+        stays open afterwards; otherwise one is opened and closed here."""
+        if reader is not None:
             yield cls(Tree.load(repo, sha, reader), label, max_file_bytes)
+            return
+        with BlobReader(repo) as own:
+            yield cls(Tree.load(repo, sha, own), label, max_file_bytes)
 
     def check_safe(self) -> None:
         """Refuse the ref when any symlink leaves the repository (raises UnsafeRepositoryError)."""

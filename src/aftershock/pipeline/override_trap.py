@@ -71,8 +71,9 @@ def probe_override_traps(
     """
     charts = {chart.path: chart for chart in review.charts}
     changed = {path for f in review.files for path in (f.path, f.old_path) if path}
+    sites = _MergeSites()
     candidates = sorted(
-        (c for r in _probed_reviews(review) for c in _candidates(review, r, charts, changed, base_root, head_root)),
+        (c for r in _probed_reviews(review) for c in _candidates(review, r, charts, changed, (base_root, head_root), sites)),
         key=lambda c: (c.chart.path, c.values_path, c.override),
     )
     settings = RenderSettings(review.options.release_name, review.options.namespace, review.options.kube_version)
@@ -108,18 +109,19 @@ def _probed_reviews(review: Review) -> Iterator[ChartReview]:
 
 def _candidates(
     review: Review, chart_review: ChartReview, charts: Mapping[str, Chart], changed: set[str],
-    base_root: Path, head_root: Path,
+    roots: tuple[Path, Path], merge_sites: _MergeSites,
 ) -> Iterator[_Candidate]:
+    base_root, head_root = roots
     chart = charts.get(chart_review.chart)
     if chart is None:
         return
-    sites = _merge_sites(head_root, chart, charts)
+    sites = merge_sites.of_chart(head_root, chart, charts)
     if not sites:
         return
     values_file = _join(chart.path, "values.yaml")
     text = _read(head_root / values_file)
     touched = {c.path for c in review.values_changes if c.file == values_file}
-    base_sites = _merge_sites(base_root, chart, charts) if chart_review.base.status is RenderStatus.OK else []
+    base_sites = merge_sites.of_chart(base_root, chart, charts) if chart_review.base.status is RenderStatus.OK else []
     base_lists = dict(default_lists(_values(_read(base_root / values_file)))) if base_sites else {}
     seen: set[tuple[Pattern, Pattern]] = set()
     for path, entries in default_lists(_values(text)):
@@ -202,18 +204,34 @@ def _same_entry(entry: Any, rendered: Any, identity: str | None) -> bool:
     return deep_equal(entry, rendered)
 
 
-def _merge_sites(root: Path, chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[MergeSite, MergeCall]]:
-    """The merge calls of the chart's templates and of the library charts it includes."""
-    folders = [p for p in dependency_closure(chart, charts) if p == chart.path or _is_library(charts.get(p))]
+class _MergeSites:
+    """The merge calls of each template folder, found once per review: a library's are in every
+    chart that includes it."""
+
+    def __init__(self) -> None:
+        self._by_folder: dict[tuple[Path, str], list[tuple[MergeSite, MergeCall]]] = {}
+
+    def of_chart(self, root: Path, chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[MergeSite, MergeCall]]:
+        """The merge calls of the chart's templates and of the library charts it includes."""
+        folders = [p for p in dependency_closure(chart, charts) if p == chart.path or _is_library(charts.get(p))]
+        return [site for folder in folders for site in self._of_folder(root, folder)]
+
+    def _of_folder(self, root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
+        key = (root, folder)
+        if key not in self._by_folder:
+            self._by_folder[key] = _folder_sites(root, folder)
+        return self._by_folder[key]
+
+
+def _folder_sites(root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
+    templates = root / folder / "templates" if folder else root / "templates"
+    files = templates.rglob("*") if templates.is_dir() else ()
     sites = []
-    for folder in folders:
-        templates = root / folder / "templates" if folder else root / "templates"
-        files = templates.rglob("*") if templates.is_dir() else ()
-        for file in sorted(p for p in files if p.is_file() and p.suffix in _TEMPLATE_SUFFIXES):
-            template = _join(folder, "templates/" + file.relative_to(templates).as_posix())
-            for call in merge_calls(_read(file)):
-                site = MergeSite(template, call.line, call.function, pattern_text(call.defaults), pattern_text(call.overrides))
-                sites.append((site, call))
+    for file in sorted(p for p in files if p.is_file() and p.suffix in _TEMPLATE_SUFFIXES):
+        template = _join(folder, "templates/" + file.relative_to(templates).as_posix())
+        for call in merge_calls(_read(file)):
+            site = MergeSite(template, call.line, call.function, pattern_text(call.defaults), pattern_text(call.overrides))
+            sites.append((site, call))
     return sites
 
 

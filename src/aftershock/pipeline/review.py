@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
+from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
@@ -124,8 +125,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
     commits = repo.commits(base.sha, head.sha)
     files = repo.file_changes(base.sha, head.sha)
     with ExitStack() as stack:
-        base_tree = stack.enter_context(RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes))
-        head_tree = stack.enter_context(RefSnapshot.open(repo, head.sha, f"head {head.sha[:7]}", request.max_file_bytes))
+        blobs = stack.enter_context(BlobReader(repo))
+        base_tree = stack.enter_context(RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes, blobs))
+        head_tree = stack.enter_context(RefSnapshot.open(repo, head.sha, f"head {head.sha[:7]}", request.max_file_bytes, blobs))
         for tree in (base_tree, head_tree):
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)

@@ -146,7 +146,7 @@ class _Texts:
         charts = tuple(sorted(scope.prefixes))
         if charts not in self._indexes:
             inside = {p for chart in charts for p in self._under.get(chart, ())}
-            files: dict[str, ParsedFile] = {p: f for p, f in self.parsed.items() if p in inside}
+            files: dict[str, ParsedFile] = {p: self.parsed[p] for p in sorted(inside)}
             self._indexes[charts] = TemplateIndex(files, self._memo)
         return self._indexes[charts]
 

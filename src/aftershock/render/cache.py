@@ -25,7 +25,8 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest

@@ -8,9 +8,11 @@ overrides, so a rule never builds a Finding itself.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+from collections import abc
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
 
@@ -39,10 +41,41 @@ class RuleDoc:
 class SourceTexts:
     """Repository files as text at base and head (repository path -> text), for rules that read
     sources (values, templates, tests, schema, docs). Empty when the caller provides none; rules
-    needing a file that is absent here skip it."""
+    needing a file that is absent here skip it. Kept as `SourceFiles`, which list a folder fast."""
 
     base: Mapping[str, str] = field(default_factory=dict)
     head: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for side in ("base", "head"):
+            texts = getattr(self, side)
+            if not isinstance(texts, SourceFiles):
+                object.__setattr__(self, side, SourceFiles(texts))
+
+
+class SourceFiles(abc.Mapping[str, str]):
+    """An unchanging path -> text map whose paths are kept sorted, so a folder's files are a slice."""
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self._texts = dict(texts)
+        self._paths = sorted(self._texts)
+
+    def __getitem__(self, path: str) -> str:
+        return self._texts[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def under(self, prefix: str) -> list[str]:
+        """The paths starting with `prefix`, sorted."""
+        start = bisect.bisect_left(self._paths, prefix)
+        end = start
+        while end < len(self._paths) and self._paths[end].startswith(prefix):
+            end += 1
+        return self._paths[start:end]
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping
 
 from aftershock.diff.paths import KeySegment, Segment, format_path
@@ -33,6 +33,8 @@ class PodSpec:
     prefix: tuple[Segment, ...]
     metadata: Mapping[str, Any]
     metadata_prefix: tuple[Segment, ...]
+    # what helpers derive from the spec, kept for the other rules that ask (the index shares one PodSpec)
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
         return format_path((*self.prefix, *(KeySegment(key) for key in keys)))
@@ -81,9 +83,14 @@ def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
 
 
 def containers_of(pod: PodSpec) -> Iterator[Container]:
-    for list_name in CONTAINER_LISTS:
-        for segment, name, body in named_entries(pod.spec.get(list_name)):
-            yield Container(list_name, name, body, (*pod.prefix, KeySegment(list_name), segment))
+    found = pod.derived.get("containers")
+    if found is None:
+        found = pod.derived["containers"] = tuple(
+            Container(list_name, name, body, (*pod.prefix, KeySegment(list_name), segment))
+            for list_name in CONTAINER_LISTS
+            for segment, name, body in named_entries(pod.spec.get(list_name))
+        )
+    return iter(found)
 
 
 def pod_security_context(pod: PodSpec) -> Mapping[str, Any]:

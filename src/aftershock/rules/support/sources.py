@@ -10,13 +10,14 @@ import yaml
 
 from aftershock.model.review import Review
 from aftershock.model.units import ChartType
+from aftershock.rules.model import SourceFiles
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def files_under(texts: Mapping[str, str], folder: str, suffixes: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
     prefix = folder.rstrip("/") + "/" if folder else ""
-    for path in sorted(texts):
+    for path in texts.under(prefix) if isinstance(texts, SourceFiles) else sorted(texts):
         if path.startswith(prefix) and (not suffixes or path.endswith(suffixes)):
             yield path, texts[path]
 
