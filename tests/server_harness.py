@@ -100,6 +100,19 @@ def pull_request_payload(full_name: str, number: int, head: str, base: str, acti
     }
 
 
+def rerun_payload(full_name: str, number: int, head: str, base: str, app_id: int = 42, installation: int = 7) -> dict[str, Any]:
+    """A check_run `rerequested` delivery ("Re-run" on the check run of `head`), shaped as GitHub sends it."""
+    return {
+        "action": "rerequested",
+        "check_run": {"id": 901, "head_sha": head, "status": "completed", "conclusion": "failure",
+                      "app": {"id": app_id, "slug": "aftershock"},
+                      "pull_requests": [{"number": number, "head": {"sha": head, "ref": "feature"},
+                                         "base": {"sha": base, "ref": "main"}}]},
+        "repository": {"full_name": full_name}, "installation": {"id": installation},
+        "sender": {"login": "grace", "type": "User"},
+    }
+
+
 def comment_payload(full_name: str, number: int, body: str, login: str = "ada", installation: int = 7,
                     comment_id: int = 555) -> dict[str, Any]:
     return {

@@ -10,7 +10,8 @@ import pytest
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
-from server_harness import deliver, pull_request_payload, service_settings, start_service, wait_for
+from server_harness import deliver, pull_request_payload, rerun_payload, service_settings, start_service, wait_for
+from aftershock.server.events import IntakeKind, RoutingOptions, route
 from aftershock.server.ledger import Outcome
 from aftershock.server.publish import COMMENT_MARKER
 
@@ -68,3 +69,40 @@ def test_pushes_are_reviewed_with_one_sticky_comment_and_check_runs(tmp_path, fa
     assert "reviewing what changed since " + head[:7] in comments[0]["body"]
     assert f"`{base[:7]}..{head2[:7]}`" in comments[0]["body"]
     assert list((tmp_path / "jobs").iterdir()) == []  # per-job clones are deleted
+
+
+def test_a_rerun_of_our_check_run_reviews_that_commit_again_in_full(tmp_path, fake, key):
+    repo = make_repo(tmp_path / "work")
+    base = commit(repo, app_chart("charts/app", "app"), "base")
+    head = commit(repo, {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "more replicas")
+    fake.serve_repository(REPO, repo)
+    running = start_service(service_settings(fake, key, tmp_path))
+    try:
+        with httpx.Client() as client:
+            deliver(client, running.url, "pull_request", pull_request_payload(REPO, 5, head, base), "d-1")
+            assert wait_for(lambda: _outcome(running, "d-1"), 120, "the first review") is Outcome.REVIEWED
+            answer = deliver(client, running.url, "check_run", rerun_payload(REPO, 5, head, base), "d-2")
+            assert answer.status_code == 202 and answer.json()["outcome"] == "accepted"
+            assert wait_for(lambda: _outcome(running, "d-2"), 120, "the re-run") is Outcome.REVIEWED
+        row = running.service.ledger.get("d-2")
+        assert row.job["requested"] == "full" and row.job["requested_by"] == "grace"
+    finally:
+        running.stop()
+    first, again = fake.runs_for(head)  # the re-run has a check run of its own
+    assert again.statuses == ["queued", "in_progress", "completed"] and again.output["title"].startswith("Merge risk")
+    assert "full review requested" in fake.comments_on(REPO, 5)[0]["body"]
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"app_id": 7}, "another app"),
+    ({"action": "completed"}, "needs no review"),
+    ({"pull_requests": []}, "no pull request"),
+])
+def test_a_rerun_is_ignored_unless_it_is_of_our_check_run_on_a_pull_request(change, reason):
+    payload = rerun_payload(REPO, 5, "a" * 40, "b" * 40, app_id=change.get("app_id", 42))
+    payload["action"] = change.get("action", "rerequested")
+    if "pull_requests" in change:
+        payload["check_run"]["pull_requests"] = change["pull_requests"]
+    intake = route("check_run", "d-9", payload, RoutingOptions(app_id="42"))
+    assert intake.kind is IntakeKind.IGNORE and reason in intake.reason
+    assert route("check_run", "d-9", rerun_payload(REPO, 5, "a" * 40, "b" * 40), RoutingOptions()).kind is IntakeKind.IGNORE

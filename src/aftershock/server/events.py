@@ -27,6 +27,7 @@ class IntakeKind(str, enum.Enum):
 class RoutingOptions:
     mention: str = "aftershock"
     review_drafts: bool = False
+    app_id: str | None = None  # this GitHub App's id: a re-run is honoured for its own check runs only
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ def route(event: str, delivery_id: str, payload: Any, options: RoutingOptions) -
         intake = _pull_request(delivery_id, payload, action, repository, options)
     elif event == "issue_comment":
         intake = _issue_comment(delivery_id, payload, action, repository, options)
+    elif event == "check_run":
+        intake = _check_run(delivery_id, payload, action, repository, options)
     else:
         return Intake(IntakeKind.IGNORE, f"event {event or '(none)'} is not handled", action, repository)
     if intake.job is not None and intake.job.pull.installation_id is None:
@@ -116,3 +119,27 @@ def _issue_comment(delivery_id: str, payload: dict[str, Any], action: str, repos
     else:
         job = CommandJob(delivery_id, pull, command, login, int(comment.get("id") or 0))
     return Intake(IntakeKind.JOB, f"command {command.kind.value}", action, repository, name, None, job)
+
+
+def _check_run(delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions) -> Intake:
+    """"Re-run" on one of our check runs: a full review of that commit of the pull request it belongs to."""
+    run = payload.get("check_run") or {}
+    if action != "rerequested":
+        return Intake(IntakeKind.IGNORE, f"check_run {action} needs no review", action, repository)
+    if options.app_id is None or str((run.get("app") or {}).get("id") or "") != options.app_id:
+        return Intake(IntakeKind.IGNORE, "re-run of a check run of another app", action, repository)
+    pulls = [p for p in run.get("pull_requests") or () if isinstance(p, dict) and p.get("number")]
+    head = run.get("head_sha")
+    if not pulls or not head:
+        return Intake(IntakeKind.IGNORE, "re-run of a check run on no pull request", action, repository)
+    number = int(pulls[0]["number"])
+    job = ReviewJob(
+        delivery_id=delivery_id,
+        pull=PullRequestRef(repository, number, _installation(payload)),
+        requested=RequestedMode.FULL,
+        trigger=Trigger.PUSH,  # like a push: it names the commit, and gets a check run of its own
+        head_sha=str(head),
+        base_sha=(pulls[0].get("base") or {}).get("sha"),
+        requested_by=str((payload.get("sender") or {}).get("login") or ""),
+    )
+    return Intake(IntakeKind.JOB, "check_run rerequested", action, repository, str(number), str(head), job)

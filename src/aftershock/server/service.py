@@ -47,7 +47,8 @@ class WebhookService:
         self.access = access
         self.metrics = metrics
         self._embedded = embedded_queue
-        self._routing = RoutingOptions(settings.mention, settings.review_drafts)
+        self._routing = RoutingOptions(settings.mention, settings.review_drafts,
+                                       settings.app.app_id if settings.app is not None else None)
 
     def accept(self, event: str, delivery_id: str, payload: object) -> Accepted:
         intake = self._paused(route(event, delivery_id, payload, self._routing))
