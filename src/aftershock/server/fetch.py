@@ -11,10 +11,12 @@ the folder is deleted when the job ends, whatever happened.
 from __future__ import annotations
 
 import base64
+import fcntl
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,9 @@ from urllib.parse import urlsplit
 from aftershock.errors import GitError
 
 FETCH_TIMEOUT_SECONDS = 600
+JOB_FOLDER_PREFIX = "aftershock-job-"
+ABANDONED_AFTER_SECONDS = 60.0
+_OWNER_FILE = ".owner.lock"
 MAX_DEEPENINGS = 6  # depth doubles each time; then the whole history is fetched
 
 
@@ -35,14 +40,46 @@ class FetchedCommits:
 
 @contextmanager
 def job_folder(work_dir: Path, label: str) -> Iterator[Path]:
-    """A fresh folder for one job, removed afterwards even when the job fails."""
+    """A fresh folder for one job, removed afterwards even when the job fails.
+
+    The job holds a lock on a file in it while it runs; folders whose lock nobody holds (their worker
+    was killed) are removed by the next job that starts.
+    """
     work_dir.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_job_folders(work_dir)
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:60]
-    folder = Path(tempfile.mkdtemp(prefix=f"aftershock-job-{safe}-", dir=work_dir))
+    folder = Path(tempfile.mkdtemp(prefix=f"{JOB_FOLDER_PREFIX}{safe}-", dir=work_dir))
+    owner = os.open(folder / _OWNER_FILE, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
     try:
+        fcntl.flock(owner, fcntl.LOCK_EX)
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        os.close(owner)
+
+
+def remove_abandoned_job_folders(work_dir: Path, *, min_age_seconds: float = ABANDONED_AFTER_SECONDS) -> list[Path]:
+    """Remove the job folders left by killed workers: no process holds their lock. A folder younger
+    than `min_age_seconds` is left alone (its job may not have taken its lock yet)."""
+    removed = []
+    for folder in sorted(work_dir.glob(f"{JOB_FOLDER_PREFIX}*")):
+        try:
+            if not folder.is_dir() or time.time() - folder.stat().st_mtime < min_age_seconds:
+                continue
+            owner = os.open(folder / _OWNER_FILE, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone meanwhile, or not ours to judge (no lock file)
+        try:
+            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(owner)
+            continue  # a live job holds it
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        finally:
+            os.close(owner)
+    return removed
 
 
 def clone_url(clone_base: str, repository: str) -> str:
