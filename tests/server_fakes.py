@@ -141,8 +141,11 @@ class FakeGitHub:
         with self.lock:
             return [r for r in self.state.check_runs.values() if r.head_sha == head_sha]
 
-    def add_comment(self, full_name: str, number: int, body: str, user: dict[str, Any]) -> dict[str, Any]:
-        comment = {"id": self.next_id(), "body": body, "user": user}
+    def add_comment(self, full_name: str, number: int, body: str, user: dict[str, Any],
+                    app_id: str | None = None) -> dict[str, Any]:
+        comment: dict[str, Any] = {"id": self.next_id(), "body": body, "user": user}
+        if app_id is not None:  # as GitHub marks a comment an App's installation token wrote
+            comment["performed_via_github_app"] = {"id": int(app_id), "slug": f"app-{app_id}"}
         with self.lock:
             self.state.comments.setdefault(f"{full_name}#{number}", []).append(comment)
         return comment
@@ -294,7 +297,7 @@ def get_comments(fake: FakeGitHub, repo: str, number: str, query: dict[str, list
 def post_comment(fake: FakeGitHub, repo: str, number: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
     if len(data["body"]) > 65536:
         return 422, {"message": "body is too long (maximum is 65536 characters)"}, {}
-    return 201, fake.add_comment(repo, int(number), data["body"], BOT), {}
+    return 201, fake.add_comment(repo, int(number), data["body"], BOT, fake.app_id), {}
 
 
 def patch_comment(fake: FakeGitHub, repo: str, comment_id: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
@@ -304,7 +307,7 @@ def patch_comment(fake: FakeGitHub, repo: str, comment_id: str, data: Any, **_: 
         for comments in fake.state.comments.values():
             for comment in comments:
                 if comment["id"] == int(comment_id):
-                    if comment["user"] != BOT:
+                    if str((comment.get("performed_via_github_app") or {}).get("id")) != fake.app_id:
                         return 403, {"message": "not yours"}, {}
                     comment["body"] = data["body"]
                     comment["edits"] = comment.get("edits", 0) + 1

@@ -52,18 +52,22 @@ def test_installation_tokens_are_cached_until_shortly_before_expiry(fake, key):
 
 def test_sticky_comment_is_found_across_pages_and_never_duplicated(fake, key):
     with httpx.Client() as http:
-        client = GitHubClient(fake.url, InstallationTokens(fake.url, AppCredentials("42", key.private_pem), http).token(7), http)
+        token = InstallationTokens(fake.url, AppCredentials("42", key.private_pem), http).token(7)
+        client = GitHubClient(fake.url, token, http, app_id="42")
         marker = "<!-- aftershock:review-comment -->"
         for n in range(130):
             fake.add_comment(REPO, 1, f"comment {n}", {"login": "ada", "type": "User"})
         fake.add_comment(REPO, 1, f"quoting {marker}", {"login": "mallory", "type": "User"})
+        fake.add_comment(REPO, 1, f"mirroring {marker}", {"login": "mirror[bot]", "type": "Bot"}, app_id="99")
         first = client.upsert_sticky_comment(REPO, 1, marker, f"{marker}\nreview 1")
         second = client.upsert_sticky_comment(REPO, 1, marker, f"{marker}\nreview 2")
         huge = client.upsert_sticky_comment(REPO, 1, marker, f"{marker}\n" + "x" * 70_000)
     assert first == second == huge
-    ours = [c for c in fake.comments_on(REPO, 1) if marker in c["body"] and c["user"]["type"] == "Bot"]
+    ours = [c for c in fake.comments_on(REPO, 1) if marker in c["body"] and "performed_via_github_app" in c
+            and c["performed_via_github_app"]["id"] == 42]
     assert len(ours) == 1 and len(ours[0]["body"]) <= 65_536 and "cut to fit" in ours[0]["body"]
     assert fake.comments_on(REPO, 1)[130]["body"] == f"quoting {marker}"  # a user's comment is never edited
+    assert fake.comments_on(REPO, 1)[131]["body"] == f"mirroring {marker}"  # nor another app's
 
 
 def test_annotations_go_in_batches_of_50_and_complete_the_run(fake, key):

@@ -1,8 +1,9 @@
 """The GitHub REST calls aftershock makes, on a configurable API base URL (github.com, Enterprise, loopback).
 
 Every call is one method; failures become a one-line GitHubError naming the call and GitHub's
-message. The sticky comment is found by a hidden marker in a comment written by a bot, so an
-author quoting the marker never makes us edit their comment, and there is never a second one.
+message. The sticky comment is found by a hidden marker in a comment this GitHub App wrote (any
+bot's with a plain token), so neither an author nor another app quoting the marker makes us edit
+their comment, and there is never a second one.
 """
 
 from __future__ import annotations
@@ -47,10 +48,11 @@ def check_response(response: httpx.Response, what: str) -> None:
 class GitHubClient:
     """REST calls with one token, on `api_url` (e.g. https://api.github.com or https://HOST/api/v3)."""
 
-    def __init__(self, api_url: str, token: str, http: httpx.Client) -> None:
+    def __init__(self, api_url: str, token: str, http: httpx.Client, *, app_id: str | None = None) -> None:
         self._api = api_url.rstrip("/")
         self._http = http
         self._headers = {**API_HEADERS, "Authorization": f"Bearer {token}"}
+        self._app_id = app_id  # as a GitHub App: its comments are the ones it may edit
 
     def _call(self, method: str, path: str, what: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
         url = path if path.startswith(("http://", "https://")) else f"{self._api}{path}"
@@ -90,13 +92,18 @@ class GitHubClient:
         return int(data["id"])
 
     def upsert_sticky_comment(self, repository: str, number: int, marker: str, body: str) -> int:
-        """Update the bot comment holding `marker`, or create it; returns the comment id."""
+        """Update our comment holding `marker`, or create it; returns the comment id. Ours: written by
+        this GitHub App (when acting as one), else by a bot (the Action's token writes as a bot)."""
         for comment in self._pages(f"/repos/{repository}/issues/{number}/comments", "the pull request's comments"):
-            author = comment.get("user") or {}
-            if author.get("type") == "Bot" and marker in (comment.get("body") or ""):
+            if self._ours(comment) and marker in (comment.get("body") or ""):
                 self._call("PATCH", f"/repos/{repository}/issues/comments/{comment['id']}", "the review comment", {"body": _fit(body)})
                 return int(comment["id"])
         return self.post_comment(repository, number, body)
+
+    def _ours(self, comment: dict[str, Any]) -> bool:
+        if self._app_id is not None:
+            return str((comment.get("performed_via_github_app") or {}).get("id")) == self._app_id
+        return (comment.get("user") or {}).get("type") == "Bot"
 
     def add_reaction(self, repository: str, comment_id: int, content: str) -> None:
         self._call("POST", f"/repos/{repository}/issues/comments/{comment_id}/reactions", "a reaction", {"content": content})

@@ -95,16 +95,17 @@ def _expiry(text: str, now: float) -> float:
 class GitHubAccess:
     """API clients and git tokens for an installation, on one HTTP connection pool."""
 
-    def __init__(self, api_url: str, tokens: TokenSource, http: httpx.Client) -> None:
+    def __init__(self, api_url: str, tokens: TokenSource, http: httpx.Client, app_id: str | None = None) -> None:
         self.api_url = api_url.rstrip("/")
         self.tokens = tokens
         self.http = http
+        self.app_id = app_id  # the GitHub App acting (None with a plain token)
 
     def token(self, installation_id: int | None) -> str:
         return self.tokens.token(installation_id)
 
     def client(self, installation_id: int | None) -> GitHubClient:
-        return GitHubClient(self.api_url, self.token(installation_id), self.http)
+        return GitHubClient(self.api_url, self.token(installation_id), self.http, app_id=self.app_id)
 
     def close(self) -> None:
         self.http.close()
@@ -115,7 +116,7 @@ def github_access(api_url: str, credentials: AppCredentials | None, token: str |
     """Access as the App (JWT exchanged for installation tokens) or, for the Action, with one token."""
     http = httpx.Client(timeout=timeout_seconds, follow_redirects=False)
     if credentials is not None:
-        return GitHubAccess(api_url, InstallationTokens(api_url, credentials, http), http)
+        return GitHubAccess(api_url, InstallationTokens(api_url, credentials, http), http, app_id=credentials.app_id)
     if token:
         return GitHubAccess(api_url, StaticToken(token), http)
     http.close()
