@@ -7,7 +7,7 @@ import pytest
 
 from aftershock.provenance.gotemplate import Field, Str, Var, actions
 from aftershock.provenance.link import matches, split_key
-from aftershock.provenance.templates import TemplateIndex, parse_file
+from aftershock.provenance.templates import BodyMemo, TemplateIndex, parse_file
 
 CHART = "charts/app"
 
@@ -131,3 +131,26 @@ def test_key_paths_and_matching():
     assert matches(("env", "*", "value"), ("env",)) and matches(("releases", "*", "chart"), ("releases", "web", "chart"))
     assert not matches(("image", "repository"), ("image", "tag"))
     assert matches((), ("anything",))
+
+
+def test_charts_on_one_library_share_its_named_templates_but_never_each_others_files():
+    """A named template's reads are found once for every chart tree with the same named templates,
+    unless it reaches a template file by path: that file is each chart's own."""
+    memo = BodyMemo()
+    library = {
+        "lib/templates/_labels.tpl": '{{ define "lib.labels" }}tier: {{ .Values.tier }}{{ end }}',
+        "lib/templates/_checksum.tpl": '{{ define "lib.checksum" }}{{ include (print $.Template.BasePath "/cm.yaml") . }}{{ end }}',
+    }
+    parsed = {path: parse_file(text) for path, text in library.items()}
+
+    def analysed(chart: str, configmap: str) -> set[str]:
+        files = {**parsed,
+                 f"{chart}/templates/cm.yaml": parse_file(configmap),
+                 f"{chart}/templates/x.yaml": parse_file('{{ include "lib.labels" . }}{{ include "lib.checksum" . }}')}
+        index = TemplateIndex(files, memo)
+        return {".".join(r.path) for r in index.analyse(f"{chart}/templates/x.yaml", chart).reads}
+
+    assert analysed("charts/a", "data: {{ .Values.onlyA }}") == {"tier", "onlyA"}
+    assert analysed("charts/b", "data: {{ .Values.onlyB }}") == {"tier", "onlyB"}
+    shared = [key for key in memo.visits if key[0] == "lib.labels"]
+    assert len(shared) == 1 and not [key for key in memo.visits if key[0] == "lib.checksum"]

@@ -13,6 +13,8 @@ Syntax, e.g. `spec.template.spec.containers[name=app].env[name=FOO].value`:
 
 from __future__ import annotations
 
+import functools
+
 import json
 import re
 from dataclasses import dataclass
@@ -35,9 +37,7 @@ class KeySegment:
 
     @property
     def text(self) -> str:
-        if _BARE_KEY.fullmatch(self.key):
-            return self.key
-        return f"[{_json_string(self.key)}]"
+        return _key_segment_text(self.key)
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,14 @@ class MatchSegment:
 
 
 Segment = KeySegment | IndexSegment | MatchSegment
+
+
+@functools.lru_cache(maxsize=8192)
+def _key_segment_text(key: str) -> str:
+    """A key as a path writes it: bare when it can be, else bracketed JSON (the same keys recur)."""
+    if _BARE_KEY.fullmatch(key):
+        return key
+    return f"[{_json_string(key)}]"
 
 
 def key_text(key: Any) -> str:

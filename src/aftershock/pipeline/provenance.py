@@ -94,12 +94,14 @@ def _template_texts(review: Review, charts: Mapping[str, Chart], root: Path) -> 
         folder = chart_folder(root, chart_path)
         if folder is None:
             continue
-        for dirpath, _, names in os.walk(folder / "templates"):
+        top = str(folder)
+        for dirpath, _, names in os.walk(os.path.join(top, "templates")):
             for name in names:
                 if name.endswith(_TEMPLATE_SUFFIXES):
-                    path = Path(dirpath) / name
-                    rel = path.relative_to(folder).as_posix()
-                    texts[f"{chart_path}/{rel}" if chart_path else rel] = path.read_text("utf-8", "replace")
+                    path = os.path.join(dirpath, name)
+                    rel = os.path.relpath(path, top).replace(os.sep, "/")
+                    with open(path, encoding="utf-8", errors="replace") as handle:
+                        texts[f"{chart_path}/{rel}" if chart_path else rel] = handle.read()
     return texts
 
 

@@ -95,6 +95,13 @@ class BodyMemo:
     def __init__(self) -> None:
         # keyed by the body's identity: it is kept here, so the id stays its own while the memo lives
         self._results: dict[tuple[int, str, Binding], tuple[tuple[Action, ...], _BodyResult]] = {}
+        # what visiting a named template found, for every index with the same named templates
+        self.visits: dict[tuple[str, Binding, frozenset[tuple[str, str, int]]], TemplateAnalysis] = {}
+        self._scopes: dict[frozenset[tuple[str, str, int]], frozenset[tuple[str, str, int]]] = {}
+
+    def scope(self, defines: frozenset[tuple[str, str, int]]) -> frozenset[tuple[str, str, int]]:
+        """One object for equal sets of named templates, so visit keys compare by identity."""
+        return self._scopes.setdefault(defines, defines)
 
     def result(self, source: str, body: tuple[Action, ...], arg: Binding) -> _BodyResult:
         key = (id(body), source, arg)
@@ -120,7 +127,13 @@ class TemplateIndex:
         self._memo: dict[tuple[str, str, Binding, str], TemplateAnalysis] = {}
         self._active: set[tuple[str, str, Binding, str]] = set()
         self._visits = 0
+        self._file_calls = 0  # template files called by path so far (their text is this tree's own)
+        self._read_files: set[tuple[str, str, Binding, str]] = set()  # visits that called one
         self._bodies_memo = memo if memo is not None else BodyMemo()
+        # A named template's result depends on the named templates it can reach (unless it calls a file
+        # by path): indexes with the same ones (charts on one library) share those visits.
+        self._scope = self._bodies_memo.scope(frozenset(
+            (name, source, id(body)) for name, bodies in self._defines.items() for source, body in bodies))
 
     def analyse(self, path: str, chart_path: str) -> TemplateAnalysis:
         """What rendering the template file `path` of the chart at `chart_path` reads."""
@@ -130,12 +143,20 @@ class TemplateIndex:
 
     def _visit(self, kind: str, target: str, arg: Binding, chart_path: str) -> TemplateAnalysis:
         key = (kind, target, arg, chart_path)
-        if key in self._memo:
-            return self._memo[key]
+        shared = (target, arg, self._scope)  # a named template's visit that reached no file by path
+        known = self._memo.get(key)
+        if known is not None:
+            if key in self._read_files:
+                self._file_calls += 1  # the caller depends on this tree's files too
+            return known
+        known = self._bodies_memo.visits.get(shared) if kind == "define" else None
+        if known is not None:
+            return known
         if key in self._active or len(self._active) >= _MAX_DEPTH or self._visits >= _MAX_VISITS:
             return EMPTY  # recursion or a guard: what is found so far stands
         self._active.add(key)
         self._visits += 1
+        file_calls = self._file_calls
         result = EMPTY
         for source, body in self._bodies(kind, target):
             body_result = self._bodies_memo.result(source, body, arg)
@@ -144,12 +165,17 @@ class TemplateIndex:
                 result = result.union(self._call(call, chart_path))
         self._active.discard(key)
         self._memo[key] = result
+        if self._file_calls != file_calls:
+            self._read_files.add(key)
+        elif kind == "define":
+            self._bodies_memo.visits[shared] = result  # depends on the named templates alone
         return result
 
     def _call(self, call: Call, chart_path: str) -> TemplateAnalysis:
         if call.name is not None:
             return self._visit("define", call.name, call.arg, chart_path)
         if call.file is not None:
+            self._file_calls += 1
             path = f"{chart_path}/{call.file}" if chart_path else call.file
             return self._visit("file", path, call.arg, chart_path) if path in self._tops else EMPTY
         return EMPTY

@@ -9,7 +9,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import text
 from aftershock.rules.support.images import parse_image
-from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
 
 
@@ -26,7 +26,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_pod_objects(ctx, issues)
 
 
 RULE = Rule(

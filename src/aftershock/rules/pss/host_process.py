@@ -8,7 +8,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import dig, is_true
-from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of, pod_security_context
 from aftershock.rules.support.pss import PSS_REFERENCE
 
@@ -29,7 +29,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_pod_objects(ctx, issues)
 
 
 RULE = Rule(

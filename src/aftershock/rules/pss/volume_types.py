@@ -7,7 +7,7 @@ from typing import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import volumes_of
 from aftershock.rules.support.pss import PSS_REFERENCE, RESTRICTED_VOLUME_SOURCES
 
@@ -26,7 +26,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_pod_objects(ctx, issues)
 
 
 RULE = Rule(

@@ -122,6 +122,11 @@ class ReviewIndex:
         return tuple(pairs)
 
     @cached_property
+    def pod_pairs(self) -> tuple[ObjectPair, ...]:
+        """The pairs with a pod spec on either side: all a rule about pods needs to look at."""
+        return tuple(p for p in self.pairs if any(o is not None and self.pod_spec(o) is not None for o in (p.base, p.head)))
+
+    @cached_property
     def files(self) -> dict[str, FileChange]:
         return {change.path: change for change in self.review.files}
 

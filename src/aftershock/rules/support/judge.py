@@ -42,6 +42,12 @@ def judge_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
         yield from judge_pair(ctx, pair, find)
 
 
+def judge_pod_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
+    """`judge_objects` for a rule whose issues are all in pod specs: objects without one are skipped."""
+    for pair in ctx.index.pod_pairs:
+        yield from judge_pair(ctx, pair, find)
+
+
 def judge_pair(ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True) -> Iterator[Concern]:
     """Concerns of one pair. `object_alone`: the issues depend on the object's body only, so an
     unchanged object is judged once (False when they also depend on other objects of the render)."""

@@ -6,16 +6,16 @@ from typing import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.pods import containers_of, pod_spec_of
+from aftershock.rules.support.pods import containers_of
 
 PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for pair in ctx.index.pairs:
+    for pair in ctx.index.pod_pairs:
         if pair.base is None or pair.head is None or pair.change is None:
             continue
-        base_pod, head_pod = pod_spec_of(pair.base), pod_spec_of(pair.head)
+        base_pod, head_pod = ctx.index.pod_spec(pair.base), ctx.index.pod_spec(pair.head)
         if base_pod is None or head_pod is None:
             continue
         head_containers = {(c.list_name, c.name): c for c in containers_of(head_pod)}
