@@ -1,8 +1,9 @@
 """A content-addressed render cache: `CachingRenderer` wraps any Renderer and renders each distinct input once.
 
 The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir` but
-those its `.helmignore` names, symlinks followed, by sorted relative path and bytes, never the folder's
-absolute path), the canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
+those its `.helmignore` names, symlinks followed; each folder hashed over its entries' names and bytes,
+a subfolder by its own digest, so a library linked into many charts is read once per batch; never a
+folder's absolute path), the canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
 version. A chart whose templates may differ between two renders (random, time) is never cached or
 merged: the pipeline renders those twice on purpose. Errors are cached only when Helm would give
 them again (template errors); timeouts, oversize output and dead workers are not.
@@ -73,19 +74,23 @@ def is_deterministic_error(error: str) -> bool:
     return not error.startswith(_TRANSIENT_ERRORS)
 
 
-def chart_digest(chart_dir: str) -> tuple[str, bool] | None:
+def chart_digest(chart_dir: str, folders: FolderDigests | None = None) -> tuple[str, bool] | None:
     """(sha256 of the chart's files, whether a template may render differently each time).
 
     None when the folder cannot be hashed as Helm would read it: a symlink loop, a dangling
     link, a special file or an unreadable file. The inner renderer then reports it its own way.
+    `folders` keeps the digests of folders already hashed (a library linked into every chart).
     """
-    digest = hashlib.sha256()
     try:
         ignore = _chart_ignore(Path(chart_dir))
-        volatile = _hash_folder(Path(chart_dir), "", digest, frozenset(), ignore)
+        found = _hash_folder(Path(chart_dir), "", frozenset(), ignore, {} if folders is None else folders)
     except (OSError, UnicodeDecodeError, _Unhashable):
         return None
-    return digest.hexdigest(), volatile
+    return found
+
+
+# (device, inode, path prefix in the chart, the chart's ignore rules) -> (digest, volatile)
+FolderDigests = dict[tuple[int, int, str, "HelmIgnore"], tuple[str, bool]]
 
 
 def _chart_ignore(chart_dir: Path) -> HelmIgnore:
@@ -103,31 +108,39 @@ class _Unhashable(Exception):
 
 
 def _hash_folder(
-    folder: Path, prefix: str, digest: Any, ancestors: frozenset[tuple[int, int]], ignore: HelmIgnore,
-) -> bool:
+    folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], ignore: HelmIgnore, known: FolderDigests,
+) -> tuple[str, bool]:
+    """The folder's digest over its entries' names and contents (a subfolder's by its own digest)."""
     info = folder.stat()
     identity = (info.st_dev, info.st_ino)
     if identity in ancestors:
         raise _Unhashable(f"symlink loop at {folder}")
+    key = (info.st_dev, info.st_ino, prefix, ignore)
+    if key in known:
+        return known[key]
     ancestors = ancestors | {identity}
-    volatile = False
+    digest, volatile = hashlib.sha256(), False
     for name in sorted(os.listdir(folder)):
         path, relative = folder / name, prefix + name
         mode = path.stat().st_mode  # follows symlinks, as Helm's loader does
+        encoded = name.encode("utf-8", "surrogateescape")
         if stat.S_ISDIR(mode):
             if not ignore.ignores_folder(relative):
-                volatile |= _hash_folder(path, relative + "/", digest, ancestors, ignore)
+                sub, sub_volatile = _hash_folder(path, relative + "/", ancestors, ignore, known)
+                digest.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.encode("ascii")))
+                volatile |= sub_volatile
         elif stat.S_ISREG(mode):
             if ignore.ignores_file(relative):
                 continue
             data = path.read_bytes()
-            digest.update(b"F%d:%s\0%d:" % (len(relative.encode()), relative.encode(), len(data)))
+            digest.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
             digest.update(data)
             if name.endswith(_SCANNED_SUFFIXES):
                 volatile |= may_be_nondeterministic([data.decode("utf-8", "replace")])
         else:
             raise _Unhashable(f"special file {path}")
-    return volatile
+    known[key] = (digest.hexdigest(), volatile)
+    return known[key]
 
 
 def _canonical_json(value: Any) -> str:
@@ -365,10 +378,11 @@ class CachingRenderer:
         """
         identity = f"{self.inner.name}\0{self.inner.version}"
         charts: dict[str, tuple[str, bool] | None] = {}
+        folders: FolderDigests = {}  # the batch's charts are read once: none is written while it renders
         keys: list[str | None] = []
         for request in requests:
             if request.chart_dir not in charts:
-                charts[request.chart_dir] = chart_digest(request.chart_dir)
+                charts[request.chart_dir] = chart_digest(request.chart_dir, folders)
             chart = charts[request.chart_dir]
             values = values_text(request.values)
             # `tpl` can evaluate a values string, so values may call random or time functions too.
