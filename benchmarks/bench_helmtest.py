@@ -59,6 +59,9 @@ def bench_ref(repo: Path, ref: str, workers: int, naive: bool) -> None:
     print(f"  renders {stats.renders} for {stats.tests_rendered} rendered tests "
           f"= {stats.renders_per_test:.3f} renders per test "
           f"(one render per test: {stats.tests_rendered}); chart copies {stats.chart_copies}")
+    print(f"  distinct inputs were every template selection ignored: {stats.inputs_any_selection} "
+          f"= {stats.inputs_any_selection / max(stats.tests_rendered, 1):.3f} per test (no sharing of equal "
+          f"inputs goes below it)")
     print(f"  wall {wall:.1f} s, render time summed over workers {stats.render_seconds:.1f} s")
     if naive:
         naive_result, naive_wall = _run(chart, workers, share=False)

@@ -135,6 +135,7 @@ def test_renders_are_shared_and_snapshots_never_rewritten(result: RunResult, cha
     assert len(set(keys[:7])) == 5
     assert result.stats.tests_rendered == 9
     assert result.stats.renders == 7
+    assert result.stats.inputs_any_selection == 5  # the checksum suites render the defaults: only their selections differ
     assert deployment.snapshots.total == 2 and deployment.snapshots.created == 1
     stored = (chart / "tests/__snapshot__/deploy_test.yaml.snap").read_text()
     assert stored == textwrap.dedent(FILES["tests/__snapshot__/deploy_test.yaml.snap"])

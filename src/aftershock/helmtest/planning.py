@@ -82,6 +82,18 @@ def request_key(request: RenderRequest) -> str:
                        request.is_upgrade], sort_keys=True, default=str)
 
 
+def input_key(planned: PlannedTest) -> str | None:
+    """The test's render inputs but the suite's template selection: tests with equal keys differ at
+    most in which templates they render. Their count is the least number of renders sharing could
+    reach if a chart rendered whole could stand for every selection (a measure; never used to share)."""
+    request = planned.request
+    if request is None:
+        return None
+    return json.dumps([planned.chart_dir, str(effective_chart(planned.suite, planned.test)), request.values,
+                       request.release_name, request.namespace, request.kube_version, list(request.api_versions),
+                       request.revision, request.is_upgrade], sort_keys=True, default=str)
+
+
 def json_ready(value: Any) -> Any:
     """Values as JSON can carry them to Helm: uint64 as int, every map key as text."""
     if isinstance(value, GoUint):

@@ -113,6 +113,7 @@ class RenderStats:
     renders: int = 0
     chart_copies: int = 0  # temporary copies (metadata overrides, suites' template selections)
     render_seconds: float = 0.0
+    inputs_any_selection: int = 0  # distinct render inputs if template selections were ignored
 
     @property
     def renders_per_test(self) -> float:

@@ -18,7 +18,7 @@ from aftershock.helmtest.charts import TEST_FILE_PATTERN, ChartUnderTest, find_c
 from aftershock.helmtest.crds import chart_crds
 from aftershock.helmtest.goregex import ENGINE
 from aftershock.helmtest.job import JobRender, run_job
-from aftershock.helmtest.planning import PlannedTest, Planner
+from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
 from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, SuiteResult, TestResult
 from aftershock.helmtest.selection import selected_outputs
@@ -90,6 +90,7 @@ class _Batches:
             renders=len(self.outcomes),
             chart_copies=copies,
             render_seconds=sum(outcome.seconds for outcome in self.outcomes.values()),
+            inputs_any_selection=len({key for item in planned if (key := input_key(item)) is not None}),
         )
 
 
