@@ -10,9 +10,9 @@ wrong type is an error for the whole file.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from yaml.nodes import Node, SequenceNode

@@ -3,8 +3,8 @@
 The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir` but
 those its `.helmignore` names, symlinks followed; each folder hashed over its entries' names and bytes,
 a subfolder by its own digest, so a library linked into many charts is read once per batch; never a
-folder's absolute path), the canonical JSON of the values, every other RenderRequest field, and the inner renderer's name and
-version. A chart whose templates may differ between two renders (random, time) is never cached or
+folder's absolute path), the canonical JSON of the values, every other RenderRequest field, and the
+inner renderer's name and version. A chart whose templates may differ between two renders (random, time) is never cached or
 merged: the pipeline renders those twice on purpose. Errors are cached only when Helm would give
 them again (template errors); timeouts, oversize output and dead workers are not.
 
@@ -24,9 +24,9 @@ import threading
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
