@@ -14,7 +14,6 @@ Syntax, e.g. `spec.template.spec.containers[name=app].env[name=FOO].value`:
 from __future__ import annotations
 
 import functools
-
 import json
 import re
 from dataclasses import dataclass
