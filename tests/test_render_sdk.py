@@ -254,3 +254,36 @@ def test_default_kube_version_is_the_one_the_constraint_check_assumes(tmp_path):
         default, old = renderer.render_many([RenderRequest(chart_dir=str(chart)), RenderRequest(chart_dir=str(chart), kube_version="v1.21.0")])
     assert f'v: "{SDK_DEFAULT_KUBE_VERSION}"' in default.manifests["kv/templates/cm.yaml"]
     assert old.error == "chart requires kubeVersion: >=1.22.0-0 which is incompatible with Kubernetes v1.21.0"
+
+
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}-{{ .Values.tier | default \"none\" }}\n"
+
+
+def _names(outcome: RenderOutcome) -> list[str]:
+    return sorted(doc["metadata"]["name"] for _, _, doc in outcome.documents or ())
+
+
+def test_a_chart_rendered_again_in_one_batch_shows_what_each_request_asks(tmp_path: Path) -> None:
+    """Workers keep a chart loaded across one batch; a subchart one request disables by its
+    condition is still there for the next request, and values never carry over."""
+    parent = write_chart(tmp_path, "parent", {"cm.yaml": CONFIG_MAP})
+    (parent / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: parent\nversion: 0.1.0\n"
+        "dependencies:\n  - name: child\n    version: 0.1.0\n    condition: child.enabled\n"
+    )
+    write_chart(parent / "charts", "child", {"cm.yaml": CONFIG_MAP}, values="enabled: true\n")
+    plain = write_chart(tmp_path, "plain", {"cm.yaml": CONFIG_MAP})
+    requests = [
+        RenderRequest(str(parent), values={"child": {"enabled": False}}),
+        RenderRequest(str(parent), values={"tier": "web"}),
+        RenderRequest(str(plain), values={"tier": "a"}),
+        RenderRequest(str(plain), values={}),
+    ]
+    with SdkRenderer(workers=1) as renderer:  # one worker: every request goes through the same loaded charts
+        outcomes = renderer.render_many(requests)
+        assert [_names(o) for o in outcomes] == [
+            ["parent-none"], ["child-none", "parent-web"], ["plain-a"], ["plain-none"],
+        ]
+        (plain / "templates" / "cm.yaml").write_text(CONFIG_MAP.replace("name: ", "name: v2-"))
+        (again,) = renderer.render_many([RenderRequest(str(plain), values={})])  # a new batch loads anew
+        assert _names(again) == ["v2-plain-none"]

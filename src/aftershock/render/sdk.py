@@ -8,6 +8,7 @@ renders, and are killed and replaced when a render overruns its time or a worker
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import select
@@ -62,7 +63,7 @@ def _open_log() -> int:
     return fd
 
 
-def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True) -> bytes:
+def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None) -> bytes:
     """The protocol line for one request; ValueError/TypeError when values are not JSON."""
     options: dict[str, Any] = {
         "name": request.release_name,
@@ -81,6 +82,7 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
         "options": options,
         "max_output_bytes": max_output_bytes,
         "parse": parse,
+        "batch": batch,
     }
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
@@ -97,10 +99,12 @@ class _WorkerProcess:
         self._buffer = bytearray()
         self.ready_message: dict[str, Any] = {}
 
-    def render(self, request: RenderRequest) -> RenderOutcome:
+    def render(self, request: RenderRequest, batch: str | None = None) -> RenderOutcome:
+        """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
+        of the batch (its folders do not change while it renders)."""
         started = time.monotonic()
         try:
-            line = _request_line(request, self._max_output_bytes, self._parse)
+            line = _request_line(request, self._max_output_bytes, self._parse, batch)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
@@ -294,8 +298,9 @@ class SdkRenderer(ClosingRenderer):
         self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
     ) -> list[RenderOutcome]:
         """Render every request across the workers in parallel; outcomes keep request order."""
+        batch = os.urandom(8).hex()
         with self._lock:
-            return dispatch(requests, [worker.render for worker in self._processes], progress)
+            return dispatch(requests, [functools.partial(worker.render, batch=batch) for worker in self._processes], progress)
 
     def close(self) -> None:
         """Stop every worker."""

@@ -3,7 +3,7 @@
 Started by `aftershock.render.sdk` as `python -m aftershock.render.sdk_worker`. It speaks
 line-delimited JSON: on start it writes one ready line
 `{"ready": true, "sdk_version": ..., "helm_version": ...}`, then answers each request line
-`{"chart_dir", "values_json", "options", "max_output_bytes"}` with one reply line,
+`{"chart_dir", "values_json", "options", "max_output_bytes", "parse", "batch"}` with one reply line,
 `{"manifests": {path: text}}` or `{"error": text}`. It exits when its stdin closes.
 
 Only protocol lines reach the real stdout: fd 1 is pointed at stderr before helm_python loads,
@@ -22,6 +22,8 @@ from aftershock.errors import MalformedInputError
 from aftershock.render.limits import output_size, oversize_error
 from aftershock.render.manifests import parse_documents
 
+MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
+
 
 def _take_protocol_stream() -> BinaryIO:
     """Keep the real stdout for the protocol alone; send fd 1 (and sys.stdout) to stderr."""
@@ -35,16 +37,55 @@ def _send(stream: BinaryIO, message: dict[str, Any]) -> None:
     stream.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
-def _render(helm: Any, request: dict[str, Any]) -> dict[str, Any]:
+class LoadedCharts:
+    """Charts loaded for the current batch of requests, by folder: a batch renders folders that do
+    not change while it runs (a test suite renders one chart many times). Only a chart without
+    subcharts is kept: rendering one with subcharts edits the loaded chart (Helm drops the subcharts
+    a condition or tag disables, and merges imported values into it), while a render leaves a chart
+    without any as it was. A request of another batch, or of none, starts afresh."""
+
+    def __init__(self, helm: Any) -> None:
+        self._helm = helm
+        self._batch: str | None = None
+        self._charts: dict[str, Any] = {}
+
+    def get(self, chart_dir: str, batch: str | None) -> Any:
+        if batch is None or batch != self._batch:
+            self.clear()
+            self._batch = batch
+        chart = self._charts.get(chart_dir)
+        if chart is None:
+            chart = self._helm.Chart.load(chart_dir)
+            if batch is not None and not chart.dependencies:
+                if len(self._charts) >= MAX_LOADED_CHARTS:
+                    self._charts.pop(next(iter(self._charts))).close()
+                self._charts[chart_dir] = chart
+        return chart
+
+    def release(self, chart_dir: str, chart: Any) -> None:
+        """Done with `chart`: closed unless the batch keeps it."""
+        if self._charts.get(chart_dir) is not chart:
+            chart.close()
+
+    def clear(self) -> None:
+        for chart in self._charts.values():
+            chart.close()
+        self._charts = {}
+
+
+def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts) -> dict[str, Any]:
     """Render one request; Helm's own error text on failure."""
     try:
-        with helm.Chart.load(request["chart_dir"]) as chart:
+        chart = charts.get(request["chart_dir"], request.get("batch"))
+        try:
             incompatible = _kube_version_error(chart.metadata, request["options"])
             if incompatible:
                 return {"error": incompatible}
             rendered = helm._native.call_string(
                 "helm_render", chart._raw(), request["values_json"], json.dumps(request["options"])
             )
+        finally:
+            charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
         return {"error": str(exc).strip() or type(exc).__name__}
     manifests: dict[str, str] = json.loads(rendered)
@@ -89,9 +130,10 @@ def main() -> int:
         protocol,
         {"ready": True, "sdk_version": helm.__version__, "helm_version": helm.helm_sdk_version()},
     )
+    charts = LoadedCharts(helm)
     for line in sys.stdin.buffer:
         try:
-            reply = _render(helm, json.loads(line))
+            reply = _render(helm, json.loads(line), charts)
         except Exception as exc:  # a bug here must not kill the worker silently
             reply = {"error": f"render worker failed: {type(exc).__name__}: {exc}"}
         _send(protocol, reply)
