@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -28,12 +27,14 @@ class Violation:
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = copy.deepcopy(dict(base))
+    """`override` over `base`; the subtrees it leaves alone are shared with `base`, never copied
+    (nothing edits them), so validating them can be done once for all the cases (see _Validation)."""
+    merged = dict(base)
     for key, value in override.items():
         if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
             merged[key] = deep_merge(merged[key], value)
         else:
-            merged[key] = copy.deepcopy(value)
+            merged[key] = value
     return merged
 
 
@@ -78,15 +79,52 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
         validator_class.check_schema(schema)
     except jsonschema.SchemaError:
         return {}  # an invalid schema is Helm's own error at install time, not a values problem
-    validator = validator_class(schema)
+    validation = _Validation(validator_class(schema), schema)
     found: dict[tuple[str, str, str, str], Violation] = {}
     for source, case, values in _cases(texts, chart):
-        for error in validator.iter_errors(values):
+        for error in validation.errors(values):
             where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
             message = error.message if not is_sensitive(where) and len(error.message) <= 160 else f"fails {error.validator}"
             violation = Violation(source, case, where, str(error.validator), message)
             found.setdefault(violation.key, violation)
     return found
+
+
+# Root keywords that judge a values map key by key (or its key set alone): its errors are the root's
+# own plus those of each top-level key's subtree against that key's schema.
+_KEY_BY_KEY = frozenset({"$schema", "$id", "id", "title", "description", "$comment", "type", "properties",
+                         "additionalProperties", "required", "definitions", "$defs", "default", "examples"})
+
+
+class _Validation:
+    """The errors of values against one schema. With a schema judging top-level keys one by one,
+    the subtree of a key is validated once while it is the same object (the defaults' own, shared
+    by every case that leaves that key alone)."""
+
+    def __init__(self, validator: Any, schema: Mapping[str, Any]) -> None:
+        self._validator = validator
+        properties = schema.get("properties")
+        self._properties = properties if isinstance(properties, dict) and set(schema) <= _KEY_BY_KEY else None
+        if self._properties is not None:
+            root = {**schema, "properties": {key: True for key in self._properties}}
+            self._root = validator.evolve(schema=root)  # type, required, additionalProperties: the key set
+        self._by_subtree: dict[tuple[str, int], tuple[Any, list[Any]]] = {}
+
+    def errors(self, values: Any) -> list[Any]:
+        if self._properties is None or not isinstance(values, dict):
+            return list(self._validator.iter_errors(values))
+        found = list(self._root.iter_errors(values))
+        for key, subschema in self._properties.items():
+            if key in values:
+                found.extend(self._subtree_errors(key, subschema, values[key]))
+        return found
+
+    def _subtree_errors(self, key: str, subschema: Any, value: Any) -> list[Any]:
+        known = self._by_subtree.get((key, id(value)))
+        if known is None or known[0] is not value:
+            known = (value, list(self._validator.descend(value, subschema, path=key, schema_path=("properties", key))))
+            self._by_subtree[(key, id(value))] = known  # the value is kept: its id stays its own
+        return known[1]
 
 
 def _charts(ctx: RuleContext) -> list[str]:
