@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -170,8 +171,15 @@ def rendered_objects(outcome: RenderOutcome, chart: Chart, charts: Mapping[str, 
 
 
 def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    crds = parse_manifests(job.crds, chart=job.chart.path, namespace=outcome.request.namespace)
+    crds = _crd_objects(tuple(sorted(job.crds.items())), job.chart.path, outcome.request.namespace)
     return crds + rendered_objects(outcome, job.chart, job.charts)
+
+
+@functools.lru_cache(maxsize=8)  # small: parsed CRDs can be large, and a service lives long
+def _crd_objects(crds: tuple[tuple[str, str], ...], chart: str, namespace: str) -> tuple[RenderedObject, ...]:
+    """The objects of a chart's crds/ files, parsed once for every render that has them (scenarios,
+    the second render of a volatile chart, an unchanged side): they can be large."""
+    return parse_manifests(dict(crds), chart=chart, namespace=namespace)
 
 
 def _review_chart(
