@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import shutil
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -182,3 +184,27 @@ def test_console_entry_point(chart: Path, tmp_path: Path):
     assert cli_entry.run([str(tmp_path / "nope")], junit=None, workers=1, color=False,
                          out=missing) == 2
     assert missing.getvalue().startswith("Error: no such chart or folder")
+
+
+def test_chart_copies_on_the_same_file_system_never_change_the_chart(tmp_path: Path):
+    """Copies are hard links where they can be (here: the chart in the copies' own folder); a copy's
+    Chart.yaml is edited by replacing it, so the chart itself keeps its version."""
+    from aftershock.tempdirs import fast_temp_root
+
+    root = Path(tempfile.mkdtemp(prefix="aftershock-test-chart-", dir=fast_temp_root()))
+    try:
+        chart = root / "c"
+        for name, text in FILES.items():
+            path = chart / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text))
+        before = (chart / "Chart.yaml").read_text()
+        with SdkRenderer(workers=1) as renderer:
+            result = run_suites([str(chart)], renderer)
+        (deployment,) = [s for s in result.suites() if s.name == "deployment"]
+        assert {t.name: t.status for t in deployment.tests}["overrides the chart version"] == JobStatus.PASSED
+        assert (chart / "Chart.yaml").read_text() == before
+        assert sorted(p.name for p in (chart / "templates").iterdir()) == sorted(
+            Path(name).name for name in FILES if name.startswith("templates/"))  # nothing pruned here
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

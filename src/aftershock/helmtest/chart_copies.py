@@ -15,6 +15,7 @@ Copies live under one temporary folder owned by the run; nothing in them is ever
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import shutil
 import tarfile
@@ -26,11 +27,23 @@ from aftershock.errors import RenderError
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.selection import template_selected
 from aftershock.helmtest.suite import ChartOverride
+from aftershock.tempdirs import fast_temp_root
 
 
 def _write_metadata(chart_file: Path, metadata: dict[str, Any]) -> None:
     text = json.dumps(metadata, indent=2, ensure_ascii=False)  # JSON is YAML; Helm reads it
+    chart_file.unlink()  # a new file: the copy's may be a hard link to the chart's own
     chart_file.write_text(text + "\n", encoding="utf-8")
+
+
+def _link_or_copy(source: str, target: str) -> str:
+    """A hard link where the file system allows one (copies are pruned and edited by replacing
+    files, never by writing into them), else a copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+    return target
 
 
 def _edit_metadata(chart_dir: Path, override: ChartOverride, constrain_dependencies: bool) -> None:
@@ -76,10 +89,10 @@ class ChartCopies:
 
     def _fresh(self, source: Path) -> Path:
         if self._root is None:
-            self._root = Path(tempfile.mkdtemp(prefix="aftershock-helmtest-"))
+            self._root = Path(tempfile.mkdtemp(prefix="aftershock-helmtest-", dir=fast_temp_root()))
         target = self._root / str(len(self._made)) / source.resolve().name
         try:
-            shutil.copytree(source, target, symlinks=False)
+            shutil.copytree(source, target, symlinks=False, copy_function=_link_or_copy)
         except (OSError, shutil.Error) as exc:
             raise RenderError("cannot copy the chart for a test", where=str(source),
                               hint=str(exc)) from None

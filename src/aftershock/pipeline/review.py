@@ -7,8 +7,6 @@ store carries the rest forward instead of calling it resolved.
 
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -43,6 +41,7 @@ from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_o
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
 from aftershock.pipeline.tests import collect_test_evidence
 from aftershock.state.scope import ReviewScope
+from aftershock.tempdirs import fast_temp_root
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=_work_root())))
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
         chart_reviews, not_reviewed, scenarios, following = _render(
             request, config, sides, files, affected, since, renderer, work, callbacks,
@@ -223,15 +222,6 @@ def _follow(
         sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered, chart_map=config.releases.charts,
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
-
-
-def _work_root() -> str | None:
-    """A memory-backed folder for the chart workspaces when the machine has one: charts are written
-    and read once per review, and a busy disk would cost more than the renders themselves."""
-    shm = Path("/dev/shm")
-    if shm.is_dir() and os.access(shm, os.W_OK) and shutil.disk_usage(shm).free > 256 * 2**20:
-        return str(shm)
-    return None
 
 
 def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:

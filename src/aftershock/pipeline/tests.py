@@ -33,6 +33,7 @@ from aftershock.model.tests import RunStatus, SideTests, TestEvidence
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
 from aftershock.render.workspace import link_local_dependencies
+from aftershock.tempdirs import fast_temp_root
 
 DEFAULT_MAX_FILE_BYTES = 5 * 2**20
 
@@ -76,7 +77,7 @@ def collect_test_evidence_for_refs(
     git = GitRepository.open(repo)
     charts = [r.chart for r in _tested_reviews(chart_reviews)]
     with ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-tests-")))
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-tests-", dir=fast_temp_root())))
         for sha, side in ((base_sha, "base"), (head_sha, "head")):
             tree = stack.enter_context(RefSnapshot.open(git, sha, f"{side} {sha[:7]}", max_file_bytes))
             tree.check_safe()
