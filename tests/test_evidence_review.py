@@ -313,3 +313,38 @@ def test_aliased_subcharts_and_removed_objects(tmp_path, renderer):
     assert problems == {(ProblemKind.VACUOUS, "the settings are not debug"), (ProblemKind.STALE, "the aliased subchart is small")}
     tests = {t.test: t.change for t in chart.tests}
     assert tests == {"the settings are not debug": TestChange.UNCHANGED, "the aliased subchart is small": TestChange.NEWLY_FAILING}
+
+
+RANDOM_SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\nstringData:\n  token: {{ randAlphaNum 16 | quote }}\n"
+RANDOM_SUITE = """\
+suite: secret
+templates: [templates/secret.yaml]
+tests:
+  - it: has a token
+    asserts:
+      - isNotNullOrEmpty: {path: stringData.token}
+  - it: has a token of 16 characters
+    set: {unused: 1}
+    asserts:
+      - matchRegex: {path: stringData.token, pattern: "^[A-Za-z0-9]{16}$"}
+"""
+
+
+def test_a_test_with_the_same_inputs_at_base_and_head_is_rendered_once(tmp_path, renderer):
+    """Only a suite changes (Helm ignores tests/ here): the tests whose inputs are the same at both
+    refs are rendered once for both, even of a template drawing a random token (no difference can come
+    of the draw); the added test is rendered at head."""
+    repo = make_repo(tmp_path)
+    files = {"charts/app/Chart.yaml": chart_yaml("app"), "charts/app/values.yaml": "unused: 0\n",
+             "charts/app/.helmignore": "tests/\n", "charts/app/templates/secret.yaml": RANDOM_SECRET,
+             "charts/app/tests/secret_test.yaml": RANDOM_SUITE}
+    base = commit(repo, files, "base")
+    added = "  - it: has a token with other values\n    set: {unused: 2}\n    asserts:\n      - isNotNullOrEmpty: {path: stringData.token}\n"
+    head = commit(repo, {"charts/app/tests/secret_test.yaml": RANDOM_SUITE + added}, "test: one more")
+    review = run_review(ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer)
+    found = collect_test_evidence_for_refs(repo, base, head, review.chart_reviews, renderer)
+    assert found.tests_rendered == 5 and found.renders == 3  # two inputs at both refs, one more at head
+    (chart,) = found.charts
+    assert sorted((t.test, t.change) for t in chart.tests) == [
+        ("has a token", TestChange.UNCHANGED), ("has a token of 16 characters", TestChange.UNCHANGED),
+        ("has a token with other values", TestChange.ADDED)]

@@ -2,8 +2,9 @@
 
 The suites run on the chart workspaces the review materialised (`<root>/<chart path>`, tests
 included, local dependencies linked), all charts of both refs in one `run_suites` call so their
-distinct renders go to the renderer in one batch. Snapshots are never updated. Only the default
-scenario of a chart installed by no release is tested: the suites set their own values.
+distinct renders go to the renderer in one batch, and a test whose inputs are the same at base and
+head is rendered once for both (one draw, even of random values). Snapshots are never updated.
+Only the default scenario of a chart installed by no release is tested: the suites set their own values.
 The comparison and the guard map are pure (`aftershock.evidence`); this module reads the
 workspaces (which charts have suites, where a template lives) and runs Helm.
 """
@@ -32,6 +33,7 @@ from aftershock.model.review import ChartReview
 from aftershock.model.tests import RunStatus, SideTests, TestEvidence
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
+from aftershock.render.shared import SharedDrawRenderer
 from aftershock.render.workspace import link_local_dependencies
 from aftershock.tempdirs import fast_temp_root
 
@@ -137,9 +139,12 @@ def _run(paths: list[str], renderer: Renderer | None, workers: int | None) -> tu
         return None, None
     try:
         with _opened(renderer, workers) as backend:
-            return run_suites(paths, backend, update_snapshots=False), None
+            # A test whose inputs are the same at base and head is rendered once for both sides.
+            shared = SharedDrawRenderer(backend)
+            run = run_suites(paths, shared, update_snapshots=False)
     except AftershockError as exc:
         return None, exc.line()
+    return replace(run, stats=replace(run.stats, renders=run.stats.renders - shared.merged)), None
 
 
 def _side(
