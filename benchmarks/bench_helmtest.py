@@ -5,7 +5,10 @@ helm-unittest suite of `traefik/` at each ref (default `master`). For each ref i
 suite and test counts, the number of Helm renders against one render per test (helm-unittest's
 way), and the wall time; `--naive` also times a run that renders once per test.
 
-    .venv/bin/python benchmarks/bench_helmtest.py [--ref master --ref v39.0.0] [--naive]
+    .venv/bin/python benchmarks/bench_helmtest.py [--ref master --ref v39.0.0] [--naive] [--review COMMIT ...]
+
+`--review COMMIT` also times the test step of a review of COMMIT against its parent: the suites run
+at both refs, and a test whose inputs are equal at both refs is rendered once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 
 from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.tests import collect_test_evidence_for_refs
 from aftershock.render.sdk import SdkRenderer
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
@@ -69,11 +74,29 @@ def bench_ref(repo: Path, ref: str, workers: int, naive: bool) -> None:
               f"({naive_wall / wall:.2f}x the shared run)")
 
 
+def bench_review_tests(repo: Path, commit: str, workers: int) -> None:
+    """The test step of a review of `commit` (its parent as base): test runs at both refs, the Helm
+    renders they took (equal inputs at both refs share one), and the wall time."""
+    subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%s", commit],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    with SdkRenderer(workers=workers, parse_documents=False) as renderer:
+        request = ReviewRequest(repo=repo, base=f"{commit}^", head=commit, run_tests=False)
+        reviews = run_review(request, renderer).chart_reviews
+        started = time.monotonic()
+        evidence = collect_test_evidence_for_refs(repo, f"{commit}^", commit, reviews, renderer)
+        wall = time.monotonic() - started
+    runs = evidence.tests_rendered
+    print(f"review of {commit} ({subject}): {runs} test runs at base and head, {evidence.renders} renders "
+          f"= {evidence.renders / max(runs, 1):.3f} per test run, wall {wall:.1f} s")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ref", action="append", help="git ref to test (repeatable)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--naive", action="store_true", help="also time one render per test")
+    parser.add_argument("--review", action="append", default=[], metavar="COMMIT",
+                        help="also time the test step of a review of COMMIT against its parent (repeatable)")
     args = parser.parse_args()
     if not BUNDLE.is_file():
         print(f"corpus not found: {BUNDLE}", file=sys.stderr)
@@ -83,6 +106,8 @@ def main() -> int:
         subprocess.run(["git", "clone", "--quiet", str(BUNDLE), str(repo)], check=True)
         for ref in args.ref or ["master"]:
             bench_ref(repo, ref, args.workers, args.naive)
+        for commit in args.review:
+            bench_review_tests(repo, commit, args.workers)
     return 0
 
 

@@ -1,12 +1,11 @@
 """A content-addressed render cache: `CachingRenderer` wraps any Renderer and renders each distinct input once.
 
-The key is sha256 over the chart folder's content as Helm loads it (every file under `chart_dir` but
-those its `.helmignore` names, symlinks followed; each folder hashed over its entries' names and bytes,
-a subfolder by its own digest, so a library linked into many charts is read once per batch; never a
-folder's absolute path), the canonical JSON of the values, every other RenderRequest field, and the
-inner renderer's name and version. A chart whose templates may differ between two renders (random, time) is never cached or
-merged: the pipeline renders those twice on purpose. Errors are cached only when Helm would give
-them again (template errors); timeouts, oversize output and dead workers are not.
+The key is sha256 over the chart folder's content as Helm loads it (`render.digest.chart_digest`:
+files the chart's `.helmignore` names left out, a values.yaml by its values where no template can read
+it as text), the canonical JSON of the values, every other RenderRequest field, and the inner
+renderer's name and version. A chart whose templates may differ between two renders (random, time) is
+never cached or merged: the pipeline renders those twice on purpose. Errors are cached only when Helm
+would give them again (template errors); timeouts, oversize output and dead workers are not.
 
 Entries live in memory (LRU by bytes) over an on-disk store (one zlib-compressed JSON file per key,
 LRU by modification time, bounded in total bytes), which several processes may share.
@@ -18,7 +17,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import stat
 import tempfile
 import threading
 import time
@@ -29,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
+from aftershock.render.digest import FolderDigests, chart_digest
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import may_be_nondeterministic
 
@@ -39,7 +37,6 @@ DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
 _TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render worker", "values cannot be passed", "helm failed without a message")
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
-_SCANNED_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 _STALE_TEMP_SECONDS = 3600.0
 
 
@@ -72,75 +69,6 @@ class CacheStats:
 def is_deterministic_error(error: str) -> bool:
     """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
     return not error.startswith(_TRANSIENT_ERRORS)
-
-
-def chart_digest(chart_dir: str, folders: FolderDigests | None = None) -> tuple[str, bool] | None:
-    """(sha256 of the chart's files, whether a template may render differently each time).
-
-    None when the folder cannot be hashed as Helm would read it: a symlink loop, a dangling
-    link, a special file or an unreadable file. The inner renderer then reports it its own way.
-    `folders` keeps the digests of folders already hashed (a library linked into every chart).
-    """
-    try:
-        ignore = _chart_ignore(Path(chart_dir))
-        found = _hash_folder(Path(chart_dir), "", frozenset(), ignore, {} if folders is None else folders)
-    except (OSError, UnicodeDecodeError, _Unhashable):
-        return None
-    return found
-
-
-# (device, inode, path prefix in the chart, the chart's ignore rules) -> (digest, volatile)
-FolderDigests = dict[tuple[int, int, str, "HelmIgnore"], tuple[str, bool]]
-
-
-def _chart_ignore(chart_dir: Path) -> HelmIgnore:
-    """The chart's .helmignore: Helm loads no file it names (its rules apply to the whole walk of
-    the chart's folder, subcharts' files included), so those files cannot change a render."""
-    try:
-        text = (chart_dir / ".helmignore").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
-    return parse_helmignore(text)
-
-
-class _Unhashable(Exception):
-    pass
-
-
-def _hash_folder(
-    folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], ignore: HelmIgnore, known: FolderDigests,
-) -> tuple[str, bool]:
-    """The folder's digest over its entries' names and contents (a subfolder's by its own digest)."""
-    info = folder.stat()
-    identity = (info.st_dev, info.st_ino)
-    if identity in ancestors:
-        raise _Unhashable(f"symlink loop at {folder}")
-    key = (info.st_dev, info.st_ino, prefix, ignore)
-    if key in known:
-        return known[key]
-    ancestors = ancestors | {identity}
-    digest, volatile = hashlib.sha256(), False
-    for name in sorted(os.listdir(folder)):
-        path, relative = folder / name, prefix + name
-        mode = path.stat().st_mode  # follows symlinks, as Helm's loader does
-        encoded = name.encode("utf-8", "surrogateescape")
-        if stat.S_ISDIR(mode):
-            if not ignore.ignores_folder(relative):
-                sub, sub_volatile = _hash_folder(path, relative + "/", ancestors, ignore, known)
-                digest.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.encode("ascii")))
-                volatile |= sub_volatile
-        elif stat.S_ISREG(mode):
-            if ignore.ignores_file(relative):
-                continue
-            data = path.read_bytes()
-            digest.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
-            digest.update(data)
-            if name.endswith(_SCANNED_SUFFIXES):
-                volatile |= may_be_nondeterministic([data.decode("utf-8", "replace")])
-        else:
-            raise _Unhashable(f"special file {path}")
-    known[key] = (digest.hexdigest(), volatile)
-    return known[key]
 
 
 def _canonical_json(value: Any) -> str:

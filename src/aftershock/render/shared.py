@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from aftershock.render.cache import FolderDigests, chart_digest, request_key, values_text
+from aftershock.render.cache import request_key, values_text
+from aftershock.render.digest import FolderDigests, chart_digest
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 
 

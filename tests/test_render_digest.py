@@ -1,0 +1,82 @@
+"""The content key of a chart folder (render/digest.py): what Helm loads, and nothing it does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aftershock.render.digest import chart_digest
+
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  size: {{ .Values.size | quote }}\n"
+
+
+def _chart(root: Path, values: str, template: str = CONFIG_MAP, subchart_values: str | None = None) -> Path:
+    chart = root / "app"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text(values)
+    (chart / "templates" / "cm.yaml").write_text(template)
+    if subchart_values is not None:
+        sub = chart / "charts" / "sub"
+        (sub / "templates").mkdir(parents=True)
+        (sub / "Chart.yaml").write_text("apiVersion: v2\nname: sub\nversion: 0.1.0\n")
+        (sub / "values.yaml").write_text(subchart_values)
+    return chart
+
+
+def _key(root: Path, values: str, **kwargs: str) -> str:
+    found = chart_digest(str(_chart(root, values, **kwargs)))
+    assert found is not None
+    return found[0]
+
+
+def test_a_values_files_comments_and_layout_are_not_part_of_the_key(tmp_path):
+    plain = _key(tmp_path / "a", "size: 3\nname: web\n")
+    assert _key(tmp_path / "b", "# the size\nname: web   # a name\nsize: 3\n") == plain
+    assert _key(tmp_path / "c", "size: 4\nname: web\n") != plain
+    assert _key(tmp_path / "d", "size: 3.0\nname: web\n") != plain  # an int is not a float
+    assert _key(tmp_path / "e", "size: '3'\nname: web\n") != plain
+    sub = _key(tmp_path / "f", "size: 3\nname: web\n", subchart_values="a: 1\n")
+    assert _key(tmp_path / "g", "size: 3\nname: web\n", subchart_values="# doc\na: 1\n") == sub
+
+
+@pytest.mark.parametrize("template", [
+    CONFIG_MAP + "  raw: {{ .Files.Get \"values.yaml\" | quote }}\n",
+    CONFIG_MAP + "  glob: {{ range $p, $_ := $.Files.Glob \"*.yaml\" }}{{ $p }}{{ end }}\n",
+])
+def test_a_chart_that_reads_its_files_keys_every_byte(tmp_path, template):
+    plain = _key(tmp_path / "a", "size: 3\n", template=template)
+    assert _key(tmp_path / "b", "# commented\nsize: 3\n", template=template) != plain
+
+
+def test_only_a_charts_own_values_yaml_counts_by_its_values(tmp_path):
+    """A template named values.yaml, or a values file Helm cannot read, counts by its bytes."""
+    plain = _key(tmp_path / "a", "size: 3\n")
+    chart = _chart(tmp_path / "b", "size: 3\n")
+    (chart / "templates" / "values.yaml").write_text("# a template\nkind: X\n")
+    first = chart_digest(str(chart))
+    (chart / "templates" / "values.yaml").write_text("kind: X\n")
+    assert first != chart_digest(str(chart)) and first is not None and first[0] != plain
+    assert _key(tmp_path / "c", "size: [\n") != _key(tmp_path / "d", "# note\nsize: [\n")
+
+
+def test_files_no_render_reads_are_not_part_of_the_key_unless_a_template_reads_files(tmp_path):
+    chart = _chart(tmp_path / "a", "size: 3\n", subchart_values="a: 1\n")
+    first = chart_digest(str(chart))
+    for path, text in {"README.md": "docs\n", "VALUES.md": "| size | 3 |\n", "ci/test-values.yaml": "size: 4\n",
+                       "crds/crd.yaml": "kind: CustomResourceDefinition\n", "charts/sub/README.md": "sub\n"}.items():
+        (chart / path).parent.mkdir(parents=True, exist_ok=True)
+        (chart / path).write_text(text)
+    assert chart_digest(str(chart)) == first
+    for path, text in {"Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.2.0\n",
+                       "values.schema.json": "{}", "templates/_helpers.tpl": "{{- define \"x\" -}}{{- end -}}",
+                       "charts/sub/templates/cm.yaml": "kind: X\n", "charts/other.tgz": "archive"}.items():
+        before = chart_digest(str(chart))
+        (chart / path).write_text(text)
+        assert chart_digest(str(chart)) != before, path  # a render reads it
+    before = chart_digest(str(chart))
+    (chart / "templates" / "files.yaml").write_text("x: {{ .Files.Get \"README.md\" }}\n")
+    reading = chart_digest(str(chart))
+    (chart / "README.md").write_text("other docs\n")
+    assert before != reading != chart_digest(str(chart))  # now README.md can reach a render
