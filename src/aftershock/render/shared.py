@@ -4,7 +4,7 @@ each time (random or clock functions), for callers that want one draw shared.
 The helm-unittest suites of a review run at base and at head: where a test's inputs are the same on
 both sides (a change that leaves the templates its suite selects, the values and Chart.yaml alone),
 one render serves both, and a random value cannot show as a difference between them. Inputs are
-equal when the chart folders' content as Helm loads it (see `render.cache.chart_digest`), the values
+equal when the chart folders' content as Helm loads it (see `render.digest.chart_digest`), the values
 and every other request field are. Nothing is kept between batches.
 """
 
