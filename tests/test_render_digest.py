@@ -25,8 +25,8 @@ def _chart(root: Path, values: str, template: str = CONFIG_MAP, subchart_values:
     return chart
 
 
-def _key(root: Path, values: str, **kwargs: str) -> str:
-    found = chart_digest(str(_chart(root, values, **kwargs)))
+def _key(root: Path, values: str, *, by_content: bool = True, **kwargs: str) -> str:
+    found = chart_digest(str(_chart(root, values, **kwargs)), values_by_content=by_content)
     assert found is not None
     return found[0]
 
@@ -39,6 +39,9 @@ def test_a_values_files_comments_and_layout_are_not_part_of_the_key(tmp_path):
     assert _key(tmp_path / "e", "size: '3'\nname: web\n") != plain
     sub = _key(tmp_path / "f", "size: 3\nname: web\n", subchart_values="a: 1\n")
     assert _key(tmp_path / "g", "size: 3\nname: web\n", subchart_values="# doc\na: 1\n") == sub
+    # unless asked, a values file counts by its bytes (parsing every chart's values costs time)
+    assert _key(tmp_path / "h", "size: 3\nname: web\n", by_content=False) != _key(
+        tmp_path / "i", "# the size\nname: web   # a name\nsize: 3\n", by_content=False)
 
 
 @pytest.mark.parametrize("template", [
@@ -55,9 +58,9 @@ def test_only_a_charts_own_values_yaml_counts_by_its_values(tmp_path):
     plain = _key(tmp_path / "a", "size: 3\n")
     chart = _chart(tmp_path / "b", "size: 3\n")
     (chart / "templates" / "values.yaml").write_text("# a template\nkind: X\n")
-    first = chart_digest(str(chart))
+    first = chart_digest(str(chart), values_by_content=True)
     (chart / "templates" / "values.yaml").write_text("kind: X\n")
-    assert first != chart_digest(str(chart)) and first is not None and first[0] != plain
+    assert first != chart_digest(str(chart), values_by_content=True) and first is not None and first[0] != plain
     assert _key(tmp_path / "c", "size: [\n") != _key(tmp_path / "d", "# note\nsize: [\n")
 
 

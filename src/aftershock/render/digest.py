@@ -4,14 +4,16 @@ Every file under the folder but those the chart's `.helmignore` names, symlinks 
 by name and bytes; each folder over its entries, a subfolder by its own digest, so a folder linked
 into many charts (a library) is read once per batch (`FolderDigests`); never an absolute path. When
 no file of the chart mentions `.Files`, no template can read a file as text: then only what a
-render reads counts (Chart.yaml, the schema, the lock files, templates/ and subchart archives, of
-the chart and its subcharts), and each values.yaml by the values it holds, so editing docs, CI files,
-CRDs or a values file's comments changes no key. The digest also says whether a template may render
+render reads counts (Chart.yaml, values.yaml, the schema, the lock files, templates/ and subchart
+archives, of the chart and its subcharts), so editing docs, CI files or CRDs changes no key; a caller
+may also ask for each values.yaml to count by the values it holds (parsing it), so that editing its
+comments changes none either. The digest also says whether a template may render
 differently each time (random or clock functions).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -43,21 +45,26 @@ class FolderDigest:
     reads_nothing: bool = False  # nothing in the folder counts in `loaded` (it adds no entry there)
 
 
-# (device, inode, path prefix in the chart, the chart's ignore rules) -> the folder's digest
-FolderDigests = dict[tuple[int, int, str, HelmIgnore], FolderDigest]
+# (device, inode, path prefix in the chart, the chart's ignore rules, values by content) -> the folder's digest
+FolderDigests = dict[tuple[int, int, str, HelmIgnore, bool], FolderDigest]
 
 
-def chart_digest(chart_dir: str, folders: FolderDigests | None = None) -> tuple[str, bool] | None:
+def chart_digest(
+    chart_dir: str, folders: FolderDigests | None = None, *, values_by_content: bool = False,
+) -> tuple[str, bool] | None:
     """(sha256 of what Helm loads from the chart folder, whether a template may render differently
     each time).
 
     None when the folder cannot be hashed as Helm would read it: a symlink loop, a dangling
     link, a special file or an unreadable file. The inner renderer then reports it its own way.
     `folders` keeps the digests of folders already hashed (a library linked into every chart).
+    `values_by_content`: a values.yaml counts by the values it holds (it is parsed) rather than by
+    its bytes, for callers that render the same chart folders many times.
     """
     try:
         ignore = _chart_ignore(Path(chart_dir))
-        found = _hash_folder(Path(chart_dir), "", frozenset(), ignore, {} if folders is None else folders)
+        known = {} if folders is None else folders
+        found = _hash_folder(Path(chart_dir), "", frozenset(), _Walk(ignore, values_by_content, known))
     except (OSError, UnicodeDecodeError, _Unhashable):
         return None
     return (found.text if found.reads_files else found.loaded), found.volatile
@@ -77,15 +84,21 @@ class _Unhashable(Exception):
     pass
 
 
-def _hash_folder(
-    folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], ignore: HelmIgnore, known: FolderDigests,
-) -> FolderDigest:
+@dataclass(frozen=True)
+class _Walk:
+    ignore: HelmIgnore
+    values_by_content: bool
+    known: FolderDigests
+
+
+def _hash_folder(folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], walk: _Walk) -> FolderDigest:
     """The folder's digests over its entries' names and contents (a subfolder's by its own digests)."""
     info = folder.stat()
     identity = (info.st_dev, info.st_ino)
     if identity in ancestors:
         raise _Unhashable(f"symlink loop at {folder}")
-    key = (info.st_dev, info.st_ino, prefix, ignore)
+    ignore, known = walk.ignore, walk.known
+    key = (info.st_dev, info.st_ino, prefix, ignore, walk.values_by_content)
     if key in known:
         return known[key]
     ancestors = ancestors | {identity}
@@ -98,7 +111,7 @@ def _hash_folder(
         encoded = name.encode("utf-8", "surrogateescape")
         if stat.S_ISDIR(mode):
             if not ignore.ignores_folder(relative):
-                sub = _hash_folder(path, relative + "/", ancestors, ignore, known)
+                sub = _hash_folder(path, relative + "/", ancestors, walk)
                 text.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.text.encode("ascii")))
                 if not sub.reads_nothing:
                     loaded.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.loaded.encode("ascii")))
@@ -110,7 +123,7 @@ def _hash_folder(
             data = path.read_bytes()
             text.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
             text.update(data)
-            entry = _loaded_entry(relative, encoded, data)
+            entry = _loaded_entry(relative, encoded, data, walk.values_by_content)
             loaded.update(entry)
             counted += bool(entry)
             if name.endswith(_SCANNED_SUFFIXES):
@@ -122,20 +135,22 @@ def _hash_folder(
     return known[key]
 
 
-def _loaded_entry(relative: str, encoded: bytes, data: bytes) -> bytes:
+def _loaded_entry(relative: str, encoded: bytes, data: bytes, values_by_content: bool) -> bytes:
     """What a file adds to the `loaded` digest: nothing for a file a render cannot read without
-    `.Files` (docs, CI files, CRDs), a values.yaml by its values, any other file by its bytes."""
+    `.Files` (docs, CI files, CRDs), a values.yaml by its values (when asked), any other file by its bytes."""
     match = _IN_A_CHART.fullmatch(relative)
     own = match.group(2) if match else relative
-    if own == _VALUES_FILE:
+    if own == _VALUES_FILE and values_by_content:
         values = _values_json(data)
         if values is not None:
             return b"V%d:%s\0%s" % (len(encoded), encoded, values.encode("utf-8"))
-    elif not (own in _RENDER_INPUTS or own.startswith("templates/") or _SUBCHART_ARCHIVE.fullmatch(own)):
+    elif not (own in _RENDER_INPUTS or own == _VALUES_FILE or own.startswith("templates/")
+              or _SUBCHART_ARCHIVE.fullmatch(own)):
         return b""
     return b"F%d:%s\0%d:%s" % (len(encoded), encoded, len(data), data)
 
 
+@functools.lru_cache(maxsize=256)  # the copies of one chart hold the same values.yaml
 def _values_json(data: bytes) -> str | None:
     """The values as canonical JSON (an int and a float stay apart), or None when Helm could fail on
     the text (then its error, with line numbers, depends on the text itself)."""

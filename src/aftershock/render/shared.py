@@ -64,7 +64,7 @@ def _input_keys(requests: Sequence[RenderRequest]) -> list[str | None]:
     keys: list[str | None] = []
     for request in requests:
         if request.chart_dir not in charts:
-            charts[request.chart_dir] = chart_digest(request.chart_dir, folders)
+            charts[request.chart_dir] = chart_digest(request.chart_dir, folders, values_by_content=True)
         chart, values = charts[request.chart_dir], values_text(request.values)
         keys.append(None if chart is None or values is None else request_key(request, chart[0], values, ""))
     return keys
