@@ -13,11 +13,11 @@ from aftershock.render.cache import (
     CachingRenderer,
     DiskRenderCache,
     MemoryRenderCache,
-    chart_digest,
     default_render_cache_dir,
     is_deterministic_error,
     open_render_cache,
 )
+from aftershock.render.digest import chart_digest
 from aftershock.render.interface import RenderRequest
 from aftershock.render.limits import oversize_error, timeout_error
 from aftershock.render.sdk import SdkRenderer

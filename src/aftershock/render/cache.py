@@ -13,8 +13,6 @@ LRU by modification time, bounded in total bytes), which several processes may s
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import os
 import tempfile
@@ -27,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from aftershock.render.digest import FolderDigests, chart_digest
+from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
-from aftershock.render.plan import may_be_nondeterministic
 
-CACHE_FORMAT = 2  # 2: entries keep the documents the render workers parsed
+CACHE_FORMAT = 2  # of an entry's file; 2: entries keep the documents the render workers parsed
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
@@ -69,30 +66,6 @@ class CacheStats:
 def is_deterministic_error(error: str) -> bool:
     """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
     return not error.startswith(_TRANSIENT_ERRORS)
-
-
-def _canonical_json(value: Any) -> str:
-    def as_json_type(item: Any) -> Any:
-        if isinstance(item, Mapping):
-            return dict(item)
-        raise TypeError(f"{type(item).__name__} is not JSON-serializable")
-
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=as_json_type)
-
-
-def values_text(values: Mapping[str, Any]) -> str | None:
-    """The canonical JSON of a request's values; None when they are not JSON (Helm refuses them too)."""
-    try:
-        return _canonical_json(values)
-    except (TypeError, ValueError):
-        return None
-
-
-def request_key(request: RenderRequest, chart: str, values: str, renderer_identity: str) -> str:
-    """The cache key of a request, given its chart digest and canonical values."""
-    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values")}
-    text = json.dumps([CACHE_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class MemoryRenderCache:
@@ -270,68 +243,36 @@ class CachingRenderer:
         """Answer hits from the store, render each distinct miss once, pass uncacheable requests through."""
         keys = self.keys_for(requests)
         outcomes: list[RenderOutcome | None] = [None] * len(requests)
-        first_of: dict[str, int] = {}  # key -> index of the request rendered for it
-        to_render: list[int] = []
-        counts = {"hits": 0, "misses": 0, "merged": 0, "uncacheable": 0}
+        pending: list[int] = []  # not answered by the store
         for index, (request, key) in enumerate(zip(requests, keys)):
             entry = self.store.get(key) if key is not None else None
-            if key is None:
-                counts["uncacheable"] += 1
-                to_render.append(index)
-            elif entry is not None:
-                counts["hits"] += 1
-                outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error, documents=entry.documents)
-                if progress is not None:
-                    progress(outcomes[index])  # type: ignore[arg-type]
-            elif key in first_of:
-                counts["merged"] += 1
-            else:
-                counts["misses"] += 1
-                first_of[key] = index
-                to_render.append(index)
-        rendered = self.inner.render_many([requests[i] for i in to_render], progress)
-        for index, outcome in zip(to_render, rendered):
+            if entry is None:
+                pending.append(index)
+                continue
+            outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error, documents=entry.documents)
+            if progress is not None:
+                progress(outcomes[index])  # type: ignore[arg-type]
+        pending_keys = [keys[i] for i in pending]
+        rendered, rendered_at = render_each_once(self.inner, [requests[i] for i in pending], pending_keys, progress)
+        for index, outcome in zip(pending, rendered):
             outcomes[index] = outcome
-            key = keys[index]
+        for position in rendered_at:
+            key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
                 self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents))
-        self._fill_merged(requests, keys, first_of, outcomes, progress)
-        self._count(counts)
+        uncacheable = pending_keys.count(None)
+        self._count({"hits": len(requests) - len(pending), "misses": len(rendered_at) - uncacheable,
+                     "merged": len(pending) - len(rendered_at), "uncacheable": uncacheable})
         return [outcome for outcome in outcomes if outcome is not None]
 
     def keys_for(self, requests: Sequence[RenderRequest]) -> list[str | None]:
-        """Each request's cache key, None when it cannot be cached; equal keys mean equal renders.
+        """Each request's cache key, None when it cannot be cached (its render may differ each time,
+        or it cannot be keyed); equal keys mean equal renders.
 
         A caller may key its own derived results (parsed objects, a chart's diff) by these too.
         """
         identity = f"{self.inner.name}\0{self.inner.version}"
-        charts: dict[str, tuple[str, bool] | None] = {}
-        folders: FolderDigests = {}  # the batch's charts are read once: none is written while it renders
-        keys: list[str | None] = []
-        for request in requests:
-            if request.chart_dir not in charts:
-                charts[request.chart_dir] = chart_digest(request.chart_dir, folders)
-            chart = charts[request.chart_dir]
-            values = values_text(request.values)
-            # `tpl` can evaluate a values string, so values may call random or time functions too.
-            if chart is None or chart[1] or values is None or may_be_nondeterministic([values]):
-                keys.append(None)
-            else:
-                keys.append(request_key(request, chart[0], values, identity))
-        return keys
-
-    @staticmethod
-    def _fill_merged(
-        requests: Sequence[RenderRequest], keys: Sequence[str | None], first_of: Mapping[str, int],
-        outcomes: list[RenderOutcome | None], progress: ProgressCallback | None,
-    ) -> None:
-        for index, key in enumerate(keys):
-            if outcomes[index] is None and key is not None:
-                twin = outcomes[first_of[key]]
-                assert twin is not None
-                outcomes[index] = dataclasses.replace(twin, request=requests[index], seconds=0.0)
-                if progress is not None:
-                    progress(outcomes[index])  # type: ignore[arg-type]
+        return [None if k is None or k.volatile else k.key for k in input_keys(requests, identity)]
 
     def _count(self, counts: Mapping[str, int]) -> None:
         with self._stats_lock:
