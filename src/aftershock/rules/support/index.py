@@ -22,7 +22,7 @@ from aftershock.model.change import FileChange, Hunk
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, Review
-from aftershock.rules.support.pods import PodSpec, pod_spec_of
+from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 DEFAULT_SCENARIO = "default"
 REVIEWED = (ChartOutcome.CHANGED, ChartOutcome.UNCHANGED)
@@ -125,6 +125,21 @@ class ReviewIndex:
     def pod_pairs(self) -> tuple[ObjectPair, ...]:
         """The pairs with a pod spec on either side: all a rule about pods needs to look at."""
         return tuple(p for p in self.pairs if any(o is not None and self.pod_spec(o) is not None for o in (p.base, p.head)))
+
+    def kept_containers(self) -> Iterator[tuple[ObjectPair, Container, Container]]:
+        """(pair, container at base, the same container at head) for each container a changed
+        workload has at both refs (matched by its list and name)."""
+        for pair in self.pod_pairs:
+            if pair.base is None or pair.head is None or pair.change is None:
+                continue
+            base_pod, head_pod = self.pod_spec(pair.base), self.pod_spec(pair.head)
+            if base_pod is None or head_pod is None:
+                continue
+            head_containers = {(c.list_name, c.name): c for c in containers_of(head_pod)}
+            for container in containers_of(base_pod):
+                kept = head_containers.get((container.list_name, container.name))
+                if kept is not None:
+                    yield pair, container, kept
 
     @cached_property
     def files(self) -> dict[str, FileChange]:

@@ -6,34 +6,25 @@ from typing import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.pods import containers_of
 
 PROBES = ("readinessProbe", "livenessProbe", "startupProbe")
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for pair in ctx.index.pod_pairs:
-        if pair.base is None or pair.head is None or pair.change is None:
+    for pair, container, kept in ctx.index.kept_containers():
+        if container.list_name != "containers":
             continue
-        base_pod, head_pod = ctx.index.pod_spec(pair.base), ctx.index.pod_spec(pair.head)
-        if base_pod is None or head_pod is None:
-            continue
-        head_containers = {(c.list_name, c.name): c for c in containers_of(head_pod)}
-        for container in containers_of(base_pod):
-            kept = head_containers.get((container.list_name, container.name))
-            if kept is None or container.list_name != "containers":
-                continue
-            for probe in PROBES:
-                if container.body.get(probe) is not None and kept.body.get(probe) is None:
-                    field = kept.path(probe)
-                    yield Concern(
-                        subject=pair.subject(f"{container.label} {probe}"),
-                        message=f"{pair.display}: the change removes the {probe} of {container.label}",
-                        delta=Delta.INTRODUCED, severity=Severity.HIGH if probe == "readinessProbe" else None,
-                        location=ctx.index.locate_object(pair, (probe,), in_change=True),
-                        path=pair.impact_path(field, "removes"), facts=(Fact("field", field),),
-                        scope_paths=pair.scope_paths,
-                    )
+        for probe in PROBES:
+            if container.body.get(probe) is not None and kept.body.get(probe) is None:
+                field = kept.path(probe)
+                yield Concern(
+                    subject=pair.subject(f"{container.label} {probe}"),
+                    message=f"{pair.display}: the change removes the {probe} of {container.label}",
+                    delta=Delta.INTRODUCED, severity=Severity.HIGH if probe == "readinessProbe" else None,
+                    location=ctx.index.locate_object(pair, (probe,), in_change=True),
+                    path=pair.impact_path(field, "removes"), facts=(Fact("field", field),),
+                    scope_paths=pair.scope_paths,
+                )
 
 
 RULE = Rule(

@@ -7,37 +7,26 @@ from typing import Iterator
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig
-from aftershock.rules.support.pods import containers_of
 
 ENTRIES = (("requests", "memory"), ("requests", "cpu"), ("limits", "memory"), ("limits", "cpu"))
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for pair in ctx.index.pod_pairs:
-        if pair.base is None or pair.head is None or pair.change is None:
+    for pair, container, kept in ctx.index.kept_containers():
+        gone = [f"{kind}.{name}" for kind, name in ENTRIES
+                if dig(container.body, "resources", kind, name) is not None and dig(kept.body, "resources", kind, name) is None]
+        if not gone:
             continue
-        base_pod, head_pod = ctx.index.pod_spec(pair.base), ctx.index.pod_spec(pair.head)
-        if base_pod is None or head_pod is None:
-            continue
-        head_containers = {(c.list_name, c.name): c for c in containers_of(head_pod)}
-        for container in containers_of(base_pod):
-            kept = head_containers.get((container.list_name, container.name))
-            if kept is None:
-                continue
-            gone = [f"{kind}.{name}" for kind, name in ENTRIES
-                    if dig(container.body, "resources", kind, name) is not None and dig(kept.body, "resources", kind, name) is None]
-            if not gone:
-                continue
-            memory = any(entry.endswith("memory") for entry in gone)
-            field = kept.path("resources")
-            yield Concern(
-                subject=pair.subject(container.label), delta=Delta.INTRODUCED,
-                message=f"{pair.display}: the change removes resources {', '.join(gone)} of {container.label}",
-                severity=Severity.MEDIUM if memory else None,
-                location=ctx.index.locate_object(pair, ("resources", "requests", "limits", "memory", "cpu"), in_change=True),
-                path=pair.impact_path(field, "removes"), facts=(Fact("removed", gone), Fact("was", as_map(container.body.get("resources")))),
-                scope_paths=pair.scope_paths,
-            )
+        memory = any(entry.endswith("memory") for entry in gone)
+        field = kept.path("resources")
+        yield Concern(
+            subject=pair.subject(container.label), delta=Delta.INTRODUCED,
+            message=f"{pair.display}: the change removes resources {', '.join(gone)} of {container.label}",
+            severity=Severity.MEDIUM if memory else None,
+            location=ctx.index.locate_object(pair, ("resources", "requests", "limits", "memory", "cpu"), in_change=True),
+            path=pair.impact_path(field, "removes"), facts=(Fact("removed", gone), Fact("was", as_map(container.body.get("resources")))),
+            scope_paths=pair.scope_paths,
+        )
 
 
 RULE = Rule(
