@@ -11,7 +11,6 @@ the folder is deleted when the job ends, whatever happened.
 from __future__ import annotations
 
 import base64
-import fcntl
 import os
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from typing import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from aftershock.errors import GitError
+from aftershock.state.locks import FileLock
 
 FETCH_TIMEOUT_SECONDS = 600
 JOB_FOLDER_PREFIX = "aftershock-job-"
@@ -49,13 +49,14 @@ def job_folder(work_dir: Path, label: str) -> Iterator[Path]:
     remove_abandoned_job_folders(work_dir)
     safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in label)[:60]
     folder = Path(tempfile.mkdtemp(prefix=f"{JOB_FOLDER_PREFIX}{safe}-", dir=work_dir))
-    owner = os.open(folder / _OWNER_FILE, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    owner = FileLock(folder / _OWNER_FILE)
     try:
-        fcntl.flock(owner, fcntl.LOCK_EX)
+        if not owner.try_acquire():  # a folder mkdtemp just made: nobody else can hold it
+            raise RuntimeError(f"cannot lock the new job folder {folder}")
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-        os.close(owner)
+        owner.release()
 
 
 def remove_abandoned_job_folders(work_dir: Path, *, min_age_seconds: float = ABANDONED_AFTER_SECONDS) -> list[Path]:
@@ -63,22 +64,19 @@ def remove_abandoned_job_folders(work_dir: Path, *, min_age_seconds: float = ABA
     than `min_age_seconds` is left alone (its job may not have taken its lock yet)."""
     removed = []
     for folder in sorted(work_dir.glob(f"{JOB_FOLDER_PREFIX}*")):
+        owner = FileLock(folder / _OWNER_FILE)
         try:
             if not folder.is_dir() or time.time() - folder.stat().st_mtime < min_age_seconds:
                 continue
-            owner = os.open(folder / _OWNER_FILE, os.O_RDWR | os.O_CLOEXEC)
+            if not owner.try_acquire(create=False):
+                continue  # a live job holds it
         except OSError:
             continue  # gone meanwhile, or not ours to judge (no lock file)
-        try:
-            fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(owner)
-            continue  # a live job holds it
         try:
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
         finally:
-            os.close(owner)
+            owner.release()
     return removed
 
 

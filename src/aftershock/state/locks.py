@@ -35,16 +35,17 @@ def lock_name(repository: str, target_key: str) -> bytes:
     return hashlib.sha256(f"{repository}\0{target_key}".encode("utf-8")).digest()
 
 
-class FileTargetLock:
-    """An exclusive flock on `folder/<name>.lock`; flock is per open file, so threads exclude each other too."""
+class FileLock:
+    """An exclusive flock on one file; flock is per open file, so threads exclude each other too,
+    and the kernel releases it when the holder dies."""
 
-    def __init__(self, folder: Path, name: bytes) -> None:
-        self._path = folder / f"{name.hex()[:32]}.lock"
+    def __init__(self, path: Path) -> None:
+        self._path = path
         self._fd: int | None = None
 
-    def try_acquire(self) -> bool:
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    def try_acquire(self, *, create: bool = True) -> bool:
+        """Take the lock unless another holds it. Without `create`, a missing file is an OSError."""
+        fd = os.open(self._path, os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0), 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -57,6 +58,18 @@ class FileTargetLock:
         if self._fd is not None:
             os.close(self._fd)  # closing the only descriptor releases the flock
             self._fd = None
+
+
+class FileTargetLock(FileLock):
+    """The lock of one target: `folder/<name>.lock`."""
+
+    def __init__(self, folder: Path, name: bytes) -> None:
+        super().__init__(folder / f"{name.hex()[:32]}.lock")
+        self._folder = folder
+
+    def try_acquire(self, *, create: bool = True) -> bool:
+        self._folder.mkdir(parents=True, exist_ok=True)
+        return super().try_acquire(create=create)
 
 
 class AdvisoryTargetLock:
