@@ -89,9 +89,8 @@ def input_key(planned: PlannedTest) -> str | None:
     request = planned.request
     if request is None:
         return None
-    return json.dumps([planned.chart_dir, str(effective_chart(planned.suite, planned.test)), request.values,
-                       request.release_name, request.namespace, request.kube_version, list(request.api_versions),
-                       request.revision, request.is_upgrade], sort_keys=True, default=str)
+    override = str(effective_chart(planned.suite, planned.test))
+    return json.dumps([override, request_key(replace(request, chart_dir=planned.chart_dir))])
 
 
 def json_ready(value: Any) -> Any:
