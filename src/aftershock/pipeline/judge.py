@@ -11,7 +11,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
 from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
-from aftershock.rules.inputs import source_files, source_folders, wanted
+from aftershock.rules.inputs import is_source, source_files, source_folders
 from aftershock.rules.model import SourceTexts
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdicts
@@ -49,8 +49,8 @@ def source_texts(review: Review, base_tree: RefSnapshot, head_tree: RefSnapshot)
 def _read(tree: RefSnapshot, folders: tuple[str, ...], files: tuple[str, ...]) -> dict[str, str]:
     """The wanted files: plain files in one batch of blob reads, links one by one; a file that is too
     large, not text, or missing is simply absent to the rules."""
-    named = frozenset(f.rstrip("/") for f in folders)
-    paths = dict.fromkeys([p for folder in folders for p in tree.tree.paths_under(folder) if wanted(p, named)] + list(files))
+    # paths under the source folders: only their names are left to check
+    paths = dict.fromkeys([p for folder in folders for p in tree.tree.paths_under(folder) if is_source(p)] + list(files))
     entries = {p: e for p in paths if (e := tree.tree.entries.get(p)) is not None and (e.size or 0) <= tree.max_file_bytes}
     blobs = [p for p, e in entries.items() if e.kind is EntryKind.BLOB]
     texts = {p: text for p, data in tree.tree.read_many(blobs, max_bytes=tree.max_file_bytes) if (text := _text(data)) is not None}

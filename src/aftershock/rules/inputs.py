@@ -26,16 +26,16 @@ def source_folders(review: Review) -> tuple[str, ...]:
     return tuple(sorted(folders)) + DOC_FOLDERS
 
 
-def wanted(path: str, folders: tuple[str, ...] | frozenset[str]) -> bool:
-    """Whether `path` is a source file some rule may read (`folders` as a frozenset is faster:
-    each folder on the path is looked up instead of every folder tested)."""
-    if not path.endswith(SOURCE_SUFFIXES):
+def is_source(path: str) -> bool:
+    """Whether a file's name makes it a source some rule may read."""
+    return path.endswith(SOURCE_SUFFIXES)
+
+
+def wanted(path: str, folders: tuple[str, ...]) -> bool:
+    """Whether `path` is a source file some rule may read."""
+    if not is_source(path):
         return False
-    named = folders if isinstance(folders, frozenset) else frozenset(f.rstrip("/") for f in folders)
-    if "" in named:
-        return True
-    parts = path.split("/")[:-1]
-    return any("/".join(parts[: i + 1]) in named for i in range(len(parts)))
+    return any(folder == "" or path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
 
 def source_files(review: Review) -> tuple[str, ...]:
