@@ -30,11 +30,12 @@ UNSTABLE_MASK = "<unstable>"
 
 UnstablePaths = frozenset[tuple[ObjectKey, str]]
 
-_POD_TEMPLATE_METADATA: tuple[tuple[str, ...], ...] = (
+# Where an ObjectMeta sits (besides each entry of spec.volumeClaimTemplates).
+_META_PATHS: tuple[tuple[str, ...], ...] = (
+    ("metadata",),
     ("spec", "template", "metadata"),
     ("spec", "jobTemplate", "spec", "template", "metadata"),
 )
-_META_PATHS = (("metadata",), *_POD_TEMPLATE_METADATA)
 
 
 def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> RenderedObject:
@@ -42,12 +43,10 @@ def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> Ren
     what changes is copied (the whole body when unstable paths go; else only the maps on the way
     to the noise), and the rest is shared, read-only, with it."""
     own = sorted(path for key, path in unstable if key == obj.key)
+    body = _without_noise(obj.body)
     if not own:
-        body = _without_noise(obj.body)
         return obj if body is obj.body else replace(obj, body=body)
-    body = thaw(obj.body)
-    for meta in _object_metas(body):
-        _drop_noise(meta)
+    body = thaw(body)  # unstable paths may be anywhere: a whole copy to edit
     for path in own:
         _remove_path(body, parse_path(path))
     return replace(obj, body=body)
@@ -102,18 +101,6 @@ def find_unstable_paths(first: Sequence[RenderedObject], second: Sequence[Render
         for change in diff_documents(left.body, right.body):
             found.add((pair.base.key, change.path))
     return frozenset(found)
-
-
-def _object_metas(body: Any) -> Iterator[dict[str, Any]]:
-    if not is_map(body):
-        return
-    candidates = [body.get("metadata")]
-    for path in _POD_TEMPLATE_METADATA:
-        candidates.append(_lookup(body, path))
-    claims = _lookup(body, ("spec", "volumeClaimTemplates"))
-    if is_list(claims):
-        candidates.extend(claim.get("metadata") for claim in claims if is_map(claim))
-    yield from (meta for meta in candidates if is_map(meta))
 
 
 def _lookup(body: Any, keys: tuple[str, ...]) -> Any:
