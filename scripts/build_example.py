@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Builds the example platform repository's git history from examples/platform.
 
-Usage: python3 scripts/build_example.py DEST
+Usage: python3 scripts/build_example.py DEST [EXAMPLE]
 
-Reads examples/platform/history.yaml and the state folders under examples/platform/states/ (format in
-examples/platform/README.md) and turns them into a real git repository in DEST: one commit per state,
+Reads examples/EXAMPLE/history.yaml (EXAMPLE is `platform` unless named) and the state folders under
+examples/EXAMPLE/states/ (format in examples/platform/README.md) and turns them into a real git repository in DEST: one commit per state,
 with the fixed authors, dates and messages of history.yaml, so the commit shas are the same on every
 run and every machine. Tags: `state-<folder>` per state, `demo-base` on the first state and `demo-head`
 on the last. DEST is recreated from scratch; the script refuses to delete anything but an empty folder
@@ -27,7 +27,8 @@ try:
 except ImportError:  # pragma: no cover - depends on the interpreter
     sys.exit("build_example: PyYAML is missing; run it with .venv/bin/python or pip install PyYAML")
 
-EXAMPLE_DIR = Path(__file__).resolve().parent.parent / "examples" / "platform"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_DIR = EXAMPLES / "platform"
 BRANCH = "main"
 BUILD_MARKER = "aftershock-example-build"  # inside DEST/.git: DEST is ours to delete
 TITLE_PATTERN = re.compile(
@@ -256,16 +257,20 @@ def build(example_dir: Path, dest: Path) -> list[tuple[State, str]]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python3 scripts/build_example.py DEST", file=sys.stderr)
+    if len(argv) not in (1, 2) or any(a.startswith("-") for a in argv):
+        print("usage: python3 scripts/build_example.py DEST [EXAMPLE]", file=sys.stderr)
         return 2
     dest = Path(argv[0]).resolve()
+    example = EXAMPLES / argv[1] if len(argv) == 2 else EXAMPLE_DIR
+    if len(argv) == 2 and (not (example / "history.yaml").is_file() or "/" in argv[1] or argv[1].startswith(".")):
+        print(f"build_example: no example {argv[1]!r} under examples/ (a folder with a history.yaml)", file=sys.stderr)
+        return 2
     if dest in EXAMPLE_DIR.parents or dest.is_relative_to(EXAMPLE_DIR.parent):
         print(f"build_example: {dest} contains the project or lies inside examples/; choose another destination",
               file=sys.stderr)
         return 2
     try:
-        build(EXAMPLE_DIR, dest)
+        build(example, dest)
     except ExampleError as error:
         print(f"build_example: {error}", file=sys.stderr)
         return 1

@@ -15,7 +15,7 @@ from aftershock.pipeline.tests import collect_test_evidence_for_refs
 
 FRAGMENT = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "evidence" / "schema_fragment.json"
 ORDERS_SUITE = "tests/deployment_test.yaml"
-ORDERS_DEPLOYMENT = "apps/Deployment/default/release-orders"
+ORDERS_DEPLOYMENT = "apps/Deployment/orders/orders"
 
 
 def _evidence(repo, renderer, base, head):
@@ -107,8 +107,8 @@ def test_markdown_gives_counts_then_failures_then_unguarded_fields(replicas, lab
     assert "no test asserts" not in text
     label_text = markdown.test_evidence_markdown(document.test_evidence_document(labels), max_items=3)
     assert "**Changed fields no test asserts**" in label_text
-    assert '- `core/ConfigMap/default/release-orders` `metadata.labels["app.kubernetes.io/part-of"]`: added as "platform"; no test assertion pins it' in label_text
-    assert "- … 8 more in the JSON output" in label_text
+    assert '- `core/ConfigMap/orders/orders` `metadata.labels["app.kubernetes.io/part-of"]`: added as "platform"; no test assertion pins it' in label_text
+    assert "- … 11 more in the JSON output" in label_text
 
 
 def test_markdown_says_which_suites_could_not_run():

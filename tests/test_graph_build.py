@@ -19,7 +19,7 @@ from gitrepo import commit, make_repo
 
 FRAGMENT = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "graph" / "schema_fragment.json"
 LIB = "charts/library/platform-lib"
-ORDERS_WORKLOAD = "workload:charts/apps/orders::apps/Deployment/default/release-orders"
+ORDERS_WORKLOAD = "workload:charts/apps/orders::apps/Deployment/orders/orders"
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def kinds(graph, node_ids):
 
 def test_library_change_reaches_workload_and_namespace_through_the_app_chart(lib_review):
     graph = build_graph(lib_review)
-    reach = blast_radius(graph).get("namespace:default")
+    reach = blast_radius(graph).get("namespace:orders")
     assert reach is not None
     assert kinds(graph, reach.nodes) == [
         NodeKind.COMMIT, NodeKind.FILE, NodeKind.TEMPLATE, NodeKind.CHART, NodeKind.CHART, NodeKind.OBJECT,
@@ -60,12 +60,12 @@ def test_explain_names_every_object_feeding_the_workload_and_what_it_reaches(lib
     graph = build_graph(lib_review)
     why = explain(graph, ORDERS_WORKLOAD)
     last_hops = {(p[-1].kind, graph.node(p[-1].source).label, p[-1].via) for p in why.causes}
-    assert (EdgeKind.DEFINES, "Deployment.apps default/release-orders", "is this workload") in last_hops
-    assert (EdgeKind.FEEDS, "ConfigMap default/release-orders", "volume configMap") in last_hops
-    assert (EdgeKind.FEEDS, "ServiceAccount default/release-orders", "serviceAccountName") in last_hops
-    assert (EdgeKind.FEEDS, "Service default/release-orders", "Service selector") in last_hops
+    assert (EdgeKind.DEFINES, "Deployment.apps orders/orders", "is this workload") in last_hops
+    assert (EdgeKind.FEEDS, "ConfigMap orders/orders", "volume configMap") in last_hops
+    assert (EdgeKind.FEEDS, "ServiceAccount orders/orders", "serviceAccountName") in last_hops
+    assert (EdgeKind.FEEDS, "Service orders/orders", "Service selector") in last_hops
     assert why.causes[0] == blast_radius(graph).get(ORDERS_WORKLOAD).path  # the justification comes first
-    assert [r.node for r in why.effects] == ["namespace:default"]
+    assert [r.node for r in why.effects] == ["namespace:orders"]
     assert f"chart:{LIB}" in why.upstream and "chart:charts/apps/payments" not in why.upstream
 
 
@@ -75,7 +75,7 @@ def test_radius_counts_every_layer_and_refs_match_the_review_document(lib_review
     counts = dict(radius.counts)
     assert list(counts) == list(Layer)
     assert sum(counts.values()) == radius.total == len(radius.reached)
-    assert counts[Layer.COMMIT] == 1 and counts[Layer.CHART] == 3 and counts[Layer.NAMESPACE] == 1
+    assert counts[Layer.COMMIT] == 1 and counts[Layer.CHART] == 3 and counts[Layer.NAMESPACE] == 2  # orders, payments
     doc = review_document(lib_review)
     objects = {n.ref for n in graph.nodes if n.kind is NodeKind.OBJECT}
     assert objects and objects <= {o["id"] for o in doc["objects"]}
@@ -87,8 +87,8 @@ def test_graph_document_follows_its_schema_fragment(lib_review):
     doc = graph_document(graph, blast_radius(graph))
     fragment = json.loads(FRAGMENT.read_text())
     jsonschema.Draft202012Validator(fragment).validate(doc)
-    node = next(n for n in doc["nodes"] if n["id"] == "namespace:default")
-    assert node["path_edges"][-2:] == ["defines", "in_namespace"] and node["path"][-1] == "namespace:default"
+    node = next(n for n in doc["nodes"] if n["id"] == "namespace:orders")
+    assert node["path_edges"][-2:] == ["defines", "in_namespace"] and node["path"][-1] == "namespace:orders"
 
 
 def test_schema_fragment_names_every_node_edge_and_layer_kind():
@@ -106,7 +106,7 @@ def test_mermaid_summary_is_bounded_and_keeps_whole_paths(lib_review):
     text = mermaid(graph, radius, max_nodes=10)
     declared = [line for line in text.splitlines() if line.startswith("    n")]
     assert text.startswith("flowchart LR\n") and 0 < len(declared) <= 10
-    assert '["default"]' in text and "-->|in_namespace|" in text  # the deepest layer survives the cut
+    assert ('["orders"]' in text or '["payments"]' in text) and "-->|in_namespace|" in text  # the deepest layer survives the cut
     assert f"%% {radius.total - len(declared)} more node(s)" in text
     assert len([line for line in mermaid(graph, radius).splitlines() if line.startswith("    n")]) == min(40, radius.total)
 
@@ -114,7 +114,7 @@ def test_mermaid_summary_is_bounded_and_keeps_whole_paths(lib_review):
 def test_find_node_takes_an_id_or_a_unique_part_and_says_when_it_cannot(lib_review):
     graph = build_graph(lib_review)
     assert find_node(graph, ORDERS_WORKLOAD).id == ORDERS_WORKLOAD
-    assert find_node(graph, "Deployment release-orders").id == ORDERS_WORKLOAD
+    assert find_node(graph, "Deployment orders").id == ORDERS_WORKLOAD
     with pytest.raises(ConfigError, match="2 nodes match"):
         find_node(graph, "_labels.tpl")
     with pytest.raises(ConfigError, match="no node"):

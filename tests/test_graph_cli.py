@@ -12,7 +12,8 @@ from aftershock.cli.main import AftershockGroup
 from aftershock.cli.radius import radius_command
 
 RANGE = ["--base", "state-01-orders-replicas", "--head", "state-02-lib-part-of-label", "--workers", "1"]
-WORKLOAD = "workload:charts/apps/orders::apps/Deployment/default/release-orders"
+# The orders chart renders in its render context: the values, name and namespace of its HelmRelease.
+WORKLOAD = "workload:charts/apps/orders::apps/Deployment/orders/orders"
 
 
 @click.group(cls=AftershockGroup)
@@ -35,27 +36,27 @@ def test_without_node_it_prints_the_blast_radius_per_layer(run):
     assert result.exit_code == 0, result.output
     assert "Blast radius of state-01-orders-replicas..state-02-lib-part-of-label" in result.output
     counts = dict(line.split() for line in result.output.split("\n\n")[1].splitlines())
-    assert counts == {"commit": "1", "file": "2", "unit": "2", "chart": "3", "object": counts["object"], "workload": "2", "namespace": "1"}
+    assert counts == {"commit": "1", "file": "2", "unit": "2", "chart": "3", "object": counts["object"], "workload": "2", "namespace": "2"}
     assert f"[{WORKLOAD}]" in result.output
     assert "[template:charts/library/platform-lib/templates/_labels.tpl]" in result.output
 
 
 def test_with_node_it_says_why_and_what_it_reaches(run):
-    result = run("--node", "Deployment release-orders")
+    result = run("--node", "Deployment orders")
     assert result.exit_code == 0, result.output
     why, reaches = result.output.split("What it reaches:")
     lines = [line.strip() for line in why.splitlines()]
-    start = lines.index("1. commit 248a056 feat(platform-lib): label every object as part of the platform")
+    start = lines.index("1. commit 109e85f feat(platform-lib): label every object as part of the platform")
     assert lines[start + 1:start + 7] == [
         "--touches--> file charts/library/platform-lib/templates/_labels.tpl  (modified)",
         "--maps_to--> template charts/library/platform-lib/templates/_labels.tpl  (template_helpers)",
         "--in_chart--> chart platform-lib  (templates/_labels.tpl)",
         "--includes--> chart orders  (symlink dependency platform-lib)",
-        "--renders--> object Deployment.apps default/release-orders  (charts/apps/orders/templates/deployment.yaml)",
-        "--defines--> workload Deployment release-orders  (is this workload)",
+        "--renders--> object Deployment.apps orders/orders  (charts/apps/orders/templates/deployment.yaml)",
+        "--defines--> workload Deployment orders  (is this workload)",
     ]
-    assert "--feeds--> workload Deployment release-orders  (volume configMap)" in why
-    assert reaches.startswith(" 1 node(s)") and "namespace default  (in_namespace)  [namespace:default]" in reaches
+    assert "--feeds--> workload Deployment orders  (volume configMap)" in why
+    assert reaches.startswith(" 1 node(s)") and "namespace orders  (in_namespace)  [namespace:orders]" in reaches
 
 
 def test_json_answers_carry_the_paths(run):
@@ -64,7 +65,7 @@ def test_json_answers_carry_the_paths(run):
     answer = json.loads(result.output)
     assert answer["node"]["path_edges"] == ["touches", "maps_to", "in_chart"]
     effects = {e["id"]: e for e in answer["effects"]}
-    assert effects["namespace:default"]["path"][0] == "chart:charts/library/platform-lib"
+    assert effects["namespace:orders"]["path"][0] == "chart:charts/library/platform-lib"
     assert WORKLOAD in effects and "chart:charts/apps/payments" in effects
     assert answer["causes"][0][-1]["target"] == "chart:charts/library/platform-lib"
 

@@ -33,8 +33,8 @@ needs_chromium = pytest.mark.skipif(
     not os.access(CHROMIUM, os.X_OK),
     reason="headless Chromium is missing: apt-get update && apt-get install -y chromium",
 )
-WORKLOAD = "workload:charts/apps/orders::apps/Deployment/default/release-orders"
-ORDERS_DEPLOYMENT = "object:charts/apps/orders::apps/Deployment/default/release-orders"
+WORKLOAD = "workload:charts/apps/orders::apps/Deployment/orders/orders"
+ORDERS_DEPLOYMENT = "object:charts/apps/orders::apps/Deployment/orders/orders"
 STALE_TEST = "runs two replicas by default"
 ASSETS = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "report" / "html_assets"
 HOSTILE = "</script><script>document.body.dataset.pwned = 'yes'</script>"
@@ -191,10 +191,10 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(browser,
     browser.click(selector(WORKLOAD))
     assert "selected" in classes(browser, WORKLOAD)
     for upstream in ("template:charts/library/platform-lib/templates/_labels.tpl", "chart:charts/library/platform-lib",
-                     "chart:charts/apps/orders", "object:charts/apps/orders::core/ConfigMap/default/release-orders"):
+                     "chart:charts/apps/orders", "object:charts/apps/orders::core/ConfigMap/orders/orders"):
         assert "cause" in classes(browser, upstream), upstream
-    assert "effect" in classes(browser, "namespace:default")
-    assert "dim" in classes(browser, "workload:charts/apps/payments::apps/Deployment/default/release-payments")
+    assert "effect" in classes(browser, "namespace:orders")
+    assert "dim" in classes(browser, "workload:charts/apps/payments::apps/Deployment/payments/payments")
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
     assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(f"encodeURIComponent({json.dumps(WORKLOAD)})")
@@ -207,10 +207,10 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(browser,
 @needs_chromium
 def test_search_marks_matches_and_enter_selects_one(browser, lib_page):
     browser.open(lib_page.as_uri())
-    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'release-payments';"
+    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'payments/payments';"
                      " s.dispatchEvent(new Event('input')); })()")
     matched = browser.evaluate("[...document.querySelectorAll('g.node.match')].map(g => g.dataset.id)")
-    assert matched and all("release-payments" in m for m in matched)
+    assert matched and all("payments/payments" in m for m in matched)
     assert browser.evaluate("document.getElementById('search-count').textContent") == f"{len(matched)} matches"
     browser.evaluate("document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))")
     assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == matched[0]
@@ -239,7 +239,7 @@ def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, 
     page = tmp_path / "secret.html"
     page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
     assert "whk-" not in page.read_text()
-    secret = "object:charts/apps/payments::core/Secret/default/release-payments"
+    secret = "object:charts/apps/payments::core/Secret/payments/payments"
     browser.open(page.as_uri())
     browser.click(selector(secret))
     panel = browser.evaluate("document.getElementById('panel').textContent")

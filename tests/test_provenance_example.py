@@ -22,7 +22,7 @@ def traced(example_repo, renderer, tmp_path, base, head):
 def test_replica_count_default_produces_spec_replicas_through_the_library(example_repo, renderer, tmp_path):
     _, report = traced(example_repo, renderer, tmp_path, "state-00-initial", "state-01-orders-replicas")
     (item,) = report.fields
-    assert (item.object_id, item.field) == ("charts/apps/orders::apps/Deployment/default/release-orders", "spec.replicas")
+    assert (item.object_id, item.field) == ("charts/apps/orders::apps/Deployment/orders/orders", "spec.replicas")
     (link,) = item.values
     assert link.ref == "charts/apps/orders/values.yaml::replicaCount"
     assert link.templates == ("charts/library/platform-lib/templates/_deployment.tpl",)

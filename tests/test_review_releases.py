@@ -219,9 +219,11 @@ def test_plain_release_renders_an_affected_chart_with_its_own_values(tmp_path, r
     base = commit(repo, {**app_chart("apps/web", "web"), **plain(mode="burst")}, "feat: prod")
     commit(repo, {"apps/web/values.yaml": "replicas: 2\nimage: nginx:1.28.0\nmode: fast\n"}, "feat: image")
     result = review(repo, base, renderer)
-    via = [r for r in result.chart_reviews if r.release]
-    (prod,) = via
-    assert [s.kind for s in prod.affected.path] == ["file", "chart", "release"]
+    # The release is the chart's render context, so the chart is reviewed in it once, not twice.
+    assert not [r for r in result.chart_reviews if r.release]
+    (context,) = result.contexts
+    assert (context.chart, context.kind.value, context.release_name) == ("apps/web", "release", "web")
+    (prod,) = [r for r in result.chart_reviews if r.scenario == "default"]
     (deployment,) = prod.head_objects
     container = deployment.body["spec"]["template"]["spec"]["containers"][0]
     assert container["env"] == [{"name": "MODE", "value": "burst"}] and deployment.body["spec"]["replicas"] == 3

@@ -135,7 +135,7 @@ def test_example_release_defaults_env_is_dropped_by_a_partial_override(example_r
     assert (probe.site.template, probe.site.line, probe.site.function) == (
         "charts/releases/platform-releases/templates/helmreleases.yaml", 3, "mergeOverwrite")
     assert probe.base_dropped == ("LOG_LEVEL", "ORDERS_CONFIG_FILE", "ORDERS_REGION")
-    assert probe.values_line == 27  # `env:` under defaults.orders
+    assert probe.values_line == 26  # `env:` under defaults.orders
 
     [finding] = _findings(review, probes)
     assert (finding.delta, finding.severity, finding.evidence.value) == (Delta.WIDENED, Severity.MEDIUM, "observed")

@@ -57,6 +57,23 @@ class ScenarioSettings(BaseModel):
     values_files: tuple[str, ...] = ()  # relative to the chart folder, merged in order before `values`
 
 
+class ContextSettings(BaseModel):
+    """A render context declared by the repository: how its platform installs the charts it names.
+
+    Tried first, before the releases, tests and chart-testing values the review finds by itself."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
+    charts: tuple[str, ...] = ("**",)  # globs of chart folders
+    values_files: tuple[str, ...] = ()  # relative to the chart folder; "/path" is relative to the repository
+    values: dict[str, Any] = Field(default_factory=dict)
+    release_name: str | None = None
+    namespace: str | None = None
+    kube_version: str | None = None  # e.g. "v1.30.0", for .Capabilities
+    api_versions: tuple[str, ...] = ()
+
+
 class ReleaseSettings(BaseModel):
     """How releases find their charts when the release itself does not say (a chartRef, a HelmRepository)."""
 
@@ -72,6 +89,7 @@ class AftershockConfig(BaseModel):
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
+    contexts: tuple[ContextSettings, ...] = ()
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -27,7 +27,7 @@ def suite_value_sets(
     near: dict[str, tuple[str, dict[str, Any]]] = {}
     far: dict[str, tuple[str, dict[str, Any]]] = {}
     for path in sorted(p for p in paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]):
-        for suite in _suites(path, read):
+        for suite in chart_suites(path, read):
             bucket = near if _tests_changed(suite, changed) else far
             for name, values in _test_values(suite, path, read):
                 if values:
@@ -43,7 +43,8 @@ def _tests_changed(suite: TestSuite, changed: set[str]) -> bool:
                for path in changed for pattern in suite.templates)
 
 
-def _suites(path: str, read: TextReader) -> list[TestSuite]:
+def chart_suites(path: str, read: TextReader) -> list[TestSuite]:
+    """The suites of one suite file (several documents may share it); none when one cannot be read."""
     text = read(path)
     suites = []
     for part in SPLITTER.split(text or ""):
@@ -57,7 +58,10 @@ def _suites(path: str, read: TextReader) -> list[TestSuite]:
 
 
 def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
+    """Tests that assert the render fails give values written to fail: no scenario comes of them."""
     for test in suite.tests:
+        if any(a.assert_type == "failedTemplate" and not a.negated for a in test.assertions):
+            continue
         try:
             files = [_values_file(path, given, read) for given in suite.values + test.values]
             values = user_values(files, dict(suite.set), dict(test.set), "chart")
@@ -68,7 +72,13 @@ def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tupl
 
 def _values_file(suite_path: str, given: str, read: TextReader) -> dict[str, Any]:
     """helm-unittest reads a suite's values files relative to the suite file."""
-    text = read(posixpath.normpath(posixpath.join(posixpath.dirname(suite_path), given)))
+    return suite_values_file(posixpath.normpath(posixpath.join(posixpath.dirname(suite_path), given)), read, given)
+
+
+def suite_values_file(path: str, read: TextReader, given: str | None = None) -> dict[str, Any]:
+    """A values file as helm-unittest loads it (go-yaml, keys as strings); ValueError when unreadable."""
+    given = given or path
+    text = read(path)
     if text is None:
         raise ValueError(f"no values file {given}")
     loaded = load_first(text)

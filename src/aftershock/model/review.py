@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aftershock.model.change import Commit, FileChange
+from aftershock.model.contexts import ChartContext, RenderInputs
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
@@ -70,6 +71,9 @@ class ChartReview:
     release: str | None = None  # the release that installs this chart with its own values, if any
     scenario: str = "default"  # the values scenario rendered (see render/scenarios.py)
     cluster: str | None = None  # the target cluster of the release that installs it, when one does
+    # What each side was rendered with (its context, with the scenario layered on), for later renders.
+    base_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
+    head_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ class Review:
     provenance: ProvenanceReport | None = None  # which values keys and templates produce each changed field
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
+    contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
 
     @property
     def complete(self) -> bool:

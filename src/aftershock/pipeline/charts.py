@@ -67,6 +67,36 @@ def review_charts(
     return tuple(reviews), tuple(missing)
 
 
+def render_side(
+    plans: Sequence[ChartPlan], side: Side, side_input: SideInput, renderer: Renderer, settings: RenderSettings,
+    dest: Path, rendered: Callable[[RenderOutcome], None] | None = None,
+) -> list[tuple[RenderOutcome | None, str | None]]:
+    """Render each plan once at one side only: (outcome, None) when it rendered, (outcome or None, why) when not."""
+    jobs = _prepare(plans, side, side_input, settings, dest)
+    by_id = {job.plan.id: job for job in jobs}
+    outcomes = iter(renderer.render_many([job.requests[0] for job in jobs if not job.blocked], rendered))
+    done = {job.plan.id: next(outcomes) for job in jobs if not job.blocked}
+    results: list[tuple[RenderOutcome | None, str | None]] = []
+    for plan in plans:
+        job = by_id.get(plan.id)
+        if job is None or job.blocked:
+            results.append((None, job.blocked if job else f"chart {plan.path} is absent at {side.value}"))
+        else:
+            results.append((done[plan.id], done[plan.id].error))
+    return results
+
+
+def side_objects(outcome: RenderOutcome, plan: ChartPlan, side: Side, charts: Sequence[Chart]) -> tuple[RenderedObject, ...]:
+    """The objects of a successful `render_side` outcome (none when its output is not YAML)."""
+    chart = plan.base if side is Side.BASE else plan.head
+    if chart is None:
+        return ()
+    try:
+        return rendered_objects(outcome, chart, {c.path: c for c in charts})
+    except AftershockError:
+        return ()
+
+
 def _prepare(
     plans: Sequence[ChartPlan], side: Side, side_input: SideInput, settings: RenderSettings, dest: Path
 ) -> tuple[_SideJob, ...]:
@@ -158,7 +188,8 @@ def chart_request(chart: Chart, root: Path, inputs: RenderInputs, settings: Rend
     return RenderRequest(
         chart_dir=str(root / chart.path), values=inputs.values,
         release_name=inputs.release_name or settings.release_name,
-        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
+        namespace=inputs.namespace or settings.namespace, kube_version=inputs.kube_version or settings.kube_version,
+        api_versions=inputs.api_versions,
     )
 
 
@@ -196,6 +227,8 @@ def _review_chart(
         return review, []
     if failed:
         gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
+        if len(failed) == 2 and base.render.error == head.render.error:
+            gaps = [NotReviewed(part, base.render.error or "render failed")]  # said once, for both refs
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render, ChartOutcome.NOT_REVIEWED,
                              release=plan.release, scenario=plan.scenario, cluster=plan.cluster)
         return review, gaps
@@ -205,6 +238,6 @@ def _review_chart(
     review = ChartReview(
         plan.path, plan.name, plan.affected, base.render, head.render, outcome, changes, len(unstable),
         base_objects=base.objects, head_objects=head.objects, release=plan.release, scenario=plan.scenario,
-        cluster=plan.cluster,
+        cluster=plan.cluster, base_inputs=plan.base_inputs, head_inputs=plan.head_inputs,
     )
     return review, []

@@ -34,6 +34,7 @@ from aftershock.provenance.merges import (
 )
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import RenderInputs, dependency_closure
+from aftershock.releases.values import merge_maps
 
 DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
@@ -60,6 +61,9 @@ class _Candidate:
     values_line: int | None = None
     head: _Side | None = None
     base: _Side | None = None  # None: the list or its merge is not at base
+    # What the probed review rendered with at each side (its render context): the probe goes on top.
+    head_inputs: RenderInputs = field(default=RenderInputs(), hash=False, compare=False)
+    base_inputs: RenderInputs = field(default=RenderInputs(), hash=False, compare=False)
 
 
 def probe_override_traps(
@@ -73,18 +77,20 @@ def probe_override_traps(
     changed = {path for f in review.files for path in (f.path, f.old_path) if path}
     sites = _MergeSites()
     candidates = sorted(
-        (c for r in _probed_reviews(review) for c in _candidates(review, r, charts, changed, (base_root, head_root), sites)),
+        (c for r in _probed_reviews(review, head_root) for c in _candidates(review, r, charts, changed, (base_root, head_root), sites)),
         key=lambda c: (c.chart.path, c.values_path, c.override),
     )
     settings = RenderSettings(review.options.release_name, review.options.namespace, review.options.kube_version)
     planned: list[tuple[_Candidate, RenderRequest | None, RenderRequest | None]] = []
     used = 0
     for candidate in candidates:
-        inputs = RenderInputs(values=_nested(candidate.override, [candidate.probe]))
-        head = chart_request(candidate.chart, head_root, inputs, settings) if used < max_renders else None
+        override = _nested(candidate.override, [candidate.probe])
+        head_inputs = replace(candidate.head_inputs, values=merge_maps(candidate.head_inputs.values, override))
+        head = chart_request(candidate.chart, head_root, head_inputs, settings) if used < max_renders else None
         used += head is not None
         wants_base = head is not None and candidate.base is not None and used < max_renders
-        base = chart_request(candidate.chart, base_root, inputs, settings) if wants_base else None
+        base_inputs = replace(candidate.base_inputs, values=merge_maps(candidate.base_inputs.values, override))
+        base = chart_request(candidate.chart, base_root, base_inputs, settings) if wants_base else None
         used += base is not None
         planned.append((candidate, head, base))
     requests = [r for _, head, base in planned for r in (head, base) if r is not None]
@@ -97,13 +103,16 @@ def probe_override_traps(
     return tuple(probes)
 
 
-def _probed_reviews(review: Review) -> Iterator[ChartReview]:
-    """The default-scenario review of each chart installed by no release that rendered at head."""
-    seen: set[str] = set()
+def _probed_reviews(review: Review, head_root: Path) -> Iterator[ChartReview]:
+    """The default-scenario review of each chart that rendered at head in its context, and of each
+    release install of a chart the review materialised, once per chart and release."""
+    seen: set[tuple[str, str | None]] = set()
     for chart_review in review.chart_reviews:
-        if (chart_review.scenario == "default" and chart_review.release is None
-                and chart_review.head.status is RenderStatus.OK and chart_review.chart not in seen):
-            seen.add(chart_review.chart)
+        key = (chart_review.chart, chart_review.release)
+        if chart_review.release is not None and not (head_root / chart_review.chart).is_dir():
+            continue
+        if chart_review.scenario == "default" and chart_review.head.status is RenderStatus.OK and key not in seen:
+            seen.add(key)
             yield chart_review
 
 
@@ -138,6 +147,7 @@ def _candidates(
                 chart, values_file, path, override, site, probe[0], probe[1], _key_line(text, path),
                 head=_Side(entries, chart_review.head_objects),
                 base=_Side(base_lists[path], chart_review.base_objects) if at_base else None,
+                head_inputs=chart_review.head_inputs, base_inputs=chart_review.base_inputs,
             )
 
 

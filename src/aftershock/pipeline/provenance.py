@@ -115,7 +115,7 @@ def _job(
     request = RenderRequest(
         chart_dir=str(folder), values=_perturbed_values(review, chart_review, charts, inputs, item),
         release_name=inputs.release_name or settings.release_name, namespace=inputs.namespace or settings.namespace,
-        kube_version=settings.kube_version,
+        kube_version=inputs.kube_version or settings.kube_version, api_versions=inputs.api_versions,
     )
     return _Job(item, chart_review, request)
 
@@ -128,7 +128,7 @@ def _base(review: Review, chart_review: ChartReview, base_root: Path) -> tuple[P
     if folder is None:
         return "the chart is not materialised at base"
     if chart_review.release is None:
-        return folder, RenderInputs()
+        return folder, chart_review.base_inputs  # the chart's render context (and scenario), as the review rendered it
     return _release_inputs(review, chart_review, base_root, folder)
 
 

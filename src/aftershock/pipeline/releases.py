@@ -9,7 +9,8 @@ lies on its own path is a cycle and is not reviewed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -40,6 +41,7 @@ class ReleaseSource:
     head_objects: tuple[RenderedObject, ...]
     base_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)  # for valuesFrom
     head_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)
+    scenario: str = "default"  # the source chart's scenario; its releases are reviewed in it too
 
 
 @dataclass(frozen=True)
@@ -74,22 +76,27 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
     base_lookup = {**plain[0], **{o.key: o for o in review.base_objects}}
     head_lookup = {**plain[1], **{o.key: o for o in review.head_objects}}
     source_id = f"{review.chart}@{review.release}" if review.release else review.chart
-    return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup)
+    return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup,
+                         review.scenario)
 
 
 def follow_releases(
     sources: Sequence[ReleaseSource], plain: Lookups, base: SideInput, head: SideInput, renderer: Renderer,
     settings: RenderSettings, work: Path, affected: Sequence[AffectedChart],
     rendered: Callable[[RenderOutcome], None] | None = None, chart_map: Mapping[str, str] | None = None,
+    covered: frozenset[tuple[str, str]] = frozenset(),
 ) -> ReleaseFollowing:
-    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder."""
+    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder.
+    `covered` holds (chart, release id) pairs already reviewed as an affected chart's render context:
+    their values diff is still reported, but the chart is not rendered a second time."""
     by_chart = {a.chart: a for a in affected}
     reviews: list[ChartReview] = []
     changes: list[ValuesKeyChange] = []
     gaps: list[NotReviewed] = []
-    current, seen = list(sources), set()
+    current: list[ReleaseSource] = list(sources)
+    seen: set[tuple[ObjectKey, str]] = set()
     for depth in range(MAX_DEPTH):
-        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {})
+        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {}, covered)
         changes += round_changes
         gaps += round_gaps
         if not plans:
@@ -103,23 +110,37 @@ def follow_releases(
 
 def _plans(
     sources: Sequence[ReleaseSource], base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    seen: set[ObjectKey], chart_map: Mapping[str, str],
+    seen: set[tuple[ObjectKey, str]], chart_map: Mapping[str, str], covered: frozenset[tuple[str, str]],
 ) -> tuple[list[ChartPlan], list[ValuesKeyChange], list[NotReviewed]]:
+    """A release is planned once per distinct pair of values it passes (a scenario of its source that
+    passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
+    said: set[ObjectKey] = {key for key, _ in seen}
     for source in sources:
         for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if release_spec(o)}):
-            if key in seen:
-                continue
-            seen.add(key)
             try:
                 plan, values_changes = _plan(source, key, base, head, affected, chart_map)
             except AftershockError as error:
-                gaps.append(NotReviewed(f"release {key}", error.line()))
+                if key not in said:
+                    gaps.append(NotReviewed(f"release {key}", error.line()))
+                said.add(key)
                 continue
-            changes += values_changes
-            if plan is not None:
-                plans.append(plan)
+            identity = (key, _inputs_key(plan))
+            if identity in seen:
+                continue
+            seen.add(identity)
+            if key not in said:
+                changes += values_changes
+            said.add(key)
+            if plan is not None and not (source.scenario == "default" and (plan.path, key.id) in covered):
+                plans.append(replace(plan, scenario=source.scenario) if source.scenario != "default" else plan)
     return plans, changes, gaps
+
+
+def _inputs_key(plan: ChartPlan | None) -> str:
+    if plan is None:
+        return ""
+    return json.dumps([plan.base_inputs.values, plan.head_inputs.values], sort_keys=True, default=str)
 
 
 def _plan(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from aftershock.config import ScenarioSettings
 from aftershock.ingest.values import parse_values
@@ -23,20 +23,39 @@ _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 
 def expand_scenarios(
     plans: Sequence[ChartPlan], base: SideInput, head: SideInput, changed: Iterable[str], cap: int,
-    declared: Sequence[ScenarioSettings] = (),
+    declared: Sequence[ScenarioSettings] = (), fields: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
     """Every plan in each of its chart's scenarios (the default first, then those the configuration
-    declares), and what ran or was cut per chart."""
+    declares, then the others ranked by what they reach of the change), and what ran or was cut per chart.
+    `fields` names, per chart, the field names the changed template lines read (diff/exercise.py)."""
     changed_paths = sorted(set(changed))
     expanded: list[ChartPlan] = []
     summaries = []
     for plan in plans:
-        candidates = configured_scenarios(plan.path, declared) + _candidates(plan, base, head, changed_paths)
+        found = rank_scenarios(_candidates(plan, base, head, changed_paths), (fields or {}).get(plan.path, frozenset()))
+        candidates = configured_scenarios(plan.path, declared) + found
         chosen = choose(candidates, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
             expanded.append(plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head))
     return tuple(expanded), tuple(summaries)
+
+
+def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
+    """Scenarios whose values set paths through more of the fields the changed lines read come first (a
+    stable sort: among equals, the order of discovery, which puts what changed templates read first)."""
+    if not fields:
+        return candidates
+    return sorted(candidates, key=lambda s: -len(_segments(s.overrides) & fields))
+
+
+def _segments(values: Mapping[str, Any]) -> set[str]:
+    found: set[str] = set()
+    for key, value in values.items():
+        found.add(str(key))
+        if isinstance(value, Mapping):
+            found |= _segments(value)
+    return found
 
 
 def _candidates(plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]) -> list[Scenario]:
@@ -64,6 +83,7 @@ def _scenario_plan(plan: ChartPlan, scenario: Scenario, base: SideInput, head: S
 def _inputs(inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side: SideInput) -> RenderInputs:
     if chart is None:
         return inputs
+
     tree = side[0]
     values: dict[str, Any] = dict(inputs.values)
     for rel in scenario.values_files:

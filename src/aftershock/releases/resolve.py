@@ -30,7 +30,7 @@ def resolve_chart(
     matches = sorted(
         c.path for c in renderable.values()
         if spec.chart in (c.name, posixpath.basename(c.path)) or spec.release_name == c.name
-    )
+    ) or _suffix_matches(spec, renderable.values())
     if len(matches) == 1:
         return matches[0], Evidence.INFERRED, None
     if not matches:
@@ -38,6 +38,17 @@ def resolve_chart(
             f"chart {spec.chart!r} from {spec.source_kind} {spec.source_name} of {spec.key} matches no chart in this repository"
         )
     return None, Evidence.INFERRED, f"chart {spec.chart!r} of {spec.key} matches several charts: {', '.join(matches)}"
+
+
+def _suffix_matches(spec: ReleaseSpec, charts: Iterable[Chart]) -> list[str]:
+    """A generated name (`<platform>-<group>-<app>`, an ExternalArtifact or OCIRepository named after
+    the app) that names no chart exactly: the charts whose name or folder it ends with, else those
+    whose folder the release name matches."""
+    chart = spec.chart or ""
+    ends = sorted(c.path for c in charts if any(
+        n and (chart.endswith(f"-{n}") or chart.endswith(f"/{n}")) for n in (c.name, posixpath.basename(c.path))
+    ))
+    return ends or sorted(c.path for c in charts if posixpath.basename(c.path) == spec.release_name)
 
 
 def _mapped(spec: ReleaseSpec, mapping: Mapping[str, str]) -> str | None:

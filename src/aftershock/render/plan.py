@@ -6,7 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
+from aftershock.model.contexts import RenderInputs
 from aftershock.model.units import AffectedChart, Chart
+
+__all__ = ["ChartPlan", "RenderInputs", "dependency_closure", "may_be_nondeterministic", "plan_renders", "template_repo_path"]
 
 # Sprig/Helm functions whose output differs between two renders of the same input.
 _NONDETERMINISTIC = re.compile(
@@ -15,15 +18,6 @@ _NONDETERMINISTIC = re.compile(
     r"htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
 )
 _ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
-
-
-@dataclass(frozen=True)
-class RenderInputs:
-    """What one side of a plan passes to Helm; None means the review's own release name or namespace."""
-
-    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    release_name: str | None = None
-    namespace: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from aftershock import __version__
 from aftershock.evidence.document import test_evidence_document
 from aftershock.findings.document import findings_document
 from aftershock.provenance.document import provenance_document, provenance_edges
+from aftershock.report.contexts import context_document
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
@@ -109,6 +110,7 @@ def _observation(review: Review) -> dict[str, Any]:
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
+        "contexts": [context_document(c) for c in review.contexts],
         "objects": _objects(review),
         "not_reviewed": [
             {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}

@@ -7,6 +7,7 @@ from typing import Any
 from aftershock.evidence.markdown import test_evidence_markdown
 from aftershock.findings.markdown import findings_markdown
 from aftershock.graph.mermaid import mermaid_from_document
+from aftershock.report.contexts import context_line
 from aftershock.report.text import (
     field_line, headline, object_title, range_text, provenance_index, render_cell, review_label, status_line, text_diff,
 )
@@ -32,7 +33,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle")).rstrip(), ""]
     if doc.get("tests"):
         parts += [test_evidence_markdown(doc["tests"]).rstrip(), ""]
-    parts += _not_reviewed(doc) + _charts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
+    parts += _not_reviewed(doc) + _charts(doc) + _contexts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
     text = "\n".join(parts).rstrip() + "\n"
     if len(text) > MAX_COMMENT_CHARS:
         note = "\n\n… the rest of this review is in the JSON output (the comment would exceed GitHub's limit).\n"
@@ -77,6 +78,11 @@ def _charts(doc: dict[str, Any]) -> list[str]:
             f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         )
     return lines + [""]
+
+
+def _contexts(doc: dict[str, Any]) -> list[str]:
+    lines = [f"- {_inline(context_line(c))}" for c in doc.get("contexts", ()) if c["kind"] != "defaults" or c["attempts"]]
+    return ["### Render contexts", "", *lines, ""] if lines else []
 
 
 def _scenarios(doc: dict[str, Any]) -> list[str]:

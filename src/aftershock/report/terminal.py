@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from aftershock.report.contexts import context_line
 from aftershock.report.markdown import review_status_line
 from aftershock.report.text import (
     field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
@@ -28,6 +29,9 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
+    for entry in doc.get("contexts", ()):
+        if entry["kind"] != "defaults" or entry["attempts"]:
+            console.print(f"  [cyan]context[/cyan] {escape(context_line(entry))}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
     produced_by = provenance_index(doc)

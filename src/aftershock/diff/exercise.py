@@ -1,0 +1,169 @@
+"""Which changed template lines some render of the review exercised, and which none did.
+
+A change inside a block that no scenario enters (`{{ if .Values.hub.enabled }}` left off) renders
+identically everywhere, and "renders identically" would then say nothing. So every run of changed
+lines of a chart template is checked against what the scenarios rendered: a run is *exercised* when
+one of its lines' literal text (the words outside `{{ }}` actions) appears whole in an object that a
+render of a chart holding or including the template produced (added lines at head, removed lines at
+base). A run with no literal words (actions only) counts as exercised when the template rendered at
+all (a chart holding it rendered). Literal text is what Helm copies to its output verbatim, so this is observed, not inferred;
+comments and blank lines are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from aftershock.model.change import FileChange, Hunk
+from aftershock.model.objects import RenderedObject
+from aftershock.model.review import ChartReview, RenderStatus
+
+_ACTION = re.compile(r"\{\{.*?\}\}")
+_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/]{2,}")
+_SUFFIXES = (".yaml", ".yml", ".tpl")
+
+
+@dataclass(frozen=True)
+class ChangedRun:
+    """Consecutive changed lines of one template at one side ("head": added, "base": removed)."""
+
+    path: str
+    side: str
+    first: int
+    last: int
+    words: tuple[tuple[str, ...], ...]  # per line with literal text, its words
+
+    @property
+    def lines(self) -> str:
+        return f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
+
+
+def changed_runs(
+    files: Iterable[FileChange], chart_folders: Iterable[str], read: Callable[[str, str], str | None],
+) -> list[ChangedRun]:
+    """The runs of changed lines in the templates of the given charts (NOTES.txt and tests left out).
+    `read(side, path)` gives a file's text at "base" or "head", to tell `{{/* comment */}}` lines."""
+    folders = sorted(chart_folders, key=len, reverse=True)
+    runs: list[ChangedRun] = []
+    for change in files:
+        for path, side in ((change.path, "head"), (change.old_path or change.path, "base")):
+            if _is_template(path, folders):
+                comments = _comment_lines(read(side, path) or "")
+                for hunk in change.hunks:
+                    runs += [r for r in _runs(path, side, hunk, comments) if r.words or not _all_in(r, comments)]
+    return runs
+
+
+def _comment_lines(text: str) -> frozenset[int]:
+    """Line numbers (1-based) inside Go template comments."""
+    lines: set[int] = set()
+    for match in _COMMENT.finditer(text):
+        first = text.count("\n", 0, match.start()) + 1
+        lines.update(range(first, first + match.group(0).count("\n") + 1))
+    return frozenset(lines)
+
+
+def _all_in(run: ChangedRun, lines: frozenset[int]) -> bool:
+    return all(n in lines for n in range(run.first, run.last + 1))
+
+
+def _is_template(path: str, folders: Sequence[str]) -> bool:
+    for folder in folders:
+        prefix = f"{folder}/templates/" if folder else "templates/"
+        if path.startswith(prefix):
+            return path.endswith(_SUFFIXES)
+    return False
+
+
+def _runs(path: str, side: str, hunk: Hunk, comments: frozenset[int]) -> list[ChangedRun]:
+    mark, number = ("+", hunk.new_start) if side == "head" else ("-", hunk.old_start)
+    skip = "-" if side == "head" else "+"
+    runs: list[ChangedRun] = []
+    current: list[tuple[int, tuple[str, ...]]] = []
+    for line in hunk.lines:
+        if line.startswith(skip):
+            continue
+        if line.startswith(mark):
+            current.append((number, () if number in comments else _literal_words(line[1:])))
+        elif current:
+            runs.append(_run(path, side, current))
+            current = []
+        number += 1
+    if current:
+        runs.append(_run(path, side, current))
+    return [r for r in runs if r is not None]
+
+
+def _run(path: str, side: str, lines: list[tuple[int, tuple[str, ...]]]) -> ChangedRun:
+    return ChangedRun(path, side, lines[0][0], lines[-1][0], tuple(w for _, w in lines if w))
+
+
+def _literal_words(line: str) -> tuple[str, ...]:
+    text = _ACTION.sub(" ", line).strip()
+    if not text or text.startswith("#"):
+        return ()
+    return tuple(_WORD.findall(text))
+
+
+def unexercised(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) -> list[ChangedRun]:
+    """The runs that no render of `reviews` exercised (see the module docstring)."""
+    texts: dict[tuple[str, str], list[str] | None] = {}
+    missing = []
+    for run in runs:
+        key = (run.path, run.side)
+        if key not in texts:
+            texts[key] = _rendered_texts(run.path, run.side, reviews)
+        found = texts[key]
+        if found is None:
+            continue  # no render of a chart holding it succeeded: that is reported as not reviewed
+        if run.words and not any(all(w in text for w in words) for words in run.words for text in found):
+            missing.append(run)
+    return missing
+
+
+def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> list[str] | None:
+    """The JSON of each object the template's renders produced: objects of the template itself, or of
+    every render of a chart the change reaches through it when it holds named templates only; None
+    when no render of such a chart succeeded at that side."""
+    texts: list[str] | None = None
+    for review in reviews:
+        if not any(step.id == path for step in review.affected.path) and not path.startswith(f"{review.chart}/"):
+            continue
+        if (review.head if side == "head" else review.base).status is not RenderStatus.OK:
+            continue
+        texts = texts or []
+        objects: Sequence[RenderedObject] = review.head_objects if side == "head" else review.base_objects
+        own = [o for o in objects if o.template == path]
+        chosen = own if own or not _helpers_only(path) else list(objects)
+        texts += [json.dumps(o.body, ensure_ascii=False) for o in chosen]
+    return texts
+
+
+def _helpers_only(path: str) -> bool:
+    """A `_*.tpl`/`_*.yaml` file or a `.tpl` holds named templates and renders nothing by itself."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("_") or name.endswith(".tpl")
+
+
+_FIELD = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)")
+# Field names too common to say which scenario reaches a change.
+_COMMON = frozenset({"Values", "Release", "Chart", "Capabilities", "enabled", "name", "value", "values", "type",
+                     "labels", "annotations", "spec", "metadata", "Name", "Namespace"})
+
+
+def changed_fields(files: Iterable[FileChange], chart_folder: str) -> frozenset[str]:
+    """Field names (`.providers.ec2.enabled` gives providers, ec2) read on the added and removed lines
+    of a chart's templates: a scenario setting a values path through one of them may reach the change."""
+    prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
+    names: set[str] = set()
+    for change in files:
+        if change.path.startswith(prefix) or (change.old_path or "").startswith(prefix):
+            for hunk in change.hunks:
+                for line in hunk.lines:
+                    if line[:1] in "+-":
+                        names.update(_FIELD.findall(line))
+    return frozenset(n for n in names if n not in _COMMON and len(n) > 2)

@@ -1,0 +1,66 @@
+"""Render contexts: the values, release identity and capabilities a platform renders a chart with.
+
+A chart of a platform repository often renders only in the context its platform gives it (values a
+controller injects, a release-name convention, the values of the release that installs it). Each
+affected chart is rendered in the first context that renders at base (its *base context*), and its
+scenarios are layered on that context. `ChartContext` records, per chart, which context was chosen,
+why, and what the contexts tried before it answered.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class RenderInputs:
+    """What one side of a plan passes to Helm; None means the review's own release name or namespace."""
+
+    values: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    release_name: str | None = None
+    namespace: str | None = None
+    kube_version: str | None = None  # None: the review's own (--kube-version)
+    api_versions: tuple[str, ...] = ()
+
+
+class ContextKind(str, enum.Enum):
+    """Where a context comes from, in the order they are tried."""
+
+    CONFIG = "config"  # `.aftershock.yaml` `contexts:`
+    RELEASE = "release"  # a HelmRelease or Application of this repository installs the chart
+    TESTS = "tests"  # what the chart's helm-unittest suites share
+    CHART_TESTING = "chart_testing"  # chart-testing's ci/*-values.yaml
+    DEFAULTS = "defaults"  # the chart's own defaults
+
+
+@dataclass(frozen=True)
+class ContextAttempt:
+    """A context tried before the chosen one, and Helm's error (cut short) for it."""
+
+    name: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ChartContext:
+    """The context one affected chart was rendered in, per side, and why.
+
+    `chosen` is None when no context rendered the chart at the side it was tried on; `attempts` then
+    holds one line per context tried.
+    """
+
+    chart: str
+    kind: ContextKind | None
+    name: str | None
+    reason: str
+    side_tried: str  # "base", or "head" for a chart new at head
+    attempts: tuple[ContextAttempt, ...] = ()
+    release_name: str | None = None
+    namespace: str | None = None
+    lookups: tuple[str, ...] = ()  # objects of the cluster snapshot that a `lookup` of the render found
+
+    @property
+    def chosen(self) -> bool:
+        return self.kind is not None

@@ -1,0 +1,162 @@
+"""Wiring of render contexts: each affected chart is rendered in the first context that renders at base.
+
+Candidates come in a fixed order (render/contexts.py): `.aftershock.yaml` contexts, the releases of
+this repository that install the chart (release following run backwards), what the chart's
+helm-unittest suites share, chart-testing's `ci/*-values.yaml`, then the defaults. A chart whose only
+candidate is its defaults renders as before, with no trial render. Otherwise the candidates render
+once at base (at head for a chart new there); the first that renders is the chart's context, and
+its inputs replace the plan's at both sides, so every scenario is layered on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from aftershock.config import AftershockConfig
+from aftershock.errors import AftershockError
+from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
+from aftershock.model.review import Side
+from aftershock.model.units import Chart
+from aftershock.pipeline.charts import RenderSettings, SideInput, render_side
+from aftershock.pipeline.installers import Installer
+from aftershock.render.contexts import (
+    DEFAULTS, ChartFiles, ContextCandidate, chart_testing_contexts, configured_contexts, tests_context,
+)
+from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.plan import ChartPlan
+
+MAX_ERROR = 300  # characters of Helm's error kept per context tried
+SuitePaths = Callable[[ChartFiles], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Release name and namespace given on the command line: they override every context."""
+
+    release_name: str | None = None
+    namespace: str | None = None
+
+    def apply(self, inputs: RenderInputs) -> RenderInputs:
+        return replace(
+            inputs, release_name=self.release_name or inputs.release_name, namespace=self.namespace or inputs.namespace,
+        )
+
+
+def default_suite_paths(files: ChartFiles) -> list[str]:
+    """helm-unittest's default: `tests/*_test.yaml` of the chart."""
+    prefix = files.rel("tests/")
+    return [p for p in files.paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]]
+
+
+def choose_contexts(
+    plans: Sequence[ChartPlan], base: SideInput, head: SideInput, config: AftershockConfig,
+    installers: Mapping[str, Sequence[Installer]], renderer: Renderer, settings: RenderSettings, work: Path,
+    identity: Identity = Identity(), suite_paths: SuitePaths = default_suite_paths,
+    rendered: Callable[[RenderOutcome], None] | None = None,
+) -> tuple[tuple[ChartPlan, ...], tuple[ChartContext, ...]]:
+    """The plans with their chart's context applied, and the context of each chart, with why."""
+    candidates: dict[str, list[ContextCandidate]] = {}
+    for plan in plans:
+        if plan.release is None and plan.path not in candidates:
+            candidates[plan.path] = _candidates(plan, base, head, config, installers.get(plan.path, ()), suite_paths)
+    chosen, contexts = _try(plans, candidates, base, head, renderer, settings, work, rendered)
+    result = []
+    for plan in plans:
+        pick = chosen.get(plan.path)
+        if plan.release is None and pick is not None:
+            plan = replace(plan, base_inputs=identity.apply(pick.base or RenderInputs()),
+                           head_inputs=identity.apply(pick.head or RenderInputs()))
+        result.append(plan)
+    return tuple(result), tuple(contexts[p] for p in sorted(contexts))
+
+
+def _candidates(
+    plan: ChartPlan, base: SideInput, head: SideInput, config: AftershockConfig, installers: Sequence[Installer],
+    suite_paths: SuitePaths,
+) -> list[ContextCandidate]:
+    sides = {"base": _files(base, plan.base), "head": _files(head, plan.head)}
+    found = configured_contexts(plan.path, config.contexts, sides)
+    found += [i.candidate for i in installers]
+    try:
+        found += tests_context(sides, suite_paths)
+    except AftershockError:
+        pass  # the suites' values cannot be read: the tests are reported by the test step
+    found += chart_testing_contexts(sides)
+    return found + [DEFAULTS]
+
+
+def _files(side: SideInput, chart: Chart | None) -> ChartFiles | None:
+    if chart is None:
+        return None
+    tree = side[0]
+    return ChartFiles(chart.path, tuple(tree.tree.paths_under(chart.path)), tree.text_or_none, tree.label)
+
+
+def _try(
+    plans: Sequence[ChartPlan], candidates: Mapping[str, list[ContextCandidate]], base: SideInput, head: SideInput,
+    renderer: Renderer, settings: RenderSettings, work: Path, rendered: Callable[[RenderOutcome], None] | None,
+) -> tuple[dict[str, ContextCandidate], dict[str, ChartContext]]:
+    """Render the candidates of every chart with more than its defaults, at base (head for a new chart)."""
+    by_path = {p.path: p for p in plans if p.release is None}
+    trials: dict[Side, list[tuple[ChartPlan, ContextCandidate]]] = {Side.BASE: [], Side.HEAD: []}
+    chosen: dict[str, ContextCandidate] = {}
+    contexts: dict[str, ChartContext] = {}
+    for path, found in candidates.items():
+        plan = by_path[path]
+        side = Side.BASE if plan.base is not None else Side.HEAD
+        if len(found) == 1:
+            chosen[path] = found[0]
+            contexts[path] = _context(path, found[0], side, ())
+            continue
+        for candidate in found:
+            inputs = candidate.inputs(side.value)
+            if inputs is not None:
+                trials[side].append((replace(plan, scenario=f"context:{candidate.name}", base_inputs=inputs, head_inputs=inputs), candidate))
+    outcomes: dict[tuple[str, str], str | None] = {}
+    for side, items in trials.items():
+        if items:
+            side_input = base if side is Side.BASE else head
+            results = render_side([p for p, _ in items], side, side_input, renderer, settings, work / f"contexts-{side.value}", rendered)
+            for (plan, candidate), (_, error) in zip(items, results):
+                outcomes[(plan.path, candidate.name)] = error
+    for path, found in candidates.items():
+        if path in chosen:
+            continue
+        side = Side.BASE if by_path[path].base is not None else Side.HEAD
+        attempts: list[ContextAttempt] = []
+        for candidate in found:
+            key = (path, candidate.name)
+            if key not in outcomes:
+                continue
+            if outcomes[key] is None:
+                chosen[path] = candidate
+                break
+            attempts.append(ContextAttempt(candidate.name, _cut(outcomes[key] or "")))
+        pick = chosen.get(path)
+        contexts[path] = _context(path, pick, side, tuple(attempts))
+        if pick is None:
+            chosen[path] = found[0]  # rendered anyway, so the review says what failed, once
+    return chosen, contexts
+
+
+def _context(path: str, candidate: ContextCandidate | None, side: Side, attempts: tuple[ContextAttempt, ...]) -> ChartContext:
+    if candidate is None:
+        return ChartContext(path, None, None, f"no context renders the chart at {side.value}", side.value, attempts)
+    inputs = candidate.inputs(side.value) or RenderInputs()
+    return ChartContext(path, candidate.kind, candidate.name, candidate.reason, side.value, attempts,
+                        inputs.release_name, inputs.namespace)
+
+
+def _cut(error: str) -> str:
+    line = " ".join(error.split())
+    return line if len(line) <= MAX_ERROR else line[: MAX_ERROR - 1] + "…"
+
+
+def failed_contexts(contexts: Sequence[ChartContext]) -> dict[str, str]:
+    """Chart path -> one line per context tried, for the charts no context rendered."""
+    return {
+        c.chart: "no render context renders it: " + "; ".join(f"{a.name}: {a.error}" for a in c.attempts)
+        for c in contexts if not c.chosen and c.attempts
+    }

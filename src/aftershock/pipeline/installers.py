@@ -1,0 +1,139 @@
+"""Release following run backwards: the releases of this repository that install a given chart.
+
+A platform chart often renders only with the values its installing release passes (a Flux
+HelmRelease or an Argo CD Application, in a plain manifest or rendered by another chart of the
+repository). For each chart asked about, this finds those releases at base and at head and turns each
+into a render context: the release's values (valuesFrom included), release name and namespace.
+Charts that render releases are rendered once per side with their defaults to find them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from aftershock.errors import AftershockError
+from aftershock.ingest.manifests import PlainManifests
+from aftershock.model.contexts import ContextKind, RenderInputs
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import Side
+from aftershock.model.units import AffectedChart, Chart
+from aftershock.pipeline.charts import RenderSettings, SideInput, render_side, side_objects
+from aftershock.releases.parse import release_spec
+from aftershock.releases.resolve import resolve_chart
+from aftershock.releases.values import release_values
+from aftershock.render.contexts import ContextCandidate
+from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.plan import ChartPlan
+
+_DECLARES_RELEASE = re.compile(r"^\s*kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
+MAX_RELEASE_CHARTS = 20  # charts rendered per side only to find the releases they declare
+
+
+@dataclass(frozen=True)
+class Installer:
+    """A release that installs `chart`, as a render context."""
+
+    chart: str
+    release: str  # the release object's key id
+    candidate: ContextCandidate
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One release object at one side, where it was found, and the objects its valuesFrom can read."""
+
+    obj: RenderedObject
+    where: str
+    lookup: Mapping[ObjectKey, RenderedObject]
+
+
+def find_installers(
+    targets: Iterable[str], base: SideInput, head: SideInput, plain: tuple[PlainManifests, PlainManifests],
+    chart_map: Mapping[str, str], renderer: Renderer, settings: RenderSettings, work: Path,
+    rendered: Callable[[RenderOutcome], None] | None = None,
+) -> dict[str, list[Installer]]:
+    """Chart path -> the releases that install it (ordered by release key), for each of `targets`."""
+    wanted = set(targets)
+    if not wanted:
+        return {}
+    per_side: dict[Side, dict[tuple[str, ObjectKey], tuple[_Found, str]]] = {}
+    for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
+        found = _plain_releases(manifests) + _rendered_releases(side, side_input, manifests, wanted, renderer, settings, work, rendered)
+        per_side[side] = _resolve_all(found, side_input, wanted, chart_map)
+    keys = sorted(set(per_side[Side.BASE]) | set(per_side[Side.HEAD]), key=lambda k: (k[0], k[1].id))
+    result: dict[str, list[Installer]] = {}
+    for chart, key in keys:
+        b = per_side[Side.BASE].get((chart, key))
+        h = per_side[Side.HEAD].get((chart, key))
+        inputs = {side: _inputs(entry, side_input, chart) for side, entry, side_input in ((Side.BASE, b, base), (Side.HEAD, h, head))}
+        first = b or h
+        assert first is not None
+        reason = f"its values, release name and namespace; {first[0].where}, chart {first[1]}"
+        candidate = ContextCandidate(ContextKind.RELEASE, f"release:{key.id}", reason, inputs[Side.BASE], inputs[Side.HEAD])
+        result.setdefault(chart, []).append(Installer(chart, key.id, candidate))
+    return result
+
+
+def _plain_releases(manifests: PlainManifests) -> list[_Found]:
+    lookup = {o.key: o for o in manifests.all_objects()}
+    return [_Found(o, f"plain manifest {o.template}", lookup) for o in manifests.all_objects() if release_spec(o)]
+
+
+def _rendered_releases(
+    side: Side, side_input: SideInput, manifests: PlainManifests, wanted: set[str], renderer: Renderer,
+    settings: RenderSettings, work: Path, rendered: Callable[[RenderOutcome], None] | None,
+) -> list[_Found]:
+    """Releases rendered, with their defaults, by the charts of this side whose templates declare one."""
+    tree, charts = side_input
+    plans: list[ChartPlan] = []
+    for chart in charts:
+        if not chart.renderable or len(plans) >= MAX_RELEASE_CHARTS:
+            continue
+        if any(_DECLARES_RELEASE.search(text) for text in tree.texts_under([f"{chart.path}/templates" if chart.path else "templates"], suffixes=(".yaml", ".yml", ".tpl"))):
+            plans.append(_plan(chart, side))
+    if not plans:
+        return []
+    plain = {o.key: o for o in manifests.all_objects()}
+    found = []
+    for plan, (outcome, error) in zip(plans, render_side(plans, side, side_input, renderer, settings, work / f"installers-{side.value}", rendered)):
+        if outcome is None or error is not None:
+            continue
+        objects = side_objects(outcome, plan, side, charts)
+        lookup = {**plain, **{o.key: o for o in objects}}
+        found += [_Found(o, f"rendered by chart {plan.path}", lookup) for o in objects if release_spec(o)]
+    return found
+
+
+def _plan(chart: Chart, side: Side) -> ChartPlan:
+    return ChartPlan(chart.path, chart.name, AffectedChart(chart.path, ()), chart if side is Side.BASE else None,
+                     chart if side is Side.HEAD else None, scenario="installers")
+
+
+def _resolve_all(
+    found: Sequence[_Found], side_input: SideInput, wanted: set[str], chart_map: Mapping[str, str],
+) -> dict[tuple[str, ObjectKey], tuple[_Found, str]]:
+    resolved: dict[tuple[str, ObjectKey], tuple[_Found, str]] = {}
+    for entry in found:
+        spec = release_spec(entry.obj)
+        if spec is None:
+            continue
+        path, evidence, problem = resolve_chart(spec, side_input[1], chart_map)
+        if path is not None and problem is None and path in wanted:
+            resolved.setdefault((path, entry.obj.key), (entry, evidence.value))
+    return resolved
+
+
+def _inputs(entry: tuple[_Found, str] | None, side_input: SideInput, chart: str) -> RenderInputs | None:
+    if entry is None:
+        return None
+    found, _ = entry
+    spec = release_spec(found.obj)
+    assert spec is not None
+    try:
+        values = release_values(spec, found.lookup, side_input[0].text_or_none, chart)
+    except AftershockError:
+        return None  # a valuesFrom source is missing: the release is reported by release following
+    return RenderInputs(values, spec.release_name, spec.namespace)

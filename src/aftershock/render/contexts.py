@@ -1,0 +1,186 @@
+"""Candidate render contexts of a chart, in the order they are tried (see model/contexts.py).
+
+Each candidate carries the render inputs it gives at base and at head: a context is chosen by what
+renders at base, but its files are read at each side, so a change to a context's own values file
+(a test values file, a release's values) shows in the review. This module reads trees and the
+configuration; it renders nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import posixpath
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from aftershock.errors import AftershockError
+from aftershock.helmtest.goyaml import GoYamlError
+from aftershock.helmtest.values import SetPathError, user_values
+from aftershock.ingest.suite_values import chart_suites, suite_values_file
+from aftershock.ingest.values import parse_values
+from aftershock.model.contexts import ContextKind
+from aftershock.releases.values import merge_maps
+from aftershock.render.plan import RenderInputs
+
+TextReader = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class ContextCandidate:
+    """One context to try: its inputs at each side (None where it does not exist at that side)."""
+
+    kind: ContextKind
+    name: str
+    reason: str
+    base: RenderInputs | None
+    head: RenderInputs | None
+
+    def inputs(self, side: str) -> RenderInputs | None:
+        return self.base if side == "base" else self.head
+
+
+@dataclass(frozen=True)
+class ChartFiles:
+    """One side of a chart as the candidates read it: its folder, its files and a text reader."""
+
+    chart_path: str
+    paths: tuple[str, ...]  # repository paths under the chart folder
+    read: TextReader
+    label: str
+
+    def rel(self, path: str) -> str:
+        return f"{self.chart_path}/{path}" if self.chart_path else path
+
+
+def configured_contexts(chart_path: str, declared: Iterable[Any], sides: Mapping[str, ChartFiles | None]) -> list[ContextCandidate]:
+    """`.aftershock.yaml` `contexts:` entries whose `charts` globs match the chart folder."""
+    found = []
+    for entry in declared:
+        if not any(fnmatch.fnmatchcase(chart_path, pattern) for pattern in entry.charts):
+            continue
+        inputs = {side: _configured_inputs(entry, files) for side, files in sides.items()}
+        reason = "declared in .aftershock.yaml" + (f" (values {', '.join(entry.values_files)})" if entry.values_files else "")
+        found.append(ContextCandidate(ContextKind.CONFIG, f"config:{entry.name}", reason, inputs.get("base"), inputs.get("head")))
+    return found
+
+
+def _configured_inputs(entry: Any, files: ChartFiles | None) -> RenderInputs | None:
+    if files is None:
+        return None
+    values: dict[str, Any] = {}
+    for given in entry.values_files:
+        # "/x.yaml" is relative to the repository root, anything else to the chart folder.
+        path = given.lstrip("/") if given.startswith("/") else files.rel(given)
+        values = merge_maps(values, parse_values(files.read(path), source=f"{path} at {files.label}"))
+    values = merge_maps(values, dict(entry.values))
+    return RenderInputs(values, entry.release_name, entry.namespace, entry.kube_version, tuple(entry.api_versions))
+
+
+def chart_testing_contexts(sides: Mapping[str, ChartFiles | None]) -> list[ContextCandidate]:
+    """chart-testing's `ci/*-values.yaml`, each a context, by file name."""
+    names = sorted({
+        p[len(f.rel("ci/")):] for f in sides.values() if f is not None for p in f.paths
+        if p.startswith(f.rel("ci/")) and "/" not in p[len(f.rel("ci/")):] and p.endswith(("-values.yaml", "-values.yml"))
+    })
+    found = []
+    for name in names:
+        inputs = {side: _file_inputs(files, f"ci/{name}") for side, files in sides.items()}
+        found.append(ContextCandidate(ContextKind.CHART_TESTING, f"ci/{name}", f"chart-testing values ci/{name}",
+                                      inputs.get("base"), inputs.get("head")))
+    return found
+
+
+def _file_inputs(files: ChartFiles | None, rel: str) -> RenderInputs | None:
+    if files is None or files.rel(rel) not in files.paths:
+        return None
+    path = files.rel(rel)
+    return RenderInputs(dict(parse_values(files.read(path), source=f"{path} at {files.label}")))
+
+
+@dataclass(frozen=True)
+class _SuiteShare:
+    """What one suite gives all its tests: values files (repository paths), `set`, release, capabilities."""
+
+    files: tuple[str, ...]
+    set: tuple[tuple[str, str], ...]
+    release: tuple[str, str]
+    kube_version: str
+
+
+def tests_context(sides: Mapping[str, ChartFiles | None], suite_paths: Callable[[ChartFiles], Sequence[str]]) -> list[ContextCandidate]:
+    """The values files, `set`, release and capabilities that most of the chart's suites share.
+
+    Chosen from the side the chart is tried on (base, else head); its files are read at each side."""
+    source = sides.get("base") or sides.get("head")
+    if source is None:
+        return []
+    shares = [_share(suite) for path in suite_paths(source) for suite in chart_suites(path, source.read)]
+    if not shares:
+        return []
+    total = len(shares)
+    files = _majority(Counter(f for s in shares for f in s.files), total)
+    sets = _majority(Counter(kv for s in shares for kv in s.set), total)
+    release = _common([s.release for s in shares if any(s.release)], total)
+    kube = _common([s.kube_version for s in shares if s.kube_version], total)
+    if not (files or sets or release or kube):
+        return []
+    reason = _tests_reason(files, sets, release, shares, total, source.chart_path)
+    recipe = (tuple(files), dict(sets), release or ("", ""), kube or "")
+    inputs = {side: _suite_inputs(f, *recipe) for side, f in sides.items()}
+    return [ContextCandidate(ContextKind.TESTS, "tests", reason, inputs.get("base"), inputs.get("head"))]
+
+
+def _share(suite: Any) -> _SuiteShare:
+    folder = posixpath.dirname(suite.file)
+    own = [posixpath.normpath(posixpath.join(folder, v)) for v in suite.values]
+    # A file every test of the suite loads counts as the suite's own.
+    per_test = [set(posixpath.normpath(posixpath.join(folder, v)) for v in t.values) for t in suite.tests]
+    common = set.intersection(*per_test) if per_test else set()
+    files = tuple(dict.fromkeys(own + sorted(common)))
+    sets = tuple(sorted((str(k), json.dumps(v, sort_keys=True, default=str)) for k, v in suite.set.items()))
+    kube = ".".join(p for p in (suite.capabilities.major_version, suite.capabilities.minor_version) if p)
+    return _SuiteShare(files, sets, (suite.release.name, suite.release.namespace), kube)
+
+
+def _majority(counts: Counter, total: int) -> list:
+    """Items at least half of the suites share, most shared first (ties in first-seen order)."""
+    return [item for item, n in counts.most_common() if 2 * n >= total]
+
+
+def _common(items: list, total: int) -> Any:
+    if not items:
+        return None
+    item, n = Counter(items).most_common(1)[0]
+    return item if 2 * n >= total else None
+
+
+def _tests_reason(files: list[str], sets: list, release: Any, shares: list[_SuiteShare], total: int, chart: str) -> str:
+    prefix = f"{chart}/" if chart else ""
+    parts = []
+    for path in files:
+        n = sum(path in s.files for s in shares)
+        parts.append(f"values of {path.removeprefix(prefix)}, loaded by {n} of {total} suites")
+    if sets:
+        parts.append(f"{len(sets)} `set` value(s) shared by most of the {total} suites")
+    if release:
+        name, namespace = release
+        n = sum(s.release == release for s in shares)
+        parts.append(f"release {name or '(default)'} in namespace {namespace or '(default)'}, from {n} of {total} suites")
+    return "; ".join(parts) or f"capabilities shared by the {total} suites"
+
+
+def _suite_inputs(files: ChartFiles | None, paths: tuple[str, ...], sets: dict, release: tuple[str, str], kube: str) -> RenderInputs | None:
+    if files is None:
+        return None
+    try:
+        documents = [suite_values_file(p, files.read) for p in paths if files.read(p) is not None]
+        values = user_values(documents, {k: json.loads(v) for k, v in sets.items()}, {}, "chart")
+    except (ValueError, SetPathError, GoYamlError) as error:
+        raise AftershockError(f"the tests' values cannot be read: {error}", where=files.label) from None
+    name, namespace = release
+    return RenderInputs(values, name or None, namespace or None, f"v{kube}.0" if kube.count(".") == 1 else None)
+
+
+DEFAULTS = ContextCandidate(ContextKind.DEFAULTS, "defaults", "the chart's own defaults", RenderInputs(), RenderInputs())

@@ -1,0 +1,33 @@
+"""The render context of each affected chart in the canonical document, and its one-line text form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aftershock.model.contexts import ChartContext
+
+
+def context_document(context: ChartContext) -> dict[str, Any]:
+    return {
+        "chart": context.chart,
+        "kind": context.kind.value if context.kind else None,
+        "name": context.name,
+        "reason": context.reason,
+        "side_tried": context.side_tried,
+        "release_name": context.release_name,
+        "namespace": context.namespace,
+        "lookups": list(context.lookups),
+        "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
+    }
+
+
+def context_line(entry: dict[str, Any]) -> str:
+    """`chart: rendered in <context> (<why>)`, or that no context rendered it, for Markdown and terminal."""
+    if entry["kind"] is None:
+        return f"{entry['chart']}: no context renders it at {entry['side_tried']} ({len(entry['attempts'])} tried)"
+    identity = ""
+    if (entry["release_name"] or entry["namespace"]) and entry["kind"] != "tests":  # the tests' reason says it
+        identity = f"; release {entry['release_name'] or 'release'} in {entry['namespace'] or 'default'}"
+    tried = f"; {len(entry['attempts'])} context(s) before it failed" if entry["attempts"] else ""
+    found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
+    return f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found})"
