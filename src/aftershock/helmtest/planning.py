@@ -77,9 +77,11 @@ class PlannedTest:
 
 def request_key(request: RenderRequest) -> str:
     """Identical keys render identically: chart folder, values and every release setting."""
-    return json.dumps([request.chart_dir, request.values, request.release_name, request.namespace,
-                       request.kube_version, list(request.api_versions), request.revision,
-                       request.is_upgrade], sort_keys=True, default=str)
+    fields = [request.chart_dir, request.values, request.release_name, request.namespace,
+              request.kube_version, list(request.api_versions), request.revision, request.is_upgrade]
+    if request.cluster is not None:
+        fields.append(request.cluster.digest)
+    return json.dumps(fields, sort_keys=True, default=str)
 
 
 def input_key(planned: PlannedTest) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import aftershock
 from aftershock.errors import ConfigError, RenderError
+from aftershock.render.cluster import ClusterKey, snapshot_message
 from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -84,6 +85,8 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
         "parse": parse,
         "batch": batch,
     }
+    if request.cluster is not None:
+        message["cluster"] = snapshot_message(request.cluster)
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -119,7 +122,8 @@ class _WorkerProcess:
             return RenderOutcome(request, error=str(reply["error"]), seconds=seconds)
         documents = reply.get("documents")
         parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
-        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed)
+        lookups = tuple(ClusterKey(*key) for key in reply.get("lookups", ()))
+        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed, lookups=lookups)
 
     def start(self) -> None:
         """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
