@@ -5,7 +5,9 @@ Objects are stored as an API server returns them: a namespaced object without a 
 in the snapshot's default namespace (and says so in `metadata.namespace`); a cluster-scoped one has
 none. A kind is cluster-scoped when an explicit scope says so (helm-unittest's `scheme`), when a
 CustomResourceDefinition of the snapshot declares `scope: Cluster`, or when it is one of Kubernetes'
-own cluster-scoped kinds (`CLUSTER_SCOPED_KINDS`). `digest` names the content for render cache keys.
+own cluster-scoped kinds (`CLUSTER_SCOPED_KINDS`). Kubernetes' own kinds are served even when the
+snapshot holds none (a list of them is empty); a kind the cluster does not serve gives `lookup` an
+empty map, as Helm's lookup does for a kind its discovery does not list. `digest` names the content for render cache keys.
 The API server that serves a snapshot to Helm is `render.kubeapi`.
 """
 
@@ -41,6 +43,20 @@ CLUSTER_SCOPED_KINDS: frozenset[tuple[str, str]] = frozenset({
     ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
     ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
     ("policy", "PodSecurityPolicy"),
+})
+# Kubernetes' built-in namespaced kinds a lookup commonly asks for: served (empty lists) even when
+# the snapshot holds none of them, as a real cluster does.
+NAMESPACED_KINDS: frozenset[tuple[str, str]] = frozenset({
+    ("", "ConfigMap"), ("", "Secret"), ("", "Service"), ("", "ServiceAccount"), ("", "Pod"),
+    ("", "PersistentVolumeClaim"), ("", "Endpoints"), ("", "Event"), ("", "LimitRange"),
+    ("", "ResourceQuota"), ("", "ReplicationController"), ("", "PodTemplate"),
+    ("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet"),
+    ("apps", "ControllerRevision"), ("batch", "Job"), ("batch", "CronJob"),
+    ("networking.k8s.io", "Ingress"), ("networking.k8s.io", "NetworkPolicy"),
+    ("rbac.authorization.k8s.io", "Role"), ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("policy", "PodDisruptionBudget"), ("autoscaling", "HorizontalPodAutoscaler"),
+    ("coordination.k8s.io", "Lease"), ("discovery.k8s.io", "EndpointSlice"), ("events.k8s.io", "Event"),
+    ("storage.k8s.io", "CSIStorageCapacity"),
 })
 DEFAULT_NAMESPACE = "default"
 # What a real API server's list carries in `metadata` (its resourceVersion is left empty here).
@@ -104,12 +120,12 @@ class ClusterSnapshot:
 
     def kinds(self, api_version: str) -> list[tuple[str, bool]]:
         """(kind, namespaced) of every kind this cluster serves under `api_version` by name: those
-        of its objects, its scopes and its CRDs, and Kubernetes' own cluster-scoped kinds."""
+        of its objects, its scopes and its CRDs, and Kubernetes' own kinds of the API group."""
         found = {kind for version, kind in self._scope_table if version == api_version}
         if not self.only_scoped_kinds:
             found |= {key.kind for key in self._by_key if key.api_version == api_version}
             group = group_of(api_version)
-            found |= {kind for kind_group, kind in CLUSTER_SCOPED_KINDS if kind_group == group}
+            found |= {kind for kind_group, kind in CLUSTER_SCOPED_KINDS | NAMESPACED_KINDS if kind_group == group}
         return sorted((kind, self.namespaced(api_version, kind)) for kind in found)
 
     def namespaced(self, api_version: str, kind: str) -> bool:
