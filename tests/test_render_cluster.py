@@ -223,3 +223,18 @@ def test_the_binary_backend_refuses_lookup_against_a_snapshot_it_cannot_serve(tm
     with HelmBinaryRenderer() as binary:
         (outcome,) = binary.render_many([RenderRequest(str(with_lookup), cluster=SNAPSHOT)])
     assert outcome.error == LOOKUP_UNSUPPORTED
+
+
+def test_a_worker_holds_snapshots_by_digest_and_is_sent_them_again_when_it_has_dropped_them(tmp_path):
+    from aftershock.render.sdk import SdkRenderer
+    from aftershock.render.sdk_worker import MAX_SNAPSHOTS
+
+    chart = write_chart(tmp_path, "app", {"cm.yaml": PLATFORM_TEMPLATE})
+    hosts = [f"db{i}.internal" for i in range(MAX_SNAPSHOTS + 2)]
+    snapshots = [snapshot_from_objects([{**PLATFORM_CONFIG, "data": {"host": host}}]) for host in hosts]
+    order = [0, 1, 0, *range(2, len(hosts)), 0, 1]  # 0 and 1 are dropped by the worker before they return
+    with SdkRenderer(workers=1) as single:
+        outcomes = [single.render_many([RenderRequest(str(chart), cluster=snapshots[i])])[0] for i in order]
+    for index, outcome in zip(order, outcomes):
+        assert outcome.ok, outcome.error
+        assert f'host: "{hosts[index]}"' in outcome.manifests["app/templates/cm.yaml"]

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -31,6 +32,7 @@ from aftershock.render.limits import (
     timeout_error,
 )
 from aftershock.render.pool import dispatch
+from aftershock.render.sdk_worker import MAX_SNAPSHOTS
 from aftershock.render.values import values_error, values_json
 
 WORKER_MODULE = "aftershock.render.sdk_worker"
@@ -64,8 +66,10 @@ def _open_log() -> int:
     return fd
 
 
-def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None) -> bytes:
-    """The protocol line for one request; ValueError/TypeError when values are not JSON."""
+def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None,
+                  worker_has_cluster: bool = False) -> bytes:
+    """The protocol line for one request; ValueError/TypeError when values are not JSON. A cluster
+    snapshot the worker already holds is named by its digest alone."""
     options: dict[str, Any] = {
         "name": request.release_name,
         "namespace": request.namespace,
@@ -86,7 +90,7 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
         "batch": batch,
     }
     if request.cluster is not None:
-        message["cluster"] = snapshot_message(request.cluster)
+        message["cluster"] = {"digest": request.cluster.digest} if worker_has_cluster else snapshot_message(request.cluster)
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -101,17 +105,26 @@ class _WorkerProcess:
         self._log_fd: int | None = None
         self._buffer = bytearray()
         self.ready_message: dict[str, Any] = {}
+        # Digests of the snapshots the worker holds, least recently used first: the worker keeps
+        # them the same way (sdk_worker.MAX_SNAPSHOTS), one request at a time, so this mirrors it.
+        self._clusters_sent: OrderedDict[str, None] = OrderedDict()
 
     def render(self, request: RenderRequest, batch: str | None = None) -> RenderOutcome:
         """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
         of the batch (its folders do not change while it renders)."""
         started = time.monotonic()
+        self.start_quietly()
+        cluster = request.cluster.digest if request.cluster is not None else None
         try:
-            line = _request_line(request, self._max_output_bytes, self._parse, batch)
+            line = _request_line(request, self._max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
             reply = self._exchange(line)
+            if cluster is not None and self._process is not None:
+                self._held(cluster)
+                if "error" in reply and "cluster snapshot" in str(reply["error"]):
+                    self._clusters_sent.pop(cluster, None)  # send it whole next time
         except _WorkerTimeout:
             self.kill()
             reply = {"error": timeout_error(self._timeout_seconds)}
@@ -125,11 +138,25 @@ class _WorkerProcess:
         lookups = tuple(ClusterKey(*key) for key in reply.get("lookups", ()))
         return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed, lookups=lookups)
 
+    def _held(self, digest: str) -> None:
+        self._clusters_sent.pop(digest, None)
+        self._clusters_sent[digest] = None
+        while len(self._clusters_sent) > MAX_SNAPSHOTS:
+            self._clusters_sent.popitem(last=False)
+
+    def start_quietly(self) -> None:
+        """Start the worker if it can be; a failure shows in the exchange that follows."""
+        try:
+            self.start()
+        except _WorkerGone:
+            pass
+
     def start(self) -> None:
         """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
         if self._process is not None and self._process.poll() is None:
             return
         self.kill()
+        self._clusters_sent.clear()
         self._log_fd = _open_log()
         try:
             self._process = subprocess.Popen(

@@ -27,6 +27,7 @@ from aftershock.render.manifests import parse_documents
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_message
 
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
+MAX_SNAPSHOTS = 8  # cluster snapshots a worker keeps, so a request may name one by its digest
 _CLIENT_RATE = 10000  # client-go's requests per second (and burst) towards our own loopback server
 
 
@@ -86,7 +87,7 @@ class ClusterAccess:
         self._helm = helm
         self._server: SnapshotServer | None = None
         self._config: Any = None
-        self._snapshot: ClusterSnapshot | None = None
+        self._snapshots: dict[str, ClusterSnapshot] = {}  # by digest, the most recent last
 
     def serve(self, message: dict[str, Any]) -> Any:
         """The Helm configuration for a render against the snapshot in `message`."""
@@ -94,33 +95,41 @@ class ClusterAccess:
             self._server = SnapshotServer()
             self._config = self._helm.Config(kubeconfig_content=self._server.kubeconfig(),
                                              qps=_CLIENT_RATE, burst_limit=_CLIENT_RATE)
-        if self._snapshot is None or self._snapshot.digest != message["digest"]:
-            self._snapshot = snapshot_from_message(message)
-        self._server.use(self._snapshot)
+        digest = message["digest"]
+        snapshot = self._snapshots.pop(digest, None)
+        if snapshot is None:
+            if "objects" not in message:
+                raise LookupError("render worker does not hold the cluster snapshot it was sent before")
+            snapshot = snapshot_from_message(message)
+        self._snapshots[digest] = snapshot
+        while len(self._snapshots) > MAX_SNAPSHOTS:
+            self._snapshots.pop(next(iter(self._snapshots)))
+        self._server.use(snapshot)
         return self._config
 
     def returned(self) -> list[list[str]]:
         return [] if self._server is None else [list(key) for key in self._server.returned()]
 
 
-def _render_chart(helm: Any, chart: Any, request: dict[str, Any], cluster: ClusterAccess) -> str:
+def _render_chart(helm: Any, chart: Any, request: dict[str, Any], config: Any) -> str:
     options = json.dumps(request["options"])
-    if request.get("cluster") is None:
+    if config is None:
         return str(helm._native.call_string("helm_render", chart._raw(), request["values_json"], options))
-    config = cluster.serve(request["cluster"])
     return str(helm._native.call_string("helm_render_with_config", config._raw(), chart._raw(),
                                         request["values_json"], options))
 
 
 def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts, cluster: ClusterAccess) -> dict[str, Any]:
     """Render one request; Helm's own error text on failure."""
+    # Taken first, whatever happens next: the reviewer counts on the worker holding it from now on.
+    config = cluster.serve(request["cluster"]) if request.get("cluster") is not None else None
     try:
         chart = charts.get(request["chart_dir"], request.get("batch"))
         try:
             incompatible = _kube_version_error(chart.metadata, request["options"])
             if incompatible:
                 return {"error": incompatible}
-            rendered = _render_chart(helm, chart, request, cluster)
+            rendered = _render_chart(helm, chart, request, config)
         finally:
             charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
