@@ -180,16 +180,17 @@ def _crd_scopes(objects: Iterable[Mapping[str, Any]]) -> Iterable[tuple[tuple[st
 def snapshot_from_objects(
     objects: Iterable[Mapping[str, Any]], *, scopes: Iterable[KindScope] = (),
     only_scoped_kinds: bool = False, default_namespace: str = DEFAULT_NAMESPACE,
-    list_metadata: tuple[tuple[str, str], ...] = API_SERVER_LIST_METADATA,
+    list_metadata: tuple[tuple[str, str], ...] = API_SERVER_LIST_METADATA, place_namespaces: bool = True,
 ) -> ClusterSnapshot:
     """A snapshot of plain objects (later ones replace earlier ones of the same key); objects
-    without apiVersion, kind or name are left out, as a cluster could not hold them."""
+    without apiVersion, kind or name are left out, as a cluster could not hold them. Without
+    `place_namespaces`, objects keep the namespace they give (a fake client's store)."""
     given = [body for body in objects if isinstance(body, Mapping) and object_key(body) is not None]
     scope_list = tuple(scopes)
     probe = ClusterSnapshot(tuple(given), scope_list, only_scoped_kinds)  # only for scopes
     placed: dict[ClusterKey, Mapping[str, Any]] = {}
     for body in given:
-        stored = _placed(body, probe, default_namespace)
+        stored = _placed(body, probe, default_namespace) if place_namespaces else copy.deepcopy(dict(body))
         key = object_key(stored)
         assert key is not None
         placed[key] = stored
