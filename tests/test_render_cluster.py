@@ -238,3 +238,24 @@ def test_a_worker_holds_snapshots_by_digest_and_is_sent_them_again_when_it_has_d
     for index, outcome in zip(order, outcomes):
         assert outcome.ok, outcome.error
         assert f'host: "{hosts[index]}"' in outcome.manifests["app/templates/cm.yaml"]
+
+
+def test_the_api_server_answers_only_under_the_prefix_its_kubeconfig_names():
+    import urllib.error
+    import urllib.request
+
+    from aftershock.render.kubeapi import SnapshotServer
+
+    server = SnapshotServer()
+    try:
+        server.use(SNAPSHOT)
+        url = json.loads(server.kubeconfig())["clusters"][0]["cluster"]["server"]
+        path = "/api/v1/namespaces/platform-system/configmap/platform-config"
+        unprefixed = url.rsplit("/", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(unprefixed + path, timeout=10)
+        assert refused.value.code == 401 and server.returned() == ()
+        with urllib.request.urlopen(url + path, timeout=10) as answer:
+            assert json.loads(answer.read()) == PLATFORM_CONFIG
+    finally:
+        server.close()

@@ -142,9 +142,6 @@ class ClusterSnapshot:
         return [body for key, body in self._by_key.items() if key.api_version == api_version
                 and key.kind == kind and (namespace is None or key.namespace == namespace)]
 
-    def key_of(self, body: Mapping[str, Any]) -> ClusterKey | None:
-        return object_key(body)
-
 
 def object_key(body: Mapping[str, Any]) -> ClusterKey | None:
     """The key of a stored object; None without apiVersion, kind or name."""

@@ -9,11 +9,15 @@ what a real API server gives: a list is `<Kind>List` of the apiVersion with `ite
 then name order; a kind the cluster does not serve is absent from discovery, which makes Helm's
 lookup return an empty map. Resource names are the lowercased kind (Helm only uses them in the URL).
 It records the key of every object it returned, which a render reports as its observed lookups.
+A snapshot may hold Secrets: the server answers only under a random path prefix of its own, which
+only the kubeconfig it writes for Helm knows (client-go does not send credentials to plain HTTP).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -51,6 +55,7 @@ class SnapshotServer:
         self._lock = threading.Lock()
         self._snapshot = ClusterSnapshot()
         self._returned: list[ClusterKey] = []
+        self._token = secrets.token_hex(16)
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._http.daemon_threads = True
         self._thread = threading.Thread(target=self._http.serve_forever, name="kubeapi", daemon=True)
@@ -58,14 +63,14 @@ class SnapshotServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._http.server_address[1]}"
+        return f"http://127.0.0.1:{self._http.server_address[1]}/{self._token}"
 
     def kubeconfig(self) -> str:
-        """A kubeconfig whose only context is this server (no credentials: there are none)."""
+        """A kubeconfig whose only context is this server."""
         return json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": "snapshot",
                            "clusters": [{"name": "snapshot", "cluster": {"server": self.url}}],
-                           "contexts": [{"name": "snapshot", "context": {"cluster": "snapshot", "user": "none"}}],
-                           "users": [{"name": "none", "user": {}}]})
+                           "contexts": [{"name": "snapshot", "context": {"cluster": "snapshot", "user": "helm"}}],
+                           "users": [{"name": "helm", "user": {}}]})
 
     def use(self, snapshot: ClusterSnapshot) -> None:
         with self._lock:
@@ -80,6 +85,13 @@ class SnapshotServer:
     def close(self) -> None:
         self._http.shutdown()
         self._http.server_close()
+
+    def unprefixed(self, path: str) -> str | None:
+        """`path` without the server's secret prefix; None when it does not start with it."""
+        prefix, _, rest = path.lstrip("/").partition("/")
+        if not hmac.compare_digest(prefix.encode("utf-8"), self._token.encode("utf-8")):
+            return None
+        return "/" + rest
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
         """The status and body for a GET of `path` (query ignored)."""
@@ -123,7 +135,12 @@ class SnapshotServer:
             disable_nagle_algorithm = True  # else headers and body wait on delayed ACKs (40 ms each)
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server API
-                status, body = server.answer(self.path)
+                path = server.unprefixed(self.path)
+                if path is not None:
+                    status, body = server.answer(path)
+                else:
+                    status, body = 401, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                                         "reason": "Unauthorized", "code": 401}
                 data = json.dumps(body, separators=(",", ":")).encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
