@@ -205,6 +205,7 @@ def test_snapshots_place_objects_as_an_api_server_stores_them():
     extra = {**rendered.body, "metadata": {"name": "cm", "namespace": "team"}, "data": {"from": "config"}}
     combined = cluster_snapshot([{**extra, "data": {"from": "plain"}}], [rendered], [extra])
     assert combined.get("v1", "ConfigMap", "team", "cm")["data"] == {"from": "config"}
+    assert cluster_snapshot([rendered]).get("v1", "ConfigMap", "team", "cm") is not None  # parsed plain manifests
     scoped = snapshot_from_objects([KUBE_SYSTEM], scopes=[KindScope("v1", "Namespace", True)], only_scoped_kinds=True)
     assert scoped.kinds("v1") == [("Namespace", True)] and scoped.kinds("apps/v1") == []
     assert scoped.digest != snapshot_from_objects([KUBE_SYSTEM]).digest

@@ -221,14 +221,17 @@ def _with_namespace(body: Mapping[str, Any], namespace: str) -> Mapping[str, Any
 
 
 def cluster_snapshot(
-    plain_objects: Iterable[Mapping[str, Any]] = (), rendered_objects: Iterable[RenderedObject] = (),
+    plain_objects: Iterable[RenderedObject | Mapping[str, Any]] = (), rendered_objects: Iterable[RenderedObject] = (),
     extra_objects: Iterable[Mapping[str, Any]] = (), *, default_namespace: str = DEFAULT_NAMESPACE,
 ) -> ClusterSnapshot:
-    """The cluster a review renders against: the repository's plain manifests, then rendered
-    objects, then `extra_objects` (`.aftershock.yaml` `cluster:`), a later one replacing an
-    earlier one of the same key."""
-    rendered = [_with_namespace(o.body, o.key.namespace) for o in rendered_objects]
-    return snapshot_from_objects([*plain_objects, *rendered, *extra_objects], default_namespace=default_namespace)
+    """The cluster a review renders against: the repository's plain manifests (parsed, or plain
+    dicts), then rendered objects, then `extra_objects` (`.aftershock.yaml` `cluster:`), a later
+    one replacing an earlier one of the same key."""
+    def body(item: RenderedObject | Mapping[str, Any]) -> Mapping[str, Any]:
+        return _with_namespace(item.body, item.key.namespace) if isinstance(item, RenderedObject) else item
+
+    bodies = [*map(body, plain_objects), *map(body, rendered_objects), *extra_objects]
+    return snapshot_from_objects(bodies, default_namespace=default_namespace)
 
 
 def snapshot_message(snapshot: ClusterSnapshot) -> dict[str, Any]:
