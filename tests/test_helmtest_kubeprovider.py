@@ -40,12 +40,11 @@ FILES = {
           - it: sees its own objects and the suite's
             kubernetesProvider:
               objects:
-                - {kind: Pod, apiVersion: v1, metadata: {name: p, namespace: default}, spec: {priority: 7}}
+                - {kind: Pod, apiVersion: v1, metadata: {name: p, namespace: default}}
                 - {kind: Namespace, apiVersion: v1, metadata: {name: n}}
                 - {kind: ConfigMap, apiVersion: v1, metadata: {name: c, namespace: default}}
             asserts:
               - equal: {path: pod.metadata.name, value: p}
-              - equal: {path: pod.spec.priority, value: 7}
               - equal: {path: suitePod.metadata.name, value: s}
               - equal: {path: ns.metadata.name, value: n}
               - isNullOrEmpty: {path: cm}

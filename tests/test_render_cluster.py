@@ -162,11 +162,15 @@ def test_a_chart_without_lookup_renders_the_same_and_keys_as_before(renderer, tm
     chart = write_chart(tmp_path, "plain", {"cm.yaml": (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n"
         "  namespace: {{ .Release.Namespace }}\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n"
-        "  upgrade: {{ .Release.IsUpgrade | quote }}\n  revision: {{ .Release.Revision | quote }}\n")})
+        "  upgrade: {{ .Release.IsUpgrade | quote }}\n  revision: {{ .Release.Revision | quote }}\n"
+        "  apis: {{ len .Capabilities.APIVersions | quote }}\n")})
     plain = RenderRequest(str(chart), release_name="r", namespace="ns", kube_version="v1.30.0", revision=4, is_upgrade=True)
-    outcomes = renderer.render_many([plain, dataclasses.replace(plain, cluster=SNAPSHOT)])
+    defaults = RenderRequest(str(chart))
+    outcomes = renderer.render_many([plain, dataclasses.replace(plain, cluster=SNAPSHOT),
+                                     defaults, dataclasses.replace(defaults, cluster=SNAPSHOT)])
     assert outcomes[0].ok and outcomes[0].manifests == outcomes[1].manifests
-    assert outcomes[0].lookups == outcomes[1].lookups == ()
+    assert outcomes[2].ok and outcomes[2].manifests == outcomes[3].manifests
+    assert all(outcome.lookups == () for outcome in outcomes)
     # The key of a request without a snapshot is the formula used before snapshots existed.
     options = {"release_name": "r", "namespace": "ns", "kube_version": "v1.30.0", "api_versions": (),
                "revision": 4, "is_upgrade": True}
