@@ -7,7 +7,9 @@ none. A kind is cluster-scoped when an explicit scope says so (helm-unittest's `
 CustomResourceDefinition of the snapshot declares `scope: Cluster`, or when it is one of Kubernetes'
 own cluster-scoped kinds (`CLUSTER_SCOPED_KINDS`). Kubernetes' own kinds are served even when the
 snapshot holds none (a list of them is empty); a kind the cluster does not serve gives `lookup` an
-empty map, as Helm's lookup does for a kind its discovery does not list. `digest` names the content for render cache keys.
+empty map, as Helm's lookup does for a kind its discovery does not list. Unlike a real cluster, an
+object is found only under the apiVersion it was given (no conversion between versions), and is served
+as given: what an API server adds (uid, resourceVersion, creationTimestamp, defaults) is absent. `digest` names the content for render cache keys.
 The API server that serves a snapshot to Helm is `render.kubeapi`.
 """
 
