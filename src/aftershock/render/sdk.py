@@ -113,7 +113,10 @@ class _WorkerProcess:
         """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
         of the batch (its folders do not change while it renders)."""
         started = time.monotonic()
-        self.start_quietly()
+        try:
+            self.start()  # first: a restarted worker holds no snapshot yet
+        except _WorkerGone as exc:
+            return RenderOutcome(request, error=str(exc), seconds=time.monotonic() - started)
         cluster = request.cluster.digest if request.cluster is not None else None
         try:
             line = _request_line(request, self._max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
@@ -143,13 +146,6 @@ class _WorkerProcess:
         self._clusters_sent[digest] = None
         while len(self._clusters_sent) > MAX_SNAPSHOTS:
             self._clusters_sent.popitem(last=False)
-
-    def start_quietly(self) -> None:
-        """Start the worker if it can be; a failure shows in the exchange that follows."""
-        try:
-            self.start()
-        except _WorkerGone:
-            pass
 
     def start(self) -> None:
         """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
