@@ -264,3 +264,21 @@ def test_the_api_server_answers_only_under_the_prefix_its_kubeconfig_names():
             assert json.loads(answer.read()) == PLATFORM_CONFIG
     finally:
         server.close()
+
+
+def test_a_restarted_worker_is_sent_the_snapshot_whole(tmp_path):
+    import os
+    import signal
+
+    from aftershock.render.sdk import SdkRenderer
+
+    chart = write_chart(tmp_path, "app", {"cm.yaml": PLATFORM_TEMPLATE})
+    request = RenderRequest(str(chart), cluster=SNAPSHOT)
+    with SdkRenderer(workers=1) as single:
+        assert single.render_many([request])[0].ok
+        (process,) = [worker._process for worker in single._processes]
+        os.kill(process.pid, signal.SIGKILL)  # the worker this renderer started
+        process.wait()
+        (again,) = single.render_many([request])
+    assert again.ok, again.error
+    assert 'host: "db.internal"' in again.manifests["app/templates/cm.yaml"]
