@@ -66,10 +66,8 @@ FILES = {
           - it: asserts a failure
             set: {fail: true}
             asserts: [{failedTemplate: {errorMessage: fail requested}}]
-          - it: needs a fake cluster
-            kubernetesProvider:
-              scheme: {"v1/Pod": {gvr: {version: v1, resource: pods}, namespaced: true}}
-              objects: [{kind: Pod, apiVersion: v1, metadata: {name: p}}]
+          - it: needs a post-renderer
+            postRenderer: {cmd: ./kustomize.sh}
             asserts: [{isKind: {of: Deployment}}]
         """,
     "tests/__snapshot__/deploy_test.yaml.snap": """\
@@ -121,8 +119,8 @@ def test_every_suite_behaves_as_upstream(result: RunResult):
     assert failures == {}
     assert chart.passed and [suite.passed for suite in chart.suites] == [True, True, True]
     skipped = [t for s in chart.suites for t in s.tests if t.status == JobStatus.SKIPPED]
-    assert [t.name for t in skipped] == ["needs a fake cluster"]
-    assert skipped[0].unsupported and "kubernetesProvider" in skipped[0].skip_reason
+    assert [t.name for t in skipped] == ["needs a post-renderer"]
+    assert skipped[0].unsupported and "postRenderer" in skipped[0].skip_reason
 
 
 def _suite(result: RunResult, name: str) -> SuiteResult:
@@ -154,7 +152,7 @@ def test_assertion_results_name_template_document_and_value(result: RunResult):
 def test_junit_report(result: RunResult):
     xml = junit_xml(result)
     assert xml.count("<testsuite ") == 3 and xml.count("<testcase ") == 10
-    assert "<skipped message=\"SKIPPED 'needs a fake cluster'" in xml
+    assert "<skipped message=\"SKIPPED 'needs a post-renderer'" in xml
 
 
 def test_console_entry_point(chart: Path, tmp_path: Path):

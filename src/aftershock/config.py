@@ -82,6 +82,16 @@ class ReleaseSettings(BaseModel):
     charts: dict[str, str] = Field(default_factory=dict)  # chart or source name -> chart folder in this repository
 
 
+class ClusterSettings(BaseModel):
+    """What the cluster holds for `lookup`: inline objects and repository files of YAML documents
+    (read by `ingest.cluster_objects`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    objects: tuple[dict[str, Any], ...] = ()
+    files: tuple[str, ...] = ()  # repository paths
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -90,6 +100,7 @@ class AftershockConfig(BaseModel):
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
     contexts: tuple[ContextSettings, ...] = ()
+    cluster: ClusterSettings = ClusterSettings()
 
     @field_validator("kubernetes_version")
     @classmethod

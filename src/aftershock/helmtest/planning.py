@@ -8,7 +8,8 @@ upstream's: values merged from the suite's and the test's files and `set`s, rele
 `RELEASE-NAME` in `NAMESPACE` unless given (a given name must be a valid release name), and
 capabilities with helm-unittest's quirk that a test without `majorVersion`/`minorVersion` keeps
 the Kubernetes version the previous test set (its Helm default is a shared, mutated object).
-Unsupported features make a test skipped with the reason, never passed.
+A test's `kubernetesProvider` becomes the cluster snapshot its `lookup` calls see (see
+`helmtest.kubeprovider`). Unsupported features make a test skipped with the reason, never passed.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.gofmt import stringify_keys
 from aftershock.helmtest.goyaml import GoUint, GoYamlError, load_first
+from aftershock.helmtest.kubeprovider import effective_provider, provider_snapshot
 from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import (
     ChartOverride,
@@ -46,8 +48,6 @@ from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
 
-FAKE_CLIENT_REASON = ("kubernetesProvider is not supported: aftershock has no fake Kubernetes "
-                      "client for `lookup`")
 POST_RENDERER_REASON = ("postRenderer is not supported: aftershock never runs a command from the "
                         "repository")
 _RELEASE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -77,9 +77,11 @@ class PlannedTest:
 
 def request_key(request: RenderRequest) -> str:
     """Identical keys render identically: chart folder, values and every release setting."""
-    return json.dumps([request.chart_dir, request.values, request.release_name, request.namespace,
-                       request.kube_version, list(request.api_versions), request.revision,
-                       request.is_upgrade], sort_keys=True, default=str)
+    fields = [request.chart_dir, request.values, request.release_name, request.namespace,
+              request.kube_version, list(request.api_versions), request.revision, request.is_upgrade]
+    if request.cluster is not None:
+        fields.append(request.cluster.digest)
+    return json.dumps(fields, sort_keys=True, default=str)
 
 
 def input_key(planned: PlannedTest) -> str | None:
@@ -194,6 +196,8 @@ class Planner:
             api_versions=tuple(capabilities.api_versions or ()),
             revision=release.revision,
             is_upgrade=release.upgrade,
+            cluster=provider_snapshot(effective_provider(suite.kubernetes_provider, test.kubernetes_provider),
+                                      json_ready),
         )
         return replace(base, request=request, key=request_key(request))
 
@@ -222,8 +226,6 @@ def _restricted(suite: TestSuite) -> bool:
 
 
 def _unsupported(suite: TestSuite, test: TestJob) -> str:
-    if test.fake_client or suite.fake_client:
-        return FAKE_CLIENT_REASON
     if test.post_renderer or suite.post_renderer:
         return POST_RENDERER_REASON
     return ""

@@ -19,6 +19,7 @@ from yaml.nodes import Node, SequenceNode
 
 from aftershock.helmtest.assertions import ASSERTION_KINDS
 from aftershock.helmtest.goyaml import GoYamlError, build_value, compose_documents
+from aftershock.helmtest.kubeprovider import KubernetesProvider, parse_provider
 from aftershock.helmtest.structdecode import Decoder, ParamError, decode_params
 from aftershock.helmtest.upstream import PLUGIN_VERSION, version_at_least
 
@@ -91,7 +92,7 @@ class TestJob:
     capabilities: Capabilities = Capabilities()
     chart: ChartOverride = ChartOverride()
     skip_reason: str = ""
-    fake_client: bool = False  # kubernetesProvider objects for `lookup`
+    kubernetes_provider: KubernetesProvider = KubernetesProvider()  # the fake cluster of `lookup`
     post_renderer: str = ""
 
 
@@ -112,7 +113,7 @@ class TestSuite:
     chart: ChartOverride = ChartOverride()
     skip_reason: str = ""
     snapshot_id: str = ""
-    fake_client: bool = False
+    kubernetes_provider: KubernetesProvider = KubernetesProvider()
     post_renderer: str = ""
 
     @property
@@ -179,7 +180,6 @@ def _suite(decoder: Decoder, node: Node, file: str, chart_route: str) -> TestSui
     fields = decoder.fields(node, "unittest.TestSuite")
     skip = decoder.fields(fields.get("skip"), "struct")
     capabilities = decoder.fields(fields.get("capabilities"), "struct")
-    provider = decoder.fields(fields.get("kubernetesProvider"), "struct")
     suite = TestSuite(
         name=decoder.string(fields.get("suite")),
         file=file,
@@ -199,7 +199,7 @@ def _suite(decoder: Decoder, node: Node, file: str, chart_route: str) -> TestSui
         chart=_chart(decoder, fields.get("chart")),
         skip_reason=decoder.string(skip.get("reason")),
         snapshot_id=decoder.string(fields.get("snapshotId")),
-        fake_client=_has_objects(provider),
+        kubernetes_provider=parse_provider(decoder, fields.get("kubernetesProvider")),
         post_renderer=_post_renderer(decoder, fields.get("postRenderer")),
     )
     if decoder.errors:
@@ -222,11 +222,6 @@ def _validated(suite: TestSuite, minimum_version: str) -> TestSuite:
 
 def _post_renderer(decoder: Decoder, node: Node | None) -> str:
     return decoder.string(decoder.fields(node, "unittest.PostRendererConfig").get("cmd"))
-
-
-def _has_objects(provider: dict[str, Node]) -> bool:
-    objects = provider.get("objects")
-    return isinstance(objects, SequenceNode) and bool(objects.value)
 
 
 def _release(decoder: Decoder, node: Node | None) -> Release:
@@ -274,7 +269,6 @@ def _test_capabilities(raw: Any) -> Capabilities:
 def _test(decoder: Decoder, index: int, node: Node) -> TestJob:
     fields = decoder.fields(node, "unittest.TestJob")
     selector = _test_selector(decoder, fields.get("documentSelector"))
-    provider = decoder.fields(fields.get("kubernetesProvider"), "struct")
     capabilities_node = fields.get("capabilities")
     return TestJob(
         index=index,
@@ -291,7 +285,7 @@ def _test(decoder: Decoder, index: int, node: Node) -> TestJob:
                                         is not None else {}),
         chart=_chart(decoder, fields.get("chart")),
         skip_reason=decoder.string(decoder.fields(fields.get("skip"), "struct").get("reason")),
-        fake_client=_has_objects(provider),
+        kubernetes_provider=parse_provider(decoder, fields.get("kubernetesProvider")),
         post_renderer=_post_renderer(decoder, fields.get("postRenderer")),
     )
 

@@ -1,7 +1,7 @@
 """Render inputs as keys, and rendering each distinct input of a batch once (pure but for the renders).
 
 `input_keys` names each request's inputs: the chart folder as Helm loads it (`render.digest`), the
-canonical JSON of the values and every other request field. Equal keys mean equal inputs; whether
+canonical JSON of the values and every other request field (a cluster snapshot by its digest). Equal keys mean equal inputs; whether
 equal inputs give equal renders is the caller's to judge (`InputKey.volatile`). `render_each_once`
 renders one request per key and gives its outcome to the others, which the render cache and the
 review's test step both do.
@@ -48,7 +48,9 @@ def values_text(values: Mapping[str, Any]) -> str | None:
 
 def request_key(request: RenderRequest, chart: str, values: str, renderer_identity: str) -> str:
     """The key of a request, given its chart digest and canonical values."""
-    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values")}
+    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values", "cluster")}
+    if request.cluster is not None:  # absent otherwise, so keys without a snapshot stay as they were
+        options["cluster"] = request.cluster.digest
     text = json.dumps([KEY_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

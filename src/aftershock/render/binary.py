@@ -8,6 +8,12 @@ by its `# Source:` comments into `{template path: text}` like the SDK backend's;
 NOTES.txt, partials and templates rendering to nothing are absent (Helm drops them), documents
 of one template are in Helm's install order, and `RenderRequest.revision` is not applied
 (`helm template` has no flag for it: the release revision is always 1).
+
+A request with a cluster snapshot is rendered as any other when no template of the chart (its
+subcharts and libraries included) calls `lookup`: the snapshot cannot change its output. When one
+does, the outcome is an error saying so: `helm template` reaches a cluster only with
+`--dry-run=server`, which also discovers capabilities and validates every object against the API
+server, more than `render.kubeapi` serves, so only the SDK backend renders `lookup` against a snapshot.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ from aftershock.render.limits import (
 from aftershock.render.pool import dispatch
 from aftershock.render.values import values_error, values_json
 
+_LOOKUP_CALL = re.compile(r"\{\{[^}]*\blookup\b", re.DOTALL)
+LOOKUP_UNSUPPORTED = ("the chart calls `lookup` and a cluster snapshot was given, which the helm binary "
+                      "backend cannot serve to it; render with the SDK backend (--renderer sdk)")
 _SOURCE_HEADER = re.compile(r"^---\n# Source: ([^\n]*)\n", re.MULTILINE)
 _POLL_SECONDS = 0.05
 _RUNAWAY_SLACK_BYTES = 1 << 20  # headers Helm adds on top of the manifests themselves
@@ -59,6 +68,22 @@ def helm_error_text(stderr: str) -> str:
         return meaningful[-1] if meaningful else "helm failed without a message"
     kept = [lines[start][len("Error: ") :], *lines[start + 1 :]]
     return "\n".join(line for line in kept if not line.startswith("Use --debug flag")).strip()
+
+
+def calls_lookup(chart_dir: str) -> bool:
+    """Whether a file of the chart folder (symlinked subcharts and libraries followed) may call
+    `lookup` inside an action; a subchart archive may, as its files are not read here."""
+    for folder, _, names in os.walk(chart_dir, followlinks=True):
+        for name in names:
+            if name.endswith((".tgz", ".tar.gz")):
+                return True
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
+                    if _LOOKUP_CALL.search(handle.read()):
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def _template_argv(helm: str, request: RenderRequest, values_path: str) -> list[str]:
@@ -158,6 +183,8 @@ class HelmBinaryRenderer(ClosingRenderer):
 
     def _render(self, request: RenderRequest) -> RenderOutcome:
         started = time.monotonic()
+        if request.cluster is not None and calls_lookup(os.fspath(request.chart_dir)):
+            return RenderOutcome(request, error=LOOKUP_UNSUPPORTED)
         home, env = self._isolated_env()
         with tempfile.TemporaryDirectory(prefix="render-", dir=home) as scratch:
             values_path = os.path.join(scratch, "values.json")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from aftershock.render.batch import input_keys, render_each_once
+from aftershock.render.cluster import ClusterKey
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 
 CACHE_FORMAT = 2  # of an entry's file; 2: entries keep the documents the render workers parsed
@@ -43,6 +44,7 @@ class CacheEntry:
     error: str | None = None
     # The parsed documents (RenderOutcome.documents), kept so a hit need not be parsed again.
     documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, compare=False)
+    lookups: tuple[ClusterKey, ...] = ()  # RenderOutcome.lookups
 
     @property
     def size(self) -> int:
@@ -122,7 +124,8 @@ class DiskRenderCache:
                 raise ValueError("not an entry of this key")
             documents = data.get("documents")
             parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
-            entry = CacheEntry(dict(data["manifests"]), data["error"], parsed)
+            lookups = tuple(ClusterKey(*key) for key in data.get("lookups", ()))
+            entry = CacheEntry(dict(data["manifests"]), data["error"], parsed, lookups)
             os.utime(path)
         except FileNotFoundError:
             return None
@@ -134,6 +137,8 @@ class DiskRenderCache:
     def put(self, key: str, entry: CacheEntry) -> None:
         document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error,
                     "documents": None if entry.documents is None else [list(d) for d in entry.documents]}
+        if entry.lookups:
+            document["lookups"] = [list(key) for key in entry.lookups]
         blob = zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
         if len(blob) > self._max_bytes:
             return
@@ -249,7 +254,8 @@ class CachingRenderer:
             if entry is None:
                 pending.append(index)
                 continue
-            outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error, documents=entry.documents)
+            outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error,
+                                            documents=entry.documents, lookups=entry.lookups)
             if progress is not None:
                 progress(outcomes[index])  # type: ignore[arg-type]
         pending_keys = [keys[i] for i in pending]
@@ -259,7 +265,7 @@ class CachingRenderer:
         for position in rendered_at:
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
-                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents))
+                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents, outcome.lookups))
         uncacheable = pending_keys.count(None)
         self._count({"hits": len(requests) - len(pending), "misses": len(rendered_at) - uncacheable,
                      "merged": len(pending) - len(rendered_at), "uncacheable": uncacheable})

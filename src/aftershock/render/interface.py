@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Self, Sequence
 
+from aftershock.render.cluster import ClusterKey, ClusterSnapshot
+
 
 @dataclass(frozen=True)
 class RenderRequest:
@@ -12,6 +14,8 @@ class RenderRequest:
 
     `values` is merged over the chart's own defaults by Helm, as `-f` would be.
     `kube_version` (e.g. "v1.30.0") and `api_versions` feed `.Capabilities`.
+    `cluster`, when given, is what Helm's `lookup` finds (served by `render.kubeapi`); without it
+    `lookup` finds nothing, as offline Helm does.
     """
 
     chart_dir: str
@@ -22,6 +26,7 @@ class RenderRequest:
     api_versions: tuple[str, ...] = ()
     revision: int = 1
     is_upgrade: bool = False
+    cluster: ClusterSnapshot | None = field(default=None, hash=False)
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,9 @@ class RenderOutcome:
     # The manifests already split and parsed as `render.manifests.parse_documents` does, when the
     # backend did it in its own process (so the reviewer's process need not); None otherwise.
     documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, hash=False, compare=False)
+    # The keys of the snapshot objects that `lookup` calls returned (observed at the API server),
+    # in the order first returned; () without a cluster snapshot.
+    lookups: tuple[ClusterKey, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -17,11 +17,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence
 
 import aftershock
 from aftershock.errors import ConfigError, RenderError
+from aftershock.render.cluster import ClusterKey, snapshot_message
 from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -30,6 +32,7 @@ from aftershock.render.limits import (
     timeout_error,
 )
 from aftershock.render.pool import dispatch
+from aftershock.render.sdk_worker import MAX_SNAPSHOTS
 from aftershock.render.values import values_error, values_json
 
 WORKER_MODULE = "aftershock.render.sdk_worker"
@@ -63,8 +66,10 @@ def _open_log() -> int:
     return fd
 
 
-def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None) -> bytes:
-    """The protocol line for one request; ValueError/TypeError when values are not JSON."""
+def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None,
+                  worker_has_cluster: bool = False) -> bytes:
+    """The protocol line for one request; ValueError/TypeError when values are not JSON. A cluster
+    snapshot the worker already holds is named by its digest alone."""
     options: dict[str, Any] = {
         "name": request.release_name,
         "namespace": request.namespace,
@@ -84,6 +89,8 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
         "parse": parse,
         "batch": batch,
     }
+    if request.cluster is not None:
+        message["cluster"] = {"digest": request.cluster.digest} if worker_has_cluster else snapshot_message(request.cluster)
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -98,17 +105,29 @@ class _WorkerProcess:
         self._log_fd: int | None = None
         self._buffer = bytearray()
         self.ready_message: dict[str, Any] = {}
+        # Digests of the snapshots the worker holds, least recently used first: the worker keeps
+        # them the same way (sdk_worker.MAX_SNAPSHOTS), one request at a time, so this mirrors it.
+        self._clusters_sent: OrderedDict[str, None] = OrderedDict()
 
     def render(self, request: RenderRequest, batch: str | None = None) -> RenderOutcome:
         """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
         of the batch (its folders do not change while it renders)."""
         started = time.monotonic()
         try:
-            line = _request_line(request, self._max_output_bytes, self._parse, batch)
+            self.start()  # first: a restarted worker holds no snapshot yet
+        except _WorkerGone as exc:
+            return RenderOutcome(request, error=str(exc), seconds=time.monotonic() - started)
+        cluster = request.cluster.digest if request.cluster is not None else None
+        try:
+            line = _request_line(request, self._max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
             reply = self._exchange(line)
+            if cluster is not None and self._process is not None:
+                self._held(cluster)
+                if "error" in reply and "cluster snapshot" in str(reply["error"]):
+                    self._clusters_sent.pop(cluster, None)  # send it whole next time
         except _WorkerTimeout:
             self.kill()
             reply = {"error": timeout_error(self._timeout_seconds)}
@@ -119,13 +138,21 @@ class _WorkerProcess:
             return RenderOutcome(request, error=str(reply["error"]), seconds=seconds)
         documents = reply.get("documents")
         parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
-        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed)
+        lookups = tuple(ClusterKey(*key) for key in reply.get("lookups", ()))
+        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed, lookups=lookups)
+
+    def _held(self, digest: str) -> None:
+        self._clusters_sent.pop(digest, None)
+        self._clusters_sent[digest] = None
+        while len(self._clusters_sent) > MAX_SNAPSHOTS:
+            self._clusters_sent.popitem(last=False)
 
     def start(self) -> None:
         """Start the worker unless it is running; raise _WorkerGone when it cannot start."""
         if self._process is not None and self._process.poll() is None:
             return
         self.kill()
+        self._clusters_sent.clear()
         self._log_fd = _open_log()
         try:
             self._process = subprocess.Popen(

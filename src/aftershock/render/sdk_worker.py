@@ -4,7 +4,9 @@ Started by `aftershock.render.sdk` as `python -m aftershock.render.sdk_worker`. 
 line-delimited JSON: on start it writes one ready line
 `{"ready": true, "sdk_version": ..., "helm_version": ...}`, then answers each request line
 `{"chart_dir", "values_json", "options", "max_output_bytes", "parse", "batch"}` with one reply line,
-`{"manifests": {path: text}}` or `{"error": text}`. It exits when its stdin closes.
+`{"manifests": {path: text}}` or `{"error": text}`. It exits when its stdin closes. A request with
+a `cluster` snapshot renders against a `render.kubeapi` server in this process (started on first
+use), so `lookup` finds the snapshot's objects; its reply also lists the keys `lookup` returned.
 
 Only protocol lines reach the real stdout: fd 1 is pointed at stderr before helm_python loads,
 so anything the Go library prints goes there, and the protocol uses a duplicate of the old fd 1.
@@ -20,9 +22,13 @@ from typing import Any, BinaryIO
 from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
 from aftershock.errors import MalformedInputError
 from aftershock.render.limits import output_size, oversize_error
+from aftershock.render.kubeapi import SnapshotServer
 from aftershock.render.manifests import parse_documents
+from aftershock.render.cluster import ClusterSnapshot, snapshot_from_message
 
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
+MAX_SNAPSHOTS = 8  # cluster snapshots a worker keeps, so a request may name one by its digest
+_CLIENT_RATE = 10000  # client-go's requests per second (and burst) towards our own loopback server
 
 
 def _take_protocol_stream() -> BinaryIO:
@@ -73,17 +79,57 @@ class LoadedCharts:
         self._charts = {}
 
 
-def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts) -> dict[str, Any]:
+class ClusterAccess:
+    """The loopback API server serving a request's snapshot, and the Helm configuration that points
+    `lookup` at it; both made on first use and kept for the worker's life."""
+
+    def __init__(self, helm: Any) -> None:
+        self._helm = helm
+        self._server: SnapshotServer | None = None
+        self._config: Any = None
+        self._snapshots: dict[str, ClusterSnapshot] = {}  # by digest, the most recent last
+
+    def serve(self, message: dict[str, Any]) -> Any:
+        """The Helm configuration for a render against the snapshot in `message`."""
+        if self._server is None:
+            self._server = SnapshotServer()
+            self._config = self._helm.Config(kubeconfig_content=self._server.kubeconfig(),
+                                             qps=_CLIENT_RATE, burst_limit=_CLIENT_RATE)
+        digest = message["digest"]
+        snapshot = self._snapshots.pop(digest, None)
+        if snapshot is None:
+            if "objects" not in message:
+                raise LookupError("render worker does not hold the cluster snapshot it was sent before")
+            snapshot = snapshot_from_message(message)
+        self._snapshots[digest] = snapshot
+        while len(self._snapshots) > MAX_SNAPSHOTS:
+            self._snapshots.pop(next(iter(self._snapshots)))
+        self._server.use(snapshot)
+        return self._config
+
+    def returned(self) -> list[list[str]]:
+        return [] if self._server is None else [list(key) for key in self._server.returned()]
+
+
+def _render_chart(helm: Any, chart: Any, request: dict[str, Any], config: Any) -> str:
+    options = json.dumps(request["options"])
+    if config is None:
+        return str(helm._native.call_string("helm_render", chart._raw(), request["values_json"], options))
+    return str(helm._native.call_string("helm_render_with_config", config._raw(), chart._raw(),
+                                        request["values_json"], options))
+
+
+def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts, cluster: ClusterAccess) -> dict[str, Any]:
     """Render one request; Helm's own error text on failure."""
+    # Taken first, whatever happens next: the reviewer counts on the worker holding it from now on.
+    config = cluster.serve(request["cluster"]) if request.get("cluster") is not None else None
     try:
         chart = charts.get(request["chart_dir"], request.get("batch"))
         try:
             incompatible = _kube_version_error(chart.metadata, request["options"])
             if incompatible:
                 return {"error": incompatible}
-            rendered = helm._native.call_string(
-                "helm_render", chart._raw(), request["values_json"], json.dumps(request["options"])
-            )
+            rendered = _render_chart(helm, chart, request, config)
         finally:
             charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
@@ -91,9 +137,12 @@ def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts) -> dict[st
     manifests: dict[str, str] = json.loads(rendered)
     if output_size(manifests) > request["max_output_bytes"]:
         return {"error": oversize_error(request["max_output_bytes"])}
-    if not request.get("parse", True):
-        return {"manifests": manifests}
-    return {"manifests": manifests, "documents": _documents(manifests)}
+    reply: dict[str, Any] = {"manifests": manifests}
+    if request.get("cluster") is not None:
+        reply["lookups"] = cluster.returned()
+    if request.get("parse", True):
+        reply["documents"] = _documents(manifests)
+    return reply
 
 
 def _documents(manifests: dict[str, str]) -> list[list[Any]] | None:
@@ -131,9 +180,10 @@ def main() -> int:
         {"ready": True, "sdk_version": helm.__version__, "helm_version": helm.helm_sdk_version()},
     )
     charts = LoadedCharts(helm)
+    cluster = ClusterAccess(helm)
     for line in sys.stdin.buffer:
         try:
-            reply = _render(helm, json.loads(line), charts)
+            reply = _render(helm, json.loads(line), charts, cluster)
         except Exception as exc:  # a bug here must not kill the worker silently
             reply = {"error": f"render worker failed: {type(exc).__name__}: {exc}"}
         _send(protocol, reply)
