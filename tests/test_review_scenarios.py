@@ -59,7 +59,8 @@ def test_refactor_renders_identically_in_all_scenarios(tmp_path, renderer):
     nil_safe = chart("/")["c/templates/ingress.yaml"].replace("{{- if .Values.ingress.enabled }}", "{{- if (.Values.ingress).enabled }}")
     commit(repo, {"c/templates/ingress.yaml": nil_safe}, "refactor")
     (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
-    assert summary["ran"] == ["default", "file:ci/ha-values.yaml", "file:values-prod.yaml", "toggle:ingress.enabled=true"]
+    # the changed line reads .Values.ingress: the toggle that reaches it ranks first
+    assert summary["ran"] == ["default", "toggle:ingress.enabled=true", "file:ci/ha-values.yaml", "file:values-prod.yaml"]
     assert summary["summary"] == "renders identically in all 4 scenario(s)"
 
 
@@ -128,7 +129,8 @@ tests:
     doc = scenario_doc(repo, base, renderer)
     (summary,) = doc["scenarios"]
     # the test that sets ingress.enabled adds nothing beyond the toggle scenario
-    assert summary["ran"] == ["default", "toggle:ingress.enabled=true", "test:deployment_test.yaml/runs the canary image"]
+    # the changed line reads .Values.image: the test that sets it ranks first
+    assert summary["ran"] == ["default", "test:deployment_test.yaml/runs the canary image", "toggle:ingress.enabled=true"]
     assert summary["changed_in"] == ["test:deployment_test.yaml/runs the canary image"]
 
 

@@ -42,6 +42,7 @@ class ChartRender:
     object_count: int = 0
     error: str | None = None
     seconds: float = 0.0
+    lookups: tuple[str, ...] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
 
 
 class ChartOutcome(str, enum.Enum):

@@ -17,6 +17,7 @@ from aftershock.model.review import (
     ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side,
 )
 from aftershock.model.units import Chart, DependencySource
+from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
 from aftershock.render.plan import (
@@ -32,6 +33,8 @@ class RenderSettings:
     release_name: str
     namespace: str
     kube_version: str | None = None
+    # The cluster `lookup` sees at each side ("base", "head"), for the charts that call it.
+    clusters: Mapping[str, ClusterSnapshot | None] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,20 @@ def _side_job(
     link_local_dependencies(chart, charts, dest)
     request = chart_request(chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings)
     closure = dependency_closure(chart, charts)
+    cluster = settings.clusters.get(side.value)
+    if cluster is not None and any(_calls_lookup(tree, path, varies) for path in closure):
+        request = replace(request, cluster=cluster)
     twice = any(_varies(tree, path, varies) for path in closure)
     return replace(job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure))
+
+
+def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
+    """Whether a chart's templates call `lookup` (read once; shares the memo under its own keys)."""
+    key = f"lookup:{chart_path}"
+    if key not in memo:
+        prefix = f"{chart_path}/templates" if chart_path else "templates"
+        memo[key] = any("lookup" in text for text in tree.texts_under([prefix], suffixes=(".yaml", ".yml", ".tpl", ".txt")))
+    return memo[key]
 
 
 def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
@@ -172,15 +187,17 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side)
     if job.blocked:
         return _SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
     seconds = sum(o.seconds for o in outcomes)
+    lookups = tuple(sorted({f"{k.kind} {k.namespace + '/' if k.namespace else ''}{k.name}" for o in outcomes for k in o.lookups}))
     failed = next((o for o in outcomes if not o.ok), None)
     if failed is not None:
-        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=failed.error, seconds=seconds))
+        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=failed.error, seconds=seconds, lookups=lookups))
     try:
         renders = [_objects(job, o) for o in outcomes]
     except AftershockError as error:
         return _SideResult(ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds))
     unstable = find_unstable_paths(renders[0], renders[1]) if len(renders) == 2 else frozenset()
-    return _SideResult(ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds), renders[0], unstable)
+    render = ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds, lookups=lookups)
+    return _SideResult(render, renders[0], unstable)
 
 
 def chart_request(chart: Chart, root: Path, inputs: RenderInputs, settings: RenderSettings) -> RenderRequest:

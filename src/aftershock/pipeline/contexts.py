@@ -156,7 +156,14 @@ def _cut(error: str) -> str:
 
 def failed_contexts(contexts: Sequence[ChartContext]) -> dict[str, str]:
     """Chart path -> one line per context tried, for the charts no context rendered."""
-    return {
-        c.chart: "no render context renders it: " + "; ".join(f"{a.name}: {a.error}" for a in c.attempts)
-        for c in contexts if not c.chosen and c.attempts
-    }
+    failed = {}
+    for context in contexts:
+        if context.chosen or not context.attempts:
+            continue
+        errors = {a.error for a in context.attempts}
+        if len(errors) == 1:  # e.g. a dependency that is not vendored: the context does not matter
+            names = ", ".join(a.name for a in context.attempts)
+            failed[context.chart] = f"no render context renders it ({names}): {errors.pop()}"
+        else:
+            failed[context.chart] = "no render context renders it: " + "; ".join(f"{a.name}: {a.error}" for a in context.attempts)
+    return failed

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import tempfile
 from contextlib import ExitStack, contextmanager
-from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
-from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
@@ -24,26 +22,16 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
-from aftershock.model.review import (
-    ChartOutcome, ChartReview, NotReviewed, RefInfo, Review, ReviewOptions, ScenarioSummary, Side,
-)
-from aftershock.model.units import AffectedChart, Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
+from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.plan import ChartPlan, plan_renders
-from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.ingest.manifests import PlainManifests, plain_manifests
-from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
-from aftershock.model.contexts import ChartContext, ContextKind
-from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts
-from aftershock.pipeline.installers import find_installers
-from aftershock.pipeline.releases import (
-    ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups,
-)
+from aftershock.pipeline.charts import RenderSettings
+from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
-from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
+from aftershock.pipeline.stage import StageInput, render_stage
 from aftershock.pipeline.tests import collect_test_evidence
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
@@ -144,9 +132,16 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
-        chart_reviews, not_reviewed, scenarios, following, contexts = _render(
-            request, config, sides, files, affected, since, renderer, work, callbacks,
-        )
+        changed = tuple(p for f in files for p in (f.path, f.old_path) if p)
+        stage = render_stage(StageInput(
+            config, sides, files, affected if since is None else tuple(a for a in affected if a.chart in since.charts),
+            changed if since is None else since.paths,
+            RenderSettings(_release_name(request), _namespace(request), request.kube_version),
+            Identity(request.release_name, request.namespace), request.max_scenarios, work,
+            callbacks.rendered if callbacks else None, callbacks.planned if callbacks else None,
+        ), renderer)
+        chart_reviews, not_reviewed, scenarios, following, contexts = (
+            stage.reviews, stage.not_reviewed, stage.scenarios, stage.following, stage.contexts)
         options = ReviewOptions(_release_name(request), _namespace(request), renderer.name, renderer.version, request.kube_version)
         review = Review(
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
@@ -164,87 +159,6 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
     return ReviewResult(review, judgement, _scope(review, since))
-
-
-def _render(
-    request: ReviewRequest, config: AftershockConfig, sides: tuple[SideInput, SideInput], files: tuple[FileChange, ...],
-    affected: tuple[AffectedChart, ...], since: _Since | None, renderer: Renderer, work: Path,
-    callbacks: RenderCallbacks | None,
-) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...], ReleaseFollowing, tuple[ChartContext, ...]]:
-    """Render the affected charts (an incremental review: those the change since its start reaches),
-    each in its render context, then follow the releases they and the plain manifests declare."""
-    (base_tree, charts_base), (head_tree, charts_head) = sides
-    changed = [p for f in files for p in (f.path, f.old_path) if p]
-    to_render = affected if since is None else tuple(a for a in affected if a.chart in since.charts)
-    settings = RenderSettings(_release_name(request), _namespace(request), request.kube_version)
-    rendered = callbacks.rendered if callbacks else None
-    plain = (plain_manifests(base_tree, charts_base, settings.namespace), plain_manifests(head_tree, charts_head, settings.namespace))
-    plans = plan_renders(to_render, charts_base, charts_head)
-    installers = find_installers({p.path for p in plans}, *sides, plain, config.releases.charts, renderer, settings, work, rendered)
-    identity = Identity(request.release_name, request.namespace)
-    plans, contexts = choose_contexts(plans, *sides, config, installers, renderer, settings, work, identity, rendered=rendered)
-    fields = {p.path: changed_fields(files, p.path) for p in plans}
-    expanded, scenarios = expand_scenarios(plans, *sides, changed, request.max_scenarios, config.scenarios, fields)
-    chart_reviews, not_reviewed = review_charts(
-        expanded, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
-    )
-    chart_reviews, not_reviewed, scenarios = _refill(
-        request, config, sides, plans, changed, fields, (chart_reviews, not_reviewed, scenarios), renderer, settings, work, rendered,
-    )
-    not_reviewed = _context_failures(not_reviewed, contexts)
-    follow_changed = changed if since is None else list(since.paths)
-    covered = frozenset((c.chart, c.name.removeprefix("release:")) for c in contexts if c.kind is ContextKind.RELEASE and c.name)
-    following = _follow(config, chart_reviews, sides, plain, follow_changed, renderer, settings, work, to_render, rendered, covered)
-    trees = {"base": base_tree, "head": head_tree}
-    runs = changed_runs(files, {a.chart for a in to_render}, lambda side, path: trees[side].text_or_none(path))
-    not_reviewed += tuple(
-        NotReviewed(f"template {run.path} lines {run.lines}", f"no scenario that ran rendered these {'added' if run.side == 'head' else 'removed'} lines "
-                    "(their text is in no rendered object): the change there was not exercised", Side(run.side))
-        for run in unexercised(runs, chart_reviews + following.reviews)
-    )
-    return chart_reviews, not_reviewed, scenarios, following, contexts
-
-
-def _refill(
-    request: ReviewRequest, config: AftershockConfig, sides: tuple[SideInput, SideInput], plans: tuple[ChartPlan, ...],
-    changed: list[str], fields: dict[str, frozenset[str]],
-    done: tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]], renderer: Renderer,
-    settings: RenderSettings, work: Path, rendered: Callable[[RenderOutcome], None] | None,
-) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]]:
-    """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
-    cap render in its place (one round)."""
-    reviews, gaps, summaries = done
-    invalid = Counter(r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None)
-    if not invalid:
-        return done
-    ran = {(r.chart, r.release, r.scenario) for r in reviews}
-    more: list[ChartPlan] = []
-    replaced: dict[str, ScenarioSummary] = {}
-    for plan in plans:
-        if plan.path in invalid and plan.release is None:
-            cap = request.max_scenarios + invalid[plan.path]
-            found, summary = expand_scenarios([plan], *sides, changed, cap, config.scenarios, fields)
-            more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
-            replaced[plan.path] = summary[0]
-    if not more:
-        return done
-    extra, extra_gaps = review_charts(more, *sides, renderer, settings, work / "refill", rendered=rendered)
-    return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
-
-
-def _context_failures(gaps: tuple[NotReviewed, ...], contexts: tuple[ChartContext, ...]) -> tuple[NotReviewed, ...]:
-    """A chart no context renders is not reviewed once, with one line per context tried, not per side."""
-    failed = failed_contexts(contexts)
-    result, said = [], set()
-    for gap in gaps:
-        chart = gap.part.removeprefix("chart ")
-        if chart in failed:
-            if chart not in said:
-                said.add(chart)
-                result.append(NotReviewed(gap.part, failed[chart], gap.side))
-            continue
-        result.append(gap)
-    return tuple(result)
 
 
 def _release_name(request: ReviewRequest) -> str:
@@ -275,23 +189,6 @@ def _scope(review: Review, since: _Since | None) -> ReviewScope:
         return ReviewScope.whole_change(skipped)
     charts = since.charts | {r.chart for r in review.chart_reviews}
     return ReviewScope.only(charts, frozenset(since.paths), since.commits, skipped)
-
-
-def _follow(
-    config: AftershockConfig, chart_reviews: tuple[ChartReview, ...], sides: tuple[SideInput, SideInput],
-    plain: tuple[PlainManifests, PlainManifests], changed: list[str], renderer: Renderer, settings: RenderSettings,
-    work: Path, affected: tuple[AffectedChart, ...], rendered: Callable[[RenderOutcome], None] | None,
-    covered: frozenset[tuple[str, str]],
-) -> ReleaseFollowing:
-    """Follow releases found in every scenario's renders (the context's included) and in plain manifests."""
-    lookups = plain_lookups(*plain)
-    manifests, unreadable = manifest_sources(*plain, set(changed))
-    sources = [chart_source(r, lookups) for r in chart_reviews if r.outcome is not ChartOutcome.NOT_REVIEWED] + list(manifests)
-    following = follow_releases(
-        sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered, chart_map=config.releases.charts,
-        covered=covered,
-    )
-    return replace(following, not_reviewed=unreadable + following.not_reviewed)
 
 
 def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Iterable, Mapping
 
 from aftershock.model.contexts import RenderInputs
 from aftershock.model.units import AffectedChart, Chart
