@@ -12,6 +12,7 @@ of one template are in Helm's install order, and `RenderRequest.revision` is not
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -24,14 +25,18 @@ from typing import Sequence
 from aftershock.errors import ConfigError, RenderError
 from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
+    DEFAULT_MAX_MEMORY_MIB,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
+    Deadline,
     check_limits,
+    memory_error,
     output_size,
     oversize_error,
     timeout_error,
 )
 from aftershock.render.pool import dispatch
+from aftershock.render.process_bounds import go_memory_env, resident_bytes
 from aftershock.render.values import values_error, values_json
 
 _SOURCE_HEADER = re.compile(r"^---\n# Source: ([^\n]*)\n", re.MULTILINE)
@@ -85,8 +90,11 @@ class HelmBinaryRenderer(ClosingRenderer):
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         workers: int | None = None,
+        max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
     ) -> None:
-        check_limits(timeout_seconds, max_output_bytes)
+        """Each render is bounded by `timeout_seconds`, `max_output_bytes` and `max_memory_mib` of
+        resident memory (polled, so a burst between two polls can pass it briefly)."""
+        check_limits(timeout_seconds, max_output_bytes, max_memory_mib)
         found = shutil.which(helm_path)
         if found is None:
             raise ConfigError(
@@ -97,6 +105,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         self._helm = found
         self._timeout_seconds = timeout_seconds
         self._max_output_bytes = max_output_bytes
+        self._max_memory_mib = max_memory_mib
         default_lanes = min(os.cpu_count() or 1, 4)
         self._lanes = workers if workers is not None and workers > 0 else default_lanes
         self._home: str | None = None
@@ -126,7 +135,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         env["HELM_REPOSITORY_CONFIG"] = os.path.join(home, "config", "repositories.yaml")
         env["HELM_REPOSITORY_CACHE"] = os.path.join(home, "cache", "repository")
         env["KUBECONFIG"] = os.path.join(home, "no-kubeconfig")
-        return home, env
+        return home, env | go_memory_env(self._max_memory_mib)
 
     @property
     def version(self) -> str:
@@ -151,13 +160,15 @@ class HelmBinaryRenderer(ClosingRenderer):
         return self._version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request, several `helm template` runs at a time; outcomes in order."""
-        return dispatch(requests, [self._render] * self._lanes, progress)
+        return dispatch(requests, [functools.partial(self._render, deadline=deadline)] * self._lanes, progress)
 
-    def _render(self, request: RenderRequest) -> RenderOutcome:
+    def _render(self, request: RenderRequest, deadline: Deadline | None = None) -> RenderOutcome:
         started = time.monotonic()
+        if deadline is not None and deadline.passed():
+            return RenderOutcome(request, error=deadline.reason)
         home, env = self._isolated_env()
         with tempfile.TemporaryDirectory(prefix="render-", dir=home) as scratch:
             values_path = os.path.join(scratch, "values.json")
@@ -168,7 +179,7 @@ class HelmBinaryRenderer(ClosingRenderer):
             with open(values_path, "w", encoding="utf-8") as handle:
                 handle.write(encoded)
             argv = _template_argv(self._helm, request, values_path)
-            error, output = self._run_bounded(argv, env, scratch)
+            error, output = self._run_bounded(argv, env, scratch, deadline)
         seconds = time.monotonic() - started
         if error is None:
             manifests = split_template_output(output)
@@ -179,7 +190,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         return RenderOutcome(request, error=error, seconds=seconds)
 
     def _run_bounded(
-        self, argv: list[str], env: dict[str, str], scratch: str
+        self, argv: list[str], env: dict[str, str], scratch: str, review_deadline: Deadline | None,
     ) -> tuple[str | None, str]:
         """Run helm with stdout/stderr in files; (error, stdout). Kills it on a breach."""
         deadline = time.monotonic() + self._timeout_seconds
@@ -194,8 +205,12 @@ class HelmBinaryRenderer(ClosingRenderer):
             while process.poll() is None:
                 if time.monotonic() > deadline:
                     error = timeout_error(self._timeout_seconds)
+                elif review_deadline is not None and review_deadline.passed():
+                    error = review_deadline.reason
                 elif os.fstat(out.fileno()).st_size > runaway:
                     error = oversize_error(self._max_output_bytes)
+                elif (resident_bytes(process.pid) or 0) > self._max_memory_mib * 2**20:
+                    error = memory_error(self._max_memory_mib)
                 if error is not None:
                     process.kill()
                     process.wait()
