@@ -54,6 +54,9 @@ def review_charts(
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
     jobs = _prepare(plans, Side.BASE, base, settings, work / "base") + _prepare(plans, Side.HEAD, head, settings, work / "head")
+    # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
+    order = {plan.id: index for index, plan in enumerate(plans)}
+    jobs = tuple(sorted(jobs, key=lambda job: order[job.plan.id]))
     requests = [r for job in jobs for r in job.requests]
     if planned:
         planned(len(requests))

@@ -1,5 +1,8 @@
 """The wiring of one review: ingest -> render -> diff, one way, with side effects kept at the edges.
 
+Every render of a review is held to its budget (`render.budget`): the deadline for the whole review
+and the count of renders it may schedule; what they cut is *not reviewed*, and the review still ends.
+
 An incremental review (`ReviewRequest.since`) still reviews base..head as a whole, but renders only
 the charts affected by since..head; `ReviewResult.scope` says what it examined again, so the state
 store carries the rest forward instead of calling it resolved.
@@ -27,8 +30,10 @@ from aftershock.model.review import (
     ChartOutcome, ChartReview, NotReviewed, RefInfo, Review, ReviewOptions, ScenarioSummary,
 )
 from aftershock.model.units import AffectedChart, Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_RENDERS, BudgetedRenderer, RenderBudget
 from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.render.plan import plan_renders
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
 from aftershock.ingest.manifests import plain_manifests
@@ -39,6 +44,8 @@ from aftershock.pipeline.judge import Judgement, judge, review_config, source_te
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
+from aftershock.model.tests import TESTS_PART
+from aftershock.pipeline.budget import PROBES_PART, PROVENANCE_PART, run_within
 from aftershock.pipeline.tests import collect_test_evidence
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
@@ -59,6 +66,8 @@ class ReviewRequest:
     max_override_renders: int = DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
+    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
+    max_renders: int = DEFAULT_MAX_RENDERS  # renders the review may schedule, tests and probes included
 
 
 @dataclass(frozen=True)
@@ -90,17 +99,17 @@ class RenderCallbacks:
 @contextmanager
 def open_renderer(
     kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None,
-    cache: RenderCacheStore | None = None,
+    cache: RenderCacheStore | None = None, max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
 ) -> Iterator[Renderer]:
     """The embedded SDK renderer by default; a helm binary only when asked for; behind `cache` when given."""
     if kind == "sdk":
         from aftershock.render.sdk import SdkRenderer
 
-        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds)
+        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
     elif kind == "helm":
         from aftershock.render.binary import HelmBinaryRenderer
 
-        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds)
+        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
     else:
         raise ConfigError(f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm")
     if cache is not None:
@@ -118,6 +127,8 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
 
 def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> ReviewResult:
     """Observe base..head layer by layer, then judge it: findings and verdicts."""
+    budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
+    renderer = BudgetedRenderer(renderer, budget)
     repo = GitRepository.open(request.repo)
     head = RefInfo(request.head, repo.resolve(request.head))
     base = base_ref(repo, request, head.sha)
@@ -149,16 +160,31 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios,
-            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
-        provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
-        review = replace(review, provenance=provenance)
-        probes = probe_override_traps(review, work / "base", work / "head", renderer, request.max_override_renders)
-        review = replace(review, override_probes=probes)
+        review = _observe_more(review, chart_reviews, request, work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
     return ReviewResult(review, judgement, _scope(review, since))
+
+
+def _observe_more(
+    review: Review, tested: tuple[ChartReview, ...], request: ReviewRequest, work: Path, renderer: Renderer, budget: RenderBudget,
+) -> Review:
+    """The tests (of the `tested` charts), provenance and override probes, each within the budget: a
+    test run the budget cut is no evidence (dropped); the provenance and probes that did render are kept."""
+    base, head = work / "base", work / "head"
+    gaps: list[NotReviewed] = []
+    if request.run_tests:
+        tests, gap = run_within(budget, TESTS_PART, lambda: collect_test_evidence(tested, base, head, renderer))
+        review = replace(review, tests=None if gap else tests)
+        gaps += [gap] if gap else []
+    provenance, gap = run_within(budget, PROVENANCE_PART, lambda: trace_provenance(
+        review, base, head, renderer, max_renders=request.max_provenance_renders))
+    review, gaps = replace(review, provenance=provenance), gaps + ([gap] if gap else [])
+    probes, gap = run_within(budget, PROBES_PART, lambda: probe_override_traps(review, base, head, renderer, request.max_override_renders))
+    review, gaps = replace(review, override_probes=probes), gaps + ([gap] if gap else [])
+    return replace(review, not_reviewed=review.not_reviewed + tuple(gaps))
 
 
 def _render(
