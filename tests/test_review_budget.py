@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.render.budget import BudgetedRenderer, RenderBudget
+from aftershock.render.budget import DEFAULT_MAX_REVIEW_RENDERS, BudgetedRenderer, RenderBudget
 from aftershock.render.interface import RenderRequest
 from aftershock.render.limits import Deadline
 from charts import app_chart
@@ -73,7 +73,9 @@ def test_the_render_count_bound_leaves_the_excess_not_reviewed(tmp_path, rendere
         ("chart charts/web", "render count bound of 2 reached"),
         ("provenance perturbation renders", "render count bound of 2 reached"),  # the bound holds after the charts too
     }
-    unbounded = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    default = ReviewRequest(repo=repo, base=base, run_tests=False)
+    assert default.max_renders == DEFAULT_MAX_REVIEW_RENDERS  # not another step's own bound of the same name
+    unbounded = run_review(default, renderer)
     assert {r.outcome for r in unbounded.chart_reviews} == {ChartOutcome.CHANGED}
     assert unbounded.not_reviewed == ()
 

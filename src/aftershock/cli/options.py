@@ -26,7 +26,7 @@ from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
 from aftershock.pipeline.state import StateOptions
-from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_RENDERS
+from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 from aftershock.render.cache import open_render_cache
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB, MIN_MEMORY_MIB
 from aftershock.render.interface import Renderer
@@ -85,7 +85,7 @@ _OPTIONS = (
     click.option("--deadline", "deadline", type=click.FloatRange(min=1), default=DEFAULT_DEADLINE_SECONDS, show_default=True,
                  help="Seconds for the whole review; renders, tests and probes left at the deadline are not reviewed.",
                  expose_value=False, callback=_keep),
-    click.option("--max-renders", "max_renders", type=click.IntRange(min=1), default=DEFAULT_MAX_RENDERS, show_default=True,
+    click.option("--max-renders", "max_renders", type=click.IntRange(min=1), default=DEFAULT_MAX_REVIEW_RENDERS, show_default=True,
                  help="Renders a review may schedule, tests and probes included; the excess is not reviewed.",
                  expose_value=False, callback=_keep),
     click.option("--max-scenarios", "max_scenarios", type=click.IntRange(min=1), default=6, show_default=True,

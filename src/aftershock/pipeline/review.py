@@ -30,7 +30,7 @@ from aftershock.model.review import (
     ChartOutcome, ChartReview, NotReviewed, RefInfo, Review, ReviewOptions, ScenarioSummary,
 )
 from aftershock.model.units import AffectedChart, Chart, Unit, UnitKind, ValuesKeyChange
-from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_RENDERS, BudgetedRenderer, RenderBudget
+from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS, BudgetedRenderer, RenderBudget
 from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
@@ -43,7 +43,7 @@ from aftershock.pipeline.releases import (
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
-from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
+from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance, unlinked_gap
 from aftershock.model.tests import TESTS_PART
 from aftershock.pipeline.budget import PROBES_PART, PROVENANCE_PART, run_within
 from aftershock.pipeline.tests import collect_test_evidence
@@ -67,7 +67,7 @@ class ReviewRequest:
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
-    max_renders: int = DEFAULT_MAX_RENDERS  # renders the review may schedule, tests and probes included
+    max_renders: int = DEFAULT_MAX_REVIEW_RENDERS  # renders the review may schedule, tests and probes included
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def _observe_more(
         gaps += [gap] if gap else []
     provenance, gap = run_within(budget, PROVENANCE_PART, lambda: trace_provenance(
         review, base, head, renderer, max_renders=request.max_provenance_renders))
-    review, gaps = replace(review, provenance=provenance), gaps + ([gap] if gap else [])
+    review, gaps = replace(review, provenance=provenance), gaps + [g for g in (gap, unlinked_gap(provenance)) if g]
     probes, gap = run_within(budget, PROBES_PART, lambda: probe_override_traps(review, base, head, renderer, request.max_override_renders))
     review, gaps = replace(review, override_probes=probes), gaps + ([gap] if gap else [])
     return replace(review, not_reviewed=review.not_reviewed + tuple(gaps))

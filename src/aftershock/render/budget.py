@@ -17,7 +17,7 @@ from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcom
 from aftershock.render.limits import Deadline
 
 DEFAULT_DEADLINE_SECONDS = 600.0
-DEFAULT_MAX_RENDERS = 5000  # the traefik review (57 suites, both refs) schedules about 1,600
+DEFAULT_MAX_REVIEW_RENDERS = 5000  # the traefik review (57 suites, both refs) schedules about 1,600
 
 
 def render_count_error(max_renders: int) -> str:
@@ -27,7 +27,7 @@ def render_count_error(max_renders: int) -> str:
 class RenderBudget:
     """The deadline and the renders left of one review; safe to share between threads."""
 
-    def __init__(self, deadline: Deadline, max_renders: int = DEFAULT_MAX_RENDERS) -> None:
+    def __init__(self, deadline: Deadline, max_renders: int = DEFAULT_MAX_REVIEW_RENDERS) -> None:
         check_budget(deadline.seconds, max_renders)
         self.deadline = deadline
         self.max_renders = max_renders
