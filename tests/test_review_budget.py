@@ -51,7 +51,9 @@ def test_a_hanging_template_with_many_tests_ends_by_the_deadline(tmp_path):
     )
     elapsed = time.monotonic() - started
     assert done.returncode == 3, done.stderr  # partial: something was not reviewed
-    assert elapsed < 8 + 6, f"the review took {elapsed:.1f} s with a deadline of 8 s"  # + start-up and report
+    # Without the deadline one hanging render alone would take the 60 s render timeout; the margin is
+    # for start-up and the report on a loaded machine.
+    assert elapsed < 8 + 30, f"the review took {elapsed:.1f} s with a deadline of 8 s"
     doc = json.loads(report.read_text())
     gaps = {(item["part"], item["reason"]) for item in doc["not_reviewed"]}
     assert ("helm-unittest suites", "review deadline of 8 s reached") in gaps, gaps
