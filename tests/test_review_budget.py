@@ -98,3 +98,17 @@ def test_a_render_running_at_the_deadline_is_stopped_with_its_reason(tmp_path, r
     assert refused.error == "review deadline of 2 s reached" and budget.cuts == 3
     (fine,) = renderer.render_many([RenderRequest(str(chart))])  # the stopped worker was replaced
     assert fine.error is None
+
+
+def test_a_scenario_stopped_at_both_refs_by_the_deadline_is_not_reviewed_not_invalid(tmp_path, renderer):
+    """Regression: a scenario whose renders failed alike at base and head was taken as one the chart
+    rejects (not a gap), even when the failure was a bound (the deadline, a timeout), not Helm's error."""
+    repo = make_repo(tmp_path)
+    files = {**app_chart("charts/web", "web"), "charts/web/templates/probe.yaml": HANGS_IN_TESTS,
+             "charts/web/values-hang.yaml": "mode: hang\n"}
+    base = commit(repo, files, "feat: web")
+    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: three replicas")
+    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False, deadline_seconds=5), renderer)
+    outcomes = {r.scenario: r.outcome for r in review.chart_reviews}
+    assert outcomes["file:values-hang.yaml"] is ChartOutcome.NOT_REVIEWED, outcomes
+    assert ("chart charts/web", "review deadline of 5 s reached") in {(g.part, g.reason) for g in review.not_reviewed}

@@ -10,6 +10,7 @@ step see whether the budget cut any of its renders (a test run missing some rend
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
 from aftershock.errors import ConfigError
@@ -17,6 +18,7 @@ from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcom
 from aftershock.render.limits import Deadline
 
 DEFAULT_DEADLINE_SECONDS = 600.0
+_RENDER_SHARE = 0.975  # of the deadline: at 600 s, 15 s are left for judging and writing the report
 DEFAULT_MAX_REVIEW_RENDERS = 5000  # the traefik review (57 suites, both refs) schedules about 1,600
 
 
@@ -38,8 +40,9 @@ class RenderBudget:
 
     @classmethod
     def starting_now(cls, deadline_seconds: float, max_renders: int) -> RenderBudget:
+        """Renders stop a little before the deadline itself, leaving the rest to judge and report."""
         check_budget(deadline_seconds, max_renders)
-        return cls(Deadline.after(deadline_seconds), max_renders)
+        return cls(Deadline(time.monotonic() + deadline_seconds * _RENDER_SHARE, deadline_seconds), max_renders)
 
     @property
     def cuts(self) -> int:
