@@ -125,14 +125,12 @@ class _WorkerProcess:
             line = _request_line(request, self._bounds.max_output_bytes, self._parse, batch)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
-        own_end = started + self._bounds.timeout_seconds
-        end = own_end if deadline is None else min(own_end, deadline.at)
         try:
-            reply = self._exchange(line, end)
+            reply = self._exchange(line, deadline.at if deadline is not None else None)
         except _WorkerTimeout:
             self.kill()
-            cut_by_deadline = deadline is not None and end < own_end
-            reply = {"error": deadline.reason if cut_by_deadline and deadline else timeout_error(self._bounds.timeout_seconds)}
+            stopped_by_review = deadline is not None and deadline.passed()
+            reply = {"error": deadline.reason if deadline is not None and stopped_by_review else timeout_error(self._bounds.timeout_seconds)}
         except _WorkerGone as exc:
             reply = {"error": str(exc)}
         seconds = time.monotonic() - started
@@ -169,11 +167,16 @@ class _WorkerProcess:
             raise _WorkerGone(f"render worker failed to start: {detail}") from None
         self.ready_message = message
 
-    def _exchange(self, line: bytes, deadline: float) -> dict[str, Any]:
+    def _exchange(self, line: bytes, review_end: float | None) -> dict[str, Any]:
+        """Send one request and read its reply, within the render timeout (from when the worker is
+        ready: its start-up is not the render's) and the review's end."""
         self.start()
         assert self._process is not None and self._process.stdin is not None
         if self._log_fd is not None:
             os.ftruncate(self._log_fd, 0)
+        deadline = time.monotonic() + self._bounds.timeout_seconds
+        if review_end is not None:
+            deadline = min(deadline, review_end)
         try:
             self._process.stdin.write(line)
             self._process.stdin.flush()

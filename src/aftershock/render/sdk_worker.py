@@ -29,6 +29,10 @@ from aftershock.render.manifests import parse_documents
 
 WORKER_PROG = "python -m aftershock.render.sdk_worker"
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
+# The SDK hands the whole output over as one JSON text: a manifest character takes at most 6 there
+# (`\u003c`), so a longer text is over the bound before it is decoded. The slack is for the paths.
+_JSON_EXPANSION = 6
+_JSON_SLACK = 1 << 20
 
 
 def _take_protocol_stream() -> BinaryIO:
@@ -94,6 +98,8 @@ def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts) -> dict[st
             charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
         return {"error": str(exc).strip() or type(exc).__name__}
+    if len(rendered) > _JSON_EXPANSION * request["max_output_bytes"] + _JSON_SLACK:
+        return {"error": oversize_error(request["max_output_bytes"])}  # known before decoding it
     manifests: dict[str, str] = json.loads(rendered)
     if output_size(manifests) > request["max_output_bytes"]:
         return {"error": oversize_error(request["max_output_bytes"])}
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             reply = _render(helm, json.loads(line), charts)
         except MemoryError:
-            reply = {"error": memory_error(arguments.memory_mib or 0)}
+            reply = {"error": memory_error(arguments.memory_mib) if arguments.memory_mib else "render worker ran out of memory"}
             _send(protocol, reply)
             return 1  # what ran out may have left this process unusable: the parent starts another
         except Exception as exc:  # a bug here must not kill the worker silently
