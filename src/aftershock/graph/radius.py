@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping, assert_never
 
 from aftershock.errors import ConfigError
@@ -38,7 +39,12 @@ class Radius:
     counts: tuple[tuple[Layer, int], ...]  # every layer in order, with how many of its nodes are reached
 
     def get(self, node_id: str) -> Reach | None:
-        return next((r for r in self.reached if r.node == node_id), None)
+        return self._by_node.get(node_id)
+
+    @cached_property
+    def _by_node(self) -> dict[str, Reach]:
+        """Reached nodes by id: the graph document looks up every node (a scan each was quadratic)."""
+        return {reach.node: reach for reach in self.reached}
 
     @property
     def total(self) -> int:
