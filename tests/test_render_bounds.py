@@ -115,3 +115,24 @@ def test_workers_die_with_a_killed_review(tmp_path):
     finally:
         review.kill()
         review.wait()
+
+
+def test_the_lifeline_alone_ends_a_process_when_its_write_end_closes(tmp_path):
+    """The fallback where PR_SET_PDEATHSIG is not there: only the lifeline pipe (no prctl here)."""
+    read_end, write_end = os.pipe()
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", "import sys, threading, time\n"
+         "from aftershock.render.process_bounds import watch_lifeline\n"
+         "threading.Thread(target=watch_lifeline, args=(int(sys.argv[1]),), daemon=True).start()\n"
+         "time.sleep(120)\n", str(read_end)],
+        pass_fds=(read_end,), env=dict(os.environ, PYTHONPATH=str(PROJECT / "src")),
+    )
+    os.close(read_end)
+    try:
+        time.sleep(1.0)
+        assert watcher.poll() is None  # alive while the lifeline holds
+        os.close(write_end)
+        assert watcher.wait(timeout=10) == 1
+    finally:
+        watcher.kill()
+        watcher.wait()

@@ -79,10 +79,11 @@ def die_with_parent(parent_pid: int, lifeline_fd: int | None) -> None:
     if os.getppid() != parent_pid:  # the parent died before the request above took effect
         os._exit(1)
     if lifeline_fd is not None:
-        threading.Thread(target=_watch_lifeline, args=(lifeline_fd,), daemon=True, name="lifeline").start()
+        threading.Thread(target=watch_lifeline, args=(lifeline_fd,), daemon=True, name="lifeline").start()
 
 
-def _watch_lifeline(fd: int) -> None:
+def watch_lifeline(fd: int) -> None:
+    """Block until the lifeline's write end closes (the parent is gone), then exit this process."""
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP)
     while True:
