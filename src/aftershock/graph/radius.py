@@ -4,6 +4,7 @@ it reaches."""
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Mapping, assert_never
@@ -71,7 +72,8 @@ def blast_radius(graph: ImpactGraph) -> Radius:
     found = _walk(graph.roots, graph.outgoing())
     reached = tuple(found[n.id] for n in graph.nodes if n.id in found)
     layers = {n.id: n.layer for n in graph.nodes}
-    counts = tuple((layer, sum(layers[r.node] is layer for r in reached)) for layer in LAYER_ORDER)
+    by_layer = Counter(layers[r.node] for r in reached)
+    counts = tuple((layer, by_layer[layer]) for layer in LAYER_ORDER)
     return Radius(roots=graph.roots, reached=reached, counts=counts)
 
 
