@@ -42,11 +42,10 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
-from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
-from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance, unlinked_gap
+from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
+from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.model.tests import TESTS_PART
-from aftershock.pipeline.budget import PROBES_PART, PROVENANCE_PART, run_within
-from aftershock.pipeline.tests import collect_test_evidence
+from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -161,30 +160,11 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios,
         )
-        review = _observe_more(review, chart_reviews, request, work, renderer, budget)
+        review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
     return ReviewResult(review, judgement, _scope(review, since))
-
-
-def _observe_more(
-    review: Review, tested: tuple[ChartReview, ...], request: ReviewRequest, work: Path, renderer: Renderer, budget: RenderBudget,
-) -> Review:
-    """The tests (of the `tested` charts), provenance and override probes, each within the budget: a
-    test run the budget cut is no evidence (dropped); the provenance and probes that did render are kept."""
-    base, head = work / "base", work / "head"
-    gaps: list[NotReviewed] = []
-    if request.run_tests:
-        tests, gap = run_within(budget, TESTS_PART, lambda: collect_test_evidence(tested, base, head, renderer))
-        review = replace(review, tests=None if gap else tests)
-        gaps += [gap] if gap else []
-    provenance, gap = run_within(budget, PROVENANCE_PART, lambda: trace_provenance(
-        review, base, head, renderer, max_renders=request.max_provenance_renders))
-    review, gaps = replace(review, provenance=provenance), gaps + [g for g in (gap, unlinked_gap(provenance)) if g]
-    probes, gap = run_within(budget, PROBES_PART, lambda: probe_override_traps(review, base, head, renderer, request.max_override_renders))
-    review, gaps = replace(review, override_probes=probes), gaps + ([gap] if gap else [])
-    return replace(review, not_reviewed=review.not_reviewed + tuple(gaps))
 
 
 def _render(
@@ -223,9 +203,16 @@ def _since(
     return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
 
 
+def _late_steps(request: ReviewRequest) -> LateSteps:
+    return LateSteps(request.run_tests, request.max_provenance_renders, request.max_override_renders)
+
+
 def _scope(review: Review, since: _Since | None) -> ReviewScope:
-    """What the review examined: the whole change, or what since..head reaches; less the charts it could not render."""
+    """What the review examined: the whole change, or what since..head reaches; less the charts it could not
+    render (or test, when the budget cut the test run: their test findings were not looked at again)."""
     skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
+    if any(gap.part == TESTS_PART for gap in review.not_reviewed):
+        skipped |= {r.chart for r in review.chart_reviews if r.release is None}
     if since is None:
         return ReviewScope.whole_change(skipped)
     charts = since.charts | {r.chart for r in review.chart_reviews}
