@@ -139,9 +139,9 @@ class RecordingRenderer:
     def version(self) -> str:
         return self.inner.version
 
-    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None) -> list[RenderOutcome]:
+    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline=None) -> list[RenderOutcome]:
         self.chart_dirs += [request.chart_dir for request in requests]
-        return self.inner.render_many(requests, progress)
+        return self.inner.render_many(requests, progress, deadline=deadline)
 
     def close(self) -> None:
         pass  # the SDK renderer is shared by every review of the run

@@ -149,9 +149,9 @@ class TimedRenderer:
         return self._inner.version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline=None,
     ) -> list[RenderOutcome]:
-        outcomes: list[RenderOutcome] = self._render_many(requests, progress)
+        outcomes: list[RenderOutcome] = self._render_many(requests, progress, deadline=deadline)
         return outcomes
 
     def close(self) -> None:

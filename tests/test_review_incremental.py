@@ -40,9 +40,9 @@ class CountingRenderer:
     def version(self) -> str:
         return self.inner.version
 
-    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None) -> list[RenderOutcome]:
+    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline=None) -> list[RenderOutcome]:
         self.chart_dirs += [r.chart_dir for r in requests]
-        return self.inner.render_many(requests, progress)
+        return self.inner.render_many(requests, progress, deadline=deadline)
 
     def close(self) -> None:
         pass

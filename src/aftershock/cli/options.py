@@ -26,7 +26,9 @@ from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
 from aftershock.pipeline.state import StateOptions
+from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 from aftershock.render.cache import open_render_cache
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB, MIN_MEMORY_MIB
 from aftershock.render.interface import Renderer
 from aftershock.state.mode import RequestedMode
 from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS
@@ -49,6 +51,7 @@ class ReviewSettings:
     workers: int | None
     render_cache: str | None = None  # a folder, "off", or None for the default folder
     render_cache_mib: int = 512
+    render_memory_mib: int = DEFAULT_MAX_MEMORY_MIB
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -78,6 +81,15 @@ _OPTIONS = (
                  help="Bytes.", expose_value=False, callback=_keep),
     click.option("--render-timeout", "render_timeout", type=click.FloatRange(min=0.1), default=60.0,
                  show_default=True, help="Seconds per render.", expose_value=False, callback=_keep),
+    click.option("--render-memory", "render_memory", type=click.IntRange(min=MIN_MEMORY_MIB), default=DEFAULT_MAX_MEMORY_MIB,
+                 show_default=True, help="MiB of memory per render process; a render that needs more is not reviewed.",
+                 expose_value=False, callback=_keep),
+    click.option("--deadline", "deadline", type=click.FloatRange(min=1), default=DEFAULT_DEADLINE_SECONDS, show_default=True,
+                 help="Seconds for the whole review; renders, tests and probes left at the deadline are not reviewed.",
+                 expose_value=False, callback=_keep),
+    click.option("--max-renders", "max_renders", type=click.IntRange(min=1), default=DEFAULT_MAX_REVIEW_RENDERS, show_default=True,
+                 help="Renders a review may schedule, tests and probes included; the excess is not reviewed.",
+                 expose_value=False, callback=_keep),
     click.option("--max-scenarios", "max_scenarios", type=click.IntRange(min=1), default=6, show_default=True,
                  help="Values scenarios rendered per chart, the default one included.",
                  expose_value=False, callback=_keep),
@@ -159,10 +171,10 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
-        run_tests=not given["no_tests"],
+        run_tests=not given["no_tests"], deadline_seconds=given["deadline"], max_renders=given["max_renders"],
     )
     return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
-                          given["render_cache"], given["render_cache_mib"])
+                          given["render_cache"], given["render_cache_mib"], given["render_memory"])
 
 
 def run_from_options(settings: ReviewSettings, *, progress: bool) -> ReviewResult:
@@ -178,7 +190,7 @@ def review_backend(settings: ReviewSettings, *, progress: bool) -> Iterator[tupl
     folder = render_cache_folder(settings.render_cache, settings.request.repo)
     cache = open_render_cache(folder, settings.render_cache_mib * 2**20) if folder is not None else None
     with open_renderer(settings.renderer, helm_binary=settings.helm_binary, timeout_seconds=settings.render_timeout,
-                       workers=settings.workers, cache=cache) as backend:
+                       workers=settings.workers, cache=cache, max_memory_mib=settings.render_memory_mib) as backend:
         with (render_progress() if show else nullcontext(None)) as callbacks:
             yield backend, callbacks
 

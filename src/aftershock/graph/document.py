@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from aftershock.graph.model import LAYER_ORDER, Edge, ImpactGraph, Node
@@ -11,7 +12,7 @@ from aftershock.graph.radius import Radius
 def graph_document(graph: ImpactGraph, radius: Radius) -> dict[str, Any]:
     """Layers, nodes (with the path that justifies each reached one), edges, and the radius counts."""
     reached = dict(radius.counts)
-    totals = {layer: sum(n.layer is layer for n in graph.nodes) for layer in LAYER_ORDER}
+    totals = Counter(n.layer for n in graph.nodes)  # one pass, not one per layer
     return {
         "roots": list(graph.roots),
         "layers": [{"id": layer.value, "nodes": totals[layer], "reached": reached.get(layer, 0)} for layer in LAYER_ORDER],

@@ -4,7 +4,9 @@ it reaches."""
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Mapping, assert_never
 
 from aftershock.errors import ConfigError
@@ -38,7 +40,12 @@ class Radius:
     counts: tuple[tuple[Layer, int], ...]  # every layer in order, with how many of its nodes are reached
 
     def get(self, node_id: str) -> Reach | None:
-        return next((r for r in self.reached if r.node == node_id), None)
+        return self._by_node.get(node_id)
+
+    @cached_property
+    def _by_node(self) -> dict[str, Reach]:
+        """Reached nodes by id: the graph document looks up every node (a scan each was quadratic)."""
+        return {reach.node: reach for reach in self.reached}
 
     @property
     def total(self) -> int:
@@ -65,7 +72,8 @@ def blast_radius(graph: ImpactGraph) -> Radius:
     found = _walk(graph.roots, graph.outgoing())
     reached = tuple(found[n.id] for n in graph.nodes if n.id in found)
     layers = {n.id: n.layer for n in graph.nodes}
-    counts = tuple((layer, sum(layers[r.node] is layer for r in reached)) for layer in LAYER_ORDER)
+    by_layer = Counter(layers[r.node] for r in reached)
+    counts = tuple((layer, by_layer[layer]) for layer in LAYER_ORDER)
     return Radius(roots=graph.roots, reached=reached, counts=counts)
 
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from aftershock.model.review import Side
 
+TESTS_PART = "helm-unittest suites"  # the part not reviewed when the review's budget cut the test run
+
 
 class TestStatus(str, enum.Enum):
     __test__ = False  # not a pytest class

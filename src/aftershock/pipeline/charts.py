@@ -18,6 +18,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
+from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
 from aftershock.render.plan import (
@@ -57,6 +58,9 @@ def review_charts(
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
     jobs = _prepare(plans, Side.BASE, base, settings, work / "base") + _prepare(plans, Side.HEAD, head, settings, work / "head")
+    # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
+    order = {plan.id: index for index, plan in enumerate(plans)}
+    jobs = tuple(sorted(jobs, key=lambda job: order[job.plan.id]))
     requests = [r for job in jobs for r in job.requests]
     if planned:
         planned(len(requests))
@@ -238,7 +242,9 @@ def _review_chart(
     head = _side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
-    if plan.scenario != "default" and len(failed) == 2 and base.render.error == head.render.error:
+    # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
+    rejected = len(failed) == 2 and base.render.error == head.render.error and is_deterministic_error(base.render.error or "")
+    if plan.scenario != "default" and rejected:
         review = ChartReview(plan.path, plan.name, plan.affected, base.render, head.render,
                              ChartOutcome.SCENARIO_INVALID, release=plan.release, scenario=plan.scenario, cluster=plan.cluster)
         return review, []

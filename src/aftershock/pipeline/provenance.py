@@ -23,10 +23,10 @@ from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey
-from aftershock.model.review import ChartReview, RenderStatus, Review
+from aftershock.model.review import ChartReview, NotReviewed, RenderStatus, Review
 from aftershock.model.units import Chart, ValuesKeyChangeKind
 from aftershock.pipeline.charts import RenderSettings
-from aftershock.provenance.link import provenance, release_values_file, review_id, scoped_keys, value_scope
+from aftershock.provenance.link import MAX_KEYS_PER_OBJECT, release_values_file, review_id, scoped_keys, static_provenance, value_scope
 from aftershock.provenance.model import Perturbation, ProvenanceReport
 from aftershock.provenance.perturb import DEFAULT_SCENARIO, Produced, plan_perturbations, produced_fields, settle, with_key
 from aftershock.releases.parse import release_spec
@@ -52,7 +52,8 @@ def trace_provenance(
 ) -> ProvenanceReport:
     """Provenance of every changed field of `review`, with at most `max_renders` perturbation renders."""
     charts = _charts(review)
-    fields = provenance(review, _template_texts(review, charts, head_root), _template_texts(review, charts, base_root))
+    static = static_provenance(review, _template_texts(review, charts, head_root), _template_texts(review, charts, base_root))
+    fields = static.fields
     by_id = {review_id(r): r for r in review.chart_reviews}
     candidates = sorted({f.review for f in fields if f.values and f.scenario == DEFAULT_SCENARIO})
     bases = {rid: _base(review, by_id[rid], base_root) for rid in candidates}
@@ -67,7 +68,16 @@ def trace_provenance(
     return ProvenanceReport(
         fields=settle(fields, results, cut, blocked), max_renders=max_renders, renders=len(jobs),
         failed=sum(r is None for r in results.values()), cut=cut, not_perturbed=tuple(sorted(blocked.items())),
+        unlinked=static.too_broad,
     )
+
+
+def unlinked_gap(report: ProvenanceReport | None) -> NotReviewed | None:
+    """The objects whose provenance was not traced because their templates read too many changed keys."""
+    if report is None or not report.unlinked:
+        return None
+    shown = ", ".join(report.unlinked[:3]) + (f" and {len(report.unlinked) - 3} more" if len(report.unlinked) > 3 else "")
+    return NotReviewed(f"provenance of {shown}", f"its templates read more than {MAX_KEYS_PER_OBJECT} changed values keys")
 
 
 def _charts(review: Review) -> dict[str, Chart]:

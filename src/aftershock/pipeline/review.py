@@ -1,5 +1,8 @@
 """The wiring of one review: ingest -> render -> diff, one way, with side effects kept at the edges.
 
+Every render of a review is held to its budget (`render.budget`): the deadline for the whole review
+and the count of renders it may schedule; what they cut is *not reviewed*, and the review still ends.
+
 An incremental review (`ReviewRequest.since`) still reviews base..head as a whole, but renders only
 the charts affected by since..head; `ReviewResult.scope` says what it examined again, so the state
 store carries the rest forward instead of calling it resolved.
@@ -24,15 +27,18 @@ from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
+from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS, BudgetedRenderer, RenderBudget
 from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.pipeline.charts import RenderSettings
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
-from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
-from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
+from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
+from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.pipeline.stage import StageInput, render_stage
-from aftershock.pipeline.tests import collect_test_evidence
+from aftershock.model.tests import TESTS_PART
+from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -52,6 +58,8 @@ class ReviewRequest:
     max_override_renders: int = DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
+    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
+    max_renders: int = DEFAULT_MAX_REVIEW_RENDERS  # renders the review may schedule, tests and probes included
 
 
 @dataclass(frozen=True)
@@ -83,17 +91,17 @@ class RenderCallbacks:
 @contextmanager
 def open_renderer(
     kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None,
-    cache: RenderCacheStore | None = None,
+    cache: RenderCacheStore | None = None, max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
 ) -> Iterator[Renderer]:
     """The embedded SDK renderer by default; a helm binary only when asked for; behind `cache` when given."""
     if kind == "sdk":
         from aftershock.render.sdk import SdkRenderer
 
-        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds)
+        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
     elif kind == "helm":
         from aftershock.render.binary import HelmBinaryRenderer
 
-        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds)
+        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
     else:
         raise ConfigError(f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm")
     if cache is not None:
@@ -111,6 +119,8 @@ def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCall
 
 def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> ReviewResult:
     """Observe base..head layer by layer, then judge it: findings and verdicts."""
+    budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
+    renderer = BudgetedRenderer(renderer, budget)
     repo = GitRepository.open(request.repo)
     head = RefInfo(request.head, repo.resolve(request.head))
     base = base_ref(repo, request, head.sha)
@@ -149,12 +159,8 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios, contexts=contexts,
-            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
-        provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
-        review = replace(review, provenance=provenance)
-        probes = probe_override_traps(review, work / "base", work / "head", renderer, request.max_override_renders)
-        review = replace(review, override_probes=probes)
+        review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
@@ -182,9 +188,16 @@ def _since(
     return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
 
 
+def _late_steps(request: ReviewRequest) -> LateSteps:
+    return LateSteps(request.run_tests, request.max_provenance_renders, request.max_override_renders)
+
+
 def _scope(review: Review, since: _Since | None) -> ReviewScope:
-    """What the review examined: the whole change, or what since..head reaches; less the charts it could not render."""
+    """What the review examined: the whole change, or what since..head reaches; less the charts it could not
+    render (or test, when the budget cut the test run: their test findings were not looked at again)."""
     skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
+    if any(gap.part == TESTS_PART for gap in review.not_reviewed):
+        skipped |= {r.chart for r in review.chart_reviews if r.release is None}
     if since is None:
         return ReviewScope.whole_change(skipped)
     charts = since.charts | {r.chart for r in review.chart_reviews}

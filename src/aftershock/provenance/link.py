@@ -6,6 +6,10 @@ under the subchart's name (or alias) there, except `global`; a dependency's `con
 parent's values. A values key change applies to a chart review when it is in the values.yaml of a
 chart of the rendered tree, in the values a release passes (`release <key>`), or in the values file
 of the review's `file:` scenario. A key and a read match when one path is a prefix of the other.
+
+An object whose templates read more than MAX_KEYS_PER_OBJECT of the changed keys (a `range` over a
+map of thousands) gets no values links: listing them all would be quadratic in keys and objects and
+tell a reader nothing; `Provenance.too_broad` names it, for the review to report.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from aftershock.model.objects import ObjectKey
 from aftershock.model.releases import Evidence
 from aftershock.model.review import ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
+from aftershock.provenance.keyindex import KeyIndex
 from aftershock.provenance.model import FieldProvenance, TemplateLink, ValuesLink
 from aftershock.provenance.reads import WILDCARD
 from aftershock.provenance.templates import (
@@ -26,6 +31,16 @@ from aftershock.provenance.templates import (
 )
 
 DEFAULT_SCENARIO = "default"
+MAX_KEYS_PER_OBJECT = 64
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The static provenance of a review's changed fields, and the ids of the objects left unlinked
+    (their templates read more than MAX_KEYS_PER_OBJECT changed keys)."""
+
+    fields: tuple[FieldProvenance, ...]
+    too_broad: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,8 @@ def value_scope(root: str, charts: Mapping[str, Chart]) -> ValueScope:
 
 def split_key(path: str) -> tuple[str, ...]:
     """`a."b.c".d` -> ("a", "b.c", "d"), the inverse of the values diff's path text."""
+    if '"' not in path:
+        return tuple(p for p in path.split(".") if p != "")
     parts, current, i, quoted = [], [], 0, False
     while i < len(path):
         ch = path[i]
@@ -154,6 +171,13 @@ class _Texts:
 def provenance(
     review: Review, template_texts: Mapping[str, str], base_texts: Mapping[str, str] | None = None
 ) -> tuple[FieldProvenance, ...]:
+    """Static provenance of every changed field (see `static_provenance`)."""
+    return static_provenance(review, template_texts, base_texts).fields
+
+
+def static_provenance(
+    review: Review, template_texts: Mapping[str, str], base_texts: Mapping[str, str] | None = None
+) -> Provenance:
     """Static provenance of every changed field: `template_texts` are the template files at head
     (repository path -> text), `base_texts` at base; reads found on either side count."""
     charts: dict[str, Chart] = {}
@@ -164,6 +188,7 @@ def provenance(
     sides = [_Texts(template_texts, memo)] + ([_Texts(base_texts, memo)] if base_texts is not None else [])
     defaults = {(r.chart, r.release): r.changes for r in review.chart_reviews if r.scenario == DEFAULT_SCENARIO}
     found: list[FieldProvenance] = []
+    too_broad: list[str] = []
     for chart_review in review.chart_reviews:
         shown = defaults.get((chart_review.chart, chart_review.release), ()) if chart_review.scenario != DEFAULT_SCENARIO else ()
         changes = [c for c in chart_review.changes if c not in shown]
@@ -171,11 +196,16 @@ def provenance(
             continue
         scope = value_scope(chart_review.chart, charts)
         keys = scoped_keys(review, chart_review, scope)
+        key_index = KeyIndex([path for _, path in keys])
         indexes = [side.index(scope) for side in sides]
         for change in changes:
             analysis = _object_analysis(change, scope, indexes)
-            found.extend(_fields(chart_review, change, _values_links(analysis, keys), _template_links(change, analysis, changed)))
-    return tuple(found)
+            links = _values_links(analysis, keys, key_index)
+            if links is None:
+                too_broad.append(f"{review_id(chart_review)}::{change.key.id}")
+                links = ()
+            found.extend(_fields(chart_review, change, links, _template_links(change, analysis, changed)))
+    return Provenance(tuple(found), tuple(too_broad))
 
 
 def _object_analysis(change: ObjectChange, scope: ValueScope, indexes: Sequence[TemplateIndex]) -> TemplateAnalysis:
@@ -196,10 +226,19 @@ def _object_analysis(change: ObjectChange, scope: ValueScope, indexes: Sequence[
 
 
 def _values_links(
-    analysis: TemplateAnalysis, keys: Sequence[tuple[ValuesKeyChange, tuple[str, ...]]]
-) -> tuple[ValuesLink, ...]:
+    analysis: TemplateAnalysis, keys: Sequence[tuple[ValuesKeyChange, tuple[str, ...]]], key_index: KeyIndex,
+) -> tuple[ValuesLink, ...] | None:
+    """The links of the keys the analysis reads, in key order; None when over MAX_KEYS_PER_OBJECT."""
+    read: set[int] = set()
+    for item in analysis.reads:
+        matched = key_index.matching(item.path, MAX_KEYS_PER_OBJECT)
+        if matched is None:
+            return None
+        read |= matched
+        if len(read) > MAX_KEYS_PER_OBJECT:
+            return None
     links = []
-    for change, path in keys:
+    for change, path in (keys[position] for position in sorted(read)):
         hits = [r for r in analysis.reads if matches(r.path, path)]
         if hits:
             reads = tuple(sorted({".".join(r.path) for r in hits}))

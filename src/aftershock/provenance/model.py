@@ -109,6 +109,7 @@ class ProvenanceReport:
     failed: int = 0
     cut: tuple[Perturbation, ...] = ()
     not_perturbed: tuple[tuple[str, str], ...] = ()
+    unlinked: tuple[str, ...] = ()  # objects whose templates read too many changed keys to link them
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 from aftershock.render.digest import FolderDigests, chart_digest
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.limits import Deadline
 from aftershock.render.plan import may_be_nondeterministic
 
 KEY_FORMAT = 2  # part of every key: a change of what a key covers changes every key
@@ -77,6 +78,7 @@ def input_keys(
 
 def render_each_once(
     inner: Renderer, requests: Sequence[RenderRequest], keys: Sequence[str | None], progress: ProgressCallback | None,
+    deadline: Deadline | None = None,
 ) -> tuple[list[RenderOutcome], list[int]]:
     """The outcome of every request, in order, rendering one request per key (and each unkeyed one);
     the others get that outcome with their own request. Also the indexes that were rendered."""
@@ -87,7 +89,7 @@ def render_each_once(
             rendered_at.append(index)
             if key is not None:
                 first[key] = index
-    rendered = dict(zip(rendered_at, inner.render_many([requests[i] for i in rendered_at], progress)))
+    rendered = dict(zip(rendered_at, inner.render_many([requests[i] for i in rendered_at], progress, deadline)))
     outcomes = []
     for index, key in enumerate(keys):
         outcome = rendered.get(index)

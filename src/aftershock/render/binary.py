@@ -18,6 +18,7 @@ server, more than `render.kubeapi` serves, so only the SDK backend renders `look
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -30,14 +31,18 @@ from typing import Sequence
 from aftershock.errors import ConfigError, RenderError
 from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
+    DEFAULT_MAX_MEMORY_MIB,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
+    Deadline,
     check_limits,
+    memory_error,
     output_size,
     oversize_error,
     timeout_error,
 )
 from aftershock.render.pool import dispatch
+from aftershock.render.process_bounds import go_memory_env, resident_bytes
 from aftershock.render.values import values_error, values_json
 
 _LOOKUP_CALL = re.compile(r"\{\{[^}]*\blookup\b", re.DOTALL)
@@ -110,8 +115,11 @@ class HelmBinaryRenderer(ClosingRenderer):
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         workers: int | None = None,
+        max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
     ) -> None:
-        check_limits(timeout_seconds, max_output_bytes)
+        """Each render is bounded by `timeout_seconds`, `max_output_bytes` and `max_memory_mib` of
+        resident memory (polled, so a burst between two polls can pass it briefly)."""
+        check_limits(timeout_seconds, max_output_bytes, max_memory_mib)
         found = shutil.which(helm_path)
         if found is None:
             raise ConfigError(
@@ -122,6 +130,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         self._helm = found
         self._timeout_seconds = timeout_seconds
         self._max_output_bytes = max_output_bytes
+        self._max_memory_mib = max_memory_mib
         default_lanes = min(os.cpu_count() or 1, 4)
         self._lanes = workers if workers is not None and workers > 0 else default_lanes
         self._home: str | None = None
@@ -151,7 +160,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         env["HELM_REPOSITORY_CONFIG"] = os.path.join(home, "config", "repositories.yaml")
         env["HELM_REPOSITORY_CACHE"] = os.path.join(home, "cache", "repository")
         env["KUBECONFIG"] = os.path.join(home, "no-kubeconfig")
-        return home, env
+        return home, env | go_memory_env(self._max_memory_mib)
 
     @property
     def version(self) -> str:
@@ -176,13 +185,15 @@ class HelmBinaryRenderer(ClosingRenderer):
         return self._version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request, several `helm template` runs at a time; outcomes in order."""
-        return dispatch(requests, [self._render] * self._lanes, progress)
+        return dispatch(requests, [functools.partial(self._render, deadline=deadline)] * self._lanes, progress)
 
-    def _render(self, request: RenderRequest) -> RenderOutcome:
+    def _render(self, request: RenderRequest, deadline: Deadline | None = None) -> RenderOutcome:
         started = time.monotonic()
+        if deadline is not None and deadline.passed():
+            return RenderOutcome(request, error=deadline.reason)
         if request.cluster is not None and calls_lookup(os.fspath(request.chart_dir)):
             return RenderOutcome(request, error=LOOKUP_UNSUPPORTED)
         home, env = self._isolated_env()
@@ -195,7 +206,7 @@ class HelmBinaryRenderer(ClosingRenderer):
             with open(values_path, "w", encoding="utf-8") as handle:
                 handle.write(encoded)
             argv = _template_argv(self._helm, request, values_path)
-            error, output = self._run_bounded(argv, env, scratch)
+            error, output = self._run_bounded(argv, env, scratch, deadline)
         seconds = time.monotonic() - started
         if error is None:
             manifests = split_template_output(output)
@@ -206,7 +217,7 @@ class HelmBinaryRenderer(ClosingRenderer):
         return RenderOutcome(request, error=error, seconds=seconds)
 
     def _run_bounded(
-        self, argv: list[str], env: dict[str, str], scratch: str
+        self, argv: list[str], env: dict[str, str], scratch: str, review_deadline: Deadline | None,
     ) -> tuple[str | None, str]:
         """Run helm with stdout/stderr in files; (error, stdout). Kills it on a breach."""
         deadline = time.monotonic() + self._timeout_seconds
@@ -221,8 +232,12 @@ class HelmBinaryRenderer(ClosingRenderer):
             while process.poll() is None:
                 if time.monotonic() > deadline:
                     error = timeout_error(self._timeout_seconds)
+                elif review_deadline is not None and review_deadline.passed():
+                    error = review_deadline.reason
                 elif os.fstat(out.fileno()).st_size > runaway:
                     error = oversize_error(self._max_output_bytes)
+                elif (resident_bytes(process.pid) or 0) > self._max_memory_mib * 2**20:
+                    error = memory_error(self._max_memory_mib)
                 if error is not None:
                     process.kill()
                     process.wait()

@@ -28,12 +28,14 @@ from typing import Any, Protocol
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.limits import Deadline
 
 CACHE_FORMAT = 2  # of an entry's file; 2: entries keep the documents the render workers parsed
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
-_TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render worker", "values cannot be passed", "helm failed without a message")
+_TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render worker", "values cannot be passed", "helm failed without a message",
+                     "render exceeded", "review deadline")
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
 _STALE_TEMP_SECONDS = 3600.0
 
@@ -244,7 +246,9 @@ class CachingRenderer:
     def close(self) -> None:
         self.inner.close()
 
-    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None) -> list[RenderOutcome]:
+    def render_many(
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+    ) -> list[RenderOutcome]:
         """Answer hits from the store, render each distinct miss once, pass uncacheable requests through."""
         keys = self.keys_for(requests)
         outcomes: list[RenderOutcome | None] = [None] * len(requests)
@@ -259,7 +263,7 @@ class CachingRenderer:
             if progress is not None:
                 progress(outcomes[index])  # type: ignore[arg-type]
         pending_keys = [keys[i] for i in pending]
-        rendered, rendered_at = render_each_once(self.inner, [requests[i] for i in pending], pending_keys, progress)
+        rendered, rendered_at = render_each_once(self.inner, [requests[i] for i in pending], pending_keys, progress, deadline)
         for index, outcome in zip(pending, rendered):
             outcomes[index] = outcome
         for position in rendered_at:

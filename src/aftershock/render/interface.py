@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Self, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Self, Sequence
+
+if TYPE_CHECKING:
+    from aftershock.render.limits import Deadline
 
 from aftershock.render.cluster import ClusterKey, ClusterSnapshot
 
@@ -67,9 +70,10 @@ class Renderer(Protocol):
     def version(self) -> str: ...
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
-        """Render every request (in parallel where the backend can); outcomes keep request order."""
+        """Render every request (in parallel where the backend can); outcomes keep request order.
+        A render still running at `deadline` is stopped, and it and those not started get its reason."""
         ...
 
     def close(self) -> None: ...

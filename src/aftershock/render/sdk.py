@@ -2,7 +2,8 @@
 
 This process never imports helm_python: the Go runtime it loads does not survive `fork`, and the
 main process must stay free to start git subprocesses. Workers start lazily, are reused across
-renders, and are killed and replaced when a render overruns its time or a worker dies.
+renders, and are killed and replaced when a render overruns its time (or the review's deadline),
+its memory, or a worker dies. Workers die with this process (`render.process_bounds`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,13 +28,17 @@ from aftershock.errors import ConfigError, RenderError
 from aftershock.render.cluster import ClusterKey, snapshot_message
 from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
 from aftershock.render.limits import (
+    DEFAULT_MAX_MEMORY_MIB,
     DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_TIMEOUT_SECONDS,
+    Deadline,
     check_limits,
+    memory_error,
     timeout_error,
 )
 from aftershock.render.pool import dispatch
 from aftershock.render.sdk_worker import MAX_SNAPSHOTS
+from aftershock.render.process_bounds import died_of_memory, go_memory_env, spawn
 from aftershock.render.values import values_error, values_json
 
 WORKER_MODULE = "aftershock.render.sdk_worker"
@@ -45,13 +51,23 @@ class _WorkerTimeout(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class WorkerBounds:
+    """What bounds each render of one worker."""
+
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB
+
+
 class _WorkerGone(Exception):
     """The worker could not be started, or exited; the message says what it left on stderr."""
 
 
-def _worker_env() -> dict[str, str]:
-    """This environment, with aftershock's own source folder first on the worker's path."""
-    env = dict(os.environ)
+def _worker_env(max_memory_mib: int) -> dict[str, str]:
+    """This environment, with aftershock's own source folder first on the worker's path and Go's
+    soft memory limit under the worker's hard one."""
+    env = dict(os.environ) | go_memory_env(max_memory_mib)
     source_root = str(Path(aftershock.__file__).resolve().parent.parent)
     inherited = env.get("PYTHONPATH")
     env["PYTHONPATH"] = source_root + (os.pathsep + inherited if inherited else "")
@@ -97,40 +113,43 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
 class _WorkerProcess:
     """One sdk_worker child and its line protocol; (re)started on demand, one request at a time."""
 
-    def __init__(self, timeout_seconds: float, max_output_bytes: int, parse: bool = True) -> None:
-        self._timeout_seconds = timeout_seconds
-        self._max_output_bytes = max_output_bytes
+    def __init__(self, bounds: WorkerBounds, parse: bool = True) -> None:
+        self._bounds = bounds
         self._parse = parse
         self._process: subprocess.Popen[bytes] | None = None
         self._log_fd: int | None = None
+        self._lifeline: int | None = None  # the write end; the worker exits when it closes
         self._buffer = bytearray()
         self.ready_message: dict[str, Any] = {}
         # Digests of the snapshots the worker holds, least recently used first: the worker keeps
         # them the same way (sdk_worker.MAX_SNAPSHOTS), one request at a time, so this mirrors it.
         self._clusters_sent: OrderedDict[str, None] = OrderedDict()
 
-    def render(self, request: RenderRequest, batch: str | None = None) -> RenderOutcome:
+    def render(self, request: RenderRequest, batch: str | None = None, deadline: Deadline | None = None) -> RenderOutcome:
         """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
-        of the batch (its folders do not change while it renders)."""
+        of the batch (its folders do not change while it renders). None outlasts `deadline`."""
         started = time.monotonic()
+        if deadline is not None and deadline.passed():
+            return RenderOutcome(request, error=deadline.reason)
         try:
             self.start()  # first: a restarted worker holds no snapshot yet
         except _WorkerGone as exc:
             return RenderOutcome(request, error=str(exc), seconds=time.monotonic() - started)
         cluster = request.cluster.digest if request.cluster is not None else None
         try:
-            line = _request_line(request, self._max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
+            line = _request_line(request, self._bounds.max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
-            reply = self._exchange(line)
+            reply = self._exchange(line, deadline.at if deadline is not None else None)
             if cluster is not None and self._process is not None:
                 self._held(cluster)
                 if "error" in reply and "cluster snapshot" in str(reply["error"]):
                     self._clusters_sent.pop(cluster, None)  # send it whole next time
         except _WorkerTimeout:
             self.kill()
-            reply = {"error": timeout_error(self._timeout_seconds)}
+            stopped_by_review = deadline is not None and deadline.passed()
+            reply = {"error": deadline.reason if deadline is not None and stopped_by_review else timeout_error(self._bounds.timeout_seconds)}
         except _WorkerGone as exc:
             reply = {"error": str(exc)}
         seconds = time.monotonic() - started
@@ -154,18 +173,19 @@ class _WorkerProcess:
         self.kill()
         self._clusters_sent.clear()
         self._log_fd = _open_log()
+        lifeline_read, self._lifeline = os.pipe()
+        argv = [sys.executable, "-m", WORKER_MODULE, "--parent", str(os.getpid()), "--lifeline", str(lifeline_read),
+                "--memory-mib", str(self._bounds.max_memory_mib)]
         try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", WORKER_MODULE],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self._log_fd,
-                env=_worker_env(),
-                close_fds=True,
-            )
+            self._process = spawn(functools.partial(
+                subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_fd,
+                env=_worker_env(self._bounds.max_memory_mib), close_fds=True, pass_fds=(lifeline_read,),
+            ))
         except OSError as exc:
+            os.close(lifeline_read)
             self.kill()
             raise _WorkerGone(f"render worker failed to start: {exc}") from None
+        os.close(lifeline_read)
         try:
             message = self._read_message(time.monotonic() + _STARTUP_SECONDS)
         except (_WorkerTimeout, _WorkerGone):
@@ -174,12 +194,16 @@ class _WorkerProcess:
             raise _WorkerGone(f"render worker failed to start: {detail}") from None
         self.ready_message = message
 
-    def _exchange(self, line: bytes) -> dict[str, Any]:
+    def _exchange(self, line: bytes, review_end: float | None) -> dict[str, Any]:
+        """Send one request and read its reply, within the render timeout (from when the worker is
+        ready: its start-up is not the render's) and the review's end."""
         self.start()
         assert self._process is not None and self._process.stdin is not None
         if self._log_fd is not None:
             os.ftruncate(self._log_fd, 0)
-        deadline = time.monotonic() + self._timeout_seconds
+        deadline = time.monotonic() + self._bounds.timeout_seconds
+        if review_end is not None:
+            deadline = min(deadline, review_end)
         try:
             self._process.stdin.write(line)
             self._process.stdin.flush()
@@ -222,9 +246,18 @@ class _WorkerProcess:
         except subprocess.TimeoutExpired:
             code = None
         detail = self._log_tail()
+        out_of_memory = died_of_memory(self._log_head())
         self.kill()
+        if out_of_memory:
+            return _WorkerGone(memory_error(self._bounds.max_memory_mib))
         text = f"render worker exited unexpectedly (exit code {code})"
         return _WorkerGone(f"{text}: {detail}" if detail else text)
+
+    def _log_head(self) -> str:
+        """The start of what the worker wrote to stderr (where Go's fatal errors begin)."""
+        if self._log_fd is None:
+            return ""
+        return os.pread(self._log_fd, 4096, 0).decode("utf-8", "replace")
 
     def _log_tail(self) -> str:
         """The last non-empty line the worker wrote to stderr."""
@@ -265,19 +298,21 @@ class _WorkerProcess:
                     pass
 
     def _forget(self) -> None:
-        if self._log_fd is not None:
-            os.close(self._log_fd)
+        for fd in (self._log_fd, self._lifeline):
+            if fd is not None:
+                os.close(fd)
         self._process = None
         self._log_fd = None
+        self._lifeline = None
         self._buffer.clear()
 
 
 class SdkRenderer(ClosingRenderer):
     """Renders with helm-python-sdk in `workers` reusable child processes (default min(CPUs, 4)).
 
-    Each render is bounded by `timeout_seconds` (the worker is then killed and replaced) and
-    `max_output_bytes` of manifests; a breach, a Helm error or a dead worker becomes an error
-    outcome. Usable again after `close()`: workers restart on demand.
+    Each render is bounded by `timeout_seconds` and `max_memory_mib` (the worker is then killed and
+    replaced) and `max_output_bytes` of manifests; a breach, a Helm error or a dead worker becomes an
+    error outcome. Usable again after `close()`: workers restart on demand.
     """
 
     name = "helm-python-sdk"
@@ -288,16 +323,18 @@ class SdkRenderer(ClosingRenderer):
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         parse_documents: bool = True,
+        max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
     ) -> None:
         """`parse_documents`: workers also parse what they render (RenderOutcome.documents), in parallel."""
-        check_limits(timeout_seconds, max_output_bytes)
+        check_limits(timeout_seconds, max_output_bytes, max_memory_mib)
         count = workers if workers is not None else min(os.cpu_count() or 1, 4)
         if count < 1:
             raise ConfigError(
                 f"render worker count must be at least 1, got {count}",
                 hint="pass a positive number of workers",
             )
-        self._processes = [_WorkerProcess(timeout_seconds, max_output_bytes, parse_documents) for _ in range(count)]
+        bounds = WorkerBounds(timeout_seconds, max_output_bytes, max_memory_mib)
+        self._processes = [_WorkerProcess(bounds, parse_documents) for _ in range(count)]
         self._lock = threading.Lock()
         self._version: str | None = None
 
@@ -322,12 +359,13 @@ class SdkRenderer(ClosingRenderer):
         return self._version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request across the workers in parallel; outcomes keep request order."""
         batch = os.urandom(8).hex()
         with self._lock:
-            return dispatch(requests, [functools.partial(worker.render, batch=batch) for worker in self._processes], progress)
+            lanes = [functools.partial(worker.render, batch=batch, deadline=deadline) for worker in self._processes]
+            return dispatch(requests, lanes, progress)
 
     def close(self) -> None:
         """Stop every worker."""

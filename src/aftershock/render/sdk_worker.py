@@ -8,12 +8,16 @@ line-delimited JSON: on start it writes one ready line
 a `cluster` snapshot renders against a `render.kubeapi` server in this process (started on first
 use), so `lookup` finds the snapshot's objects; its reply also lists the keys `lookup` returned.
 
+Its arguments `--parent PID --lifeline FD --memory-mib N` bound it (`render.process_bounds`): it
+dies with its parent, and its memory is capped once helm_python is loaded.
+
 Only protocol lines reach the real stdout: fd 1 is pointed at stderr before helm_python loads,
 so anything the Go library prints goes there, and the protocol uses a duplicate of the old fd 1.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -21,14 +25,20 @@ from typing import Any, BinaryIO
 
 from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
 from aftershock.errors import MalformedInputError
-from aftershock.render.limits import output_size, oversize_error
 from aftershock.render.kubeapi import SnapshotServer
+from aftershock.render.limits import memory_error, output_size, oversize_error
+from aftershock.render.process_bounds import cap_own_memory, die_with_parent
 from aftershock.render.manifests import parse_documents
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_message
 
+WORKER_PROG = "python -m aftershock.render.sdk_worker"
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
 MAX_SNAPSHOTS = 8  # cluster snapshots a worker keeps, so a request may name one by its digest
 _CLIENT_RATE = 10000  # client-go's requests per second (and burst) towards our own loopback server
+# The SDK hands the whole output over as one JSON text: a manifest character takes at most 6 there
+# (`\u003c`), so a longer text is over the bound before it is decoded. The slack is for the paths.
+_JSON_EXPANSION = 6
+_JSON_SLACK = 1 << 20
 
 
 def _take_protocol_stream() -> BinaryIO:
@@ -134,6 +144,8 @@ def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts, cluster: C
             charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
         return {"error": str(exc).strip() or type(exc).__name__}
+    if len(rendered) > _JSON_EXPANSION * request["max_output_bytes"] + _JSON_SLACK:
+        return {"error": oversize_error(request["max_output_bytes"])}  # known before decoding it
     manifests: dict[str, str] = json.loads(rendered)
     if output_size(manifests) > request["max_output_bytes"]:
         return {"error": oversize_error(request["max_output_bytes"])}
@@ -170,11 +182,24 @@ def _kube_version_error(metadata: dict[str, Any], options: dict[str, Any]) -> st
     return f"chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {target}"
 
 
-def main() -> int:
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=WORKER_PROG)
+    parser.add_argument("--parent", type=int, default=None)
+    parser.add_argument("--lifeline", type=int, default=None)
+    parser.add_argument("--memory-mib", type=int, default=None)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = _arguments(sys.argv[1:] if argv is None else argv)
+    if arguments.parent is not None:
+        die_with_parent(arguments.parent, arguments.lifeline)
     protocol = _take_protocol_stream()
     import helm_python as helm  # only ever imported in this child process
 
     helm.disable_logging()
+    if arguments.memory_mib is not None:
+        cap_own_memory(arguments.memory_mib)
     _send(
         protocol,
         {"ready": True, "sdk_version": helm.__version__, "helm_version": helm.helm_sdk_version()},
@@ -184,6 +209,10 @@ def main() -> int:
     for line in sys.stdin.buffer:
         try:
             reply = _render(helm, json.loads(line), charts, cluster)
+        except MemoryError:
+            reply = {"error": memory_error(arguments.memory_mib) if arguments.memory_mib else "render worker ran out of memory"}
+            _send(protocol, reply)
+            return 1  # what ran out may have left this process unusable: the parent starts another
         except Exception as exc:  # a bug here must not kill the worker silently
             reply = {"error": f"render worker failed: {type(exc).__name__}: {exc}"}
         _send(protocol, reply)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.limits import Deadline
 
 
 class SharedDrawRenderer:
@@ -32,8 +33,10 @@ class SharedDrawRenderer:
     def close(self) -> None:
         self.inner.close()
 
-    def render_many(self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None) -> list[RenderOutcome]:
+    def render_many(
+        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+    ) -> list[RenderOutcome]:
         keys = [k.key if k is not None else None for k in input_keys(requests, "", values_by_content=True)]
-        outcomes, rendered_at = render_each_once(self.inner, requests, keys, progress)
+        outcomes, rendered_at = render_each_once(self.inner, requests, keys, progress, deadline)
         self.merged += len(requests) - len(rendered_at)
         return outcomes

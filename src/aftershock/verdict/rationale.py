@@ -11,6 +11,7 @@ from typing import Sequence
 
 from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding
 from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.model.tests import TESTS_PART
 from aftershock.verdict.levels import touches_security
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS, Assessment
 
@@ -74,6 +75,9 @@ def _tests(review: Review, findings: Sequence[Finding]) -> str:
     stale = [f for f in findings if f.category is Category.TESTS and f.actionable]
     stale_text = f"; {len(stale)} test assertion(s) no longer match the head render" if stale else ""
     evidence = review.tests
+    cut = next((gap.reason for gap in review.not_reviewed if gap.part == TESTS_PART), None)
+    if evidence is None and cut:
+        return f"Chart tests were not reviewed ({cut}){stale_text}."
     if evidence is None or not evidence.charts:
         return f"Chart tests were not run{stale_text}." if stale else "No affected chart has helm-unittest suites."
     runs = [t for chart in evidence.charts for t in chart.tests]
