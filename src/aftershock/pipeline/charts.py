@@ -158,7 +158,7 @@ def chart_request(chart: Chart, root: Path, inputs: RenderInputs, settings: Rend
     return RenderRequest(
         chart_dir=str(root / chart.path), values=inputs.values,
         release_name=inputs.release_name or settings.release_name,
-        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version,
+        namespace=inputs.namespace or settings.namespace, kube_version=settings.kube_version, private=inputs.private,
     )
 
 

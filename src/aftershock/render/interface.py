@@ -22,6 +22,7 @@ class RenderRequest:
     api_versions: tuple[str, ...] = ()
     revision: int = 1
     is_upgrade: bool = False
+    private: bool = False  # the values hold what a Secret supplied: the render is never written to disk
 
 
 @dataclass(frozen=True)

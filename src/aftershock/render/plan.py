@@ -24,6 +24,7 @@ class RenderInputs:
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     release_name: str | None = None
     namespace: str | None = None
+    private: bool = False  # the values hold what a Secret supplied (see RenderRequest.private)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,7 @@
-"""The canonical JSON document of a review (schema: aftershock/schema/review.schema.json)."""
+"""The canonical JSON document of a review (schema: aftershock/schema/review.schema.json).
+
+Every format is written from it, and it is the one place Secret values are hidden: the whole
+document passes through the review's SecretTaint scrub (aftershock/secret_taint.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.report.redaction import redact_hunk_line
+from aftershock.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
     from aftershock.pipeline.judge import Judgement
@@ -34,13 +38,14 @@ def review_document(
     """Every layer of the review as plain JSON-compatible data, in a stable order; with its findings
     and verdicts when the rules ran (they always do in `aftershock review`), and the lifecycle of
     its findings when it was recorded in the review state."""
-    doc = _observation(review)
+    taint = secret_taint(review)
+    doc = _observation(review, taint)
     if judgement is not None:
         doc["config"] = judgement.config_source
         doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
-    return doc
+    return taint.scrub(doc)
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
@@ -89,7 +94,7 @@ def _decision(decision: Decision | None) -> dict[str, Any] | None:
     return {"reason": decision.reason, "by": decision.by, "at": decision.at.isoformat(), "evidence_digest": decision.evidence_digest}
 
 
-def _observation(review: Review) -> dict[str, Any]:
+def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
     secret_files = _secret_templates(review)
     return {
@@ -104,7 +109,7 @@ def _observation(review: Review) -> dict[str, Any]:
         "commits": [_commit(c) for c in review.commits],
         "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files) for f in review.files],
         "units": _units(review),
-        "values_changes": [_values_change(v) for v in review.values_changes],
+        "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
@@ -243,16 +248,17 @@ def _units(review: Review) -> list[dict[str, Any]]:
     return [merged[k] for k in sorted(merged)]
 
 
-def _values_change(v: ValuesKeyChange) -> dict[str, Any]:
+def _values_change(v: ValuesKeyChange, taint: SecretTaint) -> dict[str, Any]:
+    sensitive = is_sensitive(v.path) or v.secret or taint.feeds_secret(v.file, v.path)
     return {
         "chart": v.chart,
         "file": v.file,
         "path": v.path,
         "change": v.kind.value,
-        "sensitive": is_sensitive(v.path),
-        "before": redact_value(v.before) if is_sensitive(v.path) else v.before,
-        "after": redact_value(v.after) if is_sensitive(v.path) else v.after,
-        "description": describe_change(v),
+        "sensitive": sensitive,
+        "before": redact_value(v.before) if sensitive else v.before,
+        "after": redact_value(v.after) if sensitive else v.after,
+        "description": describe_change(v, secret=sensitive),
     }
 
 
