@@ -136,8 +136,11 @@ def _under_annotations(segments: Sequence[Any]) -> bool:
 
 
 def _sizes_only(change: FieldChange) -> FieldChange:
-    before = None if change.before is None else redacted("stringData", change.before)
-    after = None if change.after is None else redacted("stringData", change.after)
+    """The change with its values as sizes; idempotent, as the diff may redact a change twice."""
+    def size(value: Any) -> RedactedValue | None:
+        return value if value is None or isinstance(value, RedactedValue) else redacted("stringData", value)
+
+    before, after = size(change.before), size(change.after)
     return FieldChange(path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts)
 
 
