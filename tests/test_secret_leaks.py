@@ -57,6 +57,15 @@ tests:
       - equal: {path: data.conn, value: CONN_B64}
 """
 
+EXPECT_TEST = """\
+suite: expect
+templates: [secret.yaml]
+tests:
+  - it: has the dsn
+    asserts:
+      - equal: {path: stringData.dsn, value: EXPECTED}
+"""
+
 PLAIN_RELEASE = """\
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
@@ -90,6 +99,7 @@ def side_files(side: str) -> dict[str, str]:
         "apps/db/values.yaml": values,
         "apps/db/templates/extra.yaml": FROM_VALUE.replace("LITERAL_VALUE", planted("flow", side)),
         "clusters/prod/web.yaml": PLAIN_RELEASE.replace("MODE_VALUE", planted("mode", side)),
+        "apps/db/tests/expect_test.yaml": EXPECT_TEST.replace("EXPECTED", planted("expect", side)),
     }
 
 
@@ -106,7 +116,7 @@ def make_repository(tmp_path: Path) -> tuple[Path, str, list[str]]:
         **side_files("base"),
     }, "feat: db")
     commit(repo, {**side_files("head"), **app_chart("apps/other", "other", replicas=3)}, "feat: rotate")
-    names = ("conn", "dsn", "applied", "note", "flow", "mode")
+    names = ("conn", "dsn", "applied", "note", "flow", "mode", "expect")
     return repo, base, [planted(n, s) for n in names for s in ("base", "head")]
 
 
@@ -148,7 +158,7 @@ def test_no_planted_secret_reaches_any_output_or_store(tmp_path):
     blobs.update({str(p): readable(p) for p in stored})
     hits = [(secret, where) for secret in secrets for form in forms(secret) for where, data in blobs.items() if form in data]
     print(f"planted secrets: {len(secrets)}, places searched: {len(blobs)}, hits: {len(hits)}")
-    assert len(secrets) == 12
+    assert len(secrets) == 14
     assert hits == []
 
 

@@ -57,3 +57,22 @@ def test_a_values_key_that_feeds_a_secret_is_described_by_size():
     change = ValuesKeyChange("c", "c/values.yaml", "db.conn", ValuesKeyChangeKind.CHANGED, "old-conn", "new-conn-x")
     assert describe_change(change) == "db.conn changed from 'old-conn' to 'new-conn-x'"
     assert describe_change(change, secret=True) == "db.conn changed from <redacted: 8 bytes> to <redacted: 10 bytes>"
+
+
+def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths():
+    from aftershock.model.objects import ObjectKey, RenderedObject
+    from aftershock.model.review import (
+        ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
+    )
+    from aftershock.model.units import AffectedChart
+    from aftershock.secret_taint import test_expectations
+
+    secret = RenderedObject(ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml")
+    ok = ChartRender(Side.BASE, RenderStatus.OK)
+    chart = ChartReview("c", "c", AffectedChart("c", ()), ok, ok, ChartOutcome.CHANGED, base_objects=(secret,))
+    review = Review("r", RefInfo("a", "a"), RefInfo("b", "b"), ReviewOptions("r", "d", "sdk", "1"), (), (), (), (), (), (), (chart,))
+    suite = ("templates: [secret.yaml]\ntests:\n  - it: x\n    set: {db.conn: set-value-1}\n"
+             "    asserts:\n      - equal: {path: stringData.dsn, value: expected-value-1}\n"
+             "  - it: y\n    template: other.yaml\n    asserts:\n      - equal: {path: data.x, value: not-a-secret-1}\n")
+    found = test_expectations(review, [{"c/tests/s_test.yaml": suite}])
+    assert found == {"set-value-1", "expected-value-1"}

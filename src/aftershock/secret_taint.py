@@ -5,7 +5,9 @@
   both as written and base64-decoded), and every annotation value of a Secret (so
   `kubectl.kubernetes.io/last-applied-configuration` is covered, with the data inside it);
 - the values keys that provenance links to a field of a Secret, and their values at both refs;
-- values keys a release took from a Secret through `valuesFrom` (`ValuesKeyChange.secret`).
+- values keys a release took from a Secret through `valuesFrom` (`ValuesKeyChange.secret`);
+- what helm-unittest tests of a template rendering a Secret expect or set (`test_expectations`,
+  kept in `Review.secret_texts` by the pipeline).
 A multi-line value also contributes its lines, and a value that parses as a YAML mapping its scalar
 leaves, since a Secret holding a values document is read key by key.
 
@@ -25,7 +27,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import yaml
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 MIN_SCRUBBED = 6
 SECRET_FIELDS = ("data", "stringData")
+_NOT_EXPECTATIONS = ("path", "documentIndex", "documentSelector", "template")
 # Words the review document itself is made of (enums, scenario names): a Secret holding one of them
 # would otherwise rewrite the document's structure; the structural redaction still hides it.
 _VOCABULARY = frozenset({
@@ -105,6 +108,7 @@ def secret_taint(review: Review) -> SecretTaint:
         for obj in (*chart_review.base_objects, *chart_review.head_objects):
             if is_secret_object(obj):
                 texts.update(secret_object_texts(obj.body))
+    texts.update(review.secret_texts)
     keys = _provenance_keys(review)
     for change in review.values_changes:
         if change.secret or (change.file, change.path) in keys:
@@ -112,6 +116,44 @@ def secret_taint(review: Review) -> SecretTaint:
             texts.update(_leaves(change.before))
             texts.update(_leaves(change.after))
     return SecretTaint(frozenset(_expanded(texts)), frozenset(keys))
+
+
+def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:
+    """The values that the helm-unittest suites (in `sources`, repository path -> text) of the reviewed
+    charts expect or set in tests of a template that renders a Secret at either ref."""
+    templates = {o.template for r in review.chart_reviews for o in (*r.base_objects, *r.head_objects) if is_secret_object(o)}
+    charts = {r.chart for r in review.chart_reviews}
+    found: set[str] = set()
+    for files in sources:
+        for path, text in files.items():
+            chart, sep, _ = path.rpartition("/tests/")
+            if sep and chart in charts and path.endswith(("_test.yaml", "_test.yml")):
+                found.update(_suite_expectations(text, chart, templates))
+    return frozenset(found)
+
+
+def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> Iterator[str]:
+    try:
+        suites = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return
+    for suite in suites:
+        tests = [t for t in suite.get("tests") or () if isinstance(t, dict)]
+        for test in tests:
+            named = [test["template"]] if test.get("template") else list(suite.get("templates") or ())
+            for entry in (a for a in test.get("asserts") or () if isinstance(a, dict)):
+                targets = [entry["template"]] if entry.get("template") else named
+                if any(_template_path(chart, t) in secret_templates for t in targets):
+                    for params in entry.values():  # {equal: {path, value}}: what it expects, not where
+                        if isinstance(params, dict):
+                            yield from _leaves({k: v for k, v in params.items() if k not in _NOT_EXPECTATIONS})
+                    yield from _leaves([test.get("set"), suite.get("set")])
+
+
+def _template_path(chart: str, name: Any) -> str:
+    text = str(name)
+    rel = text if text.startswith(("templates/", "charts/")) else f"templates/{text}"
+    return f"{chart}/{rel}" if chart else rel
 
 
 def secret_object_texts(body: Any) -> Iterator[str]:

@@ -118,6 +118,8 @@ class Review:
     provenance: ProvenanceReport | None = None  # which values keys and templates produce each changed field
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
+    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
+    secret_texts: frozenset[str] = frozenset()
 
     @property
     def complete(self) -> bool:

@@ -40,6 +40,7 @@ from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
 from aftershock.pipeline.tests import collect_test_evidence
+from aftershock.secret_taint import test_expectations
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -157,7 +158,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         review = replace(review, override_probes=probes)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
-        judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
+        sources = source_texts(read, base_tree, head_tree)
+        review = replace(review, secret_texts=test_expectations(review, (sources.base, sources.head)))
+        judgement = judge(review, config, config_source, sources)
     return ReviewResult(review, judgement, _scope(review, since))
 
 
