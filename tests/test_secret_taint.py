@@ -76,3 +76,12 @@ def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths(
              "  - it: y\n    template: other.yaml\n    asserts:\n      - equal: {path: data.x, value: not-a-secret-1}\n")
     found = test_expectations(review, [{"c/tests/s_test.yaml": suite}])
     assert found == {"set-value-1", "expected-value-1"}
+
+
+def test_flow_style_lines_of_a_secret_file_hide_each_literal_value():
+    from aftershock.report.redaction import redact_hunk_line
+
+    line = "+stringData: {note: {{ .Values.note | quote }}, literal: flow-value-1}"
+    assert redact_hunk_line(line, secret_file=True) == "+stringData: {note: {{ .Values.note | quote }}, literal: <redacted: 12 bytes>}"
+    assert redact_hunk_line("+metadata: {name: extra}", secret_file=True) == "+metadata: {name: extra}"
+    assert redact_hunk_line(line, secret_file=False) == line
