@@ -59,33 +59,30 @@ class SecretTaint:
         return (file, path) in self.values_keys
 
     @cached_property
-    def pattern(self) -> re.Pattern[str] | None:
-        forms = {
+    def forms(self) -> frozenset[str]:
+        """Every text searched for: each tainted text and its base64, long enough and not vocabulary."""
+        return frozenset(
             form for text in self.texts if text not in _VOCABULARY
             for form in (text, _b64(text)) if len(form) >= MIN_SCRUBBED
-        }
-        if not forms:
-            return None
-        # longest first, so a value is hidden whole rather than around a shorter one inside it
-        return re.compile("|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))))
+        )
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        return _pattern(self.forms)
 
     def scrub_text(self, text: str) -> str:
-        pattern = self.pattern
-        if pattern is None or not text:
-            return text
-        return pattern.sub(lambda m: f"<redacted: {len(m.group(0).encode('utf-8'))} bytes>", text)
+        return _substitute(self.pattern, text)
 
     def scrub(self, data: Any) -> Any:
-        """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure, kept)."""
-        if self.pattern is None:
+        """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure, kept).
+
+        The forms present are found first in one JSON text of `data` (a fast substring search), so data
+        that holds none is returned as it is, and the walk searches only for those that occur."""
+        if not self.forms:
             return data
-        if isinstance(data, str):
-            return self.scrub_text(data)
-        if isinstance(data, dict):
-            return {k: self.scrub(v) for k, v in data.items()}
-        if isinstance(data, (list, tuple)):
-            return [self.scrub(v) for v in data]
-        return data
+        dumped = json.dumps(data, ensure_ascii=False, default=str)
+        present = {f for f in self.forms if f in dumped or json.dumps(f, ensure_ascii=False)[1:-1] in dumped}
+        return _walk(_pattern(frozenset(present)), data) if present else data
 
     def scrub_finding(self, finding: Finding) -> Finding:
         if self.pattern is None:
@@ -95,6 +92,29 @@ class SecretTaint:
         facts = tuple(Fact(f.name, self.scrub(f.value)) for f in finding.facts)
         return replace(finding, title=self.scrub_text(finding.title), message=self.scrub_text(finding.message),
                        subject=subject, facts=facts)
+
+
+def _pattern(forms: frozenset[str]) -> re.Pattern[str] | None:
+    if not forms:
+        return None
+    # longest first, so a value is hidden whole rather than around a shorter one inside it
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))))
+
+
+def _substitute(pattern: re.Pattern[str] | None, text: str) -> str:
+    if pattern is None or not text:
+        return text
+    return pattern.sub(lambda m: f"<redacted: {len(m.group(0).encode('utf-8'))} bytes>", text)
+
+
+def _walk(pattern: re.Pattern[str] | None, data: Any) -> Any:
+    if isinstance(data, str):
+        return _substitute(pattern, data)
+    if isinstance(data, dict):
+        return {k: _walk(pattern, v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_walk(pattern, v) for v in data]
+    return data
 
 
 def is_secret_object(obj: RenderedObject) -> bool:
