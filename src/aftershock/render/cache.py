@@ -31,7 +31,7 @@ from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 
-CACHE_FORMAT = 2  # of an entry's file; 2: entries keep the documents the render workers parsed
+CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
