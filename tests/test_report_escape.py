@@ -58,3 +58,17 @@ def test_the_review_comment_and_terminal_output_are_inert(tmp_path):
     assert "evil\\nname" in markdown and not any(line.startswith("name @") for line in markdown.splitlines())
     for text in outputs.values():
         assert "\x1b" not in text and "\x07" not in text
+
+
+def test_a_dismissal_reason_is_inert_in_the_sticky_comment():
+    from datetime import datetime, timezone
+
+    from aftershock.server.publish import _lifecycle_lines
+    from aftershock.state.lifecycle import Lifecycle, LifecycleEntry, LifecycleState
+    from aftershock.state.records import Decision, StoredFinding
+
+    finding = StoredFinding("f" * 32, "e", "r", "low", "t", "file", "x", "x", "m")
+    decision = Decision("f" * 32, True, "ok <img src=x onerror=1> @everyone", "ada", datetime.now(timezone.utc), "e")
+    lifecycle = Lifecycle("a" * 40, (LifecycleEntry(LifecycleState.DISMISSED, finding, dismissal=decision),))
+    text = "\n".join(_lifecycle_lines(lifecycle))
+    assert "<img" not in text and "@everyone" not in text and "&lt;img" in text
