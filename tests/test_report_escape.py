@@ -72,3 +72,30 @@ def test_a_dismissal_reason_is_inert_in_the_sticky_comment():
     lifecycle = Lifecycle("a" * 40, (LifecycleEntry(LifecycleState.DISMISSED, finding, dismissal=decision),))
     text = "\n".join(_lifecycle_lines(lifecycle))
     assert "<img" not in text and "@everyone" not in text and "&lt;img" in text
+
+
+def test_only_the_reports_own_colours_reach_the_terminal():
+    from aftershock.report.escape import drop_control
+
+    text = "\x1b[31m- test \x1b]0;owned\x07name\x1b[0m\x08"
+    assert drop_control(text, keep_colors=True) == "\x1b[31m- test ]0;ownedname\x1b[0m"
+    assert drop_control(text) == "[31m- test ]0;ownedname[0m"
+
+
+def test_aftershock_test_prints_no_control_byte_from_a_suite(tmp_path, renderer):
+    import io
+
+    from aftershock.helmtest.runner import run_suites
+    from aftershock.helmtest.summary import write_report
+
+    chart = tmp_path / "c"
+    for name, text in {
+        "Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
+        "tests/cm_test.yaml": 'suite: "s \\e]0;owned\\a"\ntests:\n  - it: "fails \\e[2J"\n    asserts: [{isKind: {of: Pod}}]\n',
+    }.items():
+        (chart / name).parent.mkdir(parents=True, exist_ok=True)
+        (chart / name).write_text(text)
+    out = io.StringIO()
+    write_report(run_suites([str(chart)], renderer), out, color=False)
+    assert "fails [2J" in out.getvalue() and "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()

@@ -49,6 +49,14 @@ class Sandbox:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             handle.write(text)
 
+    def check_links(self, folder: Path) -> None:
+        """SandboxError for the first symlink under `folder` that resolves outside (Helm would follow it)."""
+        for parent, names, files in os.walk(folder):
+            for name in (*names, *files):
+                entry = Path(parent) / name
+                if entry.is_symlink():
+                    self.resolve(entry)
+
     def _make_folders(self, folder: Path) -> None:
         missing = []
         while not folder.exists():

@@ -22,7 +22,7 @@ from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
 from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, SuiteResult, TestResult
 from aftershock.helmtest.selection import selected_outputs
-from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, check_links, snapshot_path
+from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
 from aftershock.render.interface import RenderOutcome, Renderer, RenderRequest
 from aftershock.sandbox import Sandbox, SandboxError, default_root
@@ -43,7 +43,7 @@ def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
     try:
         chart = load_chart(path, patterns, with_subcharts)
         if path.is_dir():
-            check_links(sandbox, path)  # Helm and the chart copies would follow them
+            sandbox.check_links(path)  # Helm and the chart copies would follow them
     except (AftershockError, SandboxError) as exc:
         return _ChartPlan(None, str(path), error=exc.line() if isinstance(exc, AftershockError) else str(exc))
     suites: list[tuple[TestSuite, tuple[PlannedTest, ...]]] = []

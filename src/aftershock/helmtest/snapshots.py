@@ -10,7 +10,6 @@ and inside the run's sandbox, for reads and writes alike (aftershock.sandbox).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,15 +60,6 @@ def snapshot_path(suite: TestSuite, sandbox: Sandbox) -> Path:
     resolved = sandbox.resolve(path)
     Sandbox.at(sandbox.resolve(folder)).resolve(resolved)  # __snapshot__ itself may be a link
     return resolved
-
-
-def check_links(sandbox: Sandbox, chart_dir: Path) -> None:
-    """SandboxError for the first symlink under `chart_dir` that resolves outside the sandbox."""
-    for folder, names, files in os.walk(chart_dir):
-        for name in (*names, *files):
-            entry = Path(folder) / name
-            if entry.is_symlink():
-                sandbox.resolve(entry)
 
 
 class SnapshotStore:

@@ -22,6 +22,16 @@ ZERO_WIDTH_JOINER = "\u200d"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}()#+!|~])")
 _BACKTICKS = re.compile(r"`+")
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
+_SGR_SPLIT = re.compile(r"(\x1b\[[0-9;]*m)")
+
+
+def drop_control(text: str, *, keep_colors: bool = False) -> str:
+    """`text` without control bytes but tab and newline; with `keep_colors`, SGR colour codes
+    (`ESC [ … m`, what a console report paints with) stay, every other escape sequence loses its ESC."""
+    if not keep_colors:
+        return _CONTROL.sub("", text)
+    return "".join(part if _SGR.fullmatch(part) else _CONTROL.sub("", part) for part in _SGR_SPLIT.split(text))
 
 
 def visible_name(text: object) -> str:
