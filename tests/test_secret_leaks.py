@@ -25,6 +25,11 @@ def planted(name: str, side: str) -> str:
     return f"PLANTED-7f3a-{name}-{side}"
 
 
+def short(side: str) -> str:
+    """A value too short to be searched for: only what knows where it goes can hide it."""
+    return f"Qz9%{side[0]}"
+
+
 SECRET = """\
 apiVersion: v1
 kind: Secret
@@ -36,6 +41,7 @@ data:
   conn: {{ .Values.db.conn | b64enc }}
 stringData:
   dsn: {{ include "db.dsn" . | quote }}
+  short: {{ .Values.db.short | quote }}
 """
 
 HELPERS = '{{- define "db.dsn" -}}{{ .Values.dsn }}{{- end }}\n'
@@ -90,7 +96,7 @@ stringData:
 
 def side_files(side: str) -> dict[str, str]:
     values = (
-        f"db:\n  conn: {planted('conn', side)}\n"
+        f"db:\n  conn: {planted('conn', side)}\n  short: {short(side)}\n"
         f"dsn: {planted('dsn', side)}\n"
         f"appliedMarker: {planted('applied', side)}\n"
         f"objectKind: Secret\nnote: {planted('note', side)}\n"
@@ -117,7 +123,7 @@ def make_repository(tmp_path: Path) -> tuple[Path, str, list[str]]:
     }, "feat: db")
     commit(repo, {**side_files("head"), **app_chart("apps/other", "other", replicas=3)}, "feat: rotate")
     names = ("conn", "dsn", "applied", "note", "flow", "mode", "expect")
-    return repo, base, [planted(n, s) for n in names for s in ("base", "head")]
+    return repo, base, [planted(n, s) for n in names for s in ("base", "head")] + [short("base"), short("head")]
 
 
 def forms(plaintext: str) -> list[bytes]:
@@ -158,7 +164,7 @@ def test_no_planted_secret_reaches_any_output_or_store(tmp_path):
     blobs.update({str(p): readable(p) for p in stored})
     hits = [(secret, where) for secret in secrets for form in forms(secret) for where, data in blobs.items() if form in data]
     print(f"planted secrets: {len(secrets)}, places searched: {len(blobs)}, hits: {len(hits)}")
-    assert len(secrets) == 14
+    assert len(secrets) == 16
     assert hits == []
 
 

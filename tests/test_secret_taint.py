@@ -85,3 +85,10 @@ def test_flow_style_lines_of_a_secret_file_hide_each_literal_value():
     assert redact_hunk_line(line, secret_file=True) == "+stringData: {note: {{ .Values.note | quote }}, literal: <redacted: 12 bytes>}"
     assert redact_hunk_line("+metadata: {name: extra}", secret_file=True) == "+metadata: {name: extra}"
     assert redact_hunk_line(line, secret_file=False) == line
+
+
+def test_a_values_line_of_a_key_that_feeds_a_secret_is_hidden_however_short():
+    from aftershock.report.redaction import redact_hunk_line
+
+    assert redact_hunk_line("+  conn: ab1", secret_file=False, secret_keys=frozenset({"conn"})) == "+  conn: <redacted: 3 bytes>"
+    assert redact_hunk_line("+  mode: ab1", secret_file=False, secret_keys=frozenset({"conn"})) == "+  mode: ab1"

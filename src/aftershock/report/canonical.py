@@ -107,7 +107,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "status": "complete" if review.complete else "partial",
         "summary": _summary(review),
         "commits": [_commit(c) for c in review.commits],
-        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files) for f in review.files],
+        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path)) for f in review.files],
         "units": _units(review),
         "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c) for c in review.charts],
@@ -206,7 +206,12 @@ def _secret_templates(review: Review) -> set[str]:
     return paths
 
 
-def _file(f: FileChange, units: list[str], secret_file: bool) -> dict[str, Any]:
+def _secret_keys(taint: SecretTaint, path: str) -> frozenset[str]:
+    """The last segments of the values keys of file `path` that feed a Secret, as a YAML line names them."""
+    return frozenset(key.rsplit(".", 1)[-1].strip('"') for file, key in taint.values_keys if file == path)
+
+
+def _file(f: FileChange, units: list[str], secret_file: bool, secret_keys: frozenset[str]) -> dict[str, Any]:
     return {
         "path": f.path,
         "old_path": f.old_path,
@@ -228,7 +233,7 @@ def _file(f: FileChange, units: list[str], secret_file: bool) -> dict[str, Any]:
                 "new_start": h.new_start,
                 "new_lines": h.new_lines,
                 "header": h.header,
-                "lines": [redact_hunk_line(line, secret_file=secret_file) for line in h.lines],
+                "lines": [redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys) for line in h.lines],
             }
             for h in f.hunks
         ],

@@ -17,8 +17,9 @@ _FLOW_PAIR = re.compile(r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\
 _FLOW_SPLIT = re.compile(r",(?![^{]*\}\})")  # commas not inside a `{{ }}`
 
 
-def redact_hunk_line(line: str, *, secret_file: bool) -> str:
-    """Replace the value of a YAML `key: value` line when the key names a credential, or when the
+def redact_hunk_line(line: str, *, secret_file: bool, secret_keys: frozenset[str] = frozenset()) -> str:
+    """Replace the value of a YAML `key: value` line when the key names a credential or is one of
+    `secret_keys` (the last segments of the file's values keys that feed a Secret), or when the
     file renders a Secret (then every scalar value is hidden; keys stay visible)."""
     if secret_file:
         flow = _flow_line(line)
@@ -28,7 +29,7 @@ def redact_hunk_line(line: str, *, secret_file: bool) -> str:
     if match is None:
         return line
     key = match.group("key").strip("\"'")
-    if not (secret_file or is_sensitive(key)):
+    if not (secret_file or is_sensitive(key) or key in secret_keys):
         return line
     if secret_file and key in _SHOWN_KEYS:
         return line
