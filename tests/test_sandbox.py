@@ -127,3 +127,13 @@ def test_sandbox_resolves_links_and_dots(tmp_path):
     for path in ("../x", "a/up/x", "/etc/hostname"):
         with pytest.raises(SandboxError, match="refused"):
             box.resolve(path, tmp_path / "root")
+
+
+def test_a_chart_yaml_linked_outside_is_refused_before_it_is_read(tmp_path, renderer):
+    chart = make_chart(tmp_path, suite())
+    elsewhere = tmp_path / "elsewhere.yaml"
+    elsewhere.write_text("apiVersion: v2\nname: stolen-name\nversion: 0.1.0\n")
+    (chart / "Chart.yaml").unlink()
+    os.symlink(elsewhere, chart / "Chart.yaml")
+    (c,) = run_suites([str(chart)], renderer).charts
+    assert not c.passed and "refused" in (c.error or "") and c.name != "stolen-name"

@@ -41,9 +41,9 @@ def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
                 with_subcharts: bool, root: Path | None) -> _ChartPlan:
     sandbox = Sandbox.at(root if root is not None else default_root(path))
     try:
-        chart = load_chart(path, patterns, with_subcharts)
         if path.is_dir():
-            sandbox.check_links(path)  # Helm and the chart copies would follow them
+            sandbox.check_links(path)  # before any file of it is read: Helm and the chart copies follow links
+        chart = load_chart(path, patterns, with_subcharts)
     except (AftershockError, SandboxError) as exc:
         return _ChartPlan(None, str(path), error=exc.line() if isinstance(exc, AftershockError) else str(exc))
     suites: list[tuple[TestSuite, tuple[PlannedTest, ...]]] = []
