@@ -145,3 +145,12 @@ def test_redaction_of_changes_is_idempotent_and_ignores_other_kinds():
     assert_no_leak(once)
     config = ObjectKey("", "ConfigMap", "prod", "creds")
     assert redact_secret_changes(config, before, after, diff_documents(before, after)) == diff_documents(before, after)
+
+
+def test_annotations_of_a_secret_show_sizes_only():
+    applied = '{"apiVersion":"v1","kind":"Secret","stringData":{"password":"%s"}}'
+    before = {"metadata": {"name": "creds", "namespace": "prod", "annotations": {"kubectl.kubernetes.io/last-applied-configuration": applied % OLD_PLAIN}}}
+    after = {"metadata": {"name": "creds", "namespace": "prod", "annotations": {"kubectl.kubernetes.io/last-applied-configuration": applied % NEW_PLAIN}}}
+    (field,) = diff_one(before, after).fields
+    assert field.path.startswith("metadata.annotations")
+    assert field.before == RedactedValue(len(applied % OLD_PLAIN)) and field.after == RedactedValue(len(applied % NEW_PLAIN))

@@ -24,6 +24,7 @@ import click
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
+from aftershock.private_files import private_folder
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
 from aftershock.pipeline.state import StateOptions
 from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
@@ -205,7 +206,7 @@ def render_cache_folder(given: str | None, repo: Path, environ: Mapping[str, str
         return Path(environ["XDG_CACHE_HOME"]) / "aftershock" / "renders"
     folder = GitRepository.open(repo).root / ".aftershock"
     try:
-        folder.mkdir(exist_ok=True)
+        private_folder(folder)
         if not (folder / ".gitignore").exists():
             (folder / ".gitignore").write_text(_CACHE_GITIGNORE, encoding="utf-8")
     except OSError:

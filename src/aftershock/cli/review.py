@@ -12,6 +12,7 @@ from aftershock.cli.options import review_backend, review_options, review_settin
 from aftershock.pipeline import ReviewResult, review_change
 from aftershock.pipeline.state import StatefulReview, review_with_state
 from aftershock.report.canonical import review_document
+from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.sarif import sarif_document
 from aftershock.verdict.model import RiskLevel
@@ -59,7 +60,7 @@ def report_gaps(doc: dict) -> None:
     """One stderr line per part not reviewed, and exit status 3 when there is any."""
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
-        click.echo(f"aftershock: not reviewed: {item['part']}{side}: {item['reason']}", err=True)
+        click.echo(f"aftershock: not reviewed: {visible_name(item['part'])}{side}: {one_line(item['reason'])}", err=True)
     if doc["not_reviewed"]:
         sys.exit(EXIT_PARTIAL)
 

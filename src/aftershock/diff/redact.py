@@ -7,7 +7,9 @@ by key (`data.password`, `data["tls.crt"]`), with N = the decoded length of a `d
 as Kubernetes decodes it; the text's UTF-8 length when it is not valid base64), or the UTF-8 length
 of a `stringData` value. A whole map added or removed becomes one change per key. When a field is
 not a map at all (a malformed Secret), one change on the field itself carries the redacted sizes.
-`before`/`after` is None only where the value is absent.
+`before`/`after` is None only where the value is absent. A change under a Secret's
+`metadata.annotations` shows sizes only too (`kubectl.kubernetes.io/last-applied-configuration`
+holds the whole object, data included).
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ def redact_secret_changes(
             out.append(_redact_whole_body(change))
             continue
         first = segments[0]
-        if not (isinstance(first, KeySegment) and first.key in SECRET_FIELDS):
+        if _under_annotations(segments):
+            out.append(_sizes_only(change))
+        elif not (isinstance(first, KeySegment) and first.key in SECRET_FIELDS):
             out.append(change)
         elif first.key not in done:
             done.add(first.key)
@@ -124,6 +128,20 @@ def _as_map(value: Any) -> Mapping[Any, Any] | None:
     if value is _ABSENT or value is None:
         return {}
     return value if is_map(value) else None
+
+
+def _under_annotations(segments: Sequence[Any]) -> bool:
+    keys = [s.key for s in segments[:2] if isinstance(s, KeySegment)]
+    return keys[:1] == ["metadata"] and (len(segments) == 1 or keys == ["metadata", "annotations"])
+
+
+def _sizes_only(change: FieldChange) -> FieldChange:
+    """The change with its values as sizes; idempotent, as the diff may redact a change twice."""
+    def size(value: Any) -> RedactedValue | None:
+        return value if value is None or isinstance(value, RedactedValue) else redacted("stringData", value)
+
+    before, after = size(change.before), size(change.after)
+    return FieldChange(path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts)
 
 
 def _redact_whole_body(change: FieldChange) -> FieldChange:

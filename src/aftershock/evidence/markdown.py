@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.report.escape import markdown_text, visible_name
+
 DEFAULT_MAX_ITEMS = 15
 
 
@@ -89,11 +91,9 @@ def _capped(items: list[str], max_items: int) -> list[str]:
 
 
 def _code(text: str) -> str:
-    return str(text).replace("`", "'").replace("\n", " ")
+    """The inside of a code span: no backtick to close it, no control byte, line breaks shown as `\\n`."""
+    return visible_name(text).replace("`", "'")
 
 
 def _text(text: str) -> str:
-    escaped = str(text).replace("\n", " ")
-    for char in ("\\", "*", "_", "[", "]", "<", ">", "|"):
-        escaped = escaped.replace(char, "\\" + char)
-    return escaped
+    return markdown_text(text)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.report.escape import markdown_code, markdown_text
+
 DEFAULT_MAX_CHARS = 30_000
 _TAIL_RESERVE = 200
 
@@ -119,11 +121,11 @@ def _bullet(item: dict[str, Any], bold: bool) -> str:
     where = ""
     if item["location"]:
         loc = item["location"]
-        where = f" · `{loc['file']}{':' + str(loc['line']) if loc['line'] else ''}`"
+        where = f" · {markdown_code(loc['file'] + (':' + str(loc['line']) if loc['line'] else ''))}"
     delta = " (widened)" if item["delta"] == "widened" else ""
     return f"- {head} {_escape(item['message'])}{delta} — `{item['rule']}`{where}"
 
 
 def _escape(text: str) -> str:
-    """One line, with `<` and `>` kept as text rather than read as HTML."""
-    return " ".join(str(text).split()).replace("<", "&lt;").replace(">", "&gt;")
+    """One line, inert: no HTML, Markdown syntax, mention or control byte (aftershock.report.escape)."""
+    return markdown_text(text)

@@ -11,6 +11,7 @@ from typing import Any
 from aftershock.graph.document import graph_document
 from aftershock.graph.model import LAYER_ORDER, ImpactGraph, Layer
 from aftershock.graph.radius import Radius
+from aftershock.report.escape import visible_name
 
 _LAYER_TITLES = {
     Layer.COMMIT: "Commits", Layer.FILE: "Files", Layer.UNIT: "Units", Layer.CHART: "Charts",
@@ -38,7 +39,7 @@ def mermaid_from_document(doc: dict[str, Any], max_nodes: int = 40) -> str:
         if not members:
             continue
         lines.append(f'  subgraph {layer.value}["{_LAYER_TITLES[layer]}"]')
-        lines += [f'    {names[n["id"]]}["{_escape(_short(n["label"]))}"]' for n in members]
+        lines += [f'    {names[n["id"]]}["{_escape(_short(visible_name(n["label"])))}"]' for n in members]
         lines.append("  end")
     for edge in doc["edges"]:
         if edge["source"] in names and edge["target"] in names:

@@ -47,6 +47,7 @@ from aftershock.helmtest.upstream import (
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
+from aftershock.sandbox import Sandbox, SandboxError
 
 POST_RENDERER_REASON = ("postRenderer is not supported: aftershock never runs a command from the "
                         "repository")
@@ -122,8 +123,11 @@ class Planner:
         self.kube_minor = DEFAULT_KUBE_MINOR
         self._values_files: dict[Path, dict[str, Any] | str] = {}
 
-    def _values_file(self, suite_file: str, given: str) -> dict[str, Any]:
-        path = Path(given) if os.path.isabs(given) else Path(suite_file).parent / given
+    def _values_file(self, suite_file: str, given: str, sandbox: Sandbox) -> dict[str, Any]:
+        try:
+            path = sandbox.resolve(given, Path(suite_file).parent)
+        except SandboxError as exc:
+            raise ValueError(f"values file {exc}") from None
         if path not in self._values_files:
             self._values_files[path] = self._read_values(path, given)
         loaded = self._values_files[path]
@@ -161,14 +165,14 @@ class Planner:
                                                    suite.templates, suite.exclude_templates)
         return chart_dir
 
-    def plan(self, chart_dir: str, suite: TestSuite, test: TestJob) -> PlannedTest:
+    def plan(self, chart_dir: str, suite: TestSuite, test: TestJob, sandbox: Sandbox) -> PlannedTest:
         base = PlannedTest(suite, test, chart_dir, include=suite.templates or (ALL_TEMPLATES,),
                            exclude=suite.exclude_templates)
         skip = effective_skip_reason(suite, test)
         if skip:
             return replace(base, skip_reason=skip)
         try:
-            files = [self._values_file(suite.file, given) for given in suite.values + test.values]
+            files = [self._values_file(suite.file, given, sandbox) for given in suite.values + test.values]
             values = user_values(files, dict(suite.set), dict(test.set), suite.chart_route)
         except (ValueError, SetPathError) as exc:
             return replace(base, exec_error=str(exc))

@@ -22,9 +22,10 @@ from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
 from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, SuiteResult, TestResult
 from aftershock.helmtest.selection import selected_outputs
-from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore
+from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
 from aftershock.render.interface import RenderOutcome, Renderer, RenderRequest
+from aftershock.sandbox import Sandbox, SandboxError, default_root
 
 @dataclass(frozen=True)
 class _ChartPlan:
@@ -33,25 +34,29 @@ class _ChartPlan:
     error: str | None = None
     failed_file: str | None = None
     suites: tuple[tuple[TestSuite, tuple[PlannedTest, ...]], ...] = ()
+    sandbox: Sandbox | None = None  # where the chart's tests may read and write files
 
 
 def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
-                with_subcharts: bool) -> _ChartPlan:
+                with_subcharts: bool, root: Path | None) -> _ChartPlan:
+    sandbox = Sandbox.at(root if root is not None else default_root(path))
     try:
+        if path.is_dir():
+            sandbox.check_links(path)  # before any file of it is read: Helm and the chart copies follow links
         chart = load_chart(path, patterns, with_subcharts)
-    except AftershockError as exc:
-        return _ChartPlan(None, str(path), error=exc.line())
+    except (AftershockError, SandboxError) as exc:
+        return _ChartPlan(None, str(path), error=exc.line() if isinstance(exc, AftershockError) else str(exc))
     suites: list[tuple[TestSuite, tuple[PlannedTest, ...]]] = []
     parsed: list[TestSuite] = []
     for suite_file in chart.suite_files:
         try:
-            parsed += parse_suite_file(suite_file.path, suite_file.chart_route)
-        except (SuiteError, OSError, UnicodeDecodeError) as exc:
+            parsed += parse_suite_file(sandbox.resolve(suite_file.path), suite_file.chart_route)
+        except (SuiteError, SandboxError, OSError, UnicodeDecodeError) as exc:
             return _ChartPlan(chart, str(path), error=str(exc), failed_file=str(suite_file.path))
     for suite in parsed:
-        planned = tuple(planner.plan(str(path), suite, test) for test in suite.tests)
+        planned = tuple(planner.plan(str(path), suite, test, sandbox) for test in suite.tests)
         suites.append((suite, planned))
-    return _ChartPlan(chart, str(path), suites=tuple(suites))
+    return _ChartPlan(chart, str(path), suites=tuple(suites), sandbox=sandbox)
 
 
 class _Batches:
@@ -116,11 +121,11 @@ def _suite_passed(tests: list[TestResult]) -> tuple[bool, bool]:
 
 
 def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Batches,
-               chart: ChartUnderTest, update_snapshots: bool) -> SuiteResult:
+               chart: ChartUnderTest, update_snapshots: bool, sandbox: Sandbox) -> SuiteResult:
     shown = _shown(suite.file)
     try:
-        store = SnapshotStore(suite.snapshot_file, update_snapshots)
-    except SnapshotFileError as exc:
+        store = SnapshotStore(snapshot_path(suite, sandbox), update_snapshots, sandbox)
+    except (SnapshotFileError, SandboxError) as exc:
         return SuiteResult(suite.name, shown, chart.name, False, exec_error=str(exc))
     crds = chart_crds(Path(planned[0].chart_dir), chart.name) if suite.include_crds else {}
     tests: list[TestResult] = []
@@ -133,7 +138,10 @@ def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Bat
         render = batches.job_render(item, crds)
         tests.append(run_job(suite, item.test, render, chart.name, store.for_test(item.test.name)))
     passed, skipped = _suite_passed(tests)
-    store.write_if_updating()
+    try:
+        store.write_if_updating()
+    except (SandboxError, OSError) as exc:
+        return SuiteResult(suite.name, shown, chart.name, False, exec_error=f"snapshots not written: {exc}")
     return SuiteResult(suite.name, shown, chart.name, passed, skipped, tests=tuple(tests),
                        snapshots=store.counts(), skip_reason=suite.skip_reason)
 
@@ -153,8 +161,8 @@ def _chart_result(plan: _ChartPlan, batches: _Batches, update_snapshots: bool) -
             failed = (SuiteResult("", _shown(plan.failed_file), name, False,
                                   exec_error=plan.error),)
         return ChartResult(name, plan.path, False, plan.error, failed)
-    assert plan.chart is not None
-    suites = tuple(_run_suite(suite, planned, batches, plan.chart, update_snapshots)
+    assert plan.chart is not None and plan.sandbox is not None
+    suites = tuple(_run_suite(suite, planned, batches, plan.chart, update_snapshots, plan.sandbox)
                    for suite, planned in plan.suites)
     return ChartResult(name, plan.path, all(suite.passed for suite in suites), suites=suites)
 
@@ -166,19 +174,22 @@ def run_suites(
     test_files: tuple[str, ...] = (TEST_FILE_PATTERN,),
     with_subcharts: bool = True,
     share_renders: bool = True,
+    root: Path | None = None,
 ) -> RunResult:
     """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
 
     `test_files` are the suite file globs relative to each chart (helm-unittest's `-f`);
     `with_subcharts` also runs the suites of enabled subcharts (`--with-subchart`, default on).
     `share_renders=False` renders once per test, as helm-unittest does (for measurements).
+    `root` is the folder the suites may read files from and write snapshots to (aftershock.sandbox);
+    by default the repository holding each chart, else the chart folder.
     Raises ConfigError when a path holds no chart; every other problem is part of the result.
     """
     started = time.monotonic()
     copies = ChartCopies()
     try:
         planner = Planner(copies)
-        plans = [_plan_chart(path, planner, test_files, with_subcharts)
+        plans = [_plan_chart(path, planner, test_files, with_subcharts, root)
                  for path in find_charts(paths)]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]
         if not share_renders:

@@ -4,18 +4,24 @@ A file maps each test name to its numbered snapshots (the n-th `matchSnapshot` c
 test), each the yaml.v3 text of the compared value. A value is compared with the stored text;
 a missing entry passes, as upstream, and is counted as created, but the file is only written
 when the run was asked to update snapshots: a review never rewrites a repository's snapshots.
+The file must stay inside `__snapshot__` beside its suite (a `snapshotId` cannot climb out of it)
+and inside the run's sandbox, for reads and writes alike (aftershock.sandbox).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aftershock.helmtest.assertions.common import SnapshotAnswer
 from aftershock.helmtest.goregex import GoRegexError, compile_go
 from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.goyaml_emit import marshal, trusted_marshal
 from aftershock.helmtest.results import SnapshotCounts
+from aftershock.sandbox import Sandbox, SandboxError
+
+if TYPE_CHECKING:
+    from aftershock.helmtest.suite import TestSuite
 
 
 class SnapshotFileError(ValueError):
@@ -45,11 +51,23 @@ def read_snapshot_file(path: Path) -> dict[str, dict[int, str]]:
     return stored
 
 
+def snapshot_path(suite: TestSuite, sandbox: Sandbox) -> Path:
+    """The suite's snapshot file, resolved; SandboxError when it leaves `__snapshot__` or the sandbox."""
+    folder = Path(suite.file).parent / "__snapshot__"
+    path = suite.snapshot_file
+    if path.parent != folder:  # e.g. snapshotId "/../../x"
+        raise SandboxError(f"snapshot file {path.name!r} (snapshotId {suite.snapshot_id!r}) leaves {folder}: refused")
+    resolved = sandbox.resolve(path)
+    Sandbox.at(sandbox.resolve(folder)).resolve(resolved)  # __snapshot__ itself may be a link
+    return resolved
+
+
 class SnapshotStore:
     """One suite's snapshot file during a run (snapshot.Cache): comparisons and their counts."""
 
-    def __init__(self, path: Path, updating: bool = False) -> None:
+    def __init__(self, path: Path, updating: bool = False, sandbox: Sandbox | None = None) -> None:
         self.path = path
+        self.sandbox = sandbox or Sandbox.at(path.parent)
         self.updating = updating
         self.cached = read_snapshot_file(path)
         self.current: dict[str, dict[int, str]] = {}
@@ -88,8 +106,7 @@ class SnapshotStore:
         changed = self.mismatched or self.created or self.vanished()
         if not self.updating or not changed:
             return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.write_text(marshal(self.current), encoding="utf-8")
+        self.sandbox.write_text(self.path, marshal(self.current))
         return True
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from aftershock.helmtest.results import ChartResult, JobStatus, RunResult, SuiteResult, TestResult
+from aftershock.report.escape import drop_control
 
 _STYLES = {
     "success_label": "42;30", "danger_label": "41;37", "warning_label": "43;30",
@@ -150,10 +151,11 @@ def summary_lines(result: RunResult, painter: Painter) -> list[str]:
 
 
 def write_report(result: RunResult, out: TextIO, color: bool) -> None:
-    """The whole console report, as helm-unittest prints it."""
+    """The whole console report, as helm-unittest prints it, without a control byte from the
+    repository's names and messages (only the report's own colours reach the terminal)."""
     painter = Painter(color)
     for chart in result.charts:
         for line in chart_lines(chart, painter):
-            out.write(line + "\n")
+            out.write(drop_control(line, keep_colors=color) + "\n")
     for line in summary_lines(result, painter):
         out.write(line + "\n")

@@ -104,13 +104,15 @@ def redact_value(value: Any) -> Any:
     return {"redacted": True, "bytes": len(str(value).encode("utf-8"))}
 
 
-def describe_change(change: ValuesKeyChange) -> str:
-    before = "absent" if change.kind is ValuesKeyChangeKind.ADDED else _describe(change.path, change.before)
-    after = "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.path, change.after)
+def describe_change(change: ValuesKeyChange, *, secret: bool = False) -> str:
+    """`path changed from X to Y`; values are sizes only when the key names a credential or `secret`."""
+    hide = secret or change.secret or is_sensitive(change.path)
+    before = "absent" if change.kind is ValuesKeyChangeKind.ADDED else _describe(change.before, hide)
+    after = "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.after, hide)
     return f"{change.path} changed from {before} to {after}"
 
 
-def _describe(path: str, value: Any) -> str:
-    if is_sensitive(path) and not isinstance(value, (dict, list, bool)) and value is not None:
+def _describe(value: Any, hide: bool) -> str:
+    if hide and not isinstance(value, (dict, list, bool)) and value is not None:
         return f"<redacted: {len(str(value).encode('utf-8'))} bytes>"
     return describe_value(value)

@@ -23,6 +23,7 @@ class RenderInputs:
     namespace: str | None = None
     kube_version: str | None = None  # None: the review's own (--kube-version)
     api_versions: tuple[str, ...] = ()
+    private: bool = False  # the values hold what a Secret supplied (see RenderRequest.private)
 
 
 class ContextKind(str, enum.Enum):

@@ -55,3 +55,4 @@ class ResolvedRelease:
     evidence: Evidence
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     problem: str | None = None  # why it cannot be reviewed, when it cannot
+    secret_paths: frozenset[str] = frozenset()  # values paths a `valuesFrom` Secret supplies (never shown)

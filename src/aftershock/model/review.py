@@ -124,6 +124,8 @@ class Review:
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
+    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
+    secret_texts: frozenset[str] = frozenset()
 
     @property
     def complete(self) -> bool:

@@ -100,6 +100,7 @@ class ValuesKeyChange:
     kind: ValuesKeyChangeKind
     before: Any = None
     after: Any = None
+    secret: bool = False  # the value came from a Secret (a release's `valuesFrom`): never shown
 
 
 @dataclass(frozen=True)

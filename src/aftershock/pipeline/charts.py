@@ -210,7 +210,7 @@ def chart_request(chart: Chart, root: Path, inputs: RenderInputs, settings: Rend
         chart_dir=str(root / chart.path), values=inputs.values,
         release_name=inputs.release_name or settings.release_name,
         namespace=inputs.namespace or settings.namespace, kube_version=inputs.kube_version or settings.kube_version,
-        api_versions=inputs.api_versions,
+        api_versions=inputs.api_versions, private=inputs.private,
     )
 
 

@@ -23,7 +23,7 @@ from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.charts import RenderSettings, SideInput, render_side, side_objects
 from aftershock.releases.parse import release_spec
 from aftershock.releases.resolve import resolve_chart
-from aftershock.releases.values import release_values
+from aftershock.releases.values import release_values, secret_values
 from aftershock.render.contexts import ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan
@@ -136,4 +136,5 @@ def _inputs(entry: tuple[_Found, str] | None, side_input: SideInput, chart: str)
         values = release_values(spec, found.lookup, side_input[0].text_or_none, chart)
     except AftershockError:
         return None  # a valuesFrom source is missing: the release is reported by release following
-    return RenderInputs(values, spec.release_name, spec.namespace)
+    # Values a valuesFrom Secret supplies make the render private: never written to the disk cache.
+    return RenderInputs(values, spec.release_name, spec.namespace, private=bool(secret_values(spec, found.lookup)))

@@ -13,6 +13,7 @@ from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import is_source, source_files, source_folders
 from aftershock.rules.model import SourceTexts
+from aftershock.secret_taint import secret_taint
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdicts
 
@@ -72,5 +73,7 @@ def _text(data: bytes) -> str | None:
 
 
 def judge(review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts) -> Judgement:
-    findings = evaluate(review, config, sources=sources)
+    """Findings (with every text a Secret holds hidden, so no store or format sees it) and verdicts."""
+    taint = secret_taint(review)
+    findings = tuple(taint.scrub_finding(f) for f in evaluate(review, config, sources=sources))
     return Judgement(config, config_source, findings, judge_verdicts(review, findings))

@@ -125,7 +125,7 @@ def _job(
     request = RenderRequest(
         chart_dir=str(folder), values=_perturbed_values(review, chart_review, charts, inputs, item),
         release_name=inputs.release_name or settings.release_name, namespace=inputs.namespace or settings.namespace,
-        kube_version=inputs.kube_version or settings.kube_version, api_versions=inputs.api_versions,
+        kube_version=inputs.kube_version or settings.kube_version, api_versions=inputs.api_versions, private=inputs.private,
     )
     return _Job(item, chart_review, request)
 
@@ -159,7 +159,8 @@ def _release_inputs(
             values = release_values(spec, lookup, lambda path: _read_base(base_root, path), chart_review.chart)
         except AftershockError as error:
             return f"the release's base values cannot be computed again: {error.line()}"
-        return folder, RenderInputs(values, spec.release_name, spec.namespace)
+        private = any(ref.kind == "Secret" for ref in spec.values_from)
+        return folder, RenderInputs(values, spec.release_name, spec.namespace, private=private)
     return "the release object is in no base render of the review (a plain manifest)"
 
 

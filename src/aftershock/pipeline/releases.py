@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Sequence
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
-from aftershock.ingest.values import diff_values
+from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ResolvedRelease
 from aftershock.model.review import ChartReview, NotReviewed
@@ -24,7 +24,7 @@ from aftershock.model.units import AffectedChart, AffectStep, Chart, ValuesKeyCh
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
 from aftershock.releases.parse import release_spec
 from aftershock.releases.resolve import resolve_chart
-from aftershock.releases.values import release_values
+from aftershock.releases.values import release_values, secret_values
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, RenderInputs
 
@@ -156,10 +156,22 @@ def _plan(
     if chart_path == source.id or any(s.kind == "chart" and s.id == chart_path for s in source.path):
         raise AftershockError(f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle")
     values_changes = diff_values(b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}")
+    values_changes = _marked_secret(values_changes, (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()))
     steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
     if steps is None or (not values_changes and chart_path not in affected and (b is None) == (h is None)):
         return None, []
     return _chart_plan(key, b, h, base, head, steps), list(values_changes)
+
+
+def _marked_secret(changes: Sequence[ValuesKeyChange], secret_paths: frozenset[str]) -> tuple[ValuesKeyChange, ...]:
+    """Changes of values a Secret supplies (or of maps holding them) marked `secret`."""
+    if not secret_paths:
+        return tuple(changes)
+
+    def holds_secret(path: str) -> bool:
+        return any(p == path or p.startswith(path + ".") or path.startswith(p + ".") for p in secret_paths)
+
+    return tuple(replace(c, secret=True) if holds_secret(c.path) else c for c in changes)
 
 
 def _steps(
@@ -190,7 +202,8 @@ def _resolve(
     path, evidence, problem = resolve_chart(spec, charts, chart_map)
     if problem:
         return ResolvedRelease(spec, None, evidence, problem=problem)
-    return ResolvedRelease(spec, path, evidence, release_values(spec, lookup, tree.text_or_none, path))
+    secret_paths = frozenset(p for p, _ in flatten(secret_values(spec, lookup)))
+    return ResolvedRelease(spec, path, evidence, release_values(spec, lookup, tree.text_or_none, path), secret_paths=secret_paths)
 
 
 def _chart_plan(
@@ -220,4 +233,5 @@ def _cluster(resolved: ResolvedRelease) -> str:
 def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:
     if resolved is None:
         return RenderInputs()
-    return RenderInputs(dict(resolved.values), resolved.spec.release_name, resolved.spec.namespace)
+    return RenderInputs(dict(resolved.values), resolved.spec.release_name, resolved.spec.namespace,
+                        private=bool(resolved.secret_paths))

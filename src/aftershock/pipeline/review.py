@@ -39,6 +39,7 @@ from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.pipeline.stage import StageInput, render_stage
 from aftershock.model.tests import TESTS_PART
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
+from aftershock.secret_taint import test_expectations
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -163,7 +164,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
-        judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
+        sources = source_texts(read, base_tree, head_tree)
+        review = replace(review, secret_texts=test_expectations(review, (sources.base, sources.head)))
+        judgement = judge(review, config, config_source, sources)
     return ReviewResult(review, judgement, _scope(review, since))
 
 

@@ -31,6 +31,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.pipeline.judge import Judgement, review_config
 from aftershock.pipeline.review import RenderCallbacks, ReviewRequest, ReviewResult, base_ref, review_change
 from aftershock.render.interface import Renderer
+from aftershock.secret_taint import secret_taint
 from aftershock.state.lifecycle import Lifecycle
 from aftershock.state.mode import Ancestry, CurrentReview, RequestedMode, ReviewPlan, decide_review_mode
 from aftershock.state.records import (
@@ -201,13 +202,16 @@ def _record(state: TargetState, subject: _Subject, plan: ReviewPlan, result: Rev
     final = presented_judgement(state.store, state.repository, state.target, result, since)
     status = ReviewStatus.COMPLETE if review.complete else ReviewStatus.PARTIAL
     record = _base_record(state, subject, plan, status)
+    hide = secret_taint(review).scrub_text  # findings are scrubbed already (pipeline.judge)
     record = replace(
         record,
-        not_reviewed=tuple(UnreviewedPart(n.part + (f" at {n.side.value}" if n.side else ""), n.reason) for n in review.not_reviewed),
+        not_reviewed=tuple(
+            UnreviewedPart(hide(n.part + (f" at {n.side.value}" if n.side else "")), hide(n.reason)) for n in review.not_reviewed
+        ),
         findings=judgement.findings,
         verdicts=(
-            StoredVerdict("merge_risk", final.verdicts.merge.level.value, subject.head_sha, final.verdicts.merge.rationale),
-            StoredVerdict("security_risk", final.verdicts.security.level.value, subject.head_sha, final.verdicts.security.rationale),
+            StoredVerdict("merge_risk", final.verdicts.merge.level.value, subject.head_sha, hide(final.verdicts.merge.rationale)),
+            StoredVerdict("security_risk", final.verdicts.security.level.value, subject.head_sha, hide(final.verdicts.security.rationale)),
         ),
         payloads={f.fingerprint: finding_document(f) for f in judgement.findings},
     )

@@ -52,7 +52,8 @@ def collect_test_evidence(
     reviews = _tested_reviews(chart_reviews)
     dirs = {(r.chart, side): _chart_dir(root, r.chart) for r in reviews for side, root in (("base", base_root), ("head", head_root))}
     runnable = sorted({str(d) for d in dirs.values() if d is not None and _has_suites(d)})
-    run, error = _run(runnable, renderer, workers)
+    # the suites read files only inside the workspace of both refs (aftershock.sandbox)
+    run, error = _run(runnable, renderer, workers, Path(os.path.commonpath([base_root, head_root])))
     results = {c.path: c for c in run.charts} if run else {}
     charts, untested = [], []
     for review in reviews:
@@ -134,14 +135,16 @@ def _opened(renderer: Renderer | None, workers: int | None) -> Iterator[Renderer
         yield own
 
 
-def _run(paths: list[str], renderer: Renderer | None, workers: int | None) -> tuple[RunResult | None, str | None]:
+def _run(
+    paths: list[str], renderer: Renderer | None, workers: int | None, root: Path,
+) -> tuple[RunResult | None, str | None]:
     if not paths:
         return None, None
     try:
         with _opened(renderer, workers) as backend:
             # A test whose inputs are the same at base and head is rendered once for both sides.
             shared = SharedDrawRenderer(backend)
-            run = run_suites(paths, shared, update_snapshots=False)
+            run = run_suites(paths, shared, update_snapshots=False, root=root)
     except AftershockError as exc:
         return None, exc.line()
     return replace(run, stats=replace(run.stats, renders=run.stats.renders - shared.merged)), None

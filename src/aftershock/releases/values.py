@@ -43,6 +43,24 @@ def release_values(
     return merge_maps(result, spec.values)
 
 
+def secret_values(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> dict[str, Any]:
+    """The values the release's `valuesFrom` Secrets supply, merged in order (for redaction only:
+    a reference that cannot be read is left out here, `release_values` reports it)."""
+    result: dict[str, Any] = {}
+    for ref in spec.values_from:
+        if ref.kind != "Secret":
+            continue
+        obj = objects.get(ObjectKey("", ref.kind, spec.key.namespace, ref.name))
+        text = _object_value(obj, ref.values_key) if obj is not None else None
+        if text is None:
+            continue
+        try:
+            result = _apply(result, ref, text, spec)
+        except AftershockError:
+            continue
+    return result
+
+
 def _apply(result: dict[str, Any], ref: ValuesReference, text: str, spec: ReleaseSpec) -> dict[str, Any]:
     if ref.target_path:
         return merge_maps(result, _at_path(ref.target_path, text))

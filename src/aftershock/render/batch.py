@@ -49,7 +49,7 @@ def values_text(values: Mapping[str, Any]) -> str | None:
 
 def request_key(request: RenderRequest, chart: str, values: str, renderer_identity: str) -> str:
     """The key of a request, given its chart digest and canonical values."""
-    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values", "cluster")}
+    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values", "cluster", "private")}
     if request.cluster is not None:  # absent otherwise, so keys without a snapshot stay as they were
         options["cluster"] = request.cluster.digest
     text = json.dumps([KEY_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str)

@@ -8,13 +8,15 @@ never cached or merged: the pipeline renders those twice on purpose. Errors are 
 would give them again (template errors); timeouts, oversize output and dead workers are not.
 
 Entries live in memory (LRU by bytes) over an on-disk store (one zlib-compressed JSON file per key,
-LRU by modification time, bounded in total bytes), which several processes may share.
+LRU by modification time, bounded in total bytes), which several processes may share. A render
+holding a Secret is kept in memory only, never written to disk; the folders are 0700, the files 0600.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import threading
 import time
@@ -25,12 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.limits import Deadline
 
-CACHE_FORMAT = 2  # of an entry's file; 2: entries keep the documents the render workers parsed
+CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
@@ -38,6 +41,8 @@ _TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render work
                      "render exceeded", "review deadline")
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
 _STALE_TEMP_SECONDS = 3600.0
+# `kind: Secret` in block or flow style (JSON included), as a template may write it
+_SECRET_KIND = re.compile(r"""(^|[{,\s])["']?kind["']?\s*:\s*["']?Secret["']?[ \t]*($|[,}#])""", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class CacheEntry:
     # The parsed documents (RenderOutcome.documents), kept so a hit need not be parsed again.
     documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, compare=False)
     lookups: tuple[ClusterKey, ...] = ()  # RenderOutcome.lookups
+    private: bool = False  # rendered from values a Secret supplied: kept in memory only
 
     @property
     def size(self) -> int:
@@ -137,6 +143,8 @@ class DiskRenderCache:
         return entry
 
     def put(self, key: str, entry: CacheEntry) -> None:
+        if entry.private or holds_secret(entry):
+            return  # Secret values never go to disk (see the module docstring)
         document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error,
                     "documents": None if entry.documents is None else [list(d) for d in entry.documents]}
         if entry.lookups:
@@ -146,8 +154,7 @@ class DiskRenderCache:
             return
         folder = self._path(key).parent
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # rendered Secrets may be inside
-            folder.mkdir(mode=0o700, exist_ok=True)
+            private_folder(folder)
             handle, temp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
             with os.fdopen(handle, "wb") as out:
                 out.write(blob)
@@ -191,6 +198,13 @@ class DiskRenderCache:
             total -= size
             self.evictions += 1
         return total
+
+
+def holds_secret(entry: CacheEntry) -> bool:
+    """True when a rendered document of `entry` may be a Secret (any `kind: Secret` line, whatever its apiVersion)."""
+    if entry.documents is not None and any(isinstance(b, dict) and b.get("kind") == "Secret" for _, _, b in entry.documents):
+        return True
+    return any(_SECRET_KIND.search(text) for text in entry.manifests.values())
 
 
 class LayeredRenderCache:
@@ -269,7 +283,8 @@ class CachingRenderer:
         for position in rendered_at:
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
-                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents, outcome.lookups))
+                private = requests[pending[position]].private
+                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents, outcome.lookups, private))
         uncacheable = pending_keys.count(None)
         self._count({"hits": len(requests) - len(pending), "misses": len(rendered_at) - uncacheable,
                      "merged": len(pending) - len(rendered_at), "uncacheable": uncacheable})

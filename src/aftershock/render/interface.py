@@ -30,6 +30,7 @@ class RenderRequest:
     revision: int = 1
     is_upgrade: bool = False
     cluster: ClusterSnapshot | None = field(default=None, hash=False)
+    private: bool = False  # the values hold what a Secret supplied: the render is never written to disk
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,7 @@
-"""The canonical JSON document of a review (schema: aftershock/schema/review.schema.json)."""
+"""The canonical JSON document of a review (schema: aftershock/schema/review.schema.json).
+
+Every format is written from it, and it is the one place Secret values are hidden: the whole
+document passes through the review's SecretTaint scrub (aftershock/secret_taint.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.report.redaction import redact_hunk_line
+from aftershock.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
     from aftershock.pipeline.judge import Judgement
@@ -35,13 +39,14 @@ def review_document(
     """Every layer of the review as plain JSON-compatible data, in a stable order; with its findings
     and verdicts when the rules ran (they always do in `aftershock review`), and the lifecycle of
     its findings when it was recorded in the review state."""
-    doc = _observation(review)
+    taint = secret_taint(review)
+    doc = _observation(review, taint)
     if judgement is not None:
         doc["config"] = judgement.config_source
         doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
-    return doc
+    return taint.scrub(doc)
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
@@ -90,7 +95,7 @@ def _decision(decision: Decision | None) -> dict[str, Any] | None:
     return {"reason": decision.reason, "by": decision.by, "at": decision.at.isoformat(), "evidence_digest": decision.evidence_digest}
 
 
-def _observation(review: Review) -> dict[str, Any]:
+def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
     secret_files = _secret_templates(review)
     return {
@@ -103,9 +108,9 @@ def _observation(review: Review) -> dict[str, Any]:
         "status": "complete" if review.complete else "partial",
         "summary": _summary(review),
         "commits": [_commit(c) for c in review.commits],
-        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files) for f in review.files],
+        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path)) for f in review.files],
         "units": _units(review),
-        "values_changes": [_values_change(v) for v in review.values_changes],
+        "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
@@ -203,7 +208,12 @@ def _secret_templates(review: Review) -> set[str]:
     return paths
 
 
-def _file(f: FileChange, units: list[str], secret_file: bool) -> dict[str, Any]:
+def _secret_keys(taint: SecretTaint, path: str) -> frozenset[str]:
+    """The last segments of the values keys of file `path` that feed a Secret, as a YAML line names them."""
+    return frozenset(key.rsplit(".", 1)[-1].strip('"') for file, key in taint.values_keys if file == path)
+
+
+def _file(f: FileChange, units: list[str], secret_file: bool, secret_keys: frozenset[str]) -> dict[str, Any]:
     return {
         "path": f.path,
         "old_path": f.old_path,
@@ -225,7 +235,7 @@ def _file(f: FileChange, units: list[str], secret_file: bool) -> dict[str, Any]:
                 "new_start": h.new_start,
                 "new_lines": h.new_lines,
                 "header": h.header,
-                "lines": [redact_hunk_line(line, secret_file=secret_file) for line in h.lines],
+                "lines": [redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys) for line in h.lines],
             }
             for h in f.hunks
         ],
@@ -245,16 +255,17 @@ def _units(review: Review) -> list[dict[str, Any]]:
     return [merged[k] for k in sorted(merged)]
 
 
-def _values_change(v: ValuesKeyChange) -> dict[str, Any]:
+def _values_change(v: ValuesKeyChange, taint: SecretTaint) -> dict[str, Any]:
+    sensitive = is_sensitive(v.path) or v.secret or taint.feeds_secret(v.file, v.path)
     return {
         "chart": v.chart,
         "file": v.file,
         "path": v.path,
         "change": v.kind.value,
-        "sensitive": is_sensitive(v.path),
-        "before": redact_value(v.before) if is_sensitive(v.path) else v.before,
-        "after": redact_value(v.after) if is_sensitive(v.path) else v.after,
-        "description": describe_change(v),
+        "sensitive": sensitive,
+        "before": redact_value(v.before) if sensitive else v.before,
+        "after": redact_value(v.after) if sensitive else v.after,
+        "description": describe_change(v, secret=sensitive),
     }
 
 

@@ -8,6 +8,7 @@ from aftershock.evidence.markdown import test_evidence_markdown
 from aftershock.findings.markdown import findings_markdown
 from aftershock.graph.mermaid import mermaid_from_document
 from aftershock.report.contexts import context_line
+from aftershock.report.escape import code_block_fence, html_text, markdown_code, markdown_text, visible_name
 from aftershock.report.text import (
     field_line, headline, object_title, range_text, provenance_index, render_cell, review_label, status_line, text_diff,
 )
@@ -64,7 +65,7 @@ def _not_reviewed(doc: dict[str, Any]) -> list[str]:
     lines = ["### Not reviewed", ""]
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
-        lines.append(f"- **{item['part']}**{side}: {_inline(item['reason'])}")
+        lines.append(f"- **{markdown_text(item['part'])}**{side}: {_inline(item['reason'])}")
     return lines + [""]
 
 
@@ -74,7 +75,7 @@ def _charts(doc: dict[str, Any]) -> list[str]:
     lines = ["### Charts", "", "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"]
     for r in doc["chart_reviews"]:
         lines.append(
-            f"| `{review_label(r)}` | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
+            f"| {markdown_code(review_label(r), in_table=True)} | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
             f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         )
     return lines + [""]
@@ -86,7 +87,7 @@ def _contexts(doc: dict[str, Any]) -> list[str]:
 
 
 def _scenarios(doc: dict[str, Any]) -> list[str]:
-    lines = [f"- `{s['chart']}`: {_inline(s['summary'])}" + (f" (cut by the cap: {', '.join(s['cut'])})" if s["cut"] else "")
+    lines = [f"- {markdown_code(s['chart'])}: {_inline(s['summary'])}" + (f" (cut by the cap: {_inline(', '.join(s['cut']))})" if s["cut"] else "")
              for s in doc["scenarios"]]
     return ["### Scenarios", "", *lines, ""] if lines else []
 
@@ -105,9 +106,9 @@ def _objects(doc: dict[str, Any]) -> list[str]:
     lines = ["### Rendered objects", ""]
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
-        sources = ", ".join(f"`{t}`" for t in obj["templates"])
+        sources = ", ".join(markdown_code(t) for t in obj["templates"])
         lines.append("<details>")
-        lines.append(f"<summary><b>{obj['change']}</b> <code>{object_title(obj)}</code> in <code>{obj['chart']}</code></summary>")
+        lines.append(f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>")
         lines.append("")
         lines.append(f"From {sources}")
         lines.append("")
@@ -121,10 +122,11 @@ def _objects(doc: dict[str, Any]) -> list[str]:
 
 
 def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[str]:
-    lines = [f"- `{field_line(field)}`" + (f" {_inline(produced_by)}" if produced_by else "")]
+    lines = [f"- {markdown_code(field_line(field))}" + (f" {_inline(produced_by)}" if produced_by else "")]
     diff = text_diff(field)
     if diff:
-        lines += ["", "  ```diff", *(f"  {line}" for line in diff), "  ```"]
+        fence = code_block_fence(diff)
+        lines += ["", f"  {fence}diff", *(f"  {visible_name(line)}" for line in diff), f"  {fence}"]
     return lines
 
 
@@ -132,7 +134,7 @@ def _values(doc: dict[str, Any]) -> list[str]:
     if not doc["values_changes"]:
         return []
     lines = ["### Values keys", ""]
-    lines += [f"- `{v['file']}`: {_inline(v['description'])}" for v in doc["values_changes"]]
+    lines += [f"- {markdown_code(v['file'])}: {_inline(v['description'])}" for v in doc["values_changes"]]
     return lines + [""]
 
 
@@ -142,10 +144,10 @@ def _layers(doc: dict[str, Any]) -> list[str]:
         lines.append(f"- `{c['short_sha']}` {_inline(c['title'])} — {_inline(c['author']['name'])}")
     lines.append("")
     for f in doc["files"]:
-        rename = f" (from `{f['old_path']}`, {f['similarity']}%)" if f["old_path"] else ""
-        lines.append(f"- {f['status']} `{f['path']}`{rename} +{f['additions']} −{f['deletions']}")
+        rename = f" (from {markdown_code(f['old_path'])}, {f['similarity']}%)" if f["old_path"] else ""
+        lines.append(f"- {f['status']} {markdown_code(f['path'])}{rename} +{f['additions']} −{f['deletions']}")
     return lines + ["", "</details>", ""]
 
 
 def _inline(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return markdown_text(text)

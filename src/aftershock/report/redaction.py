@@ -1,4 +1,5 @@
-"""Keeps credentials out of every report: hunk lines that carry a secret value show its size only."""
+"""Keeps credentials out of every report: hunk lines that carry a secret value show its size only
+(block `key: value` lines, and each literal value of a flow mapping in a file rendering a Secret)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,48 @@ from aftershock.ingest.values import is_sensitive
 _YAML_PAIR = re.compile(r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)(?P<value>[^#{|>].*?)\s*$")
 
 
-def redact_hunk_line(line: str, *, secret_file: bool) -> str:
-    """Replace the value of a YAML `key: value` line when the key names a credential, or when the
+_SHOWN_KEYS = ("apiVersion", "kind", "name", "namespace", "type")  # identity, never a credential
+# `  key: {a: 1, b: 2}` (a flow mapping; `{{ }}` inside is a template expression, not a nested map)
+_FLOW_PAIR = re.compile(r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)\{(?!\{)(?P<body>.*)\}\s*$")
+_FLOW_SPLIT = re.compile(r",(?![^{]*\}\})")  # commas not inside a `{{ }}`
+
+
+def redact_hunk_line(line: str, *, secret_file: bool, secret_keys: frozenset[str] = frozenset()) -> str:
+    """Replace the value of a YAML `key: value` line when the key names a credential or is one of
+    `secret_keys` (the last segments of the file's values keys that feed a Secret), or when the
     file renders a Secret (then every scalar value is hidden; keys stay visible)."""
+    if secret_file:
+        flow = _flow_line(line)
+        if flow is not None:
+            return flow
     match = _YAML_PAIR.match(line)
     if match is None:
         return line
     key = match.group("key").strip("\"'")
-    if not (secret_file or is_sensitive(key)):
+    if not (secret_file or is_sensitive(key) or key in secret_keys):
         return line
-    if secret_file and key in ("apiVersion", "kind", "name", "namespace", "type"):
+    if secret_file and key in _SHOWN_KEYS:
         return line
     value = match.group("value")
     if value.startswith("{{") and value.endswith("}}"):
         return line  # a template expression is code, not data
-    size = len(value.strip("\"'").encode("utf-8"))
-    return f"{match.group('lead')}{match.group('key')}{match.group('sep')}<redacted: {size} bytes>"
+    return f"{match.group('lead')}{match.group('key')}{match.group('sep')}{_redacted(value)}"
+
+
+def _flow_line(line: str) -> str | None:
+    """`  data: {a: x, b: {{ .Values.b }}}` in a Secret's file with each literal value hidden; None if not such a line."""
+    match = _FLOW_PAIR.match(line)
+    if match is None:
+        return None
+    entries = []
+    for entry in _FLOW_SPLIT.split(match.group("body")):
+        key, sep, value = entry.partition(":")
+        value = value.strip()
+        kept = not sep or key.strip() in _SHOWN_KEYS or (value.startswith("{{") and value.endswith("}}"))
+        shown = value if kept else _redacted(value)
+        entries.append(f"{key.strip()}: {shown}" if sep else key.strip())
+    return f"{match.group('lead')}{match.group('key')}{match.group('sep')}{{{', '.join(entries)}}}"
+
+
+def _redacted(value: str) -> str:
+    return f"<redacted: {len(value.strip(chr(34) + chr(39)).encode('utf-8'))} bytes>"

@@ -22,6 +22,7 @@ from aftershock.model.review import Review
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
 from aftershock.rules.support.index import added_lines
+from aftershock.secret_taint import secret_taint
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "aftershock/v1"
@@ -35,7 +36,7 @@ def sarif_document(review: Review, findings: Sequence[Finding], rules: Sequence[
     descriptors = [rule_descriptor(rule) for rule in rules] + [_rule_error_descriptor()]
     index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
     results = [_result(review, f, index) for f in findings if f.delta is not Delta.RESOLVED and f.rule_id in index]
-    return {
+    return secret_taint(review).scrub({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -48,7 +49,7 @@ def sarif_document(review: Review, findings: Sequence[Finding], rules: Sequence[
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
-    }
+    })
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:

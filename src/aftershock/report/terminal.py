@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from aftershock.report.contexts import context_line
+from aftershock.report.escape import terminal_text
 from aftershock.report.markdown import review_status_line
 from aftershock.report.text import (
     field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
@@ -21,38 +21,38 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     console.print(f"[bold]aftershock review[/bold] {range_text(doc)}")
     console.print(headline(doc))
     style = "green" if doc["status"] == "complete" else "yellow"
-    console.print(f"[{style}]{escape(review_status_line(doc))}[/{style}]")
+    console.print(f"[{style}]{terminal_text(review_status_line(doc))}[/{style}]")
     if "lifecycle" in doc:
         _print_review_state(doc["lifecycle"], console)
     if "findings" in doc:
         _print_findings(doc["findings"], console, doc.get("lifecycle"))
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
-        console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
+        console.print(f"  [yellow]not reviewed[/yellow] {terminal_text(item['part'], name=True)}{side}: {terminal_text(item['reason'])}")
     for entry in doc.get("contexts", ()):
         if entry["kind"] != "defaults" or entry["attempts"]:
-            console.print(f"  [cyan]context[/cyan] {escape(context_line(entry))}")
+            console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
-        console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
+        console.print(f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]")
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
             source = produced_by.get((obj["id"], field["path"]))
-            console.print(f"    {escape(field_line(field))}" + (f"  [cyan]{escape(source)}[/cyan]" if source else ""))
+            console.print(f"    {terminal_text(field_line(field))}" + (f"  [cyan]{terminal_text(source)}[/cyan]" if source else ""))
             for line in text_diff(field) or ():
                 style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
-                console.print(f"      [{style}]{escape(line)}[/{style}]")
+                console.print(f"      [{style}]{terminal_text(line)}[/{style}]")
         if len(obj["fields"]) > MAX_FIELDS_PER_OBJECT:
             console.print(f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)")
     for v in doc["values_changes"]:
-        console.print(f"[cyan]values[/cyan] {escape(v['file'])}: {escape(v['description'])}")
+        console.print(f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}")
 
 
 def _charts_table(doc: dict[str, Any]) -> Table:
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
     for r in doc["chart_reviews"]:
-        table.add_row(escape(review_label(r)), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
+        table.add_row(terminal_text(review_label(r), name=True), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
     return table
 
 
@@ -64,20 +64,20 @@ def _print_review_state(lifecycle: dict[str, Any], console: Console) -> None:
     line = f"{lifecycle['mode']} review of {lifecycle['target']['display']}: {lifecycle['reason']}"
     if lifecycle["carried_forward"]:
         line += f"; {lifecycle['carried_forward']} finding(s) carried forward, not re-checked"
-    console.print(f"[{style}]{escape(line)}[/{style}]")
+    console.print(f"[{style}]{terminal_text(line)}[/{style}]")
 
 
 def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[str, Any] | None) -> None:
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
-        console.print(f"[bold]{escape(verdict['title'])}[/bold]")
-        console.print(f"  [dim]{escape(verdict['rationale'])}[/dim]")
+        console.print(f"[bold]{terminal_text(verdict['title'])}[/bold]")
+        console.print(f"  [dim]{terminal_text(verdict['rationale'])}[/dim]")
     actionable = [i for i in section["items"] if i["actionable"]]
     if lifecycle is not None:
         _print_lifecycle(actionable, lifecycle, console)
         return
     if not actionable:
-        console.print(f"{escape(section['headline'])}.")
+        console.print(f"{terminal_text(section['headline'])}.")
     for item in actionable:
         _print_item(item, console)
 
@@ -85,12 +85,12 @@ def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[s
 def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:
     style = _SEVERITY_STYLE.get(item["severity"], "")
     label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
-    console.print(f"  [{style}]{escape(label)}[/{style}]: {escape(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{escape(note)}[/dim]")
+    console.print(f"  [{style}]{terminal_text(label)}[/{style}]: {terminal_text(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{terminal_text(note)}[/dim]")
 
 
 def _print_lifecycle(actionable: list[dict[str, Any]], lifecycle: dict[str, Any], console: Console) -> None:
     """New and retained concerns, then those resolved since the last head and the dismissed ones."""
-    console.print(f"{escape(lifecycle['headline'])}.")
+    console.print(f"{terminal_text(lifecycle['headline'])}.")
     entries = {e["fingerprint"]: e for state in ("new", "retained") for e in lifecycle[state]}
     retained = {e["fingerprint"] for e in lifecycle["retained"]}
     for title, members in (("new", [i for i in actionable if i["fingerprint"] not in retained]),
@@ -103,13 +103,13 @@ def _print_lifecycle(actionable: list[dict[str, Any]], lifecycle: dict[str, Any]
     if resolved:
         console.print(f"[bold]resolved since {(lifecycle['previous_head'] or '')[:7]} ({len(resolved)})[/bold]")
     for entry in resolved:
-        console.print(f"  [green]{escape(entry['message'])}[/green]  [dim]{entry['rule']} {entry['fingerprint'][:12]}[/dim]")
+        console.print(f"  [green]{terminal_text(entry['message'])}[/green]  [dim]{entry['rule']} {entry['fingerprint'][:12]}[/dim]")
     if lifecycle["dismissed"]:
         console.print(f"[bold]dismissed ({len(lifecycle['dismissed'])})[/bold]")
     for entry in lifecycle["dismissed"]:
         d = entry["dismissal"]
-        console.print(f"  [dim]{escape(entry['message'])} · {entry['fingerprint'][:12]} · by {escape(d['by'] or 'someone')} "
-                      f"on {d['at'][:10]}: {escape(d['reason'])}[/dim]")
+        console.print(f"  [dim]{terminal_text(entry['message'])} · {entry['fingerprint'][:12]} · by {terminal_text(d['by'] or 'someone')} "
+                      f"on {d['at'][:10]}: {terminal_text(d['reason'])}[/dim]")
 
 
 def _note(entry: dict[str, Any] | None) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.model.review import Review
+from aftershock.report.escape import html_text, markdown_text
 from aftershock.report.markdown import render_markdown
 from aftershock.server.assess import Assessment, annotations, reaches
 from aftershock.server.github_api import GitHubClient
@@ -36,7 +37,7 @@ def comment_body(review: Review, assessment: Assessment, lifecycle: Lifecycle | 
     if lifecycle is not None:
         parts += _lifecycle_lines(lifecycle)
     if publication.note:
-        parts += [f"<sub>{publication.note}</sub>", ""]
+        parts += [f"<sub>{html_text(publication.note, name=False)}</sub>", ""]
     parts.append(f"<sub>Reply `@{publication.mention} help` for commands (dismiss, explain, full review, pause).</sub>")
     return "\n".join(parts) + "\n"
 
@@ -53,7 +54,7 @@ def _lifecycle_lines(lifecycle: Lifecycle) -> list[str]:
     ]
     for entry in lifecycle.dismissed:
         if entry.dismissal is not None:
-            lines.append(f"- dismissed `{entry.fingerprint[:12]}` by @{entry.dismissal.by}: {entry.dismissal.reason}")
+            lines.append(f"- dismissed `{entry.fingerprint[:12]}` by @{entry.dismissal.by}: {markdown_text(entry.dismissal.reason)}")
     return lines + ([""] if lifecycle.dismissed else [])
 
 
@@ -65,8 +66,8 @@ def conclusion(review: Review, assessment: Assessment, fail_on: str) -> str:
 
 def check_output(review: Review, assessment: Assessment) -> dict[str, Any]:
     merge, security = assessment.verdicts.merge, assessment.verdicts.security
-    lines = [f"**{assessment.verdicts.headline}**", "", f"**{merge.title}**", merge.rationale, "",
-             f"**{security.title}**", security.rationale, ""]
+    lines = [f"**{assessment.verdicts.headline}**", "", f"**{merge.title}**", markdown_text(merge.rationale), "",
+             f"**{security.title}**", markdown_text(security.rationale), ""]
     if review.not_reviewed:
         lines.append(f"{len(review.not_reviewed)} part(s) could not be reviewed; they are listed in the review comment.")
     return {"title": merge.title, "summary": "\n".join(lines)[:_SUMMARY_CHARS]}

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from aftershock.private_files import private_file, private_folder
 from aftershock.state.errors import StateError
 from aftershock.state.locks import AdvisoryTargetLock, FileTargetLock, TargetLock
 
@@ -66,9 +67,10 @@ def connect(location: str | Path | None, repo_root: Path | None) -> Database:
 def _sqlite(path: Path, *, default_folder: bool) -> Database:
     path = path.absolute()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         if default_folder and not (path.parent / ".gitignore").exists():
             (path.parent / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
+        private_file(path)  # SQLite gives its journal files the database's mode
     except OSError as exc:
         raise StateError("cannot create the state folder", where=str(path.parent), hint=exc.strerror or str(exc)) from None
     engine = sa.create_engine(sa.URL.create("sqlite", database=str(path)), connect_args={"timeout": _SQLITE_BUSY_SECONDS})

@@ -18,6 +18,7 @@ from typing import Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from aftershock.private_files import private_folder
 from aftershock.state.errors import StateBusyError
 
 _FIRST_POLL_SECONDS = 0.02
@@ -68,7 +69,7 @@ class FileTargetLock(FileLock):
         self._folder = folder
 
     def try_acquire(self, *, create: bool = True) -> bool:
-        self._folder.mkdir(parents=True, exist_ok=True)
+        private_folder(self._folder)
         return super().try_acquire(create=create)
 
 

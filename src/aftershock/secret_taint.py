@@ -1,0 +1,263 @@
+"""Secrets by construction: every text that flowed into or out of a Secret, and the one scrub that hides it.
+
+`secret_taint(review)` collects, from what the review observed (not from key names):
+- every value under `data` and `stringData` of each Secret rendered at either ref (a `data` value
+  both as written and base64-decoded), and every annotation value of a Secret (so
+  `kubectl.kubernetes.io/last-applied-configuration` is covered, with the data inside it);
+- the values keys that provenance links to a field of a Secret, and their values at both refs;
+- values keys a release took from a Secret through `valuesFrom` (`ValuesKeyChange.secret`);
+- what helm-unittest tests of a template rendering a Secret expect or set (`test_expectations`,
+  kept in `Review.secret_texts` by the pipeline).
+A multi-line value also contributes its lines, and a value that parses as a YAML mapping its scalar
+leaves, since a Secret holding a values document is read key by key.
+
+`SecretTaint.scrub` then replaces each of those texts, and its base64 form, wherever it occurs in
+any string of JSON-like data with `<redacted: N bytes>`. The canonical review document, the SARIF
+document and what the state database keeps all pass through it, so no format can print a value a
+Secret holds, whatever its key is called. Texts shorter than MIN_SCRUBBED characters, and the
+document's own vocabulary, are not searched for (they would match everywhere); the structural
+redaction of the diff and of values keys (`feeds_secret`) covers those.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+
+import yaml
+
+from aftershock.findings.model import Fact, Finding, Subject
+from aftershock.model.objects import RenderedObject
+
+if TYPE_CHECKING:
+    from aftershock.model.review import Review
+
+MIN_SCRUBBED = 6
+SECRET_FIELDS = ("data", "stringData")
+_NOT_EXPECTATIONS = ("path", "documentIndex", "documentSelector", "template")
+# Words the review document itself is made of (enums, scenario names): a Secret holding one of them
+# would otherwise rewrite the document's structure; the structural redaction still hides it.
+_VOCABULARY = frozenset({
+    "default", "added", "removed", "modified", "changed", "unchanged", "renamed", "reordered", "complete",
+    "partial", "failed", "passed", "skipped", "observed", "inferred", "not_reviewed", "Secret", "Opaque",
+})
+
+
+@dataclass(frozen=True)
+class SecretTaint:
+    """The plaintexts to hide, and the values keys (`(file, path)`) whose values are a Secret's."""
+
+    texts: frozenset[str] = frozenset()
+    values_keys: frozenset[tuple[str, str]] = frozenset()
+
+    def feeds_secret(self, file: str, path: str) -> bool:
+        return (file, path) in self.values_keys
+
+    @cached_property
+    def forms(self) -> frozenset[str]:
+        """Every text searched for: each tainted text and its base64, long enough and not vocabulary."""
+        return frozenset(
+            form for text in self.texts if text not in _VOCABULARY
+            for form in (text, _b64(text)) if len(form) >= MIN_SCRUBBED
+        )
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str] | None:
+        return _pattern(self.forms)
+
+    def scrub_text(self, text: str) -> str:
+        return _substitute(self.pattern, text)
+
+    def scrub(self, data: Any) -> Any:
+        """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure, kept).
+
+        The forms present are found first in one JSON text of `data` (a fast substring search), so data
+        that holds none is returned as it is, and the walk searches only for those that occur."""
+        if not self.forms:
+            return data
+        dumped = json.dumps(data, ensure_ascii=False, default=str)
+        present = {f for f in self.forms if f in dumped or json.dumps(f, ensure_ascii=False)[1:-1] in dumped}
+        return _walk(_pattern(frozenset(present)), data) if present else data
+
+    def scrub_finding(self, finding: Finding) -> Finding:
+        if self.pattern is None:
+            return finding
+        s = finding.subject
+        subject = Subject(s.kind, self.scrub_text(s.id), self.scrub_text(s.display), self.scrub_text(s.facet))
+        facts = tuple(Fact(f.name, self.scrub(f.value)) for f in finding.facts)
+        return replace(finding, title=self.scrub_text(finding.title), message=self.scrub_text(finding.message),
+                       subject=subject, facts=facts)
+
+
+def _pattern(forms: frozenset[str]) -> re.Pattern[str] | None:
+    if not forms:
+        return None
+    # longest first, so a value is hidden whole rather than around a shorter one inside it
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f))))
+
+
+def _substitute(pattern: re.Pattern[str] | None, text: str) -> str:
+    if pattern is None or not text:
+        return text
+    return pattern.sub(lambda m: f"<redacted: {len(m.group(0).encode('utf-8'))} bytes>", text)
+
+
+def _walk(pattern: re.Pattern[str] | None, data: Any) -> Any:
+    if isinstance(data, str):
+        return _substitute(pattern, data)
+    if isinstance(data, dict):
+        return {k: _walk(pattern, v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_walk(pattern, v) for v in data]
+    return data
+
+
+def is_secret_object(obj: RenderedObject) -> bool:
+    return obj.key.group == "" and obj.key.kind == "Secret"
+
+
+def secret_taint(review: Review) -> SecretTaint:
+    """What `review` saw flow into a Secret (see the module docstring)."""
+    texts: set[str] = set()
+    for chart_review in review.chart_reviews:
+        for obj in (*chart_review.base_objects, *chart_review.head_objects):
+            if is_secret_object(obj):
+                texts.update(secret_object_texts(obj.body))
+    texts.update(review.secret_texts)
+    keys = _provenance_keys(review)
+    for change in review.values_changes:
+        if change.secret or (change.file, change.path) in keys:
+            keys.add((change.file, change.path))
+            texts.update(_leaves(change.before))
+            texts.update(_leaves(change.after))
+    return SecretTaint(frozenset(_expanded(texts)), frozenset(keys))
+
+
+def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:
+    """The values that the helm-unittest suites (in `sources`, repository path -> text) of the reviewed
+    charts expect or set in tests of a template that renders a Secret at either ref."""
+    templates = {o.template for r in review.chart_reviews for o in (*r.base_objects, *r.head_objects) if is_secret_object(o)}
+    charts = {r.chart for r in review.chart_reviews}
+    found: set[str] = set()
+    for files in sources:
+        for path, text in files.items():
+            chart, sep, _ = path.rpartition("/tests/")
+            if sep and chart in charts and path.endswith(("_test.yaml", "_test.yml")):
+                found.update(_suite_expectations(text, chart, templates))
+    return frozenset(found)
+
+
+def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> Iterator[str]:
+    try:
+        suites = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return
+    for suite in suites:
+        tests = [t for t in suite.get("tests") or () if isinstance(t, dict)]
+        for test in tests:
+            named = [test["template"]] if test.get("template") else list(suite.get("templates") or ())
+            for entry in (a for a in test.get("asserts") or () if isinstance(a, dict)):
+                targets = [entry["template"]] if entry.get("template") else named
+                if any(_template_path(chart, t) in secret_templates for t in targets):
+                    for params in entry.values():  # {equal: {path, value}}: what it expects, not where
+                        if isinstance(params, dict):
+                            yield from _leaves({k: v for k, v in params.items() if k not in _NOT_EXPECTATIONS})
+                    yield from _leaves([test.get("set"), suite.get("set")])
+
+
+def _template_path(chart: str, name: Any) -> str:
+    text = str(name)
+    rel = text if text.startswith(("templates/", "charts/")) else f"templates/{text}"
+    return f"{chart}/{rel}" if chart else rel
+
+
+def secret_object_texts(body: Any) -> Iterator[str]:
+    """The values of a Secret's data (as written and decoded), stringData and annotations."""
+    if not isinstance(body, dict):
+        return
+    for name in SECRET_FIELDS:
+        values = body.get(name)
+        if isinstance(values, dict):
+            for value in values.values():
+                yield from _field_texts(name, value)
+    metadata = body.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict):
+        for value in annotations.values():
+            yield from _leaves(value)
+            yield from _applied_texts(value)
+
+
+def _field_texts(name: str, value: Any) -> Iterator[str]:
+    yield from _leaves(value)
+    if name == "data" and isinstance(value, str):
+        decoded = _b64decode(value)
+        if decoded is not None:
+            yield decoded
+
+
+def _applied_texts(value: Any) -> Iterator[str]:
+    """The data inside a last-applied-configuration (JSON) annotation."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+        return
+    try:
+        applied = json.loads(value)
+    except ValueError:
+        return
+    yield from secret_object_texts(applied)
+
+
+def _provenance_keys(review: Review) -> set[tuple[str, str]]:
+    if review.provenance is None:
+        return set()
+    return {
+        (link.file, link.key)
+        for fp in review.provenance.fields
+        if fp.key.group == "" and fp.key.kind == "Secret"
+        for link in fp.values
+    }
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _leaves(item)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)
+
+
+def _expanded(texts: Iterable[str]) -> Iterator[str]:
+    """Each text, its lines, and the leaves of a YAML mapping it holds."""
+    for text in texts:
+        yield text
+        stripped = text.strip()
+        if stripped != text:
+            yield stripped
+        if "\n" not in text:
+            continue
+        yield from (line.strip() for line in text.splitlines() if line.strip())
+        try:
+            document = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue
+        if isinstance(document, (dict, list)):
+            yield from _leaves(document)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def _b64decode(text: str) -> str | None:
+    try:
+        return base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
