@@ -125,11 +125,15 @@ def expected_objects(text: str, fire: list[str] | None) -> frozenset[str]:
     return frozenset(f"{kind}/{name}" for _, kind, name in fixture_objects(text) if not name.startswith("dont-fire"))
 
 
-def flagged_objects(findings: list[Finding], chart: str, rules: tuple[str, ...], expected: frozenset[str]) -> frozenset[str]:
-    """The objects of `chart` that the rules flag, as Kind/name (group/Kind/name where expected names the group)."""
+def flagged_objects(findings: list[Finding], chart: str, spec: dict, expected: frozenset[str]) -> frozenset[str]:
+    """The objects of `chart` that the check's rules flag (at its severities, if it names some), as Kind/name
+    (group/Kind/name where `expected` names the group)."""
     out = set()
+    severities = spec.get("severity")
     for finding in findings:
-        if finding.rule_id not in rules or finding.subject.kind is not SubjectKind.OBJECT:
+        if finding.rule_id not in spec["rules"] or finding.subject.kind is not SubjectKind.OBJECT:
+            continue
+        if severities and finding.severity.value not in severities:
             continue
         install, _, key = finding.subject.id.partition("::")
         if install != chart:
@@ -152,7 +156,7 @@ def run_conformance(clone: Path, work: Path, renderer) -> tuple[list[CheckScore]
     for name, spec in sorted(mapped.items()):
         rules = tuple(spec["rules"])
         expected = expected_objects((clone / checks[name].fixture).read_text(encoding="utf-8"), spec.get("fire"))
-        flagged = flagged_objects(findings, chart_path(name), rules, expected)
+        flagged = flagged_objects(findings, chart_path(name), spec, expected)
         scores.append(CheckScore(name, rules, expected, flagged, chart_path(name) in rendered))
     return scores, wanted
 
