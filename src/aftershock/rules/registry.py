@@ -5,6 +5,7 @@ A rule exists for aftershock only when it is listed here: importing a rule modul
 
 from __future__ import annotations
 
+from aftershock.rules.api import object_schema
 from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.helm import hook_deadlock
@@ -91,7 +92,8 @@ RULES: tuple[Rule, ...] = (
     remediation_weakened.RULE,
     timeout_shortened.RULE,
     hook_deadlock.RULE,
-    # Consistency inside a release
+    # Schemas and consistency inside a release
+    object_schema.RULE,
     selector_mismatch.RULE,
     service_selects_nothing.RULE,
     backend_missing.RULE,
