@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Mapping
 
-from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity, Subject, SubjectKind
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_objects
@@ -28,10 +28,7 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]):
         crd = crds.get((group, ver, kind))
         schema = None if crd is not None else builtin_schema(version, api_version, kind)
         if schema is None and crd is None:
-            yield Issue(facet="not validated", message=f"is not validated: no schema of {api_version} {kind} for "
-                        f"Kubernetes {version[0]}.{version[1]} nor a CRD among the reviewed objects", field="apiVersion",
-                        tokens=("kind",), severity=Severity.INFO, summary="not validated")
-            return
+            return  # listed once per chart and kind by `unvalidated`
         errors = validate(obj.body, crd, {}) if crd is not None else validate_builtin(obj.body, schema, version)
         source = "its CRD" if crd is not None else f"the Kubernetes {version[0]}.{version[1]} schema"
         for error in errors:
@@ -42,8 +39,31 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]):
     return issues
 
 
+def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> Iterator[Concern]:
+    """One info concern per chart and kind with neither a built-in schema nor a CRD: left alone, listed."""
+    version = schema_version(ctx.kube_version)
+    kinds: dict[tuple[str, str, str], set[str]] = {}
+    for pair in ctx.index.pairs:
+        for side, obj in (("base", pair.base), ("head", pair.head)):
+            api_version, kind = (obj.body.get("apiVersion"), obj.body.get("kind")) if obj is not None else (None, None)
+            if isinstance(api_version, str) and isinstance(kind, str) and \
+                    (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind) not in crds and \
+                    builtin_schema(version, api_version, kind) is None:
+                kinds.setdefault((pair.install, api_version, kind), set()).add(side)
+    for (install, api_version, kind), sides in sorted(kinds.items()):
+        yield Concern(
+            subject=Subject(SubjectKind.CHART, install, install, f"not validated {api_version} {kind}"),
+            message=f"{install}: {kind} ({api_version}) objects are not validated: no schema for Kubernetes "
+            f"{version[0]}.{version[1]} nor a CRD among the reviewed objects",
+            delta=Delta.INTRODUCED if sides == {"head"} else Delta.PRE_EXISTING, severity=Severity.INFO,
+            facts=(Fact("kind", f"{api_version} {kind}"),), scope_paths=(install.split("@", 1)[0],),
+        )
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues_for(crd_schemas(_all_objects(ctx))))
+    crds = crd_schemas(_all_objects(ctx))
+    yield from judge_objects(ctx, issues_for(crds))
+    yield from unvalidated(ctx, crds)
 
 
 RULE = Rule(
@@ -62,7 +82,7 @@ RULE = Rule(
         "objects (medium confidence; unknown fields of custom resources are pruned, not rejected, so only "
         "types and constraints count). Wrong types, unknown fields (`replicas` on a DaemonSet) and missing "
         "required fields are reported, the first five per object. Kinds with neither are left alone and "
-        "listed at severity info.",
+        "listed once per chart and kind, at severity info.",
         why="Helm renders anything; the API server (or Helm's own client-side validation) then refuses the "
         "object and the release fails at install or upgrade, or, with lax validation, the field is silently "
         "dropped and the setting never applies.",
