@@ -9,7 +9,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import allowed_verbs, policy_rules
+from aftershock.rules.support.rbac import ReservedRoles, allowed_verbs, grade_reserved, policy_rules
 
 # (group, resource) pairs whose creation runs a pod of the creator's choosing
 POD_CREATORS = (
@@ -34,8 +34,12 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                     summary=f"create on {listed}")
 
 
+def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    return grade_reserved(obj, ctx.options, issues(obj, ctx))
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, reserved_graded)
 
 
 RULE = Rule(
@@ -46,6 +50,7 @@ RULE = Rule(
     confidence=Confidence.HIGH,
     evidence=Evidence.OBSERVED,
     check=check,
+    options_model=ReservedRoles,
     references=(RBAC_REFERENCE,),
     doc=RuleDoc(
         what="Roles and ClusterRoles that allow `create` on pods or on a resource that creates pods "
