@@ -21,6 +21,7 @@ import yaml
 
 from aftershock.findings.model import Finding, SubjectKind
 from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.rules.engine import RULE_ERROR_ID
 from gitrepo import commit, make_repo
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -145,12 +146,14 @@ def flagged_objects(findings: list[Finding], chart: str, spec: dict, expected: f
 
 
 def run_conformance(clone: Path, work: Path, renderer) -> tuple[list[CheckScore], dict]:
-    """Review every mapped check's fixture and score it; also returns the expectations read."""
+    """Review every mapped check's fixture and score it; also returns the expectations read, with the
+    messages of rules that failed on them under `rule_errors`."""
     checks, wanted = linter_checks(clone), expectations()
     mapped = {name: spec for name, spec in wanted["mapped"].items() if name in checks}
     repo, base = build_repository(clone, work, checks, sorted(mapped))
     result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False, max_scenarios=1), renderer)
     findings = list(result.judgement.findings)
+    wanted["rule_errors"] = [f.message for f in findings if f.rule_id == RULE_ERROR_ID]
     rendered = {c.chart for c in result.review.chart_reviews if c.head_objects}
     scores = []
     for name, spec in sorted(mapped.items()):
