@@ -14,6 +14,7 @@ seeded generator, writes them as one YAML file per chart, then in the same run:
     executable is found (default: /tmp/checkov-venv/bin/checkov; install it into its own venv,
     never into the project's). Without it the run says so and reports aftershock alone.
 
+The rule pass is also timed without `object-schema-invalid`, for the cost of schema validation.
 Each timing is the median of `--repeat` runs. Target: checkov/aftershock >= 10. For the controls
 both tools cover, the injected (true) violations each tool reports are counted, per control.
 """
@@ -55,6 +56,7 @@ CONTROLS: dict[str, tuple[float, str, str | None, str]] = {
     "runAsRoot": (0.08, "pss-run-as-non-root", None, "CKV_K8S_23"),
 }
 DEFAULT_CHECKOV = "/tmp/checkov-venv/bin/checkov"
+SCHEMA_RULE = "object-schema-invalid"  # timed apart: schema validation may add at most 2x to the rule pass
 
 
 def container(name: str, violations: set[str]) -> dict[str, Any]:
@@ -185,9 +187,13 @@ def main(argv: list[str] | None = None) -> int:
         objects = args.charts * 7
         full, (review, findings) = median_seconds(lambda: _full_pass(folder), args.repeat)
         rules_only, _ = median_seconds(lambda: evaluate(review, AftershockConfig()), args.repeat)
+        no_schema = AftershockConfig.model_validate({"rules": {SCHEMA_RULE: {"enabled": False}}})
+        without_schema, _ = median_seconds(lambda: evaluate(review, no_schema), args.repeat)
         result: dict[str, Any] = {
             "charts": args.charts, "objects": objects, "injected": {c: sum(c in v for v in truth.values()) for c in CONTROLS},
             "aftershock": {"seconds_parse_diff_rules": round(full, 3), "seconds_rules_only": round(rules_only, 3),
+                           "seconds_rules_without_schema": round(without_schema, 3),
+                           "schema_ratio": round(rules_only / without_schema, 2),
                            "findings": len(findings), "true_findings": aftershock_true_findings(findings, truth)},
         }
         checkov = shutil.which(args.checkov) or (args.checkov if Path(args.checkov).exists() else None)
@@ -221,6 +227,8 @@ def _print(result: dict[str, Any]) -> None:
     print(f"{result['charts']} charts, {result['objects']} objects")
     print(f"aftershock: {ours['seconds_parse_diff_rules']:.3f} s parse+diff+rules ({ours['seconds_rules_only']:.3f} s rules only), "
           f"{ours['findings']} findings")
+    print(f"rules without {SCHEMA_RULE}: {ours['seconds_rules_without_schema']:.3f} s; schema validation makes the rule pass "
+          f"{ours['schema_ratio']}x (target <= 2x)")
     theirs = result["checkov"]
     if not theirs["available"]:
         print(f"checkov: not run ({theirs['reason']})")

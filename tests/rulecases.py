@@ -6,7 +6,7 @@ A case folder holds:
   exist on that side. They are parsed with the real `parse_manifests` and diffed with the real
   `diff_objects`.
 - `expected.yaml`: the findings the rule must give, a list of maps with any of `delta`,
-  `severity`, `confidence`, `subject` (display), `facet`, `message` (a substring) and `location`
+  `severity`, `confidence`, `evidence`, `subject` (display), `facet`, `message` (a substring) and `location`
   (`file` or `file:line`); `[]` when the rule must stay silent. Only the case's rule is compared.
 - `case.yaml` (optional): `config` (an .aftershock.yaml document), `kube_version`, and repository
   content for rules that read files or commits: `files: {base: {path: text}, head: {path: text}}`
@@ -44,7 +44,7 @@ from gitrepo import commit, make_repo
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 CHART = "charts/app"
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
-EXPECTED_KEYS = {"delta", "severity", "confidence", "subject", "facet", "message", "location"}
+EXPECTED_KEYS = {"delta", "severity", "confidence", "evidence", "subject", "facet", "message", "location"}
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,7 @@ def matches(finding: Finding, expected: dict[str, Any]) -> bool:
         "delta": finding.delta.value,
         "severity": finding.severity.value,
         "confidence": finding.confidence.value,
+        "evidence": finding.evidence.value,
         "subject": finding.subject.display,
         "facet": finding.subject.facet,
     }

@@ -105,7 +105,7 @@ def to_finding(entry: ConfiguredRule, concern: Concern) -> Finding:
         severity=entry.settings.level or concern.severity or rule.severity,
         confidence=concern.confidence or rule.confidence,
         category=rule.category,
-        evidence=rule.evidence,
+        evidence=concern.evidence or rule.evidence,
         delta=concern.delta,
         subject=concern.subject,
         message=concern.message,

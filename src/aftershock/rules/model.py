@@ -82,7 +82,7 @@ class SourceFiles(abc.Mapping[str, str]):
 class Concern:
     """One concern a rule found; the engine makes it a Finding.
 
-    `severity`/`confidence` override the rule's defaults when a rule grades its concerns.
+    `severity`/`confidence`/`evidence` override the rule's defaults when a rule grades its concerns.
     `scope_paths` are the repository paths the concern is about (chart, templates, files),
     matched against a rule's configured path scopes.
     """
@@ -96,6 +96,7 @@ class Concern:
     severity: Severity | None = None
     confidence: Confidence | None = None
     scope_paths: tuple[str, ...] = ()
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True)

@@ -5,20 +5,21 @@ A rule exists for aftershock only when it is listed here: importing a rule modul
 
 from __future__ import annotations
 
-from aftershock.rules.exposure import ingress_tls, service_exposure
+from aftershock.rules.api import object_schema
+from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.helm import hook_deadlock
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
-from aftershock.rules.network import policy_removed, policy_widened
+from aftershock.rules.network import policy_removed, policy_selects_nothing, policy_widened, service_selects_nothing, servicemonitor_selects_nothing
 from aftershock.rules.pss import (
     apparmor, capabilities_baseline, capabilities_restricted, host_namespaces, host_path, host_ports, host_probes,
-    host_process, privilege_escalation, privileged, proc_mount, run_as_non_root, run_as_user, seccomp_baseline,
-    seccomp_restricted, selinux, sysctls, volume_types,
+    host_process, privilege_escalation, privileged, proc_mount, read_only_root_fs, run_as_group, run_as_non_root, run_as_user,
+    seccomp_baseline, seccomp_restricted, selinux, sysctls, volume_types,
 )
 from aftershock.rules.rbac import (
-    cluster_admin_binding, cluster_scope_widening, escalation_verbs, nodes_proxy, pod_exec, secrets_access, webhook_configuration,
+    cluster_admin_binding, cluster_scope_widening, create_pods, escalation_verbs, nodes_proxy, pod_exec, secrets_access, webhook_configuration,
     wildcard,
 )
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
@@ -26,7 +27,11 @@ from aftershock.rules.upgrade import crd_versions, deprecated_api, immutable_fie
 from aftershock.rules.values import (
     override_trap, removed_key_documented, removed_key_used, schema_violation, stale_test_assertion, undefined_reference,
 )
-from aftershock.rules.workloads import deployment_strategy, probes_removed, resources_removed, token_automount
+from aftershock.rules.workloads import (
+    deployment_strategy, env_duplicate, env_reference_missing, hpa_target_missing, pdb_above_hpa, pdb_blocks_eviction,
+    port_invalid, port_not_exposed, privileged_port, probes_removed, resources_removed, restart_policy, selector_mismatch,
+    service_account_field, service_account_missing, ssh_port, token_automount,
+)
 
 RULES: tuple[Rule, ...] = (
     # Pod Security Standards, baseline
@@ -49,9 +54,15 @@ RULES: tuple[Rule, ...] = (
     run_as_user.RULE,
     seccomp_restricted.RULE,
     capabilities_restricted.RULE,
+    # Hardening beyond the Pod Security Standards
+    read_only_root_fs.RULE,
+    run_as_group.RULE,
+    privileged_port.RULE,
+    ssh_port.RULE,
     # RBAC
     wildcard.RULE,
     escalation_verbs.RULE,
+    create_pods.RULE,
     secrets_access.RULE,
     pod_exec.RULE,
     nodes_proxy.RULE,
@@ -81,6 +92,24 @@ RULES: tuple[Rule, ...] = (
     remediation_weakened.RULE,
     timeout_shortened.RULE,
     hook_deadlock.RULE,
+    # Schemas and consistency inside a release
+    object_schema.RULE,
+    selector_mismatch.RULE,
+    service_selects_nothing.RULE,
+    backend_missing.RULE,
+    policy_selects_nothing.RULE,
+    hpa_target_missing.RULE,
+    port_not_exposed.RULE,
+    port_invalid.RULE,
+    servicemonitor_selects_nothing.RULE,
+    env_reference_missing.RULE,
+    service_account_missing.RULE,
+    env_duplicate.RULE,
+    service_account_field.RULE,
+    # Availability
+    pdb_blocks_eviction.RULE,
+    pdb_above_hpa.RULE,
+    restart_policy.RULE,
     # Values contract
     removed_key_used.RULE,
     removed_key_documented.RULE,

@@ -9,7 +9,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import allowed_verbs, policy_rules
+from aftershock.rules.support.rbac import ReservedRoles, allowed_verbs, grade_reserved, policy_rules
 
 # WebSocket clients reach these subresources with GET, so get counts as much as create.
 SUBRESOURCES = ("pods/exec", "pods/attach", "pods/portforward")
@@ -27,8 +27,12 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                         facts=(Fact("resource", resource), Fact("verbs", sorted(granted))), summary=resource)
 
 
+def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    return grade_reserved(obj, ctx.options, issues(obj, ctx))
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, reserved_graded)
 
 
 RULE = Rule(
@@ -39,6 +43,7 @@ RULE = Rule(
     confidence=Confidence.HIGH,
     evidence=Evidence.OBSERVED,
     check=check,
+    options_model=ReservedRoles,
     references=(RBAC_REFERENCE,),
     doc=RuleDoc(
         what="Roles and ClusterRoles that allow `create` or `get` on `pods/exec`, `pods/attach` or "

@@ -9,7 +9,9 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import READ_VERBS, WRITE_VERBS, allowed_verbs, matching_rules, policy_rules
+from aftershock.rules.support.rbac import (
+    READ_VERBS, WRITE_VERBS, ReservedRoles, allowed_verbs, grade_reserved, matching_rules, policy_rules,
+)
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
@@ -34,8 +36,12 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         )
 
 
+def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    return grade_reserved(obj, ctx.options, issues(obj, ctx))
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, reserved_graded)
 
 
 RULE = Rule(
@@ -46,6 +52,7 @@ RULE = Rule(
     confidence=Confidence.HIGH,
     evidence=Evidence.OBSERVED,
     check=check,
+    options_model=ReservedRoles,
     references=(RBAC_REFERENCE,),
     doc=RuleDoc(
         what="Roles and ClusterRoles that allow reading (get, list, watch) or writing (create, update, patch, "

@@ -18,10 +18,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if not wild:
         return
     described = frozenset(rule.describe for rule in wild)
-    everything = any("*" in r.verbs and "*" in r.resources and "*" in r.api_groups for r in wild)
-    severity = Severity.CRITICAL if everything and obj.key.kind == "ClusterRole" else None
+    # every verb on every resource of every group, not limited to named objects: all cluster-admin holds
+    # over the API (in a Role, over its namespace only)
+    everything = any("*" in r.verbs and "*" in r.resources and "*" in r.api_groups and not r.resource_names for r in wild)
+    admin = everything and obj.key.kind == "ClusterRole"
+    severity = Severity.CRITICAL if admin else None
+    equivalent = " (every verb on every resource: equivalent to cluster-admin)" if admin else ""
     yield Issue(
-        facet="wildcard", message=f"grants wildcards: {'; '.join(sorted(described))}", field="rules",
+        facet="wildcard", message=f"grants wildcards: {'; '.join(sorted(described))}{equivalent}", field="rules",
         tokens=("'*'", '"*"', "*"), items=described, grade=2 if everything else 1, severity=severity,
         facts=(Fact("rules", sorted(described)),), summary="; ".join(sorted(described)),
     )
@@ -42,7 +46,9 @@ RULE = Rule(
     references=(RBAC_REFERENCE,),
     doc=RuleDoc(
         what="Role and ClusterRole rules with `*` in `verbs`, `resources` or `apiGroups`. A ClusterRole with "
-        "`*` in all three is graded critical (it is cluster-admin). A new wildcard rule is a widening.",
+        "`*` in all three and no `resourceNames` is graded critical and called equivalent to cluster-admin; "
+        "any other wildcard is not (a Role's is limited to its namespace, `resourceNames` to named objects). A "
+        "new wildcard rule is a widening.",
         why="A wildcard grants every verb or resource that exists now and every one added later, including "
         "custom resources and subresources such as pods/exec, secrets and escalate/bind; it defeats review of "
         "what the role can do.",

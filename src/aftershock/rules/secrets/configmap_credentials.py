@@ -9,19 +9,20 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
-from aftershock.rules.support.credentials import assigned_secrets, is_sensitive_name, known_format, looks_like_value
+from aftershock.rules.support.credentials import assigned_secrets, is_sensitive_name, known_format, looks_like_secret
 from aftershock.rules.support.judge import Issue, judge_objects
 
 
-def _reason(key: str, value: str) -> tuple[str, Confidence | None] | None:
+def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | None] | None:
+    """Why the value is a credential, how sure, and whether that is only inferred (from names)."""
     found = known_format(value)
     if found:
-        return f"holds a {found}", Confidence.HIGH
-    if is_sensitive_name(key) and looks_like_value(value):
-        return "is named like a credential", None
+        return f"holds a {found}", Confidence.HIGH, None
+    if is_sensitive_name(key) and looks_like_secret(value):
+        return "is named like a credential and looks like one", None, Evidence.INFERRED
     names = assigned_secrets(value)
     if names:
-        return f"assigns {', '.join(names[:3])} to literal values", Confidence.LOW
+        return f"assigns {', '.join(names[:3])} to literal values", Confidence.LOW, Evidence.INFERRED
     return None
 
 
@@ -34,10 +35,10 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         reason = _reason(str(key), value)
         if reason is None:
             continue
-        why, confidence = reason
+        why, confidence, evidence = reason
         path = format_path((KeySegment("data"), KeySegment(str(key))))
         yield Issue(facet=f"data {key}", message=f"stores a credential in {path} ({len(value.encode())} bytes; it {why})",
-                    field=path, tokens=(str(key),), confidence=confidence,
+                    field=path, tokens=(str(key),), confidence=confidence, evidence=evidence,
                     facts=(Fact("key", str(key)), Fact("bytes", len(value.encode())), Fact("reason", why)),
                     summary=f"credential in {path}")
 

@@ -9,7 +9,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
-from aftershock.rules.support.credentials import is_sensitive_name, known_format, looks_like_value
+from aftershock.rules.support.credentials import is_sensitive_name, known_format, looks_like_secret
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
 
@@ -25,14 +25,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             if not name or not isinstance(value, str):
                 continue
             found = known_format(value)
-            if found is None and not (is_sensitive_name(name) and looks_like_value(value)):
+            if found is None and not (is_sensitive_name(name) and looks_like_secret(value)):
                 continue
-            why = f"holds a {found}" if found else "is named like a credential"
+            why = f"holds a {found}" if found else "is named like a credential and looks like one"
             path = format_path((*container.prefix, KeySegment("env"), MatchSegment("name", name), KeySegment("value")))
             yield Issue(
                 facet=f"{container.label} env {name}",
                 message=f"sets {name} in {container.label} to a literal {len(value.encode())}-byte value that {why}",
                 field=path, tokens=(name,), confidence=Confidence.HIGH if found else None,
+                evidence=None if found else Evidence.INFERRED,
                 facts=(Fact("env", name), Fact("bytes", len(value.encode())), Fact("format", found)),
                 summary=f"literal {name}",
             )
@@ -53,9 +54,11 @@ RULE = Rule(
     doc=RuleDoc(
         what="Container `env` entries with a literal `value` (not `valueFrom`) that either contains a well-known "
         "credential format (private key block, AWS key id, GitHub/GitLab/Slack/Stripe/Google tokens, JWT, URL "
-        "with a password; high confidence) or whose name says credential (PASSWORD, SECRET, TOKEN, API_KEY, "
-        "...; medium confidence) with a value that is not empty, a placeholder, a path or a reference. The "
-        "value itself is never shown, only its size.",
+        "with a password; high confidence, observed) or whose name says credential (PASSWORD, SECRET, TOKEN, "
+        "API_KEY, the *_KEY families such as AZURE_STORAGE_KEY and *_KEY_CONTENT, BEARER, ...; medium "
+        "confidence, inferred) with a value that looks like a secret: at least 8 characters with 2.5 bits of "
+        "entropy each, and not a placeholder, path, reference, boolean, number, Kubernetes name "
+        "(`postgres-credentials`) or URL without user info. The value itself is never shown, only its size.",
         why="A literal env value lives in the chart's values, in Git history, in the rendered manifest Helm "
         "stores in the release Secret, and in the Deployment that anyone with `get deployments` can read.",
         example="    env:\n      - name: DB_PASSWORD\n        value: s3cr3t-passw0rd",

@@ -1,16 +1,22 @@
 """Recognising credentials without ever showing them: sensitive names and well-known secret formats.
 
-Only the kind of match and the value's size ever leave this module.
+A known format is observed; a credential by name is only inferred, and needs a value that looks like a
+secret (length, entropy, character mix): a Kubernetes name, a URL without user info, a boolean or a
+number is not one. Only the kind of match and the value's size ever leave this module.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 # Names that say "this holds a credential" (env var names, ConfigMap keys, config-file keys).
 SENSITIVE_NAME = re.compile(
     r"(pass(word|wd|phrase)?$|passwd|password|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
-    r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key)",
+    r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key|"
+    # the *_KEY families (AZURE_STORAGE_KEY, AZURE_CLIENT_KEY, *_KEY_CONTENT) and bearer tokens
+    r"(^|[-_.])key$|[-_]key[-_]content$|bearer)",
     re.IGNORECASE,
 )
 # Names that contain a sensitive word but hold a reference, not the secret itself.
@@ -51,6 +57,43 @@ def looks_like_value(value: str) -> bool:
     return not re.fullmatch(r"\*+|x+|\.+", stripped, re.IGNORECASE)
 
 
+BOOLEAN_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "enabled", "disabled"})
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_NAME_PART = re.compile(r"[a-z]+[0-9]*|[0-9]+")  # words, words with a trailing number, numbers
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+MIN_SECRET_LENGTH = 8
+MIN_SECRET_ENTROPY = 2.5  # bits per character; "aaaaaaaa" is 0, a random base64 string about 5
+
+
+def is_kubernetes_name(value: str) -> bool:
+    """A DNS-1123 name made of words (`postgres-credentials`, `redis-master-0`, `db.default.svc`), as
+    Secret, Service and host names are; not a random token (`s3cr3t-passw0rd`, a hex string)."""
+    return len(value) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(value)) and all(
+        _NAME_PART.fullmatch(part) for part in re.split(r"[-.]", value))
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of the value's characters, in bits per character."""
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) if value else 0.0
+
+
+def looks_like_secret(value: str) -> bool:
+    """A literal a credential-named key could really hold: `looks_like_value`, and neither a boolean, a
+    Kubernetes name nor a URL without user info, at least 8 characters of 2.5 bits of entropy each, and
+    not a single lowercase word shorter than 16 characters."""
+    stripped = value.strip()
+    if not looks_like_value(stripped) or stripped.lower() in BOOLEAN_WORDS:
+        return False
+    if _URL.fullmatch(stripped):
+        return known_format(stripped) == "URL with a password"
+    if is_kubernetes_name(stripped) or len(stripped) < MIN_SECRET_LENGTH:
+        return False
+    if re.fullmatch(r"[a-z]+", stripped) and len(stripped) < 16:
+        return False
+    return entropy(stripped) >= MIN_SECRET_ENTROPY
+
+
 def known_format(value: str) -> str | None:
     """The name of the first well-known credential format found in `value`, if any."""
     for name, pattern in FORMATS:
@@ -61,4 +104,4 @@ def known_format(value: str) -> str | None:
 
 def assigned_secrets(text: str) -> list[str]:
     """Names of `password: literal`-style assignments in a configuration text with a real-looking value."""
-    return sorted({name for name, value in ASSIGNMENT.findall(text) if looks_like_value(value)})
+    return sorted({name for name, value in ASSIGNMENT.findall(text) if looks_like_secret(value)})

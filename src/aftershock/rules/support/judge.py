@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from aftershock.findings.model import Confidence, Delta, Fact, Severity
+from aftershock.findings.model import Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.index import ObjectPair
@@ -31,6 +31,7 @@ class Issue:
     confidence: Confidence | None = None
     facts: tuple[Fact, ...] = ()
     summary: str = ""  # short state for "before: ..." (default: the message)
+    evidence: Evidence | None = None  # when this issue is inferred although the rule observes
 
 
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
@@ -100,6 +101,7 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
         severity=issue.severity,
         confidence=issue.confidence,
         scope_paths=pair.scope_paths,
+        evidence=issue.evidence,
     )
 
 

@@ -21,7 +21,15 @@ POD_SPEC_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
     ("batch", "Job"): ("spec", "template", "spec"),
     ("batch", "CronJob"): ("spec", "jobTemplate", "spec", "template", "spec"),
     ("argoproj.io", "Rollout"): ("spec", "template", "spec"),
+    ("apps.openshift.io", "DeploymentConfig"): ("spec", "template", "spec"),
 }
+# Fields only a PodSpec has: an unknown kind whose spec.template.spec holds one is judged as a
+# workload even before it has containers (a template that only sets hostPID is still a pod's).
+POD_SPEC_FIELDS = frozenset({
+    "containers", "initContainers", "ephemeralContainers", "hostPID", "hostIPC", "hostNetwork", "volumes",
+    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext", "nodeSelector",
+    "restartPolicy", "hostUsers", "shareProcessNamespace", "tolerations", "affinity", "priorityClassName",
+})
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 
@@ -64,10 +72,13 @@ class Container:
 
 
 def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
-    """The pod spec of a workload object (known kinds, or any object with spec.template.spec.containers)."""
+    """The pod spec of a workload object: known kinds, or any object whose spec.template.spec holds a
+    field only a PodSpec has (containers or not)."""
     keys = POD_SPEC_KEYS.get((obj.key.group, obj.key.kind))
-    if keys is None and isinstance(dig(obj.body, "spec", "template", "spec", "containers"), list):
-        keys = ("spec", "template", "spec")
+    if keys is None:
+        template_spec = dig(obj.body, "spec", "template", "spec")
+        if is_map(template_spec) and POD_SPEC_FIELDS.intersection(template_spec):
+            keys = ("spec", "template", "spec")
     if keys is None:
         return None
     spec = dig(obj.body, *keys)

@@ -54,5 +54,6 @@ def allowed_selinux_types(version: tuple[int, int]) -> frozenset[str]:
 
 
 def capability_name(value: object) -> str:
-    """A capability as PSA compares it (exact text); shown without a CAP_ prefix only in messages."""
-    return value if isinstance(value, str) else str(value)
+    """A capability as the container runtime applies it: case-insensitive, with or without the CAP_
+    prefix (`drop: ["all"]` drops every capability), so `all`, `ALL` and `CAP_ALL` are one name."""
+    return (value if isinstance(value, str) else str(value)).strip().upper().removeprefix("CAP_")

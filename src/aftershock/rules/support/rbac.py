@@ -1,12 +1,18 @@
-"""RBAC objects read defensively: the policy rules of Roles and ClusterRoles, and what they allow."""
+"""RBAC objects read defensively: the policy rules of Roles and ClusterRoles, what they allow, and which
+roles are reserved (names Kubernetes reserves, ClusterRoles aggregated into the default roles)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import fnmatch
+from dataclasses import dataclass, replace
 from typing import Iterable, Iterator
 
+from pydantic import BaseModel
+
+from aftershock.findings.model import Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
+from aftershock.rules.support.judge import Issue
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLE_KINDS = ("Role", "ClusterRole")
@@ -89,3 +95,42 @@ def role_ref(obj: RenderedObject) -> tuple[str, str]:
     """(kind, name) of a binding's roleRef."""
     ref = as_map(obj.body.get("roleRef"))
     return text(ref.get("kind")), text(ref.get("name"))
+
+
+# Default roles that aggregate ClusterRoles labelled aggregate-to-<role> and already hold create on pods
+# and workloads, Secrets read and write, and pods/exec (Kubernetes' bootstrap policy); `view` holds none.
+AGGREGATING_DEFAULTS = ("admin", "edit")
+AGGREGATE_LABEL = "rbac.authorization.k8s.io/aggregate-to-"
+
+
+class ReservedRoles(BaseModel):
+    """Options of the RBAC rules about grants the default roles hold: which roles count as reserved."""
+
+    exempt_roles: list[str] = ["system:*"]  # globs over role names: Kubernetes' reserved prefix
+    aggregated_defaults: bool = True  # ClusterRoles aggregated only into admin/edit add nothing they lack
+
+
+def reserved_reason(obj: RenderedObject, options: ReservedRoles | None) -> str | None:
+    """Why a role is reserved (its findings are graded info), or None."""
+    options = options or ReservedRoles()
+    name = obj.key.name
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in options.exempt_roles):
+        return f"{name} matches a reserved role name"
+    if not options.aggregated_defaults or obj.key.kind != "ClusterRole":
+        return None
+    labels = as_map(as_map(obj.body.get("metadata")).get("labels"))
+    into = {key[len(AGGREGATE_LABEL):] for key, value in labels.items()
+            if str(key).startswith(AGGREGATE_LABEL) and text(value) == "true"}
+    if into and into <= set(AGGREGATING_DEFAULTS):
+        return f"aggregated into {', '.join(sorted(into))}, which already hold it"
+    return None
+
+
+def grade_reserved(obj: RenderedObject, options: ReservedRoles | None, found: Iterable[Issue]) -> Iterator[Issue]:
+    """The issues of a reserved role at severity info, saying why; the others as they are."""
+    reason = reserved_reason(obj, options)
+    for issue in found:
+        if reason is None:
+            yield issue
+        else:
+            yield replace(issue, severity=Severity.INFO, message=f"{issue.message} (reserved: {reason})")

@@ -1,0 +1,93 @@
+"""Rule object-schema-invalid: a rendered object the Kubernetes API would reject by its schema (wrong types,
+unknown fields, missing required fields), as kubeconform checks it, offline."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity, Subject, SubjectKind
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.kubeschema import builtin_schema, crd_schemas, schema_version, validate, validate_builtin
+
+
+def _all_objects(ctx: RuleContext) -> Iterator[RenderedObject]:
+    for chart in ctx.review.chart_reviews:
+        yield from chart.base_objects
+        yield from chart.head_objects
+
+
+def issues_for(crds: Mapping[tuple[str, str, str], Any]):
+    def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+        api_version, kind = obj.body.get("apiVersion"), obj.body.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            return
+        version = schema_version(ctx.kube_version)
+        group, _, ver = api_version.rpartition("/")
+        crd = crds.get((group, ver, kind))
+        schema = None if crd is not None else builtin_schema(version, api_version, kind)
+        if schema is None and crd is None:
+            return  # listed once per chart and kind by `unvalidated`
+        errors = validate(obj.body, crd, {}) if crd is not None else validate_builtin(obj.body, schema, version)
+        source = "its CRD" if crd is not None else f"the Kubernetes {version[0]}.{version[1]} schema"
+        for error in errors:
+            yield Issue(facet=f"schema {error.path}", message=f"does not validate against {source}: {error.path} "
+                        f"{error.message}", field=error.path, tokens=(error.path.rsplit(".", 1)[-1].split("[", 1)[0],),
+                        confidence=Confidence.MEDIUM if crd is not None else None,
+                        facts=(Fact("error", f"{error.path} {error.message}"),), summary=error.message)
+    return issues
+
+
+def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> Iterator[Concern]:
+    """One info concern per chart and kind with neither a built-in schema nor a CRD: left alone, listed."""
+    version = schema_version(ctx.kube_version)
+    kinds: dict[tuple[str, str, str], set[str]] = {}
+    for pair in ctx.index.pairs:
+        for side, obj in (("base", pair.base), ("head", pair.head)):
+            api_version, kind = (obj.body.get("apiVersion"), obj.body.get("kind")) if obj is not None else (None, None)
+            if isinstance(api_version, str) and isinstance(kind, str) and \
+                    (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind) not in crds and \
+                    builtin_schema(version, api_version, kind) is None:
+                kinds.setdefault((pair.install, api_version, kind), set()).add(side)
+    for (install, api_version, kind), sides in sorted(kinds.items()):
+        yield Concern(
+            subject=Subject(SubjectKind.CHART, install, install, f"not validated {api_version} {kind}"),
+            message=f"{install}: {kind} ({api_version}) objects are not validated: no schema for Kubernetes "
+            f"{version[0]}.{version[1]} nor a CRD among the reviewed objects",
+            delta=Delta.INTRODUCED if sides == {"head"} else Delta.PRE_EXISTING, severity=Severity.INFO,
+            facts=(Fact("kind", f"{api_version} {kind}"),), scope_paths=(install.split("@", 1)[0],),
+        )
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    crds = crd_schemas(_all_objects(ctx))
+    yield from judge_objects(ctx, issues_for(crds))
+    yield from unvalidated(ctx, crds)
+
+
+RULE = Rule(
+    id="object-schema-invalid",
+    title="Object the Kubernetes API rejects by its schema",
+    category=Category.RELIABILITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    references=("https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",),
+    doc=RuleDoc(
+        what="Every rendered object validated offline against the strict schema of its kind for the target "
+        "Kubernetes version (the schemas the `kubernetes-validate` package ships, 1.25 to 1.37; the nearest "
+        "older one is used), or against the `openAPIV3Schema` of a CustomResourceDefinition among the reviewed "
+        "objects (medium confidence; unknown fields of custom resources are pruned, not rejected, so only "
+        "types and constraints count). Wrong types, unknown fields (`replicas` on a DaemonSet) and missing "
+        "required fields are reported, the first five per object. Kinds with neither are left alone and "
+        "listed once per chart and kind, at severity info.",
+        why="Helm renders anything; the API server (or Helm's own client-side validation) then refuses the "
+        "object and the release fails at install or upgrade, or, with lax validation, the field is silently "
+        "dropped and the setting never applies.",
+        example="    kind: DaemonSet\n    spec:\n      replicas: 3   # not a field of DaemonSetSpec",
+        fix="Fix the template: move the field where the kind has it, quote or unquote the value so that it has "
+        "the schema's type, or drop what the kind does not support.",
+    ),
+)

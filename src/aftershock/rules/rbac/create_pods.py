@@ -1,0 +1,67 @@
+"""Rule rbac-create-pods: a role grants create on pods, or on workloads that create pods."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
+from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.rbac import ReservedRoles, allowed_verbs, grade_reserved, policy_rules
+
+# (group, resource) pairs whose creation runs a pod of the creator's choosing
+POD_CREATORS = (
+    ("", "pods"), ("", "replicationcontrollers"), ("", "podtemplates"),
+    ("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets"), ("apps", "daemonsets"),
+    ("batch", "jobs"), ("batch", "cronjobs"), ("argoproj.io", "rollouts"),
+)
+# writes that change the pod template of an existing workload run a new pod just as well
+TEMPLATE_WRITES = ("update", "patch")
+
+
+def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    rules = policy_rules(obj)
+    if not rules:
+        return
+    created = frozenset(resource for group, resource in POD_CREATORS if allowed_verbs(rules, group, resource, ("create",)))
+    if created:
+        listed = ", ".join(sorted(created))
+        direct = "pods" in created
+        yield Issue(facet="create", message=f"grants create on {listed}", field="rules", tokens=("create", "*"),
+                    items=created, grade=1 if direct else 0, facts=(Fact("resources", sorted(created)),),
+                    summary=f"create on {listed}")
+
+
+def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    return grade_reserved(obj, ctx.options, issues(obj, ctx))
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    return judge_objects(ctx, reserved_graded)
+
+
+RULE = Rule(
+    id="rbac-create-pods",
+    title="RBAC create on pods or pod-creating workloads",
+    category=Category.SECURITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    options_model=ReservedRoles,
+    references=(RBAC_REFERENCE,),
+    doc=RuleDoc(
+        what="Roles and ClusterRoles that allow `create` on pods or on a resource that creates pods "
+        "(replication controllers, pod templates, deployments, replica sets, stateful sets, daemon sets, jobs, "
+        "cron jobs, Argo rollouts), directly or through `*` verbs, resources or groups. More resources is a "
+        "widening.",
+        why="A subject that can create a pod can run it with any service account of the namespace, mount any "
+        "Secret of the namespace and, where Pod Security admission allows it, the node's filesystem: it holds "
+        "every permission of the namespace's service accounts, an escalation as direct as `bind`.",
+        example="    rules:\n      - apiGroups: [\"apps\"]\n        resources: [\"deployments\"]\n        verbs: [\"create\"]",
+        fix="Grant it only to the controllers and deployers that need it, in the namespaces they manage; give "
+        "people `get`/`list` and let a GitOps controller create workloads.",
+    ),
+)

@@ -1,0 +1,61 @@
+"""Ports a container declares and ports that name them (probes, lifecycle handlers, Service targetPorts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from aftershock.diff.paths import IndexSegment, KeySegment, format_path
+from aftershock.rules.support.access import as_list, as_map, is_map, text
+from aftershock.rules.support.pods import Container
+
+PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc")
+
+
+@dataclass(frozen=True)
+class ContainerPort:
+    path: str
+    name: str
+    number: int | None
+    protocol: str  # TCP unless set, as the API server defaults it
+
+
+@dataclass(frozen=True)
+class PortReference:
+    """A port named by a probe of a container: a number or a port name."""
+
+    path: str
+    what: str  # e.g. "livenessProbe.httpGet"
+    port: int | str
+
+
+def port_number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def container_ports(container: Container) -> list[ContainerPort]:
+    found = []
+    for index, entry in enumerate(as_list(container.body.get("ports"))):
+        if is_map(entry):
+            path = format_path((*container.prefix, KeySegment("ports"), IndexSegment(index)))
+            protocol = text(entry.get("protocol")) or "TCP"
+            found.append(ContainerPort(path, text(entry.get("name")), port_number(entry.get("containerPort")), protocol))
+    return found
+
+
+def probe_ports(container: Container) -> Iterator[PortReference]:
+    """The port of each probe handler (httpGet, tcpSocket, grpc) of the container."""
+    for probe in PROBES:
+        for handler in PROBE_HANDLERS:
+            port = as_map(as_map(container.body.get(probe)).get(handler)).get("port")
+            if port_number(port) is not None or (isinstance(port, str) and port):
+                yield PortReference(container.path(probe, handler, "port"), f"{probe}.{handler}", port)
+
+
+def exposes(ports: list[ContainerPort], port: int | str, protocol: str = "TCP") -> bool:
+    """Whether `port` (a number or a name) is one of `ports` with that protocol."""
+    if isinstance(port, str) and not port.isdigit():
+        return any(p.name == port and p.protocol == protocol for p in ports)
+    number = int(port)
+    return any(p.number == number and p.protocol == protocol for p in ports)

@@ -1,0 +1,88 @@
+"""The objects of one render of a chart (a release), for rules that judge an object against the others:
+what it selects, names or scales. Built once per render and side, shared by every pair of the render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, RuleContext
+from aftershock.rules.support.index import ObjectPair
+from aftershock.rules.support.judge import Issue, judge_pair
+from aftershock.rules.support.access import as_map, dig
+from aftershock.rules.support.pods import POD_SPEC_KEYS, PodSpec
+from aftershock.rules.support.selectors import Selector, workload_selector
+
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "DaemonSet",
+                  "DeploymentConfig", "Rollout", "Job", "CronJob", "Pod")
+
+
+@dataclass(frozen=True)
+class PodTemplate:
+    """A workload's pod template: its labels, and its spec when it has one."""
+
+    workload: RenderedObject
+    labels: dict
+    pod: PodSpec | None
+
+
+@dataclass(frozen=True)
+class ReleaseObjects:
+    """Every object one render of one chart produced, with its pod templates."""
+
+    objects: tuple[RenderedObject, ...]
+    pods: tuple[PodTemplate, ...]
+    _by_name: dict[tuple[str, str, str], list[RenderedObject]] = field(default_factory=dict, repr=False)
+
+    def named(self, kind: str, namespace: str, name: str) -> list[RenderedObject]:
+        """Objects of `kind` called `name` in `namespace` (any API group)."""
+        if not self._by_name:
+            for obj in self.objects:
+                self._by_name.setdefault((obj.key.kind, obj.key.namespace, obj.key.name), []).append(obj)
+        return self._by_name.get((kind, namespace, name), [])
+
+    def of_kind(self, *kinds: str) -> Iterator[RenderedObject]:
+        return (obj for obj in self.objects if obj.key.kind in kinds)
+
+    def selected_pods(self, selector: Selector, namespace: str) -> list[PodTemplate]:
+        """The pod templates of `namespace` whose labels `selector` matches."""
+        return [t for t in self.pods if t.workload.key.namespace == namespace and selector.matches(t.labels)]
+
+
+def pod_template(obj: RenderedObject, pod: PodSpec | None) -> PodTemplate | None:
+    """The pod template of a workload, with or without a spec. Without template labels, a workload's
+    own selector stands for them (the API server requires the two to match)."""
+    if pod is not None:
+        labels = as_map(pod.metadata.get("labels"))
+    elif obj.key.kind in WORKLOAD_KINDS:
+        keys = POD_SPEC_KEYS.get((obj.key.group, obj.key.kind), ("spec", "template", "spec"))
+        labels = as_map(dig(obj.body, *keys[:-1], "metadata", "labels"))
+    else:
+        return None
+    if not labels:
+        selector = workload_selector(obj.body)
+        labels = dict(selector.labels) if selector is not None and not selector.expressions else {}
+    return PodTemplate(obj, dict(labels), pod)
+
+
+ReleaseIssueFinder = Callable[[RenderedObject, ReleaseObjects, RuleContext], Iterable[Issue]]
+
+
+def judge_in_release(ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable[str]) -> Iterator[Concern]:
+    """Concerns of a rule over the pairs of `kinds`, each side judged with the objects of its own render."""
+    wanted = frozenset(kinds)
+    built: dict[int, ReleaseObjects] = {}
+
+    def release_of(pair: ObjectPair, obj: RenderedObject) -> ReleaseObjects:
+        objects = pair.chart.head_objects if obj is pair.head else pair.chart.base_objects
+        found = built.get(id(objects))
+        if found is None:
+            templates = (pod_template(o, ctx.index.pod_spec(o)) for o in objects)
+            pods = tuple(t for t in templates if t is not None)
+            found = built[id(objects)] = ReleaseObjects(tuple(objects), pods)
+        return found
+
+    for pair in ctx.index.pairs:
+        if pair.key.kind in wanted:
+            yield from judge_pair(ctx, pair, lambda obj, c, p=pair: find(obj, release_of(p, obj), c), object_alone=False)
