@@ -2,12 +2,14 @@
 
 A delivery is read up to the body limit (413 beyond), its signature checked in constant time
 (401 when missing or wrong, before anything else is looked at), recorded, and answered; its job
-is dispatched after the answer has gone out, as a background task.
+is dispatched after the answer has gone out, as a background task. A signed body that is not JSON,
+nests too deeply to parse, or has a field of the wrong type answers 400 with one log line.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
@@ -18,11 +20,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from aftershock.server.events import MalformedPayload
 from aftershock.server.metrics import prometheus_text, sample
 from aftershock.server.service import WebhookService
 from aftershock.server.signature import SIGNATURE_HEADER, signature_valid
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_log = logging.getLogger("aftershock.server")
 
 
 class _TooLarge(Exception):
@@ -65,9 +69,14 @@ class _Endpoints:
             return self.reject("delivery", 400, "missing or overlong X-GitHub-Delivery")
         try:
             payload = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError) as error:  # RecursionError: nested deeper than Python's stack
+            _log.warning("delivery %s refused: the body is not JSON (%s)", delivery, type(error).__name__)
             return self.reject("json", 400, "the body is not JSON")
-        accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
+        try:
+            accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
+        except MalformedPayload as error:
+            _log.warning("delivery %s refused: malformed %s payload: %s", delivery, event or "(no event)", error)
+            return self.reject("payload", 400, f"malformed payload: {error}")
         answer = {"delivery": delivery, "outcome": accepted.outcome.value, "reason": accepted.reason,
                   "duplicate": accepted.duplicate}
         if accepted.job is None:
