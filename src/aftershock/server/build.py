@@ -66,7 +66,7 @@ def build_service(settings: ServiceSettings, choice: QueueChoice, stack: ExitSta
     else:
         from aftershock.server.rq_jobs import RedisJobQueue, connect
 
-        connection = connect(choice.url)
+        connection = connect(choice.url, socket_timeout=5.0)
         metrics = RedisMetrics(connection, choice.name)
         queue = RedisJobQueue(connection, choice.name, settings.job_timeout_seconds)
         stack.callback(queue.close)

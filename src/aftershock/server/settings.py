@@ -59,6 +59,7 @@ class ServiceSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     workers: int = 1
     job_timeout_seconds: int = 1800
+    reconcile_seconds: float = 10.0  # how often deliveries left accepted (queue down) are queued again
     render: RenderSettings = RenderSettings()
 
     @property
