@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from aftershock.errors import ConfigError
+from aftershock.server.github_api import RetryPolicy
 from aftershock.server.github_auth import GitHubAccess, github_access
 from aftershock.server.jobs import InProcessQueue, JobQueue
 from aftershock.server.metrics import MemoryMetrics, Metrics, RedisMetrics
@@ -32,7 +33,8 @@ def _access(settings: ServiceSettings, stack: ExitStack) -> GitHubAccess:
     if settings.app is None:
         raise ConfigError("the service needs GitHub App credentials",
                           hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE")
-    access = github_access(settings.api_url, settings.app)
+    retry = RetryPolicy(settings.github_attempts, settings.github_backoff_seconds)
+    access = github_access(settings.api_url, settings.app, retry=retry)
     stack.callback(access.close)
     return access
 

@@ -25,6 +25,7 @@ _FAMILIES = {
     "aftershock_review_duration_seconds": ("histogram", "Time from a review job's start to its report."),
     "aftershock_renders_total": ("counter", "Helm renders, by result."),
     "aftershock_failures_total": ("counter", "Failures, by stage."),
+    "aftershock_job_failures_total": ("counter", "Jobs that failed, by kind (review, command) and cause (github, error, internal)."),
 }
 
 
