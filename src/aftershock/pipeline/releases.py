@@ -21,7 +21,7 @@ from aftershock.model.releases import ResolvedRelease
 from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.releases.parse import release_spec
+from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -107,7 +107,7 @@ def _plans(
 ) -> tuple[list[ChartPlan], list[ValuesKeyChange], list[NotReviewed]]:
     plans, changes, gaps = [], [], []
     for source in sources:
-        for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if release_spec(o)}):
+        for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}):
             if key in seen:
                 continue
             seen.add(key)
