@@ -75,3 +75,15 @@ def test_a_malformed_object_is_not_reviewed_or_ignored_never_a_crash(tmp_path: P
     if needle is not None:
         (line,) = [l for l in result.stderr.splitlines() if "not reviewed" in l]
         assert "release" in line and needle in line, line
+
+
+def test_a_values_key_that_is_the_empty_string_is_traced_not_a_crash(tmp_path: Path) -> None:
+    # found by tests/fuzz: provenance dropped the empty key from the path and crashed (exit 70)
+    template = "{{- range .Values.objects }}\n---\n{{ toYaml . }}\n{{- end }}\n"
+    config_map = '{apiVersion: v1, kind: ConfigMap, metadata: {name: web}, data: {a: "1"}}'
+    repo = make_repo(tmp_path / "work")
+    base = commit(repo, {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+                         "c/values.yaml": f"objects: [{config_map}]\n", "c/templates/objects.yaml": template}, "feat: c")
+    commit(repo, {"c/values.yaml": "name: false\n? ''\n: {}\n"}, "fix: empty key")
+    result = run("review", "--repo", str(repo), "--base", base, "--no-state", "--no-tests", "--format", "json")
+    assert result.returncode == 0, result.stderr
