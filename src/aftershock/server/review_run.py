@@ -7,7 +7,6 @@ two pushes never review in parallel and an older head never lands after a newer 
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,7 +15,7 @@ from aftershock import __version__
 from aftershock.config import load_config
 from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
-from aftershock.model.review import ChartOutcome, Review
+from aftershock.model.review import Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
