@@ -68,11 +68,3 @@ def test_pause_and_resume(ledger):
     assert ledger.resume("github.com/acme/platform", pr) and not ledger.resume("github.com/acme/platform", pr)
     assert not ledger.paused("github.com/acme/platform", pr)
 
-
-def test_only_one_dispatcher_claims_an_accepted_delivery(ledger):
-    _record(ledger, "c-1")
-    with ThreadPoolExecutor(4) as pool:
-        claims = list(pool.map(lambda _: ledger.claim("c-1"), range(4)))
-    assert claims.count(True) == 1 and ledger.get("c-1").outcome is Outcome.QUEUED
-    ledger.mark("c-1", Outcome.ACCEPTED)  # the queue refused it: the reconciler may claim it again
-    assert ledger.claim("c-1") and not ledger.claim("c-1")

@@ -104,3 +104,43 @@ def test_a_delivery_during_an_outage_answers_503_and_is_queued_when_redis_return
         fake.stop()
     (run,) = fake.runs_for(head)
     assert run.statuses == ["queued"]  # announced once, by the reconciler's dispatch
+
+
+class _CountingQueue:
+    """A queue that keeps what it was given (the service's dispatch is what is tested)."""
+
+    def __init__(self) -> None:
+        self.jobs: list = []
+
+    def submit(self, job) -> None:
+        time.sleep(0.01)  # a real submit takes a moment: let the other dispatchers catch up
+        self.jobs.append(job)
+
+    def depth(self) -> int:
+        return len(self.jobs)
+
+    def healthy(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_delivery_dispatched_by_the_request_and_the_reconciler_at_once_is_queued_once(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from aftershock.server.metrics import MemoryMetrics
+    from aftershock.server.service import WebhookService
+    from aftershock.server.settings import ServiceSettings
+    from aftershock.state.store import open_store
+
+    store = open_store(str(tmp_path / "state.db"))
+    queue = _CountingQueue()
+    service = WebhookService(ServiceSettings(b"s", str(tmp_path / "state.db")), store, queue, None, MemoryMetrics(),
+                             embedded_queue=False)
+    accepted = service.accept("pull_request", "c-1", pull_request_payload(REPO, 5, "a" * 40, "b" * 40))
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: service.dispatch(accepted.job), range(4)))
+    assert service.reconcile(grace_seconds=0) == 0  # nothing is left accepted
+    assert len(queue.jobs) == 1 and service.ledger.get("c-1").outcome is Outcome.QUEUED
+    store.close()

@@ -103,10 +103,6 @@ class Ledger:
             values["job"] = job
         self._update(delivery_id, values, None)
 
-    def claim(self, delivery_id: str) -> bool:
-        """Move the delivery from accepted to queued; True for the one dispatcher that should queue it."""
-        return self._update(delivery_id, {"outcome": Outcome.QUEUED.value}, [Outcome.ACCEPTED.value]) == 1
-
     def start(self, delivery_id: str) -> bool:
         """Mark the delivery running unless it already has a final outcome; True when the job should run."""
         unfinished = [o.value for o in Outcome if not o.final]

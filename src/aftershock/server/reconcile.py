@@ -3,7 +3,7 @@
 A delivery whose job could not be queued (Redis down: the delivery was answered 503, or the queue
 failed after the answer) stays `accepted` in the ledger. Every `interval_seconds`, when the queue
 answers, the reconciler dispatches those older than `grace_seconds` (younger ones are still being
-dispatched by the request that accepted them); the ledger's claim keeps a job from being queued twice.
+dispatched by the request that accepted them); `WebhookService.dispatch` queues a delivery once.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -51,6 +52,8 @@ class WebhookService:
         self.access = access
         self.metrics = metrics
         self._embedded = embedded_queue
+        self._guard = threading.Lock()
+        self._dispatching: set[str] = set()  # delivery ids being dispatched by some thread
         self._routing = RoutingOptions(settings.mention, settings.review_drafts,
                                        settings.app.app_id if settings.app is not None else None)
 
@@ -75,16 +78,28 @@ class WebhookService:
         return replace(intake, kind=IntakeKind.IGNORE, reason="automatic reviews are paused on this pull request", job=None)
 
     def dispatch(self, job: Job) -> None:
-        """Claim the accepted delivery, announce the queued check run of a push review (best effort),
-        then queue the job; a job the queue refuses is left accepted for `reconcile`."""
-        if not self.ledger.claim(job.delivery_id):
-            return  # another dispatcher (the reconciler, or the request that accepted it) has it
-        job = self._announce(job)
+        """Announce the queued check run of a push review (best effort), then queue the job; a job the
+        queue refuses is left accepted for `reconcile`. A delivery is dispatched once: by one thread at
+        a time, and only while the ledger still has it accepted."""
+        with self._guard:
+            if job.delivery_id in self._dispatching:
+                return  # the request that accepted it, or the reconciler, is dispatching it
+            self._dispatching.add(job.delivery_id)
+        try:
+            row = self.ledger.get(job.delivery_id)
+            if row is not None and row.outcome is not Outcome.ACCEPTED:
+                return  # handed over meanwhile
+            self._queue(self._announce(job))
+        finally:
+            with self._guard:
+                self._dispatching.discard(job.delivery_id)
+
+    def _queue(self, job: Job) -> None:
         self.ledger.mark(job.delivery_id, Outcome.QUEUED, job=job_to_json(job))
         try:
             self.queue.submit(job)
         except Exception as error:  # noqa: BLE001 - left accepted, so `reconcile` hands it over again
-            self.ledger.mark(job.delivery_id, Outcome.ACCEPTED)
+            self.ledger.mark(job.delivery_id, Outcome.ACCEPTED, job=job_to_json(job))
             _log.error("could not queue %s, left accepted until the queue answers: %s", job.delivery_id, error)
 
     def _announce(self, job: Job) -> Job:
