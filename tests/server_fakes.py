@@ -74,6 +74,7 @@ class FakeState:
     git_fetches: int = 0
     calls: list[str] = field(default_factory=list)
     slow_answers: list[float] = field(default_factory=list)  # seconds to wait before answering the next check-run PATCHes
+    unavailable_answers: int = 0  # the next API calls (token exchanges too) that answer 503, as GitHub does when down
 
 
 class FakeGitHub:
@@ -241,6 +242,9 @@ def _api(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]], 
          ) -> tuple[int, Any, dict[str, str]]:
     with fake.lock:
         fake.state.calls.append(f"{method} {path}")
+        if fake.state.unavailable_answers > 0:
+            fake.state.unavailable_answers -= 1
+            return 503, {"message": "Service Unavailable"}, {}
     auth = headers.get("Authorization", "")
     if match := re.fullmatch(r"/app/installations/(\d+)/access_tokens", path):
         return _exchange(fake, auth)

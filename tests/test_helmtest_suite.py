@@ -105,3 +105,15 @@ def test_minimum_version_and_unset_api_versions():
     assert "requires minimum unittest plugin version 99.0.0" in suite.skip_reason
     # `apiVersions:` without a value leaves the test with none, not even the suite's.
     assert effective_capabilities(suite, suite.tests[0]).api_versions is None
+
+
+@pytest.mark.parametrize("text, message", [
+    # found by tests/fuzz: a duplicate key inside assertion parameters escaped as GoYamlError
+    ("suite: s\ntests:\n  - it: x\n    asserts:\n      - equal: {path: a, path: b, value: 1}\n", 'mapping key "path" already defined'),
+    # found by tests/fuzz: an int assertion parameter given as .nan or .inf raised a bare ValueError / OverflowError
+    ("suite: s\ntests:\n  - it: x\n    asserts: [{hasDocuments: {count: .nan}}]\n", "'Count' expected type 'int'"),
+    ("suite: s\ntests:\n  - it: x\n    asserts: [{contains: {path: a, content: 1, count: -.inf}}]\n", "'Count' expected type 'int'"),
+])
+def test_malformed_parameters_are_suite_errors(text, message):
+    with pytest.raises(SuiteError, match=message):
+        parse_suite_text(text, "tests/x_test.yaml", "c")

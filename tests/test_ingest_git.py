@@ -377,6 +377,19 @@ def test_repository_diff_settings_do_not_change_what_is_parsed(tmp_path: Path) -
     assert opened.commits(base, head)[0].sha == head
 
 
+def test_an_unreadable_diff_order_file_is_ignored_by_every_git_call(tmp_path: Path) -> None:
+    # `git log --name-only` honours diff.orderFile as `git diff` does: a missing file failed the review.
+    repo = make_repo(tmp_path)
+    base = commit(repo, {"a.txt": "1\n", "b.txt": "1\n"}, "base")
+    head = commit(repo, {"a.txt": "2\n", "b.txt": "2\n"}, "head")
+    git(repo, "config", "diff.orderFile", str(tmp_path / "missing-order-file"))
+    opened = GitRepository.open(repo)
+    changes = opened.file_changes(base, head)
+    assert [c.path for c in changes] == ["a.txt", "b.txt"]
+    assert all(c.commits == (head,) for c in changes)
+    assert opened.commits(base, head)[0].sha == head
+
+
 def test_patch_parser_reads_blank_context_and_no_newline_markers() -> None:
     patch = [
         b"diff --git a/x b/x\n",

@@ -127,6 +127,8 @@ def test_parser_keeps_variables_strings_and_chains():
 
 def test_key_paths_and_matching():
     assert split_key('a."b.c".d') == ("a", "b.c", "d")
+    # found by tests/fuzz: the empty key (quoted by the values diff) was dropped, and an empty path crashed
+    assert split_key('""') == ("",) and split_key('a."".b') == ("a", "", "b") and split_key("a..b") == ("a", "b")
     assert matches(("image",), ("image", "tag")) and matches(("image", "tag"), ("image",))
     assert matches(("env", "*", "value"), ("env",)) and matches(("releases", "*", "chart"), ("releases", "web", "chart"))
     assert not matches(("image", "repository"), ("image", "tag"))

@@ -10,6 +10,7 @@ import pytest
 
 from state_support import state_location  # noqa: F401 (fixture)
 from aftershock.server.ledger import Ledger, Outcome
+from aftershock.server.supersede import RivalReview
 from aftershock.state.records import ReviewTarget
 from aftershock.state.store import open_store
 
@@ -46,14 +47,16 @@ def test_a_finished_job_is_never_started_again(ledger):
     assert [r.delivery_id for r in ledger.unfinished([Outcome.ACCEPTED, Outcome.RUNNING])] == []
 
 
-def test_a_newer_review_of_the_same_pull_request_supersedes(ledger):
-    _record(ledger, "old")
+def test_the_other_reviews_of_the_same_pull_request_are_its_rivals(ledger):
+    _record(ledger, "old", job={"type": "review", "head_sha": "1" * 40})
     _record(ledger, "other-pr", target="6")
     _record(ledger, "ignored", job=None, outcome=Outcome.IGNORED)
     _record(ledger, "command", job=COMMAND)
-    assert not ledger.superseded("old")  # another pull request, an ignored event and a command do not count
-    _record(ledger, "new")
-    assert ledger.superseded("old") and not ledger.superseded("new")
+    assert ledger.rival_reviews("old") == ()  # another pull request, an ignored event and a command do not count
+    _record(ledger, "new", job={"type": "review", "head_sha": "2" * 40})
+    _record(ledger, "asked", job={"type": "review", "head_sha": None})
+    assert ledger.rival_reviews("old") == (RivalReview("new", "2" * 40, later=True), RivalReview("asked", None, later=True))
+    assert ledger.rival_reviews("new") == (RivalReview("old", "1" * 40, later=False), RivalReview("asked", None, later=True))
 
 
 def test_pause_and_resume(ledger):
@@ -64,3 +67,4 @@ def test_pause_and_resume(ledger):
     assert ledger.paused("github.com/acme/platform", pr) and not ledger.paused("github.com/acme/other", pr)
     assert ledger.resume("github.com/acme/platform", pr) and not ledger.resume("github.com/acme/platform", pr)
     assert not ledger.paused("github.com/acme/platform", pr)
+

@@ -92,7 +92,8 @@ def test_workers_run_queued_jobs_and_a_newer_push_supersedes(setup):
         deliver(client, running.url, "pull_request", pull_request_payload(REPO, 3, head2, base, "synchronize"), r2)
         deliver(client, running.url, "pull_request", pull_request_payload(REPO, 4, head1, base), r3)
         wait_for(lambda: all(_outcome(running, d) is Outcome.QUEUED for d in (r1, r2, r3)), 30, "queued jobs")
-        assert running.service.queue.depth() == 3
+        # the ledger says queued just before the job reaches Redis (a worker must never find it unrecorded)
+        wait_for(lambda: running.service.queue.depth() == 3, 30, "three jobs on the queue")
         worker = start_worker("--burst")
         assert worker.wait(180) == 0, worker.stderr.read().decode()[-2000:]
         metrics = client.get(f"{running.url}/metrics").text

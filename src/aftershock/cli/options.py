@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 import click
 
+from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
@@ -153,6 +154,7 @@ def state_settings(ctx: click.Context) -> StateOptions | None:
         if given["since_last"] or given["state"]:
             raise ConfigError("--no-state keeps no review to start from", hint="drop --no-state, or --state/--since-last")
         return None
+    check_state_location(given["state"])
     requested = RequestedMode.SINCE_LAST if given["since_last"] else RequestedMode.FULL if given["full"] else RequestedMode.DEFAULT
     return StateOptions(given["state"], given["target"], requested, given["lock_timeout"])
 
@@ -165,8 +167,10 @@ def review_options(command: Command) -> Command:
 
 
 def review_settings(ctx: click.Context) -> ReviewSettings:
-    """The review options of the running command, read back from its context."""
+    """The review options of the running command, read back from its context (paths checked)."""
     given = ctx.meta.get(_META, {})
+    if given["render_cache"] not in (None, RENDER_CACHE_OFF):
+        check_folder(given["render_cache"], "--render-cache")
     request = ReviewRequest(
         repo=Path(given["repo"]), base=given["base"], head=given["head"], release_name=given["release_name"],
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import click
 
+from aftershock.cli.paths import check_output_file
 from aftershock.cli.options import review_backend, review_options, review_settings, state_options, state_settings
+from aftershock.errors import ConfigError
 from aftershock.pipeline import ReviewResult, review_change
 from aftershock.pipeline.state import StatefulReview, review_with_state
 from aftershock.report.canonical import review_document
@@ -34,6 +36,8 @@ def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: st
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
     out_format = OutputFormat(fmt)
+    if output is not None:
+        check_output_file(output, "--output")
     result, stateful = _run(ctx, progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
@@ -71,6 +75,10 @@ def _write(doc: dict, fmt: OutputFormat, output: str | None, sarif: dict | None)
         write_report(doc, fmt, sys.stdout, color=color, sarif=sarif)
         return
     tmp = Path(output + ".tmp")
-    with tmp.open("w", encoding="utf-8") as stream:
-        write_report(doc, fmt, stream, color=False, sarif=sarif)
-    tmp.replace(output)
+    try:
+        with tmp.open("w", encoding="utf-8") as stream:
+            write_report(doc, fmt, stream, color=False, sarif=sarif)
+        tmp.replace(output)
+    except OSError as error:  # checked before the review; the disk may still fill up or go away
+        tmp.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write --output {output}", hint=error.strerror or str(error)) from None

@@ -27,10 +27,14 @@ from aftershock.server.settings import settings_from_environment
 @click.option("--state", default=None, envvar="AFTERSHOCK_STATE", help="State database: a path or postgresql:// URL.")
 def serve_command(host: str, port: int, queue_url: str | None, queue_name: str, workers: int, state: str | None) -> None:
     """Receive GitHub webhooks at POST /webhook; /healthz and /metrics for operations."""
+    import logging
+
     import uvicorn
 
     from aftershock.server.app import create_app
 
+    # uvicorn configures only its own loggers: without this a failed job's error line went nowhere
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = replace(settings_from_environment(), workers=workers)
     if state:
         settings = replace(settings, state=state)

@@ -132,10 +132,11 @@ def _selected(
 def _through_services(
     key: ObjectKey, body: Mapping[str, Any], workloads: Sequence[RenderedObject], objects: Sequence[RenderedObject]
 ) -> Iterator[Feed]:
-    names = {_get(body, "spec", "defaultBackend", "service", "name")}
+    names = [_get(body, "spec", "defaultBackend", "service", "name")]
     for rule in map(_mapping, _list(_get(body, "spec", "rules"))):
         for path in map(_mapping, _list(_get(rule, "http", "paths"))):
-            names.add(_get(path, "backend", "service", "name"))
+            names.append(_get(path, "backend", "service", "name"))
+    names = {name for name in names if isinstance(name, str)}  # a name that is not a string names no Service
     for service in objects:
         if (service.key.group, service.key.kind) == ("", "Service") and service.key.name in names \
                 and service.key.namespace == key.namespace:

@@ -198,8 +198,8 @@ def _convert(name: str, raw: Any, kind: str) -> Any:
             return raw
         raise _unconvertible(name, kind, raw)
     if kind in ("int", "int?"):
-        if isinstance(raw, bool) or not isinstance(raw, (int, float, GoUint)):
-            raise _unconvertible(name, "int", raw)
+        if isinstance(raw, bool) or not isinstance(raw, (int, float, GoUint)) or raw in (math.inf, -math.inf) or raw != raw:
+            raise _unconvertible(name, "int", raw)  # Go's conversion of NaN or ±Inf to int is undefined
         return raw.value if isinstance(raw, GoUint) else int(raw)
     if kind == "list[str]":
         if not isinstance(raw, list):

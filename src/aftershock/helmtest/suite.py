@@ -173,7 +173,10 @@ def parse_suite_text(text: str, file: str, chart_route: str) -> TestSuite | None
         raise SuiteError(str(exc)) from None
     if not nodes or nodes[0] is None:
         return None
-    return _suite(Decoder(), nodes[0], file, chart_route)
+    try:
+        return _suite(Decoder(), nodes[0], file, chart_route)
+    except GoYamlError as exc:  # decoding a node (a duplicate key in assertion parameters) fails as reading does
+        raise SuiteError(str(exc)) from None
 
 
 def _suite(decoder: Decoder, node: Node, file: str, chart_route: str) -> TestSuite:

@@ -35,6 +35,7 @@ _HARDENING = (
     "-c", "core.pager=cat",
     "-c", "core.attributesFile=/dev/null",
     "-c", "diff.external=",
+    "-c", "diff.orderFile=/dev/null",  # git log reads it too; an unreadable one makes every call fail
     "-c", "log.showSignature=false",
     "-c", "protocol.allow=never",
     "-c", "color.ui=false",

@@ -21,7 +21,7 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import Side
 from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.charts import RenderSettings, SideInput, render_side, side_objects
-from aftershock.releases.parse import release_spec
+from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
 from aftershock.render.contexts import ContextCandidate
@@ -79,7 +79,7 @@ def find_installers(
 
 def _plain_releases(manifests: PlainManifests) -> list[_Found]:
     lookup = {o.key: o for o in manifests.all_objects()}
-    return [_Found(o, f"plain manifest {o.template}", lookup) for o in manifests.all_objects() if release_spec(o)]
+    return [_Found(o, f"plain manifest {o.template}", lookup) for o in manifests.all_objects() if declares_release(o)]
 
 
 def _rendered_releases(
@@ -103,7 +103,7 @@ def _rendered_releases(
             continue
         objects = side_objects(outcome, plan, side, charts)
         lookup = {**plain, **{o.key: o for o in objects}}
-        found += [_Found(o, f"rendered by chart {plan.path}", lookup) for o in objects if release_spec(o)]
+        found += [_Found(o, f"rendered by chart {plan.path}", lookup) for o in objects if declares_release(o)]
     return found
 
 
@@ -117,7 +117,10 @@ def _resolve_all(
 ) -> dict[tuple[str, ObjectKey], tuple[_Found, str]]:
     resolved: dict[tuple[str, ObjectKey], tuple[_Found, str]] = {}
     for entry in found:
-        spec = release_spec(entry.obj)
+        try:
+            spec = release_spec(entry.obj)
+        except AftershockError:
+            continue  # a malformed release: release following reports it as not reviewed
         if spec is None:
             continue
         path, evidence, problem = resolve_chart(spec, side_input[1], chart_map)
@@ -130,9 +133,9 @@ def _inputs(entry: tuple[_Found, str] | None, side_input: SideInput, chart: str)
     if entry is None:
         return None
     found, _ = entry
-    spec = release_spec(found.obj)
-    assert spec is not None
     try:
+        spec = release_spec(found.obj)
+        assert spec is not None
         values = release_values(spec, found.lookup, side_input[0].text_or_none, chart)
     except AftershockError:
         return None  # a valuesFrom source is missing: the release is reported by release following

@@ -22,7 +22,7 @@ from aftershock.model.releases import ResolvedRelease
 from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.releases.parse import release_spec
+from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -117,7 +117,7 @@ def _plans(
     plans, changes, gaps = [], [], []
     said: set[ObjectKey] = {key for key, _ in seen}
     for source in sources:
-        for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if release_spec(o)}):
+        for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}):
             try:
                 plan, values_changes = _plan(source, key, base, head, affected, chart_map)
             except AftershockError as error:

@@ -85,10 +85,13 @@ def value_scope(root: str, charts: Mapping[str, Chart]) -> ValueScope:
 
 
 def split_key(path: str) -> tuple[str, ...]:
-    """`a."b.c".d` -> ("a", "b.c", "d"), the inverse of the values diff's path text."""
+    """`a."b.c".d` -> ("a", "b.c", "d"), the inverse of the values diff's path text; `""` is the empty
+    key (kept), an unquoted empty segment (`a..b`) is dropped."""
     if '"' not in path:
         return tuple(p for p in path.split(".") if p != "")
-    parts, current, i, quoted = [], [], 0, False
+    parts: list[str] = []
+    current: list[str] = []
+    i, quoted, was_quoted = 0, False, False
     while i < len(path):
         ch = path[i]
         if quoted and ch == "\\" and i + 1 < len(path):
@@ -96,15 +99,17 @@ def split_key(path: str) -> tuple[str, ...]:
             i += 2
             continue
         if ch == '"':
-            quoted = not quoted
+            quoted, was_quoted = not quoted, True
         elif ch == "." and not quoted:
-            parts.append("".join(current))
-            current = []
+            if current or was_quoted:
+                parts.append("".join(current))
+            current, was_quoted = [], False
         else:
             current.append(ch)
         i += 1
-    parts.append("".join(current))
-    return tuple(p for p in parts if p != "") if path else ()
+    if current or was_quoted:
+        parts.append("".join(current))
+    return tuple(parts)
 
 
 def matches(read: tuple[str, ...], key: tuple[str, ...]) -> bool:

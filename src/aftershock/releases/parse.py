@@ -1,4 +1,9 @@
-"""Reading a Flux HelmRelease or an Argo CD Application object into a ReleaseSpec."""
+"""Reading a Flux HelmRelease or an Argo CD Application object into a ReleaseSpec.
+
+A field the controller needs as a list (`valuesFrom`, `valueFiles`) that is something else raises
+MalformedInputError naming it, so the release is *not reviewed* with the reason; `declares_release`
+tells which objects are releases without reading them.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,10 @@ from aftershock.model.releases import ReleaseKind, ReleaseSpec, ValuesReference
 
 FLUX_GROUP = "helm.toolkit.fluxcd.io"
 ARGO_GROUP = "argoproj.io"
+
+
+def declares_release(obj: RenderedObject) -> bool:
+    return (obj.key.group, obj.key.kind) in ((FLUX_GROUP, "HelmRelease"), (ARGO_GROUP, "Application"))
 
 
 def release_spec(obj: RenderedObject) -> ReleaseSpec | None:
@@ -26,6 +35,15 @@ def _map(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any, field: str, obj: RenderedObject) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedInputError(f"{field} is a {type(value).__name__}, not a list", where=str(obj.key),
+                                  hint=f"make {field} a list")
+    return value
+
+
 def _flux(obj: RenderedObject) -> ReleaseSpec:
     spec = _map(obj.body.get("spec"))
     chart_spec = _map(_map(spec.get("chart")).get("spec"))
@@ -39,7 +57,7 @@ def _flux(obj: RenderedObject) -> ReleaseSpec:
             target_path=str(r["targetPath"]) if r.get("targetPath") else None,
             optional=bool(r.get("optional", False)),
         )
-        for r in spec.get("valuesFrom") or () if isinstance(r, dict)
+        for r in _list(spec.get("valuesFrom"), "spec.valuesFrom", obj) if isinstance(r, dict)
     )
     kube = _map(_map(spec.get("kubeConfig")).get("secretRef")).get("name")
     return ReleaseSpec(
@@ -55,12 +73,14 @@ def _flux(obj: RenderedObject) -> ReleaseSpec:
 
 def _argo(obj: RenderedObject) -> ReleaseSpec:
     spec = _map(obj.body.get("spec"))
-    sources = [_map(s) for s in spec.get("sources") or () if isinstance(s, dict)] or [_map(spec.get("source"))]
+    sources = [_map(s) for s in _list(spec.get("sources"), "spec.sources", obj) if isinstance(s, dict)] \
+        or [_map(spec.get("source"))]
     source = next((s for s in sources if s.get("path")), sources[0])
     helm = _map(source.get("helm"))
     values = dict(_argo_values(helm.get("values"), obj))
     values = _merge(values, _map(helm.get("valuesObject")))
-    files = tuple(ValuesReference(kind="File", name=str(f)) for f in helm.get("valueFiles") or ())
+    files = tuple(ValuesReference(kind="File", name=str(f)) for f in _list(helm.get("valueFiles"), "helm.valueFiles", obj)
+                  if isinstance(f, str))
     destination = _map(spec.get("destination"))
     return ReleaseSpec(
         key=obj.key, kind=ReleaseKind.ARGO, chart=str(source["path"]) if source.get("path") else source.get("chart"),

@@ -105,15 +105,25 @@ def _reference_text(
 
 def _object_value(obj: RenderedObject, key: str) -> str | None:
     if obj.key.kind == "Secret":
-        string_data = obj.body.get("stringData") or {}
+        string_data = _data(obj, "stringData")
         if key in string_data:
             return str(string_data[key])
-        encoded = (obj.body.get("data") or {}).get(key)
+        encoded = _data(obj, "data").get(key)
         if encoded is None:
             return None
         try:
             return base64.b64decode(str(encoded)).decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             return None
-    value = (obj.body.get("data") or {}).get(key)
+    value = _data(obj, "data").get(key)
     return None if value is None else str(value)
+
+
+def _data(obj: RenderedObject, field: str) -> Mapping[str, Any]:
+    value = obj.body.get(field)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ReleaseValuesError(f"{obj.key.kind}/{obj.key.name} {field} is a {type(value).__name__}, not a mapping",
+                                 where=str(obj.key), hint=f"make {field} a mapping of keys to values")
+    return value

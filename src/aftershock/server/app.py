@@ -2,12 +2,16 @@
 
 A delivery is read up to the body limit (413 beyond), its signature checked in constant time
 (401 when missing or wrong, before anything else is looked at), recorded, and answered; its job
-is dispatched after the answer has gone out, as a background task.
+is dispatched after the answer has gone out, as a background task. A signed body that is not JSON,
+nests too deeply to parse, or has a field of the wrong type answers 400 with one log line. A job
+accepted while the queue is down answers 503: it is recorded, and the reconciler queues it when the
+queue is back (GitHub's redelivery of it is then a duplicate).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
@@ -18,11 +22,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from aftershock.server.events import MalformedPayload
 from aftershock.server.metrics import prometheus_text, sample
+from aftershock.server.reconcile import Reconciler
 from aftershock.server.service import WebhookService
 from aftershock.server.signature import SIGNATURE_HEADER, signature_valid
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_log = logging.getLogger("aftershock.server")
 
 
 class _TooLarge(Exception):
@@ -65,13 +72,23 @@ class _Endpoints:
             return self.reject("delivery", 400, "missing or overlong X-GitHub-Delivery")
         try:
             payload = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError) as error:  # RecursionError: nested deeper than Python's stack
+            _log.warning("delivery %s refused: the body is not JSON (%s)", delivery, type(error).__name__)
             return self.reject("json", 400, "the body is not JSON")
-        accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
+        try:
+            accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
+        except MalformedPayload as error:
+            _log.warning("delivery %s refused: malformed %s payload: %s", delivery, event or "(no event)", error)
+            return self.reject("payload", 400, f"malformed payload: {error}")
         answer = {"delivery": delivery, "outcome": accepted.outcome.value, "reason": accepted.reason,
                   "duplicate": accepted.duplicate}
         if accepted.job is None:
             return JSONResponse(answer, status_code=200)
+        if not await anyio.to_thread.run_sync(self.service.queue.healthy):
+            _log.error("delivery %s recorded, not queued: the queue does not answer", delivery)
+            self.service.metrics.increment(sample("aftershock_failures_total", stage="queue"))
+            answer["error"] = "the job queue is unavailable: the delivery is recorded and will be queued when it is back"
+            return JSONResponse(answer, status_code=503)
         return JSONResponse(answer, status_code=202, background=BackgroundTask(self.service.dispatch, accepted.job))
 
     async def healthz(self, request: Request) -> Response:
@@ -79,7 +96,10 @@ class _Endpoints:
         return JSONResponse({"status": "ok" if healthy else "unavailable"}, status_code=200 if healthy else 503)
 
     async def metrics(self, request: Request) -> Response:
-        values = await anyio.to_thread.run_sync(self.service.metrics.snapshot)
+        try:
+            values = await anyio.to_thread.run_sync(self.service.metrics.snapshot)
+        except Exception as error:  # noqa: BLE001 - counters kept in Redis are unreadable while it is down
+            return PlainTextResponse(f"metrics unavailable: {type(error).__name__}\n", status_code=503)
         try:
             depth: int | None = await anyio.to_thread.run_sync(self.service.queue.depth)
         except Exception:  # noqa: BLE001 - a scrape must still answer when the queue is down
@@ -90,7 +110,12 @@ class _Endpoints:
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
         if self.recover_on_start:
             await anyio.to_thread.run_sync(self.service.recover)
-        yield
+        reconciler = Reconciler(self.service, self.service.settings.reconcile_seconds)
+        reconciler.start()
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(reconciler.stop)
 
 
 def create_app(service: WebhookService, *, recover_on_start: bool = True) -> Starlette:

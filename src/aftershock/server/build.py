@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from aftershock.errors import ConfigError
+from aftershock.server.github_api import RetryPolicy
 from aftershock.server.github_auth import GitHubAccess, github_access
 from aftershock.server.jobs import InProcessQueue, JobQueue
 from aftershock.server.metrics import MemoryMetrics, Metrics, RedisMetrics
@@ -32,7 +33,8 @@ def _access(settings: ServiceSettings, stack: ExitStack) -> GitHubAccess:
     if settings.app is None:
         raise ConfigError("the service needs GitHub App credentials",
                           hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE")
-    access = github_access(settings.api_url, settings.app)
+    retry = RetryPolicy(settings.github_attempts, settings.github_backoff_seconds)
+    access = github_access(settings.api_url, settings.app, retry=retry)
     stack.callback(access.close)
     return access
 
@@ -66,7 +68,7 @@ def build_service(settings: ServiceSettings, choice: QueueChoice, stack: ExitSta
     else:
         from aftershock.server.rq_jobs import RedisJobQueue, connect
 
-        connection = connect(choice.url)
+        connection = connect(choice.url, socket_timeout=5.0)
         metrics = RedisMetrics(connection, choice.name)
         queue = RedisJobQueue(connection, choice.name, settings.job_timeout_seconds)
         stack.callback(queue.close)

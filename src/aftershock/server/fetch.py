@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from aftershock.errors import GitError
+from aftershock.server.supersede import HeadOrder
 from aftershock.state.locks import FileLock
 
 FETCH_TIMEOUT_SECONDS = 600
@@ -131,6 +132,29 @@ def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool | None:
     done = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", ancestor, descendant], env=env,
                           capture_output=True, check=False, timeout=60)
     return done.returncode == 0
+
+
+def head_order(repo: Path, url: str, token: str | None, head: str, other: str) -> HeadOrder:
+    """How `other` relates to the fetched `head`: newer when it descends from it or, unrelated (a
+    force-push), was committed later; `other` is fetched when missing."""
+    if is_ancestor(repo, other, head) is None and not fetch_more(repo, url, token, other):
+        return HeadOrder.UNKNOWN
+    if is_ancestor(repo, head, other):
+        return HeadOrder.NEWER
+    if is_ancestor(repo, other, head):
+        return HeadOrder.OLDER
+    mine, theirs = commit_time(repo, head), commit_time(repo, other)
+    if mine is None or theirs is None or mine == theirs:
+        return HeadOrder.UNKNOWN
+    return HeadOrder.NEWER if theirs > mine else HeadOrder.OLDER
+
+
+def commit_time(repo: Path, sha: str) -> int | None:
+    """The committer date of `sha` (seconds since the epoch), or None when it is not in the repository."""
+    done = subprocess.run(["git", "-C", str(repo), "show", "-s", "--format=%ct", f"{sha}^{{commit}}"],
+                          env=_environment(None, ""), capture_output=True, text=True, check=False, timeout=60)
+    value = done.stdout.strip()
+    return int(value) if done.returncode == 0 and value.isdigit() else None
 
 
 def file_at(repo: Path, sha: str, path: str, max_bytes: int = 1 << 20) -> str | None:

@@ -1,7 +1,9 @@
 """The GitHub REST calls aftershock makes, on a configurable API base URL (github.com, Enterprise, loopback).
 
 Every call is one method; failures become a one-line GitHubError naming the call and GitHub's
-message. The sticky comment is found by a hidden marker in a comment this GitHub App wrote (any
+message. A call GitHub did not answer (unreachable, timed out) or answered 429/5xx is retried with
+exponential backoff up to `RetryPolicy.attempts` times; a POST only when it cannot have been
+processed (no connection made, 429 or 503), so a retry never posts a comment twice. The sticky comment is found by a hidden marker in a comment this GitHub App wrote (any
 bot's with a plain token), so neither an author nor another app quoting the marker makes us edit
 their comment, and there is never a second one.
 """
@@ -11,6 +13,9 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import logging
+import time
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import httpx
@@ -22,6 +27,26 @@ MAX_COMMENT_CHARS = 65_000  # GitHub refuses bodies over 65,536 characters
 ANNOTATIONS_PER_REQUEST = 50  # the checks API's limit per request
 CHECK_RUN_NAME = "aftershock"
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+_IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "PATCH", "DELETE"})
+_RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+_UNPROCESSED_STATUSES = frozenset({429, 503})  # GitHub did not act on the request
+_log = logging.getLogger("aftershock.server")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries: `attempts` in all, waiting `first_delay_seconds`, doubling, at most `max_delay_seconds`."""
+
+    attempts: int = 4
+    first_delay_seconds: float = 0.5
+    max_delay_seconds: float = 8.0
+
+    def delay(self, retry: int, response: httpx.Response | None) -> float:
+        wait = self.first_delay_seconds * 2 ** (retry - 1)
+        after = response.headers.get("retry-after", "") if response is not None else ""
+        if after.isdigit():
+            wait = max(wait, float(after))
+        return min(wait, self.max_delay_seconds)
 
 
 class GitHubError(AftershockError):
@@ -30,6 +55,34 @@ class GitHubError(AftershockError):
     def __init__(self, what: str, *, where: str = "", hint: str = "", status: int | None = None) -> None:
         self.status = status
         super().__init__(what, where=where, hint=hint)
+
+
+def _retried(method: str, error: httpx.HTTPError | None, status: int | None) -> bool:
+    if error is not None:
+        unsent = isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
+        return isinstance(error, httpx.TransportError) and (unsent or method in _IDEMPOTENT)
+    return status in (_RETRIED_STATUSES if method in _IDEMPOTENT else _UNPROCESSED_STATUSES)
+
+
+def send(http: httpx.Client, method: str, url: str, what: str, retry: RetryPolicy, **request: Any) -> httpx.Response:
+    """GitHub's answer to one call, retried while it is unreachable or busy; GitHubError once attempts run out."""
+    attempt = 1
+    while True:
+        response, failure = None, None
+        try:
+            response = http.request(method, url, **request)
+        except httpx.HTTPError as error:
+            failure = error
+        status = response.status_code if response is not None else None
+        if attempt >= retry.attempts or not _retried(method, failure, status):
+            break
+        wait = retry.delay(attempt, response)
+        _log.info("GitHub call for %s failed (%s), retry %d in %.2f s", what, failure or f"HTTP {status}", attempt, wait)
+        time.sleep(wait)
+        attempt += 1
+    if response is None:
+        raise GitHubError(f"cannot reach GitHub for {what} ({attempt} attempt(s)): {failure}", where=f"{method} {url}")
+    return response
 
 
 def check_response(response: httpx.Response, what: str) -> None:
@@ -48,28 +101,25 @@ def check_response(response: httpx.Response, what: str) -> None:
 class GitHubClient:
     """REST calls with one token, on `api_url` (e.g. https://api.github.com or https://HOST/api/v3)."""
 
-    def __init__(self, api_url: str, token: str, http: httpx.Client, *, app_id: str | None = None) -> None:
+    def __init__(self, api_url: str, token: str, http: httpx.Client, *, app_id: str | None = None,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self._api = api_url.rstrip("/")
         self._http = http
+        self._retry = retry
         self._headers = {**API_HEADERS, "Authorization": f"Bearer {token}"}
         self._app_id = app_id  # as a GitHub App: its comments are the ones it may edit
 
     def _call(self, method: str, path: str, what: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
         url = path if path.startswith(("http://", "https://")) else f"{self._api}{path}"
-        try:
-            response = self._http.request(method, url, headers=self._headers, json=body, params=params)
-        except httpx.HTTPError as error:
-            raise GitHubError(f"cannot reach GitHub for {what}: {error}", where=f"{method} {url}") from None
+        response = send(self._http, method, url, what, self._retry, headers=self._headers, json=body, params=params)
         check_response(response, what)
         return response.json() if response.content else None
 
     def _pages(self, path: str, what: str) -> Iterator[dict[str, Any]]:
         url: str | None = f"{self._api}{path}"
         while url:
-            try:
-                response = self._http.get(url, headers=self._headers, params={"per_page": 100} if "?" not in url else None)
-            except httpx.HTTPError as error:
-                raise GitHubError(f"cannot reach GitHub for {what}: {error}", where=url) from None
+            params = {"per_page": 100} if "?" not in url else None
+            response = send(self._http, "GET", url, what, self._retry, headers=self._headers, params=params)
             check_response(response, what)
             yield from response.json()
             url = response.links.get("next", {}).get("url")

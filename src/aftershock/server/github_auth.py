@@ -15,7 +15,7 @@ from typing import Callable, Protocol
 import httpx
 import jwt
 
-from aftershock.server.github_api import API_HEADERS, GitHubClient, GitHubError, check_response
+from aftershock.server.github_api import API_HEADERS, GitHubClient, GitHubError, RetryPolicy, check_response, send
 from aftershock.server.settings import AppCredentials
 
 JWT_LIFETIME_SECONDS = 540  # GitHub accepts at most 10 minutes
@@ -52,8 +52,10 @@ class InstallationTokens:
 
     def __init__(
         self, api_url: str, credentials: AppCredentials, http: httpx.Client, clock: Callable[[], float] = time.time,
+        retry: RetryPolicy = RetryPolicy(),
     ) -> None:
         self._api_url = api_url.rstrip("/")
+        self._retry = retry
         self._credentials = credentials
         self._http = http
         self._clock = clock
@@ -75,10 +77,7 @@ class InstallationTokens:
     def _exchange(self, installation_id: int) -> tuple[str, float]:
         url = f"{self._api_url}/app/installations/{installation_id}/access_tokens"
         headers = {**API_HEADERS, "Authorization": f"Bearer {app_jwt(self._credentials)}"}
-        try:
-            response = self._http.post(url, headers=headers)
-        except httpx.HTTPError as error:
-            raise GitHubError(f"cannot reach GitHub for an installation token: {error}", where=url) from None
+        response = send(self._http, "POST", url, "an installation token", self._retry, headers=headers)
         check_response(response, "installation token")
         self.exchanges += 1
         data = response.json()
@@ -95,8 +94,10 @@ def _expiry(text: str, now: float) -> float:
 class GitHubAccess:
     """API clients and git tokens for an installation, on one HTTP connection pool."""
 
-    def __init__(self, api_url: str, tokens: TokenSource, http: httpx.Client, app_id: str | None = None) -> None:
+    def __init__(self, api_url: str, tokens: TokenSource, http: httpx.Client, app_id: str | None = None,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self.api_url = api_url.rstrip("/")
+        self.retry = retry
         self.tokens = tokens
         self.http = http
         self.app_id = app_id  # the GitHub App acting (None with a plain token)
@@ -105,19 +106,20 @@ class GitHubAccess:
         return self.tokens.token(installation_id)
 
     def client(self, installation_id: int | None) -> GitHubClient:
-        return GitHubClient(self.api_url, self.token(installation_id), self.http, app_id=self.app_id)
+        return GitHubClient(self.api_url, self.token(installation_id), self.http, app_id=self.app_id, retry=self.retry)
 
     def close(self) -> None:
         self.http.close()
 
 
 def github_access(api_url: str, credentials: AppCredentials | None, token: str | None = None,
-                  timeout_seconds: float = 30.0) -> GitHubAccess:
+                  timeout_seconds: float = 30.0, retry: RetryPolicy = RetryPolicy()) -> GitHubAccess:
     """Access as the App (JWT exchanged for installation tokens) or, for the Action, with one token."""
     http = httpx.Client(timeout=timeout_seconds, follow_redirects=False)
     if credentials is not None:
-        return GitHubAccess(api_url, InstallationTokens(api_url, credentials, http), http, app_id=credentials.app_id)
+        tokens = InstallationTokens(api_url, credentials, http, retry=retry)
+        return GitHubAccess(api_url, tokens, http, app_id=credentials.app_id, retry=retry)
     if token:
-        return GitHubAccess(api_url, StaticToken(token), http)
+        return GitHubAccess(api_url, StaticToken(token), http, retry=retry)
     http.close()
     raise GitHubError("no GitHub credentials", hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE")

@@ -3,8 +3,8 @@
 A delivery is recorded before it is acknowledged, so a delivery GitHub sent twice is processed once
 and one accepted before a crash is found again on restart. A row moves accepted -> queued ->
 running -> a final outcome; a job starts only while its row is not final, so a job run twice (a
-worker lost, a queue replayed) does its work once. A review job is superseded when a newer review
-of the same pull request was asked for. Paused pull requests are kept here too.
+worker lost, a queue replayed) does its work once. The other review jobs of a pull request are
+listed for `supersede` to judge which head is newest. Paused pull requests are kept here too.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from aftershock.state import schema
 from aftershock.state.database import translated_errors
+from aftershock.server.supersede import RivalReview
 from aftershock.state.records import ReviewTarget
 from aftershock.state.store import StateStore
 
@@ -107,20 +108,23 @@ class Ledger:
         unfinished = [o.value for o in Outcome if not o.final]
         return self._update(delivery_id, {"outcome": Outcome.RUNNING.value}, unfinished) == 1
 
-    def superseded(self, delivery_id: str) -> bool:
-        """True when a newer review of the same pull request was recorded after this delivery."""
+    def rival_reviews(self, delivery_id: str) -> tuple[RivalReview, ...]:
+        """The other review jobs recorded for the same pull request as this delivery, oldest first."""
         table = schema.webhook_deliveries
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
             mine = conn.execute(sa.select(table).where(table.c.delivery_id == delivery_id)).first()
             if mine is None or mine.target_name is None:
-                return False
-            newer = conn.execute(
-                sa.select(table.c.job).where(
+                return ()
+            others = conn.execute(
+                sa.select(table.c.id, table.c.delivery_id, table.c.job).where(
                     table.c.repository == mine.repository, table.c.target_name == mine.target_name,
-                    table.c.id > mine.id, table.c.job.is_not(None),
-                )
-            ).scalars()
-            return any(isinstance(job, dict) and job.get("type") == "review" for job in newer)
+                    table.c.id != mine.id, table.c.job.is_not(None),
+                ).order_by(table.c.id)
+            ).all()
+        return tuple(
+            RivalReview(row.delivery_id, row.job.get("head_sha"), later=row.id > mine.id)
+            for row in others if isinstance(row.job, dict) and row.job.get("type") == "review"
+        )
 
     def unfinished(self, outcomes: Iterable[Outcome]) -> tuple[DeliveryRow, ...]:
         """Deliveries whose outcome is one of `outcomes`, oldest first (for recovery on start)."""

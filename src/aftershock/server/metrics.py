@@ -7,11 +7,15 @@ duration is a histogram made of counters; the queue depth is a gauge read when s
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Mapping, Protocol
 
+from redis.exceptions import RedisError
+
 DURATION_BUCKETS = (1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 REDIS_METRICS_KEY = "aftershock:metrics"
+_log = logging.getLogger("aftershock.server")
 
 _FAMILIES = {
     "aftershock_deliveries_total": ("counter", "Webhook deliveries accepted, by event and first outcome."),
@@ -21,6 +25,7 @@ _FAMILIES = {
     "aftershock_review_duration_seconds": ("histogram", "Time from a review job's start to its report."),
     "aftershock_renders_total": ("counter", "Helm renders, by result."),
     "aftershock_failures_total": ("counter", "Failures, by stage."),
+    "aftershock_job_failures_total": ("counter", "Jobs that failed, by kind (review, command) and cause (github, error, internal)."),
 }
 
 
@@ -45,14 +50,18 @@ class MemoryMetrics:
 
 
 class RedisMetrics:
-    """Counters in one Redis hash shared by the service and its workers."""
+    """Counters in one Redis hash shared by the service and its workers. While Redis is down an
+    increment is dropped (and logged), so a delivery is still recorded and answered."""
 
     def __init__(self, connection: object, queue_name: str) -> None:
         self._redis = connection
         self._key = f"{REDIS_METRICS_KEY}:{queue_name}"
 
     def increment(self, sample: str, amount: float = 1.0) -> None:
-        self._redis.hincrbyfloat(self._key, sample, amount)  # type: ignore[attr-defined]
+        try:
+            self._redis.hincrbyfloat(self._key, sample, amount)  # type: ignore[attr-defined]
+        except RedisError as error:
+            _log.warning("metric %s not counted: %s", sample, error)
 
     def snapshot(self) -> Mapping[str, float]:
         raw = self._redis.hgetall(self._key)  # type: ignore[attr-defined]

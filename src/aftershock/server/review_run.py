@@ -7,7 +7,6 @@ two pushes never review in parallel and an older head never lands after a newer 
 from __future__ import annotations
 
 import hashlib
-import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,17 +15,20 @@ from aftershock import __version__
 from aftershock.config import load_config
 from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
-from aftershock.model.review import ChartOutcome, Review
+from aftershock.model.review import Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
-from aftershock.server.fetch import FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, is_ancestor, job_folder
+from aftershock.server.fetch import (
+    FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, head_order, is_ancestor, job_folder,
+)
 from aftershock.server.github_api import GitHubClient
 from aftershock.server.jobspec import ReviewJob, Trigger, job_to_json
 from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
 from aftershock.server.context import JobContext
+from aftershock.server.supersede import RivalReview, superseding
 from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
 from aftershock.state.records import ReviewMode, ReviewRecord, ReviewStatus, StoredVerdict, UnreviewedPart
 from aftershock.state.scope import ReviewScope
@@ -43,56 +45,72 @@ def run_review_job(ctx: JobContext, job: ReviewJob) -> tuple[Outcome, str]:
             return Outcome.IGNORED, "the pull request is closed"
         job = replace(job, head_sha=pull["head"]["sha"], base_sha=pull["base"]["sha"])
     key = ctx.settings.repository_key(job.pull.repository)
-    with ctx.store.review_lock(key, job.pull.target, timeout_seconds=ctx.settings.job_timeout_seconds):
-        if ctx.ledger.superseded(job.delivery_id):
-            if job.check_run_id is not None:
-                client.update_check_run(job.pull.repository, job.check_run_id, {
-                    "status": "completed", "conclusion": "skipped",
-                    "output": {"title": "Superseded", "summary": "A newer review of this pull request replaced this one."},
-                })
-            return Outcome.SUPERSEDED, "a newer review of this pull request was asked for"
+    with ctx.store.review_lock(key, job.pull.target, timeout_seconds=ctx.settings.job_timeout_seconds), \
+            job_folder(ctx.settings.work_dir, job.delivery_id) as folder:
         try:
-            return _review_in_folder(ctx, client, job, key)
+            return _review_in_folder(ctx, client, job, key, folder)
         except Exception as error:
             _fail_check_run(ctx, client, job, error)
             raise
 
 
-def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str) -> tuple[Outcome, str]:
+def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str, folder: Path) -> tuple[Outcome, str]:
     assert job.head_sha is not None and job.base_sha is not None
-    started_at, clock = datetime.now(timezone.utc), time.monotonic()
+    head = job.head_sha
+    started_at = datetime.now(timezone.utc)
     url = clone_url(ctx.settings.clone_base, job.pull.repository)
     token = ctx.access.token(job.pull.installation_id)
-    with job_folder(ctx.settings.work_dir, job.delivery_id) as folder:
-        fetched = fetch_commits(folder, url, token, [job.head_sha, job.base_sha], depth=FETCH_DEPTH)
-        base = fetched.merge_base or job.base_sha
-        config_file = _base_config(folder, fetched, base)
-        plan = _plan(ctx, job, key, fetched, url, token, base, _config_hash(config_file))
-        nothing_new = plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == job.head_sha
-        if nothing_new and job.trigger is Trigger.PUSH:  # a redelivered push still gets its check run
-            plan = ReviewPlan(ReviewMode.FULL, f"no new commits since the last review of {job.head_sha[:7]}: reviewing the whole range")
-        elif nothing_new:
-            client.post_comment(job.pull.repository, job.pull.number,
-                                f"No new commits since the last review of {job.head_sha[:7]}: the review comment is current. "
-                                f"`@{ctx.settings.mention} full review` reviews everything again.")
-            return Outcome.REPLIED, plan.reason
-        job = _start_check_run(ctx, client, job)
-        # An incremental review still reviews base..head; it renders only what since..head reaches.
-        since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
-        request = ReviewRequest(repo=fetched.path, base=base, head=job.head_sha, config_file=config_file, since=since)
-        result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
-        # The comment shows what the CLI shows: carried-forward findings too, the dismissed left out.
-        shown = presented_judgement(ctx.store, key, job.pull.target, result, since)
-        review, assessment = result.review, assess(replace(result, judgement=shown))
-        stored = replace(assessment, findings=result.judgement.findings)
-        recorded = ctx.store.record_review(_record(key, job, base, review, stored, plan, started_at), _scope(result))
-        publication = Publication(
-            job.pull.repository, job.pull.number, ctx.settings.fail_on, ctx.settings.mention, plan.reason,
-            f"refs/pull/{job.pull.number}/head" if ctx.settings.upload_sarif else None,
-        )
-        publish_review(client, publication, review, assessment, recorded.lifecycle, job.check_run_id)
+    fetched = fetch_commits(folder, url, token, [head, job.base_sha], depth=FETCH_DEPTH)
+    rival = superseding(head, ctx.ledger.rival_reviews(job.delivery_id),
+                        lambda other: head_order(fetched.path, url, token, head, other))
+    if rival is not None:
+        return _skip_superseded(client, job, rival)
+    base = fetched.merge_base or job.base_sha
+    config_file = _base_config(folder, fetched, base)
+    plan = _plan(ctx, job, key, fetched, url, token, base, _config_hash(config_file))
+    nothing_new = plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == head
+    if nothing_new and job.trigger is Trigger.PUSH:  # a redelivered push still gets its check run
+        plan = ReviewPlan(ReviewMode.FULL, f"no new commits since the last review of {head[:7]}: reviewing the whole range")
+    elif nothing_new:
+        client.post_comment(job.pull.repository, job.pull.number,
+                            f"No new commits since the last review of {head[:7]}: the review comment is current. "
+                            f"`@{ctx.settings.mention} full review` reviews everything again.")
+        return Outcome.REPLIED, plan.reason
+    return _review_and_publish(ctx, client, _start_check_run(ctx, client, job), key, fetched.path, base, config_file,
+                               plan, started_at)
+
+
+def _skip_superseded(client: GitHubClient, job: ReviewJob, rival: RivalReview) -> tuple[Outcome, str]:
+    if job.check_run_id is not None:
+        client.update_check_run(job.pull.repository, job.check_run_id, {
+            "status": "completed", "conclusion": "skipped",
+            "output": {"title": "Superseded", "summary": "A review of a newer head of this pull request replaced this one."},
+        })
+    newer = f"head {rival.head_sha[:7]}" if rival.head_sha else "the current head"
+    return Outcome.SUPERSEDED, f"superseded by delivery {rival.delivery_id}, a review of {newer}"
+
+
+def _review_and_publish(
+    ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str, repo: Path, base: str, config_file: Path,
+    plan: ReviewPlan, started_at: datetime,
+) -> tuple[Outcome, str]:
+    assert job.head_sha is not None
+    # An incremental review still reviews base..head; it renders only what since..head reaches.
+    since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
+    request = ReviewRequest(repo=repo, base=base, head=job.head_sha, config_file=config_file, since=since)
+    result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
+    # The comment shows what the CLI shows: carried-forward findings too, the dismissed left out.
+    shown = presented_judgement(ctx.store, key, job.pull.target, result, since)
+    review, assessment = result.review, assess(replace(result, judgement=shown))
+    stored = replace(assessment, findings=result.judgement.findings)
+    recorded = ctx.store.record_review(_record(key, job, base, review, stored, plan, started_at), _scope(result))
+    publication = Publication(
+        job.pull.repository, job.pull.number, ctx.settings.fail_on, ctx.settings.mention, plan.reason,
+        f"refs/pull/{job.pull.number}/head" if ctx.settings.upload_sarif else None,
+    )
+    publish_review(client, publication, review, assessment, recorded.lifecycle, job.check_run_id)
     status = "complete" if review.complete else "partial"
-    observe_review(ctx.metrics, time.monotonic() - clock, status)
+    observe_review(ctx.metrics, (datetime.now(timezone.utc) - started_at).total_seconds(), status)
     return Outcome.REVIEWED, f"{plan.mode.value} review of {job.head_sha[:7]}: merge risk {assessment.verdicts.merge.level.value}"
 
 

@@ -32,10 +32,12 @@ FAILURE_TTL_SECONDS = 7 * 24 * 3600
 _runner: JobRunner | None = None  # set by `run_worker` in the worker process, never on import
 
 
-def connect(url: str) -> Redis:
+def connect(url: str, socket_timeout: float | None = None) -> Redis:
+    """A connection to the queue; `socket_timeout` bounds each call (the service's, so a Redis that
+    hangs cannot hold a delivery; a worker's blocking dequeue needs None)."""
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigError(f"unsupported queue URL {url!r}", hint="use redis://HOST:PORT/DB")
-    return Redis.from_url(url)
+    return Redis.from_url(url, socket_connect_timeout=5, socket_timeout=socket_timeout)
 
 
 class RedisJobQueue:

@@ -5,13 +5,18 @@
     dispatch()  runs after the answer: announces a queued check run for a push, then hands the
                 job to the queue; the ledger row moves from accepted to queued;
     recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
-                pool, those queued or running when the last process stopped).
+                pool, those queued or running when the last process stopped);
+    reconcile() while running, dispatches deliveries left accepted because the queue was down
+                (see `reconcile.Reconciler`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from aftershock.server.events import Intake, IntakeKind, RoutingOptions, route
 from aftershock.server.github_auth import GitHubAccess
@@ -47,6 +52,8 @@ class WebhookService:
         self.access = access
         self.metrics = metrics
         self._embedded = embedded_queue
+        self._guard = threading.Lock()
+        self._dispatching: set[str] = set()  # delivery ids being dispatched by some thread
         self._routing = RoutingOptions(settings.mention, settings.review_drafts,
                                        settings.app.app_id if settings.app is not None else None)
 
@@ -71,36 +78,68 @@ class WebhookService:
         return replace(intake, kind=IntakeKind.IGNORE, reason="automatic reviews are paused on this pull request", job=None)
 
     def dispatch(self, job: Job) -> None:
-        """Announce the queued check run of a push review (best effort), then queue the job."""
-        if isinstance(job, ReviewJob) and job.head_sha and job.check_run_id is None and self.access is not None:
-            try:
-                client = self.access.client(job.pull.installation_id)
-                check_run_id = client.create_check_run(
-                    job.pull.repository, job.head_sha, "queued", "Queued", "Waiting for a review worker.",
-                )
-                job = replace(job, check_run_id=check_run_id)
-            except Exception as error:  # noqa: BLE001 - the job creates its check run itself then
-                _log.warning("could not announce the check run of %s: %s", job.delivery_id, error)
+        """Announce the queued check run of a push review (best effort), then queue the job; a job the
+        queue refuses is left accepted for `reconcile`. A delivery is dispatched once: by one thread at
+        a time, and only while the ledger still has it accepted."""
+        with self._guard:
+            if job.delivery_id in self._dispatching:
+                return  # the request that accepted it, or the reconciler, is dispatching it
+            self._dispatching.add(job.delivery_id)
+        try:
+            row = self.ledger.get(job.delivery_id)
+            if row is not None and row.outcome is not Outcome.ACCEPTED:
+                return  # handed over meanwhile
+            self._queue(self._announce(job))
+        finally:
+            with self._guard:
+                self._dispatching.discard(job.delivery_id)
+
+    def _queue(self, job: Job) -> None:
         self.ledger.mark(job.delivery_id, Outcome.QUEUED, job=job_to_json(job))
         try:
             self.queue.submit(job)
-        except Exception as error:  # noqa: BLE001 - left accepted, so `recover` hands it over again
-            self.ledger.mark(job.delivery_id, Outcome.ACCEPTED)
-            _log.error("could not queue %s: %s", job.delivery_id, error)
+        except Exception as error:  # noqa: BLE001 - left accepted, so `reconcile` hands it over again
+            self.ledger.mark(job.delivery_id, Outcome.ACCEPTED, job=job_to_json(job))
+            _log.error("could not queue %s, left accepted until the queue answers: %s", job.delivery_id, error)
+
+    def _announce(self, job: Job) -> Job:
+        if not isinstance(job, ReviewJob) or not job.head_sha or job.check_run_id is not None or self.access is None:
+            return job
+        try:
+            client = self.access.client(job.pull.installation_id)
+            check_run_id = client.create_check_run(
+                job.pull.repository, job.head_sha, "queued", "Queued", "Waiting for a review worker.",
+            )
+            return replace(job, check_run_id=check_run_id)
+        except Exception as error:  # noqa: BLE001 - the job creates its check run itself then
+            _log.warning("could not announce the check run of %s: %s", job.delivery_id, error)
+            return job
+
+    def reconcile(self, grace_seconds: float) -> int:
+        """When the queue answers, dispatch deliveries accepted more than `grace_seconds` ago; returns how many."""
+        if not self.queue.healthy():
+            return 0
+        cutoff = (datetime.now(timezone.utc) - timedelta(seconds=grace_seconds)).isoformat(timespec="milliseconds")
+        rows = [row for row in self.ledger.unfinished([Outcome.ACCEPTED]) if row.received_at <= cutoff]
+        for row in rows:
+            self._dispatch_row(row.delivery_id, row.job)
+        return len(rows)
+
+    def _dispatch_row(self, delivery_id: str, job: dict[str, Any] | None) -> None:
+        if job is None:
+            self.ledger.mark(delivery_id, Outcome.FAILED, "recorded without a job")
+        else:
+            self.dispatch(job_from_json(job))
 
     def recover(self) -> int:
         """Dispatch deliveries left unfinished by a previous process; returns how many."""
         stale = [Outcome.ACCEPTED] + ([Outcome.QUEUED, Outcome.RUNNING] if self._embedded else [])
         rows = self.ledger.unfinished(stale)
         for row in rows:
-            if row.job is None:
-                self.ledger.mark(row.delivery_id, Outcome.FAILED, "recorded without a job")
-                continue
-            job = job_from_json(row.job)
-            if row.outcome is Outcome.ACCEPTED:
-                self.dispatch(job)
+            if row.outcome is Outcome.ACCEPTED or row.job is None:
+                self._dispatch_row(row.delivery_id, row.job)
             else:
-                self.queue.submit(job)
+                self.queue.submit(job_from_json(row.job))
         return len(rows)
 
     def healthy(self) -> bool:

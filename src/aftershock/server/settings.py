@@ -59,6 +59,9 @@ class ServiceSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     workers: int = 1
     job_timeout_seconds: int = 1800
+    github_attempts: int = 4  # each GitHub call, retried with backoff while GitHub is unreachable or busy
+    github_backoff_seconds: float = 0.5  # the first wait; it doubles, up to 8 s
+    reconcile_seconds: float = 10.0  # how often deliveries left accepted (queue down) are queued again
     render: RenderSettings = RenderSettings()
 
     @property
