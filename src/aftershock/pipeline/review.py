@@ -37,7 +37,9 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.pipeline.kustomize import kustomize_units, review_kustomizations
 from aftershock.pipeline.plain import plain_units, review_plain
+from aftershock.render.kustomize import open_builder
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
 from aftershock.pipeline.tests import collect_test_evidence
@@ -140,8 +142,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
-        plain = review_plain(files, *sides, request.namespace)  # plain manifests: objects without a render
-        units = plain_units(units, plain)
+        kustomized = review_kustomizations(files, *sides, request.namespace, stack.enter_context(open_builder()), work)
+        plain = review_plain(files, *sides, request.namespace, excluded=kustomized.built)  # objects without a render
+        units = kustomize_units(plain_units(units, plain), kustomized)
         chart_reviews, not_reviewed, scenarios, following = _render(
             request, config, sides, files, affected, since, renderer, work, callbacks,
         )
@@ -150,8 +153,8 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
             charts=_all_charts(charts_base, charts_head), units=units,
             values_changes=values_changes + following.values_changes, affected=affected,
-            chart_reviews=chart_reviews + following.reviews + plain.reviews,
-            not_reviewed=not_reviewed + following.not_reviewed + plain.not_reviewed,
+            chart_reviews=chart_reviews + following.reviews + kustomized.reviews + plain.reviews,
+            not_reviewed=not_reviewed + following.not_reviewed + kustomized.not_reviewed + plain.not_reviewed,
             scenarios=scenarios,
             tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
