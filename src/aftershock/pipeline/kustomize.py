@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
@@ -45,11 +45,13 @@ class _Root:
 
 def review_kustomizations(
     files: Sequence[FileChange], base: SideInput, head: SideInput, namespace: str, builder: KustomizeBuilder, work: Path,
+    sets: tuple[KustomizationSet, KustomizationSet] | None = None, skip: Collection[str] = (),
 ) -> KustomizeReview:
-    """Build the root kustomizations a change reaches at both refs and diff what they build."""
-    sets = find_kustomizations(base[0]), find_kustomizations(head[0])
+    """Build the root kustomizations a change reaches at both refs and diff what they build; roots in
+    `skip` (those a Flux Kustomization builds with its own fields) are left to their Kustomization."""
+    sets = sets or (find_kustomizations(base[0]), find_kustomizations(head[0]))
     changed = {p for f in files for p in (f.path, f.old_path) if p}
-    roots = _reached(sets, changed)
+    roots = [r for r in _reached(sets, changed) if r.folder not in skip]
     built = {
         Side.BASE: _build_side(Side.BASE, base[0], sets[0], roots, builder, work, namespace),
         Side.HEAD: _build_side(Side.HEAD, head[0], sets[1], roots, builder, work, namespace),

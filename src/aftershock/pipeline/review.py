@@ -37,8 +37,7 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
-from aftershock.pipeline.kustomize import kustomize_units, review_kustomizations
-from aftershock.pipeline.plain import plain_units, review_plain
+from aftershock.pipeline.gitops import BuiltSources, review_gitops
 from aftershock.render.kustomize import open_builder
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
@@ -142,19 +141,19 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
-        kustomized = review_kustomizations(files, *sides, request.namespace, stack.enter_context(open_builder()), work)
-        plain = review_plain(files, *sides, request.namespace, excluded=kustomized.built)  # objects without a render
-        units = kustomize_units(plain_units(units, plain), kustomized)
+        # Flux Kustomizations, kustomizations and plain manifests: objects the repository holds unrendered.
+        gitops = review_gitops(files, *sides, units, request.namespace, stack.enter_context(open_builder()), work)
+        units = gitops.units
         chart_reviews, not_reviewed, scenarios, following = _render(
-            request, config, sides, files, affected, since, renderer, work, callbacks,
+            request, config, sides, files, affected, since, renderer, work, callbacks, gitops.sources,
         )
         options = ReviewOptions(request.release_name, request.namespace, renderer.name, renderer.version, request.kube_version)
         review = Review(
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
             charts=_all_charts(charts_base, charts_head), units=units,
             values_changes=values_changes + following.values_changes, affected=affected,
-            chart_reviews=chart_reviews + following.reviews + kustomized.reviews + plain.reviews,
-            not_reviewed=not_reviewed + following.not_reviewed + kustomized.not_reviewed + plain.not_reviewed,
+            chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
+            not_reviewed=not_reviewed + gitops.not_reviewed + following.not_reviewed,
             scenarios=scenarios,
             tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
@@ -171,7 +170,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
 def _render(
     request: ReviewRequest, config: AftershockConfig, sides: tuple[SideInput, SideInput], files: tuple[FileChange, ...],
     affected: tuple[AffectedChart, ...], since: _Since | None, renderer: Renderer, work: Path,
-    callbacks: RenderCallbacks | None,
+    callbacks: RenderCallbacks | None, built: BuiltSources = BuiltSources(),
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...], ReleaseFollowing]:
     """Render the affected charts (an incremental review: those the change since its start reaches),
     then follow the releases they and the plain manifests declare."""
@@ -187,7 +186,8 @@ def _render(
         plans, *sides, renderer, settings, work, planned=callbacks.planned if callbacks else None, rendered=rendered,
     )
     follow_changed = changed if since is None else list(since.paths)
-    following = _follow(request, config, chart_reviews, sides, follow_changed, renderer, settings, work, to_render, rendered)
+    following = _follow(request, config, built.reviews + chart_reviews, sides, follow_changed, renderer, settings, work, to_render,
+                        rendered, built.files)
     return chart_reviews, not_reviewed, scenarios, following
 
 
@@ -217,6 +217,7 @@ def _follow(
     request: ReviewRequest, config: AftershockConfig, chart_reviews: tuple[ChartReview, ...], sides: tuple[SideInput, SideInput],
     changed: list[str], renderer: Renderer, settings: RenderSettings, work: Path,
     affected: tuple[AffectedChart, ...], rendered: Callable[[RenderOutcome], None] | None,
+    built_files: frozenset[str] = frozenset(),
 ) -> ReleaseFollowing:
     """Follow releases found in the default-scenario renders and in plain manifests of the repository."""
     (base_tree, charts_base), (head_tree, charts_head) = sides
@@ -224,6 +225,8 @@ def _follow(
     plain_head = plain_manifests(head_tree, charts_head, request.namespace)
     lookups = plain_lookups(plain_base, plain_head)
     manifests, unreadable = manifest_sources(plain_base, plain_head, set(changed))
+    # A file a kustomize or Flux build reads is followed through the build (chart_reviews starts with them).
+    manifests = tuple(m for m in manifests if m.id not in built_files)
     sources = [chart_source(r, lookups) for r in chart_reviews if r.scenario == "default"] + list(manifests)
     following = follow_releases(
         sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered, chart_map=config.releases.charts,
