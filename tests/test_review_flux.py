@@ -151,6 +151,13 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
     review = _review(repo, base, renderer)
     (api,) = [r for r in review.chart_reviews if r.chart == "charts/api"]
     assert api.release == "helm.toolkit.fluxcd.io/HelmRelease/web/api"  # targetNamespace applied to the release
+    assert api.cluster == "prod"  # the cluster of the Kustomization that applies it
     assert [s.kind for s in api.affected.path] == ["file", "release", "release", "chart"]
     (change,) = api.changes
     assert change.key.namespace == "web" and [(f.path, f.after) for f in change.fields] == [("spec.replicas", 3)]
+    graph = build_graph(review)
+    by_id = {n.id: n for n in graph.nodes}
+    kinds = {(by_id[e.source].kind, by_id[e.target].kind) for e in graph.edges}
+    # cluster <- Kustomization -> its built HelmRelease object -> the HelmRelease -> the chart as installed
+    assert {(NodeKind.RELEASE, NodeKind.CLUSTER), (NodeKind.RELEASE, NodeKind.DOWNSTREAM_CHART),
+            (NodeKind.DOWNSTREAM_CHART, NodeKind.DOWNSTREAM_OBJECT), (NodeKind.DOWNSTREAM_OBJECT, NodeKind.RELEASE)} <= kinds

@@ -40,6 +40,7 @@ class ReleaseSource:
     head_objects: tuple[RenderedObject, ...]
     base_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)  # for valuesFrom
     head_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)
+    cluster: str | None = None  # the cluster the source deploys to (a Flux Kustomization's), when known
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
     base_lookup = {**plain[0], **{o.key: o for o in review.base_objects}}
     head_lookup = {**plain[1], **{o.key: o for o in review.head_objects}}
     source_id = f"{review.chart}@{review.release}" if review.release else review.chart
-    return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup)
+    return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup,
+                         review.cluster)
 
 
 def follow_releases(
@@ -138,7 +140,7 @@ def _plan(
     steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
     if steps is None or (not values_changes and chart_path not in affected and (b is None) == (h is None)):
         return None, []
-    return _chart_plan(key, b, h, base, head, steps), list(values_changes)
+    return _chart_plan(key, b, h, base, head, steps, source.cluster), list(values_changes)
 
 
 def _steps(
@@ -174,7 +176,7 @@ def _resolve(
 
 def _chart_plan(
     key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None, base: SideInput, head: SideInput,
-    steps: tuple[AffectStep, ...],
+    steps: tuple[AffectStep, ...], source_cluster: str | None = None,
 ) -> ChartPlan:
     charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
     charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
@@ -184,16 +186,17 @@ def _chart_plan(
     return ChartPlan(
         path=chart_path, name=(chart_h or chart_b).name, affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
         base=chart_b, head=chart_h, release=key.id, base_inputs=_inputs(b), head_inputs=_inputs(h),
-        cluster=_cluster(h or b),  # type: ignore[arg-type]
+        cluster=_cluster(h or b, source_cluster),  # type: ignore[arg-type]
     )
 
 
-def _cluster(resolved: ResolvedRelease) -> str:
-    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own."""
+def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> str:
+    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own
+    (the cluster of the Flux Kustomization that applies it, when one does)."""
     spec = resolved.spec
     if spec.cluster:
         return f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
-    return "in-cluster"
+    return source_cluster or "in-cluster"
 
 
 def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:
