@@ -72,6 +72,7 @@ class AftershockConfig(BaseModel):
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
+    chart_cache: str | None = None  # folder of external chart archives, relative to the repository (see --chart-cache)
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -1,5 +1,6 @@
 """Plain Kubernetes manifests in the repository (outside any chart) that matter to release following:
-HelmReleases and Applications, and the ConfigMaps and Secrets their values may come from."""
+HelmReleases and Applications, the ConfigMaps and Secrets their values may come from, and the Flux
+HelmRepositories and OCIRepositories their external charts come from."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
 from aftershock.render.manifests import parse_manifests
 
-_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret)\b", re.M)
+_KINDS = ("HelmRelease", "Application", "ConfigMap", "Secret", "HelmRepository", "OCIRepository")
+_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret|HelmRepository|OCIRepository)\b", re.M)
 _RELEASE = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
 
 
@@ -44,7 +46,7 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
             if _RELEASE.search(text):
                 found.unreadable[path] = error.line()
             continue
-        found.objects[path] = tuple(o for o in objects if o.key.kind in ("HelmRelease", "Application", "ConfigMap", "Secret"))
+        found.objects[path] = tuple(o for o in objects if o.key.kind in _KINDS)
     return found
 
 

@@ -38,6 +38,7 @@ from aftershock.pipeline.releases import (
 from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.gitops import BuiltSources, review_gitops
+from aftershock.render.chart_archives import ChartCache
 from aftershock.render.kustomize import open_builder
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
@@ -61,6 +62,8 @@ class ReviewRequest:
     max_override_renders: int = DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
+    chart_cache: Path | None = None  # external chart archives; else `chart_cache:` of the configuration
+    fetch_charts: bool = False  # download a missing external chart archive over HTTP
 
 
 @dataclass(frozen=True)
@@ -230,8 +233,15 @@ def _follow(
     sources = [chart_source(r, lookups) for r in chart_reviews if r.scenario == "default"] + list(manifests)
     following = follow_releases(
         sources, lookups, *sides, renderer, settings, work, affected, rendered=rendered, chart_map=config.releases.charts,
+        cache=chart_cache(request, config),
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
+
+
+def chart_cache(request: ReviewRequest, config: AftershockConfig) -> ChartCache:
+    """`--chart-cache`, else `chart_cache:` of the configuration (relative to the repository folder)."""
+    folder = request.chart_cache or (request.repo / config.chart_cache if config.chart_cache else None)
+    return ChartCache(folder, request.fetch_charts)
 
 
 def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:
