@@ -122,3 +122,27 @@ def test_an_unchanged_folder_and_non_kubernetes_yaml_are_not_reviewed_as_manifes
     result = _review(repo, base, renderer)
     assert [r.chart for r in result.review.chart_reviews] == []
     assert result.review.complete
+
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: release-web, namespace: default}}\ndata: {{mode: {mode}}}\n"
+
+
+def test_an_object_a_chart_and_a_plain_manifest_both_produce_is_a_conflict(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    chart = app_chart("charts/web", "web")
+    base = commit(repo, {**chart, "clusters/prod/agent.yaml": DEPLOYMENT.format(extra="")}, "feat: fleet")
+    deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: release-web, namespace: default}\nspec: {replicas: 1}\n"
+    commit(repo, {"manifests/web.yaml": deployment, "charts/web/values.yaml": chart["charts/web/values.yaml"] + "x: 1\n"}, "dup")
+    result = _review(repo, base, renderer)
+    (conflict,) = [f for f in result.judgement.findings if f.rule_id == "object-conflict"]
+    assert conflict.actionable and "charts/web" in conflict.message and "manifests" in conflict.message
+
+
+def test_an_object_declared_twice_in_one_folder_is_a_duplicate(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {"clusters/prod/a.yaml": CONFIGMAP.format(mode="a")}, "feat: a")
+    commit(repo, {"clusters/prod/b.yaml": CONFIGMAP.format(mode="b")}, "feat: b")
+    result = _review(repo, base, renderer)
+    (duplicate,) = [f for f in result.judgement.findings if f.rule_id == "object-duplicate"]
+    assert duplicate.actionable and "clusters/prod/a.yaml, clusters/prod/b.yaml" in duplicate.message
+    assert not [f for f in result.judgement.findings if f.rule_id == "object-conflict"]

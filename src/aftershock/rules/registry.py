@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from aftershock.rules.exposure import ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
+from aftershock.rules.gitops import object_conflict
 from aftershock.rules.helm import hook_deadlock
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
@@ -81,6 +82,8 @@ RULES: tuple[Rule, ...] = (
     remediation_weakened.RULE,
     timeout_shortened.RULE,
     hook_deadlock.RULE,
+    object_conflict.CONFLICT,
+    object_conflict.DUPLICATE,
     # Values contract
     removed_key_used.RULE,
     removed_key_documented.RULE,
