@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Builds the example platform repository's git history from examples/platform.
 
-Usage: python3 scripts/build_example.py DEST
+Usage: python3 scripts/build_example.py [--example NAME] DEST
+
+NAME is a folder under examples/ (default: platform; `fleet` is the GitOps fleet repository).
 
 Reads examples/platform/history.yaml and the state folders under examples/platform/states/ (format in
 examples/platform/README.md) and turns them into a real git repository in DEST: one commit per state,
@@ -256,8 +258,11 @@ def build(example_dir: Path, dest: Path) -> list[tuple[State, str]]:
 
 
 def main(argv: list[str]) -> int:
+    example_dir = EXAMPLE_DIR
+    if len(argv) == 3 and argv[0] == "--example" and (EXAMPLE_DIR.parent / argv[1] / "history.yaml").is_file():
+        example_dir, argv = EXAMPLE_DIR.parent / argv[1], argv[2:]
     if len(argv) != 1 or argv[0].startswith("-"):
-        print("usage: python3 scripts/build_example.py DEST", file=sys.stderr)
+        print("usage: python3 scripts/build_example.py [--example NAME] DEST", file=sys.stderr)
         return 2
     dest = Path(argv[0]).resolve()
     if dest in EXAMPLE_DIR.parents or dest.is_relative_to(EXAMPLE_DIR.parent):
@@ -265,7 +270,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     try:
-        build(EXAMPLE_DIR, dest)
+        build(example_dir, dest)
     except ExampleError as error:
         print(f"build_example: {error}", file=sys.stderr)
         return 1

@@ -40,8 +40,9 @@ class FluxKustomization:
     problem: str | None = None
 
     @property
-    def has_post_build(self) -> bool:
-        return bool(self.substitute or self.substitute_from)
+    def id(self) -> tuple[str, ObjectKey]:
+        """Two clusters often declare a Kustomization of the same name: the cluster is part of its identity."""
+        return self.cluster or "", self.key
 
 
 def cluster_of(path: str) -> str | None:
@@ -52,10 +53,10 @@ def cluster_of(path: str) -> str | None:
 
 def find_flux_kustomizations(
     tree: RefSnapshot, charts: Collection[Chart], namespace: str,
-) -> tuple[dict[ObjectKey, FluxKustomization], dict[str, str]]:
-    """Every Flux Kustomization by key, and files that declare one but cannot be read (path -> reason)."""
+) -> tuple[dict[tuple[str, ObjectKey], FluxKustomization], dict[str, str]]:
+    """Every Flux Kustomization by id (cluster, key), and files that declare one but cannot be read (path -> reason)."""
     folders = {c.path for c in charts}
-    found: dict[ObjectKey, FluxKustomization] = {}
+    found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
     for path in sorted(tree.file_paths()):
         if not path.endswith((".yaml", ".yml")) or _in_a_chart(path, folders):
@@ -73,7 +74,8 @@ def find_flux_kustomizations(
             continue
         for obj in objects:
             if obj.key.group == FLUX_KUSTOMIZE_GROUP and obj.key.kind == "Kustomization":
-                found.setdefault(obj.key, flux_kustomization(obj, cluster_of(path)))
+                flux = flux_kustomization(obj, cluster_of(path))
+                found.setdefault(flux.id, flux)
     return found, unreadable
 
 

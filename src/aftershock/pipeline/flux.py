@@ -25,7 +25,7 @@ import yaml
 from aftershock import yamlio
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
-from aftershock.ingest.flux import FluxKustomization
+from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.plain_objects import _LOOKS_KUBERNETES
 from aftershock.ingest.snapshot import RefSnapshot
@@ -36,7 +36,8 @@ from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
 
-Lookup = Mapping[ObjectKey, RenderedObject]
+Lookup = Mapping[ObjectKey, tuple[RenderedObject, ...]]  # the repository's ConfigMaps and Secrets by key
+FluxId = tuple[str, ObjectKey]  # (cluster, key): see FluxKustomization.id
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class FluxSide:
 
     side: Side
     tree: RefSnapshot
-    kustomizations: Mapping[ObjectKey, FluxKustomization]
+    kustomizations: Mapping[FluxId, FluxKustomization]
     kustomize: KustomizationSet
     lookup: Lookup
 
@@ -97,14 +98,14 @@ def _is_manifest(tree: RefSnapshot, path: str) -> bool:
 
 def build_side(
     side: FluxSide, plans: Sequence[_Plan], builder: KustomizeBuilder, work: Path, namespace: str,
-) -> dict[ObjectKey, ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]]:
+) -> dict[FluxId, ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]]:
     """Build every planned Kustomization at one ref in one materialised tree."""
-    results: dict[ObjectKey, Any] = {}
+    results: dict[FluxId, Any] = {}
     ready = []
     for plan in plans:
         problem = plan.problem or _variables_problem(plan.flux, side.lookup)
         if problem:
-            results[plan.flux.key] = ChartRender(side.side, RenderStatus.FAILED, error=problem)
+            results[plan.flux.id] = ChartRender(side.side, RenderStatus.FAILED, error=problem)
         else:
             ready.append(plan)
     dest = work / f"flux-{side.side.value}"
@@ -112,7 +113,7 @@ def build_side(
     overlays = [_write_overlay(dest, index, plan) for index, plan in enumerate(ready)]
     for plan, outcome in zip(ready, builder.build_many([str(o) for o in overlays])):
         error = outcome.error.replace(f"{dest}/", "") if outcome.error else None
-        results[plan.flux.key] = _objects(side, plan.flux, outcome.yaml, error, namespace)
+        results[plan.flux.id] = _objects(side, plan.flux, outcome.yaml, error, namespace)
     return results
 
 
@@ -140,7 +141,7 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
     required source is missing or a name is invalid."""
     found: dict[str, str] = {}
     for ref in flux.substitute_from:
-        obj = lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name))
+        obj = pick(lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name), ()), flux.cluster)
         if obj is None:
             if ref.optional:
                 continue
@@ -150,6 +151,12 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
     found.update(flux.substitute)
     envsubst.check_names(found, str(flux.key))
     return found
+
+
+def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
+    """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
+    own = [o for o in objects if cluster_of(o.template) == cluster]
+    return (own or list(objects) or [None])[0]
 
 
 def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:

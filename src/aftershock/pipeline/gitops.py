@@ -20,7 +20,7 @@ from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import Unit, UnitKind
 from aftershock.pipeline.charts import SideInput
-from aftershock.pipeline.flux import FluxSide, build_closure, build_side, review_one
+from aftershock.pipeline.flux import FluxId, FluxSide, build_closure, build_side, pick, review_one
 from aftershock.pipeline.kustomize import kustomize_units, review_kustomizations
 from aftershock.pipeline.plain import plain_units, review_plain
 from aftershock.render.kustomize import KustomizeBuilder
@@ -80,14 +80,16 @@ def review_gitops(
 def _flux_side(side: Side, side_input: SideInput, namespace: str) -> FluxSide:
     tree, charts = side_input
     found, _unreadable = find_flux_kustomizations(tree, charts, namespace)  # plain review reports unreadable files
-    lookup = {o.key: o for o in plain_manifests(tree, charts, namespace).all_objects()}
+    lookup: dict[ObjectKey, tuple] = {}
+    for obj in plain_manifests(tree, charts, namespace).all_objects():
+        lookup[obj.key] = lookup.get(obj.key, ()) + (obj,)
     return FluxSide(side, tree, found, find_kustomizations(tree), lookup)
 
 
-def _reached(sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[ObjectKey, object]], changed: set[str]) -> dict[ObjectKey, list[str]]:
+def _reached(sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[FluxId, object]], changed: set[str]) -> dict[FluxId, list[str]]:
     """Kustomization -> the changed files that reach it (its build's files, its own file, its variables' files)."""
     keys = sorted(set(sides[0].kustomizations) | set(sides[1].kustomizations))
-    reached: dict[ObjectKey, list[str]] = {}
+    reached: dict[FluxId, list[str]] = {}
     for key in keys:
         read: set[str] = set()
         for side in sides:
@@ -104,17 +106,18 @@ def _reached(sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[ObjectKey, 
 
 def _variable_files(flux: FluxKustomization, side: FluxSide) -> set[str]:
     keys = [ObjectKey("", r.kind, flux.key.namespace, r.name) for r in flux.substitute_from]
-    return {side.lookup[k].template for k in keys if k in side.lookup}
+    picked = [pick(side.lookup.get(k, ()), flux.cluster) for k in keys]
+    return {o.template for o in picked if o is not None}
 
 
-def _spec_changed(key: ObjectKey, sides: Sequence[FluxSide]) -> bool:
+def _spec_changed(key: FluxId, sides: Sequence[FluxSide]) -> bool:
     before, after = (s.kustomizations.get(key) for s in sides)
     if before is None or after is None:
         return True
     return dict(before.body) != dict(after.body)
 
 
-def _flux_units(units: Units, reached: Mapping[ObjectKey, list[str]], sides: Sequence[FluxSide]) -> Units:
+def _flux_units(units: Units, reached: Mapping[FluxId, list[str]], sides: Sequence[FluxSide]) -> Units:
     """A changed file a Flux Kustomization's build reads is a unit of that Kustomization's path."""
     paths: dict[str, set[str]] = {}
     for key, hits in reached.items():
