@@ -94,7 +94,36 @@ def test_envsubst_follows_flux_semantics():
     assert substitute("foo: ${var=prefix${default_var}-suffix}", variables) == "foo: prefixfoo-suffix"
     assert substitute("${missing:=xyz} ${missing} ${#var01} ${var01^^} ${var01:4:4}", variables) == "xyz  12 ABCDEFGH28IJ EFGH"
     with pytest.raises(MalformedInputError):
-        substitute("${var01/abc/xyz}", variables)
+        substitute("${var01@Q}", variables)
+
+
+# Cases of fluxcd/pkg envsubst's own table (eval_test.go), reproduced as its tests expect them.
+FLUX_CASES = [
+ ({"stringZ": "abcABC123ABCabc"}, "${stringZ/%abc/XYZ}", "abcABC123ABCXYZ"),
+ ({"stringZ": "abcABC123ABCabc"}, "${stringZ/#abc/XYZ}", "XYZABC123ABCabc"),
+ ({"stringZ": "somevalue"}, "${stringZ/#/prefix-}", "prefix-somevalue"),
+ ({"stringZ": "somevalue"}, "${stringZ/%/-suffix}", "somevalue-suffix"),
+ ({"stringZ": "abcABC123ABCabc"}, "${stringZ//abc/xyz}", "xyzABC123ABCxyz"),
+ ({"stringZ": "abcABC123ABCabc"}, "${stringZ/abc/xyz}", "xyzABC123ABCabc"),
+ ({"filename": "bash.string.txt"}, "${filename#*.}", "string.txt"),
+ ({"filename": "path/to/file"}, "${filename#*/}", "to/file"),
+ ({"filename": "/path/to/file"}, "${filename#*/}", "path/to/file"),
+ ({"filename": "bash.string.txt"}, "${filename##*.}", "txt"),
+ ({"filename": "path/to/file"}, "${filename##*/}", "file"),
+ ({"filename": "bash.string.txt"}, "${filename%.*}", "bash.string"),
+ ({"filename": "bash.string.txt"}, "${filename%%.*}", "bash"),
+ ({"stringZ": "foo/bar"}, r"${stringZ/\//-}", "foo-bar"),
+ ({"stringZ": "foo/bar/baz"}, r"${stringZ//\//-}", "foo-bar-baz"),
+ ({"stringZ": "foo.bar"}, "${stringZ/./}", "foobar"),
+ ({"default_var": "foo"}, "\\\\something ${var=${default_var}}", "\\\\something foo"),
+ ({"var01": "abcdEFGH28ij"}, "${var=${var01^^}}", "ABCDEFGH28IJ"),
+ ({"path_name": "/home/bozo/ideas/thoughts.for.today"}, "${path_name:11:5}", "ideas"),
+]
+
+
+@pytest.mark.parametrize(("variables", "text", "expected"), FLUX_CASES, ids=[c[1] for c in FLUX_CASES])
+def test_envsubst_operators_match_flux(variables, text, expected):
+    assert substitute(text, variables) == expected
 
 
 @needs_kustomize

@@ -41,8 +41,8 @@ class FluxKustomization:
 
     @property
     def id(self) -> tuple[str, ObjectKey]:
-        """Two clusters often declare a Kustomization of the same name: the cluster is part of its identity."""
-        return self.cluster or "", self.key
+        """Two clusters (or trees) often declare a Kustomization of the same name: its file is part of its identity."""
+        return self.file, self.key
 
 
 def cluster_of(path: str) -> str | None:
@@ -54,7 +54,7 @@ def cluster_of(path: str) -> str | None:
 def find_flux_kustomizations(
     tree: RefSnapshot, charts: Collection[Chart], namespace: str,
 ) -> tuple[dict[tuple[str, ObjectKey], FluxKustomization], dict[str, str]]:
-    """Every Flux Kustomization by id (cluster, key), and files that declare one but cannot be read (path -> reason)."""
+    """Every Flux Kustomization by id (file, key), and files that declare one but cannot be read (path -> reason)."""
     folders = {c.path for c in charts}
     found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
@@ -73,10 +73,17 @@ def find_flux_kustomizations(
             unreadable[path] = error.line()
             continue
         for obj in objects:
-            if obj.key.group == FLUX_KUSTOMIZE_GROUP and obj.key.kind == "Kustomization":
+            if obj.key.group == FLUX_KUSTOMIZE_GROUP and obj.key.kind == "Kustomization" and _from_git(obj):
                 flux = flux_kustomization(obj, cluster_of(path))
                 found.setdefault(flux.id, flux)
     return found, unreadable
+
+
+def _from_git(obj: RenderedObject) -> bool:
+    """A Kustomization of an OCIRepository, Bucket or ExternalArtifact builds a path of another source."""
+    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
+    source = spec.get("sourceRef") if isinstance(spec.get("sourceRef"), dict) else {}
+    return source.get("kind", "GitRepository") == "GitRepository"
 
 
 def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomization:

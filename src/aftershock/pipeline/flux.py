@@ -37,7 +37,7 @@ from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
 
 Lookup = Mapping[ObjectKey, tuple[RenderedObject, ...]]  # the repository's ConfigMaps and Secrets by key
-FluxId = tuple[str, ObjectKey]  # (cluster, key): see FluxKustomization.id
+FluxId = tuple[str, ObjectKey]  # (file, key): see FluxKustomization.id
 
 
 @dataclass(frozen=True)

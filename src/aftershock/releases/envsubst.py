@@ -4,13 +4,17 @@ fluxcd/pkg/envsubst (a fork of drone/envsubst) as the kustomize-controller appli
 Only `${...}` expands (`$var` without braces is left as it is); `$$` is an escaped `$`, so `$${x}` is
 the literal `${x}`. Inside braces: `${var}`, defaults `${var:=d}`, `${var:-d}`, `${var=d}`, `${var-d}`
 (a default may itself hold `${...}`), length `${#var}`, case `${var^}`, `${var^^}`, `${var,}`,
-`${var,,}` and substrings `${var:off}`, `${var:off:len}`. An unset variable is the empty string, as in
+`${var,,}`, substrings `${var:off}`, `${var:off:len}`, replacement `${var/pat/rep}` (first),
+`${var//pat/rep}` (all), `${var/#pat/rep}` (prefix), `${var/%pat/rep}` (suffix), with `\/` for a
+literal slash, and removal of the shortest or longest matching prefix `${var#glob}`, `${var##glob}`
+or suffix `${var%glob}`, `${var%%glob}`. An unset variable is the empty string, as in
 Flux without strict substitution. Any other operator is an error (the object is then not reviewed
 rather than substituted wrongly). Variable names must match Flux's `^[_[:alpha:]][_[:alpha:][:digit:]]*$`.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from typing import Any, Mapping
 
@@ -84,7 +88,52 @@ def _expression(text: str, i: int, variables: Mapping[str, str]) -> tuple[str, i
             return apply(value), _close(text, i + len(op))
     if text.startswith(":", i):
         return _substring(text, i + 1, value)
+    if text.startswith("/", i):
+        return _replace(text, i + 1, value)
+    if text.startswith(("#", "%"), i):
+        return _trim(text, i, value)
     return value, _close(text, i)
+
+
+def _argument(text: str, i: int, stop: str) -> tuple[str, int]:
+    """Literal characters up to `stop` or `}`, with `\/` and `\\` unescaped; returns the index of the stop."""
+    out: list[str] = []
+    while i < len(text) and text[i] not in (stop, "}"):
+        if text[i] == "\\" and text[i + 1:i + 2] in ("/", "\\"):
+            i += 1
+        out.append(text[i])
+        i += 1
+    if i >= len(text):
+        raise MalformedInputError("unclosed ${ in a substitution", hint="close it with }")
+    return "".join(out), i
+
+
+def _replace(text: str, i: int, value: str) -> tuple[str, int]:
+    mode = text[i] if text[i:i + 1] in ("/", "#", "%") else ""
+    pattern, i = _argument(text, i + len(mode), "/")
+    replacement = ""
+    if text[i] == "/":
+        replacement, i = _argument(text, i + 1, "}")
+    end = _close(text, i)
+    if mode == "/":
+        return value.replace(pattern, replacement), end
+    if mode == "#":
+        return (replacement + value[len(pattern):] if value.startswith(pattern) else value), end
+    if mode == "%":
+        return (value[:len(value) - len(pattern)] + replacement if value.endswith(pattern) else value), end
+    return value.replace(pattern, replacement, 1) if pattern else value, end
+
+
+def _trim(text: str, i: int, value: str) -> tuple[str, int]:
+    """`#`/`##` remove the shortest/longest prefix matching a glob, `%`/`%%` the shortest/longest suffix."""
+    op = text[i:i + 2] if text[i:i + 2] in ("##", "%%") else text[i]
+    pattern, end = _argument(text, i + len(op), "}")
+    lengths = range(len(value), -1, -1) if len(op) == 2 else range(len(value) + 1)
+    for k in lengths:
+        piece = value[:k] if op[0] == "#" else value[len(value) - k:]
+        if fnmatch.fnmatchcase(piece, pattern):
+            return (value[k:] if op[0] == "#" else value[:len(value) - k]), end + 1
+    return value, end + 1
 
 
 def _substring(text: str, i: int, value: str) -> tuple[str, int]:
