@@ -9,6 +9,7 @@ review), `targetNamespace`, `postBuild` and the kustomize fields Flux adds to th
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
@@ -17,6 +18,7 @@ from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import _in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import read_texts
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ValuesReference
 from aftershock.model.units import Chart
@@ -58,17 +60,12 @@ def find_flux_kustomizations(
     folders = {c.path for c in charts}
     found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
-    for path in sorted(tree.file_paths()):
-        if not path.endswith((".yaml", ".yml")) or _in_a_chart(path, folders):
+    paths = sorted(p for p in tree.file_paths() if p.endswith((".yaml", ".yml")) and not _in_a_chart(p, folders))
+    for path, text in read_texts(tree, paths, {}).items():
+        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text:
             continue
         try:
-            text = tree.text_or_none(path)
-        except AftershockError:
-            continue
-        if not text or FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text:
-            continue
-        try:
-            objects = manifest_objects(path, text, namespace)
+            objects = _objects(path, text, namespace)
         except AftershockError as error:
             unreadable[path] = error.line()
             continue
@@ -77,6 +74,11 @@ def find_flux_kustomizations(
                 flux = flux_kustomization(obj, cluster_of(path))
                 found.setdefault(flux.id, flux)
     return found, unreadable
+
+
+@functools.lru_cache(maxsize=4096)  # by content: an unchanged file is parsed once for both refs
+def _objects(path: str, text: str, namespace: str) -> tuple[RenderedObject, ...]:
+    return manifest_objects(path, text, namespace)
 
 
 def _from_git(obj: RenderedObject) -> bool:

@@ -10,6 +10,7 @@ be built: a path that leaves the repository, a remote resource (kustomize would 
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
@@ -17,6 +18,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import read_texts
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _FUNCTION_MARKERS = ("config.kubernetes.io/function", "config.k8s.io/function", "exec:", "container:")
@@ -69,25 +71,34 @@ class KustomizationSet:
 
 def find_kustomizations(tree: RefSnapshot) -> KustomizationSet:
     paths = set(tree.file_paths())
-    found: dict[str, Kustomization] = {}
+    files: dict[str, str] = {}
     for path in sorted(paths):
-        name = posixpath.basename(path)
-        folder = posixpath.dirname(path)
-        if name in KUSTOMIZATION_FILES and folder not in found:
-            found[folder] = _read(tree, folder, path, paths)
+        if posixpath.basename(path) in KUSTOMIZATION_FILES:
+            files.setdefault(posixpath.dirname(path), path)
+    unreadable: dict[str, str] = {}
+    texts = read_texts(tree, files.values(), unreadable)
+    found = {folder: _read(tree, folder, path, texts.get(path), unreadable.get(path), paths) for folder, path in files.items()}
     return KustomizationSet(found)
 
 
-def _read(tree: RefSnapshot, folder: str, path: str, paths: set[str]) -> Kustomization:
+@functools.lru_cache(maxsize=4096)  # by content: an unchanged kustomization is parsed once for both refs
+def _parsed(path: str, text: str) -> tuple[tuple[str, ...], Any]:
+    """(paths it names, the parsed body); MalformedInputError when it is not YAML."""
+    body = yamlio.load_one(text, source=path) if text.strip() else {}
+    return (tuple(_path_refs(body)) if isinstance(body, dict) else ()), body
+
+
+def _read(tree: RefSnapshot, folder: str, path: str, text: str | None, unreadable: str | None, paths: set[str]) -> Kustomization:
+    if text is None:
+        return Kustomization(folder, path, frozenset({path}), problem=unreadable or f"{path} cannot be read")
     try:
-        text = tree.text_or_none(path) or ""
-        body = yamlio.load_one(text, source=f"{path} at {tree.label}") if text.strip() else {}
+        refs, body = _parsed(path, text)
     except AftershockError as error:
         return Kustomization(folder, path, frozenset({path}), problem=error.line())
     if not isinstance(body, dict):
         return Kustomization(folder, path, frozenset({path}), problem=f"{path} is not a mapping")
     files, includes, problems = {path}, set(), []
-    for ref in _path_refs(body):
+    for ref in refs:
         if "://" in ref or ref.startswith(("github.com/", "git@", "gitlab.com/", "bitbucket.org/")):
             problems.append(f"remote resource {ref!r}: aftershock never fetches what a kustomization names remotely")
             continue

@@ -39,7 +39,7 @@ from aftershock.pipeline.judge import Judgement, judge, review_config, source_te
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.gitops import BuiltSources, review_gitops
 from aftershock.render.chart_archives import ChartCache
-from aftershock.render.kustomize import open_builder
+from aftershock.render.kustomize import shared_builder
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
 from aftershock.pipeline.tests import collect_test_evidence
@@ -145,7 +145,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
         # Flux Kustomizations, kustomizations and plain manifests: objects the repository holds unrendered.
-        gitops = review_gitops(files, *sides, units, request.namespace, stack.enter_context(open_builder()), work)
+        gitops = review_gitops(files, *sides, units, request.namespace, shared_builder(), work)
         units = gitops.units
         chart_reviews, not_reviewed, scenarios, following = _render(
             request, config, sides, files, affected, since, renderer, work, callbacks, gitops.sources,

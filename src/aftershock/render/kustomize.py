@@ -8,7 +8,9 @@ interface; `PyKustomizeBuilder` the implementation; each outcome is the built YA
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,6 +69,7 @@ class PyKustomizeBuilder:
     def __init__(self, timeout_seconds: float = 60.0) -> None:
         self.timeout_seconds = timeout_seconds
         self._pool: ProcessPoolExecutor | None = None
+        self._pid = os.getpid()  # a forked copy of this object must not use its parent's worker
 
     def build_many(self, folders: Sequence[str]) -> list[BuildOutcome]:
         if not folders:
@@ -74,7 +77,8 @@ class PyKustomizeBuilder:
         missing = available()
         if missing:
             return [BuildOutcome(f, error=missing) for f in folders]
-        if self._pool is None:
+        if self._pool is None or self._pid != os.getpid():
+            self._pid = os.getpid()
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         futures = [self._pool.submit(_build_one, f) for f in folders]
         outcomes = []
@@ -92,6 +96,19 @@ class PyKustomizeBuilder:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+_shared: PyKustomizeBuilder | None = None
+
+
+def shared_builder() -> KustomizeBuilder:
+    """The process's builder: its worker starts on the first build and stays warm for the next reviews
+    (a second start costs about a second), and stops when the process exits."""
+    global _shared
+    if _shared is None:
+        _shared = PyKustomizeBuilder()
+        atexit.register(_shared.close)
+    return _shared
 
 
 @contextmanager
