@@ -18,7 +18,7 @@ from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import _in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.yaml_files import read_texts
+from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ValuesReference
 from aftershock.model.units import Chart
@@ -60,9 +60,8 @@ def find_flux_kustomizations(
     folders = {c.path for c in charts}
     found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
-    paths = sorted(p for p in tree.file_paths() if p.endswith((".yaml", ".yml")) and not _in_a_chart(p, folders))
-    for path, text in read_texts(tree, paths, {}).items():
-        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text:
+    for path, text in yaml_texts(tree)[0].items():
+        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text or _in_a_chart(path, folders):
             continue
         try:
             objects = _objects(path, text, namespace)

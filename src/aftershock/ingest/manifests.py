@@ -10,6 +10,7 @@ from typing import Iterable
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
 from aftershock.render.manifests import parse_manifests
@@ -34,11 +35,10 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
     folders = {c.path for c in charts}
     found = PlainManifests()
-    for path in sorted(tree.file_paths()):
-        if not path.endswith((".yaml", ".yml")) or _in_a_chart(path, folders):
-            continue
-        text = _text(tree, path)
-        if text is None or not _RELEVANT.search(text):
+    texts, _ = yaml_texts(tree)  # a file too large or not UTF-8 is not a manifest this review can follow
+    for path in sorted(texts):
+        text = texts[path]
+        if not _RELEVANT.search(text) or _in_a_chart(path, folders):
             continue
         try:
             objects = parse_manifests({path: text}, chart="", namespace=namespace)
@@ -61,10 +61,3 @@ def _in_a_chart(path: str, folders: set[str]) -> bool:
             return True
         cut = path.rfind("/")
     return False
-
-
-def _text(tree: RefSnapshot, path: str) -> str | None:
-    try:
-        return tree.text_or_none(path)
-    except AftershockError:
-        return None  # too large or not UTF-8: not a manifest this review can follow

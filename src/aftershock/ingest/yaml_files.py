@@ -7,6 +7,7 @@ and reported in `unreadable` (path -> reason), never read partially.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Iterable
 
 from aftershock.ingest.snapshot import RefSnapshot
@@ -31,3 +32,22 @@ def read_texts(tree: RefSnapshot, paths: Iterable[str], unreadable: dict[str, st
         except UnicodeDecodeError:
             unreadable[path] = f"file is not UTF-8 text: {path} at {tree.label}"
     return texts
+
+
+_ALL: OrderedDict[tuple[str, int], tuple[dict[str, str], dict[str, str]]] = OrderedDict()
+_KEPT = 4  # refs: a review reads two, a re-review the same two again
+
+
+def yaml_texts(tree: RefSnapshot) -> tuple[dict[str, str], dict[str, str]]:
+    """(path -> text, path -> why unreadable) of every YAML file of the ref, read once per commit: discovery of
+    plain manifests, Flux Kustomizations and kustomizations all start from it. Keyed by the commit, so
+    it never goes stale; treat the mappings as read-only."""
+    key = (tree.tree.ref, tree.max_file_bytes)
+    if key not in _ALL:
+        unreadable: dict[str, str] = {}
+        paths = sorted(p for p in tree.file_paths() if p.endswith((".yaml", ".yml")))
+        _ALL[key] = read_texts(tree, paths, unreadable), unreadable
+        while len(_ALL) > _KEPT:
+            _ALL.popitem(last=False)
+    _ALL.move_to_end(key)
+    return _ALL[key]
