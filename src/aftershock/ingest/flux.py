@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Mapping
 
 from aftershock.errors import AftershockError
-from aftershock.ingest.manifests import _in_a_chart
+from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
@@ -61,7 +61,7 @@ def find_flux_kustomizations(
     found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
     for path, text in yaml_texts(tree)[0].items():
-        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text or _in_a_chart(path, folders):
+        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text or in_a_chart(path, folders):
             continue
         try:
             objects = _objects(path, text, namespace)

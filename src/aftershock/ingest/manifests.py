@@ -38,7 +38,7 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     texts, _ = yaml_texts(tree)  # a file too large or not UTF-8 is not a manifest this review can follow
     for path in sorted(texts):
         text = texts[path]
-        if not _RELEVANT.search(text) or _in_a_chart(path, folders):
+        if not _RELEVANT.search(text) or in_a_chart(path, folders):
             continue
         try:
             objects = parse_manifests({path: text}, chart="", namespace=namespace)
@@ -50,7 +50,7 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     return found
 
 
-def _in_a_chart(path: str, folders: set[str]) -> bool:
+def in_a_chart(path: str, folders: set[str]) -> bool:
     """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
     if "" in folders:
         return True

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Collection, Iterable
 
 from aftershock.errors import AftershockError
-from aftershock.ingest.manifests import _in_a_chart
+from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
@@ -38,6 +38,11 @@ class PlainObjects:
         return tuple(o for folder in sorted(self.folders) for o in self.folders[folder])
 
 
+def looks_like_manifest(text: str) -> bool:
+    """Top-level `apiVersion:` and `kind:` lines: worth parsing as Kubernetes YAML."""
+    return bool(_LOOKS_KUBERNETES.search(text))
+
+
 def folder_of(path: str) -> str:
     return posixpath.dirname(path)
 
@@ -53,7 +58,7 @@ def plain_objects(
     candidates = [
         p for p in sorted(tree.file_paths())
         if p.endswith((".yaml", ".yml")) and p not in excluded
-        and (wanted is None or folder_of(p) in wanted) and not _in_a_chart(p, chart_folders)
+        and (wanted is None or folder_of(p) in wanted) and not in_a_chart(p, chart_folders)
     ]
     found = PlainObjects()
     for path, text in _texts(tree, candidates, found.unreadable):

@@ -27,7 +27,7 @@ from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
-from aftershock.ingest.plain_objects import _LOOKS_KUBERNETES
+from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side
@@ -93,7 +93,7 @@ def _is_manifest(tree: RefSnapshot, path: str) -> bool:
         text = tree.text_or_none(path)
     except AftershockError:
         return True  # kustomize reports it
-    return bool(text) and bool(_LOOKS_KUBERNETES.search(text))
+    return bool(text) and looks_like_manifest(text or "")
 
 
 def build_side(
