@@ -154,3 +154,17 @@ def test_a_file_outside_the_root_is_refused_by_kustomize_load_restrictions(tmp_p
     review = _review(repo, base, renderer)
     (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
     assert "is not in or below 'clusters/prod/web'" in gap.reason and "/tmp" not in gap.reason and "/dev/shm" not in gap.reason
+
+
+def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer):
+    from charts import app_chart
+
+    crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec: {{group: example.com, names: {{kind: Widget, plural: widgets}}, scope: {scope}}}\n"
+    repo = make_repo(tmp_path)
+    files = {**app_chart("charts/app", "app"), "charts/app/crds/widgets.yaml": crd.format(scope="Namespaced"),
+             "charts/app/crds/kustomization.yaml": "resources: [widgets.yaml]\n"}
+    base = commit(repo, files, "feat: chart with CRDs and a kustomization for them")
+    commit(repo, {"charts/app/crds/widgets.yaml": crd.format(scope="Cluster")}, "scope")
+    review = _review(repo, base, renderer)
+    assert [(r.chart, r.name) for r in review.chart_reviews] == [("charts/app", "app")]
+    assert not [f for f in review.not_reviewed]

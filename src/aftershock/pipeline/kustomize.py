@@ -17,6 +17,7 @@ from typing import Collection, Sequence
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizations
+from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import FileChange
 from aftershock.model.objects import RenderedObject
@@ -51,7 +52,9 @@ def review_kustomizations(
     `skip` (those a Flux Kustomization builds with its own fields) are left to their Kustomization."""
     sets = sets or (find_kustomizations(base[0]), find_kustomizations(head[0]))
     changed = {p for f in files for p in (f.path, f.old_path) if p}
-    roots = [r for r in _reached(sets, changed) if r.folder not in skip]
+    charts = {c.path for c in (*base[1], *head[1])}
+    # A kustomization inside a chart (e.g. one installing the chart's crds/) is the chart's: Helm renders it.
+    roots = [r for r in _reached(sets, changed) if r.folder not in skip and not in_a_chart(f"{r.folder}/x", charts)]
     built = {
         Side.BASE: _build_side(Side.BASE, base[0], sets[0], roots, builder, work, namespace),
         Side.HEAD: _build_side(Side.HEAD, head[0], sets[1], roots, builder, work, namespace),

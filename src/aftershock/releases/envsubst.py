@@ -1,4 +1,4 @@
-"""Flux's post-build variable substitution (`spec.postBuild`), hand-written for fidelity with
+r"""Flux's post-build variable substitution (`spec.postBuild`), hand-written for fidelity with
 fluxcd/pkg/envsubst (a fork of drone/envsubst) as the kustomize-controller applies it.
 
 Only `${...}` expands (`$var` without braces is left as it is); `$$` is an escaped `$`, so `$${x}` is
@@ -96,7 +96,7 @@ def _expression(text: str, i: int, variables: Mapping[str, str]) -> tuple[str, i
 
 
 def _argument(text: str, i: int, stop: str) -> tuple[str, int]:
-    """Literal characters up to `stop` or `}`, with `\/` and `\\` unescaped; returns the index of the stop."""
+    r"""Literal characters up to `stop` or `}`, with `\/` and `\\` unescaped; returns the index of the stop."""
     out: list[str] = []
     while i < len(text) and text[i] not in (stop, "}"):
         if text[i] == "\\" and text[i + 1:i + 2] in ("/", "\\"):
