@@ -11,6 +11,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	# pykustomize 0.1.4 declares Python >= 3.14 but runs on 3.11 (a py3-none wheel over kustomize's Go code): see README.
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python -c constraints.txt pykustomize==0.1.4
 	touch $(STAMP)
 
 demo: setup

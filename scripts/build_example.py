@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Builds the example platform repository's git history from examples/platform.
 
-Usage: python3 scripts/build_example.py DEST [EXAMPLE]
+Usage: python3 scripts/build_example.py [--example NAME] DEST
+       python3 scripts/build_example.py DEST [NAME]
+
+NAME is a folder under examples/ (default: platform; `tenants` is the tenant platform, `fleet` the
+GitOps fleet repository).
 
 Reads examples/EXAMPLE/history.yaml (EXAMPLE is `platform` unless named) and the state folders under
 examples/EXAMPLE/states/ (format in examples/platform/README.md) and turns them into a real git repository in DEST: one commit per state,
@@ -257,20 +261,24 @@ def build(example_dir: Path, dest: Path) -> list[tuple[State, str]]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (1, 2) or any(a.startswith("-") for a in argv):
-        print("usage: python3 scripts/build_example.py DEST [EXAMPLE]", file=sys.stderr)
+    example_dir = EXAMPLE_DIR
+    if len(argv) == 3 and argv[0] == "--example":
+        argv = [argv[2], argv[1]]
+    if len(argv) == 2 and not argv[1].startswith("-"):
+        example_dir, argv = EXAMPLE_DIR.parent / argv[1], argv[:1]
+        if not (example_dir / "history.yaml").is_file() or "/" in example_dir.name or example_dir.name.startswith("."):
+            print(f"build_example: no example {example_dir.name!r} under examples/ (a folder with a history.yaml)", file=sys.stderr)
+            return 2
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print("usage: python3 scripts/build_example.py [--example NAME] DEST", file=sys.stderr)
         return 2
     dest = Path(argv[0]).resolve()
-    example = EXAMPLES / argv[1] if len(argv) == 2 else EXAMPLE_DIR
-    if len(argv) == 2 and (not (example / "history.yaml").is_file() or "/" in argv[1] or argv[1].startswith(".")):
-        print(f"build_example: no example {argv[1]!r} under examples/ (a folder with a history.yaml)", file=sys.stderr)
-        return 2
     if dest in EXAMPLE_DIR.parents or dest.is_relative_to(EXAMPLE_DIR.parent):
         print(f"build_example: {dest} contains the project or lies inside examples/; choose another destination",
               file=sys.stderr)
         return 2
     try:
-        build(example, dest)
+        build(example_dir, dest)
     except ExampleError as error:
         print(f"build_example: {error}", file=sys.stderr)
         return 1

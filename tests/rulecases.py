@@ -14,6 +14,8 @@ A case folder holds:
   With `files` or `commits`, a real git repository is built and read with GitRepository, so file
   changes, hunks, commits and values changes are the real ones. `override_probes` lists what the
   pipeline's override-trap stage observed (see `override_probe`), for rules that read them.
+- `base_plain.yaml`, `head_plain.yaml` (optional): a second source, plain manifests in the folder
+  `manifests` (file `manifests/objects.yaml`), reviewed beside the chart, for rules that compare sources.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from aftershock.config import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Finding
 from aftershock.ingest.git import GitRepository
+from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import PROBE_NAME, DroppedEntry, MergeSite, OverrideProbe, ProbeStatus
@@ -100,8 +103,23 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
         commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
     )
     probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
-    review = replace(review, override_probes=probes)
+    review = replace(review, override_probes=probes, chart_reviews=review.chart_reviews + _plain_reviews(case.folder))
     return review, config, SourceTexts(base=base_files, head=head_files), expected
+
+
+def _plain_reviews(folder: Path) -> tuple[ChartReview, ...]:
+    """The plain-manifest source of a case, when it has one (see the module docstring)."""
+    sides = [folder / "base_plain.yaml", folder / "head_plain.yaml"]
+    if not any(p.exists() for p in sides):
+        return ()
+    base, head = (manifest_objects("manifests/objects.yaml", p.read_text(), "default") if p.exists() else None for p in sides)
+    changes = diff_objects(base or (), head or ())
+    affected = AffectedChart("manifests", (AffectStep("file", "manifests/objects.yaml", "changed"),))
+    return (ChartReview(
+        chart="manifests", name="manifests", affected=affected, base=_render(Side.BASE, base), head=_render(Side.HEAD, head),
+        outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED, changes=changes,
+        base_objects=base or (), head_objects=head or (),
+    ),)
 
 
 def override_probe(entry: dict[str, Any]) -> OverrideProbe:

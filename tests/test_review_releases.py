@@ -206,8 +206,10 @@ def test_release_in_a_plain_manifest_is_followed_when_it_changes(tmp_path, rende
     base = commit(repo, {**app_chart("apps/web", "web"), **plain()}, "feat: prod")
     commit(repo, plain(replicas=5), "feat: prod runs five")
     result = review(repo, base, renderer)
-    assert [r.chart for r in result.chart_reviews] == ["apps/web"]
-    (web,) = result.chart_reviews
+    # The manifest's folder is reviewed as plain objects too.
+    assert [(r.chart, r.name) for r in result.chart_reviews] == [("apps/web", "web"), ("clusters/prod", "manifests")]
+    assert [str(c.key) for c in result.chart_reviews[1].changes] == ["ConfigMap prod/web-prod"]  # its valuesFrom
+    web = result.chart_reviews[0]
     assert web.release == "helm.toolkit.fluxcd.io/HelmRelease/prod/web"
     assert [s.kind for s in web.affected.path] == ["file", "release", "chart"]
     (change,) = web.changes

@@ -101,6 +101,7 @@ class AftershockConfig(BaseModel):
     releases: ReleaseSettings = ReleaseSettings()
     contexts: tuple[ContextSettings, ...] = ()
     cluster: ClusterSettings = ClusterSettings()
+    chart_cache: str | None = None  # folder of external chart archives, relative to the repository (see --chart-cache)
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -107,6 +107,12 @@ _OPTIONS = (
                  help="Folder of the persistent render cache, or `off` [default: $XDG_CACHE_HOME/aftershock/renders "
                       "when XDG_CACHE_HOME is set, else .aftershock/render-cache in the repository].",
                  expose_value=False, callback=_keep),
+    click.option("--chart-cache", "chart_cache", type=click.Path(file_okay=False), default=None,
+                 help="Folder of chart archives (<name>-<version>.tgz) for releases of charts from outside the repository "
+                      "[default: chart_cache: of .aftershock.yaml].", expose_value=False, callback=_keep),
+    click.option("--fetch-charts", "fetch_charts", is_flag=True, default=False,
+                 help="Download a missing external chart archive over HTTP (bounded; nothing in it is run).",
+                 expose_value=False, callback=_keep),
     click.option("--render-cache-size", "render_cache_mib", type=click.IntRange(min=1), default=512, show_default=True,
                  help="MiB the render cache may hold on disk; the least recently used renders go first.",
                  expose_value=False, callback=_keep),
@@ -177,6 +183,7 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
         run_tests=not given["no_tests"], deadline_seconds=given["deadline"], max_renders=given["max_renders"],
+        chart_cache=Path(given["chart_cache"]) if given["chart_cache"] else None, fetch_charts=given["fetch_charts"],
     )
     return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
                           given["render_cache"], given["render_cache_mib"], given["render_memory"])

@@ -1,5 +1,6 @@
 """Plain Kubernetes manifests in the repository (outside any chart) that matter to release following:
-HelmReleases and Applications, and the ConfigMaps and Secrets their values may come from."""
+HelmReleases and Applications, the ConfigMaps and Secrets their values may come from, and the Flux
+HelmRepositories and OCIRepositories their external charts come from."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ from typing import Iterable
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
 from aftershock.render.manifests import parse_manifests
 
-_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret)\b", re.M)
+_KINDS = ("HelmRelease", "Application", "ConfigMap", "Secret", "HelmRepository", "OCIRepository")
+_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret|HelmRepository|OCIRepository)\b", re.M)
 _RELEASE = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
 
 
@@ -32,11 +35,10 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
     folders = {c.path for c in charts}
     found = PlainManifests()
-    for path in sorted(tree.file_paths()):
-        if not path.endswith((".yaml", ".yml")) or _in_a_chart(path, folders):
-            continue
-        text = _text(tree, path)
-        if text is None or not _RELEVANT.search(text):
+    texts, _ = yaml_texts(tree)  # a file too large or not UTF-8 is not a manifest this review can follow
+    for path in sorted(texts):
+        text = texts[path]
+        if not _RELEVANT.search(text) or in_a_chart(path, folders):
             continue
         try:
             objects = parse_manifests({path: text}, chart="", namespace=namespace)
@@ -44,11 +46,11 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
             if _RELEASE.search(text):
                 found.unreadable[path] = error.line()
             continue
-        found.objects[path] = tuple(o for o in objects if o.key.kind in ("HelmRelease", "Application", "ConfigMap", "Secret"))
+        found.objects[path] = tuple(o for o in objects if o.key.kind in _KINDS)
     return found
 
 
-def _in_a_chart(path: str, folders: set[str]) -> bool:
+def in_a_chart(path: str, folders: set[str]) -> bool:
     """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
     if "" in folders:
         return True
@@ -59,10 +61,3 @@ def _in_a_chart(path: str, folders: set[str]) -> bool:
             return True
         cut = path.rfind("/")
     return False
-
-
-def _text(tree: RefSnapshot, path: str) -> str | None:
-    try:
-        return tree.text_or_none(path)
-    except AftershockError:
-        return None  # too large or not UTF-8: not a manifest this review can follow

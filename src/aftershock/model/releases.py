@@ -44,6 +44,8 @@ class ReleaseSpec:
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     values_from: tuple[ValuesReference, ...] = ()
     cluster: str | None = None  # a kubeConfig secret or an Argo destination
+    version: str | None = None  # the chart version asked for (Flux `version`, Argo `targetRevision`)
+    repository: str | None = None  # an Argo source's repoURL when it names a chart, not a path
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,5 @@ class ResolvedRelease:
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     problem: str | None = None  # why it cannot be reviewed, when it cannot
     secret_paths: frozenset[str] = frozenset()  # values paths a `valuesFrom` Secret supplies (never shown)
+    archive: bytes | None = field(default=None, repr=False, compare=False)  # an external chart's archive
+    version: str | None = None  # an external chart's version

@@ -16,15 +16,20 @@ from typing import Callable, Mapping, Sequence
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import ResolvedRelease
+from aftershock.model.releases import Evidence, ReleaseSpec, ResolvedRelease
 from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
+from aftershock.model.review import Side
+from aftershock.model.units import ChartType
+from aftershock.releases.external import external_chart, is_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
+from aftershock.render.chart_archives import ChartCache, ExternalChart, unpack
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, RenderInputs
 
@@ -42,6 +47,7 @@ class ReleaseSource:
     base_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)  # for valuesFrom
     head_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)
     scenario: str = "default"  # the source chart's scenario; its releases are reviewed in it too
+    cluster: str | None = None  # the cluster the source deploys to (a Flux Kustomization's), when known
 
 
 @dataclass(frozen=True)
@@ -77,18 +83,19 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
     head_lookup = {**plain[1], **{o.key: o for o in review.head_objects}}
     source_id = f"{review.chart}@{review.release}" if review.release else review.chart
     return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup,
-                         review.scenario)
+                         review.scenario, review.cluster)
 
 
 def follow_releases(
     sources: Sequence[ReleaseSource], plain: Lookups, base: SideInput, head: SideInput, renderer: Renderer,
     settings: RenderSettings, work: Path, affected: Sequence[AffectedChart],
     rendered: Callable[[RenderOutcome], None] | None = None, chart_map: Mapping[str, str] | None = None,
-    covered: frozenset[tuple[str, str]] = frozenset(),
+    covered: frozenset[tuple[str, str]] = frozenset(), cache: ChartCache = ChartCache(),
 ) -> ReleaseFollowing:
-    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder.
-    `covered` holds (chart, release id) pairs already reviewed as an affected chart's render context:
-    their values diff is still reported, but the chart is not rendered a second time."""
+    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder;
+    `cache` holds the archives of charts from outside the repository. `covered` holds (chart, release id)
+    pairs already reviewed as an affected chart's render context: their values diff is still reported,
+    but the chart is not rendered a second time."""
     by_chart = {a.chart: a for a in affected}
     reviews: list[ChartReview] = []
     changes: list[ValuesKeyChange] = []
@@ -96,22 +103,35 @@ def follow_releases(
     current: list[ReleaseSource] = list(sources)
     seen: set[tuple[ObjectKey, str]] = set()
     for depth in range(MAX_DEPTH):
-        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {}, covered)
+        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {}, covered, cache)
         changes += round_changes
         gaps += round_gaps
         if not plans:
             break
-        found, render_gaps = review_charts(plans, base, head, renderer, settings, work / f"releases-{depth}", rendered=rendered)
+        _unpack_external(plans, work / f"releases-{depth}")
+        found, render_gaps = review_charts([p for p, _ in plans], base, head, renderer, settings, work / f"releases-{depth}", rendered=rendered)
         reviews += found
         gaps += render_gaps
         current = [chart_source(r, plain) for r in found]
     return ReleaseFollowing(tuple(reviews), tuple(changes), tuple(gaps))
 
 
+_Archives = tuple[tuple[Side, ExternalChart, bytes], ...]
+
+
+def _unpack_external(plans: Sequence[tuple[ChartPlan, _Archives]], work: Path) -> None:
+    """External charts' archives unpacked where their side's render reads them (beside the materialised tree)."""
+    for plan, archives in plans:
+        for side, chart, data in archives:
+            target = plan.base if side is Side.BASE else plan.head
+            assert target is not None
+            unpack(data, chart, work / side.value / target.path)
+
+
 def _plans(
     sources: Sequence[ReleaseSource], base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    seen: set[tuple[ObjectKey, str]], chart_map: Mapping[str, str], covered: frozenset[tuple[str, str]],
-) -> tuple[list[ChartPlan], list[ValuesKeyChange], list[NotReviewed]]:
+    seen: set[tuple[ObjectKey, str]], chart_map: Mapping[str, str], covered: frozenset[tuple[str, str]], cache: ChartCache,
+) -> tuple[list[tuple[ChartPlan, _Archives]], list[ValuesKeyChange], list[NotReviewed]]:
     """A release is planned once per distinct pair of values it passes (a scenario of its source that
     passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
@@ -119,12 +139,19 @@ def _plans(
     for source in sources:
         for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}):
             try:
-                plan, values_changes = _plan(source, key, base, head, affected, chart_map)
+                planned, values_changes = _plan(source, key, base, head, affected, chart_map, cache)
+            except _Unreached:
+                continue
+            except _Unresolved as unresolved:
+                changes += unresolved.values_changes
+                gaps.append(NotReviewed(f"release {key}", unresolved.error.line()))
+                continue
             except AftershockError as error:
                 if key not in said:
                     gaps.append(NotReviewed(f"release {key}", error.line()))
                 said.add(key)
                 continue
+            plan = planned[0] if planned is not None else None
             identity = (key, _inputs_key(plan))
             if identity in seen:
                 continue
@@ -132,8 +159,8 @@ def _plans(
             if key not in said:
                 changes += values_changes
             said.add(key)
-            if plan is not None and not (source.scenario == "default" and (plan.path, key.id) in covered):
-                plans.append(replace(plan, scenario=source.scenario) if source.scenario != "default" else plan)
+            if planned is not None and plan is not None and not (source.scenario == "default" and (plan.path, key.id) in covered):
+                plans.append((replace(plan, scenario=source.scenario) if source.scenario != "default" else plan, planned[1]))
     return plans, changes, gaps
 
 
@@ -143,24 +170,51 @@ def _inputs_key(plan: ChartPlan | None) -> str:
     return json.dumps([plan.base_inputs.values, plan.head_inputs.values], sort_keys=True, default=str)
 
 
+class _Unresolved(Exception):
+    """A release the change reaches whose chart cannot be had, with its own values diff."""
+
+    def __init__(self, error: AftershockError, values_changes: list[ValuesKeyChange]) -> None:
+        super().__init__(error.line())
+        self.error, self.values_changes = error, values_changes
+
+
 def _plan(
     source: ReleaseSource, key: ObjectKey, base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    chart_map: Mapping[str, str],
-) -> tuple[ChartPlan | None, list[ValuesKeyChange]]:
-    b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map)
-    h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map)
-    for side, resolved in (("base", b), ("head", h)):
-        if resolved is not None and resolved.problem:
-            raise AftershockError(resolved.problem, where=f"{key} at {side}")
+    chart_map: Mapping[str, str], cache: ChartCache,
+) -> tuple[tuple[ChartPlan, _Archives] | None, list[ValuesKeyChange]]:
+    b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
+    h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
+    _check_resolved(source, key, b, h)
     chart_path = (h or b).chart_path  # type: ignore[union-attr]
     if chart_path == source.id or any(s.kind == "chart" and s.id == chart_path for s in source.path):
         raise AftershockError(f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle")
     values_changes = diff_values(b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}")
     values_changes = _marked_secret(values_changes, (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()))
     steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
-    if steps is None or (not values_changes and chart_path not in affected and (b is None) == (h is None)):
+    moved = (b is None) != (h is None) or (b is not None and h is not None and b.version != h.version)
+    if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
-    return _chart_plan(key, b, h, base, head, steps), list(values_changes)
+    return _chart_plan(key, b, h, base, head, steps, source.cluster), list(values_changes)
+
+
+def _check_resolved(source: ReleaseSource, key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None) -> None:
+    """A release whose chart cannot be had is not reviewed when the change reaches it (its own values diff
+    is still shown: _Unresolved); one the change leaves alone is no gap of this review (_Unreached)."""
+    problems = [(side, r) for side, r in (("base", b), ("head", h)) if r is not None and r.problem]
+    if not problems:
+        return
+    before = next((o.body for o in source.base_objects if o.key == key), None)
+    after = next((o.body for o in source.head_objects if o.key == key), None)
+    values = diff_values(b.values if b else {}, h.values if h else {}, chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
+                         file=f"release {key}")
+    if before == after and not values:
+        raise _Unreached()
+    side, resolved = problems[-1]
+    raise _Unresolved(AftershockError(str(resolved.problem), where=f"{key} at {side}"), list(values))
+
+
+class _Unreached(Exception):
+    """A release whose chart cannot be had, which the change does not reach."""
 
 
 def _marked_secret(changes: Sequence[ValuesKeyChange], secret_paths: frozenset[str]) -> tuple[ValuesKeyChange, ...]:
@@ -191,7 +245,7 @@ def _steps(
 
 def _resolve(
     objects: Sequence[RenderedObject], lookup: Mapping[ObjectKey, RenderedObject], key: ObjectKey, side: SideInput,
-    chart_map: Mapping[str, str],
+    chart_map: Mapping[str, str], cache: ChartCache,
 ) -> ResolvedRelease | None:
     tree, charts = side
     obj = next((o for o in objects if o.key == key), None)
@@ -200,34 +254,78 @@ def _resolve(
     spec = release_spec(obj)
     assert spec is not None
     path, evidence, problem = resolve_chart(spec, charts, chart_map)
+    if problem and is_external(spec):
+        return _external(spec, lookup, tree, cache)
     if problem:
-        return ResolvedRelease(spec, None, evidence, problem=problem)
+        return ResolvedRelease(spec, None, evidence, _values_or_empty(spec, lookup, tree), problem=problem)
     secret_paths = frozenset(p for p, _ in flatten(secret_values(spec, lookup)))
     return ResolvedRelease(spec, path, evidence, release_values(spec, lookup, tree.text_or_none, path), secret_paths=secret_paths)
 
 
+def _external(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot, cache: ChartCache) -> ResolvedRelease:
+    """A chart from a Helm or OCI repository, from the chart cache (or downloaded when allowed)."""
+    values = release_values(spec, lookup, tree.text_or_none, None)
+    try:
+        chart = external_chart(spec, lookup)
+    except AftershockError as error:
+        return ResolvedRelease(spec, None, Evidence.OBSERVED, values, problem=error.line())
+    try:
+        archive = cache.archive(chart)
+    except AftershockError as error:
+        return ResolvedRelease(spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version)
+    return ResolvedRelease(spec, chart.id, Evidence.OBSERVED, values, archive=archive, version=chart.version)
+
+
+def _values_or_empty(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot) -> dict:
+    """The values a release passes, for its values diff even when its chart cannot be resolved."""
+    try:
+        return release_values(spec, lookup, tree.text_or_none, None)
+    except AftershockError:
+        return {}
+
+
 def _chart_plan(
     key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None, base: SideInput, head: SideInput,
-    steps: tuple[AffectStep, ...],
-) -> ChartPlan:
+    steps: tuple[AffectStep, ...], source_cluster: str | None = None,
+) -> tuple[ChartPlan, _Archives]:
     charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
     charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
     chart_path = (h or b).chart_path  # type: ignore[union-attr]
-    chart_b = charts_base.get(b.chart_path) if b and b.chart_path else None
-    chart_h = charts_head.get(h.chart_path) if h and h.chart_path else None
+    chart_b = _chart(b, charts_base)
+    chart_h = _chart(h, charts_head)
+    archives = tuple((side, _external_of(r, c), r.archive) for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
+                     if r is not None and r.archive is not None and c is not None)
     return ChartPlan(
         path=chart_path, name=(chart_h or chart_b).name, affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
         base=chart_b, head=chart_h, release=key.id, base_inputs=_inputs(b), head_inputs=_inputs(h),
-        cluster=_cluster(h or b),  # type: ignore[arg-type]
-    )
+        cluster=_cluster(h or b, source_cluster),  # type: ignore[arg-type]
+    ), archives
 
 
-def _cluster(resolved: ResolvedRelease) -> str:
-    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own."""
+EXTERNAL_FOLDER = ".aftershock-charts"  # where external charts are unpacked, beside the materialised tree
+
+
+def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Chart | None:
+    """The chart a release installs on one side: the repository's, or an external archive's."""
+    if resolved is None or resolved.chart_path is None:
+        return None
+    if resolved.archive is None:
+        return charts.get(resolved.chart_path)
+    name = resolved.chart_path.rsplit("/", 1)[-1]
+    return Chart(f"{EXTERNAL_FOLDER}/{name}-{resolved.version}", name, str(resolved.version), ChartType.APPLICATION, "v2")
+
+
+def _external_of(resolved: ResolvedRelease, chart: Chart) -> ExternalChart:
+    return ExternalChart(resolved.chart_path.rsplit("/", 1)[0], chart.name, chart.version)  # type: ignore[union-attr]
+
+
+def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> str:
+    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own
+    (the cluster of the Flux Kustomization that applies it, when one does)."""
     spec = resolved.spec
     if spec.cluster:
         return f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
-    return "in-cluster"
+    return source_cluster or "in-cluster"
 
 
 def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator
 
+from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
@@ -40,6 +41,9 @@ from aftershock.pipeline.stage import StageInput, render_stage
 from aftershock.model.tests import TESTS_PART
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.secret_taint import test_expectations
+from aftershock.pipeline.gitops import review_gitops
+from aftershock.render.chart_archives import ChartCache
+from aftershock.render.kustomize import shared_builder
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -61,6 +65,8 @@ class ReviewRequest:
     since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
     deadline_seconds: float = DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
     max_renders: int = DEFAULT_MAX_REVIEW_RENDERS  # renders the review may schedule, tests and probes included
+    chart_cache: Path | None = None  # external chart archives; else `chart_cache:` of the configuration
+    fetch_charts: bool = False  # download a missing external chart archive over HTTP
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
+        # Flux Kustomizations, kustomizations and plain manifests: objects the repository holds unrendered.
+        gitops = review_gitops(files, *sides, units, _namespace(request), shared_builder(), work)
+        units = gitops.units
         changed = tuple(p for f in files for p in (f.path, f.old_path) if p)
         stage = render_stage(StageInput(
             config, sides, files, affected if since is None else tuple(a for a in affected if a.chart in since.charts),
@@ -150,6 +159,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             RenderSettings(_release_name(request), _namespace(request), request.kube_version),
             Identity(request.release_name, request.namespace), request.max_scenarios, work,
             callbacks.rendered if callbacks else None, callbacks.planned if callbacks else None,
+            gitops.sources, chart_cache(request, config),
         ), renderer)
         chart_reviews, not_reviewed, scenarios, following, contexts = (
             stage.reviews, stage.not_reviewed, stage.scenarios, stage.following, stage.contexts)
@@ -158,7 +168,8 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
             charts=_all_charts(charts_base, charts_head), units=units,
             values_changes=values_changes + following.values_changes, affected=affected,
-            chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
+            chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
+            not_reviewed=not_reviewed + gitops.not_reviewed + following.not_reviewed,
             scenarios=scenarios, contexts=contexts,
         )
         review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
@@ -205,6 +216,14 @@ def _scope(review: Review, since: _Since | None) -> ReviewScope:
         return ReviewScope.whole_change(skipped)
     charts = since.charts | {r.chart for r in review.chart_reviews}
     return ReviewScope.only(charts, frozenset(since.paths), since.commits, skipped)
+
+
+
+
+def chart_cache(request: ReviewRequest, config: AftershockConfig) -> ChartCache:
+    """`--chart-cache`, else `chart_cache:` of the configuration (relative to the repository folder)."""
+    folder = request.chart_cache or (request.repo / config.chart_cache if config.chart_cache else None)
+    return ChartCache(folder, request.fetch_charts)
 
 
 def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefInfo:

@@ -20,9 +20,11 @@ from aftershock.model.units import AffectedChart
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
 from aftershock.pipeline.cluster import lookup_dependents, review_clusters, with_rendered
 from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts
+from aftershock.pipeline.gitops import BuiltSources
 from aftershock.pipeline.installers import find_installers
 from aftershock.pipeline.releases import ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.render.chart_archives import ChartCache
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, plan_renders
 
@@ -42,6 +44,8 @@ class StageInput:
     work: Path
     rendered: Callable[[RenderOutcome], None] | None = None
     planned: Callable[[int], None] | None = None
+    built: BuiltSources = BuiltSources()  # kustomize and Flux builds: their releases are followed too
+    chart_cache: ChartCache = ChartCache()  # archives of charts from outside the repository
 
 
 @dataclass(frozen=True)
@@ -140,10 +144,13 @@ def _follow(
     """Follow releases found in every scenario's renders (the context's included) and in plain manifests."""
     lookups = plain_lookups(*plain)
     manifests, unreadable = manifest_sources(*plain, set(given.follow_changed))
-    sources = [chart_source(r, lookups) for r in reviews if r.outcome is not ChartOutcome.NOT_REVIEWED] + list(manifests)
+    # A file a kustomize or Flux build reads is followed through the build (its reviews come first).
+    manifests = tuple(m for m in manifests if m.id not in given.built.files)
+    reviewed = given.built.reviews + tuple(r for r in reviews if r.outcome is not ChartOutcome.NOT_REVIEWED)
+    sources = [chart_source(r, lookups) for r in reviewed] + list(manifests)
     following = follow_releases(
         sources, lookups, *given.sides, renderer, settings, given.work, affected, rendered=given.rendered,
-        chart_map=given.config.releases.charts, covered=covered,
+        chart_map=given.config.releases.charts, covered=covered, cache=given.chart_cache,
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
 

@@ -68,6 +68,7 @@ def _flux(obj: RenderedObject) -> ReleaseSpec:
         release_name=str(spec.get("releaseName") or default_name),
         namespace=str(target or obj.key.namespace or "default"),
         values=_map(spec.get("values")), values_from=refs, cluster=str(kube) if kube else None,
+        version=str(chart_spec["version"]) if chart_spec.get("version") else None,
     )
 
 
@@ -88,6 +89,8 @@ def _argo(obj: RenderedObject) -> ReleaseSpec:
         release_name=str(helm.get("releaseName") or obj.key.name),
         namespace=str(destination.get("namespace") or "default"), values=values, values_from=files,
         cluster=str(destination.get("name") or destination.get("server") or "") or None,
+        version=str(source["targetRevision"]) if source.get("chart") and source.get("targetRevision") else None,
+        repository=str(source["repoURL"]) if source.get("chart") and source.get("repoURL") else None,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from aftershock.rules.api import object_schema
 from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
+from aftershock.rules.gitops import object_conflict
 from aftershock.rules.helm import hook_deadlock
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
@@ -110,6 +111,9 @@ RULES: tuple[Rule, ...] = (
     pdb_blocks_eviction.RULE,
     pdb_above_hpa.RULE,
     restart_policy.RULE,
+    # Sources of objects
+    object_conflict.CONFLICT,
+    object_conflict.DUPLICATE,
     # Values contract
     removed_key_used.RULE,
     removed_key_documented.RULE,

@@ -1,0 +1,121 @@
+"""Building kustomizations with kustomize's own Go code (`pykustomize`), in a spawned worker process.
+
+Like the Helm SDK, pykustomize loads a Go runtime, which does not survive a fork: builds run in one
+`spawn`ed process, never in the reviewing process. Builds keep kustomize's ROOT_ONLY load restrictions,
+with plugins (exec and container KRM functions) and Helm inflation off. `KustomizeBuilder` is the
+interface; `PyKustomizeBuilder` the implementation; each outcome is the built YAML or kustomize's error.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator, Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    folder: str  # the folder built, as given
+    yaml: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class KustomizeBuilder(Protocol):
+    name: str
+
+    def build_many(self, folders: Sequence[str]) -> list[BuildOutcome]: ...
+
+    def close(self) -> None: ...
+
+
+def _build_one(folder: str) -> tuple[str | None, str | None]:
+    """In the worker: (yaml, None) or (None, kustomize's error)."""
+    import asyncio
+
+    import pykustomize
+
+    options = pykustomize.BuildOptions(
+        load_restrictions=pykustomize.LoadRestrictions.ROOT_ONLY, add_managedby_label=False,
+        enable_plugins=False, enable_helm=False, helm_command="",
+    )
+    try:
+        return asyncio.run(pykustomize.build(folder, options)).yaml, None
+    except pykustomize.KustomizeError as error:
+        return None, str(error).strip() or type(error).__name__
+
+
+def available() -> str | None:
+    """None when pykustomize can be imported, else why not (checked without loading its Go library)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pykustomize") is None:
+        return "pykustomize is not installed: run `make setup` (it installs pykustomize==0.1.4, see README)"
+    return None
+
+
+class PyKustomizeBuilder:
+    """kustomize v0.21 through pykustomize, in one spawned process started on first use."""
+
+    name = "pykustomize"
+
+    def __init__(self, timeout_seconds: float = 60.0) -> None:
+        self.timeout_seconds = timeout_seconds
+        self._pool: ProcessPoolExecutor | None = None
+        self._pid = os.getpid()  # a forked copy of this object must not use its parent's worker
+
+    def build_many(self, folders: Sequence[str]) -> list[BuildOutcome]:
+        if not folders:
+            return []
+        missing = available()
+        if missing:
+            return [BuildOutcome(f, error=missing) for f in folders]
+        if self._pool is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        futures = [self._pool.submit(_build_one, f) for f in folders]
+        outcomes = []
+        for folder, future in zip(folders, futures):
+            try:
+                text, error = future.result(timeout=self.timeout_seconds)
+            except TimeoutError:
+                text, error = None, f"kustomize build took longer than {self.timeout_seconds:g} s"
+            except Exception as failure:  # the worker died: every later build says so too
+                text, error = None, f"kustomize worker failed: {type(failure).__name__}: {failure}"
+            outcomes.append(BuildOutcome(folder, text, error))
+        return outcomes
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+_shared: PyKustomizeBuilder | None = None
+
+
+def shared_builder() -> KustomizeBuilder:
+    """The process's builder: its worker starts on the first build and stays warm for the next reviews
+    (a second start costs about a second), and stops when the process exits."""
+    global _shared
+    if _shared is None:
+        _shared = PyKustomizeBuilder()
+        atexit.register(_shared.close)
+    return _shared
+
+
+@contextmanager
+def open_builder(timeout_seconds: float = 60.0) -> Iterator[KustomizeBuilder]:
+    """A builder whose worker process (started only when something is built) ends with the block."""
+    builder = PyKustomizeBuilder(timeout_seconds)
+    try:
+        yield builder
+    finally:
+        builder.close()

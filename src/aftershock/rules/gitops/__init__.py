@@ -1,0 +1,1 @@
+"""Rules about the sources of a GitOps repository: objects declared twice."""

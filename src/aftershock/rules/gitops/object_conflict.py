@@ -1,0 +1,123 @@
+"""Rules object-conflict and object-duplicate: one object produced by two sources, or twice by one.
+
+A source is one review scope that deploys what it produces: a chart as its release installs it, a Flux
+Kustomization, a kustomization, a folder of plain manifests, or a chart rendered on its own when no
+release installs it. Two sources conflict when they produce the same object (group, kind, namespace,
+name) for the same cluster: whichever the controller applies last wins. Only the scopes the review
+built or rendered are compared.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity, Subject, SubjectKind
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import ChartReview
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+
+DEFAULT_SCENARIO = "default"
+
+
+def _scope(review: ChartReview) -> str:
+    return f"{review.chart}@{review.release}" if review.release else review.chart
+
+
+def _deploying(reviews: Sequence[ChartReview]) -> list[ChartReview]:
+    """Default-scenario scopes, leaving out a chart rendered on its own when a release installs it too."""
+    installed = {r.chart for r in reviews if r.release}
+    return [r for r in reviews if r.scenario == DEFAULT_SCENARIO and (r.release or r.chart not in installed)]
+
+
+def _producers(reviews: Sequence[ChartReview], head: bool) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
+    """(cluster, key) -> every (scope, object) producing it on one side, in review order."""
+    found: dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]] = {}
+    for review in _deploying(reviews):
+        for obj in review.head_objects if head else review.base_objects:
+            found.setdefault((review.cluster or "", obj.key), []).append((_scope(review), obj))
+    return found
+
+
+def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
+    where = f" in cluster {cluster}" if cluster else ""
+    return Subject(SubjectKind.OBJECT, f"{cluster}::{key.id}", f"{key}{where}", facet=rule)
+
+
+def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
+    head, base = _producers(ctx.review.chart_reviews, True), _producers(ctx.review.chart_reviews, False)
+    for (cluster, key), producers in sorted(head.items()):
+        scopes = sorted({scope for scope, _ in producers})
+        if len(scopes) < 2:
+            continue
+        before = {scope for scope, _ in base.get((cluster, key), ())}
+        delta = Delta.PRE_EXISTING if len(before) >= 2 else Delta.INTRODUCED
+        yield Concern(
+            subject=_subject("conflict", cluster, key), delta=delta,
+            message=f"{key} is produced by {len(scopes)} sources ({', '.join(scopes)}): whichever is applied last wins",
+            facts=tuple(Fact("source", s) for s in scopes),
+            scope_paths=tuple(sorted({o.template for _, o in producers})),
+        )
+
+
+def _by_key(objects: Sequence[RenderedObject]) -> dict[ObjectKey, list[RenderedObject]]:
+    found: dict[ObjectKey, list[RenderedObject]] = {}
+    for obj in objects:
+        found.setdefault(obj.key, []).append(obj)
+    return found
+
+
+def check_duplicates(ctx: RuleContext) -> Iterator[Concern]:
+    for review in _deploying(ctx.review.chart_reviews):
+        before = _by_key(review.base_objects)
+        for key, objects in sorted(_by_key(review.head_objects).items()):
+            if len(objects) < 2:
+                continue
+            files = sorted({o.template for o in objects})
+            yield Concern(
+                subject=_subject("duplicate", review.cluster or "", key),
+                delta=Delta.PRE_EXISTING if len(before.get(key, ())) >= 2 else Delta.INTRODUCED,
+                message=f"{key} is declared {len(objects)} times in {_scope(review)} ({', '.join(files)}): only one of them is applied",
+                facts=(Fact("source", _scope(review)),) + tuple(Fact("file", f) for f in files),
+                scope_paths=tuple(files),
+            )
+
+
+_DOC_WHY = ("Two sources writing one object fight: Flux, Argo CD or kubectl apply each overwrite the other on every "
+            "reconciliation, and which definition is live depends on timing, so a review of either source says nothing "
+            "certain about the cluster.")
+
+CONFLICT = Rule(
+    id="object-conflict",
+    title="Object produced by two sources",
+    category=Category.RELIABILITY,
+    severity=Severity.HIGH,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check_conflicts,
+    doc=RuleDoc(
+        what="An object (group, kind, namespace, name) that two reviewed sources produce for the same cluster: a chart "
+        "and a plain manifest, two Flux Kustomizations, a kustomization and a HelmRelease's chart.",
+        why=_DOC_WHY,
+        example="    # clusters/prod/web.yaml (plain)     and charts/web (HelmRelease web in cluster prod)\n"
+        "    kind: Deployment                   kind: Deployment\n    metadata: {name: web}              metadata: {name: web}",
+        fix="Keep one source for the object: delete the plain manifest, or stop the chart from rendering it.",
+    ),
+)
+
+DUPLICATE = Rule(
+    id="object-duplicate",
+    title="Object declared twice in one source",
+    category=Category.RELIABILITY,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check_duplicates,
+    doc=RuleDoc(
+        what="An object whose identity (group, kind, namespace, name) appears twice in the output of one source: two "
+        "files of a manifest folder, or two documents of one chart's render.",
+        why="Only one of the two definitions is applied (the last one, or neither when the tool refuses the duplicate), "
+        "so an edit to the other one silently does nothing.",
+        example="    # clusters/prod/a.yaml and clusters/prod/b.yaml\n    kind: ConfigMap\n    metadata: {name: settings}",
+        fix="Merge the two definitions into one.",
+    ),
+)
