@@ -118,6 +118,7 @@ class Review:
     provenance: ProvenanceReport | None = None  # which values keys and templates produce each changed field
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
+    base_charts: tuple[Chart, ...] = ()  # the charts found at base (their versions, for what changed per chart)
 
     @property
     def complete(self) -> bool:

@@ -148,7 +148,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             charts=_all_charts(charts_base, charts_head), units=units,
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
-            scenarios=scenarios,
+            scenarios=scenarios, base_charts=charts_base,
             tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
         provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
