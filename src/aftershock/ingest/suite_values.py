@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 
 from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.suite import SPLITTER, SuiteError, TestSuite, parse_suite_text
+from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
 from aftershock.helmtest.values import SetPathError, user_values
 
 TextReader = Callable[[str], str | None]
@@ -21,7 +21,8 @@ def suite_value_sets(
     """(name, values) for each distinct set of values the chart's own suites (`tests/*_test.yaml`)
     give their tests, merged as helm-unittest merges them: first those of suites that test a changed
     template (chart-relative paths), then the rest, each in file order. Tests with no values of their
-    own render the default scenario and are left out; a suite that cannot be read contributes nothing."""
+    own render the default scenario and are left out, and so are tests expecting the render to fail;
+    a suite that cannot be read contributes nothing."""
     prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
     near: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -56,8 +57,17 @@ def _suites(path: str, read: TextReader) -> list[TestSuite]:
     return suites
 
 
+def expects_render_failure(test: TestJob) -> bool:
+    """Whether the test passes only when the render fails (`failedTemplate`, or `notFailedTemplate` negated):
+    its values are a failure on purpose, not a scenario of the chart."""
+    return any((a.assert_type == "failedTemplate") != a.negated and a.assert_type in ("failedTemplate", "notFailedTemplate")
+               for a in test.assertions)
+
+
 def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
     for test in suite.tests:
+        if expects_render_failure(test):
+            continue
         try:
             files = [_values_file(path, given, read) for given in suite.values + test.values]
             values = user_values(files, dict(suite.set), dict(test.set), "chart")

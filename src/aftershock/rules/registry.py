@@ -21,6 +21,7 @@ from aftershock.rules.rbac import (
     cluster_admin_binding, cluster_scope_widening, escalation_verbs, nodes_proxy, pod_exec, secrets_access, webhook_configuration,
     wildcard,
 )
+from aftershock.rules.tests import newly_failing, render_broken
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
 from aftershock.rules.upgrade import crd_versions, deprecated_api, immutable_fields, resource_deleted
 from aftershock.rules.values import (
@@ -86,6 +87,8 @@ RULES: tuple[Rule, ...] = (
     removed_key_documented.RULE,
     schema_violation.RULE,
     stale_test_assertion.RULE,
+    newly_failing.RULE,
+    render_broken.RULE,
     override_trap.RULE,
     undefined_reference.RULE,
     # Hygiene
