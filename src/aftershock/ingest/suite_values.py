@@ -30,8 +30,9 @@ def suite_value_sets(
     for path in sorted(p for p in paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]):
         for suite in _suites(path, read):
             bucket = near if _tests_changed(suite, changed) else far
-            for name, values in _test_values(suite, path, read):
+            for test, values in _test_values(suite, path, read):
                 if values:
+                    name = f"test:{posixpath.basename(path)}/{test.name}"
                     bucket.setdefault(json.dumps(values, sort_keys=True, default=str), (name, values))
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
@@ -64,7 +65,15 @@ def expects_render_failure(test: TestJob) -> bool:
                for a in test.assertions)
 
 
-def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
+def suite_file_values(path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
+    """(test name, user values) of every test of one suite file that does not expect a render failure:
+    its values files, then the suite's and the test's `set`, merged as helm-unittest merges them."""
+    for suite in _suites(path, read):
+        for test, values in _test_values(suite, path, read):
+            yield test.name, values
+
+
+def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[TestJob, dict[str, Any]]]:
     for test in suite.tests:
         if expects_render_failure(test):
             continue
@@ -73,7 +82,7 @@ def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tupl
             values = user_values(files, dict(suite.set), dict(test.set), "chart")
         except (ValueError, SetPathError, GoYamlError):
             continue
-        yield f"test:{posixpath.basename(path)}/{test.name}", values
+        yield test, values
 
 
 def _values_file(suite_path: str, given: str, read: TextReader) -> dict[str, Any]:
