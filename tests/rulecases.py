@@ -14,6 +14,9 @@ A case folder holds:
   With `files` or `commits`, a real git repository is built and read with GitRepository, so file
   changes, hunks, commits and values changes are the real ones. `override_probes` lists what the
   pipeline's override-trap stage observed (see `override_probe`), for rules that read them.
+  `tests` lists helm-unittest outcomes of charts/app as the test step observed them (`suite_file`,
+  `test`, `change`, `failure`); `head_render_error` makes the head render of scenario
+  `scenario` (default `default`) fail with that error, the chart then being not reviewed.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from aftershock.model.review import (
     ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.model.tests import (
+    ChartTestEvidence, RunStatus, SideTests, TestChange, TestComparison, TestEvidence, TestOutcome, TestStatus,
+)
 from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts
@@ -101,7 +107,30 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
     )
     probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
     review = replace(review, override_probes=probes)
+    if extra.get("tests"):
+        review = replace(review, tests=test_evidence(extra["tests"]))
+    if extra.get("head_render_error"):
+        review = failed_at_head(review, extra["head_render_error"], extra.get("scenario", "default"))
     return review, config, SourceTexts(base=base_files, head=head_files), expected
+
+
+def test_evidence(entries: list[dict[str, Any]]) -> TestEvidence:
+    """The test step's evidence for charts/app: each entry one test, passing at base unless `change` says otherwise."""
+    tests = tuple(
+        TestComparison(e["suite_file"], "suite", e["test"], TestChange(e.get("change", "newly_failing")),
+                       TestOutcome(TestStatus.PASSED), TestOutcome(TestStatus.FAILED, e.get("failure", "")))
+        for e in entries
+    )
+    side = SideTests(RunStatus.RAN, suites=1, passed=len(tests))
+    return TestEvidence(charts=(ChartTestEvidence(CHART, side, replace(side, passed=0, failed=len(tests)), tests),))
+
+
+def failed_at_head(review: Review, error: str, scenario: str) -> Review:
+    """The review with its chart's head render failing in `scenario`: not reviewed, as the pipeline records it."""
+    [chart_review] = review.chart_reviews
+    failed = replace(chart_review, scenario=scenario, outcome=ChartOutcome.NOT_REVIEWED, changes=(), head_objects=(),
+                     head=ChartRender(Side.HEAD, RenderStatus.FAILED, error=error))
+    return replace(review, chart_reviews=(failed,))
 
 
 def override_probe(entry: dict[str, Any]) -> OverrideProbe:
