@@ -23,7 +23,7 @@ from aftershock.rules.rbac import (
 )
 from aftershock.rules.tests import newly_failing, render_broken
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
-from aftershock.rules.upgrade import crd_versions, deprecated_api, immutable_fields, resource_deleted
+from aftershock.rules.upgrade import crd_versions, crds_folder, deprecated_api, immutable_fields, resource_deleted
 from aftershock.rules.values import (
     override_trap, removed_key_documented, removed_key_used, schema_violation, stale_test_assertion, undefined_reference,
 )
@@ -75,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     resource_deleted.RULE,
     deprecated_api.RULE,
     crd_versions.RULE,
+    crds_folder.RULE,
     probes_removed.RULE,
     resources_removed.RULE,
     deployment_strategy.RULE,
