@@ -4,7 +4,8 @@ An `Issue` is one problem a rule sees in one object on one side, identified with
 its `facet`. Comparing the two sides per facet gives the delta:
 - only at head: INTRODUCED; only at base: RESOLVED;
 - at both: WIDENED when head has a higher `grade` or `items` base lacked, NARROWED when it has a
-  lower grade or fewer items (and nothing new), PRE_EXISTING when equal.
+  lower grade or fewer items (and nothing new), PRE_EXISTING when equal. Issues that carry RBAC
+  `grants` are compared as permission sets instead (`*` covering any value), never as strings.
 An object that did not change is judged at head only: all its issues are PRE_EXISTING.
 """
 
@@ -17,6 +18,7 @@ from aftershock.findings.model import Confidence, Delta, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.index import ObjectPair
+from aftershock.rules.support.rbac import Permission, covered
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class Issue:
     confidence: Confidence | None = None
     facts: tuple[Fact, ...] = ()
     summary: str = ""  # short state for "before: ..." (default: the message)
+    grants: frozenset[Permission] | None = None  # RBAC permissions the issue is about, compared as sets
 
 
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
@@ -70,8 +73,12 @@ def judge_pair(ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_
 
 
 def compare(before: Issue, after: Issue) -> Delta:
-    gained = after.grade > before.grade or bool(after.items - before.items)
-    lost = after.grade < before.grade or bool(before.items - after.items)
+    if before.grants is not None and after.grants is not None:
+        gained = after.grade > before.grade or not covered(before.grants, after.grants)
+        lost = after.grade < before.grade or not covered(after.grants, before.grants)
+    else:
+        gained = after.grade > before.grade or bool(after.items - before.items)
+        lost = after.grade < before.grade or bool(before.items - after.items)
     if gained:
         return Delta.WIDENED
     if lost:
@@ -97,7 +104,7 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
         facts=(Fact("field", issue.field), *issue.facts),
         location=location,
         path=pair.impact_path(issue.field),
-        severity=issue.severity,
+        severity=Severity.INFO if delta is Delta.NARROWED and issue.grants is not None else issue.severity,  # fewer permissions
         confidence=issue.confidence,
         scope_paths=pair.scope_paths,
     )

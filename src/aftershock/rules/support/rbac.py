@@ -45,6 +45,37 @@ class PolicyRule:
         return f"verbs={','.join(sorted(self.verbs))} on {resources} in apiGroups={groups}{names}"
 
 
+Permission = tuple[str, str, str, str]  # (API group, resource, verb, resource name); "*" grants any
+
+
+def permissions(rules: Iterable[PolicyRule]) -> frozenset[Permission]:
+    """What the rules grant, as the product verbs × resources × API groups (× names, "*" when unnamed)."""
+    return frozenset(
+        (group, resource, verb, name)
+        for rule in rules if rule.resources
+        for group in rule.api_groups for resource in rule.resources for verb in rule.verbs
+        for name in (rule.resource_names or {"*"})
+    )
+
+
+def covered(granted: frozenset[Permission], wanted: frozenset[Permission]) -> bool:
+    """Whether every permission in `wanted` is granted by one in `granted` (`*` standing for any value,
+    `*/sub` for any resource's subresource), so comparing roles never depends on how they are written."""
+    return all(any(_covers(have, want) for have in granted) for want in wanted)
+
+
+def _covers(have: Permission, want: Permission) -> bool:
+    group, resource, verb, name = have
+    return ((group == "*" or group == want[0]) and _resource_covers(resource, want[1])
+            and (verb == "*" or verb == want[2]) and (name == "*" or name == want[3]))
+
+
+def _resource_covers(have: str, want: str) -> bool:
+    if have in ("*", want):
+        return True
+    return have.startswith("*/") and "/" in want and want.split("/", 1)[1] == have[2:]
+
+
 def is_role(obj: RenderedObject) -> bool:
     return obj.key.group == RBAC_GROUP and obj.key.kind in ROLE_KINDS
 
