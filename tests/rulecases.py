@@ -10,7 +10,8 @@ A case folder holds:
   (`file` or `file:line`); `[]` when the rule must stay silent. Only the case's rule is compared.
 - `case.yaml` (optional): `config` (an .aftershock.yaml document), `kube_version`, and repository
   content for rules that read files or commits: `files: {base: {path: text}, head: {path: text}}`
-  and `commits: [message, ...]` (the range base..head; the head files land with the last one).
+  and `commits: [message, ...]` (the range base..head; the head files land with the last one);
+  `history: [message, ...]` are empty commits made before the base one (the repository's past).
   With `files` or `commits`, a real git repository is built and read with GitRepository, so file
   changes, hunks, commits and values changes are the real ones. `override_probes` lists what the
   pipeline's override-trap stage observed (see `override_probe`), for rules that read them.
@@ -31,6 +32,7 @@ import yaml
 from aftershock.config import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Finding
+from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.objects import RenderedObject
@@ -104,6 +106,7 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
         read_manifests(case.folder / "base.yaml"), read_manifests(case.folder / "head.yaml"),
         tmp_path=tmp_path, base_files=base_files, head_files=head_files,
         commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
+        history=list(extra.get("history") or []),
     )
     probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
     review = replace(review, override_probes=probes)
@@ -163,6 +166,7 @@ def build_review(
     head_files: dict[str, str] | None = None,
     commits: list[str] | None = None,
     kube_version: str | None = None,
+    history: list[str] | None = None,
 ) -> Review:
     """A Review of chart charts/app rendered as `base`/`head` (None: absent), with real git data when
     files or commits are given."""
@@ -171,8 +175,11 @@ def build_review(
     commit_list: tuple = ()
     file_changes: tuple = ()
     values_changes: list[ValuesKeyChange] = []
-    if base_files or head_files or commits:
+    conventions = None
+    if base_files or head_files or commits or history:
         repo = make_repo(tmp_path, "case")
+        for message in history or []:
+            commit(repo, {}, message)
         base_sha = commit(repo, base_files, "chore: base")
         messages = commits or ["chore: change"]
         for message in messages[:-1]:
@@ -184,6 +191,7 @@ def build_review(
         file_changes = git_repo.file_changes(base_sha, head_sha)
         base_ref, head_ref = RefInfo("base", base_sha), RefInfo("head", head_sha)
         values_changes = _values_changes(file_changes, base_files, head_files)
+        conventions = commit_conventions(git_repo, base_sha, base_files.get)
     first_file = next((f.path for f in file_changes if f.path.startswith(CHART + "/")), f"{CHART}/values.yaml")
     affected = AffectedChart(CHART, (AffectStep("file", first_file, "changed"), AffectStep("chart", CHART, "holds the file")))
     changes = diff_objects(base or (), head or ())
@@ -198,7 +206,7 @@ def build_review(
         repository="fixture", base=base_ref, head=head_ref,
         options=ReviewOptions("release", "default", "fixture", "0", kube_version),
         commits=commit_list, files=file_changes, charts=(chart,), units=(), values_changes=tuple(values_changes),
-        affected=(affected,), chart_reviews=(chart_review,),
+        affected=(affected,), chart_reviews=(chart_review,), conventions=conventions,
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from aftershock.model.change import Commit, FileChange
+from aftershock.model.conventions import CommitConventions
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
@@ -119,6 +120,7 @@ class Review:
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     base_charts: tuple[Chart, ...] = ()  # the charts found at base (their versions, for what changed per chart)
+    conventions: CommitConventions | None = None  # commit conventions the repository shows at base
 
     @property
     def complete(self) -> bool:

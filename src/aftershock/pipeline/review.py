@@ -16,6 +16,7 @@ from typing import Callable, Iterator
 from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
+from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
@@ -148,7 +149,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             charts=_all_charts(charts_base, charts_head), units=units,
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
-            scenarios=scenarios, base_charts=charts_base,
+            scenarios=scenarios, base_charts=charts_base, conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),
             tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
         )
         provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
