@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from aftershock.findings.model import Confidence, Delta, Fact, Severity
+from aftershock.findings.model import Confidence, Delta, Fact, Location, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.index import ObjectPair
@@ -96,7 +96,7 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
     elif delta is Delta.INTRODUCED and pair.base is None:
         message += " (new object)"
     tokens = issue.tokens or (_last_key(issue.field),)
-    location = ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING)
+    location = line_in_source(ctx, ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING), tokens)
     return Concern(
         subject=pair.subject(issue.facet),
         message=message,
@@ -108,6 +108,20 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
         confidence=issue.confidence,
         scope_paths=pair.scope_paths,
     )
+
+
+def line_in_source(ctx: RuleContext, location: Location | None, tokens: tuple[str, ...]) -> Location | None:
+    """A location without a line gets the first line of its file (at head) holding one of the tokens,
+    so a concern the change did not touch still points somewhere (code scanning wants a line)."""
+    if location is None or location.line is not None:
+        return location
+    text = ctx.sources.head.get(location.file)
+    if not text:
+        return location
+    for number, line in enumerate(text.split("\n"), 1):
+        if any(token and token in line for token in tokens):
+            return Location(location.file, number)
+    return location
 
 
 def _by_facet(issues: Iterable[Issue]) -> dict[str, Issue]:
