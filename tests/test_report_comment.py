@@ -111,3 +111,19 @@ def test_compose_cuts_optional_sections_by_priority_and_never_required_ones():
 def test_compose_refuses_required_sections_over_the_limit():
     with pytest.raises(ValueError, match="required comment sections"):
         compose([Section("Verdict", ("v",), ("x" * 5_000,))], 1_000)
+
+
+def test_the_blast_radius_chart_fits_a_comment():
+    """Top to bottom, one box per layer with its count, about 30 nodes, at most four side by side."""
+    from aftershock.graph.mermaid import layered_mermaid
+
+    graph = enlarged(example_doc("demo-head"), 1)["graph"]
+    text = layered_mermaid(graph, 30)
+    assert text.startswith("flowchart TB\n")
+    nodes = [line for line in text.splitlines() if line.startswith("    n") or "_more[" in line]
+    assert len(nodes) <= 30
+    by_layer = graph["radius"]["by_layer"]
+    assert f'subgraph file["Files ({by_layer["file"]})"]' in text and '["+10 more"]' in text
+    blocks = text.split("  subgraph ")[1:]
+    assert all(block.count('["') - 1 <= 4 for block in blocks)  # the title, then at most four nodes
+    assert all(len(line.split('["', 1)[1]) <= 36 for line in nodes)  # labels cut to 32 characters

@@ -12,7 +12,7 @@ from typing import Any
 
 from aftershock.evidence.markdown import test_evidence_markdown
 from aftershock.findings.markdown import concerns_markdown
-from aftershock.graph.mermaid import mermaid_from_document
+from aftershock.graph.mermaid import layered_mermaid
 from aftershock.report.budget import Section, compose
 from aftershock.report.overview import (
     FieldGroup, chart_lines, field_groups, field_key, newly_failing_tests, not_reviewed_lines, one_line, scenario_lines, verdict_summaries,
@@ -167,7 +167,7 @@ def _radius(doc: dict[str, Any]) -> Lines:
     if graph["radius"]["nodes"] == 0:
         return (), ()
     counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
-    chart = ("```mermaid", mermaid_from_document(graph, MAX_MERMAID_NODES).rstrip(), "```")
+    chart = ("```mermaid", layered_mermaid(graph, MAX_MERMAID_NODES).rstrip(), "```")
     return (f"<details><summary>Blast radius: {_html(counts)}</summary>", ""), (*chart, "", "</details>")
 
 
