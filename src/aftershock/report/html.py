@@ -51,6 +51,7 @@ def render_html(doc: dict[str, Any]) -> str:
 <script>
 {_asset("tests.js")}
 {_asset("review.js")}
+{_asset("panzoom.js")}
 {_asset("explorer.js")}
 </script>
 </body>

@@ -99,72 +99,18 @@
     g.appendChild(el("svg:rect", { class: "bar", width: 5, height: H, rx: 2, fill: `var(--${n.layer})` }));
     g.appendChild(el("svg:text", { x: 12, y: H / 2 + 4 }, short(n)));
     g.appendChild(el("svg:title", {}, `${n.kind}: ${n.label}`));
-    g.addEventListener("click", (event) => { event.stopPropagation(); if (!dragged) select(n.id); });
+    g.addEventListener("click", (event) => { event.stopPropagation(); if (!zoom.dragged()) select(n.id); });
     g.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(n.id); } });
     nodeGroup.appendChild(g);
     nodeEls.set(n.id, g);
   }
   const graphBox = document.getElementById("graph");
   graphBox.appendChild(svg);
-  svg.addEventListener("click", () => { if (!dragged) clear(); });
+  svg.addEventListener("click", () => { if (!zoom.dragged()) clear(); });
 
-  // ---- pan and zoom: the whole graph fits at first; wheel, drag, keys and buttons move it ----
-  const view = { k: 1, x: 0, y: 0 };
-  const apply = () => viewport.setAttribute("transform", `translate(${view.x},${view.y}) scale(${view.k})`);
-  function fit() {
-    const w = graphBox.clientWidth || NAT_W, h = graphBox.clientHeight || NAT_H;
-    view.k = Math.min(1, w / NAT_W, h / NAT_H);
-    view.x = (w - NAT_W * view.k) / 2;
-    view.y = Math.max(0, (h - NAT_H * view.k) / 2);
-    apply();
-  }
-  function zoomAt(factor, cx, cy) {
-    const k = Math.max(0.05, Math.min(3, view.k * factor));
-    view.x = cx - (cx - view.x) * (k / view.k);
-    view.y = cy - (cy - view.y) * (k / view.k);
-    view.k = k;
-    apply();
-  }
-  function centerOn(id) {
-    const p = pos(id), w = graphBox.clientWidth, h = graphBox.clientHeight;
-    if (view.k < 0.6) view.k = 0.6;  // close enough to read the node
-    view.x = w / 2 - (p.x + W / 2) * view.k;
-    view.y = h / 2 - (p.y + H / 2) * view.k;
-    apply();
-  }
-  let dragged = false, dragFrom = null;
-  svg.addEventListener("wheel", (event) => {
-    event.preventDefault();
-    const r = svg.getBoundingClientRect();
-    zoomAt(event.deltaY < 0 ? 1.15 : 1 / 1.15, event.clientX - r.left, event.clientY - r.top);
-  }, { passive: false });
-  svg.addEventListener("mousedown", (event) => { dragFrom = { x: event.clientX, y: event.clientY, vx: view.x, vy: view.y }; dragged = false; });
-  window.addEventListener("mousemove", (event) => {
-    if (!dragFrom) return;
-    const dx = event.clientX - dragFrom.x, dy = event.clientY - dragFrom.y;
-    if (Math.abs(dx) + Math.abs(dy) > 4) dragged = true;
-    if (dragged) { view.x = dragFrom.vx + dx; view.y = dragFrom.vy + dy; apply(); }
-  });
-  window.addEventListener("mouseup", () => { dragFrom = null; setTimeout(() => { dragged = false; }, 0); });
-  graphBox.addEventListener("keydown", (event) => {
-    const step = 60, mid = [graphBox.clientWidth / 2, graphBox.clientHeight / 2];
-    const keys = { ArrowLeft: () => { view.x += step; apply(); }, ArrowRight: () => { view.x -= step; apply(); },
-      ArrowUp: () => { view.y += step; apply(); }, ArrowDown: () => { view.y -= step; apply(); },
-      "+": () => zoomAt(1.25, ...mid), "=": () => zoomAt(1.25, ...mid), "-": () => zoomAt(0.8, ...mid), "0": fit };
-    if (keys[event.key]) {
-      event.preventDefault();
-      keys[event.key]();
-    }
-  });
-  const toolbar = el("div", { class: "zoom", role: "toolbar", "aria-label": "zoom" });
-  for (const [label, action, title] of [["Fit", fit, "Fit the whole graph (0)"], ["+", () => zoomAt(1.25, graphBox.clientWidth / 2, graphBox.clientHeight / 2), "Zoom in (+)"],
-    ["−", () => zoomAt(0.8, graphBox.clientWidth / 2, graphBox.clientHeight / 2), "Zoom out (-)"]]) {
-    const b = el("button", { type: "button", title }, label);
-    b.addEventListener("click", (event) => { event.stopPropagation(); action(); });
-    toolbar.appendChild(b);
-  }
-  graphBox.appendChild(toolbar);
-  window.addEventListener("resize", fit);
+  // ---- pan and zoom (panzoom.js): the whole graph fits at first ----
+  const zoom = explorerPanZoom({ el, svg, viewport, graphBox, width: NAT_W, height: NAT_H, box: (id) => ({ ...pos(id), w: W, h: H }) });
+  const { fit, centerOn } = zoom;
 
   // ---- selection: causes upstream, effects downstream ----
   const walk = (start, adjacency, next) => {
