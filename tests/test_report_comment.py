@@ -11,12 +11,14 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from aftershock.report.budget import Section, compose
 from aftershock.report.markdown import MAX_COMMENT_CHARS, render_markdown
+from aftershock.report.overview import verdict_summaries
 from test_review_example import RANGES, SNAPSHOTS
 
 COMMENTS = Path(__file__).parent / "snapshots" / "comment"
@@ -34,8 +36,9 @@ def assert_reads_well(text: str, doc: dict) -> None:
         assert doc["findings"]["verdicts"][key]["title"] in first
     assert "### Concerns" in text
     actionable = [i for i in doc["findings"]["items"] if i["actionable"]]
-    if actionable:
-        assert first.count("\n- ") >= 1  # the reasons under each verdict
+    for verdict in verdict_summaries(doc):
+        for reason in verdict.reasons:  # each verdict's reasons, as written under it
+            assert re.split(r"[<>|`*_]", reason)[0][:60] in first, reason
     for item in actionable:
         assert f"`{item['rule']}`" in text
     assert text.count("<details") == text.count("</details>")
