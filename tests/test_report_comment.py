@@ -130,3 +130,19 @@ def test_the_blast_radius_chart_fits_a_comment():
     blocks = text.split("  subgraph ")[1:]
     assert all(block.count('["') - 1 <= 4 for block in blocks)  # the title, then at most four nodes
     assert all(len(line.split('["', 1)[1]) <= 36 for line in nodes)  # labels cut to 32 characters
+
+
+def test_the_terminal_starts_with_the_same_summary():
+    import io
+
+    from rich.console import Console
+
+    from aftershock.report.terminal import print_terminal
+
+    console = Console(file=io.StringIO(), width=200)
+    print_terminal(example_doc("demo-head"), console)
+    text = console.file.getvalue()
+    order = [text.index(s) for s in ("Merge risk: High", "charts/apps/orders: replicas 2 → 3", "newly failing charts/apps/orders",
+                                     'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 26 objects',
+                                     "changed Deployment.apps")]
+    assert order == sorted(order)

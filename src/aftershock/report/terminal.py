@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from aftershock.report.markdown import review_status_line
-from aftershock.report.overview import chart_lines, newly_failing_tests, verdict_summaries
+from aftershock.report.overview import chart_lines, field_groups, newly_failing_tests, verdict_summaries
 from aftershock.report.text import (
     field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
 )
@@ -48,7 +48,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
 
 
 def _print_summary(doc: dict[str, Any], console: Console) -> None:
-    """Verdicts with their top reasons, what changed per chart, the tests newly failing."""
+    """Verdicts with their top reasons, what changed per chart, the tests newly failing, repeated field changes."""
     for verdict in verdict_summaries(doc):
         console.print(f"[bold]{escape(verdict.title)}[/bold]")
         for reason in verdict.reasons:
@@ -57,6 +57,8 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
         console.print(f"[cyan]{escape(line.label)}[/cyan]: {escape(', '.join(line.phrases))}")
     for test in newly_failing_tests(doc):
         console.print(f"[red]newly failing[/red] {escape(test)}")
+    for group in field_groups(doc):
+        console.print(f"[dim]repeated[/dim] {escape(group.line)}")
 
 
 def _charts_table(doc: dict[str, Any]) -> Table:
