@@ -165,6 +165,7 @@
     for (const { edge, path } of edgeEls) path.classList.toggle("dim", !(up.has(edge.source) || chosen.has(edge.source)) || !(up.has(edge.target) || chosen.has(edge.target)));
     try { history.replaceState(null, "", "#finding=" + encodeURIComponent(item.fingerprint)); } catch (err) { /* file: URLs may refuse */ }
     showFinding(item, ids);
+    if (ids.length) centerOn(ids[0]);  // close enough to read the first of them
   }
   function showFinding(item, ids) {
     panel.replaceChildren();
