@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-CORPUS = PROJECT.parent / "shared" / "corpus"
+# The shared corpus beside the project; AFTERSHOCK_CORPUS points elsewhere (a git worktree has no ../shared).
+CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or PROJECT.parent / "shared" / "corpus")
 
 
 @pytest.fixture(scope="session")

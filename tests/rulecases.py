@@ -10,12 +10,16 @@ A case folder holds:
   (`file` or `file:line`); `[]` when the rule must stay silent. Only the case's rule is compared.
 - `case.yaml` (optional): `config` (an .aftershock.yaml document), `kube_version`, and repository
   content for rules that read files or commits: `files: {base: {path: text}, head: {path: text}}`
-  and `commits: [message, ...]` (the range base..head; the head files land with the last one).
+  and `commits: [message, ...]` (the range base..head; the head files land with the last one);
+  `history: [message, ...]` are empty commits made before the base one (the repository's past).
   With `files` or `commits`, a real git repository is built and read with GitRepository, so file
   changes, hunks, commits and values changes are the real ones. `override_probes` lists what the
   pipeline's override-trap stage observed (see `override_probe`), for rules that read them.
 - `base_plain.yaml`, `head_plain.yaml` (optional): a second source, plain manifests in the folder
   `manifests` (file `manifests/objects.yaml`), reviewed beside the chart, for rules that compare sources.
+  `tests` lists helm-unittest outcomes of charts/app as the test step observed them (`suite_file`,
+  `test`, `change`, `failure`); `head_render_error` makes the head render of scenario
+  `scenario` (default `default`) fail with that error, the chart then being not reviewed.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import yaml
 from aftershock.config import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Finding
+from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.values import diff_values, parse_values
@@ -39,6 +44,9 @@ from aftershock.model.review import (
     ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.model.tests import (
+    ChartTestEvidence, RunStatus, SideTests, TestChange, TestComparison, TestEvidence, TestOutcome, TestStatus,
+)
 from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts
@@ -101,10 +109,34 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
         read_manifests(case.folder / "base.yaml"), read_manifests(case.folder / "head.yaml"),
         tmp_path=tmp_path, base_files=base_files, head_files=head_files,
         commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
+        history=list(extra.get("history") or []),
     )
     probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
     review = replace(review, override_probes=probes, chart_reviews=review.chart_reviews + _plain_reviews(case.folder))
+    if extra.get("tests"):
+        review = replace(review, tests=test_evidence(extra["tests"]))
+    if extra.get("head_render_error"):
+        review = failed_at_head(review, extra["head_render_error"], extra.get("scenario", "default"))
     return review, config, SourceTexts(base=base_files, head=head_files), expected
+
+
+def test_evidence(entries: list[dict[str, Any]]) -> TestEvidence:
+    """The test step's evidence for charts/app: each entry one test, passing at base unless `change` says otherwise."""
+    tests = tuple(
+        TestComparison(e["suite_file"], "suite", e["test"], TestChange(e.get("change", "newly_failing")),
+                       TestOutcome(TestStatus.PASSED), TestOutcome(TestStatus.FAILED, e.get("failure", "")))
+        for e in entries
+    )
+    side = SideTests(RunStatus.RAN, suites=1, passed=len(tests))
+    return TestEvidence(charts=(ChartTestEvidence(CHART, side, replace(side, passed=0, failed=len(tests)), tests),))
+
+
+def failed_at_head(review: Review, error: str, scenario: str) -> Review:
+    """The review with its chart's head render failing in `scenario`: not reviewed, as the pipeline records it."""
+    [chart_review] = review.chart_reviews
+    failed = replace(chart_review, scenario=scenario, outcome=ChartOutcome.NOT_REVIEWED, changes=(), head_objects=(),
+                     head=ChartRender(Side.HEAD, RenderStatus.FAILED, error=error))
+    return replace(review, chart_reviews=(failed,))
 
 
 def _plain_reviews(folder: Path) -> tuple[ChartReview, ...]:
@@ -152,6 +184,7 @@ def build_review(
     head_files: dict[str, str] | None = None,
     commits: list[str] | None = None,
     kube_version: str | None = None,
+    history: list[str] | None = None,
 ) -> Review:
     """A Review of chart charts/app rendered as `base`/`head` (None: absent), with real git data when
     files or commits are given."""
@@ -160,8 +193,11 @@ def build_review(
     commit_list: tuple = ()
     file_changes: tuple = ()
     values_changes: list[ValuesKeyChange] = []
-    if base_files or head_files or commits:
+    conventions = None
+    if base_files or head_files or commits or history:
         repo = make_repo(tmp_path, "case")
+        for message in history or []:
+            commit(repo, {}, message)
         base_sha = commit(repo, base_files, "chore: base")
         messages = commits or ["chore: change"]
         for message in messages[:-1]:
@@ -173,6 +209,7 @@ def build_review(
         file_changes = git_repo.file_changes(base_sha, head_sha)
         base_ref, head_ref = RefInfo("base", base_sha), RefInfo("head", head_sha)
         values_changes = _values_changes(file_changes, base_files, head_files)
+        conventions = commit_conventions(git_repo, base_sha, base_files.get)
     first_file = next((f.path for f in file_changes if f.path.startswith(CHART + "/")), f"{CHART}/values.yaml")
     affected = AffectedChart(CHART, (AffectStep("file", first_file, "changed"), AffectStep("chart", CHART, "holds the file")))
     changes = diff_objects(base or (), head or ())
@@ -187,7 +224,7 @@ def build_review(
         repository="fixture", base=base_ref, head=head_ref,
         options=ReviewOptions("release", "default", "fixture", "0", kube_version),
         commits=commit_list, files=file_changes, charts=(chart,), units=(), values_changes=tuple(values_changes),
-        affected=(affected,), chart_reviews=(chart_review,),
+        affected=(affected,), chart_reviews=(chart_review,), conventions=conventions,
     )
 
 

@@ -333,3 +333,49 @@ def test_test_names_and_failures_cannot_inject_markup(browser, replicas_doc, tmp
     assert browser.evaluate("document.body.dataset.pwned") is None
     assert browser.evaluate("document.querySelectorAll('#panel script').length") == 0
     assert HOSTILE in browser.evaluate("document.querySelector('#panel .test.newly_failing pre.failure').textContent")
+
+
+@needs_chromium
+def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selects_its_object(browser, replicas_page, replicas_doc, tmp_path):
+    """The page opens on the verdicts (visible without scrolling at 1600x1000) and the whole graph fitted;
+    a click on a finding, or Enter on it, highlights the object it is about."""
+    browser.open(replicas_page.as_uri())
+    verdict = browser.evaluate("(() => { const r = document.querySelector('#verdicts .verdict').getBoundingClientRect();"
+                               " return {top: r.top, bottom: r.bottom, text: document.getElementById('verdicts').textContent}; })()")
+    merge = replicas_doc["findings"]["verdicts"]["merge"]
+    assert 0 <= verdict["top"] and verdict["bottom"] <= 1000 and merge["label"] in verdict["text"] and "Merge risk" in verdict["text"]
+    fitted = browser.evaluate("(() => { const g = document.getElementById('viewport').getBoundingClientRect();"
+                              " const box = document.getElementById('graph').getBoundingClientRect();"
+                              " return [g.left >= box.left - 1, g.right <= box.right + 1, box.right <= 1600]; })()")
+    assert fitted == [True, True, True]
+    assert browser.evaluate("document.querySelectorAll('#review-tests .test.newly_failing').length") == 1
+    finding = 'button.finding[data-fingerprint="%s"]' % next(
+        i["fingerprint"] for i in replicas_doc["findings"]["items"] if i["rule"] == "tests-stale-assertion")
+    browser.click(finding)
+    assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
+    assert "dim" in classes(browser, "namespace:default") or "cause" not in classes(browser, "namespace:default")
+    assert "Chart test asserts the old render" in browser.evaluate("document.getElementById('panel').textContent")
+    png = browser.screenshot()
+    (tmp_path / "review.png").write_bytes(png)
+    if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
+        Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("review.png").write_bytes(png)
+    assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+    browser.evaluate("document.body.click()")
+    browser.evaluate(f"document.querySelector({json.dumps(finding)}).focus()")
+    browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}, page=True)
+    browser.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}, page=True)
+    assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
+
+
+@needs_chromium
+def test_the_graph_pans_and_zooms_from_the_keyboard(browser, lib_page):
+    browser.open(lib_page.as_uri())
+    before = browser.evaluate("document.getElementById('viewport').getAttribute('transform')")
+    browser.evaluate("document.getElementById('graph').focus()")
+    for key in ("+", "ArrowLeft"):
+        browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": key}, page=True)
+    zoomed = browser.evaluate("document.getElementById('viewport').getAttribute('transform')")
+    assert zoomed != before
+    browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "0"}, page=True)
+    assert browser.evaluate("document.getElementById('viewport').getAttribute('transform')") == before
+    assert browser.evaluate("document.querySelector('g.node').getAttribute('tabindex')") == "0"

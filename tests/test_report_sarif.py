@@ -12,6 +12,7 @@ from aftershock.config import parse_config
 from aftershock.findings.model import Delta
 from aftershock.report.sarif import sarif_document
 from aftershock.rules.engine import evaluate
+from aftershock.rules.model import SourceTexts
 from aftershock.rules.registry import RULES
 from rulecases import FIXTURES, build_review, read_manifests
 
@@ -54,16 +55,39 @@ def test_every_registered_rule_is_described_and_indexed(reviewed):
     assert "What it checks" in security["help"]["markdown"]
 
 
-def test_results_are_the_findings_present_at_head(reviewed):
+def test_results_are_what_the_change_introduced_or_widened(reviewed):
+    """By default only what the change introduced or widened is a result: what was there before is left out."""
     review, findings = reviewed
     results = sarif_document(review, findings)["runs"][0]["results"]
+    actionable = [f for f in findings if f.actionable]
+    assert len(results) == len(actionable) and any(f.delta is Delta.PRE_EXISTING for f in findings)
+    assert {r["baselineState"] for r in results} <= {"new", "updated"}
+    for result, finding in zip(results, actionable):
+        assert result["partialFingerprints"] == {"aftershock/v1": finding.fingerprint}
+        assert result["message"]["text"] == finding.headline
+
+
+def test_with_baseline_unchanged_the_rest_is_kept_as_unchanged(reviewed):
+    review, findings = reviewed
+    results = sarif_document(review, findings, baseline="unchanged")["runs"][0]["results"]
     present = [f for f in findings if f.delta is not Delta.RESOLVED]
     assert len(results) == len(present) and any(f.delta is Delta.RESOLVED for f in findings)
     states = {r["ruleId"] + ":" + r["baselineState"] for r in results}
     assert "pss-host-namespaces:unchanged" in states and "commit-fixup:new" in states
     for result, finding in zip(results, present):
         assert result["partialFingerprints"] == {"aftershock/v1": finding.fingerprint}
-        assert result["message"]["text"] == finding.headline
+
+
+def test_a_concern_the_change_did_not_touch_gets_a_line_of_its_template(reviewed):
+    """Pre-existing concerns used to have no region: the template line holding the field is found at head."""
+    review, _ = reviewed
+    template = "charts/app/templates/daemonset.yaml"
+    text = "apiVersion: apps/v1\nkind: DaemonSet\nspec:\n  template:\n    spec:\n      hostNetwork: {{ .Values.hostNetwork }}\n"
+    findings = evaluate(review, parse_config("{}"), sources=SourceTexts(head={template: text}))
+    results = sarif_document(review, findings, baseline="unchanged")["runs"][0]["results"]
+    [network] = [r for r in results if r["ruleId"] == "pss-host-namespaces" and r["baselineState"] == "unchanged"]
+    assert network["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": template, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 6}}
 
 
 def test_commit_findings_point_at_a_file_the_commit_changed(reviewed):

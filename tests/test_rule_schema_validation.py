@@ -29,15 +29,19 @@ tests:
   - it: fixes the replicas
     set:
       replicas: 2
+    asserts: [{hasDocuments: {count: 1}}]
   - it: breaks a port
     set:
       ports.web.port: eighty
+    asserts: [{hasDocuments: {count: 1}}]
   - it: adds an unknown key
     set:
       extra: true
+    asserts: [{hasDocuments: {count: 1}}]
   - it: leaves the defaults
     set:
       image.tag: "1.0"
+    asserts: [{hasDocuments: {count: 1}}]
 """
 
 
@@ -62,3 +66,48 @@ def test_every_case_gets_exactly_the_errors_a_full_validation_gives():
     assert ("ports.web.port", "type") in by_case["breaks a port"]
     assert ("(top level)", "additionalProperties") in by_case["adds an unknown key"]
     assert by_case["leaves the defaults"] == {("replicas", "minimum")}
+
+
+HELM_SUITE = """\
+suite: helm
+tests:
+  - it: disables the web port with null
+    set:
+      ports.web: null
+      replicas: 2
+    asserts: [{hasDocuments: {count: 1}}]
+  - it: reads a values file first
+    values: [../values-fix.yaml]
+    set:
+      image.tag: "2.0"
+    asserts: [{hasDocuments: {count: 1}}]
+  - it: refuses an unknown key
+    set:
+      extra: true
+    asserts: [{failedTemplate: {errorPattern: "extra"}}]
+  - it: is told a web port must be an object
+    set:
+      ports.web: 80
+      replicas: 2
+    asserts: [{hasDocuments: {count: 1}}]
+"""
+
+
+def _by_case(texts):
+    found = {}
+    for source, case, where, keyword in violations(texts, "c"):
+        found.setdefault(case, set()).add((where, keyword))
+    return found
+
+
+def test_values_are_merged_as_helm_merges_them_before_validation():
+    """A null deletes the key (Helm coalesces before validating), values files count, and a test that
+    expects the render to fail is not a case: each of these gave a false violation before."""
+    valid = "image:\n  tag: '1.0'\nreplicas: 1\nports:\n  web:\n    port: 80\n"
+    texts = {"c/values.schema.json": json.dumps(SCHEMA), "c/values.yaml": valid, "c/tests/helm_test.yaml": HELM_SUITE,
+             "c/tests/values-fix.yaml": "replicas: 3\n"}
+    by_case = _by_case(texts)
+    assert "disables the web port with null" not in by_case  # ports.web deleted, not `None is not of type 'object'`
+    assert "reads a values file first" not in by_case  # replicas 3 from the file, tag from `set`
+    assert "refuses an unknown key" not in by_case  # written to fail
+    assert by_case["is told a web port must be an object"] == {("ports.web", "type")}  # a real violation stays

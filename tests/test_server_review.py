@@ -37,7 +37,8 @@ def _outcome(running, delivery: str) -> Outcome | None:
 
 def test_pushes_are_reviewed_with_one_sticky_comment_and_check_runs(tmp_path, fake, key):
     repo = make_repo(tmp_path / "work")
-    base = commit(repo, app_chart("charts/app", "app"), "base")
+    # commitlint at base: the repository keeps Conventional Commits, so the titles below are findings
+    base = commit(repo, {**app_chart("charts/app", "app"), ".commitlintrc.yaml": "extends: ['@commitlint/config-conventional']\n"}, "base")
     head = commit(repo, {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "more replicas")
     fake.serve_repository(REPO, repo)
     running = start_service(service_settings(fake, key, tmp_path, upload_sarif=True, fail_on="minimal"))

@@ -43,6 +43,14 @@ def test_a_rendered_change_is_at_least_low(tmp_path):
     assert "render differently" in result.merge.rationale
 
 
+def test_a_chart_changed_in_several_scenarios_counts_once(tmp_path):
+    """The reason counted renders: one chart changed in six scenarios read "6 chart(s) render differently"."""
+    review = changed_review(tmp_path)
+    [chart] = review.chart_reviews
+    review = replace(review, chart_reviews=tuple(replace(chart, scenario=f"toggle:{n}") for n in range(5)) + (chart,))
+    assert verdicts(review, []).merge.reasons == ("1 chart(s) render differently (charts/app)",)
+
+
 def test_actionable_findings_set_the_level_by_severity(tmp_path):
     review = unchanged_review(tmp_path)
     assert verdicts(review, [make(Severity.CRITICAL)]).merge.level is RiskLevel.CRITICAL

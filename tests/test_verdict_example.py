@@ -26,7 +26,7 @@ SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 
 # head tag -> (merge risk, security risk, actionable rule ids)
 EXPECTED = {
-    "state-01-orders-replicas": ("medium", "minimal", ["tests-stale-assertion"]),
+    "state-01-orders-replicas": ("high", "minimal", ["tests-newly-failing", "tests-stale-assertion"]),  # the test pins replicas
     "state-02-lib-part-of-label": ("low", "low", []),
     "state-03-lib-security-context-helpers": ("minimal", "minimal", []),
     "state-04-orders-release-tracing": ("medium", "minimal", ["values-override-trap"]),
@@ -89,7 +89,7 @@ def test_the_whole_range_reads_as_high_with_every_concern(example_repo, renderer
     review, findings, result = review_range(example_repo, renderer, "demo-base", "demo-head")
     assert result.merge.level.value == "high" and result.security.level.value == "high"
     assert {f.rule_id for f in findings if f.actionable} == {
-        "pss-host-namespaces", "secret-value-committed", "tests-stale-assertion", "values-override-trap",
+        "pss-host-namespaces", "secret-value-committed", "tests-newly-failing", "tests-stale-assertion", "values-override-trap",
     }
     sarif = sarif_document(review, findings)
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)

@@ -16,7 +16,7 @@ from aftershock.pipeline.state import StatefulReview, review_with_state
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
-from aftershock.report.sarif import sarif_document
+from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
 from aftershock.verdict.model import RiskLevel
 
 EXIT_PARTIAL = 3
@@ -31,8 +31,10 @@ RISK_LEVELS = [level.value for level in RiskLevel]
 @click.option("--output", "output", type=click.Path(dir_okay=False), default=None, help="Write the report to FILE.")
 @click.option("--fail-on-risk", "fail_on", type=click.Choice(RISK_LEVELS), default=None,
               help="Exit with status 4 when the merge risk reaches this level.")
+@click.option("--sarif-baseline", "sarif_baseline", type=click.Choice(BASELINE_CHOICES), default="omit", show_default=True,
+              help="SARIF: leave out the concerns the change did not introduce or widen, or keep them as `unchanged`.")
 @click.pass_context
-def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None) -> None:
+def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None, sarif_baseline: str) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
     out_format = OutputFormat(fmt)
@@ -42,7 +44,8 @@ def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: st
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     doc = review_document(result.review, result.judgement, stateful)
-    sarif = sarif_document(result.review, result.judgement.findings) if out_format is OutputFormat.SARIF else None
+    sarif = (sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
+             if out_format is OutputFormat.SARIF else None)
     _write(doc, out_format, output, sarif)
     report_gaps(doc)
     merge = result.judgement.verdicts.merge

@@ -1,7 +1,8 @@
 """The findings part of the pull-request comment, from the `findings` document section.
 
 Verdicts first, then the concerns the change introduced or widened, worst first; pre-existing
-concerns and what the change narrowed or resolved are folded below them. With the review state's
+concerns (the ten most severe, then counts per rule) and what the change narrowed or resolved
+are folded below them. With the review state's
 `lifecycle` section, the concerns are grouped as new and retained since the last review, followed by
 those resolved since its head and those dismissed (reason, by, at). The fragment stays within
 `max_chars` (the whole comment must stay under GitHub's 65,536 characters): items that do not fit
@@ -15,21 +16,37 @@ from typing import Any
 from aftershock.report.escape import markdown_code, markdown_text
 
 DEFAULT_MAX_CHARS = 30_000
+MAX_PRE_EXISTING = 10  # the most severe pre-existing concerns listed; the rest are counted per rule
 _TAIL_RESERVE = 200
 
 
 def findings_markdown(
     section: dict[str, Any], *, max_chars: int = DEFAULT_MAX_CHARS, lifecycle: dict[str, Any] | None = None
 ) -> str:
+    verdicts = verdicts_markdown(section)
+    return verdicts + "\n" + concerns_markdown(section, max_chars=max_chars - len(verdicts), lifecycle=lifecycle)
+
+
+def verdicts_markdown(section: dict[str, Any]) -> str:
+    """Each verdict's title and its rationale paragraph."""
     lines = ["### Verdicts", ""]
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
         lines += [f"**{_escape(verdict['title'])}**  ", _escape(verdict["rationale"]), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def concerns_markdown(
+    section: dict[str, Any], *, max_chars: int = DEFAULT_MAX_CHARS, lifecycle: dict[str, Any] | None = None,
+    max_pre_existing: int = MAX_PRE_EXISTING,
+) -> str:
+    """The actionable concerns worst first, then the pre-existing ones folded (the most severe, then
+    counts per rule), then what the change narrowed or resolved, all within `max_chars`."""
     items = section["items"]
     actionable = [i for i in items if i["actionable"]]
     pre_existing = [i for i in items if i["delta"] == "pre_existing"]
     improved = [i for i in items if i["delta"] in ("narrowed", "resolved")]
-    lines += ["### Concerns", ""]
+    lines = ["### Concerns", ""]
     budget = max_chars - len("\n".join(lines)) - _TAIL_RESERVE
     if lifecycle is not None:
         shown, budget = _lifecycle_groups(actionable, lifecycle, budget)
@@ -39,14 +56,26 @@ def findings_markdown(
     else:
         shown, budget = _bullets(actionable, budget, bold=True)
         lines += shown + [""]
-    for title, group in (
-        (f"Pre-existing concerns ({len(pre_existing)}), not introduced by this change", pre_existing),
-        (f"Narrowed or resolved by this change ({len(improved)})", improved),
-    ):
-        if group and budget > 200:
-            shown, budget = _bullets(group, budget - 80, bold=False)
-            lines += ["<details>", f"<summary>{title}</summary>", "", *shown, "", "</details>", ""]
+    if pre_existing and budget > 200:
+        title = f"Pre-existing concerns ({len(pre_existing)}), not introduced by this change"
+        shown, budget = _bullets(pre_existing[:max_pre_existing], budget - 80, bold=False)
+        shown += _rule_counts(pre_existing[max_pre_existing:])
+        lines += ["<details>", f"<summary>{title}</summary>", "", *shown, "", "</details>", ""]
+    if improved and budget > 200:
+        shown, budget = _bullets(improved, budget - 80, bold=False)
+        lines += ["<details>", f"<summary>Narrowed or resolved by this change ({len(improved)})</summary>", "", *shown, "", "</details>", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _rule_counts(rest: list[dict[str, Any]]) -> list[str]:
+    """`- and 12 more: 7 schema-violation, 5 image-not-pinned` (the full list is in the JSON output)."""
+    if not rest:
+        return []
+    counts: dict[str, int] = {}
+    for item in rest:
+        counts[item["rule"]] = counts.get(item["rule"], 0) + 1
+    named = ", ".join(f"{n} `{rule}`" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return [f"- and {len(rest)} more (in the JSON output): {named}"]
 
 
 def _lifecycle_groups(actionable: list[dict[str, Any]], lifecycle: dict[str, Any], budget: int) -> tuple[list[str], int]:

@@ -1,7 +1,9 @@
-"""A bounded Mermaid flowchart of the blast radius, for the Markdown output (pure).
+"""Bounded Mermaid flowcharts of the blast radius, for the Markdown output (pure).
 
-When the radius is larger than the bound, the deepest nodes (workloads, namespaces, objects) are kept
-first, each with the path that justifies it, so the summary still reads from the change to its reach.
+`mermaid`: left to right; when the radius is larger than the bound, the deepest nodes (workloads,
+namespaces, objects) are kept first, each with the path that justifies it.
+`layered_mermaid`: for a comment's width, top to bottom, one box per layer titled with its count,
+holding its nodes nearest the change and one "+N more" node, at most about `max_nodes` in all.
 """
 
 from __future__ import annotations
@@ -50,6 +52,61 @@ def mermaid_from_document(doc: dict[str, Any], max_nodes: int = 40) -> str:
     return "\n".join(lines) + "\n"
 
 
+_COMMENT_LABEL = 32
+
+
+def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
+    """`flowchart TB`, one subgraph per reached layer ("Files (12)"), nodes nearest the change first."""
+    reached = [n for n in doc["nodes"] if n["reached"]]
+    layers = [(layer, [n for n in reached if n["layer"] == layer.value]) for layer in LAYER_ORDER]
+    layers = [(layer, sorted(members, key=lambda n: n["distance"])) for layer, members in layers if members]
+    shown = _layer_shares(layers, max_nodes)
+    names: dict[str, str] = {}
+    lines = ["flowchart TB"]
+    for (layer, members), count in zip(layers, shown):
+        lines.append(f'  subgraph {layer.value}["{_LAYER_TITLES[layer]} ({len(members)})"]')
+        lines.append("    direction LR")
+        for node in members[:count]:
+            names[node["id"]] = f"n{len(names)}"
+            lines.append(f'    {names[node["id"]]}["{_escape(_short(node["label"], _COMMENT_LABEL))}"]')
+        if len(members) > count:
+            lines.append(f'    {layer.value}_more["+{len(members) - count} more"]')
+        lines.append("  end")
+    edges = dict.fromkeys((names[e["source"]], names[e["target"]]) for e in doc["edges"]
+                          if e["source"] in names and e["target"] in names and e["source"] != e["target"])
+    lines += [f"  {a} --> {b}" for a, b in edges]
+    linked = {(_layer_of(doc, a), _layer_of(doc, b)) for a, b in _edge_ids(doc, names)}
+    for (upper, _), (lower, _) in zip(layers, layers[1:]):
+        if (upper.value, lower.value) not in linked:
+            lines.append(f"  {upper.value} --> {lower.value}")
+    return "\n".join(lines) + "\n"
+
+
+def _layer_shares(layers: list[tuple[Layer, list[dict[str, Any]]]], max_nodes: int) -> list[int]:
+    """Nodes shown per layer: one each, then the rest of the budget to the layers holding most, one at a time.
+    A layer with hidden nodes spends one slot on its "+N more" node."""
+    shown = [1] * len(layers)
+    budget = max_nodes - sum(min(1, len(m) - 1) + 1 for _, m in layers)
+    while budget > 0:
+        open_layers = [i for i, (_, m) in enumerate(layers) if shown[i] < len(m)]
+        if not open_layers:
+            break
+        widest = min(open_layers, key=lambda i: (shown[i], -len(layers[i][1])))
+        if shown[widest] >= 4:  # more than four side by side no longer fits a comment's width
+            break
+        shown[widest] += 1
+        budget -= 1
+    return shown
+
+
+def _edge_ids(doc: dict[str, Any], names: dict[str, str]) -> list[tuple[str, str]]:
+    return [(e["source"], e["target"]) for e in doc["edges"] if e["source"] in names and e["target"] in names]
+
+
+def _layer_of(doc: dict[str, Any], node_id: str) -> str:
+    return next(n["layer"] for n in doc["nodes"] if n["id"] == node_id)
+
+
 def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
     """Node ids to show in graph order: whole justifying paths, deepest layers first, within budget."""
     rank = {layer.value: i for i, layer in enumerate(LAYER_ORDER)}
@@ -62,10 +119,10 @@ def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
     return [n["id"] for n in nodes if n["id"] in kept]
 
 
-def _short(label: str) -> str:
-    if len(label) <= _MAX_LABEL:
+def _short(label: str, limit: int = _MAX_LABEL) -> str:
+    if len(label) <= limit:
         return label
-    return "…" + label[-(_MAX_LABEL - 1):]
+    return "…" + label[-(limit - 1):]
 
 
 def _escape(text: str) -> str:

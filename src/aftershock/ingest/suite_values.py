@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 
 from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.suite import SPLITTER, SuiteError, TestSuite, parse_suite_text
+from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
 from aftershock.helmtest.values import SetPathError, user_values
 
 TextReader = Callable[[str], str | None]
@@ -21,7 +21,8 @@ def suite_value_sets(
     """(name, values) for each distinct set of values the chart's own suites (`tests/*_test.yaml`)
     give their tests, merged as helm-unittest merges them: first those of suites that test a changed
     template (chart-relative paths), then the rest, each in file order. Tests with no values of their
-    own render the default scenario and are left out; a suite that cannot be read contributes nothing."""
+    own render the default scenario and are left out, and so are tests expecting the render to fail;
+    a suite that cannot be read contributes nothing."""
     prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
     near: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -29,8 +30,9 @@ def suite_value_sets(
     for path in sorted(p for p in paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]):
         for suite in chart_suites(path, read):
             bucket = near if _tests_changed(suite, changed) else far
-            for name, values in _test_values(suite, path, read):
+            for test, values in _test_values(suite, path, read):
                 if values:
+                    name = f"test:{posixpath.basename(path)}/{test.name}"
                     bucket.setdefault(json.dumps(values, sort_keys=True, default=str), (name, values))
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
@@ -57,17 +59,31 @@ def chart_suites(path: str, read: TextReader) -> list[TestSuite]:
     return suites
 
 
-def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
-    """Tests that assert the render fails give values written to fail: no scenario comes of them."""
+def expects_render_failure(test: TestJob) -> bool:
+    """Whether the test passes only when the render fails (`failedTemplate`, or `notFailedTemplate` negated):
+    its values are a failure on purpose, not a scenario of the chart."""
+    return any((a.assert_type == "failedTemplate") != a.negated and a.assert_type in ("failedTemplate", "notFailedTemplate")
+               for a in test.assertions)
+
+
+def suite_file_values(path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
+    """(test name, user values) of every test of one suite file that does not expect a render failure:
+    its values files, then the suite's and the test's `set`, merged as helm-unittest merges them."""
+    for suite in chart_suites(path, read):
+        for test, values in _test_values(suite, path, read):
+            yield test.name, values
+
+
+def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[TestJob, dict[str, Any]]]:
     for test in suite.tests:
-        if any(a.assert_type == "failedTemplate" and not a.negated for a in test.assertions):
+        if expects_render_failure(test):
             continue
         try:
             files = [_values_file(path, given, read) for given in suite.values + test.values]
             values = user_values(files, dict(suite.set), dict(test.set), "chart")
         except (ValueError, SetPathError, GoYamlError):
             continue
-        yield f"test:{posixpath.basename(path)}/{test.name}", values
+        yield test, values
 
 
 def _values_file(suite_path: str, given: str, read: TextReader) -> dict[str, Any]:

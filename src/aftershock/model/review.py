@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from aftershock.model.change import Commit, FileChange
 from aftershock.model.contexts import ChartContext, RenderInputs
+from aftershock.model.conventions import CommitConventions
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
@@ -126,6 +127,8 @@ class Review:
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
     # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
     secret_texts: frozenset[str] = frozenset()
+    base_charts: tuple[Chart, ...] = ()  # the charts found at base (their versions, for what changed per chart)
+    conventions: CommitConventions | None = None  # commit conventions the repository shows at base
 
     @property
     def complete(self) -> bool:

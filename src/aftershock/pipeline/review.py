@@ -19,6 +19,7 @@ from typing import Callable, Iterator
 from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
+from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
@@ -171,6 +172,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
             not_reviewed=not_reviewed + gitops.not_reviewed + following.not_reviewed,
             scenarios=scenarios, contexts=contexts,
+            base_charts=charts_base, conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),
         )
         review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.

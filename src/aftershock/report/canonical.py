@@ -98,6 +98,7 @@ def _decision(decision: Decision | None) -> dict[str, Any] | None:
 def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
     secret_files = _secret_templates(review)
+    base_charts = {c.path: c for c in review.base_charts}
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aftershock", "version": __version__},
@@ -111,7 +112,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path)) for f in review.files],
         "units": _units(review),
         "values_changes": [_values_change(v, taint) for v in review.values_changes],
-        "charts": [_chart(c) for c in review.charts],
+        "charts": [_chart(c, base_charts.get(c.path)) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
@@ -269,13 +270,15 @@ def _values_change(v: ValuesKeyChange, taint: SecretTaint) -> dict[str, Any]:
     }
 
 
-def _chart(c: Chart) -> dict[str, Any]:
+def _chart(c: Chart, at_base: Chart | None = None) -> dict[str, Any]:
     return {
         "path": c.path,
         "name": c.name,
         "version": c.version,
         "type": c.type.value,
         "app_version": c.app_version,
+        "base_version": at_base.version if at_base else None,
+        "base_app_version": at_base.app_version if at_base else None,
         "embedded_in": c.embedded_in,
         "dependencies": [
             {

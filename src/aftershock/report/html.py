@@ -1,6 +1,8 @@
-"""The HTML explorer: one self-contained file (inline CSS, JS and data, no network) that draws the impact
-graph in layer columns, searches it, and highlights a clicked node's causes and effects with its details,
-among them the test guard map of a changed object; a header button opens the test summary.
+"""The HTML explorer: one self-contained file (inline CSS, JS and data, no network). A review column
+on the left holds the verdicts with their reasons, the findings (a finding selects its objects in the
+graph) and the tests newly failing; the impact graph in layer columns fits the window, with pan and
+zoom, search, and a clicked node's causes and effects with its details, among them the test guard
+map of a changed object; a header button opens the test summary. Everything is keyboard reachable.
 
 It shows only what the review document holds, where Secret values are already redacted.
 """
@@ -41,12 +43,15 @@ def render_html(doc: dict[str, Any]) -> str:
 {_warning(doc)}
 </header>
 <main>
-<div id="graph" role="img" aria-label="impact graph"></div>
+<nav id="review" aria-label="verdicts, findings and tests"></nav>
+<div id="graph" tabindex="0" aria-label="impact graph: arrows pan, + and - zoom, 0 fits"></div>
 <aside id="panel" aria-live="polite"></aside>
 </main>
 <script type="application/json" id="aftershock-data">{_embed(doc)}</script>
 <script>
 {_asset("tests.js")}
+{_asset("review.js")}
+{_asset("panzoom.js")}
 {_asset("explorer.js")}
 </script>
 </body>

@@ -1,45 +1,94 @@
-"""Markdown for a pull-request comment, derived from the canonical JSON document."""
+"""Markdown for a pull-request comment, derived from the canonical JSON document.
+
+Summary first: the verdicts with their top reasons, what changed per chart, the tests newly failing,
+what was not reviewed and the concerns; then the details, folded. The comment is composed within
+GitHub's 65,536-character limit by construction (report/budget.py): the summary sections are
+bounded by their builders and always kept whole; the details are cut, lowest priority first.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from aftershock.evidence.markdown import test_evidence_markdown
-from aftershock.findings.markdown import findings_markdown
-from aftershock.graph.mermaid import mermaid_from_document
+from aftershock.findings.markdown import concerns_markdown
+from aftershock.graph.mermaid import layered_mermaid
+from aftershock.report.budget import Section, compose
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import code_block_fence, html_text, markdown_code, markdown_text, visible_name
+from aftershock.report.overview import (
+    FieldGroup, chart_lines, field_groups, field_key, newly_failing_tests, not_reviewed_lines, one_line, scenario_lines, verdict_summaries,
+)
 from aftershock.report.text import (
     field_line, headline, object_title, range_text, provenance_index, render_cell, review_label, status_line, text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 40
-MAX_MERMAID_NODES = 40
+MAX_MERMAID_NODES = 30
 MAX_FINDINGS_CHARS = 30_000
-MAX_COMMENT_CHARS = 65_000  # GitHub refuses comments over 65,536 characters
+MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
+MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
+MAX_RATIONALE_CHARS = 2_000
+MAX_GROUP_MEMBERS = 40
+Lines = tuple[tuple[str, ...], tuple[str, ...]]  # a section's head and body lines
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
-    parts = [
-        f"## aftershock review · `{range_text(doc)}`",
-        "",
-        f"**{headline(doc)}**",
-        "",
-        review_status_line(doc),
-        "",
+    groups = field_groups(doc)
+    sections = [
+        Section("Header", tuple(_header(doc)), ()),
+        Section("Verdicts", ("### Verdicts", ""), tuple(_verdicts(doc))),
+        Section("What changed", ("### What changed", ""), tuple(_what_changed(doc)), priority=1),
+        Section("Tests newly failing", *_failing(doc)),
+        Section("Not reviewed", *_not_reviewed(doc)),
+        Section("Concerns", (), tuple(_concerns(doc))),
+        Section("Repeated field changes", *_groups(groups), priority=2),
+        Section("Tests", (), tuple(_tests(doc)), priority=3),
+        Section("Render contexts", *_contexts(doc), priority=4),
+        Section("Scenarios", *_scenarios(doc), priority=4),
+        Section("Charts", *_charts(doc), priority=5),
+        Section("Blast radius", *_radius(doc), priority=6),
+        Section("Rendered objects", *_objects(doc, {g.key for g in groups}), priority=7),
+        Section("Values keys", *_values(doc), priority=8),
+        Section("Commits and files", *_layers(doc), priority=9),
     ]
+    return compose(sections, MAX_COMMENT_CHARS)
+
+
+def _header(doc: dict[str, Any]) -> list[str]:
+    lines = [f"## aftershock review · `{range_text(doc)}`", "", f"**{headline(doc)}**", "", review_status_line(doc), ""]
     if "lifecycle" in doc:
-        parts += [_review_state(doc["lifecycle"]), ""]
-    if "findings" in doc:
-        parts += [findings_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle")).rstrip(), ""]
-    if doc.get("tests"):
-        parts += [test_evidence_markdown(doc["tests"]).rstrip(), ""]
-    parts += _not_reviewed(doc) + _charts(doc) + _contexts(doc) + _scenarios(doc) + _radius(doc) + _objects(doc) + _values(doc) + _layers(doc)
-    text = "\n".join(parts).rstrip() + "\n"
-    if len(text) > MAX_COMMENT_CHARS:
-        note = "\n\n… the rest of this review is in the JSON output (the comment would exceed GitHub's limit).\n"
-        text = text[: MAX_COMMENT_CHARS - len(note)].rsplit("\n", 1)[0] + note
-    return text
+        lines += [_review_state(doc["lifecycle"]), ""]
+    return lines
+
+
+def _verdicts(doc: dict[str, Any]) -> list[str]:
+    """Each verdict, its top three reasons, and its rationale folded."""
+    if "findings" not in doc:
+        return ["The rules did not run: no verdict.", ""]
+    lines: list[str] = []
+    rationales = []
+    for summary, key in zip(verdict_summaries(doc), ("merge", "security")):
+        lines += [f"**{markdown_text(summary.title)}**", ""] + [f"- {markdown_text(reason)}" for reason in summary.reasons] + [""]
+        rationale = doc["findings"]["verdicts"][key]["rationale"]
+        rationales.append(f"{markdown_text(one_line(rationale, MAX_RATIONALE_CHARS))}")
+    return lines + ["<details><summary>Why these verdicts</summary>", "", *("\n".join(rationales).split("\n")), "",
+                    "</details>", ""]
+
+
+def _what_changed(doc: dict[str, Any]) -> list[str]:
+    lines = [f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}" for c in chart_lines(doc)]
+    return lines or ["- No renderable chart is affected by this change."]
+
+
+def _failing(doc: dict[str, Any]) -> Lines:
+    failing = newly_failing_tests(doc)
+    if not failing:
+        return (), ()
+    body = [f"- {markdown_text(line)}" for line in failing[:MAX_LISTED]]
+    if len(failing) > MAX_LISTED:
+        body.append(f"- … {len(failing) - MAX_LISTED} more in the JSON output")
+    return (f"### Tests newly failing ({len(failing)})", ""), (*body, "")
 
 
 def review_status_line(doc: dict[str, Any]) -> str:
@@ -53,76 +102,108 @@ def review_status_line(doc: dict[str, Any]) -> str:
 
 def _review_state(lifecycle: dict[str, Any]) -> str:
     """How this review of the target was chosen: full or incremental, and why (a force-push says so)."""
-    line = f"**{lifecycle['mode'].capitalize()} review of {_inline(lifecycle['target']['display'])}** · {_inline(lifecycle['reason'])}"
+    line = f"**{lifecycle['mode'].capitalize()} review of {markdown_text(lifecycle['target']['display'])}** · {markdown_text(lifecycle['reason'])}"
     if lifecycle["carried_forward"]:
         line += f" · {lifecycle['carried_forward']} finding(s) carried forward, not re-checked"
     return line
 
 
-def _not_reviewed(doc: dict[str, Any]) -> list[str]:
-    if not doc["not_reviewed"]:
+def _not_reviewed(doc: dict[str, Any]) -> Lines:
+    parts = not_reviewed_lines(doc)
+    if not parts:
+        return (), ()
+    body = [f"- {markdown_text(line)}" for line in parts[:MAX_LISTED]]
+    if len(parts) > MAX_LISTED:
+        body.append(f"- … {len(parts) - MAX_LISTED} more in the JSON output")
+    return ("### Not reviewed", ""), (*body, "")
+
+
+def _concerns(doc: dict[str, Any]) -> list[str]:
+    if "findings" not in doc:
         return []
-    lines = ["### Not reviewed", ""]
-    for item in doc["not_reviewed"]:
-        side = f" at {item['side']}" if item["side"] else ""
-        lines.append(f"- **{markdown_text(item['part'])}**{side}: {_inline(item['reason'])}")
-    return lines + [""]
+    text = concerns_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle"))
+    return text.rstrip().split("\n") + [""]
 
 
-def _charts(doc: dict[str, Any]) -> list[str]:
+def _groups(groups: tuple[FieldGroup, ...]) -> Lines:
+    """Identical field changes on many objects, each a line that expands to the objects it was seen on."""
+    if not groups:
+        return (), ()
+    body: list[str] = []
+    for group in groups:
+        members = [f"- {markdown_code(o)}" for o in group.objects[:MAX_GROUP_MEMBERS]]
+        if len(group.objects) > MAX_GROUP_MEMBERS:
+            members.append(f"- … {len(group.objects) - MAX_GROUP_MEMBERS} more in the JSON output")
+        body += ["<details>", f"<summary><code>{html_text(group.path)}</code> {html_text(group.text)} on {len(group.objects)} "
+                 f"objects in {len(group.charts)} chart install(s)</summary>", "", *members, "", "</details>"]
+    head = ("### Repeated field changes", "", "Each is listed once (and left out of the objects below):", "")
+    return head, tuple(body)
+
+
+def _tests(doc: dict[str, Any]) -> list[str]:
+    if not doc.get("tests"):
+        return []
+    text = test_evidence_markdown(doc["tests"]).rstrip()
+    return ["<details><summary>Tests: counts, suites that could not run, unguarded fields</summary>", "",
+            *text.split("\n")[1:], "", "</details>", ""]
+
+
+def _charts(doc: dict[str, Any]) -> Lines:
     if not doc["chart_reviews"]:
-        return ["No renderable chart is affected by this change.", ""]
-    lines = ["### Charts", "", "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"]
-    for r in doc["chart_reviews"]:
-        lines.append(
-            f"| {markdown_code(review_label(r), in_table=True)} | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
-            f"| {render_cell(r['head'])} | {len(r['objects'])} |"
-        )
-    return lines + [""]
+        return (), ()
+    body = tuple(
+        f"| {markdown_code(review_label(r), in_table=True)} | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
+        f"| {render_cell(r['head'])} | {len(r['objects'])} |"
+        for r in doc["chart_reviews"]
+    )
+    return ("<details><summary>Charts rendered, per scenario</summary>", "",
+            "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), (*body, "", "</details>")
 
 
-def _contexts(doc: dict[str, Any]) -> list[str]:
-    lines = [f"- {_inline(context_line(c))}" for c in doc.get("contexts", ()) if c["kind"] != "defaults" or c["attempts"]]
-    return ["### Render contexts", "", *lines, ""] if lines else []
+def _contexts(doc: dict[str, Any]) -> Lines:
+    lines = tuple(f"- {markdown_text(context_line(c))}" for c in doc.get("contexts", ()) if c["kind"] != "defaults" or c["attempts"])
+    return (("### Render contexts", ""), (*lines, "")) if lines else ((), ())
 
 
-def _scenarios(doc: dict[str, Any]) -> list[str]:
-    lines = [f"- {markdown_code(s['chart'])}: {_inline(s['summary'])}" + (f" (cut by the cap: {_inline(', '.join(s['cut']))})" if s["cut"] else "")
-             for s in doc["scenarios"]]
-    return ["### Scenarios", "", *lines, ""] if lines else []
+def _scenarios(doc: dict[str, Any]) -> Lines:
+    lines = tuple(f"- {markdown_code(s.chart)}: {markdown_text(s.text)}" for s in scenario_lines(doc))
+    return (("### Scenarios", ""), lines) if lines else ((), ())
 
 
-def _radius(doc: dict[str, Any]) -> list[str]:
+def _radius(doc: dict[str, Any]) -> Lines:
     graph = doc["graph"]
     if graph["radius"]["nodes"] == 0:
-        return []
+        return (), ()
     counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
-    return ["### Blast radius", "", counts, "", "```mermaid", mermaid_from_document(graph, MAX_MERMAID_NODES).rstrip(), "```", ""]
+    chart = ("```mermaid", layered_mermaid(graph, MAX_MERMAID_NODES).rstrip(), "```")
+    return (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""), (*chart, "", "</details>")
 
 
-def _objects(doc: dict[str, Any]) -> list[str]:
+def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
+    """Each changed object folded, with its field changes less those listed as repeated changes."""
     if not doc["objects"]:
-        return []
-    lines = ["### Rendered objects", ""]
+        return (), ()
+    lines: list[str] = []
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
-        sources = ", ".join(markdown_code(t) for t in obj["templates"])
+        fields = [f for f in obj["fields"] if field_key(f) not in grouped]
+        repeated = len(obj["fields"]) - len(fields)
+        sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
         lines.append("<details>")
         lines.append(f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>")
-        lines.append("")
-        lines.append(f"From {sources}")
-        lines.append("")
-        fields = obj["fields"]
+        lines += ["", f"From {sources}", ""]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
             lines += _field_lines(f, produced_by.get((obj["id"], f["path"])))
         if len(fields) > MAX_FIELDS_PER_OBJECT:
             lines.append(f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output")
+        if repeated:
+            lines.append(f"- and {repeated} repeated field change(s), listed above")
         lines += ["", "</details>", ""]
-    return lines
+    return ("### Rendered objects", ""), tuple(lines)
 
 
 def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[str]:
-    lines = [f"- {markdown_code(field_line(field))}" + (f" {_inline(produced_by)}" if produced_by else "")]
+    lines = [f"- {markdown_code(field_line(field))}" + (f" {markdown_text(produced_by)}" if produced_by else "")]
     diff = text_diff(field)
     if diff:
         fence = code_block_fence(diff)
@@ -130,24 +211,16 @@ def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[
     return lines
 
 
-def _values(doc: dict[str, Any]) -> list[str]:
+def _values(doc: dict[str, Any]) -> Lines:
     if not doc["values_changes"]:
-        return []
-    lines = ["### Values keys", ""]
-    lines += [f"- {markdown_code(v['file'])}: {_inline(v['description'])}" for v in doc["values_changes"]]
-    return lines + [""]
+        return (), ()
+    return ("### Values keys", ""), tuple(f"- {markdown_code(v['file'])}: {markdown_text(v['description'])}" for v in doc["values_changes"])
 
 
-def _layers(doc: dict[str, Any]) -> list[str]:
-    lines = ["<details><summary>Commits and files</summary>", ""]
-    for c in doc["commits"]:
-        lines.append(f"- `{c['short_sha']}` {_inline(c['title'])} — {_inline(c['author']['name'])}")
+def _layers(doc: dict[str, Any]) -> Lines:
+    lines = [f"- `{c['short_sha']}` {markdown_text(c['title'])} — {markdown_text(c['author']['name'])}" for c in doc["commits"]]
     lines.append("")
     for f in doc["files"]:
         rename = f" (from {markdown_code(f['old_path'])}, {f['similarity']}%)" if f["old_path"] else ""
         lines.append(f"- {f['status']} {markdown_code(f['path'])}{rename} +{f['additions']} −{f['deletions']}")
-    return lines + ["", "</details>", ""]
-
-
-def _inline(text: str) -> str:
-    return markdown_text(text)
+    return ("<details><summary>Commits and files</summary>", ""), (*lines, "", "</details>")

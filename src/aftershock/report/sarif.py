@@ -1,9 +1,9 @@
 """SARIF 2.1.0 output: findings as code-scanning results, located in the repository's files.
 
 One run; `tool.driver.rules` lists every registered rule (so a configuration change never
-renumbers `ruleIndex`). Results are the findings present at head: introduced (baselineState
-`new`), widened and narrowed (`updated`) and pre-existing (`unchanged`); resolved ones are not
-results. Each result has one physical location, so GitHub code scanning can annotate it: the
+renumbers `ruleIndex`). Results are what the change introduced (baselineState `new`) or widened
+(`updated`); what was already there (pre-existing, narrowed) is left out by default, or kept as
+`unchanged` with `baseline="unchanged"`; resolved ones are never results. Each result has one physical location, so GitHub code scanning can annotate it: the
 finding's location when it has one (for an actionable finding outside the changed files, the first
 changed file of its impact path instead, the finding's own location becoming a related location),
 else a file the concern's commit changed, else the first changed file. `partialFingerprints` carries the finding's fingerprint, which does not depend on
@@ -29,13 +29,19 @@ FINGERPRINT_KEY = "aftershock/v1"
 SRCROOT = "%SRCROOT%"
 _LEVEL = {Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "note", Severity.INFO: "note"}
 _SECURITY_SEVERITY = {Severity.CRITICAL: "9.5", Severity.HIGH: "8.0", Severity.MEDIUM: "5.5", Severity.LOW: "3.0", Severity.INFO: "1.0"}
-_BASELINE = {Delta.INTRODUCED: "new", Delta.WIDENED: "updated", Delta.NARROWED: "updated", Delta.PRE_EXISTING: "unchanged"}
+_BASELINE = {Delta.INTRODUCED: "new", Delta.WIDENED: "updated", Delta.NARROWED: "unchanged", Delta.PRE_EXISTING: "unchanged"}
+BASELINE_CHOICES = ("omit", "unchanged")  # what to do with concerns the change did not introduce or widen
 
 
-def sarif_document(review: Review, findings: Sequence[Finding], rules: Sequence[Rule] = RULES) -> dict[str, Any]:
+def sarif_document(
+    review: Review, findings: Sequence[Finding], rules: Sequence[Rule] = RULES, *, baseline: str = "omit",
+) -> dict[str, Any]:
     descriptors = [rule_descriptor(rule) for rule in rules] + [_rule_error_descriptor()]
     index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
-    results = [_result(review, f, index) for f in findings if f.delta is not Delta.RESOLVED and f.rule_id in index]
+    kept = [f for f in findings if f.delta is not Delta.RESOLVED and f.rule_id in index]
+    if baseline == "omit":
+        kept = [f for f in kept if f.actionable]
+    results = [_result(review, f, index) for f in kept]
     return secret_taint(review).scrub({
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",

@@ -1,4 +1,4 @@
-"""Terminal output with rich, derived from the canonical JSON document."""
+"""Terminal output with rich, derived from the canonical JSON document: the summary (report/overview.py) first."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from rich.table import Table
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import terminal_text
 from aftershock.report.markdown import review_status_line
+from aftershock.report.overview import chart_lines, field_groups, newly_failing_tests, verdict_summaries
 from aftershock.report.text import (
     field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
 )
@@ -24,6 +25,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     console.print(f"[{style}]{terminal_text(review_status_line(doc))}[/{style}]")
     if "lifecycle" in doc:
         _print_review_state(doc["lifecycle"], console)
+    _print_summary(doc, console)
     if "findings" in doc:
         _print_findings(doc["findings"], console, doc.get("lifecycle"))
     for item in doc["not_reviewed"]:
@@ -47,6 +49,20 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             console.print(f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)")
     for v in doc["values_changes"]:
         console.print(f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}")
+
+
+def _print_summary(doc: dict[str, Any], console: Console) -> None:
+    """Verdicts with their top reasons, what changed per chart, the tests newly failing, repeated field changes."""
+    for verdict in verdict_summaries(doc):
+        console.print(f"[bold]{terminal_text(verdict.title)}[/bold]")
+        for reason in verdict.reasons:
+            console.print(f"  - {terminal_text(reason)}")
+    for line in chart_lines(doc):
+        console.print(f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}")
+    for test in newly_failing_tests(doc):
+        console.print(f"[red]newly failing[/red] {terminal_text(test)}")
+    for group in field_groups(doc):
+        console.print(f"[dim]repeated[/dim] {terminal_text(group.line)}")
 
 
 def _charts_table(doc: dict[str, Any]) -> Table:

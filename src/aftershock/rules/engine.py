@@ -53,7 +53,7 @@ def evaluate(
     for entry in configured:
         if not entry.settings.enabled:
             continue
-        context = RuleContext(review, version, entry.options, texts, index)
+        context = RuleContext(review, version, entry.options, texts, index, configured=entry.rule.id in config.rules)
         try:
             concerns = list(entry.rule.check(context))
         except Exception as error:  # noqa: BLE001 - a rule's bug must show as a gap, not sink the review

@@ -108,6 +108,7 @@ class RuleContext:
     options: Any  # the rule's validated options model, or None
     sources: SourceTexts
     index: Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
+    configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,9 @@ from aftershock.rules.rbac import (
     cluster_admin_binding, cluster_scope_widening, create_pods, escalation_verbs, nodes_proxy, pod_exec, secrets_access, webhook_configuration,
     wildcard,
 )
+from aftershock.rules.tests import newly_failing, render_broken
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
-from aftershock.rules.upgrade import crd_versions, deprecated_api, immutable_fields, resource_deleted
+from aftershock.rules.upgrade import crd_versions, crds_folder, deprecated_api, immutable_fields, resource_deleted
 from aftershock.rules.values import (
     override_trap, removed_key_documented, removed_key_used, schema_violation, stale_test_assertion, undefined_reference,
 )
@@ -86,6 +87,7 @@ RULES: tuple[Rule, ...] = (
     resource_deleted.RULE,
     deprecated_api.RULE,
     crd_versions.RULE,
+    crds_folder.RULE,
     probes_removed.RULE,
     resources_removed.RULE,
     deployment_strategy.RULE,
@@ -119,6 +121,8 @@ RULES: tuple[Rule, ...] = (
     removed_key_documented.RULE,
     schema_violation.RULE,
     stale_test_assertion.RULE,
+    newly_failing.RULE,
+    render_broken.RULE,
     override_trap.RULE,
     undefined_reference.RULE,
     # Hygiene

@@ -57,9 +57,10 @@ def finding_level(finding: Finding) -> RiskLevel:
 
 def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
     candidates = _finding_candidates([f for f in findings if f.actionable])
-    changed = [r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.CHANGED]
+    changed = sorted({r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.CHANGED})  # charts, not scenarios
     if changed:
-        candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently"))
+        named = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")
+        candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently ({named})"))
     candidates += _unreviewed_candidates(review, findings)
     return _assess(candidates)
 

@@ -1,5 +1,6 @@
-// aftershock impact graph explorer: lays the graph out in layer columns, highlights causes upstream
-// and effects downstream of a clicked node, and shows its details (with tests.js: its test guards).
+// aftershock impact graph explorer: lays the graph out in layer columns (fitted to the window, with pan
+// and zoom), highlights causes upstream and effects downstream of a clicked node, and shows its details
+// (with tests.js: its test guards; with review.js: the verdicts and findings, a finding selecting its objects).
 // Plain JS, no network, no innerHTML: every text from the document goes through textContent.
 (function () {
   "use strict";
@@ -48,25 +49,26 @@
 
   // ---- drawing ----
   const tallest = Math.max(1, ...rows.map((r) => r.length));
-  const svg = el("svg:svg", {
-    width: LEFT * 2 + columns.length * (W + GAP_X), height: TOP + tallest * (H + GAP_Y) + 20, id: "graph-svg",
-  });
+  const NAT_W = LEFT * 2 + columns.length * (W + GAP_X), NAT_H = TOP + tallest * (H + GAP_Y) + 20;
+  const svg = el("svg:svg", { width: "100%", height: "100%", id: "graph-svg" });
+  const viewport = el("svg:g", { id: "viewport" });
   const defs = el("svg:defs");
   const marker = el("svg:marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "8", markerHeight: "8", markerUnits: "userSpaceOnUse", orient: "auto" });
   marker.appendChild(el("svg:path", { d: "M0,0 L10,5 L0,10 z", fill: "#8a939c" }));
   defs.appendChild(marker);
   svg.appendChild(defs);
+  svg.appendChild(viewport);
   const TITLES = { commit: "Commits", file: "Files", unit: "Units", chart: "Charts", object: "Objects", release: "Releases",
     downstream_chart: "Downstream charts", downstream_object: "Downstream objects", workload: "Workloads", namespace: "Namespaces", cluster: "Clusters" };
   const layerTitle = (id) => TITLES[id] || id.replace(/_/g, " ");
   columns.forEach((layer, c) => {
     const reached = G.radius.by_layer[layer] || 0;
-    svg.appendChild(el("svg:text", { x: LEFT + c * (W + GAP_X), y: 24, class: "col-title" }, `${layerTitle(layer)} (${reached})`));
+    viewport.appendChild(el("svg:text", { x: LEFT + c * (W + GAP_X), y: 24, class: "col-title" }, `${layerTitle(layer)} (${reached})`));
   });
   const edgeGroup = el("svg:g", { id: "edges" });
   const nodeGroup = el("svg:g", { id: "nodes" });
-  svg.appendChild(edgeGroup);
-  svg.appendChild(nodeGroup);
+  viewport.appendChild(edgeGroup);
+  viewport.appendChild(nodeGroup);
   const edgeEls = G.edges.map((e) => {
     const a = pos(e.source), b = pos(e.target);
     let d;
@@ -91,17 +93,24 @@
   };
   for (const n of G.nodes) {
     const p = pos(n.id);
-    const g = el("svg:g", { class: `node kind-${n.kind} layer-${n.layer}` + (n.reached ? "" : " unreached"), "data-id": n.id, transform: `translate(${p.x},${p.y})` });
+    const g = el("svg:g", { class: `node kind-${n.kind} layer-${n.layer}` + (n.reached ? "" : " unreached"), "data-id": n.id,
+      transform: `translate(${p.x},${p.y})`, tabindex: "0", role: "button", "aria-label": `${n.kind.replace(/_/g, " ")} ${n.label}` });
     g.appendChild(el("svg:rect", { class: "box", width: W, height: H, rx: 6 }));
     g.appendChild(el("svg:rect", { class: "bar", width: 5, height: H, rx: 2, fill: `var(--${n.layer})` }));
     g.appendChild(el("svg:text", { x: 12, y: H / 2 + 4 }, short(n)));
     g.appendChild(el("svg:title", {}, `${n.kind}: ${n.label}`));
-    g.addEventListener("click", (event) => { event.stopPropagation(); select(n.id); });
+    g.addEventListener("click", (event) => { event.stopPropagation(); if (!zoom.dragged()) select(n.id); });
+    g.addEventListener("keydown", (event) => { if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(n.id); } });
     nodeGroup.appendChild(g);
     nodeEls.set(n.id, g);
   }
-  document.getElementById("graph").appendChild(svg);
-  svg.addEventListener("click", () => clear());
+  const graphBox = document.getElementById("graph");
+  graphBox.appendChild(svg);
+  svg.addEventListener("click", () => { if (!zoom.dragged()) clear(); });
+
+  // ---- pan and zoom (panzoom.js): the whole graph fits at first ----
+  const zoom = explorerPanZoom({ el, svg, viewport, graphBox, width: NAT_W, height: NAT_H, box: (id) => ({ ...pos(id), w: W, h: H }) });
+  const { fit, centerOn } = zoom;
 
   // ---- selection: causes upstream, effects downstream ----
   const walk = (start, adjacency, next) => {
@@ -141,6 +150,34 @@
     try { history.replaceState(null, "", "#node=" + encodeURIComponent(id)); } catch (err) { /* file: URLs may refuse */ }
     showPanel(n, up, down);
   }
+  // A finding selects the objects it is about: they are marked selected, what leads to them is kept, the rest dims.
+  function selectMany(ids, item) {
+    unselect();
+    selected = null;
+    const chosen = new Set(ids), up = new Set();
+    for (const id of ids) for (const u of walk(id, inc, (e) => e.source)) up.add(u);
+    svg.classList.add("has-selection");
+    for (const [nid, g] of nodeEls) {
+      g.classList.toggle("selected", chosen.has(nid));
+      g.classList.toggle("cause", up.has(nid) && !chosen.has(nid));
+      g.classList.toggle("dim", !chosen.has(nid) && !up.has(nid));
+    }
+    for (const { edge, path } of edgeEls) path.classList.toggle("dim", !(up.has(edge.source) || chosen.has(edge.source)) || !(up.has(edge.target) || chosen.has(edge.target)));
+    try { history.replaceState(null, "", "#finding=" + encodeURIComponent(item.fingerprint)); } catch (err) { /* file: URLs may refuse */ }
+    showFinding(item, ids);
+    if (ids.length) centerOn(ids[0]);  // close enough to read the first of them
+  }
+  function showFinding(item, ids) {
+    panel.replaceChildren();
+    panel.appendChild(el("h2", {}, item.title));
+    panel.appendChild(el("div", { class: "id" }, `${item.rule} · ${item.fingerprint.slice(0, 12)}`));
+    table([["severity", item.severity], ["category", item.category], ["evidence", item.evidence], ["delta", item.delta.replace(/_/g, " ")],
+      ["subject", item.subject.display], ["location", item.location ? item.location.file + (item.location.line ? ":" + item.location.line : "") : "—"]]);
+    panel.appendChild(el("p", {}, item.message));
+    section(`In the graph (${ids.length})`);
+    if (ids.length) table(ids.map((id) => [byId.get(id).layer.replace(/_/g, " "), link(id)]));
+    else panel.appendChild(el("p", { class: "hint" }, "Not a node of the impact graph (a commit message or a source file outside it)."));
+  }
   function unselect() {
     selected = null;
     svg.classList.remove("has-selection");
@@ -163,7 +200,7 @@
   const link = (id) => {
     const n = byId.get(id);
     const a = el("a", { "data-target": id }, n ? `${n.kind.replace(/_/g, " ")} ${n.label}` : id);
-    a.addEventListener("click", () => { select(id); nodeEls.get(id).scrollIntoView({ block: "center", inline: "center" }); });
+    a.addEventListener("click", () => { select(id); centerOn(id); });
     return a;
   };
   const section = (title) => panel.appendChild(el("h3", {}, title));
@@ -312,7 +349,7 @@
     if (event.key === "Enter" && matches.length) {
       const next = matches[(matches.indexOf(selected) + 1) % matches.length];
       select(next);
-      nodeEls.get(next).scrollIntoView({ block: "center", inline: "center" });
+      centerOn(next);
     }
   });
   const testsButton = document.getElementById("tests-button");
@@ -321,7 +358,9 @@
 
   document.documentElement.style.setProperty("--header-height", document.querySelector("header").offsetHeight + "px");
   const wanted = decodeURIComponent((location.hash.match(/^#node=(.*)$/) || [])[1] || "");
-  if (wanted && byId.has(wanted)) { select(wanted); nodeEls.get(wanted).scrollIntoView({ block: "center", inline: "center" }); }
+  fit();
+  explorerReview({ DOC, el, byId, selectMany, showFinding });
+  if (wanted && byId.has(wanted)) { select(wanted); centerOn(wanted); }
   else if (location.hash === "#tests") openTests();
   else showOverview();
   document.body.setAttribute("data-ready", "true");

@@ -8,6 +8,7 @@ from typing import Iterator
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
+from aftershock.model.conventions import CommitConventions
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.commits import commit_path, commit_subject, is_merge
 
@@ -36,9 +37,20 @@ def title_pattern(options: Options) -> re.Pattern[str]:
     return re.compile(rf"(?:{types})(?:\([^()\s][^()]*\))?!?: \S.*")
 
 
+def repository_follows(conventions: CommitConventions | None, pattern: re.Pattern[str]) -> bool:
+    """Whether the repository keeps the convention: a commit-message tool configured at base, or most of
+    its recent titles following the pattern. Unknown (no conventions read) counts as kept."""
+    if conventions is None or conventions.config_files:
+        return True
+    titles = [t for t in conventions.recent_titles if not t.startswith(("fixup! ", "squash! ", "amend! ", "Revert \""))]
+    return len(titles) > 0 and sum(bool(pattern.fullmatch(t)) for t in titles) * 2 > len(titles)
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
     options: Options = ctx.options or Options()
     pattern = title_pattern(options)
+    if not ctx.configured and not repository_follows(ctx.review.conventions, pattern):
+        return  # a convention the repository never used is not its authors' to follow
     for commit in ctx.review.commits:
         if is_merge(commit) or commit.title.startswith(("fixup! ", "squash! ", "amend! ", "Revert \"")):
             continue  # fixups are commit-fixup's; git's own revert titles are fine
@@ -69,7 +81,9 @@ RULE = Rule(
         "`type(scope)!: summary` with type one of build, chore, ci, docs, feat, fix, perf, refactor, revert, "
         "style, test. Options: `types` (the allowed types), `pattern` (a full regular expression that replaces "
         "the check), `max_length`. Git's own `Revert \"...\"` titles and fixup!/squash! commits (see "
-        "commit-fixup) are skipped.",
+        "commit-fixup) are skipped. Runs only where the repository keeps the convention: a commitlint or "
+        "commitizen configuration at base, or most of the last 100 commit titles up to base following it; "
+        "naming the rule in `.aftershock.yaml` runs it regardless.",
         why="Release notes, changelogs and semantic version bumps are generated from titles; a title outside "
         "the convention drops the change from them or bumps the wrong version.",
         example="    Update values        ->  fix(orders): raise the database pool to 20",

@@ -8,7 +8,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import policy_rules
+from aftershock.rules.support.rbac import permissions, policy_rules
 
 RBAC_REFERENCE = "https://kubernetes.io/docs/concepts/security/rbac-good-practices/"
 
@@ -27,7 +27,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     yield Issue(
         facet="wildcard", message=f"grants wildcards: {'; '.join(sorted(described))}{equivalent}", field="rules",
         tokens=("'*'", '"*"', "*"), items=described, grade=2 if everything else 1, severity=severity,
-        facts=(Fact("rules", sorted(described)),), summary="; ".join(sorted(described)),
+        facts=(Fact("rules", sorted(described)),), summary="; ".join(sorted(described)), grants=permissions(wild),
     )
 
 
@@ -47,8 +47,9 @@ RULE = Rule(
     doc=RuleDoc(
         what="Role and ClusterRole rules with `*` in `verbs`, `resources` or `apiGroups`. A ClusterRole with "
         "`*` in all three and no `resourceNames` is graded critical and called equivalent to cluster-admin; "
-        "any other wildcard is not (a Role's is limited to its namespace, `resourceNames` to named objects). A "
-        "new wildcard rule is a widening.",
+        "any other wildcard is not (a Role's is limited to its namespace, `resourceNames` to named objects). "
+        "Base and head are compared as permission sets (verbs × resources × API groups, `*` covering any "
+        "value): a wildcard rule granting more is a widening, one granting less (`*` replaced by a list) a narrowing.",
         why="A wildcard grants every verb or resource that exists now and every one added later, including "
         "custom resources and subresources such as pods/exec, secrets and escalate/bind; it defeats review of "
         "what the role can do.",

@@ -4,7 +4,8 @@ An `Issue` is one problem a rule sees in one object on one side, identified with
 its `facet`. Comparing the two sides per facet gives the delta:
 - only at head: INTRODUCED; only at base: RESOLVED;
 - at both: WIDENED when head has a higher `grade` or `items` base lacked, NARROWED when it has a
-  lower grade or fewer items (and nothing new), PRE_EXISTING when equal.
+  lower grade or fewer items (and nothing new), PRE_EXISTING when equal. Issues that carry RBAC
+  `grants` are compared as permission sets instead (`*` covering any value), never as strings.
 An object that did not change is judged at head only: all its issues are PRE_EXISTING.
 """
 
@@ -13,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from aftershock.findings.model import Confidence, Delta, Evidence, Fact, Severity
+from aftershock.findings.model import Confidence, Delta, Evidence, Fact, Location, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.index import ObjectPair
+from aftershock.rules.support.rbac import Permission, covered
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class Issue:
     facts: tuple[Fact, ...] = ()
     summary: str = ""  # short state for "before: ..." (default: the message)
     evidence: Evidence | None = None  # when this issue is inferred although the rule observes
+    grants: frozenset[Permission] | None = None  # RBAC permissions the issue is about, compared as sets
 
 
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
@@ -71,8 +74,12 @@ def judge_pair(ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_
 
 
 def compare(before: Issue, after: Issue) -> Delta:
-    gained = after.grade > before.grade or bool(after.items - before.items)
-    lost = after.grade < before.grade or bool(before.items - after.items)
+    if before.grants is not None and after.grants is not None:
+        gained = after.grade > before.grade or not covered(before.grants, after.grants)
+        lost = after.grade < before.grade or not covered(after.grants, before.grants)
+    else:
+        gained = after.grade > before.grade or bool(after.items - before.items)
+        lost = after.grade < before.grade or bool(before.items - after.items)
     if gained:
         return Delta.WIDENED
     if lost:
@@ -90,7 +97,7 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
     elif delta is Delta.INTRODUCED and pair.base is None:
         message += " (new object)"
     tokens = issue.tokens or (_last_key(issue.field),)
-    location = ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING)
+    location = line_in_source(ctx, ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING), tokens)
     return Concern(
         subject=pair.subject(issue.facet),
         message=message,
@@ -98,11 +105,25 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
         facts=(Fact("field", issue.field), *issue.facts),
         location=location,
         path=pair.impact_path(issue.field),
-        severity=issue.severity,
+        severity=Severity.INFO if delta is Delta.NARROWED and issue.grants is not None else issue.severity,  # fewer permissions
         confidence=issue.confidence,
         scope_paths=pair.scope_paths,
         evidence=issue.evidence,
     )
+
+
+def line_in_source(ctx: RuleContext, location: Location | None, tokens: tuple[str, ...]) -> Location | None:
+    """A location without a line gets the first line of its file (at head) holding one of the tokens,
+    so a concern the change did not touch still points somewhere (code scanning wants a line)."""
+    if location is None or location.line is not None:
+        return location
+    text = ctx.sources.head.get(location.file)
+    if not text:
+        return location
+    for number, line in enumerate(text.split("\n"), 1):
+        if any(token and token in line for token in tokens):
+            return Location(location.file, number)
+    return location
 
 
 def _by_facet(issues: Iterable[Issue]) -> dict[str, Issue]:

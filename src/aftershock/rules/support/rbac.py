@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, replace
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from pydantic import BaseModel
 
 from aftershock.findings.model import Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
-from aftershock.rules.support.judge import Issue
+
+if TYPE_CHECKING:  # judge compares RBAC grants with this module's Permission
+    from aftershock.rules.support.judge import Issue
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLE_KINDS = ("Role", "ClusterRole")
@@ -49,6 +51,37 @@ class PolicyRule:
         resources = ",".join(sorted(self.resources)) or ",".join(sorted(self.non_resource_urls)) or "-"
         names = f" names={','.join(sorted(self.resource_names))}" if self.resource_names else ""
         return f"verbs={','.join(sorted(self.verbs))} on {resources} in apiGroups={groups}{names}"
+
+
+Permission = tuple[str, str, str, str]  # (API group, resource, verb, resource name); "*" grants any
+
+
+def permissions(rules: Iterable[PolicyRule]) -> frozenset[Permission]:
+    """What the rules grant, as the product verbs × resources × API groups (× names, "*" when unnamed)."""
+    return frozenset(
+        (group, resource, verb, name)
+        for rule in rules if rule.resources
+        for group in rule.api_groups for resource in rule.resources for verb in rule.verbs
+        for name in (rule.resource_names or {"*"})
+    )
+
+
+def covered(granted: frozenset[Permission], wanted: frozenset[Permission]) -> bool:
+    """Whether every permission in `wanted` is granted by one in `granted` (`*` standing for any value,
+    `*/sub` for any resource's subresource), so comparing roles never depends on how they are written."""
+    return all(any(_covers(have, want) for have in granted) for want in wanted)
+
+
+def _covers(have: Permission, want: Permission) -> bool:
+    group, resource, verb, name = have
+    return ((group == "*" or group == want[0]) and _resource_covers(resource, want[1])
+            and (verb == "*" or verb == want[2]) and (name == "*" or name == want[3]))
+
+
+def _resource_covers(have: str, want: str) -> bool:
+    if have in ("*", want):
+        return True
+    return have.startswith("*/") and "/" in want and want.split("/", 1)[1] == have[2:]
 
 
 def is_role(obj: RenderedObject) -> bool:

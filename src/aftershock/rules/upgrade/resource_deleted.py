@@ -10,6 +10,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig, text
 from aftershock.rules.support.index import ObjectPair
+from aftershock.rules.upgrade.crds_folder import from_crds_folder
 
 KEEP_ANNOTATION = "helm.sh/resource-policy"
 
@@ -59,8 +60,8 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
-        if pair.base is None:
-            continue
+        if pair.base is None or from_crds_folder(pair.base):
+            continue  # Helm never deletes what it installed from crds/ (see crds-not-upgraded)
         if pair.head is None:
             yield _concern(ctx, pair, pair.base, renamed=False)
         elif pair.change is not None and pair.change.kind is ObjectChangeKind.RENAMED and pair.base.key.name != pair.head.key.name:
@@ -81,7 +82,8 @@ RULE = Rule(
         "with volumeClaimTemplates (renamed, or deleted with whenDeleted: Delete) and PersistentVolumes are "
         "high; Namespaces and CustomResourceDefinitions critical; other renames low; other deletions info. "
         "`helm.sh/resource-policy: keep` makes a deletion info (Helm leaves the object in place), but not a "
-        "rename of a claim: the workload still starts on an empty one.",
+        "rename of a claim: the workload still starts on an empty one. Objects from files under `crds/` are left "
+        "out: Helm never deletes them (`crds-not-upgraded` reports their changes).",
         why="Helm deletes what a chart stops rendering. A renamed claim or StatefulSet looks like a refactor in "
         "the diff but starts the workload on empty storage; deleting a CRD deletes every custom resource of "
         "its kind.",

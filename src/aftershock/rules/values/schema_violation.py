@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.ingest.suite_values import suite_file_values
 from aftershock.ingest.values import is_sensitive
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.sources import files_under, load_json, load_yaml_documents
 
 
@@ -26,46 +26,39 @@ class Violation:
         return (self.source, self.case, self.where, self.keyword)
 
 
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """`override` over `base`; the subtrees it leaves alone are shared with `base`, never copied
+def coalesce(defaults: Mapping[str, Any], user: Mapping[str, Any]) -> dict[str, Any]:
+    """Helm's coalesce of user values over a chart's defaults, before it validates them (hand-written for
+    fidelity with Helm's `coalesceTablesFullKey`): a user null deletes the key, maps merge key by key,
+    anything else replaces. Untouched subtrees are shared with `defaults`, never copied
     (nothing edits them), so validating them can be done once for all the cases (see _Validation)."""
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
-            merged[key] = deep_merge(merged[key], value)
+    merged = dict(defaults)
+    for key, value in user.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = coalesce(merged[key], value)
+        elif isinstance(value, Mapping):
+            merged[key] = coalesce({}, value)
         else:
             merged[key] = value
     return merged
 
 
-def expand_set(values: Mapping[str, Any]) -> dict[str, Any]:
-    """helm-unittest `set:` keys are dotted paths ("image.tag"); list indexes are left as keys."""
-    expanded: dict[str, Any] = {}
-    for dotted, value in values.items():
-        node = expanded
-        parts = str(dotted).split(".")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
-        node[parts[-1]] = value
-    return expanded
-
-
 def _cases(texts: Mapping[str, str], chart: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(source file, case name, values) to validate: defaults, ci/*.yaml over defaults, unittest `set:` over defaults."""
+    """(source file, case name, values) to validate, as Helm would merge them: defaults, each ci/*.yaml
+    over them (chart-testing), and each helm-unittest test's values files and `set` over them, less the
+    tests that expect the render to fail (their values are invalid on purpose)."""
     defaults_docs = load_yaml_documents(texts.get(f"{chart}/values.yaml", ""))
     defaults = defaults_docs[0] if defaults_docs and isinstance(defaults_docs[0], dict) else {}
     yield f"{chart}/values.yaml", "", defaults
     for path, body in files_under(texts, f"{chart}/ci", (".yaml", ".yml")):
         docs = load_yaml_documents(body)
         if docs and isinstance(docs[0], dict):
-            yield path, "", deep_merge(defaults, docs[0])
-    for path, body in files_under(texts, f"{chart}/tests", ("_test.yaml", "_test.yml")):
-        for suite in load_yaml_documents(body):
-            suite_set = as_map(as_map(suite).get("set"))
-            for test in map(as_map, as_list(as_map(suite).get("tests"))):
-                overrides = {**suite_set, **as_map(test.get("set"))}
-                if overrides:
-                    yield path, text(test.get("it")) or "?", deep_merge(defaults, expand_set(overrides))
+            yield path, "", coalesce(defaults, docs[0])
+    for path, _body in files_under(texts, f"{chart}/tests", ("_test.yaml", "_test.yml")):
+        for name, user in suite_file_values(path, texts.get):
+            if user:
+                yield path, name or "?", coalesce(defaults, user)
 
 
 def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str, str], Violation]:
@@ -169,7 +162,8 @@ RULE = Rule(
     doc=RuleDoc(
         what="For each chart with a values.schema.json, validates (JSON Schema, draft 7 unless the schema says "
         "otherwise) its values.yaml, each ci/*.yaml merged over it (chart-testing), and each helm-unittest "
-        "test's `set:` merged over it, at base and at head. New errors are introduced, errors present at both "
+        "test's values files and `set:` merged over it, at base and at head, merged as Helm merges them (a "
+        "null deletes the key first); tests expecting a render failure (`failedTemplate`) are left out. New errors are introduced, errors present at both "
         "refs pre-existing. Messages never show values of keys named like credentials.",
         why="Helm validates the merged values against the schema before rendering, so a default that the "
         "schema rejects breaks every install that does not override it, and a test whose `set:` is invalid "

@@ -1,0 +1,41 @@
+"""Reading a repository's commit conventions at base: commit-message tool configuration and recent titles."""
+
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from aftershock.ingest.git import GitRepository
+from aftershock.model.conventions import CommitConventions
+
+RECENT_COMMITS = 100
+# Files whose presence configures a commit-message convention (commitlint, commitizen).
+CONFIG_FILES = (
+    ".commitlintrc", ".commitlintrc.json", ".commitlintrc.yaml", ".commitlintrc.yml", ".commitlintrc.js",
+    ".commitlintrc.cjs", ".commitlintrc.mjs", ".commitlintrc.ts", "commitlint.config.js", "commitlint.config.cjs",
+    "commitlint.config.mjs", "commitlint.config.ts", ".czrc", ".cz.json", ".cz.toml", ".cz.yaml", "cz.json", "cz.toml",
+)
+
+
+def commit_conventions(repo: GitRepository, base_sha: str, read: Callable[[str], str | None]) -> CommitConventions:
+    """The convention files present at base and the titles of the last RECENT_COMMITS non-merge commits up to it."""
+    found = [path for path in CONFIG_FILES if read(path) is not None]
+    if _package_json_configures(read("package.json")):
+        found.append("package.json")
+    if "[tool.commitizen]" in (read("pyproject.toml") or ""):
+        found.append("pyproject.toml")
+    log = repo.run("log", "--no-merges", f"-n{RECENT_COMMITS}", "--format=%s", base_sha)
+    titles = tuple(line for line in log.decode("utf-8", "replace").split("\n") if line)
+    return CommitConventions(tuple(found), titles)
+
+
+def _package_json_configures(text: str | None) -> bool:
+    """A `commitlint` key, or commitizen under `config`, in package.json."""
+    try:
+        data = json.loads(text) if text else None
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    config = data.get("config")
+    return "commitlint" in data or (isinstance(config, dict) and "commitizen" in config)

@@ -1,0 +1,90 @@
+"""Fitting a comment into a character limit by construction, section by section.
+
+A comment is a list of sections in display order, each with a priority. Required sections (the
+verdicts, the concerns, the failing tests, what was not reviewed) are placed first and are bounded
+by their own builders, so they always fit; the others get what remains in priority order. A section
+that does not fit whole keeps the lines that fit and ends with a count of the lines left to the JSON
+output, or, when not even that fits, becomes one line naming what was left out. Lines are never
+split, so no `<details>` or code block is left open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MORE_NOTE = "- … {n} more line(s) of this section are in the JSON output"
+LEFT_OUT = "*{title}: left out to keep this comment under GitHub's limit; it is in the JSON output.*"
+
+
+@dataclass(frozen=True)
+class Section:
+    """`head` lines always go together (a heading, an opening `<details>`), `body` lines may be cut,
+    `tail` lines close what `head` opened. `priority`: lower is placed first; 0 is required."""
+
+    title: str
+    head: tuple[str, ...]
+    body: tuple[str, ...]
+    tail: tuple[str, ...] = ("",)
+    priority: int = 0
+
+    @property
+    def required(self) -> bool:
+        return self.priority == 0
+
+    def size(self, lines: tuple[str, ...]) -> int:
+        return sum(len(line) + 1 for line in lines)
+
+    @property
+    def full_size(self) -> int:
+        return self.size(self.head + self.body + self.tail)
+
+
+def compose(sections: list[Section], limit: int) -> str:
+    """The sections joined in display order, the optional ones cut so the text has at most `limit` characters."""
+    placed: dict[int, tuple[str, ...]] = {}
+    budget = limit - 1
+    order = sorted(range(len(sections)), key=lambda i: (sections[i].priority, i))
+    for index in order:
+        section = sections[index]
+        if not section.head and not section.body:
+            placed[index] = ()
+            continue
+        lines = section.head + section.body + section.tail if section.required else _fit(section, budget)
+        placed[index] = lines
+        budget -= section.size(lines)
+    lines = [line for i in range(len(sections)) for line in placed[i]]
+    text = "\n".join(line for n, line in enumerate(lines) if line or n == 0 or lines[n - 1]).rstrip() + "\n"
+    if len(text) > limit:  # only when required sections alone exceed it: their builders' bounds are wrong
+        raise ValueError(f"required comment sections take {len(text)} characters, over the limit of {limit}")
+    return text
+
+
+def _fit(section: Section, budget: int) -> tuple[str, ...]:
+    if section.full_size <= budget:
+        return section.head + section.body + section.tail
+    frame = section.size(section.head + section.tail) + len(MORE_NOTE) + 12
+    if frame > budget:
+        note = LEFT_OUT.format(title=section.title)
+        return (note, "") if len(note) + 2 <= budget else ()
+    kept: list[str] = []
+    room = budget - frame
+    for line in section.body:
+        if len(line) + 1 > room:
+            break
+        kept.append(line)
+        room -= len(line) + 1
+    kept = _close_open_blocks(kept)
+    cut = len(section.body) - len(kept)
+    return section.head + tuple(kept) + (MORE_NOTE.format(n=cut), "") + section.tail
+
+
+def _close_open_blocks(lines: list[str]) -> list[str]:
+    """The longest prefix of `lines` that leaves no code fence or `<details>` of the body open."""
+    fences = details = 0
+    balanced = 0
+    for index, line in enumerate(lines, 1):
+        fences ^= line.strip().startswith("```")
+        details += line.startswith("<details") - line.startswith("</details>")
+        if not fences and details <= 0:
+            balanced = index
+    return lines[:balanced]

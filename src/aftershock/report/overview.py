@@ -1,0 +1,224 @@
+"""The summary a person reads first, derived from the canonical JSON document.
+
+It owns what every format shows before the details: each verdict with its top three reasons; one
+line per chart install saying what changed (version and appVersion bumps, images, replicas, objects
+added, removed and changed); the tests newly failing; identical field changes repeated over many
+objects collapsed into one group; scenario lists bounded to counts and the first names; and
+not-reviewed reasons cut to one line. Pure functions from the document to frozen dataclasses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from aftershock.report.text import value_text
+
+TOP_REASONS = 3
+MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
+MAX_SCENARIO_NAMES = 5
+MAX_REASON_CHARS = 240
+_IMAGE = re.compile(r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$")
+_REPLICAS = ("spec.replicas",)
+
+
+@dataclass(frozen=True)
+class VerdictSummary:
+    title: str
+    level: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChartLine:
+    """What changed in one chart install, as short phrases ("version 41.2.0 → 41.3.0", "2 objects changed")."""
+
+    label: str
+    phrases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FieldGroup:
+    """One identical field change (path, kind, values) found on several objects."""
+
+    key: str  # field_key of the change
+    path: str
+    text: str  # e.g. `added "platform"`
+    objects: tuple[str, ...]  # object ids
+    charts: tuple[str, ...]  # chart installs: a chart path, or path@release
+
+    @property
+    def line(self) -> str:
+        return f"{self.path} {self.text} on {len(self.objects)} objects in {len(self.charts)} chart install(s)"
+
+
+@dataclass(frozen=True)
+class ScenarioLine:
+    chart: str
+    text: str
+
+
+def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
+    """The first line of a text, whitespace folded, cut at `limit` characters."""
+    stripped = str(text).strip()
+    first = " ".join(stripped.splitlines()[0].split()) if stripped else ""
+    more = len(stripped.splitlines()) > 1
+    if len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first + (" …" if more else "")
+
+
+def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
+    """Each verdict with the three findings (or gaps) that weigh most on it, worst first."""
+    section = doc.get("findings")
+    if not section:
+        return ()
+    actionable = [i for i in section["items"] if i["actionable"]]
+    gaps = [f"not reviewed: {n['part']}" + (f" at {n['side']}" if n["side"] else "") for n in doc["not_reviewed"]]
+    out = []
+    for key in ("merge", "security"):
+        verdict = section["verdicts"][key]
+        items = actionable if key == "merge" else [i for i in actionable if i["category"] == "security"]
+        reasons = [one_line(f"{i['severity'].capitalize()} · {i['category']}: {i['message']} ({i['rule']})") for i in items]
+        reasons = (gaps[:1] + reasons) if gaps else reasons
+        if not reasons:
+            reasons = [one_line(r) for r in verdict["reasons"]] or ["no actionable finding"]
+        out.append(VerdictSummary(verdict["title"], verdict["level"], tuple(reasons[:TOP_REASONS])))
+    return tuple(out)
+
+
+def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
+    """One line per chart install a change reaches: metadata bumps, images, replicas, object counts."""
+    charts = {c["path"]: c for c in doc["charts"]}
+    installs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in doc["chart_reviews"]:
+        installs[r["id"].split("#", 1)[0]].append(r)
+    objects: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for obj in _default_objects(doc):
+        objects[obj["review"].split("#", 1)[0]].append(obj)
+    lines = []
+    for install, reviews in installs.items():
+        first = reviews[0]
+        phrases = [] if first["release"] else list(_bumps(charts.get(first["chart"])))
+        failed = [r["scenario"] for r in reviews if r["outcome"] == "not_reviewed"]
+        if failed:
+            phrases.append(f"not reviewed in {len(failed)} scenario(s)")
+        phrases += _object_phrases(objects.get(install, []))
+        lines.append(ChartLine(_install_label(first), tuple(phrases) or ("renders identically",)))
+    return tuple(lines)
+
+
+def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The object changes of each install's default scenario (another scenario's when it has no default)."""
+    with_default = {r["id"] for r in doc["chart_reviews"] if r["scenario"] == "default"}
+    return [o for o in doc["objects"] if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default]
+
+
+def _install_label(review: dict[str, Any]) -> str:
+    if review["release"]:
+        _group, kind, namespace, name = review["release"].split("/", 3)
+        return f"{review['chart']} via {kind} {namespace}/{name}"
+    return review["chart"]
+
+
+def _bumps(chart: dict[str, Any] | None) -> Iterable[str]:
+    if chart is None:
+        return
+    base_version, base_app = chart.get("base_version"), chart.get("base_app_version")
+    if base_version is not None and base_version != chart["version"]:
+        yield f"version {base_version} → {chart['version']}"
+    if base_version is not None and base_app != chart["app_version"]:
+        yield f"appVersion {base_app or 'unset'} → {chart['app_version'] or 'unset'}"
+
+
+def _object_phrases(objects: list[dict[str, Any]]) -> list[str]:
+    phrases: list[str] = []
+    images = sorted({f"image {value_text(f['before'], f['change'] != 'added')} → {value_text(f['after'], f['change'] != 'removed')}"
+                     for o in objects for f in o["fields"] if _IMAGE.match(f["path"])})
+    phrases += images[:3] + ([f"{len(images) - 3} more image change(s)"] if len(images) > 3 else [])
+    for o in objects:
+        for f in o["fields"]:
+            if f["path"] in _REPLICAS and f["change"] == "modified":
+                phrases.append(f"replicas {value_text(f['before'])} → {value_text(f['after'])} ({o['key']['kind']} {o['key']['name']})")
+    counts = defaultdict(int)
+    for o in objects:
+        counts[o["change"]] += 1
+    phrases += [f"{n} object(s) {kind}" for kind, n in sorted(counts.items(), key=lambda item: _CHANGE_ORDER.get(item[0], 9))]
+    return phrases
+
+
+_CHANGE_ORDER = {"added": 0, "removed": 1, "renamed": 2, "changed": 3}
+
+
+def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
+    """Identical field changes (same path, kind and values) on at least MIN_GROUP_OBJECTS objects, largest first."""
+    members: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    texts: dict[str, tuple[str, str]] = {}
+    for obj in doc["objects"]:
+        if obj["same_as_default"]:
+            continue
+        for f in obj["fields"]:
+            key = field_key(f)
+            members[key].append(obj)
+            texts[key] = (f["path"], _change_text(f))
+    groups = [
+        FieldGroup(key, texts[key][0], texts[key][1], tuple(dict.fromkeys(o["id"] for o in objs)),
+                   tuple(dict.fromkeys(o["review"].split("#", 1)[0] for o in objs)))
+        for key, objs in members.items() if len({o["id"] for o in objs}) >= MIN_GROUP_OBJECTS
+    ]
+    return tuple(sorted(groups, key=lambda g: (-len(g.objects), g.path)))
+
+
+def field_key(field: dict[str, Any]) -> str:
+    """What makes two field changes identical: path, kind and both values."""
+    return json.dumps([field["path"], field["change"], field["before"], field["after"]], sort_keys=True, default=str)
+
+
+def _change_text(field: dict[str, Any]) -> str:
+    if field["change"] == "added":
+        return f"added {value_text(field['after'])}"
+    if field["change"] == "removed":
+        return f"removed (was {value_text(field['before'])})"
+    if field["change"] == "reordered":
+        return "reordered"
+    return f"{value_text(field['before'])} → {value_text(field['after'])}"
+
+
+def newly_failing_tests(doc: dict[str, Any]) -> tuple[str, ...]:
+    """`chart/suite · test: failure`, one line each, for every test passing at base and failing at head."""
+    section = doc.get("tests") or {}
+    return tuple(
+        one_line(f"{c['chart']}/{t['suite_file']} · {t['test']}: {(t['head'] or {}).get('failure', '')}")
+        for c in section.get("charts", []) for t in c["tests"] if t["change"] == "newly_failing"
+    )
+
+
+def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
+    """Per chart: how many scenarios ran, changed, failed and were cut, naming the first few of each."""
+    out = []
+    for s in doc["scenarios"]:
+        parts = [f"{len(s['ran'])} ran"]
+        if s["changed_in"]:
+            parts.append(f"changes in {len(s['changed_in'])}: {_first(s['changed_in'])}")
+        else:
+            parts.append("renders identically in all")
+        for key, label in (("not_reviewed_in", "not reviewed in"), ("invalid", "rejected at both refs"), ("cut", "cut by the cap")):
+            if s[key]:
+                parts.append(f"{len(s[key])} {label}: {_first(s[key])}")
+        out.append(ScenarioLine(s["chart"], "; ".join(parts)))
+    return tuple(out)
+
+
+def _first(names: list[str]) -> str:
+    shown = ", ".join(names[:MAX_SCENARIO_NAMES])
+    return shown + (f" and {len(names) - MAX_SCENARIO_NAMES} more (in the JSON)" if len(names) > MAX_SCENARIO_NAMES else "")
+
+
+def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        one_line(f"{n['part']}" + (f" at {n['side']}" if n["side"] else "") + f": {n['reason']}")
+        for n in doc["not_reviewed"]
+    )

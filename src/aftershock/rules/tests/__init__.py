@@ -1,0 +1,1 @@
+"""Rules over observed test and render outcomes: what the change broke that worked at base."""

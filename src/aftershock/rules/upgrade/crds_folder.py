@@ -1,0 +1,77 @@
+"""Rule crds-not-upgraded: a change to a file under a chart's `crds/`, which `helm upgrade` never applies.
+
+Helm installs the files under `crds/` once, on `helm install`, untemplated; it never upgrades nor
+deletes them (https://helm.sh/docs/chart_best_practices/custom_resource_definitions/). So a change
+there reaches only new installs: an existing release keeps the old definition.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
+from aftershock.model.objects import RenderedObject
+from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.index import ObjectPair
+
+
+def from_crds_folder(obj: RenderedObject | None) -> bool:
+    """Whether Helm read the object from a chart's `crds/` folder (its template is a file under `crds/`)."""
+    return obj is not None and (obj.template.startswith("crds/") or "/crds/" in obj.template)
+
+
+_WHAT = {
+    "added": (Severity.MEDIUM, "is added under crds/: `helm upgrade` does not install it, only a new install does"),
+    "changed": (Severity.MEDIUM, "changes under crds/: `helm upgrade` does not apply the change, existing releases keep the old definition"),
+    "removed": (Severity.INFO, "is removed from crds/: Helm never deletes it, so it and its custom resources stay in the cluster"),
+}
+
+
+def _change(pair: ObjectPair) -> str | None:
+    if pair.base is None and pair.head is not None:
+        return "added"
+    if pair.head is None and pair.base is not None:
+        return "removed"
+    return "changed" if pair.change is not None else None
+
+
+def check(ctx: RuleContext) -> Iterator[Concern]:
+    for pair in ctx.index.pairs:
+        if not (from_crds_folder(pair.base) or from_crds_folder(pair.head)):
+            continue
+        if pair.chart.base.object_count == 0 and pair.base is None:
+            continue  # the chart is new: its first install applies crds/
+        change = _change(pair)
+        if change is None:
+            continue
+        severity, consequence = _WHAT[change]
+        yield Concern(
+            subject=pair.subject(change), delta=Delta.INTRODUCED, severity=severity,
+            message=f"{pair.display} {consequence}",
+            location=ctx.index.locate_object(pair, (pair.key.name,), in_change=True),
+            path=pair.impact_path(None, change),
+            facts=(Fact("object", pair.key.id), Fact("change", change)),
+            scope_paths=pair.scope_paths,
+        )
+
+
+RULE = Rule(
+    id="crds-not-upgraded",
+    title="Change under crds/ is not applied on upgrade",
+    category=Category.COMPATIBILITY,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    evidence=Evidence.OBSERVED,
+    check=check,
+    doc=RuleDoc(
+        what="Objects read from files under a chart's `crds/` folder that the change adds, modifies or removes, "
+        "in a chart that exists at base. Helm applies `crds/` only on a first install and never upgrades or "
+        "deletes those files' objects, so the change reaches no existing release. Removals are info (nothing is "
+        "deleted); `resource-deleted` ignores these files for the same reason.",
+        why="A CRD change under `crds/` looks shipped in the diff, but every existing release keeps the old "
+        "schema until someone applies it by hand, and custom resources using the new fields are rejected.",
+        example="    # crds/traefik.io_middlewares.yaml: a new property in spec.versions[0].schema",
+        fix="Apply the CRDs out of band (`kubectl apply --server-side -f crds/`), ship them in a separate CRD "
+        "chart under templates/, or say in the release notes that the upgrade needs it.",
+    ),
+)
