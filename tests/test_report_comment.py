@@ -95,7 +95,7 @@ def test_a_huge_review_still_fits_with_its_summary_whole():
     text = render_markdown(doc)
     assert_reads_well(text, doc)
     assert "### Tests newly failing (201)" in text and "- … 181 more in the JSON output" in text
-    assert "cut by the cap: toggle:feature0.enabled=true" in text and "and 7995 more (in the JSON)" in text
+    assert "cut by the cap: toggle:feature0.enabled=true" in text and "and 7995 more \\(in the JSON\\)" in text  # escaped Markdown
     assert "more line(s) of this section are in the JSON output" in text or "left out to keep this comment" in text
 
 
@@ -126,9 +126,11 @@ def test_the_blast_radius_chart_fits_a_comment():
     nodes = [line for line in text.splitlines() if line.startswith("    n") or "_more[" in line]
     assert len(nodes) <= 30
     by_layer = graph["radius"]["by_layer"]
-    assert f'subgraph file["Files ({by_layer["file"]})"]' in text and '["+10 more"]' in text
+    file_block = text.split('  subgraph file["')[1].split("  end")[0]
+    shown = file_block.count('    n')
+    assert f'subgraph file["Files ({by_layer["file"]})"]' in text and f'file_more["+{by_layer["file"] - shown} more"]' in file_block
     blocks = text.split("  subgraph ")[1:]
-    assert all(block.count('["') - 1 <= 4 for block in blocks)  # the title, then at most four nodes
+    assert all(sum(line.startswith(("    n", f"    {b.split('[')[0]}_more")) for line in b.splitlines()) <= 4 for b in blocks)  # at most four nodes
     assert all(len(line.split('["', 1)[1]) <= 36 for line in nodes)  # labels cut to 32 characters
 
 

@@ -68,7 +68,7 @@ def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
         lines.append("    direction LR")
         for node in members[:count]:
             names[node["id"]] = f"n{len(names)}"
-            lines.append(f'    {names[node["id"]]}["{_escape(_short(node["label"], _COMMENT_LABEL))}"]')
+            lines.append(f'    {names[node["id"]]}["{_escape(_short(visible_name(node["label"]), _COMMENT_LABEL))}"]')
         if len(members) > count:
             lines.append(f'    {layer.value}_more["+{len(members) - count} more"]')
         lines.append("  end")
@@ -92,7 +92,8 @@ def _layer_shares(layers: list[tuple[Layer, list[dict[str, Any]]]], max_nodes: i
         if not open_layers:
             break
         widest = min(open_layers, key=lambda i: (shown[i], -len(layers[i][1])))
-        if shown[widest] >= 4:  # more than four side by side no longer fits a comment's width
+        boxes = shown[widest] + 1 + (shown[widest] + 1 < len(layers[widest][1]))  # its "+N more" box included
+        if boxes > 4:  # more than four side by side no longer fits a comment's width
             break
         shown[widest] += 1
         budget -= 1

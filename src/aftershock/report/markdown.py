@@ -44,7 +44,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         Section("Concerns", (), tuple(_concerns(doc))),
         Section("Repeated field changes", *_groups(groups), priority=2),
         Section("Tests", (), tuple(_tests(doc)), priority=3),
-        Section("Render contexts", *_contexts(doc), priority=4),
+        Section("Render contexts", *_contexts(doc), priority=5),
         Section("Scenarios", *_scenarios(doc), priority=4),
         Section("Charts", *_charts(doc), priority=5),
         Section("Blast radius", *_radius(doc), priority=6),
