@@ -48,8 +48,13 @@ def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
             parsed += parse_suite_file(suite_file.path, suite_file.chart_route)
         except (SuiteError, OSError, UnicodeDecodeError) as exc:
             return _ChartPlan(chart, str(path), error=str(exc), failed_file=str(suite_file.path))
+    try:
+        render_dir = planner.copies.prepared(str(path)) if path.is_dir() else str(path)
+    except (AftershockError, OSError) as exc:
+        message = exc.line() if isinstance(exc, AftershockError) else str(exc)
+        return _ChartPlan(chart, str(path), error=message)
     for suite in parsed:
-        planned = tuple(planner.plan(str(path), suite, test) for test in suite.tests)
+        planned = tuple(planner.plan(render_dir, suite, test) for test in suite.tests)
         suites.append((suite, planned))
     return _ChartPlan(chart, str(path), suites=tuple(suites))
 
