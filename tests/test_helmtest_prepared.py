@@ -91,3 +91,12 @@ def test_copies_skip_what_helmignore_leaves_out_so_a_self_linking_library_ends(t
     assert (tmp_path / "copy/charts/lib/templates/_cm.tpl").is_file()
     assert not (tmp_path / "copy/charts/lib/test-chart").exists()
     assert not (tmp_path / "copy/charts/lib/schemas").exists()
+
+
+def test_a_symlinked_file_is_copied_as_its_target(tmp_path: Path):
+    _write(tmp_path, LIBRARY)
+    (tmp_path / "LICENSE").write_text("MIT\n", encoding="utf-8")
+    (tmp_path / "lib/LICENSE").symlink_to("../LICENSE")
+    copy_chart(tmp_path / "lib", tmp_path / "copy")
+    assert not (tmp_path / "copy/LICENSE").is_symlink()
+    assert (tmp_path / "copy/LICENSE").read_text() == "MIT\n"

@@ -65,6 +65,15 @@ class ReleaseSettings(BaseModel):
     charts: dict[str, str] = Field(default_factory=dict)  # chart or source name -> chart folder in this repository
 
 
+class TestSettings(BaseModel):
+    """Where the charts' helm-unittest suites are, when not in `tests/` (else found from CI)."""
+
+    __test__ = False  # not a pytest class
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    files: tuple[str, ...] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -72,6 +81,7 @@ class AftershockConfig(BaseModel):
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
+    tests: TestSettings = TestSettings()
 
     @field_validator("kubernetes_version")
     @classmethod

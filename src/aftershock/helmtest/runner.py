@@ -11,6 +11,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Mapping
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.chart_copies import ChartCopies
@@ -171,19 +172,22 @@ def run_suites(
     test_files: tuple[str, ...] = (TEST_FILE_PATTERN,),
     with_subcharts: bool = True,
     share_renders: bool = True,
+    chart_patterns: Mapping[str, tuple[str, ...]] | None = None,
 ) -> RunResult:
     """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
 
     `test_files` are the suite file globs relative to each chart (helm-unittest's `-f`);
     `with_subcharts` also runs the suites of enabled subcharts (`--with-subchart`, default on).
     `share_renders=False` renders once per test, as helm-unittest does (for measurements).
+    `chart_patterns` gives some charts (by path, as given) their own `test_files`.
     Raises ConfigError when a path holds no chart; every other problem is part of the result.
     """
     started = time.monotonic()
     copies = ChartCopies()
     try:
         planner = Planner(copies)
-        plans = [_plan_chart(path, planner, test_files, with_subcharts)
+        own = chart_patterns or {}
+        plans = [_plan_chart(path, planner, own.get(str(path), test_files), with_subcharts)
                  for path in find_charts(paths)]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]
         if not share_renders:

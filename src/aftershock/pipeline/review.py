@@ -39,7 +39,7 @@ from aftershock.pipeline.judge import Judgement, judge, review_config, source_te
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
-from aftershock.pipeline.tests import collect_test_evidence
+from aftershock.pipeline.tests import collect_test_evidence, review_suite_patterns
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -149,7 +149,9 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             values_changes=values_changes + following.values_changes, affected=affected,
             chart_reviews=chart_reviews + following.reviews, not_reviewed=not_reviewed + following.not_reviewed,
             scenarios=scenarios,
-            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer) if request.run_tests else None,
+            tests=collect_test_evidence(chart_reviews, work / "base", work / "head", renderer,
+                                        patterns=review_suite_patterns(config, base_tree, affected))
+            if request.run_tests else None,
         )
         provenance = trace_provenance(review, work / "base", work / "head", renderer, max_renders=request.max_provenance_renders)
         review = replace(review, provenance=provenance)

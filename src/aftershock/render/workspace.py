@@ -1,4 +1,5 @@
-"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would."""
+"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would,
+and values schemas split over files are inlined (`schema_refs`), as charts' CI does before testing or packaging."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Mapping
 
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
+from aftershock.render.schema_refs import inline_schema_refs
 
 
 def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Path) -> None:
@@ -15,11 +17,13 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
 
     Helm only loads subcharts present under `charts/`; users run `helm dependency build` to copy local
     ones there. A relative symlink inside the workspace gives Helm the same tree without copying.
+    Each chart's schema references are read from the workspace only (`root`), never downloaded.
     """
     for path in dependency_closure(chart, charts):
         current = charts.get(path)
         if current is None:
             continue
+        inline_schema_refs(root / current.path, root)
         for dep in current.dependencies:
             if dep.source is DependencySource.FILE and dep.resolved_path is not None:
                 _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
