@@ -82,6 +82,7 @@ class AftershockConfig(BaseModel):
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
     tests: TestSettings = TestSettings()
+    dependencies: dict[str, str] = Field(default_factory=dict)  # dependency name or <repository>/<name> -> chart folder here
 
     @field_validator("kubernetes_version")
     @classmethod

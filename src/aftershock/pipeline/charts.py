@@ -10,6 +10,7 @@ from typing import Callable, Mapping, Sequence
 from aftershock.diff.objects import diff_objects
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.errors import AftershockError
+from aftershock.ingest.charts import same_named_charts
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -85,15 +86,34 @@ def _side_job(
     settings: RenderSettings, dest: Path, varies: dict[str, bool],
 ) -> _SideJob:
     job = _SideJob(plan, side, chart, charts)
-    remote = [d.name for d in _all_dependencies(chart, charts) if d.source is DependencySource.REMOTE]
-    if remote:
-        reason = f"dependency {', '.join(sorted(remote))} is not vendored under charts/ and aftershock never downloads dependencies; run `helm dependency build` and commit charts/"
+    reason = _unresolved(chart, charts)
+    if reason:
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
     request = chart_request(chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings)
     closure = dependency_closure(chart, charts)
     twice = any(_varies(tree, path, varies) for path in closure)
     return replace(job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure))
+
+
+def _unresolved(chart: Chart, charts: Mapping[str, Chart]) -> str | None:
+    """Why a dependency of the chart cannot be given to Helm, or None when every one can."""
+    deps = _all_dependencies(chart, charts)
+    local = sorted(f"{d.name} ({d.repository})" for d in deps if d.source is DependencySource.FILE and d.resolved_path is None)
+    if local:
+        return (f"dependency {', '.join(local)} names a folder that is missing at this ref or lies outside the "
+                "repository; fix the `file://` path in Chart.yaml or vendor the chart under charts/")
+    remote = sorted((d for d in deps if d.source is DependencySource.REMOTE), key=lambda d: d.name)
+    if not remote:
+        return None
+    reason = (f"dependency {', '.join(d.name for d in remote)} is not vendored under charts/ and aftershock never "
+              "downloads dependencies; run `helm dependency build` and commit charts/")
+    named = [f"{d.name} {d.version or '(any version)'} is wanted, this repository's "
+             + ", ".join(f"{c.path} is {c.version}" for c in same_named_charts(d, charts.values()))
+             for d in remote if same_named_charts(d, charts.values())]
+    if named:
+        reason += f", or map it in .aftershock.yaml `dependencies:` ({'; '.join(named)})"
+    return reason
 
 
 def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:

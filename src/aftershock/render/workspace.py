@@ -4,12 +4,19 @@ and values schemas split over files are inlined (`schema_refs`), as charts' CI d
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Mapping
 
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
 from aftershock.render.schema_refs import inline_schema_refs
+
+
+# Dependencies Helm finds under charts/ only after `helm dependency build`: local ones, and those
+# of a remote repository that resolve to a chart of this repository.
+_LINKED = (DependencySource.FILE, DependencySource.IN_REPO_INFERRED, DependencySource.IN_REPO_CONFIGURED)
+_RAW_GITHUB = re.compile(r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)")
 
 
 def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Path) -> None:
@@ -23,10 +30,20 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
         current = charts.get(path)
         if current is None:
             continue
-        inline_schema_refs(root / current.path, root)
+        inline_schema_refs(root / current.path, root, remote=lambda url: repository_file(url, root))
         for dep in current.dependencies:
-            if dep.source is DependencySource.FILE and dep.resolved_path is not None:
+            if dep.source in _LINKED and dep.resolved_path is not None:
                 _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
+
+
+def repository_file(url: str, root: Path) -> Path | None:
+    """The workspace file a raw GitHub address names by its path (`…/<owner>/<repo>/<ref>/<path>`),
+    when the workspace holds it: inferred to be this repository's file at the reviewed ref."""
+    match = _RAW_GITHUB.fullmatch(url)
+    if match is None:
+        return None
+    candidate = root / match.group("path")
+    return candidate if candidate.is_file() else None
 
 
 def _link(link: Path, target: Path) -> None:

@@ -76,7 +76,16 @@ def _charts(doc: dict[str, Any]) -> list[str]:
             f"| `{review_label(r)}` | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
             f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         )
-    return lines + [""]
+    return lines + [""] + _in_repository_dependencies(doc)
+
+
+def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
+    """Remote dependencies rendered from a chart of this repository, and on what grounds."""
+    how = {"in_repo_inferred": "inferred: same name, version in range", "in_repo_configured": "observed: .aftershock.yaml"}
+    rendered = {r["chart"] for r in doc["chart_reviews"]}
+    lines = sorted({f"- `{c['path']}` uses `{d['resolved_path']}` for `{d['name']}` {d['version']} from {d['repository']} ({how[d['source']]})"
+                    for c in doc["charts"] if c["path"] in rendered for d in c["dependencies"] if d["source"] in how})
+    return ["Dependencies rendered from this repository, never downloaded:", "", *lines, ""] if lines else []
 
 
 def _scenarios(doc: dict[str, Any]) -> list[str]:
