@@ -17,6 +17,7 @@ one renderer (2 render workers, no render cache):
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from aftershock.pipeline.review import open_renderer
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_review import memory_figures  # noqa: E402  (the benchmarks' one RSS reader)
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
 BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"
 TEST_CHART = "charts/library/common/test-chart"
 PATTERN = "unittests/**/*_test.yaml"

@@ -84,3 +84,21 @@ def test_a_file_dependency_that_is_missing_or_outside_is_not_reviewed(tmp_path, 
         assert {g.side.value for g in result.not_reviewed} == {"base", "head"}
         assert all(f"lib ({repository}) names a folder that is missing" in g.reason for g in result.not_reviewed)
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")
+
+
+def test_a_version_this_repository_held_earlier_renders_that_commits_chart(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    commit(repo, {**LIBRARY, "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", "1.0.0")},
+           "feat: lib 1.0.0")
+    commit(repo, {"charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"],
+                  "charts/lib/templates/_cm.tpl": LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "lib2mode:")},
+           "feat!: lib 2.1.0 renames the key")
+    base = commit(repo, _app("1.0.0"), "feat: web on lib 1.0.0")
+    head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (chart,) = result.chart_reviews
+    assert [f.path for c in chart.changes for f in c.fields] == ["data.mode"]  # lib 1.0.0's key, not 2.1.0's
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    assert web.dependencies[0].source is DependencySource.IN_REPO_INFERRED
+    assert web.dependencies[0].resolved_path.startswith(".aftershock-history/")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -11,6 +13,7 @@ from aftershock.diff.objects import diff_objects
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.errors import AftershockError
 from aftershock.ingest.charts import same_named_charts
+from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -33,6 +36,7 @@ class RenderSettings:
     release_name: str
     namespace: str
     kube_version: str | None = None
+    history_root: Path | None = None  # chart folders of earlier commits (ingest.dependency_history)
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,23 @@ def _prepare(
     present = [(p, c) for p, c in present if c is not None]
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
     tree.materialize(prefixes, dest)
+    _link_history(prefixes, settings.history_root, dest)
     varies: dict[str, bool] = {}  # chart folder -> its templates call a random or clock function
     return tuple(_side_job(plan, side, chart, by_path, tree, settings, dest, varies) for plan, chart in present)
+
+
+def _link_history(prefixes: Sequence[str], history_root: Path | None, dest: Path) -> None:
+    """Hard-link the earlier commits' chart folders a dependency resolved to into this workspace."""
+    for prefix in prefixes:
+        if history_root is None or not prefix.startswith(HISTORY_PREFIX + "/") or (dest / prefix).exists():
+            continue
+        source = history_root / prefix[len(HISTORY_PREFIX) + 1:]
+        if source.is_dir():  # links followed: a symlinked file (a LICENSE) points outside the folder
+            shutil.copytree(source, dest / prefix, copy_function=_link_target)
+
+
+def _link_target(source: str, target: str) -> None:
+    os.link(os.path.realpath(source), target)
 
 
 def _side_job(

@@ -19,6 +19,7 @@ from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
+from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
@@ -131,14 +132,16 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
-        charts_base = discover_charts(base_tree, base_tree.label, config.dependencies)
-        charts_head = discover_charts(head_tree, head_tree.label, config.dependencies)
+        charts_base = resolve_from_history(repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies))
+        charts_head = resolve_from_history(repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies))
         units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
+        for charts in (charts_base, charts_head):
+            materialize_history(repo, charts, work / "history", request.max_file_bytes)
         chart_reviews, not_reviewed, scenarios, following = _render(
             request, config, sides, files, affected, since, renderer, work, callbacks,
         )
@@ -173,7 +176,7 @@ def _render(
     (_, charts_base), (_, charts_head) = sides
     changed = [p for f in files for p in (f.path, f.old_path) if p]
     to_render = affected if since is None else tuple(a for a in affected if a.chart in since.charts)
-    settings = RenderSettings(request.release_name, request.namespace, request.kube_version)
+    settings = RenderSettings(request.release_name, request.namespace, request.kube_version, history_root=work / "history")
     plans, scenarios = expand_scenarios(
         plan_renders(to_render, charts_base, charts_head), *sides, changed, request.max_scenarios, config.scenarios,
     )

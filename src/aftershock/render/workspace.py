@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Mapping
 
+from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
 from aftershock.render.schema_refs import inline_schema_refs
@@ -27,10 +28,10 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
     Each chart's schema references are read from the workspace only (`root`), never downloaded.
     """
     for path in dependency_closure(chart, charts):
+        inline_schema_refs(root / path, root, remote=lambda url: repository_file(url, root))
         current = charts.get(path)
         if current is None:
             continue
-        inline_schema_refs(root / current.path, root, remote=lambda url: repository_file(url, root))
         for dep in current.dependencies:
             if dep.source in _LINKED and dep.resolved_path is not None:
                 _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
@@ -43,7 +44,11 @@ def repository_file(url: str, root: Path) -> Path | None:
     if match is None:
         return None
     candidate = root / match.group("path")
-    return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate
+    # else that chart as an earlier commit held it, when a dependency resolved to it (dependency_history)
+    earlier = sorted((root / HISTORY_PREFIX).glob(f"*/{match.group('path')}"))
+    return earlier[0] if len(earlier) == 1 else None
 
 
 def _link(link: Path, target: Path) -> None:
