@@ -92,3 +92,21 @@ def test_a_review_runs_the_suites_ci_names_and_says_0_suites_for_a_chart_without
         "a": ["unittests/**/*_test.yaml"], "b": ["tests/*_test.yaml"]}
     markdown = render_markdown(document)
     assert "0 suites (not tested): `b` (looked for `tests/*_test.yaml`)" in markdown
+
+
+def test_terminal_output_says_0_suites_for_a_chart_without(tmp_path, renderer):
+    import io
+
+    from rich.console import Console
+
+    from aftershock.report.terminal import print_terminal
+
+    repo = make_repo(tmp_path)
+    files = {"b/Chart.yaml": chart_yaml("b"), "b/values.yaml": "level: info\n", "b/templates/cm.yaml": CONFIGMAP}
+    base = commit(repo, files, "feat: b")
+    head = commit(repo, {"b/values.yaml": "level: debug\n"}, "feat: debug")
+    document = review_document(run_review(ReviewRequest(repo=repo, base=base, head=head), renderer))
+    out = io.StringIO()
+    print_terminal(document, Console(file=out, width=200, color_system=None))
+    assert "tests No affected chart has helm-unittest suites: 0 suites ran. 0 suites (not tested): b" in out.getvalue()
+    assert "passed" not in out.getvalue()

@@ -33,6 +33,11 @@ def test_evidence_markdown(section: dict[str, Any], *, max_items: int = DEFAULT_
 test_evidence_markdown.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
+def tests_summary_line(section: dict[str, Any]) -> str:
+    """The one line of counts (and of charts with 0 suites), for the other text formats."""
+    return _counts(section).replace("`", "")
+
+
 def _counts(section: dict[str, Any]) -> str:
     summary = section["summary"]
     tests, problems = summary["tests"], summary["problems"]

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from aftershock.evidence.markdown import tests_summary_line
 from aftershock.report.markdown import review_status_line
 from aftershock.report.text import (
     field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
@@ -30,6 +31,8 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         console.print(f"  [yellow]not reviewed[/yellow] {escape(item['part'])}{side}: {escape(item['reason'])}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
+    if doc.get("tests") is not None:
+        console.print(f"[bold]tests[/bold] {escape(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         console.print(f"[bold]{obj['change']}[/bold] {escape(object_title(obj))}  [dim]{escape(', '.join(obj['templates']))}[/dim]")
