@@ -77,6 +77,8 @@ def review_against_test(repo: Path, renderer) -> tuple[float, float, int]:
     alone = run_suites([str(repo / TEST_CHART)], renderer, test_files=(PATTERN,))
     test_seconds = time.perf_counter() - started
     assert review.tests is not None and review.tests.charts, "the review ran no suite"
+    print(f"  renders: review's test step {review.tests.renders} for {review.tests.tests_rendered} test runs, "
+          f"aftershock test {alone.stats.renders}")
     return review_seconds, test_seconds, sum(len(s.tests) for s in alone.suites())
 
 
