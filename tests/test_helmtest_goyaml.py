@@ -76,3 +76,9 @@ def test_marshal_matches_yaml_v3_layout():
     assert marshal("x" * 200) == "x" * 200 + "\n"  # the encoder never folds lines
     assert trusted_marshal({"raw": "\n\nnotes"}) == "raw: notes\n"
     assert marshal({"emoji": "ok \U0001F600"}) == 'emoji: "ok \\U0001F600"\n'
+
+
+def test_an_anchor_defined_again_replaces_the_earlier_one():
+    # go-yaml v3 accepts a redefined anchor (later aliases mean the new node); PyYAML refuses it
+    text = "a: &port 8081\nb: *port\nc: &port 1880\nd: *port\n"
+    assert load_documents(text) == [{"a": 8081, "b": 8081, "c": 1880, "d": 1880}]

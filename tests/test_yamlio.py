@@ -159,3 +159,8 @@ def test_errors_name_source_and_line(composer: type, text: str, line: int) -> No
 def test_control_character_is_a_malformed_input_error() -> None:
     with pytest.raises(MalformedInputError, match="values.yaml"):
         yamlio.load_all("a: \x01\n", source="values.yaml")
+
+
+def test_an_anchor_defined_again_replaces_the_earlier_one():
+    text = "a: &x one\nb: *x\nc: &x two\nd: *x\n"
+    assert yamlio.load_one(text, source="t") == {"a": "one", "b": "one", "c": "two", "d": "two"}

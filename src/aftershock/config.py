@@ -92,6 +92,15 @@ class ClusterSettings(BaseModel):
     files: tuple[str, ...] = ()  # repository paths
 
 
+class TestSettings(BaseModel):
+    """Where the charts' helm-unittest suites are, when not in `tests/` (else found from CI)."""
+
+    __test__ = False  # not a pytest class
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    files: tuple[str, ...] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -102,6 +111,8 @@ class AftershockConfig(BaseModel):
     contexts: tuple[ContextSettings, ...] = ()
     cluster: ClusterSettings = ClusterSettings()
     chart_cache: str | None = None  # folder of external chart archives, relative to the repository (see --chart-cache)
+    tests: TestSettings = TestSettings()
+    dependencies: dict[str, str] = Field(default_factory=dict)  # dependency name or <repository>/<name> -> chart folder here
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -28,7 +28,14 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from aftershock.errors import MalformedInputError
 from aftershock.gostrconv import DIGITS, go_parse_float, go_parse_int
-from aftershock.yamlnodes import C_PARSER_AVAILABLE, COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
+from aftershock.yamlnodes import (
+    C_PARSER_AVAILABLE,
+    COMPOSER,
+    PLAIN_TAG,
+    YAML_TAG_PREFIX,
+    RedefiningComposer,
+    redefines_anchor,
+)
 
 __all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
 
@@ -252,6 +259,8 @@ def _load_documents(
             node = composer.get_node()
             documents.append(_Builder(source, line_offset).build(node) if node else None)
     except yaml.YAMLError as exc:
+        if redefines_anchor(exc) and composer_class is not RedefiningComposer:
+            return _load_documents(text, source, line_offset, limit, RedefiningComposer)
         raise _syntax_error(exc, source, line_offset) from None
     except RecursionError:
         raise MalformedInputError("YAML nested too deeply", where=source, hint=_HINT_FIX) from None

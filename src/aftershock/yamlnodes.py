@@ -3,6 +3,8 @@
 Helm reads YAML with go-yaml v2 rules (yamlio.py) and helm-unittest with go-yaml v3 rules
 (helmtest/goyaml.py). Both compose nodes the same way: a plain scalar is tagged PLAIN_TAG and resolved
 later by the reader's own rules, a quoted one is a string. libyaml's parser is used when PyYAML has it.
+Both go-yaml versions let a later anchor redefine a name (aliases after it mean the new node), where
+PyYAML refuses the text: such a text is composed again with `RedefiningComposer` (`redefines_anchor`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from yaml.composer import Composer
+from yaml.composer import Composer, ComposerError
+from yaml.events import AliasEvent
 from yaml.nodes import Node, ScalarNode
 from yaml.parser import Parser
 from yaml.reader import Reader
@@ -40,6 +43,22 @@ class PureComposer(Reader, Scanner, Parser, Composer, DeferringResolver):
         Parser.__init__(self)
         Composer.__init__(self)
         DeferringResolver.__init__(self)
+
+
+class RedefiningComposer(PureComposer):
+    """The pure parser, with an anchor defined again replacing the earlier one, as go-yaml does."""
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
+        if not self.check_event(AliasEvent):
+            anchor = self.peek_event().anchor
+            if anchor is not None:
+                self.anchors.pop(anchor, None)
+        return super().compose_node(parent, index)
+
+
+def redefines_anchor(exc: yaml.YAMLError) -> bool:
+    """Whether PyYAML refused a text only because an anchor is defined twice."""
+    return isinstance(exc, ComposerError) and "duplicate anchor" in str(exc.context or "")
 
 
 if C_PARSER_AVAILABLE:

@@ -25,6 +25,8 @@ def test_evidence_document(evidence: TestEvidence) -> dict[str, Any]:
         "summary": _summary(evidence),
         "run": {"renders": evidence.renders, "tests_rendered": evidence.tests_rendered},
         "untested_charts": sorted(evidence.untested),
+        "suite_files": [{"chart": s.chart, "patterns": list(s.patterns), "source": s.source}
+                        for s in sorted(evidence.searched, key=lambda s: s.chart)],
         "charts": [_chart(chart) for chart in sorted(evidence.charts, key=lambda c: c.chart)],
     }
 

@@ -35,11 +35,16 @@ def test_evidence_markdown(section: dict[str, Any], *, max_items: int = DEFAULT_
 test_evidence_markdown.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
+def tests_summary_line(section: dict[str, Any]) -> str:
+    """The one line of counts (and of charts with 0 suites), for the other text formats."""
+    return _counts(section).replace("`", "")
+
+
 def _counts(section: dict[str, Any]) -> str:
     summary = section["summary"]
     tests, problems = summary["tests"], summary["problems"]
     if not section["charts"]:
-        text = "No affected chart has helm-unittest suites."
+        text = "No affected chart has helm-unittest suites: 0 suites ran."
     else:
         parts = [f"{tests[key]} {label}" for key, label in (
             ("newly_failing", "newly failing"), ("newly_passing", "newly passing"), ("added", "added"),
@@ -51,10 +56,15 @@ def _counts(section: dict[str, Any]) -> str:
         if summary["suite_errors"]:
             text += f" {summary['suite_errors']} suite(s) could not run."
     if section["untested_charts"]:
-        names = ", ".join(f"`{_code(c)}`" for c in section["untested_charts"][:5])
+        searched = {s["chart"]: s["patterns"] for s in section.get("suite_files", [])}
+        names = ", ".join(f"`{_code(c)}`" + _searched(searched.get(c)) for c in section["untested_charts"][:5])
         more = f" and {len(section['untested_charts']) - 5} more" if len(section["untested_charts"]) > 5 else ""
-        text += f" No tests: {names}{more}."
+        text += f" 0 suites (not tested): {names}{more}."
     return text
+
+
+def _searched(patterns: list[str] | None) -> str:
+    return f" (looked for {', '.join(f'`{_code(p)}`' for p in patterns)})" if patterns else ""
 
 
 def _run_errors(section: dict[str, Any]) -> list[str]:

@@ -9,6 +9,13 @@
   unselected templates reproduces that (a selected template including an unselected one fails,
   a failing unselected template does not matter). One copy per distinct selection.
 
+* CI runs `helm dependency build` before `helm unittest`: a `file://` dependency missing from
+  `charts/` is copied in (with its own `.helmignore` applied, as packaging does), and a values
+  schema referring to other files is inlined (`render.schema_refs`), as charts' CI dereferences it.
+  One prepared copy per chart, which the other copies start from.
+
+Copies skip what a chart's `.helmignore` leaves out (Helm never loads it, and a linked dependency
+that holds its dependent, as a library with its test chart, would otherwise be copied endlessly).
 Copies live under one temporary folder owned by the run; nothing in them is ever executed.
 """
 
@@ -27,7 +34,12 @@ from aftershock.errors import RenderError
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.selection import template_selected
 from aftershock.helmtest.suite import ChartOverride
+from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
+from aftershock.render.schema_refs import inline_schema_refs
 from aftershock.tempdirs import fast_temp_root
+
+# `aftershock test` runs on the user's own files: a schema reference may name any local file.
+_LOCAL_FILES = Path("/")
 
 
 def _write_metadata(chart_file: Path, metadata: dict[str, Any]) -> None:
@@ -38,7 +50,9 @@ def _write_metadata(chart_file: Path, metadata: dict[str, Any]) -> None:
 
 def _link_or_copy(source: str, target: str) -> str:
     """A hard link where the file system allows one (copies are pruned and edited by replacing
-    files, never by writing into them), else a copy."""
+    files, never by writing into them), else a copy. A symlinked file is linked to its target:
+    a relative link would point elsewhere from the copy."""
+    source = os.path.realpath(source)
     try:
         os.link(source, target)
     except OSError:
@@ -80,6 +94,88 @@ def _unpack_archives(charts_dir: Path) -> None:
             shutil.rmtree(target)
 
 
+def _chart_ignores(folder: str, cache: dict[str, HelmIgnore | None]) -> tuple[str, HelmIgnore] | None:
+    """The nearest chart root at or above `folder` (as walked, links not resolved) and its rules."""
+    current = folder
+    while True:
+        if current not in cache:
+            rules = None
+            if os.path.isfile(os.path.join(current, "Chart.yaml")):
+                try:
+                    with open(os.path.join(current, ".helmignore"), encoding="utf-8") as handle:
+                        rules = parse_helmignore(handle.read())
+                except (OSError, UnicodeDecodeError):
+                    rules = parse_helmignore(None)
+            cache[current] = rules
+        if cache[current] is not None:
+            return current, cache[current]  # type: ignore[return-value]
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def copy_chart(source: Path, target: Path) -> None:
+    """Copy a chart folder (links followed, files hard-linked) without what `.helmignore` leaves out."""
+    cache: dict[str, HelmIgnore | None] = {}
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        found = _chart_ignores(folder, cache)
+        if found is None:
+            return set()
+        root, rules = found
+        skipped = set()
+        for name in names:
+            relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+            is_dir = os.path.isdir(os.path.join(folder, name))
+            if rules.ignores_folder(relative) if is_dir else rules.ignores_file(relative):
+                skipped.add(name)
+        return skipped
+
+    shutil.copytree(source, target, symlinks=False, copy_function=_link_or_copy, ignore=ignored)
+
+
+def _missing_local_dependencies(chart_dir: Path) -> list[tuple[str, Path]]:
+    """(name, folder) of each `file://` dependency that `charts/` does not hold yet."""
+    metadata = chart_metadata(chart_dir)
+    charts = chart_dir / "charts"
+    present = set()
+    if charts.is_dir():
+        for entry in charts.iterdir():
+            if (entry / "Chart.yaml").is_file():
+                present.add(str(chart_metadata(entry)["name"]))
+            elif entry.name.endswith(".tgz"):
+                present.add(entry.name.rsplit("-", 1)[0])
+    missing = []
+    for dependency in metadata.get("dependencies") or []:
+        if not isinstance(dependency, dict) or not isinstance(dependency.get("repository"), str):
+            continue
+        name, repository = str(dependency.get("name") or ""), dependency["repository"]
+        folder = chart_dir / repository.removeprefix("file://")
+        if (repository.startswith("file://") and name and name not in present
+                and (folder / "Chart.yaml").is_file()):
+            missing.append((name, folder))
+    return missing
+
+
+def _schema_sources(chart_dir: Path) -> list[Path]:
+    """The chart's folder and its subchart folders (whose schemas Helm validates too)."""
+    charts = chart_dir / "charts"
+    subs = sorted(entry for entry in charts.iterdir() if (entry / "Chart.yaml").is_file()) \
+        if charts.is_dir() else []
+    return [chart_dir, *subs]
+
+
+def _needs_preparing(chart_dir: Path) -> bool:
+    if _missing_local_dependencies(chart_dir):
+        return True
+    for folder in _schema_sources(chart_dir):
+        text = folder / "values.schema.json"
+        if text.is_file() and '"$ref"' in text.read_text(encoding="utf-8", errors="replace"):
+            return True
+    return False
+
+
 class ChartCopies:
     """The run's temporary chart copies, made on demand and reused."""
 
@@ -92,11 +188,30 @@ class ChartCopies:
             self._root = Path(tempfile.mkdtemp(prefix="aftershock-helmtest-", dir=fast_temp_root()))
         target = self._root / str(len(self._made)) / source.resolve().name
         try:
-            shutil.copytree(source, target, symlinks=False, copy_function=_link_or_copy)
+            copy_chart(source, target)
         except (OSError, shutil.Error) as exc:
             raise RenderError("cannot copy the chart for a test", where=str(source),
                               hint=str(exc)) from None
         return target
+
+    def prepared(self, chart_dir: str) -> str:
+        """The chart as CI tests it after `helm dependency build`: a copy with its missing
+        `file://` dependencies and inlined schemas, or the chart itself when it needs neither."""
+        key = ("prepared", chart_dir)
+        if key not in self._made:
+            source = Path(chart_dir)
+            if not _needs_preparing(source):
+                return chart_dir
+            copy = self._fresh(source)
+            for name, folder in _missing_local_dependencies(source):
+                copy_chart(folder, copy / "charts" / name)
+            for folder in _schema_sources(source):
+                target = copy / folder.relative_to(source)
+                inline_schema_refs(folder, _LOCAL_FILES, target_dir=target)
+            for name, folder in _missing_local_dependencies(source):
+                inline_schema_refs(folder, _LOCAL_FILES, target_dir=copy / "charts" / name)
+            self._made[key] = str(copy)
+        return self._made[key]
 
     def with_metadata(self, chart_dir: str, override: ChartOverride) -> str:
         """A copy whose chart and direct subcharts carry the overridden version/appVersion."""

@@ -1,6 +1,7 @@
 """Finding charts, their suite files and their subcharts the way helm-unittest does.
 
-A chart's suites are the files matching `tests/*_test.yaml` in its folder. With subcharts (on by
+A chart's suites are the files its `-f` patterns name (`filepatterns`; `tests/*_test.yaml` by
+default). With subcharts (on by
 default upstream) the suites of each enabled subchart are found in `charts/<subchart name>/tests`,
 and run against the parent chart, scoped by the route `parent/charts/<name>`. A subchart is
 disabled when its `condition` (or else all its `tags`) in the parent's Chart.yaml is false in the
@@ -17,8 +18,9 @@ from typing import Any
 
 from aftershock import yamlio
 from aftershock.errors import AftershockError, ConfigError
+from aftershock.helmtest.filepatterns import DEFAULT_PATTERN, suite_paths
 
-TEST_FILE_PATTERN = "tests/*_test.yaml"
+TEST_FILE_PATTERN = DEFAULT_PATTERN
 
 
 class ChartLoadError(AftershockError):
@@ -127,11 +129,7 @@ def _enabled(parent: dict[str, Any], name: str, values: dict[str, Any]) -> bool:
 
 
 def _suite_files(chart_dir: Path, route: str, patterns: tuple[str, ...]) -> list[SuiteFile]:
-    found: list[SuiteFile] = []
-    for pattern in dict.fromkeys(patterns):
-        found += [SuiteFile(path, route) for path in sorted(chart_dir.glob(pattern))
-                  if path.is_file()]
-    return found
+    return [SuiteFile(path, route) for path in suite_paths(chart_dir, patterns)]
 
 
 def _walk(chart_dir: Path, route: str, root_values: dict[str, Any],

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TextIO
 
 from aftershock.errors import AftershockError
+from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
 from aftershock.helmtest.junit import write_junit
 from aftershock.helmtest.runner import run_suites
 from aftershock.helmtest.summary import write_report
@@ -20,15 +21,17 @@ def run(
     color: bool,
     out: TextIO,
     update_snapshots: bool = False,
+    test_files: tuple[str, ...] = (DEFAULT_PATTERN,),
 ) -> int:
     """Run every helm-unittest suite under `paths`; 0 when all pass, 1 when one fails, 2 on error.
 
     `update_snapshots` writes snapshot files as `helm unittest -u` does; it is off by default,
-    and a review never turns it on.
+    and a review never turns it on. `test_files` are helm-unittest's `-f` patterns.
     """
     try:
         with SdkRenderer(workers=workers, parse_documents=False) as renderer:  # the runner reads YAML as helm-unittest does
-            result = run_suites(paths, renderer, update_snapshots=update_snapshots)
+            result = run_suites(paths, renderer, update_snapshots=update_snapshots,
+                                test_files=test_files)
     except AftershockError as exc:
         out.write(f"Error: {exc.line()}\n")
         return exc.exit_code

@@ -21,7 +21,13 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from aftershock.gostrconv import DIGITS, INT64_MAX, INT64_MIN, go_parse_float, go_parse_int
-from aftershock.yamlnodes import COMPOSER, PLAIN_TAG, YAML_TAG_PREFIX
+from aftershock.yamlnodes import (
+    COMPOSER,
+    PLAIN_TAG,
+    YAML_TAG_PREFIX,
+    RedefiningComposer,
+    redefines_anchor,
+)
 
 
 _BY_TEXT: dict[str, tuple[str, Any]] = {}
@@ -199,15 +205,18 @@ def _syntax_error(exc: yaml.YAMLError) -> GoYamlError:
     return GoYamlError(f"yaml: line {mark.line + 1}: {problem}")
 
 
-def compose_documents(text: str, limit: int | None = None) -> list[Node | None]:
+def compose_documents(text: str, limit: int | None = None,
+                      composer_class: type = COMPOSER) -> list[Node | None]:
     """The node tree of each document of `text` (None for an empty document)."""
     nodes: list[Node | None] = []
     composer = None
     try:
-        composer = COMPOSER(text)
+        composer = composer_class(text)
         while (limit is None or len(nodes) < limit) and composer.check_node():
             nodes.append(composer.get_node())
     except yaml.YAMLError as exc:
+        if redefines_anchor(exc) and composer_class is not RedefiningComposer:
+            return compose_documents(text, limit, RedefiningComposer)
         raise _syntax_error(exc) from None
     except RecursionError:
         raise GoYamlError("yaml: document nested too deeply") from None

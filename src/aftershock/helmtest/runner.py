@@ -11,6 +11,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Mapping
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.chart_copies import ChartCopies
@@ -53,8 +54,13 @@ def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
             parsed += parse_suite_file(sandbox.resolve(suite_file.path), suite_file.chart_route)
         except (SuiteError, SandboxError, OSError, UnicodeDecodeError) as exc:
             return _ChartPlan(chart, str(path), error=str(exc), failed_file=str(suite_file.path))
+    try:
+        render_dir = planner.copies.prepared(str(path)) if path.is_dir() else str(path)
+    except (AftershockError, OSError) as exc:
+        message = exc.line() if isinstance(exc, AftershockError) else str(exc)
+        return _ChartPlan(chart, str(path), error=message)
     for suite in parsed:
-        planned = tuple(planner.plan(str(path), suite, test, sandbox) for test in suite.tests)
+        planned = tuple(planner.plan(render_dir, suite, test, sandbox) for test in suite.tests)
         suites.append((suite, planned))
     return _ChartPlan(chart, str(path), suites=tuple(suites), sandbox=sandbox)
 
@@ -175,6 +181,7 @@ def run_suites(
     with_subcharts: bool = True,
     share_renders: bool = True,
     root: Path | None = None,
+    chart_patterns: Mapping[str, tuple[str, ...]] | None = None,
 ) -> RunResult:
     """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
 
@@ -183,13 +190,15 @@ def run_suites(
     `share_renders=False` renders once per test, as helm-unittest does (for measurements).
     `root` is the folder the suites may read files from and write snapshots to (aftershock.sandbox);
     by default the repository holding each chart, else the chart folder.
+    `chart_patterns` gives some charts (by path, as given) their own `test_files`.
     Raises ConfigError when a path holds no chart; every other problem is part of the result.
     """
     started = time.monotonic()
     copies = ChartCopies()
     try:
         planner = Planner(copies)
-        plans = [_plan_chart(path, planner, test_files, with_subcharts, root)
+        own = chart_patterns or {}
+        plans = [_plan_chart(path, planner, own.get(str(path), test_files), with_subcharts, root)
                  for path in find_charts(paths)]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]
         if not share_renders:

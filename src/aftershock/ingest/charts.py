@@ -6,10 +6,12 @@ import bisect
 import functools
 import itertools
 import posixpath
+from dataclasses import replace
 from typing import Any, Iterable, Mapping, Protocol
 
 from aftershock.errors import MalformedInputError
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
+from aftershock.render.kubeversion import satisfies  # Helm's semver ranges (Masterminds), pure
 from aftershock.yamlio import load_one
 
 
@@ -31,8 +33,14 @@ class ChartSource(Protocol):
         ...
 
 
-def discover_charts(tree: ChartSource, ref_label: str) -> tuple[Chart, ...]:
-    """Find every chart in the tree, sorted by path, with dependencies resolved to repository paths."""
+def discover_charts(tree: ChartSource, ref_label: str,
+                    dependency_map: Mapping[str, str] | None = None) -> tuple[Chart, ...]:
+    """Find every chart in the tree, sorted by path, with dependencies resolved to repository paths.
+
+    An `https://` or `oci://` dependency that is not vendored resolves to a chart of this tree:
+    the folder `dependency_map` gives for `<repository>/<name>` or `<name>` (observed), else the
+    one chart whose name matches and whose version satisfies the range, as Helm checks it (inferred).
+    """
     paths = sorted(tree.file_paths())
     chart_dirs = sorted(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Chart.yaml")
     links = {p: t for p in paths if (t := tree.symlink_target(p)) is not None}
@@ -43,7 +51,41 @@ def discover_charts(tree: ChartSource, ref_label: str) -> tuple[Chart, ...]:
         meta = _parse_chart_yaml(texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label)
         deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
-    return tuple(charts)
+    return tuple(_in_repository(chart, charts, dependency_map or {}) for chart in charts)
+
+
+def _in_repository(chart: Chart, charts: list[Chart], dependency_map: Mapping[str, str]) -> Chart:
+    deps = tuple(_in_repository_dependency(chart, dep, charts, dependency_map) for dep in chart.dependencies)
+    return chart if deps == chart.dependencies else replace(chart, dependencies=deps)
+
+
+def _in_repository_dependency(chart: Chart, dep: ChartDependency, charts: list[Chart],
+                              dependency_map: Mapping[str, str]) -> ChartDependency:
+    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(("https://", "oci://")):
+        return dep
+    paths = {c.path for c in charts}
+    for key in (f"{dep.repository.rstrip('/')}/{dep.name}", dep.name):
+        mapped = dependency_map.get(key)
+        if mapped is not None and posixpath.normpath(mapped).strip("/") in paths:
+            return replace(dep, source=DependencySource.IN_REPO_CONFIGURED,
+                           resolved_path=posixpath.normpath(mapped).strip("/"))
+    matches = [c for c in charts if c.name == dep.name and c.path != chart.path
+               and (not dep.version or _satisfies(c.version, dep.version))]
+    if len(matches) == 1:
+        return replace(dep, source=DependencySource.IN_REPO_INFERRED, resolved_path=matches[0].path)
+    return dep
+
+
+def _satisfies(version: str, constraint: str) -> bool:
+    try:
+        return satisfies(version, constraint)
+    except ValueError:
+        return False  # a malformed version or range resolves to nothing, as Helm finds nothing
+
+
+def same_named_charts(dep: ChartDependency, charts: Iterable[Chart]) -> list[Chart]:
+    """Charts of the tree named as a dependency (for saying why it did not resolve to one)."""
+    return [c for c in charts if c.name == dep.name]
 
 
 def _chart(path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...], parent: str | None) -> Chart:

@@ -191,12 +191,23 @@ class ChartTestEvidence:
 
 
 @dataclass(frozen=True)
+class SuiteSearch:
+    """Where a chart's suites were looked for: helm-unittest `-f` patterns, and why those."""
+
+    chart: str
+    patterns: tuple[str, ...]
+    source: str  # "default", ".aftershock.yaml", or the CI file and command that named them
+
+
+@dataclass(frozen=True)
 class TestEvidence:
-    """Every affected chart's test evidence; `untested` lists affected charts without suites at either ref."""
+    """Every affected chart's test evidence; `untested` lists affected charts without suites at either
+    ref (0 suites found with the patterns `searched` names)."""
 
     __test__ = False
     charts: tuple[ChartTestEvidence, ...] = ()
     untested: tuple[str, ...] = ()
+    searched: tuple[SuiteSearch, ...] = ()
     seconds: float = 0.0
     renders: int = 0
     tests_rendered: int = 0

@@ -6,10 +6,11 @@ with nothing to render is not reported as cut."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence, TypeVar
+from typing import Callable, Mapping, Sequence, TypeVar
 
+from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.review import ChartReview, NotReviewed, Review
 from aftershock.model.tests import TESTS_PART
 from aftershock.pipeline.override_trap import probe_override_traps
@@ -31,6 +32,7 @@ class LateSteps:
     run_tests: bool
     max_provenance_renders: int
     max_override_renders: int
+    suite_patterns: Mapping[str, SuitePatterns] = field(default_factory=dict)  # chart -> where its suites are
 
 
 def run_within(budget: RenderBudget, part: str, step: Callable[[], Result]) -> tuple[Result, NotReviewed | None]:
@@ -50,7 +52,7 @@ def observe_within_budget(
     base, head = work / "base", work / "head"
     gaps: list[NotReviewed | None] = []
     if steps.run_tests:
-        tests, gap = run_within(budget, TESTS_PART, lambda: collect_test_evidence(tested, base, head, renderer))
+        tests, gap = run_within(budget, TESTS_PART, lambda: collect_test_evidence(tested, base, head, renderer, patterns=steps.suite_patterns))
         review = replace(review, tests=None if gap else tests)
         gaps.append(gap)
     provenance, gap = run_within(budget, PROVENANCE_PART, lambda: trace_provenance(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -10,6 +12,8 @@ from typing import Callable, Mapping, Sequence
 from aftershock.diff.objects import diff_objects
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.errors import AftershockError
+from aftershock.ingest.charts import same_named_charts
+from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -36,6 +40,7 @@ class RenderSettings:
     kube_version: str | None = None
     # The cluster `lookup` sees at each side ("base", "head"), for the charts that call it.
     clusters: Mapping[str, ClusterSnapshot | None] = field(default_factory=dict, hash=False, compare=False)
+    history_root: Path | None = None  # chart folders of earlier commits (ingest.dependency_history)
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,23 @@ def _prepare(
     present = [(p, c) for p, c in present if c is not None]
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
     tree.materialize(prefixes, dest)
+    _link_history(prefixes, settings.history_root, dest)
     varies: dict[str, bool] = {}  # chart folder -> its templates call a random or clock function
     return tuple(_side_job(plan, side, chart, by_path, tree, settings, dest, varies) for plan, chart in present)
+
+
+def _link_history(prefixes: Sequence[str], history_root: Path | None, dest: Path) -> None:
+    """Hard-link the earlier commits' chart folders a dependency resolved to into this workspace."""
+    for prefix in prefixes:
+        if history_root is None or not prefix.startswith(HISTORY_PREFIX + "/") or (dest / prefix).exists():
+            continue
+        source = history_root / prefix[len(HISTORY_PREFIX) + 1:]
+        if source.is_dir():  # links followed: a symlinked file (a LICENSE) points outside the folder
+            shutil.copytree(source, dest / prefix, copy_function=_link_target)
+
+
+def _link_target(source: str, target: str) -> None:
+    os.link(os.path.realpath(source), target)
 
 
 def _side_job(
@@ -122,9 +142,8 @@ def _side_job(
     settings: RenderSettings, dest: Path, varies: dict[str, bool],
 ) -> _SideJob:
     job = _SideJob(plan, side, chart, charts)
-    remote = [d.name for d in _all_dependencies(chart, charts) if d.source is DependencySource.REMOTE]
-    if remote:
-        reason = f"dependency {', '.join(sorted(remote))} is not vendored under charts/ and aftershock never downloads dependencies; run `helm dependency build` and commit charts/"
+    reason = _unresolved(chart, charts)
+    if reason:
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
     request = chart_request(chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings)
@@ -143,6 +162,26 @@ def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> 
         prefix = f"{chart_path}/templates" if chart_path else "templates"
         memo[key] = any("lookup" in text for text in tree.texts_under([prefix], suffixes=(".yaml", ".yml", ".tpl", ".txt")))
     return memo[key]
+
+
+def _unresolved(chart: Chart, charts: Mapping[str, Chart]) -> str | None:
+    """Why a dependency of the chart cannot be given to Helm, or None when every one can."""
+    deps = _all_dependencies(chart, charts)
+    local = sorted(f"{d.name} ({d.repository})" for d in deps if d.source is DependencySource.FILE and d.resolved_path is None)
+    if local:
+        return (f"dependency {', '.join(local)} names a folder that is missing at this ref or lies outside the "
+                "repository; fix the `file://` path in Chart.yaml or vendor the chart under charts/")
+    remote = sorted((d for d in deps if d.source is DependencySource.REMOTE), key=lambda d: d.name)
+    if not remote:
+        return None
+    reason = (f"dependency {', '.join(d.name for d in remote)} is not vendored under charts/ and aftershock never "
+              "downloads dependencies; run `helm dependency build` and commit charts/")
+    named = [f"{d.name} {d.version or '(any version)'} is wanted, this repository's "
+             + ", ".join(f"{c.path} is {c.version}" for c in same_named_charts(d, charts.values()))
+             for d in remote if same_named_charts(d, charts.values())]
+    if named:
+        reason += f", or map it in .aftershock.yaml `dependencies:` ({'; '.join(named)})"
+    return reason
 
 
 def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:

@@ -10,12 +10,14 @@ its inputs replace the plan's at both sides, so every scenario is layered on it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError
+from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
 from aftershock.model.review import Side
 from aftershock.model.units import Chart
@@ -46,8 +48,28 @@ class Identity:
 
 def default_suite_paths(files: ChartFiles) -> list[str]:
     """helm-unittest's default: `tests/*_test.yaml` of the chart."""
-    prefix = files.rel("tests/")
-    return [p for p in files.paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]]
+    return matching_paths(files, ("tests/*_test.yaml",))
+
+
+def suite_paths_of(patterns: Mapping[str, SuitePatterns]) -> SuitePaths:
+    """The suite files of a chart by the patterns the review found for it (ingest/suite_files.py)."""
+    def paths(files: ChartFiles) -> list[str]:
+        found = patterns.get(files.chart_path)
+        return matching_paths(files, found.patterns) if found is not None else default_suite_paths(files)
+    return paths
+
+
+def matching_paths(files: ChartFiles, patterns: Sequence[str]) -> list[str]:
+    """Repository paths of the chart's files matching helm-unittest `-f` globs (doublestar, chart-relative)."""
+    regexes = [re.compile(_glob_regex(p)) for p in patterns]
+    prefix = files.rel("")
+    return [p for p in files.paths if any(r.fullmatch(p[len(prefix):]) for r in regexes)]
+
+
+def _glob_regex(pattern: str) -> str:
+    parts = re.split(r"(\*\*/?|\*|\?)", pattern.removeprefix("./"))
+    table = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+    return "".join(table.get(part, re.escape(part)) for part in parts)
 
 
 def choose_contexts(

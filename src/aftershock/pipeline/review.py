@@ -14,7 +14,7 @@ import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
@@ -23,6 +23,7 @@ from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
+from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
@@ -45,6 +46,8 @@ from aftershock.secret_taint import test_expectations
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.render.chart_archives import ChartCache
 from aftershock.render.kustomize import shared_builder
+from aftershock.ingest.suite_files import SuitePatterns
+from aftershock.pipeline.tests import review_suite_patterns
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -142,14 +145,17 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
-        charts_base = discover_charts(base_tree, base_tree.label)
-        charts_head = discover_charts(head_tree, head_tree.label)
+        charts_base = resolve_from_history(repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies))
+        charts_head = resolve_from_history(repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies))
         units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
         sides = (base_tree, charts_base), (head_tree, charts_head)
+        for charts in (charts_base, charts_head):
+            materialize_history(repo, charts, work / "history", request.max_file_bytes)
+        suites = review_suite_patterns(config, base_tree, affected)
         # Flux Kustomizations, kustomizations and plain manifests: objects the repository holds unrendered.
         gitops = review_gitops(files, *sides, units, _namespace(request), shared_builder(), work)
         units = gitops.units
@@ -157,10 +163,10 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         stage = render_stage(StageInput(
             config, sides, files, affected if since is None else tuple(a for a in affected if a.chart in since.charts),
             changed if since is None else since.paths,
-            RenderSettings(_release_name(request), _namespace(request), request.kube_version),
+            RenderSettings(_release_name(request), _namespace(request), request.kube_version, history_root=work / "history"),
             Identity(request.release_name, request.namespace), request.max_scenarios, work,
             callbacks.rendered if callbacks else None, callbacks.planned if callbacks else None,
-            gitops.sources, chart_cache(request, config),
+            gitops.sources, chart_cache(request, config), suites,
         ), renderer)
         chart_reviews, not_reviewed, scenarios, following, contexts = (
             stage.reviews, stage.not_reviewed, stage.scenarios, stage.following, stage.contexts)
@@ -174,7 +180,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
             scenarios=scenarios, contexts=contexts,
             base_charts=charts_base, conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),
         )
-        review = observe_within_budget(review, chart_reviews, _late_steps(request), work, renderer, budget)
+        review = observe_within_budget(review, chart_reviews, _late_steps(request, suites), work, renderer, budget)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         sources = source_texts(read, base_tree, head_tree)
@@ -204,8 +210,8 @@ def _since(
     return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
 
 
-def _late_steps(request: ReviewRequest) -> LateSteps:
-    return LateSteps(request.run_tests, request.max_provenance_renders, request.max_override_renders)
+def _late_steps(request: ReviewRequest, suites: Mapping[str, SuitePatterns]) -> LateSteps:
+    return LateSteps(request.run_tests, request.max_provenance_renders, request.max_override_renders, suites)
 
 
 def _scope(review: Review, since: _Since | None) -> ReviewScope:

@@ -6,9 +6,9 @@ and the changed template lines no render exercised.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from aftershock.config import AftershockConfig
 from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
@@ -19,7 +19,8 @@ from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, Scen
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
 from aftershock.pipeline.cluster import lookup_dependents, review_clusters, with_rendered
-from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts
+from aftershock.ingest.suite_files import SuitePatterns
+from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts, suite_paths_of
 from aftershock.pipeline.gitops import BuiltSources
 from aftershock.pipeline.installers import find_installers
 from aftershock.pipeline.releases import ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups
@@ -46,6 +47,7 @@ class StageInput:
     planned: Callable[[int], None] | None = None
     built: BuiltSources = BuiltSources()  # kustomize and Flux builds: their releases are followed too
     chart_cache: ChartCache = ChartCache()  # archives of charts from outside the repository
+    suite_patterns: Mapping[str, SuitePatterns] = field(default_factory=dict)  # chart -> where its suites are
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def _render_plans(
     installers = find_installers({p.path for p in plans}, *given.sides, plain, given.config.releases.charts, renderer,
                                  settings, work, given.rendered)
     chosen, contexts = choose_contexts(plans, *given.sides, given.config, installers, renderer, settings, work,
-                                       given.identity, rendered=given.rendered)
+                                       given.identity, suite_paths_of(given.suite_patterns), rendered=given.rendered)
     fields = {p.path: changed_fields(given.files, p.path) for p in chosen}
     changed = [p for f in given.files for p in (f.path, f.old_path) if p]
     expanded, scenarios = expand_scenarios(chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields)

@@ -1,13 +1,23 @@
-"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would."""
+"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would,
+and values schemas split over files are inlined (`schema_refs`), as charts' CI does before testing or packaging."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Mapping
 
+from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
+from aftershock.render.schema_refs import inline_schema_refs
+
+
+# Dependencies Helm finds under charts/ only after `helm dependency build`: local ones, and those
+# of a remote repository that resolve to a chart of this repository.
+_LINKED = (DependencySource.FILE, DependencySource.IN_REPO_INFERRED, DependencySource.IN_REPO_CONFIGURED)
+_RAW_GITHUB = re.compile(r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)")
 
 
 def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Path) -> None:
@@ -15,14 +25,30 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
 
     Helm only loads subcharts present under `charts/`; users run `helm dependency build` to copy local
     ones there. A relative symlink inside the workspace gives Helm the same tree without copying.
+    Each chart's schema references are read from the workspace only (`root`), never downloaded.
     """
     for path in dependency_closure(chart, charts):
+        inline_schema_refs(root / path, root, remote=lambda url: repository_file(url, root))
         current = charts.get(path)
         if current is None:
             continue
         for dep in current.dependencies:
-            if dep.source is DependencySource.FILE and dep.resolved_path is not None:
+            if dep.source in _LINKED and dep.resolved_path is not None:
                 _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
+
+
+def repository_file(url: str, root: Path) -> Path | None:
+    """The workspace file a raw GitHub address names by its path (`…/<owner>/<repo>/<ref>/<path>`),
+    when the workspace holds it: inferred to be this repository's file at the reviewed ref."""
+    match = _RAW_GITHUB.fullmatch(url)
+    if match is None:
+        return None
+    candidate = root / match.group("path")
+    if candidate.is_file():
+        return candidate
+    # else that chart as an earlier commit held it, when a dependency resolved to it (dependency_history)
+    earlier = sorted((root / HISTORY_PREFIX).glob(f"*/{match.group('path')}"))
+    return earlier[0] if len(earlier) == 1 else None
 
 
 def _link(link: Path, target: Path) -> None:

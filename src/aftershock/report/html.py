@@ -100,6 +100,7 @@ def _tests_button(doc: dict[str, Any]) -> str:
     summary = tests["summary"]
     changes, problems = summary["tests"], summary["problems"]
     parts = [f"{int(summary['head_tests'])} tests"]
+    parts += [f"{len(tests['untested_charts'])} chart(s) with 0 suites"] if tests.get("untested_charts") else []
     parts += [f"{int(changes['newly_failing'])} newly failing"] if changes["newly_failing"] else []
     parts += [f"{int(problems[kind])} {kind}" for kind in ("unguarded", "stale", "vacuous") if problems[kind]]
     alarm = changes["newly_failing"] or summary["suite_errors"] or any(problems.values())

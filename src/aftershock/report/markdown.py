@@ -157,7 +157,17 @@ def _charts(doc: dict[str, Any]) -> Lines:
         for r in doc["chart_reviews"]
     )
     return ("<details><summary>Charts rendered, per scenario</summary>", "",
-            "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), (*body, "", "</details>")
+            "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), (*body, "", "</details>", "", *_in_repository_dependencies(doc))
+
+
+def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
+    """Remote dependencies rendered from a chart of this repository, and on what grounds."""
+    how = {"in_repo_inferred": "inferred: same name, version in range", "in_repo_configured": "observed: .aftershock.yaml"}
+    rendered = {r["chart"] for r in doc["chart_reviews"]}
+    lines = sorted({f"- {markdown_code(c['path'])} uses {markdown_code(d['resolved_path'])} for {markdown_code(d['name'])} "
+                    f"{markdown_text(d['version'])} from {markdown_text(d['repository'])} ({how[d['source']]})"
+                    for c in doc["charts"] if c["path"] in rendered for d in c["dependencies"] if d["source"] in how})
+    return ["Dependencies rendered from this repository, never downloaded:", "", *lines, ""] if lines else []
 
 
 def _contexts(doc: dict[str, Any]) -> Lines:

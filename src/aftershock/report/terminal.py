@@ -9,6 +9,7 @@ from rich.table import Table
 
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import terminal_text
+from aftershock.evidence.markdown import tests_summary_line
 from aftershock.report.markdown import review_status_line
 from aftershock.report.overview import chart_lines, field_groups, newly_failing_tests, verdict_summaries
 from aftershock.report.text import (
@@ -36,6 +37,8 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))
+    if doc.get("tests") is not None:
+        console.print(f"[bold]tests[/bold] {terminal_text(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
         console.print(f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]")

@@ -1,0 +1,114 @@
+"""Benchmark on the bjw-s helm-charts corpus: renders over its history, and a test-chart review's cost.
+
+Clones ../shared/corpus/bjw-s-helm-charts.bundle into a temporary folder, then, in one run with
+one renderer (2 render workers, no render cache):
+
+1. reviews each of the last N first-parent commits as `C^..C` (no tests, as `--no-tests`) and
+   prints the share of affected charts rendered at both refs (target >= 95%). Library charts are
+   not rendered by themselves (Helm cannot), so they count through the charts that include them.
+2. commits a one-chart change to the test chart (a comment in its values.yaml) and times its
+   review with the tests (every suite at both refs) against `aftershock test -f
+   "unittests/**/*_test.yaml"` of the same chart alone (target <= 1.5x).
+3. prints peak RSS: this process plus every render worker (VmHWM; target <= 1 GiB).
+
+    .venv/bin/python benchmarks/bench_bjws.py [--commits 20] [--skip-timing]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from aftershock.helmtest.runner import run_suites
+from aftershock.model.review import RenderStatus
+from aftershock.model.units import ChartType
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.review import open_renderer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_review import memory_figures  # noqa: E402  (the benchmarks' one RSS reader)
+
+CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
+BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"
+TEST_CHART = "charts/library/common/test-chart"
+PATTERN = "unittests/**/*_test.yaml"
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+                           *args], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def rendered_share(repo: Path, renderer, commits: int) -> tuple[int, int, list[str]]:
+    """(charts rendered at both refs, affected charts that should render, the ones that did not)."""
+    good, total, missed = 0, 0, []
+    for sha in _git(repo, "rev-list", "--first-parent", f"-{commits}", "HEAD").split():
+        review = run_review(ReviewRequest(repo=repo, base=f"{sha}^", head=sha, run_tests=False), renderer)
+        libraries = {c.path for c in review.charts if c.type is ChartType.LIBRARY}
+        for affected in review.affected:
+            if affected.chart in libraries:
+                continue
+            total += 1
+            gaps = [g for g in review.not_reviewed if g.part.startswith(f"chart {affected.chart}")]
+            sides = {r.chart for r in review.chart_reviews
+                     if {r.base.status, r.head.status} <= {RenderStatus.OK, RenderStatus.ABSENT}} if not gaps else set()
+            if affected.chart in sides:
+                good += 1
+            else:
+                missed.append(f"{sha[:7]} {affected.chart}: {gaps[0].reason[:160] if gaps else 'no render'}")
+    return good, total, missed
+
+
+def review_against_test(repo: Path, renderer) -> tuple[float, float, int]:
+    """(review seconds, `aftershock test` seconds, tests) for a one-chart change to the test chart."""
+    values = repo / TEST_CHART / "values.yaml"
+    values.write_text(values.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    _git(repo, "commit", "-qam", "chore(test-chart): comment")
+    started = time.perf_counter()
+    review = run_review(ReviewRequest(repo=repo, base="HEAD^", head="HEAD"), renderer)
+    review_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    alone = run_suites([str(repo / TEST_CHART)], renderer, test_files=(PATTERN,))
+    test_seconds = time.perf_counter() - started
+    assert review.tests is not None and review.tests.charts, "the review ran no suite"
+    print(f"  renders: review's test step {review.tests.renders} for {review.tests.tests_rendered} test runs, "
+          f"aftershock test {alone.stats.renders}")
+    return review_seconds, test_seconds, sum(len(s.tests) for s in alone.suites())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--commits", type=int, default=20)
+    parser.add_argument("--skip-timing", action="store_true")
+    args = parser.parse_args()
+    if not BUNDLE.is_file():
+        print(f"corpus bundle {BUNDLE} is absent", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="bench-bjws-") as work:
+        repo = Path(work) / "helm-charts"
+        subprocess.run(["git", "clone", "-q", str(BUNDLE), str(repo)], check=True)
+        with open_renderer("sdk", workers=2) as renderer:
+            good, total, missed = rendered_share(repo, renderer, args.commits)
+            print(f"affected charts rendered at both refs over {args.commits} commits: {good}/{total} "
+                  f"= {good / max(total, 1):.0%} (target >= 95%)")
+            for line in missed:
+                print(f"  not rendered: {line}")
+            if not args.skip_timing:
+                review_seconds, test_seconds, tests = review_against_test(repo, renderer)
+                print(f"one-chart change to {TEST_CHART} ({tests} tests): review {review_seconds:.1f} s, "
+                      f"aftershock test alone {test_seconds:.1f} s = {review_seconds / test_seconds:.2f}x (target <= 1.5x)")
+            memory = memory_figures(renderer)
+        bound = memory["main_peak_mib"] + sum(memory["worker_peaks_mib"])
+        print(f"peak RSS: main {memory['main_peak_mib']:.0f} MiB + workers "
+              f"{' + '.join(f'{m:.0f}' for m in memory['worker_peaks_mib'])} MiB = {bound:.0f} MiB (target <= 1024 MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
