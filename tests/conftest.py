@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[1]
-CORPUS = PROJECT.parent / "shared" / "corpus"
+# AFTERSHOCK_CORPUS points elsewhere, e.g. from a git worktree whose parent has no shared/ folder
+CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or PROJECT.parent / "shared" / "corpus")
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,7 @@ from aftershock.cli.rules import explain_command, rules_command
 from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
 from aftershock.errors import AftershockError
-
-EXIT_INTERNAL = 70
+from aftershock.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED
 
 
 class AftershockGroup(click.Group):
@@ -33,7 +32,7 @@ class AftershockGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted", EXIT_INTERRUPTED)
         except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line
             if ctx.meta.get("aftershock.debug"):
                 raise
