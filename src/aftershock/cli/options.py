@@ -34,7 +34,7 @@ from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS
 _META = "aftershock.review_options"
 _STATE_META = "aftershock.state_options"
 RENDER_CACHE_OFF = "off"
-_CACHE_GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n"
+_CACHE_GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n!dismissals.yaml\n"
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 

@@ -40,7 +40,7 @@ from aftershock.pipeline.installers import find_installers
 from aftershock.pipeline.releases import (
     ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups,
 )
-from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
+from aftershock.pipeline.judge import Judgement, judge, repository_files, review_config, source_texts
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS, probe_override_traps
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS, trace_provenance
@@ -162,7 +162,8 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         review = replace(review, override_probes=probes)
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
-        judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree))
+        judgement = judge(review, config, config_source, source_texts(read, base_tree, head_tree),
+                          repository_files(base_tree, head_tree))
     return ReviewResult(review, judgement, _scope(review, since))
 
 

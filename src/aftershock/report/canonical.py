@@ -38,7 +38,7 @@ def review_document(
     doc = _observation(review)
     if judgement is not None:
         doc["config"] = judgement.config_source
-        doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
+        doc["findings"] = findings_document(judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices)
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
     return doc

@@ -75,11 +75,22 @@ def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[s
     actionable = [i for i in section["items"] if i["actionable"]]
     if lifecycle is not None:
         _print_lifecycle(actionable, lifecycle, console)
-        return
-    if not actionable:
-        console.print(f"{escape(section['headline'])}.")
-    for item in actionable:
-        _print_item(item, console)
+    else:
+        if not actionable:
+            console.print(f"{escape(section['headline'])}.")
+        for item in actionable:
+            _print_item(item, console)
+    _print_repository_says(section, console)
+
+
+def _print_repository_says(section: dict[str, Any], console: Console) -> None:
+    for notice in section.get("notices", []):
+        console.print(f"[yellow]note:[/yellow] {escape(notice)}")
+    suppressed = section.get("suppressed", [])
+    if suppressed:
+        console.print(f"[bold]suppressed ({len(suppressed)})[/bold]")
+    for item in suppressed:
+        console.print(f"  [dim]{escape(item['message'])} · {item['rule']} · {escape(item['source'])}: {escape(item['reason'])}[/dim]")
 
 
 def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:
