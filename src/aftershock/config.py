@@ -82,6 +82,19 @@ class ReleaseSettings(BaseModel):
     charts: dict[str, str] = Field(default_factory=dict)  # chart or source name -> chart folder in this repository
 
 
+class ReviewDefaults(BaseModel):
+    """Review options the repository sets for every review of it; a command-line flag still wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    release_name: str | None = None  # --release-name
+    namespace: str | None = None  # --namespace
+    kube_version: str | None = None  # --kube-version, for .Capabilities, e.g. "v1.30.0"
+    max_scenarios: int | None = Field(default=None, ge=1)  # --max-scenarios
+    tests: bool | None = None  # false: as --no-tests
+    render_timeout: float | None = Field(default=None, ge=0.1)  # --render-timeout, seconds
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -90,6 +103,7 @@ class AftershockConfig(BaseModel):
     scenarios: tuple[ScenarioSettings, ...] = ()
     releases: ReleaseSettings = ReleaseSettings()
     contexts: tuple[ContextSettings, ...] = ()
+    review: ReviewDefaults = ReviewDefaults()
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
+from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
@@ -161,8 +163,20 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         config_file=Path(given["config_file"]) if given["config_file"] else None,
         run_tests=not given["no_tests"],
     )
-    return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
+    explicit = _explicit(ctx)
+    defaults = config_at_base(request).review
+    request = with_config_defaults(request, defaults, explicit)
+    timeout = given["render_timeout"] if "render_timeout" in explicit or defaults.render_timeout is None else defaults.render_timeout
+    return ReviewSettings(request, given["renderer"], given["helm_binary"], timeout, given["workers"],
                           given["render_cache"], given["render_cache_mib"])
+
+
+def _explicit(ctx: click.Context) -> frozenset[str]:
+    """The review options the command line (or the environment) gave, by their ReviewRequest names:
+    those win over the `review:` settings of the configuration."""
+    sources = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    given = {name for name in ctx.meta.get(_META, {}) if ctx.get_parameter_source(name) in sources}
+    return frozenset("run_tests" if name == "no_tests" else name for name in given)
 
 
 def run_from_options(settings: ReviewSettings, *, progress: bool) -> ReviewResult:

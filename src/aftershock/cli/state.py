@@ -10,6 +10,7 @@ from typing import Any, Callable, TypeVar
 
 import click
 
+from aftershock.cli.formats import format_option
 from aftershock.errors import GitError
 from aftershock.ingest.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
 from aftershock.ingest.git import GitRepository
@@ -85,7 +86,7 @@ def reopen_command(fingerprint: str, by: str | None, repo: str, state: str | Non
 
 @click.command("history")
 @_target_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"])
 @click.option("--limit", "limit", type=click.IntRange(min=1), default=None, help="Show only the newest N reviews.")
 def history_command(repo: str, state: str | None, target: str | None, fmt: str, limit: int | None) -> None:
     """The past reviews of a target, newest first: when, base..head, mode, status, counts, verdicts."""

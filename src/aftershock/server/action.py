@@ -30,6 +30,7 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import whole_tree_range
 from aftershock.model.review import Review
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
+from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions, review_with_state
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
@@ -62,6 +63,12 @@ def _renderer(stack: ExitStack, args: argparse.Namespace) -> Renderer:
     return stack.enter_context(open_renderer("sdk", timeout_seconds=args.render_timeout, cache=cache))
 
 
+def _configured(request: ReviewRequest, args: argparse.Namespace) -> ReviewRequest:
+    """The `review:` options of the configuration at the base ref, under the action's own inputs."""
+    explicit = frozenset({"kube_version"} if args.kube_version else ())
+    return with_config_defaults(request, config_at_base(request).review, explicit)
+
+
 def _review_pull(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment, Lifecycle | None]:
     repo = GitRepository.open(repo_path)
     try:
@@ -69,7 +76,7 @@ def _review_pull(repo_path: Path, event: ActionEvent, args: argparse.Namespace) 
     except AftershockError:
         raise ConfigError(f"the base {event.base_tip[:7]} or head {event.head[:7]} is not in the checkout",
                           where=str(repo_path), hint="check out with actions/checkout and `fetch-depth: 0`") from None
-    request = ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version)
+    request = _configured(ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version), args)
     with ExitStack() as stack:
         renderer = _renderer(stack, args)
         if args.state is None:
@@ -82,7 +89,7 @@ def _review_pull(repo_path: Path, event: ActionEvent, args: argparse.Namespace) 
 def _review_baseline(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment]:
     """The whole tree at the pushed commit, every file as added: what code scanning compares pull requests with."""
     base, head = whole_tree_range(GitRepository.open(repo_path), event.head)
-    request = ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version)
+    request = _configured(ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), args)
     with ExitStack() as stack:
         result = review_change(request, _renderer(stack, args))
     return result.review, assess(result)
