@@ -25,6 +25,7 @@ from click.core import ParameterSource
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
+from aftershock.ingest.synthetic import staged_commit
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
@@ -65,6 +66,9 @@ _OPTIONS = (
                  expose_value=False, callback=_keep),
     click.option("--head", "head", default="HEAD", show_default=True, help="Head ref.",
                  expose_value=False, callback=_keep),
+    click.option("--staged", "staged", is_flag=True, default=False, expose_value=False, callback=_keep,
+                 help="Review the staged change (the index, as `git commit` would record it) against HEAD "
+                      "[--base default: HEAD]; nothing is committed."),
     click.option("--renderer", "renderer", type=click.Choice(["sdk", "helm"]), default="sdk", show_default=True,
                  help="sdk: embedded Helm (helm-python-sdk); helm: a helm binary.", expose_value=False, callback=_keep),
     click.option("--helm-binary", "helm_binary", default="helm", show_default=True,
@@ -156,8 +160,9 @@ def review_options(command: Command) -> Command:
 def review_settings(ctx: click.Context) -> ReviewSettings:
     """The review options of the running command, read back from its context."""
     given = ctx.meta.get(_META, {})
+    base, head = _range(given, ctx)
     request = ReviewRequest(
-        repo=Path(given["repo"]), base=given["base"], head=given["head"], release_name=given["release_name"],
+        repo=Path(given["repo"]), base=base, head=head, release_name=given["release_name"],
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
@@ -169,6 +174,15 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
     timeout = given["render_timeout"] if "render_timeout" in explicit or defaults.render_timeout is None else defaults.render_timeout
     return ReviewSettings(request, given["renderer"], given["helm_binary"], timeout, given["workers"],
                           given["render_cache"], given["render_cache_mib"])
+
+
+def _range(given: Mapping[str, Any], ctx: click.Context) -> tuple[str | None, str]:
+    """--base and --head as given; with --staged, HEAD and a commit object of the index on it."""
+    if not given["staged"]:
+        return given["base"], given["head"]
+    if ctx.get_parameter_source("head") is ParameterSource.COMMANDLINE:
+        raise ConfigError("--staged reviews the index as the head", hint="drop --head, or drop --staged")
+    return given["base"] or "HEAD", staged_commit(GitRepository.open(given["repo"]))
 
 
 def _explicit(ctx: click.Context) -> frozenset[str]:
