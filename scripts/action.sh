@@ -16,7 +16,7 @@ keys() {
   lock=$(cd "$action_path" && { cat constraints.txt pyproject.toml; find src -type f -name '*.py' -o -type f -name '*.json' \
     | LC_ALL=C sort | xargs sha256sum; } | sha256sum | cut -c1-16)
   base=$(python3 -c 'import json,os,sys; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request") or {}; print((p.get("base") or {}).get("sha") or e.get("before") or "none")')
-  target=$(python3 -c 'import json,os; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request"); print(f"pr{p[\"number\"]}" if p else "push")')
+  target=$(python3 -c 'import json,os; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request"); print("pr" + str(p["number"]) if p else "push")')
   { echo "lock=$lock"; echo "base=$base"; echo "target=$target"; } >> "$output"
 }
 

@@ -103,6 +103,15 @@ def test_pull_request_then_push_then_baseline(tmp_path):
         fake.stop()
 
 
+def test_cache_keys_name_the_lock_the_base_and_the_pull_request(tmp_path):
+    event = _payload(tmp_path, "pull_request/synchronize.payload.json", number=12, head="a" * 40, base="b" * 40)
+    output = tmp_path / "output"
+    env = {**os.environ, "GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(output), "GITHUB_ACTION_PATH": str(PROJECT)}
+    subprocess.run([str(PROJECT / "scripts" / "action.sh"), "keys"], env=env, check=True, timeout=60)
+    keys = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    assert keys["base"] == "b" * 40 and keys["target"] == "pr12" and len(keys["lock"]) == 16
+
+
 def test_other_pushes_are_skipped_and_other_events_are_bad_input(tmp_path):
     fake = FakeGitHub.start(tmp_path / "git", "42", AppKey.generate().public_pem)
     repo = make_repo(tmp_path / "work")

@@ -1,5 +1,5 @@
-"""A new user's install: a wheel built from this project, installed into a fresh virtualenv with the
-pinned constraints (from the pip cache; PyPI only when the cache lacks something), then
+"""A new user's install: a wheel built from this project, installed into a fresh virtualenv by the
+Action's install step (`scripts/action.sh install`) with the pinned constraints (from the pip cache; PyPI only when the cache lacks something), then
 `aftershock review` in a clone of the traefik corpus with no configuration. Skips, with pip's
 reason, when the wheel cannot be built or installed here."""
 
@@ -36,11 +36,16 @@ def test_fresh_venv_from_the_wheel_reviews_traefik_without_config(tmp_path):
     if built.returncode != 0:
         pytest.skip(f"the wheel cannot be built here: {_last_line(built)}")
     (wheel,) = wheels.glob("aftershock-*.whl")
+    # the Action's own install step: a virtualenv, the package, the action's pinned constraints
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    installed = _pip(venv / "bin" / "python", "install", "-q", "-c", str(PROJECT / "constraints.txt"), str(wheel))
+    env = {**CLEAN_ENV, "GITHUB_ACTION_PATH": str(PROJECT), "AFTERSHOCK_VENV": str(venv),
+           "AFTERSHOCK_PACKAGE": str(wheel), "AFTERSHOCK_BASE_PYTHON": sys.executable}
+    installed = subprocess.run([str(PROJECT / "scripts" / "action.sh"), "install"], env=env, capture_output=True,
+                               text=True, timeout=900)
     if installed.returncode != 0:
         pytest.skip(f"the wheel cannot be installed offline here: {_last_line(installed)}")
+    again = subprocess.run([str(PROJECT / "scripts" / "action.sh"), "install"], env=env, capture_output=True, text=True)
+    assert "using the cached virtualenv" in again.stdout  # what a restored cache gives the next run
     clone = tmp_path / "traefik"
     subprocess.run(["git", "clone", "-q", str(TRAEFIK), str(clone)], check=True)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True).stdout.strip()
