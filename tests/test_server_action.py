@@ -4,6 +4,7 @@ place on the fake GitHub, SARIF written, outputs and summary, and the exit statu
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -45,11 +46,17 @@ def test_action_reviews_comments_and_fails_only_at_the_level(tmp_path):
     assert fake.state.check_runs == {}  # the workflow's own job is the check
 
 
-def test_action_yml_runs_the_entry_point_and_uploads_sarif():
+def test_action_yml_runs_its_script_and_pins_every_third_party_action():
     action = yaml.safe_load((PROJECT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) >= {"fail-on", "upload-sarif", "comment", "token"}
+    assert set(action["inputs"]) >= {"fail-on", "upload-sarif", "comment", "token", "fail-on-partial"}
     steps = action["runs"]["steps"]
-    assert any("python -m aftershock.server.action" in step.get("run", "") for step in steps)
-    assert any(step.get("uses", "").startswith("github/codeql-action/upload-sarif@") for step in steps)
-    assert set(action["outputs"]) >= {"merge-risk", "security-risk", "sarif-file"}
+    scripts = [step["run"] for step in steps if "action.sh" in step.get("run", "")]
+    assert [s.split()[-1] for s in scripts] == ["keys", "install", "review"]
+    used = [step["uses"] for step in steps if "uses" in step]
+    assert all(re.fullmatch(r"[\w/-]+@[0-9a-f]{40}", uses) for uses in used), used
+    text = (PROJECT / "action.yml").read_text()
+    assert all(re.search(re.escape(uses) + r"\s+# v\d+\.\d+\.\d+", text) for uses in used)  # which version each sha is
+    assert any(uses.startswith("github/codeql-action/upload-sarif@") for uses in used)
+    assert sum(uses.startswith("actions/cache@") for uses in used) == 3  # venv, render cache, review state
+    assert set(action["outputs"]) >= {"merge-risk", "security-risk", "sarif-file", "exit-code"}

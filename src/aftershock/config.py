@@ -101,6 +101,19 @@ class TestSettings(BaseModel):
     files: tuple[str, ...] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
 
 
+class ReviewDefaults(BaseModel):
+    """Review options the repository sets for every review of it; a command-line flag still wins."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    release_name: str | None = None  # --release-name
+    namespace: str | None = None  # --namespace
+    kube_version: str | None = None  # --kube-version, for .Capabilities, e.g. "v1.30.0"
+    max_scenarios: int | None = Field(default=None, ge=1)  # --max-scenarios
+    tests: bool | None = None  # false: as --no-tests
+    render_timeout: float | None = Field(default=None, ge=0.1)  # --render-timeout, seconds
+
+
 class AftershockConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -113,6 +126,7 @@ class AftershockConfig(BaseModel):
     chart_cache: str | None = None  # folder of external chart archives, relative to the repository (see --chart-cache)
     tests: TestSettings = TestSettings()
     dependencies: dict[str, str] = Field(default_factory=dict)  # dependency name or <repository>/<name> -> chart folder here
+    review: ReviewDefaults = ReviewDefaults()
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -8,6 +8,7 @@ from typing import NoReturn
 import click
 
 from aftershock import __version__
+from aftershock.cli.config import config_group
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
 from aftershock.cli.serve import serve_command
@@ -16,8 +17,7 @@ from aftershock.cli.rules import explain_command, rules_command
 from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
 from aftershock.errors import AftershockError
-
-EXIT_INTERNAL = 70
+from aftershock.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
 
 class AftershockGroup(click.Group):
@@ -33,7 +33,7 @@ class AftershockGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            _fail("interrupted", EXIT_INTERRUPTED)
         except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line
             if ctx.meta.get("aftershock.debug"):
                 raise
@@ -45,7 +45,7 @@ def _fail(line: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
-@click.group(cls=AftershockGroup)
+@click.group(cls=AftershockGroup, epilog=HELP)
 @click.version_option(__version__, prog_name="aftershock")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.pass_context
@@ -64,6 +64,27 @@ cli.add_command(reopen_command)
 cli.add_command(history_command)
 cli.add_command(serve_command)
 cli.add_command(worker_command)
+cli.add_command(config_group)
+
+
+def _debug_anywhere(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta["aftershock.debug"] = True  # meta is shared by the whole context chain
+    return value
+
+
+def _uniform(command: click.Command) -> None:
+    """Every command accepts --debug after its name too, and lists the exit statuses in its --help."""
+    command.epilog = command.epilog or HELP
+    if not any(p.name == "debug" for p in command.params):
+        command.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, callback=_debug_anywhere,
+                                           help="Show tracebacks instead of one-line errors."))
+    for sub in getattr(command, "commands", {}).values():
+        _uniform(sub)
+
+
+for _command in cli.commands.values():
+    _uniform(_command)
 
 
 def main() -> None:

@@ -20,13 +20,16 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.private_files import private_folder
+from aftershock.ingest.synthetic import staged_commit
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, open_renderer, review_change
+from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
 from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 from aftershock.render.cache import open_render_cache
@@ -38,7 +41,7 @@ from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS
 _META = "aftershock.review_options"
 _STATE_META = "aftershock.state_options"
 RENDER_CACHE_OFF = "off"
-_CACHE_GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n"
+_CACHE_GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n!dismissals.yaml\n"
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
@@ -68,6 +71,9 @@ _OPTIONS = (
                  expose_value=False, callback=_keep),
     click.option("--head", "head", default="HEAD", show_default=True, help="Head ref.",
                  expose_value=False, callback=_keep),
+    click.option("--staged", "staged", is_flag=True, default=False, expose_value=False, callback=_keep,
+                 help="Review the staged change (the index, as `git commit` would record it) against HEAD "
+                      "[--base default: HEAD]; nothing is committed."),
     click.option("--renderer", "renderer", type=click.Choice(["sdk", "helm"]), default="sdk", show_default=True,
                  help="sdk: embedded Helm (helm-python-sdk); helm: a helm binary.", expose_value=False, callback=_keep),
     click.option("--helm-binary", "helm_binary", default="helm", show_default=True,
@@ -177,16 +183,38 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
     given = ctx.meta.get(_META, {})
     if given["render_cache"] not in (None, RENDER_CACHE_OFF):
         check_folder(given["render_cache"], "--render-cache")
+    base, head = _range(given, ctx)
     request = ReviewRequest(
-        repo=Path(given["repo"]), base=given["base"], head=given["head"], release_name=given["release_name"],
+        repo=Path(given["repo"]), base=base, head=head, release_name=given["release_name"],
         namespace=given["namespace"], kube_version=given["kube_version"], max_file_bytes=given["max_file_size"],
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
         run_tests=not given["no_tests"], deadline_seconds=given["deadline"], max_renders=given["max_renders"],
         chart_cache=Path(given["chart_cache"]) if given["chart_cache"] else None, fetch_charts=given["fetch_charts"],
     )
-    return ReviewSettings(request, given["renderer"], given["helm_binary"], given["render_timeout"], given["workers"],
+    explicit = _explicit(ctx)
+    defaults = config_at_base(request).review
+    request = with_config_defaults(request, defaults, explicit)
+    timeout = given["render_timeout"] if "render_timeout" in explicit or defaults.render_timeout is None else defaults.render_timeout
+    return ReviewSettings(request, given["renderer"], given["helm_binary"], timeout, given["workers"],
                           given["render_cache"], given["render_cache_mib"], given["render_memory"])
+
+
+def _range(given: Mapping[str, Any], ctx: click.Context) -> tuple[str | None, str]:
+    """--base and --head as given; with --staged, HEAD and a commit object of the index on it."""
+    if not given["staged"]:
+        return given["base"], given["head"]
+    if ctx.get_parameter_source("head") is ParameterSource.COMMANDLINE:
+        raise ConfigError("--staged reviews the index as the head", hint="drop --head, or drop --staged")
+    return given["base"] or "HEAD", staged_commit(GitRepository.open(given["repo"]))
+
+
+def _explicit(ctx: click.Context) -> frozenset[str]:
+    """The review options the command line (or the environment) gave, by their ReviewRequest names:
+    those win over the `review:` settings of the configuration."""
+    sources = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    given = {name for name in ctx.meta.get(_META, {}) if ctx.get_parameter_source(name) in sources}
+    return frozenset("run_tests" if name == "no_tests" else name for name in given)
 
 
 def run_from_options(settings: ReviewSettings, *, progress: bool) -> ReviewResult:

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from aftershock.cli.formats import format_option
 from aftershock.cli.options import review_options, review_settings, run_from_options
 from aftershock.cli.review import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
@@ -18,7 +19,7 @@ from aftershock.graph.text import explanation_document, explanation_text, radius
 @review_options
 @click.option("--node", "node", default=None, metavar="ID",
               help="A node id (or a unique part of one): say why it is affected and what it reaches.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"])
 @click.pass_context
 def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
     """The blast radius of base..head through commits, files, units, charts, objects and workloads."""

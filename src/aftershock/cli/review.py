@@ -8,9 +8,11 @@ from pathlib import Path
 
 import click
 
+from aftershock.cli.formats import TEXT, format_option
 from aftershock.cli.paths import check_output_file
 from aftershock.cli.options import review_backend, review_options, review_settings, state_options, state_settings
 from aftershock.errors import ConfigError
+from aftershock.exitcodes import EXIT_PARTIAL, EXIT_RISK
 from aftershock.pipeline import ReviewResult, review_change
 from aftershock.pipeline.state import StatefulReview, review_with_state
 from aftershock.report.canonical import review_document
@@ -19,15 +21,13 @@ from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
 from aftershock.verdict.model import RiskLevel
 
-EXIT_PARTIAL = 3
-EXIT_RISK = 4
 RISK_LEVELS = [level.value for level in RiskLevel]
 
 
 @click.command("review")
 @review_options
 @state_options
-@click.option("--format", "fmt", type=click.Choice([f.value for f in OutputFormat]), default="terminal", show_default=True)
+@format_option([TEXT, *(f.value for f in OutputFormat if f is not OutputFormat.TERMINAL)])
 @click.option("--output", "output", type=click.Path(dir_okay=False), default=None, help="Write the report to FILE.")
 @click.option("--fail-on-risk", "fail_on", type=click.Choice(RISK_LEVELS), default=None,
               help="Exit with status 4 when the merge risk reaches this level.")
@@ -37,7 +37,7 @@ RISK_LEVELS = [level.value for level in RiskLevel]
 def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None, sarif_baseline: str) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
-    out_format = OutputFormat(fmt)
+    out_format = OutputFormat.TERMINAL if fmt == TEXT else OutputFormat(fmt)
     if output is not None:
         check_output_file(output, "--output")
     result, stateful = _run(ctx, progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))

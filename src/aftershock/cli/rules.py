@@ -6,11 +6,12 @@ import json
 
 import click
 
+from aftershock.cli.formats import format_option
 from aftershock.rules.catalog import explain, list_rules, rule_catalog
 
 
 @click.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"])
 def rules_command(fmt: str) -> None:
     """List every rule: id, category, default severity and title."""
     click.echo(json.dumps(rule_catalog(), indent=2) if fmt == "json" else list_rules().rstrip())

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import click
 
+from aftershock.cli.formats import format_option
 from aftershock.errors import GitError
+from aftershock.ingest.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
 from aftershock.ingest.git import GitRepository
 from aftershock.pipeline.state import open_target_state
+from aftershock.state.errors import StateError
 from aftershock.state.records import ReviewSummary, ReviewTarget
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -35,14 +39,38 @@ def _target_options(command: Command) -> Command:
 @click.argument("fingerprint")
 @click.option("--reason", "reason", required=True, help="Why the finding is refused (shown in every later report).")
 @click.option("--by", "by", default=None, help="Who decides [default: git user.name, else $USER].")
+@click.option("--write-file", "write_file", is_flag=True,
+              help=f"Also write it to {DISMISSALS_FILE} in the work tree, to commit: honoured once merged, for everyone.")
 @_target_options
-def dismiss_command(fingerprint: str, reason: str, by: str | None, repo: str, state: str | None, target: str | None) -> None:
+def dismiss_command(fingerprint: str, reason: str, by: str | None, write_file: bool, repo: str, state: str | None,
+                    target: str | None) -> None:
     """Dismiss a finding of the target's last review: it is not raised again until its evidence changes.
-    FINGERPRINT may be a unique prefix of at least 8 characters."""
-    with open_target_state(Path(repo), state, target) as opened:
-        decision = opened.store.dismiss(opened.repository, opened.target, fingerprint, reason, by or _who(Path(repo)))
-    click.echo(f"dismissed {decision.fingerprint} in {opened.target}: {decision.reason} "
-               f"(raised again if its evidence changes)")
+    FINGERPRINT may be a unique prefix of at least 8 characters (the full one with --write-file and no
+    review state)."""
+    who = by or _who(Path(repo))
+    try:
+        with open_target_state(Path(repo), state, target) as opened:
+            decision = opened.store.dismiss(opened.repository, opened.target, fingerprint, reason, who)
+        entry = FileDismissal(fingerprint=decision.fingerprint, reason=decision.reason, by=who,
+                              evidence=decision.evidence_digest or None)
+        click.echo(f"dismissed {decision.fingerprint} in {opened.target}: {decision.reason} "
+                   f"(raised again if its evidence changes)")
+    except StateError:
+        if not (write_file and re.fullmatch(r"[0-9a-f]{32}", fingerprint)):
+            raise
+        entry = FileDismissal(fingerprint=fingerprint, reason=reason.strip(), by=who)  # no review to take evidence from
+    if write_file:
+        path = write_dismissal(GitRepository.open(Path(repo)).root, entry)
+        _unignore(path.parent)
+        click.echo(f"wrote {path}: commit it; reviews honour it once it is on the base branch")
+
+
+def _unignore(folder: Path) -> None:
+    """Let git see the dismissals file in a folder whose .gitignore aftershock wrote to ignore everything."""
+    ignore = folder / ".gitignore"
+    if ignore.is_file() and ignore.read_text(encoding="utf-8").strip().endswith("*"):
+        ignore.write_text(ignore.read_text(encoding="utf-8").rstrip("\n") + f"\n!{Path(DISMISSALS_FILE).name}\n",
+                          encoding="utf-8")
 
 
 @click.command("reopen")
@@ -58,7 +86,7 @@ def reopen_command(fingerprint: str, by: str | None, repo: str, state: str | Non
 
 @click.command("history")
 @_target_options
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"])
 @click.option("--limit", "limit", type=click.IntRange(min=1), default=None, help="Show only the newest N reviews.")
 def history_command(repo: str, state: str | None, target: str | None, fmt: str, limit: int | None) -> None:
     """The past reviews of a target, newest first: when, base..head, mode, status, counts, verdicts."""

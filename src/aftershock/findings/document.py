@@ -9,19 +9,27 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from aftershock.findings.model import Delta, Finding, Severity
+from aftershock.findings.suppressions import Suppressed
 from aftershock.verdict.model import Verdict, Verdicts
 
 SECTION_VERSION = "1"
 
 
-def findings_document(findings: Sequence[Finding], verdicts: Verdicts) -> dict[str, Any]:
-    return {
+def findings_document(
+    findings: Sequence[Finding], verdicts: Verdicts, suppressed: Sequence[Suppressed] = (), notices: Sequence[str] = (),
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "version": SECTION_VERSION,
         "headline": verdicts.headline,
         "verdicts": {"merge": verdict_document(verdicts.merge), "security": verdict_document(verdicts.security)},
         "summary": _summary(findings),
         "items": [finding_document(f) for f in findings],
     }
+    if suppressed:  # only when present, so documents without them keep their shape
+        doc["suppressed"] = [{**finding_document(s.finding), "reason": s.reason, "source": s.source} for s in suppressed]
+    if notices:
+        doc["notices"] = list(notices)
+    return doc
 
 
 def verdict_document(verdict: Verdict) -> dict[str, Any]:

@@ -64,7 +64,19 @@ def concerns_markdown(
     if improved and budget > 200:
         shown, budget = _bullets(improved, budget - 80, bold=False)
         lines += ["<details>", f"<summary>Narrowed or resolved by this change ({len(improved)})</summary>", "", *shown, "", "</details>", ""]
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(lines + _repository_says(section)).rstrip() + "\n"
+
+
+def _repository_says(section: dict[str, Any]) -> list[str]:
+    """Notices, then the findings the repository suppresses, folded, each with its reason."""
+    lines = [f"> **Note:** {_escape(notice)}" for notice in section.get("notices", [])]
+    lines += [""] if lines else []
+    suppressed = section.get("suppressed", [])
+    if suppressed:
+        lines += ["<details>", f"<summary>Suppressed by the repository ({len(suppressed)})</summary>", ""]
+        lines += [f"- {_escape(i['message'])} · {markdown_code(i['rule'])} · {_escape(i['source'])}: {_escape(i['reason'])}" for i in suppressed]
+        lines += ["", "</details>", ""]
+    return lines
 
 
 def _rule_counts(rest: list[dict[str, Any]]) -> list[str]:

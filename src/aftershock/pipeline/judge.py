@@ -1,4 +1,5 @@
-"""Wiring of the rules and verdict stages: the configuration from the base ref, source texts, findings."""
+"""Wiring of the rules and verdict stages: the configuration from the base ref, source texts, findings,
+less those the repository suppresses at the base ref (`aftershock.findings.suppressions`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
+from aftershock.config_diff import config_notice
+from aftershock.errors import AftershockError
 from aftershock.findings.model import Finding
+from aftershock.findings.suppressions import Suppressed, apply_suppressions
+from aftershock.ingest.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
 from aftershock.model.review import Review
@@ -24,6 +29,17 @@ class Judgement:
     config_source: str  # where the configuration came from
     findings: tuple[Finding, ...]
     verdicts: Verdicts
+    suppressed: tuple[Suppressed, ...] = ()  # silenced by the repository at the base ref, not in the verdicts
+    notices: tuple[str, ...] = ()  # suppressions or configuration the change adds, and other things to know
+
+
+@dataclass(frozen=True)
+class RepositoryFiles:
+    """The repository's own say on its review: the dismissals file at both refs, and notices on them."""
+
+    base_dismissals: DismissalsFile = DismissalsFile()
+    head_dismissals: DismissalsFile = DismissalsFile()
+    notices: tuple[str, ...] = ()
 
 
 def review_config(explicit: Path | None, base_tree: RefSnapshot) -> tuple[AftershockConfig, str]:
@@ -72,8 +88,28 @@ def _text(data: bytes) -> str | None:
         return None
 
 
-def judge(review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts) -> Judgement:
-    """Findings (with every text a Secret holds hidden, so no store or format sees it) and verdicts."""
+def repository_files(base_tree: RefSnapshot, head_tree: RefSnapshot) -> RepositoryFiles:
+    """The dismissals file at both refs (an invalid one at head is a notice, at base bad input), and a
+    notice when the change edits `.aftershock.yaml`."""
+    base = parse_dismissals(base_tree.text_or_none(DISMISSALS_FILE), source=f"{DISMISSALS_FILE} at {base_tree.label}")
+    notices = []
+    try:
+        head = parse_dismissals(head_tree.text_or_none(DISMISSALS_FILE), source=f"{DISMISSALS_FILE} at {head_tree.label}")
+    except AftershockError as error:
+        head = DismissalsFile()
+        notices.append(f"this change makes the dismissals file invalid: {error.line()}")
+    edited = config_notice(base_tree.text_or_none(CONFIG_FILE_NAME), head_tree.text_or_none(CONFIG_FILE_NAME), head_tree.label)
+    return RepositoryFiles(base, head, tuple(notices) + ((edited,) if edited else ()))
+
+
+def judge(
+    review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts,
+    files: RepositoryFiles = RepositoryFiles(),
+) -> Judgement:
+    """Findings (with every text a Secret holds hidden, so no store or format sees it), less those the
+    repository suppresses, and verdicts."""
     taint = secret_taint(review)
-    findings = tuple(taint.scrub_finding(f) for f in evaluate(review, config, sources=sources))
-    return Judgement(config, config_source, findings, judge_verdicts(review, findings))
+    found = tuple(taint.scrub_finding(f) for f in evaluate(review, config, sources=sources))
+    outcome = apply_suppressions(found, review, files.base_dismissals, files.head_dismissals)
+    return Judgement(config, config_source, outcome.kept, judge_verdicts(review, outcome.kept),
+                     outcome.suppressed, files.notices + outcome.notices)

@@ -36,7 +36,7 @@ from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.pipeline.charts import RenderSettings
 from aftershock.pipeline.contexts import Identity
-from aftershock.pipeline.judge import Judgement, judge, review_config, source_texts
+from aftershock.pipeline.judge import Judgement, judge, repository_files, review_config, source_texts
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.pipeline.stage import StageInput, render_stage
@@ -185,7 +185,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
         sources = source_texts(read, base_tree, head_tree)
         review = replace(review, secret_texts=test_expectations(review, (sources.base, sources.head)))
-        judgement = judge(review, config, config_source, sources)
+        judgement = judge(review, config, config_source, sources, repository_files(base_tree, head_tree))
     return ReviewResult(review, judgement, _scope(review, since))
 
 

@@ -43,7 +43,7 @@ def review_document(
     doc = _observation(review, taint)
     if judgement is not None:
         doc["config"] = judgement.config_source
-        doc["findings"] = findings_document(judgement.findings, judgement.verdicts)
+        doc["findings"] = findings_document(judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices)
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
     return taint.scrub(doc)

@@ -94,11 +94,22 @@ def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[s
     actionable = [i for i in section["items"] if i["actionable"]]
     if lifecycle is not None:
         _print_lifecycle(actionable, lifecycle, console)
-        return
-    if not actionable:
-        console.print(f"{terminal_text(section['headline'])}.")
-    for item in actionable:
-        _print_item(item, console)
+    else:
+        if not actionable:
+            console.print(f"{terminal_text(section['headline'])}.")
+        for item in actionable:
+            _print_item(item, console)
+    _print_repository_says(section, console)
+
+
+def _print_repository_says(section: dict[str, Any], console: Console) -> None:
+    for notice in section.get("notices", []):
+        console.print(f"[yellow]note:[/yellow] {terminal_text(notice)}")
+    suppressed = section.get("suppressed", [])
+    if suppressed:
+        console.print(f"[bold]suppressed ({len(suppressed)})[/bold]")
+    for item in suppressed:
+        console.print(f"  [dim]{terminal_text(item['message'])} · {item['rule']} · {terminal_text(item['source'])}: {terminal_text(item['reason'])}[/dim]")
 
 
 def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:

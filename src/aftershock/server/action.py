@@ -1,11 +1,15 @@
-"""The GitHub Action's entry point: review the workflow's pull request, post the sticky comment, write SARIF.
+"""The GitHub Action's entry point: review the workflow's pull request, or record the default branch's baseline.
 
-    python -m aftershock.server.action --fail-on high --sarif "$RUNNER_TEMP/aftershock.sarif"
+    python -m aftershock.server.action --fail-on high --sarif "$RUNNER_TEMP/aftershock.sarif" --state DB
 
-It reads the event from GITHUB_EVENT_PATH, reviews merge-base(base, head)..head of the checked-out
-repository (checked out with `fetch-depth: 0`), and exits 0, 1 when the merge risk reaches
-`--fail-on`, or 2 on an error. A comment the token may not write (a pull request from a fork) is a
-warning, not a failure. Outputs go to GITHUB_OUTPUT, a summary to GITHUB_STEP_SUMMARY.
+On a pull request it reviews merge-base(base, head)..head of the checked-out repository (checked out
+with `fetch-depth: 0`), recorded in the state database `--state` under `pr:N` (the action carries it
+between runs in its cache), posts the sticky comment and writes SARIF. On a push to the default
+branch it writes SARIF of the whole tree (every file as added), the baseline code scanning compares
+pull requests with, and posts nothing. Exit statuses are `aftershock.exitcodes`: 0, 4 when the merge
+risk reaches `--fail-on`, 3 when parts were not reviewed, 2 on bad input, 1 on an internal error.
+A comment the token may not write (a pull request from a fork) is a warning, not a failure. Outputs
+go to GITHUB_OUTPUT, a summary to GITHUB_STEP_SUMMARY.
 """
 
 from __future__ import annotations
@@ -14,21 +18,31 @@ import argparse
 import json
 import os
 import sys
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import httpx
 
 from aftershock.errors import AftershockError, ConfigError
+from aftershock.exitcodes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_PARTIAL, EXIT_RISK
 from aftershock.ingest.git import GitRepository
+from aftershock.ingest.synthetic import whole_tree_range
 from aftershock.model.review import Review
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
+from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
+from aftershock.pipeline.state import StateOptions, review_with_state
+from aftershock.render.cache import open_render_cache
+from aftershock.render.interface import Renderer
+from aftershock.server.action_event import ActionEvent, ActionKind, read_event
 from aftershock.server.assess import Assessment, assess, reaches
 from aftershock.server.github_api import GitHubClient, GitHubError
 from aftershock.server.publish import Publication, check_output, publish_review
 from aftershock.server.settings import DEFAULT_API_URL, RISK_LEVELS
+from aftershock.state.lifecycle import Lifecycle
 
-EXIT_OK, EXIT_RISK, EXIT_ERROR = 0, 1, 2
+EXIT_ERROR = EXIT_BAD_INPUT  # the name earlier callers import
+_CACHE_BYTES = 512 * 2**20
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -37,46 +51,62 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--sarif", default=None, help="write SARIF 2.1.0 to this file")
     parser.add_argument("--no-comment", action="store_true", help="do not post the sticky comment")
     parser.add_argument("--repo", default=None, help="the checked-out repository [default: GITHUB_WORKSPACE]")
+    parser.add_argument("--state", default=None, help="review-state database carried between runs [default: none]")
+    parser.add_argument("--render-cache", default=None, help="folder of the render cache [default: none]")
     parser.add_argument("--render-timeout", type=float, default=60.0)
     parser.add_argument("--kube-version", default=None)
     return parser.parse_args(argv)
 
 
-def _pull_request(env: Mapping[str, str]) -> dict[str, Any]:
-    path = env.get("GITHUB_EVENT_PATH")
-    if not path:
-        raise ConfigError("GITHUB_EVENT_PATH is not set", hint="run this inside a GitHub Actions workflow")
-    event = json.loads(Path(path).read_text(encoding="utf-8"))
-    pull = event.get("pull_request")
-    if not isinstance(pull, dict):
-        raise ConfigError("the workflow event is not a pull request", where=path,
-                          hint="trigger the workflow with `on: pull_request`")
-    return pull
+def _renderer(stack: ExitStack, args: argparse.Namespace) -> Renderer:
+    cache = open_render_cache(Path(args.render_cache), _CACHE_BYTES) if args.render_cache else None
+    return stack.enter_context(open_renderer("sdk", timeout_seconds=args.render_timeout, cache=cache))
 
 
-def _review(repo_path: Path, pull: dict[str, Any], args: argparse.Namespace) -> tuple[Review, Assessment]:
+def _configured(request: ReviewRequest, args: argparse.Namespace) -> ReviewRequest:
+    """The `review:` options of the configuration at the base ref, under the action's own inputs."""
+    explicit = frozenset({"kube_version"} if args.kube_version else ())
+    return with_config_defaults(request, config_at_base(request).review, explicit)
+
+
+def _review_pull(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment, Lifecycle | None]:
     repo = GitRepository.open(repo_path)
-    head, base_tip = pull["head"]["sha"], pull["base"]["sha"]
     try:
-        base = repo.merge_base(base_tip, head)
+        base = repo.merge_base(event.base_tip, event.head)
     except AftershockError:
-        raise ConfigError(f"the base {base_tip[:7]} or head {head[:7]} is not in the checkout", where=str(repo_path),
-                          hint="check out with actions/checkout and `fetch-depth: 0`") from None
-    with open_renderer("sdk", timeout_seconds=args.render_timeout) as renderer:
-        result = review_change(ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), renderer)
+        raise ConfigError(f"the base {event.base_tip[:7]} or head {event.head[:7]} is not in the checkout",
+                          where=str(repo_path), hint="check out with actions/checkout and `fetch-depth: 0`") from None
+    request = _configured(ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version), args)
+    with ExitStack() as stack:
+        renderer = _renderer(stack, args)
+        if args.state is None:
+            result = review_change(request, renderer)
+            return result.review, assess(result), None
+        stateful = review_with_state(request, renderer, None, StateOptions(args.state, f"pr:{event.number}"))
+        return stateful.result.review, assess(stateful.result), stateful.lifecycle
+
+
+def _review_baseline(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment]:
+    """The whole tree at the pushed commit, every file as added: what code scanning compares pull requests with."""
+    base, head = whole_tree_range(GitRepository.open(repo_path), event.head)
+    request = _configured(ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), args)
+    with ExitStack() as stack:
+        result = review_change(request, _renderer(stack, args))
     return result.review, assess(result)
 
 
-def _comment(env: Mapping[str, str], pull: dict[str, Any], review: Review, assessment: Assessment, fail_on: str) -> None:
+def _comment(env: Mapping[str, str], number: int, review: Review, assessment: Assessment,
+             lifecycle: Lifecycle | None, fail_on: str) -> None:
     token, repository = env.get("GITHUB_TOKEN", ""), env.get("GITHUB_REPOSITORY", "")
     if not token or not repository:
         print("::warning::no GITHUB_TOKEN or GITHUB_REPOSITORY: the review comment was not posted", file=sys.stderr)
         return
-    publication = Publication(repository, int(pull["number"]), fail_on, "aftershock")
+    # chat commands are answered by the App (`aftershock serve`) only, so the Action's comment offers none
+    publication = Publication(repository, number, fail_on, "aftershock", commands=False)
     with httpx.Client(timeout=30.0) as http:
         client = GitHubClient(env.get("GITHUB_API_URL", DEFAULT_API_URL), token, http)
         try:
-            publish_review(client, publication, review, assessment, None, None)
+            publish_review(client, publication, review, assessment, lifecycle, None)
         except GitHubError as error:
             if error.status not in (403, 404):
                 raise
@@ -84,40 +114,72 @@ def _comment(env: Mapping[str, str], pull: dict[str, Any], review: Review, asses
                   "gets a read-only token", file=sys.stderr)
 
 
-def _outputs(env: Mapping[str, str], review: Review, assessment: Assessment, sarif: str | None) -> None:
+def _outputs(env: Mapping[str, str], review: Review, assessment: Assessment, sarif: str | None, mode: str) -> None:
     values = {
         "merge-risk": assessment.verdicts.merge.level.value, "security-risk": assessment.verdicts.security.level.value,
-        "actionable": str(assessment.verdicts.actionable), "complete": str(review.complete).lower(), "sarif-file": sarif or "",
+        "actionable": str(assessment.verdicts.actionable), "complete": str(review.complete).lower(),
+        "sarif-file": sarif or "", "mode": mode,
     }
-    if env.get("GITHUB_OUTPUT"):
-        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as stream:
-            stream.writelines(f"{key}={value}\n" for key, value in values.items())
+    _write_outputs(env, values)
     if env.get("GITHUB_STEP_SUMMARY"):
         output = check_output(review, assessment)
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as stream:
             stream.write(f"## aftershock · {output['title']}\n\n{output['summary']}\n")
 
 
+def _write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
+    if env.get("GITHUB_OUTPUT"):
+        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as stream:
+            stream.writelines(f"{key}={value}\n" for key, value in values.items())
+
+
+def _status(review: Review, assessment: Assessment, fail_on: str) -> int:
+    merge = assessment.verdicts.merge
+    print(f"aftershock: {merge.title}; {assessment.verdicts.headline}")
+    for part in review.not_reviewed:
+        print(f"::warning::aftershock: not reviewed: {part.part}: {part.reason}", file=sys.stderr)
+    if review.not_reviewed:
+        return EXIT_PARTIAL  # as `aftershock review`: an incomplete review is never called clean
+    if reaches(merge.level, fail_on):
+        print(f"::error::merge risk {merge.level.value} reaches --fail-on {fail_on}", file=sys.stderr)
+        return EXIT_RISK
+    return EXIT_OK
+
+
+def _act(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    event = read_event(env)
+    repo_path = Path(args.repo or env.get("GITHUB_WORKSPACE") or ".")
+    if event.kind is ActionKind.SKIP:
+        print(f"aftershock: nothing to review: {event.reason}")
+        _write_outputs(env, {"mode": ActionKind.SKIP.value, "sarif-file": ""})
+        return EXIT_OK
+    lifecycle = None
+    if event.kind is ActionKind.BASELINE:
+        review, assessment = _review_baseline(repo_path, event, args)
+    else:
+        review, assessment, lifecycle = _review_pull(repo_path, event, args)
+    if args.sarif:
+        Path(args.sarif).write_text(json.dumps(assessment.sarif, indent=2) + "\n", encoding="utf-8")
+    if event.kind is ActionKind.PULL_REQUEST and not args.no_comment:
+        _comment(env, event.number, review, assessment, lifecycle, args.fail_on)
+    _outputs(env, review, assessment, args.sarif, event.kind.value)
+    return _status(review, assessment, args.fail_on)
+
+
 def run(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     args = _arguments(argv)
     env = os.environ if env is None else env
     try:
-        pull = _pull_request(env)
-        review, assessment = _review(Path(args.repo or env.get("GITHUB_WORKSPACE") or "."), pull, args)
-        if args.sarif:
-            Path(args.sarif).write_text(json.dumps(assessment.sarif, indent=2) + "\n", encoding="utf-8")
-        if not args.no_comment:
-            _comment(env, pull, review, assessment, args.fail_on)
-        _outputs(env, review, assessment, args.sarif)
+        return _act(args, env)
     except AftershockError as error:
         print(f"aftershock: error: {error.line()}", file=sys.stderr)
-        return EXIT_ERROR
-    merge = assessment.verdicts.merge
-    print(f"aftershock: {merge.title}; {assessment.verdicts.headline}")
-    if reaches(merge.level, args.fail_on):
-        print(f"::error::merge risk {merge.level.value} reaches --fail-on {args.fail_on}", file=sys.stderr)
-        return EXIT_RISK
-    return EXIT_OK
+        return error.exit_code
+    except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line and status 1
+        if env.get("AFTERSHOCK_DEBUG") or env.get("RUNNER_DEBUG") == "1":
+            raise
+        print(f"aftershock: internal error: {type(error).__name__}: {error}; set AFTERSHOCK_DEBUG=1 for the traceback",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ class Publication:
     mention: str
     note: str = ""  # one line on how the review was chosen (full, incremental, force-push)
     sarif_ref: str | None = None  # refs/pull/N/head when SARIF goes to code scanning
+    commands: bool = True  # offer the chat commands: only the App (`aftershock serve`) answers them
 
 
 def comment_body(review: Review, assessment: Assessment, lifecycle: Lifecycle | None, publication: Publication) -> str:
@@ -38,7 +39,8 @@ def comment_body(review: Review, assessment: Assessment, lifecycle: Lifecycle | 
         parts += _lifecycle_lines(lifecycle)
     if publication.note:
         parts += [f"<sub>{html_text(publication.note, name=False)}</sub>", ""]
-    parts.append(f"<sub>Reply `@{publication.mention} help` for commands (dismiss, explain, full review, pause).</sub>")
+    if publication.commands:
+        parts.append(f"<sub>Reply `@{publication.mention} help` for commands (dismiss, explain, full review, pause).</sub>")
     return "\n".join(parts) + "\n"
 
 

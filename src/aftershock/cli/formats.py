@@ -1,0 +1,29 @@
+"""One name per output format across commands: `text` (the human-readable report; `terminal` is kept
+as its alias), `markdown`, `json`, `html`, `sarif`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+TEXT = "text"
+ALIASES = {"terminal": TEXT}
+
+
+class FormatChoice(click.Choice):
+    """A click.Choice of format names that accepts the aliases and gives back the one name."""
+
+    def __init__(self, choices: list[str]) -> None:
+        super().__init__(choices)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = ALIASES.get(value.lower(), value)
+        return super().convert(value, param, ctx)
+
+
+def format_option(choices: list[str]) -> Any:
+    """`--format` with these choices (text first, the default)."""
+    return click.option("--format", "fmt", type=FormatChoice(choices), default=TEXT, show_default=True,
+                        help="Output format (`terminal` is an alias of `text`).")

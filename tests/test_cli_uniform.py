@@ -1,0 +1,84 @@
+"""One CLI: one name per format (with `terminal` as the alias of `text`), `--debug` after the command
+name, exit statuses in every --help, `aftershock config schema` equal to the shipped copy, and the
+review options `.aftershock.yaml` sets (at the base ref) under the flags the command line gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+from click.testing import CliRunner
+
+from gitrepo import commit, make_repo
+from conftest import PROJECT
+from aftershock.cli.main import cli
+from aftershock.config_schema import config_schema, config_schema_text, shipped_schema_text
+
+CHART = {
+    "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    "c/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}-x'}\ndata: {a: '{{ .Values.a }}'}\n",
+    "c/values.yaml": "a: 1\n",
+}
+
+
+def _commands(group, prefix=()):
+    for name, command in group.commands.items():
+        yield (*prefix, name), command
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*prefix, name))
+
+
+def test_every_command_lists_exit_statuses_and_takes_debug():
+    runner = CliRunner()
+    for path, _ in _commands(cli):
+        result = runner.invoke(cli, [*path, "--help"], prog_name="aftershock")
+        assert result.exit_code == 0, path
+        assert "Exit status: 0 clean; 1 internal error; 2 bad input" in result.output, path
+        assert "--debug" in result.output, path
+
+
+def _run(*args, cwd):
+    env = {**os.environ, "PYTHONPATH": str(PROJECT / "src")}
+    return subprocess.run([sys.executable, "-m", "aftershock.cli", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_debug_after_the_command_shows_the_traceback(tmp_path):
+    repo = make_repo(tmp_path)
+    commit(repo, CHART, "base")
+    plain = _run("review", "--base", "nope", "--no-state", cwd=repo)
+    debug = _run("review", "--base", "nope", "--no-state", "--debug", cwd=repo)
+    assert plain.returncode == 2 and "Traceback" not in plain.stderr and "unknown git ref" in plain.stderr
+    assert "Traceback" in debug.stderr and "GitError" in debug.stderr
+
+
+def test_config_sets_review_options_and_flags_win(tmp_path):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**CHART, ".aftershock.yaml": "review: {release_name: shop, max_scenarios: 2, tests: false}\n"}, "base")
+    commit(repo, {"c/values.yaml": "a: 2\n"}, "head")
+    configured = _run("review", "--base", base, "--no-state", "--format", "json", cwd=repo)
+    doc = json.loads(configured.stdout)
+    assert doc["options"]["release_name"] == "shop" and doc["tests"] is None
+    flagged = _run("review", "--base", base, "--no-state", "--format", "json", "--release-name", "cli", cwd=repo)
+    assert json.loads(flagged.stdout)["options"]["release_name"] == "cli"
+    for alias in ("terminal", "text"):
+        shown = _run("review", "--base", base, "--no-state", "--format", alias, cwd=repo)
+        assert shown.returncode == 0 and "aftershock review" in shown.stdout, shown.stderr
+        radius = _run("radius", "--base", base, "--format", alias, cwd=repo)
+        assert radius.returncode == 0, radius.stderr
+
+
+def test_config_schema_is_the_shipped_copy_and_validates_a_config():
+    assert shipped_schema_text() == config_schema_text(), "run scripts/write_config_schema.py"
+    printed = CliRunner().invoke(cli, ["config", "schema"])
+    assert printed.exit_code == 0 and json.loads(printed.output) == config_schema()
+    schema = config_schema()
+    jsonschema.validate({"review": {"max_scenarios": 3}, "rules": {"x": {"enabled": False}}}, schema)
+    try:
+        jsonschema.validate({"review": {"max_scenario": 3}}, schema)
+    except jsonschema.ValidationError:
+        pass
+    else:
+        raise AssertionError("a misspelt setting must not validate")
