@@ -129,3 +129,12 @@ def test_a_change_to_the_config_is_named_in_a_notice(tmp_path, renderer):
     _, section = _review(repo, base, head, renderer)
     (notice,) = [n for n in section["notices"] if ".aftershock.yaml" in n]
     assert "used the base's file" in notice and f"rules.{RULE}" in notice and "kubernetes_version" in notice
+
+
+def test_an_object_whose_metadata_is_not_a_map_is_judged_without_a_crash(tmp_path, renderer):
+    """Found by the fuzzer: a plain manifest with `metadata: 1.5` crashed the suppression step (exit 1)."""
+    repo = make_repo(tmp_path)
+    base = commit(repo, {"deploy/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: '1'}\n"}, "feat")
+    commit(repo, {"deploy/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: 1.5\ndata: {x: '2'}\n"}, "fix")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    assert result.judgement.suppressed == ()

@@ -12,7 +12,7 @@ it: an object keeps its identity across them). Pure functions over the review an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from aftershock.findings.model import Finding, SubjectKind
 from aftershock.ingest.dismissals import DismissalsFile
@@ -61,7 +61,7 @@ def object_ignores(review: Review, side: str) -> tuple[dict[str, ObjectIgnore], 
     malformed: list[str] = []
     for chart in review.chart_reviews:
         for obj in chart.base_objects if side == "base" else chart.head_objects:
-            value = ((obj.body.get("metadata") or {}).get("annotations") or {}).get(IGNORE_ANNOTATION)
+            value = _annotation(obj.body, IGNORE_ANNOTATION)
             if value is None:
                 continue
             parsed = parse_ignore(value)
@@ -118,3 +118,10 @@ def _added(base: Mapping[str, ObjectIgnore], head: Mapping[str, ObjectIgnore],
         if entry.fingerprint not in known:
             yield (f"this change adds a dismissal of {entry.fingerprint[:12]} to the dismissals file: "
                    "not honoured until it is merged (it is read at the base ref)")
+
+
+def _annotation(body: Any, name: str) -> Any:
+    """An annotation's value; None when absent or when metadata or annotations are not maps (malformed input)."""
+    metadata = body.get("metadata") if isinstance(body, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    return annotations.get(name) if isinstance(annotations, dict) else None
