@@ -132,9 +132,12 @@ def test_a_change_to_the_config_is_named_in_a_notice(tmp_path, renderer):
 
 
 def test_an_object_whose_metadata_is_not_a_map_is_judged_without_a_crash(tmp_path, renderer):
-    """Found by the fuzzer: a plain manifest with `metadata: 1.5` crashed the suppression step (exit 1)."""
+    """Found by the fuzzer: a rendered Service with `metadata: 1.5` crashed the suppression step (exit 1)."""
     repo = make_repo(tmp_path)
-    base = commit(repo, {"deploy/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: '1'}\n"}, "feat")
-    commit(repo, {"deploy/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: 1.5\ndata: {x: '2'}\n"}, "fix")
+    chart = {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+             "c/templates/objects.yaml": "{{- range .Values.objects }}\n---\n{{ toYaml . }}\n{{- end }}\n",
+             "c/values.yaml": "objects:\n- {apiVersion: v1, kind: Service, metadata: 1.5, spec: {ports: [{port: 80}]}}\n"}
+    base = commit(repo, chart, "feat")
+    commit(repo, {"c/values.yaml": chart["c/values.yaml"].replace("port: 80", "port: 81")}, "fix")
     result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
     assert result.judgement.suppressed == ()
