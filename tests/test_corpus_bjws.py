@@ -54,7 +54,8 @@ def test_reviews_render_every_affected_chart_at_both_refs(bjws: Path, renderer, 
     from aftershock.pipeline import ReviewRequest, run_review
 
     review = run_review(ReviewRequest(repo=bjws, base=f"{sha}^", head=sha, run_tests=False), renderer)
-    assert review.not_reviewed == ()
+    # a kustomization of the repository's examples that uses helmCharts is not built (it would run Helm)
+    assert [g.part for g in review.not_reviewed if not g.part.startswith("kustomization ")] == []
     rendered = {r.chart for r in review.chart_reviews if r.base.status is r.head.status is RenderStatus.OK}
     assert rendered == charts
     (app,) = [c for c in review.charts if c.path == "charts/other/app-template"][:1]

@@ -353,7 +353,7 @@ def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selec
         i["fingerprint"] for i in replicas_doc["findings"]["items"] if i["rule"] == "tests-stale-assertion")
     browser.click(finding)
     assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
-    assert "dim" in classes(browser, "namespace:default") or "cause" not in classes(browser, "namespace:default")
+    assert "dim" in classes(browser, "namespace:orders") or "cause" not in classes(browser, "namespace:orders")
     assert "Chart test asserts the old render" in browser.evaluate("document.getElementById('panel').textContent")
     png = browser.screenshot()
     (tmp_path / "review.png").write_bytes(png)

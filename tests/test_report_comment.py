@@ -11,10 +11,11 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
+
+from aftershock.report.escape import markdown_text
 
 from aftershock.report.budget import Section, compose
 from aftershock.report.markdown import MAX_COMMENT_CHARS, render_markdown
@@ -37,8 +38,8 @@ def assert_reads_well(text: str, doc: dict) -> None:
     assert "### Concerns" in text
     actionable = [i for i in doc["findings"]["items"] if i["actionable"]]
     for verdict in verdict_summaries(doc):
-        for reason in verdict.reasons:  # each verdict's reasons, as written under it
-            assert re.split(r"[<>|`*_]", reason)[0][:60] in first, reason
+        for reason in verdict.reasons:  # each verdict's reasons, as written (escaped) under it
+            assert markdown_text(reason)[:60] in first, reason
     for item in actionable:
         assert f"`{item['rule']}`" in text
     assert text.count("<details") == text.count("</details>")
@@ -60,10 +61,11 @@ def test_example_comment_matches_snapshot(base, head):
 def test_the_example_says_what_changed_and_collapses_the_repeated_label():
     text = render_markdown(example_doc("demo-head"))
     summary = text[: text.index("### Concerns")]
-    assert "- `charts/apps/orders`: replicas 2 → 3 (Deployment release-orders)" in summary
+    # rendered in its context (the orders HelmRelease): the Deployment is orders/orders; Markdown escaped
+    assert "- `charts/apps/orders`: replicas 2 → 3 \\(Deployment orders\\)" in summary
     assert "### Tests newly failing (1)" in summary
     assert "runs two replicas by default" in summary
-    group = '<code>metadata.labels["app.kubernetes.io/part-of"]</code> added "platform" on 26 objects in 4 chart install(s)'
+    group = '<code>metadata.labels[&quot;app.kubernetes.io/part-of&quot;]</code> added &quot;platform&quot; on 14 objects in 2 chart install(s)'
     assert group in text
     objects = text[text.index("### Rendered objects"):]
     assert 'metadata.labels["app.kubernetes.io/part-of"]: added' not in objects  # listed once, as the group
@@ -145,6 +147,6 @@ def test_the_terminal_starts_with_the_same_summary():
     print_terminal(example_doc("demo-head"), console)
     text = console.file.getvalue()
     order = [text.index(s) for s in ("Merge risk: High", "charts/apps/orders: replicas 2 → 3", "newly failing charts/apps/orders",
-                                     'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 26 objects',
+                                     'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
                                      "changed Deployment.apps")]
     assert order == sorted(order)

@@ -30,7 +30,7 @@ MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
 MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
 MAX_RATIONALE_CHARS = 2_000
 MAX_GROUP_MEMBERS = 40
-Lines = tuple[tuple[str, ...], tuple[str, ...]]  # a section's head and body lines
+Lines = tuple[tuple[str, ...], ...]  # a section's head and body lines, and its tail when the head opens a block
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -42,10 +42,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
         Section("Tests newly failing", *_failing(doc)),
         Section("Not reviewed", *_not_reviewed(doc)),
         Section("Concerns", (), tuple(_concerns(doc))),
-        Section("Repeated field changes", *_groups(groups), priority=2),
-        Section("Tests", (), tuple(_tests(doc)), priority=3),
+        Section("Repeated field changes", *_groups(groups), priority=3),
+        Section("Tests", *_tests(doc), priority=4),
         Section("Render contexts", *_contexts(doc), priority=5),
-        Section("Scenarios", *_scenarios(doc), priority=4),
+        Section("Scenarios", *_scenarios(doc), priority=2),  # bounded per chart: what ran and what was cut
         Section("Charts", *_charts(doc), priority=5),
         Section("Blast radius", *_radius(doc), priority=6),
         Section("Rendered objects", *_objects(doc, {g.key for g in groups}), priority=7),
@@ -140,12 +140,12 @@ def _groups(groups: tuple[FieldGroup, ...]) -> Lines:
     return head, tuple(body)
 
 
-def _tests(doc: dict[str, Any]) -> list[str]:
+def _tests(doc: dict[str, Any]) -> Lines:
     if not doc.get("tests"):
-        return []
+        return (), ()
     text = test_evidence_markdown(doc["tests"]).rstrip()
-    return ["<details><summary>Tests: counts, suites that could not run, unguarded fields</summary>", "",
-            *text.split("\n")[1:], "", "</details>", ""]
+    return (("<details><summary>Tests: counts, suites that could not run, unguarded fields</summary>", ""),
+            tuple(text.split("\n")[1:]), ("", "</details>", ""))
 
 
 def _charts(doc: dict[str, Any]) -> Lines:
@@ -156,8 +156,9 @@ def _charts(doc: dict[str, Any]) -> Lines:
         f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         for r in doc["chart_reviews"]
     )
-    return ("<details><summary>Charts rendered, per scenario</summary>", "",
-            "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), (*body, "", "</details>", "", *_in_repository_dependencies(doc))
+    return (("<details><summary>Charts rendered, per scenario</summary>", "",
+             "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), body,
+            ("", "</details>", "", *_in_repository_dependencies(doc)))
 
 
 def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
@@ -186,7 +187,7 @@ def _radius(doc: dict[str, Any]) -> Lines:
         return (), ()
     counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
     chart = ("```mermaid", layered_mermaid(graph, MAX_MERMAID_NODES).rstrip(), "```")
-    return (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""), (*chart, "", "</details>")
+    return (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""), chart, ("", "</details>", "")
 
 
 def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
@@ -233,4 +234,4 @@ def _layers(doc: dict[str, Any]) -> Lines:
     for f in doc["files"]:
         rename = f" (from {markdown_code(f['old_path'])}, {f['similarity']}%)" if f["old_path"] else ""
         lines.append(f"- {f['status']} {markdown_code(f['path'])}{rename} +{f['additions']} −{f['deletions']}")
-    return ("<details><summary>Commits and files</summary>", ""), (*lines, "", "</details>")
+    return ("<details><summary>Commits and files</summary>", ""), tuple(lines), ("", "</details>", "")
