@@ -32,7 +32,7 @@ def build_graph(review: Review, provenance: Sequence[ProvenanceEdge] = ()) -> Im
     file_keys = tuple(v for v in review.values_changes if v.file in changed)  # the others are a release's values
     parts = (
         _commits(review), _files(review), _values_keys(file_keys), _units(review), _charts(review, file_keys),
-        rendered_part(review.chart_reviews, review.values_changes),
+        rendered_part(review.chart_reviews, review.values_changes), _lookups(review),
     )
     nodes: dict[str, Node] = {}
     for node in (n for p in parts for n in p.nodes):
@@ -131,6 +131,20 @@ def _charts(review: Review, file_keys: tuple[ValuesKeyChange, ...]) -> Part:
         name = chart.name if chart is not None else posixpath.basename(path) or "."
         nodes.append(Node(chart_node_id(path), NodeKind.CHART, name, ref=path, chart=path, facts=tuple(facts)))
     return Part(tuple(nodes), _includes(review, wanted))
+
+
+def _lookups(review: Review) -> Part:
+    """A changed object that another chart's `lookup` reads feeds that chart (pipeline/cluster.py: the
+    chart's path ends object, rendered by a chart, then the chart that looks it up)."""
+    edges = []
+    for r in review.chart_reviews:
+        steps = r.affected.path
+        for first, second in zip(steps, steps[1:]):
+            if first.kind == "object" and second.kind == "chart" and second.relation.startswith("looks it up"):
+                source = first.relation.removeprefix("rendered by ")
+                object_node = node_id(NodeKind.OBJECT, f"{source}::{first.id}")  # rendered.object_ref
+                edges.append(Edge(object_node, chart_node_id(second.id), EdgeKind.FEEDS, via=second.relation))
+    return Part((), tuple(edges))
 
 
 def _includes(review: Review, wanted: set[str]) -> tuple[Edge, ...]:

@@ -170,6 +170,7 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         ), renderer)
         chart_reviews, not_reviewed, scenarios, following, contexts = (
             stage.reviews, stage.not_reviewed, stage.scenarios, stage.following, stage.contexts)
+        affected += stage.reached
         options = ReviewOptions(_release_name(request), _namespace(request), renderer.name, renderer.version, request.kube_version)
         review = Review(
             repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,

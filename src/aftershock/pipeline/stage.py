@@ -57,6 +57,7 @@ class RenderStage:
     scenarios: tuple[ScenarioSummary, ...]
     following: ReleaseFollowing
     contexts: tuple[ChartContext, ...]
+    reached: tuple[AffectedChart, ...] = ()  # charts the change reaches through an object they look up
 
 
 def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
@@ -71,14 +72,16 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     if dependents:
         around = with_rendered(clusters, first.reviews, plain, given.config, base_tree, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
+        # in the review's own workspace, so the test step and provenance find these charts as the others
         more = _render_plans(given, plan_renders(dependents, charts_base, charts_head), plain, settings, renderer,
-                             given.work / "dependents", None)
+                             given.work, None)
         first = RenderStage(first.reviews + more.reviews, first.not_reviewed + more.not_reviewed,
                             first.scenarios + more.scenarios, first.following, first.contexts + more.contexts)
     covered = frozenset((c.chart, c.name.removeprefix("release:")) for c in first.contexts if c.kind is ContextKind.RELEASE and c.name)
     following = _follow(given, first.reviews, plain, settings, renderer, covered, tuple(given.to_render) + tuple(dependents))
     gaps = first.not_reviewed + _not_exercised(given, first.reviews + following.reviews)
-    return replace(first, not_reviewed=gaps, following=following, contexts=_with_lookups(first.contexts, first.reviews))
+    return replace(first, not_reviewed=gaps, following=following, contexts=_with_lookups(first.contexts, first.reviews),
+                   reached=tuple(dependents))
 
 
 def _render_plans(
