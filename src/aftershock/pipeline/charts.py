@@ -20,7 +20,7 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
     ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side,
 )
-from aftershock.model.units import Chart, DependencySource
+from aftershock.model.units import AffectedChart, Chart, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
@@ -96,6 +96,12 @@ def render_side(
         else:
             results.append((done[plan.id], done[plan.id].error))
     return results
+
+
+def one_side_plan(chart: Chart, side: Side, scenario: str) -> ChartPlan:
+    """A plan rendering `chart` at one side only (for `render_side`), named by what it is for."""
+    return ChartPlan(chart.path, chart.name, AffectedChart(chart.path, ()), chart if side is Side.BASE else None,
+                     chart if side is Side.HEAD else None, scenario=scenario)
 
 
 def side_objects(outcome: RenderOutcome, plan: ChartPlan, side: Side, charts: Sequence[Chart]) -> tuple[RenderedObject, ...]:

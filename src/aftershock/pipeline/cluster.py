@@ -23,7 +23,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart
-from aftershock.pipeline.charts import RenderSettings, SideInput, render_side, side_objects
+from aftershock.pipeline.charts import RenderSettings, SideInput, one_side_plan, render_side, side_objects
 from aftershock.render.cluster import ClusterSnapshot, cluster_snapshot
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, dependency_closure
@@ -101,9 +101,7 @@ def _provider_objects(
             continue
         texts = tree.texts_under([f"{chart.path}/templates" if chart.path else "templates"], suffixes=_TEMPLATE_SUFFIXES)
         if any(name in text for text in texts for name in names):
-            plans.append(ChartPlan(chart.path, chart.name, AffectedChart(chart.path, ()),
-                                   chart if side is Side.BASE else None, chart if side is Side.HEAD else None,
-                                   scenario="cluster"))
+            plans.append(one_side_plan(chart, side, "cluster"))
     if not plans:
         return []
     results = render_side(plans, side, side_input, renderer, settings, work / f"cluster-{side.value}", rendered)

@@ -19,8 +19,7 @@ from aftershock.ingest.manifests import PlainManifests
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import Side
-from aftershock.model.units import AffectedChart, Chart
-from aftershock.pipeline.charts import RenderSettings, SideInput, render_side, side_objects
+from aftershock.pipeline.charts import RenderSettings, SideInput, one_side_plan, render_side, side_objects
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -93,7 +92,7 @@ def _rendered_releases(
         if not chart.renderable or len(plans) >= MAX_RELEASE_CHARTS:
             continue
         if any(_DECLARES_RELEASE.search(text) for text in tree.texts_under([f"{chart.path}/templates" if chart.path else "templates"], suffixes=(".yaml", ".yml", ".tpl"))):
-            plans.append(_plan(chart, side))
+            plans.append(one_side_plan(chart, side, "installers"))
     if not plans:
         return []
     plain = {o.key: o for o in manifests.all_objects()}
@@ -105,11 +104,6 @@ def _rendered_releases(
         lookup = {**plain, **{o.key: o for o in objects}}
         found += [_Found(o, f"rendered by chart {plan.path}", lookup) for o in objects if declares_release(o)]
     return found
-
-
-def _plan(chart: Chart, side: Side) -> ChartPlan:
-    return ChartPlan(chart.path, chart.name, AffectedChart(chart.path, ()), chart if side is Side.BASE else None,
-                     chart if side is Side.HEAD else None, scenario="installers")
 
 
 def _resolve_all(
