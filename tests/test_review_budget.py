@@ -111,4 +111,4 @@ def test_a_scenario_stopped_at_both_refs_by_the_deadline_is_not_reviewed_not_inv
     review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False, deadline_seconds=5), renderer)
     outcomes = {r.scenario: r.outcome for r in review.chart_reviews}
     assert outcomes["file:values-hang.yaml"] is ChartOutcome.NOT_REVIEWED, outcomes
-    assert ("chart charts/web", "review deadline of 5 s reached") in {(g.part, g.reason) for g in review.not_reviewed}
+    assert ("chart charts/web in scenario file:values-hang.yaml", "review deadline of 5 s reached") in {(g.part, g.reason) for g in review.not_reviewed}

@@ -287,6 +287,8 @@ def _review_chart(
     head = _side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
+    if plan.scenario != "default":  # say which scenario, or a chart's failing scenarios read as one line repeated
+        part += f" in scenario {plan.scenario}"
     # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
     rejected = len(failed) == 2 and base.render.error == head.render.error and is_deterministic_error(base.render.error or "")
     if plan.scenario != "default" and rejected:
