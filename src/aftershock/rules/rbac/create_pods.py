@@ -8,8 +8,9 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
-from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import ReservedRoles, allowed_verbs, grade_reserved, policy_rules
+from aftershock.rules.support.grants import judge_role_grants
+from aftershock.rules.support.judge import Issue
+from aftershock.rules.support.rbac import PolicyRule, ReservedRoles, allowed_verbs
 
 # (group, resource) pairs whose creation runs a pod of the creator's choosing
 POD_CREATORS = (
@@ -21,10 +22,7 @@ POD_CREATORS = (
 TEMPLATE_WRITES = ("update", "patch")
 
 
-def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
-    if not rules:
-        return
+def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue]:
     created = frozenset(resource for group, resource in POD_CREATORS if allowed_verbs(rules, group, resource, ("create",)))
     if created:
         listed = ", ".join(sorted(created))
@@ -34,12 +32,8 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                     summary=f"create on {listed}")
 
 
-def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    return grade_reserved(obj, ctx.options, issues(obj, ctx))
-
-
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, reserved_graded)
+    return judge_role_grants(ctx, issues)
 
 
 RULE = Rule(

@@ -8,17 +8,15 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
-from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import ReservedRoles, allowed_verbs, grade_reserved, policy_rules
+from aftershock.rules.support.grants import judge_role_grants
+from aftershock.rules.support.judge import Issue
+from aftershock.rules.support.rbac import PolicyRule, ReservedRoles, allowed_verbs
 
 # WebSocket clients reach these subresources with GET, so get counts as much as create.
 SUBRESOURCES = ("pods/exec", "pods/attach", "pods/portforward")
 
 
-def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
-    if not rules:
-        return
+def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue]:
     for resource in SUBRESOURCES:
         granted = allowed_verbs(rules, "", resource, ("create", "get"))
         if granted:
@@ -27,12 +25,8 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                         facts=(Fact("resource", resource), Fact("verbs", sorted(granted))), summary=resource)
 
 
-def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    return grade_reserved(obj, ctx.options, issues(obj, ctx))
-
-
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, reserved_graded)
+    return judge_role_grants(ctx, issues)
 
 
 RULE = Rule(

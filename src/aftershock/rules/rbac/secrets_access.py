@@ -8,16 +8,14 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
-from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.grants import judge_role_grants
+from aftershock.rules.support.judge import Issue
 from aftershock.rules.support.rbac import (
-    READ_VERBS, WRITE_VERBS, ReservedRoles, allowed_verbs, grade_reserved, matching_rules, policy_rules,
+    READ_VERBS, WRITE_VERBS, PolicyRule, ReservedRoles, allowed_verbs, matching_rules,
 )
 
 
-def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
-    if not rules:
-        return
+def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue]:
     cluster = obj.key.kind == "ClusterRole"
     for facet, verbs in (("read", READ_VERBS), ("write", WRITE_VERBS)):
         granted = allowed_verbs(rules, "", "secrets", verbs)
@@ -36,12 +34,8 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         )
 
 
-def reserved_graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    return grade_reserved(obj, ctx.options, issues(obj, ctx))
-
-
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, reserved_graded)
+    return judge_role_grants(ctx, issues)
 
 
 RULE = Rule(

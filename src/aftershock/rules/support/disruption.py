@@ -30,6 +30,13 @@ def budget(obj: RenderedObject) -> tuple[Any, Any]:
     return spec.get("minAvailable"), spec.get("maxUnavailable")
 
 
+def min_available_count(obj: RenderedObject) -> int | None:
+    """The budget's `minAvailable` when it is a number of pods and `maxUnavailable` is unset (which the API
+    rejects alongside it), the only form compared with replica counts; else None."""
+    min_available, max_unavailable = budget(obj)
+    return port_number(min_available) if max_unavailable is None else None
+
+
 def covered(pdb: RenderedObject, release: ReleaseObjects) -> Iterator[Covered]:
     selector = label_selector(as_map(pdb.body.get("spec")).get("selector"))
     if selector is None or selector.empty:

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 from aftershock.diff.paths import IndexSegment, KeySegment, format_path
 from aftershock.rules.support.access import as_list, as_map, is_map, text
-from aftershock.rules.support.pods import Container
+from aftershock.rules.support.pods import Container, PodSpec, containers_of
 
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc")
@@ -32,6 +32,13 @@ class PortReference:
 
 def port_number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def declared_ports(pod: PodSpec) -> Iterator[tuple[Container, ContainerPort]]:
+    """Every port the containers of a pod declare, with its container."""
+    for container in containers_of(pod):
+        for port in container_ports(container):
+            yield container, port
 
 
 def container_ports(container: Container) -> list[ContainerPort]:

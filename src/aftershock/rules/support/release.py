@@ -86,3 +86,18 @@ def judge_in_release(ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable
     for pair in ctx.index.pairs:
         if pair.key.kind in wanted:
             yield from judge_pair(ctx, pair, lambda obj, c, p=pair: find(obj, release_of(p, obj), c), object_alone=False)
+
+
+PodReleaseIssueFinder = Callable[[RenderedObject, PodSpec, ReleaseObjects], Iterable[Issue]]
+
+
+def judge_pods_in_release(ctx: RuleContext, find: PodReleaseIssueFinder) -> Iterator[Concern]:
+    """`judge_in_release` over the objects with a pod spec (and every workload kind), each judged by
+    its pod spec; sides without one have no issues."""
+    kinds = {pair.key.kind for pair in ctx.index.pod_pairs} | set(WORKLOAD_KINDS)
+
+    def with_pod(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterable[Issue]:
+        pod = ctx.index.pod_spec(obj)
+        return () if pod is None else find(obj, pod, release)
+
+    return judge_in_release(ctx, with_pod, kinds)

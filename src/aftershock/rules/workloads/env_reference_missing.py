@@ -10,8 +10,8 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.judge import Issue
-from aftershock.rules.support.pods import Container, containers_of
-from aftershock.rules.support.release import WORKLOAD_KINDS, ReleaseObjects, judge_in_release
+from aftershock.rules.support.pods import Container, PodSpec, containers_of
+from aftershock.rules.support.release import ReleaseObjects, judge_pods_in_release
 
 REFS = (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret"))
 SOURCES = (("configMapRef", "ConfigMap"), ("secretRef", "Secret"))
@@ -33,10 +33,7 @@ def references(container: Container) -> Iterator[tuple[str, str, str, str | None
                 yield container.path("envFrom") + f"[{index}].{field}", kind, text(ref.get("name")), None
 
 
-def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterator[Issue]:
-    pod = ctx.index.pod_spec(obj)
-    if pod is None:
-        return
+def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterator[Issue]:
     for container in containers_of(pod):
         for path, kind, name, key in references(container):
             if not name:
@@ -54,8 +51,7 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    kinds = {pair.key.kind for pair in ctx.index.pod_pairs} | set(WORKLOAD_KINDS)
-    return judge_in_release(ctx, issues, kinds)
+    return judge_pods_in_release(ctx, issues)
 
 
 RULE = Rule(

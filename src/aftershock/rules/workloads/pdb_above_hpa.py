@@ -7,15 +7,14 @@ from typing import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.disruption import budget, covered
+from aftershock.rules.support.disruption import covered, min_available_count
 from aftershock.rules.support.judge import Issue
-from aftershock.rules.support.ports import port_number
 from aftershock.rules.support.release import ReleaseObjects, judge_in_release
 
 
 def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterator[Issue]:
-    min_available, max_unavailable = budget(obj)
-    if port_number(min_available) is None or max_unavailable is not None:
+    min_available = min_available_count(obj)
+    if min_available is None:
         return
     for cover in covered(obj, release):
         if cover.min_replicas is not None and min_available >= cover.min_replicas:

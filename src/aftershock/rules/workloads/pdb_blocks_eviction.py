@@ -7,9 +7,8 @@ from typing import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.disruption import budget, covered, percent
+from aftershock.rules.support.disruption import budget, covered, min_available_count, percent
 from aftershock.rules.support.judge import Issue
-from aftershock.rules.support.ports import port_number
 from aftershock.rules.support.release import ReleaseObjects, judge_in_release
 
 
@@ -23,14 +22,15 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
         yield Issue(facet="budget", message="allows no eviction (spec.minAvailable: 100%)", field="spec.minAvailable",
                     tokens=("minAvailable",), summary="minAvailable 100%")
         return
-    if port_number(min_available) is None or max_unavailable is not None:
+    count = min_available_count(obj)
+    if count is None:
         return
     for cover in covered(obj, release):
-        if cover.autoscaler is None and min_available >= cover.replicas:
-            yield Issue(facet="budget", message=f"allows no eviction: spec.minAvailable {min_available} with "
+        if cover.autoscaler is None and count >= cover.replicas:
+            yield Issue(facet="budget", message=f"allows no eviction: spec.minAvailable {count} with "
                         f"{cover.replicas} replica(s) of {cover.workload.key}", field="spec.minAvailable",
                         tokens=("minAvailable", "replicas"), facts=(Fact("replicas", cover.replicas),),
-                        summary=f"minAvailable {min_available} of {cover.replicas}")
+                        summary=f"minAvailable {count} of {cover.replicas}")
             return
 
 

@@ -8,8 +8,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_pod_objects
-from aftershock.rules.support.pods import containers_of
-from aftershock.rules.support.ports import container_ports
+from aftershock.rules.support.ports import declared_ports
 
 FIRST_UNPRIVILEGED = 1024
 
@@ -18,13 +17,12 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     pod = ctx.index.pod_spec(obj)
     if pod is None:
         return
-    for container in containers_of(pod):
-        for port in container_ports(container):
-            if port.number is not None and 0 < port.number < FIRST_UNPRIVILEGED:
-                yield Issue(facet=f"{container.label} port {port.number}/{port.protocol}",
-                            message=f"has {container.label} listen on privileged port {port.number} ({port.path})",
-                            field=port.path, tokens=("containerPort", str(port.number)),
-                            facts=(Fact("port", port.number),), summary=f"port {port.number}")
+    for container, port in declared_ports(pod):
+        if port.number is not None and 0 < port.number < FIRST_UNPRIVILEGED:
+            yield Issue(facet=f"{container.label} port {port.number}/{port.protocol}",
+                        message=f"has {container.label} listen on privileged port {port.number} ({port.path})",
+                        field=port.path, tokens=("containerPort", str(port.number)),
+                        facts=(Fact("port", port.number),), summary=f"port {port.number}")
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

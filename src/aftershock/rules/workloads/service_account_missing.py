@@ -9,15 +9,13 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import text
 from aftershock.rules.support.judge import Issue
-from aftershock.rules.support.release import WORKLOAD_KINDS, ReleaseObjects, judge_in_release
+from aftershock.rules.support.pods import PodSpec
+from aftershock.rules.support.release import ReleaseObjects, judge_pods_in_release
 
 FIELDS = ("serviceAccountName", "serviceAccount")  # serviceAccount: the deprecated alias, used when the name is unset
 
 
-def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterator[Issue]:
-    pod = ctx.index.pod_spec(obj)
-    if pod is None:
-        return
+def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterator[Issue]:
     field = next((f for f in FIELDS if text(pod.spec.get(f))), None)
     if field is None:
         return
@@ -30,8 +28,7 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    kinds = {pair.key.kind for pair in ctx.index.pod_pairs} | set(WORKLOAD_KINDS)
-    return judge_in_release(ctx, issues, kinds)
+    return judge_pods_in_release(ctx, issues)
 
 
 RULE = Rule(

@@ -8,8 +8,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_pod_objects
-from aftershock.rules.support.pods import containers_of
-from aftershock.rules.support.ports import container_ports
+from aftershock.rules.support.ports import declared_ports
 
 SSH_PORT = 22
 
@@ -18,11 +17,10 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     pod = ctx.index.pod_spec(obj)
     if pod is None:
         return
-    for container in containers_of(pod):
-        for port in container_ports(container):
-            if port.number == SSH_PORT and port.protocol == "TCP":
-                yield Issue(facet=container.label, message=f"exposes SSH (port 22) from {container.label} ({port.path})",
-                            field=port.path, tokens=("containerPort", "22"), summary="port 22")
+    for container, port in declared_ports(pod):
+        if port.number == SSH_PORT and port.protocol == "TCP":
+            yield Issue(facet=container.label, message=f"exposes SSH (port 22) from {container.label} ({port.path})",
+                        field=port.path, tokens=("containerPort", "22"), summary="port 22")
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
