@@ -111,3 +111,18 @@ def test_values_are_merged_as_helm_merges_them_before_validation():
     assert "reads a values file first" not in by_case  # replicas 3 from the file, tag from `set`
     assert "refuses an unknown key" not in by_case  # written to fail
     assert by_case["is told a web port must be an object"] == {("ports.web", "type")}  # a real violation stays
+
+
+def test_a_schema_split_over_files_of_the_chart_is_resolved_from_the_repository():
+    """bjw-s's charts split their schema (`"$ref": "schemas/ingress.json#/x"`): the rule crashed with
+    Unresolvable. References to the chart's files resolve from the texts; a URL is never fetched."""
+    texts = {
+        "c/values.schema.json": json.dumps({"$ref": "schemas/defs.json#/root"}),
+        "c/schemas/defs.json": json.dumps({"root": {"type": "object", "properties": {"port": {"$ref": "more.json#/port"}}}}),
+        "c/schemas/more.json": json.dumps({"port": {"type": "integer"}}),
+        "c/values.yaml": "port: http\n",
+    }
+    found = violations(texts, "c")
+    assert [(v.where, v.keyword) for v in found.values()] == [("port", "type")]
+    remote = {**texts, "c/values.schema.json": json.dumps({"$ref": "https://example.com/schema.json"})}
+    assert violations(remote, "c") == {}  # unresolvable offline: not judged here, and nothing downloaded

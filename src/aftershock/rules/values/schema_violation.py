@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -66,21 +68,44 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
     if not isinstance(schema, dict):
         return {}
     import jsonschema  # a runtime dependency of this rule only
+    from referencing.exceptions import Unresolvable
 
     validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
     try:
         validator_class.check_schema(schema)
     except jsonschema.SchemaError:
         return {}  # an invalid schema is Helm's own error at install time, not a values problem
-    validation = _Validation(validator_class(schema), schema)
+    validation = _Validation(validator_class(schema, registry=_file_registry(texts, chart)), schema)
     found: dict[tuple[str, str, str, str], Violation] = {}
-    for source, case, values in _cases(texts, chart):
-        for error in validation.errors(values):
+    try:
+        cases = [(source, case, validation.errors(values)) for source, case, values in _cases(texts, chart)]
+    except Unresolvable:
+        return {}  # a reference to a file the repository does not hold (a URL): never fetched, not judged here
+    for source, case, errors in cases:
+        for error in errors:
             where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
             message = error.message if not is_sensitive(where) and len(error.message) <= 160 else f"fails {error.validator}"
             violation = Violation(source, case, where, str(error.validator), message)
             found.setdefault(violation.key, violation)
     return found
+
+
+def _file_registry(texts: Mapping[str, str], chart: str) -> Any:
+    """A JSON Schema registry answering a schema's references to other files of the chart
+    (`"$ref": "schemas/definitions.json#/labels"`) from the repository's texts, as charts' CI inlines
+    them; a reference to anything else (a URL) is unresolvable: nothing is fetched."""
+    from referencing import Registry, Resource
+    from referencing.exceptions import NoSuchResource
+    from referencing.jsonschema import DRAFT7
+
+    def retrieve(uri: str) -> Any:
+        relative = uri.removeprefix("file://")
+        path = "" if "://" in relative else posixpath.normpath(posixpath.join(chart, relative))
+        document = load_json(texts[path]) if path in texts else None
+        if not isinstance(document, (dict, bool)):
+            raise NoSuchResource(ref=uri)
+        return Resource.from_contents(document, default_specification=DRAFT7)
+    return Registry(retrieve=retrieve)
 
 
 # Root keywords that judge a values map key by key (or its key set alone): its errors are the root's
