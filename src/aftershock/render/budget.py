@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 
 from aftershock.errors import ConfigError
-from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
 from aftershock.render.limits import Deadline
 
 DEFAULT_DEADLINE_SECONDS = 600.0
@@ -72,21 +72,13 @@ def check_budget(deadline_seconds: float, max_renders: int) -> None:
         raise ConfigError(f"render count bound must be at least 1, got {max_renders!r}", hint="pass --max-renders 1 or more")
 
 
-class BudgetedRenderer:
+class BudgetedRenderer(WrappingRenderer):
     """Wraps `inner`: renders within `budget` go to it (stopped at the deadline), the others get
     the bound's reason as their error, in request order."""
 
     def __init__(self, inner: Renderer, budget: RenderBudget) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.budget = budget
-        self.name = inner.name
-
-    @property
-    def version(self) -> str:
-        return self.inner.version
-
-    def close(self) -> None:
-        self.inner.close()
 
     def render_many(
         self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,

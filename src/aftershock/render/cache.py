@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
-from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
 from aftershock.render.limits import Deadline
 
 CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
@@ -238,27 +238,19 @@ def open_render_cache(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Layered
     return LayeredRenderCache(MemoryRenderCache(min(DEFAULT_MEMORY_BYTES, max_bytes)), DiskRenderCache(path, max_bytes))
 
 
-class CachingRenderer:
+class CachingRenderer(WrappingRenderer):
     """A Renderer that answers from `store` what it has rendered before, and renders the rest with `inner`."""
 
     def __init__(self, inner: Renderer, store: RenderCacheStore) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.store = store
-        self.name = inner.name
         self._stats = CacheStats()
         self._stats_lock = threading.Lock()
-
-    @property
-    def version(self) -> str:
-        return self.inner.version
 
     @property
     def stats(self) -> CacheStats:
         with self._stats_lock:
             return self._stats
-
-    def close(self) -> None:
-        self.inner.close()
 
     def render_many(
         self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,

@@ -91,3 +91,19 @@ class ClosingRenderer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class WrappingRenderer:
+    """Base of a renderer that wraps another (a cache, a budget, shared draws): its name, version and
+    `close()` are the inner renderer's; a subclass defines `render_many`."""
+
+    def __init__(self, inner: Renderer) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    @property
+    def version(self) -> str:
+        return self.inner.version
+
+    def close(self) -> None:
+        self.inner.close()

@@ -13,25 +13,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aftershock.render.batch import input_keys, render_each_once
-from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
+from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
 from aftershock.render.limits import Deadline
 
 
-class SharedDrawRenderer:
+class SharedDrawRenderer(WrappingRenderer):
     """Wraps `inner`: each batch's distinct inputs are rendered once and their outcome given to every
     request with those inputs (the request of each outcome is its own)."""
 
     def __init__(self, inner: Renderer) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.merged = 0  # requests answered by another request's render, over all batches
-
-    @property
-    def version(self) -> str:
-        return self.inner.version
-
-    def close(self) -> None:
-        self.inner.close()
 
     def render_many(
         self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
