@@ -37,3 +37,17 @@ def app_chart(prefix: str, name: str, *, replicas: int = 2, image: str = "nginx:
         f"{prefix}/values.yaml": f"replicas: {replicas}\nimage: {image}\nmode: fast\n",
         f"{prefix}/templates/deployment.yaml": DEPLOYMENT,
     }
+
+
+# A node agent sharing the host's process namespace: a pss-host-namespaces finding in any chart.
+HOST_PID_DAEMONSET = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      hostPID: true
+      containers: [{name: agent, image: "busybox:1.36"}]
+"""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from charts import app_chart
+from charts import HOST_PID_DAEMONSET, app_chart
 from conftest import CORPUS, PROJECT
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
@@ -22,17 +22,6 @@ from aftershock.report.sarif import FINGERPRINT_KEY
 
 WEBHOOKS = CORPUS / "github-webhooks"
 REPO = "acme/platform"
-AGENT = """apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      hostPID: true
-      containers: [{name: agent, image: "busybox:1.36"}]
-"""
 
 pytestmark = pytest.mark.skipif(not WEBHOOKS.is_dir(), reason=f"the webhook payload corpus is absent ({WEBHOOKS})")
 
@@ -67,7 +56,7 @@ def test_pull_request_then_push_then_baseline(tmp_path):
     fake.state.tokens["ghs_workflow"] = time.time() + 3600
     repo = make_repo(tmp_path / "work")
     base = commit(repo, app_chart("charts/app", "app"), "base")
-    head = commit(repo, {"charts/app/templates/agent.yaml": AGENT}, "add a node agent")
+    head = commit(repo, {"charts/app/templates/agent.yaml": HOST_PID_DAEMONSET}, "add a node agent")
     try:
         opened = _payload(tmp_path, "pull_request/opened.payload.json", number=7, head=head, base=base)
         code, out, err = _step(repo, tmp_path, "pull_request", opened, fake)

@@ -15,22 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from charts import app_chart
+from charts import HOST_PID_DAEMONSET, app_chart
 from conftest import PROJECT
 from gitrepo import commit, git, make_repo
 
 PRE_COMMIT = "pre-commit==4.7.0"
-HOST_PID = """apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: agent}}
-  template:
-    metadata: {labels: {app: agent}}
-    spec:
-      hostPID: true
-      containers: [{name: agent, image: "busybox:1.36"}]
-"""
 # Helm 3's plugin.Metadata, decoded strictly (an unknown key makes Helm load no plugin at all);
 # Helm 4 reads this legacy format too, but refuses `command` and `platformCommand` together.
 HELM3_PLUGIN_FIELDS = {"name", "version", "usage", "description", "ignoreFlags", "platformCommand", "command",
@@ -62,7 +51,7 @@ def _hook_env(tmp: Path) -> dict[str, str]:
 def test_pre_commit_hook_reviews_the_index_and_fails_on_risk(tmp_path, pre_commit):
     repo = make_repo(tmp_path)
     head = commit(repo, app_chart("charts/app", "app"), "base")
-    (repo / "charts/app/templates/agent.yaml").write_text(HOST_PID)
+    (repo / "charts/app/templates/agent.yaml").write_text(HOST_PID_DAEMONSET)
     git(repo, "add", "charts/app/templates/agent.yaml")
     index_before = git(repo, "write-tree")
     run = [str(pre_commit), "try-repo", str(PROJECT), "aftershock", "--verbose"]
