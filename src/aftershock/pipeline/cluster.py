@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from aftershock.config import AftershockConfig
 from aftershock.ingest.cluster_objects import read_cluster_objects
@@ -67,13 +67,18 @@ def lookup_targets(tree: RefSnapshot, chart: Chart, charts: Mapping[str, Chart])
     return tuple(found)
 
 
+def declared_objects(config: AftershockConfig, base_tree: RefSnapshot) -> tuple[dict[str, Any], ...]:
+    """`.aftershock.yaml` `cluster:` objects, read at the base ref like the configuration itself."""
+    return read_cluster_objects(config.cluster, base_tree) if config.cluster.objects or config.cluster.files else ()
+
+
 def review_clusters(
     plans: Sequence[ChartPlan], base: SideInput, head: SideInput, plain: tuple[PlainManifests, PlainManifests],
-    config: AftershockConfig, renderer: Renderer, settings: RenderSettings, work: Path,
+    extra: Sequence[Mapping[str, Any]], renderer: Renderer, settings: RenderSettings, work: Path,
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> dict[Side, ClusterSnapshot | None]:
-    """The cluster snapshot of each side; None at a side where no planned chart calls `lookup`."""
-    extra = read_cluster_objects(config.cluster, base[0]) if config.cluster.objects or config.cluster.files else ()
+    """The cluster snapshot of each side (`extra`: the declared objects); None at a side where no
+    planned chart calls `lookup`."""
     clusters: dict[Side, ClusterSnapshot | None] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
         tree, charts = side_input
@@ -142,10 +147,10 @@ def lookup_dependents(
 
 def with_rendered(
     clusters: Mapping[Side, ClusterSnapshot | None], reviews: Sequence[ChartReview], plain: tuple[PlainManifests, PlainManifests],
-    config: AftershockConfig, base_tree: RefSnapshot, namespace: str,
+    extra: Sequence[Mapping[str, Any]], namespace: str,
 ) -> dict[Side, ClusterSnapshot]:
-    """The clusters with the objects the reviewed charts render at each side added (for dependents)."""
-    extra = read_cluster_objects(config.cluster, base_tree) if config.cluster.objects or config.cluster.files else ()
+    """The clusters with the objects the reviewed charts render at each side added (for dependents);
+    the declared objects `extra` still come last, so they win."""
     result = {}
     for side, manifests in ((Side.BASE, plain[0]), (Side.HEAD, plain[1])):
         rendered = [o for r in reviews if r.scenario == "default" and r.release is None

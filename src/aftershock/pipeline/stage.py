@@ -18,7 +18,7 @@ from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.pipeline.cluster import lookup_dependents, review_clusters, with_rendered
+from aftershock.pipeline.cluster import declared_objects, lookup_dependents, review_clusters, with_rendered
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts, suite_paths_of
 from aftershock.pipeline.gitops import BuiltSources
@@ -65,12 +65,13 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     ns = given.settings.namespace
     plain = (plain_manifests(base_tree, charts_base, ns), plain_manifests(head_tree, charts_head, ns))
     plans = plan_renders(given.to_render, charts_base, charts_head)
-    clusters = review_clusters(plans, *given.sides, plain, given.config, renderer, given.settings, given.work, given.rendered)
+    declared = declared_objects(given.config, base_tree)
+    clusters = review_clusters(plans, *given.sides, plain, declared, renderer, given.settings, given.work, given.rendered)
     settings = replace(given.settings, clusters={s.value: c for s, c in clusters.items()})
     first = _render_plans(given, plans, plain, settings, renderer, given.work, given.planned)
     dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides)
     if dependents:
-        around = with_rendered(clusters, first.reviews, plain, given.config, base_tree, ns)
+        around = with_rendered(clusters, first.reviews, plain, declared, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
         # in the review's own workspace, so the test step and provenance find these charts as the others
         more = _render_plans(given, plan_renders(dependents, charts_base, charts_head), plain, settings, renderer,
