@@ -191,3 +191,32 @@ def test_a_generated_release_chart_name_resolves_to_the_chart_it_ends_with():
               Chart("apps/orders", "orders", "1.0.0", ChartType.APPLICATION, "v2")]
     path, evidence, problem = resolve_chart(spec, charts)
     assert (path, evidence.value, problem) == ("apps/payments", "inferred", None)
+
+
+LOOKS_UP = """\
+{{- $cfg := lookup "v1" "ConfigMap" "platform-system" "platform-config" }}
+{{- if not $cfg }}{{ fail "platform-config not found" }}{{ end }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+data:
+  host: {{ index $cfg.data "host" | quote }}
+  level: {{ .Values.level | quote }}
+"""
+
+
+def test_a_lookup_finds_the_objects_the_configuration_declares(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    config = ("cluster:\n  objects:\n    - {apiVersion: v1, kind: ConfigMap, "
+              "metadata: {name: platform-config, namespace: platform-system}, data: {host: api.internal}}\n")
+    files = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "level: info\n", "c/templates/cm.yaml": LOOKS_UP,
+             ".aftershock.yaml": config}
+    base = commit(repo, files, "feat: c")
+    commit(repo, {"c/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert context.lookups == ("ConfigMap platform-system/platform-config",)
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert default.head_objects[0].body["data"] == {"host": "api.internal", "level": "debug"}
