@@ -150,3 +150,12 @@ def test_the_terminal_starts_with_the_same_summary():
                                      'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
                                      "changed Deployment.apps")]
     assert order == sorted(order)
+
+
+def test_an_install_at_the_repository_root_is_labelled_dot():
+    """A Flux Kustomization of path `./` built what lies at the root: its chart path is empty."""
+    from aftershock.report.text import install_label, review_label
+
+    review = {"chart": "", "release": "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps", "scenario": "default"}
+    assert install_label(review) == review_label(review) == ". via Kustomization flux-system/apps"
+    assert install_label({**review, "release": "helm.toolkit.fluxcd.io/HelmRelease/_/x"}) == ". via HelmRelease x"

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from aftershock.report.text import value_text
+from aftershock.report.text import install_label, value_text
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
@@ -107,7 +107,7 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         if failed:
             phrases.append(f"not reviewed in {len(failed)} scenario(s)")
         phrases += _object_phrases(objects.get(install, []))
-        lines.append(ChartLine(_install_label(first), tuple(phrases) or ("renders identically",)))
+        lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
     return tuple(lines)
 
 
@@ -117,11 +117,6 @@ def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [o for o in doc["objects"] if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default]
 
 
-def _install_label(review: dict[str, Any]) -> str:
-    if review["release"]:
-        _group, kind, namespace, name = review["release"].split("/", 3)
-        return f"{review['chart']} via {kind} {namespace}/{name}"
-    return review["chart"]
 
 
 def _bumps(chart: dict[str, Any] | None) -> Iterable[str]:

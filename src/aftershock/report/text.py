@@ -80,13 +80,20 @@ def render_cell(render: dict[str, Any]) -> str:
     return "render failed"
 
 
-def review_label(review: dict[str, Any]) -> str:
-    """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed release."""
-    label = review["chart"]
+def install_label(review: dict[str, Any]) -> str:
+    """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed
+    release; `.` for what lies at the repository's root (a Flux Kustomization of path `./`)."""
+    label = review["chart"] or "."
     if review.get("release"):
         _group, kind, namespace, name = review["release"].split("/", 3)
         where = f"{namespace}/" if namespace != "_" else ""
         label += f" via {kind} {where}{name}"
+    return label
+
+
+def review_label(review: dict[str, Any]) -> str:
+    """The install's label, with `[scenario]` for a scenario other than the default."""
+    label = install_label(review)
     if review.get("scenario", "default") != "default":
         label += f" [{review['scenario']}]"
     return label
