@@ -4,13 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup browser demo test bench clean
+.PHONY: setup browser demo lint test bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,lint]'
 	# pykustomize 0.1.4 declares Python >= 3.14 but runs on 3.11 (a py3-none wheel over kustomize's Go code): see README.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python -c constraints.txt pykustomize==0.1.4
 	touch $(STAMP)
@@ -28,7 +28,13 @@ browser:
 			|| echo "chromium could not be installed: the HTML explorer test will skip"; \
 	fi
 
-test: setup browser
+# ruff (lint and format) over the code, mypy over src/ (strict for the pure core: see pyproject.toml).
+lint: setup
+	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(VENV)/bin/mypy
+
+test: lint browser
 	scripts/run-tests.sh $(PY) -n 2 -q
 
 bench: setup
