@@ -23,10 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from gitrepo import commit, make_repo  # noqa: E402  (the tests' real-git helpers)
-
-from aftershock.pipeline import ReviewRequest, open_renderer, review_change  # noqa: E402
-from aftershock.report.canonical import review_document  # noqa: E402
+from aftershock.pipeline import ReviewRequest, open_renderer, review_change
+from aftershock.report.canonical import review_document
+from gitrepo import commit, make_repo
 
 KEYS_PER_SECTION = 100
 CONFIGMAP = """\
@@ -79,14 +78,18 @@ def time_review(repo: Path, base: str, profile: str | None) -> float:
         if profiler:
             profiler.enable()
         result = review_change(request, renderer)
-        json.dumps(review_document(result.review, result.judgement, None))  # the report, graph and radius included
+        json.dumps(
+            review_document(result.review, result.judgement, None)
+        )  # the report, graph and radius included
         seconds = time.perf_counter() - started
         if profiler:
             profiler.disable()
             profiler.dump_stats(profile)
     reviews = result.review.chart_reviews
     # Objects reading thousands of keys are named as not traced by provenance; nothing else may be missing.
-    missing = [gap for gap in result.review.not_reviewed if not gap.part.startswith("provenance of ")]
+    missing = [
+        gap for gap in result.review.not_reviewed if not gap.part.startswith("provenance of ")
+    ]
     if not reviews or missing or any(r.outcome.value != "changed" for r in reviews):
         raise SystemExit(f"bench_bigvalues: the review is incomplete: {result.review.not_reviewed}")
     return seconds
@@ -96,7 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=float, default=5.0)
     parser.add_argument("--json", default=None)
-    parser.add_argument("--cprofile", default=None, help="write a cProfile (pstats) of the big review")
+    parser.add_argument(
+        "--cprofile", default=None, help="write a cProfile (pstats) of the big review"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-bigvalues-") as folder:
         small_repo, small_base = build_repo(Path(folder), args.megabytes / 4)
@@ -105,8 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         small = time_review(small_repo, small_base, None)
         big = time_review(big_repo, big_base, args.cprofile)
     result = {
-        "values_bytes": big_bytes, "big_seconds": round(big, 3), "quarter_seconds": round(small, 3),
-        "ratio": round(big / small, 2), "linear_ratio": 4, "quadratic_ratio": 16,
+        "values_bytes": big_bytes,
+        "big_seconds": round(big, 3),
+        "quarter_seconds": round(small, 3),
+        "ratio": round(big / small, 2),
+        "linear_ratio": 4,
+        "quadratic_ratio": 16,
     }
     print(json.dumps(result, indent=2))
     if args.json:

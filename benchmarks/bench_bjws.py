@@ -31,17 +31,33 @@ from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.review import open_renderer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_review import memory_figures  # noqa: E402  (the benchmarks' one RSS reader)
+from bench_review import memory_figures
 
-CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or Path(__file__).resolve().parents[1].parent / "shared" / "corpus")
+CORPUS = Path(
+    os.environ.get("AFTERSHOCK_CORPUS")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+)
 BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"
 TEST_CHART = "charts/library/common/test-chart"
 PATTERN = "unittests/**/*_test.yaml"
 
 
 def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
-                           *args], check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.invalid",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return done.stdout.strip()
 
 
@@ -49,19 +65,30 @@ def rendered_share(repo: Path, renderer, commits: int) -> tuple[int, int, list[s
     """(charts rendered at both refs, affected charts that should render, the ones that did not)."""
     good, total, missed = 0, 0, []
     for sha in _git(repo, "rev-list", "--first-parent", f"-{commits}", "HEAD").split():
-        review = run_review(ReviewRequest(repo=repo, base=f"{sha}^", head=sha, run_tests=False), renderer)
+        review = run_review(
+            ReviewRequest(repo=repo, base=f"{sha}^", head=sha, run_tests=False), renderer
+        )
         libraries = {c.path for c in review.charts if c.type is ChartType.LIBRARY}
         for affected in review.affected:
             if affected.chart in libraries:
                 continue
             total += 1
             gaps = [g for g in review.not_reviewed if g.part.startswith(f"chart {affected.chart}")]
-            sides = {r.chart for r in review.chart_reviews
-                     if {r.base.status, r.head.status} <= {RenderStatus.OK, RenderStatus.ABSENT}} if not gaps else set()
+            sides = (
+                {
+                    r.chart
+                    for r in review.chart_reviews
+                    if {r.base.status, r.head.status} <= {RenderStatus.OK, RenderStatus.ABSENT}
+                }
+                if not gaps
+                else set()
+            )
             if affected.chart in sides:
                 good += 1
             else:
-                missed.append(f"{sha[:7]} {affected.chart}: {gaps[0].reason[:160] if gaps else 'no render'}")
+                missed.append(
+                    f"{sha[:7]} {affected.chart}: {gaps[0].reason[:160] if gaps else 'no render'}"
+                )
     return good, total, missed
 
 
@@ -77,13 +104,17 @@ def review_against_test(repo: Path, renderer) -> tuple[float, float, int]:
     alone = run_suites([str(repo / TEST_CHART)], renderer, test_files=(PATTERN,))
     test_seconds = time.perf_counter() - started
     assert review.tests is not None and review.tests.charts, "the review ran no suite"
-    print(f"  renders: review's test step {review.tests.renders} for {review.tests.tests_rendered} test runs, "
-          f"aftershock test {alone.stats.renders}")
+    print(
+        f"  renders: review's test step {review.tests.renders} for {review.tests.tests_rendered} test runs, "
+        f"aftershock test {alone.stats.renders}"
+    )
     return review_seconds, test_seconds, sum(len(s.tests) for s in alone.suites())
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--commits", type=int, default=20)
     parser.add_argument("--skip-timing", action="store_true")
     args = parser.parse_args()
@@ -95,18 +126,24 @@ def main() -> int:
         subprocess.run(["git", "clone", "-q", str(BUNDLE), str(repo)], check=True)
         with open_renderer("sdk", workers=2) as renderer:
             good, total, missed = rendered_share(repo, renderer, args.commits)
-            print(f"affected charts rendered at both refs over {args.commits} commits: {good}/{total} "
-                  f"= {good / max(total, 1):.0%} (target >= 95%)")
+            print(
+                f"affected charts rendered at both refs over {args.commits} commits: {good}/{total} "
+                f"= {good / max(total, 1):.0%} (target >= 95%)"
+            )
             for line in missed:
                 print(f"  not rendered: {line}")
             if not args.skip_timing:
                 review_seconds, test_seconds, tests = review_against_test(repo, renderer)
-                print(f"one-chart change to {TEST_CHART} ({tests} tests): review {review_seconds:.1f} s, "
-                      f"aftershock test alone {test_seconds:.1f} s = {review_seconds / test_seconds:.2f}x (target <= 1.5x)")
+                print(
+                    f"one-chart change to {TEST_CHART} ({tests} tests): review {review_seconds:.1f} s, "
+                    f"aftershock test alone {test_seconds:.1f} s = {review_seconds / test_seconds:.2f}x (target <= 1.5x)"
+                )
             memory = memory_figures(renderer)
         bound = memory["main_peak_mib"] + sum(memory["worker_peaks_mib"])
-        print(f"peak RSS: main {memory['main_peak_mib']:.0f} MiB + workers "
-              f"{' + '.join(f'{m:.0f}' for m in memory['worker_peaks_mib'])} MiB = {bound:.0f} MiB (target <= 1024 MiB)")
+        print(
+            f"peak RSS: main {memory['main_peak_mib']:.0f} MiB + workers "
+            f"{' + '.join(f'{m:.0f}' for m in memory['worker_peaks_mib'])} MiB = {bound:.0f} MiB (target <= 1024 MiB)"
+        )
     return 0
 
 

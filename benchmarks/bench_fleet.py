@@ -26,8 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aftershock.ingest.flux import find_flux_kustomizations
 from aftershock.ingest.git import GitRepository
@@ -62,31 +63,46 @@ def fleet_files(clusters: int, apps: int, replicas_of: Callable[[int, int], int]
     files: dict[str, str] = {}
     for a in range(apps):
         app = f"app{a:02d}"
-        files[f"apps/base/{app}/kustomization.yaml"] = "resources: [deployment.yaml, service.yaml]\n"
+        files[f"apps/base/{app}/kustomization.yaml"] = (
+            "resources: [deployment.yaml, service.yaml]\n"
+        )
         files[f"apps/base/{app}/deployment.yaml"] = DEPLOYMENT.format(app=app)
         files[f"apps/base/{app}/service.yaml"] = (
-            f"apiVersion: v1\nkind: Service\nmetadata: {{name: {app}}}\nspec: {{selector: {{app: {app}}}, ports: [{{port: 80}}]}}\n")
+            f"apiVersion: v1\nkind: Service\nmetadata: {{name: {app}}}\nspec: {{selector: {{app: {app}}}, ports: [{{port: 80}}]}}\n"
+        )
     for c in range(clusters):
         cluster = f"c{c:02d}"
         for a in range(apps):
             app = f"app{a:02d}"
             overlay = f"apps/overlays/{cluster}/{app}"
-            files[f"{overlay}/kustomization.yaml"] = f"resources: [../../../base/{app}]\npatches: [{{path: replicas.yaml}}]\n"
+            files[f"{overlay}/kustomization.yaml"] = (
+                f"resources: [../../../base/{app}]\npatches: [{{path: replicas.yaml}}]\n"
+            )
             files[f"{overlay}/replicas.yaml"] = (
-                f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\nspec: {{replicas: {replicas_of(c, a)}}}\n")
+                f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\nspec: {{replicas: {replicas_of(c, a)}}}\n"
+            )
             files[f"clusters/{cluster}/{app}.yaml"] = (
                 "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
                 f"metadata: {{name: {app}, namespace: flux-system}}\n"
                 f"spec: {{path: ./{overlay}, targetNamespace: {app}, sourceRef: {{kind: GitRepository, name: flux-system}},\n"
-                f"  postBuild: {{substitute: {{cluster: {cluster}}}}}}}\n")
+                f"  postBuild: {{substitute: {{cluster: {cluster}}}}}}}\n"
+            )
     return files
 
 
 def _git(repo: Path, *args: str) -> str:
-    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "bench",
-           "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-           "PATH": "/usr/bin:/bin"}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
+    env = {
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.com",
+        "PATH": "/usr/bin:/bin",
+    }
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def build_fleet(dest: Path, clusters: int, apps: int) -> tuple[str, str]:
@@ -99,9 +115,13 @@ def build_fleet(dest: Path, clusters: int, apps: int) -> tuple[str, str]:
     _git(dest, "add", "--all")
     _git(dest, "commit", "--quiet", "-m", "feat: fleet")
     base = _git(dest, "rev-parse", "HEAD")
-    cluster, app = f"c{clusters // 2:02d}", f"app{apps // 2:02d}"  # one overlay in the middle of the fleet
+    cluster, app = (
+        f"c{clusters // 2:02d}",
+        f"app{apps // 2:02d}",
+    )  # one overlay in the middle of the fleet
     (dest / f"apps/overlays/{cluster}/{app}/replicas.yaml").write_text(
-        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\nspec: {{replicas: 5}}\n")
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {app}}}\nspec: {{replicas: 5}}\n"
+    )
     _git(dest, "commit", "--quiet", "-am", f"feat({cluster}): {app} runs five")
     return base, _git(dest, "rev-parse", "HEAD")
 
@@ -117,7 +137,13 @@ def naive(repo: Path, base: str, head: str, builder: PyKustomizeBuilder, work: P
             for obj in plain_manifests(tree, (), "default").all_objects():
                 lookup[obj.key] = lookup.get(obj.key, ()) + (obj,)
             flux_side = FluxSide(side, tree, found, find_kustomizations(tree), lookup)
-            built = build_side(flux_side, [build_closure(f, flux_side) for f in found.values()], builder, work, "default")
+            built = build_side(
+                flux_side,
+                [build_closure(f, flux_side) for f in found.values()],
+                builder,
+                work,
+                "default",
+            )
             objects += sum(len(r[1]) for r in built.values() if isinstance(r, tuple))
     return objects
 
@@ -139,7 +165,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--naive-repeat", type=int, default=1)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp, SdkRenderer(workers=1) as renderer:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp,
+        SdkRenderer(workers=1) as renderer,
+    ):
         repo = Path(tmp) / "fleet"
         base, head = build_fleet(repo, args.clusters, args.apps)
         request = ReviewRequest(repo=repo, base=base, head=head, run_tests=False)
@@ -148,15 +177,22 @@ def main(argv: list[str]) -> int:
         builder = PyKustomizeBuilder()
         counter = iter(range(10**6))
         try:
-            naive_timing, objects = timed(lambda: naive(repo, base, head, builder, Path(tmp) / f"naive-{next(counter)}"),
-                                          args.naive_repeat)
+            naive_timing, objects = timed(
+                lambda: naive(repo, base, head, builder, Path(tmp) / f"naive-{next(counter)}"),
+                args.naive_repeat,
+            )
         finally:
             builder.close()
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     report = {
-        "config": {"clusters": args.clusters, "apps": args.apps, "kustomizations": args.clusters * args.apps, "repeat": args.repeat,
-                   "naive_repeat": args.naive_repeat},
+        "config": {
+            "clusters": args.clusters,
+            "apps": args.apps,
+            "kustomizations": args.clusters * args.apps,
+            "repeat": args.repeat,
+            "naive_repeat": args.naive_repeat,
+        },
         "review": {**review_timing, "changed_reviews": [f"{r.chart}@{r.release}" for r in reviews]},
         "naive": {**naive_timing, "objects_built": objects},
         "ratio": round(naive_timing["median_seconds"] / review_timing["median_seconds"], 1),

@@ -37,23 +37,37 @@ def main() -> int:
     tally, per_target = Tally(), {}
     for index, name in enumerate(TARGET_NAMES):
         one = fuzz_target(name, args.seed * 1000 + index, args.per_target)
-        per_target[name] = {"inputs": one.total, "tracebacks": len(one.failures), "hangs": len(one.hangs),
-                            "seconds": round(one.seconds, 2)}
+        per_target[name] = {
+            "inputs": one.total,
+            "tracebacks": len(one.failures),
+            "hangs": len(one.hangs),
+            "seconds": round(one.seconds, 2),
+        }
         tally.merge(one)
     with tempfile.TemporaryDirectory(prefix="aftershock-fuzz-") as folder:
         for n in range(args.cli_runs):
             seed = args.seed * 100_000 + n
             tally.merge(cli_run(Path(folder) / f"run-{seed}", seed))
     seconds = time.monotonic() - started
-    figures = {"inputs": tally.total, "in_process_inputs": tally.total - tally.inputs.get("cli", 0),
-               "cli_runs": tally.inputs.get("cli", 0), "cli_exits": {str(k): v for k, v in sorted(tally.exits.items())},
-               "tracebacks": len(tally.failures), "hangs": len(tally.hangs), "seconds": round(seconds, 1),
-               "per_target": per_target}
-    print(f"inputs {figures['inputs']} ({figures['in_process_inputs']} in-process, {figures['cli_runs']} CLI reviews, "
-          f"exits {figures['cli_exits']}), tracebacks {figures['tracebacks']}, hangs {figures['hangs']}, "
-          f"seconds {figures['seconds']}")
+    figures = {
+        "inputs": tally.total,
+        "in_process_inputs": tally.total - tally.inputs.get("cli", 0),
+        "cli_runs": tally.inputs.get("cli", 0),
+        "cli_exits": {str(k): v for k, v in sorted(tally.exits.items())},
+        "tracebacks": len(tally.failures),
+        "hangs": len(tally.hangs),
+        "seconds": round(seconds, 1),
+        "per_target": per_target,
+    }
+    print(
+        f"inputs {figures['inputs']} ({figures['in_process_inputs']} in-process, {figures['cli_runs']} CLI reviews, "
+        f"exits {figures['cli_exits']}), tracebacks {figures['tracebacks']}, hangs {figures['hangs']}, "
+        f"seconds {figures['seconds']}"
+    )
     for name, row in per_target.items():
-        print(f"  {name:14} {row['inputs']:6} inputs  {row['tracebacks']} tracebacks  {row['hangs']} hangs  {row['seconds']} s")
+        print(
+            f"  {name:14} {row['inputs']:6} inputs  {row['tracebacks']} tracebacks  {row['hangs']} hangs  {row['seconds']} s"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     if tally.failures or tally.hangs:

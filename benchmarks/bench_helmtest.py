@@ -31,20 +31,27 @@ BUNDLE = CORPUS / "traefik-helm-chart.bundle"
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", *args],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "advice.detachedHead=false", *args],
+        check=True,
+        capture_output=True,
+    )
 
 
 def _figures(result: RunResult) -> str:
     suites = result.suites()
     tests = [test for suite in suites for test in suite.tests]
-    suite_text = (f"suites {sum(s.passed and not s.skipped for s in suites)} passed, "
-                  f"{sum(not s.passed and not s.skipped for s in suites)} failed, "
-                  f"{sum(s.skipped for s in suites)} skipped")
+    suite_text = (
+        f"suites {sum(s.passed and not s.skipped for s in suites)} passed, "
+        f"{sum(not s.passed and not s.skipped for s in suites)} failed, "
+        f"{sum(s.skipped for s in suites)} skipped"
+    )
     counts = {status: sum(test.status == status for test in tests) for status in JobStatus}
-    test_text = (f"tests {counts[JobStatus.PASSED]} passed, "
-                 f"{counts[JobStatus.FAILED] + counts[JobStatus.ERRORED]} failed, "
-                 f"{counts[JobStatus.SKIPPED]} skipped")
+    test_text = (
+        f"tests {counts[JobStatus.PASSED]} passed, "
+        f"{counts[JobStatus.FAILED] + counts[JobStatus.ERRORED]} failed, "
+        f"{counts[JobStatus.SKIPPED]} skipped"
+    )
     return f"{suite_text}; {test_text}"
 
 
@@ -61,24 +68,34 @@ def bench_ref(repo: Path, ref: str, workers: int, naive: bool) -> None:
     result, wall = _run(chart, workers, share=True)
     stats = result.stats
     print(f"{ref}: {_figures(result)}")
-    print(f"  renders {stats.renders} for {stats.tests_rendered} rendered tests "
-          f"= {stats.renders_per_test:.3f} renders per test "
-          f"(one render per test: {stats.tests_rendered}); chart copies {stats.chart_copies}")
-    print(f"  distinct inputs were every template selection ignored: {stats.inputs_any_selection} "
-          f"= {stats.inputs_any_selection / max(stats.tests_rendered, 1):.3f} per test (no sharing of equal "
-          f"inputs goes below it)")
+    print(
+        f"  renders {stats.renders} for {stats.tests_rendered} rendered tests "
+        f"= {stats.renders_per_test:.3f} renders per test "
+        f"(one render per test: {stats.tests_rendered}); chart copies {stats.chart_copies}"
+    )
+    print(
+        f"  distinct inputs were every template selection ignored: {stats.inputs_any_selection} "
+        f"= {stats.inputs_any_selection / max(stats.tests_rendered, 1):.3f} per test (no sharing of equal "
+        f"inputs goes below it)"
+    )
     print(f"  wall {wall:.1f} s, render time summed over workers {stats.render_seconds:.1f} s")
     if naive:
         naive_result, naive_wall = _run(chart, workers, share=False)
-        print(f"  one render per test: {naive_result.stats.renders} renders, wall {naive_wall:.1f} s "
-              f"({naive_wall / wall:.2f}x the shared run)")
+        print(
+            f"  one render per test: {naive_result.stats.renders} renders, wall {naive_wall:.1f} s "
+            f"({naive_wall / wall:.2f}x the shared run)"
+        )
 
 
 def bench_review_tests(repo: Path, commit: str, workers: int) -> None:
     """The test step of a review of `commit` (its parent as base): test runs at both refs, the Helm
     renders they took (equal inputs at both refs share one), and the wall time."""
-    subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%s", commit],
-                             check=True, capture_output=True, text=True).stdout.strip()
+    subject = subprocess.run(
+        ["git", "-C", str(repo), "log", "-1", "--format=%s", commit],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     with SdkRenderer(workers=workers, parse_documents=False) as renderer:
         request = ReviewRequest(repo=repo, base=f"{commit}^", head=commit, run_tests=False)
         reviews = run_review(request, renderer).chart_reviews
@@ -86,8 +103,10 @@ def bench_review_tests(repo: Path, commit: str, workers: int) -> None:
         evidence = collect_test_evidence_for_refs(repo, f"{commit}^", commit, reviews, renderer)
         wall = time.monotonic() - started
     runs = evidence.tests_rendered
-    print(f"review of {commit} ({subject}): {runs} test runs at base and head, {evidence.renders} renders "
-          f"= {evidence.renders / max(runs, 1):.3f} per test run, wall {wall:.1f} s")
+    print(
+        f"review of {commit} ({subject}): {runs} test runs at base and head, {evidence.renders} renders "
+        f"= {evidence.renders / max(runs, 1):.3f} per test run, wall {wall:.1f} s"
+    )
 
 
 def main() -> int:
@@ -95,8 +114,13 @@ def main() -> int:
     parser.add_argument("--ref", action="append", help="git ref to test (repeatable)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--naive", action="store_true", help="also time one render per test")
-    parser.add_argument("--review", action="append", default=[], metavar="COMMIT",
-                        help="also time the test step of a review of COMMIT against its parent (repeatable)")
+    parser.add_argument(
+        "--review",
+        action="append",
+        default=[],
+        metavar="COMMIT",
+        help="also time the test step of a review of COMMIT against its parent (repeatable)",
+    )
     args = parser.parse_args()
     if not BUNDLE.is_file():
         print(f"corpus not found: {BUNDLE}", file=sys.stderr)

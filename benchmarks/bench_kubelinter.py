@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import kubelinter  # noqa: E402  (tests/ holds the conformance set and the git helpers)
-from aftershock.render.sdk import SdkRenderer  # noqa: E402
+import kubelinter
+from aftershock.render.sdk import SdkRenderer
 
 
 def main() -> int:
@@ -31,10 +31,16 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if not args.bundle.is_file():
-        print(f"bench_kubelinter: {args.bundle} not found; the shared corpus is needed", file=sys.stderr)
+        print(
+            f"bench_kubelinter: {args.bundle} not found; the shared corpus is needed",
+            file=sys.stderr,
+        )
         return 2
     kubelinter.BUNDLE = args.bundle
-    with tempfile.TemporaryDirectory(prefix="bench-kubelinter-") as tmp, SdkRenderer(workers=2, timeout_seconds=60.0) as renderer:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-kubelinter-") as tmp,
+        SdkRenderer(workers=2, timeout_seconds=60.0) as renderer,
+    ):
         clone = kubelinter.clone_bundle(Path(tmp) / "kube-linter")
         started = time.perf_counter()
         scores, wanted = kubelinter.run_conformance(clone, Path(tmp) / "repo", renderer)
@@ -43,20 +49,39 @@ def main() -> int:
     print(f"{'check':42} {'rules':48} expected found wrong")
     for score in scores:
         mark = "" if score.rendered else "  (not rendered)"
-        print(f"{score.check:42} {','.join(score.rules)[:48]:48} {len(score.expected):8} {score.true_positives:5} "
-              f"{score.false_positives:5}{mark}")
+        print(
+            f"{score.check:42} {','.join(score.rules)[:48]:48} {len(score.expected):8} {score.true_positives:5} "
+            f"{score.false_positives:5}{mark}"
+        )
     recall, precision = kubelinter.totals(scores)
     mapped = {s.check for s in scores}
     print(f"\ncounterparts: {len(mapped)} of {len(published)} kube-linter checks")
-    print(f"recall {recall:.3f}, precision {precision:.3f} over {sum(len(s.expected) for s in scores)} expected objects"
-          f" (review of {len(scores)} charts: {seconds:.1f} s)")
+    print(
+        f"recall {recall:.3f}, precision {precision:.3f} over {sum(len(s.expected) for s in scores)} expected objects"
+        f" (review of {len(scores)} charts: {seconds:.1f} s)"
+    )
     if args.json:
-        args.json.write_text(json.dumps({
-            "checks": [{"check": s.check, "rules": s.rules, "expected": sorted(s.expected), "flagged": sorted(s.flagged)}
-                       for s in scores],
-            "recall": recall, "precision": precision, "counterparts": len(mapped), "published": len(published),
-            "unmapped": wanted["unmapped"],
-        }, indent=2))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "checks": [
+                        {
+                            "check": s.check,
+                            "rules": s.rules,
+                            "expected": sorted(s.expected),
+                            "flagged": sorted(s.flagged),
+                        }
+                        for s in scores
+                    ],
+                    "recall": recall,
+                    "precision": precision,
+                    "counterparts": len(mapped),
+                    "published": len(published),
+                    "unmapped": wanted["unmapped"],
+                },
+                indent=2,
+            )
+        )
     return 0
 
 

@@ -21,8 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.pipeline.review import open_renderer
@@ -51,6 +52,7 @@ def with_taint(taint: Callable[[Any], SecretTaint], run: Callable[[], Any]) -> C
             return run()
         finally:
             canonical.secret_taint = original
+
     return measured
 
 
@@ -61,27 +63,43 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="aftershock-bench-redaction-") as tmp:
         repo = Path(tmp) / "platform"
-        subprocess.run([sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(repo)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(repo)],
+            check=True,
+            capture_output=True,
+        )
         with open_renderer("sdk", workers=2) as renderer:
             started = time.perf_counter()
-            result = review_change(ReviewRequest(repo=repo, base="demo-base", head="demo-head"), renderer)
+            result = review_change(
+                ReviewRequest(repo=repo, base="demo-base", head="demo-head"), renderer
+            )
             review_seconds = time.perf_counter() - started
     review, judgement = result.review, result.judgement
     taint = secret_taint(review)
     present = SecretTaint(taint.texts | {review.chart_reviews[0].chart}, taint.values_keys)
     document = lambda: canonical.review_document(review, judgement)  # noqa: E731
-    figures: dict[str, float] = {"review_seconds": review_seconds, "tainted_texts": len(taint.texts)}
-    figures.update(median_seconds({
-        "document_unscrubbed": with_taint(lambda _: SecretTaint(), document),
-        "document_scrubbed": document,
-        "document_text_present": with_taint(lambda _: present, document),
-    }, args.repeat))
+    figures: dict[str, float] = {
+        "review_seconds": review_seconds,
+        "tainted_texts": len(taint.texts),
+    }
+    figures.update(
+        median_seconds(
+            {
+                "document_unscrubbed": with_taint(lambda _: SecretTaint(), document),
+                "document_scrubbed": document,
+                "document_text_present": with_taint(lambda _: present, document),
+            },
+            args.repeat,
+        )
+    )
     base = figures["document_unscrubbed"]
     figures["ratio_scrubbed"] = figures["document_scrubbed"] / base
     figures["ratio_text_present"] = figures["document_text_present"] / base
-    print(f"review {review_seconds:.2f} s, {len(taint.texts)} tainted texts; canonical document: "
-          f"{base * 1000:.1f} ms unscrubbed, {figures['ratio_scrubbed']:.2f}x scrubbed, "
-          f"{figures['ratio_text_present']:.2f}x when a tainted text occurs")
+    print(
+        f"review {review_seconds:.2f} s, {len(taint.texts)} tainted texts; canonical document: "
+        f"{base * 1000:.1f} ms unscrubbed, {figures['ratio_scrubbed']:.2f}x scrubbed, "
+        f"{figures['ratio_text_present']:.2f}x when a tainted text occurs"
+    )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 

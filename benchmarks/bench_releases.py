@@ -21,16 +21,25 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from monorepo import BASE_BRANCH, MonorepoSpec, _branch_commit, _commit, _git, _write, build_monorepo, chart_path  # noqa: E402
-
-from aftershock.pipeline import ReviewRequest, run_review  # noqa: E402
-from aftershock.render.cache import CachingRenderer, open_render_cache  # noqa: E402
-from aftershock.render.sdk import SdkRenderer  # noqa: E402
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.render.cache import CachingRenderer, open_render_cache
+from aftershock.render.sdk import SdkRenderer
+from monorepo import (
+    BASE_BRANCH,
+    MonorepoSpec,
+    _branch_commit,
+    _commit,
+    _git,
+    _write,
+    build_monorepo,
+    chart_path,
+)
 
 RELEASES = "charts/releases/platform-releases"
 RELEASE_TEMPLATE = """\
@@ -55,7 +64,11 @@ spec:
 
 
 def releases_files(apps: Sequence[str], team: str) -> dict[str, str]:
-    values = "apps:\n" + "".join(f"  - {a}\n" for a in apps) + f"defaults:\n  team: {team}\noverrides: {{}}\n"
+    values = (
+        "apps:\n"
+        + "".join(f"  - {a}\n" for a in apps)
+        + f"defaults:\n  team: {team}\noverrides: {{}}\n"
+    )
     return {
         f"{RELEASES}/Chart.yaml": "apiVersion: v2\nname: platform-releases\nversion: 1.0.0\n",
         f"{RELEASES}/values.yaml": values,
@@ -69,14 +82,20 @@ def build(work: Path, charts: int, templates: int) -> tuple[Path, str, str]:
     _git(mono.path, "checkout", "-q", BASE_BRANCH)
     _write(mono.path, releases_files(apps, "platform"), {})
     base = _commit(mono.path, "feat(releases): one HelmRelease per application")
-    head = _branch_commit(mono.path, "change/release-default", releases_files(apps, "storefront"),
-                          "feat(releases): hand every application to the storefront team")
+    head = _branch_commit(
+        mono.path,
+        "change/release-default",
+        releases_files(apps, "storefront"),
+        "feat(releases): hand every application to the storefront team",
+    )
     return mono.path, base, head
 
 
 def timed(renderer: Any, repo: Path, base: str, head: str, expected: int) -> float:
     started = time.perf_counter()
-    review = run_review(ReviewRequest(repo=repo, base=base, head=head, max_scenarios=1, run_tests=False), renderer)
+    review = run_review(
+        ReviewRequest(repo=repo, base=base, head=head, max_scenarios=1, run_tests=False), renderer
+    )
     seconds = time.perf_counter() - started
     followed = [r for r in review.chart_reviews if r.release and r.outcome.value == "changed"]
     if len(followed) != expected:
@@ -97,8 +116,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 runs["cache_warm"].append(timed(cached, repo, base, head, args.charts))
         medians = {k: statistics.median(v) for k, v in runs.items()}
     return {
-        "charts": args.charts, "templates": args.templates, "renders_per_review": 2 * (args.charts + 1),
-        "runs_seconds": runs, "median_seconds": medians,
+        "charts": args.charts,
+        "templates": args.templates,
+        "renders_per_review": 2 * (args.charts + 1),
+        "runs_seconds": runs,
+        "median_seconds": medians,
         "cold_over_no_cache": medians["cache_cold"] / medians["no_cache"],
         "warm_over_no_cache": medians["cache_warm"] / medians["no_cache"],
     }
@@ -114,10 +136,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = run(args)
     m = result["median_seconds"]
-    print(f"release following: {args.charts} releases, {result['renders_per_review']} renders per review, median of {args.repeat}")
+    print(
+        f"release following: {args.charts} releases, {result['renders_per_review']} renders per review, median of {args.repeat}"
+    )
     print(f"  no cache          {m['no_cache']:.3f} s")
-    print(f"  cache, cold       {m['cache_cold']:.3f} s  ({result['cold_over_no_cache']:.2f}x no cache)")
-    print(f"  cache, warm       {m['cache_warm']:.3f} s  ({result['warm_over_no_cache']:.2f}x no cache)")
+    print(
+        f"  cache, cold       {m['cache_cold']:.3f} s  ({result['cold_over_no_cache']:.2f}x no cache)"
+    )
+    print(
+        f"  cache, warm       {m['cache_warm']:.3f} s  ({result['warm_over_no_cache']:.2f}x no cache)"
+    )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0

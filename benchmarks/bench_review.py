@@ -31,15 +31,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from aftershock.model.review import ChartOutcome, Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, open_renderer, run_review
-from aftershock.render.sdk import SdkRenderer
 from aftershock.render.interface import Renderer, RenderRequest
-
+from aftershock.render.sdk import SdkRenderer
 from monorepo import LIBRARY, Monorepo, MonorepoSpec, build_monorepo
 from stages import RENDER, StageClock, TimedRenderer, stage_breakdown
 
@@ -54,13 +54,23 @@ class BenchError(Exception):
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Benchmark aftershock reviews on a synthetic Helm monorepo.")
+    parser = argparse.ArgumentParser(
+        description="Benchmark aftershock reviews on a synthetic Helm monorepo."
+    )
     parser.add_argument("--charts", type=int, default=200, help="application charts (default 200)")
     parser.add_argument("--templates", type=int, default=4, help="templates per chart (default 4)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each measurement (default 3)")
-    parser.add_argument("--workers", type=int, default=None, help="render workers (default: the renderer's)")
-    parser.add_argument("--json", type=Path, default=None, help="write the results to this JSON file")
-    parser.add_argument("--cprofile", type=Path, default=None, help="write a cProfile of review (b) here")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed runs of each measurement (default 3)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="render workers (default: the renderer's)"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="write the results to this JSON file"
+    )
+    parser.add_argument(
+        "--cprofile", type=Path, default=None, help="write a cProfile of review (b) here"
+    )
     args = parser.parse_args(argv)
     if args.charts < 1 or args.templates < 1 or args.repeat < 1:
         parser.error("--charts, --templates and --repeat must be at least 1")
@@ -73,7 +83,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def export_tree(repo: Path, sha: str, dest: Path) -> None:
     """Write the tree of `sha` into `dest` with `git archive | tar -x` (symlinks kept)."""
     dest.mkdir(parents=True)
-    archive = subprocess.Popen(["git", "-C", str(repo), "archive", "--format=tar", sha], stdout=subprocess.PIPE)
+    archive = subprocess.Popen(
+        ["git", "-C", str(repo), "archive", "--format=tar", sha], stdout=subprocess.PIPE
+    )
     assert archive.stdout is not None
     extracted = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout, check=False)
     archive.stdout.close()
@@ -83,7 +95,12 @@ def export_tree(repo: Path, sha: str, dest: Path) -> None:
 
 def chart_requests(root: Path, chart_paths: Sequence[str]) -> list[RenderRequest]:
     """One request per chart with the settings `run_review` uses by default."""
-    return [RenderRequest(chart_dir=str(root / path), values={}, release_name="release", namespace="default") for path in chart_paths]
+    return [
+        RenderRequest(
+            chart_dir=str(root / path), values={}, release_name="release", namespace="default"
+        )
+        for path in chart_paths
+    ]
 
 
 def render_all(renderer: Renderer, requests: Sequence[RenderRequest]) -> None:
@@ -99,14 +116,20 @@ def naive_path(renderer: Renderer, repo: Monorepo, head: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-naive-") as work:
         export_tree(repo.path, repo.base, Path(work) / "base")
         export_tree(repo.path, head, Path(work) / "head")
-        render_all(renderer, chart_requests(Path(work) / "base", repo.chart_paths) + chart_requests(Path(work) / "head", repo.chart_paths))
+        render_all(
+            renderer,
+            chart_requests(Path(work) / "base", repo.chart_paths)
+            + chart_requests(Path(work) / "head", repo.chart_paths),
+        )
 
 
 def review(renderer: Renderer, repo: Monorepo, head: str) -> tuple[Review, int]:
     """Run the review of base..head; also return how many renders it planned."""
     planned: list[int] = []
     callbacks = RenderCallbacks(planned=planned.append, rendered=lambda outcome: None)
-    result = run_review(ReviewRequest(repo=repo.path, base=repo.base, head=head), renderer, callbacks)
+    result = run_review(
+        ReviewRequest(repo=repo.path, base=repo.base, head=head), renderer, callbacks
+    )
     return result, sum(planned)
 
 
@@ -119,12 +142,16 @@ def check_review(result: Review, planned: int, expected_charts: Sequence[str]) -
         raise BenchError(f"review left parts not reviewed: {result.not_reviewed[0]}")
     reviewed = [r.chart for r in result.chart_reviews]
     if sorted(reviewed) != sorted(expected_charts):
-        raise BenchError(f"review covered {len(reviewed)} charts, expected {len(expected_charts)}: {reviewed[:3]}...")
+        raise BenchError(
+            f"review covered {len(reviewed)} charts, expected {len(expected_charts)}: {reviewed[:3]}..."
+        )
     unchanged = [r.chart for r in result.chart_reviews if r.outcome is not ChartOutcome.CHANGED]
     if unchanged:
         raise BenchError(f"review found no change in {len(unchanged)} charts, e.g. {unchanged[0]}")
     if planned != 2 * len(expected_charts):
-        raise BenchError(f"review planned {planned} renders, expected {2 * len(expected_charts)} (one per chart and side)")
+        raise BenchError(
+            f"review planned {planned} renders, expected {2 * len(expected_charts)} (one per chart and side)"
+        )
 
 
 def check_one_chart(result: Review, planned: int, repo: Monorepo) -> None:
@@ -221,21 +248,32 @@ def warm_up(renderer: Renderer, repo: Monorepo, requests: Sequence[RenderRequest
     timed_review(renderer, repo, repo.one_chart_head, check_one_chart)
 
 
-def timings(renderer: Renderer, bare: Renderer, repo: Monorepo, repeat: int) -> dict[str, list[float]]:
+def timings(
+    renderer: Renderer, bare: Renderer, repo: Monorepo, repeat: int
+) -> dict[str, list[float]]:
     """The measurements, interleaved `repeat` times so drifts of a noisy machine hit them alike.
     The baselines render with `bare`, whose workers only render (they do not parse what they render)."""
     runs: dict[str, list[float]] = {
-        "naive": [], "review_a": [], "review_b": [], "review_b_render": [], "renders_b": [], "renders_parsed_b": [],
+        "naive": [],
+        "review_a": [],
+        "review_b": [],
+        "review_b_render": [],
+        "renders_b": [],
+        "renders_parsed_b": [],
     }
     with tempfile.TemporaryDirectory(prefix="bench-trees-") as trees:
         export_tree(repo.path, repo.base, Path(trees) / "base")
         export_tree(repo.path, repo.library_head, Path(trees) / "head")
-        renders_b = chart_requests(Path(trees) / "base", repo.chart_paths) + chart_requests(Path(trees) / "head", repo.chart_paths)
+        renders_b = chart_requests(Path(trees) / "base", repo.chart_paths) + chart_requests(
+            Path(trees) / "head", repo.chart_paths
+        )
         warm_up(renderer, repo, renders_b)
         render_all(bare, renders_b)
         for _ in range(repeat):
             runs["naive"].append(timed(lambda: naive_path(bare, repo, repo.one_chart_head)))
-            runs["review_a"].append(timed_review(renderer, repo, repo.one_chart_head, check_one_chart)[0])
+            runs["review_a"].append(
+                timed_review(renderer, repo, repo.one_chart_head, check_one_chart)[0]
+            )
             review_b, render_b = timed_review(renderer, repo, repo.library_head, check_library)
             runs["review_b"].append(review_b)
             runs["review_b_render"].append(render_b)
@@ -261,12 +299,23 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     spec = MonorepoSpec(charts=args.charts, templates_per_chart=args.templates)
     repo = build_monorepo(work / "monorepo", spec)
     built = time.perf_counter() - started
-    bare = SdkRenderer(workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS, parse_documents=False)
-    with bare, open_renderer("sdk", workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS) as renderer:
+    bare = SdkRenderer(
+        workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS, parse_documents=False
+    )
+    with (
+        bare,
+        open_renderer(
+            "sdk", workers=args.workers, timeout_seconds=RENDER_TIMEOUT_SECONDS
+        ) as renderer,
+    ):
         runs = timings(renderer, bare, repo, args.repeat)
         stages = {
-            "one_chart_change": stage_breakdown(renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.one_chart_head)),
-            "library_change": stage_breakdown(renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.library_head)),
+            "one_chart_change": stage_breakdown(
+                renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.one_chart_head)
+            ),
+            "library_change": stage_breakdown(
+                renderer, ReviewRequest(repo=repo.path, base=repo.base, head=repo.library_head)
+            ),
         }
         if args.cprofile:
             profile_review(renderer, repo, args.cprofile)
@@ -282,7 +331,11 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def results(
-    args: argparse.Namespace, repo: Monorepo, runs: dict[str, list[float]], stages: dict[str, Any], memory: dict[str, Any]
+    args: argparse.Namespace,
+    repo: Monorepo,
+    runs: dict[str, list[float]],
+    stages: dict[str, Any],
+    memory: dict[str, Any],
 ) -> dict[str, Any]:
     naive, review_a = summary(runs["naive"]), summary(runs["review_a"])
     review_b, renders_b = summary(runs["review_b"]), summary(runs["renders_b"])
@@ -292,21 +345,38 @@ def results(
     floor = parsed_b["median_seconds"] / renders_b["median_seconds"]
     charts = len(repo.chart_paths)
     return {
-        "config": {**asdict(repo.spec), "repeat": args.repeat, "render_timeout_seconds": RENDER_TIMEOUT_SECONDS},
+        "config": {
+            **asdict(repo.spec),
+            "repeat": args.repeat,
+            "render_timeout_seconds": RENDER_TIMEOUT_SECONDS,
+        },
         "environment": {
-            "python": platform.python_version(), "machine": platform.machine(), "cpu_count": os.cpu_count(),
-            "temp_dir": tempfile.gettempdir(), "temp_dir_filesystem": filesystem_type(tempfile.gettempdir()),
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "temp_dir": tempfile.gettempdir(),
+            "temp_dir_filesystem": filesystem_type(tempfile.gettempdir()),
         },
         "repository": {"files": repo.file_count, "charts": charts},
         "one_chart_change": {
-            "naive": naive, "review": review_a, "naive_renders": 2 * charts, "review_renders": 2,
-            "naive_over_review": speedup, "target_min": NAIVE_TARGET, "met": speedup >= NAIVE_TARGET,
+            "naive": naive,
+            "review": review_a,
+            "naive_renders": 2 * charts,
+            "review_renders": 2,
+            "naive_over_review": speedup,
+            "target_min": NAIVE_TARGET,
+            "met": speedup >= NAIVE_TARGET,
         },
         "library_change": {
-            "review": review_b, "renders_alone": renders_b, "renders": 2 * charts,
+            "review": review_b,
+            "renders_alone": renders_b,
+            "renders": 2 * charts,
             "render_many_within_review": summary(runs["review_b_render"]),
-            "renders_parsed": parsed_b, "parsed_over_renders": floor,
-            "review_over_renders": overhead, "target_max": OVERHEAD_TARGET, "met": overhead <= OVERHEAD_TARGET,
+            "renders_parsed": parsed_b,
+            "parsed_over_renders": floor,
+            "review_over_renders": overhead,
+            "target_max": OVERHEAD_TARGET,
+            "met": overhead <= OVERHEAD_TARGET,
         },
         "stages": stages,
         "memory": {**memory, "met": memory["tree_peak_upper_bound_mib"] <= RSS_TARGET_MIB},
@@ -314,37 +384,88 @@ def results(
 
 
 def print_table(result: dict[str, Any]) -> None:
-    config, one, lib, memory = result["config"], result["one_chart_change"], result["library_change"], result["memory"]
+    config, one, lib, memory = (
+        result["config"],
+        result["one_chart_change"],
+        result["library_change"],
+        result["memory"],
+    )
     verdict = {True: "met", False: "MISSED"}
-    print(f"aftershock review benchmark: {config['charts']} charts x {config['templates_per_chart']} templates, "
-          f"{config['workers']} render workers, median of {config['repeat']} ({result['environment']['renderer']})")
+    print(
+        f"aftershock review benchmark: {config['charts']} charts x {config['templates_per_chart']} templates, "
+        f"{config['workers']} render workers, median of {config['repeat']} ({result['environment']['renderer']})"
+    )
     rows = [
         ("(a) one-chart change", "", ""),
-        (f"  naive: archive + {one['naive_renders']} renders", f"{one['naive']['median_seconds']:.3f} s", ""),
-        (f"  review ({one['review_renders']} renders)", f"{one['review']['median_seconds']:.3f} s", ""),
-        ("  naive / review", f"{one['naive_over_review']:.1f}x", f">= {NAIVE_TARGET:g}x {verdict[one['met']]}"),
+        (
+            f"  naive: archive + {one['naive_renders']} renders",
+            f"{one['naive']['median_seconds']:.3f} s",
+            "",
+        ),
+        (
+            f"  review ({one['review_renders']} renders)",
+            f"{one['review']['median_seconds']:.3f} s",
+            "",
+        ),
+        (
+            "  naive / review",
+            f"{one['naive_over_review']:.1f}x",
+            f">= {NAIVE_TARGET:g}x {verdict[one['met']]}",
+        ),
         ("(b) library change", "", ""),
         (f"  review ({lib['renders']} renders)", f"{lib['review']['median_seconds']:.3f} s", ""),
-        ("  of which its render_many", f"{lib['render_many_within_review']['median_seconds']:.3f} s", ""),
-        (f"  the {lib['renders']} renders alone", f"{lib['renders_alone']['median_seconds']:.3f} s", ""),
-        ("  review / renders", f"{lib['review_over_renders']:.3f}x", f"<= {OVERHEAD_TARGET:g}x {verdict[lib['met']]}"),
-        ("  the renders, each output parsed", f"{lib['renders_parsed']['median_seconds']:.3f} s", ""),
-        ("  parsed renders / renders (a floor)", f"{lib['parsed_over_renders']:.3f}x", "no review that reads the objects is below it"),
+        (
+            "  of which its render_many",
+            f"{lib['render_many_within_review']['median_seconds']:.3f} s",
+            "",
+        ),
+        (
+            f"  the {lib['renders']} renders alone",
+            f"{lib['renders_alone']['median_seconds']:.3f} s",
+            "",
+        ),
+        (
+            "  review / renders",
+            f"{lib['review_over_renders']:.3f}x",
+            f"<= {OVERHEAD_TARGET:g}x {verdict[lib['met']]}",
+        ),
+        (
+            "  the renders, each output parsed",
+            f"{lib['renders_parsed']['median_seconds']:.3f} s",
+            "",
+        ),
+        (
+            "  parsed renders / renders (a floor)",
+            f"{lib['parsed_over_renders']:.3f}x",
+            "no review that reads the objects is below it",
+        ),
         ("peak RSS", "", ""),
         ("  main process", f"{memory['main_peak_mib']:.0f} MiB", ""),
         ("  largest render worker", f"{memory['max_worker_peak_mib']:.0f} MiB", ""),
-        ("  main + all workers (bound)", f"{memory['tree_peak_upper_bound_mib']:.0f} MiB", f"<= {RSS_TARGET_MIB:g} MiB {verdict[memory['met']]}"),
+        (
+            "  main + all workers (bound)",
+            f"{memory['tree_peak_upper_bound_mib']:.0f} MiB",
+            f"<= {RSS_TARGET_MIB:g} MiB {verdict[memory['met']]}",
+        ),
     ]
     for label, value, note in rows:
         print(f"{label:<38}{value:>12}  {note}")
     for change, breakdown in result["stages"].items():
-        print(f"stages of one instrumented review, {change}: {breakdown['total_seconds']:.3f} s "
-              f"(main process CPU {breakdown['main_process_cpu_seconds']:.3f} s)")
+        print(
+            f"stages of one instrumented review, {change}: {breakdown['total_seconds']:.3f} s "
+            f"(main process CPU {breakdown['main_process_cpu_seconds']:.3f} s)"
+        )
         for label, stage in breakdown["stages"].items():
-            print(f"  {label:<36}{stage['seconds']:>10.3f} s {100 * stage['share']:5.1f}%"
-                  f"  {stage['calls']:>5} calls  {stage['inclusive_seconds']:8.3f} s with nested stages")
-    print(f"work folders in {result['environment']['temp_dir']} ({result['environment']['temp_dir_filesystem']}; set TMPDIR to move them)")
-    print(f"wall time {result['wall_seconds']:.1f} s (repository built in {result['repository']['build_seconds']:.1f} s)")
+            print(
+                f"  {label:<36}{stage['seconds']:>10.3f} s {100 * stage['share']:5.1f}%"
+                f"  {stage['calls']:>5} calls  {stage['inclusive_seconds']:8.3f} s with nested stages"
+            )
+    print(
+        f"work folders in {result['environment']['temp_dir']} ({result['environment']['temp_dir_filesystem']}; set TMPDIR to move them)"
+    )
+    print(
+        f"wall time {result['wall_seconds']:.1f} s (repository built in {result['repository']['build_seconds']:.1f} s)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

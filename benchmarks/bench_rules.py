@@ -30,15 +30,24 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from aftershock.config import AftershockConfig
 from aftershock.diff.objects import diff_objects
-from aftershock.model.objects import RenderedObject
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side
+from aftershock.model.review import (
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    RefInfo,
+    RenderStatus,
+    Review,
+    ReviewOptions,
+    Side,
+)
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
@@ -56,43 +65,71 @@ CONTROLS: dict[str, tuple[float, str, str | None, str]] = {
     "runAsRoot": (0.08, "pss-run-as-non-root", None, "CKV_K8S_23"),
 }
 DEFAULT_CHECKOV = "/tmp/checkov-venv/bin/checkov"
-SCHEMA_RULE = "object-schema-invalid"  # timed apart: schema validation may add at most 2x to the rule pass
+SCHEMA_RULE = (
+    "object-schema-invalid"  # timed apart: schema validation may add at most 2x to the rule pass
+)
 
 
 def container(name: str, violations: set[str]) -> dict[str, Any]:
     security: dict[str, Any] = {
-        "runAsNonRoot": "runAsRoot" not in violations, "allowPrivilegeEscalation": "allowPrivilegeEscalation" in violations,
-        "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"},
+        "runAsNonRoot": "runAsRoot" not in violations,
+        "allowPrivilegeEscalation": "allowPrivilegeEscalation" in violations,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
     }
     if "privileged" in violations:
         security["privileged"] = True
-    image = "registry.example.com/team/app:latest" if "latestTag" in violations else "registry.example.com/team/app:1.2.3@sha256:" + "a" * 64
+    image = (
+        "registry.example.com/team/app:latest"
+        if "latestTag" in violations
+        else "registry.example.com/team/app:1.2.3@sha256:" + "a" * 64
+    )
     port: dict[str, Any] = {"containerPort": 8080}
     if "hostPort" in violations:
         port["hostPort"] = 8080
     return {
-        "name": name, "image": image, "imagePullPolicy": "Always", "ports": [port], "securityContext": security,
-        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "500m", "memory": "256Mi"}},
+        "name": name,
+        "image": image,
+        "imagePullPolicy": "Always",
+        "ports": [port],
+        "securityContext": security,
+        "resources": {
+            "requests": {"cpu": "100m", "memory": "128Mi"},
+            "limits": {"cpu": "500m", "memory": "256Mi"},
+        },
         "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}},
         "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}},
     }
 
 
 def workload(kind: str, name: str, namespace: str, violations: set[str]) -> dict[str, Any]:
-    pod: dict[str, Any] = {"automountServiceAccountToken": False, "serviceAccountName": name,
-                           "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-                           "containers": [container("app", violations)]}
+    pod: dict[str, Any] = {
+        "automountServiceAccountToken": False,
+        "serviceAccountName": name,
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [container("app", violations)],
+    }
     for field in ("hostPID", "hostIPC", "hostNetwork"):
         if field in violations:
             pod[field] = True
-    spec: dict[str, Any] = {"selector": {"matchLabels": {"app": name}},
-                            "template": {"metadata": {"labels": {"app": name}}, "spec": pod}}
+    spec: dict[str, Any] = {
+        "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": pod},
+    }
     if kind == "StatefulSet":
         spec["serviceName"] = name
-    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
 
 
-def chart_documents(index: int, rng: random.Random) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
+def chart_documents(
+    index: int, rng: random.Random
+) -> tuple[list[dict[str, Any]], dict[str, set[str]]]:
     """The objects of chart `index` and, per workload name, the violations injected into it."""
     namespace, docs, truth = f"team-{index % 17}", [], {}
     for kind in ("Deployment", "DaemonSet", "StatefulSet"):
@@ -101,16 +138,54 @@ def chart_documents(index: int, rng: random.Random) -> tuple[list[dict[str, Any]
         truth[name] = violations
         docs.append(workload(kind, name, namespace, violations))
     base = f"c{index}"
-    docs.append({"apiVersion": "v1", "kind": "Service", "metadata": {"name": base, "namespace": namespace},
-                 "spec": {"selector": {"app": base}, "ports": [{"port": 80, "targetPort": 8080}]}})
-    docs.append({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": base, "namespace": namespace},
-                 "spec": {"tls": [{"hosts": [f"{base}.example.com"], "secretName": f"{base}-tls"}],
-                          "rules": [{"host": f"{base}.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix",
-                                     "backend": {"service": {"name": base, "port": {"number": 80}}}}]}}]}})
-    docs.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": base, "namespace": namespace},
-                 "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]})
-    docs.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": base, "namespace": namespace},
-                 "data": {"LOG_LEVEL": "info", "application.yaml": "server:\n  port: 8080\n"}})
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": base, "namespace": namespace},
+            "spec": {"selector": {"app": base}, "ports": [{"port": 80, "targetPort": 8080}]},
+        }
+    )
+    docs.append(
+        {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "Ingress",
+            "metadata": {"name": base, "namespace": namespace},
+            "spec": {
+                "tls": [{"hosts": [f"{base}.example.com"], "secretName": f"{base}-tls"}],
+                "rules": [
+                    {
+                        "host": f"{base}.example.com",
+                        "http": {
+                            "paths": [
+                                {
+                                    "path": "/",
+                                    "pathType": "Prefix",
+                                    "backend": {"service": {"name": base, "port": {"number": 80}}},
+                                }
+                            ]
+                        },
+                    }
+                ],
+            },
+        }
+    )
+    docs.append(
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": base, "namespace": namespace},
+            "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}],
+        }
+    )
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": base, "namespace": namespace},
+            "data": {"LOG_LEVEL": "info", "application.yaml": "server:\n  port: 8080\n"},
+        }
+    )
     return docs, truth
 
 
@@ -128,27 +203,77 @@ def aftershock_review(folder: Path) -> Review:
     reviews = []
     for path in sorted(folder.glob("*.yaml")):
         chart = f"charts/{path.stem}"
-        objects = parse_manifests({f"{path.stem}/templates/all.yaml": path.read_text()}, chart=chart, namespace="default")
-        affected = AffectedChart(chart, (AffectStep("file", f"{chart}/values.yaml", "changed"), AffectStep("chart", chart, "holds the file")))
-        reviews.append(ChartReview(chart, path.stem, affected, ChartRender(Side.BASE, RenderStatus.ABSENT),
-                                   ChartRender(Side.HEAD, RenderStatus.OK, len(objects)), ChartOutcome.CHANGED,
-                                   diff_objects((), objects), base_objects=(), head_objects=objects))
-    return Review("bench", RefInfo("base", "0" * 40), RefInfo("head", "1" * 40), ReviewOptions("bench", "default", "none", "0"),
-                  (), (), (), (), (), tuple(r.affected for r in reviews), tuple(reviews))
+        objects = parse_manifests(
+            {f"{path.stem}/templates/all.yaml": path.read_text()}, chart=chart, namespace="default"
+        )
+        affected = AffectedChart(
+            chart,
+            (
+                AffectStep("file", f"{chart}/values.yaml", "changed"),
+                AffectStep("chart", chart, "holds the file"),
+            ),
+        )
+        reviews.append(
+            ChartReview(
+                chart,
+                path.stem,
+                affected,
+                ChartRender(Side.BASE, RenderStatus.ABSENT),
+                ChartRender(Side.HEAD, RenderStatus.OK, len(objects)),
+                ChartOutcome.CHANGED,
+                diff_objects((), objects),
+                base_objects=(),
+                head_objects=objects,
+            )
+        )
+    return Review(
+        "bench",
+        RefInfo("base", "0" * 40),
+        RefInfo("head", "1" * 40),
+        ReviewOptions("bench", "default", "none", "0"),
+        (),
+        (),
+        (),
+        (),
+        (),
+        tuple(r.affected for r in reviews),
+        tuple(reviews),
+    )
 
 
 def aftershock_true_findings(findings: tuple, truth: dict[str, set[str]]) -> dict[str, int]:
-    found: dict[str, int] = {control: 0 for control in CONTROLS}
+    found: dict[str, int] = dict.fromkeys(CONTROLS, 0)
     for control, (_, rule, facet, _) in CONTROLS.items():
-        names = {f.subject.id.rsplit("/", 1)[-1] for f in findings if f.rule_id == rule and (facet is None or f.subject.facet == facet)}
-        found[control] = sum(1 for name, injected in truth.items() if control in injected and name in names)
+        names = {
+            f.subject.id.rsplit("/", 1)[-1]
+            for f in findings
+            if f.rule_id == rule and (facet is None or f.subject.facet == facet)
+        }
+        found[control] = sum(
+            1 for name, injected in truth.items() if control in injected and name in names
+        )
     return found
 
 
 def run_checkov(executable: str, folder: Path) -> tuple[float, dict[str, Any]]:
     started = time.perf_counter()
-    completed = subprocess.run([executable, "--framework", "kubernetes", "-d", str(folder), "-o", "json", "--quiet", "--compact",
-                                "--skip-download"], capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [
+            executable,
+            "--framework",
+            "kubernetes",
+            "-d",
+            str(folder),
+            "-o",
+            "json",
+            "--quiet",
+            "--compact",
+            "--skip-download",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - started
     if not completed.stdout.strip():
         raise RuntimeError(f"checkov produced no output: {completed.stderr.strip()[:300]}")
@@ -161,8 +286,14 @@ def checkov_true_findings(report: dict[str, Any], truth: dict[str, set[str]]) ->
     by_check: dict[str, set[str]] = {}
     for entry in failed:
         by_check.setdefault(entry["check_id"], set()).add(entry["resource"].rsplit(".", 1)[-1])
-    return {control: sum(1 for name, injected in truth.items() if control in injected and name in by_check.get(check, set()))
-            for control, (_, _, _, check) in CONTROLS.items()}
+    return {
+        control: sum(
+            1
+            for name, injected in truth.items()
+            if control in injected and name in by_check.get(check, set())
+        )
+        for control, (_, _, _, check) in CONTROLS.items()
+    }
 
 
 def median_seconds(action: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -190,21 +321,38 @@ def main(argv: list[str] | None = None) -> int:
         no_schema = AftershockConfig.model_validate({"rules": {SCHEMA_RULE: {"enabled": False}}})
         without_schema, _ = median_seconds(lambda: evaluate(review, no_schema), args.repeat)
         result: dict[str, Any] = {
-            "charts": args.charts, "objects": objects, "injected": {c: sum(c in v for v in truth.values()) for c in CONTROLS},
-            "aftershock": {"seconds_parse_diff_rules": round(full, 3), "seconds_rules_only": round(rules_only, 3),
-                           "seconds_rules_without_schema": round(without_schema, 3),
-                           "schema_ratio": round(rules_only / without_schema, 2),
-                           "findings": len(findings), "true_findings": aftershock_true_findings(findings, truth)},
+            "charts": args.charts,
+            "objects": objects,
+            "injected": {c: sum(c in v for v in truth.values()) for c in CONTROLS},
+            "aftershock": {
+                "seconds_parse_diff_rules": round(full, 3),
+                "seconds_rules_only": round(rules_only, 3),
+                "seconds_rules_without_schema": round(without_schema, 3),
+                "schema_ratio": round(rules_only / without_schema, 2),
+                "findings": len(findings),
+                "true_findings": aftershock_true_findings(findings, truth),
+            },
         }
-        checkov = shutil.which(args.checkov) or (args.checkov if Path(args.checkov).exists() else None)
+        checkov = shutil.which(args.checkov) or (
+            args.checkov if Path(args.checkov).exists() else None
+        )
         if checkov is None:
-            result["checkov"] = {"available": False, "reason": f"no checkov executable at {args.checkov}"}
+            result["checkov"] = {
+                "available": False,
+                "reason": f"no checkov executable at {args.checkov}",
+            }
         else:
             seconds, report = median_seconds(lambda: run_checkov(checkov, folder), args.repeat)
-            seconds = seconds  # median of the whole subprocess, start-up included, as a user runs it
-            result["checkov"] = {"available": True, "version": _version(checkov), "seconds": round(seconds, 3),
-                                 "failed_checks": len(report[1].get("results", {}).get("failed_checks", [])),
-                                 "true_findings": checkov_true_findings(report[1], truth)}
+            seconds = (
+                seconds  # median of the whole subprocess, start-up included, as a user runs it
+            )
+            result["checkov"] = {
+                "available": True,
+                "version": _version(checkov),
+                "seconds": round(seconds, 3),
+                "failed_checks": len(report[1].get("results", {}).get("failed_checks", [])),
+                "true_findings": checkov_true_findings(report[1], truth),
+            }
             result["ratio_checkov_over_aftershock"] = round(seconds / full, 1)
     _print(result)
     if args.json:
@@ -218,26 +366,36 @@ def _full_pass(folder: Path) -> tuple[Review, tuple]:
 
 
 def _version(executable: str) -> str:
-    completed = subprocess.run([executable, "--version"], capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [executable, "--version"], capture_output=True, text=True, check=False
+    )
     return completed.stdout.strip() or "?"
 
 
 def _print(result: dict[str, Any]) -> None:
     ours = result["aftershock"]
     print(f"{result['charts']} charts, {result['objects']} objects")
-    print(f"aftershock: {ours['seconds_parse_diff_rules']:.3f} s parse+diff+rules ({ours['seconds_rules_only']:.3f} s rules only), "
-          f"{ours['findings']} findings")
-    print(f"rules without {SCHEMA_RULE}: {ours['seconds_rules_without_schema']:.3f} s; schema validation makes the rule pass "
-          f"{ours['schema_ratio']}x (target <= 2x)")
+    print(
+        f"aftershock: {ours['seconds_parse_diff_rules']:.3f} s parse+diff+rules ({ours['seconds_rules_only']:.3f} s rules only), "
+        f"{ours['findings']} findings"
+    )
+    print(
+        f"rules without {SCHEMA_RULE}: {ours['seconds_rules_without_schema']:.3f} s; schema validation makes the rule pass "
+        f"{ours['schema_ratio']}x (target <= 2x)"
+    )
     theirs = result["checkov"]
     if not theirs["available"]:
         print(f"checkov: not run ({theirs['reason']})")
         return
-    print(f"checkov {theirs['version']}: {theirs['seconds']:.3f} s, {theirs['failed_checks']} failed checks")
+    print(
+        f"checkov {theirs['version']}: {theirs['seconds']:.3f} s, {theirs['failed_checks']} failed checks"
+    )
     print(f"ratio checkov/aftershock: {result['ratio_checkov_over_aftershock']}x (target >= 10x)")
     print(f"{'control':26} {'injected':>8} {'aftershock':>10} {'checkov':>8}")
     for control in CONTROLS:
-        print(f"{control:26} {result['injected'][control]:8} {ours['true_findings'][control]:10} {theirs['true_findings'][control]:8}")
+        print(
+            f"{control:26} {result['injected'][control]:8} {ours['true_findings'][control]:10} {theirs['true_findings'][control]:8}"
+        )
 
 
 if __name__ == "__main__":

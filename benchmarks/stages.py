@@ -15,17 +15,18 @@ import inspect
 import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import Tree
+from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline import charts as pipeline_charts
 from aftershock.pipeline import review as pipeline_review
-from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 
 GIT = "git (rev-parse, log, diff)"
@@ -65,7 +66,9 @@ TARGETS = (
     _Target(pipeline_review, "follow_releases", "release following"),
     _Target(RefSnapshot, "materialize", MATERIALISE),
     _Target(pipeline_charts, "link_local_dependencies", "dependency links"),
-    _Target(pipeline_charts, "_side_job", "per-chart job set-up"),  # links, texts, nondeterminism scan
+    _Target(
+        pipeline_charts, "_side_job", "per-chart job set-up"
+    ),  # links, texts, nondeterminism scan
     _Target(RefSnapshot, "texts_under", TEXTS, drain=True),
     _Target(pipeline_charts, "may_be_nondeterministic", "nondeterminism regex"),
     _Target(pipeline_charts, "parse_manifests", PARSE),
@@ -90,7 +93,9 @@ class StageClock:
         self.calls: Counter[str] = Counter()
         self._nested: list[float] = []  # per open call: time spent in timed calls inside it
 
-    def wrap(self, label: str, func: Callable[..., Any], *, drain: bool = False) -> Callable[..., Any]:
+    def wrap(
+        self, label: str, func: Callable[..., Any], *, drain: bool = False
+    ) -> Callable[..., Any]:
         @functools.wraps(func)
         def timed(*args: Any, **kwargs: Any) -> Any:  # instrumentation forwards any call as is
             if threading.current_thread() is not threading.main_thread():
@@ -128,7 +133,9 @@ def instrumented(clock: StageClock) -> Iterator[list[str]]:
                 missing.append(f"{getattr(target.owner, '__name__', target.owner)}.{target.name}")
                 continue
             if isinstance(original, classmethod):
-                replacement: Any = classmethod(clock.wrap(target.label, original.__func__, drain=target.drain))
+                replacement: Any = classmethod(
+                    clock.wrap(target.label, original.__func__, drain=target.drain)
+                )
             else:
                 replacement = clock.wrap(target.label, original, drain=target.drain)
             setattr(target.owner, target.name, replacement)
@@ -149,7 +156,10 @@ class TimedRenderer:
         return self._inner.version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline=None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline=None,
     ) -> list[RenderOutcome]:
         outcomes: list[RenderOutcome] = self._render_many(requests, progress, deadline=deadline)
         return outcomes
@@ -167,7 +177,11 @@ def stage_breakdown(renderer: Renderer, request: ReviewRequest) -> dict[str, Any
         run_review(request, timed_renderer)
         total, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     stages = {
-        label: {"seconds": seconds, "inclusive_seconds": clock.inclusive[label], "calls": clock.calls[label]}
+        label: {
+            "seconds": seconds,
+            "inclusive_seconds": clock.inclusive[label],
+            "calls": clock.calls[label],
+        }
         for label, seconds in clock.seconds.items()
     }
     rest = max(0.0, total - sum(clock.seconds.values()))
@@ -175,4 +189,9 @@ def stage_breakdown(renderer: Renderer, request: ReviewRequest) -> dict[str, Any
     for entry in stages.values():
         entry["share"] = entry["seconds"] / total if total else 0.0
     ordered = dict(sorted(stages.items(), key=lambda item: -item[1]["seconds"]))
-    return {"total_seconds": total, "main_process_cpu_seconds": cpu, "stages": ordered, "untimed_functions": missing}
+    return {
+        "total_seconds": total,
+        "main_process_cpu_seconds": cpu,
+        "stages": ordered,
+        "untimed_functions": missing,
+    }

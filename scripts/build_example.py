@@ -83,7 +83,9 @@ def load_history(example_dir: Path) -> list[State]:
     except (OSError, yaml.YAMLError) as error:
         raise ExampleError(f"cannot read {path}: {error}") from error
     if not isinstance(document, dict) or not document.get("states"):
-        raise ExampleError(f"{path}: expected a mapping with 'authors' and a non-empty 'states' list")
+        raise ExampleError(
+            f"{path}: expected a mapping with 'authors' and a non-empty 'states' list"
+        )
     authors = {}
     for handle, entry in (document.get("authors") or {}).items():
         if not isinstance(entry, dict) or set(entry) != {"name", "email"}:
@@ -94,7 +96,9 @@ def load_history(example_dir: Path) -> list[State]:
     for state in states:
         _check_message(state, path)
         if not (example_dir / "states" / state.directory).is_dir():
-            raise ExampleError(f"{path}: state {state.directory!r} has no folder states/{state.directory}")
+            raise ExampleError(
+                f"{path}: state {state.directory!r} has no folder states/{state.directory}"
+            )
     return states
 
 
@@ -102,8 +106,10 @@ def _parse_state(entry: dict, authors: dict[str, Person], path: Path) -> State:
     unknown = set(entry) - STATE_KEYS
     missing = {"directory", "author", "date", "message"} - set(entry)
     if unknown or missing:
-        raise ExampleError(f"{path}: state {entry.get('directory')!r}: unknown keys {sorted(unknown)}, "
-                           f"missing keys {sorted(missing)}")
+        raise ExampleError(
+            f"{path}: state {entry.get('directory')!r}: unknown keys {sorted(unknown)}, "
+            f"missing keys {sorted(missing)}"
+        )
     if entry["author"] not in authors:
         raise ExampleError(
             f"{path}: state {entry['directory']!r}: author {entry['author']!r} is not under 'authors'"
@@ -124,15 +130,21 @@ def _check_order(states: list[State], path: Path) -> None:
         try:
             moment = datetime.datetime.fromisoformat(state.date)
         except ValueError as error:
-            raise ExampleError(f"{path}: state {state.directory!r}: bad date {state.date!r}") from error
+            raise ExampleError(
+                f"{path}: state {state.directory!r}: bad date {state.date!r}"
+            ) from error
         if moment.tzinfo is None:
-            raise ExampleError(f"{path}: state {state.directory!r}: date {state.date!r} needs a UTC offset")
+            raise ExampleError(
+                f"{path}: state {state.directory!r}: date {state.date!r} needs a UTC offset"
+            )
         if previous is not None and moment <= previous:
             raise ExampleError(f"{path}: state {state.directory!r}: dates must increase")
         previous = moment
     directories = [state.directory for state in states]
     if directories != sorted(set(directories)):
-        raise ExampleError(f"{path}: state folders must be unique and listed in order: {directories}")
+        raise ExampleError(
+            f"{path}: state folders must be unique and listed in order: {directories}"
+        )
 
 
 def _check_message(state: State, path: Path) -> None:
@@ -168,15 +180,30 @@ def git_environment(person: Person | None = None, date: str | None = None) -> di
     env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", LC_ALL="C", TZ="UTC")
     if person is not None and date is not None:
         env.update(
-            GIT_AUTHOR_NAME=person.name, GIT_AUTHOR_EMAIL=person.email, GIT_AUTHOR_DATE=date,
-            GIT_COMMITTER_NAME=person.name, GIT_COMMITTER_EMAIL=person.email, GIT_COMMITTER_DATE=date,
+            GIT_AUTHOR_NAME=person.name,
+            GIT_AUTHOR_EMAIL=person.email,
+            GIT_AUTHOR_DATE=date,
+            GIT_COMMITTER_NAME=person.name,
+            GIT_COMMITTER_EMAIL=person.email,
+            GIT_COMMITTER_DATE=date,
         )
     return env
 
 
 def run_git(dest: Path, args: list[str], env: dict[str, str], stdin: str | None = None) -> str:
-    command = ["git", "-c", f"core.hooksPath={os.devnull}", "-c", "commit.gpgSign=false", "-C", str(dest), *args]
-    result = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env, check=False)
+    command = [
+        "git",
+        "-c",
+        f"core.hooksPath={os.devnull}",
+        "-c",
+        "commit.gpgSign=false",
+        "-C",
+        str(dest),
+        *args,
+    ]
+    result = subprocess.run(
+        command, input=stdin, capture_output=True, text=True, env=env, check=False
+    )
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
         reason = detail[-1] if detail else f"exit status {result.returncode}"
@@ -204,7 +231,9 @@ def apply_state(state: State, example_dir: Path, dest: Path) -> None:
     for relative in state.deletions:
         target = _inside(dest, relative, f"state {state.directory}: deletion")
         if not target.exists() and not target.is_symlink():
-            raise ExampleError(f"state {state.directory}: cannot delete {relative!r}, it does not exist")
+            raise ExampleError(
+                f"state {state.directory}: cannot delete {relative!r}, it does not exist"
+            )
         _remove(target)
     source_root = example_dir / "states" / state.directory
     for source in sorted(source_root.rglob("*")):
@@ -235,9 +264,13 @@ def commit_state(state: State, dest: Path) -> str:
     env = git_environment(state.author, state.date)
     run_git(dest, ["add", "--all"], env)
     if not run_git(dest, ["status", "--porcelain"], env):
-        raise ExampleError(f"state {state.directory} changes nothing; every state must be a real commit")
+        raise ExampleError(
+            f"state {state.directory} changes nothing; every state must be a real commit"
+        )
     # pinned to 'whitespace': lines starting with '#' stay in the message, as written
-    run_git(dest, ["commit", "--quiet", "--cleanup=whitespace", "--file=-"], env, stdin=state.message)
+    run_git(
+        dest, ["commit", "--quiet", "--cleanup=whitespace", "--file=-"], env, stdin=state.message
+    )
     run_git(dest, ["tag", state.tag], env)
     return run_git(dest, ["rev-parse", "HEAD"], env)
 
@@ -266,16 +299,25 @@ def main(argv: list[str]) -> int:
         argv = [argv[2], argv[1]]
     if len(argv) == 2 and not argv[1].startswith("-"):
         example_dir, argv = EXAMPLE_DIR.parent / argv[1], argv[:1]
-        if not (example_dir / "history.yaml").is_file() or "/" in example_dir.name or example_dir.name.startswith("."):
-            print(f"build_example: no example {example_dir.name!r} under examples/ (a folder with a history.yaml)", file=sys.stderr)
+        if (
+            not (example_dir / "history.yaml").is_file()
+            or "/" in example_dir.name
+            or example_dir.name.startswith(".")
+        ):
+            print(
+                f"build_example: no example {example_dir.name!r} under examples/ (a folder with a history.yaml)",
+                file=sys.stderr,
+            )
             return 2
     if len(argv) != 1 or argv[0].startswith("-"):
         print("usage: python3 scripts/build_example.py [--example NAME] DEST", file=sys.stderr)
         return 2
     dest = Path(argv[0]).resolve()
     if dest in EXAMPLE_DIR.parents or dest.is_relative_to(EXAMPLE_DIR.parent):
-        print(f"build_example: {dest} contains the project or lies inside examples/; choose another destination",
-              file=sys.stderr)
+        print(
+            f"build_example: {dest} contains the project or lies inside examples/; choose another destination",
+            file=sys.stderr,
+        )
         return 2
     try:
         build(example_dir, dest)

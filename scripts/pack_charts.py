@@ -44,9 +44,17 @@ def main() -> int:
         archive = f"{chart['name']}-{chart['version']}.tgz"
         (CACHE / archive).write_bytes(data)
         entries.setdefault(chart["name"], []).append(
-            {"name": chart["name"], "version": chart["version"], "digest": hashlib.sha256(data).hexdigest(), "urls": [archive]})
+            {
+                "name": chart["name"],
+                "version": chart["version"],
+                "digest": hashlib.sha256(data).hexdigest(),
+                "urls": [archive],
+            }
+        )
         print(f"{archive} {len(data)} bytes")
-    (CACHE / "index.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "entries": entries}, sort_keys=True))
+    (CACHE / "index.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "entries": entries}, sort_keys=True)
+    )
     return 0
 
 

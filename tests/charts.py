@@ -31,7 +31,9 @@ spec:
 """
 
 
-def app_chart(prefix: str, name: str, *, replicas: int = 2, image: str = "nginx:1.27.0") -> dict[str, str]:
+def app_chart(
+    prefix: str, name: str, *, replicas: int = 2, image: str = "nginx:1.27.0"
+) -> dict[str, str]:
     return {
         f"{prefix}/Chart.yaml": chart_yaml(name),
         f"{prefix}/values.yaml": f"replicas: {replicas}\nimage: {image}\nmode: fast\n",

@@ -26,5 +26,9 @@ def renderer():
 def example_repo(tmp_path_factory) -> Path:
     """The bundled example platform repository as a real git history (tags demo-base..demo-head)."""
     dest = tmp_path_factory.mktemp("example") / "platform"
-    subprocess.run([sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(dest)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(dest)],
+        check=True,
+        capture_output=True,
+    )
     return dest

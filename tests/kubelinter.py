@@ -73,13 +73,17 @@ def linter_checks(clone: Path) -> dict[str, LinterCheck]:
     starts = list(_TEST.finditer(text))
     found: dict[str, LinterCheck] = {}
     for index, match in enumerate(starts):
-        block = text[match.end(): starts[index + 1].start() if index + 1 < len(starts) else len(text)]
+        block = text[
+            match.end() : starts[index + 1].start() if index + 1 < len(starts) else len(text)
+        ]
         fixture = re.search(r'tmp="([^"]+)"', block)
         include = re.search(r"--include (\S+)", block)
         count = re.search(r'"\$\{count\}" == "(\d+)"', block)
         name = include.group(1) if include else match.group(1)
         if fixture and (clone / fixture.group(1)).is_file():
-            found[name] = LinterCheck(name, fixture.group(1), int(count.group(1)) if count else None)
+            found[name] = LinterCheck(
+                name, fixture.group(1), int(count.group(1)) if count else None
+            )
     return found
 
 
@@ -97,7 +101,9 @@ def chart_path(check: str) -> str:
     return f"charts/{check}"
 
 
-def build_repository(clone: Path, dest: Path, checks: dict[str, LinterCheck], names: list[str]) -> tuple[Path, str]:
+def build_repository(
+    clone: Path, dest: Path, checks: dict[str, LinterCheck], names: list[str]
+) -> tuple[Path, str]:
     """A repository whose head adds one chart per check, its fixture as the chart's only template."""
     repo = make_repo(dest, "kubelinter")
     base = commit(repo, {"README.md": "kube-linter fixtures\n"}, "chore: base")
@@ -105,7 +111,9 @@ def build_repository(clone: Path, dest: Path, checks: dict[str, LinterCheck], na
     for name in names:
         prefix = chart_path(name)
         files[f"{prefix}/Chart.yaml"] = f"apiVersion: v2\nname: {name}\nversion: 0.1.0\n"
-        files[f"{prefix}/templates/objects.yaml"] = (clone / checks[name].fixture).read_text(encoding="utf-8")
+        files[f"{prefix}/templates/objects.yaml"] = (clone / checks[name].fixture).read_text(
+            encoding="utf-8"
+        )
     commit(repo, files, "feat: kube-linter fixtures")
     return repo, base
 
@@ -116,17 +124,29 @@ def fixture_objects(text: str) -> list[tuple[str, str, str]]:
     for doc in yaml.safe_load_all(text):
         if isinstance(doc, dict):
             group = str(doc.get("apiVersion", "")).rpartition("/")[0]
-            out.append((group, str(doc.get("kind", "")), str((doc.get("metadata") or {}).get("name") or "")))
+            out.append(
+                (
+                    group,
+                    str(doc.get("kind", "")),
+                    str((doc.get("metadata") or {}).get("name") or ""),
+                )
+            )
     return out
 
 
 def expected_objects(text: str, fire: list[str] | None) -> frozenset[str]:
     if fire is not None:
         return frozenset(fire)
-    return frozenset(f"{kind}/{name}" for _, kind, name in fixture_objects(text) if not name.startswith("dont-fire"))
+    return frozenset(
+        f"{kind}/{name}"
+        for _, kind, name in fixture_objects(text)
+        if not name.startswith("dont-fire")
+    )
 
 
-def flagged_objects(findings: list[Finding], chart: str, spec: dict, expected: frozenset[str]) -> frozenset[str]:
+def flagged_objects(
+    findings: list[Finding], chart: str, spec: dict, expected: frozenset[str]
+) -> frozenset[str]:
     """The objects of `chart` that the check's rules flag (at its severities, if it names some), as Kind/name
     (group/Kind/name where `expected` names the group)."""
     out = set()
@@ -151,14 +171,18 @@ def run_conformance(clone: Path, work: Path, renderer) -> tuple[list[CheckScore]
     checks, wanted = linter_checks(clone), expectations()
     mapped = {name: spec for name, spec in wanted["mapped"].items() if name in checks}
     repo, base = build_repository(clone, work, checks, sorted(mapped))
-    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False, max_scenarios=1), renderer)
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, run_tests=False, max_scenarios=1), renderer
+    )
     findings = list(result.judgement.findings)
     wanted["rule_errors"] = [f.message for f in findings if f.rule_id == RULE_ERROR_ID]
     rendered = {c.chart for c in result.review.chart_reviews if c.head_objects}
     scores = []
     for name, spec in sorted(mapped.items()):
         rules = tuple(spec["rules"])
-        expected = expected_objects((clone / checks[name].fixture).read_text(encoding="utf-8"), spec.get("fire"))
+        expected = expected_objects(
+            (clone / checks[name].fixture).read_text(encoding="utf-8"), spec.get("fire")
+        )
         flagged = flagged_objects(findings, chart_path(name), spec, expected)
         scores.append(CheckScore(name, rules, expected, flagged, chart_path(name) in rendered))
     return scores, wanted

@@ -39,14 +39,34 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.objects import RenderedObject
-from aftershock.model.override import PROBE_NAME, DroppedEntry, MergeSite, OverrideProbe, ProbeStatus
+from aftershock.model.override import (
+    PROBE_NAME,
+    DroppedEntry,
+    MergeSite,
+    OverrideProbe,
+    ProbeStatus,
+)
 from aftershock.model.review import (
-    ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    RefInfo,
+    RenderStatus,
+    Review,
+    ReviewOptions,
+    Side,
+)
+from aftershock.model.tests import (
+    ChartTestEvidence,
+    RunStatus,
+    SideTests,
+    TestChange,
+    TestComparison,
+    TestEvidence,
+    TestOutcome,
+    TestStatus,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
-from aftershock.model.tests import (
-    ChartTestEvidence, RunStatus, SideTests, TestChange, TestComparison, TestEvidence, TestOutcome, TestStatus,
-)
 from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts
@@ -55,7 +75,16 @@ from gitrepo import commit, make_repo
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 CHART = "charts/app"
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
-EXPECTED_KEYS = {"delta", "severity", "confidence", "evidence", "subject", "facet", "message", "location"}
+EXPECTED_KEYS = {
+    "delta",
+    "severity",
+    "confidence",
+    "evidence",
+    "subject",
+    "facet",
+    "message",
+    "location",
+}
 
 
 @dataclass(frozen=True)
@@ -72,8 +101,10 @@ class Case:
 def all_cases() -> list[Case]:
     return [
         Case(rule.name, case.name, case)
-        for rule in sorted(FIXTURES.iterdir()) if rule.is_dir()
-        for case in sorted(rule.iterdir()) if case.is_dir()
+        for rule in sorted(FIXTURES.iterdir())
+        if rule.is_dir()
+        for case in sorted(rule.iterdir())
+        if case.is_dir()
     ]
 
 
@@ -87,7 +118,7 @@ def read_manifests(path: Path) -> tuple[RenderedObject, ...] | None:
     for index, match in enumerate(starts):
         end = starts[index + 1].start() if index + 1 < len(starts) else len(text)
         name = match.group(1).strip()
-        templates[name] = templates.get(name, "") + "\n---\n" + text[match.end():end]
+        templates[name] = templates.get(name, "") + "\n---\n" + text[match.end() : end]
     objects = parse_manifests(templates, chart=CHART, namespace="default")
     return tuple(_repo_template(o) for o in objects)
 
@@ -96,7 +127,9 @@ def _repo_template(obj: RenderedObject) -> RenderedObject:
     return replace(obj, template=f"charts/{obj.template}")
 
 
-def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, SourceTexts, list[dict[str, Any]]]:
+def load_case(
+    case: Case, tmp_path: Path
+) -> tuple[Review, AftershockConfig, SourceTexts, list[dict[str, Any]]]:
     extra = _yaml(case.folder / "case.yaml") or {}
     expected = _yaml(case.folder / "expected.yaml")
     assert isinstance(expected, list), f"{case.id}: expected.yaml must be a list"
@@ -106,36 +139,60 @@ def load_case(case: Case, tmp_path: Path) -> tuple[Review, AftershockConfig, Sou
     files = extra.get("files") or {}
     base_files, head_files = dict(files.get("base") or {}), dict(files.get("head") or {})
     review = build_review(
-        read_manifests(case.folder / "base.yaml"), read_manifests(case.folder / "head.yaml"),
-        tmp_path=tmp_path, base_files=base_files, head_files=head_files,
-        commits=list(extra.get("commits") or []), kube_version=extra.get("kube_version"),
+        read_manifests(case.folder / "base.yaml"),
+        read_manifests(case.folder / "head.yaml"),
+        tmp_path=tmp_path,
+        base_files=base_files,
+        head_files=head_files,
+        commits=list(extra.get("commits") or []),
+        kube_version=extra.get("kube_version"),
         history=list(extra.get("history") or []),
     )
     probes = tuple(override_probe(entry) for entry in extra.get("override_probes") or [])
-    review = replace(review, override_probes=probes, chart_reviews=review.chart_reviews + _plain_reviews(case.folder))
+    review = replace(
+        review,
+        override_probes=probes,
+        chart_reviews=review.chart_reviews + _plain_reviews(case.folder),
+    )
     if extra.get("tests"):
         review = replace(review, tests=test_evidence(extra["tests"]))
     if extra.get("head_render_error"):
-        review = failed_at_head(review, extra["head_render_error"], extra.get("scenario", "default"))
+        review = failed_at_head(
+            review, extra["head_render_error"], extra.get("scenario", "default")
+        )
     return review, config, SourceTexts(base=base_files, head=head_files), expected
 
 
 def test_evidence(entries: list[dict[str, Any]]) -> TestEvidence:
     """The test step's evidence for charts/app: each entry one test, passing at base unless `change` says otherwise."""
     tests = tuple(
-        TestComparison(e["suite_file"], "suite", e["test"], TestChange(e.get("change", "newly_failing")),
-                       TestOutcome(TestStatus.PASSED), TestOutcome(TestStatus.FAILED, e.get("failure", "")))
+        TestComparison(
+            e["suite_file"],
+            "suite",
+            e["test"],
+            TestChange(e.get("change", "newly_failing")),
+            TestOutcome(TestStatus.PASSED),
+            TestOutcome(TestStatus.FAILED, e.get("failure", "")),
+        )
         for e in entries
     )
     side = SideTests(RunStatus.RAN, suites=1, passed=len(tests))
-    return TestEvidence(charts=(ChartTestEvidence(CHART, side, replace(side, passed=0, failed=len(tests)), tests),))
+    return TestEvidence(
+        charts=(ChartTestEvidence(CHART, side, replace(side, passed=0, failed=len(tests)), tests),)
+    )
 
 
 def failed_at_head(review: Review, error: str, scenario: str) -> Review:
     """The review with its chart's head render failing in `scenario`: not reviewed, as the pipeline records it."""
     [chart_review] = review.chart_reviews
-    failed = replace(chart_review, scenario=scenario, outcome=ChartOutcome.NOT_REVIEWED, changes=(), head_objects=(),
-                     head=ChartRender(Side.HEAD, RenderStatus.FAILED, error=error))
+    failed = replace(
+        chart_review,
+        scenario=scenario,
+        outcome=ChartOutcome.NOT_REVIEWED,
+        changes=(),
+        head_objects=(),
+        head=ChartRender(Side.HEAD, RenderStatus.FAILED, error=error),
+    )
     return replace(review, chart_reviews=(failed,))
 
 
@@ -144,14 +201,27 @@ def _plain_reviews(folder: Path) -> tuple[ChartReview, ...]:
     sides = [folder / "base_plain.yaml", folder / "head_plain.yaml"]
     if not any(p.exists() for p in sides):
         return ()
-    base, head = (manifest_objects("manifests/objects.yaml", p.read_text(), "default") if p.exists() else None for p in sides)
+    base, head = (
+        manifest_objects("manifests/objects.yaml", p.read_text(), "default") if p.exists() else None
+        for p in sides
+    )
     changes = diff_objects(base or (), head or ())
-    affected = AffectedChart("manifests", (AffectStep("file", "manifests/objects.yaml", "changed"),))
-    return (ChartReview(
-        chart="manifests", name="manifests", affected=affected, base=_render(Side.BASE, base), head=_render(Side.HEAD, head),
-        outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED, changes=changes,
-        base_objects=base or (), head_objects=head or (),
-    ),)
+    affected = AffectedChart(
+        "manifests", (AffectStep("file", "manifests/objects.yaml", "changed"),)
+    )
+    return (
+        ChartReview(
+            chart="manifests",
+            name="manifests",
+            affected=affected,
+            base=_render(Side.BASE, base),
+            head=_render(Side.HEAD, head),
+            outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED,
+            changes=changes,
+            base_objects=base or (),
+            head_objects=head or (),
+        ),
+    )
 
 
 def override_probe(entry: dict[str, Any]) -> OverrideProbe:
@@ -159,19 +229,31 @@ def override_probe(entry: dict[str, Any]) -> OverrideProbe:
     `dropped` (entries), optional `base_dropped` (absent: base not probed), `base_present`, `object`,
     `field` and `line` (of the merge in charts/app/templates/releases.yaml)."""
     site = MergeSite(
-        f"{CHART}/templates/releases.yaml", entry.get("line", 3), "mergeOverwrite", "defaults.$name", "overrides.$name",
+        f"{CHART}/templates/releases.yaml",
+        entry.get("line", 3),
+        "mergeOverwrite",
+        "defaults.$name",
+        "overrides.$name",
     )
     obj = entry.get("object", "helm.toolkit.fluxcd.io/HelmRelease/flux-system/app")
     dropped = tuple(
-        DroppedEntry(name, obj, obj, entry.get("field", "spec.values.env"), site.template) for name in entry.get("dropped") or []
+        DroppedEntry(name, obj, obj, entry.get("field", "spec.values.env"), site.template)
+        for name in entry.get("dropped") or []
     )
     base = entry.get("base_dropped")
     return OverrideProbe(
-        chart=CHART, values_file=f"{CHART}/values.yaml", values_path=entry["values_path"],
-        override_path=entry["override_path"], site=site, status=ProbeStatus(entry["status"]),
-        probe_entry={"name": PROBE_NAME}, values_line=entry.get("values_line"), dropped=dropped,
+        chart=CHART,
+        values_file=f"{CHART}/values.yaml",
+        values_path=entry["values_path"],
+        override_path=entry["override_path"],
+        site=site,
+        status=ProbeStatus(entry["status"]),
+        probe_entry={"name": PROBE_NAME},
+        values_line=entry.get("values_line"),
+        dropped=dropped,
         base_present=bool(entry.get("base_present", base is not None)),
-        base_dropped=None if base is None else tuple(base), error=entry.get("error"),
+        base_dropped=None if base is None else tuple(base),
+        error=entry.get("error"),
     )
 
 
@@ -210,21 +292,41 @@ def build_review(
         base_ref, head_ref = RefInfo("base", base_sha), RefInfo("head", head_sha)
         values_changes = _values_changes(file_changes, base_files, head_files)
         conventions = commit_conventions(git_repo, base_sha, base_files.get)
-    first_file = next((f.path for f in file_changes if f.path.startswith(CHART + "/")), f"{CHART}/values.yaml")
-    affected = AffectedChart(CHART, (AffectStep("file", first_file, "changed"), AffectStep("chart", CHART, "holds the file")))
+    first_file = next(
+        (f.path for f in file_changes if f.path.startswith(CHART + "/")), f"{CHART}/values.yaml"
+    )
+    affected = AffectedChart(
+        CHART,
+        (AffectStep("file", first_file, "changed"), AffectStep("chart", CHART, "holds the file")),
+    )
     changes = diff_objects(base or (), head or ())
     chart_review = ChartReview(
-        chart=CHART, name="app", affected=affected,
-        base=_render(Side.BASE, base), head=_render(Side.HEAD, head),
-        outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED, changes=changes,
-        base_objects=base or (), head_objects=head or (),
+        chart=CHART,
+        name="app",
+        affected=affected,
+        base=_render(Side.BASE, base),
+        head=_render(Side.HEAD, head),
+        outcome=ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED,
+        changes=changes,
+        base_objects=base or (),
+        head_objects=head or (),
     )
-    chart = Chart(path=CHART, name="app", version="0.1.0", type=ChartType.APPLICATION, api_version="v2")
+    chart = Chart(
+        path=CHART, name="app", version="0.1.0", type=ChartType.APPLICATION, api_version="v2"
+    )
     return Review(
-        repository="fixture", base=base_ref, head=head_ref,
+        repository="fixture",
+        base=base_ref,
+        head=head_ref,
         options=ReviewOptions("release", "default", "fixture", "0", kube_version),
-        commits=commit_list, files=file_changes, charts=(chart,), units=(), values_changes=tuple(values_changes),
-        affected=(affected,), chart_reviews=(chart_review,), conventions=conventions,
+        commits=commit_list,
+        files=file_changes,
+        charts=(chart,),
+        units=(),
+        values_changes=tuple(values_changes),
+        affected=(affected,),
+        chart_reviews=(chart_review,),
+        conventions=conventions,
     )
 
 
@@ -234,7 +336,9 @@ def _render(side: Side, objects: tuple[RenderedObject, ...] | None) -> ChartRend
     return ChartRender(side, RenderStatus.OK, len(objects))
 
 
-def _values_changes(file_changes: tuple, base_files: dict[str, str], head_files: dict[str, str]) -> list[ValuesKeyChange]:
+def _values_changes(
+    file_changes: tuple, base_files: dict[str, str], head_files: dict[str, str]
+) -> list[ValuesKeyChange]:
     changes: list[ValuesKeyChange] = []
     for change in file_changes:
         name = change.path.rsplit("/", 1)[-1]

@@ -43,10 +43,18 @@ class AppKey:
     @classmethod
     def generate(cls) -> AppKey:
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()).decode()
-        public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                               serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        private = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ).decode()
+        public = (
+            key.public_key()
+            .public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+            .decode()
+        )
         return cls(private, public)
 
 
@@ -66,19 +74,27 @@ class CheckRun:
 class FakeState:
     pulls: dict[str, dict[str, Any]] = field(default_factory=dict)  # "owner/name#n" -> pull request
     permissions: dict[str, str] = field(default_factory=dict)  # "owner/name:login" -> permission
-    comments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # "owner/name#n" -> comments
+    comments: dict[str, list[dict[str, Any]]] = field(
+        default_factory=dict
+    )  # "owner/name#n" -> comments
     check_runs: dict[int, CheckRun] = field(default_factory=dict)
     sarifs: list[dict[str, Any]] = field(default_factory=list)
     tokens: dict[str, float] = field(default_factory=dict)  # token -> expiry
     exchanges: int = 0
     git_fetches: int = 0
     calls: list[str] = field(default_factory=list)
-    slow_answers: list[float] = field(default_factory=list)  # seconds to wait before answering the next check-run PATCHes
-    unavailable_answers: int = 0  # the next API calls (token exchanges too) that answer 503, as GitHub does when down
+    slow_answers: list[float] = field(
+        default_factory=list
+    )  # seconds to wait before answering the next check-run PATCHes
+    unavailable_answers: int = (
+        0  # the next API calls (token exchanges too) that answer 503, as GitHub does when down
+    )
 
 
 class FakeGitHub:
-    def __init__(self, git_root: Path, app_id: str, public_key_pem: str, token_lifetime: float = 3600.0) -> None:
+    def __init__(
+        self, git_root: Path, app_id: str, public_key_pem: str, token_lifetime: float = 3600.0
+    ) -> None:
         self.git_root = git_root
         self.app_id = app_id
         self.public_key_pem = public_key_pem
@@ -89,7 +105,9 @@ class FakeGitHub:
         self._server: ThreadingHTTPServer | None = None
 
     @classmethod
-    def start(cls, git_root: Path, app_id: str, public_key_pem: str, token_lifetime: float = 3600.0) -> FakeGitHub:
+    def start(
+        cls, git_root: Path, app_id: str, public_key_pem: str, token_lifetime: float = 3600.0
+    ) -> FakeGitHub:
         fake = cls(git_root, app_id, public_key_pem, token_lifetime)
         git_root.mkdir(parents=True, exist_ok=True)
         handler = type("Handler", (_Handler,), {"fake": fake})
@@ -119,12 +137,32 @@ class FakeGitHub:
         if not bare.exists():
             bare.parent.mkdir(parents=True, exist_ok=True)
             subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, env=env)
-        subprocess.run(["git", "--git-dir", str(bare), "fetch", "-q", "--force", str(work_repo), "+refs/*:refs/*"],
-                       check=True, env=env)
+        subprocess.run(
+            [
+                "git",
+                "--git-dir",
+                str(bare),
+                "fetch",
+                "-q",
+                "--force",
+                str(work_repo),
+                "+refs/*:refs/*",
+            ],
+            check=True,
+            env=env,
+        )
 
-    def set_pull(self, full_name: str, number: int, head_sha: str, base_sha: str, state: str = "open") -> dict[str, Any]:
-        pull = {"number": number, "state": state, "draft": False, "head": {"sha": head_sha, "ref": f"pr-{number}"},
-                "base": {"sha": base_sha, "ref": "main"}, "commits": 1}
+    def set_pull(
+        self, full_name: str, number: int, head_sha: str, base_sha: str, state: str = "open"
+    ) -> dict[str, Any]:
+        pull = {
+            "number": number,
+            "state": state,
+            "draft": False,
+            "head": {"sha": head_sha, "ref": f"pr-{number}"},
+            "base": {"sha": base_sha, "ref": "main"},
+            "commits": 1,
+        }
         with self.lock:
             self.state.pulls[f"{full_name}#{number}"] = pull
         return pull
@@ -142,8 +180,14 @@ class FakeGitHub:
         with self.lock:
             return [r for r in self.state.check_runs.values() if r.head_sha == head_sha]
 
-    def add_comment(self, full_name: str, number: int, body: str, user: dict[str, Any],
-                    app_id: str | None = None) -> dict[str, Any]:
+    def add_comment(
+        self,
+        full_name: str,
+        number: int,
+        body: str,
+        user: dict[str, Any],
+        app_id: str | None = None,
+    ) -> dict[str, Any]:
         comment: dict[str, Any] = {"id": self.next_id(), "body": body, "user": user}
         if app_id is not None:  # as GitHub marks a comment an App's installation token wrote
             comment["performed_via_github_app"] = {"id": int(app_id), "slug": f"app-{app_id}"}
@@ -156,7 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
     fake: FakeGitHub
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
@@ -187,10 +231,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._git(method, parts.path, parts.query, body)
             return
         try:
-            status, payload, headers = _api(self.fake, method, parts.path, parse_qs(parts.query), body, self.headers)
+            status, payload, headers = _api(
+                self.fake, method, parts.path, parse_qs(parts.query), body, self.headers
+            )
         except Exception as error:  # a bug in the fake must show, not hang the client
             status, payload, headers = 500, {"message": f"fake failed: {error!r}"}, {}
-        self._send(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **headers})
+        self._send(
+            status, json.dumps(payload).encode(), {"Content-Type": "application/json", **headers}
+        )
 
     def _send(self, status: int, data: bytes, headers: dict[str, str]) -> None:
         self.send_response(status)
@@ -202,18 +250,32 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _git(self, method: str, path: str, query: str, body: bytes) -> None:
         if not _git_authorised(self.fake, self.headers.get("Authorization", "")):
-            self._send(401, b"unauthorised", {"WWW-Authenticate": 'Basic realm="fake"', "Content-Type": "text/plain"})
+            self._send(
+                401,
+                b"unauthorised",
+                {"WWW-Authenticate": 'Basic realm="fake"', "Content-Type": "text/plain"},
+            )
             return
         with self.fake.lock:
             self.fake.state.git_fetches += method == "POST"
         env = {
-            "PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": str(self.fake.git_root), "GIT_HTTP_EXPORT_ALL": "1",
-            "PATH_INFO": path, "REQUEST_METHOD": method, "QUERY_STRING": query, "REMOTE_ADDR": "127.0.0.1",
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(body)),
-            "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""), "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": "/dev/null", "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+            "PATH": os.environ["PATH"],
+            "GIT_PROJECT_ROOT": str(self.fake.git_root),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "PATH_INFO": path,
+            "REQUEST_METHOD": method,
+            "QUERY_STRING": query,
+            "REMOTE_ADDR": "127.0.0.1",
+            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+            "CONTENT_LENGTH": str(len(body)),
+            "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": "/dev/null",
+            "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
         }
-        done = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, check=False)
+        done = subprocess.run(
+            ["git", "http-backend"], input=body, env=env, capture_output=True, check=False
+        )
         head, _, data = done.stdout.partition(b"\r\n\r\n")
         headers, status = {}, 200
         for line in head.decode("latin-1").split("\r\n"):
@@ -238,8 +300,14 @@ def _token_valid(fake: FakeGitHub, token: str) -> bool:
     return expiry is not None and expiry > time.time()
 
 
-def _api(fake: FakeGitHub, method: str, path: str, query: dict[str, list[str]], body: bytes, headers: Any,
-         ) -> tuple[int, Any, dict[str, str]]:
+def _api(
+    fake: FakeGitHub,
+    method: str,
+    path: str,
+    query: dict[str, list[str]],
+    body: bytes,
+    headers: Any,
+) -> tuple[int, Any, dict[str, str]]:
     with fake.lock:
         fake.state.calls.append(f"{method} {path}")
         if fake.state.unavailable_answers > 0:
@@ -279,7 +347,9 @@ def get_pull(fake: FakeGitHub, repo: str, number: str, **_: Any) -> tuple[int, A
     return (200, pull, {}) if pull else (404, {"message": "Not Found"}, {})
 
 
-def get_permission(fake: FakeGitHub, repo: str, login: str, **_: Any) -> tuple[int, Any, dict[str, str]]:
+def get_permission(
+    fake: FakeGitHub, repo: str, login: str, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     with fake.lock:
         permission = fake.state.permissions.get(f"{repo}:{login}")
     if permission is None:
@@ -287,31 +357,42 @@ def get_permission(fake: FakeGitHub, repo: str, login: str, **_: Any) -> tuple[i
     return 200, {"permission": permission, "user": {"login": login}}, {}
 
 
-def get_comments(fake: FakeGitHub, repo: str, number: str, query: dict[str, list[str]], **_: Any) -> tuple[int, Any, dict[str, str]]:
+def get_comments(
+    fake: FakeGitHub, repo: str, number: str, query: dict[str, list[str]], **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     per_page = int(query.get("per_page", ["30"])[0])
     page = int(query.get("page", ["1"])[0])
     everything = fake.comments_on(repo, int(number))
-    chunk = everything[(page - 1) * per_page: page * per_page]
+    chunk = everything[(page - 1) * per_page : page * per_page]
     headers = {}
     if page * per_page < len(everything):
-        headers["Link"] = f'<{fake.url}/repos/{repo}/issues/{number}/comments?per_page={per_page}&page={page + 1}>; rel="next"'
+        headers["Link"] = (
+            f'<{fake.url}/repos/{repo}/issues/{number}/comments?per_page={per_page}&page={page + 1}>; rel="next"'
+        )
     return 200, chunk, headers
 
 
-def post_comment(fake: FakeGitHub, repo: str, number: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
+def post_comment(
+    fake: FakeGitHub, repo: str, number: str, data: Any, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     if len(data["body"]) > 65536:
         return 422, {"message": "body is too long (maximum is 65536 characters)"}, {}
     return 201, fake.add_comment(repo, int(number), data["body"], BOT, fake.app_id), {}
 
 
-def patch_comment(fake: FakeGitHub, repo: str, comment_id: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
+def patch_comment(
+    fake: FakeGitHub, repo: str, comment_id: str, data: Any, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     if len(data["body"]) > 65536:
         return 422, {"message": "body is too long (maximum is 65536 characters)"}, {}
     with fake.lock:
         for comments in fake.state.comments.values():
             for comment in comments:
                 if comment["id"] == int(comment_id):
-                    if str((comment.get("performed_via_github_app") or {}).get("id")) != fake.app_id:
+                    if (
+                        str((comment.get("performed_via_github_app") or {}).get("id"))
+                        != fake.app_id
+                    ):
                         return 403, {"message": "not yours"}, {}
                     comment["body"] = data["body"]
                     comment["edits"] = comment.get("edits", 0) + 1
@@ -319,14 +400,24 @@ def patch_comment(fake: FakeGitHub, repo: str, comment_id: str, data: Any, **_: 
     return 404, {"message": "Not Found"}, {}
 
 
-def post_check_run(fake: FakeGitHub, repo: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
-    run = CheckRun(fake.next_id(), repo, data["head_sha"], [data.get("status", "queued")], output=data.get("output") or {})
+def post_check_run(
+    fake: FakeGitHub, repo: str, data: Any, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
+    run = CheckRun(
+        fake.next_id(),
+        repo,
+        data["head_sha"],
+        [data.get("status", "queued")],
+        output=data.get("output") or {},
+    )
     with fake.lock:
         fake.state.check_runs[run.id] = run
     return 201, {"id": run.id, "status": run.statuses[-1]}, {}
 
 
-def patch_check_run(fake: FakeGitHub, repo: str, run_id: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
+def patch_check_run(
+    fake: FakeGitHub, repo: str, run_id: str, data: Any, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     output = data.get("output")
     if output is not None and not (output.get("title") and output.get("summary")):
         return 422, {"message": "output needs a title and a summary"}, {}
@@ -351,11 +442,20 @@ def patch_check_run(fake: FakeGitHub, repo: str, run_id: str, data: Any, **_: An
 def post_sarif(fake: FakeGitHub, repo: str, data: Any, **_: Any) -> tuple[int, Any, dict[str, str]]:
     sarif = json.loads(gzip.decompress(base64.b64decode(data["sarif"])))
     with fake.lock:
-        fake.state.sarifs.append({"repository": repo, "commit_sha": data["commit_sha"], "ref": data["ref"], "sarif": sarif})
+        fake.state.sarifs.append(
+            {
+                "repository": repo,
+                "commit_sha": data["commit_sha"],
+                "ref": data["ref"],
+                "sarif": sarif,
+            }
+        )
     return 202, {"id": f"sarif-{fake.next_id()}"}, {}
 
 
-def post_reaction(fake: FakeGitHub, repo: str, comment_id: str, **_: Any) -> tuple[int, Any, dict[str, str]]:
+def post_reaction(
+    fake: FakeGitHub, repo: str, comment_id: str, **_: Any
+) -> tuple[int, Any, dict[str, str]]:
     return 201, {"id": fake.next_id()}, {}
 
 

@@ -35,13 +35,19 @@ def service_settings(fake: FakeGitHub, key: AppKey, tmp: Path, **changes: Any) -
     from aftershock.server.settings import AppCredentials, RenderSettings, ServiceSettings
 
     settings = ServiceSettings(
-        webhook_secret=SECRET, state=str(tmp / "state.db"), app=AppCredentials(fake.app_id, key.private_pem),
-        api_url=fake.url, work_dir=tmp / "jobs", render=RenderSettings(workers=1, timeout_seconds=60.0),
+        webhook_secret=SECRET,
+        state=str(tmp / "state.db"),
+        app=AppCredentials(fake.app_id, key.private_pem),
+        api_url=fake.url,
+        work_dir=tmp / "jobs",
+        render=RenderSettings(workers=1, timeout_seconds=60.0),
     )
     return replace(settings, **changes)
 
 
-def start_service(settings: Any, queue_url: str | None = None, queue_name: str = "aftershock") -> RunningService:
+def start_service(
+    settings: Any, queue_url: str | None = None, queue_name: str = "aftershock"
+) -> RunningService:
     """The real ASGI app on uvicorn, on a free loopback port, in a thread."""
     from contextlib import ExitStack
 
@@ -52,7 +58,9 @@ def start_service(settings: Any, queue_url: str | None = None, queue_name: str =
 
     stack = ExitStack()
     service = build_service(settings, QueueChoice(queue_url, queue_name), stack)
-    config = uvicorn.Config(create_app(service), host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        create_app(service), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -66,16 +74,26 @@ def start_service(settings: Any, queue_url: str | None = None, queue_name: str =
     return RunningService(f"http://127.0.0.1:{port}", service, server, thread, stack)
 
 
-def signed_headers(event: str, body: bytes, delivery: str, secret: bytes = SECRET) -> dict[str, str]:
+def signed_headers(
+    event: str, body: bytes, delivery: str, secret: bytes = SECRET
+) -> dict[str, str]:
     from aftershock.server.signature import sign
 
-    return {"X-GitHub-Event": event, "X-GitHub-Delivery": delivery, "X-Hub-Signature-256": sign(secret, body),
-            "Content-Type": "application/json"}
+    return {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": sign(secret, body),
+        "Content-Type": "application/json",
+    }
 
 
-def deliver(client: Any, url: str, event: str, payload: Any, delivery: str, secret: bytes = SECRET) -> Any:
+def deliver(
+    client: Any, url: str, event: str, payload: Any, delivery: str, secret: bytes = SECRET
+) -> Any:
     body = json.dumps(payload).encode()
-    return client.post(f"{url}/webhook", content=body, headers=signed_headers(event, body, delivery, secret))
+    return client.post(
+        f"{url}/webhook", content=body, headers=signed_headers(event, body, delivery, secret)
+    )
 
 
 def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> Any:
@@ -89,36 +107,74 @@ def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> 
         time.sleep(0.05)
 
 
-def pull_request_payload(full_name: str, number: int, head: str, base: str, action: str = "opened",
-                         installation: int = 7, draft: bool = False) -> dict[str, Any]:
+def pull_request_payload(
+    full_name: str,
+    number: int,
+    head: str,
+    base: str,
+    action: str = "opened",
+    installation: int = 7,
+    draft: bool = False,
+) -> dict[str, Any]:
     return {
-        "action": action, "number": number,
-        "pull_request": {"number": number, "state": "open", "draft": draft, "head": {"sha": head, "ref": "feature"},
-                         "base": {"sha": base, "ref": "main"}, "commits": 1},
-        "repository": {"full_name": full_name}, "installation": {"id": installation},
+        "action": action,
+        "number": number,
+        "pull_request": {
+            "number": number,
+            "state": "open",
+            "draft": draft,
+            "head": {"sha": head, "ref": "feature"},
+            "base": {"sha": base, "ref": "main"},
+            "commits": 1,
+        },
+        "repository": {"full_name": full_name},
+        "installation": {"id": installation},
         "sender": {"login": "ada", "type": "User"},
     }
 
 
-def rerun_payload(full_name: str, number: int, head: str, base: str, app_id: int = 42, installation: int = 7) -> dict[str, Any]:
+def rerun_payload(
+    full_name: str, number: int, head: str, base: str, app_id: int = 42, installation: int = 7
+) -> dict[str, Any]:
     """A check_run `rerequested` delivery ("Re-run" on the check run of `head`), shaped as GitHub sends it."""
     return {
         "action": "rerequested",
-        "check_run": {"id": 901, "head_sha": head, "status": "completed", "conclusion": "failure",
-                      "app": {"id": app_id, "slug": "aftershock"},
-                      "pull_requests": [{"number": number, "head": {"sha": head, "ref": "feature"},
-                                         "base": {"sha": base, "ref": "main"}}]},
-        "repository": {"full_name": full_name}, "installation": {"id": installation},
+        "check_run": {
+            "id": 901,
+            "head_sha": head,
+            "status": "completed",
+            "conclusion": "failure",
+            "app": {"id": app_id, "slug": "aftershock"},
+            "pull_requests": [
+                {
+                    "number": number,
+                    "head": {"sha": head, "ref": "feature"},
+                    "base": {"sha": base, "ref": "main"},
+                }
+            ],
+        },
+        "repository": {"full_name": full_name},
+        "installation": {"id": installation},
         "sender": {"login": "grace", "type": "User"},
     }
 
 
-def comment_payload(full_name: str, number: int, body: str, login: str = "ada", installation: int = 7,
-                    comment_id: int = 555) -> dict[str, Any]:
+def comment_payload(
+    full_name: str,
+    number: int,
+    body: str,
+    login: str = "ada",
+    installation: int = 7,
+    comment_id: int = 555,
+) -> dict[str, Any]:
     return {
         "action": "created",
-        "issue": {"number": number, "pull_request": {"url": f"https://example.invalid/{full_name}/pulls/{number}"}},
+        "issue": {
+            "number": number,
+            "pull_request": {"url": f"https://example.invalid/{full_name}/pulls/{number}"},
+        },
         "comment": {"id": comment_id, "body": body, "user": {"login": login, "type": "User"}},
-        "repository": {"full_name": full_name}, "installation": {"id": installation},
+        "repository": {"full_name": full_name},
+        "installation": {"id": installation},
         "sender": {"login": login, "type": "User"},
     }

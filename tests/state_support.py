@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -23,35 +23,65 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.state.records import ReviewMode, ReviewRecord, ReviewStatus, ReviewTarget, StoredVerdict
+from aftershock.state.records import (
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    ReviewTarget,
+    StoredVerdict,
+)
 
 PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=3"
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 REPO = "github.com/acme/platform"
 PR = ReviewTarget.pull_request(12)
-T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def finding(
-    rule: str, subject: str, facts: dict | None = None, *, kind: SubjectKind = SubjectKind.OBJECT,
+    rule: str,
+    subject: str,
+    facts: dict | None = None,
+    *,
+    kind: SubjectKind = SubjectKind.OBJECT,
     severity: Severity = Severity.MEDIUM,
 ) -> Finding:
     return Finding(
-        rule_id=rule, title=f"{rule} title", severity=severity, confidence=Confidence.HIGH,
-        category=Category.SECURITY, evidence=Evidence.OBSERVED, delta=Delta.INTRODUCED,
-        subject=Subject(kind, subject, subject.split("::")[-1]), message=f"{rule} on {subject}",
+        rule_id=rule,
+        title=f"{rule} title",
+        severity=severity,
+        confidence=Confidence.HIGH,
+        category=Category.SECURITY,
+        evidence=Evidence.OBSERVED,
+        delta=Delta.INTRODUCED,
+        subject=Subject(kind, subject, subject.split("::")[-1]),
+        message=f"{rule} on {subject}",
         facts=tuple(Fact(name, value) for name, value in (facts or {}).items()),
     )
 
 
 def record(
-    head: str, findings: tuple = (), *, status: ReviewStatus = ReviewStatus.COMPLETE, base: str = "b" * 40,
-    target: ReviewTarget = PR, mode: ReviewMode = ReviewMode.FULL, not_reviewed: tuple = (),
+    head: str,
+    findings: tuple = (),
+    *,
+    status: ReviewStatus = ReviewStatus.COMPLETE,
+    base: str = "b" * 40,
+    target: ReviewTarget = PR,
+    mode: ReviewMode = ReviewMode.FULL,
+    not_reviewed: tuple = (),
 ) -> ReviewRecord:
     return ReviewRecord(
-        repository=REPO, target=target, base_sha=base, head_sha=head, status=status,
-        aftershock_version="0.1.0", config_hash="cfg1", started_at=T0, mode=mode,
-        not_reviewed=not_reviewed, findings=findings,
+        repository=REPO,
+        target=target,
+        base_sha=base,
+        head_sha=head,
+        status=status,
+        aftershock_version="0.1.0",
+        config_hash="cfg1",
+        started_at=T0,
+        mode=mode,
+        not_reviewed=not_reviewed,
+        findings=findings,
         verdicts=(StoredVerdict("merge_risk", "low", head, "observed: one change"),),
     )
 

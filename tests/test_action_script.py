@@ -14,16 +14,18 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.report.sarif import FINGERPRINT_KEY
 from charts import HOST_PID_DAEMONSET, app_chart
 from conftest import CORPUS, PROJECT
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
-from aftershock.report.sarif import FINGERPRINT_KEY
 
 WEBHOOKS = CORPUS / "github-webhooks"
 REPO = "acme/platform"
 
-pytestmark = pytest.mark.skipif(not WEBHOOKS.is_dir(), reason=f"the webhook payload corpus is absent ({WEBHOOKS})")
+pytestmark = pytest.mark.skipif(
+    not WEBHOOKS.is_dir(), reason=f"the webhook payload corpus is absent ({WEBHOOKS})"
+)
 
 
 def _payload(tmp: Path, name: str, **changes) -> Path:
@@ -39,15 +41,39 @@ def _payload(tmp: Path, name: str, **changes) -> Path:
     return path
 
 
-def _step(repo: Path, tmp: Path, event_name: str, event: Path, fake: FakeGitHub, **extra: str) -> tuple[int, dict, str]:
+def _step(
+    repo: Path, tmp: Path, event_name: str, event: Path, fake: FakeGitHub, **extra: str
+) -> tuple[int, dict, str]:
     output = tmp / f"output-{time.monotonic_ns()}"
-    env = {**os.environ, "GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(output),
-           "RUNNER_TEMP": str(tmp), "GITHUB_TOKEN": "ghs_workflow", "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": fake.url,
-           "AFTERSHOCK_PYTHON": sys.executable, "PYTHONPATH": str(PROJECT / "src"), "FAIL_ON": "high",
-           "AFTERSHOCK_STATE_DIR": str(tmp / "state"), "AFTERSHOCK_RENDER_CACHE": str(tmp / "renders"), **extra}
-    done = subprocess.run([str(PROJECT / "scripts" / "action.sh"), "review"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=300)
-    values = dict(line.split("=", 1) for line in output.read_text().splitlines()) if output.exists() else {}
+    env = {
+        **os.environ,
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_OUTPUT": str(output),
+        "RUNNER_TEMP": str(tmp),
+        "GITHUB_TOKEN": "ghs_workflow",
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": fake.url,
+        "AFTERSHOCK_PYTHON": sys.executable,
+        "PYTHONPATH": str(PROJECT / "src"),
+        "FAIL_ON": "high",
+        "AFTERSHOCK_STATE_DIR": str(tmp / "state"),
+        "AFTERSHOCK_RENDER_CACHE": str(tmp / "renders"),
+        **extra,
+    }
+    done = subprocess.run(
+        [str(PROJECT / "scripts" / "action.sh"), "review"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    values = (
+        dict(line.split("=", 1) for line in output.read_text().splitlines())
+        if output.exists()
+        else {}
+    )
     return done.returncode, values, done.stderr
 
 
@@ -58,34 +84,79 @@ def test_pull_request_then_push_then_baseline(tmp_path):
     base = commit(repo, app_chart("charts/app", "app"), "base")
     head = commit(repo, {"charts/app/templates/agent.yaml": HOST_PID_DAEMONSET}, "add a node agent")
     try:
-        opened = _payload(tmp_path, "pull_request/opened.payload.json", number=7, head=head, base=base)
+        opened = _payload(
+            tmp_path, "pull_request/opened.payload.json", number=7, head=head, base=base
+        )
         code, out, err = _step(repo, tmp_path, "pull_request", opened, fake)
-        assert (code, out["exit-code"], out.get("fail-job"), out["mode"]) == (0, "4", "true", "pull_request"), err
+        assert (code, out["exit-code"], out.get("fail-job"), out["mode"]) == (
+            0,
+            "4",
+            "true",
+            "pull_request",
+        ), err
         sarif = json.loads(Path(out["sarif-file"]).read_text())
         host = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "pss-host-namespaces"]
         fingerprint = host[0]["partialFingerprints"][FINGERPRINT_KEY]
         (comment,) = fake.comments_on(REPO, 7)
-        assert "pss-host-namespaces" in comment["body"] and "@aftershock help" not in comment["body"]
+        assert (
+            "pss-host-namespaces" in comment["body"] and "@aftershock help" not in comment["body"]
+        )
 
         # a dismissal recorded in the carried state database is honoured on the next push
-        subprocess.run([sys.executable, "-m", "aftershock.cli", "dismiss", fingerprint, "--reason", "the agent needs it",
-                        "--by", "ops", "--repo", str(repo), "--state", str(tmp_path / "state" / "state.db"),
-                        "--target", "pr:7"], check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(PROJECT / "src")})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "aftershock.cli",
+                "dismiss",
+                fingerprint,
+                "--reason",
+                "the agent needs it",
+                "--by",
+                "ops",
+                "--repo",
+                str(repo),
+                "--state",
+                str(tmp_path / "state" / "state.db"),
+                "--target",
+                "pr:7",
+            ],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONPATH": str(PROJECT / "src")},
+        )
         pushed = commit(repo, {"charts/app/README.md": "docs\n"}, "docs")
-        synchronize = _payload(tmp_path, "pull_request/synchronize.payload.json", number=7, head=pushed, base=base)
+        synchronize = _payload(
+            tmp_path, "pull_request/synchronize.payload.json", number=7, head=pushed, base=base
+        )
         code, out, err = _step(repo, tmp_path, "pull_request", synchronize, fake)
         assert code == 0 and out["exit-code"] in ("0", "4"), err
         (comment,) = fake.comments_on(REPO, 7)
         assert comment.get("edits") == 1 and "the agent needs it" in comment["body"]
 
         # a push to the default branch: SARIF of the whole tree, no comment
-        repository = json.loads((WEBHOOKS / "pull_request/synchronize.payload.json").read_text())["repository"]
-        push = _payload(tmp_path, "pull_request/synchronize.payload.json", number=0, head=pushed, base=base)
-        push.write_text(json.dumps({"ref": f"refs/heads/{repository['default_branch']}", "before": base, "after": pushed,
-                                    "repository": repository}))
+        repository = json.loads((WEBHOOKS / "pull_request/synchronize.payload.json").read_text())[
+            "repository"
+        ]
+        push = _payload(
+            tmp_path, "pull_request/synchronize.payload.json", number=0, head=pushed, base=base
+        )
+        push.write_text(
+            json.dumps(
+                {
+                    "ref": f"refs/heads/{repository['default_branch']}",
+                    "before": base,
+                    "after": pushed,
+                    "repository": repository,
+                }
+            )
+        )
         code, out, err = _step(repo, tmp_path, "push", push, fake, AFTERSHOCK_STATE_DIR="")
         assert code == 0 and out["mode"] == "baseline", err
-        rules = {r["ruleId"] for r in json.loads(Path(out["sarif-file"]).read_text())["runs"][0]["results"]}
+        rules = {
+            r["ruleId"]
+            for r in json.loads(Path(out["sarif-file"]).read_text())["runs"][0]["results"]
+        }
         assert "pss-host-namespaces" in rules
         assert fake.comments_on(REPO, 7)[0].get("edits") == 1  # nothing posted on push
     finally:
@@ -93,10 +164,19 @@ def test_pull_request_then_push_then_baseline(tmp_path):
 
 
 def test_cache_keys_name_the_lock_the_base_and_the_pull_request(tmp_path):
-    event = _payload(tmp_path, "pull_request/synchronize.payload.json", number=12, head="a" * 40, base="b" * 40)
+    event = _payload(
+        tmp_path, "pull_request/synchronize.payload.json", number=12, head="a" * 40, base="b" * 40
+    )
     output = tmp_path / "output"
-    env = {**os.environ, "GITHUB_EVENT_PATH": str(event), "GITHUB_OUTPUT": str(output), "GITHUB_ACTION_PATH": str(PROJECT)}
-    subprocess.run([str(PROJECT / "scripts" / "action.sh"), "keys"], env=env, check=True, timeout=60)
+    env = {
+        **os.environ,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_ACTION_PATH": str(PROJECT),
+    }
+    subprocess.run(
+        [str(PROJECT / "scripts" / "action.sh"), "keys"], env=env, check=True, timeout=60
+    )
     keys = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert keys["base"] == "b" * 40 and keys["target"] == "pr12" and len(keys["lock"]) == 16
 
@@ -107,7 +187,15 @@ def test_other_pushes_are_skipped_and_other_events_are_bad_input(tmp_path):
     sha = commit(repo, app_chart("charts/app", "app"), "base")
     try:
         push = tmp_path / "push.json"
-        push.write_text(json.dumps({"ref": "refs/heads/feature", "after": sha, "repository": {"default_branch": "main"}}))
+        push.write_text(
+            json.dumps(
+                {
+                    "ref": "refs/heads/feature",
+                    "after": sha,
+                    "repository": {"default_branch": "main"},
+                }
+            )
+        )
         code, out, err = _step(repo, tmp_path, "push", push, fake)
         assert (code, out["exit-code"], out["mode"]) == (0, "0", "skip") and not out["sarif-file"]
         comment = WEBHOOKS / "issue_comment" / "created.payload.json"

@@ -32,13 +32,16 @@ spec:
     path: apps/web
     helm: {valueFiles: 5}
 """
-STRING_DATA = FLUX.format(extra="  valuesFrom:\n    - {kind: ConfigMap, name: web-values}") + """\
+STRING_DATA = (
+    FLUX.format(extra="  valuesFrom:\n    - {kind: ConfigMap, name: web-values}")
+    + """\
 ---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: web-values, namespace: flux-system}
 data: "replicas: 3"
 """
+)
 INGRESS = """\
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -53,7 +56,11 @@ spec:
             backend: {service: {name: {a: b}, port: {number: 80}}}
 """
 CASES = {
-    "flux-valuesFrom-float": ({"clusters/web.yaml": FLUX.format(extra="  valuesFrom: 1.5")}, 3, "valuesFrom"),
+    "flux-valuesFrom-float": (
+        {"clusters/web.yaml": FLUX.format(extra="  valuesFrom: 1.5")},
+        3,
+        "valuesFrom",
+    ),
     "argo-valueFiles-int": ({"clusters/web.yaml": ARGO}, 3, "valueFiles"),
     "configmap-data-string": ({"clusters/web.yaml": STRING_DATA}, 3, "data"),
     "ingress-backend-name-mapping": ({}, 0, None),  # added by the change (below)
@@ -61,7 +68,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_a_malformed_object_is_not_reviewed_or_ignored_never_a_crash(tmp_path: Path, case: str) -> None:
+def test_a_malformed_object_is_not_reviewed_or_ignored_never_a_crash(
+    tmp_path: Path, case: str
+) -> None:
     files, code, needle = CASES[case]
     repo = make_repo(tmp_path / "work")
     base = commit(repo, {**app_chart("apps/web", "web"), **files}, "feat: web")
@@ -69,7 +78,17 @@ def test_a_malformed_object_is_not_reviewed_or_ignored_never_a_crash(tmp_path: P
     if case.startswith("ingress"):
         change["apps/web/templates/ingress.yaml"] = INGRESS
     commit(repo, change, "fix: three")
-    result = run("review", "--repo", str(repo), "--base", base, "--no-state", "--no-tests", "--format", "json")
+    result = run(
+        "review",
+        "--repo",
+        str(repo),
+        "--base",
+        base,
+        "--no-state",
+        "--no-tests",
+        "--format",
+        "json",
+    )
     assert result.returncode == code, result.stderr
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
     if needle is not None:
@@ -82,8 +101,25 @@ def test_a_values_key_that_is_the_empty_string_is_traced_not_a_crash(tmp_path: P
     template = "{{- range .Values.objects }}\n---\n{{ toYaml . }}\n{{- end }}\n"
     config_map = '{apiVersion: v1, kind: ConfigMap, metadata: {name: web}, data: {a: "1"}}'
     repo = make_repo(tmp_path / "work")
-    base = commit(repo, {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
-                         "c/values.yaml": f"objects: [{config_map}]\n", "c/templates/objects.yaml": template}, "feat: c")
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+            "c/values.yaml": f"objects: [{config_map}]\n",
+            "c/templates/objects.yaml": template,
+        },
+        "feat: c",
+    )
     commit(repo, {"c/values.yaml": "name: false\n? ''\n: {}\n"}, "fix: empty key")
-    result = run("review", "--repo", str(repo), "--base", base, "--no-state", "--no-tests", "--format", "json")
+    result = run(
+        "review",
+        "--repo",
+        str(repo),
+        "--base",
+        base,
+        "--no-state",
+        "--no-tests",
+        "--format",
+        "json",
+    )
     assert result.returncode == 0, result.stderr

@@ -31,7 +31,11 @@ def test_an_output_in_a_missing_folder_stops_before_rendering(change, tmp_path):
     assert_one_line_error(result, "--output /proc/nope/x.json", "does not exist")
     assert not cache.exists()  # nothing was rendered
     folder = _review(repo, base, "--output", str(tmp_path))
-    assert folder.returncode == 2 and "is a directory" in folder.stderr and "Traceback" not in folder.stderr
+    assert (
+        folder.returncode == 2
+        and "is a directory" in folder.stderr
+        and "Traceback" not in folder.stderr
+    )
 
 
 def test_a_render_cache_that_is_a_file_stops_before_rendering(change, tmp_path):
@@ -49,8 +53,18 @@ def test_a_render_cache_that_is_a_file_stops_before_rendering(change, tmp_path):
 def test_a_state_path_that_is_a_folder_stops_before_rendering(change, tmp_path):
     repo, base = change
     cache = tmp_path / "cache"
-    result = run("review", "--repo", str(repo), "--base", base, "--no-tests", "--state", str(tmp_path),
-                 "--render-cache", str(cache))
+    result = run(
+        "review",
+        "--repo",
+        str(repo),
+        "--base",
+        base,
+        "--no-tests",
+        "--state",
+        str(tmp_path),
+        "--render-cache",
+        str(cache),
+    )
     assert_one_line_error(result, f"--state {tmp_path} is not a file")
     assert not cache.exists()
 
@@ -59,6 +73,15 @@ def test_writable_paths_still_review(change, tmp_path):
     repo, base = change
     report = tmp_path / "out" / "report.json"
     report.parent.mkdir()
-    result = _review(repo, base, "--format", "json", "--output", str(report), "--render-cache", str(tmp_path / "new" / "cache"))
+    result = _review(
+        repo,
+        base,
+        "--format",
+        "json",
+        "--output",
+        str(report),
+        "--render-cache",
+        str(tmp_path / "new" / "cache"),
+    )
     assert result.returncode == 0, result.stderr
     assert report.read_text().startswith("{")

@@ -12,10 +12,10 @@ import sys
 import jsonschema
 from click.testing import CliRunner
 
-from gitrepo import commit, make_repo
-from conftest import PROJECT
 from aftershock.cli.main import cli
 from aftershock.config_schema import config_schema, config_schema_text, shipped_schema_text
+from conftest import PROJECT
+from gitrepo import commit, make_repo
 
 CHART = {
     "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
@@ -42,7 +42,13 @@ def test_every_command_lists_exit_statuses_and_takes_debug():
 
 def _run(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(PROJECT / "src")}
-    return subprocess.run([sys.executable, "-m", "aftershock.cli", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "aftershock.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_debug_after_the_command_shows_the_traceback(tmp_path):
@@ -50,18 +56,39 @@ def test_debug_after_the_command_shows_the_traceback(tmp_path):
     commit(repo, CHART, "base")
     plain = _run("review", "--base", "nope", "--no-state", cwd=repo)
     debug = _run("review", "--base", "nope", "--no-state", "--debug", cwd=repo)
-    assert plain.returncode == 2 and "Traceback" not in plain.stderr and "unknown git ref" in plain.stderr
+    assert (
+        plain.returncode == 2
+        and "Traceback" not in plain.stderr
+        and "unknown git ref" in plain.stderr
+    )
     assert "Traceback" in debug.stderr and "GitError" in debug.stderr
 
 
 def test_config_sets_review_options_and_flags_win(tmp_path):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**CHART, ".aftershock.yaml": "review: {release_name: shop, max_scenarios: 2, tests: false}\n"}, "base")
+    base = commit(
+        repo,
+        {
+            **CHART,
+            ".aftershock.yaml": "review: {release_name: shop, max_scenarios: 2, tests: false}\n",
+        },
+        "base",
+    )
     commit(repo, {"c/values.yaml": "a: 2\n"}, "head")
     configured = _run("review", "--base", base, "--no-state", "--format", "json", cwd=repo)
     doc = json.loads(configured.stdout)
     assert doc["options"]["release_name"] == "shop" and doc["tests"] is None
-    flagged = _run("review", "--base", base, "--no-state", "--format", "json", "--release-name", "cli", cwd=repo)
+    flagged = _run(
+        "review",
+        "--base",
+        base,
+        "--no-state",
+        "--format",
+        "json",
+        "--release-name",
+        "cli",
+        cwd=repo,
+    )
     assert json.loads(flagged.stdout)["options"]["release_name"] == "cli"
     for alias in ("terminal", "text"):
         shown = _run("review", "--base", base, "--no-state", "--format", alias, cwd=repo)
@@ -75,7 +102,9 @@ def test_config_schema_is_the_shipped_copy_and_validates_a_config():
     printed = CliRunner().invoke(cli, ["config", "schema"])
     assert printed.exit_code == 0 and json.loads(printed.output) == config_schema()
     schema = config_schema()
-    jsonschema.validate({"review": {"max_scenarios": 3}, "rules": {"x": {"enabled": False}}}, schema)
+    jsonschema.validate(
+        {"review": {"max_scenarios": 3}, "rules": {"x": {"enabled": False}}}, schema
+    )
     try:
         jsonschema.validate({"review": {"max_scenario": 3}}, schema)
     except jsonschema.ValidationError:

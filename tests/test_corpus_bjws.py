@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from aftershock.helmtest.runner import run_suites
-
 from conftest import CORPUS
 
 BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"
@@ -32,8 +31,11 @@ def test_every_suite_of_the_test_chart_passes_as_upstream(bjws: Path, renderer):
     chart = bjws / "charts/library/common/test-chart"
     result = run_suites([str(chart)], renderer, test_files=("unittests/**/*_test.yaml",))
     suites = [suite for chart_result in result.charts for suite in chart_result.suites]
-    failed = [f"{suite.file}: {suite.exec_error or [t.name for t in suite.tests if not t.passed]}"
-              for suite in suites if not suite.passed]
+    failed = [
+        f"{suite.file}: {suite.exec_error or [t.name for t in suite.tests if not t.passed]}"
+        for suite in suites
+        if not suite.passed
+    ]
     assert failed == []
     assert len(suites) == 171
     assert sum(len(suite.tests) for suite in suites) == 726
@@ -45,19 +47,32 @@ def test_every_suite_of_the_test_chart_passes_as_upstream(bjws: Path, renderer):
 #   app-template, which pins common 4.1.0 from the project's https repository, through the common
 #   this repository held at 4.1.0 (at base the tree's own, at head an earlier commit's);
 # - 9191546 moves app-template to common 4.1.1: the tree's own common at head, an earlier one at base.
-@pytest.mark.parametrize("sha, charts", [
-    ("72cbacc", {"charts/library/common/test-chart", "charts/other/app-template"}),
-    ("9191546", {"charts/other/app-template"}),
-])
-def test_reviews_render_every_affected_chart_at_both_refs(bjws: Path, renderer, sha: str, charts: set[str]):
+@pytest.mark.parametrize(
+    "sha, charts",
+    [
+        ("72cbacc", {"charts/library/common/test-chart", "charts/other/app-template"}),
+        ("9191546", {"charts/other/app-template"}),
+    ],
+)
+def test_reviews_render_every_affected_chart_at_both_refs(
+    bjws: Path, renderer, sha: str, charts: set[str]
+):
     from aftershock.model.review import RenderStatus
     from aftershock.pipeline import ReviewRequest, run_review
 
-    review = run_review(ReviewRequest(repo=bjws, base=f"{sha}^", head=sha, run_tests=False), renderer)
+    review = run_review(
+        ReviewRequest(repo=bjws, base=f"{sha}^", head=sha, run_tests=False), renderer
+    )
     # a kustomization of the repository's examples that uses helmCharts is not built (it would run Helm)
     assert [g.part for g in review.not_reviewed if not g.part.startswith("kustomization ")] == []
-    charts_here = {c.path for c in review.charts}  # plain manifests and kustomizations of examples/ are sources too
-    rendered = {r.chart for r in review.chart_reviews if r.chart in charts_here and r.base.status is r.head.status is RenderStatus.OK}
+    charts_here = {
+        c.path for c in review.charts
+    }  # plain manifests and kustomizations of examples/ are sources too
+    rendered = {
+        r.chart
+        for r in review.chart_reviews
+        if r.chart in charts_here and r.base.status is r.head.status is RenderStatus.OK
+    }
     assert rendered == charts
     (app,) = [c for c in review.charts if c.path == "charts/other/app-template"][:1]
     assert {d.source.value for d in app.dependencies} == {"in_repo_inferred"}

@@ -52,7 +52,14 @@ pytestmark = [
     pytest.mark.skipif(not BUNDLE.is_file(), reason=f"corpus bundle {BUNDLE} is absent"),
 ]
 
-_STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type_changed"}
+_STATUS = {
+    "A": "added",
+    "M": "modified",
+    "D": "deleted",
+    "R": "renamed",
+    "C": "copied",
+    "T": "type_changed",
+}
 _KEY_LINE = re.compile(r"^(\s*)([A-Za-z0-9_.-]+):(\s|$)")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -70,59 +77,126 @@ class Case:
 TRAEFIK_CHANGED = {"traefik": ChartOutcome.CHANGED}
 TRAEFIK_UNCHANGED = {"traefik": ChartOutcome.UNCHANGED}
 CASES = [
-    Case("d52d20a6d4e987cd46e24f4816c638e3707d876e", "values default, tls on websecure", {
-        "traefik/Changelog.md": ("docs:traefik/Changelog.md",),
-        "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
-        "traefik/tests/traefik-config_test.yaml": ("test_suite:traefik/tests/traefik-config_test.yaml",),
-        "traefik/values.yaml": ("values_file:traefik/values.yaml",),
-    }, TRAEFIK_CHANGED),
-    Case("2b32ce7d164f7aea03f0056f0813b3d9ac97e9b7", "values default, traefik port 8080", {
-        "EXAMPLES.md": ("file:EXAMPLES.md",),
-        "traefik/VALUES.md": ("docs:traefik/VALUES.md",),
-        "traefik/tests/deployment-config_test.yaml": ("test_suite:traefik/tests/deployment-config_test.yaml",),
-        "traefik/tests/ports-config_test.yaml": ("test_suite:traefik/tests/ports-config_test.yaml",),
-        "traefik/values.yaml": ("values_file:traefik/values.yaml",),
-    }, TRAEFIK_CHANGED),
-    Case("4a974f433d90b1e442732dded272379dedd1d176", "template change, cluster-scoped IngressClass", {
-        "traefik/Changelog.md": ("docs:traefik/Changelog.md",),
-        "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
-        "traefik/templates/ingressclass.yaml": ("template:traefik/templates/ingressclass.yaml",),
-    }, TRAEFIK_CHANGED),
-    Case("55615b9680c47192d6798aed77016a13a3c34660", "template rename", {
-        "traefik/templates/dashboard-ingressroute.yaml": (
-            "template:traefik/templates/dashboard-hook-ingressroute.yaml",
-            "template:traefik/templates/dashboard-ingressroute.yaml",
-        ),
-        "traefik/tests/dashboard-ingressroute_test.yaml": (
-            "test_suite:traefik/tests/dashboard-hook-ingressroute_test.yaml",
-            "test_suite:traefik/tests/dashboard-ingressroute_test.yaml",
-        ),
-    }, TRAEFIK_CHANGED),
-    Case("9ffaf07f77aba64926b1bc9f3aaee1090867a277", "Chart.yaml appVersion", {
-        "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
-        "traefik/VALUES.md": ("docs:traefik/VALUES.md",),
-        "traefik/tests/requirements-config_test.yaml": ("test_suite:traefik/tests/requirements-config_test.yaml",),
-    }, TRAEFIK_CHANGED),
-    Case("633a6673cdcbbdb0ba9b3180a17157dfb1d3fad8", "CRD only", {
-        "traefik/crds/traefik.io_middlewares.yaml": ("crd:traefik/crds/traefik.io_middlewares.yaml",),
-    }, TRAEFIK_CHANGED),
-    Case("8dd13b4aaa3a4b146c0481e48a758b1063d837e9", "test only", {
-        "traefik/tests/service-config_test.yaml": ("test_suite:traefik/tests/service-config_test.yaml",),
-    }, TRAEFIK_UNCHANGED),
-    Case("d09024afd3423c4b292d2cb052643f241231ced7", "docs only", {
-        "traefik/Guidelines.md": ("docs:traefik/Guidelines.md",),
-    }, TRAEFIK_UNCHANGED),
-    Case("c4a332e08034cd3144019f6b59eb2209ba5ada76", "new chart hub-manager", {
-        ".github/workflows/test.yaml": ("file:.github/workflows/test.yaml",),
-        "Makefile": ("file:Makefile",),
-    }, {"hub-manager": ChartOutcome.CHANGED},
+    Case(
+        "d52d20a6d4e987cd46e24f4816c638e3707d876e",
+        "values default, tls on websecure",
+        {
+            "traefik/Changelog.md": ("docs:traefik/Changelog.md",),
+            "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
+            "traefik/tests/traefik-config_test.yaml": (
+                "test_suite:traefik/tests/traefik-config_test.yaml",
+            ),
+            "traefik/values.yaml": ("values_file:traefik/values.yaml",),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "2b32ce7d164f7aea03f0056f0813b3d9ac97e9b7",
+        "values default, traefik port 8080",
+        {
+            "EXAMPLES.md": ("file:EXAMPLES.md",),
+            "traefik/VALUES.md": ("docs:traefik/VALUES.md",),
+            "traefik/tests/deployment-config_test.yaml": (
+                "test_suite:traefik/tests/deployment-config_test.yaml",
+            ),
+            "traefik/tests/ports-config_test.yaml": (
+                "test_suite:traefik/tests/ports-config_test.yaml",
+            ),
+            "traefik/values.yaml": ("values_file:traefik/values.yaml",),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "4a974f433d90b1e442732dded272379dedd1d176",
+        "template change, cluster-scoped IngressClass",
+        {
+            "traefik/Changelog.md": ("docs:traefik/Changelog.md",),
+            "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
+            "traefik/templates/ingressclass.yaml": (
+                "template:traefik/templates/ingressclass.yaml",
+            ),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "55615b9680c47192d6798aed77016a13a3c34660",
+        "template rename",
+        {
+            "traefik/templates/dashboard-ingressroute.yaml": (
+                "template:traefik/templates/dashboard-hook-ingressroute.yaml",
+                "template:traefik/templates/dashboard-ingressroute.yaml",
+            ),
+            "traefik/tests/dashboard-ingressroute_test.yaml": (
+                "test_suite:traefik/tests/dashboard-hook-ingressroute_test.yaml",
+                "test_suite:traefik/tests/dashboard-ingressroute_test.yaml",
+            ),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "9ffaf07f77aba64926b1bc9f3aaee1090867a277",
+        "Chart.yaml appVersion",
+        {
+            "traefik/Chart.yaml": ("chart_metadata:traefik/Chart.yaml",),
+            "traefik/VALUES.md": ("docs:traefik/VALUES.md",),
+            "traefik/tests/requirements-config_test.yaml": (
+                "test_suite:traefik/tests/requirements-config_test.yaml",
+            ),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "633a6673cdcbbdb0ba9b3180a17157dfb1d3fad8",
+        "CRD only",
+        {
+            "traefik/crds/traefik.io_middlewares.yaml": (
+                "crd:traefik/crds/traefik.io_middlewares.yaml",
+            ),
+        },
+        TRAEFIK_CHANGED,
+    ),
+    Case(
+        "8dd13b4aaa3a4b146c0481e48a758b1063d837e9",
+        "test only",
+        {
+            "traefik/tests/service-config_test.yaml": (
+                "test_suite:traefik/tests/service-config_test.yaml",
+            ),
+        },
+        TRAEFIK_UNCHANGED,
+    ),
+    Case(
+        "d09024afd3423c4b292d2cb052643f241231ced7",
+        "docs only",
+        {
+            "traefik/Guidelines.md": ("docs:traefik/Guidelines.md",),
+        },
+        TRAEFIK_UNCHANGED,
+    ),
+    Case(
+        "c4a332e08034cd3144019f6b59eb2209ba5ada76",
+        "new chart hub-manager",
+        {
+            ".github/workflows/test.yaml": ("file:.github/workflows/test.yaml",),
+            "Makefile": ("file:Makefile",),
+        },
+        {"hub-manager": ChartOutcome.CHANGED},
         # a new chart's HPA, off by default and in every scenario that ran
-        ["template hub-manager/templates/hpa.yaml lines 1-11"]),
-    Case("d7fc8d82551dd8c22a842948f32f4dc9233492e7", "chart moves from the root into traefik/", {
-        ".travis.yml": ("chart_file:.travis.yml", "file:.travis.yml"),
-        "traefik/templates/deployment.yaml": ("template:templates/deployment.yaml", "template:traefik/templates/deployment.yaml"),
-        "traefik/values.yaml": ("values_file:values.yaml", "values_file:traefik/values.yaml"),
-    }, {"": ChartOutcome.CHANGED, "traefik": ChartOutcome.CHANGED}),
+        ["template hub-manager/templates/hpa.yaml lines 1-11"],
+    ),
+    Case(
+        "d7fc8d82551dd8c22a842948f32f4dc9233492e7",
+        "chart moves from the root into traefik/",
+        {
+            ".travis.yml": ("chart_file:.travis.yml", "file:.travis.yml"),
+            "traefik/templates/deployment.yaml": (
+                "template:templates/deployment.yaml",
+                "template:traefik/templates/deployment.yaml",
+            ),
+            "traefik/values.yaml": ("values_file:values.yaml", "values_file:traefik/values.yaml"),
+        },
+        {"": ChartOutcome.CHANGED, "traefik": ChartOutcome.CHANGED},
+    ),
 ]
 BY_SHORT = {case.sha[:8]: case for case in CASES}
 
@@ -190,7 +264,11 @@ def git_numstat(repo: Path, sha: str) -> dict[str, tuple[int, int]]:
 
 def chart_dirs(repo: Path, rev: str) -> list[str]:
     names = git(repo, "ls-tree", "-r", "--name-only", rev).splitlines()
-    return [name.rpartition("/")[0] for name in names if name == "Chart.yaml" or name.endswith("/Chart.yaml")]
+    return [
+        name.rpartition("/")[0]
+        for name in names
+        if name == "Chart.yaml" or name.endswith("/Chart.yaml")
+    ]
 
 
 def holding_chart(path: str, charts: list[str]) -> str | None:
@@ -233,8 +311,12 @@ def fields(review: Review, kind: str) -> list[tuple[str, FieldChangeKind, object
 @pytest.mark.parametrize("case", CASES, ids=[c.sha[:8] for c in CASES])
 def test_files_are_the_commits_own_diff(traefik_repo, reviewed, case):
     review, _ = reviewed(case.sha)
-    assert [(f.path, f.status.value, f.old_path, f.similarity) for f in review.files] == git_name_status(traefik_repo, case.sha)
-    assert {f.path: (f.additions, f.deletions) for f in review.files} == git_numstat(traefik_repo, case.sha)
+    assert [
+        (f.path, f.status.value, f.old_path, f.similarity) for f in review.files
+    ] == git_name_status(traefik_repo, case.sha)
+    assert {f.path: (f.additions, f.deletions) for f in review.files} == git_numstat(
+        traefik_repo, case.sha
+    )
     for f in review.files:
         lines = [line[0] for h in f.hunks for line in h.lines]
         assert (lines.count("+"), lines.count("-")) == (f.additions, f.deletions), f.path
@@ -245,14 +327,19 @@ def test_files_are_the_commits_own_diff(traefik_repo, reviewed, case):
 def test_one_commit_as_git_log_tells_it(traefik_repo, reviewed, case):
     review, _ = reviewed(case.sha)
     (commit,) = review.commits
-    log = git(traefik_repo, "log", "-1", "--format=%s%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%P", case.sha).split("\0")
+    log = git(
+        traefik_repo, "log", "-1", "--format=%s%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%P", case.sha
+    ).split("\0")
     assert commit.sha == case.sha
     assert [commit.title, commit.author.name, commit.author.email, commit.authored_at] == log[:4]
     assert [commit.committer.name, commit.committer.email, " ".join(commit.parents)] == log[4:]
     message = git(traefik_repo, "log", "-1", "--format=%B", case.sha)
     trailers = git(traefik_repo, "interpret-trailers", "--parse", stdin=message + "\n").splitlines()
     assert [f"{t.key}: {t.value}" for t in commit.trailers] == trailers
-    assert (review.base.sha, review.head.sha) == (git(traefik_repo, "rev-parse", f"{case.sha}^"), case.sha)
+    assert (review.base.sha, review.head.sha) == (
+        git(traefik_repo, "rev-parse", f"{case.sha}^"),
+        case.sha,
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.sha[:8] for c in CASES])
@@ -262,13 +349,21 @@ def test_units_classify_the_changed_files(reviewed, case):
     assert {path: units[path] for path in case.units} == case.units
     assert set(units) == {f.path for f in review.files}
     kinds = {u["id"]: u["kind"] for u in doc["units"]}
-    assert all(kinds[i] == i.split(":")[0] for ids in units.values() for i in ids if not i.startswith("file:"))
+    assert all(
+        kinds[i] == i.split(":")[0]
+        for ids in units.values()
+        for i in ids
+        if not i.startswith("file:")
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.sha[:8] for c in CASES])
 def test_affected_charts_are_the_charts_holding_the_files(traefik_repo, reviewed, case):
     review, _ = reviewed(case.sha)
-    base_charts, head_charts = chart_dirs(traefik_repo, f"{case.sha}^"), chart_dirs(traefik_repo, case.sha)
+    base_charts, head_charts = (
+        chart_dirs(traefik_repo, f"{case.sha}^"),
+        chart_dirs(traefik_repo, case.sha),
+    )
     holders = set()
     for f in review.files:
         if f.status.value != "added":
@@ -278,8 +373,12 @@ def test_affected_charts_are_the_charts_holding_the_files(traefik_repo, reviewed
     assert [a.chart for a in review.affected] == sorted(holders - {None})
     assert {r.chart: r.outcome for r in review.chart_reviews} == case.outcomes
     for chart in review.chart_reviews:
-        assert chart.base.status is (RenderStatus.OK if chart.chart in base_charts else RenderStatus.ABSENT)
-        assert chart.head.status is (RenderStatus.OK if chart.chart in head_charts else RenderStatus.ABSENT)
+        assert chart.base.status is (
+            RenderStatus.OK if chart.chart in base_charts else RenderStatus.ABSENT
+        )
+        assert chart.head.status is (
+            RenderStatus.OK if chart.chart in head_charts else RenderStatus.ABSENT
+        )
     assert [g.part for g in review.not_reviewed] == case.not_exercised
 
 
@@ -301,7 +400,9 @@ def test_values_default_tls_on_websecure_adds_one_flag(traefik_repo, reviewed):
         ("ports.websecure.tls.enabled", "changed", False, True)
     ]
     args = "spec.template.spec.containers[name=release-traefik].args"
-    assert fields(review, "Deployment") == [(f"{args}[12]", FieldChangeKind.ADDED, None, "--entrypoints.websecure.http.tls=true")]
+    assert fields(review, "Deployment") == [
+        (f"{args}[12]", FieldChangeKind.ADDED, None, "--entrypoints.websecure.http.tls=true")
+    ]
     # Chart.yaml went 14.0.2 -> 15.0.0: the helm.sh/chart label is Helm bookkeeping, not a change.
     assert doc["summary"]["objects_changed"] == 1
     assert [(c.path, c.version) for c in review.charts] == [("traefik", "15.0.0")]
@@ -315,29 +416,50 @@ def test_values_default_traefik_port_reaches_probes_ports_and_args(traefik_repo,
     case = BY_SHORT["2b32ce7d"]
     review, doc = reviewed(case.sha)
     lines = changed_values_paths(traefik_repo, case.sha, "traefik/values.yaml")
-    assert sorted(lines) == ["ports.traefik.exposedPort", "ports.traefik.port"]  # the third + line is a comment
-    assert {v.path: (v.before, v.after) for v in review.values_changes} == {path: (9000, 8080) for path in lines}
+    assert sorted(lines) == [
+        "ports.traefik.exposedPort",
+        "ports.traefik.port",
+    ]  # the third + line is a comment
+    assert {v.path: (v.before, v.after) for v in review.values_changes} == dict.fromkeys(
+        lines, (9000, 8080)
+    )
     container = "spec.template.spec.containers[name=release-traefik]"
     assert sorted(fields(review, "Deployment")) == [
-        (f"{container}.args[3]", FieldChangeKind.MODIFIED,
-         "--entryPoints.traefik.address=:9000/tcp", "--entryPoints.traefik.address=:8080/tcp"),
+        (
+            f"{container}.args[3]",
+            FieldChangeKind.MODIFIED,
+            "--entryPoints.traefik.address=:9000/tcp",
+            "--entryPoints.traefik.address=:8080/tcp",
+        ),
         (f"{container}.livenessProbe.httpGet.port", FieldChangeKind.MODIFIED, 9000, 8080),
         (f"{container}.ports[name=traefik].containerPort", FieldChangeKind.MODIFIED, 9000, 8080),
         (f"{container}.readinessProbe.httpGet.port", FieldChangeKind.MODIFIED, 9000, 8080),
     ]
     (examples,) = [u for u in doc["units"] if u["path"] == "EXAMPLES.md"]
-    assert (examples["kind"], examples["chart"]) == ("docs", None)  # outside every chart: affects none
+    assert (examples["kind"], examples["chart"]) == (
+        "docs",
+        None,
+    )  # outside every chart: affects none
 
 
 def test_template_change_drops_namespace_of_cluster_scoped_ingressclass(reviewed):
     review, _ = reviewed(BY_SHORT["4a974f43"].sha)
     (change,) = review.chart_reviews[0].changes
     key = change.key
-    assert (key.group, key.kind, key.namespace, key.name) == ("networking.k8s.io", "IngressClass", "", "release-traefik")
+    assert (key.group, key.kind, key.namespace, key.name) == (
+        "networking.k8s.io",
+        "IngressClass",
+        "",
+        "release-traefik",
+    )
     assert change.templates == ("traefik/templates/ingressclass.yaml",)
-    assert fields(review, "IngressClass") == [("metadata.namespace", FieldChangeKind.REMOVED, "default", None)]
+    assert fields(review, "IngressClass") == [
+        ("metadata.namespace", FieldChangeKind.REMOVED, "default", None)
+    ]
     assert review.values_changes == ()
-    assert [(t.key, t.value) for t in review.commits[0].trailers] == [("Signed-off-by", "Yann Soubeyrand <yann.soubeyrand@camptocamp.com>")]
+    assert [(t.key, t.value) for t in review.commits[0].trailers] == [
+        ("Signed-off-by", "Yann Soubeyrand <yann.soubeyrand@camptocamp.com>")
+    ]
 
 
 def test_renamed_template_keeps_its_object_and_names_both_files(reviewed):
@@ -345,22 +467,33 @@ def test_renamed_template_keeps_its_object_and_names_both_files(reviewed):
     (change,) = review.chart_reviews[0].changes
     assert change.kind is ObjectChangeKind.CHANGED
     assert str(change.key) == "IngressRoute.traefik.containo.us default/release-traefik-dashboard"
-    assert change.templates == ("traefik/templates/dashboard-hook-ingressroute.yaml", "traefik/templates/dashboard-ingressroute.yaml")
+    assert change.templates == (
+        "traefik/templates/dashboard-hook-ingressroute.yaml",
+        "traefik/templates/dashboard-ingressroute.yaml",
+    )
     hook = {
         "helm.sh/hook": "post-install,post-upgrade",
         "meta.helm.sh/release-name": "release",
         "meta.helm.sh/release-namespace": "default",
     }
-    assert fields(review, "IngressRoute") == [("metadata.annotations", FieldChangeKind.MODIFIED, hook, None)]
+    assert fields(review, "IngressRoute") == [
+        ("metadata.annotations", FieldChangeKind.MODIFIED, hook, None)
+    ]
 
 
 def test_app_version_bump_changes_only_the_image(reviewed):
     review, _ = reviewed(BY_SHORT["9ffaf07f"].sha)
     assert fields(review, "Deployment") == [
-        ("spec.template.spec.containers[name=release-traefik].image", FieldChangeKind.MODIFIED,
-         "docker.io/traefik:v3.7.7", "docker.io/traefik:v3.7.8"),
+        (
+            "spec.template.spec.containers[name=release-traefik].image",
+            FieldChangeKind.MODIFIED,
+            "docker.io/traefik:v3.7.7",
+            "docker.io/traefik:v3.7.8",
+        ),
     ]
-    assert [(c.path, c.version, c.app_version) for c in review.charts] == [("traefik", "41.0.2", "v3.7.8")]
+    assert [(c.path, c.version, c.app_version) for c in review.charts] == [
+        ("traefik", "41.0.2", "v3.7.8")
+    ]
 
 
 @pytest.mark.parametrize("short, kind", [("8dd13b4a", "test_suite"), ("d09024af", "docs")])
@@ -371,7 +504,15 @@ def test_changes_helm_does_not_render_still_render_unchanged(reviewed, short, ki
     assert chart.outcome is ChartOutcome.UNCHANGED and chart.changes == ()
     assert chart.base.object_count == chart.head.object_count
     kinds = sorted({o.key.kind for o in chart.head_objects})
-    assert kinds == ["ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "IngressClass", "Service", "ServiceAccount"]
+    assert kinds == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CustomResourceDefinition",
+        "Deployment",
+        "IngressClass",
+        "Service",
+        "ServiceAccount",
+    ]
     rendered = [o for o in chart.head_objects if "/crds/" not in o.template]
     assert len(rendered) == 6
     assert doc["objects"] == [] and doc["values_changes"] == []
@@ -380,7 +521,11 @@ def test_changes_helm_does_not_render_still_render_unchanged(reviewed, short, ki
 def test_new_chart_beside_traefik_adds_every_object(reviewed):
     review, _ = reviewed(BY_SHORT["c4a332e0"].sha)
     (chart,) = review.chart_reviews
-    assert (chart.chart, chart.base.status, chart.head.status) == ("hub-manager", RenderStatus.ABSENT, RenderStatus.OK)
+    assert (chart.chart, chart.base.status, chart.head.status) == (
+        "hub-manager",
+        RenderStatus.ABSENT,
+        RenderStatus.OK,
+    )
     assert {c.kind for c in chart.changes} == {ObjectChangeKind.ADDED}
     assert sorted(str(c.key) for c in chart.changes) == [
         "Deployment.apps default/release-hub-manager",
@@ -389,15 +534,27 @@ def test_new_chart_beside_traefik_adds_every_object(reviewed):
     ]
     assert len(chart.changes) == chart.head.object_count
     values = {v.path: v.after for v in review.values_changes if v.file == "hub-manager/values.yaml"}
-    assert values["image.repository"] == "traefik/hub-manager" and values["deployment.replicas"] == 1
+    assert (
+        values["image.repository"] == "traefik/hub-manager" and values["deployment.replicas"] == 1
+    )
 
 
 def test_chart_moved_out_of_the_root_is_removed_there_and_added_in_traefik(reviewed):
     review, _ = reviewed(BY_SHORT["d7fc8d82"].sha)
     root, moved = review.chart_reviews
-    assert (root.chart, root.base.status, root.head.status) == ("", RenderStatus.OK, RenderStatus.ABSENT)
-    assert (moved.chart, moved.base.status, moved.head.status) == ("traefik", RenderStatus.ABSENT, RenderStatus.OK)
-    assert {c.kind for c in root.changes} == {ObjectChangeKind.REMOVED} and {c.kind for c in moved.changes} == {ObjectChangeKind.ADDED}
+    assert (root.chart, root.base.status, root.head.status) == (
+        "",
+        RenderStatus.OK,
+        RenderStatus.ABSENT,
+    )
+    assert (moved.chart, moved.base.status, moved.head.status) == (
+        "traefik",
+        RenderStatus.ABSENT,
+        RenderStatus.OK,
+    )
+    assert {c.kind for c in root.changes} == {ObjectChangeKind.REMOVED} and {
+        c.kind for c in moved.changes
+    } == {ObjectChangeKind.ADDED}
     assert sorted(c.key for c in root.changes) == sorted(c.key for c in moved.changes)
     assert len(root.changes) == root.base.object_count == 10
     assert {c.templates for c in moved.changes} >= {("traefik/templates/deployment.yaml",)}
@@ -407,14 +564,19 @@ def test_chart_moved_out_of_the_root_is_removed_there_and_added_in_traefik(revie
 def test_added_file_has_units_only_where_it_exists(reviewed):
     review, doc = reviewed(BY_SHORT["c4a332e0"].sha)
     units = {path: tuple(u.id for u in file_units) for path, file_units in review.units}
-    assert units["hub-manager/templates/deployment.yaml"] == ("template:hub-manager/templates/deployment.yaml",)
+    assert units["hub-manager/templates/deployment.yaml"] == (
+        "template:hub-manager/templates/deployment.yaml",
+    )
     assert "other" not in {u["kind"] for u in doc["units"] if u["path"].startswith("hub-manager/")}
 
 
 def test_crd_change_is_diffed(reviewed):
     _, doc = reviewed(BY_SHORT["633a6673"].sha)
     (obj,) = doc["objects"]
-    assert obj["key"]["kind"] == "CustomResourceDefinition" and obj["key"]["name"] == "middlewares.traefik.io"
+    assert (
+        obj["key"]["kind"] == "CustomResourceDefinition"
+        and obj["key"]["name"] == "middlewares.traefik.io"
+    )
     assert obj["templates"] == ["traefik/crds/traefik.io_middlewares.yaml"] and obj["fields"]
 
 
@@ -433,7 +595,9 @@ def test_the_charts_own_suites_run_at_both_refs_as_evidence(traefik_repo, render
     """2b32ce7d moves the traefik port from 9000 to 8080 and updates its tests: every suite runs at base and
     head, nothing is newly failing, and the guard map covers the changed fields."""
     sha = BY_SHORT["2b32ce7d"].sha
-    review = run_review(replace(default_values_request(traefik_repo, sha), run_tests=True), renderer)
+    review = run_review(
+        replace(default_values_request(traefik_repo, sha), run_tests=True), renderer
+    )
     evidence = review.tests
     assert evidence is not None and [c.chart for c in evidence.charts] == ["traefik"]
     (chart,) = evidence.charts

@@ -33,7 +33,12 @@ def make(
         metadata["labels"] = labels
     if annotations is not None:
         metadata["annotations"] = annotations
-    body = {"apiVersion": api_version, "kind": kind, "metadata": metadata, **copy.deepcopy(content or {})}
+    body = {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": metadata,
+        **copy.deepcopy(content or {}),
+    }
     return RenderedObject(
         key=ObjectKey(group, kind, namespace, name),
         api_version=api_version,
@@ -48,14 +53,21 @@ def config_map(name: str, data: dict[str, str], **options: Any) -> RenderedObjec
     return make("ConfigMap", name, {"data": data}, **options)
 
 
-def deployment(image: str = "web:1", *, pod_annotations: dict[str, str] | None = None, **options: Any) -> RenderedObject:
-    pod_metadata: dict[str, Any] = {"labels": {"app": "web", "helm.sh/chart": options.pop("pod_chart", "web-1.0.0")}}
+def deployment(
+    image: str = "web:1", *, pod_annotations: dict[str, str] | None = None, **options: Any
+) -> RenderedObject:
+    pod_metadata: dict[str, Any] = {
+        "labels": {"app": "web", "helm.sh/chart": options.pop("pod_chart", "web-1.0.0")}
+    }
     if pod_annotations is not None:
         pod_metadata["annotations"] = pod_annotations
     content = {
         "spec": {
             "replicas": 2,
-            "template": {"metadata": pod_metadata, "spec": {"containers": [{"name": "web", "image": image}]}},
+            "template": {
+                "metadata": pod_metadata,
+                "spec": {"containers": [{"name": "web", "image": image}]},
+            },
         }
     }
     return make("Deployment", "web", content, api_version="apps/v1", **options)
@@ -78,35 +90,68 @@ def test_changed_object_lists_its_fields_templates_and_chart():
     assert change.chart == CHART and change.api_version == "apps/v1"
     assert change.templates == ("web/templates/deploy.yaml", "web/templates/old.yaml")
     assert change.fields == (
-        FieldChange("spec.template.spec.containers[name=web].image", FieldChangeKind.MODIFIED, "web:1", "web:2"),
+        FieldChange(
+            "spec.template.spec.containers[name=web].image",
+            FieldChangeKind.MODIFIED,
+            "web:1",
+            "web:2",
+        ),
     )
     assert change.previous_api_version is None and change.previous_key is None
 
 
 def test_helm_chart_label_and_checksum_annotations_are_noise_everywhere():
-    claim = {"metadata": {"name": "data", "labels": {"helm.sh/chart": "db-1.0.0"}}, "spec": {"resources": {}}}
-    cron = {"spec": {"jobTemplate": {"spec": {"template": {"metadata": {"annotations": {"checksum/a": "1"}}}}}}}
+    claim = {
+        "metadata": {"name": "data", "labels": {"helm.sh/chart": "db-1.0.0"}},
+        "spec": {"resources": {}},
+    }
+    cron = {
+        "spec": {
+            "jobTemplate": {
+                "spec": {"template": {"metadata": {"annotations": {"checksum/a": "1"}}}}
+            }
+        }
+    }
     base = [
-        deployment(pod_annotations={"checksum/config": "aaa"}, labels={"helm.sh/chart": "web-1.0.0", "app": "web"}),
-        make("StatefulSet", "db", {"spec": {"volumeClaimTemplates": [claim]}}, api_version="apps/v1"),
+        deployment(
+            pod_annotations={"checksum/config": "aaa"},
+            labels={"helm.sh/chart": "web-1.0.0", "app": "web"},
+        ),
+        make(
+            "StatefulSet", "db", {"spec": {"volumeClaimTemplates": [claim]}}, api_version="apps/v1"
+        ),
         make("CronJob", "tick", cron, api_version="batch/v1", annotations={"checksum/secret": "x"}),
     ]
     new_claim = copy.deepcopy(claim)
     new_claim["metadata"]["labels"] = {"helm.sh/chart": "db-2.0.0"}
     new_cron = copy.deepcopy(cron)
-    new_cron["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"] = {"checksum/a": "2"}
+    new_cron["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["annotations"] = {
+        "checksum/a": "2"
+    }
     head = [
-        deployment(pod_annotations={"checksum/config": "bbb"}, pod_chart="web-2.0.0",
-                   labels={"helm.sh/chart": "web-2.0.0", "app": "web"}),
-        make("StatefulSet", "db", {"spec": {"volumeClaimTemplates": [new_claim]}}, api_version="apps/v1"),
+        deployment(
+            pod_annotations={"checksum/config": "bbb"},
+            pod_chart="web-2.0.0",
+            labels={"helm.sh/chart": "web-2.0.0", "app": "web"},
+        ),
+        make(
+            "StatefulSet",
+            "db",
+            {"spec": {"volumeClaimTemplates": [new_claim]}},
+            api_version="apps/v1",
+        ),
         make("CronJob", "tick", new_cron, api_version="batch/v1"),
     ]
     assert diff_objects(base, head) == ()
 
 
 def test_version_label_is_content_not_noise():
-    base = [config_map("c", {}, labels={"app.kubernetes.io/version": "1.0", "helm.sh/chart": "web-1.0"})]
-    head = [config_map("c", {}, labels={"app.kubernetes.io/version": "1.1", "helm.sh/chart": "web-1.1"})]
+    base = [
+        config_map("c", {}, labels={"app.kubernetes.io/version": "1.0", "helm.sh/chart": "web-1.0"})
+    ]
+    head = [
+        config_map("c", {}, labels={"app.kubernetes.io/version": "1.1", "helm.sh/chart": "web-1.1"})
+    ]
     (change,) = diff_objects(base, head)
     assert [c.path for c in change.fields] == ['metadata.labels["app.kubernetes.io/version"]']
 
@@ -114,11 +159,18 @@ def test_version_label_is_content_not_noise():
 def test_normalize_drops_noise_without_touching_the_original():
     original = deployment(pod_annotations={"checksum/config": "aaa", "keep": "me"})
     normal = normalize(original)
-    assert normal.body["spec"]["template"]["metadata"] == {"labels": {"app": "web"}, "annotations": {"keep": "me"}}
+    assert normal.body["spec"]["template"]["metadata"] == {
+        "labels": {"app": "web"},
+        "annotations": {"keep": "me"},
+    }
     assert original.body["spec"]["template"]["metadata"]["annotations"]["checksum/config"] == "aaa"
     claim = {"metadata": {"name": "data", "labels": {"helm.sh/chart": "db-1.0.0", "tier": "db"}}}
-    stateful = make("StatefulSet", "db", {"spec": {"volumeClaimTemplates": [claim]}}, api_version="apps/v1")
-    assert normalize(stateful).body["spec"]["volumeClaimTemplates"][0]["metadata"]["labels"] == {"tier": "db"}
+    stateful = make(
+        "StatefulSet", "db", {"spec": {"volumeClaimTemplates": [claim]}}, api_version="apps/v1"
+    )
+    assert normalize(stateful).body["spec"]["volumeClaimTemplates"][0]["metadata"]["labels"] == {
+        "tier": "db"
+    }
     assert claim["metadata"]["labels"] == {"helm.sh/chart": "db-1.0.0", "tier": "db"}
     quiet = config_map("c", {"a": "b"}, labels={"app": "web"})
     assert normalize(quiet) is quiet  # nothing to drop: nothing copied
@@ -140,7 +192,9 @@ def test_added_and_removed_objects_in_kind_then_key_order():
 
 def test_similar_object_under_a_new_name_is_renamed():
     head_data = dict(BIG_DATA, key0="changed")
-    (change,) = diff_objects([config_map("settings-v1", BIG_DATA)], [config_map("settings-v2", head_data)])
+    (change,) = diff_objects(
+        [config_map("settings-v1", BIG_DATA)], [config_map("settings-v2", head_data)]
+    )
     assert change.kind is ObjectChangeKind.RENAMED
     assert change.previous_key == ObjectKey("", "ConfigMap", "default", "settings-v1")
     assert change.key.name == "settings-v2"
@@ -158,7 +212,9 @@ def test_dissimilar_objects_under_new_names_stay_added_and_removed():
     assert [c.kind for c in changes] == [ObjectChangeKind.ADDED, ObjectChangeKind.REMOVED]
 
 
-@pytest.mark.parametrize(("changed_keys", "expected"), [(2, ["renamed"]), (3, ["added", "removed"])])
+@pytest.mark.parametrize(
+    ("changed_keys", "expected"), [(2, ["renamed"]), (3, ["added", "removed"])]
+)
 def test_rename_threshold_is_inclusive_at_four_fifths(changed_keys, expected):
     base_data = {f"k{i}": "same" for i in range(8)}  # 10 leaves with apiVersion and kind
     head_data = dict(base_data, **{f"k{i}": "other" for i in range(changed_keys)})
@@ -169,11 +225,17 @@ def test_rename_threshold_is_inclusive_at_four_fifths(changed_keys, expected):
 def test_renames_pair_best_first_and_never_across_kinds():
     near = dict(BIG_DATA, key9="x")
     nearer = dict(BIG_DATA)
-    base = [config_map("near", near), config_map("nearer", nearer), make("Secret", "s", {"data": {}})]
+    base = [
+        config_map("near", near),
+        config_map("nearer", nearer),
+        make("Secret", "s", {"data": {}}),
+    ]
     head = [config_map("new", BIG_DATA), make("ServiceAccount", "nearer", {"data": {}})]
     changes = diff_objects(base, head)
     renamed = [c for c in changes if c.kind is ObjectChangeKind.RENAMED]
-    assert [(c.previous_key.name, c.key.name, c.similarity) for c in renamed] == [("nearer", "new", 1.0)]
+    assert [(c.previous_key.name, c.key.name, c.similarity) for c in renamed] == [
+        ("nearer", "new", 1.0)
+    ]
     assert sorted((c.kind.value, c.key.kind, c.key.name) for c in changes if c not in renamed) == [
         ("added", "ServiceAccount", "nearer"),
         ("removed", "ConfigMap", "near"),
@@ -187,15 +249,38 @@ def test_api_version_change_keeps_both_versions():
     head = [make("HorizontalPodAutoscaler", "web", spec, api_version="autoscaling/v2")]
     (change,) = diff_objects(base, head)
     assert change.kind is ObjectChangeKind.CHANGED
-    assert (change.previous_api_version, change.api_version) == ("autoscaling/v2beta2", "autoscaling/v2")
+    assert (change.previous_api_version, change.api_version) == (
+        "autoscaling/v2beta2",
+        "autoscaling/v2",
+    )
     assert change.fields == (
-        FieldChange("apiVersion", FieldChangeKind.MODIFIED, "autoscaling/v2beta2", "autoscaling/v2"),
+        FieldChange(
+            "apiVersion", FieldChangeKind.MODIFIED, "autoscaling/v2beta2", "autoscaling/v2"
+        ),
     )
 
 
 def test_move_to_another_api_group_is_a_rename_of_the_key():
-    old_rule = {"spec": {"rules": [{"host": "a.example", "http": {"paths": [{"path": "/", "backend": {"serviceName": "web"}}]}}]}}
-    new_rule = {"spec": {"rules": [{"host": "a.example", "http": {"paths": [{"path": "/", "backend": {"service": {"name": "web"}}}]}}]}}
+    old_rule = {
+        "spec": {
+            "rules": [
+                {
+                    "host": "a.example",
+                    "http": {"paths": [{"path": "/", "backend": {"serviceName": "web"}}]},
+                }
+            ]
+        }
+    }
+    new_rule = {
+        "spec": {
+            "rules": [
+                {
+                    "host": "a.example",
+                    "http": {"paths": [{"path": "/", "backend": {"service": {"name": "web"}}}]},
+                }
+            ]
+        }
+    }
     base = [make("Ingress", "web", old_rule, api_version="extensions/v1beta1")]
     head = [make("Ingress", "web", new_rule, api_version="networking.k8s.io/v1")]
     (change,) = diff_objects(base, head)
@@ -203,7 +288,9 @@ def test_move_to_another_api_group_is_a_rename_of_the_key():
     assert change.previous_key == ObjectKey("extensions", "Ingress", "default", "web")
     assert change.key == ObjectKey("networking.k8s.io", "Ingress", "default", "web")
     assert change.previous_api_version == "extensions/v1beta1"
-    assert "spec.rules[host=a.example].http.paths[path=/].backend.serviceName" in [c.path for c in change.fields]
+    assert "spec.rules[host=a.example].http.paths[path=/].backend.serviceName" in [
+        c.path for c in change.fields
+    ]
 
 
 def test_duplicate_keys_stay_distinct_and_deterministic():
@@ -215,12 +302,16 @@ def test_duplicate_keys_stay_distinct_and_deterministic():
         (ObjectChangeKind.CHANGED, ("web/templates/b.yaml",), "3"),
     ]
     (removed,) = diff_objects([first, second], [first])
-    assert removed.kind is ObjectChangeKind.REMOVED and removed.templates == ("web/templates/b.yaml",)
+    assert removed.kind is ObjectChangeKind.REMOVED and removed.templates == (
+        "web/templates/b.yaml",
+    )
 
 
 def test_result_does_not_depend_on_input_order():
     base = [config_map(f"c{i}", dict(BIG_DATA, key0=str(i))) for i in range(4)] + [deployment()]
-    head = [config_map(f"d{i}", dict(BIG_DATA, key0=str(i))) for i in range(4)] + [deployment("web:3")]
+    head = [config_map(f"d{i}", dict(BIG_DATA, key0=str(i))) for i in range(4)] + [
+        deployment("web:3")
+    ]
     forward = diff_objects(base, head)
     assert forward == diff_objects(list(reversed(base)), list(reversed(head)))
     assert [(c.previous_key.name, c.key.name) for c in forward if c.previous_key] == [
@@ -237,16 +328,25 @@ def random_render(password: str, token: str, node: str) -> list[RenderedObject]:
 
 
 def test_unstable_paths_are_found_between_two_renders():
-    unstable = find_unstable_paths(random_render("cjE=", "t1", "n1"), random_render("cjI=", "t2", "n2"))
-    assert unstable == frozenset({
-        (ObjectKey("", "Secret", "default", "creds"), "data.password"),
-        (ObjectKey("apps", "Deployment", "default", "web"), "spec.template.metadata.annotations.rollme"),
-        (ObjectKey("", "ConfigMap", "default", "peers"), "spec.peers[1]"),
-    })
+    unstable = find_unstable_paths(
+        random_render("cjE=", "t1", "n1"), random_render("cjI=", "t2", "n2")
+    )
+    assert unstable == frozenset(
+        {
+            (ObjectKey("", "Secret", "default", "creds"), "data.password"),
+            (
+                ObjectKey("apps", "Deployment", "default", "web"),
+                "spec.template.metadata.annotations.rollme",
+            ),
+            (ObjectKey("", "ConfigMap", "default", "peers"), "spec.peers[1]"),
+        }
+    )
 
 
 def test_unstable_paths_never_show_as_changes():
-    unstable = find_unstable_paths(random_render("cjE=", "t1", "n1"), random_render("cjI=", "t2", "n2"))
+    unstable = find_unstable_paths(
+        random_render("cjE=", "t1", "n1"), random_render("cjI=", "t2", "n2")
+    )
     base = random_render("cjM=", "t3", "n3")
     head = random_render("cjQ=", "t4", "n4")
     assert diff_objects(base, head) != ()
@@ -258,5 +358,7 @@ def test_unstable_paths_never_show_as_changes():
 
 def test_masked_list_entry_keeps_positions():
     obj = make("ConfigMap", "peers", {"spec": {"peers": ["a", "b", "c"]}})
-    masked = normalize(obj, frozenset({(obj.key, "spec.peers[1]"), (obj.key, "spec.nothing[name=x].y")}))
+    masked = normalize(
+        obj, frozenset({(obj.key, "spec.peers[1]"), (obj.key, "spec.nothing[name=x].y")})
+    )
     assert masked.body["spec"]["peers"] == ["a", UNSTABLE_MASK, "c"]

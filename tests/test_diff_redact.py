@@ -10,7 +10,13 @@ import pytest
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.objects import diff_objects
 from aftershock.diff.redact import redact_secret_changes
-from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChange, ObjectChangeKind, RedactedValue
+from aftershock.model.diff import (
+    FieldChange,
+    FieldChangeKind,
+    ObjectChange,
+    ObjectChangeKind,
+    RedactedValue,
+)
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 OLD_PLAIN = "hunter2-old-s3cret"
@@ -23,9 +29,16 @@ SECRETS = (OLD_PLAIN, NEW_PLAIN, OLD_B64, NEW_B64, UNICODE_PLAIN)
 ADDED, REMOVED, MODIFIED = FieldChangeKind.ADDED, FieldChangeKind.REMOVED, FieldChangeKind.MODIFIED
 
 
-def secret(content: dict[str, Any], *, name: str = "creds", kind: str = "Secret", api_version: str = "v1") -> RenderedObject:
+def secret(
+    content: dict[str, Any], *, name: str = "creds", kind: str = "Secret", api_version: str = "v1"
+) -> RenderedObject:
     group = api_version.rpartition("/")[0]
-    body = {"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "namespace": "prod"}, **content}
+    body = {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": name, "namespace": "prod"},
+        **content,
+    }
     return RenderedObject(
         key=ObjectKey(group, kind, "prod", name),
         api_version=api_version,
@@ -50,7 +63,9 @@ def assert_no_leak(result: Any) -> None:
 def test_changed_data_value_shows_decoded_sizes_only():
     change = diff_one({"data": {"password": OLD_B64}}, {"data": {"password": NEW_B64}})
     assert change.fields == (
-        FieldChange("data.password", MODIFIED, RedactedValue(len(OLD_PLAIN)), RedactedValue(len(NEW_PLAIN))),
+        FieldChange(
+            "data.password", MODIFIED, RedactedValue(len(OLD_PLAIN)), RedactedValue(len(NEW_PLAIN))
+        ),
     )
 
 
@@ -66,9 +81,17 @@ def test_added_and_removed_data_keys_show_names_and_sizes():
 
 
 def test_string_data_sizes_are_utf8_bytes():
-    change = diff_one({"stringData": {"a": OLD_PLAIN, "gone": NEW_PLAIN}}, {"stringData": {"a": UNICODE_PLAIN, "b": NEW_PLAIN}})
+    change = diff_one(
+        {"stringData": {"a": OLD_PLAIN, "gone": NEW_PLAIN}},
+        {"stringData": {"a": UNICODE_PLAIN, "b": NEW_PLAIN}},
+    )
     assert change.fields == (
-        FieldChange("stringData.a", MODIFIED, RedactedValue(len(OLD_PLAIN)), RedactedValue(len(UNICODE_PLAIN.encode()))),
+        FieldChange(
+            "stringData.a",
+            MODIFIED,
+            RedactedValue(len(OLD_PLAIN)),
+            RedactedValue(len(UNICODE_PLAIN.encode())),
+        ),
         FieldChange("stringData.gone", REMOVED, RedactedValue(len(NEW_PLAIN)), None),
         FieldChange("stringData.b", ADDED, None, RedactedValue(len(NEW_PLAIN))),
     )
@@ -77,14 +100,19 @@ def test_string_data_sizes_are_utf8_bytes():
 
 @pytest.mark.parametrize("field", ["data", "stringData"])
 def test_whole_map_added_or_removed_becomes_per_key_changes(field):
-    values = {"data": {"u": OLD_B64, "p": NEW_B64}, "stringData": {"u": OLD_PLAIN, "p": NEW_PLAIN}}[field]
+    values = {"data": {"u": OLD_B64, "p": NEW_B64}, "stringData": {"u": OLD_PLAIN, "p": NEW_PLAIN}}[
+        field
+    ]
     added = diff_one({"type": "Opaque"}, {"type": "Opaque", field: values})
     assert [(c.path, c.kind, c.before, c.after) for c in added.fields] == [
         (f"{field}.u", ADDED, None, RedactedValue(len(OLD_PLAIN))),
         (f"{field}.p", ADDED, None, RedactedValue(len(NEW_PLAIN))),
     ]
     removed = diff_one({field: values}, {field: None})
-    assert [(c.path, c.kind) for c in removed.fields] == [(f"{field}.u", REMOVED), (f"{field}.p", REMOVED)]
+    assert [(c.path, c.kind) for c in removed.fields] == [
+        (f"{field}.u", REMOVED),
+        (f"{field}.p", REMOVED),
+    ]
 
 
 def test_invalid_base64_counts_raw_length():
@@ -111,20 +139,31 @@ def test_nested_or_malformed_values_never_leak_through_paths():
 
 
 def test_other_fields_of_a_secret_are_shown():
-    change = diff_one({"type": "Opaque", "data": {"k": OLD_B64}}, {"type": "kubernetes.io/tls", "data": {"k": OLD_B64}})
+    change = diff_one(
+        {"type": "Opaque", "data": {"k": OLD_B64}},
+        {"type": "kubernetes.io/tls", "data": {"k": OLD_B64}},
+    )
     assert change.fields == (FieldChange("type", MODIFIED, "Opaque", "kubernetes.io/tls"),)
 
 
 def test_renamed_secret_is_redacted_too():
     data = {f"k{i}": OLD_B64 for i in range(9)}
-    (change,) = diff_objects([secret({"data": data}, name="a")], [secret({"data": dict(data, k0=NEW_B64)}, name="b")])
+    (change,) = diff_objects(
+        [secret({"data": data}, name="a")], [secret({"data": dict(data, k0=NEW_B64)}, name="b")]
+    )
     assert change.kind is ObjectChangeKind.RENAMED
-    assert [(c.path, c.after) for c in change.fields] == [("metadata.name", "b"), ("data.k0", RedactedValue(len(NEW_PLAIN)))]
+    assert [(c.path, c.after) for c in change.fields] == [
+        ("metadata.name", "b"),
+        ("data.k0", RedactedValue(len(NEW_PLAIN))),
+    ]
     assert_no_leak(change)
 
 
 def test_added_and_removed_secrets_carry_no_values():
-    changes = diff_objects([secret({"data": {"k": OLD_B64}}, name="old")], [secret({"stringData": {"k": NEW_PLAIN}}, name="new")])
+    changes = diff_objects(
+        [secret({"data": {"k": OLD_B64}}, name="old")],
+        [secret({"stringData": {"k": NEW_PLAIN}}, name="new")],
+    )
     assert [c.kind for c in changes] == [ObjectChangeKind.ADDED, ObjectChangeKind.REMOVED]
     assert all(c.fields == () for c in changes)
     assert_no_leak(changes)
@@ -144,13 +183,33 @@ def test_redaction_of_changes_is_idempotent_and_ignores_other_kinds():
     assert redact_secret_changes(key, before, after, once) == once
     assert_no_leak(once)
     config = ObjectKey("", "ConfigMap", "prod", "creds")
-    assert redact_secret_changes(config, before, after, diff_documents(before, after)) == diff_documents(before, after)
+    assert redact_secret_changes(
+        config, before, after, diff_documents(before, after)
+    ) == diff_documents(before, after)
 
 
 def test_annotations_of_a_secret_show_sizes_only():
     applied = '{"apiVersion":"v1","kind":"Secret","stringData":{"password":"%s"}}'
-    before = {"metadata": {"name": "creds", "namespace": "prod", "annotations": {"kubectl.kubernetes.io/last-applied-configuration": applied % OLD_PLAIN}}}
-    after = {"metadata": {"name": "creds", "namespace": "prod", "annotations": {"kubectl.kubernetes.io/last-applied-configuration": applied % NEW_PLAIN}}}
+    before = {
+        "metadata": {
+            "name": "creds",
+            "namespace": "prod",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": applied % OLD_PLAIN
+            },
+        }
+    }
+    after = {
+        "metadata": {
+            "name": "creds",
+            "namespace": "prod",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": applied % NEW_PLAIN
+            },
+        }
+    }
     (field,) = diff_one(before, after).fields
     assert field.path.startswith("metadata.annotations")
-    assert field.before == RedactedValue(len(applied % OLD_PLAIN)) and field.after == RedactedValue(len(applied % NEW_PLAIN))
+    assert field.before == RedactedValue(len(applied % OLD_PLAIN)) and field.after == RedactedValue(
+        len(applied % NEW_PLAIN)
+    )

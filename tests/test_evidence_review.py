@@ -11,11 +11,22 @@ import textwrap
 
 import pytest
 
-from aftershock.model.tests import Coverage, GuardTarget, ProblemKind, RunStatus, TestChange, TestStatus
-from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.tests import collect_test_evidence, collect_test_evidence_for_refs, materialize_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.tests import (
+    Coverage,
+    GuardTarget,
+    ProblemKind,
+    RunStatus,
+    TestChange,
+    TestStatus,
+)
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.tests import (
+    collect_test_evidence,
+    collect_test_evidence_for_refs,
+    materialize_charts,
+)
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 
@@ -104,10 +115,16 @@ def _files(values: str, suite: str) -> dict[str, str]:
     }
 
 
-BASE_VALUES = "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nprobe: true\nlevel: info\nsub: {size: small}\n"
-HEAD_VALUES = "replicas: 3\nimage: nginx:1.27.0\nmode: slow\nprobe: false\nlevel: debug\nsub: {size: large}\n"
-HEAD_SUITE = SUITE.replace("  - it: is removed at head\n    asserts:\n      - exists: {path: metadata.name}\n",
-                           "  - it: is added at head\n    asserts:\n      - isKind: {of: Deployment}\n")
+BASE_VALUES = (
+    "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nprobe: true\nlevel: info\nsub: {size: small}\n"
+)
+HEAD_VALUES = (
+    "replicas: 3\nimage: nginx:1.27.0\nmode: slow\nprobe: false\nlevel: debug\nsub: {size: large}\n"
+)
+HEAD_SUITE = SUITE.replace(
+    "  - it: is removed at head\n    asserts:\n      - exists: {path: metadata.name}\n",
+    "  - it: is added at head\n    asserts:\n      - isKind: {of: Deployment}\n",
+)
 
 
 @pytest.fixture(scope="module")
@@ -141,28 +158,61 @@ def _problems(chart, kind):
 def test_outcomes_at_base_and_head_are_compared_test_by_test(evidence):
     chart = _chart(evidence)
     tests = _tests(chart)
-    assert chart.chart == "charts/web" and chart.base.status is RunStatus.RAN and chart.head.status is RunStatus.RAN
-    assert tests[("tests/deployment_test.yaml", "runs two replicas")].change is TestChange.NEWLY_FAILING
-    assert tests[("tests/deployment_test.yaml", "runs two replicas")].head.failure == "asserts[0] equal spec.replicas: expected 2, got 3"
-    assert tests[("tests/deployment_test.yaml", "runs in fast mode")].change is TestChange.NEWLY_FAILING
-    assert tests[("tests/deployment_test.yaml", "runs the pinned image")].change is TestChange.UNCHANGED
+    assert (
+        chart.chart == "charts/web"
+        and chart.base.status is RunStatus.RAN
+        and chart.head.status is RunStatus.RAN
+    )
+    assert (
+        tests[("tests/deployment_test.yaml", "runs two replicas")].change
+        is TestChange.NEWLY_FAILING
+    )
+    assert (
+        tests[("tests/deployment_test.yaml", "runs two replicas")].head.failure
+        == "asserts[0] equal spec.replicas: expected 2, got 3"
+    )
+    assert (
+        tests[("tests/deployment_test.yaml", "runs in fast mode")].change
+        is TestChange.NEWLY_FAILING
+    )
+    assert (
+        tests[("tests/deployment_test.yaml", "runs the pinned image")].change
+        is TestChange.UNCHANGED
+    )
     assert tests[("tests/deployment_test.yaml", "is removed at head")].change is TestChange.REMOVED
     assert tests[("tests/deployment_test.yaml", "is added at head")].change is TestChange.ADDED
-    assert tests[("tests/sub_test.yaml", "sizes the subchart small")].change is TestChange.NEWLY_FAILING
+    assert (
+        tests[("tests/sub_test.yaml", "sizes the subchart small")].change
+        is TestChange.NEWLY_FAILING
+    )
 
 
 def test_a_suite_broken_at_head_is_an_error_never_a_pass(tmp_path, renderer):
     """The runner stops loading a chart's suites at an unparsable file: every test of it errs at head."""
     repo = make_repo(tmp_path)
     suite = "suite: s\ntemplates: [templates/cm.yaml]\ntests:\n  - it: names the map\n    asserts:\n      - exists: {path: metadata.name}\n"
-    files = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "level: info\n", "c/templates/cm.yaml": CONFIGMAP,
-             "c/tests/cm_test.yaml": suite}
+    files = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "level: info\n",
+        "c/templates/cm.yaml": CONFIGMAP,
+        "c/tests/cm_test.yaml": suite,
+    }
     base = commit(repo, files, "feat: c")
-    head = commit(repo, {"c/values.yaml": "level: debug\n", "c/tests/cm_test.yaml": suite + "  - it: [\n"}, "feat: debug")
+    head = commit(
+        repo,
+        {"c/values.yaml": "level: debug\n", "c/tests/cm_test.yaml": suite + "  - it: [\n"},
+        "feat: debug",
+    )
     review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
-    (chart,) = collect_test_evidence_for_refs(repo, base, head, review.chart_reviews, renderer).charts
+    (chart,) = collect_test_evidence_for_refs(
+        repo, base, head, review.chart_reviews, renderer
+    ).charts
     (test,) = chart.tests
-    assert (test.test, test.change, test.head.status) == ("names the map", TestChange.NEWLY_FAILING, TestStatus.ERRORED)
+    assert (test.test, test.change, test.head.status) == (
+        "names the map",
+        TestChange.NEWLY_FAILING,
+        TestStatus.ERRORED,
+    )
     assert test.head.failure == "yaml: line 8: did not find expected node content"
     assert chart.head.status is RunStatus.ERRORED
     assert [e.suite_file for e in chart.head.suite_errors] == ["tests/cm_test.yaml"]
@@ -171,12 +221,19 @@ def test_a_suite_broken_at_head_is_an_error_never_a_pass(tmp_path, renderer):
 
 def test_a_default_asserted_only_under_other_values_is_unguarded(evidence):
     chart = _chart(evidence)
-    unguarded = {(p.object_id, p.field_path): p.detail for p in _problems(chart, ProblemKind.UNGUARDED)}
-    assert unguarded == {("core/ConfigMap/default/release-settings", "data.level"):
-                         'changed from "info" to "debug"; 1 assertion(s) check this location only under other values'}
+    unguarded = {
+        (p.object_id, p.field_path): p.detail for p in _problems(chart, ProblemKind.UNGUARDED)
+    }
+    assert unguarded == {
+        (
+            "core/ConfigMap/default/release-settings",
+            "data.level",
+        ): 'changed from "info" to "debug"; 1 assertion(s) check this location only under other values'
+    }
     (guard,) = [g for g in chart.guards if g.field_path == "data.level"]
     assert [(p.assertion.test, p.coverage, p.same_value) for p in guard.pins] == [
-        ("takes a custom level", Coverage.EXACT, False)]
+        ("takes a custom level", Coverage.EXACT, False)
+    ]
 
 
 def test_guard_map_links_fields_to_the_assertions_that_pin_them(evidence):
@@ -185,33 +242,53 @@ def test_guard_map_links_fields_to_the_assertions_that_pin_them(evidence):
     deployment = "apps/Deployment/default/release-web"
     replicas = guards[(deployment, "spec.replicas")]
     assert replicas.target is GuardTarget.FIELD_MODIFIED and replicas.location == "spec.replicas"
-    assert [(p.assertion.test, p.assertion.assert_type, p.coverage, p.same_value) for p in replicas.pins] == [
-        ("runs two replicas", "equal", Coverage.EXACT, True),  # it fails at head, on the value head renders
-        ("runs the replicas it is given", "equal", Coverage.EXACT, False)]  # its own value: not the default
+    assert [
+        (p.assertion.test, p.assertion.assert_type, p.coverage, p.same_value) for p in replicas.pins
+    ] == [
+        (
+            "runs two replicas",
+            "equal",
+            Coverage.EXACT,
+            True,
+        ),  # it fails at head, on the value head renders
+        ("runs the replicas it is given", "equal", Coverage.EXACT, False),
+    ]  # its own value: not the default
     assert replicas.pins[0].assertion.template == "charts/web/templates/deployment.yaml"
     mode = guards[(deployment, "spec.template.spec.containers[name=app].env[name=MODE].value")]
     assert mode.location == "spec.template.spec.containers[0].env[0].value"
-    assert [(p.assertion.test, p.assertion.location, p.coverage, p.same_value) for p in mode.pins] == [
-        ("runs in fast mode", "spec.template.spec.containers[0].env", Coverage.ENCLOSING, True)]
+    assert [
+        (p.assertion.test, p.assertion.location, p.coverage, p.same_value) for p in mode.pins
+    ] == [("runs in fast mode", "spec.template.spec.containers[0].env", Coverage.ENCLOSING, True)]
     probe = guards[(deployment, "spec.template.spec.containers[name=app].readinessProbe")]
     assert probe.target is GuardTarget.FIELD_REMOVED and probe.side.value == "base"
-    assert [(p.assertion.test, p.same_value) for p in probe.pins] == [("has no readiness probe when disabled", False)]
+    assert [(p.assertion.test, p.same_value) for p in probe.pins] == [
+        ("has no readiness probe when disabled", False)
+    ]
     size = guards[("core/ConfigMap/default/release-sub", "data.size")]
     assert [(p.assertion.template, p.assertion.path) for p in size.pins] == [
-        ("charts/web/charts/sub/templates/cm.yaml", 'data["size"]')]
+        ("charts/web/charts/sub/templates/cm.yaml", 'data["size"]')
+    ]
 
 
 def test_tests_still_expecting_the_base_value_are_stale(evidence):
     chart = _chart(evidence)
-    stale = {(p.field_path, p.assertion.test): p.detail for p in _problems(chart, ProblemKind.STALE)}
+    stale = {
+        (p.field_path, p.assertion.test): p.detail for p in _problems(chart, ProblemKind.STALE)
+    }
     assert stale == {
-        ("spec.replicas", "runs two replicas"):
-            "`equal spec.replicas` still expects 2, the base value; head renders 3; the test fails at head",
-        ("spec.template.spec.containers[name=app].env[name=MODE].value", "runs in fast mode"):
-            '`equal spec.template.spec.containers[0].env` still expects [{"name": "MODE", "value": "fast"}], '
-            'the base value; head renders [{"name": "MODE", "value": "slow"}]; the test fails at head',
-        ("data.size", "sizes the subchart small"):
-            '`equal data["size"]` still expects "small", the base value; head renders "large"; the test fails at head',
+        (
+            "spec.replicas",
+            "runs two replicas",
+        ): "`equal spec.replicas` still expects 2, the base value; head renders 3; the test fails at head",
+        (
+            "spec.template.spec.containers[name=app].env[name=MODE].value",
+            "runs in fast mode",
+        ): '`equal spec.template.spec.containers[0].env` still expects [{"name": "MODE", "value": "fast"}], '
+        'the base value; head renders [{"name": "MODE", "value": "slow"}]; the test fails at head',
+        (
+            "data.size",
+            "sizes the subchart small",
+        ): '`equal data["size"]` still expects "small", the base value; head renders "large"; the test fails at head',
     }
 
 
@@ -221,10 +298,15 @@ def test_an_assertion_on_a_path_gone_at_head_is_vacuous(evidence):
     assert vacuous.assertion.test == "has no readiness probe when disabled"
     assert vacuous.field_path == "spec.template.spec.containers[name=app].readinessProbe"
     assert vacuous.assertion.location == "spec.template.spec.containers[0].readinessProbe"
-    assert vacuous.detail == "`notExists spec.template.spec.containers[0].readinessProbe` passes only because the path no longer exists at head"
+    assert (
+        vacuous.detail
+        == "`notExists spec.template.spec.containers[0].readinessProbe` passes only because the path no longer exists at head"
+    )
 
 
-def test_the_review_workspace_and_fresh_materialisation_give_the_same_evidence(history, evidence, renderer, tmp_path):
+def test_the_review_workspace_and_fresh_materialisation_give_the_same_evidence(
+    history, evidence, renderer, tmp_path
+):
     """collect_test_evidence runs on roots laid out as the review lays them out."""
     repo, base, head = history
     review, expected = evidence
@@ -232,14 +314,20 @@ def test_the_review_workspace_and_fresh_materialisation_give_the_same_evidence(h
     for sha, side in ((base, "base"), (head, "head")):
         with RefSnapshot.open(git, sha, side, 2**20) as tree:
             materialize_charts(tree, ["charts/web"], tmp_path / side)
-    again = collect_test_evidence(review.chart_reviews, tmp_path / "base", tmp_path / "head", renderer)
+    again = collect_test_evidence(
+        review.chart_reviews, tmp_path / "base", tmp_path / "head", renderer
+    )
     assert again.charts == expected.charts
     assert (tmp_path / "head" / "charts/web/tests/sub_test.yaml").is_file()
 
 
 def test_a_chart_without_suites_is_listed_untested(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    files = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "level: info\n", "c/templates/cm.yaml": CONFIGMAP}
+    files = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "level: info\n",
+        "c/templates/cm.yaml": CONFIGMAP,
+    }
     base = commit(repo, files, "feat: c")
     head = commit(repo, {"c/values.yaml": "level: debug\n"}, "feat: debug")
     review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
@@ -259,12 +347,18 @@ def test_skipped_and_unchanged_tests_are_not_failures_and_no_pin_is_unguarded(tm
           - it: names the map
             asserts: [{exists: {path: metadata.name}}]
         """)
-    files = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "level: info\n", "c/templates/cm.yaml": CONFIGMAP,
-             "c/tests/cm_test.yaml": suite}
+    files = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "level: info\n",
+        "c/templates/cm.yaml": CONFIGMAP,
+        "c/tests/cm_test.yaml": suite,
+    }
     base = commit(repo, files, "feat: c")
     head = commit(repo, {"c/values.yaml": "level: debug\n"}, "feat: debug")
     review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
-    (chart,) = collect_test_evidence_for_refs(repo, base, head, review.chart_reviews, renderer).charts
+    (chart,) = collect_test_evidence_for_refs(
+        repo, base, head, review.chart_reviews, renderer
+    ).charts
     assert {t.test: (t.change, t.head.status) for t in chart.tests} == {
         "is skipped": (TestChange.UNCHANGED, TestStatus.SKIPPED),
         "names the map": (TestChange.UNCHANGED, TestStatus.PASSED),
@@ -272,11 +366,18 @@ def test_skipped_and_unchanged_tests_are_not_failures_and_no_pin_is_unguarded(tm
     assert (chart.head.passed, chart.head.skipped) == (1, 1)
     # data.level changed and only metadata.name is asserted: unguarded, even with a passing suite
     assert [(p.kind, p.field_path, p.detail) for p in chart.problems] == [
-        (ProblemKind.UNGUARDED, "data.level", 'changed from "info" to "debug"; no test assertion pins it')]
+        (
+            ProblemKind.UNGUARDED,
+            "data.level",
+            'changed from "info" to "debug"; no test assertion pins it',
+        )
+    ]
 
 
 ALIASED_PARENT = {
-    "p/Chart.yaml": chart_yaml("p", deps="dependencies:\n- name: sub\n  alias: small\n  version: 0.1.0\n"),
+    "p/Chart.yaml": chart_yaml(
+        "p", deps="dependencies:\n- name: sub\n  alias: small\n  version: 0.1.0\n"
+    ),
     "p/templates/cm.yaml": "{{- if .Values.cm }}\n" + CONFIGMAP + "{{- end }}\n",
     "p/charts/sub/Chart.yaml": chart_yaml("sub"),
     "p/charts/sub/values.yaml": "size: s\n",
@@ -298,21 +399,38 @@ ALIASED_PARENT = {
 
 def test_aliased_subcharts_and_removed_objects(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**ALIASED_PARENT, "p/values.yaml": "cm: true\nlevel: info\nsmall: {size: s}\n"}, "feat: p")
-    head = commit(repo, {"p/values.yaml": "cm: false\nlevel: info\nsmall: {size: m}\n"}, "feat: no settings")
+    base = commit(
+        repo,
+        {**ALIASED_PARENT, "p/values.yaml": "cm: true\nlevel: info\nsmall: {size: s}\n"},
+        "feat: p",
+    )
+    head = commit(
+        repo, {"p/values.yaml": "cm: false\nlevel: info\nsmall: {size: m}\n"}, "feat: no settings"
+    )
     review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
-    (chart,) = collect_test_evidence_for_refs(repo, base, head, review.chart_reviews, renderer).charts
+    (chart,) = collect_test_evidence_for_refs(
+        repo, base, head, review.chart_reviews, renderer
+    ).charts
     guards = {(g.object_id, g.field_path): g for g in chart.guards}
     removed = guards[("core/ConfigMap/default/release-settings", "")]
     assert (removed.target, removed.side.value) == (GuardTarget.OBJECT_REMOVED, "base")
     assert [(p.assertion.test, p.assertion.location, p.coverage) for p in removed.pins] == [
-        ("the settings are not debug", "data.level", Coverage.PARTIAL)]
+        ("the settings are not debug", "data.level", Coverage.PARTIAL)
+    ]
     size = guards[("core/ConfigMap/default/release-sub", "data.size")]
-    assert [(p.assertion.template, p.coverage) for p in size.pins] == [("p/charts/sub/templates/cm.yaml", Coverage.EXACT)]
+    assert [(p.assertion.template, p.coverage) for p in size.pins] == [
+        ("p/charts/sub/templates/cm.yaml", Coverage.EXACT)
+    ]
     problems = {(p.kind, p.assertion.test if p.assertion else None) for p in chart.problems}
-    assert problems == {(ProblemKind.VACUOUS, "the settings are not debug"), (ProblemKind.STALE, "the aliased subchart is small")}
+    assert problems == {
+        (ProblemKind.VACUOUS, "the settings are not debug"),
+        (ProblemKind.STALE, "the aliased subchart is small"),
+    }
     tests = {t.test: t.change for t in chart.tests}
-    assert tests == {"the settings are not debug": TestChange.UNCHANGED, "the aliased subchart is small": TestChange.NEWLY_FAILING}
+    assert tests == {
+        "the settings are not debug": TestChange.UNCHANGED,
+        "the aliased subchart is small": TestChange.NEWLY_FAILING,
+    }
 
 
 RANDOM_SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\nstringData:\n  token: {{ randAlphaNum 16 | quote }}\n"
@@ -335,16 +453,26 @@ def test_a_test_with_the_same_inputs_at_base_and_head_is_rendered_once(tmp_path,
     refs are rendered once for both, even of a template drawing a random token (no difference can come
     of the draw); the added test is rendered at head."""
     repo = make_repo(tmp_path)
-    files = {"charts/app/Chart.yaml": chart_yaml("app"), "charts/app/values.yaml": "unused: 0\n",
-             "charts/app/.helmignore": "tests/\n", "charts/app/templates/secret.yaml": RANDOM_SECRET,
-             "charts/app/tests/secret_test.yaml": RANDOM_SUITE}
+    files = {
+        "charts/app/Chart.yaml": chart_yaml("app"),
+        "charts/app/values.yaml": "unused: 0\n",
+        "charts/app/.helmignore": "tests/\n",
+        "charts/app/templates/secret.yaml": RANDOM_SECRET,
+        "charts/app/tests/secret_test.yaml": RANDOM_SUITE,
+    }
     base = commit(repo, files, "base")
     added = "  - it: has a token with other values\n    set: {unused: 2}\n    asserts:\n      - isNotNullOrEmpty: {path: stringData.token}\n"
-    head = commit(repo, {"charts/app/tests/secret_test.yaml": RANDOM_SUITE + added}, "test: one more")
+    head = commit(
+        repo, {"charts/app/tests/secret_test.yaml": RANDOM_SUITE + added}, "test: one more"
+    )
     review = run_review(ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer)
     found = collect_test_evidence_for_refs(repo, base, head, review.chart_reviews, renderer)
-    assert found.tests_rendered == 5 and found.renders == 3  # two inputs at both refs, one more at head
+    assert (
+        found.tests_rendered == 5 and found.renders == 3
+    )  # two inputs at both refs, one more at head
     (chart,) = found.charts
     assert sorted((t.test, t.change) for t in chart.tests) == [
-        ("has a token", TestChange.UNCHANGED), ("has a token of 16 characters", TestChange.UNCHANGED),
-        ("has a token with other values", TestChange.ADDED)]
+        ("has a token", TestChange.UNCHANGED),
+        ("has a token of 16 characters", TestChange.UNCHANGED),
+        ("has a token with other values", TestChange.ADDED),
+    ]

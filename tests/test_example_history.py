@@ -58,21 +58,34 @@ GIT_ENV.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
 
 
 def build(dest: Path) -> list[str]:
-    result = subprocess.run([sys.executable, str(BUILD_SCRIPT), str(dest)], cwd=PROJECT_ROOT,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, str(BUILD_SCRIPT), str(dest)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
 
 
 def git(repo: Path, *args: str) -> str:
-    result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=GIT_ENV,
-                            check=True)
+    result = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=GIT_ENV, check=True
+    )
     return result.stdout.strip()
 
 
 def render_all(requests: list[tuple[str, str, str]]) -> dict[str, dict]:
-    result = subprocess.run([sys.executable, "-c", RENDER_PROGRAM], input=json.dumps(requests),
-                            capture_output=True, text=True, timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", RENDER_PROGRAM],
+        input=json.dumps(requests),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -99,7 +112,9 @@ def test_tags_and_linear_history(built: Path) -> None:
     assert git(built, "rev-list", "--count", "demo-head") == str(len(STATE_TAGS)) == "8"
     assert git(built, "rev-list", "--merges", "demo-head") == ""
     assert git(built, "rev-parse", "demo-base") == git(built, "rev-parse", STATE_TAGS[0])
-    assert git(built, "rev-parse", "demo-base") == git(built, "rev-list", "--max-parents=0", "demo-head")
+    assert git(built, "rev-parse", "demo-base") == git(
+        built, "rev-list", "--max-parents=0", "demo-head"
+    )
     head = git(built, "rev-parse", "demo-head")
     assert head == git(built, "rev-parse", STATE_TAGS[-1]) == git(built, "rev-parse", "main")
     assert git(built, "status", "--porcelain") == ""
@@ -119,7 +134,9 @@ def test_app_charts_link_the_library_chart(built: Path) -> None:
     for app in ("orders", "payments"):
         entry = git(built, "ls-tree", "demo-head", f"charts/apps/{app}/charts/platform-lib")
         assert entry.startswith("120000 blob "), entry
-        assert (built / "charts" / "apps" / app / "charts" / "platform-lib" / "Chart.yaml").is_file()
+        assert (
+            built / "charts" / "apps" / app / "charts" / "platform-lib" / "Chart.yaml"
+        ).is_file()
         chart = yaml.safe_load((built / "charts" / "apps" / app / "Chart.yaml").read_text())
         assert chart["dependencies"][0]["repository"] == "file://../../library/platform-lib"
 
@@ -131,26 +148,35 @@ def test_application_chart_list_is_complete(built: Path) -> None:
         if path.endswith("/Chart.yaml") and "/charts/" not in path  # skip vendored subcharts
     }
     applications = {
-        path for path in top_level_charts
-        if yaml.safe_load((built / path / "Chart.yaml").read_text()).get("type", "application") == "application"
+        path
+        for path in top_level_charts
+        if yaml.safe_load((built / path / "Chart.yaml").read_text()).get("type", "application")
+        == "application"
     }
     assert applications == set(APPLICATION_CHARTS.values())
     assert top_level_charts - applications == {"charts/library/platform-lib"}
 
 
-def test_every_application_chart_renders_at_every_state_as_intended(built: Path, tmp_path: Path) -> None:
+def test_every_application_chart_renders_at_every_state_as_intended(
+    built: Path, tmp_path: Path
+) -> None:
     requests = []
     for tag in STATE_TAGS:
         git(built, "worktree", "add", "--detach", "--quiet", str(tmp_path / tag), tag)
         requests += [
-            (f"{tag}/{chart}", str(tmp_path / tag / path), chart) for chart, path in APPLICATION_CHARTS.items()
+            (f"{tag}/{chart}", str(tmp_path / tag / path), chart)
+            for chart, path in APPLICATION_CHARTS.items()
         ]
     outcomes = render_all(requests)
     failures = {key: outcome["error"] for key, outcome in outcomes.items() if "error" in outcome}
     assert failures == {}
     for previous, tag in zip(STATE_TAGS, STATE_TAGS[1:]):
-        changed = {chart for chart in APPLICATION_CHARTS
-                   if outcomes[f"{tag}/{chart}"]["manifests"] != outcomes[f"{previous}/{chart}"]["manifests"]}
+        changed = {
+            chart
+            for chart in APPLICATION_CHARTS
+            if outcomes[f"{tag}/{chart}"]["manifests"]
+            != outcomes[f"{previous}/{chart}"]["manifests"]
+        }
         assert changed == EXPECTED_RENDER_CHANGES[tag], tag
     head = outcomes[f"{STATE_TAGS[-1]}/orders"]["manifests"]
     assert "replicas: 3" in head["orders/templates/deployment.yaml"]
@@ -160,8 +186,14 @@ def test_every_application_chart_renders_at_every_state_as_intended(built: Path,
 def test_refuses_to_delete_a_folder_it_did_not_build(tmp_path: Path) -> None:
     keep = tmp_path / "notes.txt"
     keep.write_text("not an example build\n")
-    result = subprocess.run([sys.executable, str(BUILD_SCRIPT), str(tmp_path)], cwd=PROJECT_ROOT,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, str(BUILD_SCRIPT), str(tmp_path)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 1
     assert "not empty and not a previous example build" in result.stderr
     assert "Traceback" not in result.stderr

@@ -22,8 +22,11 @@ PROJECT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def tenants(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("example") / "tenants"
-    subprocess.run([sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(dest), "tenants"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(PROJECT / "scripts" / "build_example.py"), str(dest), "tenants"],
+        check=True,
+        capture_output=True,
+    )
     return dest
 
 
@@ -33,8 +36,11 @@ def reviewed(tenants, renderer):
 
     def review(head: str):
         if head not in cache:
-            cache[head] = review_change(ReviewRequest(repo=tenants, base=f"{head}^", head=head), renderer)
+            cache[head] = review_change(
+                ReviewRequest(repo=tenants, base=f"{head}^", head=head), renderer
+            )
         return cache[head]
+
     return review
 
 
@@ -62,26 +68,40 @@ def test_a_change_visible_only_through_a_lookup(reviewed):
     assert gateway.lookups == ("ConfigMap platform-system/platform-config",)
     (dependent,) = [r for r in review.chart_reviews if r.chart == "charts/apps/gateway"]
     assert [s.relation for s in dependent.affected.path][-2:] == [
-        "rendered by charts/platform/platform-config", "looks it up (charts/apps/gateway/templates/deployment.yaml)"]
+        "rendered by charts/platform/platform-config",
+        "looks it up (charts/apps/gateway/templates/deployment.yaml)",
+    ]
     (change,) = dependent.changes
     assert [(f.path, f.after) for f in change.fields] == [
-        ("spec.template.spec.containers[name=gateway].env[name=UPSTREAM_HOST].value", "api.platform-v2.example.internal")]
+        (
+            "spec.template.spec.containers[name=gateway].env[name=UPSTREAM_HOST].value",
+            "api.platform-v2.example.internal",
+        )
+    ]
 
 
 def test_a_change_visible_only_downstream_of_a_release_that_needs_a_context(reviewed):
     review = reviewed("state-03-billing-replicas").review
     assert review.complete, review.not_reviewed
-    billing = [r for r in review.chart_reviews if r.chart == "charts/apps/billing" and r.scenario == "default"]
+    billing = [
+        r
+        for r in review.chart_reviews
+        if r.chart == "charts/apps/billing" and r.scenario == "default"
+    ]
     (downstream,) = billing
     assert downstream.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/acme-billing"
-    assert [(f.path, f.before, f.after) for c in downstream.changes for f in c.fields] == [("spec.replicas", 2, 3)]
+    assert [(f.path, f.before, f.after) for c in downstream.changes for f in c.fields] == [
+        ("spec.replicas", 2, 3)
+    ]
 
 
 def test_a_library_change_reaches_a_chart_through_its_dependency_by_url(reviewed):
     review = reviewed("state-04-tenant-lib-owner-label").review
     assert review.complete, review.not_reviewed
-    assert [r.outcome for r in default_reviews(reviewed("state-04-tenant-lib-owner-label"), "charts/apps/billing")] == [
-        ChartOutcome.CHANGED]
+    assert [
+        r.outcome
+        for r in default_reviews(reviewed("state-04-tenant-lib-owner-label"), "charts/apps/billing")
+    ] == [ChartOutcome.CHANGED]
 
 
 def test_a_partial_override_in_a_scenario_drops_the_new_default(reviewed):

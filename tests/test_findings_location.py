@@ -14,7 +14,9 @@ HEAD_VALUES = "agent:\n  image: agent:1.0\n  collectors:\n    cpu: true\n    pro
 
 def review(tmp_path, base_values, head_values, base_yaml="base.yaml"):
     return build_review(
-        read_manifests(FOLDER / base_yaml), read_manifests(FOLDER / "head.yaml"), tmp_path=tmp_path,
+        read_manifests(FOLDER / base_yaml),
+        read_manifests(FOLDER / "head.yaml"),
+        tmp_path=tmp_path,
         base_files={"charts/app/values.yaml": base_values, "README.md": "x\n"},
         head_files={"charts/app/values.yaml": head_values, "README.md": "y\n"},
     )
@@ -37,7 +39,11 @@ def test_falls_back_to_the_first_added_line_of_the_chart(tmp_path):
 
 
 def test_pre_existing_points_at_the_template_without_a_line(tmp_path):
-    found = host_pid(evaluate(review(tmp_path, BASE_VALUES, HEAD_VALUES, base_yaml="head.yaml"), AftershockConfig()))
+    found = host_pid(
+        evaluate(
+            review(tmp_path, BASE_VALUES, HEAD_VALUES, base_yaml="head.yaml"), AftershockConfig()
+        )
+    )
     assert found.delta is Delta.PRE_EXISTING
     assert found.location == Location("charts/app/templates/daemonset.yaml")
 
@@ -45,6 +51,8 @@ def test_pre_existing_points_at_the_template_without_a_line(tmp_path):
 def test_impact_path_runs_from_the_changed_file_to_the_field(tmp_path):
     found = host_pid(evaluate(review(tmp_path, BASE_VALUES, HEAD_VALUES), AftershockConfig()))
     assert [(s.kind, s.id) for s in found.path] == [
-        ("file", "charts/app/values.yaml"), ("chart", "charts/app"),
-        ("object", "charts/app::apps/DaemonSet/default/agent"), ("field", "spec.template.spec.hostPID"),
+        ("file", "charts/app/values.yaml"),
+        ("chart", "charts/app"),
+        ("object", "charts/app::apps/DaemonSet/default/agent"),
+        ("field", "spec.template.spec.hostPID"),
     ]

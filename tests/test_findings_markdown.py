@@ -6,27 +6,71 @@ from dataclasses import replace
 
 from aftershock.findings.document import findings_document
 from aftershock.findings.markdown import findings_markdown
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Finding, Location, Severity, Subject, SubjectKind, sort_key
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Finding,
+    Location,
+    Severity,
+    Subject,
+    SubjectKind,
+    sort_key,
+)
 from aftershock.verdict.model import RiskLevel, Verdict, Verdicts
 
 
-def make(index: int, severity=Severity.MEDIUM, delta=Delta.INTRODUCED, message="Deployment x <runs> as root") -> Finding:
-    return Finding(f"rule-{index % 7}", "Title", severity, Confidence.HIGH, Category.SECURITY, Evidence.OBSERVED, delta,
-                   Subject(SubjectKind.OBJECT, f"c::x{index}", f"Deployment x{index}"), message, Location("charts/a/values.yaml", 3))
+def make(
+    index: int,
+    severity=Severity.MEDIUM,
+    delta=Delta.INTRODUCED,
+    message="Deployment x <runs> as root",
+) -> Finding:
+    return Finding(
+        f"rule-{index % 7}",
+        "Title",
+        severity,
+        Confidence.HIGH,
+        Category.SECURITY,
+        Evidence.OBSERVED,
+        delta,
+        Subject(SubjectKind.OBJECT, f"c::x{index}", f"Deployment x{index}"),
+        message,
+        Location("charts/a/values.yaml", 3),
+    )
 
 
 def section(findings, actionable=None):
     merge = Verdict("merge", RiskLevel.HIGH, "abc1234", (), "Merge rationale.")
-    verdicts = Verdicts(merge, replace(merge, kind="security", rationale="Security rationale."),
-                        actionable if actionable is not None else sum(f.actionable for f in findings))
+    verdicts = Verdicts(
+        merge,
+        replace(merge, kind="security", rationale="Security rationale."),
+        actionable if actionable is not None else sum(f.actionable for f in findings),
+    )
     return findings_document(sorted(findings, key=sort_key), verdicts)
 
 
 def test_verdicts_then_concerns_worst_first_then_folded_groups():
-    findings = [make(1, Severity.LOW), make(2, Severity.CRITICAL), make(3, Severity.HIGH, Delta.PRE_EXISTING), make(4, Severity.HIGH, Delta.RESOLVED)]
+    findings = [
+        make(1, Severity.LOW),
+        make(2, Severity.CRITICAL),
+        make(3, Severity.HIGH, Delta.PRE_EXISTING),
+        make(4, Severity.HIGH, Delta.RESOLVED),
+    ]
     text = findings_markdown(section(findings))
-    order = [text.index(s) for s in ("Merge risk: High", "Security architecture risk: High", "### Concerns",
-                                     "**Critical · security", "**Low · security", "Pre-existing concerns (1)", "Narrowed or resolved by this change (1)")]
+    order = [
+        text.index(s)
+        for s in (
+            "Merge risk: High",
+            "Security architecture risk: High",
+            "### Concerns",
+            "**Critical · security",
+            "**Low · security",
+            "Pre-existing concerns (1)",
+            "Narrowed or resolved by this change (1)",
+        )
+    ]
     assert order == sorted(order)
     assert "- High · security · observed:" in text  # the pre-existing one, not bold
     assert "`charts/a/values.yaml:3`" in text

@@ -50,14 +50,18 @@ AGREEMENT = {
 @pytest.fixture(scope="module")
 def flux_local(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("flux-local") / "flux-local"
-    subprocess.run(["git", "clone", "--quiet", str(BUNDLE), str(dest)], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "clone", "--quiet", str(BUNDLE), str(dest)], check=True, capture_output=True
+    )
     return dest
 
 
 def snapshot_rows(repo: Path, command: str, case: str) -> list[dict[str, str]]:
     """The table of one snapshot (`# name: test_get_<command>[<case>]`) as rows of its columns."""
     text = (repo / SNAPSHOTS / f"test_get_{command}.ambr").read_text()
-    match = re.search(rf"# name: test_get_{command}\[{re.escape(case)}\]\n  '''\n(.*?)\n  '''", text, re.S)
+    match = re.search(
+        rf"# name: test_get_{command}\[{re.escape(case)}\]\n  '''\n(.*?)\n  '''", text, re.S
+    )
     assert match, f"no snapshot {command}[{case}]"
     lines = [line.strip() for line in match.group(1).splitlines() if line.strip()]
     if not lines or lines[0].startswith("no "):
@@ -79,11 +83,22 @@ def found(repo: Path, tree: str) -> tuple[set[tuple[str, str]], set[tuple[str, s
         side = FluxSide(Side.HEAD, snapshot, mine, find_kustomizations(snapshot), lookup)
         builder = PyKustomizeBuilder()
         try:
-            built = build_side(side, [build_closure(f, side) for f in mine.values()], builder, repo.parent / f"work-{tree}", "default")
+            built = build_side(
+                side,
+                [build_closure(f, side) for f in mine.values()],
+                builder,
+                repo.parent / f"work-{tree}",
+                "default",
+            )
         finally:
             builder.close()
-    releases = {(o.key.namespace, o.key.name) for result in built.values() if isinstance(result, tuple)
-                for o in result[1] if o.key.kind == "HelmRelease"}
+    releases = {
+        (o.key.namespace, o.key.name)
+        for result in built.values()
+        if isinstance(result, tuple)
+        for o in result[1]
+        if o.key.kind == "HelmRelease"
+    }
     return {(f.key.name, f.path) for f in mine.values()}, releases
 
 
@@ -92,7 +107,9 @@ def test_aftershock_finds_what_flux_local_lists(flux_local, tree):
     ks_case, hr_case, *recorded = AGREEMENT[tree]
     kustomizations, releases = found(flux_local, tree)
     expected_ks = {(row["NAME"], row["PATH"]) for row in snapshot_rows(flux_local, "ks", ks_case)}
-    expected_hr = {(row["NAMESPACE"], row["NAME"]) for row in snapshot_rows(flux_local, "hr", hr_case)}
+    expected_hr = {
+        (row["NAMESPACE"], row["NAME"]) for row in snapshot_rows(flux_local, "hr", hr_case)
+    }
     agree = [kustomizations == expected_ks, releases == expected_hr]
     assert agree == recorded, (
         f"{tree}: Kustomizations {sorted(kustomizations)} vs flux-local {sorted(expected_ks)}; "

@@ -11,7 +11,14 @@ from click.testing import CliRunner
 from aftershock.cli.main import AftershockGroup
 from aftershock.cli.radius import radius_command
 
-RANGE = ["--base", "state-01-orders-replicas", "--head", "state-02-lib-part-of-label", "--workers", "1"]
+RANGE = [
+    "--base",
+    "state-01-orders-replicas",
+    "--head",
+    "state-02-lib-part-of-label",
+    "--workers",
+    "1",
+]
 # The orders chart renders in its render context: the values, name and namespace of its HelmRelease.
 WORKLOAD = "workload:charts/apps/orders::apps/Deployment/orders/orders"
 
@@ -28,6 +35,7 @@ cli.add_command(radius_command)
 def run(example_repo):
     def invoke(*args: str):
         return CliRunner().invoke(cli, ["radius", "--repo", str(example_repo), *RANGE, *args])
+
     return invoke
 
 
@@ -36,7 +44,15 @@ def test_without_node_it_prints_the_blast_radius_per_layer(run):
     assert result.exit_code == 0, result.output
     assert "Blast radius of state-01-orders-replicas..state-02-lib-part-of-label" in result.output
     counts = dict(line.split() for line in result.output.split("\n\n")[1].splitlines())
-    assert counts == {"commit": "1", "file": "2", "unit": "2", "chart": "3", "object": counts["object"], "workload": "2", "namespace": "2"}
+    assert counts == {
+        "commit": "1",
+        "file": "2",
+        "unit": "2",
+        "chart": "3",
+        "object": counts["object"],
+        "workload": "2",
+        "namespace": "2",
+    }
     assert f"[{WORKLOAD}]" in result.output
     assert "[template:charts/library/platform-lib/templates/_labels.tpl]" in result.output
 
@@ -46,8 +62,10 @@ def test_with_node_it_says_why_and_what_it_reaches(run):
     assert result.exit_code == 0, result.output
     why, reaches = result.output.split("What it reaches:")
     lines = [line.strip() for line in why.splitlines()]
-    start = lines.index("1. commit 109e85f feat(platform-lib): label every object as part of the platform")
-    assert lines[start + 1:start + 7] == [
+    start = lines.index(
+        "1. commit 109e85f feat(platform-lib): label every object as part of the platform"
+    )
+    assert lines[start + 1 : start + 7] == [
         "--touches--> file charts/library/platform-lib/templates/_labels.tpl  (modified)",
         "--maps_to--> template charts/library/platform-lib/templates/_labels.tpl  (template_helpers)",
         "--in_chart--> chart platform-lib  (templates/_labels.tpl)",
@@ -56,7 +74,10 @@ def test_with_node_it_says_why_and_what_it_reaches(run):
         "--defines--> workload Deployment orders  (is this workload)",
     ]
     assert "--feeds--> workload Deployment orders  (volume configMap)" in why
-    assert reaches.startswith(" 1 node(s)") and "namespace orders  (in_namespace)  [namespace:orders]" in reaches
+    assert (
+        reaches.startswith(" 1 node(s)")
+        and "namespace orders  (in_namespace)  [namespace:orders]" in reaches
+    )
 
 
 def test_json_answers_carry_the_paths(run):

@@ -38,8 +38,10 @@ OUTPUTS = {"c/templates/deploy.yaml": DEPLOYMENT, "c/templates/NOTES.txt": "Visi
 
 
 def _run(asserts: str, render: JobRender | None = None) -> TestResult:
-    text = ("suite: s\ntemplates: [deploy.yaml]\ntests:\n  - it: t\n    asserts:\n"
-            + textwrap.indent(textwrap.dedent(asserts), "      "))
+    text = (
+        "suite: s\ntemplates: [deploy.yaml]\ntests:\n  - it: t\n    asserts:\n"
+        + textwrap.indent(textwrap.dedent(asserts), "      ")
+    )
     suite = parse_suite_text(text, "/nowhere/s_test.yaml", "c")
     assert suite is not None
     return run_job(suite, suite.tests[0], render or JobRender(outputs=OUTPUTS), "c", None)
@@ -68,11 +70,24 @@ def test_equal_is_go_deep_equality_per_document():
     assert failure.title == "- asserts[1] `equal` fail"
     # Both print as "2", so the diff is empty: only their Go types differ.
     assert failure.fail_info == (
-        "Template:\tc/templates/deploy.yaml", "DocumentIndex:\t0", "ValuesIndex:\t0",
-        "Path:\tspec.replicas", "Expected to equal:", "\t2", "Actual:", "\t2", "Diff:", "\t")
+        "Template:\tc/templates/deploy.yaml",
+        "DocumentIndex:\t0",
+        "ValuesIndex:\t0",
+        "Path:\tspec.replicas",
+        "Expected to equal:",
+        "\t2",
+        "Actual:",
+        "\t2",
+        "Diff:",
+        "\t",
+    )
     checked = failure.checked[0]
     assert (checked.template, checked.document_index, checked.path, checked.actual) == (
-        "c/templates/deploy.yaml", 0, "spec.replicas", 2)
+        "c/templates/deploy.yaml",
+        0,
+        "spec.replicas",
+        2,
+    )
 
 
 def test_collections_regex_types_and_documents():
@@ -110,8 +125,20 @@ def test_collections_regex_types_and_documents():
         """)
     # isKind fails on the Deployment; greaterOrEqual fails (2 < 3); upstream's
     # notGreaterOrEqual passes whatever the values (an operator-precedence quirk, kept).
-    assert _outcomes(result) == [True, True, True, True, True, True, True, False, True, True,
-                                 False, True]
+    assert _outcomes(result) == [
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        True,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_unknown_paths_fail_and_empty_counts_as_null():
@@ -144,20 +171,25 @@ def test_regex_syntax_is_go_re2():
 def test_failed_template_matches_the_message_helm_unittest_cuts_out():
     error = "execution error at (c/templates/deploy.yaml:3:5): replicas must be set"
     render = JobRender(error=error)
-    result = _run("""\
+    result = _run(
+        """\
         - failedTemplate: {errorMessage: replicas must be set}
           template: deploy.yaml
         - failedTemplate: {errorPattern: "must be"}
           template: deploy.yaml
         - failedTemplate: {}
           template: deploy.yaml
-        """, render)
+        """,
+        render,
+    )
     assert result.passed and result.exec_error is None
     without = _run("- equal: {path: kind, value: Deployment}\n", render)
     assert without.status == JobStatus.ERRORED and without.exec_error == error
     schema = "values don't meet the specifications of the schema(s) in the following chart(s):"
-    values_failure = _run("- failedTemplate: {errorPattern: \"specifications\"}\n",
-                          JobRender(error=schema, values_stage=True))
+    values_failure = _run(
+        '- failedTemplate: {errorPattern: "specifications"}\n',
+        JobRender(error=schema, values_stage=True),
+    )
     assert values_failure.passed
 
 
@@ -173,6 +205,8 @@ def test_missing_template_and_selector_errors():
         """)
     assert _outcomes(result) == [False, False, False]
     assert result.assertions[0].fail_info == (
-        "Error:", '\ttemplate "c/templates/other.yaml" not exists or not selected in test suite')
+        "Error:",
+        '\ttemplate "c/templates/other.yaml" not exists or not selected in test suite',
+    )
     assert result.assertions[1].fail_info == ("Error:", "document not found")
     assert result.assertions[2].fail_info == ("Error:", "document index 5 is out of range")

@@ -22,17 +22,30 @@ def _relative(root: Path, paths: list[Path]) -> list[str]:
 
 
 def test_doublestar_matches_every_depth_in_walk_order(tmp_path: Path):
-    _touch(tmp_path, "unittests/z_test.yaml", "unittests/a/b_test.yaml", "unittests/a/deep/c_test.yaml",
-           "unittests/a/values.yaml", "unittests/b/d_test.yaml", "tests/e_test.yaml")
+    _touch(
+        tmp_path,
+        "unittests/z_test.yaml",
+        "unittests/a/b_test.yaml",
+        "unittests/a/deep/c_test.yaml",
+        "unittests/a/values.yaml",
+        "unittests/b/d_test.yaml",
+        "tests/e_test.yaml",
+    )
     found = suite_paths(tmp_path, ("unittests/**/*_test.yaml",))
     # filepath.Walk visits a folder before its entries: files directly in unittests/ come first
-    assert _relative(tmp_path, found) == ["unittests/z_test.yaml", "unittests/a/b_test.yaml",
-                                          "unittests/a/deep/c_test.yaml", "unittests/b/d_test.yaml"]
+    assert _relative(tmp_path, found) == [
+        "unittests/z_test.yaml",
+        "unittests/a/b_test.yaml",
+        "unittests/a/deep/c_test.yaml",
+        "unittests/b/d_test.yaml",
+    ]
 
 
 def test_single_star_stays_in_one_folder_and_the_default_is_tests(tmp_path: Path):
     _touch(tmp_path, "tests/a_test.yaml", "tests/sub/b_test.yaml", "tests/c.yaml")
-    assert _relative(tmp_path, suite_paths(tmp_path, ("tests/*_test.yaml",))) == ["tests/a_test.yaml"]
+    assert _relative(tmp_path, suite_paths(tmp_path, ("tests/*_test.yaml",))) == [
+        "tests/a_test.yaml"
+    ]
 
 
 def test_only_consecutive_duplicate_patterns_are_dropped(tmp_path: Path):
@@ -45,7 +58,10 @@ def test_only_consecutive_duplicate_patterns_are_dropped(tmp_path: Path):
 
 def test_go_match_syntax_classes_and_negation(tmp_path: Path):
     _touch(tmp_path, "t/a1_test.yaml", "t/b2_test.yaml", "t/c3_test.yaml")
-    assert [Path(p).name for p in expand(f"{tmp_path}/t/[ab]?_test.yaml")] == ["a1_test.yaml", "b2_test.yaml"]
+    assert [Path(p).name for p in expand(f"{tmp_path}/t/[ab]?_test.yaml")] == [
+        "a1_test.yaml",
+        "b2_test.yaml",
+    ]
     assert [Path(p).name for p in expand(f"{tmp_path}/t/[^ab]*_test.yaml")] == ["c3_test.yaml"]
 
 
@@ -70,8 +86,14 @@ def test_cli_runs_suites_the_patterns_name(tmp_path: Path):
         (chart / name).parent.mkdir(parents=True, exist_ok=True)
         (chart / name).write_text(textwrap.dedent(text), encoding="utf-8")
     out = io.StringIO()
-    code = cli_entry.run([str(chart)], junit=None, workers=1, color=False, out=out,
-                         test_files=("unittests/**/*_test.yaml",))
+    code = cli_entry.run(
+        [str(chart)],
+        junit=None,
+        workers=1,
+        color=False,
+        out=out,
+        test_files=("unittests/**/*_test.yaml",),
+    )
     assert code == 0, out.getvalue()
     assert "Test Suites: 2 passed, 2 total" in out.getvalue()
     out = io.StringIO()

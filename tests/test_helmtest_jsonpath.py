@@ -12,10 +12,16 @@ MANIFEST = {
     "spec": {
         "replicas": 2.0,
         "containers": [
-            {"name": "app", "image": "app:1", "env": [{"name": "A", "value": "1"},
-                                                      {"name": "B", "value": "2"}]},
-            {"name": "side", "image": "side:1", "ports": [{"containerPort": 80},
-                                                         {"containerPort": 8443}]},
+            {
+                "name": "app",
+                "image": "app:1",
+                "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}],
+            },
+            {
+                "name": "side",
+                "image": "side:1",
+                "ports": [{"containerPort": 80}, {"containerPort": 8443}],
+            },
         ],
     },
 }
@@ -33,8 +39,10 @@ MANIFEST = {
         ("spec.containers[*].name", ["app", "side"]),
         ("spec.containers[0:2].image", ["app:1", "side:1"]),
         ('spec.containers[0].env[?(@.name == "B")].value', ["2"]),
-        ("spec.containers[?(@.name == 'side')].ports[?(@.containerPort > 100)].containerPort",
-         [8443]),
+        (
+            "spec.containers[?(@.name == 'side')].ports[?(@.containerPort > 100)].containerPort",
+            [8443],
+        ),
         ("spec.containers[?(@.ports)].name", ["side"]),
         ("spec.containers[?(@.name =~ /^ap/)].image", ["app:1"]),
         ("spec.containers[?(@.name != 'app' && @.image)].name", ["side"]),
@@ -58,6 +66,12 @@ def test_path_errors_carry_the_lexer_message():
 
 def test_lexer_matches_upstream_lexemes():
     kinds = [(lexeme.kind.name, lexeme.text) for lexeme in lex("a.b[0]['c.d']")]
-    assert kinds == [("ROOT", "$"), ("UNDOTTED_CHILD", "a"), ("DOT_CHILD", ".b"),
-                     ("ARRAY_SUBSCRIPT", "[0]"), ("BRACKET_CHILD", "['c.d']"),
-                     ("IDENTITY", ""), ("EOF", "")]
+    assert kinds == [
+        ("ROOT", "$"),
+        ("UNDOTTED_CHILD", "a"),
+        ("DOT_CHILD", ".b"),
+        ("ARRAY_SUBSCRIPT", "[0]"),
+        ("BRACKET_CHILD", "['c.d']"),
+        ("IDENTITY", ""),
+        ("EOF", ""),
+    ]

@@ -9,13 +9,12 @@ without objects is no fake cluster at all.
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
+from aftershock.helmtest.kubeprovider import guessed_resource
 from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
-from aftershock.helmtest.kubeprovider import guessed_resource
 from aftershock.render.sdk import SdkRenderer
 
 FILES = {
@@ -92,12 +91,20 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
 
 def test_tests_with_a_fake_cluster_run_and_pass(result: RunResult):
     tests = [test for suite in result.suites() for test in suite.tests]
-    failures = {test.name: (test.exec_error, [a.fail_info for a in test.assertions if not a.passed])
-                for test in tests if test.status != JobStatus.PASSED}
-    assert failures == {}, '\n'.join(f'{k}: {v}' for k, v in failures.items())
+    failures = {
+        test.name: (test.exec_error, [a.fail_info for a in test.assertions if not a.passed])
+        for test in tests
+        if test.status != JobStatus.PASSED
+    }
+    assert failures == {}, "\n".join(f"{k}: {v}" for k, v in failures.items())
     assert len(tests) == 4
 
 
 def test_guessed_resources_are_client_gos():
     assert [guessed_resource(k) for k in ("Pod", "Ingress", "BrPolicy", "Endpoints", "")] == [
-        "pods", "ingresses", "brpolicies", "endpointses", ""]
+        "pods",
+        "ingresses",
+        "brpolicies",
+        "endpointses",
+        "",
+    ]

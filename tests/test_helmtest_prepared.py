@@ -26,10 +26,14 @@ LIBRARY = {
     "lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 1.0.0\ntype: library\n",
     "lib/.helmignore": "test-chart/\nschemas/\n",
     "lib/templates/_cm.tpl": '{{- define "lib.cm" -}}\napiVersion: v1\nkind: ConfigMap\n'
-                             'metadata: {name: {{ .Values.name }}}\n{{- end -}}\n',
-    "lib/values.schema.json": json.dumps({"$id": "https://example.invalid/values.schema.json",
-                                          "type": "object",
-                                          "properties": {"name": {"$ref": "schemas/name.json#/name"}}}),
+    "metadata: {name: {{ .Values.name }}}\n{{- end -}}\n",
+    "lib/values.schema.json": json.dumps(
+        {
+            "$id": "https://example.invalid/values.schema.json",
+            "type": "object",
+            "properties": {"name": {"$ref": "schemas/name.json#/name"}},
+        }
+    ),
     "lib/schemas/name.json": json.dumps({"name": {"type": "string", "maxLength": 8}}),
     "lib/test-chart/Chart.yaml": """\
         apiVersion: v2
@@ -59,8 +63,14 @@ LIBRARY = {
 def test_local_dependency_and_split_schema_as_after_dependency_build(tmp_path: Path):
     _write(tmp_path, LIBRARY)
     out = io.StringIO()
-    code = cli_entry.run([str(tmp_path / "lib/test-chart")], junit=None, workers=1, color=False, out=out,
-                         test_files=("unittests/**/*_test.yaml",))
+    code = cli_entry.run(
+        [str(tmp_path / "lib/test-chart")],
+        junit=None,
+        workers=1,
+        color=False,
+        out=out,
+        test_files=("unittests/**/*_test.yaml",),
+    )
     assert code == 0, out.getvalue()
     assert "Tests:       2 passed, 2 total" in out.getvalue()
     assert not (tmp_path / "lib/test-chart/charts").exists()  # the chart itself is never changed
@@ -80,7 +90,8 @@ def test_a_reference_outside_the_allowed_folder_is_left_for_helm_to_report(tmp_p
     _write(tmp_path, LIBRARY)
     assert not inline_schema_refs(tmp_path / "lib/test-chart", tmp_path / "lib/test-chart")
     assert json.loads((tmp_path / "lib/test-chart/values.schema.json").read_text()) == {
-        "$ref": "file://../values.schema.json"}
+        "$ref": "file://../values.schema.json"
+    }
 
 
 def test_copies_skip_what_helmignore_leaves_out_so_a_self_linking_library_ends(tmp_path: Path):

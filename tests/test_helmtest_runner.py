@@ -113,9 +113,12 @@ def result(chart: Path) -> RunResult:
 
 def test_every_suite_behaves_as_upstream(result: RunResult):
     (chart,) = result.charts
-    failures = {test.name: (test.exec_error, [a.fail_info for a in test.assertions])
-                for suite in chart.suites for test in suite.tests
-                if test.status not in (JobStatus.PASSED, JobStatus.SKIPPED)}
+    failures = {
+        test.name: (test.exec_error, [a.fail_info for a in test.assertions])
+        for suite in chart.suites
+        for test in suite.tests
+        if test.status not in (JobStatus.PASSED, JobStatus.SKIPPED)
+    }
     assert failures == {}
     assert chart.passed and [suite.passed for suite in chart.suites] == [True, True, True]
     skipped = [t for s in chart.suites for t in s.tests if t.status == JobStatus.SKIPPED]
@@ -135,7 +138,9 @@ def test_renders_are_shared_and_snapshots_never_rewritten(result: RunResult, cha
     assert len(set(keys[:7])) == 5
     assert result.stats.tests_rendered == 9
     assert result.stats.renders == 7
-    assert result.stats.inputs_any_selection == 5  # the checksum suites render the defaults: only their selections differ
+    assert (
+        result.stats.inputs_any_selection == 5
+    )  # the checksum suites render the defaults: only their selections differ
     assert deployment.snapshots.total == 2 and deployment.snapshots.created == 1
     stored = (chart / "tests/__snapshot__/deploy_test.yaml.snap").read_text()
     assert stored == textwrap.dedent(FILES["tests/__snapshot__/deploy_test.yaml.snap"])
@@ -144,8 +149,13 @@ def test_renders_are_shared_and_snapshots_never_rewritten(result: RunResult, cha
 def test_assertion_results_name_template_document_and_value(result: RunResult):
     takes_set = _suite(result, "deployment").tests[2]
     (checked,) = takes_set.assertions[0].checked
-    assert (checked.template, checked.document_index, checked.path, checked.actual,
-            checked.passed) == ("c/templates/deployment.yaml", 0, "spec.replicas", 3, True)
+    assert (
+        checked.template,
+        checked.document_index,
+        checked.path,
+        checked.actual,
+        checked.passed,
+    ) == ("c/templates/deployment.yaml", 0, "spec.replicas", 3, True)
     assert takes_set.assertions[0].expected == 3
 
 
@@ -158,17 +168,24 @@ def test_junit_report(result: RunResult):
 def test_console_entry_point(chart: Path, tmp_path: Path):
     failing = tmp_path / "failing"
     failing.mkdir()
-    for name in ("Chart.yaml", "values.yaml", "templates/_helpers.tpl", "templates/deployment.yaml"):
+    for name in (
+        "Chart.yaml",
+        "values.yaml",
+        "templates/_helpers.tpl",
+        "templates/deployment.yaml",
+    ):
         (failing / name).parent.mkdir(parents=True, exist_ok=True)
         (failing / name).write_text(textwrap.dedent(FILES[name]))
     (failing / "tests").mkdir()
-    (failing / "tests/fail_test.yaml").write_text(textwrap.dedent("""\
+    (failing / "tests/fail_test.yaml").write_text(
+        textwrap.dedent("""\
         suite: wrong expectation
         templates: [deployment.yaml]
         tests:
           - it: expects two replicas
             asserts: [{equal: {path: spec.replicas, value: 2}}]
-        """))
+        """)
+    )
     out = io.StringIO()
     junit = tmp_path / "report.xml"
     code = cli_entry.run([str(failing)], junit=str(junit), workers=1, color=False, out=out)
@@ -177,10 +194,12 @@ def test_console_entry_point(chart: Path, tmp_path: Path):
     assert "Test Suites: 1 failed, 0 passed, 1 total" in text
     assert "Tests:       1 failed, 0 passed, 1 total" in text
     assert "\t\t- asserts[0] `equal` fail\n\t\t\tTemplate:\tc/templates/deployment.yaml" in text
-    assert "<failure message=\"Failed\"" in junit.read_text()
+    assert '<failure message="Failed"' in junit.read_text()
     missing = io.StringIO()
-    assert cli_entry.run([str(tmp_path / "nope")], junit=None, workers=1, color=False,
-                         out=missing) == 2
+    assert (
+        cli_entry.run([str(tmp_path / "nope")], junit=None, workers=1, color=False, out=missing)
+        == 2
+    )
     assert missing.getvalue().startswith("Error: no such chart or folder")
 
 
@@ -200,9 +219,12 @@ def test_chart_copies_on_the_same_file_system_never_change_the_chart(tmp_path: P
         with SdkRenderer(workers=1) as renderer:
             result = run_suites([str(chart)], renderer)
         (deployment,) = [s for s in result.suites() if s.name == "deployment"]
-        assert {t.name: t.status for t in deployment.tests}["overrides the chart version"] == JobStatus.PASSED
+        assert {t.name: t.status for t in deployment.tests}[
+            "overrides the chart version"
+        ] == JobStatus.PASSED
         assert (chart / "Chart.yaml").read_text() == before
         assert sorted(p.name for p in (chart / "templates").iterdir()) == sorted(
-            Path(name).name for name in FILES if name.startswith("templates/"))  # nothing pruned here
+            Path(name).name for name in FILES if name.startswith("templates/")
+        )  # nothing pruned here
     finally:
         shutil.rmtree(root, ignore_errors=True)

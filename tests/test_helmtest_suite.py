@@ -20,7 +20,8 @@ from aftershock.helmtest.suite import (
 
 def test_several_suites_and_inherited_settings(tmp_path: Path):
     suite_file = tmp_path / "deploy_test.yaml"
-    suite_file.write_text(textwrap.dedent("""\
+    suite_file.write_text(
+        textwrap.dedent("""\
         suite: first
         templates: [deployment.yaml]
         release: {name: rel, revision: 3}
@@ -47,23 +48,30 @@ def test_several_suites_and_inherited_settings(tmp_path: Path):
         tests:
           - it: skipped
             asserts: [{hasDocuments: {count: 1}}]
-        """))
+        """)
+    )
     first, second = parse_suite_file(suite_file, "chart")
     plain, custom = first.tests
-    assert (first.name, first.templates, dict(first.set)) == ("first", ("deployment.yaml",),
-                                                               {"image.tag": "v1"})
+    assert (first.name, first.templates, dict(first.set)) == (
+        "first",
+        ("deployment.yaml",),
+        {"image.tag": "v1"},
+    )
     assert effective_release(first, plain).name == "rel"
     assert effective_release(first, custom).namespace == "ns"
     assert effective_release(first, custom).revision == 3
     assert effective_capabilities(first, plain).api_versions == ("a/v1",)
     own = effective_capabilities(first, custom)
-    assert (own.major_version, own.minor_version, own.api_versions) == ("1", "29",
-                                                                        ("b/v1", "a/v1"))
+    assert (own.major_version, own.minor_version, own.api_versions) == ("1", "29", ("b/v1", "a/v1"))
     assert effective_chart(first, custom).version == "1.2.3"
     assert effective_chart(first, custom).app_version == "2.0"
     spec = custom.assertions[0]
     assert (spec.assert_type, spec.negated, spec.template, custom.document_index) == (
-        "equal", True, "other.yaml", 1)
+        "equal",
+        True,
+        "other.yaml",
+        1,
+    )
     assert effective_skip_reason(second, second.tests[0]) == "not yet"
     assert first.snapshot_file == tmp_path / "__snapshot__" / "deploy_test.yaml.snap"
 
@@ -80,10 +88,14 @@ def _suite(body: str):
         ("tests:\n  - it: t\n    asserts: [{bogus: {}}]\n", "Assertion type `bogus` is invalid"),
         ("tests:\n  - it: t\n    asserts: [{not: true}]\n", "no assertion type defined"),
         ("tests:\n  - it: t\n    asserts: [{equal: {}, exists: {}}]\n", "declared duplicately"),
-        ("tests:\n  - it: t\n    asserts: [{equal: {path: 1}}]\n",
-         "'Path' expected type 'string', got unconvertible type 'int'"),
-        ("templates: a.yaml\ntests:\n  - it: t\n    asserts: [{exists: {path: a}}]\n",
-         "cannot unmarshal !!str `a.yaml` into []string"),
+        (
+            "tests:\n  - it: t\n    asserts: [{equal: {path: 1}}]\n",
+            "'Path' expected type 'string', got unconvertible type 'int'",
+        ),
+        (
+            "templates: a.yaml\ntests:\n  - it: t\n    asserts: [{exists: {path: a}}]\n",
+            "cannot unmarshal !!str `a.yaml` into []string",
+        ),
     ],
 )
 def test_upstream_errors(body: str, message: str):
@@ -107,13 +119,25 @@ def test_minimum_version_and_unset_api_versions():
     assert effective_capabilities(suite, suite.tests[0]).api_versions is None
 
 
-@pytest.mark.parametrize("text, message", [
-    # found by tests/fuzz: a duplicate key inside assertion parameters escaped as GoYamlError
-    ("suite: s\ntests:\n  - it: x\n    asserts:\n      - equal: {path: a, path: b, value: 1}\n", 'mapping key "path" already defined'),
-    # found by tests/fuzz: an int assertion parameter given as .nan or .inf raised a bare ValueError / OverflowError
-    ("suite: s\ntests:\n  - it: x\n    asserts: [{hasDocuments: {count: .nan}}]\n", "'Count' expected type 'int'"),
-    ("suite: s\ntests:\n  - it: x\n    asserts: [{contains: {path: a, content: 1, count: -.inf}}]\n", "'Count' expected type 'int'"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # found by tests/fuzz: a duplicate key inside assertion parameters escaped as GoYamlError
+        (
+            "suite: s\ntests:\n  - it: x\n    asserts:\n      - equal: {path: a, path: b, value: 1}\n",
+            'mapping key "path" already defined',
+        ),
+        # found by tests/fuzz: an int assertion parameter given as .nan or .inf raised a bare ValueError / OverflowError
+        (
+            "suite: s\ntests:\n  - it: x\n    asserts: [{hasDocuments: {count: .nan}}]\n",
+            "'Count' expected type 'int'",
+        ),
+        (
+            "suite: s\ntests:\n  - it: x\n    asserts: [{contains: {path: a, content: 1, count: -.inf}}]\n",
+            "'Count' expected type 'int'",
+        ),
+    ],
+)
 def test_malformed_parameters_are_suite_errors(text, message):
     with pytest.raises(SuiteError, match=message):
         parse_suite_text(text, "tests/x_test.yaml", "c")

@@ -27,8 +27,16 @@ from charts import app_chart
 from gitrepo import commit, make_repo
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 needs_chromium = pytest.mark.skipif(
     not os.access(CHROMIUM, os.X_OK),
     reason="headless Chromium is missing: apt-get update && apt-get install -y chromium",
@@ -49,7 +57,9 @@ def explorer_html(review) -> str:
 
 @pytest.fixture(scope="module")
 def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
-    request = ReviewRequest(repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label")
+    request = ReviewRequest(
+        repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label"
+    )
     page = tmp_path_factory.mktemp("explorer") / "lib.html"
     page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
     return page
@@ -58,7 +68,9 @@ def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def replicas_doc(example_repo, renderer) -> dict:
     """The review of state-00..state-01 (orders runs 3 replicas) with its test evidence and findings."""
-    request = ReviewRequest(repo=example_repo, base="state-00-initial", head="state-01-orders-replicas")
+    request = ReviewRequest(
+        repo=example_repo, base="state-00-initial", head="state-01-orders-replicas"
+    )
     result = review_change(request, renderer)
     return review_document(result.review, result.judgement)
 
@@ -78,18 +90,36 @@ class DevTools:
         self._events, from_browser = os.pipe()
         # bash (dash takes one-digit descriptors only) puts the pipes on the descriptors 3 and 4 that --remote-debugging-pipe reads and writes.
         script = f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}'
-        args = ["bash", "-c", script, CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe"]
+        args = [
+            "bash",
+            "-c",
+            script,
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+        ]
         self._log = profile / "chromium.log"
         with self._log.open("wb") as log:
-            self._process = subprocess.Popen(args, pass_fds=(to_browser, from_browser), stdin=subprocess.DEVNULL,
-                                             stdout=log, stderr=log)
+            self._process = subprocess.Popen(
+                args,
+                pass_fds=(to_browser, from_browser),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
         os.close(to_browser)
         os.close(from_browser)
         self._buffer, self._next = b"", 0
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, page=True)
+        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+            page=True,
+        )
 
     def call(self, method: str, params: dict, *, page: bool = False, timeout: float = 30.0) -> dict:
         self._next += 1
@@ -99,7 +129,9 @@ class DevTools:
         try:
             os.write(self._commands, json.dumps(message).encode() + b"\0")
         except BrokenPipeError:
-            raise AssertionError(f"Chromium exited: {self._log.read_text(errors='replace').splitlines()[-5:]}") from None
+            raise AssertionError(
+                f"Chromium exited: {self._log.read_text(errors='replace').splitlines()[-5:]}"
+            ) from None
         deadline = time.monotonic() + timeout
         while True:
             reply = self._read(deadline)
@@ -109,7 +141,9 @@ class DevTools:
 
     def _read(self, deadline: float) -> dict:
         while b"\0" not in self._buffer:
-            ready, _, _ = select.select([self._events], [], [], max(0.0, deadline - time.monotonic()))
+            ready, _, _ = select.select(
+                [self._events], [], [], max(0.0, deadline - time.monotonic())
+            )
             chunk = os.read(self._events, 1 << 20) if ready else b""
             if not chunk:
                 tail = self._log.read_text(errors="replace").splitlines()[-5:]
@@ -119,14 +153,21 @@ class DevTools:
         return json.loads(message)
 
     def evaluate(self, expression: str):
-        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, page=True)
+        result = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, page=True
+        )
         assert "exceptionDetails" not in result, result["exceptionDetails"]
         return result["result"].get("value")
 
     def open(self, url: str) -> None:
         self.call("Page.navigate", {"url": url}, page=True)
         deadline = time.monotonic() + 20
-        while self.evaluate("document.readyState === 'complete' && document.body && document.body.dataset.ready") != "true":
+        while (
+            self.evaluate(
+                "document.readyState === 'complete' && document.body && document.body.dataset.ready"
+            )
+            != "true"
+        ):
             assert time.monotonic() < deadline, "the explorer did not finish loading"
             time.sleep(0.05)
 
@@ -138,11 +179,16 @@ class DevTools:
             " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
         )
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent",
-                      {"type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1}, page=True)
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1},
+                page=True,
+            )
 
     def screenshot(self) -> bytes:
-        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, page=True)["data"])
+        return base64.b64decode(
+            self.call("Page.captureScreenshot", {"format": "png"}, page=True)["data"]
+        )
 
     def close(self) -> None:
         try:
@@ -172,7 +218,11 @@ def selector(node_id: str) -> str:
 
 
 def classes(browser: DevTools, node_id: str) -> set[str]:
-    return set(browser.evaluate(f"document.querySelector({json.dumps(selector(node_id))}).getAttribute('class')").split())
+    return set(
+        browser.evaluate(
+            f"document.querySelector({json.dumps(selector(node_id))}).getAttribute('class')"
+        ).split()
+    )
 
 
 def test_the_file_is_self_contained_and_loads_nothing(lib_page):
@@ -184,20 +234,33 @@ def test_the_file_is_self_contained_and_loads_nothing(lib_page):
 
 
 @needs_chromium
-def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(browser, lib_page, tmp_path):
+def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
+    browser, lib_page, tmp_path
+):
     browser.open(lib_page.as_uri())
     assert browser.evaluate("document.querySelectorAll('g.node').length") > 20
-    assert browser.evaluate("document.querySelector('svg').classList.contains('has-selection')") is False
+    assert (
+        browser.evaluate("document.querySelector('svg').classList.contains('has-selection')")
+        is False
+    )
     browser.click(selector(WORKLOAD))
     assert "selected" in classes(browser, WORKLOAD)
-    for upstream in ("template:charts/library/platform-lib/templates/_labels.tpl", "chart:charts/library/platform-lib",
-                     "chart:charts/apps/orders", "object:charts/apps/orders::core/ConfigMap/orders/orders"):
+    for upstream in (
+        "template:charts/library/platform-lib/templates/_labels.tpl",
+        "chart:charts/library/platform-lib",
+        "chart:charts/apps/orders",
+        "object:charts/apps/orders::core/ConfigMap/orders/orders",
+    ):
         assert "cause" in classes(browser, upstream), upstream
     assert "effect" in classes(browser, "namespace:orders")
-    assert "dim" in classes(browser, "workload:charts/apps/payments::apps/Deployment/payments/payments")
+    assert "dim" in classes(
+        browser, "workload:charts/apps/payments::apps/Deployment/payments/payments"
+    )
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
-    assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(f"encodeURIComponent({json.dumps(WORKLOAD)})")
+    assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(
+        f"encodeURIComponent({json.dumps(WORKLOAD)})"
+    )
     png = browser.screenshot()
     (tmp_path / "explorer.png").write_bytes(png)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
@@ -207,12 +270,21 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(browser,
 @needs_chromium
 def test_search_marks_matches_and_enter_selects_one(browser, lib_page):
     browser.open(lib_page.as_uri())
-    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'payments/payments';"
-                     " s.dispatchEvent(new Event('input')); })()")
-    matched = browser.evaluate("[...document.querySelectorAll('g.node.match')].map(g => g.dataset.id)")
+    browser.evaluate(
+        "(() => { const s = document.getElementById('search'); s.value = 'payments/payments';"
+        " s.dispatchEvent(new Event('input')); })()"
+    )
+    matched = browser.evaluate(
+        "[...document.querySelectorAll('g.node.match')].map(g => g.dataset.id)"
+    )
     assert matched and all("payments/payments" in m for m in matched)
-    assert browser.evaluate("document.getElementById('search-count').textContent") == f"{len(matched)} matches"
-    browser.evaluate("document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))")
+    assert (
+        browser.evaluate("document.getElementById('search-count').textContent")
+        == f"{len(matched)} matches"
+    )
+    browser.evaluate(
+        "document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))"
+    )
     assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == matched[0]
 
 
@@ -220,7 +292,11 @@ def test_search_marks_matches_and_enter_selects_one(browser, lib_page):
 def test_repository_text_cannot_inject_markup_or_script(tmp_path, renderer, browser):
     repo = make_repo(tmp_path)
     base = commit(repo, app_chart("charts/web", "web"), "feat: web")
-    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, f"fix: {HOSTILE}")
+    commit(
+        repo,
+        {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        f"fix: {HOSTILE}",
+    )
     page = tmp_path / "hostile.html"
     text = explorer_html(run_review(ReviewRequest(repo=repo, base=base), renderer))
     assert HOSTILE not in text
@@ -234,8 +310,11 @@ def test_repository_text_cannot_inject_markup_or_script(tmp_path, renderer, brow
 
 @needs_chromium
 def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, tmp_path):
-    request = ReviewRequest(repo=example_repo, base="state-05-node-metrics-process-collector",
-                            head="state-06-payments-webhook-key")
+    request = ReviewRequest(
+        repo=example_repo,
+        base="state-05-node-metrics-process-collector",
+        head="state-06-payments-webhook-key",
+    )
     page = tmp_path / "secret.html"
     page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
     assert "whk-" not in page.read_text()
@@ -243,10 +322,18 @@ def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, 
     browser.open(page.as_uri())
     browser.click(selector(secret))
     panel = browser.evaluate("document.getElementById('panel').textContent")
-    assert "data.WEBHOOK_SIGNING_KEY" in panel and "‹redacted, 20 bytes›" in panel and "whk-" not in panel
+    assert (
+        "data.WEBHOOK_SIGNING_KEY" in panel
+        and "‹redacted, 20 bytes›" in panel
+        and "whk-" not in panel
+    )
     guard = browser.evaluate("""(() => { const g = document.querySelector('#panel .guard[data-field="data.WEBHOOK_SIGNING_KEY"]');
         return {unguarded: g.classList.contains('unguarded'), text: g.textContent}; })()""")
-    assert guard["unguarded"] and "<redacted, 20 bytes>" in guard["text"] and "whk-" not in guard["text"]
+    assert (
+        guard["unguarded"]
+        and "<redacted, 20 bytes>" in guard["text"]
+        and "whk-" not in guard["text"]
+    )
     browser.click("#tests-button")
     assert "whk-" not in browser.evaluate("document.getElementById('panel').textContent")
 
@@ -254,7 +341,9 @@ def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, 
 def test_the_header_counts_the_tests_and_says_when_they_did_not_run(replicas_doc):
     summary = replicas_doc["tests"]["summary"]
     assert summary["tests"]["newly_failing"] == 1 and summary["problems"]["stale"] == 1
-    button = re.search(r'<button id="tests-button"[^>]*>([^<]*)</button>', render_html(replicas_doc))
+    button = re.search(
+        r'<button id="tests-button"[^>]*>([^<]*)</button>', render_html(replicas_doc)
+    )
     assert button and button.group(1) == "Tests: 5 tests · 1 newly failing · 1 stale"
     untested = render_html({**replicas_doc, "tests": None})
     assert 'id="tests-button"' not in untested and "tests not run" in untested
@@ -263,14 +352,25 @@ def test_the_header_counts_the_tests_and_says_when_they_did_not_run(replicas_doc
 def test_the_scripts_write_no_markup():
     for script in ASSETS.glob("*.js"):
         text = script.read_text()
-        for sink in (r"\.innerHTML\b", r"\.outerHTML\b", r"insertAdjacentHTML\(", r"document\.write", r"\beval\(", r"\bFunction\("):
+        for sink in (
+            r"\.innerHTML\b",
+            r"\.outerHTML\b",
+            r"insertAdjacentHTML\(",
+            r"document\.write",
+            r"\beval\(",
+            r"\bFunction\(",
+        ):
             assert not re.search(sink, text), f"{script.name} uses {sink}"
 
 
 @needs_chromium
-def test_the_object_panel_shows_the_guard_map_with_the_stale_assertion(browser, replicas_page, tmp_path):
+def test_the_object_panel_shows_the_guard_map_with_the_stale_assertion(
+    browser, replicas_page, tmp_path
+):
     browser.open(replicas_page.as_uri())
-    marker = browser.evaluate(f"document.querySelector({json.dumps(selector(ORDERS_DEPLOYMENT) + ' .test-marker')})?.getAttribute('class')")
+    marker = browser.evaluate(
+        f"document.querySelector({json.dumps(selector(ORDERS_DEPLOYMENT) + ' .test-marker')})?.getAttribute('class')"
+    )
     assert marker == "test-marker severe"
     browser.click(selector(ORDERS_DEPLOYMENT))
     guard = browser.evaluate("""(() => {
@@ -283,15 +383,23 @@ def test_the_object_panel_shows_the_guard_map_with_the_stale_assertion(browser, 
     })()""")
     assert guard["unguarded"] is False
     pinned = {pin["test"]: pin for pin in guard["pins"]}
-    assert set(pinned) == {STALE_TEST, "leaves the replica count to the autoscaler when autoscaling is enabled"}
+    assert set(pinned) == {
+        STALE_TEST,
+        "leaves the replica count to the autoscaler when autoscaling is enabled",
+    }
     assert pinned[STALE_TEST]["badges"] == ["exact", "fails at head", "stale"]
     assert pinned[STALE_TEST]["failure"] == "asserts[0] equal spec.replicas: expected 2, got 3"
     other = pinned["leaves the replica count to the autoscaler when autoscaling is enabled"]
     assert "stale" not in other["badges"] and "under its own values" in other["badges"]
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "Test guards (1 of 1 changed field(s) pinned)" in panel
-    assert "Stale and vacuous assertions (1)" in panel and "still expects 2, the base value; head renders 3" in panel
-    row_mark = browser.evaluate("[...document.querySelectorAll('#panel table.fields .badge')].map(b => b.textContent)")
+    assert (
+        "Stale and vacuous assertions (1)" in panel
+        and "still expects 2, the base value; head renders 3" in panel
+    )
+    row_mark = browser.evaluate(
+        "[...document.querySelectorAll('#panel table.fields .badge')].map(b => b.textContent)"
+    )
     assert row_mark == ["stale"]
     png = browser.screenshot()
     (tmp_path / "guards.png").write_bytes(png)
@@ -305,12 +413,21 @@ def test_the_header_button_opens_the_test_summary(browser, replicas_page):
     browser.click("#tests-button")
     assert browser.evaluate("document.querySelector('g.node.selected')") is None
     assert browser.evaluate("location.hash") == "#tests"
-    failing = browser.evaluate("[...document.querySelectorAll('#panel .test.newly_failing')].map(d => d.textContent)")
+    failing = browser.evaluate(
+        "[...document.querySelectorAll('#panel .test.newly_failing')].map(d => d.textContent)"
+    )
     assert len(failing) == 1 and STALE_TEST in failing[0] and "expected 2, got 3" in failing[0]
     panel = browser.evaluate("document.getElementById('panel').textContent")
-    assert panel.startswith("Tests") and "changed fields pinned1 of 1" in panel and "4 test(s) with an unchanged outcome." in panel
-    browser.click('#panel .problem.stale a[data-target]')
-    assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == ORDERS_DEPLOYMENT
+    assert (
+        panel.startswith("Tests")
+        and "changed fields pinned1 of 1" in panel
+        and "4 test(s) with an unchanged outcome." in panel
+    )
+    browser.click("#panel .problem.stale a[data-target]")
+    assert (
+        browser.evaluate("document.querySelector('g.node.selected').dataset.id")
+        == ORDERS_DEPLOYMENT
+    )
 
 
 @needs_chromium
@@ -332,29 +449,52 @@ def test_test_names_and_failures_cannot_inject_markup(browser, replicas_doc, tmp
     browser.click("#tests-button")
     assert browser.evaluate("document.body.dataset.pwned") is None
     assert browser.evaluate("document.querySelectorAll('#panel script').length") == 0
-    assert HOSTILE in browser.evaluate("document.querySelector('#panel .test.newly_failing pre.failure').textContent")
+    assert HOSTILE in browser.evaluate(
+        "document.querySelector('#panel .test.newly_failing pre.failure').textContent"
+    )
 
 
 @needs_chromium
-def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selects_its_object(browser, replicas_page, replicas_doc, tmp_path):
+def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selects_its_object(
+    browser, replicas_page, replicas_doc, tmp_path
+):
     """The page opens on the verdicts (visible without scrolling at 1600x1000) and the whole graph fitted;
     a click on a finding, or Enter on it, highlights the object it is about."""
     browser.open(replicas_page.as_uri())
-    verdict = browser.evaluate("(() => { const r = document.querySelector('#verdicts .verdict').getBoundingClientRect();"
-                               " return {top: r.top, bottom: r.bottom, text: document.getElementById('verdicts').textContent}; })()")
+    verdict = browser.evaluate(
+        "(() => { const r = document.querySelector('#verdicts .verdict').getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, text: document.getElementById('verdicts').textContent}; })()"
+    )
     merge = replicas_doc["findings"]["verdicts"]["merge"]
-    assert 0 <= verdict["top"] and verdict["bottom"] <= 1000 and merge["label"] in verdict["text"] and "Merge risk" in verdict["text"]
-    fitted = browser.evaluate("(() => { const g = document.getElementById('viewport').getBoundingClientRect();"
-                              " const box = document.getElementById('graph').getBoundingClientRect();"
-                              " return [g.left >= box.left - 1, g.right <= box.right + 1, box.right <= 1600]; })()")
+    assert (
+        verdict["top"] >= 0
+        and verdict["bottom"] <= 1000
+        and merge["label"] in verdict["text"]
+        and "Merge risk" in verdict["text"]
+    )
+    fitted = browser.evaluate(
+        "(() => { const g = document.getElementById('viewport').getBoundingClientRect();"
+        " const box = document.getElementById('graph').getBoundingClientRect();"
+        " return [g.left >= box.left - 1, g.right <= box.right + 1, box.right <= 1600]; })()"
+    )
     assert fitted == [True, True, True]
-    assert browser.evaluate("document.querySelectorAll('#review-tests .test.newly_failing').length") == 1
+    assert (
+        browser.evaluate("document.querySelectorAll('#review-tests .test.newly_failing').length")
+        == 1
+    )
     finding = 'button.finding[data-fingerprint="%s"]' % next(
-        i["fingerprint"] for i in replicas_doc["findings"]["items"] if i["rule"] == "tests-stale-assertion")
+        i["fingerprint"]
+        for i in replicas_doc["findings"]["items"]
+        if i["rule"] == "tests-stale-assertion"
+    )
     browser.click(finding)
     assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
-    assert "dim" in classes(browser, "namespace:orders") or "cause" not in classes(browser, "namespace:orders")
-    assert "Chart test asserts the old render" in browser.evaluate("document.getElementById('panel').textContent")
+    assert "dim" in classes(browser, "namespace:orders") or "cause" not in classes(
+        browser, "namespace:orders"
+    )
+    assert "Chart test asserts the old render" in browser.evaluate(
+        "document.getElementById('panel').textContent"
+    )
     png = browser.screenshot()
     (tmp_path / "review.png").write_bytes(png)
     if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
@@ -362,8 +502,16 @@ def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selec
     assert struct.unpack(">II", png[16:24]) == (1600, 1000)
     browser.evaluate("document.body.click()")
     browser.evaluate(f"document.querySelector({json.dumps(finding)}).focus()")
-    browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}, page=True)
-    browser.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}, page=True)
+    browser.call(
+        "Input.dispatchKeyEvent",
+        {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+        page=True,
+    )
+    browser.call(
+        "Input.dispatchKeyEvent",
+        {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+        page=True,
+    )
     assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
 
 
@@ -377,5 +525,7 @@ def test_the_graph_pans_and_zooms_from_the_keyboard(browser, lib_page):
     zoomed = browser.evaluate("document.getElementById('viewport').getAttribute('transform')")
     assert zoomed != before
     browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "0"}, page=True)
-    assert browser.evaluate("document.getElementById('viewport').getAttribute('transform')") == before
+    assert (
+        browser.evaluate("document.getElementById('viewport').getAttribute('transform')") == before
+    )
     assert browser.evaluate("document.querySelector('g.node').getAttribute('tabindex')") == "0"

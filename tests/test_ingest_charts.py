@@ -22,13 +22,15 @@ def platform() -> MemoryTree:
             "lib/common/Chart.yaml": chart_yaml("common", kind="library"),
             "lib/common/templates/_labels.tpl": '{{- define "common.labels" -}}a: b{{- end -}}',
             "apps/web/Chart.yaml": chart_yaml(
-                "web", deps="dependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n"
+                "web",
+                deps="dependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n",
             ),
             "apps/web/templates/cm.yaml": "kind: ConfigMap",
             "apps/api/Chart.yaml": chart_yaml("api"),
             "wrap/Chart.yaml": chart_yaml(
-                "wrap", deps="dependencies:\n- name: upstream\n  version: 1.0.0\n  repository: https://example.invalid\n"
-                "- name: redis\n  version: 1.0.0\n  repository: oci://example.invalid/charts\n"
+                "wrap",
+                deps="dependencies:\n- name: upstream\n  version: 1.0.0\n  repository: https://example.invalid\n"
+                "- name: redis\n  version: 1.0.0\n  repository: oci://example.invalid/charts\n",
             ),
             "wrap/charts/upstream/Chart.yaml": chart_yaml("upstream"),
             "wrap/charts/upstream/templates/ds.yaml": "kind: DaemonSet",
@@ -57,7 +59,10 @@ def test_discovers_every_chart_with_dependencies():
 
 def test_owning_chart_is_innermost():
     charts = discover_charts(platform(), "head")
-    assert owning_chart("wrap/charts/upstream/templates/ds.yaml", charts).path == "wrap/charts/upstream"
+    assert (
+        owning_chart("wrap/charts/upstream/templates/ds.yaml", charts).path
+        == "wrap/charts/upstream"
+    )
     assert owning_chart("wrap/values.yaml", charts).path == "wrap"
     assert owning_chart("README.md", charts) is None
 
@@ -74,17 +79,27 @@ def test_library_change_reaches_every_chart_that_includes_it():
 def test_subchart_change_reaches_its_wrapper_only():
     charts = discover_charts(platform(), "head")
     change = FileChange(path="wrap/charts/upstream/templates/ds.yaml", status=FileStatus.MODIFIED)
-    assert [a.chart for a in affected_charts([change], charts, charts)] == ["wrap", "wrap/charts/upstream"]
+    assert [a.chart for a in affected_charts([change], charts, charts)] == [
+        "wrap",
+        "wrap/charts/upstream",
+    ]
 
 
 def test_change_outside_charts_affects_nothing():
     charts = discover_charts(platform(), "head")
-    assert affected_charts([FileChange(path="README.md", status=FileStatus.MODIFIED)], charts, charts) == ()
+    assert (
+        affected_charts([FileChange(path="README.md", status=FileStatus.MODIFIED)], charts, charts)
+        == ()
+    )
 
 
 @pytest.mark.parametrize(
     "text, message",
-    [("apiVersion: v2\nname: [unclosed\n", "apps/api/Chart.yaml"), ("- a\n- b\n", "not a mapping"), ("version: 1\n", "no name")],
+    [
+        ("apiVersion: v2\nname: [unclosed\n", "apps/api/Chart.yaml"),
+        ("- a\n- b\n", "not a mapping"),
+        ("version: 1\n", "no name"),
+    ],
 )
 def test_malformed_chart_yaml_is_one_clear_error(text, message):
     tree = platform()

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 
 from aftershock.errors import EmptyRangeError, GitError
 from aftershock.ingest.blobs import BlobReader
@@ -15,6 +14,7 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.gitparse import parse_patch
 from aftershock.ingest.tree import Tree, check_symlinks, materialize
 from aftershock.model.change import FileChange, FileStatus, Hunk, Person, Trailer
+from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 
 TWENTY_LINES = "".join(f"line {n}\n" for n in range(1, 21))
 

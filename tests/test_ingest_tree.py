@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 
 from aftershock.errors import (
     FileTooLargeError,
@@ -25,6 +24,7 @@ from aftershock.ingest.tree import (
     check_symlinks,
     materialize,
 )
+from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 
 LIMIT = 1 << 20
 

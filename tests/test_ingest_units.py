@@ -37,8 +37,18 @@ def test_classifies_chart_files(rel, kind):
 
 
 def test_template_unit_names_its_defines_on_both_sides():
-    base = MemoryTree({"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n", "c/templates/_h.tpl": '{{- define "c.old" -}}{{- end -}}'})
-    head = MemoryTree({"c/Chart.yaml": base.files["c/Chart.yaml"], "c/templates/_h.tpl": '{{ define "c.new" }}{{ end }}{{- define "c.labels" -}}{{ end }}'})
+    base = MemoryTree(
+        {
+            "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+            "c/templates/_h.tpl": '{{- define "c.old" -}}{{- end -}}',
+        }
+    )
+    head = MemoryTree(
+        {
+            "c/Chart.yaml": base.files["c/Chart.yaml"],
+            "c/templates/_h.tpl": '{{ define "c.new" }}{{ end }}{{- define "c.labels" -}}{{ end }}',
+        }
+    )
     charts = discover_charts(head, "head")
     change = FileChange(path="c/templates/_h.tpl", status=FileStatus.MODIFIED)
     (unit,) = units_for_file(change, charts, charts, base.text_or_none, head.text_or_none)
@@ -48,23 +58,41 @@ def test_template_unit_names_its_defines_on_both_sides():
 
 
 def test_repository_files_outside_charts():
-    tree = MemoryTree({".github/workflows/ci.yaml": "", "docs/guide.md": "", "scripts/x.sh": "", "misc.bin": ""})
+    tree = MemoryTree(
+        {".github/workflows/ci.yaml": "", "docs/guide.md": "", "scripts/x.sh": "", "misc.bin": ""}
+    )
     kinds = {
-        p: units_for_file(FileChange(path=p, status=FileStatus.ADDED), (), (), tree.text_or_none, tree.text_or_none)[0].kind
+        p: units_for_file(
+            FileChange(path=p, status=FileStatus.ADDED),
+            (),
+            (),
+            tree.text_or_none,
+            tree.text_or_none,
+        )[0].kind
         for p in tree.files
     }
-    assert kinds == {".github/workflows/ci.yaml": UnitKind.CI, "docs/guide.md": UnitKind.DOCS, "scripts/x.sh": UnitKind.SCRIPT, "misc.bin": UnitKind.OTHER}
+    assert kinds == {
+        ".github/workflows/ci.yaml": UnitKind.CI,
+        "docs/guide.md": UnitKind.DOCS,
+        "scripts/x.sh": UnitKind.SCRIPT,
+        "misc.bin": UnitKind.OTHER,
+    }
 
 
 def test_values_diff_reports_paths_and_descriptions():
     before = parse_values("a:\n  b: 1\n  gone: x\nlist: [1]\n", source="v")
-    after = parse_values("a:\n  b: 1.0\nlist: [1]\ngpu-operator:\n  devicePlugin:\n    env: [1, 2, 3, 4, 5]\n", source="v")
+    after = parse_values(
+        "a:\n  b: 1.0\nlist: [1]\ngpu-operator:\n  devicePlugin:\n    env: [1, 2, 3, 4, 5]\n",
+        source="v",
+    )
     changes = {c.path: c for c in diff_values(before, after, chart="c", file="c/values.yaml")}
     assert changes["a.b"].kind is ValuesKeyChangeKind.CHANGED  # int 1 vs float 1.0 differ, as in Go
     assert changes["a.gone"].kind is ValuesKeyChangeKind.REMOVED
     assert "list" not in changes
     env = changes["gpu-operator.devicePlugin.env"]
-    assert describe_change(env) == "gpu-operator.devicePlugin.env changed from absent to a 5-item list"
+    assert (
+        describe_change(env) == "gpu-operator.devicePlugin.env changed from absent to a 5-item list"
+    )
 
 
 def test_same_value_is_go_deep_equal():

@@ -10,7 +10,9 @@ import pytest
 
 import kubelinter
 
-pytestmark = pytest.mark.skipif(not kubelinter.BUNDLE.is_file(), reason=f"kube-linter bundle not found at {kubelinter.BUNDLE}")
+pytestmark = pytest.mark.skipif(
+    not kubelinter.BUNDLE.is_file(), reason=f"kube-linter bundle not found at {kubelinter.BUNDLE}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +27,12 @@ def test_every_published_check_is_mapped_or_explained(conformance):
     clone, scores, wanted = conformance
     published = set(kubelinter.published_checks(clone))
     listed = set(wanted["mapped"]) | set(wanted["unmapped"])
-    assert published == listed, f"not listed: {sorted(published - listed)}; unknown: {sorted(listed - published)}"
-    assert len({s.check for s in scores}) >= 40, "fewer than 40 kube-linter checks have a counterpart"
+    assert published == listed, (
+        f"not listed: {sorted(published - listed)}; unknown: {sorted(listed - published)}"
+    )
+    assert len({s.check for s in scores}) >= 40, (
+        "fewer than 40 kube-linter checks have a counterpart"
+    )
 
 
 def test_every_mapped_fixture_renders_without_rule_errors_and_names_registered_rules(conformance):

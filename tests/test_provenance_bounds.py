@@ -39,10 +39,19 @@ def test_the_key_index_matches_what_testing_every_key_matches():
 
 def test_an_object_reading_thousands_of_changed_keys_is_not_traced_and_says_so(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**app_chart("charts/web", "web"), "charts/web/templates/settings.yaml": SETTINGS_MAP}, "feat: web")
+    base = commit(
+        repo,
+        {**app_chart("charts/web", "web"), "charts/web/templates/settings.yaml": SETTINGS_MAP},
+        "feat: web",
+    )
     settings = "".join(f"  key{i:04d}: value-{i}\n" for i in range(2000))
-    commit(repo, {"charts/web/values.yaml": f"replicas: 3\nimage: nginx:1.27.0\nmode: fast\nsettings:\n{settings}"},
-           "feat: settings and three replicas")
+    commit(
+        repo,
+        {
+            "charts/web/values.yaml": f"replicas: 3\nimage: nginx:1.27.0\nmode: fast\nsettings:\n{settings}"
+        },
+        "feat: settings and three replicas",
+    )
     review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
     report = review.provenance
     assert report is not None
@@ -52,5 +61,9 @@ def test_an_object_reading_thousands_of_changed_keys_is_not_traced_and_says_so(t
     assert settings_fields and all(f.values == () for f in settings_fields)
     assert [link.key for link in by_field[("Deployment", "spec.replicas")].values] == ["replicas"]
     gaps = {(g.part, g.reason) for g in review.not_reviewed}
-    assert gaps == {("provenance of charts/web::core/ConfigMap/default/settings",
-                     f"its templates read more than {MAX_KEYS_PER_OBJECT} changed values keys")}
+    assert gaps == {
+        (
+            "provenance of charts/web::core/ConfigMap/default/settings",
+            f"its templates read more than {MAX_KEYS_PER_OBJECT} changed values keys",
+        )
+    }

@@ -17,7 +17,13 @@ from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
 from test_review_releases import releases_chart
 
-FRAGMENT = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "provenance" / "schema_fragment.json"
+FRAGMENT = (
+    Path(__file__).resolve().parents[1]
+    / "src"
+    / "aftershock"
+    / "provenance"
+    / "schema_fragment.json"
+)
 IMAGE = "spec.template.spec.containers[name=app].image"
 
 LIBRARY_TEMPLATE = """\
@@ -43,13 +49,20 @@ spec:
 
 def library_repo(tmp_path: Path) -> tuple[Path, str]:
     repo = make_repo(tmp_path)
-    base = commit(repo, {
-        "lib/Chart.yaml": chart_yaml("lib", kind="library"),
-        "lib/templates/_workload.tpl": LIBRARY_TEMPLATE,
-        "app/Chart.yaml": chart_yaml("app", deps="dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n"),
-        "app/templates/deployment.yaml": '{{ include "lib.deployment" (dict "context" .) }}\n',
-        "app/values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.27.0\n",
-    }, "feat: app on the library")
+    base = commit(
+        repo,
+        {
+            "lib/Chart.yaml": chart_yaml("lib", kind="library"),
+            "lib/templates/_workload.tpl": LIBRARY_TEMPLATE,
+            "app/Chart.yaml": chart_yaml(
+                "app",
+                deps="dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n",
+            ),
+            "app/templates/deployment.yaml": '{{ include "lib.deployment" (dict "context" .) }}\n',
+            "app/values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.27.0\n",
+        },
+        "feat: app on the library",
+    )
     return repo, base
 
 
@@ -66,43 +79,82 @@ def field(report, path: str):
 
 def test_library_include_is_inferred_then_observed_by_one_render(tmp_path, renderer):
     repo, base = library_repo(tmp_path)
-    commit(repo, {"app/values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.28.0\n"}, "feat: bump")
+    commit(
+        repo,
+        {"app/values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.28.0\n"},
+        "feat: bump",
+    )
     _, static = trace(repo, base, renderer, tmp_path / "a", max_renders=0)
     (link,) = field(static, IMAGE).values
-    assert (link.ref, link.reads, link.templates) == ("app/values.yaml::image.tag", ("image.tag",), ("lib/templates/_workload.tpl",))
-    assert (link.evidence, link.check, static.renders, len(static.cut)) == (Evidence.INFERRED, Check.CUT, 0, 1)
+    assert (link.ref, link.reads, link.templates) == (
+        "app/values.yaml::image.tag",
+        ("image.tag",),
+        ("lib/templates/_workload.tpl",),
+    )
+    assert (link.evidence, link.check, static.renders, len(static.cut)) == (
+        Evidence.INFERRED,
+        Check.CUT,
+        0,
+        1,
+    )
     _, traced = trace(repo, base, renderer, tmp_path / "b")
     (link,) = field(traced, IMAGE).values
-    assert (link.evidence, link.check, traced.renders, traced.cut) == (Evidence.OBSERVED, Check.PRODUCED, 1, ())
+    assert (link.evidence, link.check, traced.renders, traced.cut) == (
+        Evidence.OBSERVED,
+        Check.PRODUCED,
+        1,
+        (),
+    )
     templates = [(t.path, t.changed, t.evidence) for t in field(traced, IMAGE).templates]
     assert templates == [("app/templates/deployment.yaml", False, Evidence.OBSERVED)]
 
 
 def test_two_changed_keys_are_told_apart_by_perturbation(tmp_path, renderer):
     repo, base = library_repo(tmp_path)
-    commit(repo, {"app/values.yaml": "replicas: 3\nimage:\n  repository: nginx\n  tag: 1.28.0\n"}, "feat: scale and bump")
+    commit(
+        repo,
+        {"app/values.yaml": "replicas: 3\nimage:\n  repository: nginx\n  tag: 1.28.0\n"},
+        "feat: scale and bump",
+    )
     _, report = trace(repo, base, renderer, tmp_path)
     replicas, image = field(report, "spec.replicas"), field(report, IMAGE)
-    assert {v.key for v in replicas.values} == {v.key for v in image.values} == {"replicas", "image.tag"}
+    assert (
+        {v.key for v in replicas.values}
+        == {v.key for v in image.values}
+        == {"replicas", "image.tag"}
+    )
     assert [(v.key, v.evidence) for v in replicas.standing] == [("replicas", Evidence.OBSERVED)]
     assert [(v.key, v.evidence) for v in image.standing] == [("image.tag", Evidence.OBSERVED)]
-    assert {v.key: v.check for v in replicas.values} == {"replicas": Check.PRODUCED, "image.tag": Check.NOT_PRODUCED}
+    assert {v.key: v.check for v in replicas.values} == {
+        "replicas": Check.PRODUCED,
+        "image.tag": Check.NOT_PRODUCED,
+    }
     assert report.renders == 2
     doc = provenance_document(report)
     jsonschema.Draft202012Validator(json.loads(FRAGMENT.read_text())).validate(doc)
     assert doc["renders"] == {"max": 20, "ran": 2, "failed": 0, "cut": 0}
     assert [(v["key"], v["standing"]) for v in doc["fields"][0]["values"]] in (
-        [("replicas", True), ("image.tag", False)], [("replicas", False), ("image.tag", True)],
+        [("replicas", True), ("image.tag", False)],
+        [("replicas", False), ("image.tag", True)],
     )
 
 
 def test_budget_cuts_the_renders_over_it_and_says_so(tmp_path, renderer):
     repo, base = library_repo(tmp_path)
-    commit(repo, {"app/values.yaml": "replicas: 3\nimage:\n  repository: nginx\n  tag: 1.28.0\n"}, "feat: scale and bump")
+    commit(
+        repo,
+        {"app/values.yaml": "replicas: 3\nimage:\n  repository: nginx\n  tag: 1.28.0\n"},
+        "feat: scale and bump",
+    )
     _, report = trace(repo, base, renderer, tmp_path, max_renders=1)
     assert report.renders == 1 and [(p.review, p.key) for p in report.cut] == [("app", "replicas")]
-    assert {v.key: v.check for v in field(report, "spec.replicas").values} == {"replicas": Check.CUT, "image.tag": Check.NOT_PRODUCED}
-    assert provenance_document(report)["cut"] == [{"review": "app", "values_key": "app/values.yaml::replicas"}]
+    assert {v.key: v.check for v in field(report, "spec.replicas").values} == {
+        "replicas": Check.CUT,
+        "image.tag": Check.NOT_PRODUCED,
+    }
+    assert provenance_document(report)["cut"] == [
+        {"review": "app", "values_key": "app/values.yaml::replicas"}
+    ]
 
 
 SUBCHART_TEMPLATE = """\
@@ -120,23 +172,39 @@ data:
 def test_subchart_values_are_scoped_under_its_name_and_global_is_shared(tmp_path, renderer):
     repo = make_repo(tmp_path)
     wrap_values = "agent:\n  port: {port}\nglobal:\n  cluster: {cluster}\n"
-    base = commit(repo, {
-        "wrap/Chart.yaml": chart_yaml("wrap", deps="dependencies:\n  - name: agent\n    version: 0.1.0\n    repository: https://charts.example.org\n    condition: agent.enabled\n"),
-        "wrap/values.yaml": wrap_values.format(port=9100, cluster="a"),
-        "wrap/charts/agent/Chart.yaml": chart_yaml("agent"),
-        "wrap/charts/agent/values.yaml": "port: 8080\ninterval: 10s\n",
-        "wrap/charts/agent/templates/configmap.yaml": SUBCHART_TEMPLATE,
-    }, "feat: wrapper")
-    commit(repo, {
-        "wrap/values.yaml": wrap_values.format(port=9200, cluster="b"),
-        "wrap/charts/agent/values.yaml": "port: 8080\ninterval: 20s\n",
-    }, "feat: tune the agent")
+    base = commit(
+        repo,
+        {
+            "wrap/Chart.yaml": chart_yaml(
+                "wrap",
+                deps="dependencies:\n  - name: agent\n    version: 0.1.0\n    repository: https://charts.example.org\n    condition: agent.enabled\n",
+            ),
+            "wrap/values.yaml": wrap_values.format(port=9100, cluster="a"),
+            "wrap/charts/agent/Chart.yaml": chart_yaml("agent"),
+            "wrap/charts/agent/values.yaml": "port: 8080\ninterval: 10s\n",
+            "wrap/charts/agent/templates/configmap.yaml": SUBCHART_TEMPLATE,
+        },
+        "feat: wrapper",
+    )
+    commit(
+        repo,
+        {
+            "wrap/values.yaml": wrap_values.format(port=9200, cluster="b"),
+            "wrap/charts/agent/values.yaml": "port: 8080\ninterval: 20s\n",
+        },
+        "feat: tune the agent",
+    )
     _, report = trace(repo, base, renderer, tmp_path)
-    for path, ref in [("data.port", "wrap/values.yaml::agent.port"), ("metadata.labels.cluster", "wrap/values.yaml::global.cluster"),
-                      ("data.interval", "wrap/charts/agent/values.yaml::interval")]:
+    for path, ref in [
+        ("data.port", "wrap/values.yaml::agent.port"),
+        ("metadata.labels.cluster", "wrap/values.yaml::global.cluster"),
+        ("data.interval", "wrap/charts/agent/values.yaml::interval"),
+    ]:
         item = field(report, path)
         assert len(item.values) == 3
-        assert [v.ref for v in item.standing] == [ref] and item.standing[0].evidence is Evidence.OBSERVED
+        assert [v.ref for v in item.standing] == [ref] and item.standing[
+            0
+        ].evidence is Evidence.OBSERVED
     assert field(report, "data.port").standing[0].reads == ("agent.port",)
     assert report.renders == 3
 
@@ -144,7 +212,11 @@ def test_subchart_values_are_scoped_under_its_name_and_global_is_shared(tmp_path
 def test_a_release_value_produces_the_downstream_field(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, {**app_chart("apps/web", "web"), **releases_chart()}, "feat: charts")
-    commit(repo, {"releases/values.yaml": releases_chart(image="nginx:1.28.0")["releases/values.yaml"]}, "feat: bump")
+    commit(
+        repo,
+        {"releases/values.yaml": releases_chart(image="nginx:1.28.0")["releases/values.yaml"]},
+        "feat: bump",
+    )
     review, report = trace(repo, base, renderer, tmp_path)
     downstream = field(report, IMAGE)
     assert downstream.review == "apps/web@helm.toolkit.fluxcd.io/HelmRelease/flux-system/web"
@@ -152,19 +224,26 @@ def test_a_release_value_produces_the_downstream_field(tmp_path, renderer):
     assert link.ref == "release HelmRelease.helm.toolkit.fluxcd.io flux-system/web::image"
     assert (link.evidence, link.check) == (Evidence.OBSERVED, Check.PRODUCED)
     upstream = field(report, 'data["values.yaml"]')
-    assert [(v.ref, v.evidence) for v in upstream.standing] == [("releases/values.yaml::image", Evidence.OBSERVED)]
+    assert [(v.ref, v.evidence) for v in upstream.standing] == [
+        ("releases/values.yaml::image", Evidence.OBSERVED)
+    ]
     graph = build_graph(review, provenance_edges(report))
     produces = {(e.source, e.target, e.via) for e in graph.edges if e.kind is EdgeKind.PRODUCES}
     assert (
         "release_value:helm.toolkit.fluxcd.io/HelmRelease/flux-system/web::image",
-        f"downstream_object:{downstream.object_id}", f"observed: {IMAGE}",
+        f"downstream_object:{downstream.object_id}",
+        f"observed: {IMAGE}",
     ) in produces
     reach = blast_radius(graph).get(f"downstream_object:{downstream.object_id}")
     assert reach is not None and reach.nodes[2:5] == (
-        "values_key:releases/values.yaml::image", "object:releases::core/ConfigMap/flux-system/web-values",
+        "values_key:releases/values.yaml::image",
+        "object:releases::core/ConfigMap/flux-system/web-values",
         "release:helm.toolkit.fluxcd.io/HelmRelease/flux-system/web",
     )
-    assert [e.kind for e in reach.path[2:4]] == [EdgeKind.PRODUCES, EdgeKind.FEEDS]  # valuesFrom feeds the release
+    assert [e.kind for e in reach.path[2:4]] == [
+        EdgeKind.PRODUCES,
+        EdgeKind.FEEDS,
+    ]  # valuesFrom feeds the release
 
 
 def test_release_charts_are_found_where_release_following_materialised_them(tmp_path):
@@ -178,15 +257,20 @@ def test_release_charts_are_found_where_release_following_materialised_them(tmp_
 
 def test_an_app_version_bump_is_traced_to_chart_yaml_without_renders(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    version = "apiVersion: v2\nname: app\nversion: 0.1.0\nappVersion: \"{}\"\n"
-    base = commit(repo, {
-        "app/Chart.yaml": version.format("1.0"),
-        "app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata:\n  version: {{ .Chart.AppVersion | quote }}\n",
-    }, "feat: app")
+    version = 'apiVersion: v2\nname: app\nversion: 0.1.0\nappVersion: "{}"\n'
+    base = commit(
+        repo,
+        {
+            "app/Chart.yaml": version.format("1.0"),
+            "app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata:\n  version: {{ .Chart.AppVersion | quote }}\n",
+        },
+        "feat: app",
+    )
     commit(repo, {"app/Chart.yaml": version.format("1.1")}, "chore: app 1.1")
     _, report = trace(repo, base, renderer, tmp_path)
     item = field(report, "data.version")
     assert item.values == () and report.renders == 0
     assert [(t.path, t.changed, t.evidence) for t in item.templates] == [
-        ("app/templates/configmap.yaml", False, Evidence.OBSERVED), ("app/Chart.yaml", True, Evidence.INFERRED),
+        ("app/templates/configmap.yaml", False, Evidence.OBSERVED),
+        ("app/Chart.yaml", True, Evidence.INFERRED),
     ]

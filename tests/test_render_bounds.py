@@ -23,7 +23,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 DOUBLING = (
     '{{- $s := "xxxxxxxxxxxxxxxx" }}\n'
     "{{- range until (int .Values.doublings) }}{{ $s = print $s $s }}{{ end }}\n"
-    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {size: \"{{ len $s }}\"}\n"
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata: {size: "{{ len $s }}"}\n'
 )
 # Hours of CPU in constant memory: nested empty loops.
 HANGING = "{{- range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}\nkind: Never\n"
@@ -32,8 +32,14 @@ HANGING = "{{- range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}\n
 def _doubling_repo(tmp_path: Path) -> tuple[Path, str]:
     repo = make_repo(tmp_path)
     base = commit(repo, app_chart("charts/web", "web"), "feat: web")
-    commit(repo, {"charts/web/templates/big.yaml": DOUBLING, "charts/web/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\ndoublings: 30\n"},
-           "feat: a big config map")
+    commit(
+        repo,
+        {
+            "charts/web/templates/big.yaml": DOUBLING,
+            "charts/web/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\ndoublings: 30\n",
+        },
+        "feat: a big config map",
+    )
     return repo, base
 
 
@@ -42,7 +48,9 @@ def test_string_doubling_is_not_reviewed_and_stays_under_the_memory_limit(tmp_pa
     started = time.monotonic()
     with SdkRenderer(workers=1) as renderer:  # the default limit: 1024 MiB
         review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
-        (after,) = renderer.render_many([RenderRequest(str(repo / "charts/web"), values={"doublings": 3})])  # a fresh worker
+        (after,) = renderer.render_many(
+            [RenderRequest(str(repo / "charts/web"), values={"doublings": 3})]
+        )  # a fresh worker
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     assert peak_mib <= 1024, f"a render worker peaked at {peak_mib:.0f} MiB"
     assert time.monotonic() - started < 30
@@ -60,8 +68,11 @@ def test_a_lower_memory_limit_is_the_one_reported(tmp_path):
     (chart / "templates" / "big.yaml").write_text(DOUBLING)
     with SdkRenderer(workers=1, max_memory_mib=256) as renderer:
         small, big, again = renderer.render_many(
-            [RenderRequest(str(chart), values={"doublings": 10}), RenderRequest(str(chart), values={"doublings": 26}),
-             RenderRequest(str(chart), values={"doublings": 12})]
+            [
+                RenderRequest(str(chart), values={"doublings": 10}),
+                RenderRequest(str(chart), values={"doublings": 26}),
+                RenderRequest(str(chart), values={"doublings": 12}),
+            ]
         )
     assert small.error is None and again.error is None
     assert big.error == "render exceeded 256 MiB of memory"
@@ -77,7 +88,11 @@ def _workers_of(pid: int) -> set[int]:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat[1]) == pid and stat[0] != "Z" and b"aftershock.render.sdk_worker" in cmdline:
+            if (
+                int(stat[1]) == pid
+                and stat[0] != "Z"
+                and b"aftershock.render.sdk_worker" in cmdline
+            ):
                 found.add(int(entry.name))
     return found
 
@@ -96,9 +111,26 @@ def test_workers_die_with_a_killed_review(tmp_path):
     commit(repo, {"charts/web/templates/hang.yaml": HANGING}, "feat: a template that never ends")
     env = dict(os.environ, PYTHONPATH=str(PROJECT / "src"))
     review = subprocess.Popen(
-        [sys.executable, "-m", "aftershock.cli", "review", "--repo", str(repo), "--base", base, "--no-state",
-         "--render-cache", "off", "--workers", "2", "--format", "json"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        [
+            sys.executable,
+            "-m",
+            "aftershock.cli",
+            "review",
+            "--repo",
+            str(repo),
+            "--base",
+            base,
+            "--no-state",
+            "--render-cache",
+            "off",
+            "--workers",
+            "2",
+            "--format",
+            "json",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
     try:
         end = time.monotonic() + 60
@@ -111,7 +143,9 @@ def test_workers_die_with_a_killed_review(tmp_path):
         end = time.monotonic() + 5
         while any(_alive(pid) for pid in workers) and time.monotonic() < end:
             time.sleep(0.1)
-        assert not any(_alive(pid) for pid in workers), "render workers outlived their killed review"
+        assert not any(_alive(pid) for pid in workers), (
+            "render workers outlived their killed review"
+        )
     finally:
         review.kill()
         review.wait()
@@ -121,11 +155,17 @@ def test_the_lifeline_alone_ends_a_process_when_its_write_end_closes(tmp_path):
     """The fallback where PR_SET_PDEATHSIG is not there: only the lifeline pipe (no prctl here)."""
     read_end, write_end = os.pipe()
     watcher = subprocess.Popen(
-        [sys.executable, "-c", "import sys, threading, time\n"
-         "from aftershock.render.process_bounds import watch_lifeline\n"
-         "threading.Thread(target=watch_lifeline, args=(int(sys.argv[1]),), daemon=True).start()\n"
-         "time.sleep(120)\n", str(read_end)],
-        pass_fds=(read_end,), env=dict(os.environ, PYTHONPATH=str(PROJECT / "src")),
+        [
+            sys.executable,
+            "-c",
+            "import sys, threading, time\n"
+            "from aftershock.render.process_bounds import watch_lifeline\n"
+            "threading.Thread(target=watch_lifeline, args=(int(sys.argv[1]),), daemon=True).start()\n"
+            "time.sleep(120)\n",
+            str(read_end),
+        ],
+        pass_fds=(read_end,),
+        env=dict(os.environ, PYTHONPATH=str(PROJECT / "src")),
     )
     os.close(read_end)
     try:

@@ -34,7 +34,9 @@ data:
 """
 
 
-def write_chart(root: Path, name: str, templates: dict[str, str], values: str = "greeting: hello\n") -> Path:
+def write_chart(
+    root: Path, name: str, templates: dict[str, str], values: str = "greeting: hello\n"
+) -> Path:
     chart = root / name
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: 0.1.0\n")
@@ -58,13 +60,19 @@ def test_a_second_identical_render_is_a_hit_and_a_changed_template_byte_a_miss(t
     assert (first.stats.hits, first.stats.misses) == (0, 1)
 
     second = caching(renderer, tmp_path / "cache")
-    moved = shutil.copytree(chart, tmp_path / "work2" / "web")  # content-addressed: the folder does not matter
-    (again,) = second.render_many([RenderRequest(str(moved), values={"greeting": "hi"}, kube_version="v1.30.0")])
+    moved = shutil.copytree(
+        chart, tmp_path / "work2" / "web"
+    )  # content-addressed: the folder does not matter
+    (again,) = second.render_many(
+        [RenderRequest(str(moved), values={"greeting": "hi"}, kube_version="v1.30.0")]
+    )
     assert (second.stats.hits, second.stats.misses) == (1, 0)
     assert again.manifests == rendered.manifests and again.request.chart_dir == str(moved)
 
     (moved / "templates" / "cm.yaml").write_text(CONFIGMAP.replace("-cm", "-cn"))
-    (changed,) = second.render_many([RenderRequest(str(moved), values={"greeting": "hi"}, kube_version="v1.30.0")])
+    (changed,) = second.render_many(
+        [RenderRequest(str(moved), values={"greeting": "hi"}, kube_version="v1.30.0")]
+    )
     assert (second.stats.hits, second.stats.misses) == (1, 1)
     assert "name: release-cn" in changed.manifests["web/templates/cm.yaml"]
 
@@ -99,10 +107,16 @@ def test_values_and_every_request_option_are_part_of_the_key(tmp_path, renderer)
     cache = caching(renderer, tmp_path / "cache")
     base = RenderRequest(str(chart), values={"greeting": "hi", "a": {"b": 1, "c": 2}})
     variants = [
-        base, RenderRequest(str(chart), values={"a": {"c": 2, "b": 1}, "greeting": "hi"}),  # same values, other order
-        RenderRequest(str(chart), values={"greeting": "ho"}), RenderRequest(str(chart), release_name="other"),
-        RenderRequest(str(chart), kube_version="v1.29.0"), RenderRequest(str(chart), namespace="ns"),
-        RenderRequest(str(chart), revision=2), RenderRequest(str(chart), is_upgrade=True),
+        base,
+        RenderRequest(
+            str(chart), values={"a": {"c": 2, "b": 1}, "greeting": "hi"}
+        ),  # same values, other order
+        RenderRequest(str(chart), values={"greeting": "ho"}),
+        RenderRequest(str(chart), release_name="other"),
+        RenderRequest(str(chart), kube_version="v1.29.0"),
+        RenderRequest(str(chart), namespace="ns"),
+        RenderRequest(str(chart), revision=2),
+        RenderRequest(str(chart), is_upgrade=True),
         RenderRequest(str(chart), api_versions=("example.com/v1",)),
     ]
     outcomes = cache.render_many(variants)
@@ -124,39 +138,57 @@ def test_identical_requests_in_one_batch_are_rendered_once_and_all_reported(tmp_
 
 
 def test_a_chart_that_renders_differently_each_time_is_never_cached_or_merged(tmp_path, renderer):
-    chart = write_chart(tmp_path, "web", {"secret.yaml": "kind: Secret\ntoken: {{ randAlphaNum 24 }}\n"})
+    chart = write_chart(
+        tmp_path, "web", {"secret.yaml": "kind: Secret\ntoken: {{ randAlphaNum 24 }}\n"}
+    )
     cache = caching(renderer, tmp_path / "cache")
     first, second = cache.render_many([RenderRequest(str(chart))] * 2)
-    assert first.manifests != second.manifests  # really rendered twice, as the pipeline's stability check needs
-    tpl = write_chart(tmp_path, "tpl", {"cm.yaml": "kind: X\nv: {{ tpl .Values.v . }}\n"}, values="v: x\n")
-    cache.render_many([RenderRequest(str(tpl), values={"v": "{{ now | date \"15:04\" }}"})])
+    assert (
+        first.manifests != second.manifests
+    )  # really rendered twice, as the pipeline's stability check needs
+    tpl = write_chart(
+        tmp_path, "tpl", {"cm.yaml": "kind: X\nv: {{ tpl .Values.v . }}\n"}, values="v: x\n"
+    )
+    cache.render_many([RenderRequest(str(tpl), values={"v": '{{ now | date "15:04" }}'})])
     assert (cache.stats.uncacheable, cache.stats.misses, cache.stats.hits) == (3, 0, 0)
     assert not (tmp_path / "cache").exists()
 
 
 def test_function_names_outside_template_actions_leave_a_chart_cacheable(tmp_path, renderer):
     crd = "kind: CustomResourceDefinition\nschema:\n  format: date-time  # now and then\n"
-    chart = write_chart(tmp_path, "web", {"cm.yaml": "kind: X\n# rotated now and then\nv: {{ .Values.greeting }}\n"})
+    chart = write_chart(
+        tmp_path, "web", {"cm.yaml": "kind: X\n# rotated now and then\nv: {{ .Values.greeting }}\n"}
+    )
     (chart / "crds").mkdir()
     (chart / "crds" / "crd.yaml").write_text(crd)
     cache = caching(renderer, tmp_path / "cache")
     cache.render_many([RenderRequest(str(chart), values={"date": "2026-11-29"})] * 2)
     assert (cache.stats.uncacheable, cache.stats.misses, cache.stats.merged) == (0, 1, 1)
-    (chart / "templates" / "cm.yaml").write_text("kind: X\nv: {{- /* a comment */ -}} {{ now | date \"15:04\" }}\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        'kind: X\nv: {{- /* a comment */ -}} {{ now | date "15:04" }}\n'
+    )
     cache.render_many([RenderRequest(str(chart))])
     assert cache.stats.uncacheable == 1
 
 
 def test_a_symlinked_subchart_is_part_of_its_parents_key(tmp_path, renderer):
-    lib = write_chart(tmp_path / "lib", "common", {"_labels.tpl": '{{- define "common.tier" -}}web{{- end -}}\n'})
+    lib = write_chart(
+        tmp_path / "lib", "common", {"_labels.tpl": '{{- define "common.tier" -}}web{{- end -}}\n'}
+    )
     (lib / "Chart.yaml").write_text("apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n")
-    app = write_chart(tmp_path / "apps", "app", {"cm.yaml": 'kind: X\ntier: {{ include "common.tier" . }}\n'})
-    (app / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n")
+    app = write_chart(
+        tmp_path / "apps", "app", {"cm.yaml": 'kind: X\ntier: {{ include "common.tier" . }}\n'}
+    )
+    (app / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n"
+    )
     (app / "charts").mkdir()
     (app / "charts" / "common").symlink_to("../../../lib/common", target_is_directory=True)
     cache = caching(renderer, tmp_path / "cache")
     (before,) = cache.render_many([RenderRequest(str(app))])
-    (lib / "templates" / "_labels.tpl").write_text('{{- define "common.tier" -}}backend{{- end -}}\n')
+    (lib / "templates" / "_labels.tpl").write_text(
+        '{{- define "common.tier" -}}backend{{- end -}}\n'
+    )
     (after,) = cache.render_many([RenderRequest(str(app))])
     assert (cache.stats.hits, cache.stats.misses) == (0, 2)
     assert "tier: web" in before.manifests["app/templates/cm.yaml"]
@@ -184,15 +216,21 @@ def test_template_errors_are_cached_and_timeouts_are_not(tmp_path, renderer):
     (again,) = later.render_many([RenderRequest(str(broken))])
     assert later.stats.hits == 1 and again.error == failed.error
 
-    slow = write_chart(tmp_path, "slow", {"x.yaml": "{{- range until 100000000 }}{{ end }}\nkind: Slow\n"})
+    slow = write_chart(
+        tmp_path, "slow", {"x.yaml": "{{- range until 100000000 }}{{ end }}\nkind: Slow\n"}
+    )
     with SdkRenderer(workers=1, timeout_seconds=0.5) as impatient:
         cache = caching(impatient, tmp_path / "cache")
         (timed_out,) = cache.render_many([RenderRequest(str(slow))])
         assert timed_out.error == timeout_error(0.5)
         cache.render_many([RenderRequest(str(slow))])
         assert (cache.stats.hits, cache.stats.misses) == (0, 2)
-    for transient in (timeout_error(60), oversize_error(1024), values_error(ValueError("NaN")),
-                      "render worker exited unexpectedly (exit code -9)"):
+    for transient in (
+        timeout_error(60),
+        oversize_error(1024),
+        values_error(ValueError("NaN")),
+        "render worker exited unexpectedly (exit code -9)",
+    ):
         assert not is_deterministic_error(transient)
 
 
@@ -220,7 +258,14 @@ def test_disk_eviction_keeps_the_size_bound_and_the_recently_used(tmp_path):
 def test_rendering_past_the_bound_evicts(tmp_path, renderer):
     chart = write_chart(tmp_path, "web", {"cm.yaml": CONFIGMAP})
     cache = CachingRenderer(renderer, open_render_cache(tmp_path / "cache", max_bytes=1500))
-    cache.render_many([RenderRequest(str(chart), values={"greeting": base64.b64encode(os.urandom(300)).decode()}) for _ in range(8)])
+    cache.render_many(
+        [
+            RenderRequest(
+                str(chart), values={"greeting": base64.b64encode(os.urandom(300)).decode()}
+            )
+            for _ in range(8)
+        ]
+    )
     assert cache.stats.misses == 8
     assert cache.store.disk.total_bytes() <= 1500 and cache.store.disk.evictions > 0
 
@@ -244,5 +289,7 @@ def test_memory_layer_keeps_the_most_recently_used_within_its_bytes():
 
 
 def test_the_default_folder_follows_xdg():
-    assert default_render_cache_dir({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path("/c/aftershock/render")
+    assert default_render_cache_dir({"XDG_CACHE_HOME": "/c", "HOME": "/h"}) == Path(
+        "/c/aftershock/render"
+    )
     assert default_render_cache_dir({"HOME": "/h"}) == Path("/h/.cache/aftershock/render")

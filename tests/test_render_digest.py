@@ -11,7 +11,9 @@ from aftershock.render.digest import chart_digest
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  size: {{ .Values.size | quote }}\n"
 
 
-def _chart(root: Path, values: str, template: str = CONFIG_MAP, subchart_values: str | None = None) -> Path:
+def _chart(
+    root: Path, values: str, template: str = CONFIG_MAP, subchart_values: str | None = None
+) -> Path:
     chart = root / "app"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 0.1.0\n")
@@ -41,13 +43,17 @@ def test_a_values_files_comments_and_layout_are_not_part_of_the_key(tmp_path):
     assert _key(tmp_path / "g", "size: 3\nname: web\n", subchart_values="# doc\na: 1\n") == sub
     # unless asked, a values file counts by its bytes (parsing every chart's values costs time)
     assert _key(tmp_path / "h", "size: 3\nname: web\n", by_content=False) != _key(
-        tmp_path / "i", "# the size\nname: web   # a name\nsize: 3\n", by_content=False)
+        tmp_path / "i", "# the size\nname: web   # a name\nsize: 3\n", by_content=False
+    )
 
 
-@pytest.mark.parametrize("template", [
-    CONFIG_MAP + "  raw: {{ .Files.Get \"values.yaml\" | quote }}\n",
-    CONFIG_MAP + "  glob: {{ range $p, $_ := $.Files.Glob \"*.yaml\" }}{{ $p }}{{ end }}\n",
-])
+@pytest.mark.parametrize(
+    "template",
+    [
+        CONFIG_MAP + '  raw: {{ .Files.Get "values.yaml" | quote }}\n',
+        CONFIG_MAP + '  glob: {{ range $p, $_ := $.Files.Glob "*.yaml" }}{{ $p }}{{ end }}\n',
+    ],
+)
 def test_a_chart_that_reads_its_files_keys_every_byte(tmp_path, template):
     plain = _key(tmp_path / "a", "size: 3\n", template=template)
     assert _key(tmp_path / "b", "# commented\nsize: 3\n", template=template) != plain
@@ -60,26 +66,39 @@ def test_only_a_charts_own_values_yaml_counts_by_its_values(tmp_path):
     (chart / "templates" / "values.yaml").write_text("# a template\nkind: X\n")
     first = chart_digest(str(chart), values_by_content=True)
     (chart / "templates" / "values.yaml").write_text("kind: X\n")
-    assert first != chart_digest(str(chart), values_by_content=True) and first is not None and first[0] != plain
+    assert (
+        first != chart_digest(str(chart), values_by_content=True)
+        and first is not None
+        and first[0] != plain
+    )
     assert _key(tmp_path / "c", "size: [\n") != _key(tmp_path / "d", "# note\nsize: [\n")
 
 
 def test_files_no_render_reads_are_not_part_of_the_key_unless_a_template_reads_files(tmp_path):
     chart = _chart(tmp_path / "a", "size: 3\n", subchart_values="a: 1\n")
     first = chart_digest(str(chart))
-    for path, text in {"README.md": "docs\n", "VALUES.md": "| size | 3 |\n", "ci/test-values.yaml": "size: 4\n",
-                       "crds/crd.yaml": "kind: CustomResourceDefinition\n", "charts/sub/README.md": "sub\n"}.items():
+    for path, text in {
+        "README.md": "docs\n",
+        "VALUES.md": "| size | 3 |\n",
+        "ci/test-values.yaml": "size: 4\n",
+        "crds/crd.yaml": "kind: CustomResourceDefinition\n",
+        "charts/sub/README.md": "sub\n",
+    }.items():
         (chart / path).parent.mkdir(parents=True, exist_ok=True)
         (chart / path).write_text(text)
     assert chart_digest(str(chart)) == first
-    for path, text in {"Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.2.0\n",
-                       "values.schema.json": "{}", "templates/_helpers.tpl": "{{- define \"x\" -}}{{- end -}}",
-                       "charts/sub/templates/cm.yaml": "kind: X\n", "charts/other.tgz": "archive"}.items():
+    for path, text in {
+        "Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.2.0\n",
+        "values.schema.json": "{}",
+        "templates/_helpers.tpl": '{{- define "x" -}}{{- end -}}',
+        "charts/sub/templates/cm.yaml": "kind: X\n",
+        "charts/other.tgz": "archive",
+    }.items():
         before = chart_digest(str(chart))
         (chart / path).write_text(text)
         assert chart_digest(str(chart)) != before, path  # a render reads it
     before = chart_digest(str(chart))
-    (chart / "templates" / "files.yaml").write_text("x: {{ .Files.Get \"README.md\" }}\n")
+    (chart / "templates" / "files.yaml").write_text('x: {{ .Files.Get "README.md" }}\n')
     reading = chart_digest(str(chart))
     (chart / "README.md").write_text("other docs\n")
     assert before != reading != chart_digest(str(chart))  # now README.md can reach a render

@@ -128,8 +128,10 @@ def test_list_kinds_expand_into_their_items() -> None:
 
 def test_yaml_is_read_with_helm_semantics() -> None:
     (obj,) = parse_manifests(
-        {"app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
-         "data:\n  enabled: yes\n  mode: 0777\n  n: 1\n"},
+        {
+            "app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+            "data:\n  enabled: yes\n  mode: 0777\n  n: 1\n"
+        },
         chart="c",
         namespace="ns",
     )

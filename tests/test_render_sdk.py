@@ -8,8 +8,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -77,7 +77,7 @@ def charts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         {"cm.yaml": CONFIGMAP, "NOTES.txt": "Installed {{ .Release.Name }}\n"},
         values="greeting: hello\n",
     )
-    write_chart(root, "bad", {"x.yaml": "a: 1\n{{ fail \"boom\" }}\n"})
+    write_chart(root, "bad", {"x.yaml": 'a: 1\n{{ fail "boom" }}\n'})
     write_chart(root, "slow", {"slow.yaml": SLOW}, values="n: 1\n")
     write_chart(root, "big", {"big.yaml": 'data: {{ repeat 2000 "x" }}\n'})
     return root
@@ -234,29 +234,40 @@ def test_a_worker_that_cannot_start_gives_error_outcomes_and_a_clear_version_err
 
 def test_importing_the_backend_does_not_load_helm_python() -> None:
     check = (
-        "import sys, aftershock.render.sdk\n"
-        "sys.exit(1 if 'helm_python' in sys.modules else 0)\n"
+        "import sys, aftershock.render.sdk\nsys.exit(1 if 'helm_python' in sys.modules else 0)\n"
     )
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
 
 def test_default_kube_version_is_the_one_the_constraint_check_assumes(tmp_path):
+    from aftershock.render.interface import RenderRequest
     from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION
     from aftershock.render.sdk import SdkRenderer
-    from aftershock.render.interface import RenderRequest
 
     chart = tmp_path / "kv"
     (chart / "templates").mkdir(parents=True)
-    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: kv\nversion: 0.1.0\nkubeVersion: '>=1.22.0-0'\n")
-    (chart / "templates" / "cm.yaml").write_text("kind: ConfigMap\nmetadata: {name: x}\ndata: {v: {{ .Capabilities.KubeVersion.Version | quote }}}\n")
+    (chart / "Chart.yaml").write_text(
+        "apiVersion: v2\nname: kv\nversion: 0.1.0\nkubeVersion: '>=1.22.0-0'\n"
+    )
+    (chart / "templates" / "cm.yaml").write_text(
+        "kind: ConfigMap\nmetadata: {name: x}\ndata: {v: {{ .Capabilities.KubeVersion.Version | quote }}}\n"
+    )
     with SdkRenderer(workers=1) as renderer:
-        default, old = renderer.render_many([RenderRequest(chart_dir=str(chart)), RenderRequest(chart_dir=str(chart), kube_version="v1.21.0")])
+        default, old = renderer.render_many(
+            [
+                RenderRequest(chart_dir=str(chart)),
+                RenderRequest(chart_dir=str(chart), kube_version="v1.21.0"),
+            ]
+        )
     assert f'v: "{SDK_DEFAULT_KUBE_VERSION}"' in default.manifests["kv/templates/cm.yaml"]
-    assert old.error == "chart requires kubeVersion: >=1.22.0-0 which is incompatible with Kubernetes v1.21.0"
+    assert (
+        old.error
+        == "chart requires kubeVersion: >=1.22.0-0 which is incompatible with Kubernetes v1.21.0"
+    )
 
 
-CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}-{{ .Values.tier | default \"none\" }}\n"
+CONFIG_MAP = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}-{{ .Values.tier | default "none" }}\n'
 
 
 def _names(outcome: RenderOutcome) -> list[str]:
@@ -279,11 +290,18 @@ def test_a_chart_rendered_again_in_one_batch_shows_what_each_request_asks(tmp_pa
         RenderRequest(str(plain), values={"tier": "a"}),
         RenderRequest(str(plain), values={}),
     ]
-    with SdkRenderer(workers=1) as renderer:  # one worker: every request goes through the same loaded charts
+    with SdkRenderer(
+        workers=1
+    ) as renderer:  # one worker: every request goes through the same loaded charts
         outcomes = renderer.render_many(requests)
         assert [_names(o) for o in outcomes] == [
-            ["parent-none"], ["child-none", "parent-web"], ["plain-a"], ["plain-none"],
+            ["parent-none"],
+            ["child-none", "parent-web"],
+            ["plain-a"],
+            ["plain-none"],
         ]
         (plain / "templates" / "cm.yaml").write_text(CONFIG_MAP.replace("name: ", "name: v2-"))
-        (again,) = renderer.render_many([RenderRequest(str(plain), values={})])  # a new batch loads anew
+        (again,) = renderer.render_many(
+            [RenderRequest(str(plain), values={})]
+        )  # a new batch loads anew
         assert _names(again) == ["v2-plain-none"]

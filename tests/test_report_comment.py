@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.report.escape import markdown_text
-
 from aftershock.report.budget import Section, compose
+from aftershock.report.escape import markdown_text
 from aftershock.report.markdown import MAX_COMMENT_CHARS, render_markdown
 from aftershock.report.overview import verdict_summaries
 from test_review_example import RANGES, SNAPSHOTS
@@ -65,10 +64,12 @@ def test_the_example_says_what_changed_and_collapses_the_repeated_label():
     assert "- `charts/apps/orders`: replicas 2 → 3 \\(Deployment orders\\)" in summary
     assert "### Tests newly failing (1)" in summary
     assert "runs two replicas by default" in summary
-    group = '<code>metadata.labels[&quot;app.kubernetes.io/part-of&quot;]</code> added &quot;platform&quot; on 14 objects in 2 chart install(s)'
+    group = "<code>metadata.labels[&quot;app.kubernetes.io/part-of&quot;]</code> added &quot;platform&quot; on 14 objects in 2 chart install(s)"
     assert group in text
-    objects = text[text.index("### Rendered objects"):]
-    assert 'metadata.labels["app.kubernetes.io/part-of"]: added' not in objects  # listed once, as the group
+    objects = text[text.index("### Rendered objects") :]
+    assert (
+        'metadata.labels["app.kubernetes.io/part-of"]: added' not in objects
+    )  # listed once, as the group
 
 
 def test_a_version_bump_is_named():
@@ -76,14 +77,22 @@ def test_a_version_bump_is_named():
     chart = next(c for c in doc["charts"] if c["path"] == "charts/apps/orders")
     chart["base_version"], chart["base_app_version"] = "1.7.9", "2.14.0"
     text = render_markdown(doc)
-    assert "- `charts/apps/orders`: version 1.7.9 → 1.8.0, appVersion 2.14.0 → 2.14.1, replicas 2 → 3" in text
+    assert (
+        "- `charts/apps/orders`: version 1.7.9 → 1.8.0, appVersion 2.14.0 → 2.14.1, replicas 2 → 3"
+        in text
+    )
 
 
 def enlarged(doc: dict, times: int) -> dict:
     """The example review with every object, scenario name and test repeated `times` times."""
     big = copy.deepcopy(doc)
-    big["objects"] = [dict(o, id=f"{o['id']}-{n}", fields=[dict(f, after=f"{f['after']}-{n}") for f in o["fields"]])
-                      for n in range(times) for o in doc["objects"]]
+    big["objects"] = [
+        dict(
+            o, id=f"{o['id']}-{n}", fields=[dict(f, after=f"{f['after']}-{n}") for f in o["fields"]]
+        )
+        for n in range(times)
+        for o in doc["objects"]
+    ]
     for s in big["scenarios"]:
         s["cut"] = [f"toggle:feature{n}.enabled=true" for n in range(times * 40)]
     chart = big["tests"]["charts"][0]
@@ -97,18 +106,32 @@ def test_a_huge_review_still_fits_with_its_summary_whole():
     text = render_markdown(doc)
     assert_reads_well(text, doc)
     assert "### Tests newly failing (201)" in text and "- … 181 more in the JSON output" in text
-    assert "cut by the cap: toggle:feature0.enabled=true" in text and "and 7995 more \\(in the JSON\\)" in text  # escaped Markdown
-    assert "more line(s) of this section are in the JSON output" in text or "left out to keep this comment" in text
+    assert (
+        "cut by the cap: toggle:feature0.enabled=true" in text
+        and "and 7995 more \\(in the JSON\\)" in text
+    )  # escaped Markdown
+    assert (
+        "more line(s) of this section are in the JSON output" in text
+        or "left out to keep this comment" in text
+    )
 
 
 def test_compose_cuts_optional_sections_by_priority_and_never_required_ones():
     required = Section("Verdict", ("### Verdict", ""), ("x" * 500,))
-    details = Section("Details", ("<details>", ""), tuple(f"line {n}" for n in range(1000)), ("</details>", ""), priority=2)
+    details = Section(
+        "Details",
+        ("<details>", ""),
+        tuple(f"line {n}" for n in range(1000)),
+        ("</details>", ""),
+        priority=2,
+    )
     more = Section("More", ("### More", ""), ("y" * 300,), priority=1)
     text = compose([required, details, more], 2_000)
     assert len(text) <= 2_000
     assert "x" * 500 in text and "y" * 300 in text  # priority 1 placed before priority 2
-    assert text.index("### Verdict") < text.index("<details>") < text.index("### More")  # display order kept
+    assert (
+        text.index("### Verdict") < text.index("<details>") < text.index("### More")
+    )  # display order kept
     assert "line 0" in text and "line 999" not in text and "more line(s) of this section" in text
     assert text.count("<details>") == text.count("</details>")
 
@@ -129,10 +152,17 @@ def test_the_blast_radius_chart_fits_a_comment():
     assert len(nodes) <= 30
     by_layer = graph["radius"]["by_layer"]
     file_block = text.split('  subgraph file["')[1].split("  end")[0]
-    shown = file_block.count('    n')
-    assert f'subgraph file["Files ({by_layer["file"]})"]' in text and f'file_more["+{by_layer["file"] - shown} more"]' in file_block
+    shown = file_block.count("    n")
+    assert (
+        f'subgraph file["Files ({by_layer["file"]})"]' in text
+        and f'file_more["+{by_layer["file"] - shown} more"]' in file_block
+    )
     blocks = text.split("  subgraph ")[1:]
-    assert all(sum(line.startswith(("    n", f"    {b.split('[')[0]}_more")) for line in b.splitlines()) <= 4 for b in blocks)  # at most four nodes
+    assert all(
+        sum(line.startswith(("    n", f"    {b.split('[')[0]}_more")) for line in b.splitlines())
+        <= 4
+        for b in blocks
+    )  # at most four nodes
     assert all(len(line.split('["', 1)[1]) <= 36 for line in nodes)  # labels cut to 32 characters
 
 
@@ -146,9 +176,16 @@ def test_the_terminal_starts_with_the_same_summary():
     console = Console(file=io.StringIO(), width=200)
     print_terminal(example_doc("demo-head"), console)
     text = console.file.getvalue()
-    order = [text.index(s) for s in ("Merge risk: High", "charts/apps/orders: replicas 2 → 3", "newly failing charts/apps/orders",
-                                     'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
-                                     "changed Deployment.apps")]
+    order = [
+        text.index(s)
+        for s in (
+            "Merge risk: High",
+            "charts/apps/orders: replicas 2 → 3",
+            "newly failing charts/apps/orders",
+            'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
+            "changed Deployment.apps",
+        )
+    ]
     assert order == sorted(order)
 
 
@@ -156,6 +193,13 @@ def test_an_install_at_the_repository_root_is_labelled_dot():
     """A Flux Kustomization of path `./` built what lies at the root: its chart path is empty."""
     from aftershock.report.text import install_label, review_label
 
-    review = {"chart": "", "release": "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps", "scenario": "default"}
+    review = {
+        "chart": "",
+        "release": "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps",
+        "scenario": "default",
+    }
     assert install_label(review) == review_label(review) == ". via Kustomization flux-system/apps"
-    assert install_label({**review, "release": "helm.toolkit.fluxcd.io/HelmRelease/_/x"}) == ". via HelmRelease x"
+    assert (
+        install_label({**review, "release": "helm.toolkit.fluxcd.io/HelmRelease/_/x"})
+        == ". via HelmRelease x"
+    )

@@ -21,11 +21,19 @@ SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json")
 
 @pytest.fixture()
 def reviewed(tmp_path):
-    base = read_manifests(FIXTURES / "pss-host-namespaces" / "pre-existing-and-resolved" / "base.yaml")
-    head = read_manifests(FIXTURES / "pss-host-namespaces" / "pre-existing-and-resolved" / "head.yaml")
+    base = read_manifests(
+        FIXTURES / "pss-host-namespaces" / "pre-existing-and-resolved" / "base.yaml"
+    )
+    head = read_manifests(
+        FIXTURES / "pss-host-namespaces" / "pre-existing-and-resolved" / "head.yaml"
+    )
     review = build_review(
-        base, head, tmp_path=tmp_path, commits=["update the agent", "fixup! update the agent"],
-        base_files={"charts/app/values.yaml": "agent: {}\n"}, head_files={"charts/app/values.yaml": "agent:\n  hostIPC: false\n"},
+        base,
+        head,
+        tmp_path=tmp_path,
+        commits=["update the agent", "fixup! update the agent"],
+        base_files={"charts/app/values.yaml": "agent: {}\n"},
+        head_files={"charts/app/values.yaml": "agent:\n  hostIPC: false\n"},
     )
     config = parse_config("rules:\n  commit-trailers: {options: {required: [Signed-off-by]}}\n")
     return review, evaluate(review, config)
@@ -51,7 +59,10 @@ def test_every_registered_rule_is_described_and_indexed(reviewed):
     for result in doc["runs"][0]["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
     security = next(r for r in rules if r["id"] == "pss-privileged")
-    assert security["properties"]["security-severity"] == "9.5" and security["defaultConfiguration"]["level"] == "error"
+    assert (
+        security["properties"]["security-severity"] == "9.5"
+        and security["defaultConfiguration"]["level"] == "error"
+    )
     assert "What it checks" in security["help"]["markdown"]
 
 
@@ -85,20 +96,38 @@ def test_a_concern_the_change_did_not_touch_gets_a_line_of_its_template(reviewed
     text = "apiVersion: apps/v1\nkind: DaemonSet\nspec:\n  template:\n    spec:\n      hostNetwork: {{ .Values.hostNetwork }}\n"
     findings = evaluate(review, parse_config("{}"), sources=SourceTexts(head={template: text}))
     results = sarif_document(review, findings, baseline="unchanged")["runs"][0]["results"]
-    [network] = [r for r in results if r["ruleId"] == "pss-host-namespaces" and r["baselineState"] == "unchanged"]
+    [network] = [
+        r
+        for r in results
+        if r["ruleId"] == "pss-host-namespaces" and r["baselineState"] == "unchanged"
+    ]
     assert network["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": template, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 6}}
+        "artifactLocation": {"uri": template, "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 6},
+    }
 
 
 def test_commit_findings_point_at_a_file_the_commit_changed(reviewed):
     review, findings = reviewed
     results = sarif_document(review, findings)["runs"][0]["results"]
     fixup = next(r for r in results if r["ruleId"] == "commit-fixup")
-    assert fixup["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "charts/app/values.yaml", "uriBaseId": "%SRCROOT%"}
+    assert fixup["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "charts/app/values.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
 
 
 def test_output_is_deterministic(reviewed):
     review, findings = reviewed
     first = json.dumps(sarif_document(review, findings), sort_keys=True)
-    again = json.dumps(sarif_document(review, evaluate(review, parse_config("rules:\n  commit-trailers: {options: {required: [Signed-off-by]}}\n"))), sort_keys=True)
+    again = json.dumps(
+        sarif_document(
+            review,
+            evaluate(
+                review,
+                parse_config("rules:\n  commit-trailers: {options: {required: [Signed-off-by]}}\n"),
+            ),
+        ),
+        sort_keys=True,
+    )
     assert first == again

@@ -37,17 +37,46 @@ def _suite(count: int) -> str:
 
 def test_a_hanging_template_with_many_tests_ends_by_the_deadline(tmp_path):
     repo = make_repo(tmp_path)
-    files = {**app_chart("charts/web", "web"), "charts/web/templates/probe.yaml": HANGS_IN_TESTS,
-             "charts/web/tests/probe_test.yaml": _suite(TESTS)}
+    files = {
+        **app_chart("charts/web", "web"),
+        "charts/web/templates/probe.yaml": HANGS_IN_TESTS,
+        "charts/web/tests/probe_test.yaml": _suite(TESTS),
+    }
     base = commit(repo, files, "feat: web with tests")
-    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: three replicas")
+    commit(
+        repo,
+        {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "feat: three replicas",
+    )
     report = tmp_path / "review.json"
     env = dict(os.environ, PYTHONPATH=str(PROJECT / "src"))
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "aftershock.cli", "review", "--repo", str(repo), "--base", base, "--no-state",
-         "--render-cache", "off", "--max-scenarios", "1", "--deadline", "8", "--format", "json", "--output", str(report)],
-        capture_output=True, text=True, env=env, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "aftershock.cli",
+            "review",
+            "--repo",
+            str(repo),
+            "--base",
+            base,
+            "--no-state",
+            "--render-cache",
+            "off",
+            "--max-scenarios",
+            "1",
+            "--deadline",
+            "8",
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     elapsed = time.monotonic() - started
     assert done.returncode == 3, done.stderr  # partial: something was not reviewed
@@ -65,18 +94,33 @@ def test_a_hanging_template_with_many_tests_ends_by_the_deadline(tmp_path):
 
 def test_the_render_count_bound_leaves_the_excess_not_reviewed(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**app_chart("charts/web", "web"), **app_chart("charts/api", "api")}, "feat: charts")
-    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n",
-                  "charts/api/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: three replicas")
-    review = run_review(ReviewRequest(repo=repo, base=base, max_renders=2, run_tests=False), renderer)
+    base = commit(
+        repo, {**app_chart("charts/web", "web"), **app_chart("charts/api", "api")}, "feat: charts"
+    )
+    commit(
+        repo,
+        {
+            "charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n",
+            "charts/api/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n",
+        },
+        "feat: three replicas",
+    )
+    review = run_review(
+        ReviewRequest(repo=repo, base=base, max_renders=2, run_tests=False), renderer
+    )
     outcomes = {r.chart: r.outcome for r in review.chart_reviews}
     assert outcomes == {"charts/api": ChartOutcome.CHANGED, "charts/web": ChartOutcome.NOT_REVIEWED}
     assert {(g.part, g.reason) for g in review.not_reviewed} == {
         ("chart charts/web", "render count bound of 2 reached"),
-        ("provenance perturbation renders", "render count bound of 2 reached"),  # the bound holds after the charts too
+        (
+            "provenance perturbation renders",
+            "render count bound of 2 reached",
+        ),  # the bound holds after the charts too
     }
     default = ReviewRequest(repo=repo, base=base, run_tests=False)
-    assert default.max_renders == DEFAULT_MAX_REVIEW_RENDERS  # not another step's own bound of the same name
+    assert (
+        default.max_renders == DEFAULT_MAX_REVIEW_RENDERS
+    )  # not another step's own bound of the same name
     unbounded = run_review(default, renderer)
     assert {r.outcome for r in unbounded.chart_reviews} == {ChartOutcome.CHANGED}
     assert unbounded.not_reviewed == ()
@@ -90,8 +134,12 @@ def test_a_render_running_at_the_deadline_is_stopped_with_its_reason(tmp_path, r
     budget = RenderBudget(Deadline.after(2.0), max_renders=10)
     bounded = BudgetedRenderer(renderer, budget)
     started = time.monotonic()
-    hung, later = bounded.render_many([RenderRequest(str(chart), values={"mode": "hang"}),
-                                       RenderRequest(str(chart), values={"mode": "hang", "n": 1})])
+    hung, later = bounded.render_many(
+        [
+            RenderRequest(str(chart), values={"mode": "hang"}),
+            RenderRequest(str(chart), values={"mode": "hang", "n": 1}),
+        ]
+    )
     assert time.monotonic() - started < 4
     assert hung.error == later.error == "review deadline of 2 s reached"
     (refused,) = bounded.render_many([RenderRequest(str(chart))])
@@ -100,15 +148,29 @@ def test_a_render_running_at_the_deadline_is_stopped_with_its_reason(tmp_path, r
     assert fine.error is None
 
 
-def test_a_scenario_stopped_at_both_refs_by_the_deadline_is_not_reviewed_not_invalid(tmp_path, renderer):
+def test_a_scenario_stopped_at_both_refs_by_the_deadline_is_not_reviewed_not_invalid(
+    tmp_path, renderer
+):
     """Regression: a scenario whose renders failed alike at base and head was taken as one the chart
     rejects (not a gap), even when the failure was a bound (the deadline, a timeout), not Helm's error."""
     repo = make_repo(tmp_path)
-    files = {**app_chart("charts/web", "web"), "charts/web/templates/probe.yaml": HANGS_IN_TESTS,
-             "charts/web/values-hang.yaml": "mode: hang\n"}
+    files = {
+        **app_chart("charts/web", "web"),
+        "charts/web/templates/probe.yaml": HANGS_IN_TESTS,
+        "charts/web/values-hang.yaml": "mode: hang\n",
+    }
     base = commit(repo, files, "feat: web")
-    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: three replicas")
-    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False, deadline_seconds=5), renderer)
+    commit(
+        repo,
+        {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "feat: three replicas",
+    )
+    review = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, deadline_seconds=5), renderer
+    )
     outcomes = {r.scenario: r.outcome for r in review.chart_reviews}
     assert outcomes["file:values-hang.yaml"] is ChartOutcome.NOT_REVIEWED, outcomes
-    assert ("chart charts/web in scenario file:values-hang.yaml", "review deadline of 5 s reached") in {(g.part, g.reason) for g in review.not_reviewed}
+    assert (
+        "chart charts/web in scenario file:values-hang.yaml",
+        "review deadline of 5 s reached",
+    ) in {(g.part, g.reason) for g in review.not_reviewed}

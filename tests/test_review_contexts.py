@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from aftershock.model.contexts import ContextKind
-from aftershock.model.review import ChartOutcome
-from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.releases.resolve import resolve_chart
-from aftershock.releases.parse import release_spec
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import ChartOutcome
 from aftershock.model.units import Chart, ChartType
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.releases.parse import release_spec
+from aftershock.releases.resolve import resolve_chart
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 
@@ -75,13 +75,19 @@ def test_a_chart_that_renders_only_with_its_tests_values_is_reviewed_in_them(tmp
 def test_the_contexts_own_values_file_is_read_at_each_side(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, platform_chart(), "feat: app")
-    commit(repo, {"apps/app/tests/values-ci.yaml": "_cluster:\n  cluster-domain: example.org\n"}, "test: domain")
+    commit(
+        repo,
+        {"apps/app/tests/values-ci.yaml": "_cluster:\n  cluster-domain: example.org\n"},
+        "test: domain",
+    )
     result = review(repo, base, renderer)
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert [f.path for c in default.changes for f in c.fields] == ["data.domain"]
 
 
-def test_release_name_and_namespace_given_on_the_command_line_override_the_context(tmp_path, renderer):
+def test_release_name_and_namespace_given_on_the_command_line_override_the_context(
+    tmp_path, renderer
+):
     repo = make_repo(tmp_path)
     base = commit(repo, platform_chart(), "feat: app")
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
@@ -90,16 +96,24 @@ def test_release_name_and_namespace_given_on_the_command_line_override_the_conte
     assert [c.key.id for c in default.changes] == ["core/ConfigMap/z/tenant-z-settings"]
 
 
-def test_a_chart_no_context_renders_is_not_reviewed_once_with_each_context_tried(tmp_path, renderer):
+def test_a_chart_no_context_renders_is_not_reviewed_once_with_each_context_tried(
+    tmp_path, renderer
+):
     repo = make_repo(tmp_path)
     files = platform_chart()
     files["apps/app/ci/prod-values.yaml"] = "level: warn\n"
-    files["apps/app/tests/values-ci.yaml"] = "other: 1\n"  # no _cluster: the tests' context fails too
+    files["apps/app/tests/values-ci.yaml"] = (
+        "other: 1\n"  # no _cluster: the tests' context fails too
+    )
     base = commit(repo, files, "feat: app")
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
     result = review(repo, base, renderer)
     (context,) = result.contexts
-    assert not context.chosen and [a.name for a in context.attempts] == ["tests", "ci/prod-values.yaml", "defaults"]
+    assert not context.chosen and [a.name for a in context.attempts] == [
+        "tests",
+        "ci/prod-values.yaml",
+        "defaults",
+    ]
     assert all(len(a.error) <= 300 for a in context.attempts)
     gaps = [g for g in result.not_reviewed if g.part == "chart apps/app"]
     assert len(gaps) == 1 and gaps[0].reason.startswith("no render context renders it: tests: ")
@@ -109,15 +123,23 @@ def test_a_chart_no_context_renders_is_not_reviewed_once_with_each_context_tried
 def test_a_configured_context_comes_first(tmp_path, renderer):
     repo = make_repo(tmp_path)
     config = ".aftershock.yaml"
-    files = {**platform_chart(), config: (
-        "contexts:\n  - name: prod\n    charts: ['apps/*']\n    release_name: tenant-prod\n    namespace: prod\n"
-        "    values_files: [/platform/cluster.yaml]\n"),
-        "platform/cluster.yaml": "_cluster:\n  cluster-domain: prod.example\n"}
+    files = {
+        **platform_chart(),
+        config: (
+            "contexts:\n  - name: prod\n    charts: ['apps/*']\n    release_name: tenant-prod\n    namespace: prod\n"
+            "    values_files: [/platform/cluster.yaml]\n"
+        ),
+        "platform/cluster.yaml": "_cluster:\n  cluster-domain: prod.example\n",
+    }
     base = commit(repo, files, "feat: app")
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
     result = review(repo, base, renderer)
     (context,) = result.contexts
-    assert (context.kind, context.name, context.namespace) == (ContextKind.CONFIG, "config:prod", "prod")
+    assert (context.kind, context.name, context.namespace) == (
+        ContextKind.CONFIG,
+        "config:prod",
+        "prod",
+    )
 
 
 RELEASE = """\
@@ -146,7 +168,10 @@ def test_the_release_that_installs_a_chart_is_its_context(tmp_path, renderer):
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
     result = review(repo, base, renderer)
     (context,) = result.contexts
-    assert context.kind is ContextKind.RELEASE and context.name == "release:helm.toolkit.fluxcd.io/HelmRelease/flux-system/shop"
+    assert (
+        context.kind is ContextKind.RELEASE
+        and context.name == "release:helm.toolkit.fluxcd.io/HelmRelease/flux-system/shop"
+    )
     assert "plain manifest clusters/prod/shop.yaml" in context.reason
     assert not [r for r in result.chart_reviews if r.release]  # reviewed once, in its context
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
@@ -168,27 +193,43 @@ data:
 
 def test_a_changed_block_that_no_scenario_renders_is_not_exercised(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    chart = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "mode: a\nextra:\n  enabled: false\n",
-             "c/templates/cm.yaml": TOGGLED}
+    chart = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "mode: a\nextra:\n  enabled: false\n",
+        "c/templates/cm.yaml": TOGGLED,
+    }
     base = commit(repo, chart, "feat: c")
     commit(repo, {"c/templates/cm.yaml": TOGGLED.replace("turbo-", "warp-")}, "feat: warp")
     result = review(repo, base, renderer, max_scenarios=1)
     gaps = [g.part for g in result.not_reviewed]
-    assert gaps == ["template c/templates/cm.yaml lines 8", "template c/templates/cm.yaml lines 8"]  # head, then base
+    assert gaps == [
+        "template c/templates/cm.yaml lines 8",
+        "template c/templates/cm.yaml lines 8",
+    ]  # head, then base
     assert not result.complete
     exercised = review(repo, base, renderer)  # the toggle scenario renders the block
     assert exercised.complete, exercised.not_reviewed
 
 
 def test_a_generated_release_chart_name_resolves_to_the_chart_it_ends_with():
-    body = {"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
-            "metadata": {"name": "payments", "namespace": "flux-system"},
-            "spec": {"chartRef": {"kind": "ExternalArtifact", "name": "platform-shop-payments"}}}
-    obj = RenderedObject(ObjectKey("helm.toolkit.fluxcd.io", "HelmRelease", "flux-system", "payments"),
-                         "helm.toolkit.fluxcd.io/v2", body, "", "r.yaml")
+    body = {
+        "apiVersion": "helm.toolkit.fluxcd.io/v2",
+        "kind": "HelmRelease",
+        "metadata": {"name": "payments", "namespace": "flux-system"},
+        "spec": {"chartRef": {"kind": "ExternalArtifact", "name": "platform-shop-payments"}},
+    }
+    obj = RenderedObject(
+        ObjectKey("helm.toolkit.fluxcd.io", "HelmRelease", "flux-system", "payments"),
+        "helm.toolkit.fluxcd.io/v2",
+        body,
+        "",
+        "r.yaml",
+    )
     spec = release_spec(obj)
-    charts = [Chart("apps/payments", "payments", "1.0.0", ChartType.APPLICATION, "v2"),
-              Chart("apps/orders", "orders", "1.0.0", ChartType.APPLICATION, "v2")]
+    charts = [
+        Chart("apps/payments", "payments", "1.0.0", ChartType.APPLICATION, "v2"),
+        Chart("apps/orders", "orders", "1.0.0", ChartType.APPLICATION, "v2"),
+    ]
     path, evidence, problem = resolve_chart(spec, charts)
     assert (path, evidence.value, problem) == ("apps/payments", "inferred", None)
 
@@ -208,10 +249,16 @@ data:
 
 def test_a_lookup_finds_the_objects_the_configuration_declares(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    config = ("cluster:\n  objects:\n    - {apiVersion: v1, kind: ConfigMap, "
-              "metadata: {name: platform-config, namespace: platform-system}, data: {host: api.internal}}\n")
-    files = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "level: info\n", "c/templates/cm.yaml": LOOKS_UP,
-             ".aftershock.yaml": config}
+    config = (
+        "cluster:\n  objects:\n    - {apiVersion: v1, kind: ConfigMap, "
+        "metadata: {name: platform-config, namespace: platform-system}, data: {host: api.internal}}\n"
+    )
+    files = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "level: info\n",
+        "c/templates/cm.yaml": LOOKS_UP,
+        ".aftershock.yaml": config,
+    }
     base = commit(repo, files, "feat: c")
     commit(repo, {"c/values.yaml": "level: debug\n"}, "feat: debug")
     result = review(repo, base, renderer)

@@ -16,16 +16,17 @@ from memtree import MemoryTree as MemTree
 LIBRARY = {
     "charts/lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 2.1.0\ntype: library\n",
     "charts/lib/templates/_cm.tpl": '{{- define "lib.cm" -}}\napiVersion: v1\nkind: ConfigMap\n'
-                                    'metadata: {name: {{ .Release.Name }}}\ndata: {mode: {{ .Values.mode | quote }}}\n{{- end -}}\n',
+    "metadata: {name: {{ .Release.Name }}}\ndata: {mode: {{ .Values.mode | quote }}}\n{{- end -}}\n",
 }
 
 
 def _app(version: str, repository: str = "https://charts.example.invalid") -> dict[str, str]:
-    deps = f"dependencies:\n- name: lib\n  version: \"{version}\"\n  repository: {repository}\n"
-    return {"apps/web/Chart.yaml": chart_yaml("web", deps=deps), "apps/web/values.yaml": "mode: fast\n",
-            "apps/web/templates/cm.yaml": '{{ include "lib.cm" . }}\n'}
-
-
+    deps = f'dependencies:\n- name: lib\n  version: "{version}"\n  repository: {repository}\n'
+    return {
+        "apps/web/Chart.yaml": chart_yaml("web", deps=deps),
+        "apps/web/values.yaml": "mode: fast\n",
+        "apps/web/templates/cm.yaml": '{{ include "lib.cm" . }}\n',
+    }
 
 
 def test_a_url_dependency_matching_a_chart_here_renders_it_and_says_inferred(tmp_path, renderer):
@@ -38,30 +39,43 @@ def test_a_url_dependency_matching_a_chart_here_renders_it_and_says_inferred(tmp
     assert [f.path for c in chart.changes for f in c.fields] == ["data.mode"]
     document = review_document(result)
     (web,) = [c for c in document["charts"] if c["path"] == "apps/web"]
-    assert [(d["source"], d["resolved_path"]) for d in web["dependencies"]] == [("in_repo_inferred", "charts/lib")]
+    assert [(d["source"], d["resolved_path"]) for d in web["dependencies"]] == [
+        ("in_repo_inferred", "charts/lib")
+    ]
     assert "`apps/web` uses `charts/lib` for `lib` ^2.0.0" in render_markdown(document)
 
 
 def test_a_version_out_of_range_is_not_reviewed_and_names_the_chart_here(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**LIBRARY, **_app(">=3.0.0 <4.0.0", "oci://registry.example.invalid/charts")}, "feat: web")
+    base = commit(
+        repo,
+        {**LIBRARY, **_app(">=3.0.0 <4.0.0", "oci://registry.example.invalid/charts")},
+        "feat: web",
+    )
     head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
     result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
     assert result.chart_reviews[0].outcome is ChartOutcome.NOT_REVIEWED
-    assert all("lib >=3.0.0 <4.0.0 is wanted, this repository's charts/lib is 2.1.0" in g.reason
-               for g in result.not_reviewed)
+    assert all(
+        "lib >=3.0.0 <4.0.0 is wanted, this repository's charts/lib is 2.1.0" in g.reason
+        for g in result.not_reviewed
+    )
 
 
 def test_the_configuration_maps_a_dependency_to_a_folder_observed():
     tree = MemTree({**LIBRARY, **_app("9.9.9")})
-    (web,) = [c for c in discover_charts(tree, "head", {"lib": "charts/lib"}) if c.path == "apps/web"]
+    (web,) = [
+        c for c in discover_charts(tree, "head", {"lib": "charts/lib"}) if c.path == "apps/web"
+    ]
     assert [(d.source, d.resolved_path) for d in web.dependencies] == [
-        (DependencySource.IN_REPO_CONFIGURED, "charts/lib")]
+        (DependencySource.IN_REPO_CONFIGURED, "charts/lib")
+    ]
     keyed = {"https://charts.example.invalid/lib": "charts/lib"}
     (web,) = [c for c in discover_charts(tree, "head", keyed) if c.path == "apps/web"]
     assert web.dependencies[0].source is DependencySource.IN_REPO_CONFIGURED
     (web,) = [c for c in discover_charts(tree, "head") if c.path == "apps/web"]
-    assert web.dependencies[0].source is DependencySource.REMOTE  # 9.9.9 is not this repository's 2.1.0
+    assert (
+        web.dependencies[0].source is DependencySource.REMOTE
+    )  # 9.9.9 is not this repository's 2.1.0
 
 
 def test_a_vendored_archive_still_wins_as_in_helm():
@@ -74,31 +88,51 @@ def test_a_file_dependency_that_is_missing_or_outside_is_not_reviewed(tmp_path, 
     repo = make_repo(tmp_path)
     for repository in ("file://../gone", "file://../../../outside"):
         deps = f"dependencies:\n- name: lib\n  version: 1.0.0\n  repository: {repository}\n"
-        files = {"apps/web/Chart.yaml": chart_yaml("web", deps=deps), "apps/web/values.yaml": "mode: fast\n",
-                 "apps/web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"
-                                               "data: {mode: {{ .Values.mode | quote }}}\n"}
+        files = {
+            "apps/web/Chart.yaml": chart_yaml("web", deps=deps),
+            "apps/web/values.yaml": "mode: fast\n",
+            "apps/web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"
+            "data: {mode: {{ .Values.mode | quote }}}\n",
+        }
         base = commit(repo, files, f"feat: web {repository}")
         head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
         result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
         assert result.chart_reviews[0].outcome is ChartOutcome.NOT_REVIEWED, repository
         (gap,) = result.not_reviewed  # the same reason at both refs, said once
-        assert gap.side is None and f"lib ({repository}) names a folder that is missing" in gap.reason
+        assert (
+            gap.side is None and f"lib ({repository}) names a folder that is missing" in gap.reason
+        )
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")
 
 
 def test_a_version_this_repository_held_earlier_renders_that_commits_chart(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    commit(repo, {**LIBRARY, "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", "1.0.0")},
-           "feat: lib 1.0.0")
-    commit(repo, {"charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"],
-                  "charts/lib/templates/_cm.tpl": LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "lib2mode:")},
-           "feat!: lib 2.1.0 renames the key")
+    commit(
+        repo,
+        {
+            **LIBRARY,
+            "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", "1.0.0"),
+        },
+        "feat: lib 1.0.0",
+    )
+    commit(
+        repo,
+        {
+            "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"],
+            "charts/lib/templates/_cm.tpl": LIBRARY["charts/lib/templates/_cm.tpl"].replace(
+                "mode:", "lib2mode:"
+            ),
+        },
+        "feat!: lib 2.1.0 renames the key",
+    )
     base = commit(repo, _app("1.0.0"), "feat: web on lib 1.0.0")
     head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
     result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
     assert result.not_reviewed == ()
     (chart,) = result.chart_reviews
-    assert [f.path for c in chart.changes for f in c.fields] == ["data.mode"]  # lib 1.0.0's key, not 2.1.0's
+    assert [f.path for c in chart.changes for f in c.fields] == [
+        "data.mode"
+    ]  # lib 1.0.0's key, not 2.1.0's
     (web,) = [c for c in result.charts if c.path == "apps/web"]
     assert web.dependencies[0].source is DependencySource.IN_REPO_INFERRED
     assert web.dependencies[0].resolved_path.startswith(".aftershock-history/")

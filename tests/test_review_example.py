@@ -17,7 +17,9 @@ from aftershock.report.canonical import review_document
 from gitrepo import git
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "example"
-SCHEMA = Path(__file__).resolve().parents[1] / "src" / "aftershock" / "schema" / "review.schema.json"
+SCHEMA = (
+    Path(__file__).resolve().parents[1] / "src" / "aftershock" / "schema" / "review.schema.json"
+)
 STATES = [
     "state-00-initial",
     "state-01-orders-replicas",
@@ -60,7 +62,9 @@ def test_snapshots_say_what_each_commit_did():
     assert outcome(load("state-01-orders-replicas")) == {"charts/apps/orders": "changed"}
     lib = load("state-02-lib-part-of-label")
     assert outcome(lib) == {"charts/apps/orders": "changed", "charts/apps/payments": "changed"}
-    assert all(len(a["path"]) == 3 for a in lib["affected_charts"] if a["chart"].startswith("charts/apps/"))
+    assert all(
+        len(a["path"]) == 3 for a in lib["affected_charts"] if a["chart"].startswith("charts/apps/")
+    )
     refactor = outcome(load("state-03-lib-security-context-helpers"))
     assert refactor and set(refactor.values()) == {"unchanged"}
     secret = load("state-06-payments-webhook-key")
@@ -69,9 +73,16 @@ def test_snapshots_say_what_each_commit_did():
     merge = lambda name: load(name)["findings"]["verdicts"]["merge"]["level"]
     assert merge("state-03-lib-security-context-helpers") == "minimal"
     assert merge("state-05-node-metrics-process-collector") == "high"
-    rules = {i["rule"] for i in load("state-05-node-metrics-process-collector")["findings"]["items"] if i["actionable"]}
+    rules = {
+        i["rule"]
+        for i in load("state-05-node-metrics-process-collector")["findings"]["items"]
+        if i["actionable"]
+    }
     assert "pss-host-namespaces" in rules
 
 
 def test_example_history_is_the_one_snapshotted(example_repo):
-    assert git(example_repo, "rev-parse", "demo-head") == json.loads((SNAPSHOTS / "demo-head.json").read_text())["head"]["sha"]
+    assert (
+        git(example_repo, "rev-parse", "demo-head")
+        == json.loads((SNAPSHOTS / "demo-head.json").read_text())["head"]["sha"]
+    )

@@ -60,8 +60,16 @@ def write_repository(folder: Path, archives: dict[str, bytes], url: str = "") ->
     entries = []
     for version, data in archives.items():
         (folder / f"podinfo-{version}.tgz").write_bytes(data)
-        entries.append({"version": version, "digest": hashlib.sha256(data).hexdigest(), "urls": [f"podinfo-{version}.tgz"]})
-    (folder / "index.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "entries": {"podinfo": entries}}))
+        entries.append(
+            {
+                "version": version,
+                "digest": hashlib.sha256(data).hexdigest(),
+                "urls": [f"podinfo-{version}.tgz"],
+            }
+        )
+    (folder / "index.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "entries": {"podinfo": entries}})
+    )
 
 
 @pytest.fixture
@@ -81,11 +89,19 @@ def chart_server(tmp_path):
 
 def fleet_repo(tmp_path: Path, url: str):
     repo = make_repo(tmp_path / "src")
-    files = {"clusters/prod/repository.yaml": REPOSITORY.format(url=url),
-             "clusters/prod/podinfo.yaml": RELEASE.format(version="6.5.0", replicas=2),
-             "clusters/prod/other.yaml": RELEASE.format(version="6.5.0", replicas=2).replace("name: podinfo, namespace", "name: other, namespace")}
+    files = {
+        "clusters/prod/repository.yaml": REPOSITORY.format(url=url),
+        "clusters/prod/podinfo.yaml": RELEASE.format(version="6.5.0", replicas=2),
+        "clusters/prod/other.yaml": RELEASE.format(version="6.5.0", replicas=2).replace(
+            "name: podinfo, namespace", "name: other, namespace"
+        ),
+    }
     base = commit(repo, files, "feat: podinfo")
-    commit(repo, {"clusters/prod/podinfo.yaml": RELEASE.format(version="6.6.0", replicas=2)}, "bump podinfo")
+    commit(
+        repo,
+        {"clusters/prod/podinfo.yaml": RELEASE.format(version="6.6.0", replicas=2)},
+        "bump podinfo",
+    )
     return repo, base
 
 
@@ -93,11 +109,17 @@ ARCHIVES = {"6.5.0": archive("6.5.0", "podinfo:6.5.0"), "6.6.0": archive("6.6.0"
 
 
 def _review(repo, base, renderer, **options):
-    return review_change(ReviewRequest(repo=repo, base=base, run_tests=False, **options), renderer).review
+    return review_change(
+        ReviewRequest(repo=repo, base=base, run_tests=False, **options), renderer
+    ).review
 
 
 def _podinfo(review):
-    return [r for r in review.chart_reviews if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo"]
+    return [
+        r
+        for r in review.chart_reviews
+        if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo"
+    ]
 
 
 def test_a_version_bump_renders_both_versions_from_the_chart_cache(tmp_path, renderer):
@@ -105,12 +127,18 @@ def test_a_version_bump_renders_both_versions_from_the_chart_cache(tmp_path, ren
     write_repository(tmp_path / "cache", ARCHIVES)
     review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
     (podinfo,) = _podinfo(review)
-    assert podinfo.outcome is ChartOutcome.CHANGED and podinfo.chart == "https://charts.example.com/podinfo/podinfo"
+    assert (
+        podinfo.outcome is ChartOutcome.CHANGED
+        and podinfo.chart == "https://charts.example.com/podinfo/podinfo"
+    )
     (change,) = podinfo.changes
     assert change.key.namespace == "apps"
     assert ("spec.template.spec.containers[name=app].image", "podinfo:6.5.0", "podinfo:6.6.0") in [
-        (f.path, f.before, f.after) for f in change.fields]
-    assert review.complete  # the unchanged `other` release needs no archive of its own beyond the cache
+        (f.path, f.before, f.after) for f in change.fields
+    ]
+    assert (
+        review.complete
+    )  # the unchanged `other` release needs no archive of its own beyond the cache
 
 
 def test_a_tampered_archive_is_refused_by_the_index_digest(tmp_path, renderer):
@@ -124,16 +152,26 @@ def test_a_tampered_archive_is_refused_by_the_index_digest(tmp_path, renderer):
 
 def test_without_archives_only_the_release_the_change_reaches_is_not_reviewed(tmp_path, renderer):
     repo, base = fleet_repo(tmp_path, "https://charts.example.com/podinfo")
-    commit(repo, {"clusters/prod/podinfo.yaml": RELEASE.format(version="6.6.0", replicas=3)}, "and three replicas")
+    commit(
+        repo,
+        {"clusters/prod/podinfo.yaml": RELEASE.format(version="6.6.0", replicas=3)},
+        "and three replicas",
+    )
     review = _review(repo, base, renderer)
     gaps = [g.part for g in review.not_reviewed]
-    assert gaps == ["release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo"]  # `other` never touched
+    assert gaps == [
+        "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo"
+    ]  # `other` never touched
     assert "not in the chart cache" in review.not_reviewed[0].reason
-    values = [(v.path, v.before, v.after) for v in review.values_changes if v.file.startswith("release ")]
+    values = [
+        (v.path, v.before, v.after) for v in review.values_changes if v.file.startswith("release ")
+    ]
     assert values == [("replicas", 2, 3)]  # the release's own values diff is still shown
 
 
-def test_fetch_charts_downloads_from_a_chart_repository_on_loopback(tmp_path, renderer, chart_server):
+def test_fetch_charts_downloads_from_a_chart_repository_on_loopback(
+    tmp_path, renderer, chart_server
+):
     served, url = chart_server
     write_repository(served / "charts", ARCHIVES)
     repo, base = fleet_repo(tmp_path, url)
@@ -142,6 +180,8 @@ def test_fetch_charts_downloads_from_a_chart_repository_on_loopback(tmp_path, re
     (podinfo,) = _podinfo(review)
     assert podinfo.outcome is ChartOutcome.CHANGED
     assert sorted(p.name for p in cache.iterdir()) == ["podinfo-6.5.0.tgz", "podinfo-6.6.0.tgz"]
-    (served / "charts" / "podinfo-6.6.0.tgz").write_bytes(archive("6.6.0", "evil:latest"))  # the index no longer matches
+    (served / "charts" / "podinfo-6.6.0.tgz").write_bytes(
+        archive("6.6.0", "evil:latest")
+    )  # the index no longer matches
     review = _review(repo, base, renderer, chart_cache=tmp_path / "fresh", fetch_charts=True)
     assert any("does not match its index.yaml digest" in g.reason for g in review.not_reviewed)

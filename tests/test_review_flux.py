@@ -18,7 +18,9 @@ from gitrepo import commit, make_repo
 needs_kustomize = pytest.mark.skipif(available() is not None, reason=str(available()))
 
 
-def flux_kustomization(replicas: str = "2", optional: bool = False, var_source: str = "cluster-vars") -> str:
+def flux_kustomization(
+    replicas: str = "2", optional: bool = False, var_source: str = "cluster-vars"
+) -> str:
     return f"""\
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -37,7 +39,7 @@ spec:
 
 
 def cluster_vars(tag: str = "1.27.0") -> str:
-    return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-vars, namespace: flux-system}}\ndata: {{tag: \"{tag}\"}}\n"
+    return f'apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-vars, namespace: flux-system}}\ndata: {{tag: "{tag}"}}\n'
 
 
 DEPLOYMENT = """\
@@ -83,69 +85,97 @@ def _review(repo, base, renderer):
 
 
 def _flux(review):
-    (found,) = [r for r in review.chart_reviews if r.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"]
+    (found,) = [
+        r
+        for r in review.chart_reviews
+        if r.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"
+    ]
     return found
 
 
 def test_envsubst_follows_flux_semantics():
     variables = {"var01": "abcdEFGH28ij", "default_var": "foo"}
-    assert substitute("some text ${var01}$${var$${var01}$var01${var01}", variables) == \
-        "some text abcdEFGH28ij${var${var01}$var01abcdEFGH28ij"
-    assert substitute("foo: ${var=prefix${default_var}-suffix}", variables) == "foo: prefixfoo-suffix"
-    assert substitute("${missing:=xyz} ${missing} ${#var01} ${var01^^} ${var01:4:4}", variables) == "xyz  12 ABCDEFGH28IJ EFGH"
+    assert (
+        substitute("some text ${var01}$${var$${var01}$var01${var01}", variables)
+        == "some text abcdEFGH28ij${var${var01}$var01abcdEFGH28ij"
+    )
+    assert (
+        substitute("foo: ${var=prefix${default_var}-suffix}", variables) == "foo: prefixfoo-suffix"
+    )
+    assert (
+        substitute("${missing:=xyz} ${missing} ${#var01} ${var01^^} ${var01:4:4}", variables)
+        == "xyz  12 ABCDEFGH28IJ EFGH"
+    )
     with pytest.raises(MalformedInputError):
         substitute("${var01@Q}", variables)
 
 
 # Cases of fluxcd/pkg envsubst's own table (eval_test.go), reproduced as its tests expect them.
 FLUX_CASES = [
- ({"stringZ": "abcABC123ABCabc"}, "${stringZ/%abc/XYZ}", "abcABC123ABCXYZ"),
- ({"stringZ": "abcABC123ABCabc"}, "${stringZ/#abc/XYZ}", "XYZABC123ABCabc"),
- ({"stringZ": "somevalue"}, "${stringZ/#/prefix-}", "prefix-somevalue"),
- ({"stringZ": "somevalue"}, "${stringZ/%/-suffix}", "somevalue-suffix"),
- ({"stringZ": "abcABC123ABCabc"}, "${stringZ//abc/xyz}", "xyzABC123ABCxyz"),
- ({"stringZ": "abcABC123ABCabc"}, "${stringZ/abc/xyz}", "xyzABC123ABCabc"),
- ({"filename": "bash.string.txt"}, "${filename#*.}", "string.txt"),
- ({"filename": "path/to/file"}, "${filename#*/}", "to/file"),
- ({"filename": "/path/to/file"}, "${filename#*/}", "path/to/file"),
- ({"filename": "bash.string.txt"}, "${filename##*.}", "txt"),
- ({"filename": "path/to/file"}, "${filename##*/}", "file"),
- ({"filename": "bash.string.txt"}, "${filename%.*}", "bash.string"),
- ({"filename": "bash.string.txt"}, "${filename%%.*}", "bash"),
- ({"stringZ": "foo/bar"}, r"${stringZ/\//-}", "foo-bar"),
- ({"stringZ": "foo/bar/baz"}, r"${stringZ//\//-}", "foo-bar-baz"),
- ({"stringZ": "foo.bar"}, "${stringZ/./}", "foobar"),
- ({"default_var": "foo"}, "\\\\something ${var=${default_var}}", "\\\\something foo"),
- ({"var01": "abcdEFGH28ij"}, "${var=${var01^^}}", "ABCDEFGH28IJ"),
- ({"path_name": "/home/bozo/ideas/thoughts.for.today"}, "${path_name:11:5}", "ideas"),
+    ({"stringZ": "abcABC123ABCabc"}, "${stringZ/%abc/XYZ}", "abcABC123ABCXYZ"),
+    ({"stringZ": "abcABC123ABCabc"}, "${stringZ/#abc/XYZ}", "XYZABC123ABCabc"),
+    ({"stringZ": "somevalue"}, "${stringZ/#/prefix-}", "prefix-somevalue"),
+    ({"stringZ": "somevalue"}, "${stringZ/%/-suffix}", "somevalue-suffix"),
+    ({"stringZ": "abcABC123ABCabc"}, "${stringZ//abc/xyz}", "xyzABC123ABCxyz"),
+    ({"stringZ": "abcABC123ABCabc"}, "${stringZ/abc/xyz}", "xyzABC123ABCabc"),
+    ({"filename": "bash.string.txt"}, "${filename#*.}", "string.txt"),
+    ({"filename": "path/to/file"}, "${filename#*/}", "to/file"),
+    ({"filename": "/path/to/file"}, "${filename#*/}", "path/to/file"),
+    ({"filename": "bash.string.txt"}, "${filename##*.}", "txt"),
+    ({"filename": "path/to/file"}, "${filename##*/}", "file"),
+    ({"filename": "bash.string.txt"}, "${filename%.*}", "bash.string"),
+    ({"filename": "bash.string.txt"}, "${filename%%.*}", "bash"),
+    ({"stringZ": "foo/bar"}, r"${stringZ/\//-}", "foo-bar"),
+    ({"stringZ": "foo/bar/baz"}, r"${stringZ//\//-}", "foo-bar-baz"),
+    ({"stringZ": "foo.bar"}, "${stringZ/./}", "foobar"),
+    ({"default_var": "foo"}, "\\\\something ${var=${default_var}}", "\\\\something foo"),
+    ({"var01": "abcdEFGH28ij"}, "${var=${var01^^}}", "ABCDEFGH28IJ"),
+    ({"path_name": "/home/bozo/ideas/thoughts.for.today"}, "${path_name:11:5}", "ideas"),
 ]
 
 
-@pytest.mark.parametrize(("variables", "text", "expected"), FLUX_CASES, ids=[c[1] for c in FLUX_CASES])
+@pytest.mark.parametrize(
+    ("variables", "text", "expected"), FLUX_CASES, ids=[c[1] for c in FLUX_CASES]
+)
 def test_envsubst_operators_match_flux(variables, text, expected):
     assert substitute(text, variables) == expected
 
 
 @needs_kustomize
-def test_a_substituted_variable_change_is_built_with_target_namespace_in_its_cluster(tmp_path, renderer):
+def test_a_substituted_variable_change_is_built_with_target_namespace_in_its_cluster(
+    tmp_path, renderer
+):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")
     commit(repo, {"clusters/prod/apps.yaml": flux_kustomization(replicas="4")}, "scale prod")
     review = _review(repo, base, renderer)
     flux = _flux(review)
-    assert flux.outcome is ChartOutcome.CHANGED and flux.chart == "apps/prod" and flux.cluster == "prod"
+    assert (
+        flux.outcome is ChartOutcome.CHANGED
+        and flux.chart == "apps/prod"
+        and flux.cluster == "prod"
+    )
     (change,) = flux.changes
     assert str(change.key) == "Deployment.apps web/web"
     assert [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 2, 4)]
     body = next(o for o in flux.head_objects if o.key.kind == "Deployment").body
     assert body["metadata"]["annotations"] == {"literal": "${kept}", "home": "/srv"}
     assert body["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27.0"
-    assert not [r for r in review.chart_reviews if r.name in ("kustomization", "manifests") and r.chart.startswith("apps")]
+    assert not [
+        r
+        for r in review.chart_reviews
+        if r.name in ("kustomization", "manifests") and r.chart.startswith("apps")
+    ]
     graph = build_graph(review)
     by_id = {n.id: n for n in graph.nodes}
     release = next(n for n in graph.nodes if n.kind is NodeKind.RELEASE and n.ref == flux.release)
-    assert any(e.source == release.id and by_id[e.target].kind is NodeKind.CLUSTER and by_id[e.target].ref == "prod"
-               and e.kind is EdgeKind.TARGETS for e in graph.edges)
+    assert any(
+        e.source == release.id
+        and by_id[e.target].kind is NodeKind.CLUSTER
+        and by_id[e.target].ref == "prod"
+        and e.kind is EdgeKind.TARGETS
+        for e in graph.edges
+    )
     assert review.complete
 
 
@@ -155,7 +185,9 @@ def test_a_substitute_from_configmap_change_reaches_the_kustomization(tmp_path, 
     base = commit(repo, fleet(), "feat: fleet")
     commit(repo, {"clusters/prod/vars.yaml": cluster_vars(tag="1.28.0")}, "bump tag")
     (change,) = _flux(_review(repo, base, renderer)).changes
-    assert [(f.path, f.after) for f in change.fields] == [("spec.template.spec.containers[name=web].image", "nginx:1.28.0")]
+    assert [(f.path, f.after) for f in change.fields] == [
+        ("spec.template.spec.containers[name=web].image", "nginx:1.28.0")
+    ]
 
 
 @needs_kustomize
@@ -166,7 +198,11 @@ def test_a_missing_substitute_from_is_not_reviewed_unless_optional(tmp_path, ren
     review = _review(repo, base, renderer)
     (gap,) = [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
     assert "substituteFrom ConfigMap/gone" in gap.reason and gap.side.value == "head"
-    commit(repo, {"clusters/prod/apps.yaml": flux_kustomization(var_source="gone", optional=True)}, "optional")
+    commit(
+        repo,
+        {"clusters/prod/apps.yaml": flux_kustomization(var_source="gone", optional=True)},
+        "optional",
+    )
     review = _review(repo, base, renderer)
     assert _flux(review).outcome is ChartOutcome.CHANGED  # ${tag} falls back to its default
     assert not [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
@@ -179,14 +215,22 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
     commit(repo, {"apps/base/api.yaml": HELM_RELEASE.format(replicas=3)}, "api runs three")
     review = _review(repo, base, renderer)
     (api,) = [r for r in review.chart_reviews if r.chart == "charts/api"]
-    assert api.release == "helm.toolkit.fluxcd.io/HelmRelease/web/api"  # targetNamespace applied to the release
+    assert (
+        api.release == "helm.toolkit.fluxcd.io/HelmRelease/web/api"
+    )  # targetNamespace applied to the release
     assert api.cluster == "prod"  # the cluster of the Kustomization that applies it
     assert [s.kind for s in api.affected.path] == ["file", "release", "release", "chart"]
     (change,) = api.changes
-    assert change.key.namespace == "web" and [(f.path, f.after) for f in change.fields] == [("spec.replicas", 3)]
+    assert change.key.namespace == "web" and [(f.path, f.after) for f in change.fields] == [
+        ("spec.replicas", 3)
+    ]
     graph = build_graph(review)
     by_id = {n.id: n for n in graph.nodes}
     kinds = {(by_id[e.source].kind, by_id[e.target].kind) for e in graph.edges}
     # cluster <- Kustomization -> its built HelmRelease object -> the HelmRelease -> the chart as installed
-    assert {(NodeKind.RELEASE, NodeKind.CLUSTER), (NodeKind.RELEASE, NodeKind.DOWNSTREAM_CHART),
-            (NodeKind.DOWNSTREAM_CHART, NodeKind.DOWNSTREAM_OBJECT), (NodeKind.DOWNSTREAM_OBJECT, NodeKind.RELEASE)} <= kinds
+    assert {
+        (NodeKind.RELEASE, NodeKind.CLUSTER),
+        (NodeKind.RELEASE, NodeKind.DOWNSTREAM_CHART),
+        (NodeKind.DOWNSTREAM_CHART, NodeKind.DOWNSTREAM_OBJECT),
+        (NodeKind.DOWNSTREAM_OBJECT, NodeKind.RELEASE),
+    } <= kinds

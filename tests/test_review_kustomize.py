@@ -85,7 +85,15 @@ def _kustomized(review):
 def test_an_overlay_patch_change_builds_only_that_overlay(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")
-    commit(repo, {"clusters/prod/web/replicas.yaml": overlay("prod", replicas=5)["clusters/prod/web/replicas.yaml"]}, "scale")
+    commit(
+        repo,
+        {
+            "clusters/prod/web/replicas.yaml": overlay("prod", replicas=5)[
+                "clusters/prod/web/replicas.yaml"
+            ]
+        },
+        "scale",
+    )
     review = _review(repo, base, renderer)
     assert list(_kustomized(review)) == ["clusters/prod/web"]
     prod = _kustomized(review)["clusters/prod/web"]
@@ -97,7 +105,9 @@ def test_an_overlay_patch_change_builds_only_that_overlay(tmp_path, renderer):
     spec = deployment.body["spec"]["template"]["spec"]
     assert spec["containers"][0]["image"] == "nginx:1.27.1" and spec["hostPID"] is False
     assert deployment.body["metadata"]["labels"] == {"cluster": "prod"}
-    assert not [r for r in review.chart_reviews if r.name == "manifests"]  # built files are not plain manifests
+    assert not [
+        r for r in review.chart_reviews if r.name == "manifests"
+    ]  # built files are not plain manifests
     assert review.complete
 
 
@@ -108,10 +118,19 @@ def test_a_base_generator_change_reaches_every_overlay_with_new_hashed_names(tmp
     review = _review(repo, base, renderer)
     built = _kustomized(review)
     assert sorted(built) == ["clusters/prod/web", "clusters/staging/web"]
-    for cluster, r in (("prod", built["clusters/prod/web"]), ("staging", built["clusters/staging/web"])):
+    for cluster, r in (
+        ("prod", built["clusters/prod/web"]),
+        ("staging", built["clusters/staging/web"]),
+    ):
         maps = sorted((c.kind.value, c.key.name) for c in r.changes if c.key.kind == "ConfigMap")
-        assert [kind for kind, _ in maps] == ["added", "removed"]  # a new hashed name: too small to pair as a rename
-        assert all(name.startswith(f"{cluster}-web-config-") for _, name in maps) and maps[0][1] != maps[1][1]
+        assert [kind for kind, _ in maps] == [
+            "added",
+            "removed",
+        ]  # a new hashed name: too small to pair as a rename
+        assert (
+            all(name.startswith(f"{cluster}-web-config-") for _, name in maps)
+            and maps[0][1] != maps[1][1]
+        )
         (deployment,) = [c for c in r.changes if c.key.kind == "Deployment"]
         fields = [f.path for f in deployment.fields]
         assert "spec.template.spec.containers[name=web].envFrom[0].configMapRef.name" in fields
@@ -124,10 +143,14 @@ def test_a_base_generator_change_reaches_every_overlay_with_new_hashed_names(tmp
         ("../../../../../etc", "leaves the repository"),
     ],
 )
-def test_a_kustomization_that_must_not_be_built_is_not_reviewed(tmp_path, renderer, resource, reason):
+def test_a_kustomization_that_must_not_be_built_is_not_reviewed(
+    tmp_path, renderer, resource, reason
+):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")
-    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace("resources: [../../../base/web]", f"resources: [../../../base/web, '{resource}']")
+    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace(
+        "resources: [../../../base/web]", f"resources: [../../../base/web, '{resource}']"
+    )
     commit(repo, {"clusters/prod/web/kustomization.yaml": text}, "more")
     review = _review(repo, base, renderer)
     (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
@@ -140,7 +163,11 @@ def test_a_krm_function_is_never_run(tmp_path, renderer):
     base = commit(repo, fleet(), "feat: fleet")
     function = "apiVersion: example.com/v1\nkind: Sh\nmetadata:\n  name: run\n  annotations:\n    config.kubernetes.io/function: |\n      exec: {path: ./run.sh}\n"
     text = overlay("prod")["clusters/prod/web/kustomization.yaml"] + "transformers: [fn.yaml]\n"
-    commit(repo, {"clusters/prod/web/kustomization.yaml": text, "clusters/prod/web/fn.yaml": function}, "fn")
+    commit(
+        repo,
+        {"clusters/prod/web/kustomization.yaml": text, "clusters/prod/web/fn.yaml": function},
+        "fn",
+    )
     review = _review(repo, base, renderer)
     (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
     assert "KRM function" in gap.reason
@@ -149,11 +176,17 @@ def test_a_krm_function_is_never_run(tmp_path, renderer):
 def test_a_file_outside_the_root_is_refused_by_kustomize_load_restrictions(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")
-    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace("resources: [../../../base/web]", "resources: [../../../base/web/deployment.yaml]")
+    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace(
+        "resources: [../../../base/web]", "resources: [../../../base/web/deployment.yaml]"
+    )
     commit(repo, {"clusters/prod/web/kustomization.yaml": text}, "file outside the root")
     review = _review(repo, base, renderer)
     (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
-    assert "is not in or below 'clusters/prod/web'" in gap.reason and "/tmp" not in gap.reason and "/dev/shm" not in gap.reason
+    assert (
+        "is not in or below 'clusters/prod/web'" in gap.reason
+        and "/tmp" not in gap.reason
+        and "/dev/shm" not in gap.reason
+    )
 
 
 def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer):
@@ -161,8 +194,11 @@ def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer)
 
     crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec: {{group: example.com, names: {{kind: Widget, plural: widgets}}, scope: {scope}}}\n"
     repo = make_repo(tmp_path)
-    files = {**app_chart("charts/app", "app"), "charts/app/crds/widgets.yaml": crd.format(scope="Namespaced"),
-             "charts/app/crds/kustomization.yaml": "resources: [widgets.yaml]\n"}
+    files = {
+        **app_chart("charts/app", "app"),
+        "charts/app/crds/widgets.yaml": crd.format(scope="Namespaced"),
+        "charts/app/crds/kustomization.yaml": "resources: [widgets.yaml]\n",
+    }
     base = commit(repo, files, "feat: chart with CRDs and a kustomization for them")
     commit(repo, {"charts/app/crds/widgets.yaml": crd.format(scope="Cluster")}, "scope")
     review = _review(repo, base, renderer)

@@ -7,9 +7,9 @@ import json
 
 from aftershock.model.review import ChartOutcome, RenderStatus
 from aftershock.pipeline import ReviewRequest, review_change, run_review
-from aftershock.report.sarif import sarif_document
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
+from aftershock.report.sarif import sarif_document
 from charts import app_chart, chart_yaml
 from gitrepo import Symlink, commit, make_repo
 
@@ -21,8 +21,13 @@ LIBRARY = {
 
 def lib_user(prefix: str, name: str, *, via_symlink: bool) -> dict:
     files = {
-        f"{prefix}/Chart.yaml": chart_yaml(name, deps="dependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n"),
-        f"{prefix}/templates/cm.yaml": 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-' + name + '\n  labels:\n    {{- include "common.labels" . | nindent 4 }}\ndata: {a: b}\n',
+        f"{prefix}/Chart.yaml": chart_yaml(
+            name,
+            deps="dependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../../lib/common\n",
+        ),
+        f"{prefix}/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-"
+        + name
+        + '\n  labels:\n    {{- include "common.labels" . | nindent 4 }}\ndata: {a: b}\n',
     }
     if via_symlink:
         files[f"{prefix}/charts/common"] = Symlink("../../../lib/common")
@@ -35,14 +40,26 @@ def review(repo, base, head="HEAD", renderer=None, **options):
 
 def test_default_change_is_observed_down_to_the_field(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, {**app_chart("charts/web", "web"), **app_chart("charts/api", "api")}, "feat: charts")
-    commit(repo, {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: three replicas")
+    base = commit(
+        repo, {**app_chart("charts/web", "web"), **app_chart("charts/api", "api")}, "feat: charts"
+    )
+    commit(
+        repo,
+        {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "feat: three replicas",
+    )
     result = review(repo, base, renderer=renderer)
-    assert [r.chart for r in result.chart_reviews] == ["charts/web"]  # the untouched chart is not rendered
+    assert [r.chart for r in result.chart_reviews] == [
+        "charts/web"
+    ]  # the untouched chart is not rendered
     (chart,) = result.chart_reviews
     assert chart.outcome is ChartOutcome.CHANGED
     (change,) = chart.changes
-    assert (change.key.kind, change.key.name, change.key.namespace) == ("Deployment", "release-web", "default")
+    assert (change.key.kind, change.key.name, change.key.namespace) == (
+        "Deployment",
+        "release-web",
+        "default",
+    )
     assert [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 2, 3)]
     assert change.templates == ("charts/web/templates/deployment.yaml",)
     assert [(v.path, v.before, v.after) for v in result.values_changes] == [("replicas", 2, 3)]
@@ -51,15 +68,31 @@ def test_default_change_is_observed_down_to_the_field(tmp_path, renderer):
 
 def test_library_change_reaches_every_including_chart(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    files = {**LIBRARY, **lib_user("apps/a", "a", via_symlink=True), **lib_user("apps/b", "b", via_symlink=False)}
+    files = {
+        **LIBRARY,
+        **lib_user("apps/a", "a", via_symlink=True),
+        **lib_user("apps/b", "b", via_symlink=False),
+    }
     base = commit(repo, files, "feat: charts")
-    commit(repo, {"lib/common/templates/_labels.tpl": '{{- define "common.labels" -}}\ntier: backend\n{{- end -}}\n'}, "feat: tier")
+    commit(
+        repo,
+        {
+            "lib/common/templates/_labels.tpl": '{{- define "common.labels" -}}\ntier: backend\n{{- end -}}\n'
+        },
+        "feat: tier",
+    )
     result = review(repo, base, renderer=renderer)
     assert [r.chart for r in result.chart_reviews] == ["apps/a", "apps/b"]
     for chart in result.chart_reviews:
         (change,) = chart.changes
-        assert [(f.path, f.before, f.after) for f in change.fields] == [("metadata.labels.tier", "web", "backend")]
-        assert [s.id for s in chart.affected.path] == ["lib/common/templates/_labels.tpl", "lib/common", chart.chart]
+        assert [(f.path, f.before, f.after) for f in change.fields] == [
+            ("metadata.labels.tier", "web", "backend")
+        ]
+        assert [s.id for s in chart.affected.path] == [
+            "lib/common/templates/_labels.tpl",
+            "lib/common",
+            chart.chart,
+        ]
     (unit,) = dict(result.units)["lib/common/templates/_labels.tpl"]
     assert unit.defines == ("common.labels",)
 
@@ -67,8 +100,17 @@ def test_library_change_reaches_every_including_chart(tmp_path, renderer):
 def test_pure_refactor_renders_identically(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, app_chart("c", "c"), "feat: chart")
-    text = app_chart("c", "c")["c/templates/deployment.yaml"].replace("{{ .Values.replicas }}", "{{ .Values.replicas | int }}")
-    commit(repo, {"c/templates/deployment.yaml": text, "c/templates/_h.tpl": '{{- define "c.unused" -}}{{- end -}}\n'}, "refactor: int")
+    text = app_chart("c", "c")["c/templates/deployment.yaml"].replace(
+        "{{ .Values.replicas }}", "{{ .Values.replicas | int }}"
+    )
+    commit(
+        repo,
+        {
+            "c/templates/deployment.yaml": text,
+            "c/templates/_h.tpl": '{{- define "c.unused" -}}{{- end -}}\n',
+        },
+        "refactor: int",
+    )
     (chart,) = review(repo, base, renderer=renderer).chart_reviews
     assert chart.outcome is ChartOutcome.UNCHANGED and chart.changes == ()
 
@@ -83,13 +125,15 @@ def test_template_error_is_not_reviewed_never_all_removed(tmp_path, renderer):
     assert chart.head.status is RenderStatus.FAILED and "replicas must be odd" in chart.head.error
     assert chart.base.status is RenderStatus.OK
     (gap,) = result.not_reviewed
-    assert gap.part == "chart c" and gap.side.value == "head" and "replicas must be odd" in gap.reason
+    assert (
+        gap.part == "chart c" and gap.side.value == "head" and "replicas must be odd" in gap.reason
+    )
     assert review_document(result)["status"] == "partial"
 
 
 def test_randomness_is_not_a_change(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    secret = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tok\ndata:\n  token: {{ randAlphaNum 16 | quote }}\n  mode: {{ .Values.mode | quote }}\n'
+    secret = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tok\ndata:\n  token: {{ randAlphaNum 16 | quote }}\n  mode: {{ .Values.mode | quote }}\n"
     base = commit(repo, {**app_chart("c", "c"), "c/templates/tok.yaml": secret}, "feat: chart")
     commit(repo, {"c/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: slow\n"}, "feat: slow")
     (chart,) = review(repo, base, renderer=renderer).chart_reviews
@@ -101,7 +145,9 @@ def test_randomness_is_not_a_change(tmp_path, renderer):
 def test_unvendored_remote_dependency_is_not_reviewed(tmp_path, renderer):
     repo = make_repo(tmp_path)
     deps = "dependencies:\n- name: redis\n  version: 1.0.0\n  repository: oci://registry.example.invalid/charts\n"
-    base = commit(repo, {**app_chart("c", "c"), "c/Chart.yaml": chart_yaml("c", deps=deps)}, "feat: chart")
+    base = commit(
+        repo, {**app_chart("c", "c"), "c/Chart.yaml": chart_yaml("c", deps=deps)}, "feat: chart"
+    )
     commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\n"}, "feat: one")
     result = review(repo, base, renderer=renderer)
     assert result.chart_reviews[0].outcome is ChartOutcome.NOT_REVIEWED
@@ -111,10 +157,23 @@ def test_unvendored_remote_dependency_is_not_reviewed(tmp_path, renderer):
 
 def test_secret_values_never_appear_in_any_format(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    template = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: {{ .Values.password | b64enc | quote }}\nstringData:\n  token: {{ .Values.apiToken | quote }}\n'
-    base = commit(repo, {**app_chart("c", "c"), "c/templates/secret.yaml": template,
-                         "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-old\napiToken: tok-old-123\n"}, "feat: chart")
-    commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-new\napiToken: tok-new-456\n"}, "fix: rotate")
+    template = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: {{ .Values.password | b64enc | quote }}\nstringData:\n  token: {{ .Values.apiToken | quote }}\n"
+    base = commit(
+        repo,
+        {
+            **app_chart("c", "c"),
+            "c/templates/secret.yaml": template,
+            "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-old\napiToken: tok-old-123\n",
+        },
+        "feat: chart",
+    )
+    commit(
+        repo,
+        {
+            "c/values.yaml": "replicas: 1\nimage: x\nmode: a\npassword: zq9-pw-new\napiToken: tok-new-456\n"
+        },
+        "fix: rotate",
+    )
     result = review_change(ReviewRequest(repo=repo, base=base), renderer)
     doc = review_document(result.review, result.judgement)
     sarif = sarif_document(result.review, result.judgement.findings)

@@ -64,7 +64,11 @@ def _fleet(extra: str = "", token: str = "s3cr3t-old") -> dict[str, str]:
 def test_a_plain_deployment_gaining_host_network_is_an_actionable_finding(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, _fleet(), "feat: fleet")
-    commit(repo, {"clusters/prod/agent.yaml": DEPLOYMENT.format(extra="hostNetwork: true\n      ")}, "feat: host network")
+    commit(
+        repo,
+        {"clusters/prod/agent.yaml": DEPLOYMENT.format(extra="hostNetwork: true\n      ")},
+        "feat: host network",
+    )
     result = _review(repo, base, renderer)
     (plain,) = [r for r in result.review.chart_reviews if r.chart == "clusters/prod"]
     assert plain.outcome is ChartOutcome.CHANGED
@@ -72,7 +76,11 @@ def test_a_plain_deployment_gaining_host_network_is_an_actionable_finding(tmp_pa
     assert str(change.key) == "Deployment.apps ops/agent"
     assert change.templates == ("clusters/prod/agent.yaml",)
     assert [f.path for f in change.fields] == ["spec.template.spec.hostNetwork"]
-    assert {o.key.kind for o in plain.head_objects} == {"Deployment", "Service", "Secret"}  # List expanded
+    assert {o.key.kind for o in plain.head_objects} == {
+        "Deployment",
+        "Service",
+        "Secret",
+    }  # List expanded
     findings = [f for f in result.judgement.findings if f.actionable]
     assert any(f.rule_id == "pss-host-namespaces" for f in findings), [f.rule_id for f in findings]
     assert result.review.complete
@@ -81,22 +89,38 @@ def test_a_plain_deployment_gaining_host_network_is_an_actionable_finding(tmp_pa
 def test_plain_objects_are_linked_from_file_to_object_to_workload(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, _fleet(), "feat: fleet")
-    commit(repo, {"clusters/prod/agent.yaml": DEPLOYMENT.format(extra="hostNetwork: true\n      ")}, "feat: host network")
+    commit(
+        repo,
+        {"clusters/prod/agent.yaml": DEPLOYMENT.format(extra="hostNetwork: true\n      ")},
+        "feat: host network",
+    )
     graph = build_graph(_review(repo, base, renderer).review)
     by_id = {n.id: n for n in graph.nodes}
     (obj,) = [n for n in graph.nodes if n.kind is NodeKind.OBJECT]
     sources = {by_id[e.source].kind for e in graph.edges if e.target == obj.id}
     assert {NodeKind.TEMPLATE, NodeKind.CHART} <= sources
-    template = next(e.source for e in graph.edges if e.target == obj.id and by_id[e.source].kind is NodeKind.TEMPLATE)
+    template = next(
+        e.source
+        for e in graph.edges
+        if e.target == obj.id and by_id[e.source].kind is NodeKind.TEMPLATE
+    )
     assert any(e.target == template and by_id[e.source].kind is NodeKind.FILE for e in graph.edges)
-    assert any(e.source == obj.id and by_id[e.target].kind is NodeKind.WORKLOAD for e in graph.edges)
+    assert any(
+        e.source == obj.id and by_id[e.target].kind is NodeKind.WORKLOAD for e in graph.edges
+    )
 
 
 def test_a_plain_secret_change_is_redacted_and_other_yaml_makes_no_noise(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, _fleet(), "feat: fleet")
-    commit(repo, {"clusters/prod/secret.yaml": SECRET.format(token="s3cr3t-new"),
-                  "clusters/prod/notes.yaml": NOT_KUBERNETES + "env: {A: b}\n"}, "feat: rotate")
+    commit(
+        repo,
+        {
+            "clusters/prod/secret.yaml": SECRET.format(token="s3cr3t-new"),
+            "clusters/prod/notes.yaml": NOT_KUBERNETES + "env: {A: b}\n",
+        },
+        "feat: rotate",
+    )
     result = _review(repo, base, renderer)
     text = json.dumps(review_document(result.review, result.judgement))
     assert "s3cr3t" not in text
@@ -107,7 +131,13 @@ def test_a_plain_secret_change_is_redacted_and_other_yaml_makes_no_noise(tmp_pat
 def test_an_unreadable_manifest_makes_its_folder_not_reviewed(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, _fleet(), "feat: fleet")
-    commit(repo, {"clusters/prod/agent.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n"}, "broken")
+    commit(
+        repo,
+        {
+            "clusters/prod/agent.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: [x\n"
+        },
+        "broken",
+    )
     result = _review(repo, base, renderer)
     (gap,) = [g for g in result.review.not_reviewed if g.part == "manifests clusters/prod"]
     assert "clusters/prod/agent.yaml" in gap.reason
@@ -115,7 +145,9 @@ def test_an_unreadable_manifest_makes_its_folder_not_reviewed(tmp_path, renderer
     assert plain.outcome is ChartOutcome.NOT_REVIEWED and not plain.changes
 
 
-def test_an_unchanged_folder_and_non_kubernetes_yaml_are_not_reviewed_as_manifests(tmp_path, renderer):
+def test_an_unchanged_folder_and_non_kubernetes_yaml_are_not_reviewed_as_manifests(
+    tmp_path, renderer
+):
     repo = make_repo(tmp_path)
     base = commit(repo, {**_fleet(), "ci/pipeline.yaml": NOT_KUBERNETES}, "feat: fleet")
     commit(repo, {"ci/pipeline.yaml": NOT_KUBERNETES + "x: 1\n"}, "ci")
@@ -130,12 +162,23 @@ CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: release-web, nam
 def test_an_object_a_chart_and_a_plain_manifest_both_produce_is_a_conflict(tmp_path, renderer):
     repo = make_repo(tmp_path)
     chart = app_chart("charts/web", "web")
-    base = commit(repo, {**chart, "clusters/prod/agent.yaml": DEPLOYMENT.format(extra="")}, "feat: fleet")
+    base = commit(
+        repo, {**chart, "clusters/prod/agent.yaml": DEPLOYMENT.format(extra="")}, "feat: fleet"
+    )
     deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: release-web, namespace: default}\nspec: {replicas: 1}\n"
-    commit(repo, {"manifests/web.yaml": deployment, "charts/web/values.yaml": chart["charts/web/values.yaml"] + "x: 1\n"}, "dup")
+    commit(
+        repo,
+        {
+            "manifests/web.yaml": deployment,
+            "charts/web/values.yaml": chart["charts/web/values.yaml"] + "x: 1\n",
+        },
+        "dup",
+    )
     result = _review(repo, base, renderer)
     (conflict,) = [f for f in result.judgement.findings if f.rule_id == "object-conflict"]
-    assert conflict.actionable and "charts/web" in conflict.message and "manifests" in conflict.message
+    assert (
+        conflict.actionable and "charts/web" in conflict.message and "manifests" in conflict.message
+    )
 
 
 def test_an_object_declared_twice_in_one_folder_is_a_duplicate(tmp_path, renderer):
@@ -144,5 +187,7 @@ def test_an_object_declared_twice_in_one_folder_is_a_duplicate(tmp_path, rendere
     commit(repo, {"clusters/prod/b.yaml": CONFIGMAP.format(mode="b")}, "feat: b")
     result = _review(repo, base, renderer)
     (duplicate,) = [f for f in result.judgement.findings if f.rule_id == "object-duplicate"]
-    assert duplicate.actionable and "clusters/prod/a.yaml, clusters/prod/b.yaml" in duplicate.message
+    assert (
+        duplicate.actionable and "clusters/prod/a.yaml, clusters/prod/b.yaml" in duplicate.message
+    )
     assert not [f for f in result.judgement.findings if f.rule_id == "object-conflict"]

@@ -40,7 +40,11 @@ def scenario_doc(repo, base, renderer, **options):
 def test_toggle_only_regression_shows_in_the_toggled_scenario_only(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, chart("/"), "feat: chart")
-    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/api")}, "fix: path")
+    commit(
+        repo,
+        {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/api")},
+        "fix: path",
+    )
     doc = scenario_doc(repo, base, renderer)
     (summary,) = doc["scenarios"]
     assert summary["ran"] == ["default", "toggle:ingress.enabled=true"]
@@ -55,12 +59,25 @@ def test_toggle_only_regression_shows_in_the_toggled_scenario_only(tmp_path, ren
 
 def test_refactor_renders_identically_in_all_scenarios(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, chart(extra={"c/values-prod.yaml": "replicas: 5\n", "c/ci/ha-values.yaml": "replicas: 3\n"}), "feat")
-    nil_safe = chart("/")["c/templates/ingress.yaml"].replace("{{- if .Values.ingress.enabled }}", "{{- if (.Values.ingress).enabled }}")
+    base = commit(
+        repo,
+        chart(
+            extra={"c/values-prod.yaml": "replicas: 5\n", "c/ci/ha-values.yaml": "replicas: 3\n"}
+        ),
+        "feat",
+    )
+    nil_safe = chart("/")["c/templates/ingress.yaml"].replace(
+        "{{- if .Values.ingress.enabled }}", "{{- if (.Values.ingress).enabled }}"
+    )
     commit(repo, {"c/templates/ingress.yaml": nil_safe}, "refactor")
     (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
     # the changed line reads .Values.ingress: the toggle that reaches it ranks first
-    assert summary["ran"] == ["default", "toggle:ingress.enabled=true", "file:ci/ha-values.yaml", "file:values-prod.yaml"]
+    assert summary["ran"] == [
+        "default",
+        "toggle:ingress.enabled=true",
+        "file:ci/ha-values.yaml",
+        "file:values-prod.yaml",
+    ]
     assert summary["summary"] == "renders identically in all 4 scenario(s)"
 
 
@@ -71,34 +88,72 @@ def test_values_file_scenario_uses_each_sides_file(tmp_path, renderer):
     doc = scenario_doc(repo, base, renderer)
     assert doc["scenarios"][0]["changed_in"] == ["file:values-prod.yaml"]
     (obj,) = doc["objects"]
-    assert [(f["path"], f["before"], f["after"]) for f in obj["fields"]] == [("spec.replicas", 5, 7)]
+    assert [(f["path"], f["before"], f["after"]) for f in obj["fields"]] == [
+        ("spec.replicas", 5, 7)
+    ]
 
 
 def test_the_cap_cuts_and_says_so(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, chart(extra={"c/values-a.yaml": "replicas: 5\n", "c/values-b.yaml": "replicas: 6\n"}), "feat")
-    commit(repo, {"c/values.yaml": chart()["c/values.yaml"].replace("mode: fast", "mode: slow")}, "feat: slow")
+    base = commit(
+        repo,
+        chart(extra={"c/values-a.yaml": "replicas: 5\n", "c/values-b.yaml": "replicas: 6\n"}),
+        "feat",
+    )
+    commit(
+        repo,
+        {"c/values.yaml": chart()["c/values.yaml"].replace("mode: fast", "mode: slow")},
+        "feat: slow",
+    )
     (summary,) = scenario_doc(repo, base, renderer, max_scenarios=2)["scenarios"]
     assert summary["ran"] == ["default", "file:values-a.yaml"]
     assert summary["cut"] == ["file:values-b.yaml", "toggle:ingress.enabled=true"]
 
 
 def test_toggles_come_from_conditions_and_boolean_defaults_only():
-    texts = ['{{ if and .Values.a.on .Values.b }}{{ end }}{{- with .Values.c }}{{ end }}{{ .Values.d.on }}']
+    texts = [
+        "{{ if and .Values.a.on .Values.b }}{{ end }}{{- with .Values.c }}{{ end }}{{ .Values.d.on }}"
+    ]
     assert toggle_paths(texts) == ["a.on", "b", "c"]
-    scenarios = toggle_scenarios(["a.on", "b", "c"], {"a": {"on": True}, "b": "yes-string", "c": False})
-    assert [(s.name, s.overrides) for s in scenarios] == [("toggle:a.on=false", {"a": {"on": False}}), ("toggle:c=true", {"c": True})]
+    scenarios = toggle_scenarios(
+        ["a.on", "b", "c"], {"a": {"on": True}, "b": "yes-string", "c": False}
+    )
+    assert [(s.name, s.overrides) for s in scenarios] == [
+        ("toggle:a.on=false", {"a": {"on": False}}),
+        ("toggle:c=true", {"c": True}),
+    ]
     x = Scenario("x", overrides={"a": 1})
-    chosen = choose([x, x, Scenario("default"), Scenario("same-as-x", overrides={"a": 1}), Scenario("y", ("v.yaml",))], cap=5)
+    chosen = choose(
+        [
+            x,
+            x,
+            Scenario("default"),
+            Scenario("same-as-x", overrides={"a": 1}),
+            Scenario("y", ("v.yaml",)),
+        ],
+        cap=5,
+    )
     assert [s.name for s in chosen.ran] == ["default", "x", "y"] and chosen.cut == ()
 
 
 def test_a_scenario_the_chart_rejects_on_both_sides_is_not_a_gap(tmp_path, renderer):
     repo = make_repo(tmp_path)
     guard = '{{- if .Values.hardened }}{{ required "hardened needs hub.enabled" .Values.hub }}{{ end }}\n'
-    base = commit(repo, chart(extra={"c/templates/guard.yaml": guard,
-                                     "c/values.yaml": chart()["c/values.yaml"] + "hardened: false\n"}), "feat")
-    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/v2")}, "feat: v2")
+    base = commit(
+        repo,
+        chart(
+            extra={
+                "c/templates/guard.yaml": guard,
+                "c/values.yaml": chart()["c/values.yaml"] + "hardened: false\n",
+            }
+        ),
+        "feat",
+    )
+    commit(
+        repo,
+        {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/v2")},
+        "feat: v2",
+    )
     doc = scenario_doc(repo, base, renderer)
     (summary,) = doc["scenarios"]
     assert summary["invalid"] == ["toggle:hardened=true"]
@@ -124,13 +179,19 @@ tests:
 """
     repo = make_repo(tmp_path)
     base = commit(repo, {**chart(), "c/tests/deployment_test.yaml": suite}, "feat")
-    deployment = chart()["c/templates/deployment.yaml"].replace('image: "{{ .Values.image }}"', 'image: "{{ .Values.image | replace "-canary" "" }}"')
+    deployment = chart()["c/templates/deployment.yaml"].replace(
+        'image: "{{ .Values.image }}"', 'image: "{{ .Values.image | replace "-canary" "" }}"'
+    )
     commit(repo, {"c/templates/deployment.yaml": deployment}, "fix: strip canary suffix")
     doc = scenario_doc(repo, base, renderer)
     (summary,) = doc["scenarios"]
     # the test that sets ingress.enabled adds nothing beyond the toggle scenario
     # the changed line reads .Values.image: the test that sets it ranks first
-    assert summary["ran"] == ["default", "test:deployment_test.yaml/runs the canary image", "toggle:ingress.enabled=true"]
+    assert summary["ran"] == [
+        "default",
+        "test:deployment_test.yaml/runs the canary image",
+        "toggle:ingress.enabled=true",
+    ]
     assert summary["changed_in"] == ["test:deployment_test.yaml/runs the canary image"]
 
 
@@ -138,7 +199,11 @@ def test_scenarios_declared_in_the_configuration_come_first(tmp_path, renderer):
     repo = make_repo(tmp_path)
     config = "scenarios:\n  - name: prod\n    charts: ['c']\n    values: {mode: prod, ingress: {enabled: true}}\n"
     base = commit(repo, {**chart(), ".aftershock.yaml": config}, "feat")
-    commit(repo, {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/shop")}, "feat: shop")
+    commit(
+        repo,
+        {"c/templates/ingress.yaml": INGRESS.replace("{{ .Values.ingress.path }}", "/shop")},
+        "feat: shop",
+    )
     (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
     assert summary["ran"][:2] == ["default", "config:prod"]
     assert "config:prod" in summary["changed_in"]

@@ -16,7 +16,11 @@ SCHEMA = {
     "required": ["image"],
     "additionalProperties": False,
     "properties": {
-        "image": {"type": "object", "properties": {"tag": {"type": "string"}}, "additionalProperties": False},
+        "image": {
+            "type": "object",
+            "properties": {"tag": {"type": "string"}},
+            "additionalProperties": False,
+        },
         "replicas": {"type": "integer", "minimum": 1},
         "ports": {"type": "object", "additionalProperties": {"$ref": "#/definitions/port"}},
     },
@@ -50,12 +54,24 @@ def _expected(texts: dict[str, str]) -> set[tuple[str, str, str, str]]:
     from aftershock.rules.values.schema_violation import _cases
 
     validator = jsonschema.Draft7Validator(SCHEMA)
-    return {(source, case, ".".join(str(p) for p in error.absolute_path) or "(top level)", error.validator)
-            for source, case, values in _cases(texts, "c") for error in validator.iter_errors(values)}
+    return {
+        (
+            source,
+            case,
+            ".".join(str(p) for p in error.absolute_path) or "(top level)",
+            error.validator,
+        )
+        for source, case, values in _cases(texts, "c")
+        for error in validator.iter_errors(values)
+    }
 
 
 def test_every_case_gets_exactly_the_errors_a_full_validation_gives():
-    texts = {"c/values.schema.json": json.dumps(SCHEMA), "c/values.yaml": VALUES, "c/tests/s_test.yaml": SUITE}
+    texts = {
+        "c/values.schema.json": json.dumps(SCHEMA),
+        "c/values.yaml": VALUES,
+        "c/tests/s_test.yaml": SUITE,
+    }
     found = set(violations(texts, "c"))
     assert found == _expected(texts)
     by_case = {}
@@ -104,13 +120,21 @@ def test_values_are_merged_as_helm_merges_them_before_validation():
     """A null deletes the key (Helm coalesces before validating), values files count, and a test that
     expects the render to fail is not a case: each of these gave a false violation before."""
     valid = "image:\n  tag: '1.0'\nreplicas: 1\nports:\n  web:\n    port: 80\n"
-    texts = {"c/values.schema.json": json.dumps(SCHEMA), "c/values.yaml": valid, "c/tests/helm_test.yaml": HELM_SUITE,
-             "c/tests/values-fix.yaml": "replicas: 3\n"}
+    texts = {
+        "c/values.schema.json": json.dumps(SCHEMA),
+        "c/values.yaml": valid,
+        "c/tests/helm_test.yaml": HELM_SUITE,
+        "c/tests/values-fix.yaml": "replicas: 3\n",
+    }
     by_case = _by_case(texts)
-    assert "disables the web port with null" not in by_case  # ports.web deleted, not `None is not of type 'object'`
+    assert (
+        "disables the web port with null" not in by_case
+    )  # ports.web deleted, not `None is not of type 'object'`
     assert "reads a values file first" not in by_case  # replicas 3 from the file, tag from `set`
     assert "refuses an unknown key" not in by_case  # written to fail
-    assert by_case["is told a web port must be an object"] == {("ports.web", "type")}  # a real violation stays
+    assert by_case["is told a web port must be an object"] == {
+        ("ports.web", "type")
+    }  # a real violation stays
 
 
 def test_a_schema_split_over_files_of_the_chart_is_resolved_from_the_repository():
@@ -118,11 +142,18 @@ def test_a_schema_split_over_files_of_the_chart_is_resolved_from_the_repository(
     Unresolvable. References to the chart's files resolve from the texts; a URL is never fetched."""
     texts = {
         "c/values.schema.json": json.dumps({"$ref": "schemas/defs.json#/root"}),
-        "c/schemas/defs.json": json.dumps({"root": {"type": "object", "properties": {"port": {"$ref": "more.json#/port"}}}}),
+        "c/schemas/defs.json": json.dumps(
+            {"root": {"type": "object", "properties": {"port": {"$ref": "more.json#/port"}}}}
+        ),
         "c/schemas/more.json": json.dumps({"port": {"type": "integer"}}),
         "c/values.yaml": "port: http\n",
     }
     found = violations(texts, "c")
     assert [(v.where, v.keyword) for v in found.values()] == [("port", "type")]
-    remote = {**texts, "c/values.schema.json": json.dumps({"$ref": "https://example.com/schema.json"})}
-    assert violations(remote, "c") == {}  # unresolvable offline: not judged here, and nothing downloaded
+    remote = {
+        **texts,
+        "c/values.schema.json": json.dumps({"$ref": "https://example.com/schema.json"}),
+    }
+    assert (
+        violations(remote, "c") == {}
+    )  # unresolvable offline: not judged here, and nothing downloaded

@@ -12,7 +12,7 @@ from aftershock.rules.registry import RULES
 
 def test_list_names_every_rule_once_in_registry_order():
     lines = list_rules().splitlines()
-    listed = [line.split()[0] for line in lines[1:len(RULES) + 1]]
+    listed = [line.split()[0] for line in lines[1 : len(RULES) + 1]]
     assert listed == [rule.id for rule in RULES]
     assert f"{len(RULES)} rules." in lines[-1]
 

@@ -20,7 +20,11 @@ HOST_PID = FIXTURES / "pss-host-namespaces" / "introduced-hostpid"
 
 
 def host_pid_review(tmp_path):
-    return build_review(read_manifests(HOST_PID / "base.yaml"), read_manifests(HOST_PID / "head.yaml"), tmp_path=tmp_path)
+    return build_review(
+        read_manifests(HOST_PID / "base.yaml"),
+        read_manifests(HOST_PID / "head.yaml"),
+        tmp_path=tmp_path,
+    )
 
 
 def rule_findings(review, config, rule_id="pss-host-namespaces"):
@@ -38,19 +42,24 @@ def test_disabled_rule_finds_nothing(tmp_path):
     assert rule_findings(host_pid_review(tmp_path), config) == []
 
 
-@pytest.mark.parametrize("settings, kept", [
-    ("{paths: ['charts/app/**']}", True),
-    ("{paths: ['charts/other']}", False),
-    ("{exclude_paths: ['charts/app/templates/daemonset.yaml']}", False),
-    ("{exclude_paths: ['charts/*/templates/*.yml']}", True),
-])
+@pytest.mark.parametrize(
+    "settings, kept",
+    [
+        ("{paths: ['charts/app/**']}", True),
+        ("{paths: ['charts/other']}", False),
+        ("{exclude_paths: ['charts/app/templates/daemonset.yaml']}", False),
+        ("{exclude_paths: ['charts/*/templates/*.yml']}", True),
+    ],
+)
 def test_path_scopes(tmp_path, settings, kept):
     config = parse_config(f"rules:\n  pss-host-namespaces: {settings}\n")
     assert bool(rule_findings(host_pid_review(tmp_path), config)) is kept
 
 
 def test_unknown_rule_id_is_a_clear_error():
-    with pytest.raises(ConfigError, match="unknown rule 'pss-host-namespace'.*did you mean pss-host-namespaces"):
+    with pytest.raises(
+        ConfigError, match="unknown rule 'pss-host-namespace'.*did you mean pss-host-namespaces"
+    ):
         check_config(parse_config("rules:\n  pss-host-namespace: {level: low}\n"))
 
 
@@ -86,7 +95,9 @@ def test_a_failing_rule_becomes_a_finding_and_raises_the_verdict(tmp_path):
 
 
 def test_findings_are_deterministic_and_ordered(tmp_path):
-    case = Case("pss-capabilities-baseline", "widened", FIXTURES / "pss-capabilities-baseline" / "widened")
+    case = Case(
+        "pss-capabilities-baseline", "widened", FIXTURES / "pss-capabilities-baseline" / "widened"
+    )
     review, config, sources, _ = load_case(case, tmp_path)
     first = evaluate(review, config, sources=sources)
     shuffled_rules = tuple(reversed(RULES))
@@ -98,17 +109,58 @@ def test_findings_are_deterministic_and_ordered(tmp_path):
 MALFORMED = [
     {"spec": "not a map"},
     {"spec": {"template": {"spec": {"containers": "app"}}}},
-    {"spec": {"template": {"spec": {"containers": [None, 3, {"name": 5, "securityContext": [1]}], "volumes": {"a": 1}}}}},
-    {"spec": {"template": {"spec": {"securityContext": {"sysctls": [None, {"name": None}], "seLinuxOptions": "x"},
-                                    "containers": [{"name": "a", "env": [{"name": "TOKEN", "value": 12}], "ports": "80",
-                                                    "image": ["x"], "securityContext": {"capabilities": {"add": "ALL"}}}]}}}},
+    {
+        "spec": {
+            "template": {
+                "spec": {
+                    "containers": [None, 3, {"name": 5, "securityContext": [1]}],
+                    "volumes": {"a": 1},
+                }
+            }
+        }
+    },
+    {
+        "spec": {
+            "template": {
+                "spec": {
+                    "securityContext": {"sysctls": [None, {"name": None}], "seLinuxOptions": "x"},
+                    "containers": [
+                        {
+                            "name": "a",
+                            "env": [{"name": "TOKEN", "value": 12}],
+                            "ports": "80",
+                            "image": ["x"],
+                            "securityContext": {"capabilities": {"add": "ALL"}},
+                        }
+                    ],
+                }
+            }
+        }
+    },
     {"rules": "all", "roleRef": [], "subjects": {"a": 1}},
-    {"spec": {"versions": [{"name": None}], "dependsOn": [None], "timeout": 5, "tls": [{"hosts": None}], "rules": [None]}},
+    {
+        "spec": {
+            "versions": [{"name": None}],
+            "dependsOn": [None],
+            "timeout": 5,
+            "tls": [{"hosts": None}],
+            "rules": [None],
+        }
+    },
     {"data": {"k": None, "password": 5}, "metadata": {"annotations": ["x"]}},
 ]
-KINDS = [("apps", "Deployment"), ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "RoleBinding"),
-         ("", "ConfigMap"), ("", "Secret"), ("networking.k8s.io", "Ingress"), ("networking.k8s.io", "NetworkPolicy"),
-         ("apiextensions.k8s.io", "CustomResourceDefinition"), ("helm.toolkit.fluxcd.io", "HelmRelease"), ("", "Service")]
+KINDS = [
+    ("apps", "Deployment"),
+    ("rbac.authorization.k8s.io", "ClusterRole"),
+    ("rbac.authorization.k8s.io", "RoleBinding"),
+    ("", "ConfigMap"),
+    ("", "Secret"),
+    ("networking.k8s.io", "Ingress"),
+    ("networking.k8s.io", "NetworkPolicy"),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("helm.toolkit.fluxcd.io", "HelmRelease"),
+    ("", "Service"),
+]
 
 
 def _objects(bodies):
@@ -116,7 +168,15 @@ def _objects(bodies):
     for index, body in enumerate(bodies):
         for group, kind in KINDS:
             key = ObjectKey(group, kind, "default", f"o{index}")
-            out.append(RenderedObject(key, f"{group}/v1" if group else "v1", {"kind": kind, **body}, "charts/app", f"charts/app/templates/t{index}.yaml"))
+            out.append(
+                RenderedObject(
+                    key,
+                    f"{group}/v1" if group else "v1",
+                    {"kind": kind, **body},
+                    "charts/app",
+                    f"charts/app/templates/t{index}.yaml",
+                )
+            )
     return tuple(out)
 
 
@@ -132,9 +192,12 @@ def test_malformed_sources_never_make_a_rule_fail(tmp_path):
     folder = FIXTURES / "values-schema-violation" / "default-breaks-schema"
     review, config, _, _ = load_case(Case("values-schema-violation", folder.name, folder), tmp_path)
     broken = {
-        "charts/app/values.yaml": "replicaCount: [unclosed\n", "charts/app/values.schema.json": "{not json",
-        "charts/app/tests/a_test.yaml": "tests: {it: 3}\n: :\n", "charts/app/templates/x.yaml": "{{ .Values.",
-        "charts/app/README.md": "\x00", "charts/app/ci/x.yaml": "- a list\n",
+        "charts/app/values.yaml": "replicaCount: [unclosed\n",
+        "charts/app/values.schema.json": "{not json",
+        "charts/app/tests/a_test.yaml": "tests: {it: 3}\n: :\n",
+        "charts/app/templates/x.yaml": "{{ .Values.",
+        "charts/app/README.md": "\x00",
+        "charts/app/ci/x.yaml": "- a list\n",
     }
     findings = evaluate(review, config, sources=SourceTexts(base=broken, head=broken))
     assert [f.message for f in findings if f.rule_id == RULE_ERROR_ID] == []

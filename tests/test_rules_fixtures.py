@@ -15,7 +15,9 @@ CASES = all_cases()
 def test_rule_case(case, tmp_path):
     findings, expected = findings_of(case, tmp_path)
     shown = "\n".join(describe(f) for f in findings) or "(no findings)"
-    assert len(findings) == len(expected), f"{case.id}: expected {len(expected)} finding(s), got:\n{shown}"
+    assert len(findings) == len(expected), (
+        f"{case.id}: expected {len(expected)} finding(s), got:\n{shown}"
+    )
     unmatched = [entry for entry in expected if not any(matches(f, entry) for f in findings)]
     assert not unmatched, f"{case.id}: no finding matches {unmatched}; got:\n{shown}"
 
@@ -32,6 +34,12 @@ def test_every_rule_has_documentation_and_fixtures(rule):
         assert text.strip(), f"{rule.id}: documentation section {title!r} is empty"
     assert len(rule.doc.sections()) == len(DOC_SECTIONS)
     cases = [case for case in CASES if case.rule_id == rule.id]
-    assert len(cases) >= 2, f"{rule.id}: fewer than two fixture cases under tests/fixtures/rules/{rule.id}/"
-    firing = [case for case in cases if (case.folder / "expected.yaml").read_text().strip() not in ("[]", "")]
+    assert len(cases) >= 2, (
+        f"{rule.id}: fewer than two fixture cases under tests/fixtures/rules/{rule.id}/"
+    )
+    firing = [
+        case
+        for case in cases
+        if (case.folder / "expected.yaml").read_text().strip() not in ("[]", "")
+    ]
     assert firing, f"{rule.id}: no fixture case where the rule finds something"

@@ -8,23 +8,49 @@ import copy
 import kubernetes_validate
 import pytest
 
-from aftershock.rules.support.kubeschema import builtin_schema, schema_version, schema_versions, validate_builtin
+from aftershock.rules.support.kubeschema import (
+    builtin_schema,
+    schema_version,
+    schema_versions,
+    validate_builtin,
+)
 
 DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}},
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {"name": "web", "labels": {"app": "web"}},
     "spec": {
-        "replicas": 2, "selector": {"matchLabels": {"app": "web"}},
-        "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}},
-        "template": {"metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}}, "spec": {
-            "containers": [{
-                "name": "app", "image": "registry.example.com/app:1.2.3", "ports": [{"name": "http", "containerPort": 8080}],
-                "env": [{"name": "A", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}}}],
-                "resources": {"limits": {"cpu": "500m", "memory": 1073741824}},
-                "livenessProbe": {"httpGet": {"path": "/", "port": "http"}},
-                "securityContext": {"capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": True},
-            }],
-            "volumes": [{"name": "tmp", "emptyDir": {}}],
-        }},
+        "replicas": 2,
+        "selector": {"matchLabels": {"app": "web"}},
+        "strategy": {
+            "type": "RollingUpdate",
+            "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
+        },
+        "template": {
+            "metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "app",
+                        "image": "registry.example.com/app:1.2.3",
+                        "ports": [{"name": "http", "containerPort": 8080}],
+                        "env": [
+                            {
+                                "name": "A",
+                                "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}},
+                            }
+                        ],
+                        "resources": {"limits": {"cpu": "500m", "memory": 1073741824}},
+                        "livenessProbe": {"httpGet": {"path": "/", "port": "http"}},
+                        "securityContext": {
+                            "capabilities": {"drop": ["ALL"]},
+                            "readOnlyRootFilesystem": True,
+                        },
+                    }
+                ],
+                "volumes": [{"name": "tmp", "emptyDir": {}}],
+            },
+        },
     },
 }
 
@@ -44,16 +70,35 @@ def mutated(path: list, value, delete: bool = False) -> dict:
 CONTAINER = ["spec", "template", "spec", "containers", 0]
 CASES = {
     "valid": (DEPLOYMENT, None),
-    "unknown field": (mutated(["spec", "template", "spec", "bogus"], 1), "spec.template.spec.bogus"),
+    "unknown field": (
+        mutated(["spec", "template", "spec", "bogus"], 1),
+        "spec.template.spec.bogus",
+    ),
     "string for an integer": (mutated(["spec", "replicas"], "2"), "spec.replicas"),
-    "integer for a string": (mutated([*CONTAINER, "image"], 5), "spec.template.spec.containers[0].image"),
-    "map for a list": (mutated([*CONTAINER, "ports"], {"http": 8080}), "spec.template.spec.containers[0].ports"),
-    "missing required": (mutated([*CONTAINER, "name"], None, delete=True), "spec.template.spec.containers[0].name"),
-    "free text where the schema has no enum": (mutated(["spec", "strategy", "type"], "Rolling"), None),
-    "int-or-string as a list": (mutated(["spec", "strategy", "rollingUpdate", "maxSurge"], [1]),
-                                "spec.strategy.rollingUpdate.maxSurge"),
-    "nested unknown field": (mutated([*CONTAINER, "livenessProbe", "httpGet", "url"], "/"),
-                             "spec.template.spec.containers[0].livenessProbe.httpGet.url"),
+    "integer for a string": (
+        mutated([*CONTAINER, "image"], 5),
+        "spec.template.spec.containers[0].image",
+    ),
+    "map for a list": (
+        mutated([*CONTAINER, "ports"], {"http": 8080}),
+        "spec.template.spec.containers[0].ports",
+    ),
+    "missing required": (
+        mutated([*CONTAINER, "name"], None, delete=True),
+        "spec.template.spec.containers[0].name",
+    ),
+    "free text where the schema has no enum": (
+        mutated(["spec", "strategy", "type"], "Rolling"),
+        None,
+    ),
+    "int-or-string as a list": (
+        mutated(["spec", "strategy", "rollingUpdate", "maxSurge"], [1]),
+        "spec.strategy.rollingUpdate.maxSurge",
+    ),
+    "nested unknown field": (
+        mutated([*CONTAINER, "livenessProbe", "httpGet", "url"], "/"),
+        "spec.template.spec.containers[0].livenessProbe.httpGet.url",
+    ),
 }
 
 
@@ -73,12 +118,24 @@ def test_validator_agrees_with_kubernetes_validate(name):
 
 
 def test_daemonset_replicas_and_versions():
-    daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "a"},
-                 "spec": {"replicas": 3, "selector": {"matchLabels": {"a": "b"}},
-                          "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "a", "image": "x"}]}}}}
+    daemonset = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "a"},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": {"a": "b"}},
+            "template": {
+                "metadata": {"labels": {"a": "b"}},
+                "spec": {"containers": [{"name": "a", "image": "x"}]},
+            },
+        },
+    }
     version = schema_version((1, 99))
     assert version == schema_versions()[-1] and schema_version((1, 10)) == schema_versions()[0]
     errors = validate_builtin(daemonset, builtin_schema(version, "apps/v1", "DaemonSet"), version)
-    assert [(e.path, e.message) for e in errors] == [("spec.replicas", "is not a field of this object")]
+    assert [(e.path, e.message) for e in errors] == [
+        ("spec.replicas", "is not a field of this object")
+    ]
     assert builtin_schema(version, "example.com/v1", "Widget") is None
     assert builtin_schema(version, "extensions/v1beta1", "Ingress") is None  # removed in 1.22

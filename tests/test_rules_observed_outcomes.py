@@ -54,9 +54,18 @@ def by_rule(judgement, rule):
 
 def test_a_test_newly_failing_is_a_finding_and_moves_the_verdict(tmp_path, renderer):
     base = {**app_chart(CHART, "app"), f"{CHART}/tests/mode_test.yaml": MODE_SUITE}
-    judgement = review(tmp_path, renderer, base, {f"{CHART}/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: slow\n"})
+    judgement = review(
+        tmp_path,
+        renderer,
+        base,
+        {f"{CHART}/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: slow\n"},
+    )
     [finding] = by_rule(judgement, "tests-newly-failing")
-    assert finding.actionable and finding.evidence.value == "observed" and finding.severity.value == "medium"
+    assert (
+        finding.actionable
+        and finding.evidence.value == "observed"
+        and finding.severity.value == "medium"
+    )
     assert 'test "runs in fast mode"' in finding.message and "expected" in finding.message
     assert finding.location.file == f"{CHART}/tests/mode_test.yaml" and finding.location.line == 4
     assert judgement.verdicts.merge.level.value == "medium"
@@ -64,7 +73,12 @@ def test_a_test_newly_failing_is_a_finding_and_moves_the_verdict(tmp_path, rende
 
 def test_a_failing_test_that_guards_availability_is_high(tmp_path, renderer):
     base = {**app_chart(CHART, "app"), f"{CHART}/tests/deployment_test.yaml": REPLICAS_SUITE}
-    judgement = review(tmp_path, renderer, base, {f"{CHART}/values.yaml": "replicas: 1\nimage: nginx:1.27.0\nmode: fast\n"})
+    judgement = review(
+        tmp_path,
+        renderer,
+        base,
+        {f"{CHART}/values.yaml": "replicas: 1\nimage: nginx:1.27.0\nmode: fast\n"},
+    )
     [finding] = by_rule(judgement, "tests-newly-failing")
     assert finding.severity.value == "high" and "spec.replicas" in finding.message
     assert judgement.verdicts.merge.level.value == "high"
@@ -72,22 +86,36 @@ def test_a_failing_test_that_guards_availability_is_high(tmp_path, renderer):
 
 def test_a_test_still_passing_is_no_finding(tmp_path, renderer):
     base = {**app_chart(CHART, "app"), f"{CHART}/tests/deployment_test.yaml": REPLICAS_SUITE}
-    judgement = review(tmp_path, renderer, base, {f"{CHART}/values.yaml": "replicas: 2\nimage: nginx:1.27.1\nmode: fast\n"})
+    judgement = review(
+        tmp_path,
+        renderer,
+        base,
+        {f"{CHART}/values.yaml": "replicas: 2\nimage: nginx:1.27.1\nmode: fast\n"},
+    )
     assert by_rule(judgement, "tests-newly-failing") == []
 
 
 def test_a_chart_that_stops_rendering_is_a_high_finding(tmp_path, renderer):
     base = app_chart(CHART, "app")
-    head = {f"{CHART}/templates/deployment.yaml": "{{ required \"image.tag is required\" .Values.missing }}\n"}
+    head = {
+        f"{CHART}/templates/deployment.yaml": '{{ required "image.tag is required" .Values.missing }}\n'
+    }
     judgement = review(tmp_path, renderer, base, head)
     [finding] = by_rule(judgement, "chart-render-broken")
-    assert finding.severity.value == "high" and "scenario default" in finding.message and "image.tag is required" in finding.message
+    assert (
+        finding.severity.value == "high"
+        and "scenario default" in finding.message
+        and "image.tag is required" in finding.message
+    )
     assert judgement.verdicts.merge.level.value == "high"
 
 
 def test_a_test_written_to_fail_is_not_a_scenario_that_breaks(tmp_path, renderer):
     # `strict` has no default, so no toggle scenario sets it: only the test's own values do.
-    head = {f"{CHART}/templates/strict.yaml": REQUIRED, f"{CHART}/tests/strict_test.yaml": FAILING_ON_PURPOSE}
+    head = {
+        f"{CHART}/templates/strict.yaml": REQUIRED,
+        f"{CHART}/tests/strict_test.yaml": FAILING_ON_PURPOSE,
+    }
     repo = make_repo(tmp_path)
     commit(repo, app_chart(CHART, "app"), "base")
     commit(repo, head, "head")
@@ -99,7 +127,10 @@ def test_a_test_written_to_fail_is_not_a_scenario_that_breaks(tmp_path, renderer
 
 def test_a_test_scenario_that_breaks_is_a_finding(tmp_path, renderer):
     """The same test without `failedTemplate` is a scenario of the chart, and its failure at head a break."""
-    suite = FAILING_ON_PURPOSE.replace('failedTemplate: {errorMessage: "image is required in strict mode"}', "hasDocuments: {count: 0}")
+    suite = FAILING_ON_PURPOSE.replace(
+        'failedTemplate: {errorMessage: "image is required in strict mode"}',
+        "hasDocuments: {count: 0}",
+    )
     head = {f"{CHART}/templates/strict.yaml": REQUIRED, f"{CHART}/tests/strict_test.yaml": suite}
     judgement = review(tmp_path, renderer, app_chart(CHART, "app"), head)
     [finding] = by_rule(judgement, "chart-render-broken")

@@ -93,16 +93,24 @@ extraEnv:
 
 def _app_repo(tmp_path: Path) -> Path:
     repo = make_repo(tmp_path)
-    commit(repo, {
-        "charts/app/Chart.yaml": chart_yaml("app"), "charts/app/values.yaml": BASE_VALUES,
-        "charts/app/templates/deployment.yaml": DEPLOYMENT, "charts/app/templates/ingress.yaml": INGRESS,
-    }, "chore: base")
+    commit(
+        repo,
+        {
+            "charts/app/Chart.yaml": chart_yaml("app"),
+            "charts/app/values.yaml": BASE_VALUES,
+            "charts/app/templates/deployment.yaml": DEPLOYMENT,
+            "charts/app/templates/ingress.yaml": INGRESS,
+        },
+        "chore: base",
+    )
     commit(repo, {"charts/app/values.yaml": HEAD_VALUES}, "feat: more defaults")
     return repo
 
 
 def _review(repo: Path, renderer, base: str, head: str) -> Review:
-    return run_review(ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer)
+    return run_review(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer
+    )
 
 
 def _probe(review: Review, repo: Path, renderer, work: Path, max_renders: int = 12):
@@ -121,27 +129,58 @@ def _findings(review: Review, probes) -> list:
     return [f for f in judged if f.rule_id == "values-override-trap"]
 
 
-def test_example_release_defaults_env_is_dropped_by_a_partial_override(example_repo, renderer, tmp_path):
-    review = _review(example_repo, renderer, "state-03-lib-security-context-helpers", "state-04-orders-release-tracing")
+def test_example_release_defaults_env_is_dropped_by_a_partial_override(
+    example_repo, renderer, tmp_path
+):
+    review = _review(
+        example_repo,
+        renderer,
+        "state-03-lib-security-context-helpers",
+        "state-04-orders-release-tracing",
+    )
     probes = _probe(review, example_repo, renderer, tmp_path)
     assert [(p.chart, p.values_path, p.override_path, p.status) for p in probes] == [
-        ("charts/releases/platform-releases", "defaults.orders.env", "overrides.orders.env", ProbeStatus.DROPPED),
+        (
+            "charts/releases/platform-releases",
+            "defaults.orders.env",
+            "overrides.orders.env",
+            ProbeStatus.DROPPED,
+        ),
     ]
     probe = probes[0]
-    assert probe.dropped_entries == ("LOG_LEVEL", "ORDERS_CONFIG_FILE", "ORDERS_REGION", "OTEL_EXPORTER_OTLP_ENDPOINT")
+    assert probe.dropped_entries == (
+        "LOG_LEVEL",
+        "ORDERS_CONFIG_FILE",
+        "ORDERS_REGION",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+    )
     release = "helm.toolkit.fluxcd.io/HelmRelease/flux-system/orders"
     assert {(d.object_id, d.field) for d in probe.dropped} == {(release, "spec.values.env")}
-    assert probe.dropped[0].template == "charts/releases/platform-releases/templates/helmreleases.yaml"
+    assert (
+        probe.dropped[0].template == "charts/releases/platform-releases/templates/helmreleases.yaml"
+    )
     assert (probe.site.template, probe.site.line, probe.site.function) == (
-        "charts/releases/platform-releases/templates/helmreleases.yaml", 3, "mergeOverwrite")
+        "charts/releases/platform-releases/templates/helmreleases.yaml",
+        3,
+        "mergeOverwrite",
+    )
     assert probe.base_dropped == ("LOG_LEVEL", "ORDERS_CONFIG_FILE", "ORDERS_REGION")
     assert probe.values_line == 26  # `env:` under defaults.orders
 
     [finding] = _findings(review, probes)
-    assert (finding.delta, finding.severity, finding.evidence.value) == (Delta.WIDENED, Severity.MEDIUM, "observed")
-    assert finding.location is not None and finding.location.file == "charts/releases/platform-releases/values.yaml"
+    assert (finding.delta, finding.severity, finding.evidence.value) == (
+        Delta.WIDENED,
+        Severity.MEDIUM,
+        "observed",
+    )
+    assert (
+        finding.location is not None
+        and finding.location.file == "charts/releases/platform-releases/values.yaml"
+    )
     assert "OTEL_EXPORTER_OTLP_ENDPOINT new with this change" in finding.message
-    assert "HelmRelease.helm.toolkit.fluxcd.io flux-system/orders spec.values.env" in finding.message
+    assert (
+        "HelmRelease.helm.toolkit.fluxcd.io flux-system/orders spec.values.env" in finding.message
+    )
 
 
 def test_example_change_without_merged_lists_probes_nothing(example_repo, renderer, tmp_path):
@@ -153,47 +192,73 @@ def test_merge_user_over_defaults_drops_lists_but_concat_keeps_them(tmp_path, re
     repo = _app_repo(tmp_path)
     review = _review(repo, renderer, "HEAD~1", "HEAD")
     probes = {p.values_path: p for p in _probe(review, repo, renderer, tmp_path / "work")}
-    assert sorted(probes) == ["defaults.args", "defaults.env", "defaults.hosts"]  # extraEnv is merged by no template
+    assert sorted(probes) == [
+        "defaults.args",
+        "defaults.env",
+        "defaults.hosts",
+    ]  # extraEnv is merged by no template
     args, env, hosts = probes["defaults.args"], probes["defaults.env"], probes["defaults.hosts"]
-    assert (args.override_path, args.probe_entry, args.site.function) == ("user.args", "aftershock-probe", "merge")
-    assert (args.status, args.dropped_entries, args.base_dropped) == (ProbeStatus.DROPPED, ("--a", "--b"), ("--a",))
+    assert (args.override_path, args.probe_entry, args.site.function) == (
+        "user.args",
+        "aftershock-probe",
+        "merge",
+    )
+    assert (args.status, args.dropped_entries, args.base_dropped) == (
+        ProbeStatus.DROPPED,
+        ("--a", "--b"),
+        ("--a",),
+    )
     containers = "spec.template.spec.containers[name=app]"
-    assert {(d.object_id, d.field) for d in args.dropped} == {("apps/Deployment/default/app", f"{containers}.args")}
-    assert (env.probe_entry, env.dropped_entries, env.base_dropped) == ({"name": "aftershock-probe"}, ("A", "B"), ("A",))
+    assert {(d.object_id, d.field) for d in args.dropped} == {
+        ("apps/Deployment/default/app", f"{containers}.args")
+    }
+    assert (env.probe_entry, env.dropped_entries, env.base_dropped) == (
+        {"name": "aftershock-probe"},
+        ("A", "B"),
+        ("A",),
+    )
     assert (hosts.status, hosts.dropped, hosts.base_dropped) == (ProbeStatus.KEPT, (), ())
 
     findings = _findings(review, tuple(probes.values()))
     assert sorted((f.subject.id, f.delta) for f in findings) == [
-        ("charts/app/values.yaml#defaults.args", Delta.WIDENED), ("charts/app/values.yaml#defaults.env", Delta.WIDENED),
+        ("charts/app/values.yaml#defaults.args", Delta.WIDENED),
+        ("charts/app/values.yaml#defaults.env", Delta.WIDENED),
     ]
     by_key = {f.subject.id: f for f in findings}
-    assert [fact.value for fact in by_key["charts/app/values.yaml#defaults.env"].facts] == [["A", "B"]]
+    assert [fact.value for fact in by_key["charts/app/values.yaml#defaults.env"].facts] == [
+        ["A", "B"]
+    ]
 
 
 def test_renders_are_bounded_and_a_head_only_probe_counts_as_introduced(tmp_path, renderer):
     repo = _app_repo(tmp_path)
     review = _review(repo, renderer, "HEAD~1", "HEAD")
-    probes = {p.values_path: p for p in _probe(review, repo, renderer, tmp_path / "work", max_renders=3)}
+    probes = {
+        p.values_path: p for p in _probe(review, repo, renderer, tmp_path / "work", max_renders=3)
+    }
     assert probes["defaults.args"].base_dropped == ("--a",)  # head and base: 2 renders
     env = probes["defaults.env"]  # head only: the third render
     assert (env.status, env.base_present, env.base_dropped) == (ProbeStatus.DROPPED, True, None)
     assert probes["defaults.hosts"].status is ProbeStatus.CUT
     assert [p.renders for p in probes.values()] == [2, 1, 0]
     assert probe_summary(tuple(probes.values())) == (
-        "2 override probe(s) rendered in 3 render(s), 2 dropping defaults; 1 cut by the render bound")
-    deltas = {f.subject.id.split("#")[1]: f.delta for f in _findings(review, tuple(probes.values()))}
+        "2 override probe(s) rendered in 3 render(s), 2 dropping defaults; 1 cut by the render bound"
+    )
+    deltas = {
+        f.subject.id.split("#")[1]: f.delta for f in _findings(review, tuple(probes.values()))
+    }
     assert deltas == {"defaults.args": Delta.WIDENED, "defaults.env": Delta.INTRODUCED}
 
 
 def test_merge_calls_follow_variables_pipes_and_argument_order():
     text = (
-        '{{- range $name, $r := .Values.releases }}\n'
-        '{{- $d := index $.Values.defaults $name }}\n'
-        '{{- $v := mergeOverwrite (deepCopy $d) (index $.Values.overrides $name | default dict) }}\n'
-        '{{- end }}\n'
-        '{{/* merge (.Values.commented) .Values.out is a comment */}}\n'
+        "{{- range $name, $r := .Values.releases }}\n"
+        "{{- $d := index $.Values.defaults $name }}\n"
+        "{{- $v := mergeOverwrite (deepCopy $d) (index $.Values.overrides $name | default dict) }}\n"
+        "{{- end }}\n"
+        "{{/* merge (.Values.commented) .Values.out is a comment */}}\n"
         '{{ toYaml (mustMerge (dict) (get .Values "user") .Values.base) }}\n'
-        '{{ $x := .Values.top | mergeOverwrite (dict) }}\n'
+        "{{ $x := .Values.top | mergeOverwrite (dict) }}\n"
     )
     calls = merge_calls(text)
     assert [(c.line, c.function, c.defaults, c.overrides) for c in calls] == [
@@ -201,6 +266,8 @@ def test_merge_calls_follow_variables_pipes_and_argument_order():
         (6, "mustMerge", ("base",), ("user",)),
     ]
     assert override_path(calls[0], ("defaults", "orders", "env")) == ("overrides", "orders", "env")
-    assert override_path(calls[0], ("defaults", "orders")) is None  # the merged map itself, not a list in it
+    assert (
+        override_path(calls[0], ("defaults", "orders")) is None
+    )  # the merged map itself, not a list in it
     assert override_path(calls[1], ("base", "tolerations")) == ("user", "tolerations")
     assert override_path(calls[1], ("other", "tolerations")) is None

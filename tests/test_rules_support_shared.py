@@ -26,10 +26,31 @@ def test_min_available_count_is_a_number_of_pods_without_max_unavailable():
 
 
 def test_declared_ports_walk_init_and_app_containers_with_their_container():
-    deployment = _obj("Deployment", "apps", {"spec": {"template": {"spec": {
-        "initContainers": [{"name": "init", "ports": [{"containerPort": 22}]}],
-        "containers": [{"name": "app", "ports": [{"containerPort": 80, "protocol": "UDP"}, {"containerPort": 8080}]},
-                       {"name": "side"}],
-    }}}})
-    found = [(container.name, port.number, port.protocol) for container, port in declared_ports(pod_spec_of(deployment))]
+    deployment = _obj(
+        "Deployment",
+        "apps",
+        {
+            "spec": {
+                "template": {
+                    "spec": {
+                        "initContainers": [{"name": "init", "ports": [{"containerPort": 22}]}],
+                        "containers": [
+                            {
+                                "name": "app",
+                                "ports": [
+                                    {"containerPort": 80, "protocol": "UDP"},
+                                    {"containerPort": 8080},
+                                ],
+                            },
+                            {"name": "side"},
+                        ],
+                    }
+                }
+            }
+        },
+    )
+    found = [
+        (container.name, port.number, port.protocol)
+        for container, port in declared_ports(pod_spec_of(deployment))
+    ]
     assert sorted(found) == [("app", 80, "UDP"), ("app", 8080, "TCP"), ("init", 22, "TCP")]

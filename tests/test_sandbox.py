@@ -24,7 +24,11 @@ OUTSIDE_VALUES = "replicas: 7\n"
 SNAPSHOT = "renders:\n  1: |\n    7\n"
 
 
-def suite(values: str = "", snapshot_id: str = "", assertion: str = "equal: {path: spec.replicas, value: 7}") -> str:
+def suite(
+    values: str = "",
+    snapshot_id: str = "",
+    assertion: str = "equal: {path: spec.replicas, value: 7}",
+) -> str:
     return textwrap.dedent(f"""\
         suite: s
         templates: [deployment.yaml]
@@ -62,7 +66,12 @@ def outside(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("kind", ["absolute", "relative"])
 def test_values_outside_the_chart_are_refused_not_read(tmp_path, renderer, outside, kind):
     values = str(outside) if kind == "absolute" else "../../../outside/secret-values.yaml"
-    chart = make_chart(tmp_path, suite(values=values, assertion="equal: {path: spec.replicas, value: 8}").replace("set: {replicas: 7}", ""))
+    chart = make_chart(
+        tmp_path,
+        suite(values=values, assertion="equal: {path: spec.replicas, value: 8}").replace(
+            "set: {replicas: 7}", ""
+        ),
+    )
     outside.write_text("replicas: 8\n")
     _, test = only_test(run_suites([str(chart)], renderer))
     assert test.status is JobStatus.ERRORED
@@ -70,7 +79,12 @@ def test_values_outside_the_chart_are_refused_not_read(tmp_path, renderer, outsi
 
 
 def test_values_inside_the_repository_are_read(tmp_path, renderer):
-    chart = make_chart(tmp_path, suite(values="../../shared.yaml", assertion="equal: {path: spec.replicas, value: 5}").replace("set: {replicas: 7}", ""))
+    chart = make_chart(
+        tmp_path,
+        suite(
+            values="../../shared.yaml", assertion="equal: {path: spec.replicas, value: 5}"
+        ).replace("set: {replicas: 7}", ""),
+    )
     (tmp_path / "repo" / ".git").mkdir()
     (tmp_path / "repo" / "shared.yaml").write_text("replicas: 5\n")
     _, test = only_test(run_suites([str(chart)], renderer))
@@ -78,24 +92,55 @@ def test_values_inside_the_repository_are_read(tmp_path, renderer):
 
 
 def test_a_values_link_leaving_the_root_is_refused(tmp_path, renderer, outside):
-    chart = make_chart(tmp_path, suite(values="link.yaml", assertion="equal: {path: spec.replicas, value: 7}").replace("set: {replicas: 7}", ""))
+    chart = make_chart(
+        tmp_path,
+        suite(values="link.yaml", assertion="equal: {path: spec.replicas, value: 7}").replace(
+            "set: {replicas: 7}", ""
+        ),
+    )
     os.symlink(outside, chart / "tests" / "link.yaml")
     result = run_suites([str(chart)], renderer)
     (c,) = result.charts
-    assert not c.passed and "refused" in (c.error or "")  # the chart's own link is refused before any test
+    assert not c.passed and "refused" in (
+        c.error or ""
+    )  # the chart's own link is refused before any test
 
 
 def test_snapshot_id_cannot_read_outside_the_snapshot_folder(tmp_path, renderer):
-    chart = make_chart(tmp_path, suite(snapshot_id="/../../../../outside/x", assertion="matchSnapshot: {path: spec.replicas}"))
-    outside = tmp_path / "repo" / "c" / "tests" / "__snapshot__" / "s_test.yaml_" / ".." / ".." / ".." / ".." / "outside"
+    chart = make_chart(
+        tmp_path,
+        suite(
+            snapshot_id="/../../../../outside/x", assertion="matchSnapshot: {path: spec.replicas}"
+        ),
+    )
+    outside = (
+        tmp_path
+        / "repo"
+        / "c"
+        / "tests"
+        / "__snapshot__"
+        / "s_test.yaml_"
+        / ".."
+        / ".."
+        / ".."
+        / ".."
+        / "outside"
+    )
     outside.resolve().mkdir(parents=True, exist_ok=True)
     (outside.resolve() / "x.snap").write_text(SNAPSHOT.replace("7", "6"))
     s, _ = only_test(run_suites([str(chart)], renderer))
-    assert not s.passed and "snapshotId" in (s.exec_error or "") and "refused" in (s.exec_error or "")
+    assert (
+        not s.passed and "snapshotId" in (s.exec_error or "") and "refused" in (s.exec_error or "")
+    )
 
 
 def test_update_never_writes_outside_the_snapshot_folder(tmp_path, renderer):
-    chart = make_chart(tmp_path, suite(snapshot_id="/../../../../../escaped", assertion="matchSnapshot: {path: spec.replicas}"))
+    chart = make_chart(
+        tmp_path,
+        suite(
+            snapshot_id="/../../../../../escaped", assertion="matchSnapshot: {path: spec.replicas}"
+        ),
+    )
     s, _ = only_test(run_suites([str(chart)], renderer, update_snapshots=True))
     assert not s.passed and "refused" in (s.exec_error or "")
     assert not list(tmp_path.rglob("*escaped*"))
@@ -116,7 +161,9 @@ def test_update_writes_snapshots_inside(tmp_path, renderer):
     chart = make_chart(tmp_path, suite(assertion="matchSnapshot: {path: spec.replicas}"))
     s, _ = only_test(run_suites([str(chart)], renderer, update_snapshots=True))
     assert s.passed, s.exec_error
-    assert (chart / "tests" / "__snapshot__" / "s_test.yaml.snap").read_text() == "renders:\n  1: |\n    7\n"
+    assert (
+        chart / "tests" / "__snapshot__" / "s_test.yaml.snap"
+    ).read_text() == "renders:\n  1: |\n    7\n"
 
 
 def test_sandbox_resolves_links_and_dots(tmp_path):

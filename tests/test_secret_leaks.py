@@ -112,18 +112,28 @@ def side_files(side: str) -> dict[str, str]:
 def make_repository(tmp_path: Path) -> tuple[Path, str, list[str]]:
     repo = make_repo(tmp_path)
     conn_b64 = base64.b64encode(planted("conn", "base").encode()).decode()
-    base = commit(repo, {
-        **app_chart("apps/web", "web"),
-        **app_chart("apps/other", "other"),
-        "apps/db/Chart.yaml": chart_yaml("db"),
-        "apps/db/templates/_helpers.tpl": HELPERS,
-        "apps/db/templates/secret.yaml": SECRET,
-        "apps/db/tests/secret_test.yaml": STALE_TEST.replace("CONN_B64", conn_b64),
-        **side_files("base"),
-    }, "feat: db")
-    commit(repo, {**side_files("head"), **app_chart("apps/other", "other", replicas=3)}, "feat: rotate")
+    base = commit(
+        repo,
+        {
+            **app_chart("apps/web", "web"),
+            **app_chart("apps/other", "other"),
+            "apps/db/Chart.yaml": chart_yaml("db"),
+            "apps/db/templates/_helpers.tpl": HELPERS,
+            "apps/db/templates/secret.yaml": SECRET,
+            "apps/db/tests/secret_test.yaml": STALE_TEST.replace("CONN_B64", conn_b64),
+            **side_files("base"),
+        },
+        "feat: db",
+    )
+    commit(
+        repo, {**side_files("head"), **app_chart("apps/other", "other", replicas=3)}, "feat: rotate"
+    )
     names = ("conn", "dsn", "applied", "note", "flow", "mode", "expect")
-    return repo, base, [planted(n, s) for n in names for s in ("base", "head")] + [short("base"), short("head")]
+    return (
+        repo,
+        base,
+        [planted(n, s) for n in names for s in ("base", "head")] + [short("base"), short("head")],
+    )
 
 
 def forms(plaintext: str) -> list[bytes]:
@@ -147,22 +157,54 @@ def test_no_planted_secret_reaches_any_output_or_store(tmp_path):
     for fmt in FORMATS:
         out = tmp_path / f"review.{fmt}"
         proc = subprocess.run(
-            [*AFTERSHOCK, "review", "--repo", str(repo), "--base", base, "--format", fmt, "--output", str(out),
-             "--state", str(state), "--render-cache", str(cache), "--target", "pr:1", "--full"],
-            capture_output=True, env=env, timeout=300,
+            [
+                *AFTERSHOCK,
+                "review",
+                "--repo",
+                str(repo),
+                "--base",
+                base,
+                "--format",
+                fmt,
+                "--output",
+                str(out),
+                "--state",
+                str(state),
+                "--render-cache",
+                str(cache),
+                "--target",
+                "pr:1",
+                "--full",
+            ],
+            capture_output=True,
+            env=env,
+            timeout=300,
         )
         assert proc.returncode in (0, 3, 4), proc.stderr.decode()
         blobs[f"{fmt} output"] = out.read_bytes()
         blobs[f"{fmt} stdout+stderr"] = proc.stdout + proc.stderr
     doc = json.loads(blobs["json output"])
     # the review did see the paths the secrets take (else the test would prove nothing)
-    assert any(f["rule"] == "tests-stale-assertion" for f in doc["findings"]["items"]), doc["findings"]
+    assert any(f["rule"] == "tests-stale-assertion" for f in doc["findings"]["items"]), doc[
+        "findings"
+    ]
     assert any(c["file"].startswith("release ") and c["sensitive"] for c in doc["values_changes"])
-    assert any(c["file"] == "apps/db/values.yaml" and c["path"] == "note" and c["sensitive"] for c in doc["values_changes"])
-    stored = [p for p in state.parent.rglob("*") if p.is_file()] + [p for p in cache.rglob("*") if p.is_file()]
+    assert any(
+        c["file"] == "apps/db/values.yaml" and c["path"] == "note" and c["sensitive"]
+        for c in doc["values_changes"]
+    )
+    stored = [p for p in state.parent.rglob("*") if p.is_file()] + [
+        p for p in cache.rglob("*") if p.is_file()
+    ]
     assert any(cache in p.parents for p in stored), "the render cache was not used"
     blobs.update({str(p): readable(p) for p in stored})
-    hits = [(secret, where) for secret in secrets for form in forms(secret) for where, data in blobs.items() if form in data]
+    hits = [
+        (secret, where)
+        for secret in secrets
+        for form in forms(secret)
+        for where, data in blobs.items()
+        if form in data
+    ]
     print(f"planted secrets: {len(secrets)}, places searched: {len(blobs)}, hits: {len(hits)}")
     assert len(secrets) == 16
     assert hits == []
@@ -173,22 +215,36 @@ def test_state_and_cache_files_are_private(tmp_path):
     base = commit(repo, app_chart("apps/web", "web"), "feat: web")
     commit(repo, app_chart("apps/web", "web", replicas=3), "feat: three")
     env = {k: v for k, v in os.environ.items() if k != "XDG_CACHE_HOME"}
-    proc = subprocess.run([*AFTERSHOCK, "review", "--repo", str(repo), "--base", base, "--format", "json"],
-                          capture_output=True, env={**env, "CI": "true", "HOME": str(tmp_path)}, timeout=300)
+    proc = subprocess.run(
+        [*AFTERSHOCK, "review", "--repo", str(repo), "--base", base, "--format", "json"],
+        capture_output=True,
+        env={**env, "CI": "true", "HOME": str(tmp_path)},
+        timeout=300,
+    )
     assert proc.returncode in (0, 3, 4), proc.stderr.decode()
     state_folder = repo / ".aftershock"
     inside = list(state_folder.rglob("*"))
     files = [p for p in inside if p.is_file() and p.name != ".gitignore"]
     folders = [state_folder, *(p for p in inside if p.is_dir())]
-    assert any(p.name == "state.db" for p in files) and any("render-cache" in p.parts for p in files)
+    assert any(p.name == "state.db" for p in files) and any(
+        "render-cache" in p.parts for p in files
+    )
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in files} == {"0o600"}
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in folders} == {"0o700"}
 
 
 def test_a_render_holding_a_secret_stays_in_memory(tmp_path):
     disk = DiskRenderCache(tmp_path / "cache")
-    disk.put("aa" * 32, CacheEntry({"c/templates/s.yaml": "apiVersion: v1\nkind: Secret\ndata: {a: YWJj}\n"}))
+    disk.put(
+        "aa" * 32,
+        CacheEntry({"c/templates/s.yaml": "apiVersion: v1\nkind: Secret\ndata: {a: YWJj}\n"}),
+    )
     disk.put("bb" * 32, CacheEntry({"c/templates/j.yaml": '{"apiVersion":"v1","kind":"Secret"}'}))
     disk.put("cc" * 32, CacheEntry({"c/templates/cm.yaml": "kind: ConfigMap\n"}, private=True))
     disk.put("dd" * 32, CacheEntry({"c/templates/cm.yaml": "kind: ConfigMap\n"}))
-    assert [disk.get(k * 32) is not None for k in ("aa", "bb", "cc", "dd")] == [False, False, False, True]
+    assert [disk.get(k * 32) is not None for k in ("aa", "bb", "cc", "dd")] == [
+        False,
+        False,
+        False,
+        True,
+    ]

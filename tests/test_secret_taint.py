@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import base64
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Finding, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Finding,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.ingest.values import describe_change
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.secret_taint import SecretTaint, secret_object_texts
@@ -13,9 +23,13 @@ from aftershock.secret_taint import SecretTaint, secret_object_texts
 def test_a_secret_gives_its_data_decoded_its_string_data_and_its_annotations():
     body = {
         "kind": "Secret",
-        "metadata": {"annotations": {"note": "annotated-value",
-                                     "kubectl.kubernetes.io/last-applied-configuration":
-                                     '{"kind":"Secret","data":{"k":"%s"}}' % base64.b64encode(b"applied-value").decode()}},
+        "metadata": {
+            "annotations": {
+                "note": "annotated-value",
+                "kubectl.kubernetes.io/last-applied-configuration": '{"kind":"Secret","data":{"k":"%s"}}'
+                % base64.b64encode(b"applied-value").decode(),
+            }
+        },
         "data": {"a": base64.b64encode(b"decoded-value").decode()},
         "stringData": {"b": "string-value"},
     }
@@ -27,12 +41,19 @@ def test_scrub_hides_each_text_and_its_base64_in_every_string_but_not_keys():
     taint = SecretTaint(frozenset({"conn-string-1"}))
     encoded = base64.b64encode(b"conn-string-1").decode()
     doc = {"conn-string-1": ["x conn-string-1 y", {"v": encoded}], "n": 3}
-    assert taint.scrub(doc) == {"conn-string-1": ["x <redacted: 13 bytes> y", {"v": f"<redacted: {len(encoded)} bytes>"}], "n": 3}
+    assert taint.scrub(doc) == {
+        "conn-string-1": ["x <redacted: 13 bytes> y", {"v": f"<redacted: {len(encoded)} bytes>"}],
+        "n": 3,
+    }
 
 
 def test_short_texts_and_the_documents_vocabulary_are_not_searched():
     taint = SecretTaint(frozenset({"abc", "default", "added"}))
-    assert taint.scrub({"scenario": "default", "change": "added", "x": "abcd"}) == {"scenario": "default", "change": "added", "x": "abcd"}
+    assert taint.scrub({"scenario": "default", "change": "added", "x": "abcd"}) == {
+        "scenario": "default",
+        "change": "added",
+        "x": "abcd",
+    }
 
 
 def test_a_multiline_values_document_is_hidden_line_by_line_and_leaf_by_leaf():
@@ -45,35 +66,72 @@ def test_a_multiline_values_document_is_hidden_line_by_line_and_leaf_by_leaf():
 def test_a_finding_is_scrubbed_everywhere_it_can_quote():
     taint = SecretTaint(frozenset({"planted-value"}))
     finding = Finding(
-        rule_id="r", title="t planted-value", severity=Severity.LOW, confidence=Confidence.LOW, category=Category.TESTS,
-        evidence=Evidence.INFERRED, delta=Delta.INTRODUCED, subject=Subject(SubjectKind.FILE, "f", "d planted-value", "x"),
-        message="asserts planted-value", facts=(Fact("v", "planted-value"),),
+        rule_id="r",
+        title="t planted-value",
+        severity=Severity.LOW,
+        confidence=Confidence.LOW,
+        category=Category.TESTS,
+        evidence=Evidence.INFERRED,
+        delta=Delta.INTRODUCED,
+        subject=Subject(SubjectKind.FILE, "f", "d planted-value", "x"),
+        message="asserts planted-value",
+        facts=(Fact("v", "planted-value"),),
     )
     text = repr(taint.scrub_finding(finding))
     assert "planted-value" not in text and "<redacted: 13 bytes>" in text
 
 
 def test_a_values_key_that_feeds_a_secret_is_described_by_size():
-    change = ValuesKeyChange("c", "c/values.yaml", "db.conn", ValuesKeyChangeKind.CHANGED, "old-conn", "new-conn-x")
+    change = ValuesKeyChange(
+        "c", "c/values.yaml", "db.conn", ValuesKeyChangeKind.CHANGED, "old-conn", "new-conn-x"
+    )
     assert describe_change(change) == "db.conn changed from 'old-conn' to 'new-conn-x'"
-    assert describe_change(change, secret=True) == "db.conn changed from <redacted: 8 bytes> to <redacted: 10 bytes>"
+    assert (
+        describe_change(change, secret=True)
+        == "db.conn changed from <redacted: 8 bytes> to <redacted: 10 bytes>"
+    )
 
 
 def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths():
     from aftershock.model.objects import ObjectKey, RenderedObject
     from aftershock.model.review import (
-        ChartOutcome, ChartRender, ChartReview, RefInfo, RenderStatus, Review, ReviewOptions, Side,
+        ChartOutcome,
+        ChartRender,
+        ChartReview,
+        RefInfo,
+        RenderStatus,
+        Review,
+        ReviewOptions,
+        Side,
     )
     from aftershock.model.units import AffectedChart
     from aftershock.secret_taint import test_expectations
 
-    secret = RenderedObject(ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml")
+    secret = RenderedObject(
+        ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml"
+    )
     ok = ChartRender(Side.BASE, RenderStatus.OK)
-    chart = ChartReview("c", "c", AffectedChart("c", ()), ok, ok, ChartOutcome.CHANGED, base_objects=(secret,))
-    review = Review("r", RefInfo("a", "a"), RefInfo("b", "b"), ReviewOptions("r", "d", "sdk", "1"), (), (), (), (), (), (), (chart,))
-    suite = ("templates: [secret.yaml]\ntests:\n  - it: x\n    set: {db.conn: set-value-1}\n"
-             "    asserts:\n      - equal: {path: stringData.dsn, value: expected-value-1}\n"
-             "  - it: y\n    template: other.yaml\n    asserts:\n      - equal: {path: data.x, value: not-a-secret-1}\n")
+    chart = ChartReview(
+        "c", "c", AffectedChart("c", ()), ok, ok, ChartOutcome.CHANGED, base_objects=(secret,)
+    )
+    review = Review(
+        "r",
+        RefInfo("a", "a"),
+        RefInfo("b", "b"),
+        ReviewOptions("r", "d", "sdk", "1"),
+        (),
+        (),
+        (),
+        (),
+        (),
+        (),
+        (chart,),
+    )
+    suite = (
+        "templates: [secret.yaml]\ntests:\n  - it: x\n    set: {db.conn: set-value-1}\n"
+        "    asserts:\n      - equal: {path: stringData.dsn, value: expected-value-1}\n"
+        "  - it: y\n    template: other.yaml\n    asserts:\n      - equal: {path: data.x, value: not-a-secret-1}\n"
+    )
     found = test_expectations(review, [{"c/tests/s_test.yaml": suite}])
     assert found == {"set-value-1", "expected-value-1"}
 
@@ -82,13 +140,24 @@ def test_flow_style_lines_of_a_secret_file_hide_each_literal_value():
     from aftershock.report.redaction import redact_hunk_line
 
     line = "+stringData: {note: {{ .Values.note | quote }}, literal: flow-value-1}"
-    assert redact_hunk_line(line, secret_file=True) == "+stringData: {note: {{ .Values.note | quote }}, literal: <redacted: 12 bytes>}"
-    assert redact_hunk_line("+metadata: {name: extra}", secret_file=True) == "+metadata: {name: extra}"
+    assert (
+        redact_hunk_line(line, secret_file=True)
+        == "+stringData: {note: {{ .Values.note | quote }}, literal: <redacted: 12 bytes>}"
+    )
+    assert (
+        redact_hunk_line("+metadata: {name: extra}", secret_file=True) == "+metadata: {name: extra}"
+    )
     assert redact_hunk_line(line, secret_file=False) == line
 
 
 def test_a_values_line_of_a_key_that_feeds_a_secret_is_hidden_however_short():
     from aftershock.report.redaction import redact_hunk_line
 
-    assert redact_hunk_line("+  conn: ab1", secret_file=False, secret_keys=frozenset({"conn"})) == "+  conn: <redacted: 3 bytes>"
-    assert redact_hunk_line("+  mode: ab1", secret_file=False, secret_keys=frozenset({"conn"})) == "+  mode: ab1"
+    assert (
+        redact_hunk_line("+  conn: ab1", secret_file=False, secret_keys=frozenset({"conn"}))
+        == "+  conn: <redacted: 3 bytes>"
+    )
+    assert (
+        redact_hunk_line("+  mode: ab1", secret_file=False, secret_keys=frozenset({"conn"}))
+        == "+  mode: ab1"
+    )

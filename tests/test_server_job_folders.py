@@ -25,7 +25,9 @@ with job_folder(Path(sys.argv[1]), "delivery-1") as folder:
 
 
 def _start_worker(work_dir: Path) -> tuple[subprocess.Popen[str], Path]:
-    worker = subprocess.Popen([sys.executable, "-c", WORKER, str(work_dir)], stdout=subprocess.PIPE, text=True)
+    worker = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(work_dir)], stdout=subprocess.PIPE, text=True
+    )
     assert worker.stdout is not None
     return worker, Path(worker.stdout.readline().strip())
 

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from state_support import state_location  # noqa: F401 (fixture)
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.supersede import RivalReview
 from aftershock.state.records import ReviewTarget
 from aftershock.state.store import open_store
+from state_support import state_location  # noqa: F401 (fixture)
 
 REVIEW = {"type": "review"}
 COMMAND = {"type": "command"}
@@ -25,8 +25,16 @@ def ledger(state_location):
     store.close()
 
 
-def _record(ledger: Ledger, delivery: str, target: str = "5", job: dict | None = REVIEW, outcome: Outcome = Outcome.ACCEPTED) -> bool:
-    return ledger.record(delivery, "pull_request", "opened", "acme/platform", target, "a" * 40, outcome, "why", job)
+def _record(
+    ledger: Ledger,
+    delivery: str,
+    target: str = "5",
+    job: dict | None = REVIEW,
+    outcome: Outcome = Outcome.ACCEPTED,
+) -> bool:
+    return ledger.record(
+        delivery, "pull_request", "opened", "acme/platform", target, "a" * 40, outcome, "why", job
+    )
 
 
 def test_a_delivery_is_recorded_once_even_when_sent_concurrently(ledger):
@@ -52,11 +60,19 @@ def test_the_other_reviews_of_the_same_pull_request_are_its_rivals(ledger):
     _record(ledger, "other-pr", target="6")
     _record(ledger, "ignored", job=None, outcome=Outcome.IGNORED)
     _record(ledger, "command", job=COMMAND)
-    assert ledger.rival_reviews("old") == ()  # another pull request, an ignored event and a command do not count
+    assert (
+        ledger.rival_reviews("old") == ()
+    )  # another pull request, an ignored event and a command do not count
     _record(ledger, "new", job={"type": "review", "head_sha": "2" * 40})
     _record(ledger, "asked", job={"type": "review", "head_sha": None})
-    assert ledger.rival_reviews("old") == (RivalReview("new", "2" * 40, later=True), RivalReview("asked", None, later=True))
-    assert ledger.rival_reviews("new") == (RivalReview("old", "1" * 40, later=False), RivalReview("asked", None, later=True))
+    assert ledger.rival_reviews("old") == (
+        RivalReview("new", "2" * 40, later=True),
+        RivalReview("asked", None, later=True),
+    )
+    assert ledger.rival_reviews("new") == (
+        RivalReview("old", "1" * 40, later=False),
+        RivalReview("asked", None, later=True),
+    )
 
 
 def test_pause_and_resume(ledger):
@@ -64,7 +80,10 @@ def test_pause_and_resume(ledger):
     assert not ledger.paused("github.com/acme/platform", pr)
     assert ledger.pause("github.com/acme/platform", pr, "maintainer")
     assert not ledger.pause("github.com/acme/platform", pr, "maintainer")
-    assert ledger.paused("github.com/acme/platform", pr) and not ledger.paused("github.com/acme/other", pr)
-    assert ledger.resume("github.com/acme/platform", pr) and not ledger.resume("github.com/acme/platform", pr)
+    assert ledger.paused("github.com/acme/platform", pr) and not ledger.paused(
+        "github.com/acme/other", pr
+    )
+    assert ledger.resume("github.com/acme/platform", pr) and not ledger.resume(
+        "github.com/acme/platform", pr
+    )
     assert not ledger.paused("github.com/acme/platform", pr)
-

@@ -10,7 +10,14 @@ import httpx
 import pytest
 
 from server_fakes import AppKey, FakeGitHub
-from server_harness import comment_payload, pull_request_payload, rerun_payload, service_settings, signed_headers, start_service
+from server_harness import (
+    comment_payload,
+    pull_request_payload,
+    rerun_payload,
+    service_settings,
+    signed_headers,
+    start_service,
+)
 
 REPO = "acme/platform"
 HEAD, BASE = "a" * 40, "b" * 40
@@ -47,21 +54,41 @@ MALFORMED = [
     ("pull_request", _with(PUSH, "repository.full_name", "../../admin"), "repository.full_name"),
     ("pull_request", _with(PUSH, "number", "3"), "number"),
     ("pull_request", _with(PUSH, "pull_request.head", ["x"]), "pull_request.head"),
-    ("pull_request", _with(PUSH, "pull_request.head.sha", "--upload-pack=touch /tmp/x"), "pull_request.head.sha"),
+    (
+        "pull_request",
+        _with(PUSH, "pull_request.head.sha", "--upload-pack=touch /tmp/x"),
+        "pull_request.head.sha",
+    ),
     ("pull_request", _with(PUSH, "sender", 5), "sender"),
-    ("issue_comment", _with(comment_payload(REPO, 3, "@aftershock help"), "issue.number", {"a": 1}), "issue.number"),
-    ("issue_comment", _with(comment_payload(REPO, 3, "@aftershock help"), "comment.body", ["@aftershock help"]), "comment.body"),
-    ("check_run", _with(rerun_payload(REPO, 3, HEAD, BASE), "check_run.pull_requests", "x"), "check_run.pull_requests"),
+    (
+        "issue_comment",
+        _with(comment_payload(REPO, 3, "@aftershock help"), "issue.number", {"a": 1}),
+        "issue.number",
+    ),
+    (
+        "issue_comment",
+        _with(comment_payload(REPO, 3, "@aftershock help"), "comment.body", ["@aftershock help"]),
+        "comment.body",
+    ),
+    (
+        "check_run",
+        _with(rerun_payload(REPO, 3, HEAD, BASE), "check_run.pull_requests", "x"),
+        "check_run.pull_requests",
+    ),
     ("ping", _with(PUSH, "action", 7), "action"),
 ]
 
 
 def _post(client: httpx.Client, url: str, event: str, body: bytes, delivery: str) -> httpx.Response:
-    return client.post(f"{url}/webhook", content=body, headers=signed_headers(event, body, delivery))
+    return client.post(
+        f"{url}/webhook", content=body, headers=signed_headers(event, body, delivery)
+    )
 
 
 @pytest.mark.parametrize("event,payload,field", MALFORMED, ids=[m[2] for m in MALFORMED])
-def test_a_field_of_the_wrong_type_answers_400_with_one_log_line(running, caplog, event, payload, field):
+def test_a_field_of_the_wrong_type_answers_400_with_one_log_line(
+    running, caplog, event, payload, field
+):
     with caplog.at_level(logging.WARNING, logger="aftershock.server"), httpx.Client() as client:
         answer = _post(client, running.url, event, json.dumps(payload).encode(), "m-1")
     assert answer.status_code == 400, answer.text

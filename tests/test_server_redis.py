@@ -13,11 +13,11 @@ import uuid
 import httpx
 import pytest
 
+from aftershock.server.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
 from server_harness import deliver, pull_request_payload, service_settings, start_service, wait_for
-from aftershock.server.ledger import Outcome
 
 REDIS_URL = os.environ.get("AFTERSHOCK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 REPO = "acme/platform"
@@ -28,11 +28,13 @@ def _redis_reachable() -> bool:
         import redis
 
         return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
-    except Exception:  # noqa: BLE001 - any failure means no server to test against
+    except Exception:
         return False
 
 
-pytestmark = pytest.mark.skipif(not _redis_reachable(), reason=f"no redis-server answering at {REDIS_URL}")
+pytestmark = pytest.mark.skipif(
+    not _redis_reachable(), reason=f"no redis-server answering at {REDIS_URL}"
+)
 
 
 @pytest.fixture
@@ -50,13 +52,34 @@ def setup(tmp_path):
     workers: list[subprocess.Popen] = []
 
     def start_worker(*extra: str) -> subprocess.Popen:
-        env = {**os.environ, "AFTERSHOCK_APP_ID": "42", "AFTERSHOCK_PRIVATE_KEY": key.private_pem,
-               "AFTERSHOCK_GITHUB_API_URL": fake.url, "AFTERSHOCK_STATE": settings.state,
-               "AFTERSHOCK_WORK_DIR": str(settings.work_dir)}
+        env = {
+            **os.environ,
+            "AFTERSHOCK_APP_ID": "42",
+            "AFTERSHOCK_PRIVATE_KEY": key.private_pem,
+            "AFTERSHOCK_GITHUB_API_URL": fake.url,
+            "AFTERSHOCK_STATE": settings.state,
+            "AFTERSHOCK_WORK_DIR": str(settings.work_dir),
+        }
         code = "from aftershock.cli.worker import worker_command; worker_command()"
-        process = subprocess.Popen([sys.executable, "-c", code, "--queue", REDIS_URL, "--queue-name", name,
-                                    "--heartbeat-seconds", "1", "--maintenance-seconds", "1", *extra],
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                code,
+                "--queue",
+                REDIS_URL,
+                "--queue-name",
+                name,
+                "--heartbeat-seconds",
+                "1",
+                "--maintenance-seconds",
+                "1",
+                *extra,
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         workers.append(process)
         return process
 
@@ -83,22 +106,48 @@ def _outcome(running, delivery):
 
 def test_workers_run_queued_jobs_and_a_newer_push_supersedes(setup):
     fake, repo, base, running, start_worker, name = setup
-    r1, r2, r3 = (f"{name}-r-{n}" for n in (1, 2, 3))  # RQ job ids come from delivery ids: unique per run
-    head1 = commit(repo, {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "fix: three")
-    head2 = commit(repo, {"charts/app/values.yaml": "replicas: 4\nimage: nginx:1.27.0\nmode: fast\n"}, "fix: four")
+    r1, r2, r3 = (
+        f"{name}-r-{n}" for n in (1, 2, 3)
+    )  # RQ job ids come from delivery ids: unique per run
+    head1 = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "fix: three",
+    )
+    head2 = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 4\nimage: nginx:1.27.0\nmode: fast\n"},
+        "fix: four",
+    )
     fake.serve_repository(REPO, repo)
     with httpx.Client() as client:
         deliver(client, running.url, "pull_request", pull_request_payload(REPO, 3, head1, base), r1)
-        deliver(client, running.url, "pull_request", pull_request_payload(REPO, 3, head2, base, "synchronize"), r2)
+        deliver(
+            client,
+            running.url,
+            "pull_request",
+            pull_request_payload(REPO, 3, head2, base, "synchronize"),
+            r2,
+        )
         deliver(client, running.url, "pull_request", pull_request_payload(REPO, 4, head1, base), r3)
-        wait_for(lambda: all(_outcome(running, d) is Outcome.QUEUED for d in (r1, r2, r3)), 30, "queued jobs")
+        wait_for(
+            lambda: all(_outcome(running, d) is Outcome.QUEUED for d in (r1, r2, r3)),
+            30,
+            "queued jobs",
+        )
         # the ledger says queued just before the job reaches Redis (a worker must never find it unrecorded)
         wait_for(lambda: running.service.queue.depth() == 3, 30, "three jobs on the queue")
         worker = start_worker("--burst")
         assert worker.wait(180) == 0, worker.stderr.read().decode()[-2000:]
         metrics = client.get(f"{running.url}/metrics").text
-    assert [_outcome(running, d) for d in (r1, r2, r3)] == [Outcome.SUPERSEDED, Outcome.REVIEWED, Outcome.REVIEWED]
-    (older,) = [r for r in fake.runs_for(head1) if r.repository == REPO and r.conclusion == "skipped"]
+    assert [_outcome(running, d) for d in (r1, r2, r3)] == [
+        Outcome.SUPERSEDED,
+        Outcome.REVIEWED,
+        Outcome.REVIEWED,
+    ]
+    (older,) = [
+        r for r in fake.runs_for(head1) if r.repository == REPO and r.conclusion == "skipped"
+    ]
     assert older.statuses == ["queued", "completed"]
     assert len(fake.comments_on(REPO, 3)) == 1 and head2[:7] in fake.comments_on(REPO, 3)[0]["body"]
     assert 'aftershock_reviews_total{status="complete"} 2' in metrics
@@ -109,19 +158,39 @@ def test_workers_run_queued_jobs_and_a_newer_push_supersedes(setup):
 def test_a_killed_workers_job_is_finished_by_another_worker(setup):
     fake, repo, base, running, start_worker, name = setup
     delivery = f"{name}-k-1"
-    head = commit(repo, {"charts/app/values.yaml": "replicas: 5\nimage: nginx:1.27.0\nmode: fast\n"}, "fix: five")
+    head = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 5\nimage: nginx:1.27.0\nmode: fast\n"},
+        "fix: five",
+    )
     fake.serve_repository(REPO, repo)
     fake.state.slow_answers = [30.0]  # the move to in_progress is applied, but answered late
     doomed = start_worker()
     with httpx.Client() as client:
-        deliver(client, running.url, "pull_request", pull_request_payload(REPO, 6, head, base), delivery)
-    wait_for(lambda: fake.runs_for(head) and fake.runs_for(head)[0].statuses[-1] == "in_progress", 60, "the job to start")
+        deliver(
+            client, running.url, "pull_request", pull_request_payload(REPO, 6, head, base), delivery
+        )
+    wait_for(
+        lambda: fake.runs_for(head) and fake.runs_for(head)[0].statuses[-1] == "in_progress",
+        60,
+        "the job to start",
+    )
     assert _outcome(running, delivery) is Outcome.RUNNING
     doomed.kill()
     doomed.wait(10)
     start_worker()
-    assert wait_for(lambda: _outcome(running, delivery) if _outcome(running, delivery).final else None, 120,
-                    "another worker to finish the job") is Outcome.REVIEWED
+    assert (
+        wait_for(
+            lambda: _outcome(running, delivery) if _outcome(running, delivery).final else None,
+            120,
+            "another worker to finish the job",
+        )
+        is Outcome.REVIEWED
+    )
     (run,) = fake.runs_for(head)
-    assert run.statuses == ["queued", "in_progress", "completed"] and run.conclusion in ("success", "neutral", "failure")
+    assert run.statuses == ["queued", "in_progress", "completed"] and run.conclusion in (
+        "success",
+        "neutral",
+        "failure",
+    )
     assert len(fake.comments_on(REPO, 6)) == 1

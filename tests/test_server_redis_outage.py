@@ -13,14 +13,16 @@ from pathlib import Path
 import httpx
 import pytest
 
+from aftershock.server.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
 from server_harness import deliver, pull_request_payload, service_settings, start_service, wait_for
-from aftershock.server.ledger import Outcome
 
 REPO = "acme/platform"
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server binary on PATH")
+pytestmark = pytest.mark.skipif(
+    shutil.which("redis-server") is None, reason="no redis-server binary on PATH"
+)
 
 
 class OwnRedis:
@@ -41,8 +43,22 @@ class OwnRedis:
         import redis
 
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         connection = redis.Redis.from_url(self.url, socket_connect_timeout=1)
         wait_for(lambda: _answers(connection), 20, "redis-server to start")
         connection.close()
@@ -56,7 +72,7 @@ class OwnRedis:
 def _answers(connection) -> bool:
     try:
         return bool(connection.ping())
-    except Exception:  # noqa: BLE001 - not up yet
+    except Exception:
         return False
 
 
@@ -68,21 +84,33 @@ def own_redis(tmp_path):
     server.stop()
 
 
-def test_a_delivery_during_an_outage_answers_503_and_is_queued_when_redis_returns(tmp_path, own_redis):
+def test_a_delivery_during_an_outage_answers_503_and_is_queued_when_redis_returns(
+    tmp_path, own_redis
+):
     from rq.job import Job as RqJob
 
     key = AppKey.generate()
     fake = FakeGitHub.start(tmp_path / "git", "42", key.public_pem)
     repo = make_repo(tmp_path / "work")
     base = commit(repo, app_chart("charts/app", "app"), "base")
-    head = commit(repo, {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "three")
+    head = commit(
+        repo, {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "three"
+    )
     fake.serve_repository(REPO, repo)
-    running = start_service(service_settings(fake, key, tmp_path, reconcile_seconds=0.2), own_redis.url, "outage")
+    running = start_service(
+        service_settings(fake, key, tmp_path, reconcile_seconds=0.2), own_redis.url, "outage"
+    )
     ledger = running.service.ledger
     try:
         with httpx.Client() as client:
             own_redis.stop()
-            answer = deliver(client, running.url, "pull_request", pull_request_payload(REPO, 5, head, base), "o-1")
+            answer = deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "o-1",
+            )
             assert answer.status_code == 503, answer.text
             assert "recorded" in answer.json()["error"]
             assert client.get(f"{running.url}/healthz").status_code == 503
@@ -92,13 +120,28 @@ def test_a_delivery_during_an_outage_answers_503_and_is_queued_when_redis_return
             import redis
 
             connection = redis.Redis.from_url(own_redis.url)
-            wait_for(lambda: RqJob.exists("aftershock-o-1", connection=connection), 30, "the reconciler to queue it")
+            wait_for(
+                lambda: RqJob.exists("aftershock-o-1", connection=connection),
+                30,
+                "the reconciler to queue it",
+            )
             assert ledger.get("o-1").outcome is Outcome.QUEUED
             assert running.service.queue.depth() == 1
             metrics = client.get(f"{running.url}/metrics").text
-            assert 'aftershock_deliveries_total{event="pull_request",outcome="accepted"}' not in metrics  # dropped while down
-            again = deliver(client, running.url, "pull_request", pull_request_payload(REPO, 5, head, base), "o-1")
-            assert again.status_code == 200 and again.json()["duplicate"]  # GitHub's redelivery changes nothing
+            assert (
+                'aftershock_deliveries_total{event="pull_request",outcome="accepted"}'
+                not in metrics
+            )  # dropped while down
+            again = deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "o-1",
+            )
+            assert (
+                again.status_code == 200 and again.json()["duplicate"]
+            )  # GitHub's redelivery changes nothing
     finally:
         running.stop()
         fake.stop()
@@ -136,9 +179,17 @@ def test_a_delivery_dispatched_by_the_request_and_the_reconciler_at_once_is_queu
 
     store = open_store(str(tmp_path / "state.db"))
     queue = _CountingQueue()
-    service = WebhookService(ServiceSettings(b"s", str(tmp_path / "state.db")), store, queue, None, MemoryMetrics(),
-                             embedded_queue=False)
-    accepted = service.accept("pull_request", "c-1", pull_request_payload(REPO, 5, "a" * 40, "b" * 40))
+    service = WebhookService(
+        ServiceSettings(b"s", str(tmp_path / "state.db")),
+        store,
+        queue,
+        None,
+        MemoryMetrics(),
+        embedded_queue=False,
+    )
+    accepted = service.accept(
+        "pull_request", "c-1", pull_request_payload(REPO, 5, "a" * 40, "b" * 40)
+    )
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda _: service.dispatch(accepted.job), range(4)))
     assert service.reconcile(grace_seconds=0) == 0  # nothing is left accepted

@@ -8,11 +8,17 @@ import json
 import httpx
 import pytest
 
+from aftershock.server.signature import sign, signature_valid
 from server_fakes import AppKey, FakeGitHub
 from server_harness import (
-    SECRET, deliver, pull_request_payload, service_settings, signed_headers, start_service, wait_for,
+    SECRET,
+    deliver,
+    pull_request_payload,
+    service_settings,
+    signed_headers,
+    start_service,
+    wait_for,
 )
-from aftershock.server.signature import sign, signature_valid
 
 REPO = "acme/platform"
 
@@ -40,7 +46,9 @@ def test_signature_is_hmac_sha256_of_the_raw_body():
     assert not signature_valid(b"other", body, header)
     assert not signature_valid(SECRET, body, None)
     assert not signature_valid(SECRET, body, header.replace("sha256=", "sha1="))
-    assert not signature_valid(b"", body, sign(b"", body))  # no secret configured: nobody is accepted
+    assert not signature_valid(
+        b"", body, sign(b"", body)
+    )  # no secret configured: nobody is accepted
 
 
 def test_missing_or_bad_signatures_get_401_and_are_not_recorded(running):
@@ -51,9 +59,15 @@ def test_missing_or_bad_signatures_get_401_and_are_not_recorded(running):
             {**signed_headers("ping", body, "bad-2"), "X-Hub-Signature-256": sign(b"wrong", body)},
             {**signed_headers("ping", body, "bad-3"), "X-Hub-Signature-256": "sha256=" + "0" * 64},
         ):
-            assert client.post(f"{running.url}/webhook", content=body, headers=headers).status_code == 401
+            assert (
+                client.post(f"{running.url}/webhook", content=body, headers=headers).status_code
+                == 401
+            )
         tampered = signed_headers("ping", body, "bad-4")
-        assert client.post(f"{running.url}/webhook", content=body + b" ", headers=tampered).status_code == 401
+        assert (
+            client.post(f"{running.url}/webhook", content=body + b" ", headers=tampered).status_code
+            == 401
+        )
     assert running.service.ledger.counts() == {}
 
 
@@ -61,20 +75,47 @@ def test_body_limit_and_missing_delivery_id(running):
     big = json.dumps({"zen": "x" * 5000}).encode()
     body = b'{"zen": "x"}'
     with httpx.Client() as client:
-        assert client.post(f"{running.url}/webhook", content=big, headers=signed_headers("ping", big, "big")).status_code == 413
+        assert (
+            client.post(
+                f"{running.url}/webhook", content=big, headers=signed_headers("ping", big, "big")
+            ).status_code
+            == 413
+        )
         headers = signed_headers("ping", body, "")
-        assert client.post(f"{running.url}/webhook", content=body, headers=headers).status_code == 400
+        assert (
+            client.post(f"{running.url}/webhook", content=body, headers=headers).status_code == 400
+        )
     assert running.service.ledger.counts() == {}
 
 
 def test_ping_duplicates_and_ignored_events(running):
     with httpx.Client() as client:
-        first = deliver(client, running.url, "ping", {"zen": "Keep it logically awesome.", "hook_id": 1}, "g-1")
-        again = deliver(client, running.url, "ping", {"zen": "Keep it logically awesome.", "hook_id": 1}, "g-1")
-        labeled = deliver(client, running.url, "pull_request", pull_request_payload(REPO, 3, "a" * 40, "b" * 40, "labeled"), "g-2")
-        draft = deliver(client, running.url, "pull_request", pull_request_payload(REPO, 3, "a" * 40, "b" * 40, draft=True), "g-3")
+        first = deliver(
+            client, running.url, "ping", {"zen": "Keep it logically awesome.", "hook_id": 1}, "g-1"
+        )
+        again = deliver(
+            client, running.url, "ping", {"zen": "Keep it logically awesome.", "hook_id": 1}, "g-1"
+        )
+        labeled = deliver(
+            client,
+            running.url,
+            "pull_request",
+            pull_request_payload(REPO, 3, "a" * 40, "b" * 40, "labeled"),
+            "g-2",
+        )
+        draft = deliver(
+            client,
+            running.url,
+            "pull_request",
+            pull_request_payload(REPO, 3, "a" * 40, "b" * 40, draft=True),
+            "g-3",
+        )
         other = deliver(client, running.url, "installation", {"action": "created"}, "g-4")
-    assert (first.status_code, first.json()["outcome"], first.json()["duplicate"]) == (200, "pong", False)
+    assert (first.status_code, first.json()["outcome"], first.json()["duplicate"]) == (
+        200,
+        "pong",
+        False,
+    )
     assert (again.status_code, again.json()["duplicate"]) == (200, True)
     assert labeled.json()["outcome"] == "ignored" and "needs no review" in labeled.json()["reason"]
     assert draft.json()["outcome"] == "ignored" and "draft" in draft.json()["reason"]
@@ -85,7 +126,11 @@ def test_ping_duplicates_and_ignored_events(running):
 def test_healthz_and_metrics(running):
     with httpx.Client() as client:
         deliver(client, running.url, "ping", {"zen": "z"}, "m-1")
-        client.post(f"{running.url}/webhook", content=b"{}", headers={"X-GitHub-Event": "ping", "X-GitHub-Delivery": "m-2"})
+        client.post(
+            f"{running.url}/webhook",
+            content=b"{}",
+            headers={"X-GitHub-Event": "ping", "X-GitHub-Delivery": "m-2"},
+        )
         health = client.get(f"{running.url}/healthz")
         metrics = client.get(f"{running.url}/metrics")
     assert health.status_code == 200 and health.json() == {"status": "ok"}
@@ -94,8 +139,11 @@ def test_healthz_and_metrics(running):
     assert "# TYPE aftershock_queue_depth gauge\naftershock_queue_depth 0\n" in text
     assert 'aftershock_deliveries_total{event="ping",outcome="pong"} 1\n' in text
     assert 'aftershock_webhook_rejected_total{reason="signature"} 1\n' in text
-    for family in ("aftershock_review_duration_seconds histogram", "aftershock_renders_total counter",
-                   "aftershock_failures_total counter"):
+    for family in (
+        "aftershock_review_duration_seconds histogram",
+        "aftershock_renders_total counter",
+        "aftershock_failures_total counter",
+    ):
         assert f"# TYPE {family}\n" in text
 
 
@@ -108,15 +156,39 @@ def test_deliveries_left_unfinished_are_run_after_a_restart(tmp_path, key):
     fake = FakeGitHub.start(tmp_path / "git", "42", key.public_pem)
     settings = service_settings(fake, key, tmp_path)
     store = open_store(settings.state)  # a previous process acknowledged these, then died
-    for delivery, outcome in (("left-accepted", Outcome.ACCEPTED), ("left-running", Outcome.RUNNING),
-                              ("left-done", Outcome.REPLIED)):
-        job = CommandJob(delivery, PullRequestRef(REPO, 9, 7), ChatCommand(CommandKind.HELP, text="@aftershock help"), "ada", 1)
-        Ledger(store).record(delivery, "issue_comment", "created", REPO, "9", None, outcome, "command help", job_to_json(job))
+    for delivery, outcome in (
+        ("left-accepted", Outcome.ACCEPTED),
+        ("left-running", Outcome.RUNNING),
+        ("left-done", Outcome.REPLIED),
+    ):
+        job = CommandJob(
+            delivery,
+            PullRequestRef(REPO, 9, 7),
+            ChatCommand(CommandKind.HELP, text="@aftershock help"),
+            "ada",
+            1,
+        )
+        Ledger(store).record(
+            delivery,
+            "issue_comment",
+            "created",
+            REPO,
+            "9",
+            None,
+            outcome,
+            "command help",
+            job_to_json(job),
+        )
     store.close()
     running = start_service(settings)
     try:
         ledger = running.service.ledger
-        wait_for(lambda: all(ledger.get(d).outcome is Outcome.REPLIED for d in ("left-accepted", "left-running")), 30)
+        wait_for(
+            lambda: all(
+                ledger.get(d).outcome is Outcome.REPLIED for d in ("left-accepted", "left-running")
+            ),
+            30,
+        )
     finally:
         running.stop()
         fake.stop()
@@ -134,11 +206,20 @@ def test_serve_command_runs_the_service(tmp_path, key):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "AFTERSHOCK_WEBHOOK_SECRET": SECRET.decode(), "AFTERSHOCK_APP_ID": "42",
-           "AFTERSHOCK_PRIVATE_KEY": key.private_pem, "AFTERSHOCK_GITHUB_API_URL": fake.url}
+    env = {
+        **os.environ,
+        "AFTERSHOCK_WEBHOOK_SECRET": SECRET.decode(),
+        "AFTERSHOCK_APP_ID": "42",
+        "AFTERSHOCK_PRIVATE_KEY": key.private_pem,
+        "AFTERSHOCK_GITHUB_API_URL": fake.url,
+    }
     code = "from aftershock.cli.serve import serve_command; serve_command()"
-    process = subprocess.Popen([sys.executable, "-c", code, "--port", str(port), "--state", str(tmp_path / "s.db")],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "--port", str(port), "--state", str(tmp_path / "s.db")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     url = f"http://127.0.0.1:{port}"
 
     def healthy():
@@ -156,4 +237,6 @@ def test_serve_command_runs_the_service(tmp_path, key):
         status = process.wait(30)
         fake.stop()
     log = process.stderr.read().decode()
-    assert status in (0, -signal.SIGTERM) and "Application shutdown complete" in log, log[-2000:]  # uvicorn re-raises it
+    assert status in (0, -signal.SIGTERM) and "Application shutdown complete" in log, log[
+        -2000:
+    ]  # uvicorn re-raises it

@@ -23,11 +23,15 @@ AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
 
 def run(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CI": "true"}
-    return subprocess.run([*AFTERSHOCK, *args], cwd=repo, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [*AFTERSHOCK, *args], cwd=repo, capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def review(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return run(repo, "review", "--workers", "1", "--render-cache", str(repo.parent / "render-cache"), *args)
+    return run(
+        repo, "review", "--workers", "1", "--render-cache", str(repo.parent / "render-cache"), *args
+    )
 
 
 def values(image: str, replicas: int = 2) -> str:
@@ -57,24 +61,44 @@ def test_review_dismiss_history_reopen_and_force_push(topic):
     repo, base = topic
     stateless = review(repo, "--base", base, "--no-state", "--format", "json")
     assert stateless.returncode == 0, stateless.stderr
-    assert "lifecycle" not in json.loads(stateless.stdout) and not (repo / ".aftershock" / "state.db").exists()
+    assert (
+        "lifecycle" not in json.loads(stateless.stdout)
+        and not (repo / ".aftershock" / "state.db").exists()
+    )
 
     first = review(repo, "--base", base, "--format", "json")
     assert first.returncode == 0, first.stderr
     lifecycle = json.loads(first.stdout)["lifecycle"]
     assert lifecycle["target"]["display"] == "branch topic" and lifecycle["mode"] == "full"
-    assert lifecycle["reason"].startswith("first review") and (repo / ".aftershock" / "state.db").is_file()
+    assert (
+        lifecycle["reason"].startswith("first review")
+        and (repo / ".aftershock" / "state.db").is_file()
+    )
     [latest] = [i for i in lifecycle["new"] if i["rule"] == "image-latest-tag"]
     assert any((repo.parent / "render-cache").rglob("*")), "the render cache keeps the renders"
 
-    dismissed = run(repo, "dismiss", latest["fingerprint"][:12], "--reason", "pinned by digest in production", "--by", "alice")
-    assert dismissed.returncode == 0 and f"dismissed {latest['fingerprint']} in branch topic" in dismissed.stdout
+    dismissed = run(
+        repo,
+        "dismiss",
+        latest["fingerprint"][:12],
+        "--reason",
+        "pinned by digest in production",
+        "--by",
+        "alice",
+    )
+    assert (
+        dismissed.returncode == 0
+        and f"dismissed {latest['fingerprint']} in branch topic" in dismissed.stdout
+    )
 
     commit(repo, {"b/values.yaml": values("nginx:1.27.0", replicas=3)}, "feat: three b replicas")
     second = review(repo, "--base", base, "--format", "markdown")
     assert second.returncode == 0, second.stderr
     assert "No actionable findings." in second.stdout and "#### Dismissed (1)" in second.stdout
-    assert "dismissed by alice on " in second.stdout and "pinned by digest in production" in second.stdout
+    assert (
+        "dismissed by alice on " in second.stdout
+        and "pinned by digest in production" in second.stdout
+    )
 
     history = run(repo, "history")
     lines = history.stdout.splitlines()
@@ -82,7 +106,10 @@ def test_review_dismiss_history_reopen_and_force_push(topic):
     assert "full  complete" in lines[0] and "dismissed 1" in lines[0] and "merge " in lines[0]
     assert f"{base[:7]}..{git(repo, 'rev-parse', 'HEAD')[:7]}" in lines[0]
     reviews = json.loads(run(repo, "history", "--format", "json").stdout)["reviews"]
-    assert [(r["status"], r["mode"], r["counts"]["new"] > 0) for r in reviews] == [("complete", "full", True), ("complete", "full", True)]
+    assert [(r["status"], r["mode"], r["counts"]["new"] > 0) for r in reviews] == [
+        ("complete", "full", True),
+        ("complete", "full", True),
+    ]
     assert set(reviews[0]["verdicts"]) == {"merge_risk", "security_risk"}
 
     reopened = run(repo, "reopen", latest["fingerprint"])
@@ -90,19 +117,30 @@ def test_review_dismiss_history_reopen_and_force_push(topic):
     one_line_error(run(repo, "reopen", latest["fingerprint"]), 2, "no dismissed finding")
 
     git(repo, "reset", "-q", "--hard", base)
-    commit(repo, {"a/values.yaml": values("nginx:latest", replicas=5)}, "feat: five latest replicas")
+    commit(
+        repo, {"a/values.yaml": values("nginx:latest", replicas=5)}, "feat: five latest replicas"
+    )
     rewritten = review(repo, "--base", base, "--since-last", "--format", "json")
     assert rewritten.returncode == 0, rewritten.stderr
     assert "aftershock: force-push detected: last reviewed head" in rewritten.stderr
     lifecycle = json.loads(rewritten.stdout)["lifecycle"]
-    assert lifecycle["mode"] == "full" and lifecycle["force_pushed"] and lifecycle["previous_head"] is not None
-    assert [i["rule"] for i in lifecycle["new"] if i["actionable"]] == []  # reopened: raised again, as retained
+    assert (
+        lifecycle["mode"] == "full"
+        and lifecycle["force_pushed"]
+        and lifecycle["previous_head"] is not None
+    )
+    assert [
+        i["rule"] for i in lifecycle["new"] if i["actionable"]
+    ] == []  # reopened: raised again, as retained
     assert "image-latest-tag" in [i["rule"] for i in lifecycle["retained"]]
 
 
 def test_a_busy_target_makes_the_second_review_wait_then_say_so(topic):
     repo, base = topic
-    with open_target_state(repo, None, "pr:42") as held, held.store.review_lock(held.repository, held.target):
+    with (
+        open_target_state(repo, None, "pr:42") as held,
+        held.store.review_lock(held.repository, held.target),
+    ):
         busy = review(repo, "--base", base, "--target", "42", "--lock-timeout", "0.3")
     one_line_error(busy, 3, "another review of PR #42", "is running", "waited 0.3 s")
 
@@ -117,17 +155,25 @@ def test_a_failed_review_is_in_the_history_as_failed(topic):
 
 
 def test_contradicting_state_options_are_refused():
-    one_line_error(run(Path.cwd(), "review", "--since-last", "--full"), 2, "--since-last and --full contradict")
-    one_line_error(run(Path.cwd(), "review", "--no-state", "--since-last"), 2, "--no-state keeps no review")
+    one_line_error(
+        run(Path.cwd(), "review", "--since-last", "--full"), 2, "--since-last and --full contradict"
+    )
+    one_line_error(
+        run(Path.cwd(), "review", "--no-state", "--since-last"), 2, "--no-state keeps no review"
+    )
 
 
 def test_render_cache_folder_defaults(tmp_path):
     repo = make_repo(tmp_path)
     assert render_cache_folder("off", repo) is None
     assert render_cache_folder("~/x", repo) == Path("~/x").expanduser()
-    assert render_cache_folder(None, repo, {"XDG_CACHE_HOME": "/c"}) == Path("/c/aftershock/renders")
+    assert render_cache_folder(None, repo, {"XDG_CACHE_HOME": "/c"}) == Path(
+        "/c/aftershock/renders"
+    )
     assert render_cache_folder(None, repo, {}) == repo / ".aftershock" / "render-cache"
-    assert git(repo, "status", "--porcelain") == "" and (repo / ".aftershock" / ".gitignore").is_file()  # ignores itself
+    assert (
+        git(repo, "status", "--porcelain") == "" and (repo / ".aftershock" / ".gitignore").is_file()
+    )  # ignores itself
 
 
 @pytest.fixture
@@ -149,7 +195,9 @@ def postgres_url():
 
 def test_postgresql_by_url(topic, postgres_url):
     repo, base = topic
-    first = review(repo, "--base", base, "--state", postgres_url, "--target", "pr:9", "--format", "json")
+    first = review(
+        repo, "--base", base, "--state", postgres_url, "--target", "pr:9", "--format", "json"
+    )
     assert first.returncode == 0, first.stderr
     assert json.loads(first.stdout)["lifecycle"]["target"]["display"] == "PR #9"
     history = run(repo, "history", "--state", postgres_url, "--target", "9").stdout.splitlines()

@@ -20,7 +20,9 @@ from aftershock.state.store import open_store
 from state_support import PR, REPO, finding, record, state_location  # noqa: F401 (fixture)
 
 TESTS = Path(__file__).resolve().parent
-RBAC = finding("rbac-wildcard", "charts/web::rbac.authorization.k8s.io/Role/default/web", {"verbs": ["*"]})
+RBAC = finding(
+    "rbac-wildcard", "charts/web::rbac.authorization.k8s.io/Role/default/web", {"verbs": ["*"]}
+)
 PSS = finding("pss-privileged", "charts/web::apps/Deployment/default/web", {"container": "app"})
 H1, H2, H3 = ("1" * 40, "2" * 40, "3" * 40)
 
@@ -51,7 +53,10 @@ else:
 def start_child(mode: str, location: str) -> subprocess.Popen:
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, mode, location, str(TESTS)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     ready, _, _ = select.select([child.stdout], [], [], 30)
     line = child.stdout.readline().strip() if ready else ""
@@ -72,7 +77,9 @@ def test_a_review_killed_mid_write_leaves_the_previous_state_intact(state_locati
     reopened = open_store(state_location, lock_timeout_seconds=5)
     (last,) = reopened.history(REPO, PR)
     assert (last.head_sha, last.counts) == (H1, {"new": 2})
-    with reopened.review_lock(REPO, PR, timeout_seconds=5):  # the dead review's lock is gone with it
+    with reopened.review_lock(
+        REPO, PR, timeout_seconds=5
+    ):  # the dead review's lock is gone with it
         after = reopened.record_review(record(H3, (RBAC, PSS)))
     assert after.lifecycle.previous_head == H1
     assert [e.state for e in after.lifecycle.entries] == [LifecycleState.RETAINED] * 2
@@ -127,7 +134,9 @@ def test_a_second_review_waits_then_reports_busy(state_location):
         holder.stdin.close()
         holder.wait(timeout=30)
         with store.review_lock(REPO, PR, timeout_seconds=5):
-            store.record_review(record(H1, (RBAC,)))  # re-entrant: recording inside the lock does not wait
+            store.record_review(
+                record(H1, (RBAC,))
+            )  # re-entrant: recording inside the lock does not wait
     finally:
         if holder.poll() is None:
             holder.kill()

@@ -5,7 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.findings.model import (
-    RULE_ERROR_ID, Category, Confidence, Delta, Evidence, Finding, Severity, Subject, SubjectKind,
+    RULE_ERROR_ID,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Finding,
+    Severity,
+    Subject,
+    SubjectKind,
 )
 from aftershock.model.review import ChartOutcome, ChartRender, NotReviewed, RenderStatus, Side
 from aftershock.verdict import verdicts
@@ -13,9 +21,24 @@ from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS, RiskLevel
 from rulecases import FIXTURES, build_review, read_manifests
 
 
-def make(severity=Severity.HIGH, category=Category.SECURITY, delta=Delta.INTRODUCED, confidence=Confidence.HIGH, rule="r"):
-    return Finding(rule, "A title", severity, confidence, category, Evidence.OBSERVED, delta,
-                   Subject(SubjectKind.OBJECT, f"x::{rule}{severity.value}{delta.value}", "Thing x"), "message")
+def make(
+    severity=Severity.HIGH,
+    category=Category.SECURITY,
+    delta=Delta.INTRODUCED,
+    confidence=Confidence.HIGH,
+    rule="r",
+):
+    return Finding(
+        rule,
+        "A title",
+        severity,
+        confidence,
+        category,
+        Evidence.OBSERVED,
+        delta,
+        Subject(SubjectKind.OBJECT, f"x::{rule}{severity.value}{delta.value}", "Thing x"),
+        "message",
+    )
 
 
 def unchanged_review(tmp_path):
@@ -25,7 +48,11 @@ def unchanged_review(tmp_path):
 
 def changed_review(tmp_path):
     folder = FIXTURES / "pss-host-namespaces" / "introduced-hostpid"
-    return build_review(read_manifests(folder / "base.yaml"), read_manifests(folder / "head.yaml"), tmp_path=tmp_path)
+    return build_review(
+        read_manifests(folder / "base.yaml"),
+        read_manifests(folder / "head.yaml"),
+        tmp_path=tmp_path,
+    )
 
 
 def test_nothing_changed_and_nothing_found_is_minimal(tmp_path):
@@ -47,26 +74,41 @@ def test_a_chart_changed_in_several_scenarios_counts_once(tmp_path):
     """The reason counted renders: one chart changed in six scenarios read "6 chart(s) render differently"."""
     review = changed_review(tmp_path)
     [chart] = review.chart_reviews
-    review = replace(review, chart_reviews=tuple(replace(chart, scenario=f"toggle:{n}") for n in range(5)) + (chart,))
+    review = replace(
+        review,
+        chart_reviews=tuple(replace(chart, scenario=f"toggle:{n}") for n in range(5)) + (chart,),
+    )
     assert verdicts(review, []).merge.reasons == ("1 chart(s) render differently (charts/app)",)
 
 
 def test_actionable_findings_set_the_level_by_severity(tmp_path):
     review = unchanged_review(tmp_path)
     assert verdicts(review, [make(Severity.CRITICAL)]).merge.level is RiskLevel.CRITICAL
-    assert verdicts(review, [make(Severity.MEDIUM, delta=Delta.WIDENED)]).merge.level is RiskLevel.MEDIUM
+    assert (
+        verdicts(review, [make(Severity.MEDIUM, delta=Delta.WIDENED)]).merge.level
+        is RiskLevel.MEDIUM
+    )
     assert verdicts(review, [make(Severity.INFO)]).merge.level is RiskLevel.MINIMAL
 
 
 def test_low_confidence_counts_one_level_lower_but_not_below_low(tmp_path):
     review = unchanged_review(tmp_path)
-    assert verdicts(review, [make(Severity.HIGH, confidence=Confidence.LOW)]).merge.level is RiskLevel.MEDIUM
-    assert verdicts(review, [make(Severity.LOW, confidence=Confidence.LOW)]).merge.level is RiskLevel.LOW
+    assert (
+        verdicts(review, [make(Severity.HIGH, confidence=Confidence.LOW)]).merge.level
+        is RiskLevel.MEDIUM
+    )
+    assert (
+        verdicts(review, [make(Severity.LOW, confidence=Confidence.LOW)]).merge.level
+        is RiskLevel.LOW
+    )
 
 
 def test_pre_existing_narrowed_and_resolved_findings_do_not_count(tmp_path):
     review = unchanged_review(tmp_path)
-    quiet = [make(Severity.CRITICAL, delta=d) for d in (Delta.PRE_EXISTING, Delta.NARROWED, Delta.RESOLVED)]
+    quiet = [
+        make(Severity.CRITICAL, delta=d)
+        for d in (Delta.PRE_EXISTING, Delta.NARROWED, Delta.RESOLVED)
+    ]
     result = verdicts(review, quiet)
     assert result.merge.level is RiskLevel.MINIMAL
     assert "1 pre-existing concern(s) are listed apart" in result.merge.rationale
@@ -80,8 +122,12 @@ def test_security_verdict_counts_only_security_findings(tmp_path):
 
 
 def with_chart_gap(review, base_status, head_status):
-    chart = replace(review.chart_reviews[0], outcome=ChartOutcome.NOT_REVIEWED,
-                    base=ChartRender(Side.BASE, base_status), head=ChartRender(Side.HEAD, head_status, error="boom"))
+    chart = replace(
+        review.chart_reviews[0],
+        outcome=ChartOutcome.NOT_REVIEWED,
+        base=ChartRender(Side.BASE, base_status),
+        head=ChartRender(Side.HEAD, head_status, error="boom"),
+    )
     gap = NotReviewed(f"chart {chart.chart}", "boom", Side.HEAD)
     return replace(review, chart_reviews=(chart,), not_reviewed=(gap,))
 
@@ -103,7 +149,10 @@ def test_a_chart_the_change_breaks_is_high(tmp_path):
 
 
 def test_rule_errors_count_as_unreviewed(tmp_path):
-    error = replace(make(Severity.MEDIUM, Category.RELIABILITY, rule=RULE_ERROR_ID), subject=Subject(SubjectKind.CHART, "x", "rule x"))
+    error = replace(
+        make(Severity.MEDIUM, Category.RELIABILITY, rule=RULE_ERROR_ID),
+        subject=Subject(SubjectKind.CHART, "x", "rule x"),
+    )
     result = verdicts(unchanged_review(tmp_path), [error])
     assert result.merge.level is RiskLevel.MEDIUM
     assert "Not verified: rule x" in result.merge.rationale

@@ -17,12 +17,19 @@ from conftest import CORPUS, PROJECT
 TRAEFIK = CORPUS / "traefik-helm-chart.bundle"
 
 pytestmark = [pytest.mark.install, pytest.mark.corpus]
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}  # only what was installed
+CLEAN_ENV = {
+    k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")
+}  # only what was installed
 
 
 def _pip(python, *args, timeout=900):
-    return subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, timeout=timeout, env=CLEAN_ENV)
+    return subprocess.run(
+        [str(python), "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=CLEAN_ENV,
+    )
 
 
 def _last_line(done) -> str:
@@ -38,20 +45,49 @@ def test_fresh_venv_from_the_wheel_reviews_traefik_without_config(tmp_path):
     (wheel,) = wheels.glob("aftershock-*.whl")
     # the Action's own install step: a virtualenv, the package, the action's pinned constraints
     venv = tmp_path / "venv"
-    env = {**CLEAN_ENV, "GITHUB_ACTION_PATH": str(PROJECT), "AFTERSHOCK_VENV": str(venv),
-           "AFTERSHOCK_PACKAGE": str(wheel), "AFTERSHOCK_BASE_PYTHON": sys.executable}
-    installed = subprocess.run([str(PROJECT / "scripts" / "action.sh"), "install"], env=env, capture_output=True,
-                               text=True, timeout=900)
+    env = {
+        **CLEAN_ENV,
+        "GITHUB_ACTION_PATH": str(PROJECT),
+        "AFTERSHOCK_VENV": str(venv),
+        "AFTERSHOCK_PACKAGE": str(wheel),
+        "AFTERSHOCK_BASE_PYTHON": sys.executable,
+    }
+    installed = subprocess.run(
+        [str(PROJECT / "scripts" / "action.sh"), "install"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if installed.returncode != 0:
         pytest.skip(f"the wheel cannot be installed offline here: {_last_line(installed)}")
-    again = subprocess.run([str(PROJECT / "scripts" / "action.sh"), "install"], env=env, capture_output=True, text=True)
+    again = subprocess.run(
+        [str(PROJECT / "scripts" / "action.sh"), "install"], env=env, capture_output=True, text=True
+    )
     assert "using the cached virtualenv" in again.stdout  # what a restored cache gives the next run
     clone = tmp_path / "traefik"
     subprocess.run(["git", "clone", "-q", str(TRAEFIK), str(clone)], check=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert not (clone / ".aftershock.yaml").exists()
-    done = subprocess.run([str(venv / "bin" / "aftershock"), "review", "--base", f"{head}~1", "--no-state", "--no-tests",
-                           "--format", "json"], cwd=clone, capture_output=True, text=True, timeout=900, env=CLEAN_ENV)
+    done = subprocess.run(
+        [
+            str(venv / "bin" / "aftershock"),
+            "review",
+            "--base",
+            f"{head}~1",
+            "--no-state",
+            "--no-tests",
+            "--format",
+            "json",
+        ],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=CLEAN_ENV,
+    )
     assert done.returncode in (0, 3), done.stderr  # 3: parts not reviewed, listed, report written
     doc = json.loads(done.stdout)
     assert doc["head"]["sha"] == head and doc["config"] == "defaults" and "findings" in doc

@@ -19,8 +19,7 @@ if yamlio.C_PARSER_AVAILABLE:
 
 # Documents whose reading differs between YAML 1.1/go-yaml v2 and YAML 1.2 or PyYAML's defaults.
 TRICKY_DOCUMENTS = {
-    "booleans": "a: yes\nb: no\nc: on\nd: off\ne: y\nf: n\ng: Y\nh: N\ni: True\nj: OFF\n"
-    "k: yES\n",
+    "booleans": "a: yes\nb: no\nc: on\nd: off\ne: y\nf: n\ng: Y\nh: N\ni: True\nj: OFF\nk: yES\n",
     "boolean keys": "n: 1\ny: 2\nyes: 3\n",
     "ints": "octal: 0777\nhex: 0x1F\no: 0o17\nbin: 0b101\nunder: 1_000\nplus: +1\nneg: -0b11\n",
     "floats": "e: 1e3\nE: 1.5E3\ndot: .5\nneg: -.5\ntrail: 1.\nbad_octal: 08\n"

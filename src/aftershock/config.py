@@ -54,7 +54,9 @@ class ScenarioSettings(BaseModel):
     name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
     charts: tuple[str, ...] = ("**",)  # globs of chart folders
     values: dict[str, Any] = Field(default_factory=dict)
-    values_files: tuple[str, ...] = ()  # relative to the chart folder, merged in order before `values`
+    values_files: tuple[
+        str, ...
+    ] = ()  # relative to the chart folder, merged in order before `values`
 
 
 class ContextSettings(BaseModel):
@@ -66,7 +68,9 @@ class ContextSettings(BaseModel):
 
     name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
     charts: tuple[str, ...] = ("**",)  # globs of chart folders
-    values_files: tuple[str, ...] = ()  # relative to the chart folder; "/path" is relative to the repository
+    values_files: tuple[
+        str, ...
+    ] = ()  # relative to the chart folder; "/path" is relative to the repository
     values: dict[str, Any] = Field(default_factory=dict)
     release_name: str | None = None
     namespace: str | None = None
@@ -79,7 +83,9 @@ class ReleaseSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    charts: dict[str, str] = Field(default_factory=dict)  # chart or source name -> chart folder in this repository
+    charts: dict[str, str] = Field(
+        default_factory=dict
+    )  # chart or source name -> chart folder in this repository
 
 
 class ClusterSettings(BaseModel):
@@ -98,7 +104,9 @@ class TestSettings(BaseModel):
     __test__ = False  # not a pytest class
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    files: tuple[str, ...] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
+    files: tuple[
+        str, ...
+    ] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
 
 
 class ReviewDefaults(BaseModel):
@@ -123,9 +131,13 @@ class AftershockConfig(BaseModel):
     releases: ReleaseSettings = ReleaseSettings()
     contexts: tuple[ContextSettings, ...] = ()
     cluster: ClusterSettings = ClusterSettings()
-    chart_cache: str | None = None  # folder of external chart archives, relative to the repository (see --chart-cache)
+    chart_cache: str | None = (
+        None  # folder of external chart archives, relative to the repository (see --chart-cache)
+    )
     tests: TestSettings = TestSettings()
-    dependencies: dict[str, str] = Field(default_factory=dict)  # dependency name or <repository>/<name> -> chart folder here
+    dependencies: dict[str, str] = Field(
+        default_factory=dict
+    )  # dependency name or <repository>/<name> -> chart folder here
     review: ReviewDefaults = ReviewDefaults()
 
     @field_validator("kubernetes_version")
@@ -144,16 +156,23 @@ def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> AftershockConf
     try:
         data = yamlio.load_one(text, source=source)
     except MalformedInputError as error:
-        raise ConfigError(f"cannot read the configuration: {error.what}", where=error.where or source,
-                          hint="fix the YAML syntax") from None
+        raise ConfigError(
+            f"cannot read the configuration: {error.what}",
+            where=error.where or source,
+            hint="fix the YAML syntax",
+        ) from None
     if data is None:
         return AftershockConfig()
     if not isinstance(data, dict):
-        raise ConfigError("the configuration is not a mapping", where=source, hint="start it with `rules:`")
+        raise ConfigError(
+            "the configuration is not a mapping", where=source, hint="start it with `rules:`"
+        )
     try:
         return AftershockConfig.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(_first_error(error), where=source, hint="see docs/rules.md for the file format") from None
+        raise ConfigError(
+            _first_error(error), where=source, hint="see docs/rules.md for the file format"
+        ) from None
 
 
 def load_config(path: Path) -> AftershockConfig:
@@ -179,4 +198,8 @@ def _first_error(error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(part) for part in first.get("loc", ()))
     message = first.get("msg", "invalid value")
-    return f"invalid configuration at {where}: {message}" if where else f"invalid configuration: {message}"
+    return (
+        f"invalid configuration at {where}: {message}"
+        if where
+        else f"invalid configuration: {message}"
+    )

@@ -15,7 +15,11 @@ def config_notice(base_text: str | None, head_text: str | None, head_label: str)
         return None
     base = _parsed(base_text, "base")
     try:
-        head = parse_config(head_text, source=f"{CONFIG_FILE_NAME} at {head_label}") if head_text else AftershockConfig()
+        head = (
+            parse_config(head_text, source=f"{CONFIG_FILE_NAME} at {head_label}")
+            if head_text
+            else AftershockConfig()
+        )
     except AftershockError as error:
         return f"this change makes {CONFIG_FILE_NAME} invalid ({error.line()}); the review used the base's file"
     changed = changed_settings(base, head)
@@ -32,7 +36,11 @@ def changed_settings(base: AftershockConfig, head: AftershockConfig) -> list[str
         if old == new:
             continue
         if isinstance(old, dict) and isinstance(new, dict) and key == "rules":
-            changed += [f"rules.{rule}" for rule in sorted(set(old) | set(new)) if old.get(rule) != new.get(rule)]
+            changed += [
+                f"rules.{rule}"
+                for rule in sorted(set(old) | set(new))
+                if old.get(rule) != new.get(rule)
+            ]
         elif isinstance(old, list) and isinstance(new, list) and _named(old + new):
             changed += [f"{key}.{name}" for name in _names_changed(old, new)]
         else:
@@ -42,7 +50,11 @@ def changed_settings(base: AftershockConfig, head: AftershockConfig) -> list[str
 
 def _parsed(text: str | None, side: str) -> AftershockConfig:
     try:
-        return parse_config(text, source=f"{CONFIG_FILE_NAME} at {side}") if text else AftershockConfig()
+        return (
+            parse_config(text, source=f"{CONFIG_FILE_NAME} at {side}")
+            if text
+            else AftershockConfig()
+        )
     except AftershockError:
         return AftershockConfig()  # the base's file is validated by the review itself
 
@@ -53,4 +65,6 @@ def _named(entries: list[Any]) -> bool:
 
 def _names_changed(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[str]:
     before, after = {e["name"]: e for e in old}, {e["name"]: e for e in new}
-    return [name for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
+    return [
+        name for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)
+    ]

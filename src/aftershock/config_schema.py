@@ -19,8 +19,12 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 def config_schema() -> dict[str, Any]:
     """The schema of the configuration file as pydantic generates it, with a title and dialect."""
     schema = AftershockConfig.model_json_schema(mode="validation")
-    return {"$schema": SCHEMA_DIALECT, "title": ".aftershock.yaml",
-            "description": "aftershock's repository configuration, read at the base ref of each review.", **schema}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "title": ".aftershock.yaml",
+        "description": "aftershock's repository configuration, read at the base ref of each review.",
+        **schema,
+    }
 
 
 def config_schema_text() -> str:
@@ -29,4 +33,8 @@ def config_schema_text() -> str:
 
 def shipped_schema_text() -> str:
     """The copy in the package."""
-    return resources.files("aftershock").joinpath("schema", "config.schema.json").read_text(encoding="utf-8")
+    return (
+        resources.files("aftershock")
+        .joinpath("schema", "config.schema.json")
+        .read_text(encoding="utf-8")
+    )

@@ -32,10 +32,14 @@ class Sandbox:
 
     def resolve(self, path: Path | str, relative_to: Path | str | None = None) -> Path:
         """`path` (relative to `relative_to` when not absolute) with links and `..` resolved, or SandboxError."""
-        joined = Path(path) if relative_to is None or os.path.isabs(path) else Path(relative_to) / path
+        joined = (
+            Path(path) if relative_to is None or os.path.isabs(path) else Path(relative_to) / path
+        )
         resolved = Path(os.path.realpath(joined))
         if resolved != self.root and not resolved.is_relative_to(self.root):
-            raise SandboxError(f"{path} resolves outside {self.root}: refused, files are read only inside it")
+            raise SandboxError(
+                f"{path} resolves outside {self.root}: refused, files are read only inside it"
+            )
         return resolved
 
     def read_text(self, path: Path | str, relative_to: Path | str | None = None) -> str:
@@ -45,7 +49,9 @@ class Sandbox:
         """Write `path` (created 0644, parents as needed) after checking it and its folder stay inside."""
         target = self.resolve(path)
         self._make_folders(target.parent)
-        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        descriptor = os.open(
+            target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
             handle.write(text)
 

@@ -25,9 +25,10 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -42,10 +43,28 @@ SECRET_FIELDS = ("data", "stringData")
 _NOT_EXPECTATIONS = ("path", "documentIndex", "documentSelector", "template")
 # Words the review document itself is made of (enums, scenario names): a Secret holding one of them
 # would otherwise rewrite the document's structure; the structural redaction still hides it.
-_VOCABULARY = frozenset({
-    "default", "added", "removed", "modified", "changed", "unchanged", "renamed", "reordered", "complete",
-    "partial", "failed", "passed", "skipped", "observed", "inferred", "not_reviewed", "Secret", "Opaque",
-})
+_VOCABULARY = frozenset(
+    {
+        "default",
+        "added",
+        "removed",
+        "modified",
+        "changed",
+        "unchanged",
+        "renamed",
+        "reordered",
+        "complete",
+        "partial",
+        "failed",
+        "passed",
+        "skipped",
+        "observed",
+        "inferred",
+        "not_reviewed",
+        "Secret",
+        "Opaque",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +81,11 @@ class SecretTaint:
     def forms(self) -> frozenset[str]:
         """Every text searched for: each tainted text and its base64, long enough and not vocabulary."""
         return frozenset(
-            form for text in self.texts if text not in _VOCABULARY
-            for form in (text, _b64(text)) if len(form) >= MIN_SCRUBBED
+            form
+            for text in self.texts
+            if text not in _VOCABULARY
+            for form in (text, _b64(text))
+            if len(form) >= MIN_SCRUBBED
         )
 
     @cached_property
@@ -81,17 +103,28 @@ class SecretTaint:
         if not self.forms:
             return data
         dumped = json.dumps(data, ensure_ascii=False, default=str)
-        present = {f for f in self.forms if f in dumped or json.dumps(f, ensure_ascii=False)[1:-1] in dumped}
+        present = {
+            f
+            for f in self.forms
+            if f in dumped or json.dumps(f, ensure_ascii=False)[1:-1] in dumped
+        }
         return _walk(_pattern(frozenset(present)), data) if present else data
 
     def scrub_finding(self, finding: Finding) -> Finding:
         if self.pattern is None:
             return finding
         s = finding.subject
-        subject = Subject(s.kind, self.scrub_text(s.id), self.scrub_text(s.display), self.scrub_text(s.facet))
+        subject = Subject(
+            s.kind, self.scrub_text(s.id), self.scrub_text(s.display), self.scrub_text(s.facet)
+        )
         facts = tuple(Fact(f.name, self.scrub(f.value)) for f in finding.facts)
-        return replace(finding, title=self.scrub_text(finding.title), message=self.scrub_text(finding.message),
-                       subject=subject, facts=facts)
+        return replace(
+            finding,
+            title=self.scrub_text(finding.title),
+            message=self.scrub_text(finding.message),
+            subject=subject,
+            facts=facts,
+        )
 
 
 def _pattern(forms: frozenset[str]) -> re.Pattern[str] | None:
@@ -141,7 +174,12 @@ def secret_taint(review: Review) -> SecretTaint:
 def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:
     """The values that the helm-unittest suites (in `sources`, repository path -> text) of the reviewed
     charts expect or set in tests of a template that renders a Secret at either ref."""
-    templates = {o.template for r in review.chart_reviews for o in (*r.base_objects, *r.head_objects) if is_secret_object(o)}
+    templates = {
+        o.template
+        for r in review.chart_reviews
+        for o in (*r.base_objects, *r.head_objects)
+        if is_secret_object(o)
+    }
     charts = {r.chart for r in review.chart_reviews}
     found: set[str] = set()
     for files in sources:
@@ -160,13 +198,19 @@ def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> It
     for suite in suites:
         tests = [t for t in suite.get("tests") or () if isinstance(t, dict)]
         for test in tests:
-            named = [test["template"]] if test.get("template") else list(suite.get("templates") or ())
+            named = (
+                [test["template"]] if test.get("template") else list(suite.get("templates") or ())
+            )
             for entry in (a for a in test.get("asserts") or () if isinstance(a, dict)):
                 targets = [entry["template"]] if entry.get("template") else named
                 if any(_template_path(chart, t) in secret_templates for t in targets):
-                    for params in entry.values():  # {equal: {path, value}}: what it expects, not where
+                    for (
+                        params
+                    ) in entry.values():  # {equal: {path, value}}: what it expects, not where
                         if isinstance(params, dict):
-                            yield from _leaves({k: v for k, v in params.items() if k not in _NOT_EXPECTATIONS})
+                            yield from _leaves(
+                                {k: v for k, v in params.items() if k not in _NOT_EXPECTATIONS}
+                            )
                     yield from _leaves([test.get("set"), suite.get("set")])
 
 
@@ -258,6 +302,8 @@ def _b64(text: str) -> str:
 
 def _b64decode(text: str) -> str | None:
     try:
-        return base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True).decode("utf-8")
+        return base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True).decode(
+            "utf-8"
+        )
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None

@@ -37,7 +37,7 @@ from aftershock.yamlnodes import (
     redefines_anchor,
 )
 
-__all__ = ["load_all", "load_one", "C_PARSER_AVAILABLE"]
+__all__ = ["C_PARSER_AVAILABLE", "load_all", "load_one"]
 
 
 _HINT_FIX = "fix the YAML syntax"
@@ -89,8 +89,8 @@ def _resolve_numeric(text: str, tag: str) -> tuple[str, Any] | None:
         if real is not None:
             return "float", real
     for prefix, sign in (("0b", 1), ("-0b", -1)):
-        if plain.startswith(prefix) and DIGITS[2].fullmatch(plain[len(prefix):]):
-            return "int", sign * int(plain[len(prefix):], 2)
+        if plain.startswith(prefix) and DIGITS[2].fullmatch(plain[len(prefix) :]):
+            return "int", sign * int(plain[len(prefix) :], 2)
     return None
 
 
@@ -133,7 +133,7 @@ def _short_tag(tag: str) -> str:
     if tag == PLAIN_TAG:
         return ""
     if tag.startswith(YAML_TAG_PREFIX):
-        return tag[len(YAML_TAG_PREFIX):]
+        return tag[len(YAML_TAG_PREFIX) :]
     return tag
 
 

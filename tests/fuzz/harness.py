@@ -17,23 +17,103 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import yaml
 
 HANG_SECONDS = 5.0
 ODD_STRINGS = (
-    "", " ", "yes", "no", "on", "off", "y", "~", "null", "NaN", ".inf", "0x1F", "0o17", "010", "1e3", "1_000",
-    "-", ":", "- a", "a: b", "{a: b}", "[1, 2]", "{{ .Values.x }}", "{{", "}}", "../../etc/passwd", "/", "*",
-    "&anchor", "*anchor", "!!binary", "!!python/object:os.system", "%YAML 1.1", "@", "`", "\t", "\x00", "\u2028",
-    "ünïcödé", "a" * 300, "2001-12-14", "12:30:45", "true", "1.5", "-1", "ConfigMap", "Secret", "HelmRelease",
-    "values.yaml", "a.b.c", "..", "a..b", ".", "=", "sha256=", "0" * 40,
+    "",
+    " ",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "y",
+    "~",
+    "null",
+    "NaN",
+    ".inf",
+    "0x1F",
+    "0o17",
+    "010",
+    "1e3",
+    "1_000",
+    "-",
+    ":",
+    "- a",
+    "a: b",
+    "{a: b}",
+    "[1, 2]",
+    "{{ .Values.x }}",
+    "{{",
+    "}}",
+    "../../etc/passwd",
+    "/",
+    "*",
+    "&anchor",
+    "*anchor",
+    "!!binary",
+    "!!python/object:os.system",
+    "%YAML 1.1",
+    "@",
+    "`",
+    "\t",
+    "\x00",
+    "\u2028",
+    "ünïcödé",
+    "a" * 300,
+    "2001-12-14",
+    "12:30:45",
+    "true",
+    "1.5",
+    "-1",
+    "ConfigMap",
+    "Secret",
+    "HelmRelease",
+    "values.yaml",
+    "a.b.c",
+    "..",
+    "a..b",
+    ".",
+    "=",
+    "sha256=",
+    "0" * 40,
 )
 ODD_TOKENS = (
-    ":", "- ", "{", "}", "[", "]", "&a ", "*a", "!!str ", "!!map ", "|", ">", "'", '"', "%", "@", "`", "\t", "\n",
-    "\n---\n", "\n...\n", "<<: *a\n", "? ", "#", ",", "\\", "\x00", "{{ ", " }}", "\ufeff",
+    ":",
+    "- ",
+    "{",
+    "}",
+    "[",
+    "]",
+    "&a ",
+    "*a",
+    "!!str ",
+    "!!map ",
+    "|",
+    ">",
+    "'",
+    '"',
+    "%",
+    "@",
+    "`",
+    "\t",
+    "\n",
+    "\n---\n",
+    "\n...\n",
+    "<<: *a\n",
+    "? ",
+    "#",
+    ",",
+    "\\",
+    "\x00",
+    "{{ ",
+    " }}",
+    "\ufeff",
 )
 
 
@@ -69,8 +149,14 @@ class Tally:
             self.exits[code] = self.exits.get(code, 0) + count
 
     def report(self, limit: int = 3) -> str:
-        shown = [f"{f.target}[{f.index}] input {f.input[:300]!r}\n{f.traceback}" for f in (self.failures + self.hangs)[:limit]]
-        return f"{len(self.failures)} traceback(s), {len(self.hangs)} hang(s) in {self.total} inputs\n" + "\n".join(shown)
+        shown = [
+            f"{f.target}[{f.index}] input {f.input[:300]!r}\n{f.traceback}"
+            for f in (self.failures + self.hangs)[:limit]
+        ]
+        return (
+            f"{len(self.failures)} traceback(s), {len(self.hangs)} hang(s) in {self.total} inputs\n"
+            + "\n".join(shown)
+        )
 
 
 class Hang(Exception):
@@ -106,18 +192,35 @@ class Mutator:
     def scalar(self) -> Any:
         r = self.rng
         odd_floats = [] if self.finite else [float("nan"), float("inf")]
-        return r.choice([
-            None, True, False, 0, -1, 1.5, *odd_floats, 2**70, -(2**63), r.randint(-5, 100),
-            r.choice(ODD_STRINGS), r.choice(ODD_STRINGS), "".join(r.choice("ab:-_.{}/ ") for _ in range(r.randint(1, 12))),
-        ])
+        return r.choice(
+            [
+                None,
+                True,
+                False,
+                0,
+                -1,
+                1.5,
+                *odd_floats,
+                2**70,
+                -(2**63),
+                r.randint(-5, 100),
+                r.choice(ODD_STRINGS),
+                r.choice(ODD_STRINGS),
+                "".join(r.choice("ab:-_.{}/ ") for _ in range(r.randint(1, 12))),
+            ]
+        )
 
     def value(self, depth: int = 3) -> Any:
         roll = self.rng.random()
         if depth <= 0 or roll < 0.4:
             return self.scalar()
         if roll < 0.7:
-            keys = [self.rng.choice(("name", "kind", "data", "spec", "values", "items", "a", "", "0", "valuesFrom"))
-                    for _ in range(self.rng.randint(0, 4))]
+            keys = [
+                self.rng.choice(
+                    ("name", "kind", "data", "spec", "values", "items", "a", "", "0", "valuesFrom")
+                )
+                for _ in range(self.rng.randint(0, 4))
+            ]
             return {key: self.value(depth - 1) for key in keys}
         return [self.value(depth - 1) for _ in range(self.rng.randint(0, 4))]
 
@@ -137,7 +240,9 @@ class Mutator:
     def _replace_one(self, document: Any) -> Any:
         paths = list(_paths(document))
         path = self.rng.choice(paths)
-        replacement = self.nested(self.rng.randint(30, 60)) if self.rng.random() < 0.03 else self.value(2)
+        replacement = (
+            self.nested(self.rng.randint(30, 60)) if self.rng.random() < 0.03 else self.value(2)
+        )
         if not path:
             return replacement
         parent = document
@@ -158,21 +263,25 @@ class Mutator:
             case 1:
                 return text[:at] + r.choice(ODD_TOKENS) + text[at:]
             case 2:
-                return text[:at] + text[at + r.randint(1, 20):]
+                return text[:at] + text[at + r.randint(1, 20) :]
             case 3:
                 lines = text.splitlines(keepends=True) or [""]
                 n = r.randrange(len(lines))
-                return "".join(lines[:n] + [(" " * r.randint(1, 3)) + lines[n]] + lines[n + 1:])
+                return "".join(lines[:n] + [(" " * r.randint(1, 3)) + lines[n]] + lines[n + 1 :])
             case 4:
                 lines = text.splitlines(keepends=True) or [""]
                 n = r.randrange(len(lines))
-                return "".join(lines[:n] + [lines[n]] * r.randint(2, 3) + lines[n + 1:])
+                return "".join(lines[:n] + [lines[n]] * r.randint(2, 3) + lines[n + 1 :])
             case _:
                 return "".join(r.choice(ODD_TOKENS) if r.random() < 0.05 else c for c in text)
 
     def yaml_text(self, document: Any) -> str:
-        return yaml.safe_dump(document, default_flow_style=self.rng.choice([False, None, True]), allow_unicode=True,
-                              sort_keys=False)
+        return yaml.safe_dump(
+            document,
+            default_flow_style=self.rng.choice([False, None, True]),
+            allow_unicode=True,
+            sort_keys=False,
+        )
 
     def yaml_inputs(self, seeds: Sequence[Any], count: int) -> Iterator[str]:
         """`count` YAML texts: structure mutations of the seeds, text mutations of them, random values."""
@@ -201,7 +310,10 @@ def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
 
 
 def exercise(
-    name: str, inputs: Iterator[Any], call: Callable[[Any], object], allowed: tuple[type[BaseException], ...],
+    name: str,
+    inputs: Iterator[Any],
+    call: Callable[[Any], object],
+    allowed: tuple[type[BaseException], ...],
 ) -> Tally:
     """Run `call` on every input; count it, and keep the tracebacks of refusals not in `allowed`."""
     tally = Tally(inputs={name: 0})
@@ -215,8 +327,10 @@ def exercise(
             pass
         except Hang:
             tally.hangs.append(Failure(name, index, _shown(item), "hang"))
-        except Exception:  # noqa: BLE001 - any other exception is what the fuzzer looks for
-            tally.failures.append(Failure(name, index, _shown(item), traceback.format_exc(limit=-6)))
+        except Exception:
+            tally.failures.append(
+                Failure(name, index, _shown(item), traceback.format_exc(limit=-6))
+            )
     tally.seconds = time.monotonic() - started
     return tally
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from cli_runs import cli_run
 from harness import Tally
 from targets import TARGET_NAMES, fuzz_target
@@ -44,4 +43,8 @@ def test_the_fuzzer_finds_a_crash_when_there_is_one():
             raise TypeError("unhashable")
 
     tally = exercise("fragile", iter(["a: 1", "{a: b}", "b"]), fragile, (ValueError,))
-    assert tally.total == 3 and [f.index for f in tally.failures] == [1] and "TypeError" in tally.failures[0].traceback
+    assert (
+        tally.total == 3
+        and [f.index for f in tally.failures] == [1]
+        and "TypeError" in tally.failures[0].traceback
+    )

@@ -25,5 +25,11 @@ class FormatChoice(click.Choice):
 
 def format_option(choices: list[str]) -> Any:
     """`--format` with these choices (text first, the default)."""
-    return click.option("--format", "fmt", type=FormatChoice(choices), default=TEXT, show_default=True,
-                        help="Output format (`terminal` is an alias of `text`).")
+    return click.option(
+        "--format",
+        "fmt",
+        type=FormatChoice(choices),
+        default=TEXT,
+        show_default=True,
+        help="Output format (`terminal` is an alias of `text`).",
+    )

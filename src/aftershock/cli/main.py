@@ -11,11 +11,11 @@ from aftershock import __version__
 from aftershock.cli.config import config_group
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
-from aftershock.cli.serve import serve_command
-from aftershock.cli.worker import worker_command
 from aftershock.cli.rules import explain_command, rules_command
+from aftershock.cli.serve import serve_command
 from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
+from aftershock.cli.worker import worker_command
 from aftershock.errors import AftershockError
 from aftershock.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
@@ -34,10 +34,13 @@ class AftershockGroup(click.Group):
             raise
         except KeyboardInterrupt:
             _fail("interrupted", EXIT_INTERRUPTED)
-        except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line
+        except Exception as error:
             if ctx.meta.get("aftershock.debug"):
                 raise
-            _fail(f"internal error: {type(error).__name__}: {error}; rerun with --debug for details", EXIT_INTERNAL)
+            _fail(
+                f"internal error: {type(error).__name__}: {error}; rerun with --debug for details",
+                EXIT_INTERNAL,
+            )
 
 
 def _fail(line: str, code: int) -> NoReturn:
@@ -77,8 +80,15 @@ def _uniform(command: click.Command) -> None:
     """Every command accepts --debug after its name too, and lists the exit statuses in its --help."""
     command.epilog = command.epilog or HELP
     if not any(p.name == "debug" for p in command.params):
-        command.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, callback=_debug_anywhere,
-                                           help="Show tracebacks instead of one-line errors."))
+        command.params.append(
+            click.Option(
+                ["--debug"],
+                is_flag=True,
+                expose_value=False,
+                callback=_debug_anywhere,
+                help="Show tracebacks instead of one-line errors.",
+            )
+        )
     for sub in getattr(command, "commands", {}).values():
         _uniform(sub)
 

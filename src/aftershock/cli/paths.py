@@ -17,12 +17,19 @@ def check_output_file(given: str, option: str) -> Path:
     """`given` as a file that can be written (replaced through a temporary file beside it)."""
     path = Path(given).expanduser()
     if path.exists() and not path.is_file():
-        raise ConfigError(f"{option} {given} is not a file", hint="pass the path of a file to write")
+        raise ConfigError(
+            f"{option} {given} is not a file", hint="pass the path of a file to write"
+        )
     folder = path.parent
     if not folder.is_dir():
-        raise ConfigError(f"{option} {given}: the folder {folder} does not exist", hint="create it, or write elsewhere")
+        raise ConfigError(
+            f"{option} {given}: the folder {folder} does not exist",
+            hint="create it, or write elsewhere",
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(f"{option} {given}: the folder {folder} is not writable", hint="write elsewhere")
+        raise ConfigError(
+            f"{option} {given}: the folder {folder} is not writable", hint="write elsewhere"
+        )
     return path
 
 
@@ -35,9 +42,13 @@ def check_folder(given: str, option: str) -> Path:
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise ConfigError(f"{option} {given}: {existing} is not a folder", hint="pass a folder, or `off`")
+        raise ConfigError(
+            f"{option} {given}: {existing} is not a folder", hint="pass a folder, or `off`"
+        )
     if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{option} {given}: {existing} is not writable", hint="pass a folder you may write")
+        raise ConfigError(
+            f"{option} {given}: {existing} is not writable", hint="pass a folder you may write"
+        )
     return path
 
 
@@ -48,5 +59,7 @@ def check_state_location(given: str | None) -> None:
         return
     path = Path(given).expanduser()
     if path.exists() and not path.is_file():
-        raise ConfigError(f"--state {given} is not a file", hint="pass a SQLite file path or a postgresql:// URL")
+        raise ConfigError(
+            f"--state {given} is not a file", hint="pass a SQLite file path or a postgresql:// URL"
+        )
     check_folder(str(path.parent), "--state")

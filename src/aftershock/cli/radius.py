@@ -11,24 +11,35 @@ from aftershock.cli.formats import format_option
 from aftershock.cli.options import review_options, review_settings, run_from_options
 from aftershock.cli.review import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
-from aftershock.provenance.document import provenance_edges
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
+from aftershock.provenance.document import provenance_edges
 
 
 @click.command("radius")
 @review_options
-@click.option("--node", "node", default=None, metavar="ID",
-              help="A node id (or a unique part of one): say why it is affected and what it reaches.")
+@click.option(
+    "--node",
+    "node",
+    default=None,
+    metavar="ID",
+    help="A node id (or a unique part of one): say why it is affected and what it reaches.",
+)
 @format_option(["text", "json"])
 @click.pass_context
 def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
     """The blast radius of base..head through commits, files, units, charts, objects and workloads."""
     review = run_from_options(review_settings(ctx), progress=fmt == "text").review
-    graph = build_graph(review, provenance_edges(review.provenance) if review.provenance is not None else ())
+    graph = build_graph(
+        review, provenance_edges(review.provenance) if review.provenance is not None else ()
+    )
     radius = blast_radius(graph)
     if node is None:
         title = f"{review.base.ref}..{review.head.ref}"
-        out = json.dumps(graph_document(graph, radius), indent=2) + "\n" if fmt == "json" else radius_text(graph, radius, title)
+        out = (
+            json.dumps(graph_document(graph, radius), indent=2) + "\n"
+            if fmt == "json"
+            else radius_text(graph, radius, title)
+        )
     else:
         explanation = explain(graph, find_node(graph, node).id)
         if fmt == "json":

@@ -9,8 +9,14 @@ from pathlib import Path
 import click
 
 from aftershock.cli.formats import TEXT, format_option
+from aftershock.cli.options import (
+    review_backend,
+    review_options,
+    review_settings,
+    state_options,
+    state_settings,
+)
 from aftershock.cli.paths import check_output_file
-from aftershock.cli.options import review_backend, review_options, review_settings, state_options, state_settings
 from aftershock.errors import ConfigError
 from aftershock.exitcodes import EXIT_PARTIAL, EXIT_RISK
 from aftershock.pipeline import ReviewResult, review_change
@@ -28,13 +34,32 @@ RISK_LEVELS = [level.value for level in RiskLevel]
 @review_options
 @state_options
 @format_option([TEXT, *(f.value for f in OutputFormat if f is not OutputFormat.TERMINAL)])
-@click.option("--output", "output", type=click.Path(dir_okay=False), default=None, help="Write the report to FILE.")
-@click.option("--fail-on-risk", "fail_on", type=click.Choice(RISK_LEVELS), default=None,
-              help="Exit with status 4 when the merge risk reaches this level.")
-@click.option("--sarif-baseline", "sarif_baseline", type=click.Choice(BASELINE_CHOICES), default="omit", show_default=True,
-              help="SARIF: leave out the concerns the change did not introduce or widen, or keep them as `unchanged`.")
+@click.option(
+    "--output",
+    "output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the report to FILE.",
+)
+@click.option(
+    "--fail-on-risk",
+    "fail_on",
+    type=click.Choice(RISK_LEVELS),
+    default=None,
+    help="Exit with status 4 when the merge risk reaches this level.",
+)
+@click.option(
+    "--sarif-baseline",
+    "sarif_baseline",
+    type=click.Choice(BASELINE_CHOICES),
+    default="omit",
+    show_default=True,
+    help="SARIF: leave out the concerns the change did not introduce or widen, or keep them as `unchanged`.",
+)
 @click.pass_context
-def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: str | None, sarif_baseline: str) -> None:
+def review_command(
+    ctx: click.Context, fmt: str, output: str | None, fail_on: str | None, sarif_baseline: str
+) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
     out_format = OutputFormat.TERMINAL if fmt == TEXT else OutputFormat(fmt)
@@ -44,8 +69,11 @@ def review_command(ctx: click.Context, fmt: str, output: str | None, fail_on: st
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     doc = review_document(result.review, result.judgement, stateful)
-    sarif = (sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
-             if out_format is OutputFormat.SARIF else None)
+    sarif = (
+        sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
+        if out_format is OutputFormat.SARIF
+        else None
+    )
     _write(doc, out_format, output, sarif)
     report_gaps(doc)
     merge = result.judgement.verdicts.merge
@@ -67,7 +95,10 @@ def report_gaps(doc: dict) -> None:
     """One stderr line per part not reviewed, and exit status 3 when there is any."""
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
-        click.echo(f"aftershock: not reviewed: {visible_name(item['part'])}{side}: {one_line(item['reason'])}", err=True)
+        click.echo(
+            f"aftershock: not reviewed: {visible_name(item['part'])}{side}: {one_line(item['reason'])}",
+            err=True,
+        )
     if doc["not_reviewed"]:
         sys.exit(EXIT_PARTIAL)
 
@@ -84,4 +115,6 @@ def _write(doc: dict, fmt: OutputFormat, output: str | None, sarif: dict | None)
         tmp.replace(output)
     except OSError as error:  # checked before the review; the disk may still fill up or go away
         tmp.unlink(missing_ok=True)
-        raise ConfigError(f"cannot write --output {output}", hint=error.strerror or str(error)) from None
+        raise ConfigError(
+            f"cannot write --output {output}", hint=error.strerror or str(error)
+        ) from None

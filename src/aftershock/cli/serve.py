@@ -19,13 +19,35 @@ from aftershock.server.settings import settings_from_environment
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
-@click.option("--queue", "queue_url", default=None, envvar="AFTERSHOCK_QUEUE",
-              help="redis://HOST:PORT/DB: hand reviews to `aftershock worker` processes [default: embedded pool].")
-@click.option("--queue-name", default="aftershock", show_default=True, help="The RQ queue name (with --queue).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Review threads of the embedded pool (without --queue).")
-@click.option("--state", default=None, envvar="AFTERSHOCK_STATE", help="State database: a path or postgresql:// URL.")
-def serve_command(host: str, port: int, queue_url: str | None, queue_name: str, workers: int, state: str | None) -> None:
+@click.option(
+    "--queue",
+    "queue_url",
+    default=None,
+    envvar="AFTERSHOCK_QUEUE",
+    help="redis://HOST:PORT/DB: hand reviews to `aftershock worker` processes [default: embedded pool].",
+)
+@click.option(
+    "--queue-name",
+    default="aftershock",
+    show_default=True,
+    help="The RQ queue name (with --queue).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Review threads of the embedded pool (without --queue).",
+)
+@click.option(
+    "--state",
+    default=None,
+    envvar="AFTERSHOCK_STATE",
+    help="State database: a path or postgresql:// URL.",
+)
+def serve_command(
+    host: str, port: int, queue_url: str | None, queue_name: str, workers: int, state: str | None
+) -> None:
     """Receive GitHub webhooks at POST /webhook; /healthz and /metrics for operations."""
     import logging
 

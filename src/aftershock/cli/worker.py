@@ -13,18 +13,40 @@ from aftershock.server.settings import settings_from_environment
 
 
 @click.command("worker")
-@click.option("--queue", "queue_url", required=True, envvar="AFTERSHOCK_QUEUE", help="redis://HOST:PORT/DB")
+@click.option(
+    "--queue", "queue_url", required=True, envvar="AFTERSHOCK_QUEUE", help="redis://HOST:PORT/DB"
+)
 @click.option("--queue-name", default="aftershock", show_default=True)
 @click.option("--name", default=None, help="Worker name [default: generated].")
 @click.option("--burst", is_flag=True, help="Stop when the queue is empty.")
-@click.option("--heartbeat-seconds", type=click.IntRange(min=1), default=10, show_default=True,
-              help="A lost worker's job is retried about twice this long after its last heartbeat.")
-@click.option("--maintenance-seconds", type=click.IntRange(min=1), default=30, show_default=True,
-              help="How often this worker looks for jobs of lost workers.")
-@click.option("--state", default=None, envvar="AFTERSHOCK_STATE", help="State database: a path or postgresql:// URL.")
+@click.option(
+    "--heartbeat-seconds",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="A lost worker's job is retried about twice this long after its last heartbeat.",
+)
+@click.option(
+    "--maintenance-seconds",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="How often this worker looks for jobs of lost workers.",
+)
+@click.option(
+    "--state",
+    default=None,
+    envvar="AFTERSHOCK_STATE",
+    help="State database: a path or postgresql:// URL.",
+)
 def worker_command(
-    queue_url: str, queue_name: str, name: str | None, burst: bool, heartbeat_seconds: int,
-    maintenance_seconds: int, state: str | None,
+    queue_url: str,
+    queue_name: str,
+    name: str | None,
+    burst: bool,
+    heartbeat_seconds: int,
+    maintenance_seconds: int,
+    state: str | None,
 ) -> None:
     """Run queued reviews; start as many as the renders need (each uses about one core)."""
     from aftershock.server.rq_jobs import run_worker
@@ -34,6 +56,15 @@ def worker_command(
     if state:
         settings = replace(settings, state=state)
     with ExitStack() as stack:
-        runner, connection = build_worker_runner(settings, QueueChoice(queue_url, queue_name), stack)
-        run_worker(connection, runner, queue_name=queue_name, name=name, burst=burst,  # type: ignore[arg-type]
-                   heartbeat_seconds=heartbeat_seconds, maintenance_seconds=maintenance_seconds)
+        runner, connection = build_worker_runner(
+            settings, QueueChoice(queue_url, queue_name), stack
+        )
+        run_worker(
+            connection,
+            runner,
+            queue_name=queue_name,
+            name=name,
+            burst=burst,  # type: ignore[arg-type]
+            heartbeat_seconds=heartbeat_seconds,
+            maintenance_seconds=maintenance_seconds,
+        )

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from aftershock.model.change import FileChange, Hunk
 from aftershock.model.objects import RenderedObject
@@ -43,7 +43,9 @@ class ChangedRun:
 
 
 def changed_runs(
-    files: Iterable[FileChange], chart_folders: Iterable[str], read: Callable[[str, str], str | None],
+    files: Iterable[FileChange],
+    chart_folders: Iterable[str],
+    read: Callable[[str, str], str | None],
 ) -> list[ChangedRun]:
     """The runs of changed lines in the templates of the given charts (NOTES.txt and tests left out).
     `read(side, path)` gives a file's text at "base" or "head", to tell `{{/* comment */}}` lines."""
@@ -54,7 +56,11 @@ def changed_runs(
             if _is_template(path, folders):
                 comments = _comment_lines(read(side, path) or "")
                 for hunk in change.hunks:
-                    runs += [r for r in _runs(path, side, hunk, comments) if r.words or not _all_in(r, comments)]
+                    runs += [
+                        r
+                        for r in _runs(path, side, hunk, comments)
+                        if r.words or not _all_in(r, comments)
+                    ]
     return runs
 
 
@@ -120,7 +126,9 @@ def unexercised(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) -> l
         found = texts[key]
         if found is None:
             continue  # no render of a chart holding it succeeded: that is reported as not reviewed
-        if run.words and not any(all(w in text for w in words) for words in run.words for text in found):
+        if run.words and not any(
+            all(w in text for w in words) for words in run.words for text in found
+        ):
             missing.append(run)
     return missing
 
@@ -131,12 +139,16 @@ def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> lis
     when no render of such a chart succeeded at that side."""
     texts: list[str] | None = None
     for review in reviews:
-        if not any(step.id == path for step in review.affected.path) and not path.startswith(f"{review.chart}/"):
+        if not any(step.id == path for step in review.affected.path) and not path.startswith(
+            f"{review.chart}/"
+        ):
             continue
         if (review.head if side == "head" else review.base).status is not RenderStatus.OK:
             continue
         texts = texts or []
-        objects: Sequence[RenderedObject] = review.head_objects if side == "head" else review.base_objects
+        objects: Sequence[RenderedObject] = (
+            review.head_objects if side == "head" else review.base_objects
+        )
         own = [o for o in objects if o.template == path]
         chosen = own if own or not _helpers_only(path) else list(objects)
         texts += [json.dumps(o.body, ensure_ascii=False) for o in chosen]
@@ -151,8 +163,25 @@ def _helpers_only(path: str) -> bool:
 
 _FIELD = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)")
 # Field names too common to say which scenario reaches a change.
-_COMMON = frozenset({"Values", "Release", "Chart", "Capabilities", "enabled", "name", "value", "values", "type",
-                     "labels", "annotations", "spec", "metadata", "Name", "Namespace"})
+_COMMON = frozenset(
+    {
+        "Values",
+        "Release",
+        "Chart",
+        "Capabilities",
+        "enabled",
+        "name",
+        "value",
+        "values",
+        "type",
+        "labels",
+        "annotations",
+        "spec",
+        "metadata",
+        "Name",
+        "Namespace",
+    }
+)
 
 
 def changed_fields(files: Iterable[FileChange], chart_folder: str) -> frozenset[str]:

@@ -16,8 +16,9 @@ the entries of `before` in its order, then the entries only in `after` in its or
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.paths import (
     IndexSegment,
@@ -59,9 +60,15 @@ def diff_documents(before: Any, after: Any) -> tuple[FieldChange, ...]:
     return tuple(changes)
 
 
-def field_change(path: Path, kind: FieldChangeKind, before: Any = None, after: Any = None) -> FieldChange:
+def field_change(
+    path: Path, kind: FieldChangeKind, before: Any = None, after: Any = None
+) -> FieldChange:
     return FieldChange(
-        path=format_path(path), kind=kind, before=before, after=after, path_parts=segment_texts(path)
+        path=format_path(path),
+        kind=kind,
+        before=before,
+        after=after,
+        path_parts=segment_texts(path),
     )
 
 
@@ -80,7 +87,6 @@ def identity_token(value: str | int) -> tuple[bool, str | int]:
     return (isinstance(value, str), value)
 
 
-
 def entry_matches(entry: Any, segment: MatchSegment) -> bool:
     """Whether a list entry is the one a `[field=value]` path segment selects."""
     if not is_map(entry):
@@ -89,6 +95,7 @@ def entry_matches(entry: Any, segment: MatchSegment) -> bool:
     if not isinstance(value, (str, int)) or isinstance(value, bool):
         return False
     return identity_token(value) == identity_token(segment.value)
+
 
 def _identifies(name: str, entries: Sequence[Any]) -> bool:
     seen: set[tuple[bool, str | int]] = set()
@@ -135,10 +142,14 @@ def _diff_maps(
             out.append(field_change(child, FieldChangeKind.REMOVED, before=value))
     for token, (key, value) in after_by_token.items():
         if token not in seen:
-            out.append(field_change((*path, KeySegment(key_text(key))), FieldChangeKind.ADDED, after=value))
+            out.append(
+                field_change((*path, KeySegment(key_text(key))), FieldChangeKind.ADDED, after=value)
+            )
 
 
-def _diff_lists(path: Path, before: Sequence[Any], after: Sequence[Any], out: list[FieldChange]) -> None:
+def _diff_lists(
+    path: Path, before: Sequence[Any], after: Sequence[Any], out: list[FieldChange]
+) -> None:
     name = identity_field(before, after)
     if name is not None:
         _diff_by_identity(path, name, before, after, out)
@@ -181,14 +192,26 @@ def _diff_by_position(
         for index, (old, new) in enumerate(zip(before, after)):
             _diff_value((*path, IndexSegment(index)), old, new, out)
         return
-    matcher = SequenceMatcher(None, [canonical(e) for e in before], [canonical(e) for e in after], autojunk=False)
+    matcher = SequenceMatcher(
+        None, [canonical(e) for e in before], [canonical(e) for e in after], autojunk=False
+    )
     for tag, b0, b1, a0, a1 in matcher.get_opcodes():
         if tag == "equal":
             continue
         paired = min(b1 - b0, a1 - a0)
         for offset in range(paired):
-            _diff_value((*path, IndexSegment(a0 + offset)), before[b0 + offset], after[a0 + offset], out)
+            _diff_value(
+                (*path, IndexSegment(a0 + offset)), before[b0 + offset], after[a0 + offset], out
+            )
         for index in range(b0 + paired, b1):
-            out.append(field_change((*path, IndexSegment(index)), FieldChangeKind.REMOVED, before=before[index]))
+            out.append(
+                field_change(
+                    (*path, IndexSegment(index)), FieldChangeKind.REMOVED, before=before[index]
+                )
+            )
         for index in range(a0 + paired, a1):
-            out.append(field_change((*path, IndexSegment(index)), FieldChangeKind.ADDED, after=after[index]))
+            out.append(
+                field_change(
+                    (*path, IndexSegment(index)), FieldChangeKind.ADDED, after=after[index]
+                )
+            )

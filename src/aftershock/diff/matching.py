@@ -15,11 +15,19 @@ best first; group moves pair same kind+namespace+name across API groups whatever
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.fields import identity_field
-from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path, key_text
+from aftershock.diff.paths import (
+    IndexSegment,
+    KeySegment,
+    MatchSegment,
+    Segment,
+    format_path,
+    key_text,
+)
 from aftershock.diff.values import canonical, is_list, is_map
 from aftershock.model.objects import ObjectKey, RenderedObject
 
@@ -29,7 +37,10 @@ RENAME_THRESHOLD = 0.8
 MAX_RENAME_PAIRS_PER_KIND = 250_000
 
 _IGNORED_FOR_SIMILARITY = frozenset(
-    {(KeySegment("metadata"), KeySegment("name")), (KeySegment("metadata"), KeySegment("namespace"))}
+    {
+        (KeySegment("metadata"), KeySegment("name")),
+        (KeySegment("metadata"), KeySegment("namespace")),
+    }
 )
 
 
@@ -67,7 +78,8 @@ class SlotPair:
 def slots_of(objects: Sequence[RenderedObject]) -> tuple[Slot, ...]:
     """The objects as slots, sorted by key then occurrence."""
     ordered = sorted(
-        enumerate(objects), key=lambda item: (item[1].key, item[1].template, item[1].document_index, item[0])
+        enumerate(objects),
+        key=lambda item: (item[1].key, item[1].template, item[1].document_index, item[0]),
     )
     seen: Counter[ObjectKey] = Counter()
     slots = []
@@ -77,7 +89,9 @@ def slots_of(objects: Sequence[RenderedObject]) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
-def pair_by_key(base: Sequence[Slot], head: Sequence[Slot]) -> tuple[list[SlotPair], list[Slot], list[Slot]]:
+def pair_by_key(
+    base: Sequence[Slot], head: Sequence[Slot]
+) -> tuple[list[SlotPair], list[Slot], list[Slot]]:
     """(pairs with equal key and occurrence, unmatched base, unmatched head), each in slot order."""
     head_by_id = {slot.sort_key: slot for slot in head}
     pairs, lone_base = [], []
@@ -93,6 +107,7 @@ def pair_by_key(base: Sequence[Slot], head: Sequence[Slot]) -> tuple[list[SlotPa
 def pair_group_moves(base: Sequence[Slot], head: Sequence[Slot]) -> list[SlotPair]:
     """Pairs one lone base and one lone head object with the same kind, namespace and name but
     another API group (e.g. Ingress from extensions to networking.k8s.io), whatever their content."""
+
     def place(slot: Slot) -> tuple[str, str, str]:
         return (slot.key.kind, slot.key.namespace, slot.key.name)
 
@@ -142,7 +157,9 @@ def _may_reach_threshold(left: Leaves, right: Leaves) -> bool:
     return large == 0 or small >= RENAME_THRESHOLD * large - 1e-9  # tolerance: 0.8 * 35 > 28.0
 
 
-def _by_group_kind(base: Sequence[Slot], head: Sequence[Slot]) -> Iterator[tuple[list[int], list[int]]]:
+def _by_group_kind(
+    base: Sequence[Slot], head: Sequence[Slot]
+) -> Iterator[tuple[list[int], list[int]]]:
     """Indices of base and head slots, per group+kind present on both sides."""
     olds: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
     news: defaultdict[tuple[str, str], list[int]] = defaultdict(list)

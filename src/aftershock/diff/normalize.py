@@ -15,12 +15,20 @@ Two kinds of noise:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from aftershock.diff.fields import diff_documents, entry_matches
 from aftershock.diff.matching import pair_by_key, slots_of
-from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, key_text, parse_path
+from aftershock.diff.paths import (
+    IndexSegment,
+    KeySegment,
+    MatchSegment,
+    Segment,
+    key_text,
+    parse_path,
+)
 from aftershock.diff.values import is_list, is_map, thaw
 from aftershock.model.objects import ObjectKey, RenderedObject
 
@@ -62,9 +70,15 @@ def _without_noise(body: Any) -> Any:
         if is_map(meta) and _has_noise(meta):
             result = _replaced(result, path, _quiet(meta))
     claims = _lookup(result, ("spec", "volumeClaimTemplates"))
-    if is_list(claims) and any(is_map(c) and is_map(c.get("metadata")) and _has_noise(c["metadata"]) for c in claims):
-        quiet = [_replaced(c, ("metadata",), _quiet(c["metadata"])) if is_map(c) and is_map(c.get("metadata")) else c
-                 for c in claims]
+    if is_list(claims) and any(
+        is_map(c) and is_map(c.get("metadata")) and _has_noise(c["metadata"]) for c in claims
+    ):
+        quiet = [
+            _replaced(c, ("metadata",), _quiet(c["metadata"]))
+            if is_map(c) and is_map(c.get("metadata"))
+            else c
+            for c in claims
+        ]
         result = _replaced(result, ("spec", "volumeClaimTemplates"), quiet)
     return result
 
@@ -72,7 +86,9 @@ def _without_noise(body: Any) -> Any:
 def _has_noise(meta: Any) -> bool:
     labels, annotations = meta.get("labels"), meta.get("annotations")
     return (is_map(labels) and any(isinstance(k, str) and k in NOISE_LABELS for k in labels)) or (
-        is_map(annotations) and any(isinstance(k, str) and k.startswith(NOISE_ANNOTATION_PREFIXES) for k in annotations))
+        is_map(annotations)
+        and any(isinstance(k, str) and k.startswith(NOISE_ANNOTATION_PREFIXES) for k in annotations)
+    )
 
 
 def _quiet(meta: Any) -> dict[str, Any]:
@@ -88,7 +104,9 @@ def _replaced(body: Any, keys: tuple[str, ...], value: Any) -> dict[str, Any]:
     return copy
 
 
-def find_unstable_paths(first: Sequence[RenderedObject], second: Sequence[RenderedObject]) -> UnstablePaths:
+def find_unstable_paths(
+    first: Sequence[RenderedObject], second: Sequence[RenderedObject]
+) -> UnstablePaths:
     """(key, path) of every field that differs between two renders of the same input.
 
     Objects are paired by key (and occurrence, for duplicate keys); an object present in only one
@@ -120,7 +138,9 @@ def _drop_keys(meta: dict[str, Any], field: str, is_noise: Callable[[str], bool]
     entries = meta.get(field)
     if not is_map(entries):
         return
-    kept = {key: value for key, value in entries.items() if not (isinstance(key, str) and is_noise(key))}
+    kept = {
+        key: value for key, value in entries.items() if not (isinstance(key, str) and is_noise(key))
+    }
     if len(kept) == len(entries):
         return
     if kept:
@@ -156,4 +176,3 @@ def _child(value: Any, segment: Segment) -> Any:
     if isinstance(segment, IndexSegment) and is_list(value) and segment.index < len(value):
         return value[segment.index]
     return None
-

@@ -17,7 +17,7 @@ here (see `redact`), so no caller can get them. Result order: ObjectChangeKind d
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.matching import SlotPair, pair_by_key, pair_group_moves, pair_renames, slots_of
@@ -119,4 +119,10 @@ def _templates(old: RenderedObject, new: RenderedObject) -> tuple[str, ...]:
 
 def _order(change: ObjectChange) -> tuple[int, ObjectKey, bool, ObjectKey, tuple[str, ...]]:
     previous = change.previous_key or change.key
-    return (_KIND_ORDER[change.kind], change.key, change.previous_key is not None, previous, change.templates)
+    return (
+        _KIND_ORDER[change.kind],
+        change.key,
+        change.previous_key is not None,
+        previous,
+        change.templates,
+    )

@@ -16,8 +16,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from aftershock.errors import ConfigError
 
@@ -137,7 +138,9 @@ def _parse_bracket(path: str, pos: int) -> tuple[Segment, int]:
     bare = _BARE_VALUE.match(path, value_pos)
     if bare is None:
         raise _bad_path(path, value_pos)
-    return MatchSegment(name.group(), _read_bare_value(bare.group())), _expect_close(path, bare.end())
+    return MatchSegment(name.group(), _read_bare_value(bare.group())), _expect_close(
+        path, bare.end()
+    )
 
 
 def _read_json_string(path: str, pos: int) -> tuple[str, int]:
@@ -187,4 +190,6 @@ def _json_string(text: str) -> str:
 
 
 def _bad_path(path: str, pos: int) -> ConfigError:
-    return ConfigError(f"invalid field path {path!r}", where=f"at character {pos}", hint=_SYNTAX_HINT)
+    return ConfigError(
+        f"invalid field path {path!r}", where=f"at character {pos}", hint=_SYNTAX_HINT
+    )

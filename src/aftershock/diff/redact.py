@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.fields import field_change
 from aftershock.diff.paths import KeySegment, key_text, parse_path
@@ -34,7 +35,10 @@ def is_secret(key: ObjectKey) -> bool:
 
 
 def redact_secret_changes(
-    key: ObjectKey, before: Mapping[str, Any], after: Mapping[str, Any], changes: Sequence[FieldChange]
+    key: ObjectKey,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    changes: Sequence[FieldChange],
 ) -> tuple[FieldChange, ...]:
     """`changes` (the diff of `before` into `after`) with Secret values redacted; other kinds as is.
 
@@ -93,7 +97,9 @@ def _field_changes(field: str, before: Any, after: Any) -> list[FieldChange]:
     return changes
 
 
-def _per_key_changes(field: str, old: Mapping[Any, Any], new: Mapping[Any, Any]) -> list[FieldChange]:
+def _per_key_changes(
+    field: str, old: Mapping[Any, Any], new: Mapping[Any, Any]
+) -> list[FieldChange]:
     new_by_token = {key_token(key): (key, value) for key, value in new.items()}
     old_tokens = set()
     changes = []
@@ -102,10 +108,14 @@ def _per_key_changes(field: str, old: Mapping[Any, Any], new: Mapping[Any, Any])
         old_tokens.add(token)
         new_value = new_by_token.get(token, (key, _ABSENT))[1]
         if not deep_equal(value, new_value):
-            changes.append(_change((KeySegment(field), KeySegment(key_text(key))), field, value, new_value))
+            changes.append(
+                _change((KeySegment(field), KeySegment(key_text(key))), field, value, new_value)
+            )
     for token, (key, value) in new_by_token.items():
         if token not in old_tokens:
-            changes.append(_change((KeySegment(field), KeySegment(key_text(key))), field, _ABSENT, value))
+            changes.append(
+                _change((KeySegment(field), KeySegment(key_text(key))), field, _ABSENT, value)
+            )
     return changes
 
 
@@ -137,15 +147,24 @@ def _under_annotations(segments: Sequence[Any]) -> bool:
 
 def _sizes_only(change: FieldChange) -> FieldChange:
     """The change with its values as sizes; idempotent, as the diff may redact a change twice."""
+
     def size(value: Any) -> RedactedValue | None:
-        return value if value is None or isinstance(value, RedactedValue) else redacted("stringData", value)
+        return (
+            value
+            if value is None or isinstance(value, RedactedValue)
+            else redacted("stringData", value)
+        )
 
     before, after = size(change.before), size(change.after)
-    return FieldChange(path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts)
+    return FieldChange(
+        path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts
+    )
 
 
 def _redact_whole_body(change: FieldChange) -> FieldChange:
     """A change of the whole document (never seen for two objects, kept safe all the same)."""
     before = None if change.before is None else RedactedValue(bytes=0)
     after = None if change.after is None else RedactedValue(bytes=0)
-    return FieldChange(path=change.path, kind=change.kind, before=before, after=after, path_parts=())
+    return FieldChange(
+        path=change.path, kind=change.kind, before=before, after=after, path_parts=()
+    )

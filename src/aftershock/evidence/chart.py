@@ -22,7 +22,11 @@ def chart_evidence(
     base_index, head_index = SideIndex(base, changed), SideIndex(head, changed)
     guards = build_guards(pairings, base_index, head_index)
     return ChartTestEvidence(
-        chart=review.chart, base=base_tests, head=head_tests, tests=compare_tests(base.result, head.result),
-        guards=guards, problems=find_problems(pairings, guards, base_index, head_index),
+        chart=review.chart,
+        base=base_tests,
+        head=head_tests,
+        tests=compare_tests(base.result, head.result),
+        guards=guards,
+        problems=find_problems(pairings, guards, base_index, head_index),
         unresolved=head_index.unresolved,
     )

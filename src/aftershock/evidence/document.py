@@ -11,8 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.model.tests import (
-    AssertionRef, ChartTestEvidence, FieldGuard, GuardProblem, ProblemKind, SideTests, TestChange,
-    TestComparison, TestEvidence, TestOutcome,
+    AssertionRef,
+    ChartTestEvidence,
+    FieldGuard,
+    GuardProblem,
+    ProblemKind,
+    SideTests,
+    TestChange,
+    TestComparison,
+    TestEvidence,
+    TestOutcome,
 )
 
 SECTION_VERSION = "1"
@@ -25,8 +33,10 @@ def test_evidence_document(evidence: TestEvidence) -> dict[str, Any]:
         "summary": _summary(evidence),
         "run": {"renders": evidence.renders, "tests_rendered": evidence.tests_rendered},
         "untested_charts": sorted(evidence.untested),
-        "suite_files": [{"chart": s.chart, "patterns": list(s.patterns), "source": s.source}
-                        for s in sorted(evidence.searched, key=lambda s: s.chart)],
+        "suite_files": [
+            {"chart": s.chart, "patterns": list(s.patterns), "source": s.source}
+            for s in sorted(evidence.searched, key=lambda s: s.chart)
+        ],
         "charts": [_chart(chart) for chart in sorted(evidence.charts, key=lambda c: c.chart)],
     }
 
@@ -99,7 +109,11 @@ def _test(test: TestComparison) -> dict[str, Any]:
 def _outcome(outcome: TestOutcome | None) -> dict[str, Any] | None:
     if outcome is None:
         return None
-    return {"status": outcome.status.value, "failure": outcome.failure, "skip_reason": outcome.skip_reason}
+    return {
+        "status": outcome.status.value,
+        "failure": outcome.failure,
+        "skip_reason": outcome.skip_reason,
+    }
 
 
 def _guard(guard: FieldGuard) -> dict[str, Any]:
@@ -109,8 +123,14 @@ def _guard(guard: FieldGuard) -> dict[str, Any]:
         "change": guard.target.value,
         "side": guard.side.value,
         "location": guard.location,
-        "pins": [{"coverage": pin.coverage.value, "same_value": pin.same_value, "assertion": _assertion(pin.assertion)}
-                 for pin in guard.pins],
+        "pins": [
+            {
+                "coverage": pin.coverage.value,
+                "same_value": pin.same_value,
+                "assertion": _assertion(pin.assertion),
+            }
+            for pin in guard.pins
+        ],
     }
 
 
@@ -142,5 +162,9 @@ def _problem(problem: GuardProblem) -> dict[str, Any]:
 
 def _problem_order(problem: GuardProblem) -> tuple[Any, ...]:
     ref = problem.assertion
-    where = (ref.suite_file, ref.test, ref.index, ref.template, ref.document_index) if ref else ("", "", -1, "", -1)
+    where = (
+        (ref.suite_file, ref.test, ref.index, ref.template, ref.document_index)
+        if ref
+        else ("", "", -1, "", -1)
+    )
     return (_PROBLEM_ORDER[problem.kind], problem.object_id or "", problem.field_path or "", where)

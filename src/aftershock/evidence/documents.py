@@ -19,8 +19,9 @@ documents is matched by position.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock.helmtest.results import AssertionResult, ChartResult, TestResult
 from aftershock.model.objects import RenderedObject
@@ -64,7 +65,9 @@ class DocumentMap:
 
 
 def checked_documents(
-    result: ChartResult | None, keyed: Mapping[TestKey, tuple[str, TestResult]], templates: Mapping[str, str],
+    result: ChartResult | None,
+    keyed: Mapping[TestKey, tuple[str, TestResult]],
+    templates: Mapping[str, str],
     documents: DocumentMap,
 ) -> Iterator[CheckedDocument]:
     """Every (test, assertion, document, path) the run checked, mapped onto the review's objects.
@@ -79,8 +82,12 @@ def checked_documents(
             actuals: dict[tuple[str, int, str | None], list[Any]] = {}
             for checked in assertion.checked:
                 if checked.document_index is not None:
-                    actuals.setdefault((checked.template, checked.document_index, checked.path), []).append(checked.actual)
+                    actuals.setdefault(
+                        (checked.template, checked.document_index, checked.path), []
+                    ).append(checked.actual)
             for (template, index, path), values in actuals.items():
                 repo_path = templates.get(template, "")
                 obj = documents.object_at(repo_path, index) if repo_path else None
-                yield CheckedDocument(key, suite, assertion, repo_path, index, path, obj, tuple(values))
+                yield CheckedDocument(
+                    key, suite, assertion, repo_path, index, path, obj, tuple(values)
+                )

@@ -14,13 +14,20 @@ test that checks a location only under other values does not guard the default r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, assert_never
+from typing import Any, assert_never
 
 from aftershock.diff.values import deep_equal
 from aftershock.evidence.documents import CheckedDocument, DocumentMap, checked_documents
 from aftershock.evidence.locations import (
-    Location, assertion_locations, comparable, coverage, field_location, location_text, value_at,
+    Location,
+    assertion_locations,
+    comparable,
+    coverage,
+    field_location,
+    location_text,
+    value_at,
 )
 from aftershock.evidence.outcomes import keyed_results
 from aftershock.helmtest.results import ChartResult, TestResult
@@ -29,7 +36,12 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview, Side
 from aftershock.model.tests import AssertionRef, FieldGuard, GuardTarget, Pin
 
-_IDENTITY_LOCATIONS: tuple[Location, ...] = (("kind",), ("apiVersion",), ("metadata", "name"), ("metadata", "namespace"))
+_IDENTITY_LOCATIONS: tuple[Location, ...] = (
+    ("kind",),
+    ("apiVersion",),
+    ("metadata", "name"),
+    ("metadata", "namespace"),
+)
 _FIELD_TARGETS = {
     FieldChangeKind.ADDED: GuardTarget.FIELD_ADDED,
     FieldChangeKind.REMOVED: GuardTarget.FIELD_REMOVED,
@@ -74,7 +86,9 @@ class SideIndex:
 
     def __init__(self, side: SideRun, changed: set[RenderedObject]) -> None:
         self.results: dict[tuple[str, str], tuple[str, TestResult]] = keyed_results(side.result)
-        self.documents = tuple(checked_documents(side.result, self.results, side.templates, DocumentMap(side.objects)))
+        self.documents = tuple(
+            checked_documents(side.result, self.results, side.templates, DocumentMap(side.objects))
+        )
         self.located: dict[RenderedObject, list[Located]] = {}
         self.views: dict[RenderedObject, Any] = {}  # changed objects as the assertions compare them
         for doc in self.documents:
@@ -82,7 +96,9 @@ class SideIndex:
                 continue
             self.views.setdefault(doc.obj, comparable(doc.obj.body))
             for location in document_locations(doc, doc.obj):
-                self.located.setdefault(doc.obj, []).append(Located(doc, assertion_ref(doc, location), location))
+                self.located.setdefault(doc.obj, []).append(
+                    Located(doc, assertion_ref(doc, location), location)
+                )
 
     @property
     def unresolved(self) -> int:
@@ -105,8 +121,10 @@ def same_value(located: Located, field: Location, view: Any) -> bool:
     encloses it (its compared value walked down to the field), else at the assertion's location."""
     if len(field) > len(located.location) and field[: len(located.location)] == located.location:
         found, rendered = value_at(view, field)
-        below = field[len(located.location):]
-        seen = [value for actual in located.doc.actuals for ok, value in [value_at(actual, below)] if ok]
+        below = field[len(located.location) :]
+        seen = [
+            value for actual in located.doc.actuals for ok, value in [value_at(actual, below)] if ok
+        ]
     else:
         found, rendered = value_at(view, located.location)
         seen = list(located.doc.actuals)
@@ -118,55 +136,85 @@ def same_value(located: Located, field: Location, view: Any) -> bool:
 def assertion_ref(doc: CheckedDocument, location: Location | None) -> AssertionRef:
     assertion = doc.assertion
     return AssertionRef(
-        suite_file=doc.key[0], suite=doc.suite, test=doc.key[1], index=assertion.index,
-        assert_type=assertion.assert_type, negated=assertion.negated, path=doc.path,
-        template=doc.template, document_index=doc.document_index,
-        location="" if location is None else location_text(location), passed=assertion.passed,
+        suite_file=doc.key[0],
+        suite=doc.suite,
+        test=doc.key[1],
+        index=assertion.index,
+        assert_type=assertion.assert_type,
+        negated=assertion.negated,
+        path=doc.path,
+        template=doc.template,
+        document_index=doc.document_index,
+        location="" if location is None else location_text(location),
+        passed=assertion.passed,
     )
 
 
 def pair_changes(review: ChartReview) -> tuple[Pairing, ...]:
     """Each object change of the review with its base and head objects."""
     return tuple(
-        Pairing(change, _find(review.base_objects, change.previous_key or change.key, change.templates)
-                if change.kind is not ObjectChangeKind.ADDED else None,
-                _find(review.head_objects, change.key, change.templates)
-                if change.kind is not ObjectChangeKind.REMOVED else None)
+        Pairing(
+            change,
+            _find(review.base_objects, change.previous_key or change.key, change.templates)
+            if change.kind is not ObjectChangeKind.ADDED
+            else None,
+            _find(review.head_objects, change.key, change.templates)
+            if change.kind is not ObjectChangeKind.REMOVED
+            else None,
+        )
         for change in review.changes
     )
 
 
-def _find(objects: tuple[RenderedObject, ...], key: ObjectKey, templates: tuple[str, ...]) -> RenderedObject | None:
+def _find(
+    objects: tuple[RenderedObject, ...], key: ObjectKey, templates: tuple[str, ...]
+) -> RenderedObject | None:
     same_key = [o for o in objects if o.key == key]
     return next((o for o in same_key if o.template in templates), same_key[0] if same_key else None)
 
 
-def build_guards(pairings: tuple[Pairing, ...], base: SideIndex, head: SideIndex) -> tuple[FieldGuard, ...]:
+def build_guards(
+    pairings: tuple[Pairing, ...], base: SideIndex, head: SideIndex
+) -> tuple[FieldGuard, ...]:
     guards: list[FieldGuard] = []
     for pairing in pairings:
         change = pairing.change
         object_id = change.key.id
         match change.kind:
             case ObjectChangeKind.ADDED:
-                guards.append(_guard(object_id, "", GuardTarget.OBJECT_ADDED, Side.HEAD, pairing.head, head))
+                guards.append(
+                    _guard(object_id, "", GuardTarget.OBJECT_ADDED, Side.HEAD, pairing.head, head)
+                )
             case ObjectChangeKind.REMOVED:
-                guards.append(_guard(object_id, "", GuardTarget.OBJECT_REMOVED, Side.BASE, pairing.base, base))
+                guards.append(
+                    _guard(object_id, "", GuardTarget.OBJECT_REMOVED, Side.BASE, pairing.base, base)
+                )
             case ObjectChangeKind.CHANGED | ObjectChangeKind.RENAMED:
-                guards.extend(_field_guard(object_id, f, pairing, base, head) for f in change.fields)
+                guards.extend(
+                    _field_guard(object_id, f, pairing, base, head) for f in change.fields
+                )
             case _:
                 assert_never(change.kind)
     return tuple(guards)
 
 
-def _field_guard(object_id: str, field: FieldChange, pairing: Pairing, base: SideIndex, head: SideIndex) -> FieldGuard:
+def _field_guard(
+    object_id: str, field: FieldChange, pairing: Pairing, base: SideIndex, head: SideIndex
+) -> FieldGuard:
     target = _FIELD_TARGETS[field.kind]
     if field.kind is FieldChangeKind.REMOVED:
         return _guard(object_id, field.path, target, Side.BASE, pairing.base, base)
     return _guard(object_id, field.path, target, Side.HEAD, pairing.head, head)
 
 
-def _guard(object_id: str, path: str, target: GuardTarget, side: Side, obj: RenderedObject | None,
-           index: SideIndex) -> FieldGuard:
+def _guard(
+    object_id: str,
+    path: str,
+    target: GuardTarget,
+    side: Side,
+    obj: RenderedObject | None,
+    index: SideIndex,
+) -> FieldGuard:
     location = field_location(obj.body, path) if obj is not None else None
     if obj is None or location is None:
         return FieldGuard(object_id, path, target, side, None)
@@ -174,5 +222,7 @@ def _guard(object_id: str, path: str, target: GuardTarget, side: Side, obj: Rend
     for located in index.located.get(obj, []):
         relation = coverage(located.location, location)
         if relation is not None and located.ref not in pins:
-            pins[located.ref] = Pin(located.ref, relation, same_value(located, location, index.views[obj]))
+            pins[located.ref] = Pin(
+                located.ref, relation, same_value(located, location, index.views[obj])
+            )
     return FieldGuard(object_id, path, target, side, location_text(location), tuple(pins.values()))

@@ -18,8 +18,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path, key_text, parse_path
 from aftershock.diff.fields import entry_matches
+from aftershock.diff.paths import (
+    IndexSegment,
+    KeySegment,
+    MatchSegment,
+    Segment,
+    format_path,
+    key_text,
+    parse_path,
+)
 from aftershock.diff.values import is_list, is_map, thaw
 from aftershock.errors import ConfigError
 from aftershock.helmtest.gofmt import after_yaml_roundtrip
@@ -101,7 +109,6 @@ def _step(node: Any, segment: Segment) -> tuple[str | int, Any] | None:
     return None
 
 
-
 # --- helm-unittest paths ------------------------------------------------------------------------
 
 
@@ -126,15 +133,22 @@ class _Opaque:
 _WRAPPERS: dict[type, type] = {str: _Str, int: _Int, float: _Float}
 
 
-def _view(value: Any, location: Location, where: dict[int, Location], opaque: bool, keep: list[Any]) -> Any:
+def _view(
+    value: Any, location: Location, where: dict[int, Location], opaque: bool, keep: list[Any]
+) -> Any:
     """A copy of `value` whose nodes are distinct objects, each recorded in `where` by id.
 
     `keep` holds every created node so no id is reused while the view is in use.
     """
     if isinstance(value, dict):
-        node: Any = {key: _view(item, (*location, key_text(key)), where, opaque, keep) for key, item in value.items()}
+        node: Any = {
+            key: _view(item, (*location, key_text(key)), where, opaque, keep)
+            for key, item in value.items()
+        }
     elif isinstance(value, list):
-        node = [_view(item, (*location, index), where, opaque, keep) for index, item in enumerate(value)]
+        node = [
+            _view(item, (*location, index), where, opaque, keep) for index, item in enumerate(value)
+        ]
     elif type(value) in _WRAPPERS:
         node = _WRAPPERS[type(value)](value)
     elif opaque and (value is None or isinstance(value, bool)):
@@ -161,13 +175,17 @@ def assertion_locations(body: Any, path: str | None) -> tuple[Location, ...] | N
         nodes = find(path, _view(roundtripped, (), where, False, keep))
     except PathError:
         return None
-    found: list[Location | None] = [None if isinstance(n, KeyNode) else where.get(id(n)) for n in nodes]
+    found: list[Location | None] = [
+        None if isinstance(n, KeyNode) else where.get(id(n)) for n in nodes
+    ]
     if any(loc is None and not isinstance(n, KeyNode) for loc, n in zip(found, nodes)):
         found = _second_pass(roundtripped, path, found)
     return tuple(dict.fromkeys(loc for loc in found if loc is not None))
 
 
-def _second_pass(roundtripped: Any, path: str, found: list[Location | None]) -> list[Location | None]:
+def _second_pass(
+    roundtripped: Any, path: str, found: list[Location | None]
+) -> list[Location | None]:
     where: dict[int, Location] = {}
     keep: list[Any] = []
     nodes = find(path, _view(roundtripped, (), where, True, keep))

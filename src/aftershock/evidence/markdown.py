@@ -19,12 +19,16 @@ def test_evidence_markdown(section: dict[str, Any], *, max_items: int = DEFAULT_
     errors = _run_errors(section)
     if errors:
         lines += ["**Could not run**", ""] + _capped(errors, max_items) + [""]
-    failing = [(c, t) for c in section["charts"] for t in c["tests"] if t["change"] == "newly_failing"]
+    failing = [
+        (c, t) for c in section["charts"] for t in c["tests"] if t["change"] == "newly_failing"
+    ]
     if failing:
         lines += ["**Newly failing**", ""]
         lines += _capped([_failing(c, t) for c, t in failing], max_items)
         lines.append("")
-    unguarded = [(c, p) for c in section["charts"] for p in c["problems"] if p["kind"] == "unguarded"]
+    unguarded = [
+        (c, p) for c in section["charts"] for p in c["problems"] if p["kind"] == "unguarded"
+    ]
     if unguarded:
         lines += ["**Changed fields no test asserts**", ""]
         lines += _capped([_unguarded(c, p) for c, p in unguarded], max_items)
@@ -46,19 +50,36 @@ def _counts(section: dict[str, Any]) -> str:
     if not section["charts"]:
         text = "No affected chart has helm-unittest suites: 0 suites ran."
     else:
-        parts = [f"{tests[key]} {label}" for key, label in (
-            ("newly_failing", "newly failing"), ("newly_passing", "newly passing"), ("added", "added"),
-            ("removed", "removed"), ("still_failing", "still failing")) if tests[key]]
-        text = (f"{summary['head_tests']} tests in {summary['charts']} chart(s) at head"
-                + (f": {', '.join(parts)}." if parts else ", none changed outcome."))
-        text += (f" {summary['guarded_fields']} of {summary['changed_fields']} changed field(s) asserted by a test"
-                 f" ({problems['unguarded']} unguarded); {problems['stale']} stale and {problems['vacuous']} vacuous assertion(s).")
+        parts = [
+            f"{tests[key]} {label}"
+            for key, label in (
+                ("newly_failing", "newly failing"),
+                ("newly_passing", "newly passing"),
+                ("added", "added"),
+                ("removed", "removed"),
+                ("still_failing", "still failing"),
+            )
+            if tests[key]
+        ]
+        text = f"{summary['head_tests']} tests in {summary['charts']} chart(s) at head" + (
+            f": {', '.join(parts)}." if parts else ", none changed outcome."
+        )
+        text += (
+            f" {summary['guarded_fields']} of {summary['changed_fields']} changed field(s) asserted by a test"
+            f" ({problems['unguarded']} unguarded); {problems['stale']} stale and {problems['vacuous']} vacuous assertion(s)."
+        )
         if summary["suite_errors"]:
             text += f" {summary['suite_errors']} suite(s) could not run."
     if section["untested_charts"]:
         searched = {s["chart"]: s["patterns"] for s in section.get("suite_files", [])}
-        names = ", ".join(f"`{_code(c)}`" + _searched(searched.get(c)) for c in section["untested_charts"][:5])
-        more = f" and {len(section['untested_charts']) - 5} more" if len(section["untested_charts"]) > 5 else ""
+        names = ", ".join(
+            f"`{_code(c)}`" + _searched(searched.get(c)) for c in section["untested_charts"][:5]
+        )
+        more = (
+            f" and {len(section['untested_charts']) - 5} more"
+            if len(section["untested_charts"]) > 5
+            else ""
+        )
         text += f" 0 suites (not tested): {names}{more}."
     return text
 
@@ -74,16 +95,25 @@ def _run_errors(section: dict[str, Any]) -> list[str]:
         for side in ("base", "head"):
             run = chart[side]
             if run["status"] == "errored":
-                out.append(f"- `{_code(chart['chart'])}` at {side}: `{_code(run['error'] or 'error')}`")
+                out.append(
+                    f"- `{_code(chart['chart'])}` at {side}: `{_code(run['error'] or 'error')}`"
+                )
             else:
-                out += [f"- `{_code(chart['chart'])}/{_code(e['suite_file'])}` at {side}: `{_code(e['error'])}`"
-                        for e in run["suite_errors"]]
+                out += [
+                    f"- `{_code(chart['chart'])}/{_code(e['suite_file'])}` at {side}: `{_code(e['error'])}`"
+                    for e in run["suite_errors"]
+                ]
     return out
 
 
 def _failing(chart: dict[str, Any], test: dict[str, Any]) -> str:
-    stale = any(p["kind"] == "stale" and p["assertion"] and (p["assertion"]["suite_file"], p["assertion"]["test"])
-                == (test["suite_file"], test["test"]) for p in chart["problems"])
+    stale = any(
+        p["kind"] == "stale"
+        and p["assertion"]
+        and (p["assertion"]["suite_file"], p["assertion"]["test"])
+        == (test["suite_file"], test["test"])
+        for p in chart["problems"]
+    )
     failure = test["head"]["failure"] if test["head"] else ""
     mark = " (stale: still expects the base render)" if stale else ""
     return f"- `{_code(chart['chart'])}/{_code(test['suite_file'])}` · {_text(test['test'])}: `{_code(failure)}`{mark}"

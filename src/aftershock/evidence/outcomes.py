@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from aftershock.helmtest.results import AssertionResult, ChartResult, JobStatus, TestResult
 from aftershock.model.tests import (
-    RunStatus, SideTests, SuiteError, TestChange, TestComparison, TestOutcome, TestStatus,
+    RunStatus,
+    SideTests,
+    SuiteError,
+    TestChange,
+    TestComparison,
+    TestOutcome,
+    TestStatus,
 )
 
 _MAX_FAILURE_CHARS = 300
@@ -32,16 +39,22 @@ TestKey = tuple[str, str]  # (suite file, test name)
 
 def summarize(result: ChartResult) -> SideTests:
     """The counts of one side's run; ERRORED when the chart's suites could not be loaded."""
-    errors = tuple(SuiteError(s.file, _first_line(s.exec_error)) for s in result.suites if s.exec_error)
+    errors = tuple(
+        SuiteError(s.file, _first_line(s.exec_error)) for s in result.suites if s.exec_error
+    )
     if result.error is not None:
         return SideTests(RunStatus.ERRORED, error=_first_line(result.error), suite_errors=errors)
-    counts = {status: 0 for status in TestStatus}
+    counts = dict.fromkeys(TestStatus, 0)
     for _, _, test in _tests(result):
         counts[_STATUS[test.status]] += 1
     return SideTests(
-        RunStatus.RAN, suites=len(result.suites), passed=counts[TestStatus.PASSED],
-        failed=counts[TestStatus.FAILED], errored=counts[TestStatus.ERRORED],
-        skipped=counts[TestStatus.SKIPPED], suite_errors=errors,
+        RunStatus.RAN,
+        suites=len(result.suites),
+        passed=counts[TestStatus.PASSED],
+        failed=counts[TestStatus.FAILED],
+        errored=counts[TestStatus.ERRORED],
+        skipped=counts[TestStatus.SKIPPED],
+        suite_errors=errors,
     )
 
 
@@ -126,7 +139,11 @@ def _assertion_failure(assertion: AssertionResult) -> str:
     actuals = [c.actual for c in assertion.checked if not c.passed]
     if assertion.expected is not None and actuals:
         return f"{title}: expected {_json(assertion.expected)}, got {_json(actuals[0])}"
-    errors = [line.strip() for line in assertion.fail_info if line.strip() and not line.startswith(("Template:", "\t", " "))]
+    errors = [
+        line.strip()
+        for line in assertion.fail_info
+        if line.strip() and not line.startswith(("Template:", "\t", " "))
+    ]
     return f"{title}: {' '.join(errors[:3])}" if errors else f"{title} failed"
 
 

@@ -16,32 +16,62 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from aftershock.diff.redact import is_secret
 from aftershock.diff.values import deep_equal
 from aftershock.evidence.guards import Located, Pairing, SideIndex, assertion_ref, same_value
-from aftershock.evidence.locations import Location, assertion_locations, comparable, coverage, field_location, value_at
+from aftershock.evidence.locations import (
+    Location,
+    assertion_locations,
+    comparable,
+    coverage,
+    field_location,
+    value_at,
+)
 from aftershock.helmtest.results import AssertionResult
 from aftershock.model.diff import FieldChange, FieldChangeKind, RedactedValue
 from aftershock.model.objects import RenderedObject
-from aftershock.model.tests import AssertionRef, Coverage, FieldGuard, GuardProblem, GuardTarget, ProblemKind
+from aftershock.model.tests import (
+    AssertionRef,
+    Coverage,
+    FieldGuard,
+    GuardProblem,
+    GuardTarget,
+    ProblemKind,
+)
 
-_GUARDED_TARGETS = (GuardTarget.FIELD_ADDED, GuardTarget.FIELD_MODIFIED, GuardTarget.FIELD_REORDERED, GuardTarget.OBJECT_ADDED)
+_GUARDED_TARGETS = (
+    GuardTarget.FIELD_ADDED,
+    GuardTarget.FIELD_MODIFIED,
+    GuardTarget.FIELD_REORDERED,
+    GuardTarget.OBJECT_ADDED,
+)
 
 
 def find_problems(
     pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...], base: SideIndex, head: SideIndex
 ) -> tuple[GuardProblem, ...]:
     stale = list(_stale_by_value(pairings, head))
-    stale += _stale_by_runs(base, head, guards, {_ref_key(p.assertion) for p in stale if p.assertion})
-    return tuple(_unguarded(pairings, guards)) + tuple(stale) + tuple(_vacuous(pairings, guards, head))
+    stale += _stale_by_runs(
+        base, head, guards, {_ref_key(p.assertion) for p in stale if p.assertion}
+    )
+    return (
+        tuple(_unguarded(pairings, guards)) + tuple(stale) + tuple(_vacuous(pairings, guards, head))
+    )
 
 
-def _unguarded(pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...]) -> Iterator[GuardProblem]:
+def _unguarded(
+    pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...]
+) -> Iterator[GuardProblem]:
     fields = {(p.change.key.id, f.path): f for p in pairings for f in p.change.fields}
     for guard in guards:
-        if guard.target not in _GUARDED_TARGETS or guard.location is None or any(p.same_value for p in guard.pins):
+        if (
+            guard.target not in _GUARDED_TARGETS
+            or guard.location is None
+            or any(p.same_value for p in guard.pins)
+        ):
             continue
         field = fields.get((guard.object_id, guard.field_path))
         what = "is new at head" if guard.target is GuardTarget.OBJECT_ADDED else _change_text(field)
@@ -51,7 +81,9 @@ def _unguarded(pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...]) ->
             subject = "no assertion checks its document"
         else:
             subject = "no test assertion pins it"
-        yield GuardProblem(ProblemKind.UNGUARDED, f"{what}; {subject}", guard.object_id, guard.field_path)
+        yield GuardProblem(
+            ProblemKind.UNGUARDED, f"{what}; {subject}", guard.object_id, guard.field_path
+        )
 
 
 def _change_text(field: FieldChange | None) -> str:
@@ -68,13 +100,25 @@ def _stale_by_value(pairings: tuple[Pairing, ...], head: SideIndex) -> Iterator[
     for pairing in pairings:
         if pairing.base is None or pairing.head is None:
             continue
-        fields = [(f, field_location(pairing.head.body, f.path)) for f in pairing.change.fields if f.kind is not FieldChangeKind.REMOVED]
+        fields = [
+            (f, field_location(pairing.head.body, f.path))
+            for f in pairing.change.fields
+            if f.kind is not FieldChangeKind.REMOVED
+        ]
         base_body, head_body = comparable(pairing.base.body), comparable(pairing.head.body)
         for located in head.located.get(pairing.head, []):
             assertion = located.doc.assertion
             if not _is_plain_equal(assertion) or _ref_key(located.ref) in seen:
                 continue
-            field = next((f for f, loc in fields if loc is not None and coverage(located.location, loc) in (Coverage.EXACT, Coverage.ENCLOSING)), None)
+            field = next(
+                (
+                    f
+                    for f, loc in fields
+                    if loc is not None
+                    and coverage(located.location, loc) in (Coverage.EXACT, Coverage.ENCLOSING)
+                ),
+                None,
+            )
             expected = assertion.parameters.get("Value")
             if field is None or not same_value(located, located.location, head_body):
                 continue  # the test renders its own values there: it does not assert the base default
@@ -87,21 +131,33 @@ def _stale_by_value(pairings: tuple[Pairing, ...], head: SideIndex) -> Iterator[
                 detail = f"`equal {located.doc.path}` still expects the base value of this Secret field{fails}"
             else:
                 detail = f"`equal {located.doc.path}` still expects {_shown(expected)}, the base value; head renders {_shown(now)}{fails}"
-            yield GuardProblem(ProblemKind.STALE, detail, pairing.change.key.id, field.path, located.ref)
+            yield GuardProblem(
+                ProblemKind.STALE, detail, pairing.change.key.id, field.path, located.ref
+            )
 
 
 def _is_plain_equal(assertion: AssertionResult) -> bool:
-    return assertion.assert_type == "equal" and not assertion.negated and not assertion.parameters.get("DecodeBase64")
+    return (
+        assertion.assert_type == "equal"
+        and not assertion.negated
+        and not assertion.parameters.get("DecodeBase64")
+    )
 
 
 def _expects_base(expected: Any, base_body: Any, located: Located, head_body: Any) -> bool:
     base_locations = assertion_locations(base_body, located.doc.path) or ()
     base_values = [value_at(base_body, loc)[1] for loc in base_locations]
     found, now = value_at(head_body, located.location)
-    return bool(base_values) and all(deep_equal(expected, v) for v in base_values) and not (found and deep_equal(expected, now))
+    return (
+        bool(base_values)
+        and all(deep_equal(expected, v) for v in base_values)
+        and not (found and deep_equal(expected, now))
+    )
 
 
-def _stale_by_runs(base: SideIndex, head: SideIndex, guards: tuple[FieldGuard, ...], reported: set[tuple[Any, ...]]) -> list[GuardProblem]:
+def _stale_by_runs(
+    base: SideIndex, head: SideIndex, guards: tuple[FieldGuard, ...], reported: set[tuple[Any, ...]]
+) -> list[GuardProblem]:
     """Assertions passing at base and failing at head, unchanged: they still assert the old render."""
     pinned = {_ref_key(p.assertion)[:3]: g for g in guards for p in g.pins}
     done = {key[:3] for key in reported}
@@ -110,19 +166,38 @@ def _stale_by_runs(base: SideIndex, head: SideIndex, guards: tuple[FieldGuard, .
         before = base.results.get(key)
         for assertion in test.assertions:
             old = _counterpart(before[1].assertions if before else (), assertion.index)
-            if assertion.passed or assertion.skipped or old is None or not old.passed or not _same(old, assertion):
+            if (
+                assertion.passed
+                or assertion.skipped
+                or old is None
+                or not old.passed
+                or not _same(old, assertion)
+            ):
                 continue
-            doc = next((d for d in head.documents if d.key == key and d.assertion is assertion), None)
+            doc = next(
+                (d for d in head.documents if d.key == key and d.assertion is assertion), None
+            )
             if doc is None:
                 continue  # nothing was rendered to check: a missing document, not an old value
             ref = assertion_ref(doc, None)
             if _ref_key(ref)[:3] in done:
                 continue
             guard = pinned.get(_ref_key(ref)[:3])
-            name = f"{assertion.assert_type} {assertion.path}" if assertion.path else assertion.assert_type
+            name = (
+                f"{assertion.assert_type} {assertion.path}"
+                if assertion.path
+                else assertion.assert_type
+            )
             detail = f"`{name}` passed at base and fails at head unchanged: it still asserts the base render"
-            problems.append(GuardProblem(ProblemKind.STALE, detail, guard.object_id if guard else None,
-                                         guard.field_path if guard else None, ref))
+            problems.append(
+                GuardProblem(
+                    ProblemKind.STALE,
+                    detail,
+                    guard.object_id if guard else None,
+                    guard.field_path if guard else None,
+                    ref,
+                )
+            )
     return problems
 
 
@@ -131,11 +206,16 @@ def _counterpart(assertions: tuple[AssertionResult, ...], index: int) -> Asserti
 
 
 def _same(old: AssertionResult, new: AssertionResult) -> bool:
-    return (old.assert_type, old.negated, old.path) == (new.assert_type, new.negated, new.path) and deep_equal(
-        dict(old.parameters), dict(new.parameters))
+    return (old.assert_type, old.negated, old.path) == (
+        new.assert_type,
+        new.negated,
+        new.path,
+    ) and deep_equal(dict(old.parameters), dict(new.parameters))
 
 
-def _vacuous(pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...], head: SideIndex) -> Iterator[GuardProblem]:
+def _vacuous(
+    pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...], head: SideIndex
+) -> Iterator[GuardProblem]:
     paired = {p.head: (p, p.base) for p in pairings if p.head is not None and p.base is not None}
     for doc in head.documents:
         if doc.obj is None or doc.obj not in paired or not doc.path:
@@ -147,9 +227,15 @@ def _vacuous(pairings: tuple[Pairing, ...], guards: tuple[FieldGuard, ...], head
         if not was:
             continue
         field = _removed_field(pairing, base_obj, was[0])
-        how = "passes only because the path no longer exists at head" if doc.assertion.passed else "asserts a path that no longer exists at head"
+        how = (
+            "passes only because the path no longer exists at head"
+            if doc.assertion.passed
+            else "asserts a path that no longer exists at head"
+        )
         detail = f"`{doc.assertion.assert_type} {doc.path}` {how}"
-        yield GuardProblem(ProblemKind.VACUOUS, detail, pairing.change.key.id, field, assertion_ref(doc, was[0]))
+        yield GuardProblem(
+            ProblemKind.VACUOUS, detail, pairing.change.key.id, field, assertion_ref(doc, was[0])
+        )
     yield from _vacuous_documents(guards, head)
 
 
@@ -171,7 +257,12 @@ def _vacuous_documents(guards: tuple[FieldGuard, ...], head: SideIndex) -> Itera
             ref = pin.assertion
             current = head.results.get((ref.suite_file, ref.test))
             now = _counterpart(current[1].assertions, ref.index) if current else None
-            if now is not None and now.passed and not now.skipped and not any(c.document_index is not None for c in now.checked):
+            if (
+                now is not None
+                and now.passed
+                and not now.skipped
+                and not any(c.document_index is not None for c in now.checked)
+            ):
                 detail = f"`{now.assert_type}` passes at head although the object it checked is no longer rendered"
                 yield GuardProblem(ProblemKind.VACUOUS, detail, guard.object_id, "", ref)
 

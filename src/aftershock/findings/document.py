@@ -6,7 +6,8 @@ is schema_fragment.json next to this module.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from aftershock.findings.model import Delta, Finding, Severity
 from aftershock.findings.suppressions import Suppressed
@@ -16,17 +17,26 @@ SECTION_VERSION = "1"
 
 
 def findings_document(
-    findings: Sequence[Finding], verdicts: Verdicts, suppressed: Sequence[Suppressed] = (), notices: Sequence[str] = (),
+    findings: Sequence[Finding],
+    verdicts: Verdicts,
+    suppressed: Sequence[Suppressed] = (),
+    notices: Sequence[str] = (),
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "version": SECTION_VERSION,
         "headline": verdicts.headline,
-        "verdicts": {"merge": verdict_document(verdicts.merge), "security": verdict_document(verdicts.security)},
+        "verdicts": {
+            "merge": verdict_document(verdicts.merge),
+            "security": verdict_document(verdicts.security),
+        },
         "summary": _summary(findings),
         "items": [finding_document(f) for f in findings],
     }
     if suppressed:  # only when present, so documents without them keep their shape
-        doc["suppressed"] = [{**finding_document(s.finding), "reason": s.reason, "source": s.source} for s in suppressed]
+        doc["suppressed"] = [
+            {**finding_document(s.finding), "reason": s.reason, "source": s.source}
+            for s in suppressed
+        ]
     if notices:
         doc["notices"] = list(notices)
     return doc
@@ -87,7 +97,9 @@ def _summary(findings: Sequence[Finding]) -> dict[str, Any]:
     actionable = [f for f in findings if f.actionable]
     return {
         "actionable": len(actionable),
-        "by_severity": {s.value: sum(f.severity is s for f in actionable) for s in reversed(Severity)},
+        "by_severity": {
+            s.value: sum(f.severity is s for f in actionable) for s in reversed(Severity)
+        },
         "by_delta": {d.value: sum(f.delta is d for f in findings) for d in Delta},
         "total": len(findings),
     }

@@ -21,10 +21,17 @@ _TAIL_RESERVE = 200
 
 
 def findings_markdown(
-    section: dict[str, Any], *, max_chars: int = DEFAULT_MAX_CHARS, lifecycle: dict[str, Any] | None = None
+    section: dict[str, Any],
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    lifecycle: dict[str, Any] | None = None,
 ) -> str:
     verdicts = verdicts_markdown(section)
-    return verdicts + "\n" + concerns_markdown(section, max_chars=max_chars - len(verdicts), lifecycle=lifecycle)
+    return (
+        verdicts
+        + "\n"
+        + concerns_markdown(section, max_chars=max_chars - len(verdicts), lifecycle=lifecycle)
+    )
 
 
 def verdicts_markdown(section: dict[str, Any]) -> str:
@@ -37,7 +44,10 @@ def verdicts_markdown(section: dict[str, Any]) -> str:
 
 
 def concerns_markdown(
-    section: dict[str, Any], *, max_chars: int = DEFAULT_MAX_CHARS, lifecycle: dict[str, Any] | None = None,
+    section: dict[str, Any],
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    lifecycle: dict[str, Any] | None = None,
     max_pre_existing: int = MAX_PRE_EXISTING,
 ) -> str:
     """The actionable concerns worst first, then the pre-existing ones folded (the most severe, then
@@ -63,7 +73,15 @@ def concerns_markdown(
         lines += ["<details>", f"<summary>{title}</summary>", "", *shown, "", "</details>", ""]
     if improved and budget > 200:
         shown, budget = _bullets(improved, budget - 80, bold=False)
-        lines += ["<details>", f"<summary>Narrowed or resolved by this change ({len(improved)})</summary>", "", *shown, "", "</details>", ""]
+        lines += [
+            "<details>",
+            f"<summary>Narrowed or resolved by this change ({len(improved)})</summary>",
+            "",
+            *shown,
+            "",
+            "</details>",
+            "",
+        ]
     return "\n".join(lines + _repository_says(section)).rstrip() + "\n"
 
 
@@ -73,8 +91,15 @@ def _repository_says(section: dict[str, Any]) -> list[str]:
     lines += [""] if lines else []
     suppressed = section.get("suppressed", [])
     if suppressed:
-        lines += ["<details>", f"<summary>Suppressed by the repository ({len(suppressed)})</summary>", ""]
-        lines += [f"- {_escape(i['message'])} · {markdown_code(i['rule'])} · {_escape(i['source'])}: {_escape(i['reason'])}" for i in suppressed]
+        lines += [
+            "<details>",
+            f"<summary>Suppressed by the repository ({len(suppressed)})</summary>",
+            "",
+        ]
+        lines += [
+            f"- {_escape(i['message'])} · {markdown_code(i['rule'])} · {_escape(i['source'])}: {_escape(i['reason'])}"
+            for i in suppressed
+        ]
         lines += ["", "</details>", ""]
     return lines
 
@@ -86,15 +111,26 @@ def _rule_counts(rest: list[dict[str, Any]]) -> list[str]:
     counts: dict[str, int] = {}
     for item in rest:
         counts[item["rule"]] = counts.get(item["rule"], 0) + 1
-    named = ", ".join(f"{n} `{rule}`" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    named = ", ".join(
+        f"{n} `{rule}`" for rule, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
     return [f"- and {len(rest)} more (in the JSON output): {named}"]
 
 
-def _lifecycle_groups(actionable: list[dict[str, Any]], lifecycle: dict[str, Any], budget: int) -> tuple[list[str], int]:
+def _lifecycle_groups(
+    actionable: list[dict[str, Any]], lifecycle: dict[str, Any], budget: int
+) -> tuple[list[str], int]:
     """New, retained, resolved since the last head, dismissed: each group that has members, under its heading."""
-    known = {entry["fingerprint"]: entry for state in ("new", "retained") for entry in lifecycle[state]}
+    known = {
+        entry["fingerprint"]: entry for state in ("new", "retained") for entry in lifecycle[state]
+    }
     retained = {entry["fingerprint"] for entry in lifecycle["retained"]}
-    notes = {i["fingerprint"]: f" · `{i['fingerprint'][:12]}`{_lifecycle_note(known.get(i['fingerprint']))}" for i in actionable}
+    notes = {
+        i[
+            "fingerprint"
+        ]: f" · `{i['fingerprint'][:12]}`{_lifecycle_note(known.get(i['fingerprint']))}"
+        for i in actionable
+    }
     since = (lifecycle["previous_head"] or "")[:7]
     groups = [
         ("New", [i for i in actionable if i["fingerprint"] not in retained], True),
@@ -122,7 +158,9 @@ def _lifecycle_note(entry: dict[str, Any] | None) -> str:
         notes.append("carried forward, not re-checked")
     lapsed = entry["lapsed_dismissal"]
     if lapsed:
-        notes.append(f"raised again: its evidence changed since {_escape(lapsed['by'] or 'someone')} dismissed it")
+        notes.append(
+            f"raised again: its evidence changed since {_escape(lapsed['by'] or 'someone')} dismissed it"
+        )
     return f" ({'; '.join(notes)})" if notes else ""
 
 

@@ -150,7 +150,9 @@ class Finding:
     @property
     def headline(self) -> str:
         """`High · security · observed: <message>`, the one-line form every output uses."""
-        return f"{self.severity.label} · {self.category.value} · {self.evidence.value}: {self.message}"
+        return (
+            f"{self.severity.label} · {self.category.value} · {self.evidence.value}: {self.message}"
+        )
 
 
 def fingerprint(rule_id: str, subject: Subject) -> str:
@@ -161,7 +163,10 @@ def fingerprint(rule_id: str, subject: Subject) -> str:
 
 def evidence_digest(facts: tuple[Fact, ...]) -> str:
     """sha256 of the facts as canonical JSON (sorted by name, then value); 16 hex digits."""
-    pairs = sorted(([fact.name, _canonical(fact.value)] for fact in facts), key=lambda pair: json.dumps(pair, sort_keys=True))
+    pairs = sorted(
+        ([fact.name, _canonical(fact.value)] for fact in facts),
+        key=lambda pair: json.dumps(pair, sort_keys=True),
+    )
     text = json.dumps(pairs, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -169,7 +174,10 @@ def evidence_digest(facts: tuple[Fact, ...]) -> str:
 def _canonical(value: Any) -> Any:
     """Tuples and sets as sorted lists, so equal evidence digests the same whatever its order."""
     if isinstance(value, (set, frozenset)):
-        return sorted((_canonical(item) for item in value), key=lambda item: json.dumps(item, sort_keys=True, default=str))
+        return sorted(
+            (_canonical(item) for item in value),
+            key=lambda item: json.dumps(item, sort_keys=True, default=str),
+        )
     if isinstance(value, (list, tuple)):
         return [_canonical(item) for item in value]
     if isinstance(value, dict):

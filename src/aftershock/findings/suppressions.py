@@ -11,8 +11,9 @@ it: an object keeps its identity across them). Pure functions over the review an
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from aftershock.findings.model import Finding, SubjectKind
 from aftershock.ingest.dismissals import DismissalsFile
@@ -66,7 +67,9 @@ def object_ignores(review: Review, side: str) -> tuple[dict[str, ObjectIgnore], 
                 continue
             parsed = parse_ignore(value)
             if parsed is None:
-                malformed.append(f"{IGNORE_ANNOTATION} on {obj.key} at {side} is not `<rule>[,<rule>]: <reason>`: ignored")
+                malformed.append(
+                    f"{IGNORE_ANNOTATION} on {obj.key} at {side} is not `<rule>[,<rule>]: <reason>`: ignored"
+                )
                 continue
             object_id = _object_id(chart, obj)
             ignores[object_id] = ObjectIgnore(object_id, str(obj.key), *parsed)
@@ -79,7 +82,10 @@ def _object_id(chart: ChartReview, obj: RenderedObject) -> str:
 
 
 def apply_suppressions(
-    findings: Sequence[Finding], review: Review, base_file: DismissalsFile, head_file: DismissalsFile,
+    findings: Sequence[Finding],
+    review: Review,
+    base_file: DismissalsFile,
+    head_file: DismissalsFile,
 ) -> Suppressions:
     """Silence what the base's annotations and dismissals file name; say what the head would add."""
     base_ignores, malformed = object_ignores(review, "base")
@@ -89,35 +95,53 @@ def apply_suppressions(
     suppressed: list[Suppressed] = []
     notices = list(malformed + head_malformed)
     for finding in findings:
-        ignore = base_ignores.get(finding.subject.id) if finding.subject.kind is SubjectKind.OBJECT else None
+        ignore = (
+            base_ignores.get(finding.subject.id)
+            if finding.subject.kind is SubjectKind.OBJECT
+            else None
+        )
         entry = dismissed.get(finding.fingerprint)
         if ignore is not None and finding.rule_id in ignore.rules:
-            suppressed.append(Suppressed(finding, ignore.reason, f"annotation {IGNORE_ANNOTATION} at base"))
+            suppressed.append(
+                Suppressed(finding, ignore.reason, f"annotation {IGNORE_ANNOTATION} at base")
+            )
         elif entry is not None and entry.evidence not in (None, finding.evidence_digest):
             kept.append(finding)
-            notices.append(f"{finding.fingerprint[:12]} ({finding.rule_id}) is dismissed in the dismissals file, "
-                           "but its evidence changed since: raised again")
+            notices.append(
+                f"{finding.fingerprint[:12]} ({finding.rule_id}) is dismissed in the dismissals file, "
+                "but its evidence changed since: raised again"
+            )
         elif entry is not None:
-            suppressed.append(Suppressed(finding, entry.reason, f"dismissals file, by {entry.by or 'unknown'}"))
+            suppressed.append(
+                Suppressed(finding, entry.reason, f"dismissals file, by {entry.by or 'unknown'}")
+            )
         else:
             kept.append(finding)
     notices += _added(base_ignores, head_ignores, base_file, head_file)
     return Suppressions(tuple(kept), tuple(suppressed), tuple(notices))
 
 
-def _added(base: Mapping[str, ObjectIgnore], head: Mapping[str, ObjectIgnore],
-           base_file: DismissalsFile, head_file: DismissalsFile) -> Iterable[str]:
+def _added(
+    base: Mapping[str, ObjectIgnore],
+    head: Mapping[str, ObjectIgnore],
+    base_file: DismissalsFile,
+    head_file: DismissalsFile,
+) -> Iterable[str]:
     """Suppressions the head adds: not honoured in this review (they are read at the base ref)."""
     for object_id, ignore in sorted(head.items()):
         added = ignore.rules - (base[object_id].rules if object_id in base else frozenset())
         if added:
-            yield (f"this change adds {IGNORE_ANNOTATION} for {', '.join(sorted(added))} on {ignore.display}: "
-                   "not honoured until it is merged (suppressions are read at the base ref)")
+            yield (
+                f"this change adds {IGNORE_ANNOTATION} for {', '.join(sorted(added))} on {ignore.display}: "
+                "not honoured until it is merged (suppressions are read at the base ref)"
+            )
     known = {d.fingerprint for d in base_file.dismissals}
     for entry in head_file.dismissals:
         if entry.fingerprint not in known:
-            yield (f"this change adds a dismissal of {entry.fingerprint[:12]} to the dismissals file: "
-                   "not honoured until it is merged (it is read at the base ref)")
+            yield (
+                f"this change adds a dismissal of {entry.fingerprint[:12]} to the dismissals file: "
+                "not honoured until it is merged (it is read at the base ref)"
+            )
 
 
 def _annotation(body: Any, name: str) -> Any:

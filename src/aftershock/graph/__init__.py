@@ -7,6 +7,20 @@ from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Lay
 from aftershock.graph.radius import Explanation, Radius, Reach, blast_radius, explain, find_node
 
 __all__ = [
-    "LAYER_ORDER", "Edge", "EdgeKind", "Explanation", "ImpactGraph", "Layer", "Node", "NodeKind", "Radius",
-    "Reach", "blast_radius", "build_graph", "explain", "find_node", "graph_document", "mermaid",
+    "LAYER_ORDER",
+    "Edge",
+    "EdgeKind",
+    "Explanation",
+    "ImpactGraph",
+    "Layer",
+    "Node",
+    "NodeKind",
+    "Radius",
+    "Reach",
+    "blast_radius",
+    "build_graph",
+    "explain",
+    "find_node",
+    "graph_document",
+    "mermaid",
 ]

@@ -9,10 +9,18 @@ in the review document through the node's `ref`.
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from aftershock.graph.model import (
-    LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Node, NodeKind, chart_node_id, node_id, template_node_id,
+    LAYER_ORDER,
+    Edge,
+    EdgeKind,
+    ImpactGraph,
+    Node,
+    NodeKind,
+    chart_node_id,
+    node_id,
+    template_node_id,
 )
 from aftershock.graph.rendered import Part, rendered_part
 from aftershock.model.releases import Evidence
@@ -22,17 +30,31 @@ from aftershock.provenance.model import ProvenanceEdge
 
 _TEMPLATE_UNITS = (UnitKind.TEMPLATE, UnitKind.TEMPLATE_HELPERS, UnitKind.NOTES)
 # Files a chart holds that Helm does not render from (unless a template reads them, which is rare).
-_WEAK_UNITS = (UnitKind.DOCS, UnitKind.TEST_SUITE, UnitKind.TEST_SNAPSHOT, UnitKind.CI, UnitKind.SCRIPT, UnitKind.OTHER)
+_WEAK_UNITS = (
+    UnitKind.DOCS,
+    UnitKind.TEST_SUITE,
+    UnitKind.TEST_SNAPSHOT,
+    UnitKind.CI,
+    UnitKind.SCRIPT,
+    UnitKind.OTHER,
+)
 
 
 def build_graph(review: Review, provenance: Sequence[ProvenanceEdge] = ()) -> ImpactGraph:
     """The impact graph of `review`; its roots are the commits of base..head. `provenance` (from
     aftershock.provenance.provenance_edges) adds `produces` edges from values keys to objects."""
     changed = {f.path for f in review.files}
-    file_keys = tuple(v for v in review.values_changes if v.file in changed)  # the others are a release's values
+    file_keys = tuple(
+        v for v in review.values_changes if v.file in changed
+    )  # the others are a release's values
     parts = (
-        _commits(review), _files(review), _values_keys(file_keys), _units(review), _charts(review, file_keys),
-        rendered_part(review.chart_reviews, review.values_changes), _lookups(review),
+        _commits(review),
+        _files(review),
+        _values_keys(file_keys),
+        _units(review),
+        _charts(review, file_keys),
+        rendered_part(review.chart_reviews, review.values_changes),
+        _lookups(review),
     )
     nodes: dict[str, Node] = {}
     for node in (n for p in parts for n in p.nodes):
@@ -42,15 +64,22 @@ def build_graph(review: Review, provenance: Sequence[ProvenanceEdge] = ()) -> Im
     for edge in (e for p in parts for e in p.edges + produces):
         if edge.source in nodes and edge.target in nodes:
             edges.setdefault((edge.source, edge.target, edge.kind), edge)
-    ordered = sorted(nodes.values(), key=lambda n: LAYER_ORDER.index(n.layer))  # stable: keeps build order
+    ordered = sorted(
+        nodes.values(), key=lambda n: LAYER_ORDER.index(n.layer)
+    )  # stable: keeps build order
     roots = tuple(n.id for n in ordered if n.kind is NodeKind.COMMIT)
     return ImpactGraph(nodes=tuple(ordered), edges=tuple(edges.values()), roots=roots)
 
 
 def _commits(review: Review) -> Part:
     nodes = tuple(
-        Node(node_id(NodeKind.COMMIT, c.sha), NodeKind.COMMIT, f"{c.short_sha} {c.title}", ref=c.sha,
-             facts=(("author", c.author.name), ("date", c.authored_at)))
+        Node(
+            node_id(NodeKind.COMMIT, c.sha),
+            NodeKind.COMMIT,
+            f"{c.short_sha} {c.title}",
+            ref=c.sha,
+            facts=(("author", c.author.name), ("date", c.authored_at)),
+        )
         for c in review.commits
     )
     return Part(nodes)
@@ -67,7 +96,9 @@ def _files(review: Review) -> Part:
         nodes.append(Node(file_id, NodeKind.FILE, f.path, ref=f.path, facts=tuple(facts)))
         # A net change always has a commit that made it; fall back to the whole range if git named none.
         for sha in f.commits or all_commits:
-            edges.append(Edge(node_id(NodeKind.COMMIT, sha), file_id, EdgeKind.TOUCHES, via=f.status.value))
+            edges.append(
+                Edge(node_id(NodeKind.COMMIT, sha), file_id, EdgeKind.TOUCHES, via=f.status.value)
+            )
     return Part(tuple(nodes), tuple(edges))
 
 
@@ -77,10 +108,20 @@ def _units(review: Review) -> Part:
         for unit in units:
             node = _unit_node(unit)
             nodes.append(node)
-            edges.append(Edge(node_id(NodeKind.FILE, path), node.id, EdgeKind.MAPS_TO, via=unit.kind.value))
+            edges.append(
+                Edge(node_id(NodeKind.FILE, path), node.id, EdgeKind.MAPS_TO, via=unit.kind.value)
+            )
             if unit.chart is not None:
                 weak = unit.kind in _WEAK_UNITS
-                edges.append(Edge(node.id, chart_node_id(unit.chart), EdgeKind.IN_CHART, _chart_relative(unit), weak))
+                edges.append(
+                    Edge(
+                        node.id,
+                        chart_node_id(unit.chart),
+                        EdgeKind.IN_CHART,
+                        _chart_relative(unit),
+                        weak,
+                    )
+                )
     return Part(tuple(nodes), tuple(edges))
 
 
@@ -89,10 +130,22 @@ def _unit_node(unit: Unit) -> Node:
         facts = [("unit", unit.kind.value)]
         if unit.defines:
             facts.append(("defines", ", ".join(unit.defines)))
-        return Node(template_node_id(unit.path), NodeKind.TEMPLATE, unit.path, ref=unit.id, chart=unit.chart,
-                    facts=tuple(facts))
-    return Node(node_id(NodeKind.UNIT, unit.id), NodeKind.UNIT, f"{unit.kind.value} {unit.path}", ref=unit.id,
-                chart=unit.chart, facts=(("unit", unit.kind.value),))
+        return Node(
+            template_node_id(unit.path),
+            NodeKind.TEMPLATE,
+            unit.path,
+            ref=unit.id,
+            chart=unit.chart,
+            facts=tuple(facts),
+        )
+    return Node(
+        node_id(NodeKind.UNIT, unit.id),
+        NodeKind.UNIT,
+        f"{unit.kind.value} {unit.path}",
+        ref=unit.id,
+        chart=unit.chart,
+        facts=(("unit", unit.kind.value),),
+    )
 
 
 def _chart_relative(unit: Unit) -> str:
@@ -103,24 +156,42 @@ def _values_keys(changes: tuple[ValuesKeyChange, ...]) -> Part:
     nodes, edges = [], []
     for change in changes:
         key_id = node_id(NodeKind.VALUES_KEY, f"{change.file}::{change.path}")
-        nodes.append(Node(key_id, NodeKind.VALUES_KEY, change.path, ref=f"{change.file}::{change.path}",
-                          chart=change.chart, facts=(("change", change.kind.value), ("file", change.file))))
-        edges.append(Edge(node_id(NodeKind.FILE, change.file), key_id, EdgeKind.MAPS_TO, via="values key"))
+        nodes.append(
+            Node(
+                key_id,
+                NodeKind.VALUES_KEY,
+                change.path,
+                ref=f"{change.file}::{change.path}",
+                chart=change.chart,
+                facts=(("change", change.kind.value), ("file", change.file)),
+            )
+        )
+        edges.append(
+            Edge(node_id(NodeKind.FILE, change.file), key_id, EdgeKind.MAPS_TO, via="values key")
+        )
         if change.chart is not None:
-            edges.append(Edge(key_id, chart_node_id(change.chart), EdgeKind.IN_CHART, via=change.file))
+            edges.append(
+                Edge(key_id, chart_node_id(change.chart), EdgeKind.IN_CHART, via=change.file)
+            )
     return Part(tuple(nodes), tuple(edges))
 
 
 def _charts(review: Review, file_keys: tuple[ValuesKeyChange, ...]) -> Part:
     """The charts the change holds or reaches by inclusion, and those rendered on their own."""
-    wanted = {a.chart for a in review.affected} | {r.chart for r in review.chart_reviews if not r.release}
+    wanted = {a.chart for a in review.affected} | {
+        r.chart for r in review.chart_reviews if not r.release
+    }
     wanted |= {u.chart for _, units in review.units for u in units if u.chart is not None}
     wanted |= {v.chart for v in file_keys if v.chart is not None}
     known = {c.path: c for c in review.charts}
     outcomes: dict[str, str] = {}
     for r in review.chart_reviews:
         if not r.release:
-            outcomes[r.chart] = "changed" if "changed" in (outcomes.get(r.chart), r.outcome.value) else r.outcome.value
+            outcomes[r.chart] = (
+                "changed"
+                if "changed" in (outcomes.get(r.chart), r.outcome.value)
+                else r.outcome.value
+            )
     nodes = []
     for path in sorted(wanted):
         chart = known.get(path)
@@ -129,7 +200,11 @@ def _charts(review: Review, file_keys: tuple[ValuesKeyChange, ...]) -> Part:
             facts += [("type", chart.type.value), ("version", chart.version)]
         facts.append(("outcome", outcomes.get(path, "not rendered on its own")))
         name = chart.name if chart is not None else posixpath.basename(path) or "."
-        nodes.append(Node(chart_node_id(path), NodeKind.CHART, name, ref=path, chart=path, facts=tuple(facts)))
+        nodes.append(
+            Node(
+                chart_node_id(path), NodeKind.CHART, name, ref=path, chart=path, facts=tuple(facts)
+            )
+        )
     return Part(tuple(nodes), _includes(review, wanted))
 
 
@@ -140,10 +215,18 @@ def _lookups(review: Review) -> Part:
     for r in review.chart_reviews:
         steps = r.affected.path
         for first, second in zip(steps, steps[1:]):
-            if first.kind == "object" and second.kind == "chart" and second.relation.startswith("looks it up"):
+            if (
+                first.kind == "object"
+                and second.kind == "chart"
+                and second.relation.startswith("looks it up")
+            ):
                 source = first.relation.removeprefix("rendered by ")
-                object_node = node_id(NodeKind.OBJECT, f"{source}::{first.id}")  # rendered.object_ref
-                edges.append(Edge(object_node, chart_node_id(second.id), EdgeKind.FEEDS, via=second.relation))
+                object_node = node_id(
+                    NodeKind.OBJECT, f"{source}::{first.id}"
+                )  # rendered.object_ref
+                edges.append(
+                    Edge(object_node, chart_node_id(second.id), EdgeKind.FEEDS, via=second.relation)
+                )
     return Part((), tuple(edges))
 
 
@@ -155,9 +238,23 @@ def _includes(review: Review, wanted: set[str]) -> tuple[Edge, ...]:
         for dep in chart.dependencies:
             if dep.resolved_path in wanted and dep.resolved_path != chart.path:
                 via = f"{dep.source.value} dependency {dep.alias or dep.name}"
-                edges.append(Edge(chart_node_id(dep.resolved_path), chart_node_id(chart.path), EdgeKind.INCLUDES, via))
+                edges.append(
+                    Edge(
+                        chart_node_id(dep.resolved_path),
+                        chart_node_id(chart.path),
+                        EdgeKind.INCLUDES,
+                        via,
+                    )
+                )
         if chart.embedded_in in wanted:
-            edges.append(Edge(chart_node_id(chart.path), chart_node_id(chart.embedded_in), EdgeKind.INCLUDES, "under charts/"))
+            edges.append(
+                Edge(
+                    chart_node_id(chart.path),
+                    chart_node_id(chart.embedded_in),
+                    EdgeKind.INCLUDES,
+                    "under charts/",
+                )
+            )
     return tuple(edges)
 
 
@@ -177,14 +274,21 @@ def _produces(nodes: Iterable[Node], provenance: Sequence[ProvenanceEdge]) -> tu
         source, target = by_ref.get((True, link.values_ref)), by_ref.get((False, link.object_id))
         if source is not None and target is not None:
             grouped.setdefault((source, target), []).append(link)
-    return tuple(Edge(source, target, EdgeKind.PRODUCES, _produces_via(links)) for (source, target), links in grouped.items())
+    return tuple(
+        Edge(source, target, EdgeKind.PRODUCES, _produces_via(links))
+        for (source, target), links in grouped.items()
+    )
 
 
 def _produces_via(links: Sequence[ProvenanceEdge]) -> str:
     """`observed: spec.replicas; inferred: metadata.labels.app +2 more`."""
     parts = []
     for evidence in (Evidence.OBSERVED, Evidence.INFERRED):
-        fields = list(dict.fromkeys(link.field or "the whole object" for link in links if link.evidence is evidence))
+        fields = list(
+            dict.fromkeys(
+                link.field or "the whole object" for link in links if link.evidence is evidence
+            )
+        )
         if fields:
             more = f" +{len(fields) - _SHOWN_FIELDS} more" if len(fields) > _SHOWN_FIELDS else ""
             parts.append(f"{evidence.value}: {', '.join(fields[:_SHOWN_FIELDS])}{more}")

@@ -15,10 +15,16 @@ def graph_document(graph: ImpactGraph, radius: Radius) -> dict[str, Any]:
     totals = Counter(n.layer for n in graph.nodes)  # one pass, not one per layer
     return {
         "roots": list(graph.roots),
-        "layers": [{"id": layer.value, "nodes": totals[layer], "reached": reached.get(layer, 0)} for layer in LAYER_ORDER],
+        "layers": [
+            {"id": layer.value, "nodes": totals[layer], "reached": reached.get(layer, 0)}
+            for layer in LAYER_ORDER
+        ],
         "nodes": [node_document(n, radius) for n in graph.nodes],
         "edges": [edge_document(e) for e in graph.edges],
-        "radius": {"nodes": radius.total, "by_layer": {layer.value: reached.get(layer, 0) for layer in LAYER_ORDER}},
+        "radius": {
+            "nodes": radius.total,
+            "by_layer": {layer.value: reached.get(layer, 0) for layer in LAYER_ORDER},
+        },
     }
 
 
@@ -40,4 +46,10 @@ def node_document(node: Node, radius: Radius) -> dict[str, Any]:
 
 
 def edge_document(edge: Edge) -> dict[str, Any]:
-    return {"source": edge.source, "target": edge.target, "kind": edge.kind.value, "via": edge.via, "weak": edge.weak}
+    return {
+        "source": edge.source,
+        "target": edge.target,
+        "kind": edge.kind.value,
+        "via": edge.via,
+        "weak": edge.weak,
+    }

@@ -16,9 +16,16 @@ from aftershock.graph.radius import Radius
 from aftershock.report.escape import visible_name
 
 _LAYER_TITLES = {
-    Layer.COMMIT: "Commits", Layer.FILE: "Files", Layer.UNIT: "Units", Layer.CHART: "Charts",
-    Layer.OBJECT: "Rendered objects", Layer.RELEASE: "Releases", Layer.DOWNSTREAM_CHART: "Downstream charts",
-    Layer.DOWNSTREAM_OBJECT: "Downstream objects", Layer.WORKLOAD: "Workloads", Layer.NAMESPACE: "Namespaces",
+    Layer.COMMIT: "Commits",
+    Layer.FILE: "Files",
+    Layer.UNIT: "Units",
+    Layer.CHART: "Charts",
+    Layer.OBJECT: "Rendered objects",
+    Layer.RELEASE: "Releases",
+    Layer.DOWNSTREAM_CHART: "Downstream charts",
+    Layer.DOWNSTREAM_OBJECT: "Downstream objects",
+    Layer.WORKLOAD: "Workloads",
+    Layer.NAMESPACE: "Namespaces",
     Layer.CLUSTER: "Clusters",
 }
 _MAX_LABEL = 48
@@ -41,7 +48,9 @@ def mermaid_from_document(doc: dict[str, Any], max_nodes: int = 40) -> str:
         if not members:
             continue
         lines.append(f'  subgraph {layer.value}["{_LAYER_TITLES[layer]}"]')
-        lines += [f'    {names[n["id"]]}["{_escape(_short(visible_name(n["label"])))}"]' for n in members]
+        lines += [
+            f'    {names[n["id"]]}["{_escape(_short(visible_name(n["label"])))}"]' for n in members
+        ]
         lines.append("  end")
     for edge in doc["edges"]:
         if edge["source"] in names and edge["target"] in names:
@@ -59,7 +68,11 @@ def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
     """`flowchart TB`, one subgraph per reached layer ("Files (12)"), nodes nearest the change first."""
     reached = [n for n in doc["nodes"] if n["reached"]]
     layers = [(layer, [n for n in reached if n["layer"] == layer.value]) for layer in LAYER_ORDER]
-    layers = [(layer, sorted(members, key=lambda n: n["distance"])) for layer, members in layers if members]
+    layers = [
+        (layer, sorted(members, key=lambda n: n["distance"]))
+        for layer, members in layers
+        if members
+    ]
     shown = _layer_shares(layers, max_nodes)
     names: dict[str, str] = {}
     lines = ["flowchart TB"]
@@ -68,12 +81,17 @@ def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
         lines.append("    direction LR")
         for node in members[:count]:
             names[node["id"]] = f"n{len(names)}"
-            lines.append(f'    {names[node["id"]]}["{_escape(_short(visible_name(node["label"]), _COMMENT_LABEL))}"]')
+            lines.append(
+                f'    {names[node["id"]]}["{_escape(_short(visible_name(node["label"]), _COMMENT_LABEL))}"]'
+            )
         if len(members) > count:
             lines.append(f'    {layer.value}_more["+{len(members) - count} more"]')
         lines.append("  end")
-    edges = dict.fromkeys((names[e["source"]], names[e["target"]]) for e in doc["edges"]
-                          if e["source"] in names and e["target"] in names and e["source"] != e["target"])
+    edges = dict.fromkeys(
+        (names[e["source"]], names[e["target"]])
+        for e in doc["edges"]
+        if e["source"] in names and e["target"] in names and e["source"] != e["target"]
+    )
     lines += [f"  {a} --> {b}" for a, b in edges]
     linked = {(_layer_of(doc, a), _layer_of(doc, b)) for a, b in _edge_ids(doc, names)}
     for (upper, _), (lower, _) in zip(layers, layers[1:]):
@@ -92,7 +110,9 @@ def _layer_shares(layers: list[tuple[Layer, list[dict[str, Any]]]], max_nodes: i
         if not open_layers:
             break
         widest = min(open_layers, key=lambda i: (shown[i], -len(layers[i][1])))
-        boxes = shown[widest] + 1 + (shown[widest] + 1 < len(layers[widest][1]))  # its "+N more" box included
+        boxes = (
+            shown[widest] + 1 + (shown[widest] + 1 < len(layers[widest][1]))
+        )  # its "+N more" box included
         if boxes > 4:  # more than four side by side no longer fits a comment's width
             break
         shown[widest] += 1
@@ -101,7 +121,11 @@ def _layer_shares(layers: list[tuple[Layer, list[dict[str, Any]]]], max_nodes: i
 
 
 def _edge_ids(doc: dict[str, Any], names: dict[str, str]) -> list[tuple[str, str]]:
-    return [(e["source"], e["target"]) for e in doc["edges"] if e["source"] in names and e["target"] in names]
+    return [
+        (e["source"], e["target"])
+        for e in doc["edges"]
+        if e["source"] in names and e["target"] in names
+    ]
 
 
 def _layer_of(doc: dict[str, Any], node_id: str) -> str:
@@ -111,7 +135,9 @@ def _layer_of(doc: dict[str, Any], node_id: str) -> str:
 def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
     """Node ids to show in graph order: whole justifying paths, deepest layers first, within budget."""
     rank = {layer.value: i for i, layer in enumerate(LAYER_ORDER)}
-    reached = sorted((n for n in nodes if n["reached"]), key=lambda n: (-rank[n["layer"]], n["distance"]))
+    reached = sorted(
+        (n for n in nodes if n["reached"]), key=lambda n: (-rank[n["layer"]], n["distance"])
+    )
     kept: set[str] = set()
     for node in reached:
         needed = [n for n in node["path"] if n not in kept]
@@ -123,11 +149,11 @@ def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
 def _short(label: str, limit: int = _MAX_LABEL) -> str:
     if len(label) <= limit:
         return label
-    return "…" + label[-(limit - 1):]
+    return "…" + label[-(limit - 1) :]
 
 
 def _escape(text: str) -> str:
     """Mermaid labels in double quotes take numeric entity codes for characters that would end them."""
-    for char in "#&\"<>|`":  # "#" first: the codes themselves start with it
+    for char in '#&"<>|`':  # "#" first: the codes themselves start with it
         text = text.replace(char, f"#{ord(char)};")
     return " ".join(text.split())

@@ -7,8 +7,9 @@ says what it names and later kinds (scenario, release, cluster) can join without
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, assert_never
+from typing import assert_never
 
 
 class Layer(str, enum.Enum):
@@ -40,7 +41,9 @@ class NodeKind(str, enum.Enum):
     OBJECT = "object"  # a rendered object that changed between base and head
     RELEASE = "release"  # a Flux HelmRelease or Argo CD Application whose chart was followed
     RELEASE_VALUE = "release_value"  # one changed key path of the values a release passes
-    DOWNSTREAM_CHART = "downstream_chart"  # a chart as one release installs it, with that release's values
+    DOWNSTREAM_CHART = (
+        "downstream_chart"  # a chart as one release installs it, with that release's values
+    )
     DOWNSTREAM_OBJECT = "downstream_object"  # a changed object of a downstream chart
     WORKLOAD = "workload"  # a pod-running object a changed object is, or feeds
     NAMESPACE = "namespace"
@@ -104,7 +107,9 @@ class Node:
     label: str
     ref: str = ""
     chart: str | None = None
-    facts: tuple[tuple[str, str], ...] = ()  # short facts to show beside the label, e.g. ("change", "changed")
+    facts: tuple[
+        tuple[str, str], ...
+    ] = ()  # short facts to show beside the label, e.g. ("change", "changed")
 
     @property
     def layer(self) -> Layer:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Mapping, assert_never
+from typing import assert_never
 
 from aftershock.errors import ConfigError
 from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node
@@ -37,7 +38,9 @@ class Radius:
 
     roots: tuple[str, ...]
     reached: tuple[Reach, ...]
-    counts: tuple[tuple[Layer, int], ...]  # every layer in order, with how many of its nodes are reached
+    counts: tuple[
+        tuple[Layer, int], ...
+    ]  # every layer in order, with how many of its nodes are reached
 
     def get(self, node_id: str) -> Reach | None:
         return self._by_node.get(node_id)
@@ -93,7 +96,9 @@ def explain(graph: ImpactGraph, node_id: str) -> Explanation:
     upstream = _walk((node_id,), _reverse(graph.incoming()))
     downstream = _walk((node_id,), graph.outgoing())
     order = {n.id: i for i, n in enumerate(graph.nodes)}
-    effects = tuple(sorted((r for n, r in downstream.items() if n != node_id), key=lambda r: order[r.node]))
+    effects = tuple(
+        sorted((r for n, r in downstream.items() if n != node_id), key=lambda r: order[r.node])
+    )
     ancestors = tuple(sorted((n for n in upstream if n != node_id), key=order.__getitem__))
     return Explanation(node=node, causes=tuple(causes), upstream=ancestors, effects=effects)
 
@@ -129,7 +134,10 @@ def _walk(starts: tuple[str, ...], adjacency: Mapping[str, tuple[Edge, ...]]) ->
         for edge in adjacency.get(reach.node, ()):
             if edge.target not in found:
                 step = (cost[0] + edge.weak, cost[1] + 1, cost[2] + _indirect(edge.kind))
-                heapq.heappush(heap, (step, sequence, Reach(edge.target, reach.distance + 1, reach.path + (edge,))))
+                heapq.heappush(
+                    heap,
+                    (step, sequence, Reach(edge.target, reach.distance + 1, reach.path + (edge,))),
+                )
                 sequence += 1
     return found
 
@@ -139,9 +147,21 @@ def _indirect(kind: EdgeKind) -> bool:
     match kind:
         case EdgeKind.FEEDS:
             return True
-        case (EdgeKind.TOUCHES | EdgeKind.MAPS_TO | EdgeKind.IN_CHART | EdgeKind.INCLUDES | EdgeKind.RENDERS
-              | EdgeKind.DEFINES | EdgeKind.INSTALLS | EdgeKind.INSTALLED_AS | EdgeKind.PASSES | EdgeKind.IN_NAMESPACE
-              | EdgeKind.PRODUCES | EdgeKind.TARGETS | EdgeKind.IN_CLUSTER):
+        case (
+            EdgeKind.TOUCHES
+            | EdgeKind.MAPS_TO
+            | EdgeKind.IN_CHART
+            | EdgeKind.INCLUDES
+            | EdgeKind.RENDERS
+            | EdgeKind.DEFINES
+            | EdgeKind.INSTALLS
+            | EdgeKind.INSTALLED_AS
+            | EdgeKind.PASSES
+            | EdgeKind.IN_NAMESPACE
+            | EdgeKind.PRODUCES
+            | EdgeKind.TARGETS
+            | EdgeKind.IN_CLUSTER
+        ):
             return False
         case _:
             assert_never(kind)
@@ -150,5 +170,6 @@ def _indirect(kind: EdgeKind) -> bool:
 def _reverse(incoming: Mapping[str, tuple[Edge, ...]]) -> dict[str, tuple[Edge, ...]]:
     """Incoming edges turned around, so a walk over them goes upstream."""
     return {
-        target: tuple(Edge(e.target, e.source, e.kind, e.via, e.weak) for e in edges) for target, edges in incoming.items()
+        target: tuple(Edge(e.target, e.source, e.kind, e.via, e.weak) for e in edges)
+        for target, edges in incoming.items()
     }

@@ -7,12 +7,20 @@ A chart review is one render scope: a chart with its defaults (`path`), a chart 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.graph.model import (
-    Edge, EdgeKind, Node, NodeKind, chart_node_id, namespace_node_id, node_id, template_node_id,
+    Edge,
+    EdgeKind,
+    Node,
+    NodeKind,
+    chart_node_id,
+    namespace_node_id,
+    node_id,
+    template_node_id,
 )
 from aftershock.graph.workloads import fed_workloads, is_workload
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
@@ -52,24 +60,33 @@ def object_ref(scope: str, key: ObjectKey) -> str:
     return f"{scope}::{key.id}"
 
 
-def rendered_part(reviews: Sequence[ChartReview], values_changes: Sequence[ValuesKeyChange]) -> Part:
+def rendered_part(
+    reviews: Sequence[ChartReview], values_changes: Sequence[ValuesKeyChange]
+) -> Part:
     """Objects, releases, workloads and namespaces of every chart review."""
     defaults = {(r.chart, r.release): r.changes for r in reviews if r.scenario == DEFAULT_SCENARIO}
     parts = [_release(r, values_changes) for r in reviews if r.release]
     for review in reviews:
-        shown = defaults.get((review.chart, review.release), ()) if review.scenario != DEFAULT_SCENARIO else ()
+        shown = (
+            defaults.get((review.chart, review.release), ())
+            if review.scenario != DEFAULT_SCENARIO
+            else ()
+        )
         # A scenario's change identical to the default scenario's adds nothing the default does not show.
         parts += [_object(review, c) for c in review.changes if c not in shown]
     part = join(parts)
     releases = {n.ref: n.id for n in part.nodes if n.kind is NodeKind.RELEASE}
     defines = tuple(
         Edge(n.id, releases[str(n.fact("key"))], EdgeKind.DEFINES, "the release object")
-        for n in part.nodes if n.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT) and n.fact("key") in releases
+        for n in part.nodes
+        if n.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT) and n.fact("key") in releases
     )
     return Part(part.nodes, part.edges + defines + _values_from(reviews, part.nodes, releases))
 
 
-def _values_from(reviews: Sequence[ChartReview], nodes: Sequence[Node], releases: Mapping[str, str]) -> tuple[Edge, ...]:
+def _values_from(
+    reviews: Sequence[ChartReview], nodes: Sequence[Node], releases: Mapping[str, str]
+) -> tuple[Edge, ...]:
     """A changed ConfigMap or Secret a release takes values from (`valuesFrom`) feeds the release."""
     objects: dict[str, list[str]] = {}
     for node in nodes:
@@ -80,7 +97,10 @@ def _values_from(reviews: Sequence[ChartReview], nodes: Sequence[Node], releases
         spec = _release_spec(reviews, release)
         for ref in spec.values_from if spec is not None else ():
             source = ObjectKey("", ref.kind, spec.key.namespace, ref.name).id  # type: ignore[union-attr]
-            edges += [Edge(o, release_node, EdgeKind.FEEDS, f"valuesFrom {ref.kind} {ref.name}") for o in objects.get(source, ())]
+            edges += [
+                Edge(o, release_node, EdgeKind.FEEDS, f"valuesFrom {ref.kind} {ref.name}")
+                for o in objects.get(source, ())
+            ]
     return tuple(edges)
 
 
@@ -109,14 +129,30 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
     installs = review.affected.path[-1].relation if review.affected.path else "installs"
     downstream = _owner(review)
     nodes = [
-        Node(release_id, NodeKind.RELEASE, f"{key.kind} {key.namespace}/{key.name}", ref=release,
-             facts=(("key", release), ("installs", review.chart))),
-        Node(downstream, NodeKind.DOWNSTREAM_CHART, f"{review.name} @ {key.name}", ref=review_scope(review),
-             chart=review.chart, facts=(("path", review.chart), ("release", release), ("outcome", review.outcome.value))),
+        Node(
+            release_id,
+            NodeKind.RELEASE,
+            f"{key.kind} {key.namespace}/{key.name}",
+            ref=release,
+            facts=(("key", release), ("installs", review.chart)),
+        ),
+        Node(
+            downstream,
+            NodeKind.DOWNSTREAM_CHART,
+            f"{review.name} @ {key.name}",
+            ref=review_scope(review),
+            chart=review.chart,
+            facts=(("path", review.chart), ("release", release), ("outcome", review.outcome.value)),
+        ),
     ]
     edges = [
         Edge(release_id, downstream, EdgeKind.INSTALLS, installs),
-        Edge(chart_node_id(review.chart), downstream, EdgeKind.INSTALLED_AS, f"installed by {key.kind} {key.name}"),
+        Edge(
+            chart_node_id(review.chart),
+            downstream,
+            EdgeKind.INSTALLED_AS,
+            f"installed by {key.kind} {key.name}",
+        ),
     ]
     if review.cluster:
         cluster = node_id(NodeKind.CLUSTER, review.cluster)
@@ -125,17 +161,29 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
     for change in values_changes:
         if change.file == f"release {key}":
             value_id = node_id(NodeKind.RELEASE_VALUE, f"{release}::{change.path}")
-            nodes.append(Node(value_id, NodeKind.RELEASE_VALUE, change.path, ref=f"{change.file}::{change.path}",
-                              chart=review.chart, facts=(("change", change.kind.value), ("release", release))))
-            edges += [Edge(release_id, value_id, EdgeKind.PASSES, "values the controller passes"),
-                      Edge(value_id, downstream, EdgeKind.IN_CHART, "release values")]
+            nodes.append(
+                Node(
+                    value_id,
+                    NodeKind.RELEASE_VALUE,
+                    change.path,
+                    ref=f"{change.file}::{change.path}",
+                    chart=review.chart,
+                    facts=(("change", change.kind.value), ("release", release)),
+                )
+            )
+            edges += [
+                Edge(release_id, value_id, EdgeKind.PASSES, "values the controller passes"),
+                Edge(value_id, downstream, EdgeKind.IN_CHART, "release values"),
+            ]
     return Part(tuple(nodes), tuple(edges))
 
 
 def key_from_id(key_id: str) -> ObjectKey:
     """The inverse of ObjectKey.id ("core" for the core group, "_" for no namespace)."""
     group, kind, namespace, name = key_id.split("/", 3)
-    return ObjectKey("" if group == "core" else group, kind, "" if namespace == "_" else namespace, name)
+    return ObjectKey(
+        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
+    )
 
 
 def _object(review: ChartReview, change: ObjectChange) -> Part:
@@ -144,31 +192,71 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
     ref = object_ref(scope, change.key)
     kind = NodeKind.DOWNSTREAM_OBJECT if review.release else NodeKind.OBJECT
     obj_id = node_id(kind, ref)
-    facts = [("change", change.kind.value), ("fields", str(len(change.fields))), ("key", change.key.id)]
+    facts = [
+        ("change", change.kind.value),
+        ("fields", str(len(change.fields))),
+        ("key", change.key.id),
+    ]
     if change.previous_key is not None:
         facts.append(("renamed from", str(change.previous_key)))
     if review.scenario != DEFAULT_SCENARIO:
         facts.append(("scenario", review.scenario))
-    label = str(change.key) if review.scenario == DEFAULT_SCENARIO else f"{change.key} · {review.scenario}"
+    label = (
+        str(change.key)
+        if review.scenario == DEFAULT_SCENARIO
+        else f"{change.key} · {review.scenario}"
+    )
     nodes = [Node(obj_id, kind, label, ref=ref, chart=review.chart, facts=tuple(facts))]
     edges = [Edge(_owner(review), obj_id, EdgeKind.RENDERS, ", ".join(change.templates))]
-    edges += [Edge(template_node_id(t), obj_id, EdgeKind.RENDERS, "rendered from this template") for t in change.templates]
+    edges += [
+        Edge(template_node_id(t), obj_id, EdgeKind.RENDERS, "rendered from this template")
+        for t in change.templates
+    ]
     feeds = _feeds(change, review)
     for key, via in feeds:
         workload = _workload_node(install_scope(review), review, key)
         nodes += [workload, _namespace_node(key.namespace)]
-        edges.append(Edge(obj_id, workload.id, EdgeKind.DEFINES if key == change.key else EdgeKind.FEEDS, via))
-        edges.append(Edge(workload.id, namespace_node_id(key.namespace), EdgeKind.IN_NAMESPACE, key.namespace))
+        edges.append(
+            Edge(
+                obj_id, workload.id, EdgeKind.DEFINES if key == change.key else EdgeKind.FEEDS, via
+            )
+        )
+        edges.append(
+            Edge(
+                workload.id, namespace_node_id(key.namespace), EdgeKind.IN_NAMESPACE, key.namespace
+            )
+        )
     if (change.key.group, change.key.kind) == ("", "Namespace"):
         nodes.append(_namespace_node(change.key.name))
-        edges.append(Edge(obj_id, namespace_node_id(change.key.name), EdgeKind.DEFINES, "the Namespace object"))
+        edges.append(
+            Edge(
+                obj_id, namespace_node_id(change.key.name), EdgeKind.DEFINES, "the Namespace object"
+            )
+        )
     elif not feeds and change.key.namespace:
         nodes.append(_namespace_node(change.key.namespace))
-        edges.append(Edge(obj_id, namespace_node_id(change.key.namespace), EdgeKind.IN_NAMESPACE, "feeds no workload"))
+        edges.append(
+            Edge(
+                obj_id,
+                namespace_node_id(change.key.namespace),
+                EdgeKind.IN_NAMESPACE,
+                "feeds no workload",
+            )
+        )
     if review.cluster:
-        namespaces = {k.namespace for k, _ in feeds} | ({change.key.namespace} if not feeds else set())
-        edges += [Edge(namespace_node_id(ns), node_id(NodeKind.CLUSTER, review.cluster), EdgeKind.IN_CLUSTER, review.cluster)
-                  for ns in sorted(namespaces) if ns]
+        namespaces = {k.namespace for k, _ in feeds} | (
+            {change.key.namespace} if not feeds else set()
+        )
+        edges += [
+            Edge(
+                namespace_node_id(ns),
+                node_id(NodeKind.CLUSTER, review.cluster),
+                EdgeKind.IN_CLUSTER,
+                review.cluster,
+            )
+            for ns in sorted(namespaces)
+            if ns
+        ]
     return Part(tuple(nodes), tuple(edges))
 
 
@@ -200,8 +288,14 @@ def _workload_node(scope: str, review: ChartReview, key: ObjectKey) -> Node:
     facts = [("kind", key.kind), ("namespace", key.namespace), ("render", scope)]
     changed = any(c.key == key for c in review.changes)
     facts.append(("object changed", "yes" if changed else "no"))
-    return Node(node_id(NodeKind.WORKLOAD, ref), NodeKind.WORKLOAD, f"{key.kind} {key.name}", ref=ref,
-                chart=review.chart, facts=tuple(facts))
+    return Node(
+        node_id(NodeKind.WORKLOAD, ref),
+        NodeKind.WORKLOAD,
+        f"{key.kind} {key.name}",
+        ref=ref,
+        chart=review.chart,
+        facts=tuple(facts),
+    )
 
 
 def _namespace_node(name: str) -> Node:

@@ -14,7 +14,10 @@ MAX_PER_LAYER = 12
 
 def radius_text(graph: ImpactGraph, radius: Radius, title: str) -> str:
     """How many nodes the change reaches per layer, and which, with their ids for `--node`."""
-    lines = [f"Blast radius of {title}: {radius.total} node(s) reached from {len(radius.roots)} commit(s)", ""]
+    lines = [
+        f"Blast radius of {title}: {radius.total} node(s) reached from {len(radius.roots)} commit(s)",
+        "",
+    ]
     width = max(len(layer.value) for layer in LAYER_ORDER)
     lines += [f"  {layer.value:<{width}}  {count}" for layer, count in radius.counts if count]
     by_id = {n.id: n for n in graph.nodes}
@@ -50,7 +53,9 @@ def explanation_text(graph: ImpactGraph, explanation: Explanation) -> str:
             lines.append(f"  {number}. as 1. up to {_label(by_id[path[shared - 1].target])}")
         else:
             lines.append(f"  {number}. {_label(by_id[path[0].source])}")
-        lines += [f"       --{e.kind.value}--> {_label(by_id[e.target])}{_via(e)}" for e in path[shared:]]
+        lines += [
+            f"       --{e.kind.value}--> {_label(by_id[e.target])}{_via(e)}" for e in path[shared:]
+        ]
     lines += ["", f"What it reaches: {len(explanation.effects)} node(s)"]
     for reach in explanation.effects:
         target = by_id[reach.node]
@@ -66,7 +71,12 @@ def explanation_document(explanation: Explanation, radius: Radius) -> dict[str, 
         "causes": [[edge_document(e) for e in path] for path in explanation.causes],
         "upstream": list(explanation.upstream),
         "effects": [
-            {"id": r.node, "distance": r.distance, "path": list(r.nodes), "path_edges": [e.kind.value for e in r.path]}
+            {
+                "id": r.node,
+                "distance": r.distance,
+                "path": list(r.nodes),
+                "path_edges": [e.kind.value for e in r.path],
+            }
             for r in explanation.effects
         ],
     }

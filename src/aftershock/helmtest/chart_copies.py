@@ -72,8 +72,11 @@ def _edit_metadata(chart_dir: Path, override: ChartOverride, constrain_dependenc
         metadata["version"] = override.version
         if constrain_dependencies:
             metadata["dependencies"] = [
-                {**dependency, "version": override.version} if isinstance(dependency, dict)
-                else dependency for dependency in metadata.get("dependencies") or []]
+                {**dependency, "version": override.version}
+                if isinstance(dependency, dict)
+                else dependency
+                for dependency in metadata.get("dependencies") or []
+            ]
     if override.app_version:
         metadata["appVersion"] = override.app_version
     _write_metadata(chart_file, metadata)
@@ -94,7 +97,9 @@ def _unpack_archives(charts_dir: Path) -> None:
             shutil.rmtree(target)
 
 
-def _chart_ignores(folder: str, cache: dict[str, HelmIgnore | None]) -> tuple[str, HelmIgnore] | None:
+def _chart_ignores(
+    folder: str, cache: dict[str, HelmIgnore | None]
+) -> tuple[str, HelmIgnore] | None:
     """The nearest chart root at or above `folder` (as walked, links not resolved) and its rules."""
     current = folder
     while True:
@@ -152,8 +157,12 @@ def _missing_local_dependencies(chart_dir: Path) -> list[tuple[str, Path]]:
             continue
         name, repository = str(dependency.get("name") or ""), dependency["repository"]
         folder = chart_dir / repository.removeprefix("file://")
-        if (repository.startswith("file://") and name and name not in present
-                and (folder / "Chart.yaml").is_file()):
+        if (
+            repository.startswith("file://")
+            and name
+            and name not in present
+            and (folder / "Chart.yaml").is_file()
+        ):
             missing.append((name, folder))
     return missing
 
@@ -161,8 +170,11 @@ def _missing_local_dependencies(chart_dir: Path) -> list[tuple[str, Path]]:
 def _schema_sources(chart_dir: Path) -> list[Path]:
     """The chart's folder and its subchart folders (whose schemas Helm validates too)."""
     charts = chart_dir / "charts"
-    subs = sorted(entry for entry in charts.iterdir() if (entry / "Chart.yaml").is_file()) \
-        if charts.is_dir() else []
+    subs = (
+        sorted(entry for entry in charts.iterdir() if (entry / "Chart.yaml").is_file())
+        if charts.is_dir()
+        else []
+    )
     return [chart_dir, *subs]
 
 
@@ -190,8 +202,9 @@ class ChartCopies:
         try:
             copy_chart(source, target)
         except (OSError, shutil.Error) as exc:
-            raise RenderError("cannot copy the chart for a test", where=str(source),
-                              hint=str(exc)) from None
+            raise RenderError(
+                "cannot copy the chart for a test", where=str(source), hint=str(exc)
+            ) from None
         return target
 
     def prepared(self, chart_dir: str) -> str:
@@ -244,8 +257,9 @@ class ChartCopies:
             self._made[key] = str(copy)
         return self._made[key]
 
-    def with_templates(self, chart_dir: str, route: str, include: tuple[str, ...],
-                       exclude: tuple[str, ...]) -> str:
+    def with_templates(
+        self, chart_dir: str, route: str, include: tuple[str, ...], exclude: tuple[str, ...]
+    ) -> str:
         """A copy keeping only the selected templates (and every partial) of each chart folder."""
         key = ("templates", chart_dir, route, include, exclude)
         if key not in self._made:
@@ -267,13 +281,21 @@ class ChartCopies:
 
 def _rendered_names(parent: dict[str, Any], name: str) -> set[str]:
     """The names a subchart renders under: its own, or each alias the parent gives it."""
-    names = {str(dependency.get("alias") or name) for dependency in parent.get("dependencies") or []
-             if isinstance(dependency, dict) and dependency.get("name") == name}
+    names = {
+        str(dependency.get("alias") or name)
+        for dependency in parent.get("dependencies") or []
+        if isinstance(dependency, dict) and dependency.get("name") == name
+    }
     return names or {name}
 
 
-def _prune(chart_dir: Path, helm_names: set[str], route: str, include: tuple[str, ...],
-           exclude: tuple[str, ...]) -> None:
+def _prune(
+    chart_dir: Path,
+    helm_names: set[str],
+    route: str,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+) -> None:
     """Delete the templates no rendered name of this chart selects (partials always stay)."""
     templates = chart_dir / "templates"
     if templates.is_dir():
@@ -281,8 +303,10 @@ def _prune(chart_dir: Path, helm_names: set[str], route: str, include: tuple[str
             if not path.is_file() or path.name.startswith("_"):
                 continue
             relative = path.relative_to(chart_dir).as_posix()
-            if not any(template_selected(posixpath.join(helm_name, relative), route, include,
-                                         exclude) for helm_name in helm_names):
+            if not any(
+                template_selected(posixpath.join(helm_name, relative), route, include, exclude)
+                for helm_name in helm_names
+            ):
                 path.unlink()
     charts = chart_dir / "charts"
     if not charts.is_dir():

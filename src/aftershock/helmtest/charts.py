@@ -44,15 +44,19 @@ def _read_yaml_file(path: Path) -> Any:
     try:
         return yamlio.load_one(path.read_text(encoding="utf-8"), source=str(path))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ChartLoadError(f"cannot read {path.name}", where=str(path.parent),
-                             hint=str(exc)) from None
+        raise ChartLoadError(
+            f"cannot read {path.name}", where=str(path.parent), hint=str(exc)
+        ) from None
 
 
 def chart_metadata(chart_dir: Path) -> dict[str, Any]:
     metadata = _read_yaml_file(chart_dir / "Chart.yaml")
     if not isinstance(metadata, dict) or not metadata.get("name"):
-        raise ChartLoadError("Chart.yaml has no chart name", where=str(chart_dir),
-                             hint="give the chart a `name` in Chart.yaml")
+        raise ChartLoadError(
+            "Chart.yaml has no chart name",
+            where=str(chart_dir),
+            hint="give the chart a `name` in Chart.yaml",
+        )
     return metadata
 
 
@@ -69,8 +73,9 @@ def _archive_metadata(archive: Path) -> dict[str, Any]:
                         if isinstance(loaded, dict) and loaded.get("name"):
                             return loaded
     except (OSError, tarfile.TarError) as exc:
-        raise ChartLoadError("cannot read the chart archive", where=str(archive),
-                             hint=str(exc)) from None
+        raise ChartLoadError(
+            "cannot read the chart archive", where=str(archive), hint=str(exc)
+        ) from None
     raise ChartLoadError("the chart archive has no Chart.yaml", where=str(archive))
 
 
@@ -132,8 +137,9 @@ def _suite_files(chart_dir: Path, route: str, patterns: tuple[str, ...]) -> list
     return [SuiteFile(path, route) for path in suite_paths(chart_dir, patterns)]
 
 
-def _walk(chart_dir: Path, route: str, root_values: dict[str, Any],
-          patterns: tuple[str, ...]) -> list[SuiteFile]:
+def _walk(
+    chart_dir: Path, route: str, root_values: dict[str, Any], patterns: tuple[str, ...]
+) -> list[SuiteFile]:
     files = _suite_files(chart_dir, route, patterns)
     metadata = chart_metadata(chart_dir)
     for name, _ in _subcharts(chart_dir):
@@ -145,8 +151,9 @@ def _walk(chart_dir: Path, route: str, root_values: dict[str, Any],
     return files
 
 
-def load_chart(path: Path, patterns: tuple[str, ...] = (TEST_FILE_PATTERN,),
-               with_subcharts: bool = True) -> ChartUnderTest:
+def load_chart(
+    path: Path, patterns: tuple[str, ...] = (TEST_FILE_PATTERN,), with_subcharts: bool = True
+) -> ChartUnderTest:
     """The chart at `path` (folder or .tgz) with its suite files and its subcharts' suites.
 
     `patterns` are globs relative to each chart folder (helm-unittest's `-f`);
@@ -156,8 +163,11 @@ def load_chart(path: Path, patterns: tuple[str, ...] = (TEST_FILE_PATTERN,),
         return ChartUnderTest(str(_archive_metadata(path)["name"]), path, ())
     metadata = chart_metadata(path)
     name = str(metadata["name"])
-    files = _walk(path, name, _values(path), patterns) if with_subcharts else _suite_files(
-        path, name, patterns)
+    files = (
+        _walk(path, name, _values(path), patterns)
+        if with_subcharts
+        else _suite_files(path, name, patterns)
+    )
     return ChartUnderTest(name, path, tuple(files))
 
 
@@ -173,8 +183,9 @@ def find_charts(paths: list[str]) -> list[Path]:
             continue
         below = _top_level_charts(sorted(chart.parent for chart in path.rglob("Chart.yaml")))
         if not below:
-            raise ConfigError(f"no Helm chart found under {given}",
-                              hint="pass a folder that holds a Chart.yaml")
+            raise ConfigError(
+                f"no Helm chart found under {given}", hint="pass a folder that holds a Chart.yaml"
+            )
         found.extend(below)
     return found
 
@@ -182,6 +193,11 @@ def find_charts(paths: list[str]) -> list[Path]:
 def _top_level_charts(chart_dirs: list[Path]) -> list[Path]:
     """Chart folders that are not a subchart inside another chart's `charts/` folder."""
     all_dirs = set(chart_dirs)
-    return [chart for chart in chart_dirs
-            if not any(parent in all_dirs and chart.is_relative_to(parent / "charts")
-                       for parent in chart.parents)]
+    return [
+        chart
+        for chart in chart_dirs
+        if not any(
+            parent in all_dirs and chart.is_relative_to(parent / "charts")
+            for parent in chart.parents
+        )
+    ]

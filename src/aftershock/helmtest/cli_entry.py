@@ -29,9 +29,12 @@ def run(
     and a review never turns it on. `test_files` are helm-unittest's `-f` patterns.
     """
     try:
-        with SdkRenderer(workers=workers, parse_documents=False) as renderer:  # the runner reads YAML as helm-unittest does
-            result = run_suites(paths, renderer, update_snapshots=update_snapshots,
-                                test_files=test_files)
+        with SdkRenderer(
+            workers=workers, parse_documents=False
+        ) as renderer:  # the runner reads YAML as helm-unittest does
+            result = run_suites(
+                paths, renderer, update_snapshots=update_snapshots, test_files=test_files
+            )
     except AftershockError as exc:
         out.write(f"Error: {exc.line()}\n")
         return exc.exit_code
@@ -40,7 +43,9 @@ def run(
         try:
             write_junit(result, Path(junit))
         except OSError as exc:
-            out.write(f"Error: cannot write the JUnit report ({junit}): {exc.strerror}; "
-                      "check that its folder exists and is writable\n")
+            out.write(
+                f"Error: cannot write the JUnit report ({junit}): {exc.strerror}; "
+                "check that its folder exists and is writable\n"
+            )
             return 2
     return 0 if result.passed else 1

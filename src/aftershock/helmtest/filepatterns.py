@@ -69,8 +69,11 @@ def go_glob(pattern: str) -> list[str]:
         if not os.path.isdir(base):
             continue
         regex = _name_regex(name)
-        hits += [os.path.join(base, entry) for entry in sorted(os.listdir(base or "."))
-                 if regex.fullmatch(entry)]
+        hits += [
+            os.path.join(base, entry)
+            for entry in sorted(os.listdir(base or "."))
+            if regex.fullmatch(entry)
+        ]
     return hits
 
 
@@ -100,7 +103,7 @@ def _name_regex(name: str) -> re.Pattern[str]:
             position += 1
             out.append(re.escape(name[position]))
         elif char == "[" and (end := name.find("]", position + 2)) != -1:
-            body = name[position + 1:end]
+            body = name[position + 1 : end]
             negate = body.startswith("^")
             body = body[1:] if negate else body
             out.append(("[^/" if negate else "[") + body + "]")

@@ -86,8 +86,9 @@ def after_yaml_roundtrip(value: Any) -> Any:
 
 def stringify_keys(mapping: dict[Any, Any]) -> dict[str, Any]:
     """A mapping decoded into Go's `map[string]interface{}`: every key becomes its YAML text."""
-    return {key if isinstance(key, str) else format_scalar(key): item
-            for key, item in mapping.items()}
+    return {
+        key if isinstance(key, str) else format_scalar(key): item for key, item in mapping.items()
+    }
 
 
 def go_type_name(value: Any) -> str:

@@ -29,7 +29,6 @@ from aftershock.yamlnodes import (
     redefines_anchor,
 )
 
-
 _BY_TEXT: dict[str, tuple[str, Any]] = {}
 for _tag, _value, _spellings in (
     ("bool", True, ("true", "True", "TRUE")),
@@ -79,7 +78,7 @@ def _resolve_number(text: str, tag: str) -> tuple[str, Any] | None:
         if real is not None:
             return "float", real
     for prefix, base in (("0b", 2), ("-0b", 2), ("0o", 8), ("-0o", 8)):
-        digits = plain[len(prefix):]
+        digits = plain[len(prefix) :]
         if plain.startswith(prefix) and digits and DIGITS[base].fullmatch(digits):
             value = int(digits, base) * (-1 if prefix.startswith("-") else 1)
             if INT64_MIN <= value <= INT64_MAX:
@@ -108,7 +107,7 @@ def short_tag(tag: str | None) -> str:
     if tag is None or tag == PLAIN_TAG:
         return ""
     if tag.startswith(YAML_TAG_PREFIX):
-        return tag[len(YAML_TAG_PREFIX):]
+        return tag[len(YAML_TAG_PREFIX) :]
     return tag
 
 
@@ -136,9 +135,14 @@ def node_error(node: Node, what: str) -> GoYamlError:
 
 
 def is_merge_key(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and node.value == "<<" and node.tag in (
-        PLAIN_TAG,
-        YAML_TAG_PREFIX + "merge",
+    return (
+        isinstance(node, ScalarNode)
+        and node.value == "<<"
+        and node.tag
+        in (
+            PLAIN_TAG,
+            YAML_TAG_PREFIX + "merge",
+        )
     )
 
 
@@ -205,8 +209,9 @@ def _syntax_error(exc: yaml.YAMLError) -> GoYamlError:
     return GoYamlError(f"yaml: line {mark.line + 1}: {problem}")
 
 
-def compose_documents(text: str, limit: int | None = None,
-                      composer_class: type = COMPOSER) -> list[Node | None]:
+def compose_documents(
+    text: str, limit: int | None = None, composer_class: type = COMPOSER
+) -> list[Node | None]:
     """The node tree of each document of `text` (None for an empty document)."""
     nodes: list[Node | None] = []
     composer = None

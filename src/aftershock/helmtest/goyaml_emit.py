@@ -50,8 +50,10 @@ class _Emitter:
 
     def write_indent(self) -> None:
         indent = max(self.indent, 0)
-        if not self.indention or self.column > indent or (
-            self.column == indent and not self.whitespace
+        if (
+            not self.indention
+            or self.column > indent
+            or (self.column == indent and not self.whitespace)
         ):
             self.put_break()
         if self.column < indent:
@@ -156,7 +158,7 @@ class _Emitter:
         spaces = False
         for i, char in enumerate(text):
             if char == " ":
-                if self._can_fold(allow_breaks, spaces) and text[i + 1: i + 2] != " ":
+                if self._can_fold(allow_breaks, spaces) and text[i + 1 : i + 2] != " ":
                     self.write_indent()
                 else:
                     self.put(" ")

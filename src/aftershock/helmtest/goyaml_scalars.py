@@ -18,12 +18,41 @@ BEST_INDENT = 2
 BEST_WIDTH = 2**31 - 1  # yaml.v3's encoder leaves the width unset: lines are never folded
 BREAKS = frozenset("\r\n\x85\u2028\u2029")
 _OLD_BOOLS = frozenset(
-    "y Y yes Yes YES on On ON n N no No NO off Off OFF".split()
+    [
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "on",
+        "On",
+        "ON",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "off",
+        "Off",
+        "OFF",
+    ]
 )
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _ESCAPES = {
-    "\x00": "0", "\x07": "a", "\x08": "b", "\t": "t", "\n": "n", "\x0b": "v", "\x0c": "f",
-    "\r": "r", "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_", "\u2028": "L",
+    "\x00": "0",
+    "\x07": "a",
+    "\x08": "b",
+    "\t": "t",
+    "\n": "n",
+    "\x0b": "v",
+    "\x0c": "f",
+    "\r": "r",
+    "\x1b": "e",
+    '"': '"',
+    "\\": "\\",
+    "\x85": "N",
+    "\xa0": "_",
+    "\u2028": "L",
     "\u2029": "P",
 }
 SEQ_ITEM = "block-sequence-item"  # the only parent state yaml.v3's indentation looks at
@@ -55,8 +84,9 @@ def _block_indicators(text: str) -> bool:
         followed_by_whitespace = i == last or text[i + 1] in " \t"
         if i == 0 and (char in _FIRST_INDICATORS or (char in "?:-" and followed_by_whitespace)):
             return True
-        if i > 0 and ((char == ":" and followed_by_whitespace)
-                      or (char == "#" and preceded_by_whitespace)):
+        if i > 0 and (
+            (char == ":" and followed_by_whitespace) or (char == "#" and preceded_by_whitespace)
+        ):
             return True
         preceded_by_whitespace = char in " \t\x00" or char in BREAKS
     return False
@@ -169,8 +199,12 @@ def _kind_rank(value: Any) -> int:
 
 
 def sorted_keys(mapping: dict[Any, Any]) -> list[Any]:
-    return sorted(mapping, key=functools.cmp_to_key(
-        lambda a, b: -1 if _key_less(a, b) else (1 if _key_less(b, a) else 0)))
+    return sorted(
+        mapping,
+        key=functools.cmp_to_key(
+            lambda a, b: -1 if _key_less(a, b) else (1 if _key_less(b, a) else 0)
+        ),
+    )
 
 
 def string_style(text: str, analysis: Analysis, simple_key: bool) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import posixpath
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions import ASSERTION_KINDS
 from aftershock.helmtest.assertions.common import Context, Doc, SnapshotComparer
-from aftershock.helmtest.goyaml import GoYamlError, compose_documents, build_value
+from aftershock.helmtest.gofmt import stringify_keys
+from aftershock.helmtest.goyaml import GoYamlError, build_value, compose_documents
 from aftershock.helmtest.goyaml_emit import trusted_marshal
 from aftershock.helmtest.render_errors import blamed_template
 from aftershock.helmtest.results import AssertionResult, CheckedValue, TestResult
@@ -27,10 +29,18 @@ from aftershock.helmtest.selection import (
     prefixed_template,
 )
 from aftershock.helmtest.suite import SPLITTER, AssertionSpec, TestJob, TestSuite
-from aftershock.helmtest.gofmt import stringify_keys
 
-_EXPECTED_PARAMS = ("Value", "Content", "Pattern", "Of", "Count", "Type", "ErrorMessage",
-                    "ErrorPattern", "Kind")
+_EXPECTED_PARAMS = (
+    "Value",
+    "Content",
+    "Pattern",
+    "Of",
+    "Count",
+    "Type",
+    "ErrorMessage",
+    "ErrorPattern",
+    "Kind",
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +81,10 @@ def parse_manifests(text: str) -> tuple[Doc, ...]:
             continue
         if not isinstance(value, dict):
             line = node.start_mark.line + 1 if node is not None else 0
-            raise ManifestError(f"yaml: unmarshal errors:\n  line {line}: cannot unmarshal "
-                                f"into map[string]interface {{}}")
+            raise ManifestError(
+                f"yaml: unmarshal errors:\n  line {line}: cannot unmarshal "
+                f"into map[string]interface {{}}"
+            )
         if value:
             docs.append(Doc.of(len(docs), stringify_keys(value)))
     return tuple(docs)
@@ -91,8 +103,9 @@ class _Rendered:
 
 
 def _render_state(suite: TestSuite, test: TestJob, render: JobRender) -> _Rendered:
-    require_success = all(ASSERTION_KINDS[a.assert_type].needs_render_success
-                          for a in test.assertions)
+    require_success = all(
+        ASSERTION_KINDS[a.assert_type].needs_render_success for a in test.assertions
+    )
     defaults = suite.templates
     if render.error is None:
         return _Rendered(dict(render.outputs), default_templates=defaults or (ALL_TEMPLATES,))
@@ -110,8 +123,9 @@ def _render_state(suite: TestSuite, test: TestJob, render: JobRender) -> _Render
     return _Rendered(outputs, False, default_templates=defaults)
 
 
-def _parse_outputs(state: _Rendered, render: JobRender, chart_name: str,
-                   include_crds: bool) -> None:
+def _parse_outputs(
+    state: _Rendered, render: JobRender, chart_name: str, include_crds: bool
+) -> None:
     if include_crds:
         for name, text in render.crds.items():
             state.manifests[name] = parse_manifests(text)
@@ -124,8 +138,9 @@ def _parse_outputs(state: _Rendered, render: JobRender, chart_name: str,
             state.manifests[key] = (Doc.of(0, {"raw": text}),)
 
 
-def _assertion_templates(suite: TestSuite, test: TestJob, spec: AssertionSpec,
-                         state: _Rendered, crds: Mapping[str, str]) -> list[str]:
+def _assertion_templates(
+    suite: TestSuite, test: TestJob, spec: AssertionSpec, state: _Rendered, crds: Mapping[str, str]
+) -> list[str]:
     """determineTemplatesToAssert + prefixTemplatesToAssert."""
     if spec.template:
         names = [spec.template]
@@ -161,19 +176,26 @@ class _Outcome:
     checked: list[CheckedValue] = field(default_factory=list)
 
 
-def _run_template(spec: AssertionSpec, template: str, selected: tuple[Doc, ...],
-                  state: _Rendered, snapshots: SnapshotComparer | None) -> _Outcome:
+def _run_template(
+    spec: AssertionSpec,
+    template: str,
+    selected: tuple[Doc, ...],
+    state: _Rendered,
+    snapshots: SnapshotComparer | None,
+) -> _Outcome:
     kind = ASSERTION_KINDS[spec.assert_type]
     rendered = state.manifests.get(template)
     if rendered is None and kind.needs_render_success:
         return _Outcome(False, ["Error:", _no_file_message(template)])
     if kind.needs_render_success != state.succeeded:
         return _Outcome(False, [f"Template:\t{template}", *_render_failure_lines(rendered)])
-    context = Context(rendered or (), selected, spec.negated != kind.antonym, snapshots,
-                      state.render_error)
+    context = Context(
+        rendered or (), selected, spec.negated != kind.antonym, snapshots, state.render_error
+    )
     verdict = kind.validate(spec.params, context)
-    checked = [CheckedValue(template, c.document_index, c.path, c.actual, c.passed)
-               for c in verdict.checks]
+    checked = [
+        CheckedValue(template, c.document_index, c.path, c.actual, c.passed) for c in verdict.checks
+    ]
     lines = [] if verdict.passed else [f"Template:\t{template}", *verdict.info]
     return _Outcome(verdict.passed, lines, checked)
 
@@ -185,26 +207,41 @@ def _expected(spec: AssertionSpec) -> Any:
     return None
 
 
-def run_assertion(suite: TestSuite, test: TestJob, spec: AssertionSpec, state: _Rendered,
-                  crds: Mapping[str, str], snapshots: SnapshotComparer | None) -> AssertionResult:
+def run_assertion(
+    suite: TestSuite,
+    test: TestJob,
+    spec: AssertionSpec,
+    state: _Rendered,
+    crds: Mapping[str, str],
+    snapshots: SnapshotComparer | None,
+) -> AssertionResult:
     """Assertion.Assert: select templates and documents, then validate each template."""
     kind = ASSERTION_KINDS[spec.assert_type]
     templates = _assertion_templates(suite, test, spec, state, crds)
-    base = AssertionResult(spec.index, spec.assert_type, spec.negated, False,
-                           path=spec.params.get("Path") or None, expected=_expected(spec),
-                           parameters=spec.params, templates=tuple(dict.fromkeys(templates)))
+    base = AssertionResult(
+        spec.index,
+        spec.assert_type,
+        spec.negated,
+        False,
+        path=spec.params.get("Path") or None,
+        expected=_expected(spec),
+        parameters=spec.params,
+        templates=tuple(dict.fromkeys(templates)),
+    )
     docs = {template: state.manifests.get(template) or () for template in templates}
     document_filter = DocumentFilter(
         test.document_index if test.document_index is not None else spec.document_index,
-        spec.document_selector or test.document_selector)
+        spec.document_selector or test.document_selector,
+    )
     try:
         selected = document_filter.apply(docs)
     except SelectionError as exc:
         return _with(base, False, ["Error:", str(exc)], [])
     skip_empty = bool(test.document_selector and test.document_selector.skip_empty_templates)
     if not selected and skip_empty:
-        reason = ("skipped as 'documentSelector.skipEmptyTemplates: true' and "
-                  "'selectedTemplates: empty'")
+        reason = (
+            "skipped as 'documentSelector.skipEmptyTemplates: true' and 'selectedTemplates: empty'"
+        )
         return replace(base, passed=True, skipped=True, skip_reason=reason)
     if not selected:
         if kind.needs_render_success != state.succeeded:
@@ -221,8 +258,9 @@ def run_assertion(suite: TestSuite, test: TestJob, spec: AssertionSpec, state: _
     return _with(base, passed, lines, checked)
 
 
-def _with(base: AssertionResult, passed: bool, lines: list[str],
-          checked: list[CheckedValue]) -> AssertionResult:
+def _with(
+    base: AssertionResult, passed: bool, lines: list[str], checked: list[CheckedValue]
+) -> AssertionResult:
     return replace(base, passed=passed, fail_info=tuple(lines), checked=tuple(checked))
 
 
@@ -238,8 +276,13 @@ def _combine(results: list[AssertionResult]) -> bool:
     return passed
 
 
-def run_job(suite: TestSuite, test: TestJob, render: JobRender, chart_name: str,
-            snapshots: SnapshotComparer | None) -> TestResult:
+def run_job(
+    suite: TestSuite,
+    test: TestJob,
+    render: JobRender,
+    chart_name: str,
+    snapshots: SnapshotComparer | None,
+) -> TestResult:
     """The result of `test` given what rendering produced for it."""
     started = time.monotonic()
     result = TestResult(test.name, test.index, False, render_key=render.render_key)
@@ -250,9 +293,14 @@ def run_job(suite: TestSuite, test: TestJob, render: JobRender, chart_name: str,
         _parse_outputs(state, render, chart_name, suite.include_crds)
     except ManifestError as exc:
         return replace(result, exec_error=str(exc), seconds=time.monotonic() - started)
-    assertions = tuple(run_assertion(suite, test, spec, state, render.crds, snapshots)
-                       for spec in test.assertions)
-    return replace(result, passed=_combine(list(assertions)),
-                   skipped=bool(assertions) and all(a.skipped for a in assertions),
-                   exec_error=state.exec_error, assertions=assertions,
-                   seconds=time.monotonic() - started)
+    assertions = tuple(
+        run_assertion(suite, test, spec, state, render.crds, snapshots) for spec in test.assertions
+    )
+    return replace(
+        result,
+        passed=_combine(list(assertions)),
+        skipped=bool(assertions) and all(a.skipped for a in assertions),
+        exec_error=state.exec_error,
+        assertions=assertions,
+        seconds=time.monotonic() - started,
+    )

@@ -10,8 +10,9 @@ integral float such as `2.0` is found as the int `2`: `values_at` does the same.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from aftershock.helmtest.gofmt import after_yaml_roundtrip, format_scalar
 from aftershock.helmtest.jsonpath_filter import Filter, compile_filter
@@ -222,19 +223,24 @@ class _Builder:
             return self._filter(recursive=kind == Lex.RECURSIVE_FILTER_BEGIN)
         rest = self.build()
         if kind == Lex.ROOT:
-            return lambda node, root: rest(node.content if isinstance(node, Document) else node,
-                                           root)
+            return lambda node, root: rest(
+                node.content if isinstance(node, Document) else node, root
+            )
         if kind == Lex.RECURSIVE_DESCENT:
             name = text[2:]
-            after = _then(_all_children, rest) if name == "*" else (
-                rest if not name else _child(name, rest))
+            after = (
+                _then(_all_children, rest)
+                if name == "*"
+                else (rest if not name else _child(name, rest))
+            )
             return _then(_recurse, after)
         if kind in (Lex.DOT_CHILD, Lex.UNDOTTED_CHILD):
             return _child(text[1:] if kind == Lex.DOT_CHILD else text, rest)
         if kind in (Lex.BRACKET_CHILD, Lex.BRACKET_PROPERTY_NAME):
             inner = text.strip().removesuffix("~").removeprefix("[").removesuffix("]").strip()
-            return _bracket_children(bracket_child_names(inner), rest,
-                                     keys=kind == Lex.BRACKET_PROPERTY_NAME)
+            return _bracket_children(
+                bracket_child_names(inner), rest, keys=kind == Lex.BRACKET_PROPERTY_NAME
+            )
         if kind == Lex.ARRAY_SUBSCRIPT:
             return _subscript(text[1:-1], rest)
         if kind == Lex.SUBSCRIPT_PROPERTY_NAME:

@@ -9,8 +9,9 @@ incompatible types are "incomparable" (so `!=` is true for them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from aftershock.helmtest.gofmt import format_scalar
 from aftershock.helmtest.goregex import compile_go
@@ -20,10 +21,21 @@ from aftershock.helmtest.jsonpath_scan import COMPARISONS, Lex, Lexeme, regex_li
 Filter = Callable[[Any, Any], bool]
 FindNodes = Callable[[str, Any, Any], list[Any]]  # (path, node, root) -> selected nodes
 
-_LITERALS = {Lex.INT_LITERAL, Lex.FLOAT_LITERAL, Lex.STRING_LITERAL, Lex.BOOL_LITERAL,
-             Lex.NULL_LITERAL, Lex.REGEX_LITERAL}
-_SUBPATH = {Lex.IDENTITY, Lex.DOT_CHILD, Lex.BRACKET_CHILD, Lex.RECURSIVE_DESCENT,
-            Lex.ARRAY_SUBSCRIPT}
+_LITERALS = {
+    Lex.INT_LITERAL,
+    Lex.FLOAT_LITERAL,
+    Lex.STRING_LITERAL,
+    Lex.BOOL_LITERAL,
+    Lex.NULL_LITERAL,
+    Lex.REGEX_LITERAL,
+}
+_SUBPATH = {
+    Lex.IDENTITY,
+    Lex.DOT_CHILD,
+    Lex.BRACKET_CHILD,
+    Lex.RECURSIVE_DESCENT,
+    Lex.ARRAY_SUBSCRIPT,
+}
 LESS, EQUAL, GREATER, INCOMPARABLE = range(4)
 _ACCEPTS = {
     Lex.EQUAL: lambda c: c == EQUAL,
@@ -68,8 +80,12 @@ def typed_of(value: Any) -> Typed:
 
 
 def _literal(lexeme: Lexeme) -> Typed:
-    kinds = {Lex.INT_LITERAL: "int", Lex.FLOAT_LITERAL: "float", Lex.BOOL_LITERAL: "bool",
-             Lex.NULL_LITERAL: "null"}
+    kinds = {
+        Lex.INT_LITERAL: "int",
+        Lex.FLOAT_LITERAL: "float",
+        Lex.BOOL_LITERAL: "bool",
+        Lex.NULL_LITERAL: "null",
+    }
     if lexeme.kind == Lex.STRING_LITERAL:
         return Typed("string", lexeme.text[1:-1])
     if lexeme.kind == Lex.REGEX_LITERAL:
@@ -158,9 +174,7 @@ class _Parser:
                 depth -= 1
                 if depth == 0:
                     break
-            elif lexeme.kind == Lex.EOF:
-                break
-            elif lexeme.kind not in _SUBPATH and depth == 1:
+            elif lexeme.kind == Lex.EOF or (lexeme.kind not in _SUBPATH and depth == 1):
                 break
             subpath.append(lexeme)
             self.take()
@@ -270,7 +284,8 @@ def _matches(text: Typed, pattern: Typed) -> bool:
     return compile_go(pattern.text).search(text.text)
 
 
-def compile_filter(lexemes: list[Lexeme], find_nodes: FindNodes,
-                   value_of: Callable[[Any], Any]) -> Filter:
+def compile_filter(
+    lexemes: list[Lexeme], find_nodes: FindNodes, value_of: Callable[[Any], Any]
+) -> Filter:
     """The predicate of a filter, given its lexemes (without `[?(` and `)]`)."""
     return _Compiler(find_nodes, value_of).compile(_Parser(lexemes).parse())

@@ -86,8 +86,11 @@ def lex_sub_path(lexer: PathLexer) -> State | None:
     if lexer.peeked_whitespaced("[", "'") or lexer.peeked_whitespaced("[", '"'):
         return _lex_bracket_child(lexer)
     if lexer.consumed("[?("):
-        kind = Lex.RECURSIVE_FILTER_BEGIN if lexer.last_kind == Lex.RECURSIVE_DESCENT else (
-            Lex.FILTER_BEGIN)
+        kind = (
+            Lex.RECURSIVE_FILTER_BEGIN
+            if lexer.last_kind == Lex.RECURSIVE_DESCENT
+            else (Lex.FILTER_BEGIN)
+        )
         lexer.emit(kind)
         lexer.stack.append(lex_filter_end)
         return lex_filter_expr_initial
@@ -152,7 +155,7 @@ def lex_optional_array_index(lexer: PathLexer) -> State | None:
         if not subscript:
             lexer.raw_error(f"subscript missing from [] before position {lexer.pos}")
             return None
-        value = lexer.text[lexer.start:lexer.pos]
+        value = lexer.text[lexer.start : lexer.pos]
         try:
             slice_indices(value[1:-1], 0)
         except ValueError as exc:
@@ -176,7 +179,7 @@ def lex_optional_array_index(lexer: PathLexer) -> State | None:
     return lex_sub_path
 
 
-def _literal(lexer: PathLexer) -> State | None | bool:
+def _literal(lexer: PathLexer) -> State | bool | None:
     """Scan a literal if one is next: its next state, or False when none is there."""
     for scan in (scan_number_literal, scan_string_literal, scan_bool_literal, scan_null_literal):
         found = scan(lexer)

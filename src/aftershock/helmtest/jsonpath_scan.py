@@ -10,8 +10,9 @@ from __future__ import annotations
 import enum
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 from aftershock.helmtest.goregex import GoRegexError, compile_go
 
@@ -53,11 +54,9 @@ class Lex(enum.Enum):
     EOF = enum.auto()
 
 
-COMPARISONS = {Lex.EQUAL, Lex.NOT_EQUAL, Lex.GREATER, Lex.GREATER_EQUAL, Lex.LESS,
-               Lex.LESS_EQUAL}
+COMPARISONS = {Lex.EQUAL, Lex.NOT_EQUAL, Lex.GREATER, Lex.GREATER_EQUAL, Lex.LESS, Lex.LESS_EQUAL}
 # Longest first, so ">=" is not read as ">".
-ORDERING = ((">=", Lex.GREATER_EQUAL), (">", Lex.GREATER), ("<=", Lex.LESS_EQUAL),
-            ("<", Lex.LESS))
+ORDERING = ((">=", Lex.GREATER_EQUAL), (">", Lex.GREATER), ("<=", Lex.LESS_EQUAL), ("<", Lex.LESS))
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def go_quote_rune(char: str) -> str:
 
 
 def enquote(quote: str) -> str:
-    return "\"'\"" if quote == "'" else "'\"'"
+    return '"\'"' if quote == "'" else "'\"'"
 
 
 class PathLexer:
@@ -97,14 +96,14 @@ class PathLexer:
 
     # -- primitives ---------------------------------------------------------------------------
     def emit(self, kind: Lex) -> None:
-        self.lexemes.append(Lexeme(kind, self.text[self.start:self.pos]))
+        self.lexemes.append(Lexeme(kind, self.text[self.start : self.pos]))
         self.last_start, self.start, self.last_kind = self.start, self.pos, kind
 
     def emit_synthetic(self, kind: Lex, text: str) -> None:
         self.lexemes.append(Lexeme(kind, text))
 
     def error(self, message: str) -> None:
-        context = go_quote(self.text[self.last_start:self.pos])
+        context = go_quote(self.text[self.last_start : self.pos])
         text = f"{message} at position {self.pos}, following {context}"
         self.lexemes.append(Lexeme(Lex.ERROR, text))
 
@@ -178,8 +177,6 @@ class PathLexer:
         return self.pos > begin
 
 
-
-
 def slice_indices(index: str, length: int) -> list[int]:
     """The indices an array subscript selects in a sequence of `length`; ValueError if invalid."""
     union = index.split(",")
@@ -188,7 +185,8 @@ def slice_indices(index: str, length: int) -> list[int]:
         for number, member in enumerate(union):
             if member.strip() == "*":
                 raise ValueError(
-                    f"error in union member {number}: wildcard cannot be used in union")
+                    f"error in union member {number}: wildcard cannot be used in union"
+                )
             try:
                 combined.extend(slice_indices(member, length))
             except ValueError as exc:
@@ -253,18 +251,22 @@ def scan_number_literal(lexer: PathLexer) -> bool | None:
             continue
         if not following or not following.isdigit():
             break
-    text = lexer.text[lexer.start:lexer.pos]
+    text = lexer.text[lexer.start : lexer.pos]
     if is_float:
         if not _GO_FLOAT_LITERAL.fullmatch(text):
-            lexer.raw_error(f'invalid float literal {go_quote(text)}: strconv.ParseFloat: parsing '
-                            f'{go_quote(text)}: invalid syntax before position {lexer.pos}')
+            lexer.raw_error(
+                f"invalid float literal {go_quote(text)}: strconv.ParseFloat: parsing "
+                f"{go_quote(text)}: invalid syntax before position {lexer.pos}"
+            )
             return False
         lexer.emit(Lex.FLOAT_LITERAL)
         return True
     if not _GO_ATOI.fullmatch(text) or not -(2**63) <= int(text) < 2**63:
         problem = "value out of range" if _GO_ATOI.fullmatch(text) else "invalid syntax"
-        lexer.raw_error(f'invalid integer literal {go_quote(text)}: strconv.Atoi: parsing '
-                        f'{go_quote(text)}: {problem} before position {lexer.pos}')
+        lexer.raw_error(
+            f"invalid integer literal {go_quote(text)}: strconv.Atoi: parsing "
+            f"{go_quote(text)}: {problem} before position {lexer.pos}"
+        )
         return False
     lexer.emit(Lex.INT_LITERAL)
     return True
@@ -275,11 +277,13 @@ def scan_string_literal(lexer: PathLexer) -> bool | None:
     quote = lexer.peek()
     if quote not in ("'", '"') or not quote:
         return None
-    begin, context = lexer.pos, lexer.text[lexer.last_start:lexer.pos]
+    begin, context = lexer.pos, lexer.text[lexer.last_start : lexer.pos]
     while True:
         if not lexer.next():
-            lexer.raw_error(f"unmatched string delimiter {quote} at position {begin}, "
-                            f"following {go_quote(context)}")
+            lexer.raw_error(
+                f"unmatched string delimiter {quote} at position {begin}, "
+                f"following {go_quote(context)}"
+            )
             return False
         if lexer.has_prefix(quote):
             break
@@ -312,22 +316,25 @@ def scan_regex_literal(lexer: PathLexer) -> bool:
     if not lexer.has_prefix("/"):
         lexer.error("regular expression does not start with /")
         return False
-    begin, context = lexer.pos, lexer.text[lexer.last_start:lexer.pos]
+    begin, context = lexer.pos, lexer.text[lexer.last_start : lexer.pos]
     escape = False
     while True:
         if not lexer.next():
-            lexer.raw_error(f"unmatched regular expression delimiter / at position {begin}, "
-                            f"following {go_quote(context)}")
+            lexer.raw_error(
+                f"unmatched regular expression delimiter / at position {begin}, "
+                f"following {go_quote(context)}"
+            )
             return False
         if not escape and lexer.has_prefix("/"):
             break
         escape = not escape and lexer.has_prefix("\\")
     lexer.next()
     try:
-        compile_go(regex_literal_pattern(lexer.text[lexer.start:lexer.pos]))
+        compile_go(regex_literal_pattern(lexer.text[lexer.start : lexer.pos]))
     except GoRegexError as exc:
-        lexer.raw_error(f"invalid regular expression at position {begin}, "
-                        f"following {go_quote(context)}: {exc}")
+        lexer.raw_error(
+            f"invalid regular expression at position {begin}, following {go_quote(context)}: {exc}"
+        )
         return False
     lexer.emit(Lex.REGEX_LITERAL)
     return True

@@ -37,18 +37,29 @@ def _classname(suite_name: str) -> str:
 
 
 def _testsuite(index: int, suite: SuiteResult, hostname: str, stamp: str) -> ET.Element:
-    element = ET.Element("testsuite", {
-        "id": str(index), "tests": str(len(suite.tests)), "failures": "0", "errors": "0",
-        "package": "", "time": f"{sum(t.seconds for t in suite.tests):.3f}",
-        "name": suite.name, "timestamp": stamp, "hostname": hostname,
-    })
+    element = ET.Element(
+        "testsuite",
+        {
+            "id": str(index),
+            "tests": str(len(suite.tests)),
+            "failures": "0",
+            "errors": "0",
+            "package": "",
+            "time": f"{sum(t.seconds for t in suite.tests):.3f}",
+            "name": suite.name,
+            "timestamp": stamp,
+            "hostname": hostname,
+        },
+    )
     properties = ET.SubElement(element, "properties")
     ET.SubElement(properties, "property", {"name": JUNIT_PROPERTY[0], "value": JUNIT_PROPERTY[1]})
     failures = errors = 0
     for test in suite.tests:
-        case = ET.SubElement(element, "testcase", {"classname": _classname(suite.name),
-                                                   "name": test.name,
-                                                   "time": f"{test.seconds:.3f}"})
+        case = ET.SubElement(
+            element,
+            "testcase",
+            {"classname": _classname(suite.name), "name": test.name, "time": f"{test.seconds:.3f}"},
+        )
         if test.skipped:
             ET.SubElement(case, "skipped", {"message": _flat(test)})
         elif not test.passed and test.exec_error is None:

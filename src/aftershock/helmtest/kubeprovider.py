@@ -38,7 +38,9 @@ class SchemeEntry:
 
 @dataclass(frozen=True)
 class KubernetesProvider:
-    scheme: tuple[tuple[str, SchemeEntry], ...] = ()  # "<apiVersion>/<kind>" -> entry, in file order
+    scheme: tuple[
+        tuple[str, SchemeEntry], ...
+    ] = ()  # "<apiVersion>/<kind>" -> entry, in file order
     objects: tuple[Any, ...] = ()
 
 
@@ -51,9 +53,17 @@ def parse_provider(decoder: Decoder, node: Node | None) -> KubernetesProvider:
         for key, value in scheme_node.value:
             props = decoder.fields(value, "unittest.KubernetesFakeKindProps")
             gvr = decoder.fields(props.get("gvr"), "schema.GroupVersionResource")
-            scheme.append((decoder.string(key), SchemeEntry(
-                decoder.string(gvr.get("group")), decoder.string(gvr.get("version")),
-                decoder.string(gvr.get("resource")), decoder.boolean(props.get("namespaced")))))
+            scheme.append(
+                (
+                    decoder.string(key),
+                    SchemeEntry(
+                        decoder.string(gvr.get("group")),
+                        decoder.string(gvr.get("version")),
+                        decoder.string(gvr.get("resource")),
+                        decoder.boolean(props.get("namespaced")),
+                    ),
+                )
+            )
     elif scheme_node is not None:
         decoder.fields(scheme_node, "map[string]unittest.KubernetesFakeKindProps")
     objects_node = fields.get("objects")
@@ -109,5 +119,10 @@ def provider_snapshot(provider: KubernetesProvider, json_ready: Any) -> ClusterS
         return None
     scopes = [scope for key, entry in provider.scheme if (scope := _served(key, entry)) is not None]
     objects = [json_ready(body) for body in provider.objects if isinstance(body, Mapping)]
-    return snapshot_from_objects(objects, scopes=scopes, only_scoped_kinds=True, place_namespaces=False,
-                                 list_metadata=FAKE_LIST_METADATA)
+    return snapshot_from_objects(
+        objects,
+        scopes=scopes,
+        only_scoped_kinds=True,
+        place_namespaces=False,
+        list_metadata=FAKE_LIST_METADATA,
+    )

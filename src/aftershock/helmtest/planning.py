@@ -49,8 +49,9 @@ from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
 from aftershock.sandbox import Sandbox, SandboxError
 
-POST_RENDERER_REASON = ("postRenderer is not supported: aftershock never runs a command from the "
-                        "repository")
+POST_RENDERER_REASON = (
+    "postRenderer is not supported: aftershock never runs a command from the repository"
+)
 _RELEASE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _INVALID_RELEASE_NAME = (
     "invalid release name, must match regex "
@@ -78,8 +79,16 @@ class PlannedTest:
 
 def request_key(request: RenderRequest) -> str:
     """Identical keys render identically: chart folder, values and every release setting."""
-    fields = [request.chart_dir, request.values, request.release_name, request.namespace,
-              request.kube_version, list(request.api_versions), request.revision, request.is_upgrade]
+    fields = [
+        request.chart_dir,
+        request.values,
+        request.release_name,
+        request.namespace,
+        request.kube_version,
+        list(request.api_versions),
+        request.revision,
+        request.is_upgrade,
+    ]
     if request.cluster is not None:
         fields.append(request.cluster.digest)
     return json.dumps(fields, sort_keys=True, default=str)
@@ -148,12 +157,15 @@ class Planner:
         if loaded is None:
             return {}
         if not isinstance(loaded, dict):
-            return (f"failed to parse {given}: yaml: unmarshal errors:\n  line 1: cannot "
-                    f"unmarshal into map[string]interface {{}}")
+            return (
+                f"failed to parse {given}: yaml: unmarshal errors:\n  line 1: cannot "
+                f"unmarshal into map[string]interface {{}}"
+            )
         return stringify_keys(loaded)
 
-    def _chart_for(self, chart_dir: str, suite: TestSuite, override: ChartOverride,
-                   kube_version: str) -> str:
+    def _chart_for(
+        self, chart_dir: str, suite: TestSuite, override: ChartOverride, kube_version: str
+    ) -> str:
         """The chart folder to render: a copy with the metadata override and only the
         suite's templates (and every partial), which is what helm-unittest renders."""
         if override:
@@ -161,18 +173,29 @@ class Planner:
         if not _kube_version_accepted(chart_dir, kube_version):
             chart_dir = self.copies.without_kube_version(chart_dir)
         if _restricted(suite):
-            chart_dir = self.copies.with_templates(chart_dir, suite.chart_route,
-                                                   suite.templates, suite.exclude_templates)
+            chart_dir = self.copies.with_templates(
+                chart_dir, suite.chart_route, suite.templates, suite.exclude_templates
+            )
         return chart_dir
 
-    def plan(self, chart_dir: str, suite: TestSuite, test: TestJob, sandbox: Sandbox) -> PlannedTest:
-        base = PlannedTest(suite, test, chart_dir, include=suite.templates or (ALL_TEMPLATES,),
-                           exclude=suite.exclude_templates)
+    def plan(
+        self, chart_dir: str, suite: TestSuite, test: TestJob, sandbox: Sandbox
+    ) -> PlannedTest:
+        base = PlannedTest(
+            suite,
+            test,
+            chart_dir,
+            include=suite.templates or (ALL_TEMPLATES,),
+            exclude=suite.exclude_templates,
+        )
         skip = effective_skip_reason(suite, test)
         if skip:
             return replace(base, skip_reason=skip)
         try:
-            files = [self._values_file(suite.file, given, sandbox) for given in suite.values + test.values]
+            files = [
+                self._values_file(suite.file, given, sandbox)
+                for given in suite.values + test.values
+            ]
             values = user_values(files, dict(suite.set), dict(test.set), suite.chart_route)
         except (ValueError, SetPathError) as exc:
             return replace(base, exec_error=str(exc))
@@ -187,8 +210,9 @@ class Planner:
             return replace(base, skip_reason=unsupported, unsupported=True)
         kube_version = f"v{self.kube_major}.{self.kube_minor}.0"
         try:
-            render_dir = self._chart_for(chart_dir, suite, effective_chart(suite, test),
-                                         kube_version)
+            render_dir = self._chart_for(
+                chart_dir, suite, effective_chart(suite, test), kube_version
+            )
         except AftershockError as exc:
             return replace(base, exec_error=exc.line())
         request = RenderRequest(
@@ -200,8 +224,9 @@ class Planner:
             api_versions=tuple(capabilities.api_versions or ()),
             revision=release.revision,
             is_upgrade=release.upgrade,
-            cluster=provider_snapshot(effective_provider(suite.kubernetes_provider, test.kubernetes_provider),
-                                      json_ready),
+            cluster=provider_snapshot(
+                effective_provider(suite.kubernetes_provider, test.kubernetes_provider), json_ready
+            ),
         )
         return replace(base, request=request, key=request_key(request))
 
@@ -225,8 +250,9 @@ def _kube_version_accepted(chart_dir: str, kube_version: str) -> bool:
 
 def _restricted(suite: TestSuite) -> bool:
     """Whether the suite renders less than every template (it names templates or excludes some)."""
-    return bool(suite.templates) and suite.templates != (ALL_TEMPLATES,) or bool(
-        suite.exclude_templates)
+    return (bool(suite.templates) and suite.templates != (ALL_TEMPLATES,)) or bool(
+        suite.exclude_templates
+    )
 
 
 def _unsupported(suite: TestSuite, test: TestJob) -> str:

@@ -21,8 +21,9 @@ import re
 _LOCATION = re.compile(r"[^\s][^\n]*:[0-9]+(?::[0-9]+)?")
 # helm-unittest's `(?msU)^(?:.+: |.+ \()(?:(.+):\d+:\d+).+(?:.+>)*: (.+)$`, with (?U)'s swapped
 # greediness written out, since Python has no ungreedy flag.
-_RENDER_ERROR = re.compile(r"^(?:.+?: |.+? \()(?:(.+?):\d+?:\d+?).+?(?:.+?>)*?: (.+?)$",
-                           re.MULTILINE | re.DOTALL)
+_RENDER_ERROR = re.compile(
+    r"^(?:.+?: |.+? \()(?:(.+?):\d+?:\d+?).+?(?:.+?>)*?: (.+?)$", re.MULTILINE | re.DOTALL
+)
 VALUES_STAGE_PREFIXES = ("values don't meet the specifications",)
 
 
@@ -35,8 +36,11 @@ def _blocks(lines: list[str]) -> list[str] | None:
         following = lines[index + 1] if index + 1 < len(lines) else ""
         if line.startswith(" "):
             return None
-        if _LOCATION.fullmatch(line) and following.startswith("  ") and not following.startswith(
-                "    "):
+        if (
+            _LOCATION.fullmatch(line)
+            and following.startswith("  ")
+            and not following.startswith("    ")
+        ):
             after = lines[index + 2] if index + 2 < len(lines) else ""
             if after.startswith("    "):
                 pieces.append(f"template: {line}: {following.strip()} {after.strip()}")

@@ -8,8 +8,9 @@ assertion, so a review can map assertions onto the rendered fields they guard.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 class JobStatus(str, enum.Enum):

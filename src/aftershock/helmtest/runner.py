@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.chart_copies import ChartCopies
@@ -25,8 +25,9 @@ from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, Sui
 from aftershock.helmtest.selection import selected_outputs
 from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
-from aftershock.render.interface import RenderOutcome, Renderer, RenderRequest
+from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.sandbox import Sandbox, SandboxError, default_root
+
 
 @dataclass(frozen=True)
 class _ChartPlan:
@@ -38,15 +39,20 @@ class _ChartPlan:
     sandbox: Sandbox | None = None  # where the chart's tests may read and write files
 
 
-def _plan_chart(path: Path, planner: Planner, patterns: tuple[str, ...],
-                with_subcharts: bool, root: Path | None) -> _ChartPlan:
+def _plan_chart(
+    path: Path, planner: Planner, patterns: tuple[str, ...], with_subcharts: bool, root: Path | None
+) -> _ChartPlan:
     sandbox = Sandbox.at(root if root is not None else default_root(path))
     try:
         if path.is_dir():
-            sandbox.check_links(path)  # before any file of it is read: Helm and the chart copies follow links
+            sandbox.check_links(
+                path
+            )  # before any file of it is read: Helm and the chart copies follow links
         chart = load_chart(path, patterns, with_subcharts)
     except (AftershockError, SandboxError) as exc:
-        return _ChartPlan(None, str(path), error=exc.line() if isinstance(exc, AftershockError) else str(exc))
+        return _ChartPlan(
+            None, str(path), error=exc.line() if isinstance(exc, AftershockError) else str(exc)
+        )
     suites: list[tuple[TestSuite, tuple[PlannedTest, ...]]] = []
     parsed: list[TestSuite] = []
     for suite_file in chart.suite_files:
@@ -89,10 +95,12 @@ class _Batches:
         outcome = self.outcomes[key]
         if outcome.error is not None:
             text = as_helm3_text(outcome.error)
-            return JobRender(error=text, values_stage=is_values_stage(text), crds=crds,
-                             render_key=key)
-        outputs = selected_outputs(outcome.manifests, planned.suite.chart_route, planned.include,
-                                   planned.exclude)
+            return JobRender(
+                error=text, values_stage=is_values_stage(text), crds=crds, render_key=key
+            )
+        outputs = selected_outputs(
+            outcome.manifests, planned.suite.chart_route, planned.include, planned.exclude
+        )
         return JobRender(outputs=outputs, crds=crds, render_key=key)
 
     def stats(self, planned: list[PlannedTest], copies: int) -> RenderStats:
@@ -101,16 +109,24 @@ class _Batches:
             renders=len(self.outcomes),
             chart_copies=copies,
             render_seconds=sum(outcome.seconds for outcome in self.outcomes.values()),
-            inputs_any_selection=len({key for item in planned if (key := input_key(item)) is not None}),
+            inputs_any_selection=len(
+                {key for item in planned if (key := input_key(item)) is not None}
+            ),
         )
 
 
 def _unshared(plan: _ChartPlan) -> _ChartPlan:
     """The plan with a key of its own for every test, so that no render is shared."""
     suites = tuple(
-        (suite, tuple(replace(item, key=f"{item.key}#{id(item)}") if item.key else item
-                      for item in planned))
-        for suite, planned in plan.suites)
+        (
+            suite,
+            tuple(
+                replace(item, key=f"{item.key}#{id(item)}") if item.key else item
+                for item in planned
+            ),
+        )
+        for suite, planned in plan.suites
+    )
     return replace(plan, suites=suites)
 
 
@@ -126,8 +142,14 @@ def _suite_passed(tests: list[TestResult]) -> tuple[bool, bool]:
     return passed, skipped == len(tests)
 
 
-def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Batches,
-               chart: ChartUnderTest, update_snapshots: bool, sandbox: Sandbox) -> SuiteResult:
+def _run_suite(
+    suite: TestSuite,
+    planned: tuple[PlannedTest, ...],
+    batches: _Batches,
+    chart: ChartUnderTest,
+    update_snapshots: bool,
+    sandbox: Sandbox,
+) -> SuiteResult:
     shown = _shown(suite.file)
     try:
         store = SnapshotStore(snapshot_path(suite, sandbox), update_snapshots, sandbox)
@@ -137,9 +159,16 @@ def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Bat
     tests: list[TestResult] = []
     for item in planned:
         if item.skip_reason:
-            tests.append(TestResult(item.test.name, item.test.index, False, skipped=True,
-                                    skip_reason=item.skip_reason,
-                                    unsupported=item.unsupported))
+            tests.append(
+                TestResult(
+                    item.test.name,
+                    item.test.index,
+                    False,
+                    skipped=True,
+                    skip_reason=item.skip_reason,
+                    unsupported=item.unsupported,
+                )
+            )
             continue
         render = batches.job_render(item, crds)
         tests.append(run_job(suite, item.test, render, chart.name, store.for_test(item.test.name)))
@@ -147,9 +176,19 @@ def _run_suite(suite: TestSuite, planned: tuple[PlannedTest, ...], batches: _Bat
     try:
         store.write_if_updating()
     except (SandboxError, OSError) as exc:
-        return SuiteResult(suite.name, shown, chart.name, False, exec_error=f"snapshots not written: {exc}")
-    return SuiteResult(suite.name, shown, chart.name, passed, skipped, tests=tuple(tests),
-                       snapshots=store.counts(), skip_reason=suite.skip_reason)
+        return SuiteResult(
+            suite.name, shown, chart.name, False, exec_error=f"snapshots not written: {exc}"
+        )
+    return SuiteResult(
+        suite.name,
+        shown,
+        chart.name,
+        passed,
+        skipped,
+        tests=tuple(tests),
+        snapshots=store.counts(),
+        skip_reason=suite.skip_reason,
+    )
 
 
 def _shown(file: str) -> str:
@@ -164,12 +203,15 @@ def _chart_result(plan: _ChartPlan, batches: _Batches, update_snapshots: bool) -
     if plan.error is not None:
         failed = ()
         if plan.failed_file is not None:
-            failed = (SuiteResult("", _shown(plan.failed_file), name, False,
-                                  exec_error=plan.error),)
+            failed = (
+                SuiteResult("", _shown(plan.failed_file), name, False, exec_error=plan.error),
+            )
         return ChartResult(name, plan.path, False, plan.error, failed)
     assert plan.chart is not None and plan.sandbox is not None
-    suites = tuple(_run_suite(suite, planned, batches, plan.chart, update_snapshots, plan.sandbox)
-                   for suite, planned in plan.suites)
+    suites = tuple(
+        _run_suite(suite, planned, batches, plan.chart, update_snapshots, plan.sandbox)
+        for suite, planned in plan.suites
+    )
     return ChartResult(name, plan.path, all(suite.passed for suite in suites), suites=suites)
 
 
@@ -198,8 +240,10 @@ def run_suites(
     try:
         planner = Planner(copies)
         own = chart_patterns or {}
-        plans = [_plan_chart(path, planner, own.get(str(path), test_files), with_subcharts, root)
-                 for path in find_charts(paths)]
+        plans = [
+            _plan_chart(path, planner, own.get(str(path), test_files), with_subcharts, root)
+            for path in find_charts(paths)
+        ]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]
         if not share_renders:
             plans = [_unshared(plan) for plan in plans]

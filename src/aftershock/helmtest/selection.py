@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from aftershock.helmtest.assertions.common import Doc, path_values
 from aftershock.helmtest.gofmt import deep_equal
@@ -22,10 +22,20 @@ from aftershock.helmtest.suite import DocumentSelector
 ALL_TEMPLATES = "**"
 _PREFIXES = ("templates", "charts", "crds", "**")
 _ESCAPES = (
-    (".", "\\."), ("+", "\\+"), ("[", "\\["), ("]", "\\]"),
-    ("**", "[0-9a-zA-Z_\\-/\\.]+"), ("*", "[0-9a-zA-Z_\\-_/\\.]*"),
-    ("?", "\\?"), ("(", "\\("), (")", "\\)"), ("|", "\\|"), ("{", "\\{"), ("}", "\\}"),
-    ("^", "\\^"), ("$", "\\$"),
+    (".", "\\."),
+    ("+", "\\+"),
+    ("[", "\\["),
+    ("]", "\\]"),
+    ("**", "[0-9a-zA-Z_\\-/\\.]+"),
+    ("*", "[0-9a-zA-Z_\\-_/\\.]*"),
+    ("?", "\\?"),
+    ("(", "\\("),
+    (")", "\\)"),
+    ("|", "\\|"),
+    ("{", "\\{"),
+    ("}", "\\}"),
+    ("^", "\\^"),
+    ("$", "\\$"),
 )
 
 
@@ -59,19 +69,22 @@ def _pattern(chart_route: str, name: str) -> GoRegex:
     return compile_go(text)
 
 
-def template_selected(template: str, chart_route: str, include: tuple[str, ...],
-                      exclude: tuple[str, ...]) -> bool:
+def template_selected(
+    template: str, chart_route: str, include: tuple[str, ...], exclude: tuple[str, ...]
+) -> bool:
     """Whether helm-unittest's filtered chart would render `template` (partials aside)."""
     if not any(_pattern(chart_route, name).search(template) for name in include):
         return False
     return not any(_pattern(chart_route, name).search(template) for name in exclude)
 
 
-def selected_outputs(outputs: Mapping[str, str], chart_route: str, include: tuple[str, ...],
-                     exclude: tuple[str, ...]) -> dict[str, str]:
+def selected_outputs(
+    outputs: Mapping[str, str], chart_route: str, include: tuple[str, ...], exclude: tuple[str, ...]
+) -> dict[str, str]:
     """The part of a full render that rendering only the selected templates would produce."""
     return {
-        name: text for name, text in outputs.items()
+        name: text
+        for name, text in outputs.items()
         if not posixpath.basename(name).startswith("_")
         and template_selected(name, chart_route, include, exclude)
     }
@@ -97,8 +110,9 @@ def _select_in_template(selector: DocumentSelector, docs: tuple[Doc, ...]) -> tu
     raise SelectionError("document not found")
 
 
-def select_by_selector(selector: DocumentSelector,
-                       docs: Mapping[str, tuple[Doc, ...]]) -> dict[str, tuple[Doc, ...]]:
+def select_by_selector(
+    selector: DocumentSelector, docs: Mapping[str, tuple[Doc, ...]]
+) -> dict[str, tuple[Doc, ...]]:
     """DocumentSelector.SelectDocuments over every template of the assertion."""
     selected: dict[str, tuple[Doc, ...]] = {}
     total = 0

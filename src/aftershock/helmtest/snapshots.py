@@ -46,8 +46,11 @@ def read_snapshot_file(path: Path) -> dict[str, dict[int, str]]:
     for test, entries in loaded.items():
         if not isinstance(entries, dict):
             raise SnapshotFileError(f"yaml: unmarshal errors: entry {test!r} is not a map")
-        stored[str(test)] = {int(index): str(snapshot) for index, snapshot in entries.items()
-                             if isinstance(index, int) and not isinstance(index, bool)}
+        stored[str(test)] = {
+            int(index): str(snapshot)
+            for index, snapshot in entries.items()
+            if isinstance(index, int) and not isinstance(index, bool)
+        }
     return stored
 
 
@@ -56,7 +59,9 @@ def snapshot_path(suite: TestSuite, sandbox: Sandbox) -> Path:
     folder = Path(suite.file).parent / "__snapshot__"
     path = suite.snapshot_file
     if path.parent != folder:  # e.g. snapshotId "/../../x"
-        raise SandboxError(f"snapshot file {path.name!r} (snapshotId {suite.snapshot_id!r}) leaves {folder}: refused")
+        raise SandboxError(
+            f"snapshot file {path.name!r} (snapshotId {suite.snapshot_id!r}) leaves {folder}: refused"
+        )
     resolved = sandbox.resolve(path)
     Sandbox.at(sandbox.resolve(folder)).resolve(resolved)  # __snapshot__ itself may be a link
     return resolved
@@ -76,8 +81,9 @@ class SnapshotStore:
     def for_test(self, test_name: str) -> JobSnapshots:
         return JobSnapshots(self, test_name)
 
-    def compare(self, test: str, index: int, content: Any, match_pattern: str,
-                not_match_pattern: str) -> SnapshotAnswer:
+    def compare(
+        self, test: str, index: int, content: Any, match_pattern: str, not_match_pattern: str
+    ) -> SnapshotAnswer:
         self.compared += 1
         cached = self.cached.get(test, {}).get(index)
         if cached is None:
@@ -94,8 +100,12 @@ class SnapshotStore:
         return SnapshotAnswer(self.updating or matched, index, cached or "", new, message)
 
     def vanished(self) -> int:
-        return sum(1 for test, entries in self.cached.items() for index in entries
-                   if index not in self.current.get(test, {}))
+        return sum(
+            1
+            for test, entries in self.cached.items()
+            for index in entries
+            if index not in self.current.get(test, {})
+        )
 
     def counts(self) -> SnapshotCounts:
         failed = 0 if self.updating else self.mismatched
@@ -138,5 +148,6 @@ class JobSnapshots:
 
     def compare(self, content: Any, match_pattern: str, not_match_pattern: str) -> SnapshotAnswer:
         self.counter += 1
-        return self.store.compare(self.test_name, self.counter, content, match_pattern,
-                                  not_match_pattern)
+        return self.store.compare(
+            self.test_name, self.counter, content, match_pattern, not_match_pattern
+        )

@@ -17,8 +17,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from aftershock.helmtest.gofmt import format_scalar, go_type_name, sprint
 from aftershock.helmtest.goyaml import GoUint, build_value, resolve_scalar, short_tag
 
-_YES = frozenset("y Y yes Yes YES on On ON".split())
-_NO = frozenset("n N no No NO off Off OFF".split())
+_YES = frozenset(["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"])
+_NO = frozenset(["n", "N", "no", "No", "NO", "off", "Off", "OFF"])
 _GO_TYPES = {"str": "string", "bool": "bool", "int": "int", "list[str]": "[]string"}
 
 
@@ -110,8 +110,9 @@ class Decoder:
             self.fail(node, "map[string]interface {}")
             return {}
         value = build_value(node)
-        return {key if isinstance(key, str) else _key_text(key): item
-                for key, item in value.items()}
+        return {
+            key if isinstance(key, str) else _key_text(key): item for key, item in value.items()
+        }
 
 
 def _key_text(key: Any) -> str:
@@ -180,8 +181,10 @@ def _kind_word(value: Any) -> str:
 
 
 def _unconvertible(name: str, kind: str, raw: Any) -> ParamError:
-    return ParamError(f"'{name}' expected type '{_GO_TYPES.get(kind, kind)}', got unconvertible "
-                      f"type '{_go_type_of(raw)}', value: '{sprint(raw)}'")
+    return ParamError(
+        f"'{name}' expected type '{_GO_TYPES.get(kind, kind)}', got unconvertible "
+        f"type '{_go_type_of(raw)}', value: '{sprint(raw)}'"
+    )
 
 
 def _convert(name: str, raw: Any, kind: str) -> Any:
@@ -198,17 +201,28 @@ def _convert(name: str, raw: Any, kind: str) -> Any:
             return raw
         raise _unconvertible(name, kind, raw)
     if kind in ("int", "int?"):
-        if isinstance(raw, bool) or not isinstance(raw, (int, float, GoUint)) or raw in (math.inf, -math.inf) or raw != raw:
-            raise _unconvertible(name, "int", raw)  # Go's conversion of NaN or ±Inf to int is undefined
+        if (
+            isinstance(raw, bool)
+            or not isinstance(raw, (int, float, GoUint))
+            or raw in (math.inf, -math.inf)
+            or raw != raw
+        ):
+            raise _unconvertible(
+                name, "int", raw
+            )  # Go's conversion of NaN or ±Inf to int is undefined
         return raw.value if isinstance(raw, GoUint) else int(raw)
     if kind == "list[str]":
         if not isinstance(raw, list):
-            raise ParamError(f"'{name}': source data must be an array or slice, got "
-                             f"{_kind_word(raw)}")
+            raise ParamError(
+                f"'{name}': source data must be an array or slice, got {_kind_word(raw)}"
+            )
         return tuple(_convert(f"{name}[{i}]", item, "str") for i, item in enumerate(raw))
     if kind == "pattern?":
-        return decode_params(raw, {"Pattern": "str"})["Pattern"] if isinstance(raw, dict) else (
-            _raise_map(name, raw))
+        return (
+            decode_params(raw, {"Pattern": "str"})["Pattern"]
+            if isinstance(raw, dict)
+            else (_raise_map(name, raw))
+        )
     raise ParamError(f"'{name}' has an unknown kind {kind}")
 
 

@@ -145,8 +145,9 @@ def effective_capabilities(suite: TestSuite, test: TestJob) -> Capabilities:
 
 
 def effective_chart(suite: TestSuite, test: TestJob) -> ChartOverride:
-    return ChartOverride(test.chart.version or suite.chart.version,
-                         test.chart.app_version or suite.chart.app_version)
+    return ChartOverride(
+        test.chart.version or suite.chart.version, test.chart.app_version or suite.chart.app_version
+    )
 
 
 def effective_skip_reason(suite: TestSuite, test: TestJob) -> str:
@@ -175,7 +176,9 @@ def parse_suite_text(text: str, file: str, chart_route: str) -> TestSuite | None
         return None
     try:
         return _suite(Decoder(), nodes[0], file, chart_route)
-    except GoYamlError as exc:  # decoding a node (a duplicate key in assertion parameters) fails as reading does
+    except (
+        GoYamlError
+    ) as exc:  # decoding a node (a duplicate key in assertion parameters) fails as reading does
         raise SuiteError(str(exc)) from None
 
 
@@ -215,8 +218,10 @@ def _validated(suite: TestSuite, minimum_version: str) -> TestSuite:
     if not suite.tests:
         raise SuiteError("no tests found")
     if minimum_version and not version_at_least(PLUGIN_VERSION, minimum_version):
-        reason = (f"Test suite requires minimum unittest plugin version {minimum_version}, "
-                  f"but current version is {PLUGIN_VERSION}")
+        reason = (
+            f"Test suite requires minimum unittest plugin version {minimum_version}, "
+            f"but current version is {PLUGIN_VERSION}"
+        )
         suite = replace(suite, skip_reason=reason)
     if any(not test.assertions for test in suite.tests):
         raise SuiteError("no asserts found")
@@ -239,13 +244,14 @@ def _release(decoder: Decoder, node: Node | None) -> Release:
 
 def _chart(decoder: Decoder, node: Node | None) -> ChartOverride:
     fields = decoder.fields(node, "struct")
-    return ChartOverride(decoder.string(fields.get("version")),
-                         decoder.string(fields.get("appVersion")))
+    return ChartOverride(
+        decoder.string(fields.get("version")), decoder.string(fields.get("appVersion"))
+    )
 
 
 def _tests(decoder: Decoder, node: Node | None) -> tuple[TestJob, ...]:
     if node is None or not isinstance(node, SequenceNode):
-        if node is not None and not build_value(node) is None:
+        if node is not None and build_value(node) is not None:
             decoder.fail(node, "[]*unittest.TestJob")
         return ()
     return tuple(_test(decoder, index, item) for index, item in enumerate(node.value))
@@ -263,10 +269,14 @@ def _test_capabilities(raw: Any) -> Capabilities:
     versions: tuple[str, ...] | None = ()
     if "apiVersions" in raw:
         listed = raw["apiVersions"]
-        versions = tuple(item for item in listed if isinstance(item, str)) if isinstance(
-            listed, list) else None
-    return Capabilities(as_text(raw.get("majorVersion")), as_text(raw.get("minorVersion")),
-                        versions)
+        versions = (
+            tuple(item for item in listed if isinstance(item, str))
+            if isinstance(listed, list)
+            else None
+        )
+    return Capabilities(
+        as_text(raw.get("majorVersion")), as_text(raw.get("minorVersion")), versions
+    )
 
 
 def _test(decoder: Decoder, index: int, node: Node) -> TestJob:
@@ -284,8 +294,9 @@ def _test(decoder: Decoder, index: int, node: Node) -> TestJob:
         document_index=decoder.integer(fields.get("documentIndex")),
         document_selector=selector,
         release=_release(decoder, fields.get("release")),
-        capabilities=_test_capabilities(build_value(capabilities_node) if capabilities_node
-                                        is not None else {}),
+        capabilities=_test_capabilities(
+            build_value(capabilities_node) if capabilities_node is not None else {}
+        ),
         chart=_chart(decoder, fields.get("chart")),
         skip_reason=decoder.string(decoder.fields(fields.get("skip"), "struct").get("reason")),
         kubernetes_provider=parse_provider(decoder, fields.get("kubernetesProvider")),
@@ -315,8 +326,10 @@ def _assertions(node: Node | None) -> tuple[AssertionSpec, ...]:
         if raw is None:
             continue
         if not isinstance(raw, dict):
-            raise SuiteError(f"yaml: unmarshal errors:\n  line {item.start_mark.line + 1}: "
-                             f"cannot unmarshal into map[string]interface {{}}")
+            raise SuiteError(
+                f"yaml: unmarshal errors:\n  line {item.start_mark.line + 1}: "
+                f"cannot unmarshal into map[string]interface {{}}"
+            )
         specs.append(parse_assertion(index, raw))
     return tuple(specs)
 
@@ -329,9 +342,12 @@ def parse_assertion(index: int, definition: dict[Any, Any]) -> AssertionSpec:
     if isinstance(selector, dict) and all(isinstance(key, str) for key in selector):
         if not isinstance(selector.get("path"), str):
             raise SuiteError("empty 'documentSelector.path' not supported")
-        parsed_selector = DocumentSelector(selector["path"], selector.get("value"),
-                                           selector.get("matchMany") is True,
-                                           selector.get("skipEmptyTemplates") is True)
+        parsed_selector = DocumentSelector(
+            selector["path"],
+            selector.get("value"),
+            selector.get("matchMany") is True,
+            selector.get("skipEmptyTemplates") is True,
+        )
     types = [name for name in ASSERTION_KINDS if name in definition]
     if len(types) > 1:
         raise SuiteError(f"assertion type `{types[0]}` and `{types[1]}` is declared duplicately")

@@ -15,8 +15,13 @@ from aftershock.helmtest.results import ChartResult, JobStatus, RunResult, Suite
 from aftershock.report.escape import drop_control
 
 _STYLES = {
-    "success_label": "42;30", "danger_label": "41;37", "warning_label": "43;30",
-    "danger": "31", "warning": "33", "highlight": "1", "faint": "2",
+    "success_label": "42;30",
+    "danger_label": "41;37",
+    "warning_label": "43;30",
+    "danger": "31",
+    "warning": "33",
+    "highlight": "1",
+    "faint": "2",
 }
 
 
@@ -71,11 +76,17 @@ def _test_lines(test: TestResult, painter: Painter) -> list[str]:
         return []
     if test.skipped:
         reason = f" ({test.skip_reason})" if test.unsupported else ""
-        return ["\t" + painter.paint("highlight", "- ") + painter.paint("warning_label", "SKIPPED")
-                + painter.paint("warning", f" '{test.name}'{reason}")]
+        return [
+            "\t"
+            + painter.paint("highlight", "- ")
+            + painter.paint("warning_label", "SKIPPED")
+            + painter.paint("warning", f" '{test.name}'{reason}")
+        ]
     if test.exec_error is not None:
-        return ["\t" + painter.paint("highlight", f"- {test.name}"),
-                "\t\t" + painter.paint("highlight", f"Error: {test.exec_error}\n")]
+        return [
+            "\t" + painter.paint("highlight", f"- {test.name}"),
+            "\t\t" + painter.paint("highlight", f"Error: {test.exec_error}\n"),
+        ]
     lines = ["\t" + painter.paint("danger", f"- {test.name}\n")]
     for assertion in test.assertions:
         if assertion.passed:
@@ -89,8 +100,10 @@ def _test_lines(test: TestResult, painter: Painter) -> list[str]:
 def suite_lines(suite: SuiteResult, painter: Painter) -> list[str]:
     lines = [_suite_title(suite, painter)]
     if suite.exec_error is not None:
-        lines += ["\t" + painter.paint("highlight", "- Execution Error: "),
-                  f"\t\t{suite.exec_error}\n"]
+        lines += [
+            "\t" + painter.paint("highlight", "- Execution Error: "),
+            f"\t\t{suite.exec_error}\n",
+        ]
         return lines
     for test in suite.tests:
         lines += _test_lines(test, painter)
@@ -101,8 +114,10 @@ def chart_lines(chart: ChartResult, painter: Painter) -> list[str]:
     if chart.error is not None:
         lines = [line for suite in chart.suites for line in suite_lines(suite, painter)]
         return lines + [f"\n### {painter.paint('danger', 'Error: ')} {chart.error}\n"]
-    header = (f"\n### Chart [ {painter.paint('highlight', chart.name)} ] "
-              f"{painter.paint('faint', chart.path)}\n")
+    header = (
+        f"\n### Chart [ {painter.paint('highlight', chart.name)} ] "
+        f"{painter.paint('faint', chart.path)}\n"
+    )
     return [header] + [line for suite in chart.suites for line in suite_lines(suite, painter)]
 
 

@@ -25,10 +25,17 @@ def _parse(version: str) -> tuple[int, int, int, tuple[tuple[int, int | str], ..
     if match is None:
         return None
     pre = match.group("pre")
-    pre_parts = None if pre is None else tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in pre.split("."))
-    return (int(match.group("major")), int(match.group("minor") or 0),
-            int(match.group("patch") or 0), pre_parts)  # type: ignore[return-value]
+    pre_parts = (
+        None
+        if pre is None
+        else tuple((0, int(part)) if part.isdigit() else (1, part) for part in pre.split("."))
+    )
+    return (
+        int(match.group("major")),
+        int(match.group("minor") or 0),
+        int(match.group("patch") or 0),
+        pre_parts,
+    )  # type: ignore[return-value]
 
 
 def version_at_least(current: str, minimum: str) -> bool:

@@ -11,7 +11,8 @@ are nested under the subchart's name, with `global` copied to the top.
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 
 class SetPathError(ValueError):
@@ -51,8 +52,9 @@ def parse_set_path(path: str) -> list[str | int]:
         state, escaped_key = _step(state, text, stop, cursors, escaped_key)
 
 
-def _step(state: str, text: str, stop: str, cursors: list[str | int],
-          escaped_key: str) -> tuple[str, str]:
+def _step(
+    state: str, text: str, stop: str, cursors: list[str | int], escaped_key: str
+) -> tuple[str, str]:
     if state == "index":
         if stop != "]":
             raise SetPathError("missing index value")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from aftershock.ingest.charts import owning_chart
 from aftershock.model.change import FileChange, FileStatus
@@ -52,7 +52,9 @@ def _direct(
     return found
 
 
-def _sides(change: FileChange, base: tuple[Chart, ...], head: tuple[Chart, ...]) -> list[tuple[str, tuple[Chart, ...]]]:
+def _sides(
+    change: FileChange, base: tuple[Chart, ...], head: tuple[Chart, ...]
+) -> list[tuple[str, tuple[Chart, ...]]]:
     """The paths a change occupies: its old path among the base charts, its new one among the head's."""
     sides = []
     if change.status is not FileStatus.ADDED:
@@ -72,7 +74,9 @@ def _evidence_rank(change: FileChange) -> tuple[int, str]:
     return 1, change.path
 
 
-def _reverse_dependencies(charts_base: Iterable[Chart], charts_head: Iterable[Chart]) -> dict[str, set[str]]:
+def _reverse_dependencies(
+    charts_base: Iterable[Chart], charts_head: Iterable[Chart]
+) -> dict[str, set[str]]:
     """dependency path -> charts that include it, at either ref."""
     dependents: dict[str, set[str]] = {}
     for chart in (*charts_base, *charts_head):

@@ -6,8 +6,9 @@ import bisect
 import functools
 import itertools
 import posixpath
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Protocol
 
 from aftershock.errors import MalformedInputError
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
@@ -33,8 +34,9 @@ class ChartSource(Protocol):
         ...
 
 
-def discover_charts(tree: ChartSource, ref_label: str,
-                    dependency_map: Mapping[str, str] | None = None) -> tuple[Chart, ...]:
+def discover_charts(
+    tree: ChartSource, ref_label: str, dependency_map: Mapping[str, str] | None = None
+) -> tuple[Chart, ...]:
     """Find every chart in the tree, sorted by path, with dependencies resolved to repository paths.
 
     An `https://` or `oci://` dependency that is not vendored resolves to a chart of this tree:
@@ -42,35 +44,52 @@ def discover_charts(tree: ChartSource, ref_label: str,
     one chart whose name matches and whose version satisfies the range, as Helm checks it (inferred).
     """
     paths = sorted(tree.file_paths())
-    chart_dirs = sorted(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Chart.yaml")
+    chart_dirs = sorted(
+        posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Chart.yaml"
+    )
     links = {p: t for p in paths if (t := tree.symlink_target(p)) is not None}
     dir_set = set(chart_dirs)
     texts = tree.read_texts(posixpath.join(d, "Chart.yaml") for d in chart_dirs)
     charts = []
     for chart_dir in chart_dirs:
-        meta = _parse_chart_yaml(texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label)
+        meta = _parse_chart_yaml(
+            texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label
+        )
         deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
     return tuple(_in_repository(chart, charts, dependency_map or {}) for chart in charts)
 
 
 def _in_repository(chart: Chart, charts: list[Chart], dependency_map: Mapping[str, str]) -> Chart:
-    deps = tuple(_in_repository_dependency(chart, dep, charts, dependency_map) for dep in chart.dependencies)
+    deps = tuple(
+        _in_repository_dependency(chart, dep, charts, dependency_map) for dep in chart.dependencies
+    )
     return chart if deps == chart.dependencies else replace(chart, dependencies=deps)
 
 
-def _in_repository_dependency(chart: Chart, dep: ChartDependency, charts: list[Chart],
-                              dependency_map: Mapping[str, str]) -> ChartDependency:
-    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(("https://", "oci://")):
+def _in_repository_dependency(
+    chart: Chart, dep: ChartDependency, charts: list[Chart], dependency_map: Mapping[str, str]
+) -> ChartDependency:
+    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(
+        ("https://", "oci://")
+    ):
         return dep
     paths = {c.path for c in charts}
     for key in (f"{dep.repository.rstrip('/')}/{dep.name}", dep.name):
         mapped = dependency_map.get(key)
         if mapped is not None and posixpath.normpath(mapped).strip("/") in paths:
-            return replace(dep, source=DependencySource.IN_REPO_CONFIGURED,
-                           resolved_path=posixpath.normpath(mapped).strip("/"))
-    matches = [c for c in charts if c.name == dep.name and c.path != chart.path
-               and (not dep.version or _satisfies(c.version, dep.version))]
+            return replace(
+                dep,
+                source=DependencySource.IN_REPO_CONFIGURED,
+                resolved_path=posixpath.normpath(mapped).strip("/"),
+            )
+    matches = [
+        c
+        for c in charts
+        if c.name == dep.name
+        and c.path != chart.path
+        and (not dep.version or _satisfies(c.version, dep.version))
+    ]
     if len(matches) == 1:
         return replace(dep, source=DependencySource.IN_REPO_INFERRED, resolved_path=matches[0].path)
     return dep
@@ -88,8 +107,14 @@ def same_named_charts(dep: ChartDependency, charts: Iterable[Chart]) -> list[Cha
     return [c for c in charts if c.name == dep.name]
 
 
-def _chart(path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...], parent: str | None) -> Chart:
-    kind = ChartType.LIBRARY if str(meta.get("type", "")).lower() == "library" else ChartType.APPLICATION
+def _chart(
+    path: str, meta: Mapping[str, Any], deps: tuple[ChartDependency, ...], parent: str | None
+) -> Chart:
+    kind = (
+        ChartType.LIBRARY
+        if str(meta.get("type", "")).lower() == "library"
+        else ChartType.APPLICATION
+    )
     app_version = meta.get("appVersion")
     return Chart(
         path=path,
@@ -108,11 +133,15 @@ def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str,
     meta = _parsed(text) if _parses(text) else load_one(text, source=f"{path} at {ref_label}")
     if not isinstance(meta, dict):
         raise MalformedInputError(
-            "Chart.yaml is not a mapping", where=f"{path} at {ref_label}", hint="fix the chart metadata"
+            "Chart.yaml is not a mapping",
+            where=f"{path} at {ref_label}",
+            hint="fix the chart metadata",
         )
     if not meta.get("name"):
         raise MalformedInputError(
-            "Chart.yaml has no name", where=f"{path} at {ref_label}", hint="add `name:` to the chart metadata"
+            "Chart.yaml has no name",
+            where=f"{path} at {ref_label}",
+            hint="add `name:` to the chart metadata",
         )
     return meta
 
@@ -141,7 +170,9 @@ def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
     return None
 
 
-def _declared(tree: ChartSource, chart_dir: str, meta: Mapping[str, Any], ref_label: str) -> list[dict]:
+def _declared(
+    tree: ChartSource, chart_dir: str, meta: Mapping[str, Any], ref_label: str
+) -> list[dict]:
     deps = meta.get("dependencies")
     if deps is None and meta.get("apiVersion", "v1") == "v1":
         req = posixpath.join(chart_dir, "requirements.yaml")
@@ -189,7 +220,7 @@ def _declared_dependency(
     if vendored is not None:
         source, resolved = vendored.source, vendored.resolved_path
     elif repository.startswith("file://"):
-        candidate = posixpath.normpath(posixpath.join(chart_dir, repository[len("file://"):]))
+        candidate = posixpath.normpath(posixpath.join(chart_dir, repository[len("file://") :]))
         source = DependencySource.FILE
         resolved = candidate if candidate in chart_dirs else None
     alias, condition = dep.get("alias"), dep.get("condition")
@@ -212,8 +243,10 @@ def _vendored(
     prefix = posixpath.join(chart_dir, "charts") + "/"
     found: dict[str, ChartDependency] = {}
     start = bisect.bisect_left(paths, prefix)
-    for path in itertools.takewhile(lambda p: p.startswith(prefix), itertools.islice(paths, start, None)):
-        first = path[len(prefix):].split("/", 1)[0]
+    for path in itertools.takewhile(
+        lambda p: p.startswith(prefix), itertools.islice(paths, start, None)
+    ):
+        first = path[len(prefix) :].split("/", 1)[0]
         entry = prefix + first
         dep = _vendored_entry(first, entry, path, links, chart_dirs)
         if dep is not None:
@@ -229,7 +262,9 @@ def _vendored_entry(
     if path == entry and entry in links and links[entry] in chart_dirs:
         return ChartDependency(first, "", "", DependencySource.SYMLINK, resolved_path=links[entry])
     if path == entry and first.endswith(".tgz"):
-        return ChartDependency(first[: -len(".tgz")].rsplit("-", 1)[0], "", "", DependencySource.ARCHIVE)
+        return ChartDependency(
+            first[: -len(".tgz")].rsplit("-", 1)[0], "", "", DependencySource.ARCHIVE
+        )
     return None
 
 

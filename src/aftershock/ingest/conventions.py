@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from aftershock.ingest.git import GitRepository
 from aftershock.model.conventions import CommitConventions
@@ -11,13 +11,30 @@ from aftershock.model.conventions import CommitConventions
 RECENT_COMMITS = 100
 # Files whose presence configures a commit-message convention (commitlint, commitizen).
 CONFIG_FILES = (
-    ".commitlintrc", ".commitlintrc.json", ".commitlintrc.yaml", ".commitlintrc.yml", ".commitlintrc.js",
-    ".commitlintrc.cjs", ".commitlintrc.mjs", ".commitlintrc.ts", "commitlint.config.js", "commitlint.config.cjs",
-    "commitlint.config.mjs", "commitlint.config.ts", ".czrc", ".cz.json", ".cz.toml", ".cz.yaml", "cz.json", "cz.toml",
+    ".commitlintrc",
+    ".commitlintrc.json",
+    ".commitlintrc.yaml",
+    ".commitlintrc.yml",
+    ".commitlintrc.js",
+    ".commitlintrc.cjs",
+    ".commitlintrc.mjs",
+    ".commitlintrc.ts",
+    "commitlint.config.js",
+    "commitlint.config.cjs",
+    "commitlint.config.mjs",
+    "commitlint.config.ts",
+    ".czrc",
+    ".cz.json",
+    ".cz.toml",
+    ".cz.yaml",
+    "cz.json",
+    "cz.toml",
 )
 
 
-def commit_conventions(repo: GitRepository, base_sha: str, read: Callable[[str], str | None]) -> CommitConventions:
+def commit_conventions(
+    repo: GitRepository, base_sha: str, read: Callable[[str], str | None]
+) -> CommitConventions:
     """The convention files present at base and the titles of the last RECENT_COMMITS non-merge commits up to it."""
     found = [path for path in CONFIG_FILES if read(path) is not None]
     if _package_json_configures(read("package.json")):

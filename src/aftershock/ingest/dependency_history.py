@@ -12,9 +12,9 @@ of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` change
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.git import GitRepository
@@ -31,20 +31,32 @@ def history_path(commit: str, chart_path: str) -> str:
     return posixpath.join(HISTORY_PREFIX, commit, chart_path)
 
 
-def resolve_from_history(git: GitRepository, sha: str, charts: tuple[Chart, ...]) -> tuple[Chart, ...]:
+def resolve_from_history(
+    git: GitRepository, sha: str, charts: tuple[Chart, ...]
+) -> tuple[Chart, ...]:
     """The charts, with each remote dependency that names a chart of this tree but not its version
     resolved to that chart at the newest earlier commit whose version is in the range."""
     found: dict[tuple[str, str, str], str | None] = {}
     out = []
     for chart in charts:
-        deps = tuple(_from_history(git, sha, chart, dep, charts, found) for dep in chart.dependencies)
+        deps = tuple(
+            _from_history(git, sha, chart, dep, charts, found) for dep in chart.dependencies
+        )
         out.append(chart if deps == chart.dependencies else replace(chart, dependencies=deps))
     return tuple(out)
 
 
-def _from_history(git: GitRepository, sha: str, chart: Chart, dep: ChartDependency, charts: tuple[Chart, ...],
-                  found: dict[tuple[str, str, str], str | None]) -> ChartDependency:
-    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(("https://", "oci://")):
+def _from_history(
+    git: GitRepository,
+    sha: str,
+    chart: Chart,
+    dep: ChartDependency,
+    charts: tuple[Chart, ...],
+    found: dict[tuple[str, str, str], str | None],
+) -> ChartDependency:
+    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(
+        ("https://", "oci://")
+    ):
         return dep
     if not dep.version:
         return dep
@@ -53,20 +65,30 @@ def _from_history(git: GitRepository, sha: str, chart: Chart, dep: ChartDependen
         if key not in found:
             found[key] = _commit_with_version(git, sha, same.path, dep.name, dep.version)
         if found[key] is not None:
-            return replace(dep, source=DependencySource.IN_REPO_INFERRED,
-                           resolved_path=history_path(found[key], same.path))  # type: ignore[arg-type]
+            return replace(
+                dep,
+                source=DependencySource.IN_REPO_INFERRED,
+                resolved_path=history_path(found[key], same.path),
+            )  # type: ignore[arg-type]
     return dep
 
 
-def _commit_with_version(git: GitRepository, sha: str, chart_path: str, name: str, version_range: str) -> str | None:
+def _commit_with_version(
+    git: GitRepository, sha: str, chart_path: str, name: str, version_range: str
+) -> str | None:
     chart_file = posixpath.join(chart_path, "Chart.yaml")
     try:
-        log = git.run("log", "--first-parent", f"-{HISTORY_LIMIT}", "--format=%H", sha, "--", chart_file)
+        log = git.run(
+            "log", "--first-parent", f"-{HISTORY_LIMIT}", "--format=%H", sha, "--", chart_file
+        )
     except AftershockError:
         return None
     for commit in log.decode().split():
         try:
-            meta = load_one(git.run("show", f"{commit}:{chart_file}").decode("utf-8", "replace"), source=chart_file)
+            meta = load_one(
+                git.run("show", f"{commit}:{chart_file}").decode("utf-8", "replace"),
+                source=chart_file,
+            )
         except AftershockError:
             continue
         if not isinstance(meta, dict) or meta.get("name") != name:
@@ -86,12 +108,14 @@ def history_dependencies(charts: Iterable[Chart]) -> list[tuple[str, str]]:
         for dep in chart.dependencies:
             path = dep.resolved_path or ""
             if path.startswith(HISTORY_PREFIX + "/"):
-                commit, chart_path = path[len(HISTORY_PREFIX) + 1:].split("/", 1)
+                commit, chart_path = path[len(HISTORY_PREFIX) + 1 :].split("/", 1)
                 pairs.add((commit, chart_path))
     return sorted(pairs)
 
 
-def materialize_history(git: GitRepository, charts: Iterable[Chart], dest: Path, max_file_bytes: int) -> None:
+def materialize_history(
+    git: GitRepository, charts: Iterable[Chart], dest: Path, max_file_bytes: int
+) -> None:
     """Write each chart folder resolved from history under `dest/<commit>/` (once per commit and
     folder); each chart workspace hard-links what it needs from there (pipeline.charts)."""
     for commit, chart_path in history_dependencies(charts):

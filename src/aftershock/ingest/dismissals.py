@@ -44,7 +44,9 @@ def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> Dism
     try:
         data = yamlio.load_one(text, source=source)
     except MalformedInputError as error:
-        raise ConfigError(f"cannot read the dismissals: {error.what}", where=source, hint="fix the YAML syntax") from None
+        raise ConfigError(
+            f"cannot read the dismissals: {error.what}", where=source, hint="fix the YAML syntax"
+        ) from None
     if data is None:
         return DismissalsFile()
     try:
@@ -52,14 +54,21 @@ def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> Dism
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first.get("loc", ()))
-        raise ConfigError(f"invalid dismissal at {where}: {first.get('msg')}", where=source,
-                          hint="each entry needs a 32-digit fingerprint and a reason") from None
+        raise ConfigError(
+            f"invalid dismissal at {where}: {first.get('msg')}",
+            where=source,
+            hint="each entry needs a 32-digit fingerprint and a reason",
+        ) from None
 
 
 def write_dismissal(root: Path, entry: FileDismissal) -> Path:
     """Adds or replaces `entry` (by fingerprint) in the work tree's dismissals file; its path."""
     path = root / DISMISSALS_FILE
-    current = parse_dismissals(path.read_text(encoding="utf-8"), source=str(path)) if path.is_file() else DismissalsFile()
+    current = (
+        parse_dismissals(path.read_text(encoding="utf-8"), source=str(path))
+        if path.is_file()
+        else DismissalsFile()
+    )
     kept = [d for d in current.dismissals if d.fingerprint != entry.fingerprint] + [entry]
     data = {"dismissals": [d.model_dump(exclude_none=True, exclude_defaults=False) for d in kept]}
     path.parent.mkdir(parents=True, exist_ok=True)

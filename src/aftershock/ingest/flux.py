@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import in_a_chart
@@ -54,14 +55,20 @@ def cluster_of(path: str) -> str | None:
 
 
 def find_flux_kustomizations(
-    tree: RefSnapshot, charts: Collection[Chart], namespace: str,
+    tree: RefSnapshot,
+    charts: Collection[Chart],
+    namespace: str,
 ) -> tuple[dict[tuple[str, ObjectKey], FluxKustomization], dict[str, str]]:
     """Every Flux Kustomization by id (file, key), and files that declare one but cannot be read (path -> reason)."""
     folders = {c.path for c in charts}
     found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
     unreadable: dict[str, str] = {}
     for path, text in yaml_texts(tree)[0].items():
-        if FLUX_KUSTOMIZE_GROUP not in text or "Kustomization" not in text or in_a_chart(path, folders):
+        if (
+            FLUX_KUSTOMIZE_GROUP not in text
+            or "Kustomization" not in text
+            or in_a_chart(path, folders)
+        ):
             continue
         try:
             objects = _objects(path, text, namespace)
@@ -69,7 +76,11 @@ def find_flux_kustomizations(
             unreadable[path] = error.line()
             continue
         for obj in objects:
-            if obj.key.group == FLUX_KUSTOMIZE_GROUP and obj.key.kind == "Kustomization" and _from_git(obj):
+            if (
+                obj.key.group == FLUX_KUSTOMIZE_GROUP
+                and obj.key.kind == "Kustomization"
+                and _from_git(obj)
+            ):
                 flux = flux_kustomization(obj, cluster_of(path))
                 found.setdefault(flux.id, flux)
     return found, unreadable
@@ -98,14 +109,26 @@ def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomiz
     post = spec.get("postBuild") if isinstance(spec.get("postBuild"), dict) else {}
     substitute = post.get("substitute") if isinstance(post.get("substitute"), dict) else {}
     refs = tuple(
-        ValuesReference(kind=str(r.get("kind", "")), name=str(r.get("name", "")), optional=bool(r.get("optional", False)))
-        for r in post.get("substituteFrom") or () if isinstance(r, dict)
+        ValuesReference(
+            kind=str(r.get("kind", "")),
+            name=str(r.get("name", "")),
+            optional=bool(r.get("optional", False)),
+        )
+        for r in post.get("substituteFrom") or ()
+        if isinstance(r, dict)
     )
     target = spec.get("targetNamespace")
     return FluxKustomization(
-        key=obj.key, file=obj.template, path=path, cluster=cluster,
+        key=obj.key,
+        file=obj.template,
+        path=path,
+        cluster=cluster,
         target_namespace=target if isinstance(target, str) and target else None,
-        substitute={str(k): "" if v is None else str(v).replace("\n", "") for k, v in substitute.items()},
-        substitute_from=refs, build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)}, body=obj.body,
+        substitute={
+            str(k): "" if v is None else str(v).replace("\n", "") for k, v in substitute.items()
+        },
+        substitute_from=refs,
+        build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)},
+        body=obj.body,
         problem=problem,
     )

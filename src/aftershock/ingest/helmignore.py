@@ -24,7 +24,9 @@ class HelmIgnore:
         """True when Helm leaves this chart-relative file out, itself or through an ignored folder."""
         parts = rel_path.split("/")
         folders = ["/".join(parts[: i + 1]) for i in range(len(parts) - 1)]
-        return any(self._ignored(f, is_dir=True) for f in folders) or self._ignored(rel_path, is_dir=False)
+        return any(self._ignored(f, is_dir=True) for f in folders) or self._ignored(
+            rel_path, is_dir=False
+        )
 
     def ignores_folder(self, rel_path: str) -> bool:
         """True when Helm skips this chart-relative folder (and everything in it) as it walks the chart."""
@@ -62,7 +64,9 @@ def parse_helmignore(text: str | None) -> HelmIgnore:
         must_dir = line.endswith("/")
         line = line.rstrip("/")
         anchored = "/" in line
-        rules.append(IgnoreRule(line, negate, must_dir, re.compile(_go_glob(line.lstrip("/"))), anchored))
+        rules.append(
+            IgnoreRule(line, negate, must_dir, re.compile(_go_glob(line.lstrip("/"))), anchored)
+        )
     return HelmIgnore(tuple(rules))
 
 
@@ -85,7 +89,7 @@ def _go_glob(pattern: str) -> str:
             if end == -1:
                 out.append(re.escape(ch))
             else:
-                body = pattern[i + 1:end].replace("\\", "\\\\")
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
                 out.append("[" + ("^" + body[1:] if body.startswith("^") else body) + "]")
                 i = end
         elif ch == "\\" and i + 1 < len(pattern):

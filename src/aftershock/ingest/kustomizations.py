@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from aftershock import yamlio
 from aftershock.errors import AftershockError
@@ -21,7 +22,12 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import read_texts
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-_FUNCTION_MARKERS = ("config.kubernetes.io/function", "config.k8s.io/function", "exec:", "container:")
+_FUNCTION_MARKERS = (
+    "config.kubernetes.io/function",
+    "config.k8s.io/function",
+    "exec:",
+    "container:",
+)
 
 
 @dataclass(frozen=True)
@@ -77,20 +83,34 @@ def find_kustomizations(tree: RefSnapshot) -> KustomizationSet:
             files.setdefault(posixpath.dirname(path), path)
     unreadable: dict[str, str] = {}
     texts = read_texts(tree, files.values(), unreadable)
-    found = {folder: _read(tree, folder, path, texts.get(path), unreadable.get(path), paths) for folder, path in files.items()}
+    found = {
+        folder: _read(tree, folder, path, texts.get(path), unreadable.get(path), paths)
+        for folder, path in files.items()
+    }
     return KustomizationSet(found)
 
 
-@functools.lru_cache(maxsize=4096)  # by content: an unchanged kustomization is parsed once for both refs
+@functools.lru_cache(
+    maxsize=4096
+)  # by content: an unchanged kustomization is parsed once for both refs
 def _parsed(path: str, text: str) -> tuple[tuple[str, ...], Any]:
     """(paths it names, the parsed body); MalformedInputError when it is not YAML."""
     body = yamlio.load_one(text, source=path) if text.strip() else {}
     return (tuple(_path_refs(body)) if isinstance(body, dict) else ()), body
 
 
-def _read(tree: RefSnapshot, folder: str, path: str, text: str | None, unreadable: str | None, paths: set[str]) -> Kustomization:
+def _read(
+    tree: RefSnapshot,
+    folder: str,
+    path: str,
+    text: str | None,
+    unreadable: str | None,
+    paths: set[str],
+) -> Kustomization:
     if text is None:
-        return Kustomization(folder, path, frozenset({path}), problem=unreadable or f"{path} cannot be read")
+        return Kustomization(
+            folder, path, frozenset({path}), problem=unreadable or f"{path} cannot be read"
+        )
     try:
         refs, body = _parsed(path, text)
     except AftershockError as error:
@@ -100,7 +120,9 @@ def _read(tree: RefSnapshot, folder: str, path: str, text: str | None, unreadabl
     files, includes, problems = {path}, set(), []
     for ref in refs:
         if "://" in ref or ref.startswith(("github.com/", "git@", "gitlab.com/", "bitbucket.org/")):
-            problems.append(f"remote resource {ref!r}: aftershock never fetches what a kustomization names remotely")
+            problems.append(
+                f"remote resource {ref!r}: aftershock never fetches what a kustomization names remotely"
+            )
             continue
         target = posixpath.normpath(posixpath.join(folder, ref))
         if ref.startswith("/") or target == ".." or target.startswith("../"):
@@ -110,18 +132,28 @@ def _read(tree: RefSnapshot, folder: str, path: str, text: str | None, unreadabl
         elif any(f"{target}/{n}" in paths for n in KUSTOMIZATION_FILES):
             includes.add(target)
     problems += _refused_fields(body, folder, tree)
-    return Kustomization(folder, path, frozenset(files), frozenset(includes), "; ".join(problems) or None)
+    return Kustomization(
+        folder, path, frozenset(files), frozenset(includes), "; ".join(problems) or None
+    )
 
 
 def _refused_fields(body: Mapping[str, Any], folder: str, tree: RefSnapshot) -> list[str]:
     problems = []
     if body.get("helmCharts") or body.get("helmChartInflationGenerator"):
-        problems.append("helmCharts: kustomize would run a Helm binary, which aftershock never does; render the chart as a chart or HelmRelease")
+        problems.append(
+            "helmCharts: kustomize would run a Helm binary, which aftershock never does; render the chart as a chart or HelmRelease"
+        )
     for key in ("generators", "transformers", "validators"):
         for entry in _strings(body.get(key)):
-            text = entry if "\n" in entry else _text(tree, posixpath.normpath(posixpath.join(folder, entry)))
+            text = (
+                entry
+                if "\n" in entry
+                else _text(tree, posixpath.normpath(posixpath.join(folder, entry)))
+            )
             if text and any(marker in text for marker in _FUNCTION_MARKERS):
-                problems.append(f"{key} runs a KRM function (exec or container), which aftershock never runs")
+                problems.append(
+                    f"{key} runs a KRM function (exec or container), which aftershock never runs"
+                )
     return problems
 
 
@@ -140,7 +172,16 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _path_refs(body: Mapping[str, Any]) -> Iterable[str]:
     """Every path a kustomization names: resources, bases, components, patches, generators' files."""
-    for key in ("resources", "bases", "components", "crds", "configurations", "generators", "transformers", "validators"):
+    for key in (
+        "resources",
+        "bases",
+        "components",
+        "crds",
+        "configurations",
+        "generators",
+        "transformers",
+        "validators",
+    ):
         yield from (s for s in _strings(body.get(key)) if "\n" not in s)
     yield from (s for s in _strings(body.get("patchesStrategicMerge")) if "\n" not in s)
     for key in ("patches", "patchesJson6902", "replacements"):

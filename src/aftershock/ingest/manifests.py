@@ -5,8 +5,8 @@ HelmRepositories and OCIRepositories their external charts come from."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
@@ -16,7 +16,10 @@ from aftershock.model.units import Chart
 from aftershock.render.manifests import parse_manifests
 
 _KINDS = ("HelmRelease", "Application", "ConfigMap", "Secret", "HelmRepository", "OCIRepository")
-_RELEVANT = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret|HelmRepository|OCIRepository)\b", re.M)
+_RELEVANT = re.compile(
+    r"^kind:\s*[\"']?(HelmRelease|Application|ConfigMap|Secret|HelmRepository|OCIRepository)\b",
+    re.M,
+)
 _RELEASE = re.compile(r"^kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
 
 
@@ -35,7 +38,9 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
     folders = {c.path for c in charts}
     found = PlainManifests()
-    texts, _ = yaml_texts(tree)  # a file too large or not UTF-8 is not a manifest this review can follow
+    texts, _ = yaml_texts(
+        tree
+    )  # a file too large or not UTF-8 is not a manifest this review can follow
     for path in sorted(texts):
         text = texts[path]
         if not _RELEVANT.search(text) or in_a_chart(path, folders):

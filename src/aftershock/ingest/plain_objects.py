@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Collection, Iterable
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import in_a_chart
@@ -48,17 +49,24 @@ def folder_of(path: str) -> str:
 
 
 def plain_objects(
-    tree: RefSnapshot, charts: Iterable[Chart], namespace: str, *,
-    excluded: Collection[str] = (), folders: Collection[str] | None = None,
+    tree: RefSnapshot,
+    charts: Iterable[Chart],
+    namespace: str,
+    *,
+    excluded: Collection[str] = (),
+    folders: Collection[str] | None = None,
 ) -> PlainObjects:
     """The plain manifests of `tree`: outside `charts`, not in `excluded` (files a kustomization builds),
     in `folders` only when given (a review reads only the folders a change touches)."""
     chart_folders = {c.path for c in charts}
     wanted = set(folders) if folders is not None else None
     candidates = [
-        p for p in sorted(tree.file_paths())
-        if p.endswith((".yaml", ".yml")) and p not in excluded
-        and (wanted is None or folder_of(p) in wanted) and not in_a_chart(p, chart_folders)
+        p
+        for p in sorted(tree.file_paths())
+        if p.endswith((".yaml", ".yml"))
+        and p not in excluded
+        and (wanted is None or folder_of(p) in wanted)
+        and not in_a_chart(p, chart_folders)
     ]
     found = PlainObjects()
     for path, text in _texts(tree, candidates, found.unreadable):
@@ -98,7 +106,9 @@ def is_kubernetes(body: Any) -> bool:
     return isinstance(metadata, dict) and bool(metadata.get("name") or metadata.get("generateName"))
 
 
-def _texts(tree: RefSnapshot, paths: list[str], unreadable: dict[str, str]) -> Iterable[tuple[str, str]]:
+def _texts(
+    tree: RefSnapshot, paths: list[str], unreadable: dict[str, str]
+) -> Iterable[tuple[str, str]]:
     """Each file's text; a file too large or not UTF-8 is left out (recorded when it looks like a manifest)."""
     for path in paths:
         try:

@@ -31,7 +31,7 @@ class SafeWriter:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(descriptor, view):]
+                    view = view[os.write(descriptor, view) :]
                 os.fchmod(descriptor, 0o755 if executable else 0o644)
             finally:
                 os.close(descriptor)

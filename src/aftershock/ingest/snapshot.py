@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from aftershock.errors import FileTooLargeError, MalformedInputError
 from aftershock.ingest.blobs import BlobReader
@@ -23,7 +23,12 @@ class RefSnapshot:
     @classmethod
     @contextmanager
     def open(
-        cls, repo: GitRepository, sha: str, label: str, max_file_bytes: int, reader: BlobReader | None = None,
+        cls,
+        repo: GitRepository,
+        sha: str,
+        label: str,
+        max_file_bytes: int,
+        reader: BlobReader | None = None,
     ) -> Iterator[RefSnapshot]:
         """The snapshot of `sha`; `reader`, when given, is shared (two refs share most blobs) and
         stays open afterwards; otherwise one is opened and closed here."""
@@ -65,11 +70,19 @@ class RefSnapshot:
         return found
 
     def text_or_none(self, path: str) -> str | None:
-        return self.tree.read_text(path, max_bytes=self.max_file_bytes) if self._is_file(path) else None
+        return (
+            self.tree.read_text(path, max_bytes=self.max_file_bytes)
+            if self._is_file(path)
+            else None
+        )
 
     def check_size(self, path: str) -> None:
         entry = self.tree.entries.get(path)
-        if entry is not None and entry.kind is EntryKind.BLOB and (entry.size or 0) > self.max_file_bytes:
+        if (
+            entry is not None
+            and entry.kind is EntryKind.BLOB
+            and (entry.size or 0) > self.max_file_bytes
+        ):
             raise FileTooLargeError(
                 f"file over the size limit: {path} at {self.label} is {entry.size} bytes (limit {self.max_file_bytes})",
                 hint="raise --max-file-size or exclude it",
@@ -81,7 +94,9 @@ class RefSnapshot:
     def texts_under(self, prefixes: Iterable[str], *, suffixes: tuple[str, ...]) -> Iterator[str]:
         """Decoded texts of the files under `prefixes` whose names end with one of `suffixes`."""
         paths = [
-            p for prefix in prefixes for p in self.tree.paths_under(prefix)
+            p
+            for prefix in prefixes
+            for p in self.tree.paths_under(prefix)
             if p.endswith(suffixes) and self.tree.entries[p].kind is EntryKind.BLOB
         ]
         for _, data in self.tree.read_many(paths, max_bytes=self.max_file_bytes):

@@ -18,8 +18,9 @@ import fnmatch
 import posixpath
 import re
 import shlex
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
@@ -27,8 +28,17 @@ from aftershock.yamlio import load_one
 
 _WORKFLOWS = re.compile(r"\.github/workflows/[^/]+\.ya?ml")
 _OTHER_CI = (".gitlab-ci.yml", ".circleci/config.yml", "Makefile")
-_VALUE_FLAGS = {"-f", "--file", "-v", "--values", "-o", "--output-file", "-t", "--output-type",
-                "--chart-tests-path"}
+_VALUE_FLAGS = {
+    "-f",
+    "--file",
+    "-v",
+    "--values",
+    "-o",
+    "--output-file",
+    "-t",
+    "--output-type",
+    "--chart-tests-path",
+}
 _SEPARATORS = {"&&", "||", ";", "|", "then", "do", "else"}
 
 
@@ -50,25 +60,32 @@ class UnittestCommand:
     named: str  # the chart arguments as written, for the report
 
 
-def suite_patterns(ci_texts: dict[str, str], configured: tuple[str, ...],
-                   chart_paths: Iterable[str]) -> dict[str, SuitePatterns]:
+def suite_patterns(
+    ci_texts: dict[str, str], configured: tuple[str, ...], chart_paths: Iterable[str]
+) -> dict[str, SuitePatterns]:
     """The patterns of each chart in `chart_paths`, from the configuration, the CI, or the default."""
     charts = sorted(set(chart_paths))
     if configured:
         return {chart: SuitePatterns(tuple(configured), ".aftershock.yaml") for chart in charts}
-    commands = [command for path in sorted(ci_texts) for command in unittest_commands(path, ci_texts[path])]
+    commands = [
+        command for path in sorted(ci_texts) for command in unittest_commands(path, ci_texts[path])
+    ]
     commands = resolve_globs(commands, charts)
     return {chart: _chart_patterns(chart, commands, charts) for chart in charts}
 
 
-def _chart_patterns(chart: str, commands: list[UnittestCommand], charts: list[str]) -> SuitePatterns:
+def _chart_patterns(
+    chart: str, commands: list[UnittestCommand], charts: list[str]
+) -> SuitePatterns:
     literal = [c for c in commands if c.charts is not None and chart in c.charts]
     if literal:
         return SuitePatterns(_union(c.patterns for c in literal), _sources(literal, ""))
     vague = [c for c in commands if c.charts is None]
     if vague:
-        return SuitePatterns(_union([*(c.patterns for c in vague), (DEFAULT_PATTERN,)]),
-                             _sources(vague, " (could mean any chart)"))
+        return SuitePatterns(
+            _union([*(c.patterns for c in vague), (DEFAULT_PATTERN,)]),
+            _sources(vague, " (could mean any chart)"),
+        )
     return SuitePatterns((DEFAULT_PATTERN,), "default")
 
 
@@ -92,7 +109,11 @@ def unittest_commands(path: str, text: str) -> list[UnittestCommand]:
         scripts = list(_workflow_scripts(path, text))
     else:
         scripts = [("", text)]
-    return [command for directory, script in scripts for command in _script_commands(path, directory, script)]
+    return [
+        command
+        for directory, script in scripts
+        for command in _script_commands(path, directory, script)
+    ]
 
 
 def _workflow_scripts(path: str, text: str) -> Iterator[tuple[str, str]]:
@@ -115,7 +136,9 @@ def _workflow_scripts(path: str, text: str) -> Iterator[tuple[str, str]]:
 
 
 def _default_directory(node: dict[str, Any]) -> str:
-    run = (node.get("defaults") or {}).get("run") if isinstance(node.get("defaults"), dict) else None
+    run = (
+        (node.get("defaults") or {}).get("run") if isinstance(node.get("defaults"), dict) else None
+    )
     return str(run.get("working-directory") or "") if isinstance(run, dict) else ""
 
 
@@ -141,7 +164,14 @@ def _script_commands(path: str, directory: str, script: str) -> Iterator[Unittes
 def _commands(tokens: list[str]) -> list[list[str]]:
     commands: list[list[str]] = [[]]
     for token in tokens:
-        if token in _SEPARATORS or token in ("if", "[[", "]]", "fi", "!", "-"):  # "-": a YAML list item
+        if token in _SEPARATORS or token in (
+            "if",
+            "[[",
+            "]]",
+            "fi",
+            "!",
+            "-",
+        ):  # "-": a YAML list item
             commands.append([])
         else:
             commands[-1].append(token)
@@ -163,7 +193,9 @@ def _unittest(path: str, directory: str, vague: bool, args: list[str]) -> Unitte
     named = " ".join(charts) or "."
     if vague or any(_is_variable(chart) for chart in charts):
         return UnittestCommand(path, tuple(patterns) or (DEFAULT_PATTERN,), None, named)
-    resolved = tuple(_repository_path(posixpath.join(directory, chart)) for chart in charts or ["."])
+    resolved = tuple(
+        _repository_path(posixpath.join(directory, chart)) for chart in charts or ["."]
+    )
     return UnittestCommand(path, tuple(patterns) or (DEFAULT_PATTERN,), resolved, named)
 
 
@@ -174,8 +206,12 @@ def resolve_globs(commands: list[UnittestCommand], chart_paths: list[str]) -> li
         if command.charts is None or not any(_is_glob(c) for c in command.charts):
             out.append(command)
             continue
-        matched = tuple(chart for chart in chart_paths for given in command.charts
-                        if fnmatch.fnmatchcase(chart, given))
+        matched = tuple(
+            chart
+            for chart in chart_paths
+            for given in command.charts
+            if fnmatch.fnmatchcase(chart, given)
+        )
         out.append(UnittestCommand(command.file, command.patterns, matched, command.named))
     return out
 

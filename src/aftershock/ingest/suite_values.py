@@ -5,10 +5,11 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.gofmt import stringify_keys
+from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
 from aftershock.helmtest.values import SetPathError, user_values
 
@@ -27,13 +28,19 @@ def suite_value_sets(
     changed = set(changed_templates)
     near: dict[str, tuple[str, dict[str, Any]]] = {}
     far: dict[str, tuple[str, dict[str, Any]]] = {}
-    for path in sorted(p for p in paths if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix):]):
+    for path in sorted(
+        p
+        for p in paths
+        if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix) :]
+    ):
         for suite in chart_suites(path, read):
             bucket = near if _tests_changed(suite, changed) else far
             for test, values in _test_values(suite, path, read):
                 if values:
                     name = f"test:{posixpath.basename(path)}/{test.name}"
-                    bucket.setdefault(json.dumps(values, sort_keys=True, default=str), (name, values))
+                    bucket.setdefault(
+                        json.dumps(values, sort_keys=True, default=str), (name, values)
+                    )
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
 
@@ -41,8 +48,11 @@ def _tests_changed(suite: TestSuite, changed: set[str]) -> bool:
     """Whether the suite renders one of the changed templates (all templates when it names none)."""
     if not suite.templates:
         return bool(changed)
-    return any(fnmatch.fnmatchcase(path, f"templates/{pattern}") or fnmatch.fnmatchcase(path, pattern)
-               for path in changed for pattern in suite.templates)
+    return any(
+        fnmatch.fnmatchcase(path, f"templates/{pattern}") or fnmatch.fnmatchcase(path, pattern)
+        for path in changed
+        for pattern in suite.templates
+    )
 
 
 def chart_suites(path: str, read: TextReader) -> list[TestSuite]:
@@ -62,8 +72,11 @@ def chart_suites(path: str, read: TextReader) -> list[TestSuite]:
 def expects_render_failure(test: TestJob) -> bool:
     """Whether the test passes only when the render fails (`failedTemplate`, or `notFailedTemplate` negated):
     its values are a failure on purpose, not a scenario of the chart."""
-    return any((a.assert_type == "failedTemplate") != a.negated and a.assert_type in ("failedTemplate", "notFailedTemplate")
-               for a in test.assertions)
+    return any(
+        (a.assert_type == "failedTemplate") != a.negated
+        and a.assert_type in ("failedTemplate", "notFailedTemplate")
+        for a in test.assertions
+    )
 
 
 def suite_file_values(path: str, read: TextReader) -> Iterable[tuple[str, dict[str, Any]]]:
@@ -74,7 +87,9 @@ def suite_file_values(path: str, read: TextReader) -> Iterable[tuple[str, dict[s
             yield test.name, values
 
 
-def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tuple[TestJob, dict[str, Any]]]:
+def _test_values(
+    suite: TestSuite, path: str, read: TextReader
+) -> Iterable[tuple[TestJob, dict[str, Any]]]:
     for test in suite.tests:
         if expects_render_failure(test):
             continue
@@ -88,7 +103,9 @@ def _test_values(suite: TestSuite, path: str, read: TextReader) -> Iterable[tupl
 
 def _values_file(suite_path: str, given: str, read: TextReader) -> dict[str, Any]:
     """helm-unittest reads a suite's values files relative to the suite file."""
-    return suite_values_file(posixpath.normpath(posixpath.join(posixpath.dirname(suite_path), given)), read, given)
+    return suite_values_file(
+        posixpath.normpath(posixpath.join(posixpath.dirname(suite_path), given)), read, given
+    )
 
 
 def suite_values_file(path: str, read: TextReader, given: str | None = None) -> dict[str, Any]:

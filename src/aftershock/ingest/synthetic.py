@@ -19,8 +19,10 @@ def staged_commit(repo: GitRepository, parent: str = "HEAD") -> str:
     try:
         tree = repo.run("write-tree").decode("ascii").strip()
     except GitError as error:
-        raise GitError(f"the index cannot be written as a tree in {repo.root}: {error.what}",
-                       hint="resolve the merge conflicts first (git status)") from None
+        raise GitError(
+            f"the index cannot be written as a tree in {repo.root}: {error.what}",
+            hint="resolve the merge conflicts first (git status)",
+        ) from None
     return _commit(repo, tree, (parent_sha,), "aftershock: the staged changes")
 
 
@@ -35,6 +37,10 @@ def whole_tree_range(repo: GitRepository, head: str) -> tuple[str, str]:
 
 def _commit(repo: GitRepository, tree: str, parents: tuple[str, ...], message: str) -> str:
     parent_args = [arg for sha in parents for arg in ("-p", sha)]
-    sha = repo.run(*_IDENTITY, "commit-tree", "--no-gpg-sign", tree, *parent_args, "-m", message).decode("ascii").strip()
+    sha = (
+        repo.run(*_IDENTITY, "commit-tree", "--no-gpg-sign", tree, *parent_args, "-m", message)
+        .decode("ascii")
+        .strip()
+    )
     repo.resolve(sha)
     return sha

@@ -133,7 +133,9 @@ class Tree:
         self._dirs = _folders(self._entries)
         self._reader = reader
         self._link_targets: dict[str, str] | None = None
-        self._resolutions: dict[str, Resolution] = {}  # the tree never changes: each path resolves once
+        self._resolutions: dict[
+            str, Resolution
+        ] = {}  # the tree never changes: each path resolves once
 
     @classmethod
     def load(cls, repo: GitRepository, ref: str, reader: BlobReader) -> Tree:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from aftershock.ingest.charts import owning_chart
 from aftershock.model.change import FileChange, FileStatus
@@ -13,7 +13,15 @@ from aftershock.model.units import Chart, Unit, UnitKind
 _DEFINE = re.compile(r"""\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}""")
 _DOC_SUFFIXES = (".md", ".rst", ".adoc", ".txt")
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".ps1", ".mk")
-_CI_PREFIXES = (".github/", ".gitlab-ci", ".ci/", ".circleci/", ".buildkite/", "Jenkinsfile", ".tekton/")
+_CI_PREFIXES = (
+    ".github/",
+    ".gitlab-ci",
+    ".ci/",
+    ".circleci/",
+    ".buildkite/",
+    "Jenkinsfile",
+    ".tekton/",
+)
 
 TextReader = Callable[[str], str | None]  # path -> text, None when absent at that ref
 
@@ -63,14 +71,24 @@ def _repository_kind(path: str, default: UnitKind = UnitKind.OTHER) -> UnitKind:
     name = posixpath.basename(path)
     if path.startswith(_CI_PREFIXES):
         return UnitKind.CI
-    if path.startswith("docs/") or "/docs/" in path or name.lower().endswith(_DOC_SUFFIXES) or name in (
-        "LICENSE",
-        "NOTICE",
-        "OWNERS",
-        "CODEOWNERS",
+    if (
+        path.startswith("docs/")
+        or "/docs/" in path
+        or name.lower().endswith(_DOC_SUFFIXES)
+        or name
+        in (
+            "LICENSE",
+            "NOTICE",
+            "OWNERS",
+            "CODEOWNERS",
+        )
     ):
         return UnitKind.DOCS
-    if path.startswith(("scripts/", "hack/")) or name.endswith(_SCRIPT_SUFFIXES) or name == "Makefile":
+    if (
+        path.startswith(("scripts/", "hack/"))
+        or name.endswith(_SCRIPT_SUFFIXES)
+        or name == "Makefile"
+    ):
         return UnitKind.SCRIPT
     return default
 
@@ -100,7 +118,7 @@ def units_for_file(
 def _unit(path: str, chart: Chart | None, read: TextReader) -> Unit:
     if chart is None:
         return Unit(id=f"file:{path}", kind=_repository_kind(path), path=path)
-    rel = path[len(chart.path) + 1:] if chart.path else path
+    rel = path[len(chart.path) + 1 :] if chart.path else path
     kind = classify_in_chart(rel)
     defines: tuple[str, ...] = ()
     if kind in (UnitKind.TEMPLATE, UnitKind.TEMPLATE_HELPERS):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.errors import MalformedInputError
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
@@ -11,7 +12,9 @@ from aftershock.yamlio import load_one
 
 _ABSENT = object()
 # Key names whose values are credentials: their values are never shown, only their size.
-_SENSITIVE = re.compile(r"(pass(word|wd)?|secret|token|credential|private|api[-_]?key|signing|(^|[._-])key$|cert)", re.I)
+_SENSITIVE = re.compile(
+    r"(pass(word|wd)?|secret|token|credential|private|api[-_]?key|signing|(^|[._-])key$|cert)", re.I
+)
 
 
 def parse_values(text: str | None, *, source: str) -> Mapping[str, Any]:
@@ -23,7 +26,9 @@ def parse_values(text: str | None, *, source: str) -> Mapping[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise MalformedInputError(
-            f"values file is a {type(data).__name__}, not a mapping", where=source, hint="make its top level a mapping"
+            f"values file is a {type(data).__name__}, not a mapping",
+            where=source,
+            hint="make its top level a mapping",
         )
     return data
 
@@ -54,12 +59,18 @@ def diff_values(
     for path, value in new.items():
         prior = old.get(path, _ABSENT)
         if prior is _ABSENT:
-            changes.append(ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.ADDED, None, value))
+            changes.append(
+                ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.ADDED, None, value)
+            )
         elif not same_value(prior, value):
-            changes.append(ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.CHANGED, prior, value))
+            changes.append(
+                ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.CHANGED, prior, value)
+            )
     for path, value in old.items():
         if path not in new:
-            changes.append(ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.REMOVED, value, None))
+            changes.append(
+                ValuesKeyChange(chart, file, path, ValuesKeyChangeKind.REMOVED, value, None)
+            )
     return tuple(changes)
 
 
@@ -107,8 +118,12 @@ def redact_value(value: Any) -> Any:
 def describe_change(change: ValuesKeyChange, *, secret: bool = False) -> str:
     """`path changed from X to Y`; values are sizes only when the key names a credential or `secret`."""
     hide = secret or change.secret or is_sensitive(change.path)
-    before = "absent" if change.kind is ValuesKeyChangeKind.ADDED else _describe(change.before, hide)
-    after = "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.after, hide)
+    before = (
+        "absent" if change.kind is ValuesKeyChangeKind.ADDED else _describe(change.before, hide)
+    )
+    after = (
+        "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.after, hide)
+    )
     return f"{change.path} changed from {before} to {after}"
 
 

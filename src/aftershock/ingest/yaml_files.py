@@ -8,13 +8,15 @@ and reported in `unreadable` (path -> reason), never read partially.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Iterable
+from collections.abc import Iterable
 
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
 
 
-def read_texts(tree: RefSnapshot, paths: Iterable[str], unreadable: dict[str, str]) -> dict[str, str]:
+def read_texts(
+    tree: RefSnapshot, paths: Iterable[str], unreadable: dict[str, str]
+) -> dict[str, str]:
     """Path -> text of every readable file among `paths` (symlinks and submodules are left out)."""
     entries = tree.tree.entries
     wanted, texts = [], {}
@@ -23,7 +25,9 @@ def read_texts(tree: RefSnapshot, paths: Iterable[str], unreadable: dict[str, st
         if entry is None or entry.kind is not EntryKind.BLOB:
             continue
         if (entry.size or 0) > tree.max_file_bytes:
-            unreadable[path] = f"file over the size limit: {path} at {tree.label} is {entry.size} bytes"
+            unreadable[path] = (
+                f"file over the size limit: {path} at {tree.label} is {entry.size} bytes"
+            )
             continue
         wanted.append(path)
     for path, data in tree.tree.read_many(wanted, max_bytes=tree.max_file_bytes):

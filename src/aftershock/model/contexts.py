@@ -10,8 +10,9 @@ why, and what the contexts tried before it answered.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,9 @@ class ChartContext:
     attempts: tuple[ContextAttempt, ...] = ()
     release_name: str | None = None
     namespace: str | None = None
-    lookups: tuple[str, ...] = ()  # objects of the cluster snapshot that a `lookup` of the render found
+    lookups: tuple[
+        str, ...
+    ] = ()  # objects of the cluster snapshot that a `lookup` of the render found
 
     @property
     def chosen(self) -> bool:

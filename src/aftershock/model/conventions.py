@@ -10,5 +10,9 @@ class CommitConventions:
     """Commit-message tooling configured at base (commitlint, commitizen) and the titles of the last
     commits up to base, so a convention is checked only where the repository keeps it."""
 
-    config_files: tuple[str, ...] = ()  # repository paths that configure a commit-message convention
-    recent_titles: tuple[str, ...] = ()  # titles of the last non-merge commits up to base, newest first
+    config_files: tuple[
+        str, ...
+    ] = ()  # repository paths that configure a commit-message convention
+    recent_titles: tuple[
+        str, ...
+    ] = ()  # titles of the last non-merge commits up to base, newest first

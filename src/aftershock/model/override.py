@@ -60,7 +60,9 @@ class OverrideProbe:
     override_path: str  # where the synthetic override was set, e.g. "overrides.orders.env"
     site: MergeSite
     status: ProbeStatus
-    probe_entry: Any = field(default=None, hash=False, compare=False)  # the one entry of the override list
+    probe_entry: Any = field(
+        default=None, hash=False, compare=False
+    )  # the one entry of the override list
     values_line: int | None = None  # line of the list's key in values_file at head
     dropped: tuple[DroppedEntry, ...] = ()
     base_present: bool = False
@@ -79,5 +81,7 @@ def probe_summary(probes: tuple[OverrideProbe, ...]) -> str:
     ran = [p for p in probes if p.status is not ProbeStatus.CUT]
     cut = len(probes) - len(ran)
     renders = sum(p.renders for p in probes)
-    return (f"{len(ran)} override probe(s) rendered in {renders} render(s), "
-            f"{sum(p.status is ProbeStatus.DROPPED for p in ran)} dropping defaults; {cut} cut by the render bound")
+    return (
+        f"{len(ran)} override probe(s) rendered in {renders} render(s), "
+        f"{sum(p.status is ProbeStatus.DROPPED for p in ran)} dropping defaults; {cut} cut by the render bound"
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from aftershock.model.objects import ObjectKey
 
@@ -37,14 +38,18 @@ class ReleaseSpec:
     key: ObjectKey
     kind: ReleaseKind
     chart: str | None  # the chart as written: a path in a GitRepository, or a chart name
-    source_kind: str | None  # GitRepository, HelmRepository, OCIRepository, HelmChart, ... or "argo"
+    source_kind: (
+        str | None
+    )  # GitRepository, HelmRepository, OCIRepository, HelmChart, ... or "argo"
     source_name: str | None
     release_name: str
     namespace: str
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     values_from: tuple[ValuesReference, ...] = ()
     cluster: str | None = None  # a kubeConfig secret or an Argo destination
-    version: str | None = None  # the chart version asked for (Flux `version`, Argo `targetRevision`)
+    version: str | None = (
+        None  # the chart version asked for (Flux `version`, Argo `targetRevision`)
+    )
     repository: str | None = None  # an Argo source's repoURL when it names a chart, not a path
 
 
@@ -57,6 +62,10 @@ class ResolvedRelease:
     evidence: Evidence
     values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     problem: str | None = None  # why it cannot be reviewed, when it cannot
-    secret_paths: frozenset[str] = frozenset()  # values paths a `valuesFrom` Secret supplies (never shown)
-    archive: bytes | None = field(default=None, repr=False, compare=False)  # an external chart's archive
+    secret_paths: frozenset[str] = (
+        frozenset()
+    )  # values paths a `valuesFrom` Secret supplies (never shown)
+    archive: bytes | None = field(
+        default=None, repr=False, compare=False
+    )  # an external chart's archive
     version: str | None = None  # an external chart's version

@@ -43,7 +43,9 @@ class ChartRender:
     object_count: int = 0
     error: str | None = None
     seconds: float = 0.0
-    lookups: tuple[str, ...] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
+    lookups: tuple[
+        str, ...
+    ] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
 
 
 class ChartOutcome(str, enum.Enum):
@@ -121,13 +123,17 @@ class Review:
     not_reviewed: tuple[NotReviewed, ...] = ()
     scenarios: tuple[ScenarioSummary, ...] = ()
     tests: TestEvidence | None = None  # the affected charts' helm-unittest suites at base and head
-    provenance: ProvenanceReport | None = None  # which values keys and templates produce each changed field
+    provenance: ProvenanceReport | None = (
+        None  # which values keys and templates produce each changed field
+    )
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
     # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
     secret_texts: frozenset[str] = frozenset()
-    base_charts: tuple[Chart, ...] = ()  # the charts found at base (their versions, for what changed per chart)
+    base_charts: tuple[
+        Chart, ...
+    ] = ()  # the charts found at base (their versions, for what changed per chart)
     conventions: CommitConventions | None = None  # commit conventions the repository shows at base
 
     @property

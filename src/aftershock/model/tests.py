@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from aftershock.model.review import Side
 
-TESTS_PART = "helm-unittest suites"  # the part not reviewed when the review's budget cut the test run
+TESTS_PART = (
+    "helm-unittest suites"  # the part not reviewed when the review's budget cut the test run
+)
 
 
 class TestStatus(str, enum.Enum):
@@ -159,7 +161,9 @@ class FieldGuard:
 
 
 class ProblemKind(str, enum.Enum):
-    UNGUARDED = "unguarded"  # a new or changed field no assertion pins with the value the review renders
+    UNGUARDED = (
+        "unguarded"  # a new or changed field no assertion pins with the value the review renders
+    )
     STALE = "stale"  # an assertion still expecting the base value
     VACUOUS = "vacuous"  # an assertion whose path (or document) no longer exists at head
 

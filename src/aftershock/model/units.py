@@ -20,8 +20,12 @@ class DependencySource(str, enum.Enum):
     SYMLINK = "symlink"  # a symlinked folder under the parent's charts/
     ARCHIVE = "archive"  # a packaged .tgz under the parent's charts/
     REMOTE = "remote"  # a repository aftershock never downloads from
-    IN_REPO_INFERRED = "in_repo_inferred"  # an https/oci dependency whose name and version match a chart here
-    IN_REPO_CONFIGURED = "in_repo_configured"  # mapped to a chart here by `.aftershock.yaml` `dependencies:`
+    IN_REPO_INFERRED = (
+        "in_repo_inferred"  # an https/oci dependency whose name and version match a chart here
+    )
+    IN_REPO_CONFIGURED = (
+        "in_repo_configured"  # mapped to a chart here by `.aftershock.yaml` `dependencies:`
+    )
 
 
 @dataclass(frozen=True)

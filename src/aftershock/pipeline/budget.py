@@ -6,9 +6,10 @@ with nothing to render is not reported as cut."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence, TypeVar
+from typing import TypeVar
 
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.review import ChartReview, NotReviewed, Review
@@ -32,10 +33,14 @@ class LateSteps:
     run_tests: bool
     max_provenance_renders: int
     max_override_renders: int
-    suite_patterns: Mapping[str, SuitePatterns] = field(default_factory=dict)  # chart -> where its suites are
+    suite_patterns: Mapping[str, SuitePatterns] = field(
+        default_factory=dict
+    )  # chart -> where its suites are
 
 
-def run_within(budget: RenderBudget, part: str, step: Callable[[], Result]) -> tuple[Result, NotReviewed | None]:
+def run_within(
+    budget: RenderBudget, part: str, step: Callable[[], Result]
+) -> tuple[Result, NotReviewed | None]:
     """`step`'s result and the gap it leaves, if the budget cut any of its renders."""
     before = budget.cuts
     result = step()
@@ -45,21 +50,43 @@ def run_within(budget: RenderBudget, part: str, step: Callable[[], Result]) -> t
 
 
 def observe_within_budget(
-    review: Review, tested: Sequence[ChartReview], steps: LateSteps, work: Path, renderer: Renderer, budget: RenderBudget,
+    review: Review,
+    tested: Sequence[ChartReview],
+    steps: LateSteps,
+    work: Path,
+    renderer: Renderer,
+    budget: RenderBudget,
 ) -> Review:
     """The tests (of the `tested` charts), provenance and override probes of `review`, each within `budget`,
     on the workspaces under `work`; with what they could not review."""
     base, head = work / "base", work / "head"
     gaps: list[NotReviewed | None] = []
     if steps.run_tests:
-        tests, gap = run_within(budget, TESTS_PART, lambda: collect_test_evidence(tested, base, head, renderer, patterns=steps.suite_patterns))
+        tests, gap = run_within(
+            budget,
+            TESTS_PART,
+            lambda: collect_test_evidence(
+                tested, base, head, renderer, patterns=steps.suite_patterns
+            ),
+        )
         review = replace(review, tests=None if gap else tests)
         gaps.append(gap)
-    provenance, gap = run_within(budget, PROVENANCE_PART, lambda: trace_provenance(
-        review, base, head, renderer, max_renders=steps.max_provenance_renders))
+    provenance, gap = run_within(
+        budget,
+        PROVENANCE_PART,
+        lambda: trace_provenance(
+            review, base, head, renderer, max_renders=steps.max_provenance_renders
+        ),
+    )
     review = replace(review, provenance=provenance)
     gaps += [gap, unlinked_gap(provenance)]
-    probes, gap = run_within(budget, PROBES_PART, lambda: probe_override_traps(review, base, head, renderer, steps.max_override_renders))
+    probes, gap = run_within(
+        budget,
+        PROBES_PART,
+        lambda: probe_override_traps(review, base, head, renderer, steps.max_override_renders),
+    )
     review = replace(review, override_probes=probes)
     gaps.append(gap)
-    return replace(review, not_reviewed=review.not_reviewed + tuple(g for g in gaps if g is not None))
+    return replace(
+        review, not_reviewed=review.not_reviewed + tuple(g for g in gaps if g is not None)
+    )

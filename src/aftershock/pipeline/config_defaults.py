@@ -12,8 +12,13 @@ from aftershock.pipeline.judge import review_config
 from aftershock.pipeline.review import ReviewRequest, base_ref
 
 # ReviewRequest field -> the `review:` setting that fills it when the command line did not
-_REQUEST_FIELDS = {"release_name": "release_name", "namespace": "namespace", "kube_version": "kube_version",
-                   "max_scenarios": "max_scenarios", "run_tests": "tests"}
+_REQUEST_FIELDS = {
+    "release_name": "release_name",
+    "namespace": "namespace",
+    "kube_version": "kube_version",
+    "max_scenarios": "max_scenarios",
+    "run_tests": "tests",
+}
 
 
 def config_at_base(request: ReviewRequest) -> AftershockConfig:
@@ -25,7 +30,9 @@ def config_at_base(request: ReviewRequest) -> AftershockConfig:
     return config
 
 
-def with_config_defaults(request: ReviewRequest, defaults: ReviewDefaults, explicit: frozenset[str]) -> ReviewRequest:
+def with_config_defaults(
+    request: ReviewRequest, defaults: ReviewDefaults, explicit: frozenset[str]
+) -> ReviewRequest:
     """`request` with each option the command line left at its default taken from `defaults`, when set."""
     changes = {}
     for field, setting in _REQUEST_FIELDS.items():

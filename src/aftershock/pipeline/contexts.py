@@ -11,9 +11,9 @@ its inputs replace the plan's at both sides, so every scenario is layered on it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError
@@ -24,7 +24,12 @@ from aftershock.model.units import Chart
 from aftershock.pipeline.charts import RenderSettings, SideInput, render_side
 from aftershock.pipeline.installers import Installer
 from aftershock.render.contexts import (
-    DEFAULTS, ChartFiles, ContextCandidate, chart_testing_contexts, configured_contexts, tests_context,
+    DEFAULTS,
+    ChartFiles,
+    ContextCandidate,
+    chart_testing_contexts,
+    configured_contexts,
+    tests_context,
 )
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan
@@ -42,7 +47,9 @@ class Identity:
 
     def apply(self, inputs: RenderInputs) -> RenderInputs:
         return replace(
-            inputs, release_name=self.release_name or inputs.release_name, namespace=self.namespace or inputs.namespace,
+            inputs,
+            release_name=self.release_name or inputs.release_name,
+            namespace=self.namespace or inputs.namespace,
         )
 
 
@@ -53,9 +60,15 @@ def default_suite_paths(files: ChartFiles) -> list[str]:
 
 def suite_paths_of(patterns: Mapping[str, SuitePatterns]) -> SuitePaths:
     """The suite files of a chart by the patterns the review found for it (ingest/suite_files.py)."""
+
     def paths(files: ChartFiles) -> list[str]:
         found = patterns.get(files.chart_path)
-        return matching_paths(files, found.patterns) if found is not None else default_suite_paths(files)
+        return (
+            matching_paths(files, found.patterns)
+            if found is not None
+            else default_suite_paths(files)
+        )
+
     return paths
 
 
@@ -63,7 +76,7 @@ def matching_paths(files: ChartFiles, patterns: Sequence[str]) -> list[str]:
     """Repository paths of the chart's files matching helm-unittest `-f` globs (doublestar, chart-relative)."""
     regexes = [re.compile(_glob_regex(p)) for p in patterns]
     prefix = files.rel("")
-    return [p for p in files.paths if any(r.fullmatch(p[len(prefix):]) for r in regexes)]
+    return [p for p in files.paths if any(r.fullmatch(p[len(prefix) :]) for r in regexes)]
 
 
 def _glob_regex(pattern: str) -> str:
@@ -73,29 +86,45 @@ def _glob_regex(pattern: str) -> str:
 
 
 def choose_contexts(
-    plans: Sequence[ChartPlan], base: SideInput, head: SideInput, config: AftershockConfig,
-    installers: Mapping[str, Sequence[Installer]], renderer: Renderer, settings: RenderSettings, work: Path,
-    identity: Identity = Identity(), suite_paths: SuitePaths = default_suite_paths,
+    plans: Sequence[ChartPlan],
+    base: SideInput,
+    head: SideInput,
+    config: AftershockConfig,
+    installers: Mapping[str, Sequence[Installer]],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    identity: Identity = Identity(),
+    suite_paths: SuitePaths = default_suite_paths,
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> tuple[tuple[ChartPlan, ...], tuple[ChartContext, ...]]:
     """The plans with their chart's context applied, and the context of each chart, with why."""
     candidates: dict[str, list[ContextCandidate]] = {}
     for plan in plans:
         if plan.release is None and plan.path not in candidates:
-            candidates[plan.path] = _candidates(plan, base, head, config, installers.get(plan.path, ()), suite_paths)
+            candidates[plan.path] = _candidates(
+                plan, base, head, config, installers.get(plan.path, ()), suite_paths
+            )
     chosen, contexts = _try(plans, candidates, base, head, renderer, settings, work, rendered)
     result = []
     for plan in plans:
         pick = chosen.get(plan.path)
         if plan.release is None and pick is not None:
-            plan = replace(plan, base_inputs=identity.apply(pick.base or RenderInputs()),
-                           head_inputs=identity.apply(pick.head or RenderInputs()))
+            plan = replace(
+                plan,
+                base_inputs=identity.apply(pick.base or RenderInputs()),
+                head_inputs=identity.apply(pick.head or RenderInputs()),
+            )
         result.append(plan)
     return tuple(result), tuple(contexts[p] for p in sorted(contexts))
 
 
 def _candidates(
-    plan: ChartPlan, base: SideInput, head: SideInput, config: AftershockConfig, installers: Sequence[Installer],
+    plan: ChartPlan,
+    base: SideInput,
+    head: SideInput,
+    config: AftershockConfig,
+    installers: Sequence[Installer],
     suite_paths: SuitePaths,
 ) -> list[ContextCandidate]:
     sides = {"base": _files(base, plan.base), "head": _files(head, plan.head)}
@@ -113,12 +142,20 @@ def _files(side: SideInput, chart: Chart | None) -> ChartFiles | None:
     if chart is None:
         return None
     tree = side[0]
-    return ChartFiles(chart.path, tuple(tree.tree.paths_under(chart.path)), tree.text_or_none, tree.label)
+    return ChartFiles(
+        chart.path, tuple(tree.tree.paths_under(chart.path)), tree.text_or_none, tree.label
+    )
 
 
 def _try(
-    plans: Sequence[ChartPlan], candidates: Mapping[str, list[ContextCandidate]], base: SideInput, head: SideInput,
-    renderer: Renderer, settings: RenderSettings, work: Path, rendered: Callable[[RenderOutcome], None] | None,
+    plans: Sequence[ChartPlan],
+    candidates: Mapping[str, list[ContextCandidate]],
+    base: SideInput,
+    head: SideInput,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    rendered: Callable[[RenderOutcome], None] | None,
 ) -> tuple[dict[str, ContextCandidate], dict[str, ChartContext]]:
     """Render the candidates of every chart with more than its defaults, at base (head for a new chart)."""
     by_path = {p.path: p for p in plans if p.release is None}
@@ -135,12 +172,30 @@ def _try(
         for candidate in found:
             inputs = candidate.inputs(side.value)
             if inputs is not None:
-                trials[side].append((replace(plan, scenario=f"context:{candidate.name}", base_inputs=inputs, head_inputs=inputs), candidate))
+                trials[side].append(
+                    (
+                        replace(
+                            plan,
+                            scenario=f"context:{candidate.name}",
+                            base_inputs=inputs,
+                            head_inputs=inputs,
+                        ),
+                        candidate,
+                    )
+                )
     outcomes: dict[tuple[str, str], str | None] = {}
     for side, items in trials.items():
         if items:
             side_input = base if side is Side.BASE else head
-            results = render_side([p for p, _ in items], side, side_input, renderer, settings, work / f"contexts-{side.value}", rendered)
+            results = render_side(
+                [p for p, _ in items],
+                side,
+                side_input,
+                renderer,
+                settings,
+                work / f"contexts-{side.value}",
+                rendered,
+            )
             for (plan, candidate), (_, error) in zip(items, results):
                 outcomes[(plan.path, candidate.name)] = error
     for path, found in candidates.items():
@@ -163,12 +218,24 @@ def _try(
     return chosen, contexts
 
 
-def _context(path: str, candidate: ContextCandidate | None, side: Side, attempts: tuple[ContextAttempt, ...]) -> ChartContext:
+def _context(
+    path: str, candidate: ContextCandidate | None, side: Side, attempts: tuple[ContextAttempt, ...]
+) -> ChartContext:
     if candidate is None:
-        return ChartContext(path, None, None, f"no context renders the chart at {side.value}", side.value, attempts)
+        return ChartContext(
+            path, None, None, f"no context renders the chart at {side.value}", side.value, attempts
+        )
     inputs = candidate.inputs(side.value) or RenderInputs()
-    return ChartContext(path, candidate.kind, candidate.name, candidate.reason, side.value, attempts,
-                        inputs.release_name, inputs.namespace)
+    return ChartContext(
+        path,
+        candidate.kind,
+        candidate.name,
+        candidate.reason,
+        side.value,
+        attempts,
+        inputs.release_name,
+        inputs.namespace,
+    )
 
 
 def _cut(error: str) -> str:
@@ -187,5 +254,7 @@ def failed_contexts(contexts: Sequence[ChartContext]) -> dict[str, str]:
             names = ", ".join(a.name for a in context.attempts)
             failed[context.chart] = f"no render context renders it ({names}): {errors.pop()}"
         else:
-            failed[context.chart] = "no render context renders it: " + "; ".join(f"{a.name}: {a.error}" for a in context.attempts)
+            failed[context.chart] = "no render context renders it: " + "; ".join(
+                f"{a.name}: {a.error}" for a in context.attempts
+            )
     return failed

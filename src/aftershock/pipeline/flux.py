@@ -16,9 +16,10 @@ from __future__ import annotations
 import base64
 import binascii
 import posixpath
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -30,13 +31,22 @@ from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side
+from aftershock.model.review import (
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    NotReviewed,
+    RenderStatus,
+    Side,
+)
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
 
-Lookup = Mapping[ObjectKey, tuple[RenderedObject, ...]]  # the repository's ConfigMaps and Secrets by key
+Lookup = Mapping[
+    ObjectKey, tuple[RenderedObject, ...]
+]  # the repository's ConfigMaps and Secrets by key
 FluxId = tuple[str, ObjectKey]  # (file, key): see FluxKustomization.id
 
 
@@ -56,7 +66,9 @@ class _Plan:
     flux: FluxKustomization
     files: frozenset[str]
     folders: frozenset[str]
-    generated: tuple[str, ...] | None  # resources of Flux's generated kustomization, when the path has none
+    generated: (
+        tuple[str, ...] | None
+    )  # resources of Flux's generated kustomization, when the path has none
     problem: str | None = None
 
 
@@ -66,14 +78,25 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
     if flux.problem:
         return _Plan(flux, frozenset(), frozenset(), None, flux.problem)
     if not tree.tree.is_dir(flux.path):
-        return _Plan(flux, frozenset(), frozenset(), None, f"spec.path {flux.path or '.'} does not exist at this ref")
+        return _Plan(
+            flux,
+            frozenset(),
+            frozenset(),
+            None,
+            f"spec.path {flux.path or '.'} does not exist at this ref",
+        )
     if flux.path in found.by_folder:
         files, folders, problem = found.closure(flux.path)
         return _Plan(flux, files, folders, None, problem)
     nested = sorted(f for f in found.by_folder if _under(f, flux.path))
     tops = [f for f in nested if not any(_under(f, other) for other in nested if other != f)]
-    manifests = [p for p in tree.tree.paths_under(flux.path) if p.endswith((".yaml", ".yml"))
-                 and not any(_under(p, t) for t in tops) and _is_manifest(tree, p)]
+    manifests = [
+        p
+        for p in tree.tree.paths_under(flux.path)
+        if p.endswith((".yaml", ".yml"))
+        and not any(_under(p, t) for t in tops)
+        and _is_manifest(tree, p)
+    ]
     files, folders, problem = set(manifests), {flux.path}, None
     for top in tops:
         more, dirs, issue = found.closure(top)
@@ -97,7 +120,11 @@ def _is_manifest(tree: RefSnapshot, path: str) -> bool:
 
 
 def build_side(
-    side: FluxSide, plans: Sequence[_Plan], builder: KustomizeBuilder, work: Path, namespace: str,
+    side: FluxSide,
+    plans: Sequence[_Plan],
+    builder: KustomizeBuilder,
+    work: Path,
+    namespace: str,
 ) -> dict[FluxId, ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]]:
     """Build every planned Kustomization at one ref in one materialised tree."""
     results: dict[FluxId, Any] = {}
@@ -122,16 +149,31 @@ def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
     folder = dest / plan.flux.path if plan.flux.path else dest
     if plan.generated is not None:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "kustomization.yaml").write_text(yaml.safe_dump(
-            {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": list(plan.generated)}))
+        (folder / "kustomization.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "kustomize.config.k8s.io/v1beta1",
+                    "kind": "Kustomization",
+                    "resources": list(plan.generated),
+                }
+            )
+        )
     overlay = dest / ".aftershock-flux" / str(index)
     overlay.mkdir(parents=True)
     to_path = posixpath.relpath(str(folder), str(overlay))
-    body: dict[str, Any] = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": [to_path]}
+    body: dict[str, Any] = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": [to_path],
+    }
     if plan.flux.target_namespace:
         body["namespace"] = plan.flux.target_namespace
     for key, value in plan.flux.build_fields.items():
-        body[key] = [posixpath.join(to_path, c) for c in value if isinstance(c, str)] if key == "components" else value
+        body[key] = (
+            [posixpath.join(to_path, c) for c in value if isinstance(c, str)]
+            if key == "components"
+            else value
+        )
     (overlay / "kustomization.yaml").write_text(yaml.safe_dump(body, sort_keys=False))
     return overlay
 
@@ -141,12 +183,17 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
     required source is missing or a name is invalid."""
     found: dict[str, str] = {}
     for ref in flux.substitute_from:
-        obj = pick(lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name), ()), flux.cluster)
+        obj = pick(
+            lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name), ()), flux.cluster
+        )
         if obj is None:
             if ref.optional:
                 continue
-            raise AftershockError(f"substituteFrom {ref.kind}/{ref.name} is not in the repository", where=str(flux.key),
-                                  hint="add it, or mark it optional: true")
+            raise AftershockError(
+                f"substituteFrom {ref.kind}/{ref.name} is not in the repository",
+                where=str(flux.key),
+                hint="add it, or mark it optional: true",
+            )
         found.update(_data(obj))
     found.update(flux.substitute)
     envsubst.check_names(found, str(flux.key))
@@ -179,20 +226,30 @@ def _data(obj: RenderedObject) -> dict[str, str]:
             except (binascii.Error, ValueError):
                 pass
         values[str(key)] = text.replace("\n", "")
-    string_data = obj.body.get("stringData") if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict) else {}
+    string_data = (
+        obj.body.get("stringData")
+        if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict)
+        else {}
+    )
     values.update({str(k): str(v).replace("\n", "") for k, v in string_data.items()})
     return values
 
 
-def _objects(side: FluxSide, flux: FluxKustomization, text: str | None, error: str | None, namespace: str) -> Any:
+def _objects(
+    side: FluxSide, flux: FluxKustomization, text: str | None, error: str | None, namespace: str
+) -> Any:
     if error is not None or text is None:
-        return ChartRender(side.side, RenderStatus.FAILED, error=f"kustomize build {flux.path or '.'}: {error}")
+        return ChartRender(
+            side.side, RenderStatus.FAILED, error=f"kustomize build {flux.path or '.'}: {error}"
+        )
     try:
         documents = parse_documents({flux.file: text})
         found = variables(flux, side.lookup)
         if found:  # Flux substitutes only when there are variables
             documents = tuple((t, i, _substituted(b, found, flux)) for t, i, b in documents)
-        objects = objects_from_documents(documents, chart=flux.path, namespace=flux.target_namespace or namespace)
+        objects = objects_from_documents(
+            documents, chart=flux.path, namespace=flux.target_namespace or namespace
+        )
     except AftershockError as problem:
         return ChartRender(side.side, RenderStatus.FAILED, error=problem.line())
     return ChartRender(side.side, RenderStatus.OK, len(objects)), objects
@@ -202,28 +259,57 @@ def _substituted(body: Any, found: Mapping[str, str], flux: FluxKustomization) -
     if not isinstance(body, dict) or envsubst.disabled(body):
         return body
     text = yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=2**20)
-    return yamlio.load_one(envsubst.substitute(text, found), source=f"{flux.key} after postBuild substitution")
+    return yamlio.load_one(
+        envsubst.substitute(text, found), source=f"{flux.key} after postBuild substitution"
+    )
 
 
 def review_one(
-    flux: FluxKustomization, changed: Sequence[str], base: Any, head: Any,
+    flux: FluxKustomization,
+    changed: Sequence[str],
+    base: Any,
+    head: Any,
 ) -> tuple[ChartReview, list[NotReviewed]]:
     """The review of one Kustomization from its two sides' builds (None: absent at that ref)."""
     steps = (AffectStep("file", changed[0], "changed"),) if changed else ()
-    affected = AffectedChart(flux.path, steps + (AffectStep("release", flux.key.id, "built by the Flux Kustomization"),))
+    affected = AffectedChart(
+        flux.path, steps + (AffectStep("release", flux.key.id, "built by the Flux Kustomization"),)
+    )
     name = posixpath.basename(flux.path) or "."
     sides = [_split(base, Side.BASE), _split(head, Side.HEAD)]
     (base_render, base_objects), (head_render, head_objects) = sides
     release, cluster = flux.key.id, flux.cluster or "in-cluster"
     failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
     if failed:
-        gaps = [NotReviewed(f"Flux Kustomization {flux.key}", r.error or "build failed", r.side) for r in failed]
-        return ChartReview(flux.path, name, affected, base_render, head_render, ChartOutcome.NOT_REVIEWED,
-                           release=release, cluster=cluster), gaps
+        gaps = [
+            NotReviewed(f"Flux Kustomization {flux.key}", r.error or "build failed", r.side)
+            for r in failed
+        ]
+        return ChartReview(
+            flux.path,
+            name,
+            affected,
+            base_render,
+            head_render,
+            ChartOutcome.NOT_REVIEWED,
+            release=release,
+            cluster=cluster,
+        ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    return ChartReview(flux.path, name, affected, base_render, head_render, outcome, changes,
-                       base_objects=base_objects, head_objects=head_objects, release=release, cluster=cluster), []
+    return ChartReview(
+        flux.path,
+        name,
+        affected,
+        base_render,
+        head_render,
+        outcome,
+        changes,
+        base_objects=base_objects,
+        head_objects=head_objects,
+        release=release,
+        cluster=cluster,
+    ), []
 
 
 def _split(built: Any, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:

@@ -8,9 +8,9 @@ manifest, and a kustomization a Flux Kustomization builds is reviewed through it
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
 from aftershock.ingest.kustomizations import find_kustomizations
@@ -39,7 +39,9 @@ class BuiltSources:
 
 @dataclass(frozen=True)
 class GitOpsReview:
-    built: tuple[ChartReview, ...]  # Flux Kustomizations and kustomizations: release following starts from them
+    built: tuple[
+        ChartReview, ...
+    ]  # Flux Kustomizations and kustomizations: release following starts from them
     plain: tuple[ChartReview, ...]  # plain manifests (release following reads their files itself)
     not_reviewed: tuple[NotReviewed, ...]
     units: Units  # the review's units, with each changed file linked to the sources that read it
@@ -51,42 +53,63 @@ class GitOpsReview:
 
 
 def review_gitops(
-    files: Sequence[FileChange], base: SideInput, head: SideInput, units: Units, namespace: str,
-    builder: KustomizeBuilder, work: Path,
+    files: Sequence[FileChange],
+    base: SideInput,
+    head: SideInput,
+    units: Units,
+    namespace: str,
+    builder: KustomizeBuilder,
+    work: Path,
 ) -> GitOpsReview:
     sides = _flux_side(Side.BASE, base, namespace), _flux_side(Side.HEAD, head, namespace)
     changed = {p for f in files for p in (f.path, f.old_path) if p}
     plans = {s.side: {k: build_closure(f, s) for k, f in s.kustomizations.items()} for s in sides}
     reached = _reached(sides, plans, changed)
-    built = {s.side: build_side(s, [plans[s.side][k] for k in reached if k in plans[s.side]], builder, work, namespace)
-             for s in sides}
+    built = {
+        s.side: build_side(
+            s, [plans[s.side][k] for k in reached if k in plans[s.side]], builder, work, namespace
+        )
+        for s in sides
+    }
     flux_reviews, gaps = [], []
     for key, hits in reached.items():
-        flux = (sides[1].kustomizations.get(key) or sides[0].kustomizations[key])
-        review, missing = review_one(flux, hits, built[Side.BASE].get(key), built[Side.HEAD].get(key))
+        flux = sides[1].kustomizations.get(key) or sides[0].kustomizations[key]
+        review, missing = review_one(
+            flux, hits, built[Side.BASE].get(key), built[Side.HEAD].get(key)
+        )
         flux_reviews.append(review)
         gaps += missing
     flux_files = {p for side in plans.values() for plan in side.values() for p in plan.files}
     flux_folders = {p for side in plans.values() for plan in side.values() for p in plan.folders}
     kustomize_sets = sides[0].kustomize, sides[1].kustomize
-    kustomized = review_kustomizations(files, base, head, namespace, builder, work, kustomize_sets, skip=flux_folders)
+    kustomized = review_kustomizations(
+        files, base, head, namespace, builder, work, kustomize_sets, skip=flux_folders
+    )
     plain = review_plain(files, base, head, namespace, excluded=kustomized.built | flux_files)
     linked = _flux_units(kustomize_units(plain_units(units, plain), kustomized), reached, sides)
-    return GitOpsReview(tuple(flux_reviews) + kustomized.reviews, plain.reviews,
-                        tuple(gaps) + kustomized.not_reviewed + plain.not_reviewed, linked,
-                        frozenset(kustomized.built | flux_files))
+    return GitOpsReview(
+        tuple(flux_reviews) + kustomized.reviews,
+        plain.reviews,
+        tuple(gaps) + kustomized.not_reviewed + plain.not_reviewed,
+        linked,
+        frozenset(kustomized.built | flux_files),
+    )
 
 
 def _flux_side(side: Side, side_input: SideInput, namespace: str) -> FluxSide:
     tree, charts = side_input
-    found, _unreadable = find_flux_kustomizations(tree, charts, namespace)  # plain review reports unreadable files
+    found, _unreadable = find_flux_kustomizations(
+        tree, charts, namespace
+    )  # plain review reports unreadable files
     lookup: dict[ObjectKey, tuple] = {}
     for obj in plain_manifests(tree, charts, namespace).all_objects():
         lookup[obj.key] = lookup.get(obj.key, ()) + (obj,)
     return FluxSide(side, tree, found, find_kustomizations(tree), lookup)
 
 
-def _reached(sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[FluxId, object]], changed: set[str]) -> dict[FluxId, list[str]]:
+def _reached(
+    sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[FluxId, object]], changed: set[str]
+) -> dict[FluxId, list[str]]:
     """Kustomization -> the changed files that reach it (its build's files, its own file, its variables' files)."""
     keys = sorted(set(sides[0].kustomizations) | set(sides[1].kustomizations))
     reached: dict[FluxId, list[str]] = {}
@@ -117,7 +140,9 @@ def _spec_changed(key: FluxId, sides: Sequence[FluxSide]) -> bool:
     return dict(before.body) != dict(after.body)
 
 
-def _flux_units(units: Units, reached: Mapping[FluxId, list[str]], sides: Sequence[FluxSide]) -> Units:
+def _flux_units(
+    units: Units, reached: Mapping[FluxId, list[str]], sides: Sequence[FluxSide]
+) -> Units:
     """A changed file a Flux Kustomization's build reads is a unit of that Kustomization's path."""
     paths: dict[str, set[str]] = {}
     for key, hits in reached.items():
@@ -125,7 +150,13 @@ def _flux_units(units: Units, reached: Mapping[FluxId, list[str]], sides: Sequen
         for path in hits:
             paths.setdefault(path, set()).add(flux.path)
     return tuple(
-        (path, file_units + tuple(Unit(f"flux:{folder}:{path}", UnitKind.CHART_FILE, path, chart=folder)
-                                  for folder in sorted(paths.get(path, ()))))
+        (
+            path,
+            file_units
+            + tuple(
+                Unit(f"flux:{folder}:{path}", UnitKind.CHART_FILE, path, chart=folder)
+                for folder in sorted(paths.get(path, ()))
+            ),
+        )
         for path, file_units in units
     )

@@ -10,16 +10,22 @@ Charts that render releases are rendered once per side with their defaults to fi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import Side
-from aftershock.pipeline.charts import RenderSettings, SideInput, one_side_plan, render_side, side_objects
+from aftershock.pipeline.charts import (
+    RenderSettings,
+    SideInput,
+    one_side_plan,
+    render_side,
+    side_objects,
+)
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -50,8 +56,14 @@ class _Found:
 
 
 def find_installers(
-    targets: Iterable[str], base: SideInput, head: SideInput, plain: tuple[PlainManifests, PlainManifests],
-    chart_map: Mapping[str, str], renderer: Renderer, settings: RenderSettings, work: Path,
+    targets: Iterable[str],
+    base: SideInput,
+    head: SideInput,
+    plain: tuple[PlainManifests, PlainManifests],
+    chart_map: Mapping[str, str],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> dict[str, list[Installer]]:
     """Chart path -> the releases that install it (ordered by release key), for each of `targets`."""
@@ -60,30 +72,49 @@ def find_installers(
         return {}
     per_side: dict[Side, dict[tuple[str, ObjectKey], tuple[_Found, str]]] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
-        found = _plain_releases(manifests) + _rendered_releases(side, side_input, manifests, wanted, renderer, settings, work, rendered)
+        found = _plain_releases(manifests) + _rendered_releases(
+            side, side_input, manifests, wanted, renderer, settings, work, rendered
+        )
         per_side[side] = _resolve_all(found, side_input, wanted, chart_map)
-    keys = sorted(set(per_side[Side.BASE]) | set(per_side[Side.HEAD]), key=lambda k: (k[0], k[1].id))
+    keys = sorted(
+        set(per_side[Side.BASE]) | set(per_side[Side.HEAD]), key=lambda k: (k[0], k[1].id)
+    )
     result: dict[str, list[Installer]] = {}
     for chart, key in keys:
         b = per_side[Side.BASE].get((chart, key))
         h = per_side[Side.HEAD].get((chart, key))
-        inputs = {side: _inputs(entry, side_input, chart) for side, entry, side_input in ((Side.BASE, b, base), (Side.HEAD, h, head))}
+        inputs = {
+            side: _inputs(entry, side_input, chart)
+            for side, entry, side_input in ((Side.BASE, b, base), (Side.HEAD, h, head))
+        }
         first = b or h
         assert first is not None
         reason = f"its values, release name and namespace; {first[0].where}, chart {first[1]}"
-        candidate = ContextCandidate(ContextKind.RELEASE, f"release:{key.id}", reason, inputs[Side.BASE], inputs[Side.HEAD])
+        candidate = ContextCandidate(
+            ContextKind.RELEASE, f"release:{key.id}", reason, inputs[Side.BASE], inputs[Side.HEAD]
+        )
         result.setdefault(chart, []).append(Installer(chart, key.id, candidate))
     return result
 
 
 def _plain_releases(manifests: PlainManifests) -> list[_Found]:
     lookup = {o.key: o for o in manifests.all_objects()}
-    return [_Found(o, f"plain manifest {o.template}", lookup) for o in manifests.all_objects() if declares_release(o)]
+    return [
+        _Found(o, f"plain manifest {o.template}", lookup)
+        for o in manifests.all_objects()
+        if declares_release(o)
+    ]
 
 
 def _rendered_releases(
-    side: Side, side_input: SideInput, manifests: PlainManifests, wanted: set[str], renderer: Renderer,
-    settings: RenderSettings, work: Path, rendered: Callable[[RenderOutcome], None] | None,
+    side: Side,
+    side_input: SideInput,
+    manifests: PlainManifests,
+    wanted: set[str],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    rendered: Callable[[RenderOutcome], None] | None,
 ) -> list[_Found]:
     """Releases rendered, with their defaults, by the charts of this side whose templates declare one."""
     tree, charts = side_input
@@ -91,23 +122,41 @@ def _rendered_releases(
     for chart in charts:
         if not chart.renderable or len(plans) >= MAX_RELEASE_CHARTS:
             continue
-        if any(_DECLARES_RELEASE.search(text) for text in tree.texts_under([f"{chart.path}/templates" if chart.path else "templates"], suffixes=(".yaml", ".yml", ".tpl"))):
+        if any(
+            _DECLARES_RELEASE.search(text)
+            for text in tree.texts_under(
+                [f"{chart.path}/templates" if chart.path else "templates"],
+                suffixes=(".yaml", ".yml", ".tpl"),
+            )
+        ):
             plans.append(one_side_plan(chart, side, "installers"))
     if not plans:
         return []
     plain = {o.key: o for o in manifests.all_objects()}
     found = []
-    for plan, (outcome, error) in zip(plans, render_side(plans, side, side_input, renderer, settings, work / f"installers-{side.value}", rendered)):
+    for plan, (outcome, error) in zip(
+        plans,
+        render_side(
+            plans, side, side_input, renderer, settings, work / f"installers-{side.value}", rendered
+        ),
+    ):
         if outcome is None or error is not None:
             continue
         objects = side_objects(outcome, plan, side, charts)
         lookup = {**plain, **{o.key: o for o in objects}}
-        found += [_Found(o, f"rendered by chart {plan.path}", lookup) for o in objects if declares_release(o)]
+        found += [
+            _Found(o, f"rendered by chart {plan.path}", lookup)
+            for o in objects
+            if declares_release(o)
+        ]
     return found
 
 
 def _resolve_all(
-    found: Sequence[_Found], side_input: SideInput, wanted: set[str], chart_map: Mapping[str, str],
+    found: Sequence[_Found],
+    side_input: SideInput,
+    wanted: set[str],
+    chart_map: Mapping[str, str],
 ) -> dict[tuple[str, ObjectKey], tuple[_Found, str]]:
     resolved: dict[tuple[str, ObjectKey], tuple[_Found, str]] = {}
     for entry in found:
@@ -123,7 +172,9 @@ def _resolve_all(
     return resolved
 
 
-def _inputs(entry: tuple[_Found, str] | None, side_input: SideInput, chart: str) -> RenderInputs | None:
+def _inputs(
+    entry: tuple[_Found, str] | None, side_input: SideInput, chart: str
+) -> RenderInputs | None:
     if entry is None:
         return None
     found, _ = entry
@@ -134,4 +185,6 @@ def _inputs(entry: tuple[_Found, str] | None, side_input: SideInput, chart: str)
     except AftershockError:
         return None  # a valuesFrom source is missing: the release is reported by release following
     # Values a valuesFrom Secret supplies make the render private: never written to the disk cache.
-    return RenderInputs(values, spec.release_name, spec.namespace, private=bool(secret_values(spec, found.lookup)))
+    return RenderInputs(
+        values, spec.release_name, spec.namespace, private=bool(secret_values(spec, found.lookup))
+    )

@@ -29,8 +29,12 @@ class Judgement:
     config_source: str  # where the configuration came from
     findings: tuple[Finding, ...]
     verdicts: Verdicts
-    suppressed: tuple[Suppressed, ...] = ()  # silenced by the repository at the base ref, not in the verdicts
-    notices: tuple[str, ...] = ()  # suppressions or configuration the change adds, and other things to know
+    suppressed: tuple[
+        Suppressed, ...
+    ] = ()  # silenced by the repository at the base ref, not in the verdicts
+    notices: tuple[
+        str, ...
+    ] = ()  # suppressions or configuration the change adds, and other things to know
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,11 @@ def review_config(explicit: Path | None, base_tree: RefSnapshot) -> tuple[Afters
         source = str(explicit)
     else:
         text = base_tree.text_or_none(CONFIG_FILE_NAME)
-        config = parse_config(text, source=f"{CONFIG_FILE_NAME} at {base_tree.label}") if text else AftershockConfig()
+        config = (
+            parse_config(text, source=f"{CONFIG_FILE_NAME} at {base_tree.label}")
+            if text
+            else AftershockConfig()
+        )
         source = f"{CONFIG_FILE_NAME} at {base_tree.label}" if text else "defaults"
     check_config(config)
     return config, source
@@ -67,14 +75,25 @@ def _read(tree: RefSnapshot, folders: tuple[str, ...], files: tuple[str, ...]) -
     """The wanted files: plain files in one batch of blob reads, links one by one; a file that is too
     large, not text, or missing is simply absent to the rules."""
     # paths under the source folders: only their names are left to check
-    paths = dict.fromkeys([p for folder in folders for p in tree.tree.paths_under(folder) if is_source(p)] + list(files))
-    entries = {p: e for p in paths if (e := tree.tree.entries.get(p)) is not None and (e.size or 0) <= tree.max_file_bytes}
+    paths = dict.fromkeys(
+        [p for folder in folders for p in tree.tree.paths_under(folder) if is_source(p)]
+        + list(files)
+    )
+    entries = {
+        p: e
+        for p in paths
+        if (e := tree.tree.entries.get(p)) is not None and (e.size or 0) <= tree.max_file_bytes
+    }
     blobs = [p for p, e in entries.items() if e.kind is EntryKind.BLOB]
-    texts = {p: text for p, data in tree.tree.read_many(blobs, max_bytes=tree.max_file_bytes) if (text := _text(data)) is not None}
+    texts = {
+        p: text
+        for p, data in tree.tree.read_many(blobs, max_bytes=tree.max_file_bytes)
+        if (text := _text(data)) is not None
+    }
     for path in (p for p, e in entries.items() if e.kind is EntryKind.SYMLINK):
         try:
             text = tree.text_or_none(path)
-        except Exception:  # noqa: BLE001 - a link a rule cannot read is simply absent to the rules
+        except Exception:
             continue
         if text is not None:
             texts[path] = text
@@ -91,19 +110,31 @@ def _text(data: bytes) -> str | None:
 def repository_files(base_tree: RefSnapshot, head_tree: RefSnapshot) -> RepositoryFiles:
     """The dismissals file at both refs (an invalid one at head is a notice, at base bad input), and a
     notice when the change edits `.aftershock.yaml`."""
-    base = parse_dismissals(base_tree.text_or_none(DISMISSALS_FILE), source=f"{DISMISSALS_FILE} at {base_tree.label}")
+    base = parse_dismissals(
+        base_tree.text_or_none(DISMISSALS_FILE), source=f"{DISMISSALS_FILE} at {base_tree.label}"
+    )
     notices = []
     try:
-        head = parse_dismissals(head_tree.text_or_none(DISMISSALS_FILE), source=f"{DISMISSALS_FILE} at {head_tree.label}")
+        head = parse_dismissals(
+            head_tree.text_or_none(DISMISSALS_FILE),
+            source=f"{DISMISSALS_FILE} at {head_tree.label}",
+        )
     except AftershockError as error:
         head = DismissalsFile()
         notices.append(f"this change makes the dismissals file invalid: {error.line()}")
-    edited = config_notice(base_tree.text_or_none(CONFIG_FILE_NAME), head_tree.text_or_none(CONFIG_FILE_NAME), head_tree.label)
+    edited = config_notice(
+        base_tree.text_or_none(CONFIG_FILE_NAME),
+        head_tree.text_or_none(CONFIG_FILE_NAME),
+        head_tree.label,
+    )
     return RepositoryFiles(base, head, tuple(notices) + ((edited,) if edited else ()))
 
 
 def judge(
-    review: Review, config: AftershockConfig, config_source: str, sources: SourceTexts,
+    review: Review,
+    config: AftershockConfig,
+    config_source: str,
+    sources: SourceTexts,
     files: RepositoryFiles = RepositoryFiles(),
 ) -> Judgement:
     """Findings (with every text a Secret holds hidden, so no store or format sees it), less those the
@@ -111,5 +142,11 @@ def judge(
     taint = secret_taint(review)
     found = tuple(taint.scrub_finding(f) for f in evaluate(review, config, sources=sources))
     outcome = apply_suppressions(found, review, files.base_dismissals, files.head_dismissals)
-    return Judgement(config, config_source, outcome.kept, judge_verdicts(review, outcome.kept),
-                     outcome.suppressed, files.notices + outcome.notices)
+    return Judgement(
+        config,
+        config_source,
+        outcome.kept,
+        judge_verdicts(review, outcome.kept),
+        outcome.suppressed,
+        files.notices + outcome.notices,
+    )

@@ -10,9 +10,9 @@ KRM functions, paths leaving the repository), is *not reviewed* with the reason.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection, Sequence
 
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
@@ -21,7 +21,14 @@ from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import FileChange
 from aftershock.model.objects import RenderedObject
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side
+from aftershock.model.review import (
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    NotReviewed,
+    RenderStatus,
+    Side,
+)
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.charts import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
@@ -35,7 +42,9 @@ class KustomizeReview:
     reviews: tuple[ChartReview, ...]
     not_reviewed: tuple[NotReviewed, ...]
     built: frozenset[str]  # files some kustomization reads, at either ref: not plain manifests
-    reached: tuple[tuple[str, str], ...]  # (changed file, root) for each root a changed file reaches
+    reached: tuple[
+        tuple[str, str], ...
+    ]  # (changed file, root) for each root a changed file reaches
 
 
 @dataclass(frozen=True)
@@ -45,8 +54,14 @@ class _Root:
 
 
 def review_kustomizations(
-    files: Sequence[FileChange], base: SideInput, head: SideInput, namespace: str, builder: KustomizeBuilder, work: Path,
-    sets: tuple[KustomizationSet, KustomizationSet] | None = None, skip: Collection[str] = (),
+    files: Sequence[FileChange],
+    base: SideInput,
+    head: SideInput,
+    namespace: str,
+    builder: KustomizeBuilder,
+    work: Path,
+    sets: tuple[KustomizationSet, KustomizationSet] | None = None,
+    skip: Collection[str] = (),
 ) -> KustomizeReview:
     """Build the root kustomizations a change reaches at both refs and diff what they build; roots in
     `skip` (those a Flux Kustomization builds with its own fields) are left to their Kustomization."""
@@ -54,14 +69,20 @@ def review_kustomizations(
     changed = {p for f in files for p in (f.path, f.old_path) if p}
     charts = {c.path for c in (*base[1], *head[1])}
     # A kustomization inside a chart (e.g. one installing the chart's crds/) is the chart's: Helm renders it.
-    roots = [r for r in _reached(sets, changed) if r.folder not in skip and not in_a_chart(f"{r.folder}/x", charts)]
+    roots = [
+        r
+        for r in _reached(sets, changed)
+        if r.folder not in skip and not in_a_chart(f"{r.folder}/x", charts)
+    ]
     built = {
         Side.BASE: _build_side(Side.BASE, base[0], sets[0], roots, builder, work, namespace),
         Side.HEAD: _build_side(Side.HEAD, head[0], sets[1], roots, builder, work, namespace),
     }
     reviews, gaps = [], []
     for root in roots:
-        review, missing = _review_root(root, built[Side.BASE].get(root.folder), built[Side.HEAD].get(root.folder))
+        review, missing = _review_root(
+            root, built[Side.BASE].get(root.folder), built[Side.HEAD].get(root.folder)
+        )
         reviews.append(review)
         gaps += missing
     owned = _owned_files(base[0], sets[0]) | _owned_files(head[0], sets[1])
@@ -82,7 +103,11 @@ def _reached(sets: tuple[KustomizationSet, KustomizationSet], changed: set[str])
 def _owned_files(tree: RefSnapshot, found: KustomizationSet) -> set[str]:
     """What a kustomization reads, and every YAML file beside a kustomization file."""
     folders = set(found.by_folder)
-    beside = {p for p in tree.file_paths() if p.endswith((".yaml", ".yml")) and posixpath.dirname(p) in folders}
+    beside = {
+        p
+        for p in tree.file_paths()
+        if p.endswith((".yaml", ".yml")) and posixpath.dirname(p) in folders
+    }
     return set(found.built_files()) | beside
 
 
@@ -90,8 +115,13 @@ _Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
 
 
 def _build_side(
-    side: Side, tree: RefSnapshot, found: KustomizationSet, roots: Sequence[_Root], builder: KustomizeBuilder,
-    work: Path, namespace: str,
+    side: Side,
+    tree: RefSnapshot,
+    found: KustomizationSet,
+    roots: Sequence[_Root],
+    builder: KustomizeBuilder,
+    work: Path,
+    namespace: str,
 ) -> dict[str, _Built]:
     """Each reached root at one ref: absent, refused or failed (a ChartRender), or built with its objects."""
     results: dict[str, _Built] = {}
@@ -106,35 +136,75 @@ def _build_side(
         else:
             buildable.append((root.folder, files, folders))
     dest = work / f"kustomize-{side.value}"
-    tree.materialize(sorted({p for _, files, folders in buildable for p in (*files, *folders)}), dest)
-    outcomes = builder.build_many([str(dest / folder) if folder else str(dest) for folder, _, _ in buildable])
+    tree.materialize(
+        sorted({p for _, files, folders in buildable for p in (*files, *folders)}), dest
+    )
+    outcomes = builder.build_many(
+        [str(dest / folder) if folder else str(dest) for folder, _, _ in buildable]
+    )
     for (folder, _, _), outcome in zip(buildable, outcomes):
-        error = outcome.error.replace(f"{dest}/", "").replace(str(dest), ".") if outcome.error else None  # repository paths
-        results[folder] = _parsed(side, found.by_folder[folder].file, folder, outcome.yaml, error, namespace)
+        error = (
+            outcome.error.replace(f"{dest}/", "").replace(str(dest), ".") if outcome.error else None
+        )  # repository paths
+        results[folder] = _parsed(
+            side, found.by_folder[folder].file, folder, outcome.yaml, error, namespace
+        )
     return results
 
 
-def _parsed(side: Side, file: str, folder: str, text: str | None, error: str | None, namespace: str) -> _Built:
+def _parsed(
+    side: Side, file: str, folder: str, text: str | None, error: str | None, namespace: str
+) -> _Built:
     if error is not None or text is None:
-        return ChartRender(side, RenderStatus.FAILED, error=f"kustomize build {folder or '.'}: {error}")
+        return ChartRender(
+            side, RenderStatus.FAILED, error=f"kustomize build {folder or '.'}: {error}"
+        )
     try:
-        objects = objects_from_documents(parse_documents({file: text}), chart=folder, namespace=namespace)
+        objects = objects_from_documents(
+            parse_documents({file: text}), chart=folder, namespace=namespace
+        )
     except AftershockError as problem:
         return ChartRender(side, RenderStatus.FAILED, error=problem.line())
     return ChartRender(side, RenderStatus.OK, len(objects)), objects
 
 
-def _review_root(root: _Root, base: _Built | None, head: _Built | None) -> tuple[ChartReview, list[NotReviewed]]:
-    affected = AffectedChart(root.folder, (AffectStep("file", root.changed[0], "built by the kustomization"),))
-    (base_render, base_objects), (head_render, head_objects) = _split(base, Side.BASE), _split(head, Side.HEAD)
+def _review_root(
+    root: _Root, base: _Built | None, head: _Built | None
+) -> tuple[ChartReview, list[NotReviewed]]:
+    affected = AffectedChart(
+        root.folder, (AffectStep("file", root.changed[0], "built by the kustomization"),)
+    )
+    (base_render, base_objects), (head_render, head_objects) = (
+        _split(base, Side.BASE),
+        _split(head, Side.HEAD),
+    )
     failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
     if failed:
-        gaps = [NotReviewed(f"kustomization {root.folder or '.'}", r.error or "build failed", r.side) for r in failed]
-        return ChartReview(root.folder, KUSTOMIZATION_NAME, affected, base_render, head_render, ChartOutcome.NOT_REVIEWED), gaps
+        gaps = [
+            NotReviewed(f"kustomization {root.folder or '.'}", r.error or "build failed", r.side)
+            for r in failed
+        ]
+        return ChartReview(
+            root.folder,
+            KUSTOMIZATION_NAME,
+            affected,
+            base_render,
+            head_render,
+            ChartOutcome.NOT_REVIEWED,
+        ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    return ChartReview(root.folder, KUSTOMIZATION_NAME, affected, base_render, head_render, outcome, changes,
-                       base_objects=base_objects, head_objects=head_objects), []
+    return ChartReview(
+        root.folder,
+        KUSTOMIZATION_NAME,
+        affected,
+        base_render,
+        head_render,
+        outcome,
+        changes,
+        base_objects=base_objects,
+        head_objects=head_objects,
+    ), []
 
 
 def _split(built: _Built | None, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:
@@ -146,14 +216,21 @@ def _split(built: _Built | None, side: Side) -> tuple[ChartRender, tuple[Rendere
 
 
 def kustomize_units(
-    units: tuple[tuple[str, tuple[Unit, ...]], ...], review: KustomizeReview,
+    units: tuple[tuple[str, tuple[Unit, ...]], ...],
+    review: KustomizeReview,
 ) -> tuple[tuple[str, tuple[Unit, ...]], ...]:
     """A changed file a kustomization reads is a unit of each root it reaches: file -> kustomization -> object."""
     roots: dict[str, list[str]] = {}
     for path, root in review.reached:
         roots.setdefault(path, []).append(root)
     return tuple(
-        (path, file_units + tuple(Unit(f"kustomize:{root}:{path}", UnitKind.CHART_FILE, path, chart=root)
-                                  for root in roots.get(path, ())))
+        (
+            path,
+            file_units
+            + tuple(
+                Unit(f"kustomize:{root}:{path}", UnitKind.CHART_FILE, path, chart=root)
+                for root in roots.get(path, ())
+            ),
+        )
         for path, file_units in units
     )

@@ -13,9 +13,10 @@ are returned as CUT. Side effects: reads the materialised workspaces and renders
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -25,16 +26,28 @@ from aftershock.errors import AftershockError
 from aftershock.ingest.values import parse_values
 from aftershock.model.diff import FieldChangeKind
 from aftershock.model.objects import RenderedObject
-from aftershock.model.override import PROBE_NAME, DroppedEntry, MergeSite, OverrideProbe, ProbeStatus
+from aftershock.model.override import (
+    PROBE_NAME,
+    DroppedEntry,
+    MergeSite,
+    OverrideProbe,
+    ProbeStatus,
+)
 from aftershock.model.review import ChartReview, RenderStatus, Review
 from aftershock.model.units import Chart, ChartType
 from aftershock.pipeline.charts import RenderSettings, chart_request, rendered_objects
 from aftershock.provenance.merges import (
-    MergeCall, Pattern, default_lists, merge_calls, override_path, pattern_text, probe_entry,
+    MergeCall,
+    Pattern,
+    default_lists,
+    merge_calls,
+    override_path,
+    pattern_text,
+    probe_entry,
 )
+from aftershock.releases.values import merge_maps
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import RenderInputs, dependency_closure
-from aftershock.releases.values import merge_maps
 
 DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
@@ -67,7 +80,11 @@ class _Candidate:
 
 
 def probe_override_traps(
-    review: Review, base_root: Path, head_root: Path, renderer: Renderer, max_renders: int = DEFAULT_MAX_PROBE_RENDERS,
+    review: Review,
+    base_root: Path,
+    head_root: Path,
+    renderer: Renderer,
+    max_renders: int = DEFAULT_MAX_PROBE_RENDERS,
 ) -> tuple[OverrideProbe, ...]:
     """Probe every default list of the review's charts that a merge replaces; at most `max_renders` renders.
 
@@ -77,20 +94,36 @@ def probe_override_traps(
     changed = {path for f in review.files for path in (f.path, f.old_path) if path}
     sites = _MergeSites()
     candidates = sorted(
-        (c for r in _probed_reviews(review, head_root) for c in _candidates(review, r, charts, changed, (base_root, head_root), sites)),
+        (
+            c
+            for r in _probed_reviews(review, head_root)
+            for c in _candidates(review, r, charts, changed, (base_root, head_root), sites)
+        ),
         key=lambda c: (c.chart.path, c.values_path, c.override),
     )
-    settings = RenderSettings(review.options.release_name, review.options.namespace, review.options.kube_version)
+    settings = RenderSettings(
+        review.options.release_name, review.options.namespace, review.options.kube_version
+    )
     planned: list[tuple[_Candidate, RenderRequest | None, RenderRequest | None]] = []
     used = 0
     for candidate in candidates:
         override = _nested(candidate.override, [candidate.probe])
-        head_inputs = replace(candidate.head_inputs, values=merge_maps(candidate.head_inputs.values, override))
-        head = chart_request(candidate.chart, head_root, head_inputs, settings) if used < max_renders else None
+        head_inputs = replace(
+            candidate.head_inputs, values=merge_maps(candidate.head_inputs.values, override)
+        )
+        head = (
+            chart_request(candidate.chart, head_root, head_inputs, settings)
+            if used < max_renders
+            else None
+        )
         used += head is not None
         wants_base = head is not None and candidate.base is not None and used < max_renders
-        base_inputs = replace(candidate.base_inputs, values=merge_maps(candidate.base_inputs.values, override))
-        base = chart_request(candidate.chart, base_root, base_inputs, settings) if wants_base else None
+        base_inputs = replace(
+            candidate.base_inputs, values=merge_maps(candidate.base_inputs.values, override)
+        )
+        base = (
+            chart_request(candidate.chart, base_root, base_inputs, settings) if wants_base else None
+        )
         used += base is not None
         planned.append((candidate, head, base))
     requests = [r for _, head, base in planned for r in (head, base) if r is not None]
@@ -111,14 +144,22 @@ def _probed_reviews(review: Review, head_root: Path) -> Iterator[ChartReview]:
         key = (chart_review.chart, chart_review.release)
         if chart_review.release is not None and not (head_root / chart_review.chart).is_dir():
             continue
-        if chart_review.scenario == "default" and chart_review.head.status is RenderStatus.OK and key not in seen:
+        if (
+            chart_review.scenario == "default"
+            and chart_review.head.status is RenderStatus.OK
+            and key not in seen
+        ):
             seen.add(key)
             yield chart_review
 
 
 def _candidates(
-    review: Review, chart_review: ChartReview, charts: Mapping[str, Chart], changed: set[str],
-    roots: tuple[Path, Path], merge_sites: _MergeSites,
+    review: Review,
+    chart_review: ChartReview,
+    charts: Mapping[str, Chart],
+    changed: set[str],
+    roots: tuple[Path, Path],
+    merge_sites: _MergeSites,
 ) -> Iterator[_Candidate]:
     base_root, head_root = roots
     chart = charts.get(chart_review.chart)
@@ -130,34 +171,61 @@ def _candidates(
     values_file = _join(chart.path, "values.yaml")
     text = _read(head_root / values_file)
     touched = {c.path for c in review.values_changes if c.file == values_file}
-    base_sites = merge_sites.of_chart(base_root, chart, charts) if chart_review.base.status is RenderStatus.OK else []
+    base_sites = (
+        merge_sites.of_chart(base_root, chart, charts)
+        if chart_review.base.status is RenderStatus.OK
+        else []
+    )
     base_lists = dict(default_lists(_values(_read(base_root / values_file)))) if base_sites else {}
     seen: set[tuple[Pattern, Pattern]] = set()
     for path, entries in default_lists(_values(text)):
         for site, call in sites:
             override = override_path(call, path)
-            if override is None or (path, override) in seen or not (_touches(path, touched) or site.template in changed):
+            if (
+                override is None
+                or (path, override) in seen
+                or not (_touches(path, touched) or site.template in changed)
+            ):
                 continue
             probe = probe_entry(entries, PROBE_NAME)
             if probe is None:
                 continue
             seen.add((path, override))
-            at_base = path in base_lists and any(override_path(c, path) == override for _, c in base_sites)
+            at_base = path in base_lists and any(
+                override_path(c, path) == override for _, c in base_sites
+            )
             yield _Candidate(
-                chart, values_file, path, override, site, probe[0], probe[1], _key_line(text, path),
+                chart,
+                values_file,
+                path,
+                override,
+                site,
+                probe[0],
+                probe[1],
+                _key_line(text, path),
                 head=_Side(entries, chart_review.head_objects),
                 base=_Side(base_lists[path], chart_review.base_objects) if at_base else None,
-                head_inputs=chart_review.head_inputs, base_inputs=chart_review.base_inputs,
+                head_inputs=chart_review.head_inputs,
+                base_inputs=chart_review.base_inputs,
             )
 
 
 def _probe(
-    candidate: _Candidate, head: RenderOutcome | None, base: RenderOutcome | None, charts: Mapping[str, Chart],
+    candidate: _Candidate,
+    head: RenderOutcome | None,
+    base: RenderOutcome | None,
+    charts: Mapping[str, Chart],
 ) -> OverrideProbe:
     probe = OverrideProbe(
-        chart=candidate.chart.path, values_file=candidate.values_file, values_path=".".join(candidate.values_path),
-        override_path=".".join(candidate.override), site=candidate.site, status=ProbeStatus.CUT,
-        probe_entry=candidate.probe, values_line=candidate.values_line, base_present=candidate.base is not None,
+        chart=candidate.chart.path,
+        values_file=candidate.values_file,
+        values_path=".".join(candidate.values_path),
+        override_path=".".join(candidate.override),
+        site=candidate.site,
+        status=ProbeStatus.CUT,
+        probe_entry=candidate.probe,
+        values_line=candidate.values_line,
+        base_present=candidate.base is not None,
     )
     if head is None or candidate.head is None:
         return probe
@@ -174,7 +242,10 @@ def _probe(
 
 
 def _observe(
-    outcome: RenderOutcome, side: _Side, candidate: _Candidate, charts: Mapping[str, Chart],
+    outcome: RenderOutcome,
+    side: _Side,
+    candidate: _Candidate,
+    charts: Mapping[str, Chart],
 ) -> tuple[tuple[DroppedEntry, ...], str | None]:
     """The default entries the probe render lost compared with the default render, or the error."""
     if not outcome.ok:
@@ -187,7 +258,10 @@ def _observe(
 
 
 def dropped_entries(
-    defaults: Sequence[RenderedObject], probed: Mapping[Any, RenderedObject], entries: Sequence[Any], identity: str | None,
+    defaults: Sequence[RenderedObject],
+    probed: Mapping[Any, RenderedObject],
+    entries: Sequence[Any],
+    identity: str | None,
 ) -> tuple[DroppedEntry, ...]:
     """Default entries removed (or replaced) in the probe render, by object and list field."""
     found: dict[tuple[str, str, str], DroppedEntry] = {}
@@ -196,10 +270,16 @@ def dropped_entries(
         if other is None:
             continue
         for change in diff_documents(obj.body, other.body):
-            if change.kind not in (FieldChangeKind.REMOVED, FieldChangeKind.MODIFIED) or not change.path_parts:
+            if (
+                change.kind not in (FieldChangeKind.REMOVED, FieldChangeKind.MODIFIED)
+                or not change.path_parts
+            ):
                 continue
             entry = next((e for e in entries if _same_entry(e, change.before, identity)), None)
-            if entry is None or (change.kind is FieldChangeKind.MODIFIED and _same_entry(entry, change.after, identity)):
+            if entry is None or (
+                change.kind is FieldChangeKind.MODIFIED
+                and _same_entry(entry, change.after, identity)
+            ):
                 continue
             list_path = change.path[: len(change.path) - len(change.path_parts[-1])].rstrip(".")
             label = str(entry[identity]) if identity else str(entry)[:80]
@@ -221,9 +301,15 @@ class _MergeSites:
     def __init__(self) -> None:
         self._by_folder: dict[tuple[Path, str], list[tuple[MergeSite, MergeCall]]] = {}
 
-    def of_chart(self, root: Path, chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[MergeSite, MergeCall]]:
+    def of_chart(
+        self, root: Path, chart: Chart, charts: Mapping[str, Chart]
+    ) -> list[tuple[MergeSite, MergeCall]]:
         """The merge calls of the chart's templates and of the library charts it includes."""
-        folders = [p for p in dependency_closure(chart, charts) if p == chart.path or _is_library(charts.get(p))]
+        folders = [
+            p
+            for p in dependency_closure(chart, charts)
+            if p == chart.path or _is_library(charts.get(p))
+        ]
         return [site for folder in folders for site in self._of_folder(root, folder)]
 
     def _of_folder(self, root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
@@ -240,7 +326,13 @@ def _folder_sites(root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
     for file in sorted(p for p in files if p.is_file() and p.suffix in _TEMPLATE_SUFFIXES):
         template = _join(folder, "templates/" + file.relative_to(templates).as_posix())
         for call in merge_calls(_read(file)):
-            site = MergeSite(template, call.line, call.function, pattern_text(call.defaults), pattern_text(call.overrides))
+            site = MergeSite(
+                template,
+                call.line,
+                call.function,
+                pattern_text(call.defaults),
+                pattern_text(call.overrides),
+            )
             sites.append((site, call))
     return sites
 
@@ -252,7 +344,10 @@ def _is_library(chart: Chart | None) -> bool:
 def _touches(path: Pattern, changed_paths: set[str]) -> bool:
     """Whether a values change of the change is at, inside or above the list."""
     dotted = ".".join(path)
-    return any(p == dotted or p.startswith(dotted + ".") or dotted.startswith(p + ".") for p in changed_paths)
+    return any(
+        p == dotted or p.startswith(dotted + ".") or dotted.startswith(p + ".")
+        for p in changed_paths
+    )
 
 
 def _nested(path: Pattern, value: Any) -> dict[str, Any]:
@@ -288,7 +383,10 @@ def _key_line(text: str, path: Pattern) -> int | None:
     for key in path:
         if not isinstance(node, yaml.MappingNode):
             return None
-        match = next(((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key), None)
+        match = next(
+            ((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key),
+            None,
+        )
         if match is None:
             return None
         line, node = match[0].start_mark.line + 1, match[1]

@@ -9,13 +9,20 @@ either ref makes the folder *not reviewed*.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Collection, Sequence
 
 from aftershock.diff.objects import diff_objects
 from aftershock.ingest.plain_objects import PlainObjects, folder_of, plain_objects
 from aftershock.model.change import FileChange
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, NotReviewed, RenderStatus, Side
+from aftershock.model.review import (
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    NotReviewed,
+    RenderStatus,
+    Side,
+)
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.charts import SideInput
 
@@ -33,14 +40,24 @@ class PlainReview:
 
 
 def review_plain(
-    files: Sequence[FileChange], base: SideInput, head: SideInput, namespace: str, excluded: Collection[str] = (),
+    files: Sequence[FileChange],
+    base: SideInput,
+    head: SideInput,
+    namespace: str,
+    excluded: Collection[str] = (),
 ) -> PlainReview:
     """Read the folders holding a changed YAML file at both refs and diff their objects."""
-    touched = {p for f in files for p in (f.path, f.old_path) if p and p.endswith((".yaml", ".yml"))}
+    touched = {
+        p for f in files for p in (f.path, f.old_path) if p and p.endswith((".yaml", ".yml"))
+    }
     folders = {folder_of(p) for p in touched}
     (base_tree, charts_base), (head_tree, charts_head) = base, head
-    plain_base = plain_objects(base_tree, charts_base, namespace, excluded=excluded, folders=folders)
-    plain_head = plain_objects(head_tree, charts_head, namespace, excluded=excluded, folders=folders)
+    plain_base = plain_objects(
+        base_tree, charts_base, namespace, excluded=excluded, folders=folders
+    )
+    plain_head = plain_objects(
+        head_tree, charts_head, namespace, excluded=excluded, folders=folders
+    )
     manifests = _manifest_files(plain_base) | _manifest_files(plain_head)
     reviews, gaps = [], []
     for folder in sorted({folder_of(p) for p in touched & manifests}):
@@ -57,37 +74,66 @@ def _manifest_files(plain: PlainObjects) -> set[str]:
 
 
 def _review_folder(
-    folder: str, changed: list[str], base: PlainObjects, head: PlainObjects,
+    folder: str,
+    changed: list[str],
+    base: PlainObjects,
+    head: PlainObjects,
 ) -> tuple[ChartReview, list[NotReviewed]]:
     affected = AffectedChart(folder, tuple(AffectStep("file", p, "changed") for p in changed[:1]))
     base_objects, head_objects = base.folders.get(folder, ()), head.folders.get(folder, ())
     renders = [_render(Side.BASE, base, folder), _render(Side.HEAD, head, folder)]
-    gaps = [NotReviewed(f"manifests {folder or '.'}", r.error or "unreadable", r.side)
-            for r in renders if r.status is RenderStatus.FAILED]
+    gaps = [
+        NotReviewed(f"manifests {folder or '.'}", r.error or "unreadable", r.side)
+        for r in renders
+        if r.status is RenderStatus.FAILED
+    ]
     if gaps:
-        return ChartReview(folder, MANIFESTS_NAME, affected, *renders, ChartOutcome.NOT_REVIEWED), gaps
+        return ChartReview(
+            folder, MANIFESTS_NAME, affected, *renders, ChartOutcome.NOT_REVIEWED
+        ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    review = ChartReview(folder, MANIFESTS_NAME, affected, *renders, outcome, changes,
-                         base_objects=base_objects, head_objects=head_objects)
+    review = ChartReview(
+        folder,
+        MANIFESTS_NAME,
+        affected,
+        *renders,
+        outcome,
+        changes,
+        base_objects=base_objects,
+        head_objects=head_objects,
+    )
     return review, []
 
 
 def _render(side: Side, plain: PlainObjects, folder: str) -> ChartRender:
-    problems = [f"{path}: {reason}" for path, reason in sorted(plain.unreadable.items()) if folder_of(path) == folder]
+    problems = [
+        f"{path}: {reason}"
+        for path, reason in sorted(plain.unreadable.items())
+        if folder_of(path) == folder
+    ]
     if problems:
         return ChartRender(side, RenderStatus.FAILED, error="; ".join(problems))
     objects = plain.folders.get(folder)
-    return ChartRender(side, RenderStatus.OK if objects is not None else RenderStatus.ABSENT, len(objects or ()))
+    return ChartRender(
+        side, RenderStatus.OK if objects is not None else RenderStatus.ABSENT, len(objects or ())
+    )
 
 
 def plain_units(
-    units: tuple[tuple[str, tuple[Unit, ...]], ...], plain: PlainReview,
+    units: tuple[tuple[str, tuple[Unit, ...]], ...],
+    plain: PlainReview,
 ) -> tuple[tuple[str, tuple[Unit, ...]], ...]:
     """A changed manifest file is a template of its folder's review: file -> manifest -> object."""
     manifest_files = _manifest_files(plain.base) | _manifest_files(plain.head)
     return tuple(
-        (path, tuple(_as_manifest(u) if u.chart is None and u.path in manifest_files else u for u in file_units))
+        (
+            path,
+            tuple(
+                _as_manifest(u) if u.chart is None and u.path in manifest_files else u
+                for u in file_units
+            ),
+        )
         for path, file_units in units
     )
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.charts import discover_charts
@@ -26,9 +27,23 @@ from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus, Review
 from aftershock.model.units import Chart, ValuesKeyChangeKind
 from aftershock.pipeline.charts import RenderSettings
-from aftershock.provenance.link import MAX_KEYS_PER_OBJECT, release_values_file, review_id, scoped_keys, static_provenance, value_scope
+from aftershock.provenance.link import (
+    MAX_KEYS_PER_OBJECT,
+    release_values_file,
+    review_id,
+    scoped_keys,
+    static_provenance,
+    value_scope,
+)
 from aftershock.provenance.model import Perturbation, ProvenanceReport
-from aftershock.provenance.perturb import DEFAULT_SCENARIO, Produced, plan_perturbations, produced_fields, settle, with_key
+from aftershock.provenance.perturb import (
+    DEFAULT_SCENARIO,
+    Produced,
+    plan_perturbations,
+    produced_fields,
+    settle,
+    with_key,
+)
 from aftershock.releases.parse import release_spec
 from aftershock.releases.values import merge_maps, release_values
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
@@ -48,11 +63,20 @@ class _Job:
 
 
 def trace_provenance(
-    review: Review, base_root: Path, head_root: Path, renderer: Renderer, *, max_renders: int = DEFAULT_MAX_RENDERS,
+    review: Review,
+    base_root: Path,
+    head_root: Path,
+    renderer: Renderer,
+    *,
+    max_renders: int = DEFAULT_MAX_RENDERS,
 ) -> ProvenanceReport:
     """Provenance of every changed field of `review`, with at most `max_renders` perturbation renders."""
     charts = _charts(review)
-    static = static_provenance(review, _template_texts(review, charts, head_root), _template_texts(review, charts, base_root))
+    static = static_provenance(
+        review,
+        _template_texts(review, charts, head_root),
+        _template_texts(review, charts, base_root),
+    )
     fields = static.fields
     by_id = {review_id(r): r for r in review.chart_reviews}
     candidates = sorted({f.review for f in fields if f.values and f.scenario == DEFAULT_SCENARIO})
@@ -66,8 +90,12 @@ def trace_provenance(
     for job, outcome in zip(jobs, outcomes):
         results[job.perturbation] = _produced(job, outcome)
     return ProvenanceReport(
-        fields=settle(fields, results, cut, blocked), max_renders=max_renders, renders=len(jobs),
-        failed=sum(r is None for r in results.values()), cut=cut, not_perturbed=tuple(sorted(blocked.items())),
+        fields=settle(fields, results, cut, blocked),
+        max_renders=max_renders,
+        renders=len(jobs),
+        failed=sum(r is None for r in results.values()),
+        cut=cut,
+        not_perturbed=tuple(sorted(blocked.items())),
         unlinked=static.too_broad,
     )
 
@@ -76,8 +104,13 @@ def unlinked_gap(report: ProvenanceReport | None) -> NotReviewed | None:
     """The objects whose provenance was not traced because their templates read too many changed keys."""
     if report is None or not report.unlinked:
         return None
-    shown = ", ".join(report.unlinked[:3]) + (f" and {len(report.unlinked) - 3} more" if len(report.unlinked) > 3 else "")
-    return NotReviewed(f"provenance of {shown}", f"its templates read more than {MAX_KEYS_PER_OBJECT} changed values keys")
+    shown = ", ".join(report.unlinked[:3]) + (
+        f" and {len(report.unlinked) - 3} more" if len(report.unlinked) > 3 else ""
+    )
+    return NotReviewed(
+        f"provenance of {shown}",
+        f"its templates read more than {MAX_KEYS_PER_OBJECT} changed values keys",
+    )
 
 
 def _charts(review: Review) -> dict[str, Chart]:
@@ -98,7 +131,9 @@ def chart_folder(root: Path, chart_path: str) -> Path | None:
 
 def _template_texts(review: Review, charts: Mapping[str, Chart], root: Path) -> dict[str, str]:
     """Repository path -> text of every template of the chart trees the review rendered, on one side."""
-    tree_charts = {c for r in review.chart_reviews if r.changes for c in value_scope(r.chart, charts).prefixes}
+    tree_charts = {
+        c for r in review.chart_reviews if r.changes for c in value_scope(r.chart, charts).prefixes
+    }
     texts: dict[str, str] = {}
     for chart_path in sorted(tree_charts):
         folder = chart_folder(root, chart_path)
@@ -116,21 +151,32 @@ def _template_texts(review: Review, charts: Mapping[str, Chart], root: Path) -> 
 
 
 def _job(
-    review: Review, chart_review: ChartReview, charts: Mapping[str, Chart], base: tuple[Path, RenderInputs],
+    review: Review,
+    chart_review: ChartReview,
+    charts: Mapping[str, Chart],
+    base: tuple[Path, RenderInputs],
     item: Perturbation,
 ) -> _Job:
     """The request of one perturbation: the review's base render with one key at its head value."""
-    settings = RenderSettings(review.options.release_name, review.options.namespace, review.options.kube_version)
+    settings = RenderSettings(
+        review.options.release_name, review.options.namespace, review.options.kube_version
+    )
     folder, inputs = base
     request = RenderRequest(
-        chart_dir=str(folder), values=_perturbed_values(review, chart_review, charts, inputs, item),
-        release_name=inputs.release_name or settings.release_name, namespace=inputs.namespace or settings.namespace,
-        kube_version=inputs.kube_version or settings.kube_version, api_versions=inputs.api_versions, private=inputs.private,
+        chart_dir=str(folder),
+        values=_perturbed_values(review, chart_review, charts, inputs, item),
+        release_name=inputs.release_name or settings.release_name,
+        namespace=inputs.namespace or settings.namespace,
+        kube_version=inputs.kube_version or settings.kube_version,
+        api_versions=inputs.api_versions,
+        private=inputs.private,
     )
     return _Job(item, chart_review, request)
 
 
-def _base(review: Review, chart_review: ChartReview, base_root: Path) -> tuple[Path, RenderInputs] | str:
+def _base(
+    review: Review, chart_review: ChartReview, base_root: Path
+) -> tuple[Path, RenderInputs] | str:
     """The folder and inputs of a review's base render, or why they cannot be rebuilt."""
     if chart_review.base.status is not RenderStatus.OK:
         return f"the chart has no base render ({chart_review.base.status.value})"
@@ -138,7 +184,10 @@ def _base(review: Review, chart_review: ChartReview, base_root: Path) -> tuple[P
     if folder is None:
         return "the chart is not materialised at base"
     if chart_review.release is None:
-        return folder, chart_review.base_inputs  # the chart's render context (and scenario), as the review rendered it
+        return (
+            folder,
+            chart_review.base_inputs,
+        )  # the chart's render context (and scenario), as the review rendered it
     return _release_inputs(review, chart_review, base_root, folder)
 
 
@@ -156,7 +205,9 @@ def _release_inputs(
             spec = release_spec(obj)
             if spec is None:
                 continue
-            values = release_values(spec, lookup, lambda path: _read_base(base_root, path), chart_review.chart)
+            values = release_values(
+                spec, lookup, lambda path: _read_base(base_root, path), chart_review.chart
+            )
         except AftershockError as error:
             return f"the release's base values cannot be computed again: {error.line()}"
         private = any(ref.kind == "Secret" for ref in spec.values_from)
@@ -177,13 +228,20 @@ def _read_base(base_root: Path, path: str) -> str | None:
 
 
 def _perturbed_values(
-    review: Review, chart_review: ChartReview, charts: Mapping[str, Chart], inputs: RenderInputs, item: Perturbation,
+    review: Review,
+    chart_review: ChartReview,
+    charts: Mapping[str, Chart],
+    inputs: RenderInputs,
+    item: Perturbation,
 ) -> dict[str, Any]:
     """The base values with the one key at its head value: a release's own key replaced in what it
     passes; a chart default set beneath what the release passes (null deletes a default, as in Helm)."""
     scope = value_scope(chart_review.chart, charts)
-    change, path = next((c, p) for c, p in scoped_keys(review, chart_review, scope)
-                        if c.file == item.file and c.path == item.key)
+    change, path = next(
+        (c, p)
+        for c, p in scoped_keys(review, chart_review, scope)
+        if c.file == item.file and c.path == item.key
+    )
     removed = change.kind is ValuesKeyChangeKind.REMOVED
     if chart_review.release and change.file == release_values_file(chart_review.release):
         return with_key(inputs.values, path, change.after, remove=removed)
@@ -195,14 +253,24 @@ def _produced(job: _Job, outcome: RenderOutcome) -> Produced | None:
     if not outcome.ok:
         return None
     try:
-        documents = outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
-        objects = objects_from_documents(documents, chart=job.chart_review.chart, namespace=job.request.namespace)
+        documents = (
+            outcome.documents
+            if outcome.documents is not None
+            else parse_documents(outcome.manifests)
+        )
+        objects = objects_from_documents(
+            documents, chart=job.chart_review.chart, namespace=job.request.namespace
+        )
     except AftershockError:
         return None
-    return produced_fields(job.chart_review.changes, job.perturbation.review, job.chart_review.base_objects, objects)
+    return produced_fields(
+        job.chart_review.changes, job.perturbation.review, job.chart_review.base_objects, objects
+    )
 
 
-def materialize_workspaces(review: Review, work: Path, *, max_file_bytes: int = 5 * 2**20) -> tuple[Path, Path]:
+def materialize_workspaces(
+    review: Review, work: Path, *, max_file_bytes: int = 5 * 2**20
+) -> tuple[Path, Path]:
     """Write the charts the review rendered, with their local dependencies linked in, to `work/base`
     and `work/head` as the review's own workspaces held them (for tracing after the review's are gone)."""
     repo = GitRepository.open(review.repository)
@@ -210,8 +278,12 @@ def materialize_workspaces(review: Review, work: Path, *, max_file_bytes: int = 
         with RefSnapshot.open(repo, sha, f"{side} {sha[:7]}", max_file_bytes) as tree:
             tree.check_safe()
             charts = {c.path: c for c in discover_charts(tree, tree.label)}
-            rendered = [charts[p] for p in sorted({r.chart for r in review.chart_reviews}) if p in charts]
-            tree.materialize(sorted({d for c in rendered for d in dependency_closure(c, charts)}), work / side)
+            rendered = [
+                charts[p] for p in sorted({r.chart for r in review.chart_reviews}) if p in charts
+            ]
+            tree.materialize(
+                sorted({d for c in rendered for d in dependency_closure(c, charts)}), work / side
+            )
             for chart in rendered:
                 link_local_dependencies(chart, charts, work / side)
     return work / "base", work / "head"

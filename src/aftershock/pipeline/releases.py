@@ -10,9 +10,9 @@ lies on its own path is a cycle and is not reviewed.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
@@ -20,11 +20,9 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import Evidence, ReleaseSpec, ResolvedRelease
-from aftershock.model.review import ChartReview, NotReviewed
-from aftershock.model.units import AffectedChart, AffectStep, Chart, ValuesKeyChange
+from aftershock.model.review import ChartReview, NotReviewed, Side
+from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.model.review import Side
-from aftershock.model.units import ChartType
 from aftershock.releases.external import external_chart, is_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
@@ -41,19 +39,25 @@ class ReleaseSource:
     """Where releases were found: a chart's render, or a plain manifest file."""
 
     id: str
-    path: tuple[AffectStep, ...]  # how the change reaches the source; empty for an unchanged manifest
+    path: tuple[
+        AffectStep, ...
+    ]  # how the change reaches the source; empty for an unchanged manifest
     base_objects: tuple[RenderedObject, ...]
     head_objects: tuple[RenderedObject, ...]
     base_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)  # for valuesFrom
     head_lookup: Mapping[ObjectKey, RenderedObject] = field(default_factory=dict)
     scenario: str = "default"  # the source chart's scenario; its releases are reviewed in it too
-    cluster: str | None = None  # the cluster the source deploys to (a Flux Kustomization's), when known
+    cluster: str | None = (
+        None  # the cluster the source deploys to (a Flux Kustomization's), when known
+    )
 
 
 @dataclass(frozen=True)
 class ReleaseFollowing:
     reviews: tuple[ChartReview, ...]
-    values_changes: tuple[ValuesKeyChange, ...]  # per release, between the values passed at base and head
+    values_changes: tuple[
+        ValuesKeyChange, ...
+    ]  # per release, between the values passed at base and head
     not_reviewed: tuple[NotReviewed, ...]
 
 
@@ -73,8 +77,16 @@ def manifest_sources(
     sources = []
     for path in sorted(set(base.objects) | set(head.objects)):
         steps = (AffectStep("file", path, "changed"),) if path in changed else ()
-        sources.append(ReleaseSource(path, steps, base.objects.get(path, ()), head.objects.get(path, ()), *lookups))
-    gaps = [NotReviewed(f"manifest {p}", r) for side in (base, head) for p, r in sorted(side.unreadable.items())]
+        sources.append(
+            ReleaseSource(
+                path, steps, base.objects.get(path, ()), head.objects.get(path, ()), *lookups
+            )
+        )
+    gaps = [
+        NotReviewed(f"manifest {p}", r)
+        for side in (base, head)
+        for p, r in sorted(side.unreadable.items())
+    ]
     return tuple(sources), tuple(dict.fromkeys(gaps))
 
 
@@ -82,15 +94,31 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
     base_lookup = {**plain[0], **{o.key: o for o in review.base_objects}}
     head_lookup = {**plain[1], **{o.key: o for o in review.head_objects}}
     source_id = f"{review.chart}@{review.release}" if review.release else review.chart
-    return ReleaseSource(source_id, review.affected.path, review.base_objects, review.head_objects, base_lookup, head_lookup,
-                         review.scenario, review.cluster)
+    return ReleaseSource(
+        source_id,
+        review.affected.path,
+        review.base_objects,
+        review.head_objects,
+        base_lookup,
+        head_lookup,
+        review.scenario,
+        review.cluster,
+    )
 
 
 def follow_releases(
-    sources: Sequence[ReleaseSource], plain: Lookups, base: SideInput, head: SideInput, renderer: Renderer,
-    settings: RenderSettings, work: Path, affected: Sequence[AffectedChart],
-    rendered: Callable[[RenderOutcome], None] | None = None, chart_map: Mapping[str, str] | None = None,
-    covered: frozenset[tuple[str, str]] = frozenset(), cache: ChartCache = ChartCache(),
+    sources: Sequence[ReleaseSource],
+    plain: Lookups,
+    base: SideInput,
+    head: SideInput,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    affected: Sequence[AffectedChart],
+    rendered: Callable[[RenderOutcome], None] | None = None,
+    chart_map: Mapping[str, str] | None = None,
+    covered: frozenset[tuple[str, str]] = frozenset(),
+    cache: ChartCache = ChartCache(),
 ) -> ReleaseFollowing:
     """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder;
     `cache` holds the archives of charts from outside the repository. `covered` holds (chart, release id)
@@ -103,13 +131,23 @@ def follow_releases(
     current: list[ReleaseSource] = list(sources)
     seen: set[tuple[ObjectKey, str]] = set()
     for depth in range(MAX_DEPTH):
-        plans, round_changes, round_gaps = _plans(current, base, head, by_chart, seen, chart_map or {}, covered, cache)
+        plans, round_changes, round_gaps = _plans(
+            current, base, head, by_chart, seen, chart_map or {}, covered, cache
+        )
         changes += round_changes
         gaps += round_gaps
         if not plans:
             break
         _unpack_external(plans, work / f"releases-{depth}")
-        found, render_gaps = review_charts([p for p, _ in plans], base, head, renderer, settings, work / f"releases-{depth}", rendered=rendered)
+        found, render_gaps = review_charts(
+            [p for p, _ in plans],
+            base,
+            head,
+            renderer,
+            settings,
+            work / f"releases-{depth}",
+            rendered=rendered,
+        )
         reviews += found
         gaps += render_gaps
         current = [chart_source(r, plain) for r in found]
@@ -129,15 +167,23 @@ def _unpack_external(plans: Sequence[tuple[ChartPlan, _Archives]], work: Path) -
 
 
 def _plans(
-    sources: Sequence[ReleaseSource], base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    seen: set[tuple[ObjectKey, str]], chart_map: Mapping[str, str], covered: frozenset[tuple[str, str]], cache: ChartCache,
+    sources: Sequence[ReleaseSource],
+    base: SideInput,
+    head: SideInput,
+    affected: Mapping[str, AffectedChart],
+    seen: set[tuple[ObjectKey, str]],
+    chart_map: Mapping[str, str],
+    covered: frozenset[tuple[str, str]],
+    cache: ChartCache,
 ) -> tuple[list[tuple[ChartPlan, _Archives]], list[ValuesKeyChange], list[NotReviewed]]:
     """A release is planned once per distinct pair of values it passes (a scenario of its source that
     passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
     said: set[ObjectKey] = {key for key, _ in seen}
     for source in sources:
-        for key in sorted({o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}):
+        for key in sorted(
+            {o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}
+        ):
             try:
                 planned, values_changes = _plan(source, key, base, head, affected, chart_map, cache)
             except _Unreached:
@@ -159,15 +205,28 @@ def _plans(
             if key not in said:
                 changes += values_changes
             said.add(key)
-            if planned is not None and plan is not None and not (source.scenario == "default" and (plan.path, key.id) in covered):
-                plans.append((replace(plan, scenario=source.scenario) if source.scenario != "default" else plan, planned[1]))
+            if (
+                planned is not None
+                and plan is not None
+                and not (source.scenario == "default" and (plan.path, key.id) in covered)
+            ):
+                plans.append(
+                    (
+                        replace(plan, scenario=source.scenario)
+                        if source.scenario != "default"
+                        else plan,
+                        planned[1],
+                    )
+                )
     return plans, changes, gaps
 
 
 def _inputs_key(plan: ChartPlan | None) -> str:
     if plan is None:
         return ""
-    return json.dumps([plan.base_inputs.values, plan.head_inputs.values], sort_keys=True, default=str)
+    return json.dumps(
+        [plan.base_inputs.values, plan.head_inputs.values], sort_keys=True, default=str
+    )
 
 
 class _Unresolved(Exception):
@@ -179,25 +238,43 @@ class _Unresolved(Exception):
 
 
 def _plan(
-    source: ReleaseSource, key: ObjectKey, base: SideInput, head: SideInput, affected: Mapping[str, AffectedChart],
-    chart_map: Mapping[str, str], cache: ChartCache,
+    source: ReleaseSource,
+    key: ObjectKey,
+    base: SideInput,
+    head: SideInput,
+    affected: Mapping[str, AffectedChart],
+    chart_map: Mapping[str, str],
+    cache: ChartCache,
 ) -> tuple[tuple[ChartPlan, _Archives] | None, list[ValuesKeyChange]]:
     b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
     h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
     _check_resolved(source, key, b, h)
     chart_path = (h or b).chart_path  # type: ignore[union-attr]
-    if chart_path == source.id or any(s.kind == "chart" and s.id == chart_path for s in source.path):
-        raise AftershockError(f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle")
-    values_changes = diff_values(b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}")
-    values_changes = _marked_secret(values_changes, (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()))
+    if chart_path == source.id or any(
+        s.kind == "chart" and s.id == chart_path for s in source.path
+    ):
+        raise AftershockError(
+            f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle"
+        )
+    values_changes = diff_values(
+        b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}"
+    )
+    values_changes = _marked_secret(
+        values_changes,
+        (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
+    )
     steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
-    moved = (b is None) != (h is None) or (b is not None and h is not None and b.version != h.version)
+    moved = (b is None) != (h is None) or (
+        b is not None and h is not None and b.version != h.version
+    )
     if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
     return _chart_plan(key, b, h, base, head, steps, source.cluster), list(values_changes)
 
 
-def _check_resolved(source: ReleaseSource, key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None) -> None:
+def _check_resolved(
+    source: ReleaseSource, key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None
+) -> None:
     """A release whose chart cannot be had is not reviewed when the change reaches it (its own values diff
     is still shown: _Unresolved); one the change leaves alone is no gap of this review (_Unreached)."""
     problems = [(side, r) for side, r in (("base", b), ("head", h)) if r is not None and r.problem]
@@ -205,31 +282,45 @@ def _check_resolved(source: ReleaseSource, key: ObjectKey, b: ResolvedRelease | 
         return
     before = next((o.body for o in source.base_objects if o.key == key), None)
     after = next((o.body for o in source.head_objects if o.key == key), None)
-    values = diff_values(b.values if b else {}, h.values if h else {}, chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
-                         file=f"release {key}")
+    values = diff_values(
+        b.values if b else {},
+        h.values if h else {},
+        chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
+        file=f"release {key}",
+    )
     if before == after and not values:
         raise _Unreached()
     side, resolved = problems[-1]
-    raise _Unresolved(AftershockError(str(resolved.problem), where=f"{key} at {side}"), list(values))
+    raise _Unresolved(
+        AftershockError(str(resolved.problem), where=f"{key} at {side}"), list(values)
+    )
 
 
 class _Unreached(Exception):
     """A release whose chart cannot be had, which the change does not reach."""
 
 
-def _marked_secret(changes: Sequence[ValuesKeyChange], secret_paths: frozenset[str]) -> tuple[ValuesKeyChange, ...]:
+def _marked_secret(
+    changes: Sequence[ValuesKeyChange], secret_paths: frozenset[str]
+) -> tuple[ValuesKeyChange, ...]:
     """Changes of values a Secret supplies (or of maps holding them) marked `secret`."""
     if not secret_paths:
         return tuple(changes)
 
     def holds_secret(path: str) -> bool:
-        return any(p == path or p.startswith(path + ".") or path.startswith(p + ".") for p in secret_paths)
+        return any(
+            p == path or p.startswith(path + ".") or path.startswith(p + ".") for p in secret_paths
+        )
 
     return tuple(replace(c, secret=True) if holds_secret(c.path) else c for c in changes)
 
 
 def _steps(
-    source: ReleaseSource, key: ObjectKey, chart_path: str, evidence: str, affected: Mapping[str, AffectedChart],
+    source: ReleaseSource,
+    key: ObjectKey,
+    chart_path: str,
+    evidence: str,
+    affected: Mapping[str, AffectedChart],
 ) -> tuple[AffectStep, ...] | None:
     """The path to the downstream render: through the source when the change reaches it, else through
     the downstream chart itself; None when the change reaches neither."""
@@ -239,13 +330,19 @@ def _steps(
             AffectStep("chart", chart_path, f"installed by the release ({evidence})"),
         )
     if chart_path in affected:
-        return affected[chart_path].path + (AffectStep("release", key.id, f"installs it with its values ({evidence})"),)
+        return affected[chart_path].path + (
+            AffectStep("release", key.id, f"installs it with its values ({evidence})"),
+        )
     return None
 
 
 def _resolve(
-    objects: Sequence[RenderedObject], lookup: Mapping[ObjectKey, RenderedObject], key: ObjectKey, side: SideInput,
-    chart_map: Mapping[str, str], cache: ChartCache,
+    objects: Sequence[RenderedObject],
+    lookup: Mapping[ObjectKey, RenderedObject],
+    key: ObjectKey,
+    side: SideInput,
+    chart_map: Mapping[str, str],
+    cache: ChartCache,
 ) -> ResolvedRelease | None:
     tree, charts = side
     obj = next((o for o in objects if o.key == key), None)
@@ -257,12 +354,25 @@ def _resolve(
     if problem and is_external(spec):
         return _external(spec, lookup, tree, cache)
     if problem:
-        return ResolvedRelease(spec, None, evidence, _values_or_empty(spec, lookup, tree), problem=problem)
+        return ResolvedRelease(
+            spec, None, evidence, _values_or_empty(spec, lookup, tree), problem=problem
+        )
     secret_paths = frozenset(p for p, _ in flatten(secret_values(spec, lookup)))
-    return ResolvedRelease(spec, path, evidence, release_values(spec, lookup, tree.text_or_none, path), secret_paths=secret_paths)
+    return ResolvedRelease(
+        spec,
+        path,
+        evidence,
+        release_values(spec, lookup, tree.text_or_none, path),
+        secret_paths=secret_paths,
+    )
 
 
-def _external(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot, cache: ChartCache) -> ResolvedRelease:
+def _external(
+    spec: ReleaseSpec,
+    lookup: Mapping[ObjectKey, RenderedObject],
+    tree: RefSnapshot,
+    cache: ChartCache,
+) -> ResolvedRelease:
     """A chart from a Helm or OCI repository, from the chart cache (or downloaded when allowed)."""
     values = release_values(spec, lookup, tree.text_or_none, None)
     try:
@@ -272,11 +382,17 @@ def _external(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tre
     try:
         archive = cache.archive(chart)
     except AftershockError as error:
-        return ResolvedRelease(spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version)
-    return ResolvedRelease(spec, chart.id, Evidence.OBSERVED, values, archive=archive, version=chart.version)
+        return ResolvedRelease(
+            spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version
+        )
+    return ResolvedRelease(
+        spec, chart.id, Evidence.OBSERVED, values, archive=archive, version=chart.version
+    )
 
 
-def _values_or_empty(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot) -> dict:
+def _values_or_empty(
+    spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot
+) -> dict:
     """The values a release passes, for its values diff even when its chart cannot be resolved."""
     try:
         return release_values(spec, lookup, tree.text_or_none, None)
@@ -285,24 +401,40 @@ def _values_or_empty(spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObjec
 
 
 def _chart_plan(
-    key: ObjectKey, b: ResolvedRelease | None, h: ResolvedRelease | None, base: SideInput, head: SideInput,
-    steps: tuple[AffectStep, ...], source_cluster: str | None = None,
+    key: ObjectKey,
+    b: ResolvedRelease | None,
+    h: ResolvedRelease | None,
+    base: SideInput,
+    head: SideInput,
+    steps: tuple[AffectStep, ...],
+    source_cluster: str | None = None,
 ) -> tuple[ChartPlan, _Archives]:
     charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
     charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
     chart_path = (h or b).chart_path  # type: ignore[union-attr]
     chart_b = _chart(b, charts_base)
     chart_h = _chart(h, charts_head)
-    archives = tuple((side, _external_of(r, c), r.archive) for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
-                     if r is not None and r.archive is not None and c is not None)
+    archives = tuple(
+        (side, _external_of(r, c), r.archive)
+        for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
+        if r is not None and r.archive is not None and c is not None
+    )
     return ChartPlan(
-        path=chart_path, name=(chart_h or chart_b).name, affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
-        base=chart_b, head=chart_h, release=key.id, base_inputs=_inputs(b), head_inputs=_inputs(h),
+        path=chart_path,
+        name=(chart_h or chart_b).name,
+        affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
+        base=chart_b,
+        head=chart_h,
+        release=key.id,
+        base_inputs=_inputs(b),
+        head_inputs=_inputs(h),
         cluster=_cluster(h or b, source_cluster),  # type: ignore[arg-type]
     ), archives
 
 
-EXTERNAL_FOLDER = ".aftershock-charts"  # where external charts are unpacked, beside the materialised tree
+EXTERNAL_FOLDER = (
+    ".aftershock-charts"  # where external charts are unpacked, beside the materialised tree
+)
 
 
 def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Chart | None:
@@ -312,7 +444,13 @@ def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Cha
     if resolved.archive is None:
         return charts.get(resolved.chart_path)
     name = resolved.chart_path.rsplit("/", 1)[-1]
-    return Chart(f"{EXTERNAL_FOLDER}/{name}-{resolved.version}", name, str(resolved.version), ChartType.APPLICATION, "v2")
+    return Chart(
+        f"{EXTERNAL_FOLDER}/{name}-{resolved.version}",
+        name,
+        str(resolved.version),
+        ChartType.APPLICATION,
+        "v2",
+    )
 
 
 def _external_of(resolved: ResolvedRelease, chart: Chart) -> ExternalChart:
@@ -324,12 +462,18 @@ def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> st
     (the cluster of the Flux Kustomization that applies it, when one does)."""
     spec = resolved.spec
     if spec.cluster:
-        return f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
+        return (
+            f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
+        )
     return source_cluster or "in-cluster"
 
 
 def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:
     if resolved is None:
         return RenderInputs()
-    return RenderInputs(dict(resolved.values), resolved.spec.release_name, resolved.spec.namespace,
-                        private=bool(resolved.secret_paths))
+    return RenderInputs(
+        dict(resolved.values),
+        resolved.spec.release_name,
+        resolved.spec.namespace,
+        private=bool(resolved.secret_paths),
+    )

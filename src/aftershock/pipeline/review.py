@@ -11,43 +11,54 @@ store carries the rest forward instead of calling it resolved.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import ConfigError
 from aftershock.ingest.affected import affected_charts
-from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
+from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
+from aftershock.model.tests import TESTS_PART
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
-from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS, BudgetedRenderer, RenderBudget
-from aftershock.render.cache import CachingRenderer, RenderCacheStore
-from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
+from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.pipeline.charts import RenderSettings
 from aftershock.pipeline.contexts import Identity
-from aftershock.pipeline.judge import Judgement, judge, repository_files, review_config, source_texts
+from aftershock.pipeline.gitops import review_gitops
+from aftershock.pipeline.judge import (
+    Judgement,
+    judge,
+    repository_files,
+    review_config,
+    source_texts,
+)
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.pipeline.stage import StageInput, render_stage
-from aftershock.model.tests import TESTS_PART
-from aftershock.pipeline.budget import LateSteps, observe_within_budget
-from aftershock.secret_taint import test_expectations
-from aftershock.pipeline.gitops import review_gitops
-from aftershock.render.chart_archives import ChartCache
-from aftershock.render.kustomize import shared_builder
-from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.pipeline.tests import review_suite_patterns
+from aftershock.render.budget import (
+    DEFAULT_DEADLINE_SECONDS,
+    DEFAULT_MAX_REVIEW_RENDERS,
+    BudgetedRenderer,
+    RenderBudget,
+)
+from aftershock.render.cache import CachingRenderer, RenderCacheStore
+from aftershock.render.chart_archives import ChartCache
+from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.kustomize import shared_builder
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
+from aftershock.secret_taint import test_expectations
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 
@@ -57,19 +68,33 @@ class ReviewRequest:
     repo: Path
     head: str = "HEAD"
     base: str | None = None
-    release_name: str | None = None  # given: overrides every chart's context; else the context's, or "release"
+    release_name: str | None = (
+        None  # given: overrides every chart's context; else the context's, or "release"
+    )
     namespace: str | None = None  # likewise; else "default"
     kube_version: str | None = None
     max_file_bytes: int = 5 * 2**20
     max_scenarios: int = 6  # per chart, the default scenario included
     run_tests: bool = True  # run the affected charts' helm-unittest suites at base and head
-    max_provenance_renders: int = DEFAULT_MAX_RENDERS  # perturbation renders that settle field provenance
-    max_override_renders: int = DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
+    max_provenance_renders: int = (
+        DEFAULT_MAX_RENDERS  # perturbation renders that settle field provenance
+    )
+    max_override_renders: int = (
+        DEFAULT_MAX_PROBE_RENDERS  # override-trap probe renders, base and head together
+    )
     config_file: Path | None = None  # else `.aftershock.yaml` at the base ref
-    since: str | None = None  # incremental: render only the charts affected by since..head (a commit)
-    deadline_seconds: float = DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
-    max_renders: int = DEFAULT_MAX_REVIEW_RENDERS  # renders the review may schedule, tests and probes included
-    chart_cache: Path | None = None  # external chart archives; else `chart_cache:` of the configuration
+    since: str | None = (
+        None  # incremental: render only the charts affected by since..head (a commit)
+    )
+    deadline_seconds: float = (
+        DEFAULT_DEADLINE_SECONDS  # for the whole review; what it cuts is not reviewed
+    )
+    max_renders: int = (
+        DEFAULT_MAX_REVIEW_RENDERS  # renders the review may schedule, tests and probes included
+    )
+    chart_cache: Path | None = (
+        None  # external chart archives; else `chart_cache:` of the configuration
+    )
     fetch_charts: bool = False  # download a missing external chart archive over HTTP
 
 
@@ -101,20 +126,31 @@ class RenderCallbacks:
 
 @contextmanager
 def open_renderer(
-    kind: str, *, helm_binary: str = "helm", timeout_seconds: float = 60.0, workers: int | None = None,
-    cache: RenderCacheStore | None = None, max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
+    kind: str,
+    *,
+    helm_binary: str = "helm",
+    timeout_seconds: float = 60.0,
+    workers: int | None = None,
+    cache: RenderCacheStore | None = None,
+    max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
 ) -> Iterator[Renderer]:
     """The embedded SDK renderer by default; a helm binary only when asked for; behind `cache` when given."""
     if kind == "sdk":
         from aftershock.render.sdk import SdkRenderer
 
-        renderer: Renderer = SdkRenderer(workers=workers, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
+        renderer: Renderer = SdkRenderer(
+            workers=workers, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib
+        )
     elif kind == "helm":
         from aftershock.render.binary import HelmBinaryRenderer
 
-        renderer = HelmBinaryRenderer(helm_path=helm_binary, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib)
+        renderer = HelmBinaryRenderer(
+            helm_path=helm_binary, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib
+        )
     else:
-        raise ConfigError(f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm")
+        raise ConfigError(
+            f"unknown renderer {kind!r}", hint="use --renderer sdk or --renderer helm"
+        )
     if cache is not None:
         renderer = CachingRenderer(renderer, cache)
     try:
@@ -123,12 +159,16 @@ def open_renderer(
         renderer.close()
 
 
-def run_review(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> Review:
+def run_review(
+    request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None
+) -> Review:
     """Review base..head of the repository: every layer, linked, with what could not be reviewed."""
     return review_change(request, renderer, callbacks).review
 
 
-def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None) -> ReviewResult:
+def review_change(
+    request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None
+) -> ReviewResult:
     """Observe base..head layer by layer, then judge it: findings and verdicts."""
     budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
     renderer = BudgetedRenderer(renderer, budget)
@@ -139,19 +179,43 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
     files = repo.file_changes(base.sha, head.sha)
     with ExitStack() as stack:
         blobs = stack.enter_context(BlobReader(repo))
-        base_tree = stack.enter_context(RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes, blobs))
-        head_tree = stack.enter_context(RefSnapshot.open(repo, head.sha, f"head {head.sha[:7]}", request.max_file_bytes, blobs))
+        base_tree = stack.enter_context(
+            RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes, blobs)
+        )
+        head_tree = stack.enter_context(
+            RefSnapshot.open(repo, head.sha, f"head {head.sha[:7]}", request.max_file_bytes, blobs)
+        )
         for tree in (base_tree, head_tree):
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
-        charts_base = resolve_from_history(repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies))
-        charts_head = resolve_from_history(repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies))
-        units = tuple((f.path, units_for_file(f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none)) for f in files)
+        charts_base = resolve_from_history(
+            repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies)
+        )
+        charts_head = resolve_from_history(
+            repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies)
+        )
+        units = tuple(
+            (
+                f.path,
+                units_for_file(
+                    f, charts_base, charts_head, base_tree.text_or_none, head_tree.text_or_none
+                ),
+            )
+            for f in files
+        )
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
-        since = _since(repo, request.since, head.sha, charts_base, charts_head) if request.since else None
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())))
+        since = (
+            _since(repo, request.since, head.sha, charts_base, charts_head)
+            if request.since
+            else None
+        )
+        work = Path(
+            stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="aftershock-", dir=fast_temp_root())
+            )
+        )
         sides = (base_tree, charts_base), (head_tree, charts_head)
         for charts in (charts_base, charts_head):
             materialize_history(repo, charts, work / "history", request.max_file_bytes)
@@ -160,33 +224,81 @@ def review_change(request: ReviewRequest, renderer: Renderer, callbacks: RenderC
         gitops = review_gitops(files, *sides, units, _namespace(request), shared_builder(), work)
         units = gitops.units
         changed = tuple(p for f in files for p in (f.path, f.old_path) if p)
-        stage = render_stage(StageInput(
-            config, sides, files, affected if since is None else tuple(a for a in affected if a.chart in since.charts),
-            changed if since is None else since.paths,
-            RenderSettings(_release_name(request), _namespace(request), request.kube_version, history_root=work / "history"),
-            Identity(request.release_name, request.namespace), request.max_scenarios, work,
-            callbacks.rendered if callbacks else None, callbacks.planned if callbacks else None,
-            gitops.sources, chart_cache(request, config), suites,
-        ), renderer)
+        stage = render_stage(
+            StageInput(
+                config,
+                sides,
+                files,
+                affected
+                if since is None
+                else tuple(a for a in affected if a.chart in since.charts),
+                changed if since is None else since.paths,
+                RenderSettings(
+                    _release_name(request),
+                    _namespace(request),
+                    request.kube_version,
+                    history_root=work / "history",
+                ),
+                Identity(request.release_name, request.namespace),
+                request.max_scenarios,
+                work,
+                callbacks.rendered if callbacks else None,
+                callbacks.planned if callbacks else None,
+                gitops.sources,
+                chart_cache(request, config),
+                suites,
+            ),
+            renderer,
+        )
         chart_reviews, not_reviewed, scenarios, following, contexts = (
-            stage.reviews, stage.not_reviewed, stage.scenarios, stage.following, stage.contexts)
+            stage.reviews,
+            stage.not_reviewed,
+            stage.scenarios,
+            stage.following,
+            stage.contexts,
+        )
         affected += stage.reached
-        options = ReviewOptions(_release_name(request), _namespace(request), renderer.name, renderer.version, request.kube_version)
+        options = ReviewOptions(
+            _release_name(request),
+            _namespace(request),
+            renderer.name,
+            renderer.version,
+            request.kube_version,
+        )
         review = Review(
-            repository=str(repo.root), base=base, head=head, options=options, commits=commits, files=files,
-            charts=_all_charts(charts_base, charts_head), units=units,
-            values_changes=values_changes + following.values_changes, affected=affected,
+            repository=str(repo.root),
+            base=base,
+            head=head,
+            options=options,
+            commits=commits,
+            files=files,
+            charts=_all_charts(charts_base, charts_head),
+            units=units,
+            values_changes=values_changes + following.values_changes,
+            affected=affected,
             chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
             not_reviewed=not_reviewed + gitops.not_reviewed + following.not_reviewed,
-            scenarios=scenarios, contexts=contexts,
-            base_charts=charts_base, conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),
+            scenarios=scenarios,
+            contexts=contexts,
+            base_charts=charts_base,
+            conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),
         )
-        review = observe_within_budget(review, chart_reviews, _late_steps(request, suites), work, renderer, budget)
+        review = observe_within_budget(
+            review, chart_reviews, _late_steps(request, suites), work, renderer, budget
+        )
         # An incremental review reads the sources of the charts it renders again, not of all affected ones.
-        read = review if since is None else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
+        read = (
+            review
+            if since is None
+            else replace(review, affected=tuple(a for a in affected if a.chart in since.charts))
+        )
         sources = source_texts(read, base_tree, head_tree)
-        review = replace(review, secret_texts=test_expectations(review, (sources.base, sources.head)))
-        judgement = judge(review, config, config_source, sources, repository_files(base_tree, head_tree))
+        review = replace(
+            review, secret_texts=test_expectations(review, (sources.base, sources.head))
+        )
+        judgement = judge(
+            review, config, config_source, sources, repository_files(base_tree, head_tree)
+        )
     return ReviewResult(review, judgement, _scope(review, since))
 
 
@@ -199,26 +311,36 @@ def _namespace(request: ReviewRequest) -> str:
 
 
 def _since(
-    repo: GitRepository, since: str, head_sha: str, charts_base: tuple[Chart, ...], charts_head: tuple[Chart, ...],
+    repo: GitRepository,
+    since: str,
+    head_sha: str,
+    charts_base: tuple[Chart, ...],
+    charts_head: tuple[Chart, ...],
 ) -> _Since:
     """The charts, paths and commits that since..head changes (nothing when `since` is the head)."""
     since_sha = repo.resolve(since)
     if since_sha == head_sha:
         return _Since(frozenset(), (), frozenset())
     files = repo.file_changes(since_sha, head_sha)
-    commits = frozenset(repo.run("rev-list", f"{since_sha}..{head_sha}", "--").decode("ascii").split())
+    commits = frozenset(
+        repo.run("rev-list", f"{since_sha}..{head_sha}", "--").decode("ascii").split()
+    )
     charts = frozenset(a.chart for a in affected_charts(files, charts_base, charts_head))
     return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
 
 
 def _late_steps(request: ReviewRequest, suites: Mapping[str, SuitePatterns]) -> LateSteps:
-    return LateSteps(request.run_tests, request.max_provenance_renders, request.max_override_renders, suites)
+    return LateSteps(
+        request.run_tests, request.max_provenance_renders, request.max_override_renders, suites
+    )
 
 
 def _scope(review: Review, since: _Since | None) -> ReviewScope:
     """What the review examined: the whole change, or what since..head reaches; less the charts it could not
     render (or test, when the budget cut the test run: their test findings were not looked at again)."""
-    skipped = frozenset(r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED)
+    skipped = frozenset(
+        r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED
+    )
     if any(gap.part == TESTS_PART for gap in review.not_reviewed):
         skipped |= {r.chart for r in review.chart_reviews if r.release is None}
     if since is None:
@@ -227,11 +349,11 @@ def _scope(review: Review, since: _Since | None) -> ReviewScope:
     return ReviewScope.only(charts, frozenset(since.paths), since.commits, skipped)
 
 
-
-
 def chart_cache(request: ReviewRequest, config: AftershockConfig) -> ChartCache:
     """`--chart-cache`, else `chart_cache:` of the configuration (relative to the repository folder)."""
-    folder = request.chart_cache or (request.repo / config.chart_cache if config.chart_cache else None)
+    folder = request.chart_cache or (
+        request.repo / config.chart_cache if config.chart_cache else None
+    )
     return ChartCache(folder, request.fetch_charts)
 
 
@@ -242,13 +364,16 @@ def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefI
     branch = repo.default_branch()
     if branch is None:
         raise ConfigError(
-            "no --base given and no default branch found", where=str(request.repo),
+            "no --base given and no default branch found",
+            where=str(request.repo),
             hint="pass --base REF (e.g. --base main)",
         )
     return RefInfo(f"merge-base({branch}, {request.head})", repo.merge_base(branch, head_sha))
 
 
-def _check_sizes(files: tuple[FileChange, ...], base_tree: RefSnapshot, head_tree: RefSnapshot) -> None:
+def _check_sizes(
+    files: tuple[FileChange, ...], base_tree: RefSnapshot, head_tree: RefSnapshot
+) -> None:
     """A changed file over the size limit stops the review: it cannot be read safely."""
     for change in files:
         if change.status.value != "added":
@@ -258,8 +383,10 @@ def _check_sizes(files: tuple[FileChange, ...], base_tree: RefSnapshot, head_tre
 
 
 def _values_changes(
-    units: tuple[tuple[str, tuple[Unit, ...]], ...], files: tuple[FileChange, ...],
-    base_tree: RefSnapshot, head_tree: RefSnapshot,
+    units: tuple[tuple[str, tuple[Unit, ...]], ...],
+    files: tuple[FileChange, ...],
+    base_tree: RefSnapshot,
+    head_tree: RefSnapshot,
 ) -> tuple[ValuesKeyChange, ...]:
     by_path = {f.path: f for f in files}
     changes: list[ValuesKeyChange] = []
@@ -267,12 +394,18 @@ def _values_changes(
         for unit in file_units:
             if unit.kind is UnitKind.VALUES_FILE and unit.path == path:
                 old_path = by_path[path].old_path or path
-                before = parse_values(base_tree.text_or_none(old_path), source=f"{old_path} at {base_tree.label}")
-                after = parse_values(head_tree.text_or_none(path), source=f"{path} at {head_tree.label}")
+                before = parse_values(
+                    base_tree.text_or_none(old_path), source=f"{old_path} at {base_tree.label}"
+                )
+                after = parse_values(
+                    head_tree.text_or_none(path), source=f"{path} at {head_tree.label}"
+                )
                 changes.extend(diff_values(before, after, chart=unit.chart, file=path))
     return tuple(changes)
 
 
-def _all_charts(charts_base: tuple[Chart, ...], charts_head: tuple[Chart, ...]) -> tuple[Chart, ...]:
+def _all_charts(
+    charts_base: tuple[Chart, ...], charts_head: tuple[Chart, ...]
+) -> tuple[Chart, ...]:
     head_paths = {c.path for c in charts_head}
     return charts_head + tuple(c for c in charts_base if c.path not in head_paths)

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from aftershock.config import ScenarioSettings
+from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.ingest.values import parse_values
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.charts import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
-from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.render.scenarios import (
-    DEFAULT, Scenario, choose, configured_scenarios, test_scenarios, toggle_paths, toggle_scenarios,
+    DEFAULT,
+    Scenario,
+    choose,
+    configured_scenarios,
+    test_scenarios,
+    toggle_paths,
+    toggle_scenarios,
     values_file_scenarios,
 )
 
@@ -22,8 +29,13 @@ _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 
 
 def expand_scenarios(
-    plans: Sequence[ChartPlan], base: SideInput, head: SideInput, changed: Iterable[str], cap: int,
-    declared: Sequence[ScenarioSettings] = (), fields: Mapping[str, frozenset[str]] | None = None,
+    plans: Sequence[ChartPlan],
+    base: SideInput,
+    head: SideInput,
+    changed: Iterable[str],
+    cap: int,
+    declared: Sequence[ScenarioSettings] = (),
+    fields: Mapping[str, frozenset[str]] | None = None,
 ) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
     """Every plan in each of its chart's scenarios (the default first, then those the configuration
     declares, then the others ranked by what they reach of the change), and what ran or was cut per chart.
@@ -32,12 +44,16 @@ def expand_scenarios(
     expanded: list[ChartPlan] = []
     summaries = []
     for plan in plans:
-        found = rank_scenarios(_candidates(plan, base, head, changed_paths), (fields or {}).get(plan.path, frozenset()))
+        found = rank_scenarios(
+            _candidates(plan, base, head, changed_paths), (fields or {}).get(plan.path, frozenset())
+        )
         candidates = configured_scenarios(plan.path, declared) + found
         chosen = choose(candidates, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
-            expanded.append(plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head))
+            expanded.append(
+                plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head)
+            )
     return tuple(expanded), tuple(summaries)
 
 
@@ -58,29 +74,51 @@ def _segments(values: Mapping[str, Any]) -> set[str]:
     return found
 
 
-def _candidates(plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]) -> list[Scenario]:
+def _candidates(
+    plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]
+) -> list[Scenario]:
     tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
     assert chart is not None
     prefix = f"{chart.path}/" if chart.path else ""
-    files = {p[len(prefix):] for side, c in ((base, plan.base), (head, plan.head)) if c for p in side[0].tree.paths_under(c.path)}
-    near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix):]}"]
+    files = {
+        p[len(prefix) :]
+        for side, c in ((base, plan.base), (head, plan.head))
+        if c
+        for p in side[0].tree.paths_under(c.path)
+    }
+    near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
     texts = list(tree.texts_under(near, suffixes=_TEMPLATE_SUFFIXES))
     texts += list(tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES))
-    defaults = parse_values(tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}")
-    tests = suite_value_sets(chart.path, tree.tree.paths_under(chart.path), tree.text_or_none,
-                             [p[len(prefix):] for p in near])
-    return values_file_scenarios(files) + toggle_scenarios(toggle_paths(texts), defaults) + test_scenarios(tests)
+    defaults = parse_values(
+        tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
+    )
+    tests = suite_value_sets(
+        chart.path,
+        tree.tree.paths_under(chart.path),
+        tree.text_or_none,
+        [p[len(prefix) :] for p in near],
+    )
+    return (
+        values_file_scenarios(files)
+        + toggle_scenarios(toggle_paths(texts), defaults)
+        + test_scenarios(tests)
+    )
 
 
-def _scenario_plan(plan: ChartPlan, scenario: Scenario, base: SideInput, head: SideInput) -> ChartPlan:
+def _scenario_plan(
+    plan: ChartPlan, scenario: Scenario, base: SideInput, head: SideInput
+) -> ChartPlan:
     return replace(
-        plan, scenario=scenario.name,
+        plan,
+        scenario=scenario.name,
         base_inputs=_inputs(plan.base_inputs, plan.base, scenario, base),
         head_inputs=_inputs(plan.head_inputs, plan.head, scenario, head),
     )
 
 
-def _inputs(inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side: SideInput) -> RenderInputs:
+def _inputs(
+    inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side: SideInput
+) -> RenderInputs:
     if chart is None:
         return inputs
 
@@ -88,5 +126,7 @@ def _inputs(inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side:
     values: dict[str, Any] = dict(inputs.values)
     for rel in scenario.values_files:
         path = f"{chart.path}/{rel}" if chart.path else rel
-        values = merge_maps(values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}"))
+        values = merge_maps(
+            values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}")
+        )
     return replace(inputs, values=merge_maps(values, scenario.overrides))

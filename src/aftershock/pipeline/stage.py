@@ -6,24 +6,35 @@ and the changed template lines no render exercised.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from aftershock.config import AftershockConfig
 from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
+from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import FileChange
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.pipeline.cluster import declared_objects, lookup_dependents, review_clusters, with_rendered
-from aftershock.ingest.suite_files import SuitePatterns
+from aftershock.pipeline.cluster import (
+    declared_objects,
+    lookup_dependents,
+    review_clusters,
+    with_rendered,
+)
 from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts, suite_paths_of
 from aftershock.pipeline.gitops import BuiltSources
 from aftershock.pipeline.installers import find_installers
-from aftershock.pipeline.releases import ReleaseFollowing, chart_source, follow_releases, manifest_sources, plain_lookups
+from aftershock.pipeline.releases import (
+    ReleaseFollowing,
+    chart_source,
+    follow_releases,
+    manifest_sources,
+    plain_lookups,
+)
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.render.chart_archives import ChartCache
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -37,7 +48,9 @@ class StageInput:
     config: AftershockConfig
     sides: tuple[SideInput, SideInput]
     files: tuple[FileChange, ...]
-    to_render: tuple[AffectedChart, ...]  # the charts to render (an incremental review: those since..head reaches)
+    to_render: tuple[
+        AffectedChart, ...
+    ]  # the charts to render (an incremental review: those since..head reaches)
     follow_changed: tuple[str, ...]  # paths whose releases count as changed
     settings: RenderSettings
     identity: Identity
@@ -45,9 +58,13 @@ class StageInput:
     work: Path
     rendered: Callable[[RenderOutcome], None] | None = None
     planned: Callable[[int], None] | None = None
-    built: BuiltSources = BuiltSources()  # kustomize and Flux builds: their releases are followed too
+    built: BuiltSources = (
+        BuiltSources()
+    )  # kustomize and Flux builds: their releases are followed too
     chart_cache: ChartCache = ChartCache()  # archives of charts from outside the repository
-    suite_patterns: Mapping[str, SuitePatterns] = field(default_factory=dict)  # chart -> where its suites are
+    suite_patterns: Mapping[str, SuitePatterns] = field(
+        default_factory=dict
+    )  # chart -> where its suites are
 
 
 @dataclass(frozen=True)
@@ -57,16 +74,23 @@ class RenderStage:
     scenarios: tuple[ScenarioSummary, ...]
     following: ReleaseFollowing
     contexts: tuple[ChartContext, ...]
-    reached: tuple[AffectedChart, ...] = ()  # charts the change reaches through an object they look up
+    reached: tuple[
+        AffectedChart, ...
+    ] = ()  # charts the change reaches through an object they look up
 
 
 def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     (base_tree, charts_base), (head_tree, charts_head) = given.sides
     ns = given.settings.namespace
-    plain = (plain_manifests(base_tree, charts_base, ns), plain_manifests(head_tree, charts_head, ns))
+    plain = (
+        plain_manifests(base_tree, charts_base, ns),
+        plain_manifests(head_tree, charts_head, ns),
+    )
     plans = plan_renders(given.to_render, charts_base, charts_head)
     declared = declared_objects(given.config, base_tree)
-    clusters = review_clusters(plans, *given.sides, plain, declared, renderer, given.settings, given.work, given.rendered)
+    clusters = review_clusters(
+        plans, *given.sides, plain, declared, renderer, given.settings, given.work, given.rendered
+    )
     settings = replace(given.settings, clusters={s.value: c for s, c in clusters.items()})
     first = _render_plans(given, plans, plain, settings, renderer, given.work, given.planned)
     dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides)
@@ -74,43 +98,114 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         around = with_rendered(clusters, first.reviews, plain, declared, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
         # in the review's own workspace, so the test step and provenance find these charts as the others
-        more = _render_plans(given, plan_renders(dependents, charts_base, charts_head), plain, settings, renderer,
-                             given.work, None)
-        first = RenderStage(first.reviews + more.reviews, first.not_reviewed + more.not_reviewed,
-                            first.scenarios + more.scenarios, first.following, first.contexts + more.contexts)
-    covered = frozenset((c.chart, c.name.removeprefix("release:")) for c in first.contexts if c.kind is ContextKind.RELEASE and c.name)
-    following = _follow(given, first.reviews, plain, settings, renderer, covered, tuple(given.to_render) + tuple(dependents))
+        more = _render_plans(
+            given,
+            plan_renders(dependents, charts_base, charts_head),
+            plain,
+            settings,
+            renderer,
+            given.work,
+            None,
+        )
+        first = RenderStage(
+            first.reviews + more.reviews,
+            first.not_reviewed + more.not_reviewed,
+            first.scenarios + more.scenarios,
+            first.following,
+            first.contexts + more.contexts,
+        )
+    covered = frozenset(
+        (c.chart, c.name.removeprefix("release:"))
+        for c in first.contexts
+        if c.kind is ContextKind.RELEASE and c.name
+    )
+    following = _follow(
+        given,
+        first.reviews,
+        plain,
+        settings,
+        renderer,
+        covered,
+        tuple(given.to_render) + tuple(dependents),
+    )
     gaps = first.not_reviewed + _not_exercised(given, first.reviews + following.reviews)
-    return replace(first, not_reviewed=gaps, following=following, contexts=_with_lookups(first.contexts, first.reviews),
-                   reached=tuple(dependents))
+    return replace(
+        first,
+        not_reviewed=gaps,
+        following=following,
+        contexts=_with_lookups(first.contexts, first.reviews),
+        reached=tuple(dependents),
+    )
 
 
 def _render_plans(
-    given: StageInput, plans: Sequence[ChartPlan], plain: tuple[PlainManifests, PlainManifests], settings: RenderSettings,
-    renderer: Renderer, work: Path, planned: Callable[[int], None] | None,
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    plain: tuple[PlainManifests, PlainManifests],
+    settings: RenderSettings,
+    renderer: Renderer,
+    work: Path,
+    planned: Callable[[int], None] | None,
 ) -> RenderStage:
     """Contexts, then scenarios on them, rendered at both refs (with one refill round)."""
-    installers = find_installers({p.path for p in plans}, *given.sides, plain, given.config.releases.charts, renderer,
-                                 settings, work, given.rendered)
-    chosen, contexts = choose_contexts(plans, *given.sides, given.config, installers, renderer, settings, work,
-                                       given.identity, suite_paths_of(given.suite_patterns), rendered=given.rendered)
+    installers = find_installers(
+        {p.path for p in plans},
+        *given.sides,
+        plain,
+        given.config.releases.charts,
+        renderer,
+        settings,
+        work,
+        given.rendered,
+    )
+    chosen, contexts = choose_contexts(
+        plans,
+        *given.sides,
+        given.config,
+        installers,
+        renderer,
+        settings,
+        work,
+        given.identity,
+        suite_paths_of(given.suite_patterns),
+        rendered=given.rendered,
+    )
     fields = {p.path: changed_fields(given.files, p.path) for p in chosen}
     changed = [p for f in given.files for p in (f.path, f.old_path) if p]
-    expanded, scenarios = expand_scenarios(chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields)
-    reviews, gaps = review_charts(expanded, *given.sides, renderer, settings, work, planned=planned, rendered=given.rendered)
-    reviews, gaps, scenarios = _refill(given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work)
-    return RenderStage(reviews, _context_failures(gaps, contexts), scenarios, ReleaseFollowing((), (), ()), contexts)
+    expanded, scenarios = expand_scenarios(
+        chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
+    )
+    reviews, gaps = review_charts(
+        expanded, *given.sides, renderer, settings, work, planned=planned, rendered=given.rendered
+    )
+    reviews, gaps, scenarios = _refill(
+        given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
+    )
+    return RenderStage(
+        reviews,
+        _context_failures(gaps, contexts),
+        scenarios,
+        ReleaseFollowing((), (), ()),
+        contexts,
+    )
 
 
 def _refill(
-    given: StageInput, plans: Sequence[ChartPlan], changed: list[str], fields: dict[str, frozenset[str]],
-    done: tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]], renderer: Renderer,
-    settings: RenderSettings, work: Path,
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    changed: list[str],
+    fields: dict[str, frozenset[str]],
+    done: tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]]:
     """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
     cap render in its place (one round)."""
     reviews, gaps, summaries = done
-    invalid = Counter(r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None)
+    invalid = Counter(
+        r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
+    )
     if not invalid:
         return done
     ran = {(r.chart, r.release, r.scenario) for r in reviews}
@@ -119,21 +214,29 @@ def _refill(
     for plan in plans:
         if plan.path in invalid and plan.release is None:
             cap = given.max_scenarios + invalid[plan.path]
-            found, summary = expand_scenarios([plan], *given.sides, changed, cap, given.config.scenarios, fields)
+            found, summary = expand_scenarios(
+                [plan], *given.sides, changed, cap, given.config.scenarios, fields
+            )
             more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
             replaced[plan.path] = summary[0]
     if not more:
         return done
-    extra, extra_gaps = review_charts(more, *given.sides, renderer, settings, work / "refill", rendered=given.rendered)
+    extra, extra_gaps = review_charts(
+        more, *given.sides, renderer, settings, work / "refill", rendered=given.rendered
+    )
     return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
 
 
-def _context_failures(gaps: tuple[NotReviewed, ...], contexts: tuple[ChartContext, ...]) -> tuple[NotReviewed, ...]:
+def _context_failures(
+    gaps: tuple[NotReviewed, ...], contexts: tuple[ChartContext, ...]
+) -> tuple[NotReviewed, ...]:
     """A chart no context renders is not reviewed once, with one line per context tried, not per side."""
     failed = failed_contexts(contexts)
     result, said = [], set()
     for gap in gaps:
-        chart = gap.part.removeprefix("chart ").split(" in scenario ")[0]  # its scenarios fail with it
+        chart = gap.part.removeprefix("chart ").split(" in scenario ")[
+            0
+        ]  # its scenarios fail with it
         if chart in failed:
             if chart not in said:
                 said.add(chart)
@@ -144,38 +247,65 @@ def _context_failures(gaps: tuple[NotReviewed, ...], contexts: tuple[ChartContex
 
 
 def _follow(
-    given: StageInput, reviews: tuple[ChartReview, ...], plain: tuple[PlainManifests, PlainManifests],
-    settings: RenderSettings, renderer: Renderer, covered: frozenset[tuple[str, str]], affected: tuple[AffectedChart, ...],
+    given: StageInput,
+    reviews: tuple[ChartReview, ...],
+    plain: tuple[PlainManifests, PlainManifests],
+    settings: RenderSettings,
+    renderer: Renderer,
+    covered: frozenset[tuple[str, str]],
+    affected: tuple[AffectedChart, ...],
 ) -> ReleaseFollowing:
     """Follow releases found in every scenario's renders (the context's included) and in plain manifests."""
     lookups = plain_lookups(*plain)
     manifests, unreadable = manifest_sources(*plain, set(given.follow_changed))
     # A file a kustomize or Flux build reads is followed through the build (its reviews come first).
     manifests = tuple(m for m in manifests if m.id not in given.built.files)
-    reviewed = given.built.reviews + tuple(r for r in reviews if r.outcome is not ChartOutcome.NOT_REVIEWED)
+    reviewed = given.built.reviews + tuple(
+        r for r in reviews if r.outcome is not ChartOutcome.NOT_REVIEWED
+    )
     sources = [chart_source(r, lookups) for r in reviewed] + list(manifests)
     following = follow_releases(
-        sources, lookups, *given.sides, renderer, settings, given.work, affected, rendered=given.rendered,
-        chart_map=given.config.releases.charts, covered=covered, cache=given.chart_cache,
+        sources,
+        lookups,
+        *given.sides,
+        renderer,
+        settings,
+        given.work,
+        affected,
+        rendered=given.rendered,
+        chart_map=given.config.releases.charts,
+        covered=covered,
+        cache=given.chart_cache,
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
 
 
 def _not_exercised(given: StageInput, reviews: tuple[ChartReview, ...]) -> tuple[NotReviewed, ...]:
     trees = {"base": given.sides[0][0], "head": given.sides[1][0]}
-    runs = changed_runs(given.files, {a.chart for a in given.to_render}, lambda side, path: trees[side].text_or_none(path))
+    runs = changed_runs(
+        given.files,
+        {a.chart for a in given.to_render},
+        lambda side, path: trees[side].text_or_none(path),
+    )
     return tuple(
-        NotReviewed(f"template {run.path} lines {run.lines}",
-                    f"no scenario that ran rendered these {'added' if run.side == 'head' else 'removed'} lines "
-                    "(their text is in no rendered object): the change there was not exercised", Side(run.side))
+        NotReviewed(
+            f"template {run.path} lines {run.lines}",
+            f"no scenario that ran rendered these {'added' if run.side == 'head' else 'removed'} lines "
+            "(their text is in no rendered object): the change there was not exercised",
+            Side(run.side),
+        )
         for run in unexercised(runs, reviews)
     )
 
 
-def _with_lookups(contexts: tuple[ChartContext, ...], reviews: tuple[ChartReview, ...]) -> tuple[ChartContext, ...]:
+def _with_lookups(
+    contexts: tuple[ChartContext, ...], reviews: tuple[ChartReview, ...]
+) -> tuple[ChartContext, ...]:
     """Each context with the cluster objects its chart's default renders found through `lookup`."""
     found: dict[str, set[str]] = {}
     for review in reviews:
         if review.scenario == "default" and review.release is None:
-            found.setdefault(review.chart, set()).update((*review.base.lookups, *review.head.lookups))
+            found.setdefault(review.chart, set()).update(
+                (*review.base.lookups, *review.head.lookups)
+            )
     return tuple(replace(c, lookups=tuple(sorted(found.get(c.chart, ())))) for c in contexts)

@@ -13,34 +13,65 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock import __version__
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError, GitError
 from aftershock.findings.document import finding_document
 from aftershock.findings.model import (
-    Category, Confidence, Delta, Evidence, Fact, Finding, Location, PathStep, Severity, Subject, SubjectKind, sort_key,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Finding,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+    sort_key,
 )
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.review import Review
 from aftershock.pipeline.judge import Judgement, review_config
-from aftershock.pipeline.review import RenderCallbacks, ReviewRequest, ReviewResult, base_ref, review_change
+from aftershock.pipeline.review import (
+    RenderCallbacks,
+    ReviewRequest,
+    ReviewResult,
+    base_ref,
+    review_change,
+)
 from aftershock.render.interface import Renderer
 from aftershock.secret_taint import secret_taint
 from aftershock.state.lifecycle import Lifecycle
-from aftershock.state.mode import Ancestry, CurrentReview, RequestedMode, ReviewPlan, decide_review_mode
+from aftershock.state.mode import (
+    Ancestry,
+    CurrentReview,
+    RequestedMode,
+    ReviewPlan,
+    decide_review_mode,
+)
 from aftershock.state.records import (
-    ReviewMode, ReviewRecord, ReviewStatus, ReviewSummary, ReviewTarget, StoredFinding, StoredVerdict, UnreviewedPart,
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    ReviewSummary,
+    ReviewTarget,
+    StoredFinding,
+    StoredVerdict,
+    UnreviewedPart,
     normalize_repository,
 )
 from aftershock.state.scope import ReviewScope
 from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS, StateStore, open_store
-from aftershock.model.review import Review
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdict, Verdicts
 
@@ -51,7 +82,9 @@ _ALL_RENDERED = "Every affected chart was rendered and compared at both refs."
 @dataclass(frozen=True)
 class StateOptions:
     location: str | None = None  # a path or URL; None: .aftershock/state.db in the repository
-    target: str | None = None  # `pr:42`, `42`, `branch:x` or a branch name; None: see `resolve_target`
+    target: str | None = (
+        None  # `pr:42`, `42`, `branch:x` or a branch name; None: see `resolve_target`
+    )
     requested: RequestedMode = RequestedMode.DEFAULT
     lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS
 
@@ -94,7 +127,9 @@ def resolve_target(repo: GitRepository, head: str, explicit: str | None) -> Revi
     if head != "HEAD":
         return ReviewTarget.branch(head.removeprefix("refs/heads/"))
     try:
-        return ReviewTarget.branch(repo.run("symbolic-ref", "--quiet", "--short", "HEAD").decode("utf-8").strip())
+        return ReviewTarget.branch(
+            repo.run("symbolic-ref", "--quiet", "--short", "HEAD").decode("utf-8").strip()
+        )
     except GitError:
         return ReviewTarget.branch(repo.resolve("HEAD"))
 
@@ -115,7 +150,11 @@ def ancestry(repo: GitRepository, last_head: str, head_sha: str) -> Ancestry:
     except GitError:
         return Ancestry.MISSING
     try:
-        return Ancestry.ANCESTOR if repo.merge_base(last_head, head_sha) == last_head else Ancestry.NOT_ANCESTOR
+        return (
+            Ancestry.ANCESTOR
+            if repo.merge_base(last_head, head_sha) == last_head
+            else Ancestry.NOT_ANCESTOR
+        )
     except GitError:
         return Ancestry.NOT_ANCESTOR
 
@@ -125,16 +164,26 @@ def config_hash(config: AftershockConfig, request: ReviewRequest, renderer: Rend
     document = {
         "config": config.model_dump(mode="json"),
         "review": {
-            "release_name": request.release_name, "namespace": request.namespace, "kube_version": request.kube_version,
-            "max_scenarios": request.max_scenarios, "renderer": renderer.name, "renderer_version": renderer.version,
+            "release_name": request.release_name,
+            "namespace": request.namespace,
+            "kube_version": request.kube_version,
+            "max_scenarios": request.max_scenarios,
+            "renderer": renderer.name,
+            "renderer_version": renderer.version,
         },
     }
-    return hashlib.sha256(json.dumps(document, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(document, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    ).hexdigest()
 
 
 @contextmanager
 def open_target_state(
-    repo_path: Path, location: str | None, target: str | None, *, head: str = "HEAD",
+    repo_path: Path,
+    location: str | None,
+    target: str | None,
+    *,
+    head: str = "HEAD",
     lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS,
 ) -> Iterator[TargetState]:
     """The store (migrated on open) with the repository key and the review target; closed afterwards."""
@@ -148,15 +197,25 @@ def open_target_state(
 
 
 def review_with_state(
-    request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None, options: StateOptions,
+    request: ReviewRequest,
+    renderer: Renderer,
+    callbacks: RenderCallbacks | None,
+    options: StateOptions,
 ) -> StatefulReview:
     """Review under the target's lock, full or incremental as decided, and record it (or its failure)."""
     repo = GitRepository.open(request.repo)
     head_sha = repo.resolve(request.head)
     base_sha = base_ref(repo, request, head_sha).sha
-    subject = _Subject(base_sha, head_sha, _config_hash_at(repo, request, base_sha, renderer), datetime.now(timezone.utc))
-    with open_target_state(request.repo, options.location, options.target, head=request.head,
-                           lock_timeout_seconds=options.lock_timeout_seconds) as state:
+    subject = _Subject(
+        base_sha, head_sha, _config_hash_at(repo, request, base_sha, renderer), datetime.now(UTC)
+    )
+    with open_target_state(
+        request.repo,
+        options.location,
+        options.target,
+        head=request.head,
+        lock_timeout_seconds=options.lock_timeout_seconds,
+    ) as state:
         with state.store.review_lock(state.repository, state.target):
             plan = _plan(state, repo, subject, options.requested)
             since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
@@ -168,13 +227,19 @@ def review_with_state(
             return _record(state, subject, plan, result)
 
 
-def _config_hash_at(repo: GitRepository, request: ReviewRequest, base_sha: str, renderer: Renderer) -> str:
-    with RefSnapshot.open(repo, base_sha, f"base {base_sha[:7]}", request.max_file_bytes) as base_tree:
+def _config_hash_at(
+    repo: GitRepository, request: ReviewRequest, base_sha: str, renderer: Renderer
+) -> str:
+    with RefSnapshot.open(
+        repo, base_sha, f"base {base_sha[:7]}", request.max_file_bytes
+    ) as base_tree:
         config, _ = review_config(request.config_file, base_tree)
     return config_hash(config, request, renderer)
 
 
-def _plan(state: TargetState, repo: GitRepository, subject: _Subject, requested: RequestedMode) -> ReviewPlan:
+def _plan(
+    state: TargetState, repo: GitRepository, subject: _Subject, requested: RequestedMode
+) -> ReviewPlan:
     last: ReviewSummary | None = state.store.latest_review(state.repository, state.target)
     relation = ancestry(repo, last.head_sha, subject.head_sha) if last is not None else None
     current = CurrentReview(subject.head_sha, subject.base_sha, subject.config_hash, __version__)
@@ -182,12 +247,18 @@ def _plan(state: TargetState, repo: GitRepository, subject: _Subject, requested:
 
 
 def presented_judgement(
-    store: StateStore, repository: str, target: ReviewTarget, result: ReviewResult, since_sha: str | None,
+    store: StateStore,
+    repository: str,
+    target: ReviewTarget,
+    result: ReviewResult,
+    since_sha: str | None,
 ) -> Judgement:
     """What a report of `result` raises: its findings and those carried forward from the last review,
     less the dismissed, and verdicts over exactly those (an incremental review says what it rendered)."""
     judgement = result.judgement
-    preview = store.preview(repository, target, judgement.findings, result.scope or ReviewScope.whole_change())
+    preview = store.preview(
+        repository, target, judgement.findings, result.scope or ReviewScope.whole_change()
+    )
     raised = raised_findings(judgement.findings, preview)
     judged = judge_verdicts(result.review, raised)
     if since_sha:
@@ -195,7 +266,9 @@ def presented_judgement(
     return replace(judgement, findings=raised, verdicts=judged)
 
 
-def _record(state: TargetState, subject: _Subject, plan: ReviewPlan, result: ReviewResult) -> StatefulReview:
+def _record(
+    state: TargetState, subject: _Subject, plan: ReviewPlan, result: ReviewResult
+) -> StatefulReview:
     review, judgement = result.review, result.judgement
     scope = result.scope or ReviewScope.whole_change()
     since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
@@ -206,20 +279,40 @@ def _record(state: TargetState, subject: _Subject, plan: ReviewPlan, result: Rev
     record = replace(
         record,
         not_reviewed=tuple(
-            UnreviewedPart(hide(n.part + (f" at {n.side.value}" if n.side else "")), hide(n.reason)) for n in review.not_reviewed
+            UnreviewedPart(hide(n.part + (f" at {n.side.value}" if n.side else "")), hide(n.reason))
+            for n in review.not_reviewed
         ),
         findings=judgement.findings,
         verdicts=(
-            StoredVerdict("merge_risk", final.verdicts.merge.level.value, subject.head_sha, hide(final.verdicts.merge.rationale)),
-            StoredVerdict("security_risk", final.verdicts.security.level.value, subject.head_sha, hide(final.verdicts.security.rationale)),
+            StoredVerdict(
+                "merge_risk",
+                final.verdicts.merge.level.value,
+                subject.head_sha,
+                hide(final.verdicts.merge.rationale),
+            ),
+            StoredVerdict(
+                "security_risk",
+                final.verdicts.security.level.value,
+                subject.head_sha,
+                hide(final.verdicts.security.rationale),
+            ),
         ),
         payloads={f.fingerprint: finding_document(f) for f in judgement.findings},
     )
     recorded = state.store.record_review(record, scope)
-    return StatefulReview(replace(result, judgement=final), state.target, plan, status, recorded.review_id, recorded.lifecycle)
+    return StatefulReview(
+        replace(result, judgement=final),
+        state.target,
+        plan,
+        status,
+        recorded.review_id,
+        recorded.lifecycle,
+    )
 
 
-def _record_failure(state: TargetState, subject: _Subject, plan: ReviewPlan, error: BaseException) -> None:
+def _record_failure(
+    state: TargetState, subject: _Subject, plan: ReviewPlan, error: BaseException
+) -> None:
     """Record that the review did not run to the end; a failure to record does not hide the first error."""
     if isinstance(error, AftershockError):
         line = error.line()
@@ -227,18 +320,30 @@ def _record_failure(state: TargetState, subject: _Subject, plan: ReviewPlan, err
         line = "interrupted"
     else:
         line = f"internal error: {type(error).__name__}: {error}"
-    record = replace(_base_record(state, subject, plan, ReviewStatus.FAILED), not_reviewed=(UnreviewedPart("review", line),))
+    record = replace(
+        _base_record(state, subject, plan, ReviewStatus.FAILED),
+        not_reviewed=(UnreviewedPart("review", line),),
+    )
     try:
         state.store.record_review(record)
     except AftershockError as record_error:
         error.add_note(f"recording the failed review failed too: {record_error.line()}")
 
 
-def _base_record(state: TargetState, subject: _Subject, plan: ReviewPlan, status: ReviewStatus) -> ReviewRecord:
+def _base_record(
+    state: TargetState, subject: _Subject, plan: ReviewPlan, status: ReviewStatus
+) -> ReviewRecord:
     return ReviewRecord(
-        repository=state.repository, target=state.target, base_sha=subject.base_sha, head_sha=subject.head_sha,
-        status=status, aftershock_version=__version__, config_hash=subject.config_hash, started_at=subject.started_at,
-        mode=plan.mode, since_sha=plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None,
+        repository=state.repository,
+        target=state.target,
+        base_sha=subject.base_sha,
+        head_sha=subject.head_sha,
+        status=status,
+        aftershock_version=__version__,
+        config_hash=subject.config_hash,
+        started_at=subject.started_at,
+        mode=plan.mode,
+        since_sha=plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None,
     )
 
 
@@ -248,8 +353,10 @@ def incremental_rationale(verdicts: Verdicts, review: Review, since_sha: str) ->
     others = sum(a.chart not in rendered for a in review.affected)
     short = since_sha[:7]
     if rendered:
-        sentence = (f"The charts changed since {short} were rendered and compared at both refs; "
-                    f"{others} other affected chart(s) were carried forward from the review of {short}.")
+        sentence = (
+            f"The charts changed since {short} were rendered and compared at both refs; "
+            f"{others} other affected chart(s) were carried forward from the review of {short}."
+        )
     else:
         sentence = f"Nothing was rendered again: all {others} affected chart(s) were carried forward from the review of {short}."
 
@@ -265,22 +372,37 @@ def raised_findings(current: Sequence[Finding], lifecycle: Lifecycle) -> tuple[F
     carried = [
         finding_from_document(entry.finding.payload)
         for entry in lifecycle.current
-        if entry.carried_forward and entry.fingerprint not in dismissed
-        and isinstance(entry.finding, StoredFinding) and entry.finding.payload is not None
+        if entry.carried_forward
+        and entry.fingerprint not in dismissed
+        and isinstance(entry.finding, StoredFinding)
+        and entry.finding.payload is not None
     ]
-    return tuple(sorted([f for f in current if f.fingerprint not in dismissed] + carried, key=sort_key))
+    return tuple(
+        sorted([f for f in current if f.fingerprint not in dismissed] + carried, key=sort_key)
+    )
 
 
 def finding_from_document(doc: Mapping[str, Any]) -> Finding:
     """A Finding back from its `finding_document` (as stored with a review)."""
     subject, location = doc["subject"], doc.get("location")
     return Finding(
-        rule_id=doc["rule"], title=doc["title"], severity=Severity(doc["severity"]),
-        confidence=Confidence(doc["confidence"]), category=Category(doc["category"]),
-        evidence=Evidence(doc["evidence"]), delta=Delta(doc["delta"]),
-        subject=Subject(SubjectKind(subject["kind"]), subject["id"], subject["display"], subject.get("facet", "")),
+        rule_id=doc["rule"],
+        title=doc["title"],
+        severity=Severity(doc["severity"]),
+        confidence=Confidence(doc["confidence"]),
+        category=Category(doc["category"]),
+        evidence=Evidence(doc["evidence"]),
+        delta=Delta(doc["delta"]),
+        subject=Subject(
+            SubjectKind(subject["kind"]),
+            subject["id"],
+            subject["display"],
+            subject.get("facet", ""),
+        ),
         message=doc["message"],
         location=Location(location["file"], location.get("line")) if location else None,
-        path=tuple(PathStep(step["kind"], step["id"], step["relation"]) for step in doc.get("path", ())),
+        path=tuple(
+            PathStep(step["kind"], step["id"], step["relation"]) for step in doc.get("path", ())
+        ),
         facts=tuple(Fact(fact["name"], fact["value"]) for fact in doc.get("facts", ())),
     )

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from aftershock import yamlio
 from aftershock.config import AftershockConfig
@@ -32,10 +32,10 @@ from aftershock.helmtest.runner import run_suites
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.model.review import ChartReview
-from aftershock.model.units import AffectedChart
 from aftershock.ingest.suite_files import SuitePatterns, ci_files, suite_patterns
+from aftershock.model.review import ChartReview
 from aftershock.model.tests import RunStatus, SideTests, SuiteSearch, TestEvidence
+from aftershock.model.units import AffectedChart
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
 from aftershock.render.shared import SharedDrawRenderer
@@ -47,8 +47,13 @@ _DEFAULT = SuitePatterns((TEST_FILE_PATTERN,), "default")
 
 
 def collect_test_evidence(
-    chart_reviews: Sequence[ChartReview], base_root: Path, head_root: Path, renderer: Renderer | None = None,
-    *, workers: int | None = None, patterns: Mapping[str, SuitePatterns] | None = None,
+    chart_reviews: Sequence[ChartReview],
+    base_root: Path,
+    head_root: Path,
+    renderer: Renderer | None = None,
+    *,
+    workers: int | None = None,
+    patterns: Mapping[str, SuitePatterns] | None = None,
 ) -> TestEvidence:
     """Run the suites of every affected chart at base and head and compare them with the review.
 
@@ -58,16 +63,38 @@ def collect_test_evidence(
     """
     reviews = _tested_reviews(chart_reviews)
     found = {r.chart: (patterns or {}).get(r.chart, _DEFAULT) for r in reviews}
-    dirs = {(r.chart, side): _chart_dir(root, r.chart) for r in reviews for side, root in (("base", base_root), ("head", head_root))}
+    dirs = {
+        (r.chart, side): _chart_dir(root, r.chart)
+        for r in reviews
+        for side, root in (("base", base_root), ("head", head_root))
+    }
     own = {str(d): found[chart].patterns for (chart, _), d in dirs.items() if d is not None}
-    runnable = sorted({str(d) for (chart, _), d in dirs.items() if d is not None and _has_suites(d, found[chart].patterns)})
+    runnable = sorted(
+        {
+            str(d)
+            for (chart, _), d in dirs.items()
+            if d is not None and _has_suites(d, found[chart].patterns)
+        }
+    )
     # the suites read files only inside the workspace of both refs (aftershock.sandbox)
-    run, error = _run(runnable, renderer, workers, own, Path(os.path.commonpath([base_root, head_root])))
+    run, error = _run(
+        runnable, renderer, workers, own, Path(os.path.commonpath([base_root, head_root]))
+    )
     results = {c.path: c for c in run.charts} if run else {}
     charts, untested = [], []
     for review in reviews:
-        sides = [_side(review, dirs[(review.chart, side)], root, side, results, error, found[review.chart].patterns)
-                 for side, root in (("base", base_root), ("head", head_root))]
+        sides = [
+            _side(
+                review,
+                dirs[(review.chart, side)],
+                root,
+                side,
+                results,
+                error,
+                found[review.chart].patterns,
+            )
+            for side, root in (("base", base_root), ("head", head_root))
+        ]
         (base_run, base_tests), (head_run, head_tests) = sides
         if {base_tests.status, head_tests.status} <= {RunStatus.ABSENT, RunStatus.NO_TESTS}:
             untested.append(review.chart)
@@ -75,15 +102,27 @@ def collect_test_evidence(
         charts.append(chart_evidence(review, base_run, head_run, base_tests, head_tests))
     stats = run.stats if run else None
     return TestEvidence(
-        charts=tuple(charts), untested=tuple(untested), seconds=run.seconds if run else 0.0,
-        searched=tuple(SuiteSearch(chart, found[chart].patterns, found[chart].source) for chart in sorted(found)),
-        renders=stats.renders if stats else 0, tests_rendered=stats.tests_rendered if stats else 0,
+        charts=tuple(charts),
+        untested=tuple(untested),
+        seconds=run.seconds if run else 0.0,
+        searched=tuple(
+            SuiteSearch(chart, found[chart].patterns, found[chart].source)
+            for chart in sorted(found)
+        ),
+        renders=stats.renders if stats else 0,
+        tests_rendered=stats.tests_rendered if stats else 0,
     )
 
 
 def collect_test_evidence_for_refs(
-    repo: Path, base_sha: str, head_sha: str, chart_reviews: Sequence[ChartReview], renderer: Renderer | None = None,
-    *, workers: int | None = None, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    repo: Path,
+    base_sha: str,
+    head_sha: str,
+    chart_reviews: Sequence[ChartReview],
+    renderer: Renderer | None = None,
+    *,
+    workers: int | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     patterns: Mapping[str, SuitePatterns] | None = None,
 ) -> TestEvidence:
     """`collect_test_evidence` on workspaces materialised here from two commits (for callers without
@@ -91,21 +130,37 @@ def collect_test_evidence_for_refs(
     git = GitRepository.open(repo)
     charts = [r.chart for r in _tested_reviews(chart_reviews)]
     with ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="aftershock-tests-", dir=fast_temp_root())))
+        work = Path(
+            stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="aftershock-tests-", dir=fast_temp_root())
+            )
+        )
         for sha, side in ((base_sha, "base"), (head_sha, "head")):
-            tree = stack.enter_context(RefSnapshot.open(git, sha, f"{side} {sha[:7]}", max_file_bytes))
+            tree = stack.enter_context(
+                RefSnapshot.open(git, sha, f"{side} {sha[:7]}", max_file_bytes)
+            )
             tree.check_safe()
             materialize_charts(tree, charts, work / side)
-        return collect_test_evidence(chart_reviews, work / "base", work / "head", renderer, workers=workers,
-                                     patterns=patterns)
+        return collect_test_evidence(
+            chart_reviews,
+            work / "base",
+            work / "head",
+            renderer,
+            workers=workers,
+            patterns=patterns,
+        )
 
 
-def review_suite_patterns(config: AftershockConfig, tree: RefSnapshot,
-                          affected: Iterable[AffectedChart]) -> dict[str, SuitePatterns]:
+def review_suite_patterns(
+    config: AftershockConfig, tree: RefSnapshot, affected: Iterable[AffectedChart]
+) -> dict[str, SuitePatterns]:
     """Each affected chart's suite patterns, from the configuration or the CI files at this ref
     (the base, as the configuration: a change cannot choose which suites review it)."""
-    texts = {path: text for path in ci_files(tree.file_paths())
-             if (text := tree.text_or_none(path)) is not None}
+    texts = {
+        path: text
+        for path in ci_files(tree.file_paths())
+        if (text := tree.text_or_none(path)) is not None
+    }
     return suite_patterns(texts, config.tests.files, (a.chart for a in affected))
 
 
@@ -157,7 +212,11 @@ def _opened(renderer: Renderer | None, workers: int | None) -> Iterator[Renderer
 
 
 def _run(
-    paths: list[str], renderer: Renderer | None, workers: int | None, patterns: Mapping[str, tuple[str, ...]], root: Path,
+    paths: list[str],
+    renderer: Renderer | None,
+    workers: int | None,
+    patterns: Mapping[str, tuple[str, ...]],
+    root: Path,
 ) -> tuple[RunResult | None, str | None]:
     if not paths:
         return None, None
@@ -165,14 +224,21 @@ def _run(
         with _opened(renderer, workers) as backend:
             # A test whose inputs are the same at base and head is rendered once for both sides.
             shared = SharedDrawRenderer(backend)
-            run = run_suites(paths, shared, update_snapshots=False, chart_patterns=patterns, root=root)
+            run = run_suites(
+                paths, shared, update_snapshots=False, chart_patterns=patterns, root=root
+            )
     except AftershockError as exc:
         return None, exc.line()
     return replace(run, stats=replace(run.stats, renders=run.stats.renders - shared.merged)), None
 
 
 def _side(
-    review: ChartReview, chart_dir: Path | None, root: Path, side: str, results: dict[str, ChartResult], error: str | None,
+    review: ChartReview,
+    chart_dir: Path | None,
+    root: Path,
+    side: str,
+    results: dict[str, ChartResult],
+    error: str | None,
     patterns: tuple[str, ...],
 ) -> tuple[SideRun, SideTests]:
     objects = review.base_objects if side == "base" else review.head_objects
@@ -180,8 +246,11 @@ def _side(
         return SideRun(None, objects, {}), SideTests(RunStatus.ABSENT)
     result = results.get(str(chart_dir))
     if result is None:
-        status = (SideTests(RunStatus.ERRORED, error=error) if error and _has_suites(chart_dir, patterns)
-                  else SideTests(RunStatus.NO_TESTS))
+        status = (
+            SideTests(RunStatus.ERRORED, error=error)
+            if error and _has_suites(chart_dir, patterns)
+            else SideTests(RunStatus.NO_TESTS)
+        )
         return SideRun(None, objects, {}), status
     result = _chart_relative(result, chart_dir)
     return SideRun(result, objects, _template_paths(result, chart_dir, root)), summarize(result)
@@ -190,14 +259,20 @@ def _side(
 def _chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:
     """Suite files named relative to the chart folder (the runner names them relative to the cwd)."""
     base = os.path.abspath(chart_dir)
-    suites = tuple(replace(s, file=Path(os.path.relpath(os.path.abspath(s.file), base)).as_posix()) if s.file else s
-                   for s in result.suites)
+    suites = tuple(
+        replace(s, file=Path(os.path.relpath(os.path.abspath(s.file), base)).as_posix())
+        if s.file
+        else s
+        for s in result.suites
+    )
     return replace(result, suites=suites)
 
 
 def _template_paths(result: ChartResult, chart_dir: Path, root: Path) -> dict[str, str]:
     """Each template the run checked (`name/templates/x.yaml`) -> its repository path, or left out."""
-    names = {c.template for s in result.suites for t in s.tests for a in t.assertions for c in a.checked}
+    names = {
+        c.template for s in result.suites for t in s.tests for a in t.assertions for c in a.checked
+    }
     found = {}
     for name in sorted(names):
         path = _template_path(name, chart_dir, root)
@@ -228,17 +303,27 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
         return direct
     metadata = _chart_yaml(chart_dir)
     for dependency in metadata.get("dependencies") or []:
-        if isinstance(dependency, dict) and dependency.get("alias") == name and isinstance(dependency.get("name"), str):
+        if (
+            isinstance(dependency, dict)
+            and dependency.get("alias") == name
+            and isinstance(dependency.get("name"), str)
+        ):
             aliased = chart_dir / "charts" / dependency["name"]
             if (aliased / "Chart.yaml").is_file():
                 return aliased
-    candidates = sorted((chart_dir / "charts").glob("*/Chart.yaml")) if (chart_dir / "charts").is_dir() else []
+    candidates = (
+        sorted((chart_dir / "charts").glob("*/Chart.yaml"))
+        if (chart_dir / "charts").is_dir()
+        else []
+    )
     return next((c.parent for c in candidates if _chart_yaml(c.parent).get("name") == name), None)
 
 
 def _chart_yaml(chart_dir: Path) -> dict:
     try:
-        loaded = yamlio.load_one((chart_dir / "Chart.yaml").read_text(encoding="utf-8"), source=str(chart_dir))
+        loaded = yamlio.load_one(
+            (chart_dir / "Chart.yaml").read_text(encoding="utf-8"), source=str(chart_dir)
+        )
     except (OSError, UnicodeDecodeError, AftershockError):
         return {}
     return loaded if isinstance(loaded, dict) else {}

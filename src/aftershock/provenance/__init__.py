@@ -8,10 +8,24 @@ The renders themselves are wired in aftershock.pipeline.provenance.
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.provenance.link import provenance
 from aftershock.provenance.model import (
-    Check, FieldProvenance, Perturbation, ProvenanceEdge, ProvenanceReport, TemplateLink, ValuesLink,
+    Check,
+    FieldProvenance,
+    Perturbation,
+    ProvenanceEdge,
+    ProvenanceReport,
+    TemplateLink,
+    ValuesLink,
 )
 
 __all__ = [
-    "Check", "FieldProvenance", "Perturbation", "ProvenanceEdge", "ProvenanceReport", "TemplateLink", "ValuesLink",
-    "provenance", "provenance_document", "provenance_edges",
+    "Check",
+    "FieldProvenance",
+    "Perturbation",
+    "ProvenanceEdge",
+    "ProvenanceReport",
+    "TemplateLink",
+    "ValuesLink",
+    "provenance",
+    "provenance_document",
+    "provenance_edges",
 ]

@@ -10,20 +10,34 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.model.releases import Evidence
-from aftershock.provenance.model import FieldProvenance, ProvenanceEdge, ProvenanceReport, ValuesLink
+from aftershock.provenance.model import (
+    FieldProvenance,
+    ProvenanceEdge,
+    ProvenanceReport,
+    ValuesLink,
+)
 
 SECTION_VERSION = "1"
 
 
 def provenance_document(report: ProvenanceReport) -> dict[str, Any]:
-    observed = sum(1 for f in report.fields if any(v.evidence is Evidence.OBSERVED for v in f.standing))
+    observed = sum(
+        1 for f in report.fields if any(v.evidence is Evidence.OBSERVED for v in f.standing)
+    )
     linked = sum(1 for f in report.fields if f.standing)
     return {
         "version": SECTION_VERSION,
         "summary": {"fields": len(report.fields), "with_values_keys": linked, "observed": observed},
-        "renders": {"max": report.max_renders, "ran": report.renders, "failed": report.failed, "cut": len(report.cut)},
+        "renders": {
+            "max": report.max_renders,
+            "ran": report.renders,
+            "failed": report.failed,
+            "cut": len(report.cut),
+        },
         "cut": [{"review": p.review, "values_key": p.ref} for p in report.cut],
-        "not_perturbed": [{"review": review, "reason": reason} for review, reason in report.not_perturbed],
+        "not_perturbed": [
+            {"review": review, "reason": reason} for review, reason in report.not_perturbed
+        ],
         "fields": [_field(f) for f in report.fields],
     }
 
@@ -35,7 +49,10 @@ def _field(item: FieldProvenance) -> dict[str, Any]:
         "field": item.field,
         "change": item.change,
         "values": [_link(v, v in item.standing) for v in item.values],
-        "templates": [{"path": t.path, "changed": t.changed, "evidence": t.evidence.value} for t in item.templates],
+        "templates": [
+            {"path": t.path, "changed": t.changed, "evidence": t.evidence.value}
+            for t in item.templates
+        ],
     }
 
 
@@ -57,5 +74,6 @@ def provenance_edges(report: ProvenanceReport) -> tuple[ProvenanceEdge, ...]:
     """One edge per standing link: values key -> the object whose field it produces."""
     return tuple(
         ProvenanceEdge(link.ref, item.object_id, item.field, link.evidence)
-        for item in report.fields for link in item.standing
+        for item in report.fields
+        for link in item.standing
     )

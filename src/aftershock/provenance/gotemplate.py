@@ -9,10 +9,10 @@ action with what could be read, never an error: the analysis over-approximates r
 from __future__ import annotations
 
 import functools
-
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Union
+from typing import Union
 
 # Keywords that open a control structure closed by `end`.
 OPENERS = frozenset({"if", "with", "range", "define", "block"})
@@ -129,7 +129,9 @@ def _scan(text: str, pos: int) -> tuple[list[_Token], int]:
         ch = text[pos]
         if ch.isspace():
             pos += 1
-        elif text.startswith("}}", pos) or (text.startswith("-}}", pos) and text[pos - 1].isspace()):
+        elif text.startswith("}}", pos) or (
+            text.startswith("-}}", pos) and text[pos - 1].isspace()
+        ):
             return tokens, pos + (2 if ch == "}" else 3)
         else:
             token, pos = _token(text, pos, tokens[-1] if tokens else None)
@@ -145,8 +147,12 @@ def _token(text: str, pos: int, previous: _Token | None) -> tuple[_Token | None,
     if ch == ".":
         match = _CHAIN.match(text, pos)
         chain = tuple(match.group(0)[1:].split(".")) if match else ()
-        attached = previous is not None and previous.kind == ")" and pos > 0 and text[pos - 1] == ")"
-        return _Token("field", "." + ".".join(chain), chain, attached), match.end() if match else pos + 1
+        attached = (
+            previous is not None and previous.kind == ")" and pos > 0 and text[pos - 1] == ")"
+        )
+        return _Token(
+            "field", "." + ".".join(chain), chain, attached
+        ), match.end() if match else pos + 1
     if ch == "$":
         name = _IDENT.match(text, pos + 1)
         end = name.end() if name else pos + 1
@@ -171,7 +177,7 @@ def _quoted(text: str, pos: int) -> tuple[_Token, int]:
     if quote == "`":
         end = text.find("`", pos + 1)
         end = len(text) if end < 0 else end
-        return _Token("str", text[pos + 1:end]), end + 1
+        return _Token("str", text[pos + 1 : end]), end + 1
     out, i = [], pos + 1
     while i < len(text) and text[i] != quote:
         if text[i] == "\\" and i + 1 < len(text):

@@ -8,8 +8,8 @@ A key and a read match when one path is a prefix of the other, `*` in a read mat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from aftershock.provenance.reads import WILDCARD
 
@@ -39,7 +39,9 @@ class KeyIndex:
         found: set[int] = set()
         return found if self._collect(self._root, read, 0, found, limit) else None
 
-    def _collect(self, node: _Node, read: tuple[str, ...], depth: int, found: set[int], limit: int) -> bool:
+    def _collect(
+        self, node: _Node, read: tuple[str, ...], depth: int, found: set[int], limit: int
+    ) -> bool:
         if depth == len(read):  # every key at or under the read
             if len(found) + node.size > limit:
                 return False
@@ -49,7 +51,11 @@ class KeyIndex:
         if len(found) > limit:
             return False
         part = read[depth]
-        children = node.children.values() if part == WILDCARD else [c for c in (node.children.get(part),) if c]
+        children = (
+            node.children.values()
+            if part == WILDCARD
+            else [c for c in (node.children.get(part),) if c]
+        )
         return all(self._collect(child, read, depth + 1, found, limit) for child in children)
 
 

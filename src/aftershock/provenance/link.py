@@ -15,8 +15,8 @@ tell a reader nothing; `Provenance.too_broad` names it, for the review to report
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import ObjectKey
@@ -27,7 +27,13 @@ from aftershock.provenance.keyindex import KeyIndex
 from aftershock.provenance.model import FieldProvenance, TemplateLink, ValuesLink
 from aftershock.provenance.reads import WILDCARD
 from aftershock.provenance.templates import (
-    EMPTY, BodyMemo, ParsedFile, TemplateAnalysis, TemplateIndex, TemplateRead, parse_file,
+    EMPTY,
+    BodyMemo,
+    ParsedFile,
+    TemplateAnalysis,
+    TemplateIndex,
+    TemplateRead,
+    parse_file,
 )
 
 DEFAULT_SCENARIO = "default"
@@ -75,10 +81,15 @@ def value_scope(root: str, charts: Mapping[str, Chart]) -> ValueScope:
             if child is None or child in prefixes:
                 continue
             target = charts.get(child)
-            prefixes[child] = prefixes[parent] + (dep.alias or (target.name if target else dep.name),)
+            prefixes[child] = prefixes[parent] + (
+                dep.alias or (target.name if target else dep.name),
+            )
             metadata = posixpath.join(parent, "Chart.yaml")
-            reads = tuple(TemplateRead(prefixes[parent] + split_key(c.strip()), metadata)
-                          for c in (dep.condition or "").split(",") if c.strip())
+            reads = tuple(
+                TemplateRead(prefixes[parent] + split_key(c.strip()), metadata)
+                for c in (dep.condition or "").split(",")
+                if c.strip()
+            )
             conditions[child] = conditions[parent] + reads
             queue.append(child)
     return ValueScope(root, prefixes, conditions)
@@ -126,7 +137,9 @@ def review_id(review: ChartReview) -> str:
 def release_values_file(release_id: str) -> str:
     """The `file` of the values key changes of a release's values: `release <ObjectKey as text>`."""
     group, kind, namespace, name = release_id.split("/", 3)
-    key = ObjectKey("" if group == "core" else group, kind, "" if namespace == "_" else namespace, name)
+    key = ObjectKey(
+        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
+    )
     return f"release {key}"
 
 
@@ -138,7 +151,7 @@ def scoped_keys(
     release_file = release_values_file(chart_review.release) if chart_review.release else None
     scenario_file = None
     if chart_review.scenario.startswith("file:"):
-        scenario_file = posixpath.join(chart_review.chart, chart_review.scenario[len("file:"):])
+        scenario_file = posixpath.join(chart_review.chart, chart_review.scenario[len("file:") :])
     found = []
     for change in review.values_changes:
         path = split_key(change.path)
@@ -190,12 +203,22 @@ def static_provenance(
         charts.setdefault(chart.path, chart)
     changed = {p for f in review.files for p in (f.path, f.old_path) if p}
     memo = BodyMemo()  # both sides and every chart tree: unchanged texts are read once
-    sides = [_Texts(template_texts, memo)] + ([_Texts(base_texts, memo)] if base_texts is not None else [])
-    defaults = {(r.chart, r.release): r.changes for r in review.chart_reviews if r.scenario == DEFAULT_SCENARIO}
+    sides = [_Texts(template_texts, memo)] + (
+        [_Texts(base_texts, memo)] if base_texts is not None else []
+    )
+    defaults = {
+        (r.chart, r.release): r.changes
+        for r in review.chart_reviews
+        if r.scenario == DEFAULT_SCENARIO
+    }
     found: list[FieldProvenance] = []
     too_broad: list[str] = []
     for chart_review in review.chart_reviews:
-        shown = defaults.get((chart_review.chart, chart_review.release), ()) if chart_review.scenario != DEFAULT_SCENARIO else ()
+        shown = (
+            defaults.get((chart_review.chart, chart_review.release), ())
+            if chart_review.scenario != DEFAULT_SCENARIO
+            else ()
+        )
         changes = [c for c in chart_review.changes if c not in shown]
         if not changes:
             continue
@@ -209,11 +232,15 @@ def static_provenance(
             if links is None:
                 too_broad.append(f"{review_id(chart_review)}::{change.key.id}")
                 links = ()
-            found.extend(_fields(chart_review, change, links, _template_links(change, analysis, changed)))
+            found.extend(
+                _fields(chart_review, change, links, _template_links(change, analysis, changed))
+            )
     return Provenance(tuple(found), tuple(too_broad))
 
 
-def _object_analysis(change: ObjectChange, scope: ValueScope, indexes: Sequence[TemplateIndex]) -> TemplateAnalysis:
+def _object_analysis(
+    change: ObjectChange, scope: ValueScope, indexes: Sequence[TemplateIndex]
+) -> TemplateAnalysis:
     """Everything the object's templates read, in the rendered chart's values."""
     result = EMPTY
     for template in change.templates:
@@ -221,17 +248,27 @@ def _object_analysis(change: ObjectChange, scope: ValueScope, indexes: Sequence[
         if owner is None:
             continue
         # A subchart renders at all only when the conditions on its way are true.
-        result = result.union(TemplateAnalysis(frozenset(scope.conditions.get(owner, ())), frozenset()))
+        result = result.union(
+            TemplateAnalysis(frozenset(scope.conditions.get(owner, ())), frozenset())
+        )
         for index in indexes:
             found = index.analyse(template, owner)
-            reads = frozenset(TemplateRead(scope.in_root(owner, r.path), r.source) for r in found.reads)
-            metadata = frozenset({posixpath.join(owner, "Chart.yaml")}) if found.chart_fields else frozenset()
+            reads = frozenset(
+                TemplateRead(scope.in_root(owner, r.path), r.source) for r in found.reads
+            )
+            metadata = (
+                frozenset({posixpath.join(owner, "Chart.yaml")})
+                if found.chart_fields
+                else frozenset()
+            )
             result = result.union(TemplateAnalysis(reads, found.files | metadata))
     return result
 
 
 def _values_links(
-    analysis: TemplateAnalysis, keys: Sequence[tuple[ValuesKeyChange, tuple[str, ...]]], key_index: KeyIndex,
+    analysis: TemplateAnalysis,
+    keys: Sequence[tuple[ValuesKeyChange, tuple[str, ...]]],
+    key_index: KeyIndex,
 ) -> tuple[ValuesLink, ...] | None:
     """The links of the keys the analysis reads, in key order; None when over MAX_KEYS_PER_OBJECT."""
     read: set[int] = set()
@@ -252,22 +289,38 @@ def _values_links(
     return tuple(links)
 
 
-def _template_links(change: ObjectChange, analysis: TemplateAnalysis, changed: set[str]) -> tuple[TemplateLink, ...]:
+def _template_links(
+    change: ObjectChange, analysis: TemplateAnalysis, changed: set[str]
+) -> tuple[TemplateLink, ...]:
     """The object's own template files (Helm names them: observed), then the changed files defining
     named templates they call, and a changed Chart.yaml whose fields they read (inferred)."""
     own = [TemplateLink(t, t in changed, Evidence.OBSERVED) for t in change.templates]
-    called = [TemplateLink(f, True, Evidence.INFERRED) for f in sorted(analysis.files)
-              if f in changed and f not in change.templates]
+    called = [
+        TemplateLink(f, True, Evidence.INFERRED)
+        for f in sorted(analysis.files)
+        if f in changed and f not in change.templates
+    ]
     return tuple(own + called)
 
 
 def _fields(
-    chart_review: ChartReview, change: ObjectChange, values: tuple[ValuesLink, ...], templates: tuple[TemplateLink, ...]
+    chart_review: ChartReview,
+    change: ObjectChange,
+    values: tuple[ValuesLink, ...],
+    templates: tuple[TemplateLink, ...],
 ) -> list[FieldProvenance]:
     scope_id = review_id(chart_review)
     scenario = chart_review.scenario
     object_id = f"{scope_id}::{change.key.id}"
     if not change.fields:
-        return [FieldProvenance(scope_id, object_id, change.key, "", change.kind.value, scenario, values, templates)]
-    return [FieldProvenance(scope_id, object_id, change.key, f.path, f.kind.value, scenario, values, templates)
-            for f in change.fields]
+        return [
+            FieldProvenance(
+                scope_id, object_id, change.key, "", change.kind.value, scenario, values, templates
+            )
+        ]
+    return [
+        FieldProvenance(
+            scope_id, object_id, change.key, f.path, f.kind.value, scenario, values, templates
+        )
+        for f in change.fields
+    ]

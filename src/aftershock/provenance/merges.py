@@ -11,22 +11,40 @@ values path, and anything else (a `dict` literal, `fromYaml`, `include`) is left
 from __future__ import annotations
 
 import functools
-
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.fields import identity_field
-from aftershock.provenance.gotemplate import Action, Command, Field, Ident, Operand, Paren, Pipeline, Str, Var, actions
+from aftershock.provenance.gotemplate import (
+    Action,
+    Command,
+    Field,
+    Ident,
+    Operand,
+    Paren,
+    Pipeline,
+    Str,
+    Var,
+    actions,
+)
 
 # Whether later arguments win over earlier ones.
-MERGE_FUNCTIONS = {"mergeOverwrite": True, "mustMergeOverwrite": True, "merge": False, "mustMerge": False}
+MERGE_FUNCTIONS = {
+    "mergeOverwrite": True,
+    "mustMergeOverwrite": True,
+    "merge": False,
+    "mustMerge": False,
+}
 _PASSTHROUGH = frozenset({"deepCopy", "mustDeepCopy"})
 _ACTION = re.compile(r"\{\{.*?\}\}", re.S)
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 ANY = "*"  # a key chosen by an expression that cannot be followed
 
-Pattern = tuple[str, ...]  # values keys; "$name" for a key a template variable chooses, ANY for any key
+Pattern = tuple[
+    str, ...
+]  # values keys; "$name" for a key a template variable chooses, ANY for any key
 
 
 @dataclass(frozen=True)
@@ -50,7 +68,9 @@ def merge_calls(text: str) -> tuple[MergeCall, ...]:
             if pipeline is None:
                 continue
             for function, args in _merges(pipeline, variables):
-                line = text.count("\n", 0, match.start() + max(match.group(0).find(function), 0)) + 1
+                line = (
+                    text.count("\n", 0, match.start() + max(match.group(0).find(function), 0)) + 1
+                )
                 found.extend(_pairs(line, function, args))
             _declare(action, pipeline, variables)
     return tuple(dict.fromkeys(found))
@@ -74,11 +94,13 @@ def override_path(call: MergeCall, values_path: Sequence[str]) -> Pattern | None
         if segment == ANY or (segment.startswith("$") and segment not in bindings):
             return None
         out.append(bindings.get(segment, segment))
-    path = tuple(out) + tuple(values_path[len(defaults):])
+    path = tuple(out) + tuple(values_path[len(defaults) :])
     return None if path == tuple(values_path) else path
 
 
-def default_lists(values: Mapping[str, Any], prefix: Pattern = ()) -> Iterator[tuple[Pattern, list[Any]]]:
+def default_lists(
+    values: Mapping[str, Any], prefix: Pattern = ()
+) -> Iterator[tuple[Pattern, list[Any]]]:
     """Every non-empty list of a values document under plain keys, with its path."""
     for key, value in values.items():
         if not isinstance(key, str) or not _SIMPLE_KEY.fullmatch(key):
@@ -103,7 +125,9 @@ def pattern_text(pattern: Pattern) -> str:
     return ".".join(pattern) if pattern else "(all values)"
 
 
-def _merges(pipeline: Pipeline, variables: Mapping[str, Pattern]) -> Iterator[tuple[str, list[Pattern | None]]]:
+def _merges(
+    pipeline: Pipeline, variables: Mapping[str, Pattern]
+) -> Iterator[tuple[str, list[Pattern | None]]]:
     """(function, resolved arguments) of every merge call in a pipeline, nested ones included."""
     piped: Pattern | None = None
     for index, command in enumerate(pipeline.commands):
@@ -120,7 +144,7 @@ def _merges(pipeline: Pipeline, variables: Mapping[str, Pattern]) -> Iterator[tu
 def _pairs(line: int, function: str, args: list[Pattern | None]) -> Iterator[MergeCall]:
     later_wins = MERGE_FUNCTIONS[function]
     for i, first in enumerate(args):
-        for second in args[i + 1:]:
+        for second in args[i + 1 :]:
             low, high = (first, second) if later_wins else (second, first)
             if low is not None and high is not None and low != high:
                 yield MergeCall(line, function, low, high)
@@ -151,7 +175,9 @@ def _pipeline(pipeline: Pipeline, variables: Mapping[str, Pattern]) -> Pattern |
     return value
 
 
-def _command(command: Command, piped: Pattern | None, variables: Mapping[str, Pattern]) -> Pattern | None:
+def _command(
+    command: Command, piped: Pattern | None, variables: Mapping[str, Pattern]
+) -> Pattern | None:
     """The values path a command yields: an operand, or deepCopy/default/index/get of one."""
     if not command:
         return None
@@ -159,9 +185,17 @@ def _command(command: Command, piped: Pattern | None, variables: Mapping[str, Pa
     if not isinstance(head, Ident):
         return _resolve(head, variables) if len(command) == 1 and piped is None else None
     if head.name in _PASSTHROUGH:
-        return piped if piped is not None else (_resolve(args[0], variables) if len(args) == 1 else None)
+        return (
+            piped
+            if piped is not None
+            else (_resolve(args[0], variables) if len(args) == 1 else None)
+        )
     if head.name == "default":
-        return piped if piped is not None else (_resolve(args[-1], variables) if len(args) == 2 else None)
+        return (
+            piped
+            if piped is not None
+            else (_resolve(args[-1], variables) if len(args) == 2 else None)
+        )
     if head.name in ("index", "get") and args and piped is None:
         base = _resolve(args[0], variables)
         return None if base is None else (*base, *(_key(op) for op in args[1:]))

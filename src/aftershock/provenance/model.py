@@ -19,12 +19,18 @@ from aftershock.model.releases import Evidence
 class Check(str, enum.Enum):
     """What a perturbation render said about one link."""
 
-    NOT_RUN = "not_run"  # no render was planned for it (a non-default scenario, or nothing to tell apart)
+    NOT_RUN = (
+        "not_run"  # no render was planned for it (a non-default scenario, or nothing to tell apart)
+    )
     CUT = "cut"  # planned, but over the render budget
     PRODUCED = "produced"  # the key alone gave the field its head value
-    NOT_PRODUCED = "not_produced"  # the key alone did not (another key, a template change, or keys together)
+    NOT_PRODUCED = (
+        "not_produced"  # the key alone did not (another key, a template change, or keys together)
+    )
     FAILED = "failed"  # the perturbation render failed (e.g. the key alone breaks the chart)
-    UNAVAILABLE = "unavailable"  # the base render cannot be rebuilt (see ProvenanceReport.not_perturbed)
+    UNAVAILABLE = (
+        "unavailable"  # the base render cannot be rebuilt (see ProvenanceReport.not_perturbed)
+    )
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,9 @@ class ProvenanceReport:
     failed: int = 0
     cut: tuple[Perturbation, ...] = ()
     not_perturbed: tuple[tuple[str, str], ...] = ()
-    unlinked: tuple[str, ...] = ()  # objects whose templates read too many changed keys to link them
+    unlinked: tuple[
+        str, ...
+    ] = ()  # objects whose templates read too many changed keys to link them
 
 
 @dataclass(frozen=True)

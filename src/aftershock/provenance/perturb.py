@@ -9,8 +9,9 @@ produced when it is added or removed there too. Only default-scenario reviews ar
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.objects import diff_objects
 from aftershock.model.diff import ObjectChange
@@ -42,7 +43,9 @@ def plan_perturbations(
 
 
 def produced_fields(
-    changes: Iterable[ObjectChange], object_prefix: str, base: Sequence[RenderedObject],
+    changes: Iterable[ObjectChange],
+    object_prefix: str,
+    base: Sequence[RenderedObject],
     perturbed: Sequence[RenderedObject],
 ) -> Produced:
     """The review's field changes (and whole-object changes) that the perturbed render reproduces."""
@@ -60,8 +63,10 @@ def produced_fields(
 
 
 def settle(
-    fields: Sequence[FieldProvenance], results: Mapping[Perturbation, Produced | None],
-    cut: Iterable[Perturbation], unavailable: Iterable[str],
+    fields: Sequence[FieldProvenance],
+    results: Mapping[Perturbation, Produced | None],
+    cut: Iterable[Perturbation],
+    unavailable: Iterable[str],
 ) -> tuple[FieldProvenance, ...]:
     """Mark each link by its perturbation: `results` maps a render to what it produced (None: failed);
     `unavailable` names reviews whose base render could not be rebuilt."""
@@ -71,7 +76,9 @@ def settle(
         links = []
         for link in item.values:
             key = Perturbation(item.review, link.file, link.key)
-            check = _check(key, (item.object_id, item.field), results, cut_set, item.review in blocked)
+            check = _check(
+                key, (item.object_id, item.field), results, cut_set, item.review in blocked
+            )
             evidence = Evidence.OBSERVED if check is Check.PRODUCED else Evidence.INFERRED
             links.append(replace(link, check=check, evidence=evidence))
         settled.append(replace(item, values=tuple(links)))
@@ -79,8 +86,11 @@ def settle(
 
 
 def _check(
-    key: Perturbation, target: tuple[str, str], results: Mapping[Perturbation, Produced | None],
-    cut: set[Perturbation], blocked: bool,
+    key: Perturbation,
+    target: tuple[str, str],
+    results: Mapping[Perturbation, Produced | None],
+    cut: set[Perturbation],
+    blocked: bool,
 ) -> Check:
     if key in results:
         produced = results[key]
@@ -92,7 +102,9 @@ def _check(
     return Check.UNAVAILABLE if blocked else Check.NOT_RUN
 
 
-def with_key(values: Mapping[str, Any], path: Sequence[str], value: Any, *, remove: bool) -> dict[str, Any]:
+def with_key(
+    values: Mapping[str, Any], path: Sequence[str], value: Any, *, remove: bool
+) -> dict[str, Any]:
     """A copy of `values` with the key at `path` set to `value`, or deleted when `remove`."""
     result = copy.deepcopy(dict(values))
     node = result

@@ -25,7 +25,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-from aftershock.provenance.gotemplate import Action, Command, Field, Ident, Lit, Operand, Paren, Pipeline, Str, Var
+from aftershock.provenance.gotemplate import (
+    Action,
+    Command,
+    Field,
+    Ident,
+    Lit,
+    Operand,
+    Paren,
+    Pipeline,
+    Str,
+    Var,
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +93,18 @@ class BodyReads:
 
 
 # Functions whose result is (one of) their argument(s): index of the argument, -1 for the last.
-_PASS_THROUGH = {"default": -1, "required": -1, "deepCopy": 0, "mustDeepCopy": 0, "merge": 0, "mustMerge": 0,
-                 "mergeOverwrite": 0, "mustMergeOverwrite": 0, "pick": 0, "omit": 0}
+_PASS_THROUGH = {
+    "default": -1,
+    "required": -1,
+    "deepCopy": 0,
+    "mustDeepCopy": 0,
+    "merge": 0,
+    "mustMerge": 0,
+    "mergeOverwrite": 0,
+    "mustMergeOverwrite": 0,
+    "pick": 0,
+    "omit": 0,
+}
 _LOOKUPS = ("index", "get")
 
 
@@ -211,7 +232,9 @@ def lookup(binding: Binding, keys: list[str]) -> Binding:
     current = binding
     for key in keys:
         if isinstance(current, ListOf):
-            current = current.items[int(key)] if key.isdigit() and int(key) < len(current.items) else None
+            current = (
+                current.items[int(key)] if key.isdigit() and int(key) < len(current.items) else None
+            )
         elif isinstance(current, Root):
             current = ValuesAt(()) if key == "Values" else None
         else:
@@ -279,6 +302,8 @@ def _enter(ev: _Evaluator, action: Action, value: Binding) -> None:
             ev.variables[pipe.declares[-1]] = ev.dot
             for name in pipe.declares[:-1]:
                 ev.variables[name] = None
-    elif action.kind == "block" and action.name is not None:  # a block inside a define: call it here
+    elif (
+        action.kind == "block" and action.name is not None
+    ):  # a block inside a define: call it here
         ev.dot = value
         ev.out.calls.append(Call(value, name=action.name))

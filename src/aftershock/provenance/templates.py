@@ -10,8 +10,8 @@ space of the chart whose template file is rendered.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from aftershock.provenance.gotemplate import OPENERS, Action, actions
 from aftershock.provenance.reads import ROOT, Binding, Call, body_reads
@@ -37,10 +37,16 @@ class TemplateAnalysis:
 
     reads: frozenset[TemplateRead] = frozenset()
     files: frozenset[str] = frozenset()
-    chart_fields: frozenset[str] = frozenset()  # `.Chart.<field>` read, of the rendered template's chart
+    chart_fields: frozenset[str] = (
+        frozenset()
+    )  # `.Chart.<field>` read, of the rendered template's chart
 
     def union(self, other: TemplateAnalysis) -> TemplateAnalysis:
-        return TemplateAnalysis(self.reads | other.reads, self.files | other.files, self.chart_fields | other.chart_fields)
+        return TemplateAnalysis(
+            self.reads | other.reads,
+            self.files | other.files,
+            self.chart_fields | other.chart_fields,
+        )
 
 
 EMPTY = TemplateAnalysis()
@@ -96,7 +102,9 @@ class BodyMemo:
         # keyed by the body's identity: it is kept here, so the id stays its own while the memo lives
         self._results: dict[tuple[int, str, Binding], tuple[tuple[Action, ...], _BodyResult]] = {}
         # what visiting a named template found, for every index with the same named templates
-        self.visits: dict[tuple[str, Binding, frozenset[tuple[str, str, int]]], TemplateAnalysis] = {}
+        self.visits: dict[
+            tuple[str, Binding, frozenset[tuple[str, str, int]]], TemplateAnalysis
+        ] = {}
         self._scopes: dict[frozenset[tuple[str, str, int]], frozenset[tuple[str, str, int]]] = {}
 
     def scope(self, defines: frozenset[tuple[str, str, int]]) -> frozenset[tuple[str, str, int]]:
@@ -132,8 +140,13 @@ class TemplateIndex:
         self._bodies_memo = memo if memo is not None else BodyMemo()
         # A named template's result depends on the named templates it can reach (unless it calls a file
         # by path): indexes with the same ones (charts on one library) share those visits.
-        self._scope = self._bodies_memo.scope(frozenset(
-            (name, source, id(body)) for name, bodies in self._defines.items() for source, body in bodies))
+        self._scope = self._bodies_memo.scope(
+            frozenset(
+                (name, source, id(body))
+                for name, bodies in self._defines.items()
+                for source, body in bodies
+            )
+        )
 
     def analyse(self, path: str, chart_path: str) -> TemplateAnalysis:
         """What rendering the template file `path` of the chart at `chart_path` reads."""

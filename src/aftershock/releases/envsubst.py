@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.errors import MalformedInputError
 
@@ -28,8 +29,11 @@ DISABLED_KEY = "kustomize.toolkit.fluxcd.io/substitute"
 def check_names(variables: Mapping[str, str], where: str) -> None:
     for name in variables:
         if not VAR_NAME.match(name):
-            raise MalformedInputError(f"'{name}' var name is invalid, must match '{VAR_NAME.pattern}'", where=where,
-                                      hint="rename the variable in postBuild")
+            raise MalformedInputError(
+                f"'{name}' var name is invalid, must match '{VAR_NAME.pattern}'",
+                where=where,
+                hint="rename the variable in postBuild",
+            )
 
 
 def substitute(text: str, variables: Mapping[str, str]) -> str:
@@ -74,7 +78,10 @@ def _expression(text: str, i: int, variables: Mapping[str, str]) -> tuple[str, i
     length = text.startswith("#", i)
     match = _IDENT.match(text, i + length)
     if match is None:
-        raise MalformedInputError(f"bad substitution near {text[i - 2:i + 12]!r}", hint="use ${name} or $${name} for a literal")
+        raise MalformedInputError(
+            f"bad substitution near {text[i - 2 : i + 12]!r}",
+            hint="use ${name} or $${name} for a literal",
+        )
     name, i = match.group(0), match.end()
     value = variables.get(name, "")
     if length:
@@ -83,7 +90,12 @@ def _expression(text: str, i: int, variables: Mapping[str, str]) -> tuple[str, i
         if text.startswith(op, i):
             default, end = _text(text, i + len(op), variables, closing=True)
             return (value or default), end + 1
-    for op, apply in (("^^", str.upper), (",,", str.lower), ("^", _upper_first), (",", _lower_first)):
+    for op, apply in (
+        ("^^", str.upper),
+        (",,", str.lower),
+        ("^", _upper_first),
+        (",", _lower_first),
+    ):
         if text.startswith(op, i):
             return apply(value), _close(text, i + len(op))
     if text.startswith(":", i):
@@ -99,7 +111,7 @@ def _argument(text: str, i: int, stop: str) -> tuple[str, int]:
     r"""Literal characters up to `stop` or `}`, with `\/` and `\\` unescaped; returns the index of the stop."""
     out: list[str] = []
     while i < len(text) and text[i] not in (stop, "}"):
-        if text[i] == "\\" and text[i + 1:i + 2] in ("/", "\\"):
+        if text[i] == "\\" and text[i + 1 : i + 2] in ("/", "\\"):
             i += 1
         out.append(text[i])
         i += 1
@@ -109,7 +121,7 @@ def _argument(text: str, i: int, stop: str) -> tuple[str, int]:
 
 
 def _replace(text: str, i: int, value: str) -> tuple[str, int]:
-    mode = text[i] if text[i:i + 1] in ("/", "#", "%") else ""
+    mode = text[i] if text[i : i + 1] in ("/", "#", "%") else ""
     pattern, i = _argument(text, i + len(mode), "/")
     replacement = ""
     if text[i] == "/":
@@ -118,21 +130,23 @@ def _replace(text: str, i: int, value: str) -> tuple[str, int]:
     if mode == "/":
         return value.replace(pattern, replacement), end
     if mode == "#":
-        return (replacement + value[len(pattern):] if value.startswith(pattern) else value), end
+        return (replacement + value[len(pattern) :] if value.startswith(pattern) else value), end
     if mode == "%":
-        return (value[:len(value) - len(pattern)] + replacement if value.endswith(pattern) else value), end
+        return (
+            value[: len(value) - len(pattern)] + replacement if value.endswith(pattern) else value
+        ), end
     return value.replace(pattern, replacement, 1) if pattern else value, end
 
 
 def _trim(text: str, i: int, value: str) -> tuple[str, int]:
     """`#`/`##` remove the shortest/longest prefix matching a glob, `%`/`%%` the shortest/longest suffix."""
-    op = text[i:i + 2] if text[i:i + 2] in ("##", "%%") else text[i]
+    op = text[i : i + 2] if text[i : i + 2] in ("##", "%%") else text[i]
     pattern, end = _argument(text, i + len(op), "}")
     lengths = range(len(value), -1, -1) if len(op) == 2 else range(len(value) + 1)
     for k in lengths:
-        piece = value[:k] if op[0] == "#" else value[len(value) - k:]
+        piece = value[:k] if op[0] == "#" else value[len(value) - k :]
         if fnmatch.fnmatchcase(piece, pattern):
-            return (value[k:] if op[0] == "#" else value[:len(value) - k]), end + 1
+            return (value[k:] if op[0] == "#" else value[: len(value) - k]), end + 1
     return value, end + 1
 
 
@@ -145,15 +159,19 @@ def _substring(text: str, i: int, value: str) -> tuple[str, int]:
         offset = int(fields[0])
         count = int(fields[1]) if len(fields) > 1 else None
     except ValueError:
-        raise MalformedInputError(f"bad substring {text[i:end]!r}", hint="use ${name:offset:length}") from None
-    piece = value[offset:] if count is None else value[offset:offset + count]
+        raise MalformedInputError(
+            f"bad substring {text[i:end]!r}", hint="use ${name:offset:length}"
+        ) from None
+    piece = value[offset:] if count is None else value[offset : offset + count]
     return piece, end + 1
 
 
 def _close(text: str, i: int) -> int:
     if not text.startswith("}", i):
-        raise MalformedInputError(f"unsupported substitution near {text[max(0, i - 10):i + 10]!r}",
-                                  hint="aftershock supports ${name}, defaults, length, case and substrings")
+        raise MalformedInputError(
+            f"unsupported substitution near {text[max(0, i - 10) : i + 10]!r}",
+            hint="aftershock supports ${name}, defaults, length, case and substrings",
+        )
     return i + 1
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from aftershock.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -28,23 +28,35 @@ def is_external(spec: ReleaseSpec) -> bool:
 def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> ExternalChart:
     """The external chart of `spec` (see is_external); AftershockError when it cannot be pinned down."""
     if spec.kind is ReleaseKind.ARGO:
-        return _exact(ExternalChart(str(spec.repository), str(spec.chart), spec.version or ""), spec)
+        return _exact(
+            ExternalChart(str(spec.repository), str(spec.chart), spec.version or ""), spec
+        )
     source = _source(spec, objects)
     body = source.body.get("spec") if isinstance(source.body.get("spec"), dict) else {}
     url = str(body.get("url") or "")
     if spec.source_kind == "OCIRepository":
         ref = body.get("ref") if isinstance(body.get("ref"), dict) else {}
-        return _exact(ExternalChart(posixpath.dirname(url), posixpath.basename(url), str(ref.get("tag") or "")), spec)
+        return _exact(
+            ExternalChart(
+                posixpath.dirname(url), posixpath.basename(url), str(ref.get("tag") or "")
+            ),
+            spec,
+        )
     return _exact(ExternalChart(url, str(spec.chart), spec.version or ""), spec)
 
 
 def _source(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> RenderedObject:
-    found = [o for k, o in objects.items()
-             if k.group == SOURCE_GROUP and k.kind == spec.source_kind and k.name == spec.source_name]
+    found = [
+        o
+        for k, o in objects.items()
+        if k.group == SOURCE_GROUP and k.kind == spec.source_kind and k.name == spec.source_name
+    ]
     same = [o for o in found if o.key.namespace == spec.key.namespace]
     if len(same or found) != 1:
-        raise AftershockError(f"{spec.source_kind} {spec.source_name} of {spec.key} is not (once) in the repository",
-                              hint="add the source object, or map the chart in releases.charts of .aftershock.yaml")
+        raise AftershockError(
+            f"{spec.source_kind} {spec.source_name} of {spec.key} is not (once) in the repository",
+            hint="add the source object, or map the chart in releases.charts of .aftershock.yaml",
+        )
     return (same or found)[0]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from aftershock.model.releases import Evidence, ReleaseKind, ReleaseSpec
 from aftershock.model.units import Chart
@@ -21,23 +21,44 @@ def resolve_chart(
     if mapped is not None:
         if mapped in renderable:
             return mapped, Evidence.OBSERVED, None
-        return None, Evidence.OBSERVED, f"the configuration maps {spec.key} to {mapped!r}, which is no renderable chart"
+        return (
+            None,
+            Evidence.OBSERVED,
+            f"the configuration maps {spec.key} to {mapped!r}, which is no renderable chart",
+        )
     if spec.kind is ReleaseKind.ARGO or spec.source_kind in ("GitRepository", "Bucket"):
-        path = posixpath.normpath(spec.chart.strip("/").removeprefix("./")) if spec.chart not in (".", "./") else ""
+        path = (
+            posixpath.normpath(spec.chart.strip("/").removeprefix("./"))
+            if spec.chart not in (".", "./")
+            else ""
+        )
         if path in renderable:
             return path, Evidence.OBSERVED, None
-        return None, Evidence.OBSERVED, f"chart path {spec.chart!r} of {spec.key} is no chart in this repository"
+        return (
+            None,
+            Evidence.OBSERVED,
+            f"chart path {spec.chart!r} of {spec.key} is no chart in this repository",
+        )
     matches = sorted(
-        c.path for c in renderable.values()
+        c.path
+        for c in renderable.values()
         if spec.chart in (c.name, posixpath.basename(c.path)) or spec.release_name == c.name
     ) or _suffix_matches(spec, renderable.values())
     if len(matches) == 1:
         return matches[0], Evidence.INFERRED, None
     if not matches:
-        return None, Evidence.INFERRED, (
-            f"chart {spec.chart!r} from {spec.source_kind} {spec.source_name} of {spec.key} matches no chart in this repository"
+        return (
+            None,
+            Evidence.INFERRED,
+            (
+                f"chart {spec.chart!r} from {spec.source_kind} {spec.source_name} of {spec.key} matches no chart in this repository"
+            ),
         )
-    return None, Evidence.INFERRED, f"chart {spec.chart!r} of {spec.key} matches several charts: {', '.join(matches)}"
+    return (
+        None,
+        Evidence.INFERRED,
+        f"chart {spec.chart!r} of {spec.key} matches several charts: {', '.join(matches)}",
+    )
 
 
 def _suffix_matches(spec: ReleaseSpec, charts: Iterable[Chart]) -> list[str]:
@@ -45,9 +66,14 @@ def _suffix_matches(spec: ReleaseSpec, charts: Iterable[Chart]) -> list[str]:
     the app) that names no chart exactly: the charts whose name or folder it ends with, else those
     whose folder the release name matches."""
     chart = spec.chart or ""
-    ends = sorted(c.path for c in charts if any(
-        n and (chart.endswith(f"-{n}") or chart.endswith(f"/{n}")) for n in (c.name, posixpath.basename(c.path))
-    ))
+    ends = sorted(
+        c.path
+        for c in charts
+        if any(
+            n and (chart.endswith(f"-{n}") or chart.endswith(f"/{n}"))
+            for n in (c.name, posixpath.basename(c.path))
+        )
+    )
     return ends or sorted(c.path for c in charts if posixpath.basename(c.path) == spec.release_name)
 
 

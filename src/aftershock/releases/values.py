@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from aftershock import yamlio
 from aftershock.errors import AftershockError
@@ -31,7 +32,10 @@ def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 
 def release_values(
-    spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject], read_file: FileReader, chart_path: str | None
+    spec: ReleaseSpec,
+    objects: Mapping[ObjectKey, RenderedObject],
+    read_file: FileReader,
+    chart_path: str | None,
 ) -> dict[str, Any]:
     """Merge each `valuesFrom` source in order, then `spec.values` last, as Flux's helm-controller does."""
     result: dict[str, Any] = {}
@@ -61,14 +65,20 @@ def secret_values(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]
     return result
 
 
-def _apply(result: dict[str, Any], ref: ValuesReference, text: str, spec: ReleaseSpec) -> dict[str, Any]:
+def _apply(
+    result: dict[str, Any], ref: ValuesReference, text: str, spec: ReleaseSpec
+) -> dict[str, Any]:
     if ref.target_path:
         return merge_maps(result, _at_path(ref.target_path, text))
-    data = yamlio.load_one(text, source=f"{ref.kind}/{ref.name} key {ref.values_key} for {spec.key}")
+    data = yamlio.load_one(
+        text, source=f"{ref.kind}/{ref.name} key {ref.values_key} for {spec.key}"
+    )
     if data is None:
         return result
     if not isinstance(data, dict):
-        raise ReleaseValuesError(f"values from {ref.kind}/{ref.name} are not a mapping", where=str(spec.key))
+        raise ReleaseValuesError(
+            f"values from {ref.kind}/{ref.name} are not a mapping", where=str(spec.key)
+        )
     return merge_maps(result, data)
 
 
@@ -84,21 +94,27 @@ def _at_path(path: str, value: str) -> dict[str, Any]:
 
 
 def _reference_text(
-    spec: ReleaseSpec, ref: ValuesReference, objects: Mapping[ObjectKey, RenderedObject],
-    read_file: FileReader, chart_path: str | None,
+    spec: ReleaseSpec,
+    ref: ValuesReference,
+    objects: Mapping[ObjectKey, RenderedObject],
+    read_file: FileReader,
+    chart_path: str | None,
 ) -> str | None:
     if ref.kind == "File":
         path = f"{chart_path}/{ref.name}" if chart_path else ref.name
         text = read_file(path)
         if text is None:
-            raise ReleaseValuesError(f"value file {path} not found", where=str(spec.key), hint="add it or fix valueFiles")
+            raise ReleaseValuesError(
+                f"value file {path} not found", where=str(spec.key), hint="add it or fix valueFiles"
+            )
         return text
     obj = objects.get(ObjectKey("", ref.kind, spec.key.namespace, ref.name))
     text = _object_value(obj, ref.values_key) if obj is not None else None
     if text is None and not ref.optional:
         raise ReleaseValuesError(
             f"valuesFrom {ref.kind}/{ref.name} key {ref.values_key} not found in the render or the repository",
-            where=str(spec.key), hint="add the object, or mark the reference optional",
+            where=str(spec.key),
+            hint="add the object, or mark the reference optional",
         )
     return text
 
@@ -124,6 +140,9 @@ def _data(obj: RenderedObject, field: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ReleaseValuesError(f"{obj.key.kind}/{obj.key.name} {field} is a {type(value).__name__}, not a mapping",
-                                 where=str(obj.key), hint=f"make {field} a mapping of keys to values")
+        raise ReleaseValuesError(
+            f"{obj.key.kind}/{obj.key.name} {field} is a {type(value).__name__}, not a mapping",
+            where=str(obj.key),
+            hint=f"make {field} a mapping of keys to values",
+        )
     return value

@@ -27,7 +27,9 @@ KEY_FORMAT = 2  # part of every key: a change of what a key covers changes every
 @dataclass(frozen=True)
 class InputKey:
     key: str
-    volatile: bool  # the chart, or a values string `tpl` may render, calls random or clock functions
+    volatile: (
+        bool  # the chart, or a values string `tpl` may render, calls random or clock functions
+    )
 
 
 def _canonical_json(value: Any) -> str:
@@ -36,7 +38,14 @@ def _canonical_json(value: Any) -> str:
             return dict(item)
         raise TypeError(f"{type(item).__name__} is not JSON-serializable")
 
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=as_json_type)
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=as_json_type,
+    )
 
 
 def values_text(values: Mapping[str, Any]) -> str | None:
@@ -49,15 +58,26 @@ def values_text(values: Mapping[str, Any]) -> str | None:
 
 def request_key(request: RenderRequest, chart: str, values: str, renderer_identity: str) -> str:
     """The key of a request, given its chart digest and canonical values."""
-    options = {f.name: getattr(request, f.name) for f in dataclasses.fields(request) if f.name not in ("chart_dir", "values", "cluster", "private")}
-    if request.cluster is not None:  # absent otherwise, so keys without a snapshot stay as they were
+    options = {
+        f.name: getattr(request, f.name)
+        for f in dataclasses.fields(request)
+        if f.name not in ("chart_dir", "values", "cluster", "private")
+    }
+    if (
+        request.cluster is not None
+    ):  # absent otherwise, so keys without a snapshot stay as they were
         options["cluster"] = request.cluster.digest
-    text = json.dumps([KEY_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str)
+    text = json.dumps(
+        [KEY_FORMAT, renderer_identity, chart, values, options], sort_keys=True, default=str
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def input_keys(
-    requests: Sequence[RenderRequest], renderer_identity: str, *, values_by_content: bool = False,
+    requests: Sequence[RenderRequest],
+    renderer_identity: str,
+    *,
+    values_by_content: bool = False,
 ) -> list[InputKey | None]:
     """Each request's input key; None when its chart folder or its values cannot be keyed. The
     batch's chart folders are read once each: none is written while the batch renders."""
@@ -66,7 +86,9 @@ def input_keys(
     keys: list[InputKey | None] = []
     for request in requests:
         if request.chart_dir not in charts:
-            charts[request.chart_dir] = chart_digest(request.chart_dir, folders, values_by_content=values_by_content)
+            charts[request.chart_dir] = chart_digest(
+                request.chart_dir, folders, values_by_content=values_by_content
+            )
         chart, values = charts[request.chart_dir], values_text(request.values)
         if chart is None or values is None:
             keys.append(None)
@@ -77,7 +99,10 @@ def input_keys(
 
 
 def render_each_once(
-    inner: Renderer, requests: Sequence[RenderRequest], keys: Sequence[str | None], progress: ProgressCallback | None,
+    inner: Renderer,
+    requests: Sequence[RenderRequest],
+    keys: Sequence[str | None],
+    progress: ProgressCallback | None,
     deadline: Deadline | None = None,
 ) -> tuple[list[RenderOutcome], list[int]]:
     """The outcome of every request, in order, rendering one request per key (and each unkeyed one);
@@ -89,13 +114,17 @@ def render_each_once(
             rendered_at.append(index)
             if key is not None:
                 first[key] = index
-    rendered = dict(zip(rendered_at, inner.render_many([requests[i] for i in rendered_at], progress, deadline)))
+    rendered = dict(
+        zip(rendered_at, inner.render_many([requests[i] for i in rendered_at], progress, deadline))
+    )
     outcomes = []
     for index, key in enumerate(keys):
         outcome = rendered.get(index)
         if outcome is None:
             assert key is not None
-            outcome = dataclasses.replace(rendered[first[key]], request=requests[index], seconds=0.0)
+            outcome = dataclasses.replace(
+                rendered[first[key]], request=requests[index], seconds=0.0
+            )
             if progress is not None:
                 progress(outcome)
         outcomes.append(outcome)

@@ -26,10 +26,15 @@ import subprocess
 import tempfile
 import threading
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from aftershock.errors import ConfigError, RenderError
-from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
+from aftershock.render.interface import (
+    ClosingRenderer,
+    ProgressCallback,
+    RenderOutcome,
+    RenderRequest,
+)
 from aftershock.render.limits import (
     DEFAULT_MAX_MEMORY_MIB,
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -46,8 +51,10 @@ from aftershock.render.process_bounds import go_memory_env, resident_bytes
 from aftershock.render.values import values_error, values_json
 
 _LOOKUP_CALL = re.compile(r"\{\{[^}]*\blookup\b", re.DOTALL)
-LOOKUP_UNSUPPORTED = ("the chart calls `lookup` and a cluster snapshot was given, which the helm binary "
-                      "backend cannot serve to it; render with the SDK backend (--renderer sdk)")
+LOOKUP_UNSUPPORTED = (
+    "the chart calls `lookup` and a cluster snapshot was given, which the helm binary "
+    "backend cannot serve to it; render with the SDK backend (--renderer sdk)"
+)
 _SOURCE_HEADER = re.compile(r"^---\n# Source: ([^\n]*)\n", re.MULTILINE)
 _POLL_SECONDS = 0.05
 _RUNAWAY_SLACK_BYTES = 1 << 20  # headers Helm adds on top of the manifests themselves
@@ -185,10 +192,15 @@ class HelmBinaryRenderer(ClosingRenderer):
         return self._version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request, several `helm template` runs at a time; outcomes in order."""
-        return dispatch(requests, [functools.partial(self._render, deadline=deadline)] * self._lanes, progress)
+        return dispatch(
+            requests, [functools.partial(self._render, deadline=deadline)] * self._lanes, progress
+        )
 
     def _render(self, request: RenderRequest, deadline: Deadline | None = None) -> RenderOutcome:
         started = time.monotonic()
@@ -217,14 +229,19 @@ class HelmBinaryRenderer(ClosingRenderer):
         return RenderOutcome(request, error=error, seconds=seconds)
 
     def _run_bounded(
-        self, argv: list[str], env: dict[str, str], scratch: str, review_deadline: Deadline | None,
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        scratch: str,
+        review_deadline: Deadline | None,
     ) -> tuple[str | None, str]:
         """Run helm with stdout/stderr in files; (error, stdout). Kills it on a breach."""
         deadline = time.monotonic() + self._timeout_seconds
         runaway = 2 * self._max_output_bytes + _RUNAWAY_SLACK_BYTES
-        with open(os.path.join(scratch, "out"), "w+b") as out, open(
-            os.path.join(scratch, "err"), "w+b"
-        ) as err:
+        with (
+            open(os.path.join(scratch, "out"), "w+b") as out,
+            open(os.path.join(scratch, "err"), "w+b") as err,
+        ):
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env, cwd=scratch
             )
@@ -257,4 +274,3 @@ class HelmBinaryRenderer(ClosingRenderer):
             if self._home is not None:
                 shutil.rmtree(self._home, ignore_errors=True)
                 self._home = None
-

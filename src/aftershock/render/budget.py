@@ -14,12 +14,20 @@ import time
 from collections.abc import Sequence
 
 from aftershock.errors import ConfigError
-from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
+from aftershock.render.interface import (
+    ProgressCallback,
+    Renderer,
+    RenderOutcome,
+    RenderRequest,
+    WrappingRenderer,
+)
 from aftershock.render.limits import Deadline
 
 DEFAULT_DEADLINE_SECONDS = 600.0
 _RENDER_SHARE = 0.975  # of the deadline: at 600 s, 15 s are left for judging and writing the report
-DEFAULT_MAX_REVIEW_RENDERS = 5000  # well above real reviews: traefik (57 suites) has 1,500 test runs over both refs
+DEFAULT_MAX_REVIEW_RENDERS = (
+    5000  # well above real reviews: traefik (57 suites) has 1,500 test runs over both refs
+)
 
 
 def render_count_error(max_renders: int) -> str:
@@ -42,7 +50,10 @@ class RenderBudget:
     def starting_now(cls, deadline_seconds: float, max_renders: int) -> RenderBudget:
         """Renders stop a little before the deadline itself, leaving the rest to judge and report."""
         check_budget(deadline_seconds, max_renders)
-        return cls(Deadline(time.monotonic() + deadline_seconds * _RENDER_SHARE, deadline_seconds), max_renders)
+        return cls(
+            Deadline(time.monotonic() + deadline_seconds * _RENDER_SHARE, deadline_seconds),
+            max_renders,
+        )
 
     @property
     def cuts(self) -> int:
@@ -67,9 +78,15 @@ class RenderBudget:
 def check_budget(deadline_seconds: float, max_renders: int) -> None:
     """Raise ConfigError unless both bounds are positive."""
     if not deadline_seconds > 0:
-        raise ConfigError(f"review deadline must be positive, got {deadline_seconds!r}", hint="pass --deadline SECONDS above 0")
+        raise ConfigError(
+            f"review deadline must be positive, got {deadline_seconds!r}",
+            hint="pass --deadline SECONDS above 0",
+        )
     if max_renders < 1:
-        raise ConfigError(f"render count bound must be at least 1, got {max_renders!r}", hint="pass --max-renders 1 or more")
+        raise ConfigError(
+            f"render count bound must be at least 1, got {max_renders!r}",
+            hint="pass --max-renders 1 or more",
+        )
 
 
 class BudgetedRenderer(WrappingRenderer):
@@ -81,13 +98,24 @@ class BudgetedRenderer(WrappingRenderer):
         self.budget = budget
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """`deadline`, if any, is the review's own; the budget's is the one applied."""
         review_deadline = self.budget.deadline
         allowed = 0 if review_deadline.passed() else self.budget.grant(len(requests))
-        rendered = self.inner.render_many(requests[:allowed], progress, deadline=review_deadline) if allowed else []
-        reason = review_deadline.reason if review_deadline.passed() else render_count_error(self.budget.max_renders)
+        rendered = (
+            self.inner.render_many(requests[:allowed], progress, deadline=review_deadline)
+            if allowed
+            else []
+        )
+        reason = (
+            review_deadline.reason
+            if review_deadline.passed()
+            else render_count_error(self.budget.max_renders)
+        )
         refused = [RenderOutcome(request, error=reason) for request in requests[allowed:]]
         if progress is not None:
             for outcome in refused:

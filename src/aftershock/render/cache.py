@@ -30,19 +30,34 @@ from typing import Any, Protocol
 from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
-from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
+from aftershock.render.interface import (
+    ProgressCallback,
+    Renderer,
+    RenderOutcome,
+    RenderRequest,
+    WrappingRenderer,
+)
 from aftershock.render.limits import Deadline
 
 CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
 # Errors that depend on time, limits or process health, not on the chart: never cached.
-_TRANSIENT_ERRORS = ("render timed out", "rendered output exceeds", "render worker", "values cannot be passed", "helm failed without a message",
-                     "render exceeded", "review deadline")
+_TRANSIENT_ERRORS = (
+    "render timed out",
+    "rendered output exceeds",
+    "render worker",
+    "values cannot be passed",
+    "helm failed without a message",
+    "render exceeded",
+    "review deadline",
+)
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
 _STALE_TEMP_SECONDS = 3600.0
 # `kind: Secret` in block or flow style (JSON included), as a template may write it
-_SECRET_KIND = re.compile(r"""(^|[{,\s])["']?kind["']?\s*:\s*["']?Secret["']?[ \t]*($|[,}#])""", re.MULTILINE)
+_SECRET_KIND = re.compile(
+    r"""(^|[{,\s])["']?kind["']?\s*:\s*["']?Secret["']?[ \t]*($|[,}#])""", re.MULTILINE
+)
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,9 @@ class CacheStats:
     hits: int = 0
     misses: int = 0  # rendered by the inner renderer, and stored when deterministic
     merged: int = 0  # identical to an earlier request of the same batch: rendered once for both
-    uncacheable: int = 0  # nondeterministic chart, unreadable chart or non-JSON values: passed through
+    uncacheable: int = (
+        0  # nondeterministic chart, unreadable chart or non-JSON values: passed through
+    )
 
 
 def is_deterministic_error(error: str) -> bool:
@@ -145,8 +162,13 @@ class DiskRenderCache:
     def put(self, key: str, entry: CacheEntry) -> None:
         if entry.private or holds_secret(entry):
             return  # Secret values never go to disk (see the module docstring)
-        document = {"format": CACHE_FORMAT, "key": key, "manifests": dict(entry.manifests), "error": entry.error,
-                    "documents": None if entry.documents is None else [list(d) for d in entry.documents]}
+        document = {
+            "format": CACHE_FORMAT,
+            "key": key,
+            "manifests": dict(entry.manifests),
+            "error": entry.error,
+            "documents": None if entry.documents is None else [list(d) for d in entry.documents],
+        }
         if entry.lookups:
             document["lookups"] = [list(key) for key in entry.lookups]
         blob = zlib.compress(json.dumps(document, separators=(",", ":")).encode("utf-8"), 6)
@@ -163,7 +185,9 @@ class DiskRenderCache:
             return  # a cache that cannot be written only costs time
         with self._lock:
             if self._bytes is not None:
-                self._bytes += len(blob)  # an overwrite counts twice: that only brings the next scan sooner
+                self._bytes += len(
+                    blob
+                )  # an overwrite counts twice: that only brings the next scan sooner
             if self._bytes is None or self._bytes > self._max_bytes:
                 self._bytes = self._evict()
 
@@ -202,7 +226,9 @@ class DiskRenderCache:
 
 def holds_secret(entry: CacheEntry) -> bool:
     """True when a rendered document of `entry` may be a Secret (any `kind: Secret` line, whatever its apiVersion)."""
-    if entry.documents is not None and any(isinstance(b, dict) and b.get("kind") == "Secret" for _, _, b in entry.documents):
+    if entry.documents is not None and any(
+        isinstance(b, dict) and b.get("kind") == "Secret" for _, _, b in entry.documents
+    ):
         return True
     return any(_SECRET_KIND.search(text) for text in entry.manifests.values())
 
@@ -235,7 +261,9 @@ def default_render_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
 
 def open_render_cache(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> LayeredRenderCache:
     """The render cache in folder `path` (created on first write), at most `max_bytes` on disk."""
-    return LayeredRenderCache(MemoryRenderCache(min(DEFAULT_MEMORY_BYTES, max_bytes)), DiskRenderCache(path, max_bytes))
+    return LayeredRenderCache(
+        MemoryRenderCache(min(DEFAULT_MEMORY_BYTES, max_bytes)), DiskRenderCache(path, max_bytes)
+    )
 
 
 class CachingRenderer(WrappingRenderer):
@@ -253,7 +281,10 @@ class CachingRenderer(WrappingRenderer):
             return self._stats
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Answer hits from the store, render each distinct miss once, pass uncacheable requests through."""
         keys = self.keys_for(requests)
@@ -264,22 +295,44 @@ class CachingRenderer(WrappingRenderer):
             if entry is None:
                 pending.append(index)
                 continue
-            outcomes[index] = RenderOutcome(request, manifests=entry.manifests, error=entry.error,
-                                            documents=entry.documents, lookups=entry.lookups)
+            outcomes[index] = RenderOutcome(
+                request,
+                manifests=entry.manifests,
+                error=entry.error,
+                documents=entry.documents,
+                lookups=entry.lookups,
+            )
             if progress is not None:
                 progress(outcomes[index])  # type: ignore[arg-type]
         pending_keys = [keys[i] for i in pending]
-        rendered, rendered_at = render_each_once(self.inner, [requests[i] for i in pending], pending_keys, progress, deadline)
+        rendered, rendered_at = render_each_once(
+            self.inner, [requests[i] for i in pending], pending_keys, progress, deadline
+        )
         for index, outcome in zip(pending, rendered):
             outcomes[index] = outcome
         for position in rendered_at:
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
                 private = requests[pending[position]].private
-                self.store.put(key, CacheEntry(dict(outcome.manifests), outcome.error, outcome.documents, outcome.lookups, private))
+                self.store.put(
+                    key,
+                    CacheEntry(
+                        dict(outcome.manifests),
+                        outcome.error,
+                        outcome.documents,
+                        outcome.lookups,
+                        private,
+                    ),
+                )
         uncacheable = pending_keys.count(None)
-        self._count({"hits": len(requests) - len(pending), "misses": len(rendered_at) - uncacheable,
-                     "merged": len(pending) - len(rendered_at), "uncacheable": uncacheable})
+        self._count(
+            {
+                "hits": len(requests) - len(pending),
+                "misses": len(rendered_at) - uncacheable,
+                "merged": len(pending) - len(rendered_at),
+                "uncacheable": uncacheable,
+            }
+        )
         return [outcome for outcome in outcomes if outcome is not None]
 
     def keys_for(self, requests: Sequence[RenderRequest]) -> list[str | None]:
@@ -294,6 +347,8 @@ class CachingRenderer(WrappingRenderer):
     def _count(self, counts: Mapping[str, int]) -> None:
         with self._stats_lock:
             self._stats = CacheStats(
-                self._stats.hits + counts["hits"], self._stats.misses + counts["misses"],
-                self._stats.merged + counts["merged"], self._stats.uncacheable + counts["uncacheable"],
+                self._stats.hits + counts["hits"],
+                self._stats.misses + counts["misses"],
+                self._stats.merged + counts["merged"],
+                self._stats.uncacheable + counts["uncacheable"],
             )

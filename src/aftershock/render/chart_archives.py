@@ -71,14 +71,23 @@ class ChartCache:
 
     def _download(self, chart: ExternalChart) -> bytes:
         if not chart.repository.startswith(("http://", "https://")):
-            raise AftershockError(f"cannot download {chart.archive_name} from {chart.repository}: only HTTP chart repositories are fetched",
-                                  hint="put the archive in the chart cache")
+            raise AftershockError(
+                f"cannot download {chart.archive_name} from {chart.repository}: only HTTP chart repositories are fetched",
+                hint="put the archive in the chart cache",
+            )
         base = chart.repository.rstrip("/") + "/"
-        index = yamlio.load_one(_get(urljoin(base, "index.yaml"), MAX_INDEX_BYTES, self.timeout_seconds).decode("utf-8", "replace"),
-                                source=f"{base}index.yaml")
+        index = yamlio.load_one(
+            _get(urljoin(base, "index.yaml"), MAX_INDEX_BYTES, self.timeout_seconds).decode(
+                "utf-8", "replace"
+            ),
+            source=f"{base}index.yaml",
+        )
         entry = _entry(index, chart)
         if entry is None:
-            raise AftershockError(f"{chart.name} {chart.version} is not in {base}index.yaml", hint="check the chart version")
+            raise AftershockError(
+                f"{chart.name} {chart.version} is not in {base}index.yaml",
+                hint="check the chart version",
+            )
         urls = entry.get("urls") or [chart.archive_name]
         data = _get(urljoin(base, str(urls[0])), self.max_bytes, self.timeout_seconds)
         _verify(data, chart, entry.get("digest"), f"{base}{urls[0]}")
@@ -91,15 +100,23 @@ def _get(url: str, limit: int, timeout: float) -> bytes:
     try:
         with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
             if response.status_code != 200:
-                raise AftershockError(f"GET {url} answered {response.status_code}", hint="check the repository URL")
+                raise AftershockError(
+                    f"GET {url} answered {response.status_code}", hint="check the repository URL"
+                )
             chunks, size = [], 0
             for chunk in response.iter_bytes():
                 size += len(chunk)
                 if size > limit:
-                    raise AftershockError(f"GET {url} is over {limit} bytes", hint="that is no chart archive this review reads")
+                    raise AftershockError(
+                        f"GET {url} is over {limit} bytes",
+                        hint="that is no chart archive this review reads",
+                    )
                 chunks.append(chunk)
     except httpx.HTTPError as error:
-        raise AftershockError(f"GET {url} failed: {error}", hint="check the network, or put the archive in the chart cache") from None
+        raise AftershockError(
+            f"GET {url} failed: {error}",
+            hint="check the network, or put the archive in the chart cache",
+        ) from None
     return b"".join(chunks)
 
 
@@ -117,14 +134,19 @@ def _local_digest(folder: Path, chart: ExternalChart) -> str | None:
     index_file = folder / "index.yaml"
     if not index_file.is_file():
         return None
-    entry = _entry(yamlio.load_one(index_file.read_text("utf-8", "replace"), source=str(index_file)), chart)
+    entry = _entry(
+        yamlio.load_one(index_file.read_text("utf-8", "replace"), source=str(index_file)), chart
+    )
     return str(entry["digest"]) if entry and entry.get("digest") else None
 
 
 def _verify(data: bytes, chart: ExternalChart, digest: str | None, where: str) -> None:
     if digest and hashlib.sha256(data).hexdigest() != digest.removeprefix("sha256:"):
-        raise AftershockError(f"chart archive {chart.archive_name} does not match its index.yaml digest", where=where,
-                              hint="replace the archive with the one the repository publishes")
+        raise AftershockError(
+            f"chart archive {chart.archive_name} does not match its index.yaml digest",
+            where=where,
+            hint="replace the archive with the one the repository publishes",
+        )
 
 
 def unpack(data: bytes, chart: ExternalChart, dest: Path) -> None:
@@ -137,15 +159,21 @@ def unpack(data: bytes, chart: ExternalChart, dest: Path) -> None:
                 if member.isdir():
                     continue
                 if not member.isfile():
-                    raise AftershockError(f"{chart.archive_name} holds {member.name}, which is not a regular file",
-                                          hint="aftershock unpacks regular files only")
+                    raise AftershockError(
+                        f"{chart.archive_name} holds {member.name}, which is not a regular file",
+                        hint="aftershock unpacks regular files only",
+                    )
                 total += member.size
                 if total > 10 * MAX_ARCHIVE_BYTES:
-                    raise AftershockError(f"{chart.archive_name} unpacks to more than {10 * MAX_ARCHIVE_BYTES} bytes")
+                    raise AftershockError(
+                        f"{chart.archive_name} unpacks to more than {10 * MAX_ARCHIVE_BYTES} bytes"
+                    )
                 top, _, inner = posixpath.normpath(member.name).partition("/")
                 if not inner or top != chart.name:
                     continue  # Helm loads only the chart's own folder
                 handle = archive.extractfile(member)
                 writer.write_file(inner, handle.read() if handle else b"", executable=False)
     except (OSError, EOFError, tarfile.TarError) as error:
-        raise AftershockError(f"{chart.archive_name} is not a readable chart archive: {error}") from None
+        raise AftershockError(
+            f"{chart.archive_name} is not a readable chart archive: {error}"
+        ) from None

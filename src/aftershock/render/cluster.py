@@ -26,40 +26,75 @@ from typing import Any, NamedTuple
 from aftershock.model.objects import RenderedObject
 
 # Kubernetes' built-in cluster-scoped kinds, by group ("" is the core group).
-CLUSTER_SCOPED_KINDS: frozenset[tuple[str, str]] = frozenset({
-    ("", "Namespace"), ("", "Node"), ("", "PersistentVolume"), ("", "ComponentStatus"),
-    ("rbac.authorization.k8s.io", "ClusterRole"), ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-    ("apiextensions.k8s.io", "CustomResourceDefinition"), ("apiregistration.k8s.io", "APIService"),
-    ("storage.k8s.io", "StorageClass"), ("storage.k8s.io", "CSIDriver"), ("storage.k8s.io", "CSINode"),
-    ("storage.k8s.io", "VolumeAttachment"), ("scheduling.k8s.io", "PriorityClass"),
-    ("networking.k8s.io", "IngressClass"), ("networking.k8s.io", "IPAddress"),
-    ("networking.k8s.io", "ServiceCIDR"), ("node.k8s.io", "RuntimeClass"),
-    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
-    ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
-    ("certificates.k8s.io", "CertificateSigningRequest"), ("certificates.k8s.io", "ClusterTrustBundle"),
-    ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
-    ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
-    ("resource.k8s.io", "DeviceClass"), ("resource.k8s.io", "ResourceSlice"),
-    ("policy", "PodSecurityPolicy"),
-})
+CLUSTER_SCOPED_KINDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("", "ComponentStatus"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("apiregistration.k8s.io", "APIService"),
+        ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "CSIDriver"),
+        ("storage.k8s.io", "CSINode"),
+        ("storage.k8s.io", "VolumeAttachment"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("networking.k8s.io", "IngressClass"),
+        ("networking.k8s.io", "IPAddress"),
+        ("networking.k8s.io", "ServiceCIDR"),
+        ("node.k8s.io", "RuntimeClass"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+        ("certificates.k8s.io", "CertificateSigningRequest"),
+        ("certificates.k8s.io", "ClusterTrustBundle"),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+        ("resource.k8s.io", "DeviceClass"),
+        ("resource.k8s.io", "ResourceSlice"),
+        ("policy", "PodSecurityPolicy"),
+    }
+)
 # Kubernetes' built-in namespaced kinds a lookup commonly asks for: served (empty lists) even when
 # the snapshot holds none of them, as a real cluster does.
-NAMESPACED_KINDS: frozenset[tuple[str, str]] = frozenset({
-    ("", "ConfigMap"), ("", "Secret"), ("", "Service"), ("", "ServiceAccount"), ("", "Pod"),
-    ("", "PersistentVolumeClaim"), ("", "Endpoints"), ("", "Event"), ("", "LimitRange"),
-    ("", "ResourceQuota"), ("", "ReplicationController"), ("", "PodTemplate"),
-    ("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet"), ("apps", "ReplicaSet"),
-    ("apps", "ControllerRevision"), ("batch", "Job"), ("batch", "CronJob"),
-    ("networking.k8s.io", "Ingress"), ("networking.k8s.io", "NetworkPolicy"),
-    ("rbac.authorization.k8s.io", "Role"), ("rbac.authorization.k8s.io", "RoleBinding"),
-    ("policy", "PodDisruptionBudget"), ("autoscaling", "HorizontalPodAutoscaler"),
-    ("coordination.k8s.io", "Lease"), ("discovery.k8s.io", "EndpointSlice"), ("events.k8s.io", "Event"),
-    ("storage.k8s.io", "CSIStorageCapacity"),
-})
+NAMESPACED_KINDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("", "ConfigMap"),
+        ("", "Secret"),
+        ("", "Service"),
+        ("", "ServiceAccount"),
+        ("", "Pod"),
+        ("", "PersistentVolumeClaim"),
+        ("", "Endpoints"),
+        ("", "Event"),
+        ("", "LimitRange"),
+        ("", "ResourceQuota"),
+        ("", "ReplicationController"),
+        ("", "PodTemplate"),
+        ("apps", "Deployment"),
+        ("apps", "StatefulSet"),
+        ("apps", "DaemonSet"),
+        ("apps", "ReplicaSet"),
+        ("apps", "ControllerRevision"),
+        ("batch", "Job"),
+        ("batch", "CronJob"),
+        ("networking.k8s.io", "Ingress"),
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("rbac.authorization.k8s.io", "Role"),
+        ("rbac.authorization.k8s.io", "RoleBinding"),
+        ("policy", "PodDisruptionBudget"),
+        ("autoscaling", "HorizontalPodAutoscaler"),
+        ("coordination.k8s.io", "Lease"),
+        ("discovery.k8s.io", "EndpointSlice"),
+        ("events.k8s.io", "Event"),
+        ("storage.k8s.io", "CSIStorageCapacity"),
+    }
+)
 DEFAULT_NAMESPACE = "default"
 # What a real API server's list carries in `metadata` (its resourceVersion is left empty here).
 API_SERVER_LIST_METADATA: tuple[tuple[str, str], ...] = (("resourceVersion", ""),)
@@ -99,8 +134,16 @@ class ClusterSnapshot:
 
     @functools.cached_property
     def digest(self) -> str:
-        text = json.dumps([list(self.objects), [list(s) for s in self.scopes], self.only_scoped_kinds,
-                           [list(p) for p in self.list_metadata]], sort_keys=True, separators=(",", ":"))
+        text = json.dumps(
+            [
+                list(self.objects),
+                [list(s) for s in self.scopes],
+                self.only_scoped_kinds,
+                [list(p) for p in self.list_metadata],
+            ],
+            sort_keys=True,
+            separators=(",", ":"),
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def __eq__(self, other: object) -> bool:
@@ -127,7 +170,11 @@ class ClusterSnapshot:
         if not self.only_scoped_kinds:
             found |= {key.kind for key in self._by_key if key.api_version == api_version}
             group = group_of(api_version)
-            found |= {kind for kind_group, kind in CLUSTER_SCOPED_KINDS | NAMESPACED_KINDS if kind_group == group}
+            found |= {
+                kind
+                for kind_group, kind in CLUSTER_SCOPED_KINDS | NAMESPACED_KINDS
+                if kind_group == group
+            }
         return sorted((kind, self.namespaced(api_version, kind)) for kind in found)
 
     def namespaced(self, api_version: str, kind: str) -> bool:
@@ -136,13 +183,20 @@ class ClusterSnapshot:
             return scope
         return (group_of(api_version), kind) not in CLUSTER_SCOPED_KINDS
 
-    def get(self, api_version: str, kind: str, namespace: str, name: str) -> Mapping[str, Any] | None:
+    def get(
+        self, api_version: str, kind: str, namespace: str, name: str
+    ) -> Mapping[str, Any] | None:
         return self._by_key.get(ClusterKey(api_version, kind, namespace, name))
 
     def items(self, api_version: str, kind: str, namespace: str | None) -> list[Mapping[str, Any]]:
         """The objects of a kind, in one namespace or (None) in all, in the API server's order."""
-        return [body for key, body in self._by_key.items() if key.api_version == api_version
-                and key.kind == kind and (namespace is None or key.namespace == namespace)]
+        return [
+            body
+            for key, body in self._by_key.items()
+            if key.api_version == api_version
+            and key.kind == kind
+            and (namespace is None or key.namespace == namespace)
+        ]
 
 
 def object_key(body: Mapping[str, Any]) -> ClusterKey | None:
@@ -162,7 +216,10 @@ def object_key(body: Mapping[str, Any]) -> ClusterKey | None:
 def _crd_scopes(objects: Iterable[Mapping[str, Any]]) -> Iterable[tuple[tuple[str, str], bool]]:
     """(apiVersion, kind) -> namespaced for every served version of each CRD among `objects`."""
     for body in objects:
-        if body.get("kind") != "CustomResourceDefinition" or group_of(str(body.get("apiVersion"))) != "apiextensions.k8s.io":
+        if (
+            body.get("kind") != "CustomResourceDefinition"
+            or group_of(str(body.get("apiVersion"))) != "apiextensions.k8s.io"
+        ):
             continue
         spec = body.get("spec")
         if not isinstance(spec, Mapping) or not isinstance(spec.get("names"), Mapping):
@@ -177,9 +234,13 @@ def _crd_scopes(objects: Iterable[Mapping[str, Any]]) -> Iterable[tuple[tuple[st
 
 
 def snapshot_from_objects(
-    objects: Iterable[Mapping[str, Any]], *, scopes: Iterable[KindScope] = (),
-    only_scoped_kinds: bool = False, default_namespace: str = DEFAULT_NAMESPACE,
-    list_metadata: tuple[tuple[str, str], ...] = API_SERVER_LIST_METADATA, place_namespaces: bool = True,
+    objects: Iterable[Mapping[str, Any]],
+    *,
+    scopes: Iterable[KindScope] = (),
+    only_scoped_kinds: bool = False,
+    default_namespace: str = DEFAULT_NAMESPACE,
+    list_metadata: tuple[tuple[str, str], ...] = API_SERVER_LIST_METADATA,
+    place_namespaces: bool = True,
 ) -> ClusterSnapshot:
     """A snapshot of plain objects (later ones replace earlier ones of the same key); objects
     without apiVersion, kind or name are left out, as a cluster could not hold them. Without
@@ -189,14 +250,22 @@ def snapshot_from_objects(
     probe = ClusterSnapshot(tuple(given), scope_list, only_scoped_kinds)  # only for scopes
     placed: dict[ClusterKey, Mapping[str, Any]] = {}
     for body in given:
-        stored = _placed(body, probe, default_namespace) if place_namespaces else copy.deepcopy(dict(body))
+        stored = (
+            _placed(body, probe, default_namespace)
+            if place_namespaces
+            else copy.deepcopy(dict(body))
+        )
         key = object_key(stored)
         assert key is not None
         placed[key] = stored
-    return ClusterSnapshot(tuple(placed[key] for key in sorted(placed)), scope_list, only_scoped_kinds, list_metadata)
+    return ClusterSnapshot(
+        tuple(placed[key] for key in sorted(placed)), scope_list, only_scoped_kinds, list_metadata
+    )
 
 
-def _placed(body: Mapping[str, Any], probe: ClusterSnapshot, default_namespace: str) -> dict[str, Any]:
+def _placed(
+    body: Mapping[str, Any], probe: ClusterSnapshot, default_namespace: str
+) -> dict[str, Any]:
     """A copy of `body` with `metadata.namespace` as the API server would store it."""
     stored = copy.deepcopy(dict(body))
     metadata = dict(stored["metadata"])
@@ -209,10 +278,14 @@ def _placed(body: Mapping[str, Any], probe: ClusterSnapshot, default_namespace: 
     return stored
 
 
-def snapshot_from_rendered(objects: Iterable[RenderedObject], *, default_namespace: str = DEFAULT_NAMESPACE) -> ClusterSnapshot:
+def snapshot_from_rendered(
+    objects: Iterable[RenderedObject], *, default_namespace: str = DEFAULT_NAMESPACE
+) -> ClusterSnapshot:
     """A snapshot of rendered objects, each in the namespace the render gave it."""
-    return snapshot_from_objects((_with_namespace(o.body, o.key.namespace) for o in objects),
-                                 default_namespace=default_namespace)
+    return snapshot_from_objects(
+        (_with_namespace(o.body, o.key.namespace) for o in objects),
+        default_namespace=default_namespace,
+    )
 
 
 def _with_namespace(body: Mapping[str, Any], namespace: str) -> Mapping[str, Any]:
@@ -223,14 +296,22 @@ def _with_namespace(body: Mapping[str, Any], namespace: str) -> Mapping[str, Any
 
 
 def cluster_snapshot(
-    plain_objects: Iterable[RenderedObject | Mapping[str, Any]] = (), rendered_objects: Iterable[RenderedObject] = (),
-    extra_objects: Iterable[Mapping[str, Any]] = (), *, default_namespace: str = DEFAULT_NAMESPACE,
+    plain_objects: Iterable[RenderedObject | Mapping[str, Any]] = (),
+    rendered_objects: Iterable[RenderedObject] = (),
+    extra_objects: Iterable[Mapping[str, Any]] = (),
+    *,
+    default_namespace: str = DEFAULT_NAMESPACE,
 ) -> ClusterSnapshot:
     """The cluster a review renders against: the repository's plain manifests (parsed, or plain
     dicts), then rendered objects, then `extra_objects` (`.aftershock.yaml` `cluster:`), a later
     one replacing an earlier one of the same key."""
+
     def body(item: RenderedObject | Mapping[str, Any]) -> Mapping[str, Any]:
-        return _with_namespace(item.body, item.key.namespace) if isinstance(item, RenderedObject) else item
+        return (
+            _with_namespace(item.body, item.key.namespace)
+            if isinstance(item, RenderedObject)
+            else item
+        )
 
     bodies = [*map(body, plain_objects), *map(body, rendered_objects), *extra_objects]
     return snapshot_from_objects(bodies, default_namespace=default_namespace)
@@ -238,10 +319,19 @@ def cluster_snapshot(
 
 def snapshot_message(snapshot: ClusterSnapshot) -> dict[str, Any]:
     """The snapshot as JSON for a render worker (`snapshot_from_message` reads it back)."""
-    return {"digest": snapshot.digest, "objects": list(snapshot.objects), "scopes": [list(s) for s in snapshot.scopes],
-            "only_scoped_kinds": snapshot.only_scoped_kinds, "list_metadata": [list(p) for p in snapshot.list_metadata]}
+    return {
+        "digest": snapshot.digest,
+        "objects": list(snapshot.objects),
+        "scopes": [list(s) for s in snapshot.scopes],
+        "only_scoped_kinds": snapshot.only_scoped_kinds,
+        "list_metadata": [list(p) for p in snapshot.list_metadata],
+    }
 
 
 def snapshot_from_message(message: Mapping[str, Any]) -> ClusterSnapshot:
-    return ClusterSnapshot(tuple(message["objects"]), tuple(KindScope(*s) for s in message["scopes"]),
-                           bool(message["only_scoped_kinds"]), tuple((k, v) for k, v in message["list_metadata"]))
+    return ClusterSnapshot(
+        tuple(message["objects"]),
+        tuple(KindScope(*s) for s in message["scopes"]),
+        bool(message["only_scoped_kinds"]),
+        tuple((k, v) for k, v in message["list_metadata"]),
+    )

@@ -12,8 +12,9 @@ import fnmatch
 import json
 import posixpath
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.goyaml import GoYamlError
@@ -54,15 +55,27 @@ class ChartFiles:
         return f"{self.chart_path}/{path}" if self.chart_path else path
 
 
-def configured_contexts(chart_path: str, declared: Iterable[Any], sides: Mapping[str, ChartFiles | None]) -> list[ContextCandidate]:
+def configured_contexts(
+    chart_path: str, declared: Iterable[Any], sides: Mapping[str, ChartFiles | None]
+) -> list[ContextCandidate]:
     """`.aftershock.yaml` `contexts:` entries whose `charts` globs match the chart folder."""
     found = []
     for entry in declared:
         if not any(fnmatch.fnmatchcase(chart_path, pattern) for pattern in entry.charts):
             continue
         inputs = {side: _configured_inputs(entry, files) for side, files in sides.items()}
-        reason = "declared in .aftershock.yaml" + (f" (values {', '.join(entry.values_files)})" if entry.values_files else "")
-        found.append(ContextCandidate(ContextKind.CONFIG, f"config:{entry.name}", reason, inputs.get("base"), inputs.get("head")))
+        reason = "declared in .aftershock.yaml" + (
+            f" (values {', '.join(entry.values_files)})" if entry.values_files else ""
+        )
+        found.append(
+            ContextCandidate(
+                ContextKind.CONFIG,
+                f"config:{entry.name}",
+                reason,
+                inputs.get("base"),
+                inputs.get("head"),
+            )
+        )
     return found
 
 
@@ -73,22 +86,40 @@ def _configured_inputs(entry: Any, files: ChartFiles | None) -> RenderInputs | N
     for given in entry.values_files:
         # "/x.yaml" is relative to the repository root, anything else to the chart folder.
         path = given.lstrip("/") if given.startswith("/") else files.rel(given)
-        values = merge_maps(values, parse_values(files.read(path), source=f"{path} at {files.label}"))
+        values = merge_maps(
+            values, parse_values(files.read(path), source=f"{path} at {files.label}")
+        )
     values = merge_maps(values, dict(entry.values))
-    return RenderInputs(values, entry.release_name, entry.namespace, entry.kube_version, tuple(entry.api_versions))
+    return RenderInputs(
+        values, entry.release_name, entry.namespace, entry.kube_version, tuple(entry.api_versions)
+    )
 
 
 def chart_testing_contexts(sides: Mapping[str, ChartFiles | None]) -> list[ContextCandidate]:
     """chart-testing's `ci/*-values.yaml`, each a context, by file name."""
-    names = sorted({
-        p[len(f.rel("ci/")):] for f in sides.values() if f is not None for p in f.paths
-        if p.startswith(f.rel("ci/")) and "/" not in p[len(f.rel("ci/")):] and p.endswith(("-values.yaml", "-values.yml"))
-    })
+    names = sorted(
+        {
+            p[len(f.rel("ci/")) :]
+            for f in sides.values()
+            if f is not None
+            for p in f.paths
+            if p.startswith(f.rel("ci/"))
+            and "/" not in p[len(f.rel("ci/")) :]
+            and p.endswith(("-values.yaml", "-values.yml"))
+        }
+    )
     found = []
     for name in names:
         inputs = {side: _file_inputs(files, f"ci/{name}") for side, files in sides.items()}
-        found.append(ContextCandidate(ContextKind.CHART_TESTING, f"ci/{name}", f"chart-testing values ci/{name}",
-                                      inputs.get("base"), inputs.get("head")))
+        found.append(
+            ContextCandidate(
+                ContextKind.CHART_TESTING,
+                f"ci/{name}",
+                f"chart-testing values ci/{name}",
+                inputs.get("base"),
+                inputs.get("head"),
+            )
+        )
     return found
 
 
@@ -109,14 +140,18 @@ class _SuiteShare:
     kube_version: str
 
 
-def tests_context(sides: Mapping[str, ChartFiles | None], suite_paths: Callable[[ChartFiles], Sequence[str]]) -> list[ContextCandidate]:
+def tests_context(
+    sides: Mapping[str, ChartFiles | None], suite_paths: Callable[[ChartFiles], Sequence[str]]
+) -> list[ContextCandidate]:
     """The values files, `set`, release and capabilities that most of the chart's suites share.
 
     Chosen from the side the chart is tried on (base, else head); its files are read at each side."""
     source = sides.get("base") or sides.get("head")
     if source is None:
         return []
-    shares = [_share(suite) for path in suite_paths(source) for suite in chart_suites(path, source.read)]
+    shares = [
+        _share(suite) for path in suite_paths(source) for suite in chart_suites(path, source.read)
+    ]
     if not shares:
         return []
     total = len(shares)
@@ -129,18 +164,26 @@ def tests_context(sides: Mapping[str, ChartFiles | None], suite_paths: Callable[
     reason = _tests_reason(files, sets, release, shares, total, source.chart_path)
     recipe = (tuple(files), dict(sets), release or ("", ""), kube or "")
     inputs = {side: _suite_inputs(f, *recipe) for side, f in sides.items()}
-    return [ContextCandidate(ContextKind.TESTS, "tests", reason, inputs.get("base"), inputs.get("head"))]
+    return [
+        ContextCandidate(ContextKind.TESTS, "tests", reason, inputs.get("base"), inputs.get("head"))
+    ]
 
 
 def _share(suite: Any) -> _SuiteShare:
     folder = posixpath.dirname(suite.file)
     own = [posixpath.normpath(posixpath.join(folder, v)) for v in suite.values]
     # A file every test of the suite loads counts as the suite's own.
-    per_test = [set(posixpath.normpath(posixpath.join(folder, v)) for v in t.values) for t in suite.tests]
+    per_test = [
+        set(posixpath.normpath(posixpath.join(folder, v)) for v in t.values) for t in suite.tests
+    ]
     common = set.intersection(*per_test) if per_test else set()
     files = tuple(dict.fromkeys(own + sorted(common)))
-    sets = tuple(sorted((str(k), json.dumps(v, sort_keys=True, default=str)) for k, v in suite.set.items()))
-    kube = ".".join(p for p in (suite.capabilities.major_version, suite.capabilities.minor_version) if p)
+    sets = tuple(
+        sorted((str(k), json.dumps(v, sort_keys=True, default=str)) for k, v in suite.set.items())
+    )
+    kube = ".".join(
+        p for p in (suite.capabilities.major_version, suite.capabilities.minor_version) if p
+    )
     return _SuiteShare(files, sets, (suite.release.name, suite.release.namespace), kube)
 
 
@@ -156,7 +199,9 @@ def _common(items: list, total: int) -> Any:
     return item if 2 * n >= total else None
 
 
-def _tests_reason(files: list[str], sets: list, release: Any, shares: list[_SuiteShare], total: int, chart: str) -> str:
+def _tests_reason(
+    files: list[str], sets: list, release: Any, shares: list[_SuiteShare], total: int, chart: str
+) -> str:
     prefix = f"{chart}/" if chart else ""
     parts = []
     for path in files:
@@ -167,20 +212,34 @@ def _tests_reason(files: list[str], sets: list, release: Any, shares: list[_Suit
     if release:
         name, namespace = release
         n = sum(s.release == release for s in shares)
-        parts.append(f"release {name or '(default)'} in namespace {namespace or '(default)'}, from {n} of {total} suites")
+        parts.append(
+            f"release {name or '(default)'} in namespace {namespace or '(default)'}, from {n} of {total} suites"
+        )
     return "; ".join(parts) or f"capabilities shared by the {total} suites"
 
 
-def _suite_inputs(files: ChartFiles | None, paths: tuple[str, ...], sets: dict, release: tuple[str, str], kube: str) -> RenderInputs | None:
+def _suite_inputs(
+    files: ChartFiles | None,
+    paths: tuple[str, ...],
+    sets: dict,
+    release: tuple[str, str],
+    kube: str,
+) -> RenderInputs | None:
     if files is None:
         return None
     try:
         documents = [suite_values_file(p, files.read) for p in paths if files.read(p) is not None]
         values = user_values(documents, {k: json.loads(v) for k, v in sets.items()}, {}, "chart")
     except (ValueError, SetPathError, GoYamlError) as error:
-        raise AftershockError(f"the tests' values cannot be read: {error}", where=files.label) from None
+        raise AftershockError(
+            f"the tests' values cannot be read: {error}", where=files.label
+        ) from None
     name, namespace = release
-    return RenderInputs(values, name or None, namespace or None, f"v{kube}.0" if kube.count(".") == 1 else None)
+    return RenderInputs(
+        values, name or None, namespace or None, f"v{kube}.0" if kube.count(".") == 1 else None
+    )
 
 
-DEFAULTS = ContextCandidate(ContextKind.DEFAULTS, "defaults", "the chart's own defaults", RenderInputs(), RenderInputs())
+DEFAULTS = ContextCandidate(
+    ContextKind.DEFAULTS, "defaults", "the chart's own defaults", RenderInputs(), RenderInputs()
+)

@@ -32,7 +32,9 @@ _VALUES_FILE = "values.yaml"
 # A path inside the chart: the subchart folders on the way, then the path in that (sub)chart.
 _IN_A_CHART = re.compile(r"((?:charts/[^/]+/)*)(.*)", re.DOTALL)
 # What a render reads besides its templates/ (and the values file), when no template reads files.
-_RENDER_INPUTS = frozenset({"Chart.yaml", "values.schema.json", "Chart.lock", "requirements.yaml", "requirements.lock"})
+_RENDER_INPUTS = frozenset(
+    {"Chart.yaml", "values.schema.json", "Chart.lock", "requirements.yaml", "requirements.lock"}
+)
 _SUBCHART_ARCHIVE = re.compile(r"charts/[^/]+\.tgz")
 
 
@@ -50,7 +52,10 @@ FolderDigests = dict[tuple[int, int, str, HelmIgnore, bool], FolderDigest]
 
 
 def chart_digest(
-    chart_dir: str, folders: FolderDigests | None = None, *, values_by_content: bool = False,
+    chart_dir: str,
+    folders: FolderDigests | None = None,
+    *,
+    values_by_content: bool = False,
 ) -> tuple[str, bool] | None:
     """(sha256 of what Helm loads from the chart folder, whether a template may render differently
     each time).
@@ -64,7 +69,9 @@ def chart_digest(
     try:
         ignore = _chart_ignore(Path(chart_dir))
         known = {} if folders is None else folders
-        found = _hash_folder(Path(chart_dir), "", frozenset(), _Walk(ignore, values_by_content, known))
+        found = _hash_folder(
+            Path(chart_dir), "", frozenset(), _Walk(ignore, values_by_content, known)
+        )
     except (OSError, UnicodeDecodeError, _Unhashable):
         return None
     return (found.text if found.reads_files else found.loaded), found.volatile
@@ -91,7 +98,9 @@ class _Walk:
     known: FolderDigests
 
 
-def _hash_folder(folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], walk: _Walk) -> FolderDigest:
+def _hash_folder(
+    folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]], walk: _Walk
+) -> FolderDigest:
     """The folder's digests over its entries' names and contents (a subfolder's by its own digests)."""
     info = folder.stat()
     identity = (info.st_dev, info.st_ino)
@@ -114,7 +123,9 @@ def _hash_folder(folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]
                 sub = _hash_folder(path, relative + "/", ancestors, walk)
                 text.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.text.encode("ascii")))
                 if not sub.reads_nothing:
-                    loaded.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.loaded.encode("ascii")))
+                    loaded.update(
+                        b"D%d:%s\0%s" % (len(encoded), encoded, sub.loaded.encode("ascii"))
+                    )
                     counted += 1
                 volatile, reads_files = volatile or sub.volatile, reads_files or sub.reads_files
         elif stat.S_ISREG(mode):
@@ -131,7 +142,9 @@ def _hash_folder(folder: Path, prefix: str, ancestors: frozenset[tuple[int, int]
             reads_files = reads_files or b".Files" in data
         else:
             raise _Unhashable(f"special file {path}")
-    known[key] = FolderDigest(text.hexdigest(), loaded.hexdigest(), volatile, reads_files, counted == 0)
+    known[key] = FolderDigest(
+        text.hexdigest(), loaded.hexdigest(), volatile, reads_files, counted == 0
+    )
     return known[key]
 
 
@@ -144,8 +157,12 @@ def _loaded_entry(relative: str, encoded: bytes, data: bytes, values_by_content:
         values = _values_json(data)
         if values is not None:
             return b"V%d:%s\0%s" % (len(encoded), encoded, values.encode("utf-8"))
-    elif not (own in _RENDER_INPUTS or own == _VALUES_FILE or own.startswith("templates/")
-              or _SUBCHART_ARCHIVE.fullmatch(own)):
+    elif not (
+        own in _RENDER_INPUTS
+        or own == _VALUES_FILE
+        or own.startswith("templates/")
+        or _SUBCHART_ARCHIVE.fullmatch(own)
+    ):
         return b""
     return b"F%d:%s\0%d:%s" % (len(encoded), encoded, len(data), data)
 
@@ -156,6 +173,8 @@ def _values_json(data: bytes) -> str | None:
     the text (then its error, with line numbers, depends on the text itself)."""
     try:
         values = yamlio.load_one(data.decode("utf-8"), source=_VALUES_FILE)
-        return json.dumps(values, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return json.dumps(
+            values, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
     except (AftershockError, UnicodeDecodeError, ValueError, TypeError):
         return None

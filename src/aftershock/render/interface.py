@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Self, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 if TYPE_CHECKING:
     from aftershock.render.limits import Deadline
@@ -30,7 +31,9 @@ class RenderRequest:
     revision: int = 1
     is_upgrade: bool = False
     cluster: ClusterSnapshot | None = field(default=None, hash=False)
-    private: bool = False  # the values hold what a Secret supplied: the render is never written to disk
+    private: bool = (
+        False  # the values hold what a Secret supplied: the render is never written to disk
+    )
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,9 @@ class RenderOutcome:
     seconds: float = 0.0
     # The manifests already split and parsed as `render.manifests.parse_documents` does, when the
     # backend did it in its own process (so the reviewer's process need not); None otherwise.
-    documents: tuple[tuple[str, int, Any], ...] | None = field(default=None, hash=False, compare=False)
+    documents: tuple[tuple[str, int, Any], ...] | None = field(
+        default=None, hash=False, compare=False
+    )
     # The keys of the snapshot objects that `lookup` calls returned (observed at the API server),
     # in the order first returned; () without a cluster snapshot.
     lookups: tuple[ClusterKey, ...] = ()
@@ -71,7 +76,10 @@ class Renderer(Protocol):
     def version(self) -> str: ...
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request (in parallel where the backend can); outcomes keep request order.
         A render still running at `deadline` is stopped, and it and those not started get its reason."""

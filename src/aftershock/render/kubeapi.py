@@ -27,14 +27,34 @@ from aftershock.render.cluster import ClusterKey, ClusterSnapshot, object_key
 
 
 def _resource_list(snapshot: ClusterSnapshot, api_version: str) -> dict[str, Any]:
-    resources = [{"name": kind.lower(), "singularName": kind.lower(), "namespaced": namespaced,
-                  "kind": kind, "verbs": ["get", "list"]} for kind, namespaced in snapshot.kinds(api_version)]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": api_version, "resources": resources}
+    resources = [
+        {
+            "name": kind.lower(),
+            "singularName": kind.lower(),
+            "namespaced": namespaced,
+            "kind": kind,
+            "verbs": ["get", "list"],
+        }
+        for kind, namespaced in snapshot.kinds(api_version)
+    ]
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": api_version,
+        "resources": resources,
+    }
 
 
 def _not_found(what: str) -> tuple[int, dict[str, Any]]:
-    return 404, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                 "message": f"{what} not found", "reason": "NotFound", "code": 404}
+    return 404, {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": f"{what} not found",
+        "reason": "NotFound",
+        "code": 404,
+    }
 
 
 def _split(path: str) -> tuple[str, list[str]] | None:
@@ -58,7 +78,9 @@ class SnapshotServer:
         self._token = secrets.token_hex(16)
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._http.daemon_threads = True
-        self._thread = threading.Thread(target=self._http.serve_forever, name="kubeapi", daemon=True)
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, name="kubeapi", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -67,10 +89,18 @@ class SnapshotServer:
 
     def kubeconfig(self) -> str:
         """A kubeconfig whose only context is this server."""
-        return json.dumps({"apiVersion": "v1", "kind": "Config", "current-context": "snapshot",
-                           "clusters": [{"name": "snapshot", "cluster": {"server": self.url}}],
-                           "contexts": [{"name": "snapshot", "context": {"cluster": "snapshot", "user": "helm"}}],
-                           "users": [{"name": "helm", "user": {}}]})
+        return json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "snapshot",
+                "clusters": [{"name": "snapshot", "cluster": {"server": self.url}}],
+                "contexts": [
+                    {"name": "snapshot", "context": {"cluster": "snapshot", "user": "helm"}}
+                ],
+                "users": [{"name": "helm", "user": {}}],
+            }
+        )
 
     def use(self, snapshot: ClusterSnapshot) -> None:
         with self._lock:
@@ -106,15 +136,21 @@ class SnapshotServer:
         namespace: str | None = None
         if len(rest) >= 3 and rest[0] == "namespaces":
             namespace, rest = rest[1], rest[2:]
-        kinds = {kind.lower(): (kind, namespaced) for kind, namespaced in snapshot.kinds(api_version)}
+        kinds = {
+            kind.lower(): (kind, namespaced) for kind, namespaced in snapshot.kinds(api_version)
+        }
         if rest[0] not in kinds or len(rest) > 2:
             return _not_found(path)
         kind, namespaced = kinds[rest[0]]
         if len(rest) == 1:
             items = snapshot.items(api_version, kind, namespace if namespaced else None)
             self._record(items)
-            return 200, {"apiVersion": api_version, "kind": f"{kind}List",
-                         "metadata": dict(snapshot.list_metadata), "items": list(items)}
+            return 200, {
+                "apiVersion": api_version,
+                "kind": f"{kind}List",
+                "metadata": dict(snapshot.list_metadata),
+                "items": list(items),
+            }
         if namespaced and namespace is None:
             return _not_found(path)  # a namespaced object has no cluster-wide name
         found = snapshot.get(api_version, kind, (namespace or "") if namespaced else "", rest[1])
@@ -132,15 +168,25 @@ class SnapshotServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"  # keep-alive: client-go reuses connections
-            disable_nagle_algorithm = True  # else headers and body wait on delayed ACKs (40 ms each)
+            disable_nagle_algorithm = (
+                True  # else headers and body wait on delayed ACKs (40 ms each)
+            )
 
-            def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            def do_GET(self) -> None:
                 path = server.unprefixed(self.path)
                 if path is not None:
                     status, body = server.answer(path)
                 else:
-                    status, body = 401, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                                         "reason": "Unauthorized", "code": 401}
+                    status, body = (
+                        401,
+                        {
+                            "kind": "Status",
+                            "apiVersion": "v1",
+                            "status": "Failure",
+                            "reason": "Unauthorized",
+                            "code": 401,
+                        },
+                    )
                 data = json.dumps(body, separators=(",", ":")).encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -148,7 +194,7 @@ class SnapshotServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return  # the render's own output must stay clean
 
         return Handler

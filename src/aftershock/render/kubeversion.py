@@ -13,7 +13,9 @@ from dataclasses import dataclass
 # The Kubernetes version the embedded SDK reports when none is given (measured; pinned by a test).
 SDK_DEFAULT_KUBE_VERSION = "v1.36.0"
 
-_VERSION = re.compile(r"^v?(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$")
+_VERSION = re.compile(
+    r"^v?(\d+|[xX*])(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$"
+)
 _CONDITION = re.compile(r"^(=|!=|>=|<=|=<|>|<|~>|~|\^)?\s*(\S+)$")
 
 
@@ -22,7 +24,9 @@ class Version:
     major: int
     minor: int
     patch: int
-    pre: tuple[tuple[int, int | str], ...] = ()  # empty: a release, which sorts after its pre-releases
+    pre: tuple[
+        tuple[int, int | str], ...
+    ] = ()  # empty: a release, which sorts after its pre-releases
 
     def key(self) -> tuple:
         return (self.major, self.minor, self.patch, 1 if not self.pre else 0, self.pre)
@@ -45,7 +49,9 @@ def _pre(text: str | None) -> tuple[tuple[int, int | str], ...]:
 def satisfies(version: str, constraint: str) -> bool:
     """Whether `version` (e.g. v1.30.0) meets `constraint` (e.g. ">=1.22.0-0"); ValueError if malformed."""
     target = parse_version(version)
-    return any(all(_holds(target, c) for c in _conditions(group)) for group in constraint.split("||"))
+    return any(
+        all(_holds(target, c) for c in _conditions(group)) for group in constraint.split("||")
+    )
 
 
 def _conditions(group: str) -> list[str]:
@@ -63,7 +69,9 @@ def _holds(target: Version, condition: str) -> bool:
     if target.pre and not parts.group(4):
         return False  # pre-releases only meet conditions that name one
     low, high = _range(op, *parts.groups())
-    inside = (low is None or target.key() >= low.key()) and (high is None or target.key() < high.key())
+    inside = (low is None or target.key() >= low.key()) and (
+        high is None or target.key() < high.key()
+    )
     return not inside if op == "!=" else inside
 
 
@@ -76,7 +84,9 @@ def _floor(major: int, minor: int, patch: int) -> Version:
     return Version(major, minor, patch, ((0, 0),))
 
 
-def _range(op: str, major: str, minor: str | None, patch: str | None, pre: str | None) -> tuple[Version | None, Version | None]:
+def _range(
+    op: str, major: str, minor: str | None, patch: str | None, pre: str | None
+) -> tuple[Version | None, Version | None]:
     """The half-open range [low, high) of versions the condition admits (for != its complement)."""
     if _wild(major):
         return None, None
@@ -85,11 +95,19 @@ def _range(op: str, major: str, minor: str | None, patch: str | None, pre: str |
     p = 0 if _wild(patch) else int(patch)  # type: ignore[arg-type]
     exact = Version(m, n, p, _pre(pre))
     # The first version past what the written parts pin down (1 -> 2.0.0, 1.2 -> 1.3.0, 1.2.3 -> 1.2.4).
-    after = _floor(m + 1, 0, 0) if _wild(minor) else _floor(m, n + 1, 0) if _wild(patch) else _floor(m, n, p + 1)
+    after = (
+        _floor(m + 1, 0, 0)
+        if _wild(minor)
+        else _floor(m, n + 1, 0)
+        if _wild(patch)
+        else _floor(m, n, p + 1)
+    )
     if op in ("=", "!="):
         return exact, (after if not pre else Version(m, n, p, exact.pre + ((0, 0),)))
     if op == ">":
-        return (after if _wild(minor) or _wild(patch) else Version(m, n, p, exact.pre + ((0, 0),))), None
+        return (
+            after if _wild(minor) or _wild(patch) else Version(m, n, p, exact.pre + ((0, 0),))
+        ), None
     if op == ">=":
         return exact, None
     if op == "<":

@@ -11,10 +11,11 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Protocol, Sequence
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,11 @@ def _build_one(folder: str) -> tuple[str | None, str | None]:
     import pykustomize
 
     options = pykustomize.BuildOptions(
-        load_restrictions=pykustomize.LoadRestrictions.ROOT_ONLY, add_managedby_label=False,
-        enable_plugins=False, enable_helm=False, helm_command="",
+        load_restrictions=pykustomize.LoadRestrictions.ROOT_ONLY,
+        add_managedby_label=False,
+        enable_plugins=False,
+        enable_helm=False,
+        helm_command="",
     )
     try:
         return asyncio.run(pykustomize.build(folder, options)).yaml, None
@@ -79,7 +83,9 @@ class PyKustomizeBuilder:
             return [BuildOutcome(f, error=missing) for f in folders]
         if self._pool is None or self._pid != os.getpid():
             self._pid = os.getpid()
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn")
+            )
         futures = [self._pool.submit(_build_one, f) for f in folders]
         outcomes = []
         for folder, future in zip(folders, futures):

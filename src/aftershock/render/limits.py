@@ -4,8 +4,8 @@ deadline a render may not outlast, and their errors."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from aftershock.errors import ConfigError
 
@@ -58,7 +58,9 @@ def oversize_error(max_output_bytes: int) -> str:
     return f"rendered output exceeds {max_output_bytes} bytes"
 
 
-def check_limits(timeout_seconds: float, max_output_bytes: int, max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB) -> None:
+def check_limits(
+    timeout_seconds: float, max_output_bytes: int, max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB
+) -> None:
     """Raise ConfigError unless every bound is positive (memory: at least 128 MiB, what Helm needs to load)."""
     if not timeout_seconds > 0:
         raise ConfigError(

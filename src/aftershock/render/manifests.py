@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock import yamlio
 from aftershock.errors import MalformedInputError
@@ -24,20 +25,51 @@ _SEPARATOR = re.compile(r"(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*")
 CLUSTER_SCOPED_KINDS = frozenset(
     {
         # core and built-in API groups
-        "Namespace", "Node", "PersistentVolume", "ComponentStatus",
-        "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "APIService",
-        "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "IngressClass",
-        "PriorityClass", "RuntimeClass", "CertificateSigningRequest",
-        "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-        "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-        "FlowSchema", "PriorityLevelConfiguration", "TokenReview", "SelfSubjectAccessReview",
-        "SelfSubjectRulesReview", "SubjectAccessReview", "SelfSubjectReview",
-        "PodSecurityPolicy", "ClusterTrustBundle", "DeviceClass", "IPAddress", "ServiceCIDR",
-        "StorageVersionMigration", "VolumeAttributesClass",
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "ComponentStatus",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "CustomResourceDefinition",
+        "APIService",
+        "StorageClass",
+        "CSIDriver",
+        "CSINode",
+        "VolumeAttachment",
+        "IngressClass",
+        "PriorityClass",
+        "RuntimeClass",
+        "CertificateSigningRequest",
+        "ValidatingWebhookConfiguration",
+        "MutatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "FlowSchema",
+        "PriorityLevelConfiguration",
+        "TokenReview",
+        "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview",
+        "SubjectAccessReview",
+        "SelfSubjectReview",
+        "PodSecurityPolicy",
+        "ClusterTrustBundle",
+        "DeviceClass",
+        "IPAddress",
+        "ServiceCIDR",
+        "StorageVersionMigration",
+        "VolumeAttributesClass",
         # widely used custom resources
-        "ClusterIssuer", "ClusterSecretStore", "ClusterExternalSecret", "ClusterPolicy",
-        "ClusterCleanupPolicy", "GatewayClass", "ConstraintTemplate", "ClusterServiceVersion",
+        "ClusterIssuer",
+        "ClusterSecretStore",
+        "ClusterExternalSecret",
+        "ClusterPolicy",
+        "ClusterCleanupPolicy",
+        "GatewayClass",
+        "ConstraintTemplate",
+        "ClusterServiceVersion",
     }
 )
 
@@ -88,9 +120,7 @@ def _flatten(body: Any) -> Iterator[dict[str, Any]]:
         yield body
 
 
-def _key(
-    body: dict[str, Any], namespace: str, scopes: Mapping[tuple[str, str], bool]
-) -> ObjectKey:
+def _key(body: dict[str, Any], namespace: str, scopes: Mapping[tuple[str, str], bool]) -> ObjectKey:
     api_version = body.get("apiVersion")
     group = _api_group(api_version) if isinstance(api_version, str) else ""
     kind = body["kind"]

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from aftershock.model.contexts import RenderInputs
 from aftershock.model.units import AffectedChart, Chart
 
-__all__ = ["ChartPlan", "RenderInputs", "dependency_closure", "may_be_nondeterministic", "plan_renders", "template_repo_path"]
+__all__ = [
+    "ChartPlan",
+    "RenderInputs",
+    "dependency_closure",
+    "may_be_nondeterministic",
+    "plan_renders",
+    "template_repo_path",
+]
 
 # Sprig/Helm functions whose output differs between two renders of the same input.
 _NONDETERMINISTIC = re.compile(
@@ -37,7 +44,9 @@ class ChartPlan:
     base_inputs: RenderInputs = RenderInputs()
     head_inputs: RenderInputs = RenderInputs()
     scenario: str = "default"
-    cluster: str | None = None  # where the release that installs it deploys (kubeConfig or Argo destination)
+    cluster: str | None = (
+        None  # where the release that installs it deploys (kubeConfig or Argo destination)
+    )
 
     @property
     def id(self) -> str:
@@ -80,7 +89,8 @@ def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
     call nothing). Also for values texts, which `tpl` may render."""
     return any(
         _NONDETERMINISTIC.search(action)
-        for text in template_texts if "{{" in text
+        for text in template_texts
+        if "{{" in text
         for action in _ACTION.findall(text)
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest
 

@@ -24,13 +24,18 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 _PR_SET_PDEATHSIG = 1
 _GO_MEMORY_SHARE = 0.75  # of the hard limit, as Go's soft GOMEMLIMIT
 # What a process's end leaves on stderr when it ran out of memory (Go's runtime, then Python's).
-_MEMORY_DEATHS = ("out of memory", "goroutine stack exceeds", "MemoryError", "Cannot allocate memory")
+_MEMORY_DEATHS = (
+    "out of memory",
+    "goroutine stack exceeds",
+    "MemoryError",
+    "Cannot allocate memory",
+)
 
 _spawner: ThreadPoolExecutor | None = None
 _spawner_lock = threading.Lock()
@@ -79,7 +84,9 @@ def die_with_parent(parent_pid: int, lifeline_fd: int | None) -> None:
     if os.getppid() != parent_pid:  # the parent died before the request above took effect
         os._exit(1)
     if lifeline_fd is not None:
-        threading.Thread(target=watch_lifeline, args=(lifeline_fd,), daemon=True, name="lifeline").start()
+        threading.Thread(
+            target=watch_lifeline, args=(lifeline_fd,), daemon=True, name="lifeline"
+        ).start()
 
 
 def watch_lifeline(fd: int) -> None:

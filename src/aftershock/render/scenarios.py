@@ -10,8 +10,9 @@ import fnmatch
 import json
 import posixpath
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -41,7 +42,12 @@ def values_file_scenarios(chart_files: Iterable[str]) -> list[Scenario]:
     found = []
     for rel in sorted(chart_files):
         name = posixpath.basename(rel)
-        beside = "/" not in rel and name.startswith("values") and name != "values.yaml" and name.endswith((".yaml", ".yml"))
+        beside = (
+            "/" not in rel
+            and name.startswith("values")
+            and name != "values.yaml"
+            and name.endswith((".yaml", ".yml"))
+        )
         ci = rel.startswith("ci/") and rel.count("/") == 1 and name.endswith((".yaml", ".yml"))
         if beside or ci:
             found.append(Scenario(name=f"file:{rel}", values_files=(rel,)))
@@ -64,14 +70,21 @@ def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[
     for path in paths:
         value = _lookup(defaults, path.split("."))
         if isinstance(value, bool):
-            scenarios.append(Scenario(name=f"toggle:{path}={'false' if value else 'true'}", overrides=_nest(path, not value)))
+            scenarios.append(
+                Scenario(
+                    name=f"toggle:{path}={'false' if value else 'true'}",
+                    overrides=_nest(path, not value),
+                )
+            )
     return scenarios
 
 
 def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scenario]:
     """Scenarios `.aftershock.yaml` declares for this chart (`charts` globs match its folder)."""
     return [
-        Scenario(name=f"config:{d.name}", values_files=tuple(d.values_files), overrides=dict(d.values))
+        Scenario(
+            name=f"config:{d.name}", values_files=tuple(d.values_files), overrides=dict(d.values)
+        )
         for d in declared
         if any(fnmatch.fnmatchcase(chart_path, pattern) for pattern in d.charts)
     ]
@@ -97,7 +110,9 @@ def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
 
 
 def _inputs_key(scenario: Scenario) -> str:
-    return json.dumps([list(scenario.values_files), scenario.overrides], sort_keys=True, default=str)
+    return json.dumps(
+        [list(scenario.values_files), scenario.overrides], sort_keys=True, default=str
+    )
 
 
 def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:

@@ -16,16 +16,18 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import unquote
 
 SCHEMA_FILE = "values.schema.json"
 RemoteMap = Callable[[str], Path | None]
 
 
-def inline_schema_refs(source_dir: Path, within: Path, remote: RemoteMap | None = None,
-                       target_dir: Path | None = None) -> bool:
+def inline_schema_refs(
+    source_dir: Path, within: Path, remote: RemoteMap | None = None, target_dir: Path | None = None
+) -> bool:
     """Write `values.schema.json` of `source_dir` with its file references inlined into
     `target_dir` (default: in place); True when written. References are resolved from
     `source_dir` (a copy may lack the files they name, e.g. helmignored `schemas/`).
@@ -104,7 +106,9 @@ class _Resolver:
         self.changed = True
         siblings = {key: value for key, value in node.items() if key != "$ref"}
         if isinstance(inlined, dict):
-            inlined = {key: value for key, value in inlined.items() if key not in ("$id", "$schema")}
+            inlined = {
+                key: value for key, value in inlined.items() if key not in ("$id", "$schema")
+            }
             return {**inlined, **siblings}
         return inlined
 

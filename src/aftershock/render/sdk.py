@@ -19,14 +19,20 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import aftershock
 from aftershock.errors import ConfigError, RenderError
 from aftershock.render.cluster import ClusterKey, snapshot_message
-from aftershock.render.interface import ClosingRenderer, ProgressCallback, RenderOutcome, RenderRequest
+from aftershock.render.interface import (
+    ClosingRenderer,
+    ProgressCallback,
+    RenderOutcome,
+    RenderRequest,
+)
 from aftershock.render.limits import (
     DEFAULT_MAX_MEMORY_MIB,
     DEFAULT_MAX_OUTPUT_BYTES,
@@ -37,8 +43,8 @@ from aftershock.render.limits import (
     timeout_error,
 )
 from aftershock.render.pool import dispatch
-from aftershock.render.sdk_worker import MAX_SNAPSHOTS
 from aftershock.render.process_bounds import died_of_memory, go_memory_env, spawn
+from aftershock.render.sdk_worker import MAX_SNAPSHOTS
 from aftershock.render.values import values_error, values_json
 
 WORKER_MODULE = "aftershock.render.sdk_worker"
@@ -82,8 +88,13 @@ def _open_log() -> int:
     return fd
 
 
-def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = True, batch: str | None = None,
-                  worker_has_cluster: bool = False) -> bytes:
+def _request_line(
+    request: RenderRequest,
+    max_output_bytes: int,
+    parse: bool = True,
+    batch: str | None = None,
+    worker_has_cluster: bool = False,
+) -> bytes:
     """The protocol line for one request; ValueError/TypeError when values are not JSON. A cluster
     snapshot the worker already holds is named by its digest alone."""
     options: dict[str, Any] = {
@@ -106,7 +117,11 @@ def _request_line(request: RenderRequest, max_output_bytes: int, parse: bool = T
         "batch": batch,
     }
     if request.cluster is not None:
-        message["cluster"] = {"digest": request.cluster.digest} if worker_has_cluster else snapshot_message(request.cluster)
+        message["cluster"] = (
+            {"digest": request.cluster.digest}
+            if worker_has_cluster
+            else snapshot_message(request.cluster)
+        )
     return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
@@ -125,7 +140,9 @@ class _WorkerProcess:
         # them the same way (sdk_worker.MAX_SNAPSHOTS), one request at a time, so this mirrors it.
         self._clusters_sent: OrderedDict[str, None] = OrderedDict()
 
-    def render(self, request: RenderRequest, batch: str | None = None, deadline: Deadline | None = None) -> RenderOutcome:
+    def render(
+        self, request: RenderRequest, batch: str | None = None, deadline: Deadline | None = None
+    ) -> RenderOutcome:
         """One render; requests of one `batch` may reuse a chart the worker loaded for an earlier one
         of the batch (its folders do not change while it renders). None outlasts `deadline`."""
         started = time.monotonic()
@@ -137,7 +154,13 @@ class _WorkerProcess:
             return RenderOutcome(request, error=str(exc), seconds=time.monotonic() - started)
         cluster = request.cluster.digest if request.cluster is not None else None
         try:
-            line = _request_line(request, self._bounds.max_output_bytes, self._parse, batch, cluster in self._clusters_sent)
+            line = _request_line(
+                request,
+                self._bounds.max_output_bytes,
+                self._parse,
+                batch,
+                cluster in self._clusters_sent,
+            )
         except (TypeError, ValueError) as exc:
             return RenderOutcome(request, error=values_error(exc))
         try:
@@ -149,7 +172,11 @@ class _WorkerProcess:
         except _WorkerTimeout:
             self.kill()
             stopped_by_review = deadline is not None and deadline.passed()
-            reply = {"error": deadline.reason if deadline is not None and stopped_by_review else timeout_error(self._bounds.timeout_seconds)}
+            reply = {
+                "error": deadline.reason
+                if deadline is not None and stopped_by_review
+                else timeout_error(self._bounds.timeout_seconds)
+            }
         except _WorkerGone as exc:
             reply = {"error": str(exc)}
         seconds = time.monotonic() - started
@@ -158,7 +185,13 @@ class _WorkerProcess:
         documents = reply.get("documents")
         parsed = None if documents is None else tuple((t, i, body) for t, i, body in documents)
         lookups = tuple(ClusterKey(*key) for key in reply.get("lookups", ()))
-        return RenderOutcome(request, manifests=reply["manifests"], seconds=seconds, documents=parsed, lookups=lookups)
+        return RenderOutcome(
+            request,
+            manifests=reply["manifests"],
+            seconds=seconds,
+            documents=parsed,
+            lookups=lookups,
+        )
 
     def _held(self, digest: str) -> None:
         self._clusters_sent.pop(digest, None)
@@ -174,13 +207,30 @@ class _WorkerProcess:
         self._clusters_sent.clear()
         self._log_fd = _open_log()
         lifeline_read, self._lifeline = os.pipe()
-        argv = [sys.executable, "-m", WORKER_MODULE, "--parent", str(os.getpid()), "--lifeline", str(lifeline_read),
-                "--memory-mib", str(self._bounds.max_memory_mib)]
+        argv = [
+            sys.executable,
+            "-m",
+            WORKER_MODULE,
+            "--parent",
+            str(os.getpid()),
+            "--lifeline",
+            str(lifeline_read),
+            "--memory-mib",
+            str(self._bounds.max_memory_mib),
+        ]
         try:
-            self._process = spawn(functools.partial(
-                subprocess.Popen, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log_fd,
-                env=_worker_env(self._bounds.max_memory_mib), close_fds=True, pass_fds=(lifeline_read,),
-            ))
+            self._process = spawn(
+                functools.partial(
+                    subprocess.Popen,
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=self._log_fd,
+                    env=_worker_env(self._bounds.max_memory_mib),
+                    close_fds=True,
+                    pass_fds=(lifeline_read,),
+                )
+            )
         except OSError as exc:
             os.close(lifeline_read)
             self.kill()
@@ -359,12 +409,18 @@ class SdkRenderer(ClosingRenderer):
         return self._version
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
         """Render every request across the workers in parallel; outcomes keep request order."""
         batch = os.urandom(8).hex()
         with self._lock:
-            lanes = [functools.partial(worker.render, batch=batch, deadline=deadline) for worker in self._processes]
+            lanes = [
+                functools.partial(worker.render, batch=batch, deadline=deadline)
+                for worker in self._processes
+            ]
             return dispatch(requests, lanes, progress)
 
     def close(self) -> None:
@@ -372,4 +428,3 @@ class SdkRenderer(ClosingRenderer):
         with self._lock:
             for worker in self._processes:
                 worker.stop()
-

@@ -23,13 +23,13 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
 from aftershock.errors import MalformedInputError
-from aftershock.render.kubeapi import SnapshotServer
-from aftershock.render.limits import memory_error, output_size, oversize_error
-from aftershock.render.process_bounds import cap_own_memory, die_with_parent
-from aftershock.render.manifests import parse_documents
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_message
+from aftershock.render.kubeapi import SnapshotServer
+from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
+from aftershock.render.limits import memory_error, output_size, oversize_error
+from aftershock.render.manifests import parse_documents
+from aftershock.render.process_bounds import cap_own_memory, die_with_parent
 
 WORKER_PROG = "python -m aftershock.render.sdk_worker"
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
@@ -103,13 +103,18 @@ class ClusterAccess:
         """The Helm configuration for a render against the snapshot in `message`."""
         if self._server is None:
             self._server = SnapshotServer()
-            self._config = self._helm.Config(kubeconfig_content=self._server.kubeconfig(),
-                                             qps=_CLIENT_RATE, burst_limit=_CLIENT_RATE)
+            self._config = self._helm.Config(
+                kubeconfig_content=self._server.kubeconfig(),
+                qps=_CLIENT_RATE,
+                burst_limit=_CLIENT_RATE,
+            )
         digest = message["digest"]
         snapshot = self._snapshots.pop(digest, None)
         if snapshot is None:
             if "objects" not in message:
-                raise LookupError("render worker does not hold the cluster snapshot it was sent before")
+                raise LookupError(
+                    "render worker does not hold the cluster snapshot it was sent before"
+                )
             snapshot = snapshot_from_message(message)
         self._snapshots[digest] = snapshot
         while len(self._snapshots) > MAX_SNAPSHOTS:
@@ -124,12 +129,19 @@ class ClusterAccess:
 def _render_chart(helm: Any, chart: Any, request: dict[str, Any], config: Any) -> str:
     options = json.dumps(request["options"])
     if config is None:
-        return str(helm._native.call_string("helm_render", chart._raw(), request["values_json"], options))
-    return str(helm._native.call_string("helm_render_with_config", config._raw(), chart._raw(),
-                                        request["values_json"], options))
+        return str(
+            helm._native.call_string("helm_render", chart._raw(), request["values_json"], options)
+        )
+    return str(
+        helm._native.call_string(
+            "helm_render_with_config", config._raw(), chart._raw(), request["values_json"], options
+        )
+    )
 
 
-def _render(helm: Any, request: dict[str, Any], charts: LoadedCharts, cluster: ClusterAccess) -> dict[str, Any]:
+def _render(
+    helm: Any, request: dict[str, Any], charts: LoadedCharts, cluster: ClusterAccess
+) -> dict[str, Any]:
     """Render one request; Helm's own error text on failure."""
     # Taken first, whatever happens next: the reviewer counts on the worker holding it from now on.
     config = cluster.serve(request["cluster"]) if request.get("cluster") is not None else None
@@ -179,7 +191,9 @@ def _kube_version_error(metadata: dict[str, Any], options: dict[str, Any]) -> st
         return f"chart kubeVersion {constraint!r} is not a valid version constraint"
     if ok:
         return None
-    return f"chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {target}"
+    return (
+        f"chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {target}"
+    )
 
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
@@ -210,7 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             reply = _render(helm, json.loads(line), charts, cluster)
         except MemoryError:
-            reply = {"error": memory_error(arguments.memory_mib) if arguments.memory_mib else "render worker ran out of memory"}
+            reply = {
+                "error": memory_error(arguments.memory_mib)
+                if arguments.memory_mib
+                else "render worker ran out of memory"
+            }
             _send(protocol, reply)
             return 1  # what ran out may have left this process unusable: the parent starts another
         except Exception as exc:  # a bug here must not kill the worker silently

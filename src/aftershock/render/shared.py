@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aftershock.render.batch import input_keys, render_each_once
-from aftershock.render.interface import ProgressCallback, RenderOutcome, RenderRequest, Renderer, WrappingRenderer
+from aftershock.render.interface import (
+    ProgressCallback,
+    Renderer,
+    RenderOutcome,
+    RenderRequest,
+    WrappingRenderer,
+)
 from aftershock.render.limits import Deadline
 
 
@@ -26,9 +32,15 @@ class SharedDrawRenderer(WrappingRenderer):
         self.merged = 0  # requests answered by another request's render, over all batches
 
     def render_many(
-        self, requests: Sequence[RenderRequest], progress: ProgressCallback | None = None, deadline: Deadline | None = None,
+        self,
+        requests: Sequence[RenderRequest],
+        progress: ProgressCallback | None = None,
+        deadline: Deadline | None = None,
     ) -> list[RenderOutcome]:
-        keys = [k.key if k is not None else None for k in input_keys(requests, "", values_by_content=True)]
+        keys = [
+            k.key if k is not None else None
+            for k in input_keys(requests, "", values_by_content=True)
+        ]
         outcomes, rendered_at = render_each_once(self.inner, requests, keys, progress, deadline)
         self.merged += len(requests) - len(rendered_at)
         return outcomes

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
 from aftershock.render.schema_refs import inline_schema_refs
 
-
 # Dependencies Helm finds under charts/ only after `helm dependency build`: local ones, and those
 # of a remote repository that resolve to a chart of this repository.
-_LINKED = (DependencySource.FILE, DependencySource.IN_REPO_INFERRED, DependencySource.IN_REPO_CONFIGURED)
-_RAW_GITHUB = re.compile(r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)")
+_LINKED = (
+    DependencySource.FILE,
+    DependencySource.IN_REPO_INFERRED,
+    DependencySource.IN_REPO_CONFIGURED,
+)
+_RAW_GITHUB = re.compile(
+    r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)"
+)
 
 
 def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Path) -> None:

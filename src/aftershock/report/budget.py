@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MORE_NOTE = "- … {n} more line(s) of this section are in the JSON output"
-LEFT_OUT = "*{title}: left out to keep this comment under GitHub's limit; it is in the JSON output.*"
+LEFT_OUT = (
+    "*{title}: left out to keep this comment under GitHub's limit; it is in the JSON output.*"
+)
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,24 @@ def compose(sections: list[Section], limit: int) -> str:
         if not section.head and not section.body:
             placed[index] = ()
             continue
-        lines = section.head + section.body + section.tail if section.required else _fit(section, budget)
+        lines = (
+            section.head + section.body + section.tail
+            if section.required
+            else _fit(section, budget)
+        )
         placed[index] = lines
         budget -= section.size(lines)
     lines = [line for i in range(len(sections)) for line in placed[i]]
-    text = "\n".join(line for n, line in enumerate(lines) if line or n == 0 or lines[n - 1]).rstrip() + "\n"
-    if len(text) > limit:  # only when required sections alone exceed it: their builders' bounds are wrong
-        raise ValueError(f"required comment sections take {len(text)} characters, over the limit of {limit}")
+    text = (
+        "\n".join(line for n, line in enumerate(lines) if line or n == 0 or lines[n - 1]).rstrip()
+        + "\n"
+    )
+    if (
+        len(text) > limit
+    ):  # only when required sections alone exceed it: their builders' bounds are wrong
+        raise ValueError(
+            f"required comment sections take {len(text)} characters, over the limit of {limit}"
+        )
     return text
 
 

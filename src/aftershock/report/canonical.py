@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from aftershock import __version__
 from aftershock.evidence.document import test_evidence_document
 from aftershock.findings.document import findings_document
-from aftershock.provenance.document import provenance_document, provenance_edges
-from aftershock.report.contexts import context_document
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
+from aftershock.provenance.document import provenance_document, provenance_edges
+from aftershock.report.contexts import context_document
 from aftershock.report.redaction import redact_hunk_line
 from aftershock.secret_taint import SecretTaint, secret_taint
 
@@ -43,7 +43,9 @@ def review_document(
     doc = _observation(review, taint)
     if judgement is not None:
         doc["config"] = judgement.config_source
-        doc["findings"] = findings_document(judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices)
+        doc["findings"] = findings_document(
+            judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices
+        )
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
     return taint.scrub(doc)
@@ -53,10 +55,16 @@ def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
     """The `lifecycle` section: how this review was chosen, and each finding as new, retained, resolved or dismissed."""
     lifecycle, plan = state.lifecycle, state.plan
     groups = {s.value: [_lifecycle_item(e) for e in lifecycle.in_state(s)] for s in LifecycleState}
-    raised = [e for e in lifecycle.entries if e.state in (LifecycleState.NEW, LifecycleState.RETAINED)]
+    raised = [
+        e for e in lifecycle.entries if e.state in (LifecycleState.NEW, LifecycleState.RETAINED)
+    ]
     actionable = sum(stored_finding(e.finding).actionable for e in raised)  # type: ignore[arg-type]
     return {
-        "target": {"kind": state.target.kind.value, "name": state.target.name, "display": str(state.target)},
+        "target": {
+            "kind": state.target.kind.value,
+            "name": state.target.name,
+            "display": str(state.target),
+        },
         "review_id": state.review_id,
         "status": state.status.value,
         "mode": plan.mode.value,
@@ -64,7 +72,9 @@ def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
         "force_pushed": plan.force_pushed,
         "since": plan.since_sha,
         "previous_head": lifecycle.previous_head,
-        "headline": NO_ACTIONABLE_FINDINGS if actionable == 0 else f"{actionable} actionable finding(s)",
+        "headline": NO_ACTIONABLE_FINDINGS
+        if actionable == 0
+        else f"{actionable} actionable finding(s)",
         "counts": {key: len(items) for key, items in groups.items()},
         "carried_forward": sum(e.carried_forward for e in lifecycle.current),
         **groups,
@@ -92,7 +102,12 @@ def _lifecycle_item(entry: LifecycleEntry) -> dict[str, Any]:
 def _decision(decision: Decision | None) -> dict[str, Any] | None:
     if decision is None:
         return None
-    return {"reason": decision.reason, "by": decision.by, "at": decision.at.isoformat(), "evidence_digest": decision.evidence_digest}
+    return {
+        "reason": decision.reason,
+        "by": decision.by,
+        "at": decision.at.isoformat(),
+        "evidence_digest": decision.evidence_digest,
+    }
 
 
 def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
@@ -109,7 +124,10 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "status": "complete" if review.complete else "partial",
         "summary": _summary(review),
         "commits": [_commit(c) for c in review.commits],
-        "files": [_file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path)) for f in review.files],
+        "files": [
+            _file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path))
+            for f in review.files
+        ],
         "units": _units(review),
         "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c, base_charts.get(c.path)) for c in review.charts],
@@ -124,12 +142,16 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         ],
         "graph": _graph(review),
         "tests": test_evidence_document(review.tests) if review.tests is not None else None,
-        "provenance": provenance_document(review.provenance) if review.provenance is not None else None,
+        "provenance": provenance_document(review.provenance)
+        if review.provenance is not None
+        else None,
     }
 
 
 def _graph(review: Review) -> dict[str, Any]:
-    graph = build_graph(review, provenance_edges(review.provenance) if review.provenance is not None else ())
+    graph = build_graph(
+        review, provenance_edges(review.provenance) if review.provenance is not None else ()
+    )
     return graph_document(graph, blast_radius(graph))
 
 
@@ -162,7 +184,14 @@ def _objects(review: Review) -> list[dict[str, Any]]:
 
 
 def _fingerprint(entry: dict[str, Any]) -> str:
-    return json.dumps({k: v for k, v in entry.items() if k not in ("id", "review", "scenario", "same_as_default")}, sort_keys=True)
+    return json.dumps(
+        {
+            k: v
+            for k, v in entry.items()
+            if k not in ("id", "review", "scenario", "same_as_default")
+        },
+        sort_keys=True,
+    )
 
 
 def _summary(review: Review) -> dict[str, int]:
@@ -174,7 +203,9 @@ def _summary(review: Review) -> dict[str, int]:
         "charts_rendered": len({(r.chart, r.release) for r in review.chart_reviews}),
         "renders": len(review.chart_reviews),
         "charts_changed": sum(r.outcome is ChartOutcome.CHANGED for r in review.chart_reviews),
-        "charts_not_reviewed": sum(r.outcome is ChartOutcome.NOT_REVIEWED for r in review.chart_reviews),
+        "charts_not_reviewed": sum(
+            r.outcome is ChartOutcome.NOT_REVIEWED for r in review.chart_reviews
+        ),
         "objects_changed": len(changes),
         "fields_changed": sum(len(c.fields) for c in changes),
         "not_reviewed": len(review.not_reviewed),
@@ -211,10 +242,14 @@ def _secret_templates(review: Review) -> set[str]:
 
 def _secret_keys(taint: SecretTaint, path: str) -> frozenset[str]:
     """The last segments of the values keys of file `path` that feed a Secret, as a YAML line names them."""
-    return frozenset(key.rsplit(".", 1)[-1].strip('"') for file, key in taint.values_keys if file == path)
+    return frozenset(
+        key.rsplit(".", 1)[-1].strip('"') for file, key in taint.values_keys if file == path
+    )
 
 
-def _file(f: FileChange, units: list[str], secret_file: bool, secret_keys: frozenset[str]) -> dict[str, Any]:
+def _file(
+    f: FileChange, units: list[str], secret_file: bool, secret_keys: frozenset[str]
+) -> dict[str, Any]:
     return {
         "path": f.path,
         "old_path": f.old_path,
@@ -236,7 +271,10 @@ def _file(f: FileChange, units: list[str], secret_file: bool, secret_keys: froze
                 "new_start": h.new_start,
                 "new_lines": h.new_lines,
                 "header": h.header,
-                "lines": [redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys) for line in h.lines],
+                "lines": [
+                    redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys)
+                    for line in h.lines
+                ],
             }
             for h in f.hunks
         ],
@@ -248,7 +286,15 @@ def _units(review: Review) -> list[dict[str, Any]]:
     for path, units in review.units:
         for u in units:
             entry = merged.setdefault(
-                u.id, {"id": u.id, "kind": u.kind.value, "path": u.path, "chart": u.chart, "defines": [], "files": []}
+                u.id,
+                {
+                    "id": u.id,
+                    "kind": u.kind.value,
+                    "path": u.path,
+                    "chart": u.chart,
+                    "defines": [],
+                    "files": [],
+                },
             )
             entry["defines"] = list(dict.fromkeys(entry["defines"] + list(u.defines)))
             if path not in entry["files"]:
@@ -308,7 +354,12 @@ def _affected(review: Review) -> list[dict[str, Any]]:
 
 
 def _render(r: ChartRender) -> dict[str, Any]:
-    return {"status": r.status.value, "objects": r.object_count, "error": r.error, "seconds": round(r.seconds, 3)}
+    return {
+        "status": r.status.value,
+        "objects": r.object_count,
+        "error": r.error,
+        "seconds": round(r.seconds, 3),
+    }
 
 
 def review_id(r: ChartReview) -> str:
@@ -331,8 +382,15 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
         text = f"renders identically in all {len(own)} scenario(s)"
     if invalid:
         text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
-    return {"chart": summary.chart, "ran": list(summary.ran), "cut": list(summary.cut), "changed_in": changed,
-            "not_reviewed_in": failed, "invalid": invalid, "summary": text}
+    return {
+        "chart": summary.chart,
+        "ran": list(summary.ran),
+        "cut": list(summary.cut),
+        "changed_in": changed,
+        "not_reviewed_in": failed,
+        "invalid": invalid,
+        "summary": text,
+    }
 
 
 def _chart_review(r: ChartReview) -> dict[str, Any]:
@@ -346,7 +404,9 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
         "base": _render(r.base),
         "head": _render(r.head),
         "unstable_fields": r.unstable_fields,
-        "affected_path": [{"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path],
+        "affected_path": [
+            {"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path
+        ],
         "objects": [object_id(review_id(r), c) for c in r.changes],
     }
 
@@ -356,7 +416,13 @@ def object_id(review: str, change: ObjectChange) -> str:
 
 
 def _key(key: ObjectKey) -> dict[str, str]:
-    return {"group": key.group, "kind": key.kind, "namespace": key.namespace, "name": key.name, "id": key.id}
+    return {
+        "group": key.group,
+        "kind": key.kind,
+        "namespace": key.namespace,
+        "name": key.name,
+        "id": key.id,
+    }
 
 
 def _object(review: str, change: ObjectChange) -> dict[str, Any]:
@@ -377,7 +443,12 @@ def _object(review: str, change: ObjectChange) -> dict[str, Any]:
 
 
 def _field(f: FieldChange) -> dict[str, Any]:
-    return {"path": f.path, "change": f.kind.value, "before": _value(f.before), "after": _value(f.after)}
+    return {
+        "path": f.path,
+        "change": f.kind.value,
+        "before": _value(f.before),
+        "after": _value(f.after),
+    }
 
 
 def _value(value: Any) -> Any:

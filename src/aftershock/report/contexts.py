@@ -26,8 +26,14 @@ def context_line(entry: dict[str, Any]) -> str:
     if entry["kind"] is None:
         return f"{entry['chart']}: no context renders it at {entry['side_tried']} ({len(entry['attempts'])} tried)"
     identity = ""
-    if (entry["release_name"] or entry["namespace"]) and entry["kind"] != "tests":  # the tests' reason says it
-        identity = f"; release {entry['release_name'] or 'release'} in {entry['namespace'] or 'default'}"
+    if (entry["release_name"] or entry["namespace"]) and entry[
+        "kind"
+    ] != "tests":  # the tests' reason says it
+        identity = (
+            f"; release {entry['release_name'] or 'release'} in {entry['namespace'] or 'default'}"
+        )
     tried = f"; {len(entry['attempts'])} context(s) before it failed" if entry["attempts"] else ""
     found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
-    return f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found})"
+    return (
+        f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found})"
+    )

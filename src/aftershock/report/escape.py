@@ -31,7 +31,9 @@ def drop_control(text: str, *, keep_colors: bool = False) -> str:
     (`ESC [ … m`, what a console report paints with) stay, every other escape sequence loses its ESC."""
     if not keep_colors:
         return _CONTROL.sub("", text)
-    return "".join(part if _SGR.fullmatch(part) else _CONTROL.sub("", part) for part in _SGR_SPLIT.split(text))
+    return "".join(
+        part if _SGR.fullmatch(part) else _CONTROL.sub("", part) for part in _SGR_SPLIT.split(text)
+    )
 
 
 def visible_name(text: object) -> str:

@@ -22,7 +22,12 @@ class OutputFormat(str, enum.Enum):
 
 
 def write_report(
-    doc: dict[str, Any], fmt: OutputFormat, stream: IO[str], *, color: bool, sarif: dict[str, Any] | None = None
+    doc: dict[str, Any],
+    fmt: OutputFormat,
+    stream: IO[str],
+    *,
+    color: bool,
+    sarif: dict[str, Any] | None = None,
 ) -> None:
     """Write the review in `fmt`. SARIF is made from the findings by the caller (`report.sarif`) and
     passed in, since code scanning wants rule descriptors the canonical document does not carry."""
@@ -37,7 +42,9 @@ def write_report(
     elif fmt is OutputFormat.HTML:
         stream.write(render_html(doc))
     elif fmt is OutputFormat.TERMINAL:
-        console = Console(file=stream, force_terminal=color, no_color=not color, width=None if color else 120)
+        console = Console(
+            file=stream, force_terminal=color, no_color=not color, width=None if color else 120
+        )
         print_terminal(doc, console)
     else:
         assert_never(fmt)

@@ -35,7 +35,7 @@ def render_html(doc: dict[str, Any]) -> str:
 <body>
 <header>
 <h1>aftershock impact graph</h1>
-<span class="range">{html.escape(doc['base']['ref'])}..{html.escape(doc['head']['ref'])}</span>
+<span class="range">{html.escape(doc["base"]["ref"])}..{html.escape(doc["head"]["ref"])}</span>
 <span class="chips">{_chips(doc)}</span>
 {_tests_button(doc)}
 <input id="search" type="search" placeholder="Search nodes by name or id" aria-label="Search nodes">
@@ -60,7 +60,11 @@ def render_html(doc: dict[str, Any]) -> str:
 
 
 def _asset(name: str) -> str:
-    return resources.files("aftershock.report").joinpath("html_assets", name).read_text(encoding="utf-8")
+    return (
+        resources.files("aftershock.report")
+        .joinpath("html_assets", name)
+        .read_text(encoding="utf-8")
+    )
 
 
 def _embed(doc: dict[str, Any]) -> str:
@@ -74,8 +78,11 @@ def _embed(doc: dict[str, Any]) -> str:
 def _chips(doc: dict[str, Any]) -> str:
     graph = doc.get("graph") or {}
     by_layer = (graph.get("radius") or {}).get("by_layer", {})
-    chips = [f'<span class="chip"><b>{int(count)}</b> {html.escape(layer.replace("_", " "))}</span>'
-             for layer, count in by_layer.items() if count]
+    chips = [
+        f'<span class="chip"><b>{int(count)}</b> {html.escape(layer.replace("_", " "))}</span>'
+        for layer, count in by_layer.items()
+        if count
+    ]
     status = "complete" if doc.get("status") == "complete" else "partial: some parts not reviewed"
     return "".join(chips) + f'<span class="chip">{html.escape(status)}</span>'
 
@@ -100,9 +107,19 @@ def _tests_button(doc: dict[str, Any]) -> str:
     summary = tests["summary"]
     changes, problems = summary["tests"], summary["problems"]
     parts = [f"{int(summary['head_tests'])} tests"]
-    parts += [f"{len(tests['untested_charts'])} chart(s) with 0 suites"] if tests.get("untested_charts") else []
+    parts += (
+        [f"{len(tests['untested_charts'])} chart(s) with 0 suites"]
+        if tests.get("untested_charts")
+        else []
+    )
     parts += [f"{int(changes['newly_failing'])} newly failing"] if changes["newly_failing"] else []
-    parts += [f"{int(problems[kind])} {kind}" for kind in ("unguarded", "stale", "vacuous") if problems[kind]]
+    parts += [
+        f"{int(problems[kind])} {kind}"
+        for kind in ("unguarded", "stale", "vacuous")
+        if problems[kind]
+    ]
     alarm = changes["newly_failing"] or summary["suite_errors"] or any(problems.values())
-    return (f'<button id="tests-button" type="button" class="{"alarm" if alarm else "calm"}" '
-            f'aria-controls="panel">Tests: {html.escape(" · ".join(parts))}</button>')
+    return (
+        f'<button id="tests-button" type="button" class="{"alarm" if alarm else "calm"}" '
+        f'aria-controls="panel">Tests: {html.escape(" · ".join(parts))}</button>'
+    )

@@ -15,12 +15,34 @@ from aftershock.findings.markdown import concerns_markdown
 from aftershock.graph.mermaid import layered_mermaid
 from aftershock.report.budget import Section, compose
 from aftershock.report.contexts import context_line
-from aftershock.report.escape import code_block_fence, html_text, markdown_code, markdown_text, visible_name
+from aftershock.report.escape import (
+    code_block_fence,
+    html_text,
+    markdown_code,
+    markdown_text,
+    visible_name,
+)
 from aftershock.report.overview import (
-    FieldGroup, chart_lines, field_groups, field_key, newly_failing_tests, not_reviewed_lines, one_line, scenario_lines, verdict_summaries,
+    FieldGroup,
+    chart_lines,
+    field_groups,
+    field_key,
+    newly_failing_tests,
+    not_reviewed_lines,
+    one_line,
+    scenario_lines,
+    verdict_summaries,
 )
 from aftershock.report.text import (
-    field_line, headline, object_title, range_text, provenance_index, render_cell, review_label, status_line, text_diff,
+    field_line,
+    headline,
+    object_title,
+    provenance_index,
+    range_text,
+    render_cell,
+    review_label,
+    status_line,
+    text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 40
@@ -30,7 +52,9 @@ MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
 MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
 MAX_RATIONALE_CHARS = 2_000
 MAX_GROUP_MEMBERS = 40
-Lines = tuple[tuple[str, ...], ...]  # a section's head and body lines, and its tail when the head opens a block
+Lines = tuple[
+    tuple[str, ...], ...
+]  # a section's head and body lines, and its tail when the head opens a block
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -45,7 +69,9 @@ def render_markdown(doc: dict[str, Any]) -> str:
         Section("Repeated field changes", *_groups(groups), priority=3),
         Section("Tests", *_tests(doc), priority=4),
         Section("Render contexts", *_contexts(doc), priority=5),
-        Section("Scenarios", *_scenarios(doc), priority=2),  # bounded per chart: what ran and what was cut
+        Section(
+            "Scenarios", *_scenarios(doc), priority=2
+        ),  # bounded per chart: what ran and what was cut
         Section("Charts", *_charts(doc), priority=5),
         Section("Blast radius", *_radius(doc), priority=6),
         Section("Rendered objects", *_objects(doc, {g.key for g in groups}), priority=7),
@@ -56,7 +82,14 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def _header(doc: dict[str, Any]) -> list[str]:
-    lines = [f"## aftershock review · `{range_text(doc)}`", "", f"**{headline(doc)}**", "", review_status_line(doc), ""]
+    lines = [
+        f"## aftershock review · `{range_text(doc)}`",
+        "",
+        f"**{headline(doc)}**",
+        "",
+        review_status_line(doc),
+        "",
+    ]
     if "lifecycle" in doc:
         lines += [_review_state(doc["lifecycle"]), ""]
     return lines
@@ -69,15 +102,28 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     rationales = []
     for summary, key in zip(verdict_summaries(doc), ("merge", "security")):
-        lines += [f"**{markdown_text(summary.title)}**", ""] + [f"- {markdown_text(reason)}" for reason in summary.reasons] + [""]
+        lines += (
+            [f"**{markdown_text(summary.title)}**", ""]
+            + [f"- {markdown_text(reason)}" for reason in summary.reasons]
+            + [""]
+        )
         rationale = doc["findings"]["verdicts"][key]["rationale"]
         rationales.append(f"{markdown_text(one_line(rationale, MAX_RATIONALE_CHARS))}")
-    return lines + ["<details><summary>Why these verdicts</summary>", "", *("\n".join(rationales).split("\n")), "",
-                    "</details>", ""]
+    return lines + [
+        "<details><summary>Why these verdicts</summary>",
+        "",
+        *("\n".join(rationales).split("\n")),
+        "",
+        "</details>",
+        "",
+    ]
 
 
 def _what_changed(doc: dict[str, Any]) -> list[str]:
-    lines = [f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}" for c in chart_lines(doc)]
+    lines = [
+        f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}"
+        for c in chart_lines(doc)
+    ]
     return lines or ["- No renderable chart is affected by this change."]
 
 
@@ -96,8 +142,10 @@ def review_status_line(doc: dict[str, Any]) -> str:
     lifecycle = doc.get("lifecycle")
     if doc["status"] != "complete" or not lifecycle or lifecycle["mode"] != "incremental":
         return status_line(doc)
-    return (f"Incremental review complete: the charts the commits since {(lifecycle['since'] or '')[:7]} reach were "
-            "rendered at base and head; findings about the others are carried forward.")
+    return (
+        f"Incremental review complete: the charts the commits since {(lifecycle['since'] or '')[:7]} reach were "
+        "rendered at base and head; findings about the others are carried forward."
+    )
 
 
 def _review_state(lifecycle: dict[str, Any]) -> str:
@@ -121,7 +169,9 @@ def _not_reviewed(doc: dict[str, Any]) -> Lines:
 def _concerns(doc: dict[str, Any]) -> list[str]:
     if "findings" not in doc:
         return []
-    text = concerns_markdown(doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle"))
+    text = concerns_markdown(
+        doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle")
+    )
     return text.rstrip().split("\n") + [""]
 
 
@@ -134,9 +184,21 @@ def _groups(groups: tuple[FieldGroup, ...]) -> Lines:
         members = [f"- {markdown_code(o)}" for o in group.objects[:MAX_GROUP_MEMBERS]]
         if len(group.objects) > MAX_GROUP_MEMBERS:
             members.append(f"- … {len(group.objects) - MAX_GROUP_MEMBERS} more in the JSON output")
-        body += ["<details>", f"<summary><code>{html_text(group.path)}</code> {html_text(group.text)} on {len(group.objects)} "
-                 f"objects in {len(group.charts)} chart install(s)</summary>", "", *members, "", "</details>"]
-    head = ("### Repeated field changes", "", "Each is listed once (and left out of the objects below):", "")
+        body += [
+            "<details>",
+            f"<summary><code>{html_text(group.path)}</code> {html_text(group.text)} on {len(group.objects)} "
+            f"objects in {len(group.charts)} chart install(s)</summary>",
+            "",
+            *members,
+            "",
+            "</details>",
+        ]
+    head = (
+        "### Repeated field changes",
+        "",
+        "Each is listed once (and left out of the objects below):",
+        "",
+    )
     return head, tuple(body)
 
 
@@ -144,8 +206,14 @@ def _tests(doc: dict[str, Any]) -> Lines:
     if not doc.get("tests"):
         return (), ()
     text = test_evidence_markdown(doc["tests"]).rstrip()
-    return (("<details><summary>Tests: counts, suites that could not run, unguarded fields</summary>", ""),
-            tuple(text.split("\n")[1:]), ("", "</details>", ""))
+    return (
+        (
+            "<details><summary>Tests: counts, suites that could not run, unguarded fields</summary>",
+            "",
+        ),
+        tuple(text.split("\n")[1:]),
+        ("", "</details>", ""),
+    )
 
 
 def _charts(doc: dict[str, Any]) -> Lines:
@@ -156,28 +224,55 @@ def _charts(doc: dict[str, Any]) -> Lines:
         f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         for r in doc["chart_reviews"]
     )
-    return (("<details><summary>Charts rendered, per scenario</summary>", "",
-             "| chart | outcome | base | head | objects changed |", "|---|---|---|---|---|"), body,
-            ("", "</details>", "", *_in_repository_dependencies(doc)))
+    return (
+        (
+            "<details><summary>Charts rendered, per scenario</summary>",
+            "",
+            "| chart | outcome | base | head | objects changed |",
+            "|---|---|---|---|---|",
+        ),
+        body,
+        ("", "</details>", "", *_in_repository_dependencies(doc)),
+    )
 
 
 def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
     """Remote dependencies rendered from a chart of this repository, and on what grounds."""
-    how = {"in_repo_inferred": "inferred: same name, version in range", "in_repo_configured": "observed: .aftershock.yaml"}
+    how = {
+        "in_repo_inferred": "inferred: same name, version in range",
+        "in_repo_configured": "observed: .aftershock.yaml",
+    }
     rendered = {r["chart"] for r in doc["chart_reviews"]}
-    lines = sorted({f"- {markdown_code(c['path'])} uses {markdown_code(d['resolved_path'])} for {markdown_code(d['name'])} "
-                    f"{markdown_text(d['version'])} from {markdown_text(d['repository'])} ({how[d['source']]})"
-                    for c in doc["charts"] if c["path"] in rendered for d in c["dependencies"] if d["source"] in how})
-    return ["Dependencies rendered from this repository, never downloaded:", "", *lines, ""] if lines else []
+    lines = sorted(
+        {
+            f"- {markdown_code(c['path'])} uses {markdown_code(d['resolved_path'])} for {markdown_code(d['name'])} "
+            f"{markdown_text(d['version'])} from {markdown_text(d['repository'])} ({how[d['source']]})"
+            for c in doc["charts"]
+            if c["path"] in rendered
+            for d in c["dependencies"]
+            if d["source"] in how
+        }
+    )
+    return (
+        ["Dependencies rendered from this repository, never downloaded:", "", *lines, ""]
+        if lines
+        else []
+    )
 
 
 def _contexts(doc: dict[str, Any]) -> Lines:
-    lines = tuple(f"- {markdown_text(context_line(c))}" for c in doc.get("contexts", ()) if c["kind"] != "defaults" or c["attempts"])
+    lines = tuple(
+        f"- {markdown_text(context_line(c))}"
+        for c in doc.get("contexts", ())
+        if c["kind"] != "defaults" or c["attempts"]
+    )
     return (("### Render contexts", ""), (*lines, "")) if lines else ((), ())
 
 
 def _scenarios(doc: dict[str, Any]) -> Lines:
-    lines = tuple(f"- {markdown_code(s.chart)}: {markdown_text(s.text)}" for s in scenario_lines(doc))
+    lines = tuple(
+        f"- {markdown_code(s.chart)}: {markdown_text(s.text)}" for s in scenario_lines(doc)
+    )
     return (("### Scenarios", ""), lines) if lines else ((), ())
 
 
@@ -187,7 +282,11 @@ def _radius(doc: dict[str, Any]) -> Lines:
         return (), ()
     counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
     chart = ("```mermaid", layered_mermaid(graph, MAX_MERMAID_NODES).rstrip(), "```")
-    return (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""), chart, ("", "</details>", "")
+    return (
+        (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""),
+        chart,
+        ("", "</details>", ""),
+    )
 
 
 def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
@@ -201,12 +300,16 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         repeated = len(obj["fields"]) - len(fields)
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
         lines.append("<details>")
-        lines.append(f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>")
+        lines.append(
+            f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>"
+        )
         lines += ["", f"From {sources}", ""]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
             lines += _field_lines(f, produced_by.get((obj["id"], f["path"])))
         if len(fields) > MAX_FIELDS_PER_OBJECT:
-            lines.append(f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output")
+            lines.append(
+                f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output"
+            )
         if repeated:
             lines.append(f"- and {repeated} repeated field change(s), listed above")
         lines += ["", "</details>", ""]
@@ -214,7 +317,10 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
 
 
 def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[str]:
-    lines = [f"- {markdown_code(field_line(field))}" + (f" {markdown_text(produced_by)}" if produced_by else "")]
+    lines = [
+        f"- {markdown_code(field_line(field))}"
+        + (f" {markdown_text(produced_by)}" if produced_by else "")
+    ]
     diff = text_diff(field)
     if diff:
         fence = code_block_fence(diff)
@@ -225,13 +331,27 @@ def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[
 def _values(doc: dict[str, Any]) -> Lines:
     if not doc["values_changes"]:
         return (), ()
-    return ("### Values keys", ""), tuple(f"- {markdown_code(v['file'])}: {markdown_text(v['description'])}" for v in doc["values_changes"])
+    return ("### Values keys", ""), tuple(
+        f"- {markdown_code(v['file'])}: {markdown_text(v['description'])}"
+        for v in doc["values_changes"]
+    )
 
 
 def _layers(doc: dict[str, Any]) -> Lines:
-    lines = [f"- `{c['short_sha']}` {markdown_text(c['title'])} — {markdown_text(c['author']['name'])}" for c in doc["commits"]]
+    lines = [
+        f"- `{c['short_sha']}` {markdown_text(c['title'])} — {markdown_text(c['author']['name'])}"
+        for c in doc["commits"]
+    ]
     lines.append("")
     for f in doc["files"]:
-        rename = f" (from {markdown_code(f['old_path'])}, {f['similarity']}%)" if f["old_path"] else ""
-        lines.append(f"- {f['status']} {markdown_code(f['path'])}{rename} +{f['additions']} −{f['deletions']}")
-    return ("<details><summary>Commits and files</summary>", ""), tuple(lines), ("", "</details>", "")
+        rename = (
+            f" (from {markdown_code(f['old_path'])}, {f['similarity']}%)" if f["old_path"] else ""
+        )
+        lines.append(
+            f"- {f['status']} {markdown_code(f['path'])}{rename} +{f['additions']} −{f['deletions']}"
+        )
+    return (
+        ("<details><summary>Commits and files</summary>", ""),
+        tuple(lines),
+        ("", "</details>", ""),
+    )

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from aftershock.report.text import install_label, value_text
 
@@ -21,7 +22,9 @@ TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
 MAX_SCENARIO_NAMES = 5
 MAX_REASON_CHARS = 240
-_IMAGE = re.compile(r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$")
+_IMAGE = re.compile(
+    r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$"
+)
 _REPLICAS = ("spec.replicas",)
 
 
@@ -77,12 +80,22 @@ def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
     if not section:
         return ()
     actionable = [i for i in section["items"] if i["actionable"]]
-    gaps = [f"not reviewed: {n['part']}" + (f" at {n['side']}" if n["side"] else "") for n in doc["not_reviewed"]]
+    gaps = [
+        f"not reviewed: {n['part']}" + (f" at {n['side']}" if n["side"] else "")
+        for n in doc["not_reviewed"]
+    ]
     out = []
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
-        items = actionable if key == "merge" else [i for i in actionable if i["category"] == "security"]
-        reasons = [one_line(f"{i['severity'].capitalize()} · {i['category']}: {i['message']} ({i['rule']})") for i in items]
+        items = (
+            actionable if key == "merge" else [i for i in actionable if i["category"] == "security"]
+        )
+        reasons = [
+            one_line(
+                f"{i['severity'].capitalize()} · {i['category']}: {i['message']} ({i['rule']})"
+            )
+            for i in items
+        ]
         reasons = (gaps[:1] + reasons) if gaps else reasons
         if not reasons:
             reasons = [one_line(r) for r in verdict["reasons"]] or ["no actionable finding"]
@@ -114,9 +127,11 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
 def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The object changes of each install's default scenario (another scenario's when it has no default)."""
     with_default = {r["id"] for r in doc["chart_reviews"] if r["scenario"] == "default"}
-    return [o for o in doc["objects"] if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default]
-
-
+    return [
+        o
+        for o in doc["objects"]
+        if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default
+    ]
 
 
 def _bumps(chart: dict[str, Any] | None) -> Iterable[str]:
@@ -131,17 +146,28 @@ def _bumps(chart: dict[str, Any] | None) -> Iterable[str]:
 
 def _object_phrases(objects: list[dict[str, Any]]) -> list[str]:
     phrases: list[str] = []
-    images = sorted({f"image {value_text(f['before'], f['change'] != 'added')} → {value_text(f['after'], f['change'] != 'removed')}"
-                     for o in objects for f in o["fields"] if _IMAGE.match(f["path"])})
+    images = sorted(
+        {
+            f"image {value_text(f['before'], f['change'] != 'added')} → {value_text(f['after'], f['change'] != 'removed')}"
+            for o in objects
+            for f in o["fields"]
+            if _IMAGE.match(f["path"])
+        }
+    )
     phrases += images[:3] + ([f"{len(images) - 3} more image change(s)"] if len(images) > 3 else [])
     for o in objects:
         for f in o["fields"]:
             if f["path"] in _REPLICAS and f["change"] == "modified":
-                phrases.append(f"replicas {value_text(f['before'])} → {value_text(f['after'])} ({o['key']['kind']} {o['key']['name']})")
+                phrases.append(
+                    f"replicas {value_text(f['before'])} → {value_text(f['after'])} ({o['key']['kind']} {o['key']['name']})"
+                )
     counts = defaultdict(int)
     for o in objects:
         counts[o["change"]] += 1
-    phrases += [f"{n} object(s) {kind}" for kind, n in sorted(counts.items(), key=lambda item: _CHANGE_ORDER.get(item[0], 9))]
+    phrases += [
+        f"{n} object(s) {kind}"
+        for kind, n in sorted(counts.items(), key=lambda item: _CHANGE_ORDER.get(item[0], 9))
+    ]
     return phrases
 
 
@@ -160,16 +186,26 @@ def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
             members[key].append(obj)
             texts[key] = (f["path"], _change_text(f))
     groups = [
-        FieldGroup(key, texts[key][0], texts[key][1], tuple(dict.fromkeys(o["id"] for o in objs)),
-                   tuple(dict.fromkeys(o["review"].split("#", 1)[0] for o in objs)))
-        for key, objs in members.items() if len({o["id"] for o in objs}) >= MIN_GROUP_OBJECTS
+        FieldGroup(
+            key,
+            texts[key][0],
+            texts[key][1],
+            tuple(dict.fromkeys(o["id"] for o in objs)),
+            tuple(dict.fromkeys(o["review"].split("#", 1)[0] for o in objs)),
+        )
+        for key, objs in members.items()
+        if len({o["id"] for o in objs}) >= MIN_GROUP_OBJECTS
     ]
     return tuple(sorted(groups, key=lambda g: (-len(g.objects), g.path)))
 
 
 def field_key(field: dict[str, Any]) -> str:
     """What makes two field changes identical: path, kind and both values."""
-    return json.dumps([field["path"], field["change"], field["before"], field["after"]], sort_keys=True, default=str)
+    return json.dumps(
+        [field["path"], field["change"], field["before"], field["after"]],
+        sort_keys=True,
+        default=str,
+    )
 
 
 def _change_text(field: dict[str, Any]) -> str:
@@ -186,8 +222,12 @@ def newly_failing_tests(doc: dict[str, Any]) -> tuple[str, ...]:
     """`chart/suite · test: failure`, one line each, for every test passing at base and failing at head."""
     section = doc.get("tests") or {}
     return tuple(
-        one_line(f"{c['chart']}/{t['suite_file']} · {t['test']}: {(t['head'] or {}).get('failure', '')}")
-        for c in section.get("charts", []) for t in c["tests"] if t["change"] == "newly_failing"
+        one_line(
+            f"{c['chart']}/{t['suite_file']} · {t['test']}: {(t['head'] or {}).get('failure', '')}"
+        )
+        for c in section.get("charts", [])
+        for t in c["tests"]
+        if t["change"] == "newly_failing"
     )
 
 
@@ -200,7 +240,11 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
             parts.append(f"changes in {len(s['changed_in'])}: {_first(s['changed_in'])}")
         else:
             parts.append("renders identically in all")
-        for key, label in (("not_reviewed_in", "not reviewed in"), ("invalid", "rejected at both refs"), ("cut", "cut by the cap")):
+        for key, label in (
+            ("not_reviewed_in", "not reviewed in"),
+            ("invalid", "rejected at both refs"),
+            ("cut", "cut by the cap"),
+        ):
             if s[key]:
                 parts.append(f"{len(s[key])} {label}: {_first(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
@@ -209,7 +253,11 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
 
 def _first(names: list[str]) -> str:
     shown = ", ".join(names[:MAX_SCENARIO_NAMES])
-    return shown + (f" and {len(names) - MAX_SCENARIO_NAMES} more (in the JSON)" if len(names) > MAX_SCENARIO_NAMES else "")
+    return shown + (
+        f" and {len(names) - MAX_SCENARIO_NAMES} more (in the JSON)"
+        if len(names) > MAX_SCENARIO_NAMES
+        else ""
+    )
 
 
 def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:

@@ -8,16 +8,22 @@ import re
 from aftershock.ingest.values import is_sensitive
 
 # `  key: value` (with the diff marker first); the value may be quoted.
-_YAML_PAIR = re.compile(r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)(?P<value>[^#{|>].*?)\s*$")
+_YAML_PAIR = re.compile(
+    r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)(?P<value>[^#{|>].*?)\s*$"
+)
 
 
 _SHOWN_KEYS = ("apiVersion", "kind", "name", "namespace", "type")  # identity, never a credential
 # `  key: {a: 1, b: 2}` (a flow mapping; `{{ }}` inside is a template expression, not a nested map)
-_FLOW_PAIR = re.compile(r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)\{(?!\{)(?P<body>.*)\}\s*$")
+_FLOW_PAIR = re.compile(
+    r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)\{(?!\{)(?P<body>.*)\}\s*$"
+)
 _FLOW_SPLIT = re.compile(r",(?![^{]*\}\})")  # commas not inside a `{{ }}`
 
 
-def redact_hunk_line(line: str, *, secret_file: bool, secret_keys: frozenset[str] = frozenset()) -> str:
+def redact_hunk_line(
+    line: str, *, secret_file: bool, secret_keys: frozenset[str] = frozenset()
+) -> str:
     """Replace the value of a YAML `key: value` line when the key names a credential or is one of
     `secret_keys` (the last segments of the file's values keys that feed a Secret), or when the
     file renders a Secret (then every scalar value is hidden; keys stay visible)."""
@@ -48,7 +54,11 @@ def _flow_line(line: str) -> str | None:
     for entry in _FLOW_SPLIT.split(match.group("body")):
         key, sep, value = entry.partition(":")
         value = value.strip()
-        kept = not sep or key.strip() in _SHOWN_KEYS or (value.startswith("{{") and value.endswith("}}"))
+        kept = (
+            not sep
+            or key.strip() in _SHOWN_KEYS
+            or (value.startswith("{{") and value.endswith("}}"))
+        )
         shown = value if kept else _redacted(value)
         entries.append(f"{key.strip()}: {shown}" if sep else key.strip())
     return f"{match.group('lead')}{match.group('key')}{match.group('sep')}{{{', '.join(entries)}}}"

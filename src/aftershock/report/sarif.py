@@ -13,7 +13,8 @@ rules carry GitHub's `security-severity`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from aftershock import __version__
 from aftershock.findings.document import json_value
@@ -24,17 +25,43 @@ from aftershock.rules.registry import RULES
 from aftershock.rules.support.index import added_lines
 from aftershock.secret_taint import secret_taint
 
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 FINGERPRINT_KEY = "aftershock/v1"
 SRCROOT = "%SRCROOT%"
-_LEVEL = {Severity.CRITICAL: "error", Severity.HIGH: "error", Severity.MEDIUM: "warning", Severity.LOW: "note", Severity.INFO: "note"}
-_SECURITY_SEVERITY = {Severity.CRITICAL: "9.5", Severity.HIGH: "8.0", Severity.MEDIUM: "5.5", Severity.LOW: "3.0", Severity.INFO: "1.0"}
-_BASELINE = {Delta.INTRODUCED: "new", Delta.WIDENED: "updated", Delta.NARROWED: "unchanged", Delta.PRE_EXISTING: "unchanged"}
-BASELINE_CHOICES = ("omit", "unchanged")  # what to do with concerns the change did not introduce or widen
+_LEVEL = {
+    Severity.CRITICAL: "error",
+    Severity.HIGH: "error",
+    Severity.MEDIUM: "warning",
+    Severity.LOW: "note",
+    Severity.INFO: "note",
+}
+_SECURITY_SEVERITY = {
+    Severity.CRITICAL: "9.5",
+    Severity.HIGH: "8.0",
+    Severity.MEDIUM: "5.5",
+    Severity.LOW: "3.0",
+    Severity.INFO: "1.0",
+}
+_BASELINE = {
+    Delta.INTRODUCED: "new",
+    Delta.WIDENED: "updated",
+    Delta.NARROWED: "unchanged",
+    Delta.PRE_EXISTING: "unchanged",
+}
+BASELINE_CHOICES = (
+    "omit",
+    "unchanged",
+)  # what to do with concerns the change did not introduce or widen
 
 
 def sarif_document(
-    review: Review, findings: Sequence[Finding], rules: Sequence[Rule] = RULES, *, baseline: str = "omit",
+    review: Review,
+    findings: Sequence[Finding],
+    rules: Sequence[Rule] = RULES,
+    *,
+    baseline: str = "omit",
 ) -> dict[str, Any]:
     descriptors = [rule_descriptor(rule) for rule in rules] + [_rule_error_descriptor()]
     index = {descriptor["id"]: position for position, descriptor in enumerate(descriptors)}
@@ -42,25 +69,37 @@ def sarif_document(
     if baseline == "omit":
         kept = [f for f in kept if f.actionable]
     results = [_result(review, f, index) for f in kept]
-    return secret_taint(review).scrub({
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "aftershock",
-                "version": __version__,
-                "rules": descriptors,
-            }},
-            "automationDetails": {"id": f"aftershock/{review.base.sha[:12]}..{review.head.sha[:12]}"},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    })
+    return secret_taint(review).scrub(
+        {
+            "$schema": SARIF_SCHEMA,
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "aftershock",
+                            "version": __version__,
+                            "rules": descriptors,
+                        }
+                    },
+                    "automationDetails": {
+                        "id": f"aftershock/{review.base.sha[:12]}..{review.head.sha[:12]}"
+                    },
+                    "columnKind": "unicodeCodePoints",
+                    "results": results,
+                }
+            ],
+        }
+    )
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
     tags = [rule.category.value]
-    properties: dict[str, Any] = {"tags": tags, "precision": _precision(rule), "category": rule.category.value}
+    properties: dict[str, Any] = {
+        "tags": tags,
+        "precision": _precision(rule),
+        "category": rule.category.value,
+    }
     if rule.category is Category.SECURITY:
         properties["security-severity"] = _SECURITY_SEVERITY[rule.severity]
     sections = rule.doc.sections()
@@ -83,7 +122,9 @@ def _rule_error_descriptor() -> dict[str, Any]:
         "id": RULE_ERROR_ID,
         "name": "AftershockRuleError",
         "shortDescription": {"text": "A rule could not run"},
-        "fullDescription": {"text": "A rule raised an error on this change; its checks were not applied."},
+        "fullDescription": {
+            "text": "A rule raised an error on this change; its checks were not applied."
+        },
         "defaultConfiguration": {"level": "warning"},
         "properties": {"tags": ["reliability"], "precision": "low", "category": "reliability"},
     }
@@ -116,23 +157,37 @@ def _result(review: Review, finding: Finding, index: dict[str, int]) -> dict[str
     }
     location, related = _physical_location(review, finding)
     if location is not None:
-        result["locations"] = [{
-            "physicalLocation": location,
-            "logicalLocations": [{"name": finding.subject.facet or finding.subject.display,
-                                  "fullyQualifiedName": f"{finding.subject.id}#{finding.subject.facet}" if finding.subject.facet else finding.subject.id,
-                                  "kind": finding.subject.kind.value}],
-        }]
+        result["locations"] = [
+            {
+                "physicalLocation": location,
+                "logicalLocations": [
+                    {
+                        "name": finding.subject.facet or finding.subject.display,
+                        "fullyQualifiedName": f"{finding.subject.id}#{finding.subject.facet}"
+                        if finding.subject.facet
+                        else finding.subject.id,
+                        "kind": finding.subject.kind.value,
+                    }
+                ],
+            }
+        ]
     if related is not None:
-        result["relatedLocations"] = [{"id": 1, "physicalLocation": related, "message": {"text": "where the concern is"}}]
+        result["relatedLocations"] = [
+            {"id": 1, "physicalLocation": related, "message": {"text": "where the concern is"}}
+        ]
     return result
 
 
-def _physical_location(review: Review, finding: Finding) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def _physical_location(
+    review: Review, finding: Finding
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(primary location, related location). An actionable finding located outside the changed files
     (a stale test, a document) is placed on the first changed file of its impact path, so code
     scanning can annotate the pull request, and keeps its own location as a related one."""
     changed = {f.path: f for f in review.files}
-    file, line = (finding.location.file, finding.location.line) if finding.location else (None, None)
+    file, line = (
+        (finding.location.file, finding.location.line) if finding.location else (None, None)
+    )
     related = None
     if finding.actionable and file is not None and file not in changed:
         step = next((s.id for s in finding.path if s.kind == "file" and s.id in changed), None)

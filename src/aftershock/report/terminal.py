@@ -7,13 +7,25 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from aftershock.evidence.markdown import tests_summary_line
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import terminal_text
-from aftershock.evidence.markdown import tests_summary_line
 from aftershock.report.markdown import review_status_line
-from aftershock.report.overview import chart_lines, field_groups, newly_failing_tests, verdict_summaries
+from aftershock.report.overview import (
+    chart_lines,
+    field_groups,
+    newly_failing_tests,
+    verdict_summaries,
+)
 from aftershock.report.text import (
-    field_line, headline, object_title, provenance_index, range_text, render_cell, review_label, text_diff,
+    field_line,
+    headline,
+    object_title,
+    provenance_index,
+    range_text,
+    render_cell,
+    review_label,
+    text_diff,
 )
 
 MAX_FIELDS_PER_OBJECT = 25
@@ -31,7 +43,9 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         _print_findings(doc["findings"], console, doc.get("lifecycle"))
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
-        console.print(f"  [yellow]not reviewed[/yellow] {terminal_text(item['part'], name=True)}{side}: {terminal_text(item['reason'])}")
+        console.print(
+            f"  [yellow]not reviewed[/yellow] {terminal_text(item['part'], name=True)}{side}: {terminal_text(item['reason'])}"
+        )
     for entry in doc.get("contexts", ()):
         if entry["kind"] != "defaults" or entry["attempts"]:
             console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
@@ -41,17 +55,28 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         console.print(f"[bold]tests[/bold] {terminal_text(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
     for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
-        console.print(f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]")
+        console.print(
+            f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]"
+        )
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
             source = produced_by.get((obj["id"], field["path"]))
-            console.print(f"    {terminal_text(field_line(field))}" + (f"  [cyan]{terminal_text(source)}[/cyan]" if source else ""))
+            console.print(
+                f"    {terminal_text(field_line(field))}"
+                + (f"  [cyan]{terminal_text(source)}[/cyan]" if source else "")
+            )
             for line in text_diff(field) or ():
-                style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                style = (
+                    "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+                )
                 console.print(f"      [{style}]{terminal_text(line)}[/{style}]")
         if len(obj["fields"]) > MAX_FIELDS_PER_OBJECT:
-            console.print(f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)")
+            console.print(
+                f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)"
+            )
     for v in doc["values_changes"]:
-        console.print(f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}")
+        console.print(
+            f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}"
+        )
 
 
 def _print_summary(doc: dict[str, Any], console: Console) -> None:
@@ -61,7 +86,9 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
         for reason in verdict.reasons:
             console.print(f"  - {terminal_text(reason)}")
     for line in chart_lines(doc):
-        console.print(f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}")
+        console.print(
+            f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}"
+        )
     for test in newly_failing_tests(doc):
         console.print(f"[red]newly failing[/red] {terminal_text(test)}")
     for group in field_groups(doc):
@@ -71,11 +98,23 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
 def _charts_table(doc: dict[str, Any]) -> Table:
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
     for r in doc["chart_reviews"]:
-        table.add_row(terminal_text(review_label(r), name=True), r["outcome"].replace("_", " "), render_cell(r["base"]), render_cell(r["head"]), str(len(r["objects"])))
+        table.add_row(
+            terminal_text(review_label(r), name=True),
+            r["outcome"].replace("_", " "),
+            render_cell(r["base"]),
+            render_cell(r["head"]),
+            str(len(r["objects"])),
+        )
     return table
 
 
-_SEVERITY_STYLE = {"critical": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
+_SEVERITY_STYLE = {
+    "critical": "bold red",
+    "high": "red",
+    "medium": "yellow",
+    "low": "cyan",
+    "info": "dim",
+}
 
 
 def _print_review_state(lifecycle: dict[str, Any], console: Console) -> None:
@@ -86,7 +125,9 @@ def _print_review_state(lifecycle: dict[str, Any], console: Console) -> None:
     console.print(f"[{style}]{terminal_text(line)}[/{style}]")
 
 
-def _print_findings(section: dict[str, Any], console: Console, lifecycle: dict[str, Any] | None) -> None:
+def _print_findings(
+    section: dict[str, Any], console: Console, lifecycle: dict[str, Any] | None
+) -> None:
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
         console.print(f"[bold]{terminal_text(verdict['title'])}[/bold]")
@@ -109,37 +150,51 @@ def _print_repository_says(section: dict[str, Any], console: Console) -> None:
     if suppressed:
         console.print(f"[bold]suppressed ({len(suppressed)})[/bold]")
     for item in suppressed:
-        console.print(f"  [dim]{terminal_text(item['message'])} · {item['rule']} · {terminal_text(item['source'])}: {terminal_text(item['reason'])}[/dim]")
+        console.print(
+            f"  [dim]{terminal_text(item['message'])} · {item['rule']} · {terminal_text(item['source'])}: {terminal_text(item['reason'])}[/dim]"
+        )
 
 
 def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:
     style = _SEVERITY_STYLE.get(item["severity"], "")
     label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
-    console.print(f"  [{style}]{terminal_text(label)}[/{style}]: {terminal_text(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{terminal_text(note)}[/dim]")
+    console.print(
+        f"  [{style}]{terminal_text(label)}[/{style}]: {terminal_text(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{terminal_text(note)}[/dim]"
+    )
 
 
-def _print_lifecycle(actionable: list[dict[str, Any]], lifecycle: dict[str, Any], console: Console) -> None:
+def _print_lifecycle(
+    actionable: list[dict[str, Any]], lifecycle: dict[str, Any], console: Console
+) -> None:
     """New and retained concerns, then those resolved since the last head and the dismissed ones."""
     console.print(f"{terminal_text(lifecycle['headline'])}.")
     entries = {e["fingerprint"]: e for state in ("new", "retained") for e in lifecycle[state]}
     retained = {e["fingerprint"] for e in lifecycle["retained"]}
-    for title, members in (("new", [i for i in actionable if i["fingerprint"] not in retained]),
-                           ("retained", [i for i in actionable if i["fingerprint"] in retained])):
+    for title, members in (
+        ("new", [i for i in actionable if i["fingerprint"] not in retained]),
+        ("retained", [i for i in actionable if i["fingerprint"] in retained]),
+    ):
         if members:
             console.print(f"[bold]{title} ({len(members)})[/bold]")
         for item in members:
             _print_item(item, console, _note(entries.get(item["fingerprint"])))
     resolved = [e for e in lifecycle["resolved"] if e["actionable"]]
     if resolved:
-        console.print(f"[bold]resolved since {(lifecycle['previous_head'] or '')[:7]} ({len(resolved)})[/bold]")
+        console.print(
+            f"[bold]resolved since {(lifecycle['previous_head'] or '')[:7]} ({len(resolved)})[/bold]"
+        )
     for entry in resolved:
-        console.print(f"  [green]{terminal_text(entry['message'])}[/green]  [dim]{entry['rule']} {entry['fingerprint'][:12]}[/dim]")
+        console.print(
+            f"  [green]{terminal_text(entry['message'])}[/green]  [dim]{entry['rule']} {entry['fingerprint'][:12]}[/dim]"
+        )
     if lifecycle["dismissed"]:
         console.print(f"[bold]dismissed ({len(lifecycle['dismissed'])})[/bold]")
     for entry in lifecycle["dismissed"]:
         d = entry["dismissal"]
-        console.print(f"  [dim]{terminal_text(entry['message'])} · {entry['fingerprint'][:12]} · by {terminal_text(d['by'] or 'someone')} "
-                      f"on {d['at'][:10]}: {terminal_text(d['reason'])}[/dim]")
+        console.print(
+            f"  [dim]{terminal_text(entry['message'])} · {entry['fingerprint'][:12]} · by {terminal_text(d['by'] or 'someone')} "
+            f"on {d['at'][:10]}: {terminal_text(d['reason'])}[/dim]"
+        )
 
 
 def _note(entry: dict[str, Any] | None) -> str:

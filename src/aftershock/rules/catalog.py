@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from aftershock.errors import ConfigError
 from aftershock.rules.model import Rule
@@ -37,7 +38,9 @@ def list_rules(rules: Sequence[Rule] = RULES) -> str:
     width = max(len(rule.id) for rule in rules)
     lines = [f"{'RULE'.ljust(width)}  {'SEVERITY':8}  {'CATEGORY':13}  TITLE"]
     for rule in rules:
-        lines.append(f"{rule.id.ljust(width)}  {rule.severity.value:8}  {rule.category.value:13}  {rule.title}")
+        lines.append(
+            f"{rule.id.ljust(width)}  {rule.severity.value:8}  {rule.category.value:13}  {rule.title}"
+        )
     lines.append("")
     lines.append(f"{len(rules)} rules. `aftershock explain RULE` prints a rule's documentation.")
     return "\n".join(lines) + "\n"
@@ -49,7 +52,10 @@ def explain(rule_id: str, rules: Sequence[Rule] = RULES) -> str:
     rule = by_id.get(rule_id)
     if rule is None:
         close = difflib.get_close_matches(rule_id, list(by_id), n=1)
-        raise ConfigError(f"unknown rule {rule_id!r}", hint=f"did you mean {close[0]}?" if close else "run `aftershock rules`")
+        raise ConfigError(
+            f"unknown rule {rule_id!r}",
+            hint=f"did you mean {close[0]}?" if close else "run `aftershock rules`",
+        )
     lines = [
         f"{rule.id}: {rule.title}",
         f"Category {rule.category.value} · default severity {rule.severity.value} · confidence {rule.confidence.value}"
@@ -69,8 +75,10 @@ def explain(rule_id: str, rules: Sequence[Rule] = RULES) -> str:
         lines.append("References")
         lines += [f"    {ref}" for ref in rule.references]
         lines.append("")
-    lines.append(f"Configure it in .aftershock.yaml under `rules: {{{rule.id}: {{level, enabled, paths, exclude_paths"
-                 f"{', options' if rule.options_model else ''}}}}}`.")
+    lines.append(
+        f"Configure it in .aftershock.yaml under `rules: {{{rule.id}: {{level, enabled, paths, exclude_paths"
+        f"{', options' if rule.options_model else ''}}}}}`."
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -11,15 +11,26 @@ verdicts) instead of passing as "no finding". The result is deduplicated by fing
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
 from aftershock.config import AftershockConfig, RuleSettings
 from aftershock.errors import ConfigError
 from aftershock.findings.model import (
-    RULE_ERROR_ID, Category, Confidence, Delta, Evidence, Fact, Finding, PathStep, Severity, Subject, SubjectKind,
+    RULE_ERROR_ID,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Finding,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
     sort_key,
 )
 from aftershock.model.review import Review
@@ -53,25 +64,36 @@ def evaluate(
     for entry in configured:
         if not entry.settings.enabled:
             continue
-        context = RuleContext(review, version, entry.options, texts, index, configured=entry.rule.id in config.rules)
+        context = RuleContext(
+            review, version, entry.options, texts, index, configured=entry.rule.id in config.rules
+        )
         try:
             concerns = list(entry.rule.check(context))
-        except Exception as error:  # noqa: BLE001 - a rule's bug must show as a gap, not sink the review
+        except Exception as error:
             findings.append(rule_error(entry.rule, error))
             continue
         findings.extend(to_finding(entry, c) for c in concerns if in_scope(c, entry.settings))
     return deduplicate(findings)
 
 
-def check_config(config: AftershockConfig, rules: Sequence[Rule] = RULES) -> tuple[ConfiguredRule, ...]:
+def check_config(
+    config: AftershockConfig, rules: Sequence[Rule] = RULES
+) -> tuple[ConfiguredRule, ...]:
     """Each rule with its settings and validated options; ConfigError for unknown ids or bad options."""
     by_id = {rule.id: rule for rule in rules}
     for rule_id in sorted(config.rules):
         if rule_id not in by_id:
             close = difflib.get_close_matches(rule_id, list(by_id), n=1)
-            hint = f"did you mean {close[0]}?" if close else "run `aftershock rules` to list rule ids"
+            hint = (
+                f"did you mean {close[0]}?" if close else "run `aftershock rules` to list rule ids"
+            )
             raise ConfigError(f"unknown rule {rule_id!r} in the configuration", hint=hint)
-    return tuple(ConfiguredRule(rule, config.settings_for(rule.id), _options(rule, config.settings_for(rule.id))) for rule in rules)
+    return tuple(
+        ConfiguredRule(
+            rule, config.settings_for(rule.id), _options(rule, config.settings_for(rule.id))
+        )
+        for rule in rules
+    )
 
 
 def _options(rule: Rule, settings: RuleSettings) -> Any:
@@ -137,7 +159,9 @@ def deduplicate(findings: Sequence[Finding]) -> tuple[Finding, ...]:
     """One finding per fingerprint (the first in sort order, the default scenario before others), sorted."""
     seen: set[str] = set()
     kept = []
-    ordered = sorted(findings, key=lambda f: (sort_key(f)[:-1], "scenario " in f.subject.display, f.message))
+    ordered = sorted(
+        findings, key=lambda f: (sort_key(f)[:-1], "scenario " in f.subject.display, f.message)
+    )
     for finding in ordered:
         if finding.fingerprint not in seen:
             seen.add(finding.fingerprint)

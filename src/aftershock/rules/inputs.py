@@ -22,7 +22,9 @@ def source_folders(review: Review) -> tuple[str, ...]:
     folders = {affected.chart for affected in review.affected}
     for path in list(folders):
         chart = by_path.get(path)
-        folders.update(dep.resolved_path for dep in (chart.dependencies if chart else ()) if dep.resolved_path)
+        folders.update(
+            dep.resolved_path for dep in (chart.dependencies if chart else ()) if dep.resolved_path
+        )
     return tuple(sorted(folders)) + DOC_FOLDERS
 
 
@@ -40,8 +42,12 @@ def wanted(path: str, folders: tuple[str, ...]) -> bool:
 
 def source_files(review: Review) -> tuple[str, ...]:
     """Every chart's values.yaml, then the changed READMEs outside the source folders, sorted."""
-    values = {f"{chart.path}/values.yaml" if chart.path else "values.yaml" for chart in review.charts}
-    readmes = {f.path for f in review.files if f.status is not FileStatus.DELETED and is_readme(f.path)}
+    values = {
+        f"{chart.path}/values.yaml" if chart.path else "values.yaml" for chart in review.charts
+    }
+    readmes = {
+        f.path for f in review.files if f.status is not FileStatus.DELETED and is_readme(f.path)
+    }
     return tuple(sorted(values | readmes))
 
 

@@ -11,13 +11,22 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections import abc
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from pydantic import BaseModel
 
 from aftershock.findings.model import (
-    Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
 )
 from aftershock.model.review import Review
 
@@ -107,7 +116,9 @@ class RuleContext:
     kube_version: tuple[int, int]
     options: Any  # the rule's validated options model, or None
     sources: SourceTexts
-    index: Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
+    index: (
+        Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
+    )
     configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
 
 

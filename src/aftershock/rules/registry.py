@@ -13,26 +13,81 @@ from aftershock.rules.helm import hook_deadlock
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
-from aftershock.rules.network import policy_removed, policy_selects_nothing, policy_widened, service_selects_nothing, servicemonitor_selects_nothing
+from aftershock.rules.network import (
+    policy_removed,
+    policy_selects_nothing,
+    policy_widened,
+    service_selects_nothing,
+    servicemonitor_selects_nothing,
+)
 from aftershock.rules.pss import (
-    apparmor, capabilities_baseline, capabilities_restricted, host_namespaces, host_path, host_ports, host_probes,
-    host_process, privilege_escalation, privileged, proc_mount, read_only_root_fs, run_as_group, run_as_non_root, run_as_user,
-    seccomp_baseline, seccomp_restricted, selinux, sysctls, volume_types,
+    apparmor,
+    capabilities_baseline,
+    capabilities_restricted,
+    host_namespaces,
+    host_path,
+    host_ports,
+    host_probes,
+    host_process,
+    privilege_escalation,
+    privileged,
+    proc_mount,
+    read_only_root_fs,
+    run_as_group,
+    run_as_non_root,
+    run_as_user,
+    seccomp_baseline,
+    seccomp_restricted,
+    selinux,
+    sysctls,
+    volume_types,
 )
 from aftershock.rules.rbac import (
-    cluster_admin_binding, cluster_scope_widening, create_pods, escalation_verbs, nodes_proxy, pod_exec, secrets_access, webhook_configuration,
+    cluster_admin_binding,
+    cluster_scope_widening,
+    create_pods,
+    escalation_verbs,
+    nodes_proxy,
+    pod_exec,
+    secrets_access,
+    webhook_configuration,
     wildcard,
 )
-from aftershock.rules.tests import newly_failing, render_broken
 from aftershock.rules.secrets import committed_secret_value, configmap_credentials, env_literal
-from aftershock.rules.upgrade import crd_versions, crds_folder, deprecated_api, immutable_fields, resource_deleted
+from aftershock.rules.tests import newly_failing, render_broken
+from aftershock.rules.upgrade import (
+    crd_versions,
+    crds_folder,
+    deprecated_api,
+    immutable_fields,
+    resource_deleted,
+)
 from aftershock.rules.values import (
-    override_trap, removed_key_documented, removed_key_used, schema_violation, stale_test_assertion, undefined_reference,
+    override_trap,
+    removed_key_documented,
+    removed_key_used,
+    schema_violation,
+    stale_test_assertion,
+    undefined_reference,
 )
 from aftershock.rules.workloads import (
-    deployment_strategy, env_duplicate, env_reference_missing, hpa_target_missing, pdb_above_hpa, pdb_blocks_eviction,
-    port_invalid, port_not_exposed, privileged_port, probes_removed, resources_removed, restart_policy, selector_mismatch,
-    service_account_field, service_account_missing, ssh_port, token_automount,
+    deployment_strategy,
+    env_duplicate,
+    env_reference_missing,
+    hpa_target_missing,
+    pdb_above_hpa,
+    pdb_blocks_eviction,
+    port_invalid,
+    port_not_exposed,
+    privileged_port,
+    probes_removed,
+    resources_removed,
+    restart_policy,
+    selector_mismatch,
+    service_account_field,
+    service_account_missing,
+    ssh_port,
+    token_automount,
 )
 
 RULES: tuple[Rule, ...] = (

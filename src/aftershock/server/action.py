@@ -18,9 +18,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import httpx
 
@@ -47,12 +47,20 @@ _CACHE_BYTES = 512 * 2**20
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m aftershock.server.action")
-    parser.add_argument("--fail-on", choices=RISK_LEVELS, default="high", help="merge risk that fails the job")
+    parser.add_argument(
+        "--fail-on", choices=RISK_LEVELS, default="high", help="merge risk that fails the job"
+    )
     parser.add_argument("--sarif", default=None, help="write SARIF 2.1.0 to this file")
     parser.add_argument("--no-comment", action="store_true", help="do not post the sticky comment")
-    parser.add_argument("--repo", default=None, help="the checked-out repository [default: GITHUB_WORKSPACE]")
-    parser.add_argument("--state", default=None, help="review-state database carried between runs [default: none]")
-    parser.add_argument("--render-cache", default=None, help="folder of the render cache [default: none]")
+    parser.add_argument(
+        "--repo", default=None, help="the checked-out repository [default: GITHUB_WORKSPACE]"
+    )
+    parser.add_argument(
+        "--state", default=None, help="review-state database carried between runs [default: none]"
+    )
+    parser.add_argument(
+        "--render-cache", default=None, help="folder of the render cache [default: none]"
+    )
     parser.add_argument("--render-timeout", type=float, default=60.0)
     parser.add_argument("--kube-version", default=None)
     return parser.parse_args(argv)
@@ -60,7 +68,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def _renderer(stack: ExitStack, args: argparse.Namespace) -> Renderer:
     cache = open_render_cache(Path(args.render_cache), _CACHE_BYTES) if args.render_cache else None
-    return stack.enter_context(open_renderer("sdk", timeout_seconds=args.render_timeout, cache=cache))
+    return stack.enter_context(
+        open_renderer("sdk", timeout_seconds=args.render_timeout, cache=cache)
+    )
 
 
 def _configured(request: ReviewRequest, args: argparse.Namespace) -> ReviewRequest:
@@ -69,37 +79,60 @@ def _configured(request: ReviewRequest, args: argparse.Namespace) -> ReviewReque
     return with_config_defaults(request, config_at_base(request).review, explicit)
 
 
-def _review_pull(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment, Lifecycle | None]:
+def _review_pull(
+    repo_path: Path, event: ActionEvent, args: argparse.Namespace
+) -> tuple[Review, Assessment, Lifecycle | None]:
     repo = GitRepository.open(repo_path)
     try:
         base = repo.merge_base(event.base_tip, event.head)
     except AftershockError:
-        raise ConfigError(f"the base {event.base_tip[:7]} or head {event.head[:7]} is not in the checkout",
-                          where=str(repo_path), hint="check out with actions/checkout and `fetch-depth: 0`") from None
-    request = _configured(ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version), args)
+        raise ConfigError(
+            f"the base {event.base_tip[:7]} or head {event.head[:7]} is not in the checkout",
+            where=str(repo_path),
+            hint="check out with actions/checkout and `fetch-depth: 0`",
+        ) from None
+    request = _configured(
+        ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version),
+        args,
+    )
     with ExitStack() as stack:
         renderer = _renderer(stack, args)
         if args.state is None:
             result = review_change(request, renderer)
             return result.review, assess(result), None
-        stateful = review_with_state(request, renderer, None, StateOptions(args.state, f"pr:{event.number}"))
+        stateful = review_with_state(
+            request, renderer, None, StateOptions(args.state, f"pr:{event.number}")
+        )
         return stateful.result.review, assess(stateful.result), stateful.lifecycle
 
 
-def _review_baseline(repo_path: Path, event: ActionEvent, args: argparse.Namespace) -> tuple[Review, Assessment]:
+def _review_baseline(
+    repo_path: Path, event: ActionEvent, args: argparse.Namespace
+) -> tuple[Review, Assessment]:
     """The whole tree at the pushed commit, every file as added: what code scanning compares pull requests with."""
     base, head = whole_tree_range(GitRepository.open(repo_path), event.head)
-    request = _configured(ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), args)
+    request = _configured(
+        ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), args
+    )
     with ExitStack() as stack:
         result = review_change(request, _renderer(stack, args))
     return result.review, assess(result)
 
 
-def _comment(env: Mapping[str, str], number: int, review: Review, assessment: Assessment,
-             lifecycle: Lifecycle | None, fail_on: str) -> None:
+def _comment(
+    env: Mapping[str, str],
+    number: int,
+    review: Review,
+    assessment: Assessment,
+    lifecycle: Lifecycle | None,
+    fail_on: str,
+) -> None:
     token, repository = env.get("GITHUB_TOKEN", ""), env.get("GITHUB_REPOSITORY", "")
     if not token or not repository:
-        print("::warning::no GITHUB_TOKEN or GITHUB_REPOSITORY: the review comment was not posted", file=sys.stderr)
+        print(
+            "::warning::no GITHUB_TOKEN or GITHUB_REPOSITORY: the review comment was not posted",
+            file=sys.stderr,
+        )
         return
     # chat commands are answered by the App (`aftershock serve`) only, so the Action's comment offers none
     publication = Publication(repository, number, fail_on, "aftershock", commands=False)
@@ -110,15 +143,23 @@ def _comment(env: Mapping[str, str], number: int, review: Review, assessment: As
         except GitHubError as error:
             if error.status not in (403, 404):
                 raise
-            print(f"::warning::the review comment was not posted ({error.line()}); a pull request from a fork "
-                  "gets a read-only token", file=sys.stderr)
+            print(
+                f"::warning::the review comment was not posted ({error.line()}); a pull request from a fork "
+                "gets a read-only token",
+                file=sys.stderr,
+            )
 
 
-def _outputs(env: Mapping[str, str], review: Review, assessment: Assessment, sarif: str | None, mode: str) -> None:
+def _outputs(
+    env: Mapping[str, str], review: Review, assessment: Assessment, sarif: str | None, mode: str
+) -> None:
     values = {
-        "merge-risk": assessment.verdicts.merge.level.value, "security-risk": assessment.verdicts.security.level.value,
-        "actionable": str(assessment.verdicts.actionable), "complete": str(review.complete).lower(),
-        "sarif-file": sarif or "", "mode": mode,
+        "merge-risk": assessment.verdicts.merge.level.value,
+        "security-risk": assessment.verdicts.security.level.value,
+        "actionable": str(assessment.verdicts.actionable),
+        "complete": str(review.complete).lower(),
+        "sarif-file": sarif or "",
+        "mode": mode,
     }
     _write_outputs(env, values)
     if env.get("GITHUB_STEP_SUMMARY"):
@@ -141,7 +182,9 @@ def _status(review: Review, assessment: Assessment, fail_on: str) -> int:
     if review.not_reviewed:
         return EXIT_PARTIAL  # as `aftershock review`: an incomplete review is never called clean
     if reaches(merge.level, fail_on):
-        print(f"::error::merge risk {merge.level.value} reaches --fail-on {fail_on}", file=sys.stderr)
+        print(
+            f"::error::merge risk {merge.level.value} reaches --fail-on {fail_on}", file=sys.stderr
+        )
         return EXIT_RISK
     return EXIT_OK
 
@@ -174,11 +217,13 @@ def run(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None)
     except AftershockError as error:
         print(f"aftershock: error: {error.line()}", file=sys.stderr)
         return error.exit_code
-    except Exception as error:  # noqa: BLE001 - the edge turns surprises into one line and status 1
+    except Exception as error:
         if env.get("AFTERSHOCK_DEBUG") or env.get("RUNNER_DEBUG") == "1":
             raise
-        print(f"aftershock: internal error: {type(error).__name__}: {error}; set AFTERSHOCK_DEBUG=1 for the traceback",
-              file=sys.stderr)
+        print(
+            f"aftershock: internal error: {type(error).__name__}: {error}; set AFTERSHOCK_DEBUG=1 for the traceback",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL
 
 

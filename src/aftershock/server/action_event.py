@@ -4,10 +4,11 @@ the default branch's baseline on a push, or nothing (a push to another branch, a
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from aftershock.errors import ConfigError
 
@@ -34,7 +35,9 @@ def read_event(env: Mapping[str, str]) -> ActionEvent:
     """The event of GITHUB_EVENT_PATH, named by GITHUB_EVENT_NAME (else guessed from the payload)."""
     path = env.get("GITHUB_EVENT_PATH")
     if not path:
-        raise ConfigError("GITHUB_EVENT_PATH is not set", hint="run this inside a GitHub Actions workflow")
+        raise ConfigError(
+            "GITHUB_EVENT_PATH is not set", hint="run this inside a GitHub Actions workflow"
+        )
     try:
         payload = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -46,18 +49,28 @@ def read_event(env: Mapping[str, str]) -> ActionEvent:
         return _pull_request(payload, path)
     if name == "push":
         return _push(payload, path)
-    raise ConfigError(f"the workflow event {name!r} is neither a pull request nor a push", where=path,
-                      hint="trigger the workflow with `on: pull_request` and `on: push`")
+    raise ConfigError(
+        f"the workflow event {name!r} is neither a pull request nor a push",
+        where=path,
+        hint="trigger the workflow with `on: pull_request` and `on: push`",
+    )
 
 
 def _pull_request(payload: dict[str, Any], path: str) -> ActionEvent:
     pull = payload.get("pull_request")
     try:
-        return ActionEvent(ActionKind.PULL_REQUEST, head=pull["head"]["sha"], base_tip=pull["base"]["sha"],
-                           number=int(pull["number"]))
+        return ActionEvent(
+            ActionKind.PULL_REQUEST,
+            head=pull["head"]["sha"],
+            base_tip=pull["base"]["sha"],
+            number=int(pull["number"]),
+        )
     except (TypeError, KeyError, ValueError):
-        raise ConfigError("the pull request event has no number, head sha or base sha", where=path,
-                          hint="trigger the workflow with `on: pull_request`") from None
+        raise ConfigError(
+            "the pull request event has no number, head sha or base sha",
+            where=path,
+            hint="trigger the workflow with `on: pull_request`",
+        ) from None
 
 
 def _push(payload: dict[str, Any], path: str) -> ActionEvent:
@@ -68,6 +81,9 @@ def _push(payload: dict[str, Any], path: str) -> ActionEvent:
     if after == _NO_COMMIT:
         return ActionEvent(ActionKind.SKIP, reason=f"{ref} was deleted")
     if not default or ref != f"refs/heads/{default}":
-        return ActionEvent(ActionKind.SKIP, head=after,
-                           reason=f"a push to {ref}: only the default branch ({default or 'unknown'}) records a baseline")
+        return ActionEvent(
+            ActionKind.SKIP,
+            head=after,
+            reason=f"a push to {ref}: only the default branch ({default or 'unknown'}) records a baseline",
+        )
     return ActionEvent(ActionKind.BASELINE, head=after)

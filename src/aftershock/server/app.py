@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 import anyio
 from starlette.applications import Starlette
@@ -64,7 +64,9 @@ class _Endpoints:
             body = await _body(request, settings.max_body_bytes)
         except _TooLarge:
             return self.reject("too_large", 413, f"body over {settings.max_body_bytes} bytes")
-        if not signature_valid(settings.webhook_secret, body, request.headers.get(SIGNATURE_HEADER)):
+        if not signature_valid(
+            settings.webhook_secret, body, request.headers.get(SIGNATURE_HEADER)
+        ):
             return self.reject("signature", 401, f"missing or invalid {SIGNATURE_HEADER}")
         delivery = request.headers.get("x-github-delivery", "").strip()
         event = request.headers.get("x-github-event", "").strip()
@@ -72,37 +74,59 @@ class _Endpoints:
             return self.reject("delivery", 400, "missing or overlong X-GitHub-Delivery")
         try:
             payload = json.loads(body)
-        except (ValueError, RecursionError) as error:  # RecursionError: nested deeper than Python's stack
-            _log.warning("delivery %s refused: the body is not JSON (%s)", delivery, type(error).__name__)
+        except (
+            ValueError,
+            RecursionError,
+        ) as error:  # RecursionError: nested deeper than Python's stack
+            _log.warning(
+                "delivery %s refused: the body is not JSON (%s)", delivery, type(error).__name__
+            )
             return self.reject("json", 400, "the body is not JSON")
         try:
             accepted = await anyio.to_thread.run_sync(self.service.accept, event, delivery, payload)
         except MalformedPayload as error:
-            _log.warning("delivery %s refused: malformed %s payload: %s", delivery, event or "(no event)", error)
+            _log.warning(
+                "delivery %s refused: malformed %s payload: %s",
+                delivery,
+                event or "(no event)",
+                error,
+            )
             return self.reject("payload", 400, f"malformed payload: {error}")
-        answer = {"delivery": delivery, "outcome": accepted.outcome.value, "reason": accepted.reason,
-                  "duplicate": accepted.duplicate}
+        answer = {
+            "delivery": delivery,
+            "outcome": accepted.outcome.value,
+            "reason": accepted.reason,
+            "duplicate": accepted.duplicate,
+        }
         if accepted.job is None:
             return JSONResponse(answer, status_code=200)
         if not await anyio.to_thread.run_sync(self.service.queue.healthy):
             _log.error("delivery %s recorded, not queued: the queue does not answer", delivery)
             self.service.metrics.increment(sample("aftershock_failures_total", stage="queue"))
-            answer["error"] = "the job queue is unavailable: the delivery is recorded and will be queued when it is back"
+            answer["error"] = (
+                "the job queue is unavailable: the delivery is recorded and will be queued when it is back"
+            )
             return JSONResponse(answer, status_code=503)
-        return JSONResponse(answer, status_code=202, background=BackgroundTask(self.service.dispatch, accepted.job))
+        return JSONResponse(
+            answer, status_code=202, background=BackgroundTask(self.service.dispatch, accepted.job)
+        )
 
     async def healthz(self, request: Request) -> Response:
         healthy = await anyio.to_thread.run_sync(self.service.healthy)
-        return JSONResponse({"status": "ok" if healthy else "unavailable"}, status_code=200 if healthy else 503)
+        return JSONResponse(
+            {"status": "ok" if healthy else "unavailable"}, status_code=200 if healthy else 503
+        )
 
     async def metrics(self, request: Request) -> Response:
         try:
             values = await anyio.to_thread.run_sync(self.service.metrics.snapshot)
-        except Exception as error:  # noqa: BLE001 - counters kept in Redis are unreadable while it is down
-            return PlainTextResponse(f"metrics unavailable: {type(error).__name__}\n", status_code=503)
+        except Exception as error:
+            return PlainTextResponse(
+                f"metrics unavailable: {type(error).__name__}\n", status_code=503
+            )
         try:
             depth: int | None = await anyio.to_thread.run_sync(self.service.queue.depth)
-        except Exception:  # noqa: BLE001 - a scrape must still answer when the queue is down
+        except Exception:
             depth = None
         return PlainTextResponse(prometheus_text(values, depth), media_type=PROMETHEUS_CONTENT_TYPE)
 

@@ -19,8 +19,11 @@ from aftershock.verdict import RiskLevel, Verdicts
 
 NEVER = "never"  # a fail-on level no merge risk reaches
 _ANNOTATION_LEVEL = {
-    Severity.CRITICAL: "failure", Severity.HIGH: "failure", Severity.MEDIUM: "warning",
-    Severity.LOW: "notice", Severity.INFO: "notice",
+    Severity.CRITICAL: "failure",
+    Severity.HIGH: "failure",
+    Severity.MEDIUM: "warning",
+    Severity.LOW: "notice",
+    Severity.INFO: "notice",
 }
 
 
@@ -37,7 +40,8 @@ def assess(result: ReviewResult) -> Assessment:
     judgement = result.judgement
     config_text = judgement.config.model_dump_json()
     return Assessment(
-        findings=judgement.findings, verdicts=judgement.verdicts,
+        findings=judgement.findings,
+        verdicts=judgement.verdicts,
         document=review_document(result.review, judgement),
         sarif=sarif_document(result.review, judgement.findings),
         config_hash=hashlib.sha256(config_text.encode("utf-8")).hexdigest()[:16],
@@ -64,9 +68,14 @@ def annotations(assessment: Assessment) -> list[dict[str, Any]]:
         if not finding.actionable or location is None:
             continue
         line = int((location.get("region") or {}).get("startLine") or 1)
-        out.append({
-            "path": location["artifactLocation"]["uri"], "start_line": line, "end_line": line,
-            "annotation_level": _ANNOTATION_LEVEL[finding.severity], "title": f"{finding.rule_id}: {finding.title}"[:255],
-            "message": f"{finding.headline}\n\nfingerprint {finding.fingerprint}"[:64000],
-        })
+        out.append(
+            {
+                "path": location["artifactLocation"]["uri"],
+                "start_line": line,
+                "end_line": line,
+                "annotation_level": _ANNOTATION_LEVEL[finding.severity],
+                "title": f"{finding.rule_id}: {finding.title}"[:255],
+                "message": f"{finding.headline}\n\nfingerprint {finding.fingerprint}"[:64000],
+            }
+        )
     return out

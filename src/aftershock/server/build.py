@@ -31,8 +31,10 @@ class QueueChoice:
 
 def _access(settings: ServiceSettings, stack: ExitStack) -> GitHubAccess:
     if settings.app is None:
-        raise ConfigError("the service needs GitHub App credentials",
-                          hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE")
+        raise ConfigError(
+            "the service needs GitHub App credentials",
+            hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE",
+        )
     retry = RetryPolicy(settings.github_attempts, settings.github_backoff_seconds)
     access = github_access(settings.api_url, settings.app, retry=retry)
     stack.callback(access.close)
@@ -53,7 +55,9 @@ def _open_store(settings: ServiceSettings, stack: ExitStack) -> StateStore:
     return store
 
 
-def build_service(settings: ServiceSettings, choice: QueueChoice, stack: ExitStack) -> WebhookService:
+def build_service(
+    settings: ServiceSettings, choice: QueueChoice, stack: ExitStack
+) -> WebhookService:
     store = _open_store(settings, stack)
     access = _access(settings, stack)
     queue: JobQueue
@@ -72,10 +76,14 @@ def build_service(settings: ServiceSettings, choice: QueueChoice, stack: ExitSta
         metrics = RedisMetrics(connection, choice.name)
         queue = RedisJobQueue(connection, choice.name, settings.job_timeout_seconds)
         stack.callback(queue.close)
-    return WebhookService(settings, store, queue, access, metrics, embedded_queue=choice.url is None)
+    return WebhookService(
+        settings, store, queue, access, metrics, embedded_queue=choice.url is None
+    )
 
 
-def build_worker_runner(settings: ServiceSettings, choice: QueueChoice, stack: ExitStack) -> tuple[JobRunner, object]:
+def build_worker_runner(
+    settings: ServiceSettings, choice: QueueChoice, stack: ExitStack
+) -> tuple[JobRunner, object]:
     """A runner for `aftershock worker`, reporting metrics to Redis; returns it and the Redis connection."""
     from aftershock.server.rq_jobs import connect
 
@@ -84,5 +92,7 @@ def build_worker_runner(settings: ServiceSettings, choice: QueueChoice, stack: E
     store = _open_store(settings, stack)
     connection = connect(choice.url)
     stack.callback(connection.close)
-    runner = JobRunner(settings, store, _access(settings, stack), RedisMetrics(connection, choice.name))
+    runner = JobRunner(
+        settings, store, _access(settings, stack), RedisMetrics(connection, choice.name)
+    )
     return runner, connection

@@ -43,20 +43,29 @@ def _answer(ctx: JobContext, job: CommandJob, command: ChatCommand) -> str:
             return help_text(mention)
         case CommandKind.DISMISS:
             decision = ctx.store.dismiss(key, target, command.argument, command.reason, job.author)
-            return (f"Dismissed `{decision.fingerprint[:12]}` on its current evidence: {decision.reason}. "
-                    "It is not raised again unless its evidence changes; the next review shows it as dismissed.")
+            return (
+                f"Dismissed `{decision.fingerprint[:12]}` on its current evidence: {decision.reason}. "
+                "It is not raised again unless its evidence changes; the next review shows it as dismissed."
+            )
         case CommandKind.REOPEN:
             decision = ctx.store.reopen(key, target, command.argument, job.author)
             return f"Reopened `{decision.fingerprint[:12]}`: the next review raises it again if it is still present."
         case CommandKind.EXPLAIN:
             return _explain(ctx, key, target, command.argument)
         case CommandKind.PAUSE:
-            done = "Paused automatic reviews on push for this pull request." if ctx.ledger.pause(key, target, job.author) \
+            done = (
+                "Paused automatic reviews on push for this pull request."
+                if ctx.ledger.pause(key, target, job.author)
                 else "Automatic reviews were already paused."
+            )
             return f"{done} `@{mention} review` still works; `@{mention} resume` restarts them."
         case CommandKind.RESUME:
             changed = ctx.ledger.resume(key, target)
-            return "Resumed automatic reviews on push." if changed else "Automatic reviews were not paused."
+            return (
+                "Resumed automatic reviews on push."
+                if changed
+                else "Automatic reviews were not paused."
+            )
         case CommandKind.UNKNOWN | CommandKind.REVIEW | CommandKind.FULL_REVIEW:
             return usage_hint(command, mention)
         case _:
@@ -69,15 +78,21 @@ def _explain(ctx: JobContext, key: str, target: ReviewTarget, wanted: str) -> st
         return f"```\n{explain(wanted)}```"
     last = ctx.store.latest_review(key, target)
     findings = ctx.store.review_findings(last.id) if last is not None else ()
-    matches = [(state, f) for state, f in findings if f.fingerprint == wanted
-               or (len(wanted) >= _MIN_PREFIX and f.fingerprint.startswith(wanted))]
+    matches = [
+        (state, f)
+        for state, f in findings
+        if f.fingerprint == wanted
+        or (len(wanted) >= _MIN_PREFIX and f.fingerprint.startswith(wanted))
+    ]
     if len(matches) != 1:
         what = "is ambiguous" if matches else "matches no rule and no finding of the last review"
         return f"`{wanted}` {what}. Pass a rule id or a fingerprint from the review comment."
     state, finding = matches[0]
     lines = [
         f"**{finding.title}** (`{finding.rule_id}`, {finding.severity}, {state.value})",
-        "", f"{finding.subject_display}: {finding.message}", "",
+        "",
+        f"{finding.subject_display}: {finding.message}",
+        "",
     ]
     if finding.rule_id in rule_ids:
         lines += ["```", explain(finding.rule_id).rstrip(), "```"]

@@ -62,11 +62,18 @@ def _command(rest: str, line: str) -> ChatCommand:
     args = words[1:]
     if verb == "full" and args[:1] and args[0].lower() == "review":
         return ChatCommand(CommandKind.FULL_REVIEW, text=line)
-    simple = {"help": CommandKind.HELP, "review": CommandKind.REVIEW, "pause": CommandKind.PAUSE, "resume": CommandKind.RESUME}
+    simple = {
+        "help": CommandKind.HELP,
+        "review": CommandKind.REVIEW,
+        "pause": CommandKind.PAUSE,
+        "resume": CommandKind.RESUME,
+    }
     if verb in simple and not args:
         return ChatCommand(simple[verb], text=line)
     if verb == "dismiss" and len(args) >= 2:
-        return ChatCommand(CommandKind.DISMISS, argument=args[0], reason=" ".join(args[1:]), text=line)
+        return ChatCommand(
+            CommandKind.DISMISS, argument=args[0], reason=" ".join(args[1:]), text=line
+        )
     if verb in ("reopen", "explain") and len(args) == 1:
         return ChatCommand(CommandKind(verb), argument=args[0], text=line)
     return ChatCommand(CommandKind.UNKNOWN, text=line)
@@ -75,19 +82,21 @@ def _command(rest: str, line: str) -> ChatCommand:
 def help_text(mention: str = DEFAULT_MENTION) -> str:
     """The answer to `@mention help`, as Markdown."""
     at = f"@{mention}"
-    return "\n".join([
-        f"Commands for {at}, one per comment, on a line of their own:",
-        "",
-        f"- `{at} help`: this list.",
-        f"- `{at} review`: review what changed since the last reviewed head (incremental).",
-        f"- `{at} full review`: review the whole pull request again.",
-        f"- `{at} dismiss <fingerprint> <reason>`: dismiss a finding on its current evidence (write access).",
-        f"- `{at} reopen <fingerprint>`: withdraw a dismissal.",
-        f"- `{at} explain <fingerprint or rule>`: what a finding or rule means and how to fix it.",
-        f"- `{at} pause` / `{at} resume`: stop or restart automatic reviews on push (write access).",
-        "",
-        "Fingerprints are in the review comment; a unique prefix of at least 8 characters is enough.",
-    ])
+    return "\n".join(
+        [
+            f"Commands for {at}, one per comment, on a line of their own:",
+            "",
+            f"- `{at} help`: this list.",
+            f"- `{at} review`: review what changed since the last reviewed head (incremental).",
+            f"- `{at} full review`: review the whole pull request again.",
+            f"- `{at} dismiss <fingerprint> <reason>`: dismiss a finding on its current evidence (write access).",
+            f"- `{at} reopen <fingerprint>`: withdraw a dismissal.",
+            f"- `{at} explain <fingerprint or rule>`: what a finding or rule means and how to fix it.",
+            f"- `{at} pause` / `{at} resume`: stop or restart automatic reviews on push (write access).",
+            "",
+            "Fingerprints are in the review comment; a unique prefix of at least 8 characters is enough.",
+        ]
+    )
 
 
 def usage_hint(command: ChatCommand, mention: str = DEFAULT_MENTION) -> str:
@@ -101,7 +110,11 @@ def usage_hint(command: ChatCommand, mention: str = DEFAULT_MENTION) -> str:
 
 def refusal(login: str, command: ChatCommand) -> str:
     """The polite answer to someone without write access who asked for a write command."""
-    what = {CommandKind.DISMISS: "dismiss findings", CommandKind.PAUSE: "pause reviews", CommandKind.RESUME: "resume reviews"}
+    what = {
+        CommandKind.DISMISS: "dismiss findings",
+        CommandKind.PAUSE: "pause reviews",
+        CommandKind.RESUME: "resume reviews",
+    }
     return (
         f"Sorry @{login}, only people with write access to this repository can "
         f"{what.get(command.kind, 'do that')}. A maintainer can run `{command.text}` for you."

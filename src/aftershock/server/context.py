@@ -29,9 +29,14 @@ class RendererPool:
         if renderer is None:
             s = self._settings
             with self._guard:
-                renderer = self._stack.enter_context(open_renderer(
-                    s.renderer, helm_binary=s.helm_binary, timeout_seconds=s.timeout_seconds, workers=s.workers,
-                ))
+                renderer = self._stack.enter_context(
+                    open_renderer(
+                        s.renderer,
+                        helm_binary=s.helm_binary,
+                        timeout_seconds=s.timeout_seconds,
+                        workers=s.workers,
+                    )
+                )
             self._local.renderer = renderer
         return renderer
 

@@ -36,7 +36,9 @@ class IntakeKind(str, enum.Enum):
 class RoutingOptions:
     mention: str = "aftershock"
     review_drafts: bool = False
-    app_id: str | None = None  # this GitHub App's id: a re-run is honoured for its own check runs only
+    app_id: str | None = (
+        None  # this GitHub App's id: a re-run is honoured for its own check runs only
+    )
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,9 @@ def route(event: str, delivery_id: str, payload: Any, options: RoutingOptions) -
     if not isinstance(payload, dict):
         return Intake(IntakeKind.IGNORE, "payload is not a JSON object")
     action = _text(payload, "action", "action")
-    repository = _text(_object(payload, "repository", "repository"), "full_name", "repository.full_name")
+    repository = _text(
+        _object(payload, "repository", "repository"), "full_name", "repository.full_name"
+    )
     if repository and not _REPOSITORY.fullmatch(repository):
         raise MalformedPayload(f"repository.full_name {repository[:80]!r} is not owner/name")
     if event == "ping":
@@ -69,9 +73,16 @@ def route(event: str, delivery_id: str, payload: Any, options: RoutingOptions) -
     elif event == "check_run":
         intake = _check_run(delivery_id, payload, action, repository, options)
     else:
-        return Intake(IntakeKind.IGNORE, f"event {event or '(none)'} is not handled", action, repository)
+        return Intake(
+            IntakeKind.IGNORE, f"event {event or '(none)'} is not handled", action, repository
+        )
     if intake.job is not None and intake.job.pull.installation_id is None:
-        return replace(intake, kind=IntakeKind.IGNORE, reason="the delivery names no App installation", job=None)
+        return replace(
+            intake,
+            kind=IntakeKind.IGNORE,
+            reason="the delivery names no App installation",
+            job=None,
+        )
     return intake
 
 
@@ -117,20 +128,43 @@ def _login(payload: dict[str, Any], key: str = "sender") -> str:
     return _text(_object(payload, key, key), "login", f"{key}.login")
 
 
-def _pull_request(delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions) -> Intake:
+def _pull_request(
+    delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions
+) -> Intake:
     pr = _object(payload, "pull_request", "pull_request")
     number = _number(payload, "number", "number") or _number(pr, "number", "pull_request.number")
     if not repository or not number or not pr:
-        return Intake(IntakeKind.IGNORE, "pull_request payload without repository or number", action, repository)
+        return Intake(
+            IntakeKind.IGNORE,
+            "pull_request payload without repository or number",
+            action,
+            repository,
+        )
     head = _sha(_object(pr, "head", "pull_request.head"), "sha", "pull_request.head.sha")
     base = _sha(_object(pr, "base", "pull_request.base"), "sha", "pull_request.base.sha")
     name = str(number)
     if action not in REVIEWED_ACTIONS:
-        return Intake(IntakeKind.IGNORE, f"pull_request {action} needs no review", action, repository, name, head)
+        return Intake(
+            IntakeKind.IGNORE,
+            f"pull_request {action} needs no review",
+            action,
+            repository,
+            name,
+            head,
+        )
     if pr.get("state") == "closed":
-        return Intake(IntakeKind.IGNORE, "the pull request is closed", action, repository, name, head)
+        return Intake(
+            IntakeKind.IGNORE, "the pull request is closed", action, repository, name, head
+        )
     if pr.get("draft") and not options.review_drafts:
-        return Intake(IntakeKind.IGNORE, "draft pull request (drafts are not reviewed)", action, repository, name, head)
+        return Intake(
+            IntakeKind.IGNORE,
+            "draft pull request (drafts are not reviewed)",
+            action,
+            repository,
+            name,
+            head,
+        )
     job = ReviewJob(
         delivery_id=delivery_id,
         pull=PullRequestRef(repository, number, _installation(payload)),
@@ -145,38 +179,61 @@ def _pull_request(delivery_id: str, payload: dict[str, Any], action: str, reposi
     return Intake(IntakeKind.JOB, f"pull_request {action}", action, repository, name, head, job)
 
 
-def _issue_comment(delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions) -> Intake:
+def _issue_comment(
+    delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions
+) -> Intake:
     issue = _object(payload, "issue", "issue")
     comment = _object(payload, "comment", "comment")
     number = _number(issue, "number", "issue.number")
     name = str(number) if number is not None else None
     if action != "created":
-        return Intake(IntakeKind.IGNORE, f"issue_comment {action} needs no answer", action, repository, name)
+        return Intake(
+            IntakeKind.IGNORE, f"issue_comment {action} needs no answer", action, repository, name
+        )
     if not issue.get("pull_request") or number is None:
-        return Intake(IntakeKind.IGNORE, "comment on an issue, not a pull request", action, repository, name)
+        return Intake(
+            IntakeKind.IGNORE, "comment on an issue, not a pull request", action, repository, name
+        )
     author = _object(comment, "user", "comment.user")
     if author.get("type") == "Bot":
         return Intake(IntakeKind.IGNORE, "comment written by a bot", action, repository, name)
     command = parse_command(_text(comment, "body", "comment.body"), options.mention)
     if command is None:
-        return Intake(IntakeKind.IGNORE, f"comment not addressed to @{options.mention}", action, repository, name)
+        return Intake(
+            IntakeKind.IGNORE,
+            f"comment not addressed to @{options.mention}",
+            action,
+            repository,
+            name,
+        )
     pull = PullRequestRef(repository, number, _installation(payload))
     login = _text(author, "login", "comment.user.login")
     job: Job
     if command.kind in (CommandKind.REVIEW, CommandKind.FULL_REVIEW):
-        requested = RequestedMode.SINCE_LAST if command.kind is CommandKind.REVIEW else RequestedMode.FULL
+        requested = (
+            RequestedMode.SINCE_LAST if command.kind is CommandKind.REVIEW else RequestedMode.FULL
+        )
         job = ReviewJob(delivery_id, pull, requested, Trigger.COMMAND, requested_by=login)
     else:
-        job = CommandJob(delivery_id, pull, command, login, _number(comment, "id", "comment.id") or 0)
-    return Intake(IntakeKind.JOB, f"command {command.kind.value}", action, repository, name, None, job)
+        job = CommandJob(
+            delivery_id, pull, command, login, _number(comment, "id", "comment.id") or 0
+        )
+    return Intake(
+        IntakeKind.JOB, f"command {command.kind.value}", action, repository, name, None, job
+    )
 
 
-def _check_run(delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions) -> Intake:
-    """"Re-run" on one of our check runs: a full review of that commit of the pull request it belongs to."""
+def _check_run(
+    delivery_id: str, payload: dict[str, Any], action: str, repository: str, options: RoutingOptions
+) -> Intake:
+    """ "Re-run" on one of our check runs: a full review of that commit of the pull request it belongs to."""
     run = _object(payload, "check_run", "check_run")
     if action != "rerequested":
         return Intake(IntakeKind.IGNORE, f"check_run {action} needs no review", action, repository)
-    if options.app_id is None or str(_object(run, "app", "check_run.app").get("id") or "") != options.app_id:
+    if (
+        options.app_id is None
+        or str(_object(run, "app", "check_run.app").get("id") or "") != options.app_id
+    ):
         return Intake(IntakeKind.IGNORE, "re-run of a check run of another app", action, repository)
     listed = run.get("pull_requests") or []
     if not isinstance(listed, list):
@@ -184,7 +241,9 @@ def _check_run(delivery_id: str, payload: dict[str, Any], action: str, repositor
     pulls = [p for p in listed if isinstance(p, dict) and p.get("number")]
     head = _sha(run, "head_sha", "check_run.head_sha")
     if not pulls or not head:
-        return Intake(IntakeKind.IGNORE, "re-run of a check run on no pull request", action, repository)
+        return Intake(
+            IntakeKind.IGNORE, "re-run of a check run on no pull request", action, repository
+        )
     number = _number(pulls[0], "number", "check_run.pull_requests[0].number")
     assert number is not None
     job = ReviewJob(
@@ -193,8 +252,13 @@ def _check_run(delivery_id: str, payload: dict[str, Any], action: str, repositor
         requested=RequestedMode.FULL,
         trigger=Trigger.PUSH,  # like a push: it names the commit, and gets a check run of its own
         head_sha=head,
-        base_sha=_sha(_object(pulls[0], "base", "check_run.pull_requests[0].base"), "sha",
-                      "check_run.pull_requests[0].base.sha"),
+        base_sha=_sha(
+            _object(pulls[0], "base", "check_run.pull_requests[0].base"),
+            "sha",
+            "check_run.pull_requests[0].base.sha",
+        ),
         requested_by=_login(payload),
     )
-    return Intake(IntakeKind.JOB, "check_run rerequested", action, repository, str(number), head, job)
+    return Intake(
+        IntakeKind.JOB, "check_run rerequested", action, repository, str(number), head, job
+    )

@@ -16,10 +16,10 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 from urllib.parse import urlsplit
 
 from aftershock.errors import GitError
@@ -60,7 +60,9 @@ def job_folder(work_dir: Path, label: str) -> Iterator[Path]:
         owner.release()
 
 
-def remove_abandoned_job_folders(work_dir: Path, *, min_age_seconds: float = ABANDONED_AFTER_SECONDS) -> list[Path]:
+def remove_abandoned_job_folders(
+    work_dir: Path, *, min_age_seconds: float = ABANDONED_AFTER_SECONDS
+) -> list[Path]:
     """Remove the job folders left by killed workers: no process holds their lock. A folder younger
     than `min_age_seconds` is left alone (its job may not have taken its lock yet)."""
     removed = []
@@ -85,12 +87,25 @@ def clone_url(clone_base: str, repository: str) -> str:
     return f"{clone_base.rstrip('/')}/{repository}.git"
 
 
-def fetch_commits(folder: Path, url: str, token: str | None, shas: Sequence[str], depth: int) -> FetchedCommits:
+def fetch_commits(
+    folder: Path, url: str, token: str | None, shas: Sequence[str], depth: int
+) -> FetchedCommits:
     """Fetch `shas` (head first, then base) `depth` commits deep, deepening until they share a merge base."""
     repo = folder / "repo"
     _git(folder, token, url, "init", "--quiet", "--bare", str(repo))
     wanted = list(dict.fromkeys(s for s in shas if s))
-    _git(repo, token, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", f"--depth={max(depth, 1)}", url, *wanted)
+    _git(
+        repo,
+        token,
+        url,
+        "fetch",
+        "--quiet",
+        "--no-tags",
+        "--no-write-fetch-head",
+        f"--depth={max(depth, 1)}",
+        url,
+        *wanted,
+    )
     if len(wanted) < 2:
         return FetchedCommits(repo, wanted[0] if wanted else None)
     step = max(depth, 8)
@@ -98,17 +113,50 @@ def fetch_commits(folder: Path, url: str, token: str | None, shas: Sequence[str]
         found = merge_base(repo, wanted[0], wanted[1])
         if found is not None:
             return FetchedCommits(repo, found)
-        _git(repo, token, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", f"--deepen={step}", url, *wanted)
+        _git(
+            repo,
+            token,
+            url,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            f"--deepen={step}",
+            url,
+            *wanted,
+        )
         step *= 2
     if (repo / "shallow").exists():
-        _git(repo, token, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--unshallow", url, *wanted)
+        _git(
+            repo,
+            token,
+            url,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--unshallow",
+            url,
+            *wanted,
+        )
     return FetchedCommits(repo, merge_base(repo, wanted[0], wanted[1]))
 
 
 def fetch_more(repo: Path, url: str, token: str | None, sha: str) -> bool:
     """Fetch one more commit (a previous head) deep enough to judge ancestry; False when the remote lacks it."""
     try:
-        _git(repo, token, url, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", url, sha)
+        _git(
+            repo,
+            token,
+            url,
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--depth=1",
+            url,
+            sha,
+        )
     except GitError:
         return False
     return True
@@ -116,8 +164,12 @@ def fetch_more(repo: Path, url: str, token: str | None, sha: str) -> bool:
 
 def merge_base(repo: Path, first: str, second: str) -> str | None:
     done = subprocess.run(
-        ["git", "-C", str(repo), "merge-base", first, second], env=_environment(None, ""),
-        capture_output=True, text=True, timeout=FETCH_TIMEOUT_SECONDS, check=False,
+        ["git", "-C", str(repo), "merge-base", first, second],
+        env=_environment(None, ""),
+        capture_output=True,
+        text=True,
+        timeout=FETCH_TIMEOUT_SECONDS,
+        check=False,
     )
     return done.stdout.strip() or None if done.returncode == 0 else None
 
@@ -125,12 +177,22 @@ def merge_base(repo: Path, first: str, second: str) -> str | None:
 def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool | None:
     """True/False as `git merge-base --is-ancestor` says; None when `ancestor` is not in the repository."""
     env = _environment(None, "")
-    present = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{ancestor}^{{commit}}"], env=env,
-                             capture_output=True, check=False, timeout=60)
+    present = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "-e", f"{ancestor}^{{commit}}"],
+        env=env,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
     if present.returncode != 0:
         return None
-    done = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", ancestor, descendant], env=env,
-                          capture_output=True, check=False, timeout=60)
+    done = subprocess.run(
+        ["git", "-C", str(repo), "merge-base", "--is-ancestor", ancestor, descendant],
+        env=env,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
     return done.returncode == 0
 
 
@@ -151,16 +213,27 @@ def head_order(repo: Path, url: str, token: str | None, head: str, other: str) -
 
 def commit_time(repo: Path, sha: str) -> int | None:
     """The committer date of `sha` (seconds since the epoch), or None when it is not in the repository."""
-    done = subprocess.run(["git", "-C", str(repo), "show", "-s", "--format=%ct", f"{sha}^{{commit}}"],
-                          env=_environment(None, ""), capture_output=True, text=True, check=False, timeout=60)
+    done = subprocess.run(
+        ["git", "-C", str(repo), "show", "-s", "--format=%ct", f"{sha}^{{commit}}"],
+        env=_environment(None, ""),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     value = done.stdout.strip()
     return int(value) if done.returncode == 0 and value.isdigit() else None
 
 
 def file_at(repo: Path, sha: str, path: str, max_bytes: int = 1 << 20) -> str | None:
     """The text of `path` at `sha`, or None when it does not exist there (or is too large)."""
-    done = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{sha}:{path}"], env=_environment(None, ""),
-                          capture_output=True, check=False, timeout=60)
+    done = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "blob", f"{sha}:{path}"],
+        env=_environment(None, ""),
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
     if done.returncode != 0 or len(done.stdout) > max_bytes:
         return None
     return done.stdout.decode("utf-8", "replace")
@@ -168,14 +241,23 @@ def file_at(repo: Path, sha: str, path: str, max_bytes: int = 1 << 20) -> str | 
 
 def _environment(token: str | None, url: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ASKPASS": "true", "LC_ALL": "C",
-    })
+    env.update(
+        {
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "true",
+            "LC_ALL": "C",
+        }
+    )
     scheme = urlsplit(url).scheme or "file"
-    config = [("core.hooksPath", os.devnull), ("protocol.allow", "never"), (f"protocol.{scheme}.allow", "always")]
+    config = [
+        ("core.hooksPath", os.devnull),
+        ("protocol.allow", "never"),
+        (f"protocol.{scheme}.allow", "always"),
+    ]
     if token:
-        basic = base64.b64encode(f"x-access-token:{token}".encode("utf-8")).decode("ascii")
+        basic = base64.b64encode(f"x-access-token:{token}".encode()).decode("ascii")
         config.append(("http.extraHeader", f"Authorization: Basic {basic}"))
     env["GIT_CONFIG_COUNT"] = str(len(config))
     for index, (key, value) in enumerate(config):
@@ -186,14 +268,26 @@ def _environment(token: str | None, url: str) -> dict[str, str]:
 
 def _git(cwd: Path, token: str | None, url: str, *args: str) -> None:
     done = subprocess.run(
-        ["git", *args], cwd=cwd, env=_environment(token, url), capture_output=True, text=True,
-        timeout=FETCH_TIMEOUT_SECONDS, check=False,
+        ["git", *args],
+        cwd=cwd,
+        env=_environment(token, url),
+        capture_output=True,
+        text=True,
+        timeout=FETCH_TIMEOUT_SECONDS,
+        check=False,
     )
     if done.returncode != 0:
-        detail = next((line for line in reversed(done.stderr.splitlines()) if line.strip()), f"exit {done.returncode}")
+        detail = next(
+            (line for line in reversed(done.stderr.splitlines()) if line.strip()),
+            f"exit {done.returncode}",
+        )
         if token:
             detail = detail.replace(token, "***")
-        raise GitError(f"git {args[0]} failed: {detail.strip()}", where=_safe(url), hint="check the App's contents permission and the clone URL")
+        raise GitError(
+            f"git {args[0]} failed: {detail.strip()}",
+            where=_safe(url),
+            hint="check the App's contents permission and the clone URL",
+        )
 
 
 def _safe(url: str) -> str:

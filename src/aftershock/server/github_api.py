@@ -15,14 +15,19 @@ import gzip
 import json
 import logging
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 
 from aftershock.errors import AftershockError
 
-API_HEADERS = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28", "User-Agent": "aftershock"}
+API_HEADERS = {
+    "Accept": "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+    "User-Agent": "aftershock",
+}
 MAX_COMMENT_CHARS = 65_000  # GitHub refuses bodies over 65,536 characters
 ANNOTATIONS_PER_REQUEST = 50  # the checks API's limit per request
 CHECK_RUN_NAME = "aftershock"
@@ -52,7 +57,9 @@ class RetryPolicy:
 class GitHubError(AftershockError):
     """A GitHub API call failed: the message names the call, the status and GitHub's own words."""
 
-    def __init__(self, what: str, *, where: str = "", hint: str = "", status: int | None = None) -> None:
+    def __init__(
+        self, what: str, *, where: str = "", hint: str = "", status: int | None = None
+    ) -> None:
         self.status = status
         super().__init__(what, where=where, hint=hint)
 
@@ -64,7 +71,9 @@ def _retried(method: str, error: httpx.HTTPError | None, status: int | None) -> 
     return status in (_RETRIED_STATUSES if method in _IDEMPOTENT else _UNPROCESSED_STATUSES)
 
 
-def send(http: httpx.Client, method: str, url: str, what: str, retry: RetryPolicy, **request: Any) -> httpx.Response:
+def send(
+    http: httpx.Client, method: str, url: str, what: str, retry: RetryPolicy, **request: Any
+) -> httpx.Response:
     """GitHub's answer to one call, retried while it is unreachable or busy; GitHubError once attempts run out."""
     attempt = 1
     while True:
@@ -77,11 +86,20 @@ def send(http: httpx.Client, method: str, url: str, what: str, retry: RetryPolic
         if attempt >= retry.attempts or not _retried(method, failure, status):
             break
         wait = retry.delay(attempt, response)
-        _log.info("GitHub call for %s failed (%s), retry %d in %.2f s", what, failure or f"HTTP {status}", attempt, wait)
+        _log.info(
+            "GitHub call for %s failed (%s), retry %d in %.2f s",
+            what,
+            failure or f"HTTP {status}",
+            attempt,
+            wait,
+        )
         time.sleep(wait)
         attempt += 1
     if response is None:
-        raise GitHubError(f"cannot reach GitHub for {what} ({attempt} attempt(s)): {failure}", where=f"{method} {url}")
+        raise GitHubError(
+            f"cannot reach GitHub for {what} ({attempt} attempt(s)): {failure}",
+            where=f"{method} {url}",
+        )
     return response
 
 
@@ -94,24 +112,48 @@ def check_response(response: httpx.Response, what: str) -> None:
         message = response.text[:200]
     raise GitHubError(
         f"GitHub refused {what}: HTTP {response.status_code} {message}".rstrip(),
-        where=f"{response.request.method} {response.request.url}", status=response.status_code,
+        where=f"{response.request.method} {response.request.url}",
+        status=response.status_code,
     )
 
 
 class GitHubClient:
     """REST calls with one token, on `api_url` (e.g. https://api.github.com or https://HOST/api/v3)."""
 
-    def __init__(self, api_url: str, token: str, http: httpx.Client, *, app_id: str | None = None,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        http: httpx.Client,
+        *,
+        app_id: str | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+    ) -> None:
         self._api = api_url.rstrip("/")
         self._http = http
         self._retry = retry
         self._headers = {**API_HEADERS, "Authorization": f"Bearer {token}"}
         self._app_id = app_id  # as a GitHub App: its comments are the ones it may edit
 
-    def _call(self, method: str, path: str, what: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        what: str,
+        body: Any = None,
+        params: dict[str, Any] | None = None,
+    ) -> Any:
         url = path if path.startswith(("http://", "https://")) else f"{self._api}{path}"
-        response = send(self._http, method, url, what, self._retry, headers=self._headers, json=body, params=params)
+        response = send(
+            self._http,
+            method,
+            url,
+            what,
+            self._retry,
+            headers=self._headers,
+            json=body,
+            params=params,
+        )
         check_response(response, what)
         return response.json() if response.content else None
 
@@ -119,7 +161,9 @@ class GitHubClient:
         url: str | None = f"{self._api}{path}"
         while url:
             params = {"per_page": 100} if "?" not in url else None
-            response = send(self._http, "GET", url, what, self._retry, headers=self._headers, params=params)
+            response = send(
+                self._http, "GET", url, what, self._retry, headers=self._headers, params=params
+            )
             check_response(response, what)
             yield from response.json()
             url = response.links.get("next", {}).get("url")
@@ -130,23 +174,42 @@ class GitHubClient:
     def has_write_access(self, repository: str, login: str) -> bool:
         """True when `login` may push to the repository (admin, maintain or write)."""
         try:
-            data = self._call("GET", f"/repos/{repository}/collaborators/{login}/permission", "a collaborator permission")
+            data = self._call(
+                "GET",
+                f"/repos/{repository}/collaborators/{login}/permission",
+                "a collaborator permission",
+            )
         except GitHubError as error:
             if error.status == 404:  # not a collaborator at all
                 return False
             raise
-        return str(data.get("permission", "none")) in WRITE_PERMISSIONS or data.get("role_name") in WRITE_PERMISSIONS
+        return (
+            str(data.get("permission", "none")) in WRITE_PERMISSIONS
+            or data.get("role_name") in WRITE_PERMISSIONS
+        )
 
     def post_comment(self, repository: str, number: int, body: str) -> int:
-        data = self._call("POST", f"/repos/{repository}/issues/{number}/comments", "a new comment", {"body": _fit(body)})
+        data = self._call(
+            "POST",
+            f"/repos/{repository}/issues/{number}/comments",
+            "a new comment",
+            {"body": _fit(body)},
+        )
         return int(data["id"])
 
     def upsert_sticky_comment(self, repository: str, number: int, marker: str, body: str) -> int:
         """Update our comment holding `marker`, or create it; returns the comment id. Ours: written by
         this GitHub App (when acting as one), else by a bot (the Action's token writes as a bot)."""
-        for comment in self._pages(f"/repos/{repository}/issues/{number}/comments", "the pull request's comments"):
+        for comment in self._pages(
+            f"/repos/{repository}/issues/{number}/comments", "the pull request's comments"
+        ):
             if self._ours(comment) and marker in (comment.get("body") or ""):
-                self._call("PATCH", f"/repos/{repository}/issues/comments/{comment['id']}", "the review comment", {"body": _fit(body)})
+                self._call(
+                    "PATCH",
+                    f"/repos/{repository}/issues/comments/{comment['id']}",
+                    "the review comment",
+                    {"body": _fit(body)},
+                )
                 return int(comment["id"])
         return self.post_comment(repository, number, body)
 
@@ -156,30 +219,66 @@ class GitHubClient:
         return (comment.get("user") or {}).get("type") == "Bot"
 
     def add_reaction(self, repository: str, comment_id: int, content: str) -> None:
-        self._call("POST", f"/repos/{repository}/issues/comments/{comment_id}/reactions", "a reaction", {"content": content})
+        self._call(
+            "POST",
+            f"/repos/{repository}/issues/comments/{comment_id}/reactions",
+            "a reaction",
+            {"content": content},
+        )
 
-    def create_check_run(self, repository: str, head_sha: str, status: str, title: str, summary: str) -> int:
-        body = {"name": CHECK_RUN_NAME, "head_sha": head_sha, "status": status, "output": {"title": title, "summary": summary}}
-        return int(self._call("POST", f"/repos/{repository}/check-runs", "a new check run", body)["id"])
+    def create_check_run(
+        self, repository: str, head_sha: str, status: str, title: str, summary: str
+    ) -> int:
+        body = {
+            "name": CHECK_RUN_NAME,
+            "head_sha": head_sha,
+            "status": status,
+            "output": {"title": title, "summary": summary},
+        }
+        return int(
+            self._call("POST", f"/repos/{repository}/check-runs", "a new check run", body)["id"]
+        )
 
     def update_check_run(self, repository: str, check_run_id: int, fields: dict[str, Any]) -> None:
-        self._call("PATCH", f"/repos/{repository}/check-runs/{check_run_id}", "a check run update", fields)
+        self._call(
+            "PATCH", f"/repos/{repository}/check-runs/{check_run_id}", "a check run update", fields
+        )
 
     def complete_check_run(
-        self, repository: str, check_run_id: int, conclusion: str, output: dict[str, Any], annotations: list[dict[str, Any]],
+        self,
+        repository: str,
+        check_run_id: int,
+        conclusion: str,
+        output: dict[str, Any],
+        annotations: list[dict[str, Any]],
     ) -> None:
         """Send the annotations 50 at a time (the API's limit), then complete the run with the last batch."""
-        batches = [annotations[i:i + ANNOTATIONS_PER_REQUEST] for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
+        batches = [
+            annotations[i : i + ANNOTATIONS_PER_REQUEST]
+            for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)
+        ] or [[]]
         for batch in batches[:-1]:
-            self.update_check_run(repository, check_run_id, {"output": {**output, "annotations": batch}})
-        final = {"status": "completed", "conclusion": conclusion, "output": {**output, "annotations": batches[-1]}}
+            self.update_check_run(
+                repository, check_run_id, {"output": {**output, "annotations": batch}}
+            )
+        final = {
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": {**output, "annotations": batches[-1]},
+        }
         self.update_check_run(repository, check_run_id, final)
 
-    def upload_sarif(self, repository: str, commit_sha: str, ref: str, sarif: dict[str, Any]) -> str:
+    def upload_sarif(
+        self, repository: str, commit_sha: str, ref: str, sarif: dict[str, Any]
+    ) -> str:
         """Upload SARIF to code scanning (gzip, then base64, as the API wants); returns the upload id."""
         packed = base64.b64encode(gzip.compress(json.dumps(sarif).encode("utf-8"))).decode("ascii")
         body = {"commit_sha": commit_sha, "ref": ref, "sarif": packed, "tool_name": "aftershock"}
-        return str(self._call("POST", f"/repos/{repository}/code-scanning/sarifs", "a SARIF upload", body).get("id", ""))
+        return str(
+            self._call(
+                "POST", f"/repos/{repository}/code-scanning/sarifs", "a SARIF upload", body
+            ).get("id", "")
+        )
 
 
 def _fit(body: str) -> str:

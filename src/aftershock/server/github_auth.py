@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import Callable, Protocol
+from typing import Protocol
 
 import httpx
 import jwt
 
-from aftershock.server.github_api import API_HEADERS, GitHubClient, GitHubError, RetryPolicy, check_response, send
+from aftershock.server.github_api import (
+    API_HEADERS,
+    GitHubClient,
+    GitHubError,
+    RetryPolicy,
+    check_response,
+    send,
+)
 from aftershock.server.settings import AppCredentials
 
 JWT_LIFETIME_SECONDS = 540  # GitHub accepts at most 10 minutes
@@ -44,14 +52,20 @@ def app_jwt(credentials: AppCredentials, now: float | None = None) -> str:
     try:
         return jwt.encode(claims, credentials.private_key_pem, algorithm="RS256")
     except (ValueError, TypeError, jwt.PyJWTError) as error:
-        raise GitHubError(f"cannot sign the App's JWT: {error}", hint="check AFTERSHOCK_PRIVATE_KEY_FILE") from None
+        raise GitHubError(
+            f"cannot sign the App's JWT: {error}", hint="check AFTERSHOCK_PRIVATE_KEY_FILE"
+        ) from None
 
 
 class InstallationTokens:
     """Installation tokens by installation id, fetched with the App's JWT and cached until near expiry."""
 
     def __init__(
-        self, api_url: str, credentials: AppCredentials, http: httpx.Client, clock: Callable[[], float] = time.time,
+        self,
+        api_url: str,
+        credentials: AppCredentials,
+        http: httpx.Client,
+        clock: Callable[[], float] = time.time,
         retry: RetryPolicy = RetryPolicy(),
     ) -> None:
         self._api_url = api_url.rstrip("/")
@@ -65,7 +79,9 @@ class InstallationTokens:
 
     def token(self, installation_id: int | None) -> str:
         if installation_id is None:
-            raise GitHubError("the delivery names no App installation", hint="install the App on the repository")
+            raise GitHubError(
+                "the delivery names no App installation", hint="install the App on the repository"
+            )
         with self._guard:
             cached = self._cache.get(installation_id)
             if cached and cached[1] - TOKEN_REFRESH_MARGIN_SECONDS > self._clock():
@@ -77,7 +93,9 @@ class InstallationTokens:
     def _exchange(self, installation_id: int) -> tuple[str, float]:
         url = f"{self._api_url}/app/installations/{installation_id}/access_tokens"
         headers = {**API_HEADERS, "Authorization": f"Bearer {app_jwt(self._credentials)}"}
-        response = send(self._http, "POST", url, "an installation token", self._retry, headers=headers)
+        response = send(
+            self._http, "POST", url, "an installation token", self._retry, headers=headers
+        )
         check_response(response, "installation token")
         self.exchanges += 1
         data = response.json()
@@ -94,8 +112,14 @@ def _expiry(text: str, now: float) -> float:
 class GitHubAccess:
     """API clients and git tokens for an installation, on one HTTP connection pool."""
 
-    def __init__(self, api_url: str, tokens: TokenSource, http: httpx.Client, app_id: str | None = None,
-                 retry: RetryPolicy = RetryPolicy()) -> None:
+    def __init__(
+        self,
+        api_url: str,
+        tokens: TokenSource,
+        http: httpx.Client,
+        app_id: str | None = None,
+        retry: RetryPolicy = RetryPolicy(),
+    ) -> None:
         self.api_url = api_url.rstrip("/")
         self.retry = retry
         self.tokens = tokens
@@ -106,14 +130,25 @@ class GitHubAccess:
         return self.tokens.token(installation_id)
 
     def client(self, installation_id: int | None) -> GitHubClient:
-        return GitHubClient(self.api_url, self.token(installation_id), self.http, app_id=self.app_id, retry=self.retry)
+        return GitHubClient(
+            self.api_url,
+            self.token(installation_id),
+            self.http,
+            app_id=self.app_id,
+            retry=self.retry,
+        )
 
     def close(self) -> None:
         self.http.close()
 
 
-def github_access(api_url: str, credentials: AppCredentials | None, token: str | None = None,
-                  timeout_seconds: float = 30.0, retry: RetryPolicy = RetryPolicy()) -> GitHubAccess:
+def github_access(
+    api_url: str,
+    credentials: AppCredentials | None,
+    token: str | None = None,
+    timeout_seconds: float = 30.0,
+    retry: RetryPolicy = RetryPolicy(),
+) -> GitHubAccess:
     """Access as the App (JWT exchanged for installation tokens) or, for the Action, with one token."""
     http = httpx.Client(timeout=timeout_seconds, follow_redirects=False)
     if credentials is not None:
@@ -122,4 +157,6 @@ def github_access(api_url: str, credentials: AppCredentials | None, token: str |
     if token:
         return GitHubAccess(api_url, StaticToken(token), http, retry=retry)
     http.close()
-    raise GitHubError("no GitHub credentials", hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE")
+    raise GitHubError(
+        "no GitHub credentials", hint="set AFTERSHOCK_APP_ID and AFTERSHOCK_PRIVATE_KEY_FILE"
+    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from aftershock.server.jobspec import Job
 
@@ -39,7 +40,8 @@ class InProcessQueue:
         self._busy = 0
         self._guard = threading.Lock()
         self._threads = [
-            threading.Thread(target=self._loop, name=f"aftershock-job-{n}", daemon=True) for n in range(max(workers, 1))
+            threading.Thread(target=self._loop, name=f"aftershock-job-{n}", daemon=True)
+            for n in range(max(workers, 1))
         ]
         for thread in self._threads:
             thread.start()
@@ -69,7 +71,7 @@ class InProcessQueue:
                 self._busy += 1
             try:
                 self._run(job)  # type: ignore[arg-type]
-            except Exception:  # noqa: BLE001 - the runner records failures; a bug must not kill the pool
+            except Exception:
                 _log.exception("job failed outside the runner")
             finally:
                 with self._guard:

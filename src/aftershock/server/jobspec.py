@@ -66,29 +66,60 @@ Job = ReviewJob | CommandJob
 
 
 def job_to_json(job: Job) -> dict[str, Any]:
-    pull = {"repository": job.pull.repository, "number": job.pull.number, "installation_id": job.pull.installation_id}
+    pull = {
+        "repository": job.pull.repository,
+        "number": job.pull.number,
+        "installation_id": job.pull.installation_id,
+    }
     if isinstance(job, ReviewJob):
         return {
-            "type": "review", "delivery_id": job.delivery_id, "pull": pull, "requested": job.requested.value,
-            "trigger": job.trigger.value, "head_sha": job.head_sha, "base_sha": job.base_sha,
-            "requested_by": job.requested_by, "check_run_id": job.check_run_id,
+            "type": "review",
+            "delivery_id": job.delivery_id,
+            "pull": pull,
+            "requested": job.requested.value,
+            "trigger": job.trigger.value,
+            "head_sha": job.head_sha,
+            "base_sha": job.base_sha,
+            "requested_by": job.requested_by,
+            "check_run_id": job.check_run_id,
         }
-    command = {"kind": job.command.kind.value, "argument": job.command.argument, "reason": job.command.reason,
-               "text": job.command.text}
-    return {"type": "command", "delivery_id": job.delivery_id, "pull": pull, "command": command,
-            "author": job.author, "comment_id": job.comment_id}
+    command = {
+        "kind": job.command.kind.value,
+        "argument": job.command.argument,
+        "reason": job.command.reason,
+        "text": job.command.text,
+    }
+    return {
+        "type": "command",
+        "delivery_id": job.delivery_id,
+        "pull": pull,
+        "command": command,
+        "author": job.author,
+        "comment_id": job.comment_id,
+    }
 
 
 def job_from_json(data: dict[str, Any]) -> Job:
-    pull = PullRequestRef(data["pull"]["repository"], int(data["pull"]["number"]), data["pull"].get("installation_id"))
+    pull = PullRequestRef(
+        data["pull"]["repository"], int(data["pull"]["number"]), data["pull"].get("installation_id")
+    )
     if data["type"] == "review":
         return ReviewJob(
-            delivery_id=data["delivery_id"], pull=pull, requested=RequestedMode(data["requested"]),
-            trigger=Trigger(data["trigger"]), head_sha=data.get("head_sha"), base_sha=data.get("base_sha"),
-            requested_by=data.get("requested_by", ""), check_run_id=data.get("check_run_id"),
+            delivery_id=data["delivery_id"],
+            pull=pull,
+            requested=RequestedMode(data["requested"]),
+            trigger=Trigger(data["trigger"]),
+            head_sha=data.get("head_sha"),
+            base_sha=data.get("base_sha"),
+            requested_by=data.get("requested_by", ""),
+            check_run_id=data.get("check_run_id"),
         )
     if data["type"] == "command":
         c = data["command"]
-        command = ChatCommand(CommandKind(c["kind"]), c.get("argument", ""), c.get("reason", ""), c.get("text", ""))
-        return CommandJob(data["delivery_id"], pull, command, data["author"], int(data["comment_id"]))
+        command = ChatCommand(
+            CommandKind(c["kind"]), c.get("argument", ""), c.get("reason", ""), c.get("text", "")
+        )
+        return CommandJob(
+            data["delivery_id"], pull, command, data["author"], int(data["comment_id"])
+        )
     raise ValueError(f"unknown job type {data['type']!r}")

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import enum
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable
+from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 
+from aftershock.server.supersede import RivalReview
 from aftershock.state import schema
 from aftershock.state.database import translated_errors
-from aftershock.server.supersede import RivalReview
 from aftershock.state.records import ReviewTarget
 from aftershock.state.store import StateStore
 
@@ -57,7 +58,7 @@ class DeliveryRow:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class Ledger:
@@ -68,20 +69,39 @@ class Ledger:
         self._writes = threading.Lock()
 
     def record(
-        self, delivery_id: str, event: str, action: str, repository: str, target_name: str | None,
-        head_sha: str | None, outcome: Outcome, detail: str, job: dict[str, Any] | None,
+        self,
+        delivery_id: str,
+        event: str,
+        action: str,
+        repository: str,
+        target_name: str | None,
+        head_sha: str | None,
+        outcome: Outcome,
+        detail: str,
+        job: dict[str, Any] | None,
     ) -> bool:
         """Insert the delivery; False when a delivery with this GUID was recorded before."""
         table = schema.webhook_deliveries
         values = dict(
-            delivery_id=delivery_id, event=event[:64], action=action[:64], repository=repository[:500],
-            target_name=target_name, head_sha=head_sha, outcome=outcome.value, detail=detail, job=job,
-            received_at=_now(), finished_at=_now() if outcome.final else None,
+            delivery_id=delivery_id,
+            event=event[:64],
+            action=action[:64],
+            repository=repository[:500],
+            target_name=target_name,
+            head_sha=head_sha,
+            outcome=outcome.value,
+            detail=detail,
+            job=job,
+            received_at=_now(),
+            finished_at=_now() if outcome.final else None,
         )
         with translated_errors(self._store.where), self._writes:
             try:
                 with self._store.engine.begin() as conn:
-                    if conn.scalar(sa.select(table.c.id).where(table.c.delivery_id == delivery_id)) is not None:
+                    if (
+                        conn.scalar(sa.select(table.c.id).where(table.c.delivery_id == delivery_id))
+                        is not None
+                    ):
                         return False
                     conn.execute(sa.insert(table).values(values))
             except sa.exc.IntegrityError:
@@ -94,9 +114,18 @@ class Ledger:
             row = conn.execute(sa.select(table).where(table.c.delivery_id == delivery_id)).first()
         return None if row is None else _row(row)
 
-    def mark(self, delivery_id: str, outcome: Outcome, detail: str | None = None, job: dict[str, Any] | None = None) -> None:
+    def mark(
+        self,
+        delivery_id: str,
+        outcome: Outcome,
+        detail: str | None = None,
+        job: dict[str, Any] | None = None,
+    ) -> None:
         """Set the delivery's outcome (and detail, job when given)."""
-        values: dict[str, Any] = {"outcome": outcome.value, "finished_at": _now() if outcome.final else None}
+        values: dict[str, Any] = {
+            "outcome": outcome.value,
+            "finished_at": _now() if outcome.final else None,
+        }
         if detail is not None:
             values["detail"] = detail
         if job is not None:
@@ -116,14 +145,19 @@ class Ledger:
             if mine is None or mine.target_name is None:
                 return ()
             others = conn.execute(
-                sa.select(table.c.id, table.c.delivery_id, table.c.job).where(
-                    table.c.repository == mine.repository, table.c.target_name == mine.target_name,
-                    table.c.id != mine.id, table.c.job.is_not(None),
-                ).order_by(table.c.id)
+                sa.select(table.c.id, table.c.delivery_id, table.c.job)
+                .where(
+                    table.c.repository == mine.repository,
+                    table.c.target_name == mine.target_name,
+                    table.c.id != mine.id,
+                    table.c.job.is_not(None),
+                )
+                .order_by(table.c.id)
             ).all()
         return tuple(
             RivalReview(row.delivery_id, row.job.get("head_sha"), later=row.id > mine.id)
-            for row in others if isinstance(row.job, dict) and row.job.get("type") == "review"
+            for row in others
+            if isinstance(row.job, dict) and row.job.get("type") == "review"
         )
 
     def unfinished(self, outcomes: Iterable[Outcome]) -> tuple[DeliveryRow, ...]:
@@ -131,7 +165,9 @@ class Ledger:
         table = schema.webhook_deliveries
         wanted = [o.value for o in outcomes]
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            rows = conn.execute(sa.select(table).where(table.c.outcome.in_(wanted)).order_by(table.c.id)).all()
+            rows = conn.execute(
+                sa.select(table).where(table.c.outcome.in_(wanted)).order_by(table.c.id)
+            ).all()
         return tuple(_row(r) for r in rows)
 
     def ping(self) -> None:
@@ -142,33 +178,58 @@ class Ledger:
     def counts(self) -> dict[str, int]:
         table = schema.webhook_deliveries
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            rows = conn.execute(sa.select(table.c.outcome, sa.func.count()).group_by(table.c.outcome)).all()
+            rows = conn.execute(
+                sa.select(table.c.outcome, sa.func.count()).group_by(table.c.outcome)
+            ).all()
         return {outcome: int(count) for outcome, count in rows}
 
     def paused(self, repository_key: str, target: ReviewTarget) -> bool:
         table = schema.paused_targets
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            return conn.scalar(sa.select(sa.func.count()).select_from(table).where(*_target(table, repository_key, target))) > 0
+            return (
+                conn.scalar(
+                    sa.select(sa.func.count())
+                    .select_from(table)
+                    .where(*_target(table, repository_key, target))
+                )
+                > 0
+            )
 
     def pause(self, repository_key: str, target: ReviewTarget, by: str) -> bool:
         """Pause automatic reviews of the target; False when they already were."""
         table = schema.paused_targets
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            if conn.scalar(sa.select(sa.func.count()).select_from(table).where(*_target(table, repository_key, target))):
+            if conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(table)
+                .where(*_target(table, repository_key, target))
+            ):
                 return False
-            conn.execute(sa.insert(table).values(
-                repository=repository_key, target_kind=target.kind.value, target_name=target.name,
-                paused_by=by, paused_at=_now(),
-            ))
+            conn.execute(
+                sa.insert(table).values(
+                    repository=repository_key,
+                    target_kind=target.kind.value,
+                    target_name=target.name,
+                    paused_by=by,
+                    paused_at=_now(),
+                )
+            )
         return True
 
     def resume(self, repository_key: str, target: ReviewTarget) -> bool:
         """Resume automatic reviews of the target; False when they were not paused."""
         table = schema.paused_targets
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            return conn.execute(sa.delete(table).where(*_target(table, repository_key, target))).rowcount > 0
+            return (
+                conn.execute(
+                    sa.delete(table).where(*_target(table, repository_key, target))
+                ).rowcount
+                > 0
+            )
 
-    def _update(self, delivery_id: str, values: dict[str, Any], only_outcomes: list[str] | None) -> int:
+    def _update(
+        self, delivery_id: str, values: dict[str, Any], only_outcomes: list[str] | None
+    ) -> int:
         table = schema.webhook_deliveries
         query = sa.update(table).where(table.c.delivery_id == delivery_id)
         if only_outcomes is not None:
@@ -178,12 +239,25 @@ class Ledger:
 
 
 def _target(table: sa.Table, repository_key: str, target: ReviewTarget) -> tuple[Any, ...]:
-    return (table.c.repository == repository_key, table.c.target_kind == target.kind.value, table.c.target_name == target.name)
+    return (
+        table.c.repository == repository_key,
+        table.c.target_kind == target.kind.value,
+        table.c.target_name == target.name,
+    )
 
 
 def _row(row: Any) -> DeliveryRow:
     return DeliveryRow(
-        id=row.id, delivery_id=row.delivery_id, event=row.event, action=row.action, repository=row.repository,
-        target_name=row.target_name, head_sha=row.head_sha, outcome=Outcome(row.outcome), detail=row.detail,
-        job=row.job, received_at=row.received_at, finished_at=row.finished_at,
+        id=row.id,
+        delivery_id=row.delivery_id,
+        event=row.event,
+        action=row.action,
+        repository=row.repository,
+        target_name=row.target_name,
+        head_sha=row.head_sha,
+        outcome=Outcome(row.outcome),
+        detail=row.detail,
+        job=row.job,
+        received_at=row.received_at,
+        finished_at=row.finished_at,
     )

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Mapping, Protocol
+from collections.abc import Mapping
+from typing import Protocol
 
 from redis.exceptions import RedisError
 
@@ -18,14 +19,23 @@ REDIS_METRICS_KEY = "aftershock:metrics"
 _log = logging.getLogger("aftershock.server")
 
 _FAMILIES = {
-    "aftershock_deliveries_total": ("counter", "Webhook deliveries accepted, by event and first outcome."),
+    "aftershock_deliveries_total": (
+        "counter",
+        "Webhook deliveries accepted, by event and first outcome.",
+    ),
     "aftershock_webhook_rejected_total": ("counter", "Webhook deliveries refused, by reason."),
     "aftershock_jobs_total": ("counter", "Jobs finished, by outcome."),
     "aftershock_reviews_total": ("counter", "Reviews run, by status."),
-    "aftershock_review_duration_seconds": ("histogram", "Time from a review job's start to its report."),
+    "aftershock_review_duration_seconds": (
+        "histogram",
+        "Time from a review job's start to its report.",
+    ),
     "aftershock_renders_total": ("counter", "Helm renders, by result."),
     "aftershock_failures_total": ("counter", "Failures, by stage."),
-    "aftershock_job_failures_total": ("counter", "Jobs that failed, by kind (review, command) and cause (github, error, internal)."),
+    "aftershock_job_failures_total": (
+        "counter",
+        "Jobs that failed, by kind (review, command) and cause (github, error, internal).",
+    ),
 }
 
 
@@ -101,12 +111,19 @@ def _number(value: float) -> str:
 
 def prometheus_text(values: Mapping[str, float], queue_depth: int | None) -> str:
     """Every family with its HELP and TYPE lines, samples sorted; the queue depth gauge first."""
-    lines = ["# HELP aftershock_queue_depth Jobs waiting in the queue or running.", "# TYPE aftershock_queue_depth gauge"]
+    lines = [
+        "# HELP aftershock_queue_depth Jobs waiting in the queue or running.",
+        "# TYPE aftershock_queue_depth gauge",
+    ]
     if queue_depth is not None:
         lines.append(f"aftershock_queue_depth {queue_depth}")
     for family, (kind, help_text) in _FAMILIES.items():
         lines += [f"# HELP {family} {help_text}", f"# TYPE {family} {kind}"]
-        names = {family, f"{family}_bucket", f"{family}_sum", f"{family}_count"} if kind == "histogram" else {family}
+        names = (
+            {family, f"{family}_bucket", f"{family}_sum", f"{family}_count"}
+            if kind == "histogram"
+            else {family}
+        )
         for name in sorted(n for n in values if n.split("{", 1)[0] in names):
             lines.append(f"{name} {_format(values[name])}")
     return "\n".join(lines) + "\n"

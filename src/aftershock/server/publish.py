@@ -33,14 +33,18 @@ class Publication:
     commands: bool = True  # offer the chat commands: only the App (`aftershock serve`) answers them
 
 
-def comment_body(review: Review, assessment: Assessment, lifecycle: Lifecycle | None, publication: Publication) -> str:
+def comment_body(
+    review: Review, assessment: Assessment, lifecycle: Lifecycle | None, publication: Publication
+) -> str:
     parts = [COMMENT_MARKER, render_markdown(assessment.document).rstrip(), ""]
     if lifecycle is not None:
         parts += _lifecycle_lines(lifecycle)
     if publication.note:
         parts += [f"<sub>{html_text(publication.note, name=False)}</sub>", ""]
     if publication.commands:
-        parts.append(f"<sub>Reply `@{publication.mention} help` for commands (dismiss, explain, full review, pause).</sub>")
+        parts.append(
+            f"<sub>Reply `@{publication.mention} help` for commands (dismiss, explain, full review, pause).</sub>"
+        )
     return "\n".join(parts) + "\n"
 
 
@@ -56,7 +60,9 @@ def _lifecycle_lines(lifecycle: Lifecycle) -> list[str]:
     ]
     for entry in lifecycle.dismissed:
         if entry.dismissal is not None:
-            lines.append(f"- dismissed `{entry.fingerprint[:12]}` by @{entry.dismissal.by}: {markdown_text(entry.dismissal.reason)}")
+            lines.append(
+                f"- dismissed `{entry.fingerprint[:12]}` by @{entry.dismissal.by}: {markdown_text(entry.dismissal.reason)}"
+            )
     return lines + ([""] if lifecycle.dismissed else [])
 
 
@@ -68,28 +74,50 @@ def conclusion(review: Review, assessment: Assessment, fail_on: str) -> str:
 
 def check_output(review: Review, assessment: Assessment) -> dict[str, Any]:
     merge, security = assessment.verdicts.merge, assessment.verdicts.security
-    lines = [f"**{assessment.verdicts.headline}**", "", f"**{merge.title}**", markdown_text(merge.rationale), "",
-             f"**{security.title}**", markdown_text(security.rationale), ""]
+    lines = [
+        f"**{assessment.verdicts.headline}**",
+        "",
+        f"**{merge.title}**",
+        markdown_text(merge.rationale),
+        "",
+        f"**{security.title}**",
+        markdown_text(security.rationale),
+        "",
+    ]
     if review.not_reviewed:
-        lines.append(f"{len(review.not_reviewed)} part(s) could not be reviewed; they are listed in the review comment.")
+        lines.append(
+            f"{len(review.not_reviewed)} part(s) could not be reviewed; they are listed in the review comment."
+        )
     return {"title": merge.title, "summary": "\n".join(lines)[:_SUMMARY_CHARS]}
 
 
 def publish_review(
-    client: GitHubClient, publication: Publication, review: Review, assessment: Assessment,
-    lifecycle: Lifecycle | None, check_run_id: int | None,
+    client: GitHubClient,
+    publication: Publication,
+    review: Review,
+    assessment: Assessment,
+    lifecycle: Lifecycle | None,
+    check_run_id: int | None,
 ) -> int:
     """Post or update the sticky comment, complete the check run, upload SARIF when asked; the comment id."""
     comment_id = client.upsert_sticky_comment(
-        publication.repository, publication.number, COMMENT_MARKER, comment_body(review, assessment, lifecycle, publication),
+        publication.repository,
+        publication.number,
+        COMMENT_MARKER,
+        comment_body(review, assessment, lifecycle, publication),
     )
     if check_run_id is not None:
         client.complete_check_run(
-            publication.repository, check_run_id, conclusion(review, assessment, publication.fail_on),
-            check_output(review, assessment), annotations(assessment),
+            publication.repository,
+            check_run_id,
+            conclusion(review, assessment, publication.fail_on),
+            check_output(review, assessment),
+            annotations(assessment),
         )
     if publication.sarif_ref:
-        client.upload_sarif(publication.repository, review.head.sha, publication.sarif_ref, assessment.sarif)
+        client.upload_sarif(
+            publication.repository, review.head.sha, publication.sarif_ref, assessment.sarif
+        )
     return comment_id
 
 

@@ -20,12 +20,16 @@ class Reconcilable(Protocol):
 
 
 class Reconciler:
-    def __init__(self, service: Reconcilable, interval_seconds: float, grace_seconds: float = 5.0) -> None:
+    def __init__(
+        self, service: Reconcilable, interval_seconds: float, grace_seconds: float = 5.0
+    ) -> None:
         self._service = service
         self._interval = interval_seconds
         self._grace = grace_seconds
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="aftershock-reconciler", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, name="aftershock-reconciler", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
@@ -39,8 +43,11 @@ class Reconciler:
         while not self._stop.wait(self._interval):
             try:
                 handed = self._service.reconcile(self._grace)
-            except Exception as error:  # noqa: BLE001 - the database may be down too; try again next round
+            except Exception as error:
                 _log.warning("reconciler: %s: %s", type(error).__name__, error)
                 continue
             if handed:
-                _log.warning("reconciler: queued %d delivery(ies) left accepted while the queue was down", handed)
+                _log.warning(
+                    "reconciler: queued %d delivery(ies) left accepted while the queue was down",
+                    handed,
+                )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from aftershock import __version__
@@ -19,18 +19,31 @@ from aftershock.model.review import Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
+from aftershock.server.context import JobContext
 from aftershock.server.fetch import (
-    FetchedCommits, clone_url, fetch_commits, fetch_more, file_at, head_order, is_ancestor, job_folder,
+    FetchedCommits,
+    clone_url,
+    fetch_commits,
+    fetch_more,
+    file_at,
+    head_order,
+    is_ancestor,
+    job_folder,
 )
 from aftershock.server.github_api import GitHubClient
 from aftershock.server.jobspec import ReviewJob, Trigger, job_to_json
 from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
-from aftershock.server.context import JobContext
 from aftershock.server.supersede import RivalReview, superseding
 from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
-from aftershock.state.records import ReviewMode, ReviewRecord, ReviewStatus, StoredVerdict, UnreviewedPart
+from aftershock.state.records import (
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    StoredVerdict,
+    UnreviewedPart,
+)
 from aftershock.state.scope import ReviewScope
 
 CONFIG_FILE = ".aftershock.yaml"
@@ -45,8 +58,12 @@ def run_review_job(ctx: JobContext, job: ReviewJob) -> tuple[Outcome, str]:
             return Outcome.IGNORED, "the pull request is closed"
         job = replace(job, head_sha=pull["head"]["sha"], base_sha=pull["base"]["sha"])
     key = ctx.settings.repository_key(job.pull.repository)
-    with ctx.store.review_lock(key, job.pull.target, timeout_seconds=ctx.settings.job_timeout_seconds), \
-            job_folder(ctx.settings.work_dir, job.delivery_id) as folder:
+    with (
+        ctx.store.review_lock(
+            key, job.pull.target, timeout_seconds=ctx.settings.job_timeout_seconds
+        ),
+        job_folder(ctx.settings.work_dir, job.delivery_id) as folder,
+    ):
         try:
             return _review_in_folder(ctx, client, job, key, folder)
         except Exception as error:
@@ -54,15 +71,20 @@ def run_review_job(ctx: JobContext, job: ReviewJob) -> tuple[Outcome, str]:
             raise
 
 
-def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str, folder: Path) -> tuple[Outcome, str]:
+def _review_in_folder(
+    ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str, folder: Path
+) -> tuple[Outcome, str]:
     assert job.head_sha is not None and job.base_sha is not None
     head = job.head_sha
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     url = clone_url(ctx.settings.clone_base, job.pull.repository)
     token = ctx.access.token(job.pull.installation_id)
     fetched = fetch_commits(folder, url, token, [head, job.base_sha], depth=FETCH_DEPTH)
-    rival = superseding(head, ctx.ledger.rival_reviews(job.delivery_id),
-                        lambda other: head_order(fetched.path, url, token, head, other))
+    rival = superseding(
+        head,
+        ctx.ledger.rival_reviews(job.delivery_id),
+        lambda other: head_order(fetched.path, url, token, head, other),
+    )
     if rival is not None:
         return _skip_superseded(client, job, rival)
     base = fetched.merge_base or job.base_sha
@@ -70,48 +92,91 @@ def _review_in_folder(ctx: JobContext, client: GitHubClient, job: ReviewJob, key
     plan = _plan(ctx, job, key, fetched, url, token, base, _config_hash(config_file))
     nothing_new = plan.mode is ReviewMode.INCREMENTAL and plan.since_sha == head
     if nothing_new and job.trigger is Trigger.PUSH:  # a redelivered push still gets its check run
-        plan = ReviewPlan(ReviewMode.FULL, f"no new commits since the last review of {head[:7]}: reviewing the whole range")
+        plan = ReviewPlan(
+            ReviewMode.FULL,
+            f"no new commits since the last review of {head[:7]}: reviewing the whole range",
+        )
     elif nothing_new:
-        client.post_comment(job.pull.repository, job.pull.number,
-                            f"No new commits since the last review of {head[:7]}: the review comment is current. "
-                            f"`@{ctx.settings.mention} full review` reviews everything again.")
+        client.post_comment(
+            job.pull.repository,
+            job.pull.number,
+            f"No new commits since the last review of {head[:7]}: the review comment is current. "
+            f"`@{ctx.settings.mention} full review` reviews everything again.",
+        )
         return Outcome.REPLIED, plan.reason
-    return _review_and_publish(ctx, client, _start_check_run(ctx, client, job), key, fetched.path, base, config_file,
-                               plan, started_at)
+    return _review_and_publish(
+        ctx,
+        client,
+        _start_check_run(ctx, client, job),
+        key,
+        fetched.path,
+        base,
+        config_file,
+        plan,
+        started_at,
+    )
 
 
-def _skip_superseded(client: GitHubClient, job: ReviewJob, rival: RivalReview) -> tuple[Outcome, str]:
+def _skip_superseded(
+    client: GitHubClient, job: ReviewJob, rival: RivalReview
+) -> tuple[Outcome, str]:
     if job.check_run_id is not None:
-        client.update_check_run(job.pull.repository, job.check_run_id, {
-            "status": "completed", "conclusion": "skipped",
-            "output": {"title": "Superseded", "summary": "A review of a newer head of this pull request replaced this one."},
-        })
+        client.update_check_run(
+            job.pull.repository,
+            job.check_run_id,
+            {
+                "status": "completed",
+                "conclusion": "skipped",
+                "output": {
+                    "title": "Superseded",
+                    "summary": "A review of a newer head of this pull request replaced this one.",
+                },
+            },
+        )
     newer = f"head {rival.head_sha[:7]}" if rival.head_sha else "the current head"
     return Outcome.SUPERSEDED, f"superseded by delivery {rival.delivery_id}, a review of {newer}"
 
 
 def _review_and_publish(
-    ctx: JobContext, client: GitHubClient, job: ReviewJob, key: str, repo: Path, base: str, config_file: Path,
-    plan: ReviewPlan, started_at: datetime,
+    ctx: JobContext,
+    client: GitHubClient,
+    job: ReviewJob,
+    key: str,
+    repo: Path,
+    base: str,
+    config_file: Path,
+    plan: ReviewPlan,
+    started_at: datetime,
 ) -> tuple[Outcome, str]:
     assert job.head_sha is not None
     # An incremental review still reviews base..head; it renders only what since..head reaches.
     since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
-    request = ReviewRequest(repo=repo, base=base, head=job.head_sha, config_file=config_file, since=since)
+    request = ReviewRequest(
+        repo=repo, base=base, head=job.head_sha, config_file=config_file, since=since
+    )
     result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
     # The comment shows what the CLI shows: carried-forward findings too, the dismissed left out.
     shown = presented_judgement(ctx.store, key, job.pull.target, result, since)
     review, assessment = result.review, assess(replace(result, judgement=shown))
     stored = replace(assessment, findings=result.judgement.findings)
-    recorded = ctx.store.record_review(_record(key, job, base, review, stored, plan, started_at), _scope(result))
+    recorded = ctx.store.record_review(
+        _record(key, job, base, review, stored, plan, started_at), _scope(result)
+    )
     publication = Publication(
-        job.pull.repository, job.pull.number, ctx.settings.fail_on, ctx.settings.mention, plan.reason,
+        job.pull.repository,
+        job.pull.number,
+        ctx.settings.fail_on,
+        ctx.settings.mention,
+        plan.reason,
         f"refs/pull/{job.pull.number}/head" if ctx.settings.upload_sarif else None,
     )
     publish_review(client, publication, review, assessment, recorded.lifecycle, job.check_run_id)
     status = "complete" if review.complete else "partial"
-    observe_review(ctx.metrics, (datetime.now(timezone.utc) - started_at).total_seconds(), status)
-    return Outcome.REVIEWED, f"{plan.mode.value} review of {job.head_sha[:7]}: merge risk {assessment.verdicts.merge.level.value}"
+    observe_review(ctx.metrics, (datetime.now(UTC) - started_at).total_seconds(), status)
+    return (
+        Outcome.REVIEWED,
+        f"{plan.mode.value} review of {job.head_sha[:7]}: merge risk {assessment.verdicts.merge.level.value}",
+    )
 
 
 def _base_config(folder: Path, fetched: FetchedCommits, base: str) -> Path:
@@ -131,7 +196,14 @@ def _config_hash(config_file: Path) -> str:
 
 
 def _plan(
-    ctx: JobContext, job: ReviewJob, key: str, fetched: FetchedCommits, url: str, token: str, base: str, config_hash: str,
+    ctx: JobContext,
+    job: ReviewJob,
+    key: str,
+    fetched: FetchedCommits,
+    url: str,
+    token: str,
+    base: str,
+    config_hash: str,
 ) -> ReviewPlan:
     assert job.head_sha is not None
     last = ctx.store.latest_review(key, job.pull.target)
@@ -140,7 +212,13 @@ def _plan(
         answer = is_ancestor(fetched.path, last.head_sha, job.head_sha)
         if answer is None and fetch_more(fetched.path, url, token, last.head_sha):
             answer = is_ancestor(fetched.path, last.head_sha, job.head_sha)
-        ancestry = Ancestry.MISSING if answer is None else Ancestry.ANCESTOR if answer else Ancestry.NOT_ANCESTOR
+        ancestry = (
+            Ancestry.MISSING
+            if answer is None
+            else Ancestry.ANCESTOR
+            if answer
+            else Ancestry.NOT_ANCESTOR
+        )
     current = CurrentReview(job.head_sha, base, config_hash, __version__)
     return decide_review_mode(job.requested, last, current, ancestry)
 
@@ -151,24 +229,41 @@ def _start_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob) -> R
     repository = job.pull.repository
     summary = {"title": "Reviewing", "summary": f"Rendering {job.head_sha[:7]} and its base."}
     if job.check_run_id is not None:
-        client.update_check_run(repository, job.check_run_id, {"status": "in_progress", "output": summary})
+        client.update_check_run(
+            repository, job.check_run_id, {"status": "in_progress", "output": summary}
+        )
         return job
-    job = replace(job, check_run_id=client.create_check_run(repository, job.head_sha, "in_progress", **summary))
+    job = replace(
+        job,
+        check_run_id=client.create_check_run(repository, job.head_sha, "in_progress", **summary),
+    )
     ctx.ledger.mark(job.delivery_id, Outcome.RUNNING, job=job_to_json(job))
     return job
 
 
-def _fail_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob, error: Exception) -> None:
+def _fail_check_run(
+    ctx: JobContext, client: GitHubClient, job: ReviewJob, error: Exception
+) -> None:
     row = ctx.ledger.get(job.delivery_id)
     check_run_id = (row.job or {}).get("check_run_id") if row is not None else job.check_run_id
     if check_run_id is None:
         return
-    line = error.line() if isinstance(error, AftershockError) else f"internal error: {type(error).__name__}: {error}"
+    line = (
+        error.line()
+        if isinstance(error, AftershockError)
+        else f"internal error: {type(error).__name__}: {error}"
+    )
     try:
-        client.update_check_run(job.pull.repository, int(check_run_id), {
-            "status": "completed", "conclusion": "failure", "output": failure_output(line),
-        })
-    except Exception:  # noqa: BLE001 - the job's own failure is what gets recorded
+        client.update_check_run(
+            job.pull.repository,
+            int(check_run_id),
+            {
+                "status": "completed",
+                "conclusion": "failure",
+                "output": failure_output(line),
+            },
+        )
+    except Exception:
         pass
 
 
@@ -181,19 +276,33 @@ def _render_callbacks(ctx: JobContext) -> RenderCallbacks:
 
 
 def _record(
-    key: str, job: ReviewJob, base: str, review: Review, assessment: Assessment, plan: ReviewPlan, started_at: datetime,
+    key: str,
+    job: ReviewJob,
+    base: str,
+    review: Review,
+    assessment: Assessment,
+    plan: ReviewPlan,
+    started_at: datetime,
 ) -> ReviewRecord:
     head = review.head.sha
     merge, security = assessment.verdicts.merge, assessment.verdicts.security
     return ReviewRecord(
-        repository=key, target=job.pull.target, base_sha=base, head_sha=head,
+        repository=key,
+        target=job.pull.target,
+        base_sha=base,
+        head_sha=head,
         status=ReviewStatus.COMPLETE if review.complete else ReviewStatus.PARTIAL,
-        aftershock_version=__version__, config_hash=assessment.config_hash, started_at=started_at,
-        mode=plan.mode, since_sha=plan.since_sha,
+        aftershock_version=__version__,
+        config_hash=assessment.config_hash,
+        started_at=started_at,
+        mode=plan.mode,
+        since_sha=plan.since_sha,
         not_reviewed=tuple(UnreviewedPart(n.part, n.reason) for n in review.not_reviewed),
         findings=assessment.findings,
-        verdicts=(StoredVerdict("merge_risk", merge.level.value, head, merge.rationale),
-                  StoredVerdict("security_risk", security.level.value, head, security.rationale)),
+        verdicts=(
+            StoredVerdict("merge_risk", merge.level.value, head, merge.rationale),
+            StoredVerdict("security_risk", security.level.value, head, security.rationale),
+        ),
         payloads={f.fingerprint: finding_document(f) for f in assessment.findings},
     )
 
@@ -204,4 +313,3 @@ def _scope(result: ReviewResult) -> ReviewScope | None:
     if not result.scope.whole or not result.review.complete:
         return result.scope
     return None
-

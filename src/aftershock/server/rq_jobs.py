@@ -41,16 +41,23 @@ def connect(url: str, socket_timeout: float | None = None) -> Redis:
 
 
 class RedisJobQueue:
-    def __init__(self, connection: Redis, name: str = QUEUE_NAME, job_timeout_seconds: int = 1800) -> None:
+    def __init__(
+        self, connection: Redis, name: str = QUEUE_NAME, job_timeout_seconds: int = 1800
+    ) -> None:
         self._redis = connection
         self._queue = Queue(name, connection=connection, serializer=JSONSerializer)
         self._timeout = job_timeout_seconds
 
     def submit(self, job: Job) -> None:
         self._queue.enqueue(
-            "aftershock.server.rq_jobs.run_queued_job", job_to_json(job),
-            job_id=f"aftershock-{job.delivery_id}", retry=Retry(max=RETRIES), job_timeout=self._timeout,
-            result_ttl=RESULT_TTL_SECONDS, failure_ttl=FAILURE_TTL_SECONDS, description=f"{type(job).__name__} {job.pull.key}",
+            "aftershock.server.rq_jobs.run_queued_job",
+            job_to_json(job),
+            job_id=f"aftershock-{job.delivery_id}",
+            retry=Retry(max=RETRIES),
+            job_timeout=self._timeout,
+            result_ttl=RESULT_TTL_SECONDS,
+            failure_ttl=FAILURE_TTL_SECONDS,
+            description=f"{type(job).__name__} {job.pull.key}",
         )
 
     def depth(self) -> int:
@@ -60,7 +67,7 @@ class RedisJobQueue:
     def healthy(self) -> bool:
         try:
             return bool(self._redis.ping())
-        except Exception:  # noqa: BLE001 - unreachable is unhealthy
+        except Exception:
             return False
 
     def close(self) -> None:
@@ -85,7 +92,9 @@ class ReviewWorker(SimpleWorker):
     def execute_job(self, job: RqJob, queue: Queue) -> None:
         execution = self.prepare_execution(job)
         stop = threading.Event()
-        beat = threading.Thread(target=self._beat, args=(job, execution, stop), name="aftershock-heartbeat", daemon=True)
+        beat = threading.Thread(
+            target=self._beat, args=(job, execution, stop), name="aftershock-heartbeat", daemon=True
+        )
         beat.start()
         try:
             self.perform_job(job, queue, execution)
@@ -98,22 +107,33 @@ class ReviewWorker(SimpleWorker):
         while not stop.wait(self.job_monitoring_interval):
             try:
                 self.maintain_heartbeats(job, execution)
-            except Exception:  # noqa: BLE001 - a missed beat only shortens the lease
+            except Exception:
                 self.log.warning("heartbeat for job %s failed", job.id)
 
 
 def run_worker(
-    connection: Redis, runner: JobRunner, *, queue_name: str = QUEUE_NAME, name: str | None = None,
-    burst: bool = False, heartbeat_seconds: int = 10, maintenance_seconds: int = 30,
+    connection: Redis,
+    runner: JobRunner,
+    *,
+    queue_name: str = QUEUE_NAME,
+    name: str | None = None,
+    burst: bool = False,
+    heartbeat_seconds: int = 10,
+    maintenance_seconds: int = 30,
 ) -> None:
     """Work the queue until stopped (or, with `burst`, until it is empty)."""
     global _runner
     _runner = runner
     try:
         worker = ReviewWorker(
-            [Queue(queue_name, connection=connection, serializer=JSONSerializer)], connection=connection, name=name,
-            serializer=JSONSerializer, job_monitoring_interval=heartbeat_seconds, maintenance_interval=maintenance_seconds,
-            worker_ttl=maintenance_seconds + 15,  # an idle worker wakes every maintenance_seconds to look for lost jobs
+            [Queue(queue_name, connection=connection, serializer=JSONSerializer)],
+            connection=connection,
+            name=name,
+            serializer=JSONSerializer,
+            job_monitoring_interval=heartbeat_seconds,
+            maintenance_interval=maintenance_seconds,
+            worker_ttl=maintenance_seconds
+            + 15,  # an idle worker wakes every maintenance_seconds to look for lost jobs
         )
         worker.heartbeat_grace_seconds = max(heartbeat_seconds, 2)
         worker.work(burst=burst, with_scheduler=False)

@@ -27,8 +27,12 @@ _log = logging.getLogger("aftershock.server")
 
 
 class JobRunner:
-    def __init__(self, settings: ServiceSettings, store: StateStore, access: GitHubAccess, metrics: Metrics) -> None:
-        self.context = JobContext(settings, store, Ledger(store), access, metrics, RendererPool(settings.render))
+    def __init__(
+        self, settings: ServiceSettings, store: StateStore, access: GitHubAccess, metrics: Metrics
+    ) -> None:
+        self.context = JobContext(
+            settings, store, Ledger(store), access, metrics, RendererPool(settings.render)
+        )
 
     def run(self, job: Job) -> Outcome:
         """Run the job unless its delivery already has a final outcome; returns the outcome recorded."""
@@ -48,9 +52,13 @@ class JobRunner:
         except AftershockError as error:
             cause = "github" if isinstance(error, GitHubError) else "error"
             outcome, detail = Outcome.FAILED, error.line()
-        except Exception as error:  # noqa: BLE001 - recorded as a failed job, never a lost one
+        except Exception as error:
             _log.exception("job %s failed", job.delivery_id)
-            cause, outcome, detail = "internal", Outcome.FAILED, f"internal error: {type(error).__name__}: {error}"
+            cause, outcome, detail = (
+                "internal",
+                Outcome.FAILED,
+                f"internal error: {type(error).__name__}: {error}",
+            )
         if outcome is Outcome.FAILED:
             self._count_failure(job, kind, cause or "error", detail)
         ledger.mark(job.delivery_id, outcome, detail)
@@ -60,8 +68,12 @@ class JobRunner:
 
     def _count_failure(self, job: Job, kind: str, cause: str, detail: str) -> None:
         self.context.metrics.increment(sample("aftershock_failures_total", stage=kind))
-        self.context.metrics.increment(sample("aftershock_job_failures_total", kind=kind, cause=cause))
-        _log.error("%s job %s of %s failed (%s): %s", kind, job.delivery_id, job.pull.key, cause, detail)
+        self.context.metrics.increment(
+            sample("aftershock_job_failures_total", kind=kind, cause=cause)
+        )
+        _log.error(
+            "%s job %s of %s failed (%s): %s", kind, job.delivery_id, job.pull.key, cause, detail
+        )
 
     def close(self) -> None:
         self.context.renderers.close()

@@ -1,13 +1,13 @@
 """The webhook service's work behind the HTTP layer: accept a verified delivery, dispatch its job, recover.
 
-    accept()    records the delivery in the ledger (deduplicated) and says what it became: the only
-                work done before GitHub gets its answer, so acknowledgements stay fast;
-    dispatch()  runs after the answer: announces a queued check run for a push, then hands the
-                job to the queue; the ledger row moves from accepted to queued;
-    recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
-                pool, those queued or running when the last process stopped);
-    reconcile() while running, dispatches deliveries left accepted because the queue was down
-                (see `reconcile.Reconciler`).
+accept()    records the delivery in the ledger (deduplicated) and says what it became: the only
+            work done before GitHub gets its answer, so acknowledgements stay fast;
+dispatch()  runs after the answer: announces a queued check run for a push, then hands the
+            job to the queue; the ledger row moves from accepted to queued;
+recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
+            pool, those queued or running when the last process stopped);
+reconcile() while running, dispatches deliveries left accepted because the queue was down
+            (see `reconcile.Reconciler`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from aftershock.server.events import Intake, IntakeKind, RoutingOptions, route
@@ -42,8 +42,14 @@ class Accepted:
 
 class WebhookService:
     def __init__(
-        self, settings: ServiceSettings, store: StateStore, queue: JobQueue, access: GitHubAccess | None,
-        metrics: Metrics, *, embedded_queue: bool,
+        self,
+        settings: ServiceSettings,
+        store: StateStore,
+        queue: JobQueue,
+        access: GitHubAccess | None,
+        metrics: Metrics,
+        *,
+        embedded_queue: bool,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -54,28 +60,55 @@ class WebhookService:
         self._embedded = embedded_queue
         self._guard = threading.Lock()
         self._dispatching: set[str] = set()  # delivery ids being dispatched by some thread
-        self._routing = RoutingOptions(settings.mention, settings.review_drafts,
-                                       settings.app.app_id if settings.app is not None else None)
+        self._routing = RoutingOptions(
+            settings.mention,
+            settings.review_drafts,
+            settings.app.app_id if settings.app is not None else None,
+        )
 
     def accept(self, event: str, delivery_id: str, payload: object) -> Accepted:
         intake = self._paused(route(event, delivery_id, payload, self._routing))
-        outcome = {IntakeKind.PONG: Outcome.PONG, IntakeKind.IGNORE: Outcome.IGNORED, IntakeKind.JOB: Outcome.ACCEPTED}[intake.kind]
+        outcome = {
+            IntakeKind.PONG: Outcome.PONG,
+            IntakeKind.IGNORE: Outcome.IGNORED,
+            IntakeKind.JOB: Outcome.ACCEPTED,
+        }[intake.kind]
         job_json = job_to_json(intake.job) if intake.job is not None else None
-        fresh = self.ledger.record(delivery_id, event, intake.action, intake.repository, intake.target_name,
-                                   intake.head_sha, outcome, intake.reason, job_json)
+        fresh = self.ledger.record(
+            delivery_id,
+            event,
+            intake.action,
+            intake.repository,
+            intake.target_name,
+            intake.head_sha,
+            outcome,
+            intake.reason,
+            job_json,
+        )
         if not fresh:
-            self.metrics.increment(sample("aftershock_deliveries_total", event=event or "none", outcome="duplicate"))
+            self.metrics.increment(
+                sample("aftershock_deliveries_total", event=event or "none", outcome="duplicate")
+            )
             return Accepted(outcome, "duplicate delivery: already recorded", duplicate=True)
-        self.metrics.increment(sample("aftershock_deliveries_total", event=event or "none", outcome=outcome.value))
+        self.metrics.increment(
+            sample("aftershock_deliveries_total", event=event or "none", outcome=outcome.value)
+        )
         return Accepted(outcome, intake.reason, job=intake.job)
 
     def _paused(self, intake: Intake) -> Intake:
         job = intake.job
         if not isinstance(job, ReviewJob) or job.trigger is not Trigger.PUSH:
             return intake
-        if not self.ledger.paused(self.settings.repository_key(job.pull.repository), job.pull.target):
+        if not self.ledger.paused(
+            self.settings.repository_key(job.pull.repository), job.pull.target
+        ):
             return intake
-        return replace(intake, kind=IntakeKind.IGNORE, reason="automatic reviews are paused on this pull request", job=None)
+        return replace(
+            intake,
+            kind=IntakeKind.IGNORE,
+            reason="automatic reviews are paused on this pull request",
+            job=None,
+        )
 
     def dispatch(self, job: Job) -> None:
         """Announce the queued check run of a push review (best effort), then queue the job; a job the
@@ -98,20 +131,33 @@ class WebhookService:
         self.ledger.mark(job.delivery_id, Outcome.QUEUED, job=job_to_json(job))
         try:
             self.queue.submit(job)
-        except Exception as error:  # noqa: BLE001 - left accepted, so `reconcile` hands it over again
+        except Exception as error:
             self.ledger.mark(job.delivery_id, Outcome.ACCEPTED, job=job_to_json(job))
-            _log.error("could not queue %s, left accepted until the queue answers: %s", job.delivery_id, error)
+            _log.error(
+                "could not queue %s, left accepted until the queue answers: %s",
+                job.delivery_id,
+                error,
+            )
 
     def _announce(self, job: Job) -> Job:
-        if not isinstance(job, ReviewJob) or not job.head_sha or job.check_run_id is not None or self.access is None:
+        if (
+            not isinstance(job, ReviewJob)
+            or not job.head_sha
+            or job.check_run_id is not None
+            or self.access is None
+        ):
             return job
         try:
             client = self.access.client(job.pull.installation_id)
             check_run_id = client.create_check_run(
-                job.pull.repository, job.head_sha, "queued", "Queued", "Waiting for a review worker.",
+                job.pull.repository,
+                job.head_sha,
+                "queued",
+                "Queued",
+                "Waiting for a review worker.",
             )
             return replace(job, check_run_id=check_run_id)
-        except Exception as error:  # noqa: BLE001 - the job creates its check run itself then
+        except Exception as error:
             _log.warning("could not announce the check run of %s: %s", job.delivery_id, error)
             return job
 
@@ -119,8 +165,12 @@ class WebhookService:
         """When the queue answers, dispatch deliveries accepted more than `grace_seconds` ago; returns how many."""
         if not self.queue.healthy():
             return 0
-        cutoff = (datetime.now(timezone.utc) - timedelta(seconds=grace_seconds)).isoformat(timespec="milliseconds")
-        rows = [row for row in self.ledger.unfinished([Outcome.ACCEPTED]) if row.received_at <= cutoff]
+        cutoff = (datetime.now(UTC) - timedelta(seconds=grace_seconds)).isoformat(
+            timespec="milliseconds"
+        )
+        rows = [
+            row for row in self.ledger.unfinished([Outcome.ACCEPTED]) if row.received_at <= cutoff
+        ]
         for row in rows:
             self._dispatch_row(row.delivery_id, row.job)
         return len(rows)
@@ -145,6 +195,6 @@ class WebhookService:
     def healthy(self) -> bool:
         try:
             self.ledger.ping()
-        except Exception:  # noqa: BLE001 - any failure means unhealthy
+        except Exception:
             return False
         return self.queue.healthy()

@@ -1,26 +1,26 @@
 """The service's settings: read once from the environment (and command-line options) into a frozen dataclass.
 
-    AFTERSHOCK_WEBHOOK_SECRET      the webhook secret (required by `serve`)
-    AFTERSHOCK_APP_ID              the GitHub App's id
-    AFTERSHOCK_PRIVATE_KEY         the App's private key (PEM), or AFTERSHOCK_PRIVATE_KEY_FILE, a path to it
-    AFTERSHOCK_GITHUB_API_URL      default https://api.github.com (GitHub Enterprise: https://HOST/api/v3)
-    AFTERSHOCK_GITHUB_GIT_URL      where repositories are cloned from [default: derived from the API URL]
-    AFTERSHOCK_STATE               the state database, a path or a postgresql:// URL
-    AFTERSHOCK_WORK_DIR            where per-job clones go [default: the system's temporary folder]
-    AFTERSHOCK_REVIEW_DRAFTS       1 to review draft pull requests too
-    AFTERSHOCK_UPLOAD_SARIF        1 to upload SARIF to code scanning (needs security_events: write)
-    AFTERSHOCK_FAIL_ON             merge risk at which the check run fails [default: high]
-    AFTERSHOCK_MENTION             the name commands address [default: aftershock]
-    AFTERSHOCK_MAX_BODY_BYTES      the largest delivery accepted [default: 26214400, GitHub's own cap]
+AFTERSHOCK_WEBHOOK_SECRET      the webhook secret (required by `serve`)
+AFTERSHOCK_APP_ID              the GitHub App's id
+AFTERSHOCK_PRIVATE_KEY         the App's private key (PEM), or AFTERSHOCK_PRIVATE_KEY_FILE, a path to it
+AFTERSHOCK_GITHUB_API_URL      default https://api.github.com (GitHub Enterprise: https://HOST/api/v3)
+AFTERSHOCK_GITHUB_GIT_URL      where repositories are cloned from [default: derived from the API URL]
+AFTERSHOCK_STATE               the state database, a path or a postgresql:// URL
+AFTERSHOCK_WORK_DIR            where per-job clones go [default: the system's temporary folder]
+AFTERSHOCK_REVIEW_DRAFTS       1 to review draft pull requests too
+AFTERSHOCK_UPLOAD_SARIF        1 to upload SARIF to code scanning (needs security_events: write)
+AFTERSHOCK_FAIL_ON             merge risk at which the check run fails [default: high]
+AFTERSHOCK_MENTION             the name commands address [default: aftershock]
+AFTERSHOCK_MAX_BODY_BYTES      the largest delivery accepted [default: 26214400, GitHub's own cap]
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from aftershock.errors import ConfigError
@@ -59,9 +59,13 @@ class ServiceSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     workers: int = 1
     job_timeout_seconds: int = 1800
-    github_attempts: int = 4  # each GitHub call, retried with backoff while GitHub is unreachable or busy
+    github_attempts: int = (
+        4  # each GitHub call, retried with backoff while GitHub is unreachable or busy
+    )
     github_backoff_seconds: float = 0.5  # the first wait; it doubles, up to 8 s
-    reconcile_seconds: float = 10.0  # how often deliveries left accepted (queue down) are queued again
+    reconcile_seconds: float = (
+        10.0  # how often deliveries left accepted (queue down) are queued again
+    )
     render: RenderSettings = RenderSettings()
 
     @property
@@ -100,22 +104,33 @@ def _private_key(env: Mapping[str, str]) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as error:
-        raise ConfigError("cannot read the App's private key", where=path, hint=error.strerror or str(error)) from None
+        raise ConfigError(
+            "cannot read the App's private key", where=path, hint=error.strerror or str(error)
+        ) from None
 
 
-def settings_from_environment(env: Mapping[str, str] | None = None, *, require_secret: bool = True) -> ServiceSettings:
+def settings_from_environment(
+    env: Mapping[str, str] | None = None, *, require_secret: bool = True
+) -> ServiceSettings:
     """The settings the environment gives; ConfigError for a missing secret or a bad value."""
     env = os.environ if env is None else env
     secret = env.get("AFTERSHOCK_WEBHOOK_SECRET", "")
     if require_secret and not secret:
-        raise ConfigError("AFTERSHOCK_WEBHOOK_SECRET is not set", hint="set it to the GitHub App's webhook secret")
+        raise ConfigError(
+            "AFTERSHOCK_WEBHOOK_SECRET is not set", hint="set it to the GitHub App's webhook secret"
+        )
     app_id, key = env.get("AFTERSHOCK_APP_ID", "").strip(), _private_key(env)
     if bool(app_id) != bool(key):
-        raise ConfigError("a GitHub App needs both AFTERSHOCK_APP_ID and its private key",
-                          hint="set AFTERSHOCK_PRIVATE_KEY_FILE to the App's .pem file")
+        raise ConfigError(
+            "a GitHub App needs both AFTERSHOCK_APP_ID and its private key",
+            hint="set AFTERSHOCK_PRIVATE_KEY_FILE to the App's .pem file",
+        )
     fail_on = env.get("AFTERSHOCK_FAIL_ON", "high").strip().lower()
     if fail_on not in RISK_LEVELS:
-        raise ConfigError(f"AFTERSHOCK_FAIL_ON={fail_on!r} is not a risk level", hint=f"use one of {', '.join(RISK_LEVELS)}")
+        raise ConfigError(
+            f"AFTERSHOCK_FAIL_ON={fail_on!r} is not a risk level",
+            hint=f"use one of {', '.join(RISK_LEVELS)}",
+        )
     try:
         max_body = int(env.get("AFTERSHOCK_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
     except ValueError:

@@ -11,8 +11,8 @@ order decide.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 
 class HeadOrder(str, enum.Enum):
@@ -20,7 +20,9 @@ class HeadOrder(str, enum.Enum):
 
     NEWER = "newer"
     OLDER = "older"
-    UNKNOWN = "unknown"  # not fetchable, or committed in the same second with no ancestry between them
+    UNKNOWN = (
+        "unknown"  # not fetchable, or committed in the same second with no ancestry between them
+    )
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,9 @@ class RivalReview:
     later: bool  # recorded after this job's delivery
 
 
-def superseding(head_sha: str, rivals: Iterable[RivalReview], order: Callable[[str], HeadOrder]) -> RivalReview | None:
+def superseding(
+    head_sha: str, rivals: Iterable[RivalReview], order: Callable[[str], HeadOrder]
+) -> RivalReview | None:
     """The rival that replaces a review of `head_sha`, or None; `order` is asked only when needed."""
     heads_differ = []
     for rival in rivals:

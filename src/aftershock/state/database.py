@@ -9,10 +9,11 @@ becomes a one-line StateError.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -42,7 +43,10 @@ def connect(location: str | Path | None, repo_root: Path | None) -> Database:
     """The database at `location` (a path or URL), or `.aftershock/state.db` under `repo_root`."""
     if location is None:
         if repo_root is None:
-            raise StateError("no state database given", hint="pass --state PATH or URL, or review inside a repository")
+            raise StateError(
+                "no state database given",
+                hint="pass --state PATH or URL, or review inside a repository",
+            )
         return _sqlite(repo_root / DEFAULT_STATE_PATH, default_folder=True)
     text = str(location)
     if "://" not in text:
@@ -50,16 +54,23 @@ def connect(location: str | Path | None, repo_root: Path | None) -> Database:
     try:
         url = sa.make_url(text)
     except sa.exc.ArgumentError:
-        raise StateError("unreadable state database URL", where=text, hint="use sqlite:///PATH or postgresql://HOST/DB") from None
+        raise StateError(
+            "unreadable state database URL",
+            where=text,
+            hint="use sqlite:///PATH or postgresql://HOST/DB",
+        ) from None
     backend = url.get_backend_name()
     if backend == "sqlite":
         if not url.database or url.database == ":memory:":
-            raise StateError("an in-memory state database keeps nothing", where=text, hint="pass a file path")
+            raise StateError(
+                "an in-memory state database keeps nothing", where=text, hint="pass a file path"
+            )
         return _sqlite(Path(url.database).expanduser(), default_folder=False)
     if backend in ("postgresql", "postgres"):
         return _postgres(url)
     raise StateError(
-        f"unsupported state database {backend!r}", where=url.render_as_string(hide_password=True),
+        f"unsupported state database {backend!r}",
+        where=url.render_as_string(hide_password=True),
         hint="use a SQLite path or a postgresql:// URL",
     )
 
@@ -72,8 +83,12 @@ def _sqlite(path: Path, *, default_folder: bool) -> Database:
             (path.parent / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
         private_file(path)  # SQLite gives its journal files the database's mode
     except OSError as exc:
-        raise StateError("cannot create the state folder", where=str(path.parent), hint=exc.strerror or str(exc)) from None
-    engine = sa.create_engine(sa.URL.create("sqlite", database=str(path)), connect_args={"timeout": _SQLITE_BUSY_SECONDS})
+        raise StateError(
+            "cannot create the state folder", where=str(path.parent), hint=exc.strerror or str(exc)
+        ) from None
+    engine = sa.create_engine(
+        sa.URL.create("sqlite", database=str(path)), connect_args={"timeout": _SQLITE_BUSY_SECONDS}
+    )
     sa.event.listen(engine, "connect", _sqlite_connected)
     sa.event.listen(engine, "begin", _sqlite_begin)
     return Database(engine, str(path), path.with_name(path.name + ".locks"))
@@ -101,12 +116,19 @@ def translated_errors(where: str) -> Iterator[None]:
     try:
         yield
     except sa.exc.DBAPIError as exc:
-        detail = str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else type(exc.orig).__name__
+        detail = (
+            str(exc.orig).strip().splitlines()[0]
+            if str(exc.orig).strip()
+            else type(exc.orig).__name__
+        )
         raise StateError(
-            f"state database failed: {detail}", where=where,
+            f"state database failed: {detail}",
+            where=where,
             hint="check the --state path or URL, and that the database is reachable and writable",
         ) from None
     except sa.exc.SQLAlchemyError as exc:
-        raise StateError(f"state database failed: {str(exc).splitlines()[0]}", where=where) from None
+        raise StateError(
+            f"state database failed: {str(exc).splitlines()[0]}", where=where
+        ) from None
     except OSError as exc:
         raise StateError(f"state database failed: {exc.strerror or exc}", where=where) from None

@@ -9,8 +9,9 @@ the new review looked at it (`in_scope`); otherwise it is carried forward, never
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from aftershock.state.records import Decision
 
@@ -99,12 +100,21 @@ def compare(
     """
     current_prints = {finding.fingerprint for finding in current}
     previous_prints = {finding.fingerprint for finding in previous}
-    entries = [_current_entry(f, f.fingerprint in previous_prints, dismissals.get(f.fingerprint)) for f in current]
+    entries = [
+        _current_entry(f, f.fingerprint in previous_prints, dismissals.get(f.fingerprint))
+        for f in current
+    ]
     gone = [f for f in _unique(previous) if f.fingerprint not in current_prints]
     examined = in_scope or (lambda _finding: True)
-    carried = [_current_entry(f, True, dismissals.get(f.fingerprint), carried=True) for f in gone if not examined(f)]
+    carried = [
+        _current_entry(f, True, dismissals.get(f.fingerprint), carried=True)
+        for f in gone
+        if not examined(f)
+    ]
     resolved = [
-        LifecycleEntry(LifecycleState.RESOLVED, f, resolved_since=previous_head) for f in gone if examined(f)
+        LifecycleEntry(LifecycleState.RESOLVED, f, resolved_since=previous_head)
+        for f in gone
+        if examined(f)
     ]
     return Lifecycle(previous_head, tuple(entries + carried + resolved))
 
@@ -116,7 +126,9 @@ def _current_entry(
     if dismissal is None or not dismissal.dismissed:
         return LifecycleEntry(state, finding, carried_forward=carried)
     if dismissal.evidence_digest == finding.evidence_digest:
-        return LifecycleEntry(LifecycleState.DISMISSED, finding, carried_forward=carried, dismissal=dismissal)
+        return LifecycleEntry(
+            LifecycleState.DISMISSED, finding, carried_forward=carried, dismissal=dismissal
+        )
     return LifecycleEntry(state, finding, carried_forward=carried, lapsed_dismissal=dismissal)
 
 

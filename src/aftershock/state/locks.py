@@ -33,7 +33,7 @@ class TargetLock(Protocol):
 
 def lock_name(repository: str, target_key: str) -> bytes:
     """A fixed-size name for the lock of one target: sha256 of the repository and the target."""
-    return hashlib.sha256(f"{repository}\0{target_key}".encode("utf-8")).digest()
+    return hashlib.sha256(f"{repository}\0{target_key}".encode()).digest()
 
 
 class FileLock:
@@ -89,7 +89,9 @@ class AdvisoryTargetLock:
             schema_name = self._conn.scalar(sa.text("SELECT current_schema()")) or ""
             digest = hashlib.sha256(self._name + schema_name.encode("utf-8")).digest()
             self._key = int.from_bytes(digest[:8], "big", signed=True)
-        self._held = bool(self._conn.scalar(sa.text("SELECT pg_try_advisory_lock(:key)"), {"key": self._key}))
+        self._held = bool(
+            self._conn.scalar(sa.text("SELECT pg_try_advisory_lock(:key)"), {"key": self._key})
+        )
         return self._held
 
     def release(self) -> None:

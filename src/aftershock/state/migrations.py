@@ -8,9 +8,9 @@ definitions here are frozen copies of each version's shape: later changes get a 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -19,7 +19,9 @@ from aftershock.state import schema
 from aftershock.state.errors import StateSchemaError
 
 # Concurrent first opens of one PostgreSQL database take this transaction-level advisory lock.
-_PG_MIGRATION_LOCK = int.from_bytes(hashlib.sha256(b"aftershock state migrations").digest()[:8], "big", signed=True)
+_PG_MIGRATION_LOCK = int.from_bytes(
+    hashlib.sha256(b"aftershock state migrations").digest()[:8], "big", signed=True
+)
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,8 @@ class Migration:
 def _v1_reviews(conn: Connection) -> None:
     md = sa.MetaData()
     sa.Table(
-        "reviews", md,
+        "reviews",
+        md,
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("repository", sa.String(500), nullable=False),
         sa.Column("target_kind", sa.String(16), nullable=False),
@@ -49,8 +52,14 @@ def _v1_reviews(conn: Connection) -> None:
     )
     text_columns = ("title", "subject_id", "subject_display", "message")
     sa.Table(
-        "review_findings", md,
-        sa.Column("review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True),
+        "review_findings",
+        md,
+        sa.Column(
+            "review_id",
+            sa.Integer,
+            sa.ForeignKey("reviews.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
         sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
         sa.Column("fingerprint", sa.String(128), nullable=False),
         sa.Column("evidence_digest", sa.String(128), nullable=False),
@@ -65,8 +74,14 @@ def _v1_reviews(conn: Connection) -> None:
         sa.Column("payload", sa.JSON, nullable=True),
     )
     sa.Table(
-        "verdicts", md,
-        sa.Column("review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True),
+        "verdicts",
+        md,
+        sa.Column(
+            "review_id",
+            sa.Integer,
+            sa.ForeignKey("reviews.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
         sa.Column("kind", sa.String(64), primary_key=True),
         sa.Column("level", sa.String(32), nullable=False),
         sa.Column("up_to_sha", sa.String(64), nullable=False),
@@ -79,7 +94,8 @@ def _v1_reviews(conn: Connection) -> None:
 def _v2_decisions(conn: Connection) -> None:
     md = sa.MetaData()
     sa.Table(
-        "decisions", md,
+        "decisions",
+        md,
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("repository", sa.String(500), nullable=False),
         sa.Column("target_kind", sa.String(16), nullable=False),
@@ -90,7 +106,9 @@ def _v2_decisions(conn: Connection) -> None:
         sa.Column("decided_by", sa.String(200), nullable=False),
         sa.Column("decided_at", sa.String(40), nullable=False),
         sa.Column("evidence_digest", sa.String(128), nullable=False),
-        sa.Index("decisions_by_target", "repository", "target_kind", "target_name", "fingerprint", "id"),
+        sa.Index(
+            "decisions_by_target", "repository", "target_kind", "target_name", "fingerprint", "id"
+        ),
     )
     md.create_all(conn)
 
@@ -103,7 +121,8 @@ def _v3_review_mode(conn: Connection) -> None:
 def _v4_webhook_service(conn: Connection) -> None:
     md = sa.MetaData()
     sa.Table(
-        "webhook_deliveries", md,
+        "webhook_deliveries",
+        md,
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("delivery_id", sa.String(100), nullable=False, unique=True),
         sa.Column("event", sa.String(64), nullable=False),
@@ -120,7 +139,8 @@ def _v4_webhook_service(conn: Connection) -> None:
         sa.Index("webhook_deliveries_by_outcome", "outcome", "id"),
     )
     sa.Table(
-        "paused_targets", md,
+        "paused_targets",
+        md,
         sa.Column("repository", sa.String(500), primary_key=True),
         sa.Column("target_kind", sa.String(16), primary_key=True),
         sa.Column("target_name", sa.String(255), primary_key=True),
@@ -167,8 +187,9 @@ def migrate(engine: Engine, where: str, *, upto: int = LATEST_VERSION) -> int:
             migration.apply(conn)
             conn.execute(
                 sa.insert(schema.schema_version).values(
-                    version=migration.version, name=migration.name,
-                    applied_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    version=migration.version,
+                    name=migration.name,
+                    applied_at=datetime.now(UTC).isoformat(timespec="seconds"),
                 )
             )
             version = migration.version

@@ -48,7 +48,10 @@ class CurrentReview:
 
 
 def decide_review_mode(
-    requested: RequestedMode, last: ReviewSummary | None, current: CurrentReview, ancestry: Ancestry | None
+    requested: RequestedMode,
+    last: ReviewSummary | None,
+    current: CurrentReview,
+    ancestry: Ancestry | None,
 ) -> ReviewPlan:
     """Decide full vs incremental. `last` is the latest non-failed review of the target, if any;
     `ancestry` says how its head relates to the new head (None when it could not be asked)."""
@@ -56,18 +59,27 @@ def decide_review_mode(
         return ReviewPlan(ReviewMode.FULL, "first review of this target: reviewing the whole range")
     rewritten = _rewritten(last, current, ancestry)
     if rewritten is not None:
-        return ReviewPlan(ReviewMode.FULL, rewritten, force_pushed=ancestry in (Ancestry.NOT_ANCESTOR, Ancestry.MISSING))
+        return ReviewPlan(
+            ReviewMode.FULL,
+            rewritten,
+            force_pushed=ancestry in (Ancestry.NOT_ANCESTOR, Ancestry.MISSING),
+        )
     match requested:
         case RequestedMode.FULL:
             return ReviewPlan(ReviewMode.FULL, "full review requested: reviewing the whole range")
         case RequestedMode.DEFAULT:
-            return ReviewPlan(ReviewMode.FULL, f"reviewing the whole range (last reviewed head {last.head_sha[:7]})")
+            return ReviewPlan(
+                ReviewMode.FULL,
+                f"reviewing the whole range (last reviewed head {last.head_sha[:7]})",
+            )
         case RequestedMode.SINCE_LAST:
             return _since_last(last, current)
     assert_never(requested)
 
 
-def _rewritten(last: ReviewSummary, current: CurrentReview, ancestry: Ancestry | None) -> str | None:
+def _rewritten(
+    last: ReviewSummary, current: CurrentReview, ancestry: Ancestry | None
+) -> str | None:
     """Why the last reviewed head cannot serve as a starting point, when history was rewritten."""
     short_last, short_new = last.head_sha[:7], current.head_sha[:7]
     match ancestry:
@@ -90,14 +102,29 @@ def _rewritten(last: ReviewSummary, current: CurrentReview, ancestry: Ancestry |
 def _since_last(last: ReviewSummary, current: CurrentReview) -> ReviewPlan:
     short = last.head_sha[:7]
     if last.status is not ReviewStatus.COMPLETE:
-        return ReviewPlan(ReviewMode.FULL, f"the last review ({short}) was {last.status.value}: reviewing the whole range")
+        return ReviewPlan(
+            ReviewMode.FULL,
+            f"the last review ({short}) was {last.status.value}: reviewing the whole range",
+        )
     if last.base_sha != current.base_sha:
         return ReviewPlan(
             ReviewMode.FULL,
             f"the base moved from {last.base_sha[:7]} to {current.base_sha[:7]} since the last review: reviewing the whole range",
         )
-    if last.aftershock_version != current.aftershock_version or last.config_hash != current.config_hash:
-        return ReviewPlan(ReviewMode.FULL, "aftershock or its configuration changed since the last review: reviewing the whole range")
+    if (
+        last.aftershock_version != current.aftershock_version
+        or last.config_hash != current.config_hash
+    ):
+        return ReviewPlan(
+            ReviewMode.FULL,
+            "aftershock or its configuration changed since the last review: reviewing the whole range",
+        )
     if last.head_sha == current.head_sha:
-        return ReviewPlan(ReviewMode.INCREMENTAL, f"no new commits since the last review of {short}", since_sha=last.head_sha)
-    return ReviewPlan(ReviewMode.INCREMENTAL, f"reviewing what changed since {short}", since_sha=last.head_sha)
+        return ReviewPlan(
+            ReviewMode.INCREMENTAL,
+            f"no new commits since the last review of {short}",
+            since_sha=last.head_sha,
+        )
+    return ReviewPlan(
+        ReviewMode.INCREMENTAL, f"reviewing what changed since {short}", since_sha=last.head_sha
+    )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from aftershock.errors import ConfigError
 
@@ -44,7 +45,9 @@ class ReviewTarget:
             return cls.pull_request(int(match.group(1)))
         name = stripped.removeprefix("branch:")
         if not name:
-            raise ConfigError("empty review target", hint="pass a pull-request number or a branch name")
+            raise ConfigError(
+                "empty review target", hint="pass a pull-request number or a branch name"
+            )
         return cls.branch(name)
 
     def __str__(self) -> str:
@@ -63,7 +66,9 @@ class ReviewStatus(str, enum.Enum):
 
 class ReviewMode(str, enum.Enum):
     FULL = "full"  # base..head reviewed again as a whole
-    INCREMENTAL = "incremental"  # only what changed since the last reviewed head; the rest carried forward
+    INCREMENTAL = (
+        "incremental"  # only what changed since the last reviewed head; the rest carried forward
+    )
 
 
 class _EnumLike(Protocol):
@@ -129,7 +134,9 @@ class StoredFinding:
     payload: Mapping[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
-def stored_finding(finding: FindingLike | StoredFinding, payload: Mapping[str, Any] | None = None) -> StoredFinding:
+def stored_finding(
+    finding: FindingLike | StoredFinding, payload: Mapping[str, Any] | None = None
+) -> StoredFinding:
     """The flat copy of `finding` that the store keeps."""
     if isinstance(finding, StoredFinding):
         return finding
@@ -188,7 +195,9 @@ class ReviewRecord:
     not_reviewed: tuple[UnreviewedPart, ...] = ()
     findings: tuple[FindingLike | StoredFinding, ...] = ()
     verdicts: tuple[StoredVerdict, ...] = ()
-    payloads: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False, hash=False)
+    payloads: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=dict, compare=False, hash=False
+    )
 
 
 @dataclass(frozen=True)
@@ -233,9 +242,9 @@ def normalize_repository(remote_url: str | None, root: str) -> str:
     if not remote_url:
         return root
     url = remote_url.strip()
-    if match := re.fullmatch(r"[\w.-]+@([\w.-]+):(.+)", url):  # scp-like syntax
-        host, path = match.groups()
-    elif match := re.fullmatch(r"[a-z+]+://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.+)", url):
+    if (match := re.fullmatch(r"[\w.-]+@([\w.-]+):(.+)", url)) or (
+        match := re.fullmatch(r"[a-z+]+://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.+)", url)
+    ):  # scp-like syntax
         host, path = match.groups()
     else:
         return url

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -120,7 +121,9 @@ def decision_of(row: sa.Row[Any]) -> Decision:
     )
 
 
-def summary_of(row: sa.Row[Any], counts: Mapping[str, int], verdicts: Sequence[StoredVerdict]) -> ReviewSummary:
+def summary_of(
+    row: sa.Row[Any], counts: Mapping[str, int], verdicts: Sequence[StoredVerdict]
+) -> ReviewSummary:
     return ReviewSummary(
         id=row.id,
         repository=row.repository,
@@ -156,6 +159,8 @@ def summaries(conn: sa.Connection, rows: Sequence[sa.Row[Any]]) -> tuple[ReviewS
         counts[review_id][state] = number
     verdicts: dict[int, list[StoredVerdict]] = {review_id: [] for review_id in ids}
     table = schema.verdicts
-    for row in conn.execute(sa.select(table).where(table.c.review_id.in_(ids)).order_by(table.c.review_id, table.c.kind)):
+    for row in conn.execute(
+        sa.select(table).where(table.c.review_id.in_(ids)).order_by(table.c.review_id, table.c.kind)
+    ):
         verdicts[row.review_id].append(verdict_of(row))
     return tuple(summary_of(row, counts[row.id], verdicts[row.id]) for row in rows)

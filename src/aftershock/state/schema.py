@@ -42,7 +42,9 @@ reviews = sa.Table(
 review_findings = sa.Table(
     "review_findings",
     metadata,
-    sa.Column("review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column(
+        "review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True
+    ),
     sa.Column("position", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("fingerprint", sa.String(128), nullable=False),
     sa.Column("evidence_digest", sa.String(128), nullable=False),
@@ -63,7 +65,9 @@ review_findings = sa.Table(
 verdicts = sa.Table(
     "verdicts",
     metadata,
-    sa.Column("review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column(
+        "review_id", sa.Integer, sa.ForeignKey("reviews.id", ondelete="CASCADE"), primary_key=True
+    ),
     sa.Column("kind", sa.String(64), primary_key=True),
     sa.Column("level", sa.String(32), nullable=False),
     sa.Column("up_to_sha", sa.String(64), nullable=False),
@@ -84,7 +88,9 @@ decisions = sa.Table(
     sa.Column("decided_by", sa.String(200), nullable=False),
     sa.Column("decided_at", sa.String(40), nullable=False),
     sa.Column("evidence_digest", sa.String(128), nullable=False),
-    sa.Index("decisions_by_target", "repository", "target_kind", "target_name", "fingerprint", "id"),
+    sa.Index(
+        "decisions_by_target", "repository", "target_kind", "target_name", "fingerprint", "id"
+    ),
 )
 
 # The webhook service's ledger: one row per GitHub delivery (deduplicated by its GUID), what became

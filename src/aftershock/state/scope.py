@@ -31,7 +31,10 @@ class ReviewScope:
 
     @classmethod
     def only(
-        cls, charts: frozenset[str], files: frozenset[str], commits: frozenset[str],
+        cls,
+        charts: frozenset[str],
+        files: frozenset[str],
+        commits: frozenset[str],
         skipped_charts: frozenset[str] = frozenset(),
     ) -> ReviewScope:
         return cls(False, charts, files, commits, skipped_charts)

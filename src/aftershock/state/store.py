@@ -13,11 +13,11 @@ non-failed review of the target and the active dismissals.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import sqlalchemy as sa
 
@@ -58,7 +58,9 @@ class _Baseline:
 
 
 def open_store(
-    location: str | Path | None = None, *, repo_root: Path | None = None,
+    location: str | Path | None = None,
+    *,
+    repo_root: Path | None = None,
     lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS,
 ) -> StateStore:
     """Open (creating and migrating as needed) the state database at a path or URL.
@@ -91,7 +93,9 @@ class StateStore:
         self._db.engine.dispose()
 
     @contextmanager
-    def review_lock(self, repository: str, target: ReviewTarget, timeout_seconds: float | None = None) -> Iterator[None]:
+    def review_lock(
+        self, repository: str, target: ReviewTarget, timeout_seconds: float | None = None
+    ) -> Iterator[None]:
         """Hold the target's review lock; wait up to the timeout, then raise StateBusyError.
 
         Re-entrant within one thread, so `record_review` inside the block does not wait on itself.
@@ -117,7 +121,9 @@ class StateStore:
             with translated_errors(self.where):
                 lock.release()
 
-    def record_review(self, record: ReviewRecord, scope: ReviewScope | None = None) -> RecordedReview:
+    def record_review(
+        self, record: ReviewRecord, scope: ReviewScope | None = None
+    ) -> RecordedReview:
         """Write the review, its findings with their lifecycle, and its verdicts, in one transaction.
 
         `scope` says what the review examined; without it a complete full review examined everything,
@@ -126,8 +132,12 @@ class StateStore:
         with self.review_lock(record.repository, record.target), translated_errors(self.where):
             with self.engine.begin() as conn:
                 baseline = _baseline(conn, record.repository, record.target)
-                lifecycle = _lifecycle(record, baseline, _dismissals(conn, record.repository, record.target), scope)
-                inserted = conn.execute(sa.insert(schema.reviews).values(rows.review_values(record, _now())))
+                lifecycle = _lifecycle(
+                    record, baseline, _dismissals(conn, record.repository, record.target), scope
+                )
+                inserted = conn.execute(
+                    sa.insert(schema.reviews).values(rows.review_values(record, _now()))
+                )
                 assert inserted.inserted_primary_key is not None
                 review_id = int(inserted.inserted_primary_key[0])
                 finding_rows = [
@@ -142,7 +152,10 @@ class StateStore:
         return RecordedReview(review_id, lifecycle)
 
     def preview(
-        self, repository: str, target: ReviewTarget, findings: Sequence[FindingLike | StoredFinding],
+        self,
+        repository: str,
+        target: ReviewTarget,
+        findings: Sequence[FindingLike | StoredFinding],
         scope: ReviewScope | None = None,
     ) -> Lifecycle:
         """The lifecycle `findings` would get if recorded now as a complete review; writes nothing."""
@@ -150,23 +163,39 @@ class StateStore:
             baseline = _baseline(conn, repository, target)
             dismissals = _dismissals(conn, repository, target)
         examined = _examined(scope, whole=True)
-        return compare(baseline.findings, findings, dismissals, previous_head=baseline.head_sha, in_scope=examined)
+        return compare(
+            baseline.findings,
+            findings,
+            dismissals,
+            previous_head=baseline.head_sha,
+            in_scope=examined,
+        )
 
-    def history(self, repository: str, target: ReviewTarget, limit: int | None = None) -> tuple[ReviewSummary, ...]:
+    def history(
+        self, repository: str, target: ReviewTarget, limit: int | None = None
+    ) -> tuple[ReviewSummary, ...]:
         """The reviews of a target, newest first, failed ones included."""
         table = schema.reviews
-        query = sa.select(table).where(rows.target_filter(table, repository, target)).order_by(table.c.id.desc())
+        query = (
+            sa.select(table)
+            .where(rows.target_filter(table, repository, target))
+            .order_by(table.c.id.desc())
+        )
         with translated_errors(self.where), self.engine.begin() as conn:
             return rows.summaries(conn, conn.execute(query.limit(limit) if limit else query).all())
 
-    def latest_review(self, repository: str, target: ReviewTarget, *, include_failed: bool = False) -> ReviewSummary | None:
+    def latest_review(
+        self, repository: str, target: ReviewTarget, *, include_failed: bool = False
+    ) -> ReviewSummary | None:
         """The newest review of a target (by default the newest that did not fail), or None."""
         table = schema.reviews
         query = sa.select(table).where(rows.target_filter(table, repository, target))
         if not include_failed:
             query = query.where(table.c.status != ReviewStatus.FAILED.value)
         with translated_errors(self.where), self.engine.begin() as conn:
-            found = rows.summaries(conn, conn.execute(query.order_by(table.c.id.desc()).limit(1)).all())
+            found = rows.summaries(
+                conn, conn.execute(query.order_by(table.c.id.desc()).limit(1)).all()
+            )
         return found[0] if found else None
 
     def review_findings(self, review_id: int) -> tuple[tuple[LifecycleState, StoredFinding], ...]:
@@ -174,7 +203,9 @@ class StateStore:
         table = schema.review_findings
         query = sa.select(table).where(table.c.review_id == review_id).order_by(table.c.position)
         with translated_errors(self.where), self.engine.begin() as conn:
-            return tuple((LifecycleState(row.state), rows.finding_of(row)) for row in conn.execute(query))
+            return tuple(
+                (LifecycleState(row.state), rows.finding_of(row)) for row in conn.execute(query)
+            )
 
     def dismissals(self, repository: str, target: ReviewTarget) -> dict[str, Decision]:
         """The active dismissals of a target, by fingerprint."""
@@ -182,7 +213,13 @@ class StateStore:
             return _dismissals(conn, repository, target)
 
     def dismiss(
-        self, repository: str, target: ReviewTarget, fingerprint: str, reason: str, by: str, at: datetime | None = None
+        self,
+        repository: str,
+        target: ReviewTarget,
+        fingerprint: str,
+        reason: str,
+        by: str,
+        at: datetime | None = None,
     ) -> Decision:
         """Dismiss a finding of the target's last review, on its current evidence.
 
@@ -193,12 +230,19 @@ class StateStore:
             raise StateError("a dismissal needs a reason", hint="pass --reason TEXT")
         with translated_errors(self.where), self.engine.begin() as conn:
             finding = _resolve_fingerprint(conn, repository, target, fingerprint)
-            decision = Decision(finding.fingerprint, True, reason.strip(), by, at or _now(), finding.evidence_digest)
+            decision = Decision(
+                finding.fingerprint, True, reason.strip(), by, at or _now(), finding.evidence_digest
+            )
             _insert_decision(conn, repository, target, decision)
         return decision
 
     def reopen(
-        self, repository: str, target: ReviewTarget, fingerprint: str, by: str = "", at: datetime | None = None
+        self,
+        repository: str,
+        target: ReviewTarget,
+        fingerprint: str,
+        by: str = "",
+        at: datetime | None = None,
     ) -> Decision:
         """Withdraw the active dismissal of a fingerprint (or of its unique prefix)."""
         with translated_errors(self.where), self.engine.begin() as conn:
@@ -206,18 +250,22 @@ class StateStore:
             matches = _by_prefix(list(active), fingerprint)
             if len(matches) != 1:
                 raise StateError(
-                    f"no dismissed finding {fingerprint} in {target}" if not matches
+                    f"no dismissed finding {fingerprint} in {target}"
+                    if not matches
                     else f"fingerprint prefix {fingerprint} is ambiguous in {target}",
-                    where=repository, hint="pass the full fingerprint of a dismissed finding",
+                    where=repository,
+                    hint="pass the full fingerprint of a dismissed finding",
                 )
             dismissal = active[matches[0]]
-            decision = Decision(dismissal.fingerprint, False, "", by, at or _now(), dismissal.evidence_digest)
+            decision = Decision(
+                dismissal.fingerprint, False, "", by, at or _now(), dismissal.evidence_digest
+            )
             _insert_decision(conn, repository, target, decision)
         return decision
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _examined(scope: ReviewScope | None, *, whole: bool) -> Callable[[Matchable], bool] | None:
@@ -228,14 +276,20 @@ def _examined(scope: ReviewScope | None, *, whole: bool) -> Callable[[Matchable]
 
 
 def _lifecycle(
-    record: ReviewRecord, baseline: _Baseline, dismissals: dict[str, Decision], scope: ReviewScope | None
+    record: ReviewRecord,
+    baseline: _Baseline,
+    dismissals: dict[str, Decision],
+    scope: ReviewScope | None,
 ) -> Lifecycle:
     if record.status is ReviewStatus.FAILED:
         return Lifecycle(baseline.head_sha, ())  # a review that did not run resolves nothing
     whole = record.status is ReviewStatus.COMPLETE and record.mode is ReviewMode.FULL
     return compare(
-        baseline.findings, record.findings, dismissals,
-        previous_head=baseline.head_sha, in_scope=_examined(scope, whole=whole),
+        baseline.findings,
+        record.findings,
+        dismissals,
+        previous_head=baseline.head_sha,
+        in_scope=_examined(scope, whole=whole),
     )
 
 
@@ -243,8 +297,12 @@ def _baseline(conn: sa.Connection, repository: str, target: ReviewTarget) -> _Ba
     reviews, findings = schema.reviews, schema.review_findings
     last = conn.execute(
         sa.select(reviews.c.id, reviews.c.head_sha)
-        .where(rows.target_filter(reviews, repository, target), reviews.c.status != ReviewStatus.FAILED.value)
-        .order_by(reviews.c.id.desc()).limit(1)
+        .where(
+            rows.target_filter(reviews, repository, target),
+            reviews.c.status != ReviewStatus.FAILED.value,
+        )
+        .order_by(reviews.c.id.desc())
+        .limit(1)
     ).first()
     if last is None:
         return _Baseline(None, ())
@@ -259,7 +317,9 @@ def _baseline(conn: sa.Connection, repository: str, target: ReviewTarget) -> _Ba
 def _dismissals(conn: sa.Connection, repository: str, target: ReviewTarget) -> dict[str, Decision]:
     table = schema.decisions
     latest: dict[str, Decision] = {}
-    for row in conn.execute(sa.select(table).where(rows.target_filter(table, repository, target)).order_by(table.c.id)):
+    for row in conn.execute(
+        sa.select(table).where(rows.target_filter(table, repository, target)).order_by(table.c.id)
+    ):
         latest[row.fingerprint] = rows.decision_of(row)
     return {fingerprint: d for fingerprint, d in latest.items() if d.dismissed}
 
@@ -272,21 +332,36 @@ def _by_prefix(fingerprints: Sequence[str], wanted: str) -> list[str]:
     return sorted({f for f in fingerprints if f.startswith(wanted)})
 
 
-def _resolve_fingerprint(conn: sa.Connection, repository: str, target: ReviewTarget, wanted: str) -> StoredFinding:
+def _resolve_fingerprint(
+    conn: sa.Connection, repository: str, target: ReviewTarget, wanted: str
+) -> StoredFinding:
     findings = {f.fingerprint: f for f in _baseline(conn, repository, target).findings}
     matches = _by_prefix(list(findings), wanted)
     if len(matches) == 1:
         return findings[matches[0]]
-    what = f"no finding {wanted} in the last review of {target}" if not matches else f"fingerprint prefix {wanted} is ambiguous in {target}"
-    raise StateError(what, where=repository, hint="copy the fingerprint from the latest review report")
+    what = (
+        f"no finding {wanted} in the last review of {target}"
+        if not matches
+        else f"fingerprint prefix {wanted} is ambiguous in {target}"
+    )
+    raise StateError(
+        what, where=repository, hint="copy the fingerprint from the latest review report"
+    )
 
 
-def _insert_decision(conn: sa.Connection, repository: str, target: ReviewTarget, decision: Decision) -> None:
+def _insert_decision(
+    conn: sa.Connection, repository: str, target: ReviewTarget, decision: Decision
+) -> None:
     conn.execute(
         sa.insert(schema.decisions).values(
-            repository=repository, target_kind=target.kind.value, target_name=target.name,
-            fingerprint=decision.fingerprint, action="dismiss" if decision.dismissed else "reopen",
-            reason=decision.reason, decided_by=decision.by, decided_at=rows.iso(decision.at),
+            repository=repository,
+            target_kind=target.kind.value,
+            target_name=target.name,
+            fingerprint=decision.fingerprint,
+            action="dismiss" if decision.dismissed else "reopen",
+            reason=decision.reason,
+            decided_by=decision.by,
+            decided_at=rows.iso(decision.at),
             evidence_digest=decision.evidence_digest,
         )
     )

@@ -6,7 +6,7 @@ that compute the levels, `rationale` the paragraphs that explain them from the f
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from aftershock.findings.model import Finding
 from aftershock.model.review import Review
@@ -23,7 +23,15 @@ def verdicts(review: Review, findings: Sequence[Finding]) -> Verdicts:
     merge = merge_risk(review, findings)
     security = security_risk(review, findings)
     return Verdicts(
-        merge=Verdict("merge", merge.level, up_to, merge.reasons, merge_rationale(review, findings, merge)),
-        security=Verdict("security", security.level, up_to, security.reasons, security_rationale(review, findings, security)),
+        merge=Verdict(
+            "merge", merge.level, up_to, merge.reasons, merge_rationale(review, findings, merge)
+        ),
+        security=Verdict(
+            "security",
+            security.level,
+            up_to,
+            security.reasons,
+            security_rationale(review, findings, security),
+        ),
         actionable=sum(f.actionable for f in findings),
     )

@@ -20,13 +20,12 @@ chart can hide anything.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from aftershock.findings.model import RULE_ERROR_ID, Category, Confidence, Finding, Severity
 from aftershock.model.diff import ObjectChange
 from aftershock.model.review import ChartOutcome, RenderStatus, Review
 from aftershock.verdict.model import Assessment, RiskLevel, highest
-
 
 _BY_SEVERITY = {
     Severity.INFO: RiskLevel.MINIMAL,
@@ -35,16 +34,35 @@ _BY_SEVERITY = {
     Severity.HIGH: RiskLevel.HIGH,
     Severity.CRITICAL: RiskLevel.CRITICAL,
 }
-SECURITY_KINDS = frozenset({
-    ("rbac.authorization.k8s.io", k) for k in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
-} | {
-    ("networking.k8s.io", "NetworkPolicy"), ("", "Secret"), ("", "ServiceAccount"), ("", "Service"),
-    ("networking.k8s.io", "Ingress"), ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"), ("policy", "PodSecurityPolicy"),
-})
+SECURITY_KINDS = frozenset(
+    {
+        ("rbac.authorization.k8s.io", k)
+        for k in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+    }
+    | {
+        ("networking.k8s.io", "NetworkPolicy"),
+        ("", "Secret"),
+        ("", "ServiceAccount"),
+        ("", "Service"),
+        ("networking.k8s.io", "Ingress"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("policy", "PodSecurityPolicy"),
+    }
+)
 SECURITY_FIELD_WORDS = (
-    "securityContext", "hostNetwork", "hostPID", "hostIPC", "hostPath", "hostPort", "volumes", "serviceAccountName",
-    "automountServiceAccountToken", "image", "capabilities", "privileged",
+    "securityContext",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "hostPath",
+    "hostPort",
+    "volumes",
+    "serviceAccountName",
+    "automountServiceAccountToken",
+    "image",
+    "capabilities",
+    "privileged",
 )
 
 
@@ -57,7 +75,9 @@ def finding_level(finding: Finding) -> RiskLevel:
 
 def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
     candidates = _finding_candidates([f for f in findings if f.actionable])
-    changed = sorted({r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.CHANGED})  # charts, not scenarios
+    changed = sorted(
+        {r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.CHANGED}
+    )  # charts, not scenarios
     if changed:
         named = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")
         candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently ({named})"))
@@ -68,9 +88,16 @@ def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
 def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
     security = [f for f in findings if f.actionable and f.category is Category.SECURITY]
     candidates = _finding_candidates(security)
-    touched = sorted({str(c.key) for r in review.chart_reviews for c in r.changes if touches_security(c)})
+    touched = sorted(
+        {str(c.key) for r in review.chart_reviews for c in r.changes if touches_security(c)}
+    )
     if touched:
-        candidates.append((RiskLevel.LOW, f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})"))
+        candidates.append(
+            (
+                RiskLevel.LOW,
+                f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})",
+            )
+        )
     candidates += _unreviewed_candidates(review, findings)
     return _assess(candidates)
 
@@ -86,12 +113,23 @@ def _finding_candidates(findings: Sequence[Finding]) -> list[tuple[RiskLevel, st
     for finding in findings:
         if finding.rule_id == RULE_ERROR_ID:
             continue  # counted as an unreviewed part
-        lowered = " (low confidence)" if finding_level(finding) is not _BY_SEVERITY[finding.severity] else ""
-        out.append((finding_level(finding), f"{finding.severity.value} {finding.category.value} finding {finding.rule_id}{lowered}"))
+        lowered = (
+            " (low confidence)"
+            if finding_level(finding) is not _BY_SEVERITY[finding.severity]
+            else ""
+        )
+        out.append(
+            (
+                finding_level(finding),
+                f"{finding.severity.value} {finding.category.value} finding {finding.rule_id}{lowered}",
+            )
+        )
     return out
 
 
-def _unreviewed_candidates(review: Review, findings: Sequence[Finding]) -> list[tuple[RiskLevel, str]]:
+def _unreviewed_candidates(
+    review: Review, findings: Sequence[Finding]
+) -> list[tuple[RiskLevel, str]]:
     out = []
     for chart in review.chart_reviews:
         if chart.outcome is not ChartOutcome.NOT_REVIEWED:
@@ -113,5 +151,9 @@ def _unreviewed_candidates(review: Review, findings: Sequence[Finding]) -> list[
 def _assess(candidates: list[tuple[RiskLevel, str]]) -> Assessment:
     level = highest([level for level, _ in candidates])
     ordered = sorted(candidates, key=lambda item: (-item[0].rank, item[1]))
-    reasons = tuple(dict.fromkeys(reason for lvl, reason in ordered if lvl is level and lvl is not RiskLevel.MINIMAL))
+    reasons = tuple(
+        dict.fromkeys(
+            reason for lvl, reason in ordered if lvl is level and lvl is not RiskLevel.MINIMAL
+        )
+    )
     return Assessment(level, reasons)

@@ -63,4 +63,8 @@ class Verdicts:
 
     @property
     def headline(self) -> str:
-        return NO_ACTIONABLE_FINDINGS if self.actionable == 0 else f"{self.actionable} actionable finding(s)"
+        return (
+            NO_ACTIONABLE_FINDINGS
+            if self.actionable == 0
+            else f"{self.actionable} actionable finding(s)"
+        )

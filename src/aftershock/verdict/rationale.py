@@ -7,7 +7,7 @@ behind it, and the same review always gives the same text.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding
 from aftershock.model.review import ChartOutcome, ChartReview, Review
@@ -20,21 +20,37 @@ MAX_NAMED = 3
 
 def merge_rationale(review: Review, findings: Sequence[Finding], assessment: Assessment) -> str:
     actionable = [f for f in findings if f.actionable and f.rule_id != RULE_ERROR_ID]
-    sentences = [_what_changed(review), _observed(actionable), _tests(review, findings), _unverified(review, findings)]
+    sentences = [
+        _what_changed(review),
+        _observed(actionable),
+        _tests(review, findings),
+        _unverified(review, findings),
+    ]
     return " ".join(s for s in sentences if s)
 
 
 def security_rationale(review: Review, findings: Sequence[Finding], assessment: Assessment) -> str:
-    security = [f for f in findings if f.category is Category.SECURITY and f.rule_id != RULE_ERROR_ID]
+    security = [
+        f for f in findings if f.category is Category.SECURITY and f.rule_id != RULE_ERROR_ID
+    ]
     actionable = [f for f in security if f.actionable]
-    touched = sorted({str(c.key) for r in review.chart_reviews for c in r.changes if touches_security(c)})
+    touched = sorted(
+        {str(c.key) for r in review.chart_reviews for c in r.changes if touches_security(c)}
+    )
     if touched:
         surface = f"The change touches the security surface of {_named(touched)}."
     else:
         surface = "The change touches no RBAC, network, Secret, exposure or pod security field in what was rendered."
     improved = [f for f in security if f.delta in (Delta.NARROWED, Delta.RESOLVED)]
-    narrowed = f"It narrows or removes {len(improved)} existing security concern(s)." if improved else ""
-    sentences = [surface, _observed(actionable, "security "), narrowed, _unverified(review, findings)]
+    narrowed = (
+        f"It narrows or removes {len(improved)} existing security concern(s)." if improved else ""
+    )
+    sentences = [
+        surface,
+        _observed(actionable, "security "),
+        narrowed,
+        _unverified(review, findings),
+    ]
     return " ".join(s for s in sentences if s)
 
 
@@ -45,9 +61,16 @@ def _what_changed(review: Review) -> str:
         if r.outcome is ChartOutcome.CHANGED:
             installs.setdefault((r.chart, r.release), []).append(r)
     if not installs:
-        rendered = "no rendered Kubernetes object changes" if review.chart_reviews or review.affected else "no chart is affected"
+        rendered = (
+            "no rendered Kubernetes object changes"
+            if review.chart_reviews or review.affected
+            else "no chart is affected"
+        )
         return f"{head}; {rendered}."
-    names = [_install_summary(reviews) for _, reviews in sorted(installs.items(), key=lambda item: (item[0][0], item[0][1] or ""))]
+    names = [
+        _install_summary(reviews)
+        for _, reviews in sorted(installs.items(), key=lambda item: (item[0][0], item[0][1] or ""))
+    ]
     return f"{head}; {len(installs)} chart install(s) render differently: {_named(names)}."
 
 
@@ -73,13 +96,19 @@ def _observed(actionable: list[Finding], kind: str = "") -> str:
 
 def _tests(review: Review, findings: Sequence[Finding]) -> str:
     stale = [f for f in findings if f.category is Category.TESTS and f.actionable]
-    stale_text = f"; {len(stale)} test assertion(s) no longer match the head render" if stale else ""
+    stale_text = (
+        f"; {len(stale)} test assertion(s) no longer match the head render" if stale else ""
+    )
     evidence = review.tests
     cut = next((gap.reason for gap in review.not_reviewed if gap.part == TESTS_PART), None)
     if evidence is None and cut:
         return f"Chart tests were not reviewed ({cut}){stale_text}."
     if evidence is None or not evidence.charts:
-        return f"Chart tests were not run{stale_text}." if stale else "No affected chart has helm-unittest suites."
+        return (
+            f"Chart tests were not run{stale_text}."
+            if stale
+            else "No affected chart has helm-unittest suites."
+        )
     runs = [t for chart in evidence.charts for t in chart.tests]
     failing = sum(t.change.value == "newly_failing" for t in runs)
     errors = sum(len(c.base.suite_errors) + len(c.head.suite_errors) for c in evidence.charts)
@@ -90,7 +119,9 @@ def _tests(review: Review, findings: Sequence[Finding]) -> str:
 
 
 def _unverified(review: Review, findings: Sequence[Finding]) -> str:
-    gaps = [f"{gap.part} ({gap.side.value if gap.side else 'both refs'})" for gap in review.not_reviewed]
+    gaps = [
+        f"{gap.part} ({gap.side.value if gap.side else 'both refs'})" for gap in review.not_reviewed
+    ]
     gaps += [f.subject.display for f in findings if f.rule_id == RULE_ERROR_ID]
     pre = sum(f.delta is Delta.PRE_EXISTING for f in findings)
     parts = []

@@ -94,8 +94,9 @@ ASSERTION_KINDS: dict[str, AssertionKind] = {
     "isNotSubset": AssertionKind(validate_subset, SUBSET_PARAMS, antonym=True),
     "isNullOrEmpty": AssertionKind(validate_null_or_empty, PATH_PARAMS),
     "isNotNullOrEmpty": AssertionKind(validate_null_or_empty, PATH_PARAMS, antonym=True),
-    "failedTemplate": AssertionKind(validate_failed_template, FAILED_PARAMS,
-                                    needs_render_success=False),
+    "failedTemplate": AssertionKind(
+        validate_failed_template, FAILED_PARAMS, needs_render_success=False
+    ),
     "notFailedTemplate": AssertionKind(validate_failed_template, FAILED_PARAMS, antonym=True),
     "containsDocument": AssertionKind(validate_contains_document, CONTAINS_DOCUMENT_PARAMS),
     "lengthEqual": AssertionKind(validate_length, LENGTH_PARAMS),

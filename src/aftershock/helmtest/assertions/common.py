@@ -12,8 +12,9 @@ import base64
 import binascii
 import difflib
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from aftershock.helmtest.gofmt import after_yaml_roundtrip, sprint
 from aftershock.helmtest.goyaml_emit import trusted_marshal
@@ -48,8 +49,9 @@ class SnapshotAnswer:
 
 
 class SnapshotComparer(Protocol):
-    def compare(self, content: Any, match_pattern: str, not_match_pattern: str) -> SnapshotAnswer:
-        ...
+    def compare(
+        self, content: Any, match_pattern: str, not_match_pattern: str
+    ) -> SnapshotAnswer: ...
 
 
 @dataclass(frozen=True)
@@ -136,8 +138,11 @@ def _split_lines(text: str) -> list[str]:
 
 def unified_diff(expected: str, actual: str) -> str:
     """go-difflib's unified diff of two YAML texts, one line of context."""
-    return "".join(difflib.unified_diff(_split_lines(expected), _split_lines(actual),
-                                        fromfile="Expected", tofile="Actual", n=1))
+    return "".join(
+        difflib.unified_diff(
+            _split_lines(expected), _split_lines(actual), fromfile="Expected", tofile="Actual", n=1
+        )
+    )
 
 
 def uniform_content(content: Any) -> str:
@@ -167,9 +172,9 @@ def decode_base64(text: str) -> str | None:
         return None
 
 
-
-def judge_each(items: Sequence[Item], empty_passes: bool,
-               judge: Callable[[int, Item], bool]) -> bool:
+def judge_each(
+    items: Sequence[Item], empty_passes: bool, judge: Callable[[int, Item], bool]
+) -> bool:
     """helm-unittest's fold over documents or values: every item is judged (and reports), the
     result is the first verdict and-ed with the rest; no items at all give `empty_passes`."""
     success = not items and empty_passes
@@ -178,8 +183,12 @@ def judge_each(items: Sequence[Item], empty_passes: bool,
     return success
 
 
-def over_selected(ctx: Context, out: Collector, judge: Callable[[int, Doc], bool],
-                  no_manifest: Callable[[], list[str]]) -> Verdict:
+def over_selected(
+    ctx: Context,
+    out: Collector,
+    judge: Callable[[int, Doc], bool],
+    no_manifest: Callable[[], list[str]],
+) -> Verdict:
     """The validators' outer loop: every selected document judged; with none selected a negative
     assertion passes and a positive one fails with `no_manifest`'s lines."""
     success = judge_each(ctx.selected, ctx.negative, judge)
@@ -188,8 +197,9 @@ def over_selected(ctx: Context, out: Collector, judge: Callable[[int, Doc], bool
     return out.verdict(success)
 
 
-def judge_raw(ctx: Context, matches: Callable[[str], bool],
-              fail: Callable[[Any], list[str]]) -> Verdict:
+def judge_raw(
+    ctx: Context, matches: Callable[[str], bool], fail: Callable[[Any], list[str]]
+) -> Verdict:
     """The `*Raw` validators: each selected document's `raw` text (NOTES) against `matches`."""
     out = Collector()
 
@@ -213,8 +223,16 @@ def values_or_report(doc: Doc, path: str, manifest_index: int, out: Collector) -
         return None
 
 
-def unknown_reported(actuals: list[Any], doc: Doc, path: str, manifest_index: int, ctx: Context,
-                     out: Collector, message: str | None = None, record: bool = True) -> bool:
+def unknown_reported(
+    actuals: list[Any],
+    doc: Doc,
+    path: str,
+    manifest_index: int,
+    ctx: Context,
+    out: Collector,
+    message: str | None = None,
+    record: bool = True,
+) -> bool:
     """True after reporting `message` (`unknown path …`) when a positive assertion found nothing;
     `record` also lists the missing value as a failed check."""
     if actuals or ctx.negative:
@@ -225,20 +243,31 @@ def unknown_reported(actuals: list[Any], doc: Doc, path: str, manifest_index: in
     return True
 
 
-def found_values(doc: Doc, path: str, manifest_index: int, ctx: Context, out: Collector,
-                 unknown_message: str | None = None, record_unknown: bool = True
-                 ) -> list[Any] | None:
+def found_values(
+    doc: Doc,
+    path: str,
+    manifest_index: int,
+    ctx: Context,
+    out: Collector,
+    unknown_message: str | None = None,
+    record_unknown: bool = True,
+) -> list[Any] | None:
     """The values at `path` to judge; None after reporting a bad path or (positive) no value."""
     actuals = values_or_report(doc, path, manifest_index, out)
-    if actuals is None or unknown_reported(actuals, doc, path, manifest_index, ctx, out,
-                                           unknown_message, record_unknown):
+    if actuals is None or unknown_reported(
+        actuals, doc, path, manifest_index, ctx, out, unknown_message, record_unknown
+    ):
         return None
     return actuals
 
 
-def over_path_values(path: str, ctx: Context, out: Collector,
-                     judge_value: Callable[[Any, Doc, tuple[int, int]], bool],
-                     no_manifest: Callable[[], list[str]]) -> Verdict:
+def over_path_values(
+    path: str,
+    ctx: Context,
+    out: Collector,
+    judge_value: Callable[[Any, Doc, tuple[int, int]], bool],
+    no_manifest: Callable[[], list[str]],
+) -> Verdict:
     """A per-value validator: every value at `path` in every selected document judged by
     `judge_value` (given the value, its document and its manifest and value indexes)."""
 
@@ -246,7 +275,10 @@ def over_path_values(path: str, ctx: Context, out: Collector,
         actuals = found_values(doc, path, manifest_index, ctx, out)
         if actuals is None:
             return False
-        return judge_each(actuals, ctx.negative, lambda actual_index, actual: judge_value(
-            actual, doc, (manifest_index, actual_index)))
+        return judge_each(
+            actuals,
+            ctx.negative,
+            lambda actual_index, actual: judge_value(actual, doc, (manifest_index, actual_index)),
+        )
 
     return over_selected(ctx, out, judge, no_manifest)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions.common import (
     Collector,
@@ -46,15 +47,27 @@ def _found(params: Mapping[str, Any], items: list[Any]) -> tuple[bool, int]:
     return found, count
 
 
-def _contains_fail(params: Mapping[str, Any], actual: Any, manifest_index: int,
-                   values_index: int, negative: bool) -> list[str]:
+def _contains_fail(
+    params: Mapping[str, Any], actual: Any, manifest_index: int, values_index: int, negative: bool
+) -> list[str]:
     template = fail_format(negative, True, True, False, " to contain")
-    return split_info(template, manifest_index, values_index, params["Path"],
-                      yaml_text([params["Content"]]), yaml_text(actual))
+    return split_info(
+        template,
+        manifest_index,
+        values_index,
+        params["Path"],
+        yaml_text([params["Content"]]),
+        yaml_text(actual),
+    )
 
 
-def _contains_single(params: Mapping[str, Any], items: list[Any], indexes: tuple[int, int],
-                     negative: bool, out: Collector) -> bool:
+def _contains_single(
+    params: Mapping[str, Any],
+    items: list[Any],
+    indexes: tuple[int, int],
+    negative: bool,
+    out: Collector,
+) -> bool:
     found, count = _found(params, items)
     expected_count = params["Count"]
     if expected_count is None:
@@ -66,21 +79,36 @@ def _contains_single(params: Mapping[str, Any], items: list[Any], indexes: tuple
         if not found:
             out.add(_contains_fail(params, items, *indexes, negative))
         else:
-            out.add(error_info(*indexes, (
-                f"expect count {expected_count} in '{params['Path']}' to be in array, "
-                f"got {count}:\n{yaml_text(items)}")))
+            out.add(
+                error_info(
+                    *indexes,
+                    (
+                        f"expect count {expected_count} in '{params['Path']}' to be in array, "
+                        f"got {count}:\n{yaml_text(items)}"
+                    ),
+                )
+            )
         return False
     return True
 
 
-def _contains_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tuple[int, int],
-                    ctx: Context, out: Collector) -> bool:
+def _contains_value(
+    params: Mapping[str, Any],
+    actual: Any,
+    doc: Doc,
+    indexes: tuple[int, int],
+    ctx: Context,
+    out: Collector,
+) -> bool:
     if isinstance(actual, list):
         passed = _contains_single(params, actual, indexes, ctx.negative, out)
     else:
         passed = False
-        out.add(error_info(*indexes,
-                           f"expect '{params['Path']}' to be an array, got:\n{yaml_text(actual)}"))
+        out.add(
+            error_info(
+                *indexes, f"expect '{params['Path']}' to be an array, got:\n{yaml_text(actual)}"
+            )
+        )
     out.check(doc, params["Path"], actual, passed)
     return passed
 
@@ -88,20 +116,36 @@ def _contains_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: t
 def validate_contains(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
     return over_path_values(
-        params["Path"], ctx, out,
+        params["Path"],
+        ctx,
+        out,
         lambda actual, doc, indexes: _contains_value(params, actual, doc, indexes, ctx, out),
-        lambda: _contains_fail(params, "no manifest found", 0, -1, ctx.negative))
+        lambda: _contains_fail(params, "no manifest found", 0, -1, ctx.negative),
+    )
 
 
-def _subset_fail(params: Mapping[str, Any], actual: Any, manifest_index: int, values_index: int,
-                 negative: bool) -> list[str]:
+def _subset_fail(
+    params: Mapping[str, Any], actual: Any, manifest_index: int, values_index: int, negative: bool
+) -> list[str]:
     template = fail_format(negative, True, True, False, " to contain")
-    return split_info(template, manifest_index, values_index, params["Path"],
-                      yaml_text(params["Content"]), yaml_text(actual))
+    return split_info(
+        template,
+        manifest_index,
+        values_index,
+        params["Path"],
+        yaml_text(params["Content"]),
+        yaml_text(actual),
+    )
 
 
-def _subset_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tuple[int, int],
-                  ctx: Context, out: Collector) -> bool:
+def _subset_value(
+    params: Mapping[str, Any],
+    actual: Any,
+    doc: Doc,
+    indexes: tuple[int, int],
+    ctx: Context,
+    out: Collector,
+) -> bool:
     if _is_string_map(actual) and _is_string_map(params["Content"]):
         found = _subset(actual, params["Content"])
         passed = found != ctx.negative
@@ -109,8 +153,11 @@ def _subset_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tup
             out.add(_subset_fail(params, actual, *indexes, ctx.negative))
     else:
         passed = False
-        out.add(error_info(*indexes,
-                           f"expect '{params['Path']}' to be an object, got:\n{yaml_text(actual)}"))
+        out.add(
+            error_info(
+                *indexes, f"expect '{params['Path']}' to be an object, got:\n{yaml_text(actual)}"
+            )
+        )
     out.check(doc, params["Path"], actual, passed)
     return passed
 
@@ -118,6 +165,9 @@ def _subset_value(params: Mapping[str, Any], actual: Any, doc: Doc, indexes: tup
 def validate_subset(params: Mapping[str, Any], ctx: Context) -> Verdict:
     out = Collector()
     return over_path_values(
-        params["Path"], ctx, out,
+        params["Path"],
+        ctx,
+        out,
         lambda actual, doc, indexes: _subset_value(params, actual, doc, indexes, ctx, out),
-        lambda: _subset_fail(params, "no manifest found", -1, -1, ctx.negative))
+        lambda: _subset_fail(params, "no manifest found", -1, -1, ctx.negative),
+    )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions.common import (
     Collector,
@@ -21,8 +22,13 @@ from aftershock.helmtest.assertions.common import (
 from aftershock.helmtest.jsonpath import PathError
 
 HAS_DOCUMENTS_PARAMS = {"Count": "int", "FilterAware": "bool"}
-CONTAINS_DOCUMENT_PARAMS = {"Kind": "str", "APIVersion": "str", "Name": "str",
-                            "Namespace": "str", "Any": "bool"}
+CONTAINS_DOCUMENT_PARAMS = {
+    "Kind": "str",
+    "APIVersion": "str",
+    "Name": "str",
+    "Namespace": "str",
+    "Any": "bool",
+}
 OF_PARAMS = {"Of": "str"}
 LENGTH_PARAMS = {"Paths": "list[str]", "Path": "str", "Count": "int?"}
 
@@ -36,11 +42,17 @@ def validate_has_documents(params: Mapping[str, Any], ctx: Context) -> Verdict:
         return check.verdict(True)
     expected = str(params["Count"])
     if ctx.negative:
-        lines = split_info(fail_format(True, False, False, False, " documents count to be"), -1,
-                           -1, expected)
+        lines = split_info(
+            fail_format(True, False, False, False, " documents count to be"), -1, -1, expected
+        )
     else:
-        lines = split_info(fail_format(False, False, True, False, " documents count to be"), -1,
-                           -1, expected, str(count))
+        lines = split_info(
+            fail_format(False, False, True, False, " documents count to be"),
+            -1,
+            -1,
+            expected,
+            str(count),
+        )
     check.add(lines)
     return check.verdict(False)
 
@@ -50,10 +62,16 @@ def _of_validator(field: str, message: str) -> Any:
 
     def fail(of: str, actual: Any, manifest_index: int, negative: bool) -> list[str]:
         if negative:
-            return split_info(fail_format(True, False, False, False, message), manifest_index,
-                              -1, of)
-        return split_info(fail_format(False, False, True, False, message), manifest_index, -1,
-                          of, yaml_text(actual))
+            return split_info(
+                fail_format(True, False, False, False, message), manifest_index, -1, of
+            )
+        return split_info(
+            fail_format(False, False, True, False, message),
+            manifest_index,
+            -1,
+            of,
+            yaml_text(actual),
+        )
 
     def validate(params: Mapping[str, Any], ctx: Context) -> Verdict:
         out = Collector()
@@ -66,8 +84,9 @@ def _of_validator(field: str, message: str) -> Any:
                 out.add(fail(params["Of"], actual, index, ctx.negative))
             return passed
 
-        return over_selected(ctx, out, judge, lambda: fail(
-            params["Of"], "no manifest found", -1, ctx.negative))
+        return over_selected(
+            ctx, out, judge, lambda: fail(params["Of"], "no manifest found", -1, ctx.negative)
+        )
 
     return validate
 
@@ -92,15 +111,20 @@ def _document_matches(params: Mapping[str, Any], doc: Doc) -> bool:
     return True
 
 
-def _contains_document_fail(params: Mapping[str, Any], manifest_index: int,
-                            negative: bool) -> list[str]:
+def _contains_document_fail(
+    params: Mapping[str, Any], manifest_index: int, negative: bool
+) -> list[str]:
     parts = [f"Kind = {params['Kind']}, apiVersion = {params['APIVersion']}"]
     if params["Name"]:
         parts.append(f"Name = {params['Name']}")
     if params["Namespace"]:
         parts.append(f"Namespace = {params['Namespace']}")
-    return split_info(fail_format(negative, False, False, False, " to contain document"),
-                      manifest_index, -1, ", ".join(parts))
+    return split_info(
+        fail_format(negative, False, False, False, " to contain document"),
+        manifest_index,
+        -1,
+        ", ".join(parts),
+    )
 
 
 def validate_contains_document(params: Mapping[str, Any], ctx: Context) -> Verdict:
@@ -108,8 +132,12 @@ def validate_contains_document(params: Mapping[str, Any], ctx: Context) -> Verdi
     success = False
     for index, doc in enumerate(ctx.selected):
         matches = _document_matches(params, doc)
-        out.check(doc, None, {"kind": doc.body.get("kind"),
-                              "apiVersion": doc.body.get("apiVersion")}, matches)
+        out.check(
+            doc,
+            None,
+            {"kind": doc.body.get("kind"), "apiVersion": doc.body.get("apiVersion")},
+            matches,
+        )
         if matches == ctx.negative:
             manifest_success = False
             out.add(_contains_document_fail(params, index, ctx.negative))
@@ -126,14 +154,27 @@ def validate_contains_document(params: Mapping[str, Any], ctx: Context) -> Verdi
     return out.verdict(success)
 
 
-def _length_fail(path: str, count: str, actual: str, manifest_index: int,
-                 negative: bool) -> list[str]:
-    return split_info(fail_format(negative, True, True, False, " to match count"),
-                      manifest_index, -1, path, count, actual)
+def _length_fail(
+    path: str, count: str, actual: str, manifest_index: int, negative: bool
+) -> list[str]:
+    return split_info(
+        fail_format(negative, True, True, False, " to match count"),
+        manifest_index,
+        -1,
+        path,
+        count,
+        actual,
+    )
 
 
-def _count_single(params: Mapping[str, Any], doc: Doc, path: str, manifest_index: int,
-                  ctx: Context, out: Collector) -> tuple[bool, int]:
+def _count_single(
+    params: Mapping[str, Any],
+    doc: Doc,
+    path: str,
+    manifest_index: int,
+    ctx: Context,
+    out: Collector,
+) -> tuple[bool, int]:
     actuals = values_or_report(doc, path, manifest_index, out)
     if actuals is None:
         return False, 0
@@ -153,8 +194,9 @@ def _count_single(params: Mapping[str, Any], doc: Doc, path: str, manifest_index
     return success, length
 
 
-def _count_paths(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
-                 out: Collector) -> bool:
+def _count_paths(
+    params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context, out: Collector
+) -> bool:
     counts: dict[str, int] = {}
     all_passed = True
     for path in params["Paths"]:
@@ -187,5 +229,6 @@ def validate_length(params: Mapping[str, Any], ctx: Context) -> Verdict:
             return passed
         return _count_paths(params, doc, manifest_index, ctx, out)
 
-    return over_selected(ctx, out, judge, lambda: _length_fail(
-        "", "", "no manifest found", -1, ctx.negative))
+    return over_selected(
+        ctx, out, judge, lambda: _length_fail("", "", "no manifest found", -1, ctx.negative)
+    )

@@ -8,7 +8,8 @@ schema, release name), as the whole error text.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions.common import (
     ERROR_FORMAT,
@@ -30,14 +31,17 @@ def _fail(params: Mapping[str, Any], actual: Any, manifest_index: int, negative:
     custom = " to match" if params["ErrorPattern"] else " to equal"
     message = params["ErrorMessage"] or params["ErrorPattern"]
     if negative:
-        return split_info(fail_format(True, False, False, False, custom), manifest_index, -1,
-                          message)
-    return split_info(fail_format(False, False, True, False, custom), manifest_index, -1,
-                      message, sprint(actual))
+        return split_info(
+            fail_format(True, False, False, False, custom), manifest_index, -1, message
+        )
+    return split_info(
+        fail_format(False, False, True, False, custom), manifest_index, -1, message, sprint(actual)
+    )
 
 
-def _pattern_result(params: Mapping[str, Any], actual: Any, manifest_index: int,
-                    negative: bool) -> tuple[bool, list[str]]:
+def _pattern_result(
+    params: Mapping[str, Any], actual: Any, manifest_index: int, negative: bool
+) -> tuple[bool, list[str]]:
     pattern = params["ErrorPattern"]
     try:
         try:
@@ -56,8 +60,9 @@ def _pattern_result(params: Mapping[str, Any], actual: Any, manifest_index: int,
     return True, []
 
 
-def _message_result(params: Mapping[str, Any], actual: Any, manifest_index: int,
-                    negative: bool) -> tuple[bool, list[str]]:
+def _message_result(
+    params: Mapping[str, Any], actual: Any, manifest_index: int, negative: bool
+) -> tuple[bool, list[str]]:
     matched = actual is not None and params["ErrorMessage"] == actual
     if matched == negative:
         return False, _fail(params, actual, manifest_index, negative)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions.common import (
     NO_MANIFEST,
@@ -70,26 +71,29 @@ def _per_value(params: Mapping[str, Any], ctx: Context, judge: Any, fail: Any) -
             out.add(fail(actual, *indexes))
         return passed
 
-    return over_path_values(params["Path"], ctx, out, judge_value,
-                            lambda: fail(NO_MANIFEST, -1, -1, shown_as_is=True))
+    return over_path_values(
+        params["Path"], ctx, out, judge_value, lambda: fail(NO_MANIFEST, -1, -1, shown_as_is=True)
+    )
 
 
 def validate_null_or_empty(params: Mapping[str, Any], ctx: Context) -> Verdict:
-    def fail(actual: Any, manifest_index: int, actual_index: int,
-             shown_as_is: bool = False) -> list[str]:
+    def fail(
+        actual: Any, manifest_index: int, actual_index: int, shown_as_is: bool = False
+    ) -> list[str]:
         template = fail_format(ctx.negative, True, False, False, " to be null or empty, got")
-        return split_info(template, manifest_index, actual_index, params["Path"],
-                          yaml_text(actual))
+        return split_info(template, manifest_index, actual_index, params["Path"], yaml_text(actual))
 
     return _per_value(params, ctx, _is_empty, fail)
 
 
 def validate_type(params: Mapping[str, Any], ctx: Context) -> Verdict:
-    def fail(actual: Any, manifest_index: int, actual_index: int,
-             shown_as_is: bool = False) -> list[str]:
+    def fail(
+        actual: Any, manifest_index: int, actual_index: int, shown_as_is: bool = False
+    ) -> list[str]:
         shown = actual if shown_as_is else go_type_name(actual)
         template = fail_format(ctx.negative, True, True, False, " to be of type")
-        return split_info(template, manifest_index, actual_index, params["Path"],
-                          params["Type"], shown)
+        return split_info(
+            template, manifest_index, actual_index, params["Path"], params["Type"], shown
+        )
 
     return _per_value(params, ctx, lambda actual: go_type_name(actual) == params["Type"], fail)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.helmtest.assertions.common import (
     ERROR_FORMAT,
@@ -28,18 +29,30 @@ REGEX_RAW_PARAMS = {"Pattern": "str"}
 _PATTERN_REQUIRED = "expected field 'pattern' to be filled"
 
 
-def _regex_fail(params: Mapping[str, Any], actual: str, manifest_index: int, actual_index: int,
-                negative: bool) -> list[str]:
+def _regex_fail(
+    params: Mapping[str, Any], actual: str, manifest_index: int, actual_index: int, negative: bool
+) -> list[str]:
     template = fail_format(negative, True, True, False, " to match")
-    return split_info(template, manifest_index, actual_index, params["Path"], params["Pattern"],
-                      actual)
+    return split_info(
+        template, manifest_index, actual_index, params["Path"], params["Pattern"], actual
+    )
 
 
-def _regex_single(params: Mapping[str, Any], actual: Any, pattern: GoRegex, doc: Doc,
-                  indexes: tuple[int, int], ctx: Context, out: Collector) -> bool:
+def _regex_single(
+    params: Mapping[str, Any],
+    actual: Any,
+    pattern: GoRegex,
+    doc: Doc,
+    indexes: tuple[int, int],
+    ctx: Context,
+    out: Collector,
+) -> bool:
     if not isinstance(actual, str):
-        out.add(error_info(*indexes, f"expect '{params['Path']}' to be a string, got:\n"
-                                     f"{yaml_text(actual)}"))
+        out.add(
+            error_info(
+                *indexes, f"expect '{params['Path']}' to be a string, got:\n{yaml_text(actual)}"
+            )
+        )
         out.check(doc, params["Path"], actual, False)
         return False
     text = actual
@@ -57,8 +70,9 @@ def _regex_single(params: Mapping[str, Any], actual: Any, pattern: GoRegex, doc:
     return passed
 
 
-def _regex_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context,
-                    out: Collector) -> bool:
+def _regex_manifest(
+    params: Mapping[str, Any], doc: Doc, manifest_index: int, ctx: Context, out: Collector
+) -> bool:
     path = params["Path"]
     actuals = values_or_report(doc, path, manifest_index, out)
     if actuals is None:
@@ -70,8 +84,13 @@ def _regex_manifest(params: Mapping[str, Any], doc: Doc, manifest_index: int, ct
         return False
     if unknown_reported(actuals, doc, path, manifest_index, ctx, out):
         return False
-    return judge_each(actuals, ctx.negative, lambda actual_index, actual: _regex_single(
-        params, actual, pattern, doc, (manifest_index, actual_index), ctx, out))
+    return judge_each(
+        actuals,
+        ctx.negative,
+        lambda actual_index, actual: _regex_single(
+            params, actual, pattern, doc, (manifest_index, actual_index), ctx, out
+        ),
+    )
 
 
 def _pattern_required() -> Verdict:
@@ -82,14 +101,18 @@ def validate_regex(params: Mapping[str, Any], ctx: Context) -> Verdict:
     if not params["Pattern"]:
         return _pattern_required()
     out = Collector()
-    return over_selected(ctx, out, lambda manifest_index, doc: _regex_manifest(
-        params, doc, manifest_index, ctx, out), lambda: _regex_fail(
-        params, "no manifest found", -1, -1, ctx.negative))
+    return over_selected(
+        ctx,
+        out,
+        lambda manifest_index, doc: _regex_manifest(params, doc, manifest_index, ctx, out),
+        lambda: _regex_fail(params, "no manifest found", -1, -1, ctx.negative),
+    )
 
 
 def _raw_fail(pattern: str, actual: str, negative: bool) -> list[str]:
-    return split_info(fail_format(negative, False, True, False, " to match"), -1, -1, pattern,
-                      actual)
+    return split_info(
+        fail_format(negative, False, True, False, " to match"), -1, -1, pattern, actual
+    )
 
 
 def validate_regex_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
@@ -101,5 +124,6 @@ def validate_regex_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
         if ctx.selected:
             return Verdict(False, tuple(error_info(-1, -1, str(exc))))
         matches = bool  # upstream compiles per document: with none, a bad pattern goes unseen
-    return judge_raw(ctx, matches,
-                     lambda actual: _raw_fail(params["Pattern"], actual, ctx.negative))
+    return judge_raw(
+        ctx, matches, lambda actual: _raw_fail(params["Pattern"], actual, ctx.negative)
+    )

@@ -3,13 +3,29 @@ unknown fields, missing required fields), as kubeconform checks it, offline."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.kubeschema import builtin_schema, crd_schemas, schema_version, validate, validate_builtin
+from aftershock.rules.support.kubeschema import (
+    builtin_schema,
+    crd_schemas,
+    schema_version,
+    validate,
+    validate_builtin,
+)
 
 
 def _all_objects(ctx: RuleContext) -> Iterator[RenderedObject]:
@@ -29,13 +45,25 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]):
         schema = None if crd is not None else builtin_schema(version, api_version, kind)
         if schema is None and crd is None:
             return  # listed once per chart and kind by `unvalidated`
-        errors = validate(obj.body, crd, {}) if crd is not None else validate_builtin(obj.body, schema, version)
-        source = "its CRD" if crd is not None else f"the Kubernetes {version[0]}.{version[1]} schema"
+        errors = (
+            validate(obj.body, crd, {})
+            if crd is not None
+            else validate_builtin(obj.body, schema, version)
+        )
+        source = (
+            "its CRD" if crd is not None else f"the Kubernetes {version[0]}.{version[1]} schema"
+        )
         for error in errors:
-            yield Issue(facet=f"schema {error.path}", message=f"does not validate against {source}: {error.path} "
-                        f"{error.message}", field=error.path, tokens=(error.path.rsplit(".", 1)[-1].split("[", 1)[0],),
-                        confidence=Confidence.MEDIUM if crd is not None else None,
-                        facts=(Fact("error", f"{error.path} {error.message}"),), summary=error.message)
+            yield Issue(
+                facet=f"schema {error.path}",
+                message=f"does not validate against {source}: {error.path} {error.message}",
+                field=error.path,
+                tokens=(error.path.rsplit(".", 1)[-1].split("[", 1)[0],),
+                confidence=Confidence.MEDIUM if crd is not None else None,
+                facts=(Fact("error", f"{error.path} {error.message}"),),
+                summary=error.message,
+            )
+
     return issues
 
 
@@ -45,18 +73,30 @@ def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> I
     kinds: dict[tuple[str, str, str], set[str]] = {}
     for pair in ctx.index.pairs:
         for side, obj in (("base", pair.base), ("head", pair.head)):
-            api_version, kind = (obj.body.get("apiVersion"), obj.body.get("kind")) if obj is not None else (None, None)
-            if isinstance(api_version, str) and isinstance(kind, str) and \
-                    (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind) not in crds and \
-                    builtin_schema(version, api_version, kind) is None:
+            api_version, kind = (
+                (obj.body.get("apiVersion"), obj.body.get("kind"))
+                if obj is not None
+                else (None, None)
+            )
+            if (
+                isinstance(api_version, str)
+                and isinstance(kind, str)
+                and (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind)
+                not in crds
+                and builtin_schema(version, api_version, kind) is None
+            ):
                 kinds.setdefault((pair.install, api_version, kind), set()).add(side)
     for (install, api_version, kind), sides in sorted(kinds.items()):
         yield Concern(
-            subject=Subject(SubjectKind.CHART, install, install, f"not validated {api_version} {kind}"),
+            subject=Subject(
+                SubjectKind.CHART, install, install, f"not validated {api_version} {kind}"
+            ),
             message=f"{install}: {kind} ({api_version}) objects are not validated: no schema for Kubernetes "
             f"{version[0]}.{version[1]} nor a CRD among the reviewed objects",
-            delta=Delta.INTRODUCED if sides == {"head"} else Delta.PRE_EXISTING, severity=Severity.INFO,
-            facts=(Fact("kind", f"{api_version} {kind}"),), scope_paths=(install.split("@", 1)[0],),
+            delta=Delta.INTRODUCED if sides == {"head"} else Delta.PRE_EXISTING,
+            severity=Severity.INFO,
+            facts=(Fact("kind", f"{api_version} {kind}"),),
+            scope_paths=(install.split("@", 1)[0],),
         )
 
 

@@ -3,7 +3,8 @@ does not define."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -25,12 +26,20 @@ def backends(obj: RenderedObject) -> Iterator[tuple[str, str, Any]]:
             for j, path in enumerate(as_list(as_map(as_map(rule).get("http")).get("paths"))):
                 service = as_map(as_map(as_map(path).get("backend")).get("service"))
                 if service:
-                    yield f"spec.rules[{i}].http.paths[{j}].backend.service", text(service.get("name")), _ingress_port(service)
+                    yield (
+                        f"spec.rules[{i}].http.paths[{j}].backend.service",
+                        text(service.get("name")),
+                        _ingress_port(service),
+                    )
         return
     for i, rule in enumerate(as_list(spec.get("rules"))):
         for j, ref in enumerate(as_list(as_map(rule).get("backendRefs"))):
             ref = as_map(ref)
-            if text(ref.get("kind")) in ("", "Service") and text(ref.get("group")) == "" and not text(ref.get("namespace")):
+            if (
+                text(ref.get("kind")) in ("", "Service")
+                and text(ref.get("group")) == ""
+                and not text(ref.get("namespace"))
+            ):
                 yield f"spec.rules[{i}].backendRefs[{j}]", text(ref.get("name")), ref.get("port")
 
 
@@ -45,13 +54,24 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
             continue
         services = release.named("Service", obj.key.namespace, name)
         if not services:
-            yield Issue(facet=f"service {name}", message=f"routes to Service {name}, which the release does not create "
-                        f"({path})", field=path, tokens=(name,), facts=(Fact("service", name),),
-                        summary=f"a missing Service {name}")
+            yield Issue(
+                facet=f"service {name}",
+                message=f"routes to Service {name}, which the release does not create ({path})",
+                field=path,
+                tokens=(name,),
+                facts=(Fact("service", name),),
+                summary=f"a missing Service {name}",
+            )
         elif port is not None and not any(_defines(s, port) for s in services):
-            yield Issue(facet=f"service {name} port {port}", message=f"routes to port {port} of Service {name}, which "
-                        f"it does not define ({path})", field=path, tokens=(str(port),),
-                        facts=(Fact("service", name), Fact("port", str(port))), summary=f"a missing port {port}")
+            yield Issue(
+                facet=f"service {name} port {port}",
+                message=f"routes to port {port} of Service {name}, which "
+                f"it does not define ({path})",
+                field=path,
+                tokens=(str(port),),
+                facts=(Fact("service", name), Fact("port", str(port))),
+                summary=f"a missing port {port}",
+            )
 
 
 def _defines(service: RenderedObject, port: Any) -> bool:

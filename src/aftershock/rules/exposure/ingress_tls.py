@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -17,16 +17,28 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if obj.key.kind != "Ingress" or obj.key.group not in INGRESS_GROUPS:
         return
     spec = as_map(obj.body.get("spec"))
-    covered = {text(host) for entry in as_list(spec.get("tls")) for host in as_list(as_map(entry).get("hosts"))}
+    covered = {
+        text(host)
+        for entry in as_list(spec.get("tls"))
+        for host in as_list(as_map(entry).get("hosts"))
+    }
     hosts = {text(as_map(rule).get("host")) or "*" for rule in as_list(spec.get("rules"))}
     if not hosts and spec.get("defaultBackend") is not None:
         hosts = {"*"}
-    plain = frozenset(host for host in hosts if host not in covered and not (host == "*" and spec.get("tls")))
+    plain = frozenset(
+        host for host in hosts if host not in covered and not (host == "*" and spec.get("tls"))
+    )
     if plain:
         listed = ", ".join(sorted(plain))
-        yield Issue(facet="tls", message=f"serves {listed} without TLS (no spec.tls entry covers it)", field="spec.tls",
-                    tokens=("tls", "host", *sorted(plain)), items=plain, facts=(Fact("hosts", sorted(plain)),),
-                    summary=f"no TLS for {listed}")
+        yield Issue(
+            facet="tls",
+            message=f"serves {listed} without TLS (no spec.tls entry covers it)",
+            field="spec.tls",
+            tokens=("tls", "host", *sorted(plain)),
+            items=plain,
+            facts=(Fact("hosts", sorted(plain)),),
+            summary=f"no TLS for {listed}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

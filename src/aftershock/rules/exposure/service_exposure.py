@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -22,16 +22,29 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         ranges = sorted(text(r) for r in as_list(spec.get("loadBalancerSourceRanges")))
         limited = f", limited to {', '.join(ranges)}" if kind == "LoadBalancer" and ranges else ""
         yield Issue(
-            facet="type", message=f"is exposed outside the cluster as a {kind} Service (spec.type: {kind}{limited})",
-            field="spec.type", tokens=(kind, "type"), grade=_GRADE[kind], items=frozenset({"unrestricted"}) if kind == "LoadBalancer" and not ranges else frozenset(),
-            severity=Severity.LOW if kind == "NodePort" else None, facts=(Fact("type", kind), Fact("source_ranges", ranges)),
+            facet="type",
+            message=f"is exposed outside the cluster as a {kind} Service (spec.type: {kind}{limited})",
+            field="spec.type",
+            tokens=(kind, "type"),
+            grade=_GRADE[kind],
+            items=frozenset({"unrestricted"})
+            if kind == "LoadBalancer" and not ranges
+            else frozenset(),
+            severity=Severity.LOW if kind == "NodePort" else None,
+            facts=(Fact("type", kind), Fact("source_ranges", ranges)),
             summary=f"type {kind}{limited}",
         )
     external = frozenset(text(ip) for ip in as_list(spec.get("externalIPs")))
     if external:
-        yield Issue(facet="externalIPs", message=f"is bound to external IPs {', '.join(sorted(external))} (spec.externalIPs)",
-                    field="spec.externalIPs", tokens=("externalIPs",), items=external,
-                    facts=(Fact("external_ips", sorted(external)),), summary=f"externalIPs {', '.join(sorted(external))}")
+        yield Issue(
+            facet="externalIPs",
+            message=f"is bound to external IPs {', '.join(sorted(external))} (spec.externalIPs)",
+            field="spec.externalIPs",
+            tokens=("externalIPs",),
+            items=external,
+            facts=(Fact("external_ips", sorted(external)),),
+            summary=f"externalIPs {', '.join(sorted(external))}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -29,10 +29,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue
         for dependency in sorted(dependencies(pair.base) - dependencies(pair.head)):
             yield Concern(
-                subject=pair.subject(f"dependsOn {dependency}"), delta=Delta.INTRODUCED,
+                subject=pair.subject(f"dependsOn {dependency}"),
+                delta=Delta.INTRODUCED,
                 message=f"{pair.display} no longer depends on {dependency}: Flux may now reconcile it before {dependency} is ready",
-                location=ctx.index.locate_object(pair, ("dependsOn", dependency.split("/")[-1]), in_change=True),
-                path=pair.impact_path("spec.dependsOn", "removes"), facts=(Fact("dependency", dependency),),
+                location=ctx.index.locate_object(
+                    pair, ("dependsOn", dependency.split("/")[-1]), in_change=True
+                ),
+                path=pair.impact_path("spec.dependsOn", "removes"),
+                facts=(Fact("dependency", dependency),),
                 scope_paths=pair.scope_paths,
             )
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -27,14 +28,25 @@ def helm_release_settings(spec: Mapping[str, Any]) -> dict[str, tuple[Any, bool]
         "install.remediation.retries": (_retries(spec, "install"), True),
         "upgrade.remediation.retries": (_retries(spec, "upgrade"), True),
         "upgrade.remediation.remediateLastFailure": (_remediate_last(spec), _remediate_last(spec)),
-        "install.disableWait": (dig(spec, "install", "disableWait") is True, dig(spec, "install", "disableWait") is not True),
-        "upgrade.disableWait": (dig(spec, "upgrade", "disableWait") is True, dig(spec, "upgrade", "disableWait") is not True),
+        "install.disableWait": (
+            dig(spec, "install", "disableWait") is True,
+            dig(spec, "install", "disableWait") is not True,
+        ),
+        "upgrade.disableWait": (
+            dig(spec, "upgrade", "disableWait") is True,
+            dig(spec, "upgrade", "disableWait") is not True,
+        ),
         "test.enable": (dig(spec, "test", "enable") is True, dig(spec, "test", "enable") is True),
-        "test.ignoreFailures": (dig(spec, "test", "ignoreFailures") is True, dig(spec, "test", "ignoreFailures") is not True),
+        "test.ignoreFailures": (
+            dig(spec, "test", "ignoreFailures") is True,
+            dig(spec, "test", "ignoreFailures") is not True,
+        ),
     }
 
 
-def _weakened_helm_release(before: Mapping[str, Any], after: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def _weakened_helm_release(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> Iterator[tuple[str, str]]:
     old, new = helm_release_settings(before), helm_release_settings(after)
     for setting in old:
         (was, was_safe), (now, now_safe) = old[setting], new[setting]
@@ -44,9 +56,14 @@ def _weakened_helm_release(before: Mapping[str, Any], after: Mapping[str, Any]) 
             yield setting, f"{setting} goes from {str(was).lower()} to {str(now).lower()}"
 
 
-def _weakened_kustomization(before: Mapping[str, Any], after: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def _weakened_kustomization(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> Iterator[tuple[str, str]]:
     if before.get("wait") is True and after.get("wait") is not True:
-        yield "wait", "wait goes from true to false: readiness of the applied objects is no longer checked"
+        yield (
+            "wait",
+            "wait goes from true to false: readiness of the applied objects is no longer checked",
+        )
     old = {str(sorted(as_map(c).items())) for c in as_list(before.get("healthChecks"))}
     new = {str(sorted(as_map(c).items())) for c in as_list(after.get("healthChecks"))}
     if old - new:
@@ -67,10 +84,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue
         for setting, description in _weakenings(pair.base, pair.head):
             yield Concern(
-                subject=pair.subject(setting), delta=Delta.INTRODUCED,
+                subject=pair.subject(setting),
+                delta=Delta.INTRODUCED,
                 message=f"{pair.display}: {description}",
-                location=ctx.index.locate_object(pair, tuple(setting.split(".")[::-1]), in_change=True),
-                path=pair.impact_path(f"spec.{setting}", "weakens"), facts=(Fact("setting", setting), Fact("change", description)),
+                location=ctx.index.locate_object(
+                    pair, tuple(setting.split(".")[::-1]), in_change=True
+                ),
+                path=pair.impact_path(f"spec.{setting}", "weakens"),
+                facts=(Fact("setting", setting), Fact("change", description)),
                 scope_paths=pair.scope_paths,
             )
 

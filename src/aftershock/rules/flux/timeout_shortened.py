@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -34,15 +35,21 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue
         old_spec, new_spec = as_map(pair.base.body.get("spec")), as_map(pair.head.body.get("spec"))
         old, new = timeouts(old_spec, helm_release), timeouts(new_spec, helm_release)
-        shortened = [k for k in old if old[k] is not None and new.get(k) is not None and new[k] < old[k]]
+        shortened = [
+            k for k in old if old[k] is not None and new.get(k) is not None and new[k] < old[k]
+        ]
         if shortened:
             parts = [f"{k} {_show(old[k])} → {_show(new[k])}" for k in shortened]
             yield Concern(
-                subject=pair.subject("timeout"), delta=Delta.INTRODUCED,
+                subject=pair.subject("timeout"),
+                delta=Delta.INTRODUCED,
                 message=f"{pair.display}: shorter timeouts ({', '.join(parts)}); slow installs or upgrades now fail and remediate",
                 location=ctx.index.locate_object(pair, ("timeout",), in_change=True),
                 path=pair.impact_path("spec.timeout", "shortens"),
-                facts=(Fact("shortened", parts), Fact("head_timeout", text(new_spec.get("timeout")))),
+                facts=(
+                    Fact("shortened", parts),
+                    Fact("head_timeout", text(new_spec.get("timeout"))),
+                ),
                 scope_paths=pair.scope_paths,
             )
 

@@ -9,9 +9,18 @@ built or rendered are compared.
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -26,10 +35,16 @@ def _scope(review: ChartReview) -> str:
 def _deploying(reviews: Sequence[ChartReview]) -> list[ChartReview]:
     """Default-scenario scopes, leaving out a chart rendered on its own when a release installs it too."""
     installed = {r.chart for r in reviews if r.release}
-    return [r for r in reviews if r.scenario == DEFAULT_SCENARIO and (r.release or r.chart not in installed)]
+    return [
+        r
+        for r in reviews
+        if r.scenario == DEFAULT_SCENARIO and (r.release or r.chart not in installed)
+    ]
 
 
-def _producers(reviews: Sequence[ChartReview], head: bool) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
+def _producers(
+    reviews: Sequence[ChartReview], head: bool
+) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
     """(cluster, key) -> every (scope, object) producing it on one side, in review order."""
     found: dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]] = {}
     for review in _deploying(reviews):
@@ -44,7 +59,10 @@ def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
 
 
 def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
-    head, base = _producers(ctx.review.chart_reviews, True), _producers(ctx.review.chart_reviews, False)
+    head, base = (
+        _producers(ctx.review.chart_reviews, True),
+        _producers(ctx.review.chart_reviews, False),
+    )
     for (cluster, key), producers in sorted(head.items()):
         scopes = sorted({scope for scope, _ in producers})
         if len(scopes) < 2:
@@ -52,7 +70,8 @@ def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
         before = {scope for scope, _ in base.get((cluster, key), ())}
         delta = Delta.PRE_EXISTING if len(before) >= 2 else Delta.INTRODUCED
         yield Concern(
-            subject=_subject("conflict", cluster, key), delta=delta,
+            subject=_subject("conflict", cluster, key),
+            delta=delta,
             message=f"{key} is produced by {len(scopes)} sources ({', '.join(scopes)}): whichever is applied last wins",
             facts=tuple(Fact("source", s) for s in scopes),
             scope_paths=tuple(sorted({o.template for _, o in producers})),
@@ -82,9 +101,11 @@ def check_duplicates(ctx: RuleContext) -> Iterator[Concern]:
             )
 
 
-_DOC_WHY = ("Two sources writing one object fight: Flux, Argo CD or kubectl apply each overwrite the other on every "
-            "reconciliation, and which definition is live depends on timing, so a review of either source says nothing "
-            "certain about the cluster.")
+_DOC_WHY = (
+    "Two sources writing one object fight: Flux, Argo CD or kubectl apply each overwrite the other on every "
+    "reconciliation, and which definition is live depends on timing, so a review of either source says nothing "
+    "certain about the cluster."
+)
 
 CONFLICT = Rule(
     id="object-conflict",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -36,8 +36,16 @@ def references(pod: PodSpec, namespace: str) -> set[tuple[str, str, str]]:
             _optional_ref(found, "ConfigMap", namespace, as_map(source.get("configMapRef")), "name")
             _optional_ref(found, "Secret", namespace, as_map(source.get("secretRef")), "name")
         for env in map(as_map, as_list(container.body.get("env"))):
-            _optional_ref(found, "ConfigMap", namespace, as_map(dig(env, "valueFrom", "configMapKeyRef")), "name")
-            _optional_ref(found, "Secret", namespace, as_map(dig(env, "valueFrom", "secretKeyRef")), "name")
+            _optional_ref(
+                found,
+                "ConfigMap",
+                namespace,
+                as_map(dig(env, "valueFrom", "configMapKeyRef")),
+                "name",
+            )
+            _optional_ref(
+                found, "Secret", namespace, as_map(dig(env, "valueFrom", "secretKeyRef")), "name"
+            )
     return found
 
 
@@ -48,7 +56,11 @@ def _optional_ref(found: set, kind: str, namespace: str, ref: dict, field: str) 
 
 def _release_objects(objects: Sequence[RenderedObject]) -> set[tuple[str, str, str]]:
     """Objects the release itself creates (not hooks), as (kind, namespace, name)."""
-    return {(o.key.kind, o.key.namespace, o.key.name) for o in objects if o.key.group == "" and not hooks(o)}
+    return {
+        (o.key.kind, o.key.namespace, o.key.name)
+        for o in objects
+        if o.key.group == "" and not hooks(o)
+    }
 
 
 def _waiting_on(pair: ObjectPair, phase: str) -> list[str]:
@@ -58,7 +70,9 @@ def _waiting_on(pair: ObjectPair, phase: str) -> list[str]:
     needed = references(pod, pair.head.key.namespace)
     created_now = _release_objects(pair.chart.head_objects)
     if phase == "pre-upgrade":
-        created_now -= _release_objects(pair.chart.base_objects)  # objects from the previous release exist already
+        created_now -= _release_objects(
+            pair.chart.base_objects
+        )  # objects from the previous release exist already
     return sorted(f"{kind} {name}" for kind, _, name in needed & created_now)
 
 
@@ -71,16 +85,30 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             waiting = _waiting_on(pair, phase)
             if not waiting:
                 continue
-            base_waiting = _waiting_on(ObjectPair(pair.chart, pair.base, pair.base, None), phase) if pair.base else []
-            delta = Delta.PRE_EXISTING if pair.unchanged or (phase == "pre-install" and base_waiting == waiting) else Delta.INTRODUCED
+            base_waiting = (
+                _waiting_on(ObjectPair(pair.chart, pair.base, pair.base, None), phase)
+                if pair.base
+                else []
+            )
+            delta = (
+                Delta.PRE_EXISTING
+                if pair.unchanged or (phase == "pre-install" and base_waiting == waiting)
+                else Delta.INTRODUCED
+            )
             when = "an install" if phase == "pre-install" else "the upgrade that introduces them"
             yield Concern(
-                subject=pair.subject(phase), delta=delta,
+                subject=pair.subject(phase),
+                delta=delta,
                 message=f"{pair.display} is a {phase} hook that needs {', '.join(waiting)}, which the release only "
                 f"creates after its pre hooks: {when} waits until the hook times out and fails",
-                location=ctx.index.locate_object(pair, tuple(w.split(" ", 1)[1] for w in waiting) + ("helm.sh/hook",), in_change=delta is Delta.INTRODUCED),
-                path=pair.impact_path("metadata.annotations[\"helm.sh/hook\"]", "declares"),
-                facts=(Fact("phase", phase), Fact("needs", waiting)), scope_paths=pair.scope_paths,
+                location=ctx.index.locate_object(
+                    pair,
+                    tuple(w.split(" ", 1)[1] for w in waiting) + ("helm.sh/hook",),
+                    in_change=delta is Delta.INTRODUCED,
+                ),
+                path=pair.impact_path('metadata.annotations["helm.sh/hook"]', "declares"),
+                facts=(Fact("phase", phase), Fact("needs", waiting)),
+                scope_paths=pair.scope_paths,
             )
 
 

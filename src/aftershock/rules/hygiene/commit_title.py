@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -12,14 +12,28 @@ from aftershock.model.conventions import CommitConventions
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.commits import commit_path, commit_subject, is_merge
 
-DEFAULT_TYPES = ("build", "chore", "ci", "docs", "feat", "fix", "perf", "refactor", "revert", "style", "test")
+DEFAULT_TYPES = (
+    "build",
+    "chore",
+    "ci",
+    "docs",
+    "feat",
+    "fix",
+    "perf",
+    "refactor",
+    "revert",
+    "style",
+    "test",
+)
 
 
 class Options(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     types: tuple[str, ...] = DEFAULT_TYPES
-    pattern: str | None = None  # a full regular expression for the title; replaces the Conventional Commits check
+    pattern: str | None = (
+        None  # a full regular expression for the title; replaces the Conventional Commits check
+    )
     max_length: int | None = None
 
     @field_validator("pattern")
@@ -42,7 +56,11 @@ def repository_follows(conventions: CommitConventions | None, pattern: re.Patter
     its recent titles following the pattern. Unknown (no conventions read) counts as kept."""
     if conventions is None or conventions.config_files:
         return True
-    titles = [t for t in conventions.recent_titles if not t.startswith(("fixup! ", "squash! ", "amend! ", "Revert \""))]
+    titles = [
+        t
+        for t in conventions.recent_titles
+        if not t.startswith(("fixup! ", "squash! ", "amend! ", 'Revert "'))
+    ]
     return len(titles) > 0 and sum(bool(pattern.fullmatch(t)) for t in titles) * 2 > len(titles)
 
 
@@ -52,18 +70,31 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     if not ctx.configured and not repository_follows(ctx.review.conventions, pattern):
         return  # a convention the repository never used is not its authors' to follow
     for commit in ctx.review.commits:
-        if is_merge(commit) or commit.title.startswith(("fixup! ", "squash! ", "amend! ", "Revert \"")):
+        if is_merge(commit) or commit.title.startswith(
+            ("fixup! ", "squash! ", "amend! ", 'Revert "')
+        ):
             continue  # fixups are commit-fixup's; git's own revert titles are fine
         problems = []
         if not pattern.fullmatch(commit.title):
-            problems.append("does not follow " + ("the configured pattern" if options.pattern else "Conventional Commits (`type(scope): summary`)"))
+            problems.append(
+                "does not follow "
+                + (
+                    "the configured pattern"
+                    if options.pattern
+                    else "Conventional Commits (`type(scope): summary`)"
+                )
+            )
         if options.max_length and len(commit.title) > options.max_length:
-            problems.append(f"is {len(commit.title)} characters long (at most {options.max_length})")
+            problems.append(
+                f"is {len(commit.title)} characters long (at most {options.max_length})"
+            )
         if problems:
             yield Concern(
-                subject=commit_subject(commit, "title"), delta=Delta.INTRODUCED,
-                message=f"commit {commit.short_sha} title \"{commit.title}\" {' and '.join(problems)}",
-                path=commit_path(commit), facts=(Fact("title", commit.title),),
+                subject=commit_subject(commit, "title"),
+                delta=Delta.INTRODUCED,
+                message=f'commit {commit.short_sha} title "{commit.title}" {" and ".join(problems)}',
+                path=commit_path(commit),
+                facts=(Fact("title", commit.title),),
             )
 
 
@@ -80,7 +111,7 @@ RULE = Rule(
         what="Titles of the non-merge commits in the range: by default Conventional Commits, "
         "`type(scope)!: summary` with type one of build, chore, ci, docs, feat, fix, perf, refactor, revert, "
         "style, test. Options: `types` (the allowed types), `pattern` (a full regular expression that replaces "
-        "the check), `max_length`. Git's own `Revert \"...\"` titles and fixup!/squash! commits (see "
+        'the check), `max_length`. Git\'s own `Revert "..."` titles and fixup!/squash! commits (see '
         "commit-fixup) are skipped. Runs only where the repository keeps the convention: a commitlint or "
         "commitizen configuration at base, or most of the last 100 commit titles up to base following it; "
         "naming the rule in `.aftershock.yaml` runs it regardless.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,8 +24,16 @@ def _problems(commit: Commit, options: Options) -> list[str]:
     missing = [key for key in options.required if key.lower() not in present]
     problems = [f"has no {key} trailer" for key in missing]
     signoff = "signed-off-by"
-    if options.signoff_matches_author and signoff in {k.lower() for k in options.required} and signoff in present:
-        emails = {t.value.rsplit("<", 1)[-1].rstrip(">").strip().lower() for t in commit.trailers if t.key.lower() == signoff}
+    if (
+        options.signoff_matches_author
+        and signoff in {k.lower() for k in options.required}
+        and signoff in present
+    ):
+        emails = {
+            t.value.rsplit("<", 1)[-1].rstrip(">").strip().lower()
+            for t in commit.trailers
+            if t.key.lower() == signoff
+        }
         if commit.author.email.lower() not in emails:
             problems.append(f"is not signed off by its author <{commit.author.email}>")
     return problems
@@ -41,9 +49,11 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         problems = _problems(commit, options)
         if problems:
             yield Concern(
-                subject=commit_subject(commit, "trailers"), delta=Delta.INTRODUCED,
-                message=f"commit {commit.short_sha} \"{commit.title}\" {' and '.join(problems)}",
-                path=commit_path(commit), facts=(Fact("problems", problems),),
+                subject=commit_subject(commit, "trailers"),
+                delta=Delta.INTRODUCED,
+                message=f'commit {commit.short_sha} "{commit.title}" {" and ".join(problems)}',
+                path=commit_path(commit),
+                facts=(Fact("problems", problems),),
             )
 
 

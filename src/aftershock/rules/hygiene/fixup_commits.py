@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -16,9 +16,11 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         prefix = next((p for p in PREFIXES if commit.title.startswith(p)), None)
         if prefix is not None:
             yield Concern(
-                subject=commit_subject(commit, "fixup"), delta=Delta.INTRODUCED,
-                message=f"commit {commit.short_sha} \"{commit.title}\" is a {prefix.strip()} commit meant to be squashed before merging",
-                path=commit_path(commit), facts=(Fact("kind", prefix.strip()),),
+                subject=commit_subject(commit, "fixup"),
+                delta=Delta.INTRODUCED,
+                message=f'commit {commit.short_sha} "{commit.title}" is a {prefix.strip()} commit meant to be squashed before merging',
+                path=commit_path(commit),
+                facts=(Fact("kind", prefix.strip()),),
             )
 
 

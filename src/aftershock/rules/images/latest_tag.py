@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -21,8 +21,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         image = text(container.body.get("image"))
         if image and parse_image(image).mutable_tag:
             path = container.path("image")
-            yield Issue(facet=container.label, message=f"runs {container.label} from {image}, a mutable tag ({path})",
-                        field=path, tokens=("image", "tag", "latest"), facts=(Fact("image", image),), summary=image)
+            yield Issue(
+                facet=container.label,
+                message=f"runs {container.label} from {image}, a mutable tag ({path})",
+                field=path,
+                tokens=("image", "tag", "latest"),
+                facts=(Fact("image", image),),
+                summary=image,
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

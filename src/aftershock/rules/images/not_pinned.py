@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -20,11 +20,18 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     for container in containers_of(pod):
         image = text(container.body.get("image"))
         ref = parse_image(image) if image else None
-        if ref is not None and not ref.pinned and not ref.mutable_tag:  # latest is image-latest-tag's
+        if (
+            ref is not None and not ref.pinned and not ref.mutable_tag
+        ):  # latest is image-latest-tag's
             path = container.path("image")
-            yield Issue(facet=container.label, message=f"runs {container.label} from {image} without a digest ({path})",
-                        field=path, tokens=("image", "tag"), facts=(Fact("image_name", ref.name),),
-                        summary=f"{image} by tag")
+            yield Issue(
+                facet=container.label,
+                message=f"runs {container.label} from {image} without a digest ({path})",
+                field=path,
+                tokens=("image", "tag"),
+                facts=(Fact("image_name", ref.name),),
+                summary=f"{image} by tag",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

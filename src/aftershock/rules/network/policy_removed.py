@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -15,13 +15,17 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         if pair.base is None or pair.head is not None or not is_network_policy(pair.base):
             continue
         spec = as_map(pair.base.body.get("spec"))
-        selector = dig(spec, "podSelector", "matchLabels") or ("every pod" if not as_map(spec.get("podSelector")) else "its selector")
+        selector = dig(spec, "podSelector", "matchLabels") or (
+            "every pod" if not as_map(spec.get("podSelector")) else "its selector"
+        )
         types = ", ".join(sorted(policy_types(spec)))
         yield Concern(
-            subject=pair.subject("policy"), delta=Delta.INTRODUCED,
+            subject=pair.subject("policy"),
+            delta=Delta.INTRODUCED,
             message=f"{pair.display} is deleted: the pods it selected ({selector}) lose its {types} isolation",
             location=ctx.index.locate_object(pair, ("NetworkPolicy",), in_change=True),
-            path=pair.impact_path(), facts=(Fact("policy_types", sorted(policy_types(spec))), Fact("selector", selector)),
+            path=pair.impact_path(),
+            facts=(Fact("policy_types", sorted(policy_types(spec))), Fact("selector", selector)),
             scope_paths=pair.scope_paths,
         )
 

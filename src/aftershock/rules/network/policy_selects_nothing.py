@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,9 +19,19 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
     spec = as_map(obj.body.get("spec"))
     namespace = obj.key.namespace
     selector = label_selector(spec.get("podSelector"))
-    if selector is not None and not selector.empty and not release.selected_pods(selector, namespace):
-        yield Issue(facet="podSelector", message=f"applies to {selector.describe()}, which no pod template of the "
-                    "release carries", field="spec.podSelector", tokens=("podSelector",), summary="selects no pod")
+    if (
+        selector is not None
+        and not selector.empty
+        and not release.selected_pods(selector, namespace)
+    ):
+        yield Issue(
+            facet="podSelector",
+            message=f"applies to {selector.describe()}, which no pod template of the "
+            "release carries",
+            field="spec.podSelector",
+            tokens=("podSelector",),
+            summary="selects no pod",
+        )
     for direction, side in PEERS:
         for i, rule in enumerate(as_list(spec.get(direction))):
             for j, peer in enumerate(as_list(as_map(rule).get(side))):
@@ -31,10 +41,15 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
                     continue  # a namespaceSelector reaches pods of other namespaces, which no render shows
                 if not release.selected_pods(selector, namespace):
                     path = f"spec.{direction}[{i}].{side}[{j}].podSelector"
-                    yield Issue(facet=f"{direction} peer {selector.describe()}",
-                                message=f"allows {direction} {side} {selector.describe()}, which no pod template of "
-                                "the release carries", field=path, tokens=("podSelector",),
-                                facts=(Fact("selector", selector.describe()),), summary="a peer matching no pod")
+                    yield Issue(
+                        facet=f"{direction} peer {selector.describe()}",
+                        message=f"allows {direction} {side} {selector.describe()}, which no pod template of "
+                        "the release carries",
+                        field=path,
+                        tokens=("podSelector",),
+                        facts=(Fact("selector", selector.describe()),),
+                        summary="a peer matching no pod",
+                    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

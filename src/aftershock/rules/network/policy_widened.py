@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
+from aftershock.diff.values import deep_equal
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.netpol import is_network_policy, openings, policy_types
-from aftershock.diff.values import deep_equal
 
 
-def _widenings(before: Mapping[str, Any], after: Mapping[str, Any]) -> Iterator[tuple[str, str, float]]:
+def _widenings(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> Iterator[tuple[str, str, float]]:
     """(facet, description, confidence weight) of each way `after` opens more than `before`."""
     lost = policy_types(before) - policy_types(after)
     for kind in sorted(lost):
@@ -22,8 +25,14 @@ def _widenings(before: Mapping[str, Any], after: Mapping[str, Any]) -> Iterator[
             continue
         for opening in sorted(openings(after, direction) - openings(before, direction)):
             yield direction, f"now allows {opening}", 1.0
-    if not deep_equal(before.get("podSelector"), after.get("podSelector")) and as_map(after.get("podSelector")):
-        yield "podSelector", "selects a different set of pods; pods no longer selected lose this isolation", 0.5
+    if not deep_equal(before.get("podSelector"), after.get("podSelector")) and as_map(
+        after.get("podSelector")
+    ):
+        yield (
+            "podSelector",
+            "selects a different set of pods; pods no longer selected lose this isolation",
+            0.5,
+        )
 
 
 def _concerns(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
@@ -34,18 +43,32 @@ def _concerns(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
     for facet, items in sorted(grouped.items()):
         sure = all(weight == 1.0 for _, weight in items)
         yield Concern(
-            subject=pair.subject(facet), delta=Delta.WIDENED,
+            subject=pair.subject(facet),
+            delta=Delta.WIDENED,
             message=f"{pair.display} {'; '.join(text for text, _ in items)}",
             confidence=None if sure else Confidence.LOW,
-            location=ctx.index.locate_object(pair, (facet, "from", "to", "policyTypes"), in_change=True),
-            path=pair.impact_path(f"spec.{facet}" if facet in ("ingress", "egress", "podSelector") else "spec.policyTypes", "widens"),
-            facts=(Fact("widened", sorted(text for text, _ in items)),), scope_paths=pair.scope_paths,
+            location=ctx.index.locate_object(
+                pair, (facet, "from", "to", "policyTypes"), in_change=True
+            ),
+            path=pair.impact_path(
+                f"spec.{facet}"
+                if facet in ("ingress", "egress", "podSelector")
+                else "spec.policyTypes",
+                "widens",
+            ),
+            facts=(Fact("widened", sorted(text for text, _ in items)),),
+            scope_paths=pair.scope_paths,
         )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
-        if pair.base is not None and pair.head is not None and pair.change is not None and is_network_policy(pair.head):
+        if (
+            pair.base is not None
+            and pair.head is not None
+            and pair.change is not None
+            and is_network_policy(pair.head)
+        ):
             yield from _concerns(ctx, pair)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,9 +19,14 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
     if selector is None or selector.empty or text(spec.get("type")) == "ExternalName":
         return
     if not release.selected_pods(selector, obj.key.namespace):
-        yield Issue(facet="selector", message=f"selects {selector.describe()}, which no pod template of the release "
-                    "carries", field="spec.selector", tokens=("selector",),
-                    facts=(Fact("selector", selector.describe()),), summary="a selector matching no pod")
+        yield Issue(
+            facet="selector",
+            message=f"selects {selector.describe()}, which no pod template of the release carries",
+            field="spec.selector",
+            tokens=("selector",),
+            facts=(Fact("selector", selector.describe()),),
+            summary="a selector matching no pod",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

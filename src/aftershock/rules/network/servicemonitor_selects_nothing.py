@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -30,14 +30,23 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
         return
     selector = label_selector(dig(obj.body, "spec", "selector")) or Selector((), ())
     where = namespaces(obj)
-    found = [s for s in release.of_kind("Service") if (where is None or s.key.namespace in where)
-             and selector.matches(as_map(s.body.get("metadata")).get("labels"))]
+    found = [
+        s
+        for s in release.of_kind("Service")
+        if (where is None or s.key.namespace in where)
+        and selector.matches(as_map(s.body.get("metadata")).get("labels"))
+    ]
     if not found:
         scope = "any namespace" if where is None else ", ".join(sorted(where))
-        yield Issue(facet="selector", message=f"selects Services {selector.describe()} in {scope}, and the release "
-                    "renders none", field="spec.selector", tokens=("selector", "matchLabels", "matchNames"),
-                    facts=(Fact("selector", selector.describe()), Fact("namespaces", scope)),
-                    summary="a selector matching no Service")
+        yield Issue(
+            facet="selector",
+            message=f"selects Services {selector.describe()} in {scope}, and the release "
+            "renders none",
+            field="spec.selector",
+            tokens=("selector", "matchLabels", "matchNames"),
+            facts=(Fact("selector", selector.describe()), Fact("namespaces", scope)),
+            summary="a selector matching no Service",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
@@ -26,23 +26,41 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None:
         return
     annotations = as_map(pod.metadata.get("annotations"))
-    for key in sorted(k for k in annotations if isinstance(k, str) and k.startswith(ANNOTATION_PREFIX)):
+    for key in sorted(
+        k for k in annotations if isinstance(k, str) and k.startswith(ANNOTATION_PREFIX)
+    ):
         value = text(annotations[key])
         if not allowed_annotation(value):
             container = key.removeprefix(ANNOTATION_PREFIX)
             path = format_path((*pod.metadata_prefix, KeySegment("annotations"), KeySegment(key)))
-            yield Issue(facet=f"annotation {container}", message=f"sets AppArmor profile {value!r} for container {container} ({path})",
-                        field=path, tokens=(value,), facts=(Fact("profile", value),), summary=f"AppArmor {value}")
+            yield Issue(
+                facet=f"annotation {container}",
+                message=f"sets AppArmor profile {value!r} for container {container} ({path})",
+                field=path,
+                tokens=(value,),
+                facts=(Fact("profile", value),),
+                summary=f"AppArmor {value}",
+            )
     if ctx.kube_version < (1, 30):
         return
-    sources = [("pod", pod.path("securityContext", "appArmorProfile", "type"), pod_security_context(pod))]
-    sources += [(c.label, c.path("securityContext", "appArmorProfile", "type"), c.security_context) for c in containers_of(pod)]
+    sources = [
+        ("pod", pod.path("securityContext", "appArmorProfile", "type"), pod_security_context(pod))
+    ]
+    sources += [
+        (c.label, c.path("securityContext", "appArmorProfile", "type"), c.security_context)
+        for c in containers_of(pod)
+    ]
     for label, path, context in sources:
         kind = dig(context, "appArmorProfile", "type")
         if kind is not None and kind not in ALLOWED_FIELD_TYPES:
-            yield Issue(facet=f"field {label}", message=f"sets AppArmor profile type {text(kind)!r} for the {label} ({path})",
-                        field=path, tokens=("appArmorProfile", text(kind)), facts=(Fact("type", text(kind)),),
-                        summary=f"AppArmor {text(kind)}")
+            yield Issue(
+                facet=f"field {label}",
+                message=f"sets AppArmor profile type {text(kind)!r} for the {label} ({path})",
+                field=path,
+                tokens=("appArmorProfile", text(kind)),
+                facts=(Fact("type", text(kind)),),
+                summary=f"AppArmor {text(kind)}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -59,7 +77,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, baseline, control \"AppArmor\". All versions: pod template annotations "
+        what='Pod Security Standards, baseline, control "AppArmor". All versions: pod template annotations '
         "`container.apparmor.security.beta.kubernetes.io/*` must be empty, `runtime/default` or `localhost/*`. "
         "From Kubernetes 1.30 (the target version decides): `securityContext.appArmorProfile.type` of the pod "
         "and of each container must be undefined, `RuntimeDefault` or `Localhost`.",

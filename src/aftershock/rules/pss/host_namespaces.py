@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -25,8 +25,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     for field, what in _WHAT.items():
         if is_true(pod.spec.get(field)):
             path = pod.path(field)
-            yield Issue(facet=field, message=f"{what} ({path}: true)", field=path, tokens=(field,),
-                        facts=(Fact("value", True),), summary=f"{field}: true")
+            yield Issue(
+                facet=field,
+                message=f"{what} ({path}: true)",
+                field=path,
+                tokens=(field,),
+                facts=(Fact("value", True),),
+                summary=f"{field}: true",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -44,7 +50,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="Pod specs (of Pods and every workload kind) that set `hostNetwork`, `hostPID` or `hostIPC` "
-        "to `true`. Pod Security Standards, baseline profile, control \"Host Namespaces\": allowed values "
+        'to `true`. Pod Security Standards, baseline profile, control "Host Namespaces": allowed values '
         "are undefined or `false`, in every Kubernetes version.",
         why="A pod in the node's PID namespace sees and can signal every process on the node, including "
         "other pods' processes and their environment; in the network namespace it can bind node ports and "

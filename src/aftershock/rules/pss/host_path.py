@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -23,10 +23,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         host_path = text(as_map(volume.get("hostPath")).get("path")) or "?"
         sensitive = host_path.rstrip("/") in SENSITIVE_HOST_PATHS or host_path == "/"
         yield Issue(
-            facet=f"volume {name}", message=f"mounts the node's {host_path} (volume {name}, {path}.hostPath)",
-            field=f"{path}.hostPath", tokens=("hostPath", host_path), items=frozenset({host_path}),
-            grade=2 if sensitive else 1, severity=Severity.CRITICAL if sensitive else None,
-            facts=(Fact("host_path", host_path),), summary=f"hostPath {host_path}",
+            facet=f"volume {name}",
+            message=f"mounts the node's {host_path} (volume {name}, {path}.hostPath)",
+            field=f"{path}.hostPath",
+            tokens=("hostPath", host_path),
+            items=frozenset({host_path}),
+            grade=2 if sensitive else 1,
+            severity=Severity.CRITICAL if sensitive else None,
+            facts=(Fact("host_path", host_path),),
+            summary=f"hostPath {host_path}",
         )
 
 
@@ -44,7 +49,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Volumes of type `hostPath` (Pod Security Standards, baseline, control \"HostPath Volumes\": "
+        what='Volumes of type `hostPath` (Pod Security Standards, baseline, control "HostPath Volumes": '
         "`spec.volumes[*].hostPath` must be undefined). The root, /etc, /proc, /sys, the kubelet's and the "
         "container runtimes' folders and sockets are graded critical. A changed path is a widening.",
         why="A hostPath volume reads or writes the node's filesystem. The container runtime socket or the "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,13 +18,22 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None:
         return
     for container in containers_of(pod):
-        ports = sorted({str(as_map(p).get("hostPort")) for p in as_list(container.body.get("ports"))
-                        if as_map(p).get("hostPort") not in (None, 0, "0")})
+        ports = sorted(
+            {
+                str(as_map(p).get("hostPort"))
+                for p in as_list(container.body.get("ports"))
+                if as_map(p).get("hostPort") not in (None, 0, "0")
+            }
+        )
         if ports:
             path = container.path("ports")
             yield Issue(
-                facet=container.label, message=f"binds node port {', '.join(ports)} from {container.label} ({path}[*].hostPort)",
-                field=path, tokens=("hostPort",), items=frozenset(ports), facts=(Fact("host_ports", ports),),
+                facet=container.label,
+                message=f"binds node port {', '.join(ports)} from {container.label} ({path}[*].hostPort)",
+                field=path,
+                tokens=("hostPort",),
+                items=frozenset(ports),
+                facts=(Fact("host_ports", ports),),
                 summary=f"hostPort {', '.join(ports)}",
             )
 
@@ -44,7 +53,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="`ports[*].hostPort` other than 0 on any container (Pod Security Standards, baseline, control "
-        "\"Host Ports\": allowed values are undefined and 0). A new port is a widening.",
+        '"Host Ports": allowed values are undefined and 0). A new port is a widening.',
         why="A hostPort opens the port on the node's own addresses, bypassing Services and usually "
         "NetworkPolicies; it exposes the pod to anything that reaches the node and limits scheduling to one "
         "such pod per node.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -13,7 +13,11 @@ from aftershock.rules.support.pods import containers_of
 from aftershock.rules.support.pss import PSS_REFERENCE
 
 HANDLERS = (
-    ("livenessProbe",), ("readinessProbe",), ("startupProbe",), ("lifecycle", "postStart"), ("lifecycle", "preStop"),
+    ("livenessProbe",),
+    ("readinessProbe",),
+    ("startupProbe",),
+    ("lifecycle", "postStart"),
+    ("lifecycle", "preStop"),
 )
 
 
@@ -29,9 +33,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                 if host:
                     hosts.add(f"{'.'.join(keys)}.{action}.host={host}")
         if hosts:
-            yield Issue(facet=container.label, message=f"points {container.label}'s probes or hooks at another host ({', '.join(sorted(hosts))})",
-                        field=container.path(), tokens=("host",), items=frozenset(hosts),
-                        facts=(Fact("hosts", sorted(hosts)),), summary=", ".join(sorted(hosts)))
+            yield Issue(
+                facet=container.label,
+                message=f"points {container.label}'s probes or hooks at another host ({', '.join(sorted(hosts))})",
+                field=container.path(),
+                tokens=("host",),
+                items=frozenset(hosts),
+                facts=(Fact("hosts", sorted(hosts)),),
+                summary=", ".join(sorted(hosts)),
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -49,7 +59,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="From Kubernetes 1.34 (the target version decides), Pod Security Standards baseline control "
-        "\"Probes / Lifecycle Hooks\": `host` must be empty in the `httpGet` and `tcpSocket` actions of "
+        '"Probes / Lifecycle Hooks": `host` must be empty in the `httpGet` and `tcpSocket` actions of '
         "liveness, readiness and startup probes and of postStart/preStop handlers, on every container.",
         why="The kubelet runs probes and hooks from the node's network. A `host` makes it connect to any "
         "address the pod's author chooses, which turns the kubelet into a proxy into networks the pod "

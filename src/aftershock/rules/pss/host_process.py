@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,13 +19,23 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     if is_true(dig(pod_security_context(pod), "windowsOptions", "hostProcess")):
         path = pod.path("securityContext", "windowsOptions", "hostProcess")
-        yield Issue(facet="pod", message=f"runs as a Windows HostProcess pod ({path}: true)", field=path,
-                    tokens=("hostProcess",), summary="HostProcess pod")
+        yield Issue(
+            facet="pod",
+            message=f"runs as a Windows HostProcess pod ({path}: true)",
+            field=path,
+            tokens=("hostProcess",),
+            summary="HostProcess pod",
+        )
     for container in containers_of(pod):
         if is_true(dig(container.security_context, "windowsOptions", "hostProcess")):
             path = container.path("securityContext", "windowsOptions", "hostProcess")
-            yield Issue(facet=container.label, message=f"runs {container.label} as a Windows HostProcess ({path}: true)",
-                        field=path, tokens=("hostProcess",), summary=f"{container.label} HostProcess")
+            yield Issue(
+                facet=container.label,
+                message=f"runs {container.label} as a Windows HostProcess ({path}: true)",
+                field=path,
+                tokens=("hostProcess",),
+                summary=f"{container.label} HostProcess",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -43,10 +53,10 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="`windowsOptions.hostProcess: true` in the pod's or any container's securityContext. Pod Security "
-        "Standards, baseline, control \"HostProcess\": allowed values are undefined or `false`.",
+        'Standards, baseline, control "HostProcess": allowed values are undefined or `false`.',
         why="A HostProcess container runs directly on the Windows node with the node's privileges, outside any "
         "container isolation: it is the Windows equivalent of a privileged container.",
-        example="    securityContext:\n      windowsOptions:\n        hostProcess: true\n        runAsUserName: \"NT AUTHORITY\\\\SYSTEM\"",
+        example='    securityContext:\n      windowsOptions:\n        hostProcess: true\n        runAsUserName: "NT AUTHORITY\\\\SYSTEM"',
         fix="Remove `hostProcess`; run node-level Windows agents from a privileged namespace dedicated to them.",
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -22,13 +22,24 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             continue
         path = container.path("securityContext", "allowPrivilegeEscalation")
         if value is True:
-            yield Issue(facet=container.label, message=f"lets {container.label} escalate privileges ({path}: true)",
-                        field=path, tokens=("allowPrivilegeEscalation",), grade=2, severity=Severity.MEDIUM,
-                        summary="allowPrivilegeEscalation: true")
+            yield Issue(
+                facet=container.label,
+                message=f"lets {container.label} escalate privileges ({path}: true)",
+                field=path,
+                tokens=("allowPrivilegeEscalation",),
+                grade=2,
+                severity=Severity.MEDIUM,
+                summary="allowPrivilegeEscalation: true",
+            )
         else:
-            yield Issue(facet=container.label, message=f"does not forbid privilege escalation in {container.label} ({path} not false)",
-                        field=path, tokens=("allowPrivilegeEscalation", "securityContext"), grade=1,
-                        summary="allowPrivilegeEscalation unset")
+            yield Issue(
+                facet=container.label,
+                message=f"does not forbid privilege escalation in {container.label} ({path} not false)",
+                field=path,
+                tokens=("allowPrivilegeEscalation", "securityContext"),
+                grade=1,
+                summary="allowPrivilegeEscalation unset",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -45,7 +56,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, restricted, control \"Privilege Escalation\": every container must set "
+        what='Pod Security Standards, restricted, control "Privilege Escalation": every container must set '
         "`securityContext.allowPrivilegeEscalation: false` (Windows pods are exempt from 1.25). Unset is low; "
         "an explicit `true` is medium, and going from unset to `true` is a widening.",
         why="Without it, a set-user-ID binary or file capabilities inside the image can raise the process above "

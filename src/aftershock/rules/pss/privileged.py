@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -20,8 +20,13 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     for container in containers_of(pod):
         if is_true(container.security_context.get("privileged")):
             path = container.path("securityContext", "privileged")
-            yield Issue(facet=container.label, message=f"runs {container.label} privileged ({path}: true)",
-                        field=path, tokens=("privileged",), summary=f"{container.label} privileged")
+            yield Issue(
+                facet=container.label,
+                message=f"runs {container.label} privileged ({path}: true)",
+                field=path,
+                tokens=("privileged",),
+                summary=f"{container.label} privileged",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -39,7 +44,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="`securityContext.privileged: true` on any container, init container or ephemeral container. "
-        "Pod Security Standards, baseline, control \"Privileged Containers\": allowed values are undefined "
+        'Pod Security Standards, baseline, control "Privileged Containers": allowed values are undefined '
         "or `false`.",
         why="A privileged container has every capability, sees every host device and runs without the "
         "seccomp, AppArmor and SELinux confinement: it is root on the node, and anything that compromises it "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -24,9 +24,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         value = container.security_context.get("procMount")
         if value is not None and value != "Default":
             path = container.path("securityContext", "procMount")
-            yield Issue(facet=container.label, message=f"mounts /proc as {text(value)!r} in {container.label} ({path})",
-                        field=path, tokens=("procMount",), facts=(Fact("proc_mount", text(value)),),
-                        summary=f"procMount {text(value)}")
+            yield Issue(
+                facet=container.label,
+                message=f"mounts /proc as {text(value)!r} in {container.label} ({path})",
+                field=path,
+                tokens=("procMount",),
+                facts=(Fact("proc_mount", text(value)),),
+                summary=f"procMount {text(value)}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -44,7 +49,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="`securityContext.procMount` other than undefined or `Default` on any container (Pod Security "
-        "Standards, baseline, control \"/proc Mount Type\"). From Kubernetes 1.35 the baseline profile allows "
+        'Standards, baseline, control "/proc Mount Type"). From Kubernetes 1.35 the baseline profile allows '
         "any value when the pod runs in a user namespace (`hostUsers: false`).",
         why="The default /proc mount masks paths such as /proc/kcore and /proc/sys that expose or change the "
         "node's kernel; `Unmasked` removes those masks.",

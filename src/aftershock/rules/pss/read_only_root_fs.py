@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -13,7 +13,9 @@ from aftershock.rules.support.pods import containers_of, is_windows_pod
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     pod = ctx.index.pod_spec(obj)
-    if pod is None or is_windows_pod(pod):  # Windows containers cannot have a read-only root filesystem
+    if pod is None or is_windows_pod(
+        pod
+    ):  # Windows containers cannot have a read-only root filesystem
         return
     for container in containers_of(pod):
         if container.list_name == "ephemeralContainers":
@@ -22,9 +24,13 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         if value is not True:
             path = container.path("securityContext", "readOnlyRootFilesystem")
             state = "false" if value is False else "not set"
-            yield Issue(facet=container.label, message=f"gives {container.label} a writable root filesystem "
-                        f"({path}: {state})", field=path, tokens=("readOnlyRootFilesystem", container.name),
-                        summary=f"readOnlyRootFilesystem {state}")
+            yield Issue(
+                facet=container.label,
+                message=f"gives {container.label} a writable root filesystem ({path}: {state})",
+                field=path,
+                tokens=("readOnlyRootFilesystem", container.name),
+                summary=f"readOnlyRootFilesystem {state}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

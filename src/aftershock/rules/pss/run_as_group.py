@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,14 +18,21 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None:
         return
     sources = [("pod", pod.path("securityContext"), pod_security_context(pod))]
-    sources += [(c.label, c.path("securityContext"), c.security_context) for c in containers_of(pod)]
+    sources += [
+        (c.label, c.path("securityContext"), c.security_context) for c in containers_of(pod)
+    ]
     for label, prefix, context in sources:
         for field in GROUP_FIELDS:
             value = context.get(field)
             if isinstance(value, int) and not isinstance(value, bool) and value == 0:
                 path = f"{prefix}.{field}"
-                yield Issue(facet=f"{label} {field}", message=f"runs the {label} with group id 0 ({path}: 0)",
-                            field=path, tokens=(field,), summary=f"{field}: 0")
+                yield Issue(
+                    facet=f"{label} {field}",
+                    message=f"runs the {label} with group id 0 ({path}: 0)",
+                    field=path,
+                    tokens=(field,),
+                    summary=f"{field}: 0",
+                )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

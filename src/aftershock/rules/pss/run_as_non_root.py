@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,18 +19,37 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     pod_value = pod_security_context(pod).get("runAsNonRoot")
     if pod_value is False:
         path = pod.path("securityContext", "runAsNonRoot")
-        yield Issue(facet="pod", message=f"allows root containers ({path}: false)", field=path,
-                    tokens=("runAsNonRoot",), grade=2, severity=Severity.MEDIUM, summary="runAsNonRoot: false")
+        yield Issue(
+            facet="pod",
+            message=f"allows root containers ({path}: false)",
+            field=path,
+            tokens=("runAsNonRoot",),
+            grade=2,
+            severity=Severity.MEDIUM,
+            summary="runAsNonRoot: false",
+        )
     for container in containers_of(pod):
         value = container.security_context.get("runAsNonRoot")
         path = container.path("securityContext", "runAsNonRoot")
         if value is False:
-            yield Issue(facet=container.label, message=f"allows {container.label} to run as root ({path}: false)",
-                        field=path, tokens=("runAsNonRoot",), grade=2, severity=Severity.MEDIUM,
-                        summary="runAsNonRoot: false")
+            yield Issue(
+                facet=container.label,
+                message=f"allows {container.label} to run as root ({path}: false)",
+                field=path,
+                tokens=("runAsNonRoot",),
+                grade=2,
+                severity=Severity.MEDIUM,
+                summary="runAsNonRoot: false",
+            )
         elif value is not True and pod_value is not True:
-            yield Issue(facet=container.label, message=f"does not require {container.label} to run as non-root (runAsNonRoot unset at pod and container)",
-                        field=path, tokens=("runAsNonRoot", "securityContext"), grade=1, summary="runAsNonRoot unset")
+            yield Issue(
+                facet=container.label,
+                message=f"does not require {container.label} to run as non-root (runAsNonRoot unset at pod and container)",
+                field=path,
+                tokens=("runAsNonRoot", "securityContext"),
+                grade=1,
+                summary="runAsNonRoot unset",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -47,7 +66,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, restricted, control \"Running as Non-root\": `runAsNonRoot` must be `true` "
+        what='Pod Security Standards, restricted, control "Running as Non-root": `runAsNonRoot` must be `true` '
         "in the pod's securityContext or in every container's, and no container (nor the pod) may set it to "
         "`false`. Unset is low; an explicit `false` is medium.",
         why="With `runAsNonRoot: true` the kubelet refuses to start a container whose user is root, whatever "

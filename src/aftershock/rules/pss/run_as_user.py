@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -17,12 +17,20 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None or ctx.kube_version < (1, 23):
         return
     sources = [("pod", pod.path("securityContext", "runAsUser"), pod_security_context(pod))]
-    sources += [(c.label, c.path("securityContext", "runAsUser"), c.security_context) for c in containers_of(pod)]
+    sources += [
+        (c.label, c.path("securityContext", "runAsUser"), c.security_context)
+        for c in containers_of(pod)
+    ]
     for label, path, context in sources:
         value = context.get("runAsUser")
         if isinstance(value, int) and not isinstance(value, bool) and value == 0:
-            yield Issue(facet=label, message=f"runs the {label} as root ({path}: 0)", field=path,
-                        tokens=("runAsUser",), summary="runAsUser: 0")
+            yield Issue(
+                facet=label,
+                message=f"runs the {label} as root ({path}: 0)",
+                field=path,
+                tokens=("runAsUser",),
+                summary="runAsUser: 0",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -39,7 +47,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, restricted, control \"Running as Non-root user\" (Kubernetes 1.23 and "
+        what='Pod Security Standards, restricted, control "Running as Non-root user" (Kubernetes 1.23 and '
         "later): `runAsUser` of the pod and of every container must be undefined or non-zero.",
         why="User id 0 is root; setting it explicitly overrides a non-root user baked into the image.",
         example="    securityContext:\n      runAsUser: 0",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
@@ -24,17 +24,36 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if ctx.kube_version < (1, 19):
         annotations = as_map(pod.metadata.get("annotations"))
         for key in sorted(k for k in annotations if isinstance(k, str)):
-            if (key == POD_ANNOTATION or key.startswith(CONTAINER_ANNOTATION_PREFIX)) and annotations[key] == "unconfined":
-                path = format_path((*pod.metadata_prefix, KeySegment("annotations"), KeySegment(key)))
-                yield Issue(facet=f"annotation {key}", message=f"disables seccomp ({path}: unconfined)", field=path,
-                            tokens=("unconfined",), summary="seccomp unconfined")
+            if (
+                key == POD_ANNOTATION or key.startswith(CONTAINER_ANNOTATION_PREFIX)
+            ) and annotations[key] == "unconfined":
+                path = format_path(
+                    (*pod.metadata_prefix, KeySegment("annotations"), KeySegment(key))
+                )
+                yield Issue(
+                    facet=f"annotation {key}",
+                    message=f"disables seccomp ({path}: unconfined)",
+                    field=path,
+                    tokens=("unconfined",),
+                    summary="seccomp unconfined",
+                )
         return
-    sources = [("pod", pod.path("securityContext", "seccompProfile", "type"), pod_security_context(pod))]
-    sources += [(c.label, c.path("securityContext", "seccompProfile", "type"), c.security_context) for c in containers_of(pod)]
+    sources = [
+        ("pod", pod.path("securityContext", "seccompProfile", "type"), pod_security_context(pod))
+    ]
+    sources += [
+        (c.label, c.path("securityContext", "seccompProfile", "type"), c.security_context)
+        for c in containers_of(pod)
+    ]
     for label, path, context in sources:
         if dig(context, "seccompProfile", "type") == "Unconfined":
-            yield Issue(facet=label, message=f"disables seccomp for the {label} ({path}: Unconfined)", field=path,
-                        tokens=("Unconfined",), summary=f"{label} seccomp Unconfined")
+            yield Issue(
+                facet=label,
+                message=f"disables seccomp for the {label} ({path}: Unconfined)",
+                field=path,
+                tokens=("Unconfined",),
+                summary=f"{label} seccomp Unconfined",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -51,7 +70,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, baseline, control \"Seccomp\": `securityContext.seccompProfile.type` of "
+        what='Pod Security Standards, baseline, control "Seccomp": `securityContext.seccompProfile.type` of '
         "the pod or any container must not be `Unconfined` (Kubernetes 1.19 and later); before 1.19 the "
         "annotations `seccomp.security.alpha.kubernetes.io/pod` and "
         "`container.seccomp.security.alpha.kubernetes.io/*` must not be `unconfined`.",

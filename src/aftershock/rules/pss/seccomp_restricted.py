@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -15,15 +15,24 @@ from aftershock.rules.support.pss import PSS_REFERENCE
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     pod = ctx.index.pod_spec(obj)
-    if pod is None or ctx.kube_version < (1, 19) or (ctx.kube_version >= (1, 25) and is_windows_pod(pod)):
+    if (
+        pod is None
+        or ctx.kube_version < (1, 19)
+        or (ctx.kube_version >= (1, 25) and is_windows_pod(pod))
+    ):
         return
     pod_type = dig(pod_security_context(pod), "seccompProfile", "type")
     for container in containers_of(pod):
         own = dig(container.security_context, "seccompProfile", "type")
         if own is None and pod_type is None:
             path = container.path("securityContext", "seccompProfile", "type")
-            yield Issue(facet=container.label, message=f"runs {container.label} without a seccomp profile (seccompProfile unset at pod and container)",
-                        field=path, tokens=("seccompProfile", "securityContext"), summary="no seccomp profile")
+            yield Issue(
+                facet=container.label,
+                message=f"runs {container.label} without a seccomp profile (seccompProfile unset at pod and container)",
+                field=path,
+                tokens=("seccompProfile", "securityContext"),
+                summary="no seccomp profile",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -40,7 +49,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, restricted, control \"Seccomp\" (1.19 and later; Windows pods exempt from "
+        what='Pod Security Standards, restricted, control "Seccomp" (1.19 and later; Windows pods exempt from '
         "1.25): every container's effective `seccompProfile.type` (its own, else the pod's) must be "
         "`RuntimeDefault` or `Localhost`. This rule reports containers where it is unset; an explicit "
         "`Unconfined` is reported by pss-seccomp-baseline.",

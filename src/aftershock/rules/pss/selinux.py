@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Any
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -30,15 +31,24 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     allowed = allowed_selinux_types(ctx.kube_version)
     sources = [("pod", pod.path("securityContext", "seLinuxOptions"), pod_security_context(pod))]
-    sources += [(c.label, c.path("securityContext", "seLinuxOptions"), c.security_context) for c in containers_of(pod)]
+    sources += [
+        (c.label, c.path("securityContext", "seLinuxOptions"), c.security_context)
+        for c in containers_of(pod)
+    ]
     for label, path, context in sources:
         if "seLinuxOptions" not in context:
             continue
         problems = _problems(as_map(context.get("seLinuxOptions")), allowed)
         if problems:
-            yield Issue(facet=label, message=f"sets SELinux {', '.join(problems)} for the {label} ({path})",
-                        field=path, tokens=("seLinuxOptions",), items=frozenset(problems),
-                        facts=(Fact("options", problems),), summary=", ".join(problems))
+            yield Issue(
+                facet=label,
+                message=f"sets SELinux {', '.join(problems)} for the {label} ({path})",
+                field=path,
+                tokens=("seLinuxOptions",),
+                items=frozenset(problems),
+                facts=(Fact("options", problems),),
+                summary=", ".join(problems),
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -56,7 +66,7 @@ RULE = Rule(
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
         what="`seLinuxOptions` of the pod and of each container (Pod Security Standards, baseline, control "
-        "\"SELinux\"): `type` must be empty, `container_t`, `container_init_t` or `container_kvm_t`, plus "
+        '"SELinux"): `type` must be empty, `container_t`, `container_init_t` or `container_kvm_t`, plus '
         "`container_engine_t` from Kubernetes 1.31; `user` and `role` must be empty.",
         why="SELinux labels decide what a container process may touch on the node. A custom type such as "
         "`spc_t` (super-privileged container) or a custom user/role lifts that confinement.",

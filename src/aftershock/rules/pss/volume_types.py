@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,11 +18,22 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     for path, name, volume in volumes_of(pod):
         sources = sorted(k for k in volume if isinstance(k, str) and k != "name")
-        if not sources or "hostPath" in sources or any(s in RESTRICTED_VOLUME_SOURCES for s in sources):
+        if (
+            not sources
+            or "hostPath" in sources
+            or any(s in RESTRICTED_VOLUME_SOURCES for s in sources)
+        ):
             continue  # hostPath is reported by pss-host-path
         kind = sources[0]
-        yield Issue(facet=f"volume {name}", message=f"uses a {kind} volume ({path}.{kind})", field=f"{path}.{kind}",
-                    tokens=(kind,), items=frozenset({kind}), facts=(Fact("volume_type", kind),), summary=f"{kind} volume")
+        yield Issue(
+            facet=f"volume {name}",
+            message=f"uses a {kind} volume ({path}.{kind})",
+            field=f"{path}.{kind}",
+            tokens=(kind,),
+            items=frozenset({kind}),
+            facts=(Fact("volume_type", kind),),
+            summary=f"{kind} volume",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -39,7 +50,7 @@ RULE = Rule(
     check=check,
     references=(PSS_REFERENCE,),
     doc=RuleDoc(
-        what="Pod Security Standards, restricted, control \"Volume Types\": each volume must be one of configMap, "
+        what='Pod Security Standards, restricted, control "Volume Types": each volume must be one of configMap, '
         "csi, downwardAPI, emptyDir, ephemeral, persistentVolumeClaim, projected or secret. hostPath volumes are "
         "reported by pss-host-path instead, so they are not reported twice.",
         why="Inline volume sources (nfs, iscsi, rbd, gitRepo, cloud disks, flexVolume, ...) let a pod attach "

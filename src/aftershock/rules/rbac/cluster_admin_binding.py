@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -28,9 +28,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     cluster = obj.key.kind == "ClusterRoleBinding"
     where = "across the cluster" if cluster else f"in namespace {obj.key.namespace}"
     yield Issue(
-        facet=name, message=f"grants {name} {where} to {', '.join(sorted(subjects)) or 'no subject'}",
-        field="roleRef.name", tokens=(name,), items=subjects, severity=None if cluster else Severity.HIGH,
-        facts=(Fact("role", name), Fact("subjects", sorted(subjects))), summary=f"{name} to {', '.join(sorted(subjects))}",
+        facet=name,
+        message=f"grants {name} {where} to {', '.join(sorted(subjects)) or 'no subject'}",
+        field="roleRef.name",
+        tokens=(name,),
+        items=subjects,
+        severity=None if cluster else Severity.HIGH,
+        facts=(Fact("role", name), Fact("subjects", sorted(subjects))),
+        summary=f"{name} to {', '.join(sorted(subjects))}",
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -17,16 +17,29 @@ def _lone(pairs: list[ObjectPair], kind: str, side: str) -> dict[str, ObjectPair
     for pair in pairs:
         obj = pair.base if side == "base" else pair.head
         other = pair.head if side == "base" else pair.base
-        if obj is not None and other is None and obj.key.group == RBAC_GROUP and obj.key.kind == kind:
+        if (
+            obj is not None
+            and other is None
+            and obj.key.group == RBAC_GROUP
+            and obj.key.kind == kind
+        ):
             found.setdefault(obj.key.name, pair)
     return found
 
 
 def _concern(ctx: RuleContext, pair: ObjectPair, message: str, was: str) -> Concern:
-    location = ctx.index.locate_object(pair, ("ClusterRoleBinding", "ClusterRole", "kind"), in_change=True)
-    return Concern(subject=pair.subject("scope"), message=message, delta=Delta.INTRODUCED,
-                   facts=(Fact("was", was),), location=location, path=pair.impact_path("kind", "changes"),
-                   scope_paths=pair.scope_paths)
+    location = ctx.index.locate_object(
+        pair, ("ClusterRoleBinding", "ClusterRole", "kind"), in_change=True
+    )
+    return Concern(
+        subject=pair.subject("scope"),
+        message=message,
+        delta=Delta.INTRODUCED,
+        facts=(Fact("was", was),),
+        location=location,
+        path=pair.impact_path("kind", "changes"),
+        scope_paths=pair.scope_paths,
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -34,19 +47,33 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
         by_chart.setdefault(pair.chart.chart, []).append(pair)
     for pairs in by_chart.values():
-        yield from _moved(ctx, pairs, "Role", "ClusterRole", "its rules can now be granted in every namespace")
+        yield from _moved(
+            ctx, pairs, "Role", "ClusterRole", "its rules can now be granted in every namespace"
+        )
         moved_bindings = set()
         for name, pair in _moved_pairs(pairs, "RoleBinding", "ClusterRoleBinding"):
             moved_bindings.add(name)
             _, role = role_ref(pair.head)
-            yield _concern(ctx, pair, f"{pair.display} replaces RoleBinding {pair_namespace(pairs, name)}/{name}: "
-                           f"{role or 'its role'} is now granted in every namespace", "RoleBinding")
+            yield _concern(
+                ctx,
+                pair,
+                f"{pair.display} replaces RoleBinding {pair_namespace(pairs, name)}/{name}: "
+                f"{role or 'its role'} is now granted in every namespace",
+                "RoleBinding",
+            )
         yield from _newly_cluster_bound(ctx, pairs, moved_bindings)
 
 
-def _moved(ctx: RuleContext, pairs: list[ObjectPair], old: str, new: str, what: str) -> Iterator[Concern]:
+def _moved(
+    ctx: RuleContext, pairs: list[ObjectPair], old: str, new: str, what: str
+) -> Iterator[Concern]:
     for name, pair in _moved_pairs(pairs, old, new):
-        yield _concern(ctx, pair, f"{pair.display} replaces {old} {pair_namespace(pairs, name, old)}/{name}: {what}", old)
+        yield _concern(
+            ctx,
+            pair,
+            f"{pair.display} replaces {old} {pair_namespace(pairs, name, old)}/{name}: {what}",
+            old,
+        )
 
 
 def _moved_pairs(pairs: list[ObjectPair], old: str, new: str) -> Iterator[tuple[str, ObjectPair]]:
@@ -60,17 +87,32 @@ def pair_namespace(pairs: list[ObjectPair], name: str, kind: str = "RoleBinding"
     return removed.key.namespace if removed else "?"
 
 
-def _newly_cluster_bound(ctx: RuleContext, pairs: list[ObjectPair], skip: set[str]) -> Iterator[Concern]:
+def _newly_cluster_bound(
+    ctx: RuleContext, pairs: list[ObjectPair], skip: set[str]
+) -> Iterator[Concern]:
     """A new ClusterRoleBinding of a ClusterRole that base bound only through RoleBindings."""
     base_bindings = [p.base for p in pairs if p.base is not None and is_binding(p.base)]
-    namespaced_at_base = {role_ref(b)[1] for b in base_bindings if b.key.kind == "RoleBinding" and role_ref(b)[0] == "ClusterRole"}
+    namespaced_at_base = {
+        role_ref(b)[1]
+        for b in base_bindings
+        if b.key.kind == "RoleBinding" and role_ref(b)[0] == "ClusterRole"
+    }
     cluster_at_base = {role_ref(b)[1] for b in base_bindings if b.key.kind == "ClusterRoleBinding"}
     for name, pair in sorted(_lone(pairs, "ClusterRoleBinding", "head").items()):
         kind, role = role_ref(pair.head)
-        if name in skip or kind != "ClusterRole" or role not in namespaced_at_base - cluster_at_base:
+        if (
+            name in skip
+            or kind != "ClusterRole"
+            or role not in namespaced_at_base - cluster_at_base
+        ):
             continue
-        yield _concern(ctx, pair, f"{pair.display} binds ClusterRole {role} cluster-wide; at base it was granted "
-                       "only inside namespaces by RoleBindings", "RoleBinding")
+        yield _concern(
+            ctx,
+            pair,
+            f"{pair.display} binds ClusterRole {role} cluster-wide; at base it was granted "
+            "only inside namespaces by RoleBindings",
+            "RoleBinding",
+        )
 
 
 RULE = Rule(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -14,22 +14,40 @@ from aftershock.rules.support.rbac import PolicyRule, ReservedRoles, allowed_ver
 
 # (group, resource) pairs whose creation runs a pod of the creator's choosing
 POD_CREATORS = (
-    ("", "pods"), ("", "replicationcontrollers"), ("", "podtemplates"),
-    ("apps", "deployments"), ("apps", "replicasets"), ("apps", "statefulsets"), ("apps", "daemonsets"),
-    ("batch", "jobs"), ("batch", "cronjobs"), ("argoproj.io", "rollouts"),
+    ("", "pods"),
+    ("", "replicationcontrollers"),
+    ("", "podtemplates"),
+    ("apps", "deployments"),
+    ("apps", "replicasets"),
+    ("apps", "statefulsets"),
+    ("apps", "daemonsets"),
+    ("batch", "jobs"),
+    ("batch", "cronjobs"),
+    ("argoproj.io", "rollouts"),
 )
 # writes that change the pod template of an existing workload run a new pod just as well
 TEMPLATE_WRITES = ("update", "patch")
 
 
 def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue]:
-    created = frozenset(resource for group, resource in POD_CREATORS if allowed_verbs(rules, group, resource, ("create",)))
+    created = frozenset(
+        resource
+        for group, resource in POD_CREATORS
+        if allowed_verbs(rules, group, resource, ("create",))
+    )
     if created:
         listed = ", ".join(sorted(created))
         direct = "pods" in created
-        yield Issue(facet="create", message=f"grants create on {listed}", field="rules", tokens=("create", "*"),
-                    items=created, grade=1 if direct else 0, facts=(Fact("resources", sorted(created)),),
-                    summary=f"create on {listed}")
+        yield Issue(
+            facet="create",
+            message=f"grants create on {listed}",
+            field="rules",
+            tokens=("create", "*"),
+            items=created,
+            grade=1 if direct else 0,
+            facts=(Fact("resources", sorted(created)),),
+            summary=f"create on {listed}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -54,7 +72,7 @@ RULE = Rule(
         why="A subject that can create a pod can run it with any service account of the namespace, mount any "
         "Secret of the namespace and, where Pod Security admission allows it, the node's filesystem: it holds "
         "every permission of the namespace's service accounts, an escalation as direct as `bind`.",
-        example="    rules:\n      - apiGroups: [\"apps\"]\n        resources: [\"deployments\"]\n        verbs: [\"create\"]",
+        example='    rules:\n      - apiGroups: ["apps"]\n        resources: ["deployments"]\n        verbs: ["create"]',
         fix="Grant it only to the controllers and deployers that need it, in the namespaces they manage; give "
         "people `get`/`list` and let a GitOps controller create workloads.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -15,8 +15,13 @@ from aftershock.rules.support.rbac import RBAC_GROUP, allowed_verbs, policy_rule
 TARGETS = {
     "bind": ((RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")),
     "escalate": ((RBAC_GROUP, "roles"), (RBAC_GROUP, "clusterroles")),
-    "impersonate": (("", "users"), ("", "groups"), ("", "serviceaccounts"),
-                    ("authentication.k8s.io", "uids"), ("authentication.k8s.io", "userextras/scopes")),
+    "impersonate": (
+        ("", "users"),
+        ("", "groups"),
+        ("", "serviceaccounts"),
+        ("authentication.k8s.io", "uids"),
+        ("authentication.k8s.io", "userextras/scopes"),
+    ),
 }
 
 
@@ -25,11 +30,22 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if not rules:
         return
     for verb, targets in TARGETS.items():
-        on = frozenset(resource for group, resource in targets if allowed_verbs(rules, group, resource, (verb,)))
+        on = frozenset(
+            resource
+            for group, resource in targets
+            if allowed_verbs(rules, group, resource, (verb,))
+        )
         if on:
             listed = ", ".join(sorted(on))
-            yield Issue(facet=verb, message=f"grants {verb} on {listed}", field="rules", tokens=(verb, "*"),
-                        items=on, facts=(Fact("verb", verb), Fact("resources", sorted(on))), summary=f"{verb} on {listed}")
+            yield Issue(
+                facet=verb,
+                message=f"grants {verb} on {listed}",
+                field="rules",
+                tokens=(verb, "*"),
+                items=on,
+                facts=(Fact("verb", verb), Fact("resources", sorted(on))),
+                summary=f"{verb} on {listed}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -52,7 +68,7 @@ RULE = Rule(
         why="`escalate` lets a subject write roles with permissions it does not hold, `bind` lets it bind any "
         "role (cluster-admin included) to itself, and `impersonate` lets it act as any user or group: each is "
         "a direct path to full control of the cluster.",
-        example="    rules:\n      - apiGroups: [\"rbac.authorization.k8s.io\"]\n        resources: [\"clusterroles\"]\n        verbs: [\"bind\", \"escalate\"]",
+        example='    rules:\n      - apiGroups: ["rbac.authorization.k8s.io"]\n        resources: ["clusterroles"]\n        verbs: ["bind", "escalate"]',
         fix="Remove the verb. Operators that must create bindings should be limited with `resourceNames` to the "
         "roles they manage; impersonation belongs to a few audited platform identities.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -14,11 +14,19 @@ from aftershock.rules.support.rbac import READ_VERBS, WRITE_VERBS, allowed_verbs
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     rules = policy_rules(obj)
-    granted = allowed_verbs(rules, "", "nodes/proxy", READ_VERBS + WRITE_VERBS) if rules else frozenset()
+    granted = (
+        allowed_verbs(rules, "", "nodes/proxy", READ_VERBS + WRITE_VERBS) if rules else frozenset()
+    )
     if granted:
-        yield Issue(facet="nodes/proxy", message=f"can reach the kubelet API through nodes/proxy ({', '.join(sorted(granted))})",
-                    field="rules", tokens=("nodes/proxy", "proxy", "*"), items=granted,
-                    facts=(Fact("verbs", sorted(granted)),), summary="nodes/proxy")
+        yield Issue(
+            facet="nodes/proxy",
+            message=f"can reach the kubelet API through nodes/proxy ({', '.join(sorted(granted))})",
+            field="rules",
+            tokens=("nodes/proxy", "proxy", "*"),
+            items=granted,
+            facts=(Fact("verbs", sorted(granted)),),
+            summary="nodes/proxy",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -38,7 +46,7 @@ RULE = Rule(
         what="Roles and ClusterRoles that allow any verb on `nodes/proxy`, directly or through wildcards.",
         why="nodes/proxy forwards requests to the kubelet API of any node, which can run commands in every "
         "container on it and bypasses the API server's audit of those commands.",
-        example="    rules:\n      - apiGroups: [\"\"]\n        resources: [\"nodes/proxy\"]\n        verbs: [\"get\"]",
+        example='    rules:\n      - apiGroups: [""]\n        resources: ["nodes/proxy"]\n        verbs: ["get"]',
         fix="Monitoring agents should read `nodes/metrics` and `nodes/stats` instead; remove nodes/proxy.",
     ),
 )

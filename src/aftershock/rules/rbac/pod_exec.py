@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -20,9 +20,15 @@ def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue
     for resource in SUBRESOURCES:
         granted = allowed_verbs(rules, "", resource, ("create", "get"))
         if granted:
-            yield Issue(facet=resource, message=f"can use {resource} ({', '.join(sorted(granted))})", field="rules",
-                        tokens=(resource.split("/")[1], "pods/*", "*"), items=granted,
-                        facts=(Fact("resource", resource), Fact("verbs", sorted(granted))), summary=resource)
+            yield Issue(
+                facet=resource,
+                message=f"can use {resource} ({', '.join(sorted(granted))})",
+                field="rules",
+                tokens=(resource.split("/")[1], "pods/*", "*"),
+                items=granted,
+                facts=(Fact("resource", resource), Fact("verbs", sorted(granted))),
+                summary=resource,
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -44,7 +50,7 @@ RULE = Rule(
         "`pods/portforward` (WebSocket clients use GET), directly or through wildcards.",
         why="Exec runs arbitrary commands in any pod the subject can name, with that pod's service account, "
         "mounted Secrets and network position; port-forward reaches ports that NetworkPolicies would block.",
-        example="    rules:\n      - apiGroups: [\"\"]\n        resources: [\"pods/exec\"]\n        verbs: [\"create\"]",
+        example='    rules:\n      - apiGroups: [""]\n        resources: ["pods/exec"]\n        verbs: ["create"]',
         fix="Keep exec for break-glass human roles; for automation, expose what it needs through an API of the "
         "workload itself.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -11,7 +11,12 @@ from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.grants import judge_role_grants
 from aftershock.rules.support.judge import Issue
 from aftershock.rules.support.rbac import (
-    READ_VERBS, WRITE_VERBS, PolicyRule, ReservedRoles, allowed_verbs, matching_rules,
+    READ_VERBS,
+    WRITE_VERBS,
+    PolicyRule,
+    ReservedRoles,
+    allowed_verbs,
+    matching_rules,
 )
 
 
@@ -21,13 +26,27 @@ def issues(obj: RenderedObject, rules: tuple[PolicyRule, ...]) -> Iterator[Issue
         granted = allowed_verbs(rules, "", "secrets", verbs)
         if not granted:
             continue
-        named_only = all(rule.resource_names for rule in matching_rules(rules, "", "secrets", verbs))
-        broad = cluster and not named_only and bool(granted & {"list", "watch", "create", "update", "patch"})
-        scope = "in every namespace it is bound to" if not cluster else "cluster-wide when bound by a ClusterRoleBinding"
+        named_only = all(
+            rule.resource_names for rule in matching_rules(rules, "", "secrets", verbs)
+        )
+        broad = (
+            cluster
+            and not named_only
+            and bool(granted & {"list", "watch", "create", "update", "patch"})
+        )
+        scope = (
+            "in every namespace it is bound to"
+            if not cluster
+            else "cluster-wide when bound by a ClusterRoleBinding"
+        )
         limited = " (limited to named Secrets)" if named_only else ""
         yield Issue(
-            facet=facet, message=f"can {facet} Secrets ({', '.join(sorted(granted))}){limited}, {scope}", field="rules",
-            tokens=("secrets",), items=granted, grade=0 if named_only else 1,
+            facet=facet,
+            message=f"can {facet} Secrets ({', '.join(sorted(granted))}){limited}, {scope}",
+            field="rules",
+            tokens=("secrets",),
+            items=granted,
+            grade=0 if named_only else 1,
             severity=Severity.HIGH if broad else (Severity.LOW if named_only else None),
             facts=(Fact("verbs", sorted(granted)), Fact("resource_names_only", named_only)),
             summary=f"{facet} Secrets ({', '.join(sorted(granted))})",
@@ -56,7 +75,7 @@ RULE = Rule(
         why="Secrets hold credentials, including service account tokens of more privileged workloads; `list` "
         "and `watch` return every Secret's content, not just names. Reading them is often one step from "
         "the permissions of whoever they belong to.",
-        example="    rules:\n      - apiGroups: [\"\"]\n        resources: [\"secrets\"]\n        verbs: [\"get\", \"list\", \"watch\"]",
+        example='    rules:\n      - apiGroups: [""]\n        resources: ["secrets"]\n        verbs: ["get", "list", "watch"]',
         fix="Grant `get` on the named Secrets the workload needs (`resourceNames`), in a Role rather than a "
         "ClusterRole; mount Secrets into pods instead of reading them through the API.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -13,8 +13,12 @@ from aftershock.rules.support.rbac import WRITE_VERBS, allowed_verbs, policy_rul
 
 ADMISSION_GROUP = "admissionregistration.k8s.io"
 RESOURCES = (
-    "mutatingwebhookconfigurations", "validatingwebhookconfigurations", "validatingadmissionpolicies",
-    "validatingadmissionpolicybindings", "mutatingadmissionpolicies", "mutatingadmissionpolicybindings",
+    "mutatingwebhookconfigurations",
+    "validatingwebhookconfigurations",
+    "validatingadmissionpolicies",
+    "validatingadmissionpolicybindings",
+    "mutatingadmissionpolicies",
+    "mutatingadmissionpolicybindings",
 )
 
 
@@ -25,9 +29,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     for resource in RESOURCES:
         granted = allowed_verbs(rules, ADMISSION_GROUP, resource, WRITE_VERBS)
         if granted:
-            yield Issue(facet=resource, message=f"can change {resource} ({', '.join(sorted(granted))})", field="rules",
-                        tokens=(resource, "*"), items=granted, facts=(Fact("resource", resource), Fact("verbs", sorted(granted))),
-                        summary=f"{resource} ({', '.join(sorted(granted))})")
+            yield Issue(
+                facet=resource,
+                message=f"can change {resource} ({', '.join(sorted(granted))})",
+                field="rules",
+                tokens=(resource, "*"),
+                items=granted,
+                facts=(Fact("resource", resource), Fact("verbs", sorted(granted))),
+                summary=f"{resource} ({', '.join(sorted(granted))})",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -49,7 +59,7 @@ RULE = Rule(
         "bindings in admissionregistration.k8s.io, directly or through wildcards. One finding per resource.",
         why="A mutating webhook sees and can rewrite every object it registers for, Secrets included; deleting "
         "a validating webhook or policy switches off the cluster's guard rails.",
-        example="    rules:\n      - apiGroups: [\"admissionregistration.k8s.io\"]\n        resources: [\"mutatingwebhookconfigurations\"]\n        verbs: [\"create\", \"update\", \"patch\"]",
+        example='    rules:\n      - apiGroups: ["admissionregistration.k8s.io"]\n        resources: ["mutatingwebhookconfigurations"]\n        verbs: ["create", "update", "patch"]',
         fix="Let the chart create the webhook configuration at install time instead of granting the workload "
         "write access; if the workload patches its own CA bundle, restrict it with `resourceNames`.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -14,20 +14,34 @@ RBAC_REFERENCE = "https://kubernetes.io/docs/concepts/security/rbac-good-practic
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    wild = [rule for rule in policy_rules(obj) if "*" in rule.verbs or "*" in rule.resources or "*" in rule.api_groups]
+    wild = [
+        rule
+        for rule in policy_rules(obj)
+        if "*" in rule.verbs or "*" in rule.resources or "*" in rule.api_groups
+    ]
     if not wild:
         return
     described = frozenset(rule.describe for rule in wild)
     # every verb on every resource of every group, not limited to named objects: all cluster-admin holds
     # over the API (in a Role, over its namespace only)
-    everything = any("*" in r.verbs and "*" in r.resources and "*" in r.api_groups and not r.resource_names for r in wild)
+    everything = any(
+        "*" in r.verbs and "*" in r.resources and "*" in r.api_groups and not r.resource_names
+        for r in wild
+    )
     admin = everything and obj.key.kind == "ClusterRole"
     severity = Severity.CRITICAL if admin else None
     equivalent = " (every verb on every resource: equivalent to cluster-admin)" if admin else ""
     yield Issue(
-        facet="wildcard", message=f"grants wildcards: {'; '.join(sorted(described))}{equivalent}", field="rules",
-        tokens=("'*'", '"*"', "*"), items=described, grade=2 if everything else 1, severity=severity,
-        facts=(Fact("rules", sorted(described)),), summary="; ".join(sorted(described)), grants=permissions(wild),
+        facet="wildcard",
+        message=f"grants wildcards: {'; '.join(sorted(described))}{equivalent}",
+        field="rules",
+        tokens=("'*'", '"*"', "*"),
+        items=described,
+        grade=2 if everything else 1,
+        severity=severity,
+        facts=(Fact("rules", sorted(described)),),
+        summary="; ".join(sorted(described)),
+        grants=permissions(wild),
     )
 
 
@@ -53,7 +67,7 @@ RULE = Rule(
         why="A wildcard grants every verb or resource that exists now and every one added later, including "
         "custom resources and subresources such as pods/exec, secrets and escalate/bind; it defeats review of "
         "what the role can do.",
-        example="    rules:\n      - apiGroups: [\"apps\"]\n        resources: [\"*\"]\n        verbs: [\"*\"]",
+        example='    rules:\n      - apiGroups: ["apps"]\n        resources: ["*"]\n        verbs: ["*"]',
         fix="List the resources and verbs the workload uses (`kubectl auth can-i --list` for its service "
         "account, or the audit log, shows what it calls).",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, parse_path
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
@@ -15,7 +15,12 @@ SECRET_FIELDS = ("data", "stringData")
 
 def _secret_pairs(ctx: RuleContext) -> Iterator[ObjectPair]:
     for pair in ctx.index.pairs:
-        if pair.head is not None and pair.key.group == "" and pair.key.kind == "Secret" and pair.change is not None:
+        if (
+            pair.head is not None
+            and pair.key.group == ""
+            and pair.key.kind == "Secret"
+            and pair.change is not None
+        ):
             yield pair
 
 
@@ -23,9 +28,17 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in _secret_pairs(ctx):
         for field in pair.change.fields:
             segments = parse_path(field.path)
-            if len(segments) != 2 or not isinstance(segments[0], KeySegment) or segments[0].key not in SECRET_FIELDS:
+            if (
+                len(segments) != 2
+                or not isinstance(segments[0], KeySegment)
+                or segments[0].key not in SECRET_FIELDS
+            ):
                 continue
-            if field.kind is FieldChangeKind.REMOVED or not isinstance(field.after, RedactedValue) or field.after.bytes == 0:
+            if (
+                field.kind is FieldChangeKind.REMOVED
+                or not isinstance(field.after, RedactedValue)
+                or field.after.bytes == 0
+            ):
                 continue
             key = segments[1].text
             verb = "adds" if field.kind is FieldChangeKind.ADDED else "changes"
@@ -35,8 +48,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 subject=pair.subject(f"{segments[0].key}.{key}"),
                 message=f"{pair.display}: the change {verb} the value of {field.path} ({size} bytes), which the chart "
                 "renders from the repository, so the credential is committed to Git",
-                delta=Delta.INTRODUCED, location=location, path=pair.impact_path(field.path, "changes"),
-                facts=(Fact("field", field.path), Fact("change", field.kind.value), Fact("bytes", size)),
+                delta=Delta.INTRODUCED,
+                location=location,
+                path=pair.impact_path(field.path, "changes"),
+                facts=(
+                    Fact("field", field.path),
+                    Fact("change", field.kind.value),
+                    Fact("bytes", size),
+                ),
                 scope_paths=pair.scope_paths,
             )
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
-from aftershock.rules.support.credentials import assigned_secrets, is_sensitive_name, known_format, looks_like_secret
+from aftershock.rules.support.credentials import (
+    assigned_secrets,
+    is_sensitive_name,
+    known_format,
+    looks_like_secret,
+)
 from aftershock.rules.support.judge import Issue, judge_objects
 
 
@@ -22,7 +27,11 @@ def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | No
         return "is named like a credential and looks like one", None, Evidence.INFERRED
     names = assigned_secrets(value)
     if names:
-        return f"assigns {', '.join(names[:3])} to literal values", Confidence.LOW, Evidence.INFERRED
+        return (
+            f"assigns {', '.join(names[:3])} to literal values",
+            Confidence.LOW,
+            Evidence.INFERRED,
+        )
     return None
 
 
@@ -37,10 +46,16 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             continue
         why, confidence, evidence = reason
         path = format_path((KeySegment("data"), KeySegment(str(key))))
-        yield Issue(facet=f"data {key}", message=f"stores a credential in {path} ({len(value.encode())} bytes; it {why})",
-                    field=path, tokens=(str(key),), confidence=confidence, evidence=evidence,
-                    facts=(Fact("key", str(key)), Fact("bytes", len(value.encode())), Fact("reason", why)),
-                    summary=f"credential in {path}")
+        yield Issue(
+            facet=f"data {key}",
+            message=f"stores a credential in {path} ({len(value.encode())} bytes; it {why})",
+            field=path,
+            tokens=(str(key),),
+            confidence=confidence,
+            evidence=evidence,
+            facts=(Fact("key", str(key)), Fact("bytes", len(value.encode())), Fact("reason", why)),
+            summary=f"credential in {path}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

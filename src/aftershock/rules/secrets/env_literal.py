@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, MatchSegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
@@ -28,13 +28,26 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             if found is None and not (is_sensitive_name(name) and looks_like_secret(value)):
                 continue
             why = f"holds a {found}" if found else "is named like a credential and looks like one"
-            path = format_path((*container.prefix, KeySegment("env"), MatchSegment("name", name), KeySegment("value")))
+            path = format_path(
+                (
+                    *container.prefix,
+                    KeySegment("env"),
+                    MatchSegment("name", name),
+                    KeySegment("value"),
+                )
+            )
             yield Issue(
                 facet=f"{container.label} env {name}",
                 message=f"sets {name} in {container.label} to a literal {len(value.encode())}-byte value that {why}",
-                field=path, tokens=(name,), confidence=Confidence.HIGH if found else None,
+                field=path,
+                tokens=(name,),
+                confidence=Confidence.HIGH if found else None,
                 evidence=None if found else Evidence.INFERRED,
-                facts=(Fact("env", name), Fact("bytes", len(value.encode())), Fact("format", found)),
+                facts=(
+                    Fact("env", name),
+                    Fact("bytes", len(value.encode())),
+                    Fact("format", found),
+                ),
                 summary=f"literal {name}",
             )
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import abc
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path
 

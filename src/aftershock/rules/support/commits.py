@@ -7,7 +7,9 @@ from aftershock.model.change import Commit
 
 
 def commit_subject(commit: Commit, facet: str = "") -> Subject:
-    return Subject(SubjectKind.COMMIT, commit.sha, f"commit {commit.short_sha} \"{commit.title}\"", facet)
+    return Subject(
+        SubjectKind.COMMIT, commit.sha, f'commit {commit.short_sha} "{commit.title}"', facet
+    )
 
 
 def commit_path(commit: Commit) -> tuple[PathStep, ...]:

@@ -20,7 +20,10 @@ SENSITIVE_NAME = re.compile(
     re.IGNORECASE,
 )
 # Names that contain a sensitive word but hold a reference, not the secret itself.
-REFERENCE_NAME = re.compile(r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$", re.IGNORECASE)
+REFERENCE_NAME = re.compile(
+    r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$",
+    re.IGNORECASE,
+)
 
 FORMATS = (
     ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
@@ -30,17 +33,45 @@ FORMATS = (
     ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
     ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b")),
-    ("JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
-    ("URL with a password", re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE)),
+    (
+        "JSON web token",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ),
+    (
+        "URL with a password",
+        re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE),
+    ),
 )
 # `password = value` or `token: value` inside a configuration file held in a ConfigMap.
 ASSIGNMENT = re.compile(
     r"(?im)^[ \t]*[\"']?([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|private[_-]?key))[\"']?[ \t]*[:=][ \t]*[\"']?([^\s\"'#]+)"
 )
-PLACEHOLDERS = frozenset({
-    "", "changeme", "change-me", "changeit", "xxx", "xxxx", "todo", "tbd", "none", "null", "nil", "secret", "password",
-    "<password>", "<secret>", "<token>", "redacted", "placeholder", "example", "dummy", "true", "false",
-})
+PLACEHOLDERS = frozenset(
+    {
+        "",
+        "changeme",
+        "change-me",
+        "changeit",
+        "xxx",
+        "xxxx",
+        "todo",
+        "tbd",
+        "none",
+        "null",
+        "nil",
+        "secret",
+        "password",
+        "<password>",
+        "<secret>",
+        "<token>",
+        "redacted",
+        "placeholder",
+        "example",
+        "dummy",
+        "true",
+        "false",
+    }
+)
 
 
 def is_sensitive_name(name: str) -> bool:
@@ -52,12 +83,17 @@ def looks_like_value(value: str) -> bool:
     stripped = value.strip()
     if stripped.lower() in PLACEHOLDERS or len(stripped) < 4:
         return False
-    if stripped.startswith(("/", "$(", "${", "{{", "<", "vault:", "ref+", "arn:")) or stripped.isdigit():
+    if (
+        stripped.startswith(("/", "$(", "${", "{{", "<", "vault:", "ref+", "arn:"))
+        or stripped.isdigit()
+    ):
         return False
     return not re.fullmatch(r"\*+|x+|\.+", stripped, re.IGNORECASE)
 
 
-BOOLEAN_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "enabled", "disabled"})
+BOOLEAN_WORDS = frozenset(
+    {"true", "false", "yes", "no", "on", "off", "y", "n", "enabled", "disabled"}
+)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _NAME_PART = re.compile(r"[a-z]+[0-9]*|[0-9]+")  # words, words with a trailing number, numbers
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
@@ -68,14 +104,19 @@ MIN_SECRET_ENTROPY = 2.5  # bits per character; "aaaaaaaa" is 0, a random base64
 def is_kubernetes_name(value: str) -> bool:
     """A DNS-1123 name made of words (`postgres-credentials`, `redis-master-0`, `db.default.svc`), as
     Secret, Service and host names are; not a random token (`s3cr3t-passw0rd`, a hex string)."""
-    return len(value) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(value)) and all(
-        _NAME_PART.fullmatch(part) for part in re.split(r"[-.]", value))
+    return (
+        len(value) <= 253
+        and bool(_DNS_SUBDOMAIN.fullmatch(value))
+        and all(_NAME_PART.fullmatch(part) for part in re.split(r"[-.]", value))
+    )
 
 
 def entropy(value: str) -> float:
     """Shannon entropy of the value's characters, in bits per character."""
     counts = Counter(value)
-    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) if value else 0.0
+    return (
+        -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values()) if value else 0.0
+    )
 
 
 def looks_like_secret(value: str) -> bool:

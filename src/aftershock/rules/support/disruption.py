@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_map, text
@@ -11,8 +12,20 @@ from aftershock.rules.support.ports import port_number
 from aftershock.rules.support.release import ReleaseObjects
 from aftershock.rules.support.selectors import label_selector
 
-REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "DeploymentConfig", "Rollout"})
-AUTOSCALERS = (("HorizontalPodAutoscaler", "minReplicas", 1), ("ScaledObject", "minReplicaCount", 0))
+REPLICATED = frozenset(
+    {
+        "Deployment",
+        "StatefulSet",
+        "ReplicaSet",
+        "ReplicationController",
+        "DeploymentConfig",
+        "Rollout",
+    }
+)
+AUTOSCALERS = (
+    ("HorizontalPodAutoscaler", "minReplicas", 1),
+    ("ScaledObject", "minReplicaCount", 0),
+)
 
 
 @dataclass(frozen=True)
@@ -55,10 +68,15 @@ def _autoscaler(workload: RenderedObject, release: ReleaseObjects) -> tuple[str 
         for scaler in release.of_kind(kind):
             spec = as_map(scaler.body.get("spec"))
             target = as_map(spec.get("scaleTargetRef"))
-            if scaler.key.namespace == workload.key.namespace and text(target.get("name")) == workload.key.name and \
-                    text(target.get("kind")) in ("", workload.key.kind):
+            if (
+                scaler.key.namespace == workload.key.namespace
+                and text(target.get("name")) == workload.key.name
+                and text(target.get("kind")) in ("", workload.key.kind)
+            ):
                 minimum = spec.get(field, default)
-                return f"{kind} {scaler.key.name}", minimum if port_number(minimum) is not None else default
+                return f"{kind} {scaler.key.name}", minimum if port_number(
+                    minimum
+                ) is not None else default
     return None, None
 
 

@@ -7,8 +7,8 @@ A pattern matches a path when it matches the path itself or one of its parent fo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 
 @lru_cache(maxsize=512)

@@ -3,7 +3,7 @@ info when the role is reserved (see `rbac.reserved_reason`). Objects with no pol
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext

@@ -26,5 +26,5 @@ def parse_image(reference: str) -> ImageRef:
     slash = rest.rfind("/")
     colon = rest.rfind(":")
     if colon > slash:
-        return ImageRef(rest[:colon], rest[colon + 1:] or None, digest or None)
+        return ImageRef(rest[:colon], rest[colon + 1 :] or None, digest or None)
     return ImageRef(rest, None, digest or None)

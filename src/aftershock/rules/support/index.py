@@ -12,9 +12,9 @@ actionable and severe), whose display names the scenario when it is not the defa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Iterator, Sequence
 
 from aftershock.diff.matching import pair_by_key, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
@@ -52,7 +52,9 @@ class ObjectPair:
     @property
     def install(self) -> str:
         """The chart, as `path@release` when a release installs it with its own values."""
-        return f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
+        return (
+            f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
+        )
 
     @property
     def object_id(self) -> str:
@@ -124,7 +126,11 @@ class ReviewIndex:
     @cached_property
     def pod_pairs(self) -> tuple[ObjectPair, ...]:
         """The pairs with a pod spec on either side: all a rule about pods needs to look at."""
-        return tuple(p for p in self.pairs if any(o is not None and self.pod_spec(o) is not None for o in (p.base, p.head)))
+        return tuple(
+            p
+            for p in self.pairs
+            if any(o is not None and self.pod_spec(o) is not None for o in (p.base, p.head))
+        )
 
     def kept_containers(self) -> Iterator[tuple[ObjectPair, Container, Container]]:
         """(pair, container at base, the same container at head) for each container a changed
@@ -176,7 +182,11 @@ class ReviewIndex:
         in_charts = [p for p in self.files if any(_inside(p, d) for d in dirs)]
         in_charts.sort(key=lambda p: (not _is_values_file(p), p))
         ordered += in_charts
-        ordered += [step.id for step in pair.chart.affected.path if step.kind == "file" and step.id in self.files]
+        ordered += [
+            step.id
+            for step in pair.chart.affected.path
+            if step.kind == "file" and step.id in self.files
+        ]
         return list(dict.fromkeys(ordered))
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
@@ -194,7 +204,9 @@ class ReviewIndex:
                 return Location(path, lines[0].line)
         return Location(files[0]) if files else None
 
-    def locate_object(self, pair: ObjectPair, tokens: Iterable[str], *, in_change: bool) -> Location | None:
+    def locate_object(
+        self, pair: ObjectPair, tokens: Iterable[str], *, in_change: bool
+    ) -> Location | None:
         """Where a concern about `pair` points: a changed line when the change made it, else the template."""
         if in_change:
             found = self.locate_in_change(self.chart_files(pair), tokens)
@@ -209,7 +221,11 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
     changes = {(c.kind, c.key): c for c in chart.changes}
     base_slots, head_slots = slots_of(chart.base_objects), slots_of(chart.head_objects)
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
-    renamed = {c.previous_key: c for c in chart.changes if c.kind is ObjectChangeKind.RENAMED and c.previous_key}
+    renamed = {
+        c.previous_key: c
+        for c in chart.changes
+        if c.kind is ObjectChangeKind.RENAMED and c.previous_key
+    }
     head_by_key = {slot.key: slot for slot in lone_head}
     out: list[ObjectPair] = []
     for pair in kept:
@@ -222,10 +238,14 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             used_head.add(change.key)
             out.append(ObjectPair(chart, slot.obj, head_by_key[change.key].obj, change))
         else:
-            out.append(ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key))))
+            out.append(
+                ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key)))
+            )
     for slot in lone_head:
         if slot.key not in used_head:
-            out.append(ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key))))
+            out.append(
+                ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
+            )
     out.sort(key=lambda p: (p.key, p.base is None, p.head is None))
     return iter(out)
 

@@ -11,8 +11,8 @@ An object that did not change is judged at head only: all its issues are PRE_EXI
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
 from aftershock.findings.model import Confidence, Delta, Evidence, Fact, Location, Severity
 from aftershock.model.objects import RenderedObject
@@ -26,7 +26,9 @@ class Issue:
     facet: str  # e.g. "container app" or "hostPID"; unique per object for one rule
     message: str  # a clause after the object's name, e.g. "shares the host PID namespace (hostPID: true)"
     field: str  # the field path in the object that shows it
-    tokens: tuple[str, ...] = ()  # words to look for in changed lines (default: the field's last key)
+    tokens: tuple[
+        str, ...
+    ] = ()  # words to look for in changed lines (default: the field's last key)
     grade: int = 0
     items: frozenset[str] = frozenset()
     severity: Severity | None = None
@@ -34,7 +36,9 @@ class Issue:
     facts: tuple[Fact, ...] = ()
     summary: str = ""  # short state for "before: ..." (default: the message)
     evidence: Evidence | None = None  # when this issue is inferred although the rule observes
-    grants: frozenset[Permission] | None = None  # RBAC permissions the issue is about, compared as sets
+    grants: frozenset[Permission] | None = (
+        None  # RBAC permissions the issue is about, compared as sets
+    )
 
 
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
@@ -52,7 +56,9 @@ def judge_pod_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
         yield from judge_pair(ctx, pair, find)
 
 
-def judge_pair(ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True) -> Iterator[Concern]:
+def judge_pair(
+    ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True
+) -> Iterator[Concern]:
     """Concerns of one pair. `object_alone`: the issues depend on the object's body only, so an
     unchanged object is judged once (False when they also depend on other objects of the render)."""
     if pair.unchanged and object_alone:
@@ -87,7 +93,9 @@ def compare(before: Issue, after: Issue) -> Delta:
     return Delta.PRE_EXISTING
 
 
-def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, before: Issue | None) -> Concern:
+def concern(
+    ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, before: Issue | None
+) -> Concern:
     """The Concern for one issue of one pair; `before` is the base issue when both sides have it."""
     message = f"{pair.display} {issue.message}"
     if delta is Delta.RESOLVED:
@@ -97,7 +105,11 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
     elif delta is Delta.INTRODUCED and pair.base is None:
         message += " (new object)"
     tokens = issue.tokens or (_last_key(issue.field),)
-    location = line_in_source(ctx, ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING), tokens)
+    location = line_in_source(
+        ctx,
+        ctx.index.locate_object(pair, tokens, in_change=delta is not Delta.PRE_EXISTING),
+        tokens,
+    )
     return Concern(
         subject=pair.subject(issue.facet),
         message=message,
@@ -105,14 +117,18 @@ def concern(ctx: RuleContext, pair: ObjectPair, delta: Delta, issue: Issue, befo
         facts=(Fact("field", issue.field), *issue.facts),
         location=location,
         path=pair.impact_path(issue.field),
-        severity=Severity.INFO if delta is Delta.NARROWED and issue.grants is not None else issue.severity,  # fewer permissions
+        severity=Severity.INFO
+        if delta is Delta.NARROWED and issue.grants is not None
+        else issue.severity,  # fewer permissions
         confidence=issue.confidence,
         scope_paths=pair.scope_paths,
         evidence=issue.evidence,
     )
 
 
-def line_in_source(ctx: RuleContext, location: Location | None, tokens: tuple[str, ...]) -> Location | None:
+def line_in_source(
+    ctx: RuleContext, location: Location | None, tokens: tuple[str, ...]
+) -> Location | None:
     """A location without a line gets the first line of its file (at head) holding one of the tokens,
     so a concern the change did not touch still points somewhere (code scanning wants a line)."""
     if location is None or location.line is not None:

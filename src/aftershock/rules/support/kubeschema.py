@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-_REF_MARK = "#/$defs/"  # "/api/_definitions.json#/$defs/NAME" from a kind's file, "#/$defs/NAME" inside
+_REF_MARK = (
+    "#/$defs/"  # "/api/_definitions.json#/$defs/NAME" from a kind's file, "#/$defs/NAME" inside
+)
 _SCHEMA_ROOT = "kubernetes-json-schema"
 MAX_ERRORS = 5  # per object: the first errors say enough
 
@@ -52,23 +55,35 @@ def schema_version(target: tuple[int, int]) -> tuple[int, int]:
 
 @lru_cache(maxsize=4)
 def _definitions(version: tuple[int, int]) -> Mapping[str, Any]:
-    folder = resources.files("kubernetes_validate") / _SCHEMA_ROOT / f"v{version[0]}.{version[1]}.0-local-strict"
+    folder = (
+        resources.files("kubernetes_validate")
+        / _SCHEMA_ROOT
+        / f"v{version[0]}.{version[1]}.0-local-strict"
+    )
     return json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
 
 
 @lru_cache(maxsize=512)
-def builtin_schema(version: tuple[int, int], api_version: str, kind: str) -> Mapping[str, Any] | None:
+def builtin_schema(
+    version: tuple[int, int], api_version: str, kind: str
+) -> Mapping[str, Any] | None:
     """The strict schema of a built-in kind at `version`, or None when Kubernetes has no such kind."""
     group, _, ver = api_version.rpartition("/")
     prefix = f"{group.split('.', 1)[0]}-" if group else ""
-    folder = resources.files("kubernetes_validate") / _SCHEMA_ROOT / f"v{version[0]}.{version[1]}.0-local-strict"
+    folder = (
+        resources.files("kubernetes_validate")
+        / _SCHEMA_ROOT
+        / f"v{version[0]}.{version[1]}.0-local-strict"
+    )
     entry = folder / f"{kind.lower()}-{prefix}{ver}.json"
     if not entry.is_file():
         return None
     schema = json.loads(entry.read_text(encoding="utf-8"))
     gvk = schema.get("x-kubernetes-group-version-kind") or [{}]
     if not any(g.get("group", "") == group and g.get("kind") == kind for g in gvk):
-        return None  # the file names of kinds that share a name across groups collide (e.g. "events")
+        return (
+            None  # the file names of kinds that share a name across groups collide (e.g. "events")
+        )
     return schema
 
 
@@ -82,7 +97,9 @@ def crd_schemas(objects: Iterator[Any]) -> dict[tuple[str, str, str], Mapping[st
         group, kind = str(spec.get("group", "")), str((spec.get("names") or {}).get("kind", ""))
         for version in spec.get("versions") or ():
             if isinstance(version, dict) and version.get("name"):
-                schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"}
+                schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {
+                    "type": "object"
+                }
                 found[(group, str(version["name"]), kind)] = _structural(schema, top=True)
     return found
 
@@ -92,8 +109,23 @@ def _structural(schema: Any, top: bool = False) -> Any:
     types, preserved unknown fields as anything, and metadata left to the API server."""
     if not isinstance(schema, dict):
         return {}
-    out = {k: v for k, v in schema.items() if k in ("type", "enum", "required", "minimum", "maximum", "minLength",
-                                                    "maxLength", "pattern", "minItems", "maxItems")}
+    out = {
+        k: v
+        for k, v in schema.items()
+        if k
+        in (
+            "type",
+            "enum",
+            "required",
+            "minimum",
+            "maximum",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "minItems",
+            "maxItems",
+        )
+    }
     if schema.get("x-kubernetes-int-or-string"):
         out["type"] = ["integer", "string"]
     if schema.get("nullable") and "type" in out:
@@ -101,7 +133,11 @@ def _structural(schema: Any, top: bool = False) -> Any:
     if schema.get("x-kubernetes-preserve-unknown-fields") and "properties" not in schema:
         return {k: v for k, v in out.items() if k == "type"}
     if isinstance(schema.get("properties"), dict):
-        out["properties"] = {k: _structural(v) for k, v in schema["properties"].items() if not (top and k == "metadata")}
+        out["properties"] = {
+            k: _structural(v)
+            for k, v in schema["properties"].items()
+            if not (top and k == "metadata")
+        }
     if isinstance(schema.get("additionalProperties"), dict):
         out["additionalProperties"] = _structural(schema["additionalProperties"])
     if isinstance(schema.get("items"), dict):
@@ -112,7 +148,9 @@ def _structural(schema: Any, top: bool = False) -> Any:
     return out
 
 
-def validate(value: Any, schema: Mapping[str, Any], definitions: Mapping[str, Any]) -> list[SchemaError]:
+def validate(
+    value: Any, schema: Mapping[str, Any], definitions: Mapping[str, Any]
+) -> list[SchemaError]:
     errors: list[SchemaError] = []
     for error in _check(value, schema, definitions, ""):
         errors.append(error)
@@ -121,7 +159,9 @@ def validate(value: Any, schema: Mapping[str, Any], definitions: Mapping[str, An
     return errors
 
 
-def validate_builtin(body: Mapping[str, Any], schema: Mapping[str, Any], version: tuple[int, int]) -> list[SchemaError]:
+def validate_builtin(
+    body: Mapping[str, Any], schema: Mapping[str, Any], version: tuple[int, int]
+) -> list[SchemaError]:
     return validate(body, schema, _definitions(version))
 
 
@@ -129,14 +169,19 @@ _TYPES = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
 }
 
 
-def _check(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Iterator[SchemaError]:
+def _check(
+    value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
+) -> Iterator[SchemaError]:
     ref = schema.get("$ref")
     if ref is not None:
         target = defs.get(ref.rpartition(_REF_MARK)[2]) if _REF_MARK in ref else None
@@ -146,13 +191,23 @@ def _check(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any], path:
     if kind is not None:
         kinds = (kind,) if isinstance(kind, str) else kind
         if not any(_TYPES.get(k, lambda v: True)(value) for k in kinds):
-            yield SchemaError(path or "(object)", f"is {_describe(value)}, not {' or '.join(k for k in kinds if k != 'null')}")
+            yield SchemaError(
+                path or "(object)",
+                f"is {_describe(value)}, not {' or '.join(k for k in kinds if k != 'null')}",
+            )
             return
     if "enum" in schema and value not in schema["enum"] and value is not None:
-        yield SchemaError(path or "(object)", f"is {value!r}, not one of {', '.join(map(repr, schema['enum']))}")
+        yield SchemaError(
+            path or "(object)", f"is {value!r}, not one of {', '.join(map(repr, schema['enum']))}"
+        )
     for keyword in ("oneOf", "anyOf"):
-        if keyword in schema and not any(not _first(value, option, defs) for option in schema[keyword]):
-            yield SchemaError(path or "(object)", f"is {_describe(value)}, which matches none of the allowed forms")
+        if keyword in schema and not any(
+            not _first(value, option, defs) for option in schema[keyword]
+        ):
+            yield SchemaError(
+                path or "(object)",
+                f"is {_describe(value)}, which matches none of the allowed forms",
+            )
     for option in schema.get("allOf", ()):
         yield from _check(value, option, defs, path)
     if isinstance(value, dict):
@@ -167,7 +222,9 @@ def _first(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Sc
     return next(_check(value, schema, defs, ""), None)
 
 
-def _check_object(value: dict, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Iterator[SchemaError]:
+def _check_object(
+    value: dict, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
+) -> Iterator[SchemaError]:
     properties = schema.get("properties") or {}
     extra = schema.get("additionalProperties")
     for key in schema.get("required", ()):
@@ -183,7 +240,9 @@ def _check_object(value: dict, schema: Mapping[str, Any], defs: Mapping[str, Any
             yield from _check(item, extra, defs, child)
 
 
-def _check_array(value: list, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str) -> Iterator[SchemaError]:
+def _check_array(
+    value: list, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
+) -> Iterator[SchemaError]:
     if "minItems" in schema and len(value) < schema["minItems"]:
         yield SchemaError(path, f"has {len(value)} items, fewer than {schema['minItems']}")
     if "maxItems" in schema and len(value) > schema["maxItems"]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
@@ -37,6 +38,10 @@ def openings(spec: Mapping[str, Any], direction: str) -> frozenset[str]:
             cidr = text(as_map(peer.get("ipBlock")).get("cidr"))
             if cidr in OPEN_CIDRS:
                 found.add(f"{direction}[{index}]: every address ({cidr}) on {ports}")
-            if "namespaceSelector" in peer and not as_map(peer.get("namespaceSelector")) and "podSelector" not in peer:
+            if (
+                "namespaceSelector" in peer
+                and not as_map(peer.get("namespaceSelector"))
+                and "podSelector" not in peer
+            ):
                 found.add(f"{direction}[{index}]: every namespace on {ports}")
     return frozenset(found)

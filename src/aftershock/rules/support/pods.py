@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from aftershock.diff.paths import KeySegment, Segment, format_path
 from aftershock.model.objects import RenderedObject
@@ -25,11 +26,28 @@ POD_SPEC_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
 }
 # Fields only a PodSpec has: an unknown kind whose spec.template.spec holds one is judged as a
 # workload even before it has containers (a template that only sets hostPID is still a pod's).
-POD_SPEC_FIELDS = frozenset({
-    "containers", "initContainers", "ephemeralContainers", "hostPID", "hostIPC", "hostNetwork", "volumes",
-    "serviceAccountName", "serviceAccount", "automountServiceAccountToken", "securityContext", "nodeSelector",
-    "restartPolicy", "hostUsers", "shareProcessNamespace", "tolerations", "affinity", "priorityClassName",
-})
+POD_SPEC_FIELDS = frozenset(
+    {
+        "containers",
+        "initContainers",
+        "ephemeralContainers",
+        "hostPID",
+        "hostIPC",
+        "hostNetwork",
+        "volumes",
+        "serviceAccountName",
+        "serviceAccount",
+        "automountServiceAccountToken",
+        "securityContext",
+        "nodeSelector",
+        "restartPolicy",
+        "hostUsers",
+        "shareProcessNamespace",
+        "tolerations",
+        "affinity",
+        "priorityClassName",
+    }
+)
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from aftershock.diff.paths import IndexSegment, KeySegment, format_path
 from aftershock.rules.support.access import as_list, as_map, is_map, text
@@ -47,7 +48,11 @@ def container_ports(container: Container) -> list[ContainerPort]:
         if is_map(entry):
             path = format_path((*container.prefix, KeySegment("ports"), IndexSegment(index)))
             protocol = text(entry.get("protocol")) or "TCP"
-            found.append(ContainerPort(path, text(entry.get("name")), port_number(entry.get("containerPort")), protocol))
+            found.append(
+                ContainerPort(
+                    path, text(entry.get("name")), port_number(entry.get("containerPort")), protocol
+                )
+            )
     return found
 
 
@@ -57,7 +62,9 @@ def probe_ports(container: Container) -> Iterator[PortReference]:
         for handler in PROBE_HANDLERS:
             port = as_map(as_map(container.body.get(probe)).get(handler)).get("port")
             if port_number(port) is not None or (isinstance(port, str) and port):
-                yield PortReference(container.path(probe, handler, "port"), f"{probe}.{handler}", port)
+                yield PortReference(
+                    container.path(probe, handler, "port"), f"{probe}.{handler}", port
+                )
 
 
 def exposes(ports: list[ContainerPort], port: int | str, protocol: str = "TCP") -> bool:

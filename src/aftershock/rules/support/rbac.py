@@ -4,8 +4,9 @@ roles are reserved (names Kubernetes reserves, ClusterRoles aggregated into the 
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -39,8 +40,10 @@ class PolicyRule:
         if self.non_resource_urls and not self.resources:
             return False
         group_ok = "*" in self.api_groups or group in self.api_groups
-        resource_ok = "*" in self.resources or resource in self.resources or (
-            "/" in resource and f"*/{resource.split('/', 1)[1]}" in self.resources
+        resource_ok = (
+            "*" in self.resources
+            or resource in self.resources
+            or ("/" in resource and f"*/{resource.split('/', 1)[1]}" in self.resources)
         )
         verb_ok = "*" in self.verbs or verb in self.verbs
         return group_ok and resource_ok and verb_ok
@@ -48,7 +51,9 @@ class PolicyRule:
     @property
     def describe(self) -> str:
         groups = ",".join(sorted(g or '""' for g in self.api_groups)) or "-"
-        resources = ",".join(sorted(self.resources)) or ",".join(sorted(self.non_resource_urls)) or "-"
+        resources = (
+            ",".join(sorted(self.resources)) or ",".join(sorted(self.non_resource_urls)) or "-"
+        )
         names = f" names={','.join(sorted(self.resource_names))}" if self.resource_names else ""
         return f"verbs={','.join(sorted(self.verbs))} on {resources} in apiGroups={groups}{names}"
 
@@ -60,8 +65,11 @@ def permissions(rules: Iterable[PolicyRule]) -> frozenset[Permission]:
     """What the rules grant, as the product verbs × resources × API groups (× names, "*" when unnamed)."""
     return frozenset(
         (group, resource, verb, name)
-        for rule in rules if rule.resources
-        for group in rule.api_groups for resource in rule.resources for verb in rule.verbs
+        for rule in rules
+        if rule.resources
+        for group in rule.api_groups
+        for resource in rule.resources
+        for verb in rule.verbs
         for name in (rule.resource_names or {"*"})
     )
 
@@ -74,8 +82,12 @@ def covered(granted: frozenset[Permission], wanted: frozenset[Permission]) -> bo
 
 def _covers(have: Permission, want: Permission) -> bool:
     group, resource, verb, name = have
-    return ((group == "*" or group == want[0]) and _resource_covers(resource, want[1])
-            and (verb == "*" or verb == want[2]) and (name == "*" or name == want[3]))
+    return (
+        (group == "*" or group == want[0])
+        and _resource_covers(resource, want[1])
+        and (verb == "*" or verb == want[2])
+        and (name == "*" or name == want[3])
+    )
 
 
 def _resource_covers(have: str, want: str) -> bool:
@@ -96,24 +108,38 @@ def policy_rules(obj: RenderedObject) -> tuple[PolicyRule, ...]:
     """The rules of a Role or ClusterRole (an aggregated ClusterRole's own rules only)."""
     if not is_role(obj):
         return ()
-    return tuple(_rule(index, as_map(entry)) for index, entry in enumerate(as_list(obj.body.get("rules"))))
+    return tuple(
+        _rule(index, as_map(entry)) for index, entry in enumerate(as_list(obj.body.get("rules")))
+    )
 
 
 def _rule(index: int, entry: dict) -> PolicyRule:
     def words(field: str) -> frozenset[str]:
         return frozenset(text(item) for item in as_list(entry.get(field)))
 
-    return PolicyRule(index, words("apiGroups"), words("resources"), words("verbs"),
-                      words("resourceNames"), words("nonResourceURLs"))
+    return PolicyRule(
+        index,
+        words("apiGroups"),
+        words("resources"),
+        words("verbs"),
+        words("resourceNames"),
+        words("nonResourceURLs"),
+    )
 
 
-def allowed_verbs(rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]) -> frozenset[str]:
+def allowed_verbs(
+    rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]
+) -> frozenset[str]:
     """The subset of `verbs` some rule allows on (group, resource)."""
     rules = tuple(rules)
-    return frozenset(verb for verb in verbs if any(rule.allows(group, resource, verb) for rule in rules))
+    return frozenset(
+        verb for verb in verbs if any(rule.allows(group, resource, verb) for rule in rules)
+    )
 
 
-def matching_rules(rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]) -> Iterator[PolicyRule]:
+def matching_rules(
+    rules: Iterable[PolicyRule], group: str, resource: str, verbs: Iterable[str]
+) -> Iterator[PolicyRule]:
     verbs = tuple(verbs)
     for rule in rules:
         if any(rule.allows(group, resource, verb) for verb in verbs):
@@ -140,7 +166,9 @@ class ReservedRoles(BaseModel):
     """Options of the RBAC rules about grants the default roles hold: which roles count as reserved."""
 
     exempt_roles: list[str] = ["system:*"]  # globs over role names: Kubernetes' reserved prefix
-    aggregated_defaults: bool = True  # ClusterRoles aggregated only into admin/edit add nothing they lack
+    aggregated_defaults: bool = (
+        True  # ClusterRoles aggregated only into admin/edit add nothing they lack
+    )
 
 
 def reserved_reason(obj: RenderedObject, options: ReservedRoles | None) -> str | None:
@@ -152,18 +180,25 @@ def reserved_reason(obj: RenderedObject, options: ReservedRoles | None) -> str |
     if not options.aggregated_defaults or obj.key.kind != "ClusterRole":
         return None
     labels = as_map(as_map(obj.body.get("metadata")).get("labels"))
-    into = {key[len(AGGREGATE_LABEL):] for key, value in labels.items()
-            if str(key).startswith(AGGREGATE_LABEL) and text(value) == "true"}
+    into = {
+        key[len(AGGREGATE_LABEL) :]
+        for key, value in labels.items()
+        if str(key).startswith(AGGREGATE_LABEL) and text(value) == "true"
+    }
     if into and into <= set(AGGREGATING_DEFAULTS):
         return f"aggregated into {', '.join(sorted(into))}, which already hold it"
     return None
 
 
-def grade_reserved(obj: RenderedObject, options: ReservedRoles | None, found: Iterable[Issue]) -> Iterator[Issue]:
+def grade_reserved(
+    obj: RenderedObject, options: ReservedRoles | None, found: Iterable[Issue]
+) -> Iterator[Issue]:
     """The issues of a reserved role at severity info, saying why; the others as they are."""
     reason = reserved_reason(obj, options)
     for issue in found:
         if reason is None:
             yield issue
         else:
-            yield replace(issue, severity=Severity.INFO, message=f"{issue.message} (reserved: {reason})")
+            yield replace(
+                issue, severity=Severity.INFO, message=f"{issue.message} (reserved: {reason})"
+            )

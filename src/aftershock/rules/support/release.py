@@ -3,19 +3,29 @@ what it selects, names or scales. Built once per render and side, shared by ever
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
+from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.judge import Issue, judge_pair
-from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.pods import POD_SPEC_KEYS, PodSpec
 from aftershock.rules.support.selectors import Selector, workload_selector
 
-WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "DaemonSet",
-                  "DeploymentConfig", "Rollout", "Job", "CronJob", "Pod")
+WORKLOAD_KINDS = (
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "ReplicationController",
+    "DaemonSet",
+    "DeploymentConfig",
+    "Rollout",
+    "Job",
+    "CronJob",
+    "Pod",
+)
 
 
 @dataclass(frozen=True)
@@ -33,13 +43,17 @@ class ReleaseObjects:
 
     objects: tuple[RenderedObject, ...]
     pods: tuple[PodTemplate, ...]
-    _by_name: dict[tuple[str, str, str], list[RenderedObject]] = field(default_factory=dict, repr=False)
+    _by_name: dict[tuple[str, str, str], list[RenderedObject]] = field(
+        default_factory=dict, repr=False
+    )
 
     def named(self, kind: str, namespace: str, name: str) -> list[RenderedObject]:
         """Objects of `kind` called `name` in `namespace` (any API group)."""
         if not self._by_name:
             for obj in self.objects:
-                self._by_name.setdefault((obj.key.kind, obj.key.namespace, obj.key.name), []).append(obj)
+                self._by_name.setdefault(
+                    (obj.key.kind, obj.key.namespace, obj.key.name), []
+                ).append(obj)
         return self._by_name.get((kind, namespace, name), [])
 
     def of_kind(self, *kinds: str) -> Iterator[RenderedObject]:
@@ -47,7 +61,11 @@ class ReleaseObjects:
 
     def selected_pods(self, selector: Selector, namespace: str) -> list[PodTemplate]:
         """The pod templates of `namespace` whose labels `selector` matches."""
-        return [t for t in self.pods if t.workload.key.namespace == namespace and selector.matches(t.labels)]
+        return [
+            t
+            for t in self.pods
+            if t.workload.key.namespace == namespace and selector.matches(t.labels)
+        ]
 
 
 def pod_template(obj: RenderedObject, pod: PodSpec | None) -> PodTemplate | None:
@@ -69,7 +87,9 @@ def pod_template(obj: RenderedObject, pod: PodSpec | None) -> PodTemplate | None
 ReleaseIssueFinder = Callable[[RenderedObject, ReleaseObjects, RuleContext], Iterable[Issue]]
 
 
-def judge_in_release(ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable[str]) -> Iterator[Concern]:
+def judge_in_release(
+    ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable[str]
+) -> Iterator[Concern]:
     """Concerns of a rule over the pairs of `kinds`, each side judged with the objects of its own render."""
     wanted = frozenset(kinds)
     built: dict[int, ReleaseObjects] = {}
@@ -85,7 +105,12 @@ def judge_in_release(ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable
 
     for pair in ctx.index.pairs:
         if pair.key.kind in wanted:
-            yield from judge_pair(ctx, pair, lambda obj, c, p=pair: find(obj, release_of(p, obj), c), object_alone=False)
+            yield from judge_pair(
+                ctx,
+                pair,
+                lambda obj, c, p=pair: find(obj, release_of(p, obj), c),
+                object_alone=False,
+            )
 
 
 PodReleaseIssueFinder = Callable[[RenderedObject, PodSpec, ReleaseObjects], Iterable[Issue]]

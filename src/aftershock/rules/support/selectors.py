@@ -4,8 +4,9 @@ or a ReplicationController's selector). Hand-written for fidelity with apimachin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from aftershock.rules.support.access import as_list, as_map, is_map, text
 
@@ -23,11 +24,16 @@ class Selector:
         got = {str(k): text(v) for k, v in as_map(labels).items()}
         if any(got.get(key) != value for key, value in self.labels):
             return False
-        return all(_expression(got, key, operator, values) for key, operator, values in self.expressions)
+        return all(
+            _expression(got, key, operator, values) for key, operator, values in self.expressions
+        )
 
     def describe(self) -> str:
         parts = [f"{k}={v}" for k, v in self.labels]
-        parts += [f"{k} {op} ({','.join(sorted(v))})" if v else f"{k} {op}" for k, op, v in self.expressions]
+        parts += [
+            f"{k} {op} ({','.join(sorted(v))})" if v else f"{k} {op}"
+            for k, op, v in self.expressions
+        ]
         return ", ".join(parts) or "(everything)"
 
 
@@ -49,7 +55,11 @@ def label_selector(value: Any) -> Selector | None:
         return None
     labels = tuple(sorted((str(k), text(v)) for k, v in as_map(value.get("matchLabels")).items()))
     expressions = tuple(
-        (text(e.get("key")), text(e.get("operator")), frozenset(text(v) for v in as_list(e.get("values"))))
+        (
+            text(e.get("key")),
+            text(e.get("operator")),
+            frozenset(text(v) for v in as_list(e.get("values"))),
+        )
         for e in map(as_map, as_list(value.get("matchExpressions")))
     )
     return Selector(labels, expressions)

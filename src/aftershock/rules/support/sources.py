@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 import yaml
 
@@ -15,7 +16,9 @@ from aftershock.rules.model import SourceFiles
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def files_under(texts: Mapping[str, str], folder: str, suffixes: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+def files_under(
+    texts: Mapping[str, str], folder: str, suffixes: tuple[str, ...] = ()
+) -> Iterator[tuple[str, str]]:
     prefix = folder.rstrip("/") + "/" if folder else ""
     for path in texts.under(prefix) if isinstance(texts, SourceFiles) else sorted(texts):
         if path.startswith(prefix) and (not suffixes or path.endswith(suffixes)):

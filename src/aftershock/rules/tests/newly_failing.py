@@ -3,20 +3,56 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.tests import ChartTestEvidence, TestChange, TestComparison
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.sources import find_lines
 
 # Field names whose test guards security or availability: a broken guard there is High.
 GUARDED_WORDS = (
-    "securityContext", "privileged", "capabilities", "runAsNonRoot", "runAsUser", "allowPrivilegeEscalation",
-    "readOnlyRootFilesystem", "seccompProfile", "hostNetwork", "hostPID", "hostIPC", "hostPath", "hostPort",
-    "automountServiceAccountToken", "serviceAccountName", "rules", "verbs", "tls", "replicas", "resources",
-    "livenessProbe", "readinessProbe", "startupProbe", "minAvailable", "maxUnavailable", "strategy",
-    "podAntiAffinity", "topologySpreadConstraints", "PodDisruptionBudget", "NetworkPolicy",
+    "securityContext",
+    "privileged",
+    "capabilities",
+    "runAsNonRoot",
+    "runAsUser",
+    "allowPrivilegeEscalation",
+    "readOnlyRootFilesystem",
+    "seccompProfile",
+    "hostNetwork",
+    "hostPID",
+    "hostIPC",
+    "hostPath",
+    "hostPort",
+    "automountServiceAccountToken",
+    "serviceAccountName",
+    "rules",
+    "verbs",
+    "tls",
+    "replicas",
+    "resources",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "minAvailable",
+    "maxUnavailable",
+    "strategy",
+    "podAntiAffinity",
+    "topologySpreadConstraints",
+    "PodDisruptionBudget",
+    "NetworkPolicy",
 )
 
 
@@ -32,8 +68,12 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
 
 def guarded_fields(chart: ChartTestEvidence, test: TestComparison) -> tuple[str, ...]:
     """The rendered fields the test's assertions pin (from the guard map), and the path its failure names."""
-    paths = [guard.field_path for guard in chart.guards for pin in guard.pins
-             if (pin.assertion.suite_file, pin.assertion.test) == (test.suite_file, test.test)]
+    paths = [
+        guard.field_path
+        for guard in chart.guards
+        for pin in guard.pins
+        if (pin.assertion.suite_file, pin.assertion.test) == (test.suite_file, test.test)
+    ]
     failure = test.head.failure if test.head else ""
     paths += re.findall(r"[A-Za-z][\w.\[\]=\"/-]*\.[\w.\[\]=\"/-]+", failure)
     return tuple(dict.fromkeys(p for p in paths if p))
@@ -51,11 +91,14 @@ def _concern(ctx: RuleContext, chart: ChartTestEvidence, test: TestComparison) -
     fields = guarded_fields(chart, test)
     critical = [f for f in fields if any(word in f for word in GUARDED_WORDS)]
     failure = test.head.failure if test.head else ""
-    lines = find_lines(ctx.sources.head.get(file, ""), re.compile(r"it:\s*['\"]?" + re.escape(test.test.split(" (")[0])))
+    lines = find_lines(
+        ctx.sources.head.get(file, ""),
+        re.compile(r"it:\s*['\"]?" + re.escape(test.test.split(" (")[0])),
+    )
     guards = f" It guards {', '.join(critical[:3])}." if critical else ""
     return Concern(
         subject=Subject(SubjectKind.FILE, file, f"{file} · {test.test}", test.test),
-        message=f"test \"{test.test}\" in {file} passes at base and fails at head: {failure or 'no failure text'}.{guards}",
+        message=f'test "{test.test}" in {file} passes at base and fails at head: {failure or "no failure text"}.{guards}',
         delta=Delta.INTRODUCED,
         severity=Severity.HIGH if critical else Severity.MEDIUM,
         location=Location(file, lines[0] if lines else None),

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.review import ChartOutcome, RenderStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
@@ -13,7 +24,10 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for review in ctx.review.chart_reviews:
         if review.outcome is not ChartOutcome.NOT_REVIEWED:
             continue
-        if review.base.status is not RenderStatus.OK or review.head.status is not RenderStatus.FAILED:
+        if (
+            review.base.status is not RenderStatus.OK
+            or review.head.status is not RenderStatus.FAILED
+        ):
             continue
         where = f"{review.chart}@{review.release}" if review.release else review.chart
         error = " ".join((review.head.error or "no error text").split())[:300]
@@ -42,7 +56,7 @@ RULE = Rule(
         "`notFailedTemplate` with `not: true`) are never rendered as scenarios: their failure is the expected outcome, "
         "and the test run reports it.",
         why="`helm upgrade` with those values would fail: the change breaks installs that work today.",
-        example="    # templates/deployment.yaml: {{ required \"image.tag\" .Values.image.tag }} added, no default",
+        example='    # templates/deployment.yaml: {{ required "image.tag" .Values.image.tag }} added, no default',
         fix="Give the new required value a default, or make the template handle its absence.",
     ),
 )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -10,22 +11,40 @@ from aftershock.rules.support.access import as_list, as_map, text
 
 
 def _versions(body: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {text(as_map(v).get("name")): as_map(v) for v in as_list(as_map(body.get("spec")).get("versions")) if text(as_map(v).get("name"))}
+    return {
+        text(as_map(v).get("name")): as_map(v)
+        for v in as_list(as_map(body.get("spec")).get("versions"))
+        if text(as_map(v).get("name"))
+    }
 
 
 def _storage(versions: dict[str, Mapping[str, Any]]) -> str | None:
     return next((name for name, v in sorted(versions.items()) if v.get("storage") is True), None)
 
 
-def _problems(before: dict[str, Mapping[str, Any]], after: dict[str, Mapping[str, Any]]) -> Iterator[tuple[str, str, Severity]]:
+def _problems(
+    before: dict[str, Mapping[str, Any]], after: dict[str, Mapping[str, Any]]
+) -> Iterator[tuple[str, str, Severity]]:
     for name in sorted(before):
         if name not in after:
-            yield f"version {name}", f"removes version {name}: objects stored or requested as {name} become unreadable", Severity.HIGH
+            yield (
+                f"version {name}",
+                f"removes version {name}: objects stored or requested as {name} become unreadable",
+                Severity.HIGH,
+            )
         elif before[name].get("served") is not False and after[name].get("served") is False:
-            yield f"version {name}", f"stops serving version {name}: clients and manifests using it fail", Severity.MEDIUM
+            yield (
+                f"version {name}",
+                f"stops serving version {name}: clients and manifests using it fail",
+                Severity.MEDIUM,
+            )
     old, new = _storage(before), _storage(after)
     if old and new and old != new:
-        yield "storage", f"moves the storage version from {old} to {new}: existing objects stay stored as {old} until migrated", Severity.MEDIUM
+        yield (
+            "storage",
+            f"moves the storage version from {old} to {new}: existing objects stay stored as {old} until migrated",
+            Severity.MEDIUM,
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -34,12 +53,19 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue
         if pair.key.group != "apiextensions.k8s.io" or pair.key.kind != "CustomResourceDefinition":
             continue
-        for facet, message, severity in _problems(_versions(pair.base.body), _versions(pair.head.body)):
+        for facet, message, severity in _problems(
+            _versions(pair.base.body), _versions(pair.head.body)
+        ):
             yield Concern(
-                subject=pair.subject(facet), delta=Delta.INTRODUCED, severity=severity,
+                subject=pair.subject(facet),
+                delta=Delta.INTRODUCED,
+                severity=severity,
                 message=f"{pair.display} {message}",
-                location=ctx.index.locate_object(pair, ("versions", "storage", "served", facet.split()[-1]), in_change=True),
-                path=pair.impact_path("spec.versions", "changes"), facts=(Fact("problem", facet),),
+                location=ctx.index.locate_object(
+                    pair, ("versions", "storage", "served", facet.split()[-1]), in_change=True
+                ),
+                path=pair.impact_path("spec.versions", "changes"),
+                facts=(Fact("problem", facet),),
                 scope_paths=pair.scope_paths,
             )
 

@@ -7,7 +7,7 @@ there reaches only new installs: an existing release keeps the old definition.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -21,9 +21,18 @@ def from_crds_folder(obj: RenderedObject | None) -> bool:
 
 
 _WHAT = {
-    "added": (Severity.MEDIUM, "is added under crds/: `helm upgrade` does not install it, only a new install does"),
-    "changed": (Severity.MEDIUM, "changes under crds/: `helm upgrade` does not apply the change, existing releases keep the old definition"),
-    "removed": (Severity.INFO, "is removed from crds/: Helm never deletes it, so it and its custom resources stay in the cluster"),
+    "added": (
+        Severity.MEDIUM,
+        "is added under crds/: `helm upgrade` does not install it, only a new install does",
+    ),
+    "changed": (
+        Severity.MEDIUM,
+        "changes under crds/: `helm upgrade` does not apply the change, existing releases keep the old definition",
+    ),
+    "removed": (
+        Severity.INFO,
+        "is removed from crds/: Helm never deletes it, so it and its custom resources stay in the cluster",
+    ),
 }
 
 
@@ -46,7 +55,9 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue
         severity, consequence = _WHAT[change]
         yield Concern(
-            subject=pair.subject(change), delta=Delta.INTRODUCED, severity=severity,
+            subject=pair.subject(change),
+            delta=Delta.INTRODUCED,
+            severity=severity,
             message=f"{pair.display} {consequence}",
             location=ctx.index.locate_object(pair, (pair.key.name,), in_change=True),
             path=pair.impact_path(None, change),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,17 +18,35 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     target = version_text(ctx.kube_version)
     if found.removed is not None and ctx.kube_version >= found.removed:
-        yield Issue(facet="apiVersion", message=f"uses {obj.api_version}, removed in Kubernetes {version_text(found.removed)}: "
-                    f"it cannot be installed on {target} (use {found.replacement})", field="apiVersion",
-                    tokens=(obj.api_version, "apiVersion"), grade=2,
-                    facts=(Fact("api_version", obj.api_version), Fact("removed", version_text(found.removed))),
-                    summary=f"{obj.api_version} (removed)")
+        yield Issue(
+            facet="apiVersion",
+            message=f"uses {obj.api_version}, removed in Kubernetes {version_text(found.removed)}: "
+            f"it cannot be installed on {target} (use {found.replacement})",
+            field="apiVersion",
+            tokens=(obj.api_version, "apiVersion"),
+            grade=2,
+            facts=(
+                Fact("api_version", obj.api_version),
+                Fact("removed", version_text(found.removed)),
+            ),
+            summary=f"{obj.api_version} (removed)",
+        )
         return
     removal = f", removed in {version_text(found.removed)}" if found.removed else ""
-    yield Issue(facet="apiVersion", message=f"uses {obj.api_version}, deprecated since Kubernetes {version_text(found.deprecated)}{removal} "
-                f"(use {found.replacement})", field="apiVersion", tokens=(obj.api_version, "apiVersion"), grade=1,
-                severity=Severity.LOW, facts=(Fact("api_version", obj.api_version), Fact("deprecated", version_text(found.deprecated))),
-                summary=f"{obj.api_version} (deprecated)")
+    yield Issue(
+        facet="apiVersion",
+        message=f"uses {obj.api_version}, deprecated since Kubernetes {version_text(found.deprecated)}{removal} "
+        f"(use {found.replacement})",
+        field="apiVersion",
+        tokens=(obj.api_version, "apiVersion"),
+        grade=1,
+        severity=Severity.LOW,
+        facts=(
+            Fact("api_version", obj.api_version),
+            Fact("deprecated", version_text(found.deprecated)),
+        ),
+        summary=f"{obj.api_version} (deprecated)",
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -50,7 +68,7 @@ RULE = Rule(
         "target version (low). The target is `kubernetes_version` in .aftershock.yaml, else the review's "
         "`--kube-version`, else the newest version aftershock knows.",
         why="Helm renders whatever apiVersion the template says; on a cluster that no longer serves it, "
-        "`helm upgrade` fails with \"no matches for kind\", and releases that still hold the old manifest "
+        '`helm upgrade` fails with "no matches for kind", and releases that still hold the old manifest '
         "cannot even be upgraded to the fixed chart without mapkubeapis.",
         example="    apiVersion: policy/v1beta1\n    kind: PodDisruptionBudget",
         fix="Switch to the replacement apiVersion (gate on `.Capabilities.APIVersions.Has` only when older "

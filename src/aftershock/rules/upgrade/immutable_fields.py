@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, parse_path
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
@@ -11,33 +11,65 @@ from aftershock.model.objects import ObjectKey
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.index import ObjectPair
 
-STATEFULSET_MUTABLE = ("replicas", "template", "updateStrategy", "ordinals", "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+STATEFULSET_MUTABLE = (
+    "replicas",
+    "template",
+    "updateStrategy",
+    "ordinals",
+    "persistentVolumeClaimRetentionPolicy",
+    "minReadySeconds",
+)
 
 
 def _keys(change: FieldChange) -> tuple[str, ...]:
     return tuple(s.key if isinstance(s, KeySegment) else "[]" for s in parse_path(change.path))
 
 
-def immutable_part(key: ObjectKey, keys: tuple[str, ...], change: FieldChange, pair: ObjectPair) -> str | None:
+def immutable_part(
+    key: ObjectKey, keys: tuple[str, ...], change: FieldChange, pair: ObjectPair
+) -> str | None:
     """The immutable field a change touches, or None when the change is allowed."""
     kind = (key.group, key.kind)
-    if kind in (("apps", "Deployment"), ("apps", "DaemonSet"), ("apps", "ReplicaSet")) and keys[:2] == ("spec", "selector"):
+    if kind in (("apps", "Deployment"), ("apps", "DaemonSet"), ("apps", "ReplicaSet")) and keys[
+        :2
+    ] == ("spec", "selector"):
         return "spec.selector"
-    if kind == ("apps", "StatefulSet") and keys[:1] == ("spec",) and len(keys) > 1 and keys[1] not in STATEFULSET_MUTABLE:
+    if (
+        kind == ("apps", "StatefulSet")
+        and keys[:1] == ("spec",)
+        and len(keys) > 1
+        and keys[1] not in STATEFULSET_MUTABLE
+    ):
         return f"spec.{keys[1]}"
     if kind == ("batch", "Job") and keys[:2] in (("spec", "selector"), ("spec", "template")):
         return f"spec.{keys[1]}"
     if kind == ("", "Service"):
-        if keys[:2] in (("spec", "clusterIP"), ("spec", "clusterIPs")) and change.before not in (None, ""):
+        if keys[:2] in (("spec", "clusterIP"), ("spec", "clusterIPs")) and change.before not in (
+            None,
+            "",
+        ):
             return f"spec.{keys[1]}"
         if keys[:2] == ("spec", "loadBalancerClass") and change.before is not None:
             return "spec.loadBalancerClass"
     if kind == ("", "PersistentVolumeClaim") and keys[:1] == ("spec",) and len(keys) > 1:
-        return None if _storage_growth(keys, change) or keys[1] == "volumeAttributesClassName" else f"spec.{keys[1]}"
-    if kind in (("rbac.authorization.k8s.io", "RoleBinding"), ("rbac.authorization.k8s.io", "ClusterRoleBinding")) and keys[:1] == ("roleRef",):
+        return (
+            None
+            if _storage_growth(keys, change) or keys[1] == "volumeAttributesClassName"
+            else f"spec.{keys[1]}"
+        )
+    if kind in (
+        ("rbac.authorization.k8s.io", "RoleBinding"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+    ) and keys[:1] == ("roleRef",):
         return "roleRef"
-    if kind in (("", "Secret"), ("", "ConfigMap")) and keys[:1] in (("data",), ("stringData",), ("binaryData",)):
-        return keys[0] if pair.base is not None and pair.base.body.get("immutable") is True else None
+    if kind in (("", "Secret"), ("", "ConfigMap")) and keys[:1] in (
+        ("data",),
+        ("stringData",),
+        ("binaryData",),
+    ):
+        return (
+            keys[0] if pair.base is not None and pair.base.body.get("immutable") is True else None
+        )
     return None
 
 
@@ -47,7 +79,18 @@ def _storage_growth(keys: tuple[str, ...], change: FieldChange) -> bool:
     return _quantity(change.after) > _quantity(change.before) >= 0
 
 
-_UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
+_UNITS = {
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+}
 
 
 def _quantity(value: object) -> float:
@@ -76,11 +119,18 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 touched.setdefault(part, []).append(change.path)
         for part, paths in sorted(touched.items()):
             yield Concern(
-                subject=pair.subject(part), delta=Delta.INTRODUCED,
+                subject=pair.subject(part),
+                delta=Delta.INTRODUCED,
                 message=f"{pair.display}: the change edits {part}, which Kubernetes does not allow to change; "
-                f"`helm upgrade` fails with \"field is immutable\" ({', '.join(paths[:3])}{' …' if len(paths) > 3 else ''})",
-                location=ctx.index.locate_object(pair, tuple(p.rsplit('.', 1)[-1].split('[')[0] for p in paths) + (part.rsplit('.', 1)[-1],), in_change=True),
-                path=pair.impact_path(paths[0], "changes"), facts=(Fact("field", part), Fact("paths", paths)),
+                f'`helm upgrade` fails with "field is immutable" ({", ".join(paths[:3])}{" …" if len(paths) > 3 else ""})',
+                location=ctx.index.locate_object(
+                    pair,
+                    tuple(p.rsplit(".", 1)[-1].split("[")[0] for p in paths)
+                    + (part.rsplit(".", 1)[-1],),
+                    in_change=True,
+                ),
+                path=pair.impact_path(paths[0], "changes"),
+                facts=(Fact("field", part), Fact("paths", paths)),
                 scope_paths=pair.scope_paths,
             )
 
@@ -103,7 +153,7 @@ RULE = Rule(
         why="The API server rejects the update, so `helm upgrade` fails for every existing release (fresh "
         "installs still work, which is why this passes CI). Selector labels are the usual culprit: a label "
         "added to the common labels also lands in the selector.",
-        example="    spec:\n      selector:\n        matchLabels:\n          app.kubernetes.io/name: orders\n    +     app.kubernetes.io/version: \"2.0\"",
+        example='    spec:\n      selector:\n        matchLabels:\n          app.kubernetes.io/name: orders\n    +     app.kubernetes.io/version: "2.0"',
         fix="Keep the field as it was (separate selector labels from common labels), or rename the object so "
         "it is replaced, and plan the data or traffic migration that replacement implies.",
     ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.diff import ObjectChangeKind
@@ -23,25 +23,43 @@ def _grade(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
     """Severity and consequence of deleting `obj` (renamed: a new object replaces it under another name)."""
     kind = (obj.key.group, obj.key.kind)
     if kept(obj) and not renamed:
-        return Severity.INFO, "Helm keeps it (helm.sh/resource-policy: keep); it is left behind, no longer managed"
+        return (
+            Severity.INFO,
+            "Helm keeps it (helm.sh/resource-policy: keep); it is left behind, no longer managed",
+        )
     if kind == ("", "PersistentVolumeClaim"):
         if renamed:
-            return Severity.HIGH, "the workload gets a new, empty claim; the old claim's data is " + (
-                "left behind" if kept(obj) else "deleted with it")
-        return Severity.HIGH, "the claim and, with a Delete reclaim policy, its volume's data are deleted"
+            return (
+                Severity.HIGH,
+                "the workload gets a new, empty claim; the old claim's data is "
+                + ("left behind" if kept(obj) else "deleted with it"),
+            )
+        return (
+            Severity.HIGH,
+            "the claim and, with a Delete reclaim policy, its volume's data are deleted",
+        )
     if kind == ("apps", "StatefulSet") and as_map(obj.body.get("spec")).get("volumeClaimTemplates"):
         if renamed:
-            return Severity.HIGH, "the new StatefulSet's pods get new, empty claims named after the new name"
+            return (
+                Severity.HIGH,
+                "the new StatefulSet's pods get new, empty claims named after the new name",
+            )
         policy = dig(obj.body, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
         if policy == "Delete":
-            return Severity.HIGH, "its claims are deleted with it (persistentVolumeClaimRetentionPolicy.whenDeleted: Delete)"
+            return (
+                Severity.HIGH,
+                "its claims are deleted with it (persistentVolumeClaimRetentionPolicy.whenDeleted: Delete)",
+            )
         return Severity.MEDIUM, "its pods stop; the claims stay but nothing uses them"
     if kind in (("", "Namespace"), ("apiextensions.k8s.io", "CustomResourceDefinition")):
         return Severity.CRITICAL, "deleting it deletes every object it holds"
     if kind == ("", "PersistentVolume"):
         return Severity.HIGH, "with a Delete reclaim policy the storage is deleted"
     if renamed:
-        return Severity.LOW, "the old object is deleted and a new one created: clients of the old name break and pods restart"
+        return (
+            Severity.LOW,
+            "the old object is deleted and a new one created: clients of the old name break and pods restart",
+        )
     return Severity.INFO, "it is deleted on upgrade"
 
 
@@ -49,7 +67,9 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
     severity, consequence = _grade(old, renamed)
     what = f"is renamed to {pair.head.key.name}" if renamed and pair.head else "is deleted"
     return Concern(
-        subject=pair.subject("deleted" if not renamed else "renamed"), delta=Delta.INTRODUCED, severity=severity,
+        subject=pair.subject("deleted" if not renamed else "renamed"),
+        delta=Delta.INTRODUCED,
+        severity=severity,
         message=f"{old.key} {what}: {consequence}",
         location=ctx.index.locate_object(pair, ("name", old.key.name), in_change=True),
         path=pair.impact_path("metadata.name", "removes" if not renamed else "renames"),
@@ -64,7 +84,11 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             continue  # Helm never deletes what it installed from crds/ (see crds-not-upgraded)
         if pair.head is None:
             yield _concern(ctx, pair, pair.base, renamed=False)
-        elif pair.change is not None and pair.change.kind is ObjectChangeKind.RENAMED and pair.base.key.name != pair.head.key.name:
+        elif (
+            pair.change is not None
+            and pair.change.kind is ObjectChangeKind.RENAMED
+            and pair.base.key.name != pair.head.key.name
+        ):
             yield _concern(ctx, pair, pair.base, renamed=True)
 
 

@@ -6,10 +6,19 @@ pipeline's override-trap stage, which renders); it never renders itself.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import (
-    Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
 )
 from aftershock.model.override import OverrideProbe, ProbeStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -39,15 +48,21 @@ def _names(entries: tuple[str, ...]) -> str:
 
 def _message(probe: OverrideProbe, delta: Delta) -> str:
     if delta is Delta.RESOLVED:
-        return (f"a partial override of {probe.override_path} no longer drops the default entries of "
-                f"{probe.values_path} ({probe.values_file}); at base it dropped {_names(probe.base_dropped or ())}")
+        return (
+            f"a partial override of {probe.override_path} no longer drops the default entries of "
+            f"{probe.values_path} ({probe.values_file}); at base it dropped {_names(probe.base_dropped or ())}"
+        )
     first = probe.dropped[0]
     where = f"{first.object} {first.field}"
     new = sorted(set(probe.dropped_entries) - set(probe.base_dropped or ()))
-    added = f" ({_names(tuple(new))} new with this change)" if delta is Delta.WIDENED and new else ""
+    added = (
+        f" ({_names(tuple(new))} new with this change)" if delta is Delta.WIDENED and new else ""
+    )
     merged = f"{probe.site.function} in {probe.site.template.rsplit('/', 1)[-1]}:{probe.site.line}"
-    return (f"a partial override of {probe.override_path} replaces the whole default list {probe.values_path} "
-            f"({merged}): rendered with one override entry, {where} loses {_names(probe.dropped_entries)}{added}")
+    return (
+        f"a partial override of {probe.override_path} replaces the whole default list {probe.values_path} "
+        f"({merged}): rendered with one override entry, {where} loses {_names(probe.dropped_entries)}{added}"
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -55,20 +70,40 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         delta = probe_delta(probe)
         if delta is None:
             continue
-        entries = probe.dropped_entries if delta is not Delta.RESOLVED else tuple(probe.base_dropped or ())
+        entries = (
+            probe.dropped_entries
+            if delta is not Delta.RESOLVED
+            else tuple(probe.base_dropped or ())
+        )
         where = probe.dropped[0] if probe.dropped else None
         path = (
             PathStep("file", probe.values_file, "holds the default list"),
             PathStep("values_key", probe.values_path, "default list"),
-            PathStep("file", probe.site.template, f"line {probe.site.line}: {probe.site.function} with {probe.override_path}"),
-        ) + ((PathStep("object", where.object_id, "rendered with a partial override"),
-              PathStep("field", where.field, f"drops {len(entries)} default entries")) if where else ())
+            PathStep(
+                "file",
+                probe.site.template,
+                f"line {probe.site.line}: {probe.site.function} with {probe.override_path}",
+            ),
+        ) + (
+            (
+                PathStep("object", where.object_id, "rendered with a partial override"),
+                PathStep("field", where.field, f"drops {len(entries)} default entries"),
+            )
+            if where
+            else ()
+        )
         yield Concern(
-            subject=Subject(SubjectKind.VALUES_KEY, f"{probe.values_file}#{probe.values_path}",
-                            f"{probe.values_path} in {probe.values_file}", probe.override_path),
-            message=_message(probe, delta), delta=delta,
+            subject=Subject(
+                SubjectKind.VALUES_KEY,
+                f"{probe.values_file}#{probe.values_path}",
+                f"{probe.values_path} in {probe.values_file}",
+                probe.override_path,
+            ),
+            message=_message(probe, delta),
+            delta=delta,
             location=Location(probe.values_file, probe.values_line),
-            path=path, facts=(Fact("dropped", sorted(entries)),),
+            path=path,
+            facts=(Fact("dropped", sorted(entries)),),
             scope_paths=(probe.chart, probe.values_file, probe.site.template),
         )
 

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
 from aftershock.rules.support.sources import files_under, find_lines, load_json
@@ -31,9 +43,16 @@ def in_schema(schema: Any, path: str) -> bool:
 
 def _documents(ctx: RuleContext, chart: str, key: str) -> Iterator[tuple[str, int | None]]:
     schema_file = f"{chart}/values.schema.json"
-    schema = load_json(ctx.sources.head.get(schema_file, "")) if schema_file in ctx.sources.head else None
+    schema = (
+        load_json(ctx.sources.head.get(schema_file, ""))
+        if schema_file in ctx.sources.head
+        else None
+    )
     if schema is not None and in_schema(schema, key):
-        lines = find_lines(ctx.sources.head[schema_file], re.compile(r'"' + re.escape(key.split(".")[-1]) + r'"\s*:'))
+        lines = find_lines(
+            ctx.sources.head[schema_file],
+            re.compile(r'"' + re.escape(key.split(".")[-1]) + r'"\s*:'),
+        )
         yield schema_file, lines[0] if lines else None
     pattern = doc_pattern(key)
     folders = [chart, "docs"]
@@ -50,12 +69,22 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for change in removed_default_keys(ctx):
         for path, line in _documents(ctx, change.chart or "", change.path):
             yield Concern(
-                subject=Subject(SubjectKind.VALUES_KEY, f"{change.file}#{change.path}", f"{change.path} in {change.file}", path),
+                subject=Subject(
+                    SubjectKind.VALUES_KEY,
+                    f"{change.file}#{change.path}",
+                    f"{change.path} in {change.file}",
+                    path,
+                ),
                 message=f"{change.path} is removed from {change.file}, but {path}{':' + str(line) if line else ''} still documents it",
-                delta=Delta.INTRODUCED, location=Location(path, line),
-                path=(PathStep("file", change.file, "changed"), PathStep("values_key", change.path, "removed"),
-                      PathStep("file", path, "documents it")),
-                facts=(Fact("key", change.path), Fact("document", path)), scope_paths=(change.file, path),
+                delta=Delta.INTRODUCED,
+                location=Location(path, line),
+                path=(
+                    PathStep("file", change.file, "changed"),
+                    PathStep("values_key", change.path, "removed"),
+                    PathStep("file", path, "documents it"),
+                ),
+                facts=(Fact("key", change.path), Fact("document", path)),
+                scope_paths=(change.file, path),
             )
 
 

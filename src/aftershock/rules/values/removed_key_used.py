@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.sources import files_under, find_lines, library_dependencies
@@ -14,8 +25,12 @@ from aftershock.rules.support.sources import files_under, find_lines, library_de
 def removed_default_keys(ctx: RuleContext) -> Iterator[ValuesKeyChange]:
     """Keys removed from a chart's own values.yaml, skipping paths with quoted segments."""
     for change in ctx.review.values_changes:
-        if (change.kind is ValuesKeyChangeKind.REMOVED and change.chart is not None
-                and change.file == f"{change.chart}/values.yaml" and '"' not in change.path):
+        if (
+            change.kind is ValuesKeyChangeKind.REMOVED
+            and change.chart is not None
+            and change.file == f"{change.chart}/values.yaml"
+            and '"' not in change.path
+        ):
             yield change
 
 
@@ -33,7 +48,9 @@ def _readers(ctx: RuleContext, change: ValuesKeyChange) -> Iterator[tuple[str, l
     folders = (chart, *library_dependencies(ctx.review, chart))
     pattern = template_pattern(change.path)
     for folder in folders:
-        for path, text in files_under(ctx.sources.head, f"{folder}/templates", (".yaml", ".yml", ".tpl", ".txt")):
+        for path, text in files_under(
+            ctx.sources.head, f"{folder}/templates", (".yaml", ".yml", ".tpl", ".txt")
+        ):
             lines = find_lines(text, pattern)
             if lines:
                 yield path, lines, "template"
@@ -47,14 +64,27 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for change in removed_default_keys(ctx):
         for path, lines, what in _readers(ctx, change):
             verb = "reads it" if what == "template" else "still sets it"
-            consequence = "and now gets nothing (a default or an empty value)" if what == "template" else "so the test no longer tests what it says"
+            consequence = (
+                "and now gets nothing (a default or an empty value)"
+                if what == "template"
+                else "so the test no longer tests what it says"
+            )
             yield Concern(
-                subject=Subject(SubjectKind.VALUES_KEY, f"{change.file}#{change.path}", f"{change.path} in {change.file}", path),
+                subject=Subject(
+                    SubjectKind.VALUES_KEY,
+                    f"{change.file}#{change.path}",
+                    f"{change.path} in {change.file}",
+                    path,
+                ),
                 message=f"{change.path} is removed from {change.file}, but {path}:{lines[0]} {verb} {consequence}",
-                delta=Delta.INTRODUCED, severity=Severity.MEDIUM if what == "template" else Severity.LOW,
+                delta=Delta.INTRODUCED,
+                severity=Severity.MEDIUM if what == "template" else Severity.LOW,
                 location=Location(path, lines[0]),
-                path=(PathStep("file", change.file, "changed"), PathStep("values_key", change.path, "removed"),
-                      PathStep("file", path, f"{what} reads it")),
+                path=(
+                    PathStep("file", change.file, "changed"),
+                    PathStep("values_key", change.path, "removed"),
+                    PathStep("file", path, f"{what} reads it"),
+                ),
                 facts=(Fact("key", change.path), Fact("reader", path), Fact("kind", what)),
                 scope_paths=(change.file, path),
             )
@@ -73,7 +103,7 @@ RULE = Rule(
         what="Keys the change removes from a chart's own `values.yaml` that head sources still name: "
         "`.Values.<key>` (or a deeper path) in the chart's templates and in the library charts it includes "
         "(medium), or a `<key>:` line in its test suites under tests/ (low, typically a helm-unittest `set:`). "
-        "Static text matching, hence medium confidence: `index .Values \"a\"` and `$v := .Values.a` then `$v.b` "
+        'Static text matching, hence medium confidence: `index .Values "a"` and `$v := .Values.a` then `$v.b` '
         "are not followed.",
         why="A template that reads a removed key silently gets nil: `default` kicks in, an `if` turns a "
         "feature off, or a required field renders empty, and users who still set the key in their own values "

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import posixpath
-
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.ingest.suite_values import suite_file_values
 from aftershock.ingest.values import is_sensitive
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -64,13 +74,19 @@ def _cases(texts: Mapping[str, str], chart: str) -> Iterator[tuple[str, str, dic
 
 
 def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str, str], Violation]:
-    schema = load_json(texts.get(f"{chart}/values.schema.json", "")) if f"{chart}/values.schema.json" in texts else None
+    schema = (
+        load_json(texts.get(f"{chart}/values.schema.json", ""))
+        if f"{chart}/values.schema.json" in texts
+        else None
+    )
     if not isinstance(schema, dict):
         return {}
     import jsonschema  # a runtime dependency of this rule only
     from referencing.exceptions import Unresolvable
 
-    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
+    validator_class = jsonschema.validators.validator_for(
+        schema, default=jsonschema.Draft7Validator
+    )
     try:
         validator_class.check_schema(schema)
     except jsonschema.SchemaError:
@@ -78,13 +94,20 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
     validation = _Validation(validator_class(schema, registry=_file_registry(texts, chart)), schema)
     found: dict[tuple[str, str, str, str], Violation] = {}
     try:
-        cases = [(source, case, validation.errors(values)) for source, case, values in _cases(texts, chart)]
+        cases = [
+            (source, case, validation.errors(values))
+            for source, case, values in _cases(texts, chart)
+        ]
     except Unresolvable:
         return {}  # a reference to a file the repository does not hold (a URL): never fetched, not judged here
     for source, case, errors in cases:
         for error in errors:
             where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-            message = error.message if not is_sensitive(where) and len(error.message) <= 160 else f"fails {error.validator}"
+            message = (
+                error.message
+                if not is_sensitive(where) and len(error.message) <= 160
+                else f"fails {error.validator}"
+            )
             violation = Violation(source, case, where, str(error.validator), message)
             found.setdefault(violation.key, violation)
     return found
@@ -105,13 +128,30 @@ def _file_registry(texts: Mapping[str, str], chart: str) -> Any:
         if not isinstance(document, (dict, bool)):
             raise NoSuchResource(ref=uri)
         return Resource.from_contents(document, default_specification=DRAFT7)
+
     return Registry(retrieve=retrieve)
 
 
 # Root keywords that judge a values map key by key (or its key set alone): its errors are the root's
 # own plus those of each top-level key's subtree against that key's schema.
-_KEY_BY_KEY = frozenset({"$schema", "$id", "id", "title", "description", "$comment", "type", "properties",
-                         "additionalProperties", "required", "definitions", "$defs", "default", "examples"})
+_KEY_BY_KEY = frozenset(
+    {
+        "$schema",
+        "$id",
+        "id",
+        "title",
+        "description",
+        "$comment",
+        "type",
+        "properties",
+        "additionalProperties",
+        "required",
+        "definitions",
+        "$defs",
+        "default",
+        "examples",
+    }
+)
 
 
 class _Validation:
@@ -122,10 +162,14 @@ class _Validation:
     def __init__(self, validator: Any, schema: Mapping[str, Any]) -> None:
         self._validator = validator
         properties = schema.get("properties")
-        self._properties = properties if isinstance(properties, dict) and set(schema) <= _KEY_BY_KEY else None
+        self._properties = (
+            properties if isinstance(properties, dict) and set(schema) <= _KEY_BY_KEY else None
+        )
         if self._properties is not None:
-            root = {**schema, "properties": {key: True for key in self._properties}}
-            self._root = validator.evolve(schema=root)  # type, required, additionalProperties: the key set
+            root = {**schema, "properties": dict.fromkeys(self._properties, True)}
+            self._root = validator.evolve(
+                schema=root
+            )  # type, required, additionalProperties: the key set
         self._by_subtree: dict[tuple[str, int], tuple[Any, list[Any]]] = {}
 
     def errors(self, values: Any) -> list[Any]:
@@ -140,13 +184,22 @@ class _Validation:
     def _subtree_errors(self, key: str, subschema: Any, value: Any) -> list[Any]:
         known = self._by_subtree.get((key, id(value)))
         if known is None or known[0] is not value:
-            known = (value, list(self._validator.descend(value, subschema, path=key, schema_path=("properties", key))))
+            known = (
+                value,
+                list(
+                    self._validator.descend(
+                        value, subschema, path=key, schema_path=("properties", key)
+                    )
+                ),
+            )
             self._by_subtree[(key, id(value))] = known  # the value is kept: its id stays its own
         return known[1]
 
 
 def _charts(ctx: RuleContext) -> list[str]:
-    return sorted({c.path for c in ctx.review.charts if f"{c.path}/values.schema.json" in ctx.sources.head})
+    return sorted(
+        {c.path for c in ctx.review.charts if f"{c.path}/values.schema.json" in ctx.sources.head}
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -157,20 +210,39 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             if now is None:
                 yield _concern(ctx, chart, before, Delta.RESOLVED)
             else:
-                yield _concern(ctx, chart, now, Delta.PRE_EXISTING if before is not None else Delta.INTRODUCED)
+                yield _concern(
+                    ctx, chart, now, Delta.PRE_EXISTING if before is not None else Delta.INTRODUCED
+                )
 
 
 def _concern(ctx: RuleContext, chart: str, violation: Violation, delta: Delta) -> Concern:
-    case = f" (test \"{violation.case}\")" if violation.case else ""
+    case = f' (test "{violation.case}")' if violation.case else ""
     token = violation.where.rsplit(".", 1)[-1]
-    location = ctx.index.locate_in_change([violation.source], (token,)) if violation.source in ctx.index.files else Location(violation.source)
+    location = (
+        ctx.index.locate_in_change([violation.source], (token,))
+        if violation.source in ctx.index.files
+        else Location(violation.source)
+    )
     prefix = "no longer: " if delta is Delta.RESOLVED else ""
     return Concern(
-        subject=Subject(SubjectKind.FILE, violation.source, violation.source, f"{violation.case}#{violation.where}#{violation.keyword}"),
+        subject=Subject(
+            SubjectKind.FILE,
+            violation.source,
+            violation.source,
+            f"{violation.case}#{violation.where}#{violation.keyword}",
+        ),
         message=f"{prefix}{violation.source}{case} violates {chart}/values.schema.json at {violation.where}: {violation.message}",
-        delta=delta, location=location,
-        path=(PathStep("file", violation.source, "provides values"), PathStep("file", f"{chart}/values.schema.json", "rejects them")),
-        facts=(Fact("where", violation.where), Fact("keyword", violation.keyword), Fact("case", violation.case)),
+        delta=delta,
+        location=location,
+        path=(
+            PathStep("file", violation.source, "provides values"),
+            PathStep("file", f"{chart}/values.schema.json", "rejects them"),
+        ),
+        facts=(
+            Fact("where", violation.where),
+            Fact("keyword", violation.keyword),
+            Fact("case", violation.case),
+        ),
         scope_paths=(chart, violation.source),
     )
 

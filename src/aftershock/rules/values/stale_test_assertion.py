@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from aftershock.diff.values import deep_equal
-from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind
+from aftershock.findings.model import (
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
+)
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
@@ -41,7 +52,9 @@ def read_path(body: Any, path: str) -> Any:
         key, index, quoted, single = match.groups()
         position = match.end()
         if index is not None:
-            node = node[int(index)] if isinstance(node, list) and int(index) < len(node) else _MISSING
+            node = (
+                node[int(index)] if isinstance(node, list) and int(index) < len(node) else _MISSING
+            )
         else:
             name = key if key is not None else (quoted if quoted is not None else single)
             node = node.get(name, _MISSING) if isinstance(node, Mapping) else _MISSING
@@ -59,20 +72,30 @@ def assertions(texts: Mapping[str, str], chart: str) -> Iterator[Assertion]:
             for test in map(as_map, as_list(suite.get("tests"))):
                 if any(test.get(key) for key in _RENDER_SETTINGS):
                     continue
-                templates = [text(test.get("template"))] if test.get("template") else suite_templates
+                templates = (
+                    [text(test.get("template"))] if test.get("template") else suite_templates
+                )
                 for entry in map(as_map, as_list(test.get("asserts"))):
                     equal = as_map(entry.get("equal"))
                     if not equal or entry.get("not") is True or not text(equal.get("path")):
                         continue
                     index = entry.get("documentIndex")
                     for template in templates:
-                        yield Assertion(path, text(test.get("it")), template, text(equal.get("path")), equal.get("value"),
-                                        index if isinstance(index, int) else None)
+                        yield Assertion(
+                            path,
+                            text(test.get("it")),
+                            template,
+                            text(equal.get("path")),
+                            equal.get("value"),
+                            index if isinstance(index, int) else None,
+                        )
 
 
 def _target(pairs: list[ObjectPair], chart: str, assertion: Assertion) -> ObjectPair | None:
     template = f"{chart}/{assertion.template}"
-    matching = [p for p in pairs if any(o is not None and o.template == template for o in (p.base, p.head))]
+    matching = [
+        p for p in pairs if any(o is not None and o.template == template for o in (p.base, p.head))
+    ]
     if assertion.document_index is not None:
         matching = [p for p in matching if p.current.document_index == assertion.document_index]
     return next((p for p in matching if p.base is not None and p.head is not None), None)
@@ -92,20 +115,32 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             if pair is None or pair.change is None:
                 continue
             before, after = _value(pair.base, assertion.path), _value(pair.head, assertion.path)
-            if before is _MISSING or not deep_equal(before, assertion.value) or (after is not _MISSING and deep_equal(after, assertion.value)):
+            if (
+                before is _MISSING
+                or not deep_equal(before, assertion.value)
+                or (after is not _MISSING and deep_equal(after, assertion.value))
+            ):
                 continue
             yield _concern(ctx, pair, assertion, after)
 
 
 def _concern(ctx: RuleContext, pair: ObjectPair, assertion: Assertion, after: Any) -> Concern:
     shown = "nothing" if after is _MISSING else repr(after)[:80]
-    lines = find_lines(ctx.sources.head.get(assertion.file, ""), re.compile(re.escape(assertion.path)))
+    lines = find_lines(
+        ctx.sources.head.get(assertion.file, ""), re.compile(re.escape(assertion.path))
+    )
     return Concern(
-        subject=Subject(SubjectKind.FILE, assertion.file, assertion.file, f"{assertion.test}#{assertion.path}"),
-        message=f"test \"{assertion.test}\" in {assertion.file} asserts {assertion.path} == {repr(assertion.value)[:80]}, "
+        subject=Subject(
+            SubjectKind.FILE, assertion.file, assertion.file, f"{assertion.test}#{assertion.path}"
+        ),
+        message=f'test "{assertion.test}" in {assertion.file} asserts {assertion.path} == {repr(assertion.value)[:80]}, '
         f"which base renders, but head renders {shown} for {pair.display}: the test now fails",
-        delta=Delta.INTRODUCED, location=Location(assertion.file, lines[0] if lines else None),
-        path=(*pair.impact_path(assertion.path, "changes"), PathStep("file", assertion.file, "asserts the old value")),
+        delta=Delta.INTRODUCED,
+        location=Location(assertion.file, lines[0] if lines else None),
+        path=(
+            *pair.impact_path(assertion.path, "changes"),
+            PathStep("file", assertion.file, "asserts the old value"),
+        ),
         facts=(Fact("test", assertion.test), Fact("path", assertion.path)),
         scope_paths=(*pair.scope_paths, assertion.file),
     )

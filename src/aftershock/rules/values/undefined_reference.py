@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aftershock.findings.model import (
-    Category, Confidence, Delta, Evidence, Fact, Location, PathStep, Severity, Subject, SubjectKind,
+    Category,
+    Confidence,
+    Delta,
+    Evidence,
+    Fact,
+    Location,
+    PathStep,
+    Severity,
+    Subject,
+    SubjectKind,
 )
 from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import ValuesKeyChangeKind
@@ -18,7 +28,9 @@ from aftershock.rules.support.sources import line_of, load_yaml_documents
 _SEGMENT = r"\.[A-Za-z_][\w-]*"
 TEMPLATE_REF = re.compile(r"(?<![\w])\.Values((?:" + _SEGMENT + r")+)")
 DOC_REF = re.compile(r"(?<![\w.$/-])values((?:" + _SEGMENT + r")+)")
-_FILE_WORDS = frozenset({"yaml", "yml", "json", "schema", "toml"})  # values.yaml, values.schema.json, ...
+_FILE_WORDS = frozenset(
+    {"yaml", "yml", "json", "schema", "toml"}
+)  # values.yaml, values.schema.json, ...
 _TEMPLATE_COMMENT = re.compile(r"\{\{-?\s*/\*(.*?)\*/\s*-?\}\}", re.S)
 _YAML_COMMENT = re.compile(r"(?m)^[ \t]*#(.*)$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
@@ -68,7 +80,10 @@ def references(text: str, kind: str) -> Iterator[tuple[int, str]]:
     """(line, dotted path) of each values path a template comment or a document names."""
     if kind == "template":
         spans = [(m.start(1), m.group(1)) for m in _TEMPLATE_COMMENT.finditer(text)]
-        spans += [(m.start(1), _ACTION.sub(lambda a: " " * len(a.group(0)), m.group(1))) for m in _YAML_COMMENT.finditer(text)]
+        spans += [
+            (m.start(1), _ACTION.sub(lambda a: " " * len(a.group(0)), m.group(1)))
+            for m in _YAML_COMMENT.finditer(text)
+        ]
         patterns = (TEMPLATE_REF,)
     else:
         spans, patterns = [(0, text)], (TEMPLATE_REF, DOC_REF)
@@ -82,7 +97,9 @@ def references(text: str, kind: str) -> Iterator[tuple[int, str]]:
 
 
 def _kind(path: str, chart_paths: list[str]) -> str | None:
-    if any(path.startswith(f"{c}/templates/" if c else "templates/") for c in chart_paths) and path.endswith(_TEMPLATE_SUFFIXES):
+    if any(
+        path.startswith(f"{c}/templates/" if c else "templates/") for c in chart_paths
+    ) and path.endswith(_TEMPLATE_SUFFIXES):
         return "template"
     if is_readme(path):
         return "readme"
@@ -110,14 +127,20 @@ def _candidates(ctx: RuleContext) -> Iterator[tuple[Any, str, int, str]]:
             continue
         added, seen = added_lines(change), set()
         for line, ref in sorted(references(text, kind)):
-            if line not in added or ref in seen or any(ref == r or ref.startswith(r + ".") for r in removed):
+            if (
+                line not in added
+                or ref in seen
+                or any(ref == r or ref.startswith(r + ".") for r in removed)
+            ):
                 continue  # a key the change removes is the removed-key rules' concern
             seen.add(ref)
             yield change, kind, line, ref
 
 
 def _suggestion(ref: str, documents: dict[str, Mapping[str, Any]]) -> str:
-    paths = sorted({p for values in documents.values() for p in _all_paths(values)})[:_MAX_SUGGESTION_PATHS]
+    paths = sorted({p for values in documents.values() for p in _all_paths(values)})[
+        :_MAX_SUGGESTION_PATHS
+    ]
     close = difflib.get_close_matches(ref, paths, n=1, cutoff=0.8)
     return f"; did you mean {close[0]}?" if close else ""
 
@@ -136,10 +159,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             subject=Subject(SubjectKind.FILE, change.path, change.path, ref),
             message=f"{change.path}:{line} names the values path {ref}, which no chart's values.yaml defines at head"
             + _suggestion(ref, documents),
-            delta=Delta.INTRODUCED, location=Location(change.path, line),
-            path=(PathStep("file", change.path, "changed"),
-                  PathStep("values_key", ref, f"named in a {kind} line, defined nowhere")),
-            facts=(Fact("reference", ref), Fact("kind", kind)), scope_paths=(change.path,),
+            delta=Delta.INTRODUCED,
+            location=Location(change.path, line),
+            path=(
+                PathStep("file", change.path, "changed"),
+                PathStep("values_key", ref, f"named in a {kind} line, defined nowhere"),
+            ),
+            facts=(Fact("reference", ref), Fact("kind", kind)),
+            scope_paths=(change.path,),
         )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -11,7 +11,12 @@ from aftershock.rules.support.access import as_map, dig
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
-        if pair.base is None or pair.head is None or pair.key.group != "apps" or pair.key.kind != "Deployment":
+        if (
+            pair.base is None
+            or pair.head is None
+            or pair.key.group != "apps"
+            or pair.key.kind != "Deployment"
+        ):
             continue
         before = dig(pair.base.body, "spec", "strategy", "type") or "RollingUpdate"
         strategy = as_map(dig(pair.head.body, "spec", "strategy"))
@@ -20,12 +25,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         if "rollingUpdate" in strategy and strategy["rollingUpdate"] is None:
             continue  # an explicit null clears the live object's rollingUpdate
         yield Concern(
-            subject=pair.subject("strategy"), delta=Delta.INTRODUCED,
+            subject=pair.subject("strategy"),
+            delta=Delta.INTRODUCED,
             message=f"{pair.display}: the strategy changes from {before} to Recreate; upgrading an existing release "
-            "fails with \"spec.strategy.rollingUpdate: Forbidden\" because the live object keeps its defaulted "
+            'fails with "spec.strategy.rollingUpdate: Forbidden" because the live object keeps its defaulted '
             "rollingUpdate",
             location=ctx.index.locate_object(pair, ("Recreate", "strategy"), in_change=True),
-            path=pair.impact_path("spec.strategy.type", "changes"), facts=(Fact("from", before), Fact("to", "Recreate")),
+            path=pair.impact_path("spec.strategy.type", "changes"),
+            facts=(Fact("from", before), Fact("to", "Recreate")),
             scope_paths=pair.scope_paths,
         )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,13 +18,21 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None:
         return
     for container in containers_of(pod):
-        counts = Counter(text(as_map(entry).get("name")) for entry in as_list(container.body.get("env")))
+        counts = Counter(
+            text(as_map(entry).get("name")) for entry in as_list(container.body.get("env"))
+        )
         twice = sorted(name for name, count in counts.items() if name and count > 1)
         if twice:
             listed = ", ".join(twice)
-            yield Issue(facet=container.label, message=f"sets {listed} more than once in {container.label} (the last wins)",
-                        field=container.path("env"), tokens=tuple(twice), items=frozenset(twice),
-                        facts=(Fact("names", twice),), summary=f"{listed} twice")
+            yield Issue(
+                facet=container.label,
+                message=f"sets {listed} more than once in {container.label} (the last wins)",
+                field=container.path("env"),
+                tokens=tuple(twice),
+                items=frozenset(twice),
+                facts=(Fact("names", twice),),
+                summary=f"{listed} twice",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -3,7 +3,7 @@ not create."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -25,12 +25,22 @@ def references(container: Container) -> Iterator[tuple[str, str, str, str | None
         for field, kind in REFS:
             ref = as_map(value_from.get(field))
             if ref and ref.get("optional") is not True:
-                yield container.path("env") + f"[{index}].valueFrom.{field}", kind, text(ref.get("name")), text(ref.get("key"))
+                yield (
+                    container.path("env") + f"[{index}].valueFrom.{field}",
+                    kind,
+                    text(ref.get("name")),
+                    text(ref.get("key")),
+                )
     for index, entry in enumerate(as_list(container.body.get("envFrom"))):
         for field, kind in SOURCES:
             ref = as_map(as_map(entry).get(field))
             if ref and ref.get("optional") is not True:
-                yield container.path("envFrom") + f"[{index}].{field}", kind, text(ref.get("name")), None
+                yield (
+                    container.path("envFrom") + f"[{index}].{field}",
+                    kind,
+                    text(ref.get("name")),
+                    None,
+                )
 
 
 def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterator[Issue]:
@@ -40,14 +50,28 @@ def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterat
                 continue
             found = release.named(kind, obj.key.namespace, name)
             if not found:
-                yield Issue(facet=f"{container.label} {kind} {name}", message=f"reads {kind} {name} in {container.label}, "
-                            f"which the release does not create ({path})", field=path, tokens=(name,),
-                            facts=(Fact("reference", f"{kind}/{name}"),), summary=f"a missing {kind} {name}")
-            elif key and not any(key in as_map(o.body.get(f)) for o in found for f in DATA_FIELDS[kind]):
-                yield Issue(facet=f"{container.label} {kind} {name} {key}", message=f"reads key {key} of {kind} {name} "
-                            f"in {container.label}, which it does not have ({path})", field=path, tokens=(key,),
-                            confidence=Confidence.HIGH, facts=(Fact("reference", f"{kind}/{name}/{key}"),),
-                            summary=f"a missing key {key}")
+                yield Issue(
+                    facet=f"{container.label} {kind} {name}",
+                    message=f"reads {kind} {name} in {container.label}, "
+                    f"which the release does not create ({path})",
+                    field=path,
+                    tokens=(name,),
+                    facts=(Fact("reference", f"{kind}/{name}"),),
+                    summary=f"a missing {kind} {name}",
+                )
+            elif key and not any(
+                key in as_map(o.body.get(f)) for o in found for f in DATA_FIELDS[kind]
+            ):
+                yield Issue(
+                    facet=f"{container.label} {kind} {name} {key}",
+                    message=f"reads key {key} of {kind} {name} "
+                    f"in {container.label}, which it does not have ({path})",
+                    field=path,
+                    tokens=(key,),
+                    confidence=Confidence.HIGH,
+                    facts=(Fact("reference", f"{kind}/{name}/{key}"),),
+                    summary=f"a missing key {key}",
+                )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

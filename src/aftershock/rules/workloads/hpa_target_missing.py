@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,9 +18,14 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
     if not kind or not name:
         return
     if not release.named(kind, obj.key.namespace, name):
-        yield Issue(facet="scaleTargetRef", message=f"scales {kind} {name}, which the release does not create",
-                    field="spec.scaleTargetRef", tokens=("scaleTargetRef", "name"),
-                    facts=(Fact("target", f"{kind}/{name}"),), summary=f"a missing target {kind}/{name}")
+        yield Issue(
+            facet="scaleTargetRef",
+            message=f"scales {kind} {name}, which the release does not create",
+            field="spec.scaleTargetRef",
+            tokens=("scaleTargetRef", "name"),
+            facts=(Fact("target", f"{kind}/{name}"),),
+            summary=f"a missing target {kind}/{name}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

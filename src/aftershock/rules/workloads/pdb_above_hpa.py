@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,11 +18,15 @@ def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> It
         return
     for cover in covered(obj, release):
         if cover.min_replicas is not None and min_available >= cover.min_replicas:
-            yield Issue(facet=f"autoscaler {cover.autoscaler}", message=f"needs {min_available} pod(s) available while "
-                        f"{cover.autoscaler} may scale {cover.workload.key} down to {cover.min_replicas}",
-                        field="spec.minAvailable", tokens=("minAvailable", "minReplicas", "minReplicaCount"),
-                        facts=(Fact("min_replicas", cover.min_replicas),),
-                        summary=f"minAvailable {min_available}, minimum {cover.min_replicas}")
+            yield Issue(
+                facet=f"autoscaler {cover.autoscaler}",
+                message=f"needs {min_available} pod(s) available while "
+                f"{cover.autoscaler} may scale {cover.workload.key} down to {cover.min_replicas}",
+                field="spec.minAvailable",
+                tokens=("minAvailable", "minReplicas", "minReplicaCount"),
+                facts=(Fact("min_replicas", cover.min_replicas),),
+                summary=f"minAvailable {min_available}, minimum {cover.min_replicas}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

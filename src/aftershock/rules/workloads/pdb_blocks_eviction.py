@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -15,22 +15,37 @@ from aftershock.rules.support.release import ReleaseObjects, judge_in_release
 def issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterator[Issue]:
     min_available, max_unavailable = budget(obj)
     if max_unavailable is not None and (max_unavailable == 0 or percent(max_unavailable) == 0):
-        yield Issue(facet="budget", message=f"allows no eviction (spec.maxUnavailable: {max_unavailable})",
-                    field="spec.maxUnavailable", tokens=("maxUnavailable",), summary="maxUnavailable 0")
+        yield Issue(
+            facet="budget",
+            message=f"allows no eviction (spec.maxUnavailable: {max_unavailable})",
+            field="spec.maxUnavailable",
+            tokens=("maxUnavailable",),
+            summary="maxUnavailable 0",
+        )
         return
     if percent(min_available) == 100:
-        yield Issue(facet="budget", message="allows no eviction (spec.minAvailable: 100%)", field="spec.minAvailable",
-                    tokens=("minAvailable",), summary="minAvailable 100%")
+        yield Issue(
+            facet="budget",
+            message="allows no eviction (spec.minAvailable: 100%)",
+            field="spec.minAvailable",
+            tokens=("minAvailable",),
+            summary="minAvailable 100%",
+        )
         return
     count = min_available_count(obj)
     if count is None:
         return
     for cover in covered(obj, release):
         if cover.autoscaler is None and count >= cover.replicas:
-            yield Issue(facet="budget", message=f"allows no eviction: spec.minAvailable {count} with "
-                        f"{cover.replicas} replica(s) of {cover.workload.key}", field="spec.minAvailable",
-                        tokens=("minAvailable", "replicas"), facts=(Fact("replicas", cover.replicas),),
-                        summary=f"minAvailable {count} of {cover.replicas}")
+            yield Issue(
+                facet="budget",
+                message=f"allows no eviction: spec.minAvailable {count} with "
+                f"{cover.replicas} replica(s) of {cover.workload.key}",
+                field="spec.minAvailable",
+                tokens=("minAvailable", "replicas"),
+                facts=(Fact("replicas", cover.replicas),),
+                summary=f"minAvailable {count} of {cover.replicas}",
+            )
             return
 
 

@@ -6,7 +6,8 @@ lowercase letters, digits and single hyphens inside, at least one letter); hand-
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -47,22 +48,42 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             if not is_map(entry):
                 continue
             path = container.path("ports") + f"[{index}]"
-            for field, value in (("name", entry.get("name")), ("containerPort", entry.get("containerPort"))):
-                problem = port_name_problem(value) if field == "name" and isinstance(value, str) else (
-                    port_value_problem(value) if field == "containerPort" and value is not None else None)
+            for field, value in (
+                ("name", entry.get("name")),
+                ("containerPort", entry.get("containerPort")),
+            ):
+                problem = (
+                    port_name_problem(value)
+                    if field == "name" and isinstance(value, str)
+                    else (
+                        port_value_problem(value)
+                        if field == "containerPort" and value is not None
+                        else None
+                    )
+                )
                 if problem:
-                    yield _issue(f"{container.label} {field} {value}", f"{path}.{field}", value, problem)
+                    yield _issue(
+                        f"{container.label} {field} {value}", f"{path}.{field}", value, problem
+                    )
     if obj.key.kind == "Service" and obj.key.group == "":
         for index, entry in enumerate(as_list(as_map(obj.body.get("spec")).get("ports"))):
             value = as_map(entry).get("targetPort")
             problem = port_value_problem(value) if value is not None else None
             if problem:
-                yield _issue(f"targetPort {value}", f"spec.ports[{index}].targetPort", value, problem)
+                yield _issue(
+                    f"targetPort {value}", f"spec.ports[{index}].targetPort", value, problem
+                )
 
 
 def _issue(facet: str, path: str, value: Any, problem: str) -> Issue:
-    return Issue(facet=facet, message=f"sets {path} to {value!r}, which {problem}", field=path,
-                 tokens=(str(value),), facts=(Fact("value", str(value)),), summary=f"{value!r}")
+    return Issue(
+        facet=facet,
+        message=f"sets {path} to {value!r}, which {problem}",
+        field=path,
+        tokens=(str(value),),
+        facts=(Fact("value", str(value)),),
+        summary=f"{value!r}",
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

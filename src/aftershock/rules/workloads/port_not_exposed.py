@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import chain
-from typing import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -11,7 +11,13 @@ from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
-from aftershock.rules.support.ports import ContainerPort, container_ports, exposes, port_number, probe_ports
+from aftershock.rules.support.ports import (
+    ContainerPort,
+    container_ports,
+    exposes,
+    port_number,
+    probe_ports,
+)
 from aftershock.rules.support.release import ReleaseObjects, judge_in_release
 from aftershock.rules.support.selectors import map_selector
 
@@ -26,20 +32,29 @@ def probe_issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             named = isinstance(ref.port, str) and not ref.port.isdigit()
             if exposes(ports, ref.port) or (not named and not ports):
                 continue  # a number is reachable without a declared port; only a declared list can miss it
-            yield Issue(facet=f"{container.label} {ref.what}",
-                        message=f"probes port {ref.port} of {container.label} ({ref.path}), which it does not expose"
-                        f"{'' if named else ' among its declared ports'}", field=ref.path, tokens=("port",),
-                        confidence=None if named else Confidence.LOW, facts=(Fact("port", str(ref.port)),),
-                        summary=f"probe on port {ref.port}")
+            yield Issue(
+                facet=f"{container.label} {ref.what}",
+                message=f"probes port {ref.port} of {container.label} ({ref.path}), which it does not expose"
+                f"{'' if named else ' among its declared ports'}",
+                field=ref.path,
+                tokens=("port",),
+                confidence=None if named else Confidence.LOW,
+                facts=(Fact("port", str(ref.port)),),
+                summary=f"probe on port {ref.port}",
+            )
 
 
-def target_issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext) -> Iterator[Issue]:
+def target_issues(
+    obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext
+) -> Iterator[Issue]:
     spec = as_map(obj.body.get("spec"))
     selector = map_selector(spec.get("selector"))
     if selector is None or selector.empty:
         return
     pods = release.selected_pods(selector, obj.key.namespace)
-    declared: list[ContainerPort] = [p for t in pods if t.pod for c in containers_of(t.pod) for p in container_ports(c)]
+    declared: list[ContainerPort] = [
+        p for t in pods if t.pod for c in containers_of(t.pod) for p in container_ports(c)
+    ]
     if not pods:
         return  # service-selects-nothing says so
     for index, entry in enumerate(as_list(spec.get("ports"))):
@@ -47,18 +62,28 @@ def target_issues(obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext
         target = entry.get("targetPort", entry.get("port"))
         protocol = text(entry.get("protocol")) or "TCP"
         named = isinstance(target, str) and not target.isdigit()
-        if target is None or (not named and port_number(target) is None and not str(target).isdigit()):
+        if target is None or (
+            not named and port_number(target) is None and not str(target).isdigit()
+        ):
             continue
         if exposes(declared, target, protocol) or (not named and not declared):
             continue
         path = f"spec.ports[{index}].targetPort"
-        yield Issue(facet=f"targetPort {target}/{protocol}", message=f"sends {path} {target}/{protocol} to pods that "
-                    "do not expose it", field=path, tokens=("targetPort",), confidence=None if named else Confidence.LOW,
-                    facts=(Fact("port", str(target)),), summary=f"targetPort {target}")
+        yield Issue(
+            facet=f"targetPort {target}/{protocol}",
+            message=f"sends {path} {target}/{protocol} to pods that do not expose it",
+            field=path,
+            tokens=("targetPort",),
+            confidence=None if named else Confidence.LOW,
+            facts=(Fact("port", str(target)),),
+            summary=f"targetPort {target}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return chain(judge_pod_objects(ctx, probe_issues), judge_in_release(ctx, target_issues, ("Service",)))
+    return chain(
+        judge_pod_objects(ctx, probe_issues), judge_in_release(ctx, target_issues, ("Service",))
+    )
 
 
 RULE = Rule(

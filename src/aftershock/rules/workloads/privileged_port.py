@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,10 +19,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     for container, port in declared_ports(pod):
         if port.number is not None and 0 < port.number < FIRST_UNPRIVILEGED:
-            yield Issue(facet=f"{container.label} port {port.number}/{port.protocol}",
-                        message=f"has {container.label} listen on privileged port {port.number} ({port.path})",
-                        field=port.path, tokens=("containerPort", str(port.number)),
-                        facts=(Fact("port", port.number),), summary=f"port {port.number}")
+            yield Issue(
+                facet=f"{container.label} port {port.number}/{port.protocol}",
+                message=f"has {container.label} listen on privileged port {port.number} ({port.path})",
+                field=port.path,
+                tokens=("containerPort", str(port.number)),
+                facts=(Fact("port", port.number),),
+                summary=f"port {port.number}",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

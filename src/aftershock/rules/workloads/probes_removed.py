@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -20,9 +20,11 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 yield Concern(
                     subject=pair.subject(f"{container.label} {probe}"),
                     message=f"{pair.display}: the change removes the {probe} of {container.label}",
-                    delta=Delta.INTRODUCED, severity=Severity.HIGH if probe == "readinessProbe" else None,
+                    delta=Delta.INTRODUCED,
+                    severity=Severity.HIGH if probe == "readinessProbe" else None,
                     location=ctx.index.locate_object(pair, (probe,), in_change=True),
-                    path=pair.impact_path(field, "removes"), facts=(Fact("field", field),),
+                    path=pair.impact_path(field, "removes"),
+                    facts=(Fact("field", field),),
                     scope_paths=pair.scope_paths,
                 )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
@@ -13,18 +13,26 @@ ENTRIES = (("requests", "memory"), ("requests", "cpu"), ("limits", "memory"), ("
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair, container, kept in ctx.index.kept_containers():
-        gone = [f"{kind}.{name}" for kind, name in ENTRIES
-                if dig(container.body, "resources", kind, name) is not None and dig(kept.body, "resources", kind, name) is None]
+        gone = [
+            f"{kind}.{name}"
+            for kind, name in ENTRIES
+            if dig(container.body, "resources", kind, name) is not None
+            and dig(kept.body, "resources", kind, name) is None
+        ]
         if not gone:
             continue
         memory = any(entry.endswith("memory") for entry in gone)
         field = kept.path("resources")
         yield Concern(
-            subject=pair.subject(container.label), delta=Delta.INTRODUCED,
+            subject=pair.subject(container.label),
+            delta=Delta.INTRODUCED,
             message=f"{pair.display}: the change removes resources {', '.join(gone)} of {container.label}",
             severity=Severity.MEDIUM if memory else None,
-            location=ctx.index.locate_object(pair, ("resources", "requests", "limits", "memory", "cpu"), in_change=True),
-            path=pair.impact_path(field, "removes"), facts=(Fact("removed", gone), Fact("was", as_map(container.body.get("resources")))),
+            location=ctx.index.locate_object(
+                pair, ("resources", "requests", "limits", "memory", "cpu"), in_change=True
+            ),
+            path=pair.impact_path(field, "removes"),
+            facts=(Fact("removed", gone), Fact("was", as_map(container.body.get("resources")))),
             scope_paths=pair.scope_paths,
         )
 

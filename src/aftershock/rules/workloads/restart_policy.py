@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -12,9 +12,15 @@ from aftershock.rules.support.judge import Issue, judge_pod_objects
 POLICIES = ("Always", "OnFailure", "Never")
 # kind -> the policies the API server accepts for its pod template (apps and core validation)
 ALLOWED = {
-    "Deployment": ("Always",), "ReplicaSet": ("Always",), "StatefulSet": ("Always",), "DaemonSet": ("Always",),
-    "ReplicationController": ("Always",), "DeploymentConfig": ("Always",), "Rollout": ("Always",),
-    "Job": ("OnFailure", "Never"), "CronJob": ("OnFailure", "Never"),
+    "Deployment": ("Always",),
+    "ReplicaSet": ("Always",),
+    "StatefulSet": ("Always",),
+    "DaemonSet": ("Always",),
+    "ReplicationController": ("Always",),
+    "DeploymentConfig": ("Always",),
+    "Rollout": ("Always",),
+    "Job": ("OnFailure", "Never"),
+    "CronJob": ("OnFailure", "Never"),
 }
 
 
@@ -26,9 +32,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     allowed = ALLOWED.get(obj.key.kind, POLICIES)
     if value not in allowed:
         path = pod.path("restartPolicy")
-        yield Issue(facet="restartPolicy", message=f"sets {path}: {value!s}, which a {obj.key.kind} does not accept "
-                    f"({' or '.join(allowed)})", field=path, tokens=("restartPolicy",),
-                    facts=(Fact("value", str(value)),), summary=f"restartPolicy {value!s}")
+        yield Issue(
+            facet="restartPolicy",
+            message=f"sets {path}: {value!s}, which a {obj.key.kind} does not accept "
+            f"({' or '.join(allowed)})",
+            field=path,
+            tokens=("restartPolicy",),
+            facts=(Fact("value", str(value)),),
+            summary=f"restartPolicy {value!s}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -11,8 +11,17 @@ from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.selectors import workload_selector
 
 # Job and CronJob generate their selector unless manualSelector is set; Pods have none
-SELECTED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController",
-                            "DeploymentConfig", "Rollout"})
+SELECTED_KINDS = frozenset(
+    {
+        "Deployment",
+        "ReplicaSet",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicationController",
+        "DeploymentConfig",
+        "Rollout",
+    }
+)
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
@@ -24,9 +33,15 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     if not selector.matches(pod.metadata.get("labels")):
         path = pod.metadata_path("labels")
-        yield Issue(facet="selector", message=f"selects {selector.describe()}, which its pod template's labels "
-                    f"({path}) do not match", field="spec.selector", tokens=("selector", "matchLabels", "labels"),
-                    facts=(Fact("selector", selector.describe()),), summary="selector not matching the template")
+        yield Issue(
+            facet="selector",
+            message=f"selects {selector.describe()}, which its pod template's labels "
+            f"({path}) do not match",
+            field="spec.selector",
+            tokens=("selector", "matchLabels", "labels"),
+            facts=(Fact("selector", selector.describe()),),
+            summary="selector not matching the template",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -18,9 +18,14 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     name = text(pod.spec.get("serviceAccount"))
     if name:
         path = pod.path("serviceAccount")
-        yield Issue(facet="serviceAccount", message=f"names its service account with the deprecated {path} ({name})",
-                    field=path, tokens=("serviceAccount",), facts=(Fact("service_account", name),),
-                    summary="serviceAccount set")
+        yield Issue(
+            facet="serviceAccount",
+            message=f"names its service account with the deprecated {path} ({name})",
+            field=path,
+            tokens=("serviceAccount",),
+            facts=(Fact("service_account", name),),
+            summary="serviceAccount set",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -12,7 +12,10 @@ from aftershock.rules.support.judge import Issue
 from aftershock.rules.support.pods import PodSpec
 from aftershock.rules.support.release import ReleaseObjects, judge_pods_in_release
 
-FIELDS = ("serviceAccountName", "serviceAccount")  # serviceAccount: the deprecated alias, used when the name is unset
+FIELDS = (
+    "serviceAccountName",
+    "serviceAccount",
+)  # serviceAccount: the deprecated alias, used when the name is unset
 
 
 def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterator[Issue]:
@@ -22,9 +25,14 @@ def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterat
     name = text(pod.spec.get(field))
     if name != "default" and not release.named("ServiceAccount", obj.key.namespace, name):
         path = pod.path(field)
-        yield Issue(facet="serviceAccount", message=f"runs as service account {name}, which the release does not "
-                    f"create ({path})", field=path, tokens=(field,), facts=(Fact("service_account", name),),
-                    summary=f"a missing service account {name}")
+        yield Issue(
+            facet="serviceAccount",
+            message=f"runs as service account {name}, which the release does not create ({path})",
+            field=path,
+            tokens=(field,),
+            facts=(Fact("service_account", name),),
+            summary=f"a missing service account {name}",
+        )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

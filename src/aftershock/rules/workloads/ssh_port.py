@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Evidence, Severity
 from aftershock.model.objects import RenderedObject
@@ -19,8 +19,13 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         return
     for container, port in declared_ports(pod):
         if port.number == SSH_PORT and port.protocol == "TCP":
-            yield Issue(facet=container.label, message=f"exposes SSH (port 22) from {container.label} ({port.path})",
-                        field=port.path, tokens=("containerPort", "22"), summary="port 22")
+            yield Issue(
+                facet=container.label,
+                message=f"exposes SSH (port 22) from {container.label} ({port.path})",
+                field=port.path,
+                tokens=("containerPort", "22"),
+                summary="port 22",
+            )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -13,30 +13,54 @@ from aftershock.rules.support.pods import has_containers, pod_spec_of
 
 
 def _service_accounts(objects: Sequence[RenderedObject]) -> dict[tuple[str, str], RenderedObject]:
-    return {(o.key.namespace, o.key.name): o for o in objects if o.key.group == "" and o.key.kind == "ServiceAccount"}
+    return {
+        (o.key.namespace, o.key.name): o
+        for o in objects
+        if o.key.group == "" and o.key.kind == "ServiceAccount"
+    }
 
 
 def issues(obj: RenderedObject, accounts: dict[tuple[str, str], RenderedObject]) -> Iterator[Issue]:
     pod = pod_spec_of(obj)
     if pod is None or not has_containers(pod):
         return
-    account = text(pod.spec.get("serviceAccountName")) or text(pod.spec.get("serviceAccount")) or "default"
+    account = (
+        text(pod.spec.get("serviceAccountName"))
+        or text(pod.spec.get("serviceAccount"))
+        or "default"
+    )
     own = pod.spec.get("automountServiceAccountToken")
     path = pod.path("automountServiceAccountToken")
     if own is False:
         return
     if own is True:
-        yield Issue(facet="token", message=f"mounts the token of service account {account} ({path}: true)", field=path,
-                    tokens=("automountServiceAccountToken",), grade=2, facts=(Fact("account", account),),
-                    summary="automountServiceAccountToken: true")
+        yield Issue(
+            facet="token",
+            message=f"mounts the token of service account {account} ({path}: true)",
+            field=path,
+            tokens=("automountServiceAccountToken",),
+            grade=2,
+            facts=(Fact("account", account),),
+            summary="automountServiceAccountToken: true",
+        )
         return
     sa = accounts.get((obj.key.namespace, account))
     if sa is not None and sa.body.get("automountServiceAccountToken") is False:
         return
-    where = "the ServiceAccount in this chart does not disable it" if sa is not None else "nothing disables it"
-    yield Issue(facet="token", message=f"mounts the token of service account {account} ({where})", field=path,
-                tokens=("automountServiceAccountToken", "serviceAccountName"), grade=1, facts=(Fact("account", account),),
-                summary="token mounted by default")
+    where = (
+        "the ServiceAccount in this chart does not disable it"
+        if sa is not None
+        else "nothing disables it"
+    )
+    yield Issue(
+        facet="token",
+        message=f"mounts the token of service account {account} ({where})",
+        field=path,
+        tokens=("automountServiceAccountToken", "serviceAccountName"),
+        grade=1,
+        facts=(Fact("account", account),),
+        summary="token mounted by default",
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
