@@ -53,3 +53,65 @@ spec:
       hostPID: true
       containers: [{name: agent, image: "busybox:1.36"}]
 """
+
+
+# A chart rendering a Flux HelmRelease (with valuesFrom ConfigMaps) that installs a second chart.
+FLUX_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: web
+  namespace: flux-system
+spec:
+  targetNamespace: apps
+  releaseName: web
+  chart:
+    spec:
+      chart: {{ .Values.chartPath }}
+      sourceRef: {kind: {{ .Values.sourceKind }}, name: platform}
+  valuesFrom:
+    - kind: ConfigMap
+      name: web-values
+    - kind: ConfigMap
+      name: web-mode
+      valuesKey: mode
+      targetPath: mode
+    - kind: ConfigMap
+      name: not-there
+      optional: true
+  values:
+    replicas: {{ .Values.replicas }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-values
+  namespace: flux-system
+data:
+  values.yaml: |
+    image: {{ .Values.image }}
+    replicas: 1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-mode
+  namespace: flux-system
+data:
+  mode: {{ .Values.mode }}
+"""
+
+
+def releases_chart(
+    *,
+    replicas=4,
+    image="nginx:1.27.0",
+    mode="steady",
+    chart_path="./apps/web",
+    source="GitRepository",
+):
+    return {
+        "releases/Chart.yaml": chart_yaml("releases"),
+        "releases/values.yaml": f"replicas: {replicas}\nimage: {image}\nmode: {mode}\nchartPath: {chart_path}\nsourceKind: {source}\n",
+        "releases/templates/web.yaml": FLUX_RELEASE,
+    }

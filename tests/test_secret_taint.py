@@ -26,8 +26,9 @@ def test_a_secret_gives_its_data_decoded_its_string_data_and_its_annotations():
         "metadata": {
             "annotations": {
                 "note": "annotated-value",
-                "kubectl.kubernetes.io/last-applied-configuration": '{"kind":"Secret","data":{"k":"%s"}}'
-                % base64.b64encode(b"applied-value").decode(),
+                "kubectl.kubernetes.io/last-applied-configuration": '{{"kind":"Secret","data":{{"k":"{}"}}}}'.format(
+                    base64.b64encode(b"applied-value").decode()
+                ),
             }
         },
         "data": {"a": base64.b64encode(b"decoded-value").decode()},

@@ -7,7 +7,7 @@ which would multiply the rule pass) and covers exactly the keywords those schema
 properties, additionalProperties, items, required, oneOf/anyOf/allOf, $ref, and the value bounds of
 CRD schemas (minimum, maximum, lengths, pattern, item counts). `oneOf` is read as `anyOf` (the two
 forms of IntOrString and Quantity both accept null, which `oneOf` would refuse), and a required
-field set to null is missing, as the API server reads it. tests/test_rules_object_schema.py checks
+field set to null is missing, as the API server reads it. tests/rules/test_rules_object_schema.py checks
 it against `jsonschema` on the same objects.
 """
 

@@ -1,0 +1,274 @@
+"""The `aftershock review` command as a user runs it: one clear line and a non-zero exit on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from charts import app_chart
+from gitrepo import Symlink, commit, make_repo
+
+AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CI": "true"}
+    return subprocess.run(
+        [*AFTERSHOCK, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def assert_one_line_error(
+    result: subprocess.CompletedProcess[str], *needles: str, code: int = 2
+) -> None:
+    assert result.returncode == code, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str]:
+    path = make_repo(tmp_path)
+    return path, commit(path, app_chart("c", "c"), "feat: chart")
+
+
+def test_not_a_git_repository(tmp_path):
+    assert_one_line_error(
+        run("review", "--repo", str(tmp_path), "--base", "HEAD~1"),
+        "not a git repository",
+        str(tmp_path),
+    )
+
+
+def test_unknown_ref(repo):
+    path, _ = repo
+    assert_one_line_error(
+        run("review", "--repo", str(path), "--base", "no-such-branch"),
+        "unknown git ref",
+        "no-such-branch",
+    )
+
+
+def test_empty_range(repo):
+    path, base = repo
+    assert_one_line_error(run("review", "--repo", str(path), "--base", base), "nothing to review")
+
+
+def test_no_base_and_no_default_branch(tmp_path):
+    path = make_repo(tmp_path, branch="feature")
+    commit(path, app_chart("c", "c"), "feat: chart")
+    assert_one_line_error(run("review", "--repo", str(path)), "no default branch", "--base")
+
+
+def test_base_defaults_to_merge_base_with_main(repo):
+    path, base = repo
+    subprocess.run(["git", "-C", str(path), "checkout", "-q", "-b", "topic"], check=True)
+    commit(path, {"c/values.yaml": "replicas: 5\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: five")
+    result = run("review", "--repo", str(path), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["base"]["sha"] == base and doc["base"]["ref"].startswith("merge-base(main")
+
+
+def test_malformed_chart_yaml(repo):
+    path, base = repo
+    commit(path, {"c/Chart.yaml": "apiVersion: v2\nname: [c\n"}, "fix: break")
+    assert_one_line_error(
+        run("review", "--repo", str(path), "--base", base), "c/Chart.yaml", "head"
+    )
+
+
+def test_malformed_values_file(repo):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicas: {2\n"}, "fix: break")
+    assert_one_line_error(run("review", "--repo", str(path), "--base", base), "c/values.yaml")
+
+
+def test_template_error_prints_helm_text_and_exits_partial(repo):
+    path, base = repo
+    commit(
+        path, {"c/templates/boom.yaml": '{{ fail "boom: replicas must be odd" }}\n'}, "feat: boom"
+    )
+    result = run(
+        "review",
+        "--repo",
+        str(path),
+        "--base",
+        base,
+        "--format",
+        "json",
+        "--output",
+        str(path / "out.json"),
+    )
+    assert_one_line_error(result, "not reviewed: chart c at head", "replicas must be odd", code=3)
+    doc = json.loads((path / "out.json").read_text())
+    assert doc["status"] == "partial" and doc["objects"] == []
+
+
+def test_file_over_size_limit(repo):
+    path, base = repo
+    commit(path, {"c/files/big.bin": b"\0" * 4096}, "feat: big")
+    assert_one_line_error(
+        run("review", "--repo", str(path), "--base", base, "--max-file-size", "1024"),
+        "c/files/big.bin",
+        "size limit",
+    )
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "../../../outside"])
+def test_escaping_symlink_is_refused(repo, target):
+    path, base = repo
+    commit(path, {"c/files/link": Symlink(target)}, "feat: link")
+    assert_one_line_error(
+        run("review", "--repo", str(path), "--base", base),
+        "symlink leaves the repository",
+        "c/files/link",
+    )
+
+
+def test_debug_shows_the_traceback(repo):
+    path, _ = repo
+    result = run("--debug", "review", "--repo", str(path), "--base", "no-such-branch")
+    assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+def test_progress_bar_only_on_a_terminal_and_never_for_json(repo):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicas: 5\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: five")
+
+    def stderr_on_tty(fmt: str) -> str:
+        leader, follower = pty.openpty()
+        env = {k: v for k, v in os.environ.items() if k != "CI"}
+        proc = subprocess.run(
+            [*AFTERSHOCK, "review", "--repo", str(path), "--base", base, "--format", fmt],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=env,
+            timeout=120,
+        )
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(leader)
+        assert proc.returncode == 0
+        return b"".join(chunks).decode(errors="replace")
+
+    assert "rendering" in stderr_on_tty("terminal")
+    assert stderr_on_tty("json") == ""
+
+
+def test_sarif_output_validates_and_points_into_the_change(repo):
+    import jsonschema
+
+    path, base = repo
+    daemon = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostPID: {{ .Values.hostPID }}\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"
+    commit(
+        path,
+        {
+            "c/templates/pod.yaml": daemon,
+            "c/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nhostPID: true\n",
+        },
+        "feat: host pid",
+    )
+    result = run("review", "--repo", str(path), "--base", base, "--format", "sarif")
+    assert result.returncode == 0, result.stderr
+    sarif = json.loads(result.stdout)
+    schema = json.loads(
+        (Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json").read_text()
+    )
+    jsonschema.Draft7Validator(schema).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    assert any(r["ruleId"] == "pss-host-namespaces" for r in results)
+    new = [r for r in results if r["baselineState"] == "new"]
+    uris = {
+        loc["physicalLocation"]["artifactLocation"]["uri"]
+        for r in new
+        for loc in r.get("locations", [])
+    }
+    assert new and uris <= {
+        "c/templates/pod.yaml",
+        "c/values.yaml",
+    }  # what the change introduced lands in it
+
+
+def test_fail_on_risk_exits_4_only_when_reached(repo):
+    path, base = repo
+    commit(
+        path,
+        {
+            "c/templates/pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"
+        },
+        "feat: host net",
+    )
+    high = run(
+        "review", "--repo", str(path), "--base", base, "--format", "json", "--fail-on-risk", "high"
+    )
+    assert high.returncode == 4 and "reaches --fail-on-risk high" in high.stderr
+    critical = run(
+        "review",
+        "--repo",
+        str(path),
+        "--base",
+        base,
+        "--format",
+        "json",
+        "--fail-on-risk",
+        "critical",
+    )
+    assert critical.returncode == 0, critical.stderr
+    assert json.loads(critical.stdout)["findings"]["verdicts"]["merge"]["level"] == "high"
+
+
+def test_configuration_is_read_at_the_base_ref(repo):
+    path, base = repo
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  hostNetwork: true\n  containers: [{name: a, image: 'nginx:1.27.0'}]\n"
+    commit(
+        path,
+        {
+            "c/templates/pod.yaml": pod,
+            ".aftershock.yaml": "rules:\n  pss-host-namespaces:\n    enabled: false\n",
+        },
+        "feat: sneaky",
+    )
+    doc = json.loads(run("review", "--repo", str(path), "--base", base, "--format", "json").stdout)
+    assert (
+        doc["config"] == "defaults"
+    )  # the head's own configuration cannot switch off the rule reviewing it
+    assert any(
+        i["rule"] == "pss-host-namespaces" and i["actionable"] for i in doc["findings"]["items"]
+    )
+
+
+def test_malformed_configuration_is_one_clear_error(repo, tmp_path):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: 3")
+    config = tmp_path / "bad.yaml"
+    config.write_text("rules:\n  no-such-rule: {enabled: false}\n")
+    assert_one_line_error(
+        run("review", "--repo", str(path), "--base", base, "--config", str(config)), "no-such-rule"
+    )
+
+
+def test_rules_and_explain_commands():
+    listing = run("rules")
+    assert listing.returncode == 0 and "pss-host-namespaces" in listing.stdout
+    doc = run("explain", "rbac-wildcard")
+    for section in ("What it checks", "Why it matters", "Example", "How to fix"):
+        assert section in doc.stdout
+    assert_one_line_error(run("explain", "no-such-rule"), "unknown rule")

@@ -1,0 +1,108 @@
+"""The bundled fleet example (examples/fleet): each commit of its history reviewed, with real git, real
+kustomize and real Helm: a plain Deployment, an overlay patch, a substituted variable, an external chart."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.render.kustomize import available
+
+PROJECT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("fleet") / "fleet"
+    subprocess.run(
+        [
+            sys.executable,
+            str(PROJECT / "scripts" / "build_example.py"),
+            "--example",
+            "fleet",
+            str(dest),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return dest
+
+
+def _review(fleet: Path, state: str, renderer):
+    request = ReviewRequest(
+        repo=fleet, base=f"state-{state}~1", head=f"state-{state}", run_tests=False
+    )
+    return review_change(request, renderer)
+
+
+def _changes(review):
+    return {
+        (r.chart, str(c.key)): [(f.path, f.before, f.after) for f in c.fields]
+        for r in review.chart_reviews
+        for c in r.changes
+    }
+
+
+def test_a_plain_bootstrap_deployment_gaining_host_network_is_high_risk(fleet, renderer):
+    result = _review(fleet, "01-bootstrap-host-network", renderer)
+    assert _changes(result.review) == {
+        ("bootstrap", "Deployment.apps kube-system/node-agent"): [
+            ("spec.template.spec.hostNetwork", None, True)
+        ]
+    }
+    assert [f.rule_id for f in result.judgement.findings if f.actionable] == ["pss-host-namespaces"]
+    assert result.review.complete
+
+
+def test_an_overlay_patch_reaches_only_its_cluster(fleet, renderer):
+    review = _review(fleet, "02-prod-web-memory", renderer).review
+    assert _changes(review) == {
+        ("apps/overlays/prod", "Deployment.apps web/web"): [
+            ("spec.template.spec.containers[name=web].resources.limits.memory", "512Mi", "768Mi")
+        ]
+    }
+    (prod,) = review.chart_reviews
+    assert (
+        prod.cluster == "prod"
+        and prod.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"
+    )
+
+
+def test_a_substituted_variable_reaches_the_built_objects_and_the_release_they_hold(
+    fleet, renderer
+):
+    review = _review(fleet, "03-staging-replicas", renderer).review
+    changes = _changes(review)
+    assert changes[("apps/overlays/staging", "Deployment.apps web/web")] == [
+        ("spec.replicas", 1, 2)
+    ]
+    assert changes[("charts/api", "Deployment.apps web/api")] == [("spec.replicas", 1, 2)]
+    (api,) = [r for r in review.chart_reviews if r.chart == "charts/api"]
+    assert api.cluster == "staging"
+    assert review.complete
+
+
+def test_an_external_chart_bump_renders_both_versions_from_the_shipped_cache(fleet, renderer):
+    result = _review(fleet, "04-podinfo-6-6", renderer)
+    (podinfo,) = [
+        r
+        for r in result.review.chart_reviews
+        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo")
+    ]
+    assert podinfo.outcome is ChartOutcome.CHANGED
+    (change,) = podinfo.changes
+    assert (
+        "spec.template.spec.containers[name=podinfo].image",
+        "ghcr.io/stefanprodan/podinfo:6.5.0",
+        "ghcr.io/stefanprodan/podinfo:6.6.0",
+    ) in [(f.path, f.before, f.after) for f in change.fields]
+    assert result.review.complete
+    assert not [
+        f for f in result.judgement.findings if f.rule_id in ("object-conflict", "object-duplicate")
+    ]

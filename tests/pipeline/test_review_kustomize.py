@@ -1,0 +1,206 @@
+"""Kustomize: root kustomizations a change reaches are built with kustomize at base and head and diffed;
+what must not be built (remote resources, KRM functions, paths leaving the repository) is not reviewed."""
+
+from __future__ import annotations
+
+import pytest
+
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.render.kustomize import available
+from gitrepo import commit, make_repo
+
+pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
+
+BASE_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27.0
+          envFrom: [{configMapRef: {name: web-config}}]
+"""
+
+BASE_KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [deployment.yaml]
+configMapGenerator:
+  - name: web-config
+    literals: [MODE={mode}]
+"""
+
+
+def overlay(cluster: str, replicas: int = 2, tag: str = "1.27.1") -> dict[str, str]:
+    return {
+        f"clusters/{cluster}/web/kustomization.yaml": f"""\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: {cluster}
+namePrefix: {cluster}-
+labels: [{{pairs: {{cluster: {cluster}}}}}]
+resources: [../../../base/web]
+images: [{{name: nginx, newTag: "{tag}"}}]
+patches:
+  - path: replicas.yaml
+  - target: {{kind: Deployment, name: web}}
+    patch: |
+      - op: add
+        path: /spec/template/spec/hostPID
+        value: false
+""",
+        f"clusters/{cluster}/web/replicas.yaml": f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec: {{replicas: {replicas}}}
+""",
+    }
+
+
+def fleet(mode: str = "fast") -> dict[str, str]:
+    return {
+        "base/web/kustomization.yaml": BASE_KUSTOMIZATION.format(mode=mode),
+        "base/web/deployment.yaml": BASE_DEPLOYMENT,
+        **overlay("prod"),
+        **overlay("staging"),
+    }
+
+
+def _review(repo, base, renderer):
+    return review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer).review
+
+
+def _kustomized(review):
+    return {r.chart: r for r in review.chart_reviews if r.name == "kustomization"}
+
+
+def test_an_overlay_patch_change_builds_only_that_overlay(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(
+        repo,
+        {
+            "clusters/prod/web/replicas.yaml": overlay("prod", replicas=5)[
+                "clusters/prod/web/replicas.yaml"
+            ]
+        },
+        "scale",
+    )
+    review = _review(repo, base, renderer)
+    assert list(_kustomized(review)) == ["clusters/prod/web"]
+    prod = _kustomized(review)["clusters/prod/web"]
+    assert prod.outcome is ChartOutcome.CHANGED
+    (change,) = prod.changes
+    assert str(change.key) == "Deployment.apps prod/prod-web"
+    assert [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 2, 5)]
+    deployment = next(o for o in prod.head_objects if o.key.kind == "Deployment")
+    spec = deployment.body["spec"]["template"]["spec"]
+    assert spec["containers"][0]["image"] == "nginx:1.27.1" and spec["hostPID"] is False
+    assert deployment.body["metadata"]["labels"] == {"cluster": "prod"}
+    assert not [
+        r for r in review.chart_reviews if r.name == "manifests"
+    ]  # built files are not plain manifests
+    assert review.complete
+
+
+def test_a_base_generator_change_reaches_every_overlay_with_new_hashed_names(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(repo, {"base/web/kustomization.yaml": BASE_KUSTOMIZATION.format(mode="slow")}, "slow")
+    review = _review(repo, base, renderer)
+    built = _kustomized(review)
+    assert sorted(built) == ["clusters/prod/web", "clusters/staging/web"]
+    for cluster, r in (
+        ("prod", built["clusters/prod/web"]),
+        ("staging", built["clusters/staging/web"]),
+    ):
+        maps = sorted((c.kind.value, c.key.name) for c in r.changes if c.key.kind == "ConfigMap")
+        assert [kind for kind, _ in maps] == [
+            "added",
+            "removed",
+        ]  # a new hashed name: too small to pair as a rename
+        assert (
+            all(name.startswith(f"{cluster}-web-config-") for _, name in maps)
+            and maps[0][1] != maps[1][1]
+        )
+        (deployment,) = [c for c in r.changes if c.key.kind == "Deployment"]
+        fields = [f.path for f in deployment.fields]
+        assert "spec.template.spec.containers[name=web].envFrom[0].configMapRef.name" in fields
+
+
+@pytest.mark.parametrize(
+    ("resource", "reason"),
+    [
+        ("https://github.com/example/repo//base?ref=v1", "remote resource"),
+        ("../../../../../etc", "leaves the repository"),
+    ],
+)
+def test_a_kustomization_that_must_not_be_built_is_not_reviewed(
+    tmp_path, renderer, resource, reason
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace(
+        "resources: [../../../base/web]", f"resources: [../../../base/web, '{resource}']"
+    )
+    commit(repo, {"clusters/prod/web/kustomization.yaml": text}, "more")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
+    assert reason in gap.reason and gap.side.value == "head"
+    assert _kustomized(review)["clusters/prod/web"].outcome is ChartOutcome.NOT_REVIEWED
+
+
+def test_a_krm_function_is_never_run(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    function = "apiVersion: example.com/v1\nkind: Sh\nmetadata:\n  name: run\n  annotations:\n    config.kubernetes.io/function: |\n      exec: {path: ./run.sh}\n"
+    text = overlay("prod")["clusters/prod/web/kustomization.yaml"] + "transformers: [fn.yaml]\n"
+    commit(
+        repo,
+        {"clusters/prod/web/kustomization.yaml": text, "clusters/prod/web/fn.yaml": function},
+        "fn",
+    )
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
+    assert "KRM function" in gap.reason
+
+
+def test_a_file_outside_the_root_is_refused_by_kustomize_load_restrictions(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    text = overlay("prod")["clusters/prod/web/kustomization.yaml"].replace(
+        "resources: [../../../base/web]", "resources: [../../../base/web/deployment.yaml]"
+    )
+    commit(repo, {"clusters/prod/web/kustomization.yaml": text}, "file outside the root")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part == "kustomization clusters/prod/web"]
+    assert (
+        "is not in or below 'clusters/prod/web'" in gap.reason
+        and "/tmp" not in gap.reason
+        and "/dev/shm" not in gap.reason
+    )
+
+
+def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer):
+    from charts import app_chart
+
+    crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: widgets.example.com}}\nspec: {{group: example.com, names: {{kind: Widget, plural: widgets}}, scope: {scope}}}\n"
+    repo = make_repo(tmp_path)
+    files = {
+        **app_chart("charts/app", "app"),
+        "charts/app/crds/widgets.yaml": crd.format(scope="Namespaced"),
+        "charts/app/crds/kustomization.yaml": "resources: [widgets.yaml]\n",
+    }
+    base = commit(repo, files, "feat: chart with CRDs and a kustomization for them")
+    commit(repo, {"charts/app/crds/widgets.yaml": crd.format(scope="Cluster")}, "scope")
+    review = _review(repo, base, renderer)
+    assert [(r.chart, r.name) for r in review.chart_reviews] == [("charts/app", "app")]
+    assert not list(review.not_reviewed)

@@ -1,0 +1,533 @@
+"""The HTML explorer: one offline file, opened in headless Chromium, clicked, read back and photographed.
+
+Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no extra
+package). Without /usr/bin/chromium (Debian's `chromium` package) the browser tests skip.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import select
+import shutil
+import struct
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from aftershock.graph import blast_radius, build_graph, graph_document
+from aftershock.pipeline import ReviewRequest, review_change, run_review
+from aftershock.report.canonical import review_document
+from aftershock.report.html import render_html
+from charts import app_chart
+from gitrepo import commit, make_repo
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+needs_chromium = pytest.mark.skipif(
+    not os.access(CHROMIUM, os.X_OK),
+    reason="headless Chromium is missing: apt-get update && apt-get install -y chromium",
+)
+WORKLOAD = "workload:charts/apps/orders::apps/Deployment/orders/orders"
+ORDERS_DEPLOYMENT = "object:charts/apps/orders::apps/Deployment/orders/orders"
+STALE_TEST = "runs two replicas by default"
+ASSETS = Path(__file__).resolve().parents[2] / "src" / "aftershock" / "report" / "html_assets"
+HOSTILE = "</script><script>document.body.dataset.pwned = 'yes'</script>"
+
+
+def explorer_html(review) -> str:
+    doc = review_document(review)
+    graph = build_graph(review)
+    doc["graph"] = graph_document(graph, blast_radius(graph))
+    return render_html(doc)
+
+
+@pytest.fixture(scope="module")
+def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
+    request = ReviewRequest(
+        repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label"
+    )
+    page = tmp_path_factory.mktemp("explorer") / "lib.html"
+    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    return page
+
+
+@pytest.fixture(scope="module")
+def replicas_doc(example_repo, renderer) -> dict:
+    """The review of state-00..state-01 (orders runs 3 replicas) with its test evidence and findings."""
+    request = ReviewRequest(
+        repo=example_repo, base="state-00-initial", head="state-01-orders-replicas"
+    )
+    result = review_change(request, renderer)
+    return review_document(result.review, result.judgement)
+
+
+@pytest.fixture(scope="module")
+def replicas_page(replicas_doc, tmp_path_factory) -> Path:
+    page = tmp_path_factory.mktemp("explorer") / "replicas.html"
+    page.write_text(render_html(replicas_doc), encoding="utf-8")
+    return page
+
+
+class DevTools:
+    """A headless Chromium and one page, spoken to in DevTools protocol messages ending in NUL."""
+
+    def __init__(self, profile: Path) -> None:
+        to_browser, self._commands = os.pipe()
+        self._events, from_browser = os.pipe()
+        # bash (dash takes one-digit descriptors only) puts the pipes on the descriptors 3 and 4 that --remote-debugging-pipe reads and writes.
+        script = f'exec "$0" "$@" 3<&{to_browser} 4>&{from_browser}'
+        args = [
+            "bash",
+            "-c",
+            script,
+            CHROMIUM,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-pipe",
+        ]
+        self._log = profile / "chromium.log"
+        with self._log.open("wb") as log:
+            self._process = subprocess.Popen(
+                args,
+                pass_fds=(to_browser, from_browser),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+            )
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer, self._next = b"", 0
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+            page=True,
+        )
+
+    def call(self, method: str, params: dict, *, page: bool = False, timeout: float = 30.0) -> dict:
+        self._next += 1
+        message = {"id": self._next, "method": method, "params": params}
+        if page:
+            message["sessionId"] = self._session
+        try:
+            os.write(self._commands, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError:
+            raise AssertionError(
+                f"Chromium exited: {self._log.read_text(errors='replace').splitlines()[-5:]}"
+            ) from None
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self._next:
+                assert "error" not in reply, f"{method}: {reply['error']}"
+                return reply["result"]
+
+    def _read(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select(
+                [self._events], [], [], max(0.0, deadline - time.monotonic())
+            )
+            chunk = os.read(self._events, 1 << 20) if ready else b""
+            if not chunk:
+                tail = self._log.read_text(errors="replace").splitlines()[-5:]
+                raise AssertionError(f"Chromium did not answer in time (or exited): {tail}")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def evaluate(self, expression: str):
+        result = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True}, page=True
+        )
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def open(self, url: str) -> None:
+        self.call("Page.navigate", {"url": url}, page=True)
+        deadline = time.monotonic() + 20
+        while (
+            self.evaluate(
+                "document.readyState === 'complete' && document.body && document.body.dataset.ready"
+            )
+            != "true"
+        ):
+            assert time.monotonic() < deadline, "the explorer did not finish loading"
+            time.sleep(0.05)
+
+    def click(self, selector: str) -> None:
+        """A real mouse click (pressed and released) at the centre of the element, scrolled into view."""
+        box = self.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " e.scrollIntoView({block: 'center', inline: 'nearest'}); const r = e.getBoundingClientRect();"
+            " return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
+        )
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent",
+                {"type": kind, "x": box["x"], "y": box["y"], "button": "left", "clickCount": 1},
+                page=True,
+            )
+
+    def screenshot(self) -> bytes:
+        return base64.b64decode(
+            self.call("Page.captureScreenshot", {"format": "png"}, page=True)["data"]
+        )
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", {}, timeout=10)
+        except AssertionError:
+            pass
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+        os.close(self._commands)
+        os.close(self._events)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip("headless Chromium is missing: apt-get update && apt-get install -y chromium")
+    tools = DevTools(tmp_path_factory.mktemp("chromium-profile"))
+    yield tools
+    tools.close()
+
+
+def selector(node_id: str) -> str:
+    return f'g.node[data-id="{node_id}"]'
+
+
+def classes(browser: DevTools, node_id: str) -> set[str]:
+    return set(
+        browser.evaluate(
+            f"document.querySelector({json.dumps(selector(node_id))}).getAttribute('class')"
+        ).split()
+    )
+
+
+def test_the_file_is_self_contained_and_loads_nothing(lib_page):
+    text = lib_page.read_text()
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", text, re.I)
+    assert "@import" not in text and "fetch(" not in text and "XMLHttpRequest" not in text
+    assert '<script type="application/json" id="aftershock-data">' in text
+
+
+@needs_chromium
+def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
+    browser, lib_page, tmp_path
+):
+    browser.open(lib_page.as_uri())
+    assert browser.evaluate("document.querySelectorAll('g.node').length") > 20
+    assert (
+        browser.evaluate("document.querySelector('svg').classList.contains('has-selection')")
+        is False
+    )
+    browser.click(selector(WORKLOAD))
+    assert "selected" in classes(browser, WORKLOAD)
+    for upstream in (
+        "template:charts/library/platform-lib/templates/_labels.tpl",
+        "chart:charts/library/platform-lib",
+        "chart:charts/apps/orders",
+        "object:charts/apps/orders::core/ConfigMap/orders/orders",
+    ):
+        assert "cause" in classes(browser, upstream), upstream
+    assert "effect" in classes(browser, "namespace:orders")
+    assert "dim" in classes(
+        browser, "workload:charts/apps/payments::apps/Deployment/payments/payments"
+    )
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
+    assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(
+        f"encodeURIComponent({json.dumps(WORKLOAD)})"
+    )
+    png = browser.screenshot()
+    (tmp_path / "explorer.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+    assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+
+
+@needs_chromium
+def test_search_marks_matches_and_enter_selects_one(browser, lib_page):
+    browser.open(lib_page.as_uri())
+    browser.evaluate(
+        "(() => { const s = document.getElementById('search'); s.value = 'payments/payments';"
+        " s.dispatchEvent(new Event('input')); })()"
+    )
+    matched = browser.evaluate(
+        "[...document.querySelectorAll('g.node.match')].map(g => g.dataset.id)"
+    )
+    assert matched and all("payments/payments" in m for m in matched)
+    assert (
+        browser.evaluate("document.getElementById('search-count').textContent")
+        == f"{len(matched)} matches"
+    )
+    browser.evaluate(
+        "document.getElementById('search').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'}))"
+    )
+    assert browser.evaluate("document.querySelector('g.node.selected').dataset.id") == matched[0]
+
+
+@needs_chromium
+def test_repository_text_cannot_inject_markup_or_script(tmp_path, renderer, browser):
+    repo = make_repo(tmp_path)
+    base = commit(repo, app_chart("charts/web", "web"), "feat: web")
+    commit(
+        repo,
+        {"charts/web/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        f"fix: {HOSTILE}",
+    )
+    page = tmp_path / "hostile.html"
+    text = explorer_html(run_review(ReviewRequest(repo=repo, base=base), renderer))
+    assert HOSTILE not in text
+    page.write_text(text, encoding="utf-8")
+    browser.open(page.as_uri())
+    commit_id = browser.evaluate("document.querySelector('g.node.kind-commit').dataset.id")
+    browser.click(selector(commit_id))
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert HOSTILE in browser.evaluate("document.getElementById('panel').textContent")
+
+
+@needs_chromium
+def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, tmp_path):
+    request = ReviewRequest(
+        repo=example_repo,
+        base="state-05-node-metrics-process-collector",
+        head="state-06-payments-webhook-key",
+    )
+    page = tmp_path / "secret.html"
+    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    assert "whk-" not in page.read_text()
+    secret = "object:charts/apps/payments::core/Secret/payments/payments"
+    browser.open(page.as_uri())
+    browser.click(selector(secret))
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert (
+        "data.WEBHOOK_SIGNING_KEY" in panel
+        and "‹redacted, 20 bytes›" in panel
+        and "whk-" not in panel
+    )
+    guard = browser.evaluate("""(() => { const g = document.querySelector('#panel .guard[data-field="data.WEBHOOK_SIGNING_KEY"]');
+        return {unguarded: g.classList.contains('unguarded'), text: g.textContent}; })()""")
+    assert (
+        guard["unguarded"]
+        and "<redacted, 20 bytes>" in guard["text"]
+        and "whk-" not in guard["text"]
+    )
+    browser.click("#tests-button")
+    assert "whk-" not in browser.evaluate("document.getElementById('panel').textContent")
+
+
+def test_the_header_counts_the_tests_and_says_when_they_did_not_run(replicas_doc):
+    summary = replicas_doc["tests"]["summary"]
+    assert summary["tests"]["newly_failing"] == 1 and summary["problems"]["stale"] == 1
+    button = re.search(
+        r'<button id="tests-button"[^>]*>([^<]*)</button>', render_html(replicas_doc)
+    )
+    assert button and button.group(1) == "Tests: 5 tests · 1 newly failing · 1 stale"
+    untested = render_html({**replicas_doc, "tests": None})
+    assert 'id="tests-button"' not in untested and "tests not run" in untested
+
+
+def test_the_scripts_write_no_markup():
+    for script in ASSETS.glob("*.js"):
+        text = script.read_text()
+        for sink in (
+            r"\.innerHTML\b",
+            r"\.outerHTML\b",
+            r"insertAdjacentHTML\(",
+            r"document\.write",
+            r"\beval\(",
+            r"\bFunction\(",
+        ):
+            assert not re.search(sink, text), f"{script.name} uses {sink}"
+
+
+@needs_chromium
+def test_the_object_panel_shows_the_guard_map_with_the_stale_assertion(
+    browser, replicas_page, tmp_path
+):
+    browser.open(replicas_page.as_uri())
+    marker = browser.evaluate(
+        f"document.querySelector({json.dumps(selector(ORDERS_DEPLOYMENT) + ' .test-marker')})?.getAttribute('class')"
+    )
+    assert marker == "test-marker severe"
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    guard = browser.evaluate("""(() => {
+        const g = document.querySelector('#panel .guard[data-field="spec.replicas"]');
+        g.scrollIntoView({block: 'start'});
+        return {text: g.textContent, unguarded: g.classList.contains('unguarded'),
+                pins: [...g.querySelectorAll('li.pin')].map(li => ({test: li.querySelector('.test-name').textContent,
+                    badges: [...li.querySelectorAll(':scope > .badge')].map(b => b.textContent),
+                    failure: li.querySelector('pre.failure')?.textContent ?? null}))};
+    })()""")
+    assert guard["unguarded"] is False
+    pinned = {pin["test"]: pin for pin in guard["pins"]}
+    assert set(pinned) == {
+        STALE_TEST,
+        "leaves the replica count to the autoscaler when autoscaling is enabled",
+    }
+    assert pinned[STALE_TEST]["badges"] == ["exact", "fails at head", "stale"]
+    assert pinned[STALE_TEST]["failure"] == "asserts[0] equal spec.replicas: expected 2, got 3"
+    other = pinned["leaves the replica count to the autoscaler when autoscaling is enabled"]
+    assert "stale" not in other["badges"] and "under its own values" in other["badges"]
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert "Test guards (1 of 1 changed field(s) pinned)" in panel
+    assert (
+        "Stale and vacuous assertions (1)" in panel
+        and "still expects 2, the base value; head renders 3" in panel
+    )
+    row_mark = browser.evaluate(
+        "[...document.querySelectorAll('#panel table.fields .badge')].map(b => b.textContent)"
+    )
+    assert row_mark == ["stale"]
+    png = browser.screenshot()
+    (tmp_path / "guards.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+
+
+@needs_chromium
+def test_the_header_button_opens_the_test_summary(browser, replicas_page):
+    browser.open(replicas_page.as_uri())
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    browser.click("#tests-button")
+    assert browser.evaluate("document.querySelector('g.node.selected')") is None
+    assert browser.evaluate("location.hash") == "#tests"
+    failing = browser.evaluate(
+        "[...document.querySelectorAll('#panel .test.newly_failing')].map(d => d.textContent)"
+    )
+    assert len(failing) == 1 and STALE_TEST in failing[0] and "expected 2, got 3" in failing[0]
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert (
+        panel.startswith("Tests")
+        and "changed fields pinned1 of 1" in panel
+        and "4 test(s) with an unchanged outcome." in panel
+    )
+    browser.click("#panel .problem.stale a[data-target]")
+    assert (
+        browser.evaluate("document.querySelector('g.node.selected').dataset.id")
+        == ORDERS_DEPLOYMENT
+    )
+
+
+@needs_chromium
+def test_test_names_and_failures_cannot_inject_markup(browser, replicas_doc, tmp_path):
+    doc = json.loads(json.dumps(replicas_doc))
+    chart = doc["tests"]["charts"][0]
+    chart["tests"][0]["test"] = HOSTILE
+    chart["tests"][0]["head"]["failure"] = HOSTILE
+    for pin in chart["guards"][0]["pins"]:
+        pin["assertion"]["test"] = HOSTILE
+    chart["problems"][0]["detail"] = HOSTILE
+    page = tmp_path / "hostile-tests.html"
+    page.write_text(render_html(doc), encoding="utf-8")
+    assert HOSTILE not in page.read_text()
+    browser.open(page.as_uri())
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert HOSTILE in browser.evaluate("document.querySelector('#panel .guard').textContent")
+    browser.click("#tests-button")
+    assert browser.evaluate("document.body.dataset.pwned") is None
+    assert browser.evaluate("document.querySelectorAll('#panel script').length") == 0
+    assert HOSTILE in browser.evaluate(
+        "document.querySelector('#panel .test.newly_failing pre.failure').textContent"
+    )
+
+
+@needs_chromium
+def test_the_review_column_shows_verdicts_findings_and_tests_and_a_finding_selects_its_object(
+    browser, replicas_page, replicas_doc, tmp_path
+):
+    """The page opens on the verdicts (visible without scrolling at 1600x1000) and the whole graph fitted;
+    a click on a finding, or Enter on it, highlights the object it is about."""
+    browser.open(replicas_page.as_uri())
+    verdict = browser.evaluate(
+        "(() => { const r = document.querySelector('#verdicts .verdict').getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, text: document.getElementById('verdicts').textContent}; })()"
+    )
+    merge = replicas_doc["findings"]["verdicts"]["merge"]
+    assert (
+        verdict["top"] >= 0
+        and verdict["bottom"] <= 1000
+        and merge["label"] in verdict["text"]
+        and "Merge risk" in verdict["text"]
+    )
+    fitted = browser.evaluate(
+        "(() => { const g = document.getElementById('viewport').getBoundingClientRect();"
+        " const box = document.getElementById('graph').getBoundingClientRect();"
+        " return [g.left >= box.left - 1, g.right <= box.right + 1, box.right <= 1600]; })()"
+    )
+    assert fitted == [True, True, True]
+    assert (
+        browser.evaluate("document.querySelectorAll('#review-tests .test.newly_failing').length")
+        == 1
+    )
+    finding = 'button.finding[data-fingerprint="{}"]'.format(
+        next(
+            i["fingerprint"]
+            for i in replicas_doc["findings"]["items"]
+            if i["rule"] == "tests-stale-assertion"
+        )
+    )
+    browser.click(finding)
+    assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
+    assert "dim" in classes(browser, "namespace:orders") or "cause" not in classes(
+        browser, "namespace:orders"
+    )
+    assert "Chart test asserts the old render" in browser.evaluate(
+        "document.getElementById('panel').textContent"
+    )
+    png = browser.screenshot()
+    (tmp_path / "review.png").write_bytes(png)
+    if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
+        Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("review.png").write_bytes(png)
+    assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+    browser.evaluate("document.body.click()")
+    browser.evaluate(f"document.querySelector({json.dumps(finding)}).focus()")
+    browser.call(
+        "Input.dispatchKeyEvent",
+        {"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+        page=True,
+    )
+    browser.call(
+        "Input.dispatchKeyEvent",
+        {"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13},
+        page=True,
+    )
+    assert "selected" in classes(browser, ORDERS_DEPLOYMENT)
+
+
+@needs_chromium
+def test_the_graph_pans_and_zooms_from_the_keyboard(browser, lib_page):
+    browser.open(lib_page.as_uri())
+    before = browser.evaluate("document.getElementById('viewport').getAttribute('transform')")
+    browser.evaluate("document.getElementById('graph').focus()")
+    for key in ("+", "ArrowLeft"):
+        browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": key}, page=True)
+    zoomed = browser.evaluate("document.getElementById('viewport').getAttribute('transform')")
+    assert zoomed != before
+    browser.call("Input.dispatchKeyEvent", {"type": "keyDown", "key": "0"}, page=True)
+    assert (
+        browser.evaluate("document.getElementById('viewport').getAttribute('transform')") == before
+    )
+    assert browser.evaluate("document.querySelector('g.node').getAttribute('tabindex')") == "0"

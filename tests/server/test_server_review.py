@@ -1,0 +1,184 @@
+"""End to end through real HTTP: a signed pull_request delivery becomes a real review (git fetch over
+smart HTTP from the fake GitHub, real Helm), one sticky comment updated in place, and check runs that
+go queued -> in_progress -> completed."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from aftershock.server.events import IntakeKind, RoutingOptions, route
+from aftershock.server.ledger import Outcome
+from aftershock.server.publish import COMMENT_MARKER
+from charts import app_chart
+from gitrepo import commit, make_repo
+from server_fakes import AppKey, FakeGitHub
+from server_harness import (
+    deliver,
+    pull_request_payload,
+    rerun_payload,
+    service_settings,
+    start_service,
+    wait_for,
+)
+
+REPO = "acme/platform"
+
+
+@pytest.fixture(scope="module")
+def key() -> AppKey:
+    return AppKey.generate()
+
+
+@pytest.fixture
+def fake(tmp_path, key):
+    fake = FakeGitHub.start(tmp_path / "git", "42", key.public_pem)
+    yield fake
+    fake.stop()
+
+
+def _outcome(running, delivery: str) -> Outcome | None:
+    row = running.service.ledger.get(delivery)
+    return row.outcome if row is not None and row.outcome.final else None
+
+
+def test_pushes_are_reviewed_with_one_sticky_comment_and_check_runs(tmp_path, fake, key):
+    repo = make_repo(tmp_path / "work")
+    # commitlint at base: the repository keeps Conventional Commits, so the titles below are findings
+    base = commit(
+        repo,
+        {
+            **app_chart("charts/app", "app"),
+            ".commitlintrc.yaml": "extends: ['@commitlint/config-conventional']\n",
+        },
+        "base",
+    )
+    head = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "more replicas",
+    )
+    fake.serve_repository(REPO, repo)
+    running = start_service(
+        service_settings(fake, key, tmp_path, upload_sarif=True, fail_on="minimal")
+    )
+    try:
+        with httpx.Client() as client:
+            answer = deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "d-1",
+            )
+            assert answer.status_code == 202 and answer.json()["outcome"] == "accepted"
+            assert (
+                wait_for(lambda: _outcome(running, "d-1"), 120, "the first review")
+                is Outcome.REVIEWED
+            )
+            head2 = commit(
+                repo,
+                {"charts/app/values.yaml": "replicas: 4\nimage: nginx:1.27.0\nmode: fast\n"},
+                "again",
+            )
+            fake.serve_repository(REPO, repo)
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head2, base, "synchronize"),
+                "d-2",
+            )
+            assert (
+                wait_for(lambda: _outcome(running, "d-2"), 120, "the second review")
+                is Outcome.REVIEWED
+            )
+    finally:
+        running.stop()
+    comments = fake.comments_on(REPO, 5)
+    assert len(comments) == 1 and comments[0]["body"].startswith(COMMENT_MARKER)
+    assert comments[0].get("edits") == 1 and head2[:7] in comments[0]["body"]
+    for sha in (head, head2):
+        (run,) = fake.runs_for(sha)
+        assert run.statuses == ["queued", "in_progress", "completed"]
+        assert run.conclusion == "failure" and run.output["title"].startswith(
+            "Merge risk"
+        )  # any risk reaches "minimal"
+        # the commit-title findings are actionable: annotated on the changed file, with their fingerprint
+        assert run.annotations and all(
+            a["path"] == "charts/app/values.yaml" for a in run.annotations
+        )
+        assert all(
+            "fingerprint " in a["message"] and a["annotation_level"] == "notice"
+            for a in run.annotations
+        )
+    assert [s["commit_sha"] for s in fake.state.sarifs] == [head, head2]
+    assert (
+        fake.state.sarifs[0]["ref"] == "refs/pull/5/head"
+        and fake.state.sarifs[0]["sarif"]["version"] == "2.1.0"
+    )
+    assert fake.state.exchanges == 1  # one installation token, cached across both jobs
+    # the push was reviewed incrementally: base..head2, rendering only what head..head2 reaches
+    assert "reviewing what changed since " + head[:7] in comments[0]["body"]
+    assert f"`{base[:7]}..{head2[:7]}`" in comments[0]["body"]
+    assert list((tmp_path / "jobs").iterdir()) == []  # per-job clones are deleted
+
+
+def test_a_rerun_of_our_check_run_reviews_that_commit_again_in_full(tmp_path, fake, key):
+    repo = make_repo(tmp_path / "work")
+    base = commit(repo, app_chart("charts/app", "app"), "base")
+    head = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "more replicas",
+    )
+    fake.serve_repository(REPO, repo)
+    running = start_service(service_settings(fake, key, tmp_path))
+    try:
+        with httpx.Client() as client:
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "d-1",
+            )
+            assert (
+                wait_for(lambda: _outcome(running, "d-1"), 120, "the first review")
+                is Outcome.REVIEWED
+            )
+            answer = deliver(
+                client, running.url, "check_run", rerun_payload(REPO, 5, head, base), "d-2"
+            )
+            assert answer.status_code == 202 and answer.json()["outcome"] == "accepted"
+            assert wait_for(lambda: _outcome(running, "d-2"), 120, "the re-run") is Outcome.REVIEWED
+        row = running.service.ledger.get("d-2")
+        assert row.job["requested"] == "full" and row.job["requested_by"] == "grace"
+    finally:
+        running.stop()
+    _first, again = fake.runs_for(head)  # the re-run has a check run of its own
+    assert again.statuses == ["queued", "in_progress", "completed"] and again.output[
+        "title"
+    ].startswith("Merge risk")
+    assert "full review requested" in fake.comments_on(REPO, 5)[0]["body"]
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"app_id": 7}, "another app"),
+        ({"action": "completed"}, "needs no review"),
+        ({"pull_requests": []}, "no pull request"),
+    ],
+)
+def test_a_rerun_is_ignored_unless_it_is_of_our_check_run_on_a_pull_request(change, reason):
+    payload = rerun_payload(REPO, 5, "a" * 40, "b" * 40, app_id=change.get("app_id", 42))
+    payload["action"] = change.get("action", "rerequested")
+    if "pull_requests" in change:
+        payload["check_run"]["pull_requests"] = change["pull_requests"]
+    intake = route("check_run", "d-9", payload, RoutingOptions(app_id="42"))
+    assert intake.kind is IntakeKind.IGNORE and reason in intake.reason
+    assert (
+        route("check_run", "d-9", rerun_payload(REPO, 5, "a" * 40, "b" * 40), RoutingOptions()).kind
+        is IntakeKind.IGNORE
+    )
