@@ -313,7 +313,7 @@ def breakdown(scenario: Scenario, sdk: SdkRenderer) -> dict[str, Any]:
         request = ReviewRequest(repo=scenario.repo, base=scenario.base, head=scenario.push1)
         stage_breakdown(CachingRenderer(sdk, cache), request)  # fills the cache
         found = stage_breakdown(CachingRenderer(sdk, open_render_cache(Path(work))), request)
-    found["stages"] = {label: stage for label, stage in list(found["stages"].items())[:8]}
+    found["stages"] = dict(list(found["stages"].items())[:8])
     return found
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 def is_map(value: Any) -> bool:
     # Parsed documents hold plain dicts; the dict check first keeps the hot path cheap.
-    return isinstance(value, dict) or isinstance(value, Mapping)
+    return isinstance(value, (dict, Mapping))
 
 
 def is_list(value: Any) -> bool:

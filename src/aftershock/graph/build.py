@@ -8,6 +8,7 @@ in the review document through the node's `ref`.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from collections.abc import Iterable, Sequence
 
@@ -214,7 +215,7 @@ def _lookups(review: Review) -> Part:
     edges = []
     for r in review.chart_reviews:
         steps = r.affected.path
-        for first, second in zip(steps, steps[1:]):
+        for first, second in itertools.pairwise(steps):
             if (
                 first.kind == "object"
                 and second.kind == "chart"

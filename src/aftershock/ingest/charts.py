@@ -163,7 +163,7 @@ def _parses(text: str) -> bool:
 
 def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
     """A chart at `<parent>/charts/<name>` is embedded in the chart at <parent>."""
-    head, name = posixpath.split(chart_dir)
+    head = posixpath.dirname(chart_dir)
     parent, charts = posixpath.split(head)
     if charts == "charts" and parent in chart_dirs:
         return parent

@@ -12,7 +12,6 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Union
 
 # Keywords that open a control structure closed by `end`.
 OPENERS = frozenset({"if", "with", "range", "define", "block"})
@@ -63,7 +62,7 @@ class Lit:
     text: str
 
 
-Operand = Union[Field, Var, Paren, Str, Ident, Lit]
+Operand = Field | Var | Paren | Str | Ident | Lit
 Command = tuple[Operand, ...]
 
 

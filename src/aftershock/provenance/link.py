@@ -125,7 +125,7 @@ def split_key(path: str) -> tuple[str, ...]:
 
 def matches(read: tuple[str, ...], key: tuple[str, ...]) -> bool:
     """One path is a prefix of the other (`*` in a read matches any key)."""
-    return all(r == k or r == WILDCARD for r, k in zip(read, key))
+    return all(r in (k, WILDCARD) for r, k in zip(read, key))
 
 
 def review_id(review: ChartReview) -> str:

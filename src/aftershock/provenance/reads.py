@@ -23,7 +23,6 @@ tie a field to the chart's Chart.yaml.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from aftershock.provenance.gotemplate import (
     Action,
@@ -70,7 +69,7 @@ class ChartField:
     name: str
 
 
-Binding = Union[Root, ValuesAt, DictOf, ListOf, ChartField, None]
+Binding = Root | ValuesAt | DictOf | ListOf | ChartField | None
 
 
 @dataclass(frozen=True)

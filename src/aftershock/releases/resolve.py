@@ -70,8 +70,7 @@ def _suffix_matches(spec: ReleaseSpec, charts: Iterable[Chart]) -> list[str]:
         c.path
         for c in charts
         if any(
-            n and (chart.endswith(f"-{n}") or chart.endswith(f"/{n}"))
-            for n in (c.name, posixpath.basename(c.path))
+            n and chart.endswith((f"-{n}", f"/{n}")) for n in (c.name, posixpath.basename(c.path))
         )
     )
     return ends or sorted(c.path for c in charts if posixpath.basename(c.path) == spec.release_name)

@@ -181,6 +181,7 @@ class HelmBinaryRenderer(ClosingRenderer):
                     env=self._isolated_env()[1],
                     timeout=self._timeout_seconds,
                     stdin=subprocess.DEVNULL,
+                    check=False,
                 )
             except (OSError, subprocess.TimeoutExpired) as exc:
                 raise RenderError("cannot run helm", where=self._helm, hint=str(exc)) from None

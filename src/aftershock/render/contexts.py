@@ -174,7 +174,7 @@ def _share(suite: Any) -> _SuiteShare:
     own = [posixpath.normpath(posixpath.join(folder, v)) for v in suite.values]
     # A file every test of the suite loads counts as the suite's own.
     per_test = [
-        set(posixpath.normpath(posixpath.join(folder, v)) for v in t.values) for t in suite.tests
+        {posixpath.normpath(posixpath.join(folder, v)) for v in t.values} for t in suite.tests
     ]
     common = set.intersection(*per_test) if per_test else set()
     files = tuple(dict.fromkeys(own + sorted(common)))

@@ -26,7 +26,7 @@ def rule_catalog(rules: Sequence[Rule] = RULES) -> list[dict[str, Any]]:
             "evidence": rule.evidence.value,
             "needs_sources": rule.needs_sources,
             "options": sorted(rule.options_model.model_fields) if rule.options_model else [],
-            "documentation": {title: text for title, text in rule.doc.sections()},
+            "documentation": dict(rule.doc.sections()),
             "references": list(rule.references),
         }
         for rule in rules

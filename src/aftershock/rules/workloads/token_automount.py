@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import text
+from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.judge import Issue, judge_pair
 from aftershock.rules.support.pods import has_containers, pod_spec_of
 
@@ -65,13 +66,18 @@ def issues(obj: RenderedObject, accounts: dict[tuple[str, str], RenderedObject])
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
-        base_accounts = _service_accounts(pair.chart.base_objects)
-        head_accounts = _service_accounts(pair.chart.head_objects)
+        yield from judge_pair(ctx, pair, _finder(pair), object_alone=False)
 
-        def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
-            return issues(obj, base_accounts if obj is pair.base else head_accounts)
 
-        yield from judge_pair(ctx, pair, find, object_alone=False)
+def _finder(pair: ObjectPair) -> Callable[[RenderedObject, RuleContext], Iterator[Issue]]:
+    """Judges an object against the service accounts of its own side of the pair."""
+    base_accounts = _service_accounts(pair.chart.base_objects)
+    head_accounts = _service_accounts(pair.chart.head_objects)
+
+    def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
+        return issues(obj, base_accounts if obj is pair.base else head_accounts)
+
+    return find
 
 
 RULE = Rule(
