@@ -17,6 +17,8 @@ from aftershock.state.records import (
     ReviewStatus,
     ReviewSummary,
     ReviewTarget,
+    SuppressedFinding,
+    Suppression,
     TargetKind,
     normalize_repository,
     stored_finding,
@@ -92,6 +94,74 @@ def test_what_the_review_did_not_examine_is_carried_forward_not_resolved():
         (LifecycleState.RETAINED, "image-latest", True),
         (LifecycleState.RESOLVED, "rbac-wildcard", False),
     ]
+
+
+IGNORED = Suppression("the operator needs it", "annotation aftershock.io/ignore at base")
+
+
+def test_a_finding_the_repository_now_suppresses_is_suppressed_not_resolved():
+    previous = [stored_finding(RBAC), stored_finding(PSS)]
+    result = compare(
+        previous, [PSS], {}, suppressed=[SuppressedFinding(RBAC, IGNORED)], previous_head="a" * 40
+    )
+    assert states(result) == [
+        (LifecycleState.RETAINED, "pss-privileged", False),
+        (LifecycleState.SUPPRESSED, "rbac-wildcard", False),
+    ]
+    (silenced,) = result.suppressed
+    assert silenced.suppression == IGNORED and silenced.suppressed_since == "a" * 40
+    assert result.resolved == () and [e.finding for e in result.current] == [PSS, RBAC]
+
+
+def test_suppressed_since_names_only_a_head_that_raised_it():
+    first = compare([], [], {}, suppressed=[SuppressedFinding(RBAC, IGNORED)])
+    assert first.suppressed[0].suppressed_since is None  # never raised
+    still = compare(
+        [stored_finding(RBAC)],
+        [],
+        {},
+        suppressed=[SuppressedFinding(RBAC, IGNORED)],
+        previous_suppressions={RBAC.fingerprint: IGNORED},
+        previous_head="a" * 40,
+    )
+    assert still.suppressed[0].suppressed_since is None  # suppressed there already
+    was_dismissed = compare(
+        [stored_finding(RBAC)],
+        [],
+        {RBAC.fingerprint: dismissal(RBAC)},
+        suppressed=[SuppressedFinding(RBAC, IGNORED)],
+        previous_head="a" * 40,
+    )
+    (entry,) = was_dismissed.entries
+    assert entry.state is LifecycleState.SUPPRESSED and entry.suppressed_since is None
+
+
+def test_a_suppression_removed_brings_the_finding_back_and_a_fix_resolves_it():
+    previous = [stored_finding(RBAC), stored_finding(PSS)]
+    before = {RBAC.fingerprint: IGNORED, PSS.fingerprint: IGNORED}
+    result = compare(previous, [RBAC], {}, previous_suppressions=before, previous_head="a" * 40)
+    assert states(result) == [
+        (LifecycleState.RETAINED, "rbac-wildcard", False),
+        (LifecycleState.RESOLVED, "pss-privileged", False),  # gone at head: it did go away
+    ]
+    assert result.entries[0].suppression is None
+
+
+def test_a_suppressed_finding_not_examined_again_is_carried_forward_suppressed():
+    previous = [stored_finding(RBAC), stored_finding(IMG)]
+    result = compare(
+        previous,
+        [],
+        {},
+        previous_suppressions={IMG.fingerprint: IGNORED},
+        previous_head="a" * 40,
+        in_scope=lambda _finding: False,
+    )
+    assert states(result) == [
+        (LifecycleState.RETAINED, "rbac-wildcard", True),
+        (LifecycleState.SUPPRESSED, "image-latest", True),
+    ]
+    assert result.suppressed[0].suppression == IGNORED
 
 
 @pytest.mark.parametrize(

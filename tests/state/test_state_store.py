@@ -14,6 +14,8 @@ from aftershock.state.records import (
     ReviewStatus,
     ReviewTarget,
     StoredVerdict,
+    SuppressedFinding,
+    Suppression,
     UnreviewedPart,
 )
 from aftershock.state.scope import ReviewScope
@@ -169,6 +171,44 @@ def test_dismissed_until_the_evidence_changes_then_reopened(store):
     store.reopen(REPO, PR, PSS.fingerprint, by="carol")
     assert store.dismissals(REPO, PR).keys() == {RBAC.fingerprint}
     assert store.preview(REPO, PR, (widened, PSS)).dismissed == ()
+
+
+def test_a_suppression_is_kept_with_the_review_and_carried_with_its_reason(store):
+    silenced = Suppression("the operator needs it", "dismissals file, by ops")
+    store.record_review(record(H1, (RBAC, IMG)))
+    second = store.record_review(
+        replace(record(H2, (IMG,)), suppressed=(SuppressedFinding(RBAC, silenced),))
+    )
+    assert states(second.lifecycle.entries) == [
+        (LifecycleState.RETAINED, "image-latest"),
+        (LifecycleState.SUPPRESSED, "rbac-wildcard"),
+    ]
+    assert second.lifecycle.suppressed[0].suppressed_since == H1
+    assert store.history(REPO, PR)[0].counts == {"retained": 1, "suppressed": 1}
+    assert [state for state, _ in store.review_findings(second.review_id)] == [
+        LifecycleState.RETAINED,
+        LifecycleState.SUPPRESSED,
+    ]
+
+    # an incremental review that looked at neither: both carried, the suppression read back
+    carried = store.record_review(record(H3, (), mode=ReviewMode.INCREMENTAL))
+    assert [(e.state, e.carried_forward) for e in carried.lifecycle.entries] == [
+        (LifecycleState.RETAINED, True),
+        (LifecycleState.SUPPRESSED, True),
+    ]
+    assert carried.lifecycle.suppressed[0].suppression == silenced
+    assert (
+        store.preview(REPO, PR, (), ReviewScope.only(frozenset(), frozenset(), frozenset()))
+        .suppressed[0]
+        .suppression
+        == silenced
+    )
+
+    back = store.record_review(record(H4, (RBAC, IMG)))
+    assert states(back.lifecycle.entries) == [
+        (LifecycleState.RETAINED, "rbac-wildcard"),
+        (LifecycleState.RETAINED, "image-latest"),
+    ]
 
 
 def test_decisions_refer_to_findings_of_the_last_review(store):

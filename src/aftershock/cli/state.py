@@ -20,7 +20,7 @@ from aftershock.state.errors import StateError
 from aftershock.state.records import ReviewSummary, ReviewTarget
 
 Command = TypeVar("Command", bound=Callable[..., Any])
-_COUNTED = ("new", "retained", "resolved", "dismissed")
+_COUNTED = ("new", "retained", "resolved", "dismissed", "suppressed")
 
 
 def _target_options(command: Command) -> Command:
@@ -131,9 +131,15 @@ def reopen_command(
     )
 
 
+# Typed here, as the other decorators are: format_option itself returns Any.
+_history_format: Callable[[Callable[..., Any]], Callable[..., Any]] = format_option(
+    ["text", "json"]
+)
+
+
 @click.command("history")
 @_target_options
-@format_option(["text", "json"])
+@_history_format
 @click.option(
     "--limit",
     "limit",

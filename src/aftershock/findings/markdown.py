@@ -4,7 +4,8 @@ Verdicts first, then the concerns the change introduced or widened, worst first;
 concerns (the ten most severe, then counts per rule) and what the change narrowed or resolved
 are folded below them. With the review state's
 `lifecycle` section, the concerns are grouped as new and retained since the last review, followed by
-those resolved since its head and those dismissed (reason, by, at). The fragment stays within
+those resolved since its head and those dismissed (reason, by, at); a suppressed finding that the last
+review raised says so (suppressed, not resolved). The fragment stays within
 `max_chars` (the whole comment must stay under GitHub's 65,536 characters): items that do not fit
 are counted and left to the JSON output.
 """
@@ -82,11 +83,12 @@ def concerns_markdown(
             "</details>",
             "",
         ]
-    return "\n".join(lines + _repository_says(section)).rstrip() + "\n"
+    return "\n".join(lines + _repository_says(section, lifecycle)).rstrip() + "\n"
 
 
-def _repository_says(section: dict[str, Any]) -> list[str]:
-    """Notices, then the findings the repository suppresses, folded, each with its reason."""
+def _repository_says(section: dict[str, Any], lifecycle: dict[str, Any] | None) -> list[str]:
+    """Notices, then the findings the repository suppresses, folded, each with its reason (and
+    with the review state, whether the last review raised it)."""
     lines = [f"> **Note:** {_escape(notice)}" for notice in section.get("notices", [])]
     lines += [""] if lines else []
     suppressed = section.get("suppressed", [])
@@ -96,12 +98,27 @@ def _repository_says(section: dict[str, Any]) -> list[str]:
             f"<summary>Suppressed by the repository ({len(suppressed)})</summary>",
             "",
         ]
+        notes = suppression_notes(lifecycle, "`")
         lines += [
             f"- {_escape(i['message'])} · {markdown_code(i['rule'])} · {_escape(i['source'])}: {_escape(i['reason'])}"
+            + notes.get(i["fingerprint"], "")
             for i in suppressed
         ]
         lines += ["", "</details>", ""]
     return lines
+
+
+def suppression_notes(lifecycle: dict[str, Any] | None, quote: str) -> dict[str, str]:
+    """By fingerprint, what the lifecycle adds to a suppressed finding's line: raised by the last
+    review (a sha between `quote`s), or carried forward."""
+    notes: dict[str, str] = {}
+    for entry in (lifecycle or {}).get("suppressed", []):
+        if entry["suppressed_since"]:
+            since = f"{quote}{entry['suppressed_since'][:7]}{quote}"
+            notes[entry["fingerprint"]] = f" (raised at {since}, suppressed since: not resolved)"
+        elif entry["carried_forward"]:
+            notes[entry["fingerprint"]] = " (carried forward, not re-checked)"
+    return notes
 
 
 def _rule_counts(rest: list[dict[str, Any]]) -> list[str]:

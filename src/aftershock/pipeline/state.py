@@ -6,42 +6,29 @@ Under the target's review lock: read the last review, decide the mode (a force-p
 review), review, then record the review with its findings, lifecycle and verdicts in one transaction.
 A review that raises is recorded as failed and the error goes on. What the report raises is this
 review's findings, plus those an incremental review carried forward, less the dismissed ones; the
-verdicts are computed over exactly that.
+verdicts are computed over exactly that. The findings the repository suppresses are recorded too
+(suppressed, never resolved), and those carried forward stay suppressed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from aftershock import __version__
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError, GitError
 from aftershock.findings.document import finding_document
-from aftershock.findings.model import (
-    Category,
-    Confidence,
-    Delta,
-    Evidence,
-    Fact,
-    Finding,
-    Location,
-    PathStep,
-    Severity,
-    Subject,
-    SubjectKind,
-    sort_key,
-)
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.review import Review
 from aftershock.pipeline.judge import Judgement, review_config
+from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
 from aftershock.pipeline.review import (
     RenderCallbacks,
     ReviewRequest,
@@ -65,7 +52,6 @@ from aftershock.state.records import (
     ReviewStatus,
     ReviewSummary,
     ReviewTarget,
-    StoredFinding,
     StoredVerdict,
     UnreviewedPart,
     normalize_repository,
@@ -254,16 +240,22 @@ def presented_judgement(
     since_sha: str | None,
 ) -> Judgement:
     """What a report of `result` raises: its findings and those carried forward from the last review,
-    less the dismissed, and verdicts over exactly those (an incremental review says what it rendered)."""
+    less the dismissed, and verdicts over exactly those (an incremental review says what it rendered);
+    what it suppresses: this review's suppressed findings and those carried forward suppressed."""
     judgement = result.judgement
     preview = store.preview(
-        repository, target, judgement.findings, result.scope or ReviewScope.whole_change()
+        repository,
+        target,
+        judgement.findings,
+        result.scope or ReviewScope.whole_change(),
+        suppressed_findings(judgement),
     )
     raised = raised_findings(judgement.findings, preview)
     judged = judge_verdicts(result.review, raised)
     if since_sha:
         judged = incremental_rationale(judged, result.review, since_sha)
-    return replace(judgement, findings=raised, verdicts=judged)
+    suppressed = judgement.suppressed + carried_suppressed(preview)
+    return replace(judgement, findings=raised, verdicts=judged, suppressed=suppressed)
 
 
 def _record(
@@ -283,6 +275,7 @@ def _record(
             for n in review.not_reviewed
         ),
         findings=judgement.findings,
+        suppressed=suppressed_findings(judgement),
         verdicts=(
             StoredVerdict(
                 "merge_risk",
@@ -297,7 +290,10 @@ def _record(
                 hide(final.verdicts.security.rationale),
             ),
         ),
-        payloads={f.fingerprint: finding_document(f) for f in judgement.findings},
+        payloads={
+            f.fingerprint: finding_document(f)
+            for f in judgement.findings + tuple(s.finding for s in judgement.suppressed)
+        },
     )
     recorded = state.store.record_review(record, scope)
     return StatefulReview(
@@ -364,45 +360,3 @@ def incremental_rationale(verdicts: Verdicts, review: Review, since_sha: str) ->
         return replace(verdict, rationale=verdict.rationale.replace(_ALL_RENDERED, sentence))
 
     return replace(verdicts, merge=reworded(verdicts.merge), security=reworded(verdicts.security))
-
-
-def raised_findings(current: Sequence[Finding], lifecycle: Lifecycle) -> tuple[Finding, ...]:
-    """What a report raises at head: current findings and carried-forward ones, less the dismissed, in report order."""
-    dismissed = {entry.fingerprint for entry in lifecycle.dismissed}
-    carried = [
-        finding_from_document(entry.finding.payload)
-        for entry in lifecycle.current
-        if entry.carried_forward
-        and entry.fingerprint not in dismissed
-        and isinstance(entry.finding, StoredFinding)
-        and entry.finding.payload is not None
-    ]
-    return tuple(
-        sorted([f for f in current if f.fingerprint not in dismissed] + carried, key=sort_key)
-    )
-
-
-def finding_from_document(doc: Mapping[str, Any]) -> Finding:
-    """A Finding back from its `finding_document` (as stored with a review)."""
-    subject, location = doc["subject"], doc.get("location")
-    return Finding(
-        rule_id=doc["rule"],
-        title=doc["title"],
-        severity=Severity(doc["severity"]),
-        confidence=Confidence(doc["confidence"]),
-        category=Category(doc["category"]),
-        evidence=Evidence(doc["evidence"]),
-        delta=Delta(doc["delta"]),
-        subject=Subject(
-            SubjectKind(subject["kind"]),
-            subject["id"],
-            subject["display"],
-            subject.get("facet", ""),
-        ),
-        message=doc["message"],
-        location=Location(location["file"], location.get("line")) if location else None,
-        path=tuple(
-            PathStep(step["kind"], step["id"], step["relation"]) for step in doc.get("path", ())
-        ),
-        facts=tuple(Fact(fact["name"], fact["value"]) for fact in doc.get("facts", ())),
-    )

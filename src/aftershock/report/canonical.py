@@ -48,11 +48,13 @@ def review_document(
         )
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
-    return taint.scrub(doc)
+    scrubbed: dict[str, Any] = taint.scrub(doc)
+    return scrubbed
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
-    """The `lifecycle` section: how this review was chosen, and each finding as new, retained, resolved or dismissed."""
+    """The `lifecycle` section: how this review was chosen, and each finding as new, retained, resolved,
+    dismissed or suppressed."""
     lifecycle, plan = state.lifecycle, state.plan
     groups = {s.value: [_lifecycle_item(e) for e in lifecycle.in_state(s)] for s in LifecycleState}
     raised = [
@@ -96,6 +98,10 @@ def _lifecycle_item(entry: LifecycleEntry) -> dict[str, Any]:
         "resolved_since": entry.resolved_since,
         "dismissal": _decision(entry.dismissal),
         "lapsed_dismissal": _decision(entry.lapsed_dismissal),
+        "suppression": None
+        if entry.suppression is None
+        else {"reason": entry.suppression.reason, "source": entry.suppression.source},
+        "suppressed_since": entry.suppressed_since,
     }
 
 

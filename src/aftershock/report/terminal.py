@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from aftershock.evidence.markdown import tests_summary_line
+from aftershock.findings.markdown import suppression_notes
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import terminal_text
 from aftershock.report.markdown import review_status_line
@@ -140,10 +141,12 @@ def _print_findings(
             console.print(f"{terminal_text(section['headline'])}.")
         for item in actionable:
             _print_item(item, console)
-    _print_repository_says(section, console)
+    _print_repository_says(section, console, suppression_notes(lifecycle, ""))
 
 
-def _print_repository_says(section: dict[str, Any], console: Console) -> None:
+def _print_repository_says(
+    section: dict[str, Any], console: Console, notes: dict[str, str]
+) -> None:
     for notice in section.get("notices", []):
         console.print(f"[yellow]note:[/yellow] {terminal_text(notice)}")
     suppressed = section.get("suppressed", [])
@@ -151,7 +154,8 @@ def _print_repository_says(section: dict[str, Any], console: Console) -> None:
         console.print(f"[bold]suppressed ({len(suppressed)})[/bold]")
     for item in suppressed:
         console.print(
-            f"  [dim]{terminal_text(item['message'])} · {item['rule']} · {terminal_text(item['source'])}: {terminal_text(item['reason'])}[/dim]"
+            f"  [dim]{terminal_text(item['message'])} · {item['rule']} · {terminal_text(item['source'])}: "
+            f"{terminal_text(item['reason'])}{notes.get(item['fingerprint'], '')}[/dim]"
         )
 
 

@@ -150,11 +150,19 @@ def _v4_webhook_service(conn: Connection) -> None:
     md.create_all(conn)
 
 
+def _v5_suppressed_findings(conn: Connection) -> None:
+    conn.exec_driver_sql("ALTER TABLE review_findings ADD COLUMN suppression_reason TEXT")
+    conn.exec_driver_sql("ALTER TABLE review_findings ADD COLUMN suppression_source TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "reviews, findings and verdicts", _v1_reviews),
     Migration(2, "dismiss and reopen decisions", _v2_decisions),
     Migration(3, "incremental reviews: mode and since_sha", _v3_review_mode),
     Migration(4, "webhook service: deliveries and paused pull requests", _v4_webhook_service),
+    Migration(
+        5, "suppressed findings: the suppression's reason and source", _v5_suppressed_findings
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

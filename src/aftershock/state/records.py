@@ -1,4 +1,5 @@
-"""What the state store keeps and returns: review targets, review records, stored findings and verdicts.
+"""What the state store keeps and returns: review targets, review records, stored findings and verdicts,
+and the suppressions the repository applied to findings.
 
 The store depends on findings only through `FindingLike` (satisfied by
 `aftershock.findings.model.Finding`), and keeps a flat `StoredFinding` copy of each, so a
@@ -156,6 +157,27 @@ def stored_finding(
 
 
 @dataclass(frozen=True)
+class Suppression:
+    """Why the repository silences a finding: an `aftershock.io/ignore` annotation or its dismissals
+    file, read at the base ref (`aftershock.findings.suppressions`)."""
+
+    reason: str
+    source: str  # "annotation aftershock.io/ignore at base", "dismissals file, by ops"
+
+
+@dataclass(frozen=True)
+class SuppressedFinding:
+    """A finding the review found and the repository silenced: not raised, never resolved by it."""
+
+    finding: FindingLike | StoredFinding
+    suppression: Suppression
+
+    @property
+    def fingerprint(self) -> str:
+        return self.finding.fingerprint
+
+
+@dataclass(frozen=True)
 class StoredVerdict:
     """One verdict of a review, e.g. kind "merge_risk", level "low", up to the head sha."""
 
@@ -178,8 +200,9 @@ class UnreviewedPart:
 class ReviewRecord:
     """One finished (or failed) review of a target, as the pipeline hands it to the store.
 
-    `findings` are the current findings (FindingLike or StoredFinding); `payloads` optionally maps a
-    fingerprint to the finding's JSON document. A FAILED review's findings are ignored.
+    `findings` are the current findings (FindingLike or StoredFinding), `suppressed` those the
+    repository silenced; `payloads` optionally maps a fingerprint to the finding's JSON document.
+    A FAILED review's findings are ignored.
     """
 
     repository: str
@@ -194,6 +217,7 @@ class ReviewRecord:
     since_sha: str | None = None  # the head an incremental review started from
     not_reviewed: tuple[UnreviewedPart, ...] = ()
     findings: tuple[FindingLike | StoredFinding, ...] = ()
+    suppressed: tuple[SuppressedFinding, ...] = ()
     verdicts: tuple[StoredVerdict, ...] = ()
     payloads: Mapping[str, Mapping[str, Any]] = field(
         default_factory=dict, compare=False, hash=False

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from aftershock.state import schema
-from aftershock.state.lifecycle import LifecycleEntry
+from aftershock.state.lifecycle import LifecycleEntry, LifecycleState
 from aftershock.state.records import (
     Decision,
     ReviewMode,
@@ -19,6 +19,7 @@ from aftershock.state.records import (
     ReviewTarget,
     StoredFinding,
     StoredVerdict,
+    Suppression,
     TargetKind,
     UnreviewedPart,
     stored_finding,
@@ -76,7 +77,16 @@ def finding_values(
         "carried_forward": entry.carried_forward,
         "resolved_since": entry.resolved_since,
         "payload": dict(finding.payload) if finding.payload is not None else None,
+        "suppression_reason": entry.suppression.reason if entry.suppression else None,
+        "suppression_source": entry.suppression.source if entry.suppression else None,
     }
+
+
+def suppression_of(row: sa.Row[Any]) -> Suppression | None:
+    """What silenced a finding row in state "suppressed"; None for every other row."""
+    if row.state != LifecycleState.SUPPRESSED.value:
+        return None
+    return Suppression(row.suppression_reason or "", row.suppression_source or "")
 
 
 def verdict_values(review_id: int, verdict: StoredVerdict) -> dict[str, Any]:

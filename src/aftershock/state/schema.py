@@ -60,6 +60,8 @@ review_findings = sa.Table(
     sa.Column("carried_forward", sa.Boolean, nullable=False),
     sa.Column("resolved_since", sa.String(64), nullable=True),
     sa.Column("payload", sa.JSON, nullable=True),
+    sa.Column("suppression_reason", sa.Text, nullable=True),  # state "suppressed": why, and by what
+    sa.Column("suppression_source", sa.Text, nullable=True),
 )
 
 verdicts = sa.Table(

@@ -7,13 +7,14 @@
 
 A review is written whole in one transaction at the end, so a review killed mid-way leaves the
 previous state as it was. Its lifecycle is computed inside that transaction from the last
-non-failed review of the target and the active dismissals.
+non-failed review of the target (suppressed findings included, with their suppression) and the
+active dismissals.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +37,8 @@ from aftershock.state.records import (
     ReviewSummary,
     ReviewTarget,
     StoredFinding,
+    SuppressedFinding,
+    Suppression,
 )
 from aftershock.state.scope import ReviewScope
 
@@ -51,10 +54,12 @@ class RecordedReview:
 
 @dataclass(frozen=True)
 class _Baseline:
-    """The last non-failed review of a target: its head and the findings still present there."""
+    """The last non-failed review of a target: its head, the findings still present there, and
+    the suppressions of those it suppressed (by fingerprint)."""
 
     head_sha: str | None
     findings: tuple[StoredFinding, ...]
+    suppressions: Mapping[str, Suppression]
 
 
 def open_store(
@@ -157,18 +162,21 @@ class StateStore:
         target: ReviewTarget,
         findings: Sequence[FindingLike | StoredFinding],
         scope: ReviewScope | None = None,
+        suppressed: Sequence[SuppressedFinding] = (),
     ) -> Lifecycle:
-        """The lifecycle `findings` would get if recorded now as a complete review; writes nothing."""
+        """The lifecycle `findings` (and the `suppressed` ones) would get if recorded now as a
+        complete review; writes nothing."""
         with translated_errors(self.where), self.engine.begin() as conn:
             baseline = _baseline(conn, repository, target)
             dismissals = _dismissals(conn, repository, target)
-        examined = _examined(scope, whole=True)
         return compare(
             baseline.findings,
             findings,
             dismissals,
+            suppressed=suppressed,
+            previous_suppressions=baseline.suppressions,
             previous_head=baseline.head_sha,
-            in_scope=examined,
+            in_scope=_examined(scope, whole=True),
         )
 
     def history(
@@ -288,6 +296,8 @@ def _lifecycle(
         baseline.findings,
         record.findings,
         dismissals,
+        suppressed=record.suppressed,
+        previous_suppressions=baseline.suppressions,
         previous_head=baseline.head_sha,
         in_scope=_examined(scope, whole=whole),
     )
@@ -305,13 +315,18 @@ def _baseline(conn: sa.Connection, repository: str, target: ReviewTarget) -> _Ba
         .limit(1)
     ).first()
     if last is None:
-        return _Baseline(None, ())
+        return _Baseline(None, (), {})
     present = conn.execute(
         sa.select(findings)
         .where(findings.c.review_id == last.id, findings.c.state != LifecycleState.RESOLVED.value)
         .order_by(findings.c.position)
-    )
-    return _Baseline(last.head_sha, tuple(rows.finding_of(row) for row in present))
+    ).all()
+    suppressions = {
+        row.fingerprint: suppression
+        for row in present
+        if (suppression := rows.suppression_of(row)) is not None
+    }
+    return _Baseline(last.head_sha, tuple(rows.finding_of(row) for row in present), suppressions)
 
 
 def _dismissals(conn: sa.Connection, repository: str, target: ReviewTarget) -> dict[str, Decision]:
