@@ -163,7 +163,7 @@ def _parses(text: str) -> bool:
 
 def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
     """A chart at `<parent>/charts/<name>` is embedded in the chart at <parent>."""
-    head, name = posixpath.split(chart_dir)
+    head = posixpath.dirname(chart_dir)
     parent, charts = posixpath.split(head)
     if charts == "charts" and parent in chart_dirs:
         return parent
@@ -172,7 +172,7 @@ def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
 
 def _declared(
     tree: ChartSource, chart_dir: str, meta: Mapping[str, Any], ref_label: str
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     deps = meta.get("dependencies")
     if deps is None and meta.get("apiVersion", "v1") == "v1":
         req = posixpath.join(chart_dir, "requirements.yaml")
