@@ -107,15 +107,7 @@ def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomiz
         problem, path = f"spec.path {raw_path!r} leaves the repository", ""
     post = _mapping(spec.get("postBuild"))
     substitute = _mapping(post.get("substitute"))
-    refs = tuple(
-        ValuesReference(
-            kind=str(r.get("kind", "")),
-            name=str(r.get("name", "")),
-            optional=bool(r.get("optional", False)),
-        )
-        for r in post.get("substituteFrom") or ()
-        if isinstance(r, dict)
-    )
+    refs, refs_problem = _substitute_from(post.get("substituteFrom"))
     target = spec.get("targetNamespace")
     return FluxKustomization(
         key=obj.key,
@@ -129,8 +121,29 @@ def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomiz
         substitute_from=refs,
         build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)},
         body=obj.body,
-        problem=problem,
+        problem=problem or refs_problem,
     )
+
+
+def _substitute_from(
+    entries: Any,
+) -> tuple[tuple[ValuesReference, ...], str | None]:
+    """postBuild.substituteFrom's ConfigMaps and Secrets, or why it cannot be read (Flux's API
+    takes a list only: anything else would drop variables the build needs)."""
+    if entries is None:
+        return (), None
+    if not isinstance(entries, list):
+        return (), "spec.postBuild.substituteFrom is not a list"
+    refs = tuple(
+        ValuesReference(
+            kind=str(r.get("kind", "")),
+            name=str(r.get("name", "")),
+            optional=bool(r.get("optional", False)),
+        )
+        for r in entries
+        if isinstance(r, dict)
+    )
+    return refs, None
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
