@@ -108,3 +108,14 @@ def test_malformed_chart_yaml_is_one_clear_error(text, message):
         discover_charts(tree, "head abc1234")
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["- name: common\n", "just text\n"])
+def test_requirements_yaml_that_is_no_mapping_is_one_clear_error(text):
+    tree = platform()
+    tree.files["apps/api/Chart.yaml"] = "apiVersion: v1\nname: api\nversion: 0.1.0\n"
+    tree.files["apps/api/requirements.yaml"] = text
+    with pytest.raises(MalformedInputError) as caught:
+        discover_charts(tree, "head abc1234")
+    assert "apps/api/requirements.yaml at head abc1234" in str(caught.value)
+    assert "not a mapping" in str(caught.value)

@@ -209,6 +209,20 @@ def test_a_missing_substitute_from_is_not_reviewed_unless_optional(tmp_path, ren
 
 
 @needs_kustomize
+@pytest.mark.parametrize("entries", ["5", "{kind: ConfigMap, name: cluster-vars}"])
+def test_a_substitute_from_that_is_no_list_is_not_reviewed(tmp_path, renderer, entries):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    head_ks = flux_kustomization().split("    substituteFrom:")[0]
+    commit(repo, {"clusters/prod/apps.yaml": f"{head_ks}    substituteFrom: {entries}\n"}, "bad")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
+    assert gap.reason == "spec.postBuild.substituteFrom is not a list"
+    assert gap.side.value == "head"
+    assert _flux(review).outcome is ChartOutcome.NOT_REVIEWED
+
+
+@needs_kustomize
 def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")

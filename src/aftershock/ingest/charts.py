@@ -172,7 +172,7 @@ def _embedding_parent(chart_dir: str, chart_dirs: set[str]) -> str | None:
 
 def _declared(
     tree: ChartSource, chart_dir: str, meta: Mapping[str, Any], ref_label: str
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     deps = meta.get("dependencies")
     if deps is None and meta.get("apiVersion", "v1") == "v1":
         req = posixpath.join(chart_dir, "requirements.yaml")
@@ -180,7 +180,14 @@ def _declared(
             text = tree.read_text(req)
         except KeyError:
             return []
-        deps = (load_one(text, source=f"{req} at {ref_label}") or {}).get("dependencies")
+        requirements = load_one(text, source=f"{req} at {ref_label}")
+        if requirements is not None and not isinstance(requirements, dict):
+            raise MalformedInputError(
+                "requirements.yaml is not a mapping",
+                where=f"{req} at {ref_label}",
+                hint="fix the chart metadata",
+            )
+        deps = (requirements or {}).get("dependencies")
     if deps is None:
         return []
     if not isinstance(deps, list) or not all(isinstance(d, dict) for d in deps):

@@ -64,12 +64,13 @@ def _from_history(
         key = (same.path, dep.name, dep.version)
         if key not in found:
             found[key] = _commit_with_version(git, sha, same.path, dep.name, dep.version)
-        if found[key] is not None:
+        commit = found[key]
+        if commit is not None:
             return replace(
                 dep,
                 source=DependencySource.IN_REPO_INFERRED,
-                resolved_path=history_path(found[key], same.path),
-            )  # type: ignore[arg-type]
+                resolved_path=history_path(commit, same.path),
+            )
     return dep
 
 

@@ -93,30 +93,21 @@ def _objects(path: str, text: str, namespace: str) -> tuple[RenderedObject, ...]
 
 def _from_git(obj: RenderedObject) -> bool:
     """A Kustomization of an OCIRepository, Bucket or ExternalArtifact builds a path of another source."""
-    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
-    source = spec.get("sourceRef") if isinstance(spec.get("sourceRef"), dict) else {}
-    return source.get("kind", "GitRepository") == "GitRepository"
+    source = _mapping(_mapping(obj.body.get("spec")).get("sourceRef"))
+    return bool(source.get("kind", "GitRepository") == "GitRepository")
 
 
 def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomization:
-    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
-    raw_path = spec.get("path") if isinstance(spec.get("path"), str) else "./"
+    spec = _mapping(obj.body.get("spec"))
+    raw_path = spec["path"] if isinstance(spec.get("path"), str) else "./"
     path = posixpath.normpath(raw_path.lstrip("/"))  # Flux reads the path from the source's root
     path = "" if path == "." else path
     problem = None
     if path == ".." or path.startswith("../"):
         problem, path = f"spec.path {raw_path!r} leaves the repository", ""
-    post = spec.get("postBuild") if isinstance(spec.get("postBuild"), dict) else {}
-    substitute = post.get("substitute") if isinstance(post.get("substitute"), dict) else {}
-    refs = tuple(
-        ValuesReference(
-            kind=str(r.get("kind", "")),
-            name=str(r.get("name", "")),
-            optional=bool(r.get("optional", False)),
-        )
-        for r in post.get("substituteFrom") or ()
-        if isinstance(r, dict)
-    )
+    post = _mapping(spec.get("postBuild"))
+    substitute = _mapping(post.get("substitute"))
+    refs, refs_problem = _substitute_from(post.get("substituteFrom"))
     target = spec.get("targetNamespace")
     return FluxKustomization(
         key=obj.key,
@@ -130,5 +121,31 @@ def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomiz
         substitute_from=refs,
         build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)},
         body=obj.body,
-        problem=problem,
+        problem=problem or refs_problem,
     )
+
+
+def _substitute_from(
+    entries: Any,
+) -> tuple[tuple[ValuesReference, ...], str | None]:
+    """postBuild.substituteFrom's ConfigMaps and Secrets, or why it cannot be read (Flux's API
+    takes a list only: anything else would drop variables the build needs)."""
+    if entries is None:
+        return (), None
+    if not isinstance(entries, list):
+        return (), "spec.postBuild.substituteFrom is not a list"
+    refs = tuple(
+        ValuesReference(
+            kind=str(r.get("kind", "")),
+            name=str(r.get("name", "")),
+            optional=bool(r.get("optional", False)),
+        )
+        for r in entries
+        if isinstance(r, dict)
+    )
+    return refs, None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A mapping field of a manifest, or an empty one when it is absent or not a mapping."""
+    return value if isinstance(value, dict) else {}

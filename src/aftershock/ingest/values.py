@@ -82,7 +82,7 @@ def same_value(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
-    return a == b
+    return bool(a == b)
 
 
 def describe_value(value: Any) -> str:

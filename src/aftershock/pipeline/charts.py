@@ -25,7 +25,7 @@ from aftershock.model.review import (
     RenderStatus,
     Side,
 )
-from aftershock.model.units import AffectedChart, Chart, DependencySource
+from aftershock.model.units import AffectedChart, Chart, ChartDependency, DependencySource
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
@@ -166,8 +166,8 @@ def _prepare(
 ) -> tuple[_SideJob, ...]:
     tree, charts = side_input
     by_path = {c.path: c for c in charts}
-    present = [(p, p.base if side is Side.BASE else p.head) for p in plans]
-    present = [(p, c) for p, c in present if c is not None]
+    at_side = [(p, p.base if side is Side.BASE else p.head) for p in plans]
+    present = [(p, c) for p, c in at_side if c is not None]
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
     tree.materialize(prefixes, dest)
     _link_history(prefixes, settings.history_root, dest)
@@ -294,8 +294,8 @@ def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
     return found
 
 
-def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list:
-    deps = []
+def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list[ChartDependency]:
+    deps: list[ChartDependency] = []
     for path in dependency_closure(chart, charts):
         current = charts.get(path)
         if current is not None:

@@ -76,7 +76,8 @@ def lookup_targets(
             if "lookup" not in text:
                 continue
             for match in _LOOKUP.finditer(text):
-                found.append(LookupTarget(*match.groups(), template=path))
+                api_version, kind, namespace, name = match.groups()
+                found.append(LookupTarget(api_version, kind, namespace, name, template=path))
     return tuple(found)
 
 
@@ -135,7 +136,7 @@ def _provider_objects(
     """Objects rendered, with their defaults, by the charts whose templates name a looked-up object."""
     tree, charts = side_input
     names = {t.name for t in targets if t.name}
-    plans = []
+    plans: list[ChartPlan] = []
     for chart in charts:
         if not chart.renderable or chart.path in skip or len(plans) >= MAX_PROVIDERS:
             continue

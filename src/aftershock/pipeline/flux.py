@@ -48,6 +48,8 @@ Lookup = Mapping[
     ObjectKey, tuple[RenderedObject, ...]
 ]  # the repository's ConfigMaps and Secrets by key
 FluxId = tuple[str, ObjectKey]  # (file, key): see FluxKustomization.id
+# One side's build of a Kustomization: its failure, or its render and objects.
+Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class FluxSide:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class FluxPlan:
     flux: FluxKustomization
     files: frozenset[str]
     folders: frozenset[str]
@@ -72,13 +74,13 @@ class _Plan:
     problem: str | None = None
 
 
-def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
+def build_closure(flux: FluxKustomization, side: FluxSide) -> FluxPlan:
     """What building `flux` reads at one ref, and what blocks it."""
     tree, found = side.tree, side.kustomize
     if flux.problem:
-        return _Plan(flux, frozenset(), frozenset(), None, flux.problem)
+        return FluxPlan(flux, frozenset(), frozenset(), None, flux.problem)
     if not tree.tree.is_dir(flux.path):
-        return _Plan(
+        return FluxPlan(
             flux,
             frozenset(),
             frozenset(),
@@ -87,7 +89,7 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
         )
     if flux.path in found.by_folder:
         files, folders, problem = found.closure(flux.path)
-        return _Plan(flux, files, folders, None, problem)
+        return FluxPlan(flux, files, folders, None, problem)
     nested = sorted(f for f in found.by_folder if _under(f, flux.path))
     tops = [f for f in nested if not any(_under(f, other) for other in nested if other != f)]
     manifests = [
@@ -97,14 +99,14 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
         and not any(_under(p, t) for t in tops)
         and _is_manifest(tree, p)
     ]
-    files, folders, problem = set(manifests), {flux.path}, None
+    read, included, problem = set(manifests), {flux.path}, None
     for top in tops:
         more, dirs, issue = found.closure(top)
-        files |= more
-        folders |= dirs
+        read |= more
+        included |= dirs
         problem = problem or issue
     resources = tuple(posixpath.relpath(p, flux.path or ".") for p in sorted(manifests + tops))
-    return _Plan(flux, frozenset(files), frozenset(folders), resources, problem)
+    return FluxPlan(flux, frozenset(read), frozenset(included), resources, problem)
 
 
 def _under(path: str, folder: str) -> bool:
@@ -121,13 +123,13 @@ def _is_manifest(tree: RefSnapshot, path: str) -> bool:
 
 def build_side(
     side: FluxSide,
-    plans: Sequence[_Plan],
+    plans: Sequence[FluxPlan],
     builder: KustomizeBuilder,
     work: Path,
     namespace: str,
-) -> dict[FluxId, ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]]:
+) -> dict[FluxId, Built]:
     """Build every planned Kustomization at one ref in one materialised tree."""
-    results: dict[FluxId, Any] = {}
+    results: dict[FluxId, Built] = {}
     ready = []
     for plan in plans:
         problem = plan.problem or _variables_problem(plan.flux, side.lookup)
@@ -144,7 +146,7 @@ def build_side(
     return results
 
 
-def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
+def _write_overlay(dest: Path, index: int, plan: FluxPlan) -> Path:
     """Flux's generated kustomization (when the path has none) and the overlay carrying the spec's fields."""
     folder = dest / plan.flux.path if plan.flux.path else dest
     if plan.generated is not None:
@@ -203,7 +205,8 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
 def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
     """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
     own = [o for o in objects if cluster_of(o.template) == cluster]
-    return (own or list(objects) or [None])[0]
+    candidates = own or list(objects)
+    return candidates[0] if candidates else None
 
 
 def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
@@ -217,7 +220,8 @@ def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
 def _data(obj: RenderedObject) -> dict[str, str]:
     """A ConfigMap's data, or a Secret's data (decoded) and stringData, newlines dropped as Flux does."""
     values: dict[str, str] = {}
-    data = obj.body.get("data") if isinstance(obj.body.get("data"), dict) else {}
+    raw_data = obj.body.get("data")
+    data: Mapping[str, Any] = raw_data if isinstance(raw_data, dict) else {}
     for key, value in data.items():
         text = "" if value is None else str(value)
         if obj.key.kind == "Secret":
@@ -226,10 +230,9 @@ def _data(obj: RenderedObject) -> dict[str, str]:
             except (binascii.Error, ValueError):
                 pass
         values[str(key)] = text.replace("\n", "")
-    string_data = (
-        obj.body.get("stringData")
-        if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict)
-        else {}
+    raw_string_data = obj.body.get("stringData")
+    string_data: Mapping[str, Any] = (
+        raw_string_data if obj.key.kind == "Secret" and isinstance(raw_string_data, dict) else {}
     )
     values.update({str(k): str(v).replace("\n", "") for k, v in string_data.items()})
     return values
@@ -237,7 +240,7 @@ def _data(obj: RenderedObject) -> dict[str, str]:
 
 def _objects(
     side: FluxSide, flux: FluxKustomization, text: str | None, error: str | None, namespace: str
-) -> Any:
+) -> Built:
     if error is not None or text is None:
         return ChartRender(
             side.side, RenderStatus.FAILED, error=f"kustomize build {flux.path or '.'}: {error}"
@@ -267,8 +270,8 @@ def _substituted(body: Any, found: Mapping[str, str], flux: FluxKustomization) -
 def review_one(
     flux: FluxKustomization,
     changed: Sequence[str],
-    base: Any,
-    head: Any,
+    base: Built | None,
+    head: Built | None,
 ) -> tuple[ChartReview, list[NotReviewed]]:
     """The review of one Kustomization from its two sides' builds (None: absent at that ref)."""
     steps = (AffectStep("file", changed[0], "changed"),) if changed else ()
@@ -312,7 +315,7 @@ def review_one(
     ), []
 
 
-def _split(built: Any, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:
+def _split(built: Built | None, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:
     if built is None:
         return ChartRender(side, RenderStatus.ABSENT), ()
     if isinstance(built, ChartRender):

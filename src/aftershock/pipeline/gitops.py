@@ -16,11 +16,19 @@ from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
 from aftershock.model.change import FileChange
-from aftershock.model.objects import ObjectKey
+from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import Unit, UnitKind
 from aftershock.pipeline.charts import SideInput
-from aftershock.pipeline.flux import FluxId, FluxSide, build_closure, build_side, pick, review_one
+from aftershock.pipeline.flux import (
+    FluxId,
+    FluxPlan,
+    FluxSide,
+    build_closure,
+    build_side,
+    pick,
+    review_one,
+)
 from aftershock.pipeline.kustomize import kustomize_units, review_kustomizations
 from aftershock.pipeline.plain import plain_units, review_plain
 from aftershock.render.kustomize import KustomizeBuilder
@@ -101,14 +109,14 @@ def _flux_side(side: Side, side_input: SideInput, namespace: str) -> FluxSide:
     found, _unreadable = find_flux_kustomizations(
         tree, charts, namespace
     )  # plain review reports unreadable files
-    lookup: dict[ObjectKey, tuple] = {}
+    lookup: dict[ObjectKey, tuple[RenderedObject, ...]] = {}
     for obj in plain_manifests(tree, charts, namespace).all_objects():
         lookup[obj.key] = lookup.get(obj.key, ()) + (obj,)
     return FluxSide(side, tree, found, find_kustomizations(tree), lookup)
 
 
 def _reached(
-    sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[FluxId, object]], changed: set[str]
+    sides: Sequence[FluxSide], plans: Mapping[Side, Mapping[FluxId, FluxPlan]], changed: set[str]
 ) -> dict[FluxId, list[str]]:
     """Kustomization -> the changed files that reach it (its build's files, its own file, its variables' files)."""
     keys = sorted(set(sides[0].kustomizations) | set(sides[1].kustomizations))
@@ -119,7 +127,7 @@ def _reached(
             flux = side.kustomizations.get(key)
             if flux is None:
                 continue
-            read |= set(plans[side.side][key].files) | {flux.file}  # type: ignore[attr-defined]
+            read |= set(plans[side.side][key].files) | {flux.file}
             read |= _variable_files(flux, side)
         hits = sorted(changed & read)
         if hits or _spec_changed(key, sides):

@@ -351,8 +351,10 @@ def _touches(path: Pattern, changed_paths: set[str]) -> bool:
 
 
 def _nested(path: Pattern, value: Any) -> dict[str, Any]:
-    result: Any = value
-    for key in reversed(path):
+    """Values holding `value` at `path` (never empty: override_path keeps a key past the defaults)."""
+    *parents, last = path
+    result: dict[str, Any] = {last: value}
+    for key in reversed(parents):
         result = {key: result}
     return result
 

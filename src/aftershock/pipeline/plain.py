@@ -81,15 +81,15 @@ def _review_folder(
 ) -> tuple[ChartReview, list[NotReviewed]]:
     affected = AffectedChart(folder, tuple(AffectStep("file", p, "changed") for p in changed[:1]))
     base_objects, head_objects = base.folders.get(folder, ()), head.folders.get(folder, ())
-    renders = [_render(Side.BASE, base, folder), _render(Side.HEAD, head, folder)]
+    base_render, head_render = _render(Side.BASE, base, folder), _render(Side.HEAD, head, folder)
     gaps = [
         NotReviewed(f"manifests {folder or '.'}", r.error or "unreadable", r.side)
-        for r in renders
+        for r in (base_render, head_render)
         if r.status is RenderStatus.FAILED
     ]
     if gaps:
         return ChartReview(
-            folder, MANIFESTS_NAME, affected, *renders, ChartOutcome.NOT_REVIEWED
+            folder, MANIFESTS_NAME, affected, base_render, head_render, ChartOutcome.NOT_REVIEWED
         ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
@@ -97,7 +97,8 @@ def _review_folder(
         folder,
         MANIFESTS_NAME,
         affected,
-        *renders,
+        base_render,
+        head_render,
         outcome,
         changes,
         base_objects=base_objects,

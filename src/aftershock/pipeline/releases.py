@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
@@ -249,7 +250,7 @@ def _plan(
     b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
     h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
     _check_resolved(source, key, b, h)
-    chart_path = (h or b).chart_path  # type: ignore[union-attr]
+    resolved, chart_path = _planned(b, h)
     if chart_path == source.id or any(
         s.kind == "chart" and s.id == chart_path for s in source.path
     ):
@@ -263,7 +264,7 @@ def _plan(
         values_changes,
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
-    steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
+    steps = _steps(source, key, chart_path, resolved.evidence.value, affected)
     moved = (b is None) != (h is None) or (
         b is not None and h is not None and b.version != h.version
     )
@@ -285,7 +286,7 @@ def _check_resolved(
     values = diff_values(
         b.values if b else {},
         h.values if h else {},
-        chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
+        chart=next((r.chart_path for r in (h, b) if r is not None), None) or key.id,
         file=f"release {key}",
     )
     if before == after and not values:
@@ -294,6 +295,16 @@ def _check_resolved(
     raise _Unresolved(
         AftershockError(str(resolved.problem), where=f"{key} at {side}"), list(values)
     )
+
+
+def _planned(b: ResolvedRelease | None, h: ResolvedRelease | None) -> tuple[ResolvedRelease, str]:
+    """The release whose chart is planned (the head's, else the base's) and that chart's path.
+
+    Only once _check_resolved passed: the key is declared at one side at least, and a release
+    without a problem has its chart."""
+    resolved = h or b
+    assert resolved is not None and resolved.chart_path is not None
+    return resolved, resolved.chart_path
 
 
 class _Unreached(Exception):
@@ -392,7 +403,7 @@ def _external(
 
 def _values_or_empty(
     spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot
-) -> dict:
+) -> dict[str, Any]:
     """The values a release passes, for its values diff even when its chart cannot be resolved."""
     try:
         return release_values(spec, lookup, tree.text_or_none, None)
@@ -411,24 +422,26 @@ def _chart_plan(
 ) -> tuple[ChartPlan, _Archives]:
     charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
     charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
-    chart_path = (h or b).chart_path  # type: ignore[union-attr]
+    resolved, chart_path = _planned(b, h)
     chart_b = _chart(b, charts_base)
     chart_h = _chart(h, charts_head)
+    chart = chart_h or chart_b
+    assert chart is not None  # resolve_chart chose the resolved side's chart among its charts
     archives = tuple(
-        (side, _external_of(r, c), r.archive)
+        (side, _external_of(r.chart_path, c), r.archive)
         for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
-        if r is not None and r.archive is not None and c is not None
+        if r is not None and r.chart_path is not None and r.archive is not None and c is not None
     )
     return ChartPlan(
         path=chart_path,
-        name=(chart_h or chart_b).name,
-        affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
+        name=chart.name,
+        affected=AffectedChart(chart_path, steps),
         base=chart_b,
         head=chart_h,
         release=key.id,
         base_inputs=_inputs(b),
         head_inputs=_inputs(h),
-        cluster=_cluster(h or b, source_cluster),  # type: ignore[arg-type]
+        cluster=_cluster(resolved, source_cluster),
     ), archives
 
 
@@ -453,8 +466,9 @@ def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Cha
     )
 
 
-def _external_of(resolved: ResolvedRelease, chart: Chart) -> ExternalChart:
-    return ExternalChart(resolved.chart_path.rsplit("/", 1)[0], chart.name, chart.version)  # type: ignore[union-attr]
+def _external_of(chart_id: str, chart: Chart) -> ExternalChart:
+    """The external chart of a release's archive, from its chart id (`<repository>/<name>`)."""
+    return ExternalChart(chart_id.rsplit("/", 1)[0], chart.name, chart.version)
 
 
 def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> str:

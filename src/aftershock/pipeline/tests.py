@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from aftershock import yamlio
 from aftershock.config import AftershockConfig
@@ -303,12 +304,11 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
         return direct
     metadata = _chart_yaml(chart_dir)
     for dependency in metadata.get("dependencies") or []:
-        if (
-            isinstance(dependency, dict)
-            and dependency.get("alias") == name
-            and isinstance(dependency.get("name"), str)
-        ):
-            aliased = chart_dir / "charts" / dependency["name"]
+        if not isinstance(dependency, dict) or dependency.get("alias") != name:
+            continue
+        dependency_name = dependency.get("name")
+        if isinstance(dependency_name, str):
+            aliased = chart_dir / "charts" / dependency_name
             if (aliased / "Chart.yaml").is_file():
                 return aliased
     candidates = (
@@ -319,7 +319,7 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
     return next((c.parent for c in candidates if _chart_yaml(c.parent).get("name") == name), None)
 
 
-def _chart_yaml(chart_dir: Path) -> dict:
+def _chart_yaml(chart_dir: Path) -> dict[str, Any]:
     try:
         loaded = yamlio.load_one(
             (chart_dir / "Chart.yaml").read_text(encoding="utf-8"), source=str(chart_dir)

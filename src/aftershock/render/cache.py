@@ -295,15 +295,16 @@ class CachingRenderer(WrappingRenderer):
             if entry is None:
                 pending.append(index)
                 continue
-            outcomes[index] = RenderOutcome(
+            outcome = RenderOutcome(
                 request,
                 manifests=entry.manifests,
                 error=entry.error,
                 documents=entry.documents,
                 lookups=entry.lookups,
             )
+            outcomes[index] = outcome
             if progress is not None:
-                progress(outcomes[index])  # type: ignore[arg-type]
+                progress(outcome)
         pending_keys = [keys[i] for i in pending]
         rendered, rendered_at = render_each_once(
             self.inner, [requests[i] for i in pending], pending_keys, progress, deadline

@@ -52,11 +52,12 @@ class ChartCache:
 
     def archive(self, chart: ExternalChart) -> bytes:
         """The archive's bytes, verified; AftershockError saying what is missing and how to provide it."""
-        cached = self.folder / chart.archive_name if self.folder else None
-        if cached is not None and cached.is_file():
-            data = cached.read_bytes()
-            _verify(data, chart, _local_digest(self.folder, chart), str(cached))  # type: ignore[arg-type]
-            return data
+        if self.folder is not None:
+            cached = self.folder / chart.archive_name
+            if cached.is_file():
+                data = cached.read_bytes()
+                _verify(data, chart, _local_digest(self.folder, chart), str(cached))
+                return data
         if not self.fetch:
             where = f"in {self.folder}" if self.folder else "(no --chart-cache given)"
             raise AftershockError(

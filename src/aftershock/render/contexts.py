@@ -14,7 +14,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.goyaml import GoYamlError
@@ -130,6 +130,10 @@ def _file_inputs(files: ChartFiles | None, rel: str) -> RenderInputs | None:
     return RenderInputs(dict(parse_values(files.read(path), source=f"{path} at {files.label}")))
 
 
+# What suites share: a values file, a `set` entry, a release, a Kubernetes version.
+Shared = TypeVar("Shared")
+
+
 @dataclass(frozen=True)
 class _SuiteShare:
     """What one suite gives all its tests: values files (repository paths), `set`, release, capabilities."""
@@ -187,12 +191,12 @@ def _share(suite: Any) -> _SuiteShare:
     return _SuiteShare(files, sets, (suite.release.name, suite.release.namespace), kube)
 
 
-def _majority(counts: Counter, total: int) -> list:
+def _majority(counts: Counter[Shared], total: int) -> list[Shared]:
     """Items at least half of the suites share, most shared first (ties in first-seen order)."""
     return [item for item, n in counts.most_common() if 2 * n >= total]
 
 
-def _common(items: list, total: int) -> Any:
+def _common(items: list[Shared], total: int) -> Shared | None:
     if not items:
         return None
     item, n = Counter(items).most_common(1)[0]
@@ -200,7 +204,12 @@ def _common(items: list, total: int) -> Any:
 
 
 def _tests_reason(
-    files: list[str], sets: list, release: Any, shares: list[_SuiteShare], total: int, chart: str
+    files: list[str],
+    sets: list[tuple[str, str]],
+    release: tuple[str, str] | None,
+    shares: list[_SuiteShare],
+    total: int,
+    chart: str,
 ) -> str:
     prefix = f"{chart}/" if chart else ""
     parts = []
@@ -221,7 +230,7 @@ def _tests_reason(
 def _suite_inputs(
     files: ChartFiles | None,
     paths: tuple[str, ...],
-    sets: dict,
+    sets: dict[str, str],
     release: tuple[str, str],
     kube: str,
 ) -> RenderInputs | None:

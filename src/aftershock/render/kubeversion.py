@@ -28,7 +28,7 @@ class Version:
         tuple[int, int | str], ...
     ] = ()  # empty: a release, which sorts after its pre-releases
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[int, int, int, int, tuple[tuple[int, int | str], ...]]:
         return (self.major, self.minor, self.patch, 1 if not self.pre else 0, self.pre)
 
 
@@ -79,6 +79,11 @@ def _wild(part: str | None) -> bool:
     return part is None or part in ("x", "X", "*")
 
 
+def _number(part: str | None) -> int:
+    """A written minor or patch number; 0 for a wildcard or an absent one."""
+    return 0 if part is None or _wild(part) else int(part)
+
+
 def _floor(major: int, minor: int, patch: int) -> Version:
     """The lowest version of major.minor.patch: below its every pre-release."""
     return Version(major, minor, patch, ((0, 0),))
@@ -91,8 +96,7 @@ def _range(
     if _wild(major):
         return None, None
     m = int(major)
-    n = 0 if _wild(minor) else int(minor)  # type: ignore[arg-type]
-    p = 0 if _wild(patch) else int(patch)  # type: ignore[arg-type]
+    n, p = _number(minor), _number(patch)
     exact = Version(m, n, p, _pre(pre))
     # The first version past what the written parts pin down (1 -> 2.0.0, 1.2 -> 1.3.0, 1.2.3 -> 1.2.4).
     after = (

@@ -124,7 +124,8 @@ def _key(body: dict[str, Any], namespace: str, scopes: Mapping[tuple[str, str], 
     api_version = body.get("apiVersion")
     group = _api_group(api_version) if isinstance(api_version, str) else ""
     kind = body["kind"]
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    raw_metadata = body.get("metadata")
+    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
     name = metadata.get("name")
     declared = metadata.get("namespace")
     cluster_scoped = scopes.get((group, kind), kind in CLUSTER_SCOPED_KINDS)

@@ -63,8 +63,9 @@ def plan_renders(
     plans = []
     for item in affected:
         b, h = base.get(item.chart), head.get(item.chart)
-        if b is not None or h is not None:
-            plans.append(ChartPlan(item.chart, (h or b).name, item, b, h))  # type: ignore[union-attr]
+        chart = h or b
+        if chart is not None:
+            plans.append(ChartPlan(item.chart, chart.name, item, b, h))
     return tuple(plans)
 
 

@@ -207,6 +207,7 @@ class _WorkerProcess:
         self._clusters_sent.clear()
         self._log_fd = _open_log()
         lifeline_read, self._lifeline = os.pipe()
+        log_fd, env = self._log_fd, _worker_env(self._bounds.max_memory_mib)
         argv = [
             sys.executable,
             "-m",
@@ -220,13 +221,12 @@ class _WorkerProcess:
         ]
         try:
             self._process = spawn(
-                functools.partial(
-                    subprocess.Popen,
+                lambda: subprocess.Popen(
                     argv,
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
-                    stderr=self._log_fd,
-                    env=_worker_env(self._bounds.max_memory_mib),
+                    stderr=log_fd,
+                    env=env,
                     close_fds=True,
                     pass_fds=(lifeline_read,),
                 )
