@@ -112,8 +112,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for chart, pairs in sorted(by_chart.items()):
         for assertion in assertions(ctx.sources.head, chart):
             pair = _target(pairs, chart, assertion)
-            if pair is None or pair.change is None:
-                continue
+            if pair is None or pair.change is None or pair.base is None or pair.head is None:
+                continue  # `_target` picks a pair with both sides; this tells the type checker
             before, after = _value(pair.base, assertion.path), _value(pair.head, assertion.path)
             if (
                 before is _MISSING
