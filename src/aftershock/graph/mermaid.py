@@ -8,6 +8,7 @@ holding its nodes nearest the change and one "+N more" node, at most about `max_
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from aftershock.graph.document import graph_document
@@ -94,7 +95,7 @@ def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
     )
     lines += [f"  {a} --> {b}" for a, b in edges]
     linked = {(_layer_of(doc, a), _layer_of(doc, b)) for a, b in _edge_ids(doc, names)}
-    for (upper, _), (lower, _) in zip(layers, layers[1:]):
+    for (upper, _), (lower, _) in itertools.pairwise(layers):
         if (upper.value, lower.value) not in linked:
             lines.append(f"  {upper.value} --> {lower.value}")
     return "\n".join(lines) + "\n"
@@ -129,7 +130,7 @@ def _edge_ids(doc: dict[str, Any], names: dict[str, str]) -> list[tuple[str, str
 
 
 def _layer_of(doc: dict[str, Any], node_id: str) -> str:
-    return next(n["layer"] for n in doc["nodes"] if n["id"] == node_id)
+    return str(next(n["layer"] for n in doc["nodes"] if n["id"] == node_id))
 
 
 def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
