@@ -29,6 +29,7 @@ from aftershock.findings.model import (
     Subject,
 )
 from aftershock.model.review import Review
+from aftershock.rules.support.index import ReviewIndex
 
 DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")
 
@@ -116,9 +117,7 @@ class RuleContext:
     kube_version: tuple[int, int]
     options: Any  # the rule's validated options model, or None
     sources: SourceTexts
-    index: (
-        Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
-    )
+    index: ReviewIndex
     configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
 
 
