@@ -13,7 +13,6 @@ import dataclasses
 from collections import abc
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -115,7 +114,7 @@ class RuleContext:
 
     review: Review
     kube_version: tuple[int, int]
-    options: Any  # the rule's validated options model, or None
+    options: BaseModel | None  # an instance of the rule's options_model, None when it has none
     sources: SourceTexts
     index: ReviewIndex
     configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
