@@ -31,7 +31,8 @@ class DeferringResolver(BaseResolver):
     def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
             return PLAIN_TAG if implicit[0] else YAML_TAG_PREFIX + "str"
-        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]  # untyped in PyYAML's stub
+        # Untyped in PyYAML's stub; unused-ignore: only flagged where untyped calls are disallowed.
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call, unused-ignore]
         return tag
 
 
@@ -51,7 +52,8 @@ class RedefiningComposer(PureComposer):
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         if not self.check_event(AliasEvent):
-            anchor = self.peek_event().anchor  # type: ignore[no-untyped-call]  # untyped in PyYAML's stub
+            # as `resolve` above
+            anchor = self.peek_event().anchor  # type: ignore[no-untyped-call, unused-ignore]
             if anchor is not None:
                 self.anchors.pop(anchor, None)
         return super().compose_node(parent, index)
