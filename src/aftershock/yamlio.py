@@ -190,6 +190,7 @@ class _Builder:
             elif isinstance(node, SequenceNode):
                 value = [self.build(child) for child in node.value]
             else:
+                assert isinstance(node, MappingNode)  # the third and last kind of node
                 value = self._mapping(node)
         finally:
             self._building.discard(id(node))

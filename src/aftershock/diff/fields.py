@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, TypeGuard
 
 from aftershock.diff.paths import (
     IndexSegment,
@@ -112,7 +112,7 @@ def _identifies(name: str, entries: Sequence[Any]) -> bool:
     return True
 
 
-def _is_identity_value(value: Any) -> bool:
+def _is_identity_value(value: Any) -> TypeGuard[str | int]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 

@@ -159,12 +159,13 @@ def _remove_path(body: Any, segments: tuple[Segment, ...]) -> None:
         if parent is None:
             return
     last = segments[-1]
-    if isinstance(last, KeySegment) and is_map(parent):
+    # A thawed copy holds only dicts and lists, so those are the containers to edit.
+    if isinstance(last, KeySegment) and isinstance(parent, dict):
         for key in [key for key in parent if key_text(key) == last.key]:
             del parent[key]
-    elif isinstance(last, MatchSegment) and is_list(parent):
+    elif isinstance(last, MatchSegment) and isinstance(parent, list):
         parent[:] = [entry for entry in parent if not entry_matches(entry, last)]
-    elif isinstance(last, IndexSegment) and is_list(parent) and last.index < len(parent):
+    elif isinstance(last, IndexSegment) and isinstance(parent, list) and last.index < len(parent):
         parent[last.index] = UNSTABLE_MASK
 
 

@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aftershock.diff.fields import diff_documents
-from aftershock.diff.matching import SlotPair, pair_by_key, pair_group_moves, pair_renames, slots_of
+from aftershock.diff.matching import (
+    Slot,
+    SlotPair,
+    pair_by_key,
+    pair_group_moves,
+    pair_renames,
+    slots_of,
+)
 from aftershock.diff.normalize import UnstablePaths, normalize
 from aftershock.diff.redact import redact_secret_changes
 from aftershock.diff.values import deep_equal
@@ -52,7 +59,9 @@ def diff_objects(
     return tuple(sorted(changes, key=_order))
 
 
-def _without(pairs: list[SlotPair], base: list, head: list) -> tuple[list, list]:
+def _without(
+    pairs: list[SlotPair], base: list[Slot], head: list[Slot]
+) -> tuple[list[Slot], list[Slot]]:
     taken_base = {pair.base.sort_key for pair in pairs}
     taken_head = {pair.head.sort_key for pair in pairs}
     return (

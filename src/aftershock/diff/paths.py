@@ -167,8 +167,8 @@ def _read_bare_value(text: str) -> str | int:
 
 
 def _format_value(value: str | int) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+    if not isinstance(value, str):
+        return str(value)  # an int: MatchSegment never holds a bool
     if _BARE_VALUE.fullmatch(value) and _json_literal(value) is _NOT_JSON:
         return value
     return _json_string(value)

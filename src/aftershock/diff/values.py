@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 
-def is_map(value: Any) -> bool:
-    # Parsed documents hold plain dicts; the dict check first keeps the hot path cheap.
+def is_map(value: Any) -> TypeGuard[Mapping[Any, Any]]:
+    # Parsed documents hold plain dicts; dict first in the tuple keeps the hot path cheap.
     return isinstance(value, (dict, Mapping))
 
 
-def is_list(value: Any) -> bool:
+def is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:
     return isinstance(value, (list, tuple))
 
 

@@ -65,7 +65,9 @@ def compare_tests(base: ChartResult | None, head: ChartResult | None) -> tuple[T
     out: list[TestComparison] = []
     for key in sorted(base_tests.keys() | head_tests.keys()):
         base_entry, head_entry = base_tests.get(key), head_tests.get(key)
-        suite = (head_entry or base_entry)[0]  # type: ignore[index]
+        entry = head_entry or base_entry
+        assert entry is not None  # the key is one side's
+        suite = entry[0]
         before = base_entry[1] if base_entry else _broken_outcome(base_errors, key[0])
         after = head_entry[1] if head_entry else _broken_outcome(head_errors, key[0])
         out.append(TestComparison(key[0], suite, key[1], classify(before, after), before, after))

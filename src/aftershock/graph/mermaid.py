@@ -130,7 +130,7 @@ def _edge_ids(doc: dict[str, Any], names: dict[str, str]) -> list[tuple[str, str
 
 
 def _layer_of(doc: dict[str, Any], node_id: str) -> str:
-    return next(n["layer"] for n in doc["nodes"] if n["id"] == node_id)
+    return str(next(n["layer"] for n in doc["nodes"] if n["id"] == node_id))
 
 
 def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:

@@ -95,8 +95,10 @@ def _values_from(
     edges = []
     for release, release_node in releases.items():
         spec = _release_spec(reviews, release)
-        for ref in spec.values_from if spec is not None else ():
-            source = ObjectKey("", ref.kind, spec.key.namespace, ref.name).id  # type: ignore[union-attr]
+        if spec is None:
+            continue
+        for ref in spec.values_from:
+            source = ObjectKey("", ref.kind, spec.key.namespace, ref.name).id
             edges += [
                 Edge(o, release_node, EdgeKind.FEEDS, f"valuesFrom {ref.kind} {ref.name}")
                 for o in objects.get(source, ())

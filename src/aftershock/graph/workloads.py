@@ -177,13 +177,12 @@ def _through_services(
     workloads: Sequence[RenderedObject],
     objects: Sequence[RenderedObject],
 ) -> Iterator[Feed]:
-    names = [_get(body, "spec", "defaultBackend", "service", "name")]
+    backends = [_get(body, "spec", "defaultBackend", "service", "name")]
     for rule in map(_mapping, _list(_get(body, "spec", "rules"))):
         for path in map(_mapping, _list(_get(rule, "http", "paths"))):
-            names.append(_get(path, "backend", "service", "name"))
-    names = {
-        name for name in names if isinstance(name, str)
-    }  # a name that is not a string names no Service
+            backends.append(_get(path, "backend", "service", "name"))
+    # a name that is not a string names no Service
+    names = {name for name in backends if isinstance(name, str)}
     for service in objects:
         if (
             (service.key.group, service.key.kind) == ("", "Service")

@@ -155,9 +155,11 @@ def _token(text: str, pos: int, previous: _Token | None) -> tuple[_Token | None,
     if ch == "$":
         name = _IDENT.match(text, pos + 1)
         end = name.end() if name else pos + 1
-        chain = _CHAIN.match(text, end)
-        parts = tuple(chain.group(0)[1:].split(".")) if chain else ()
-        return _Token("var", name.group(0) if name else "", parts), chain.end() if chain else end
+        chain_match = _CHAIN.match(text, end)
+        parts = tuple(chain_match.group(0)[1:].split(".")) if chain_match else ()
+        return _Token("var", name.group(0) if name else "", parts), (
+            chain_match.end() if chain_match else end
+        )
     if text.startswith(":=", pos):
         return _Token(":=", ":="), pos + 2
     if ch in "()|,=":

@@ -44,7 +44,9 @@ def substitute(text: str, variables: Mapping[str, str]) -> str:
 
 def disabled(body: Mapping[str, Any]) -> bool:
     """Whether an object opts out with the label or annotation `kustomize.toolkit.fluxcd.io/substitute: disabled`."""
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
+    metadata = body.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     for field in ("labels", "annotations"):
         values = metadata.get(field)
         if isinstance(values, dict) and values.get(DISABLED_KEY) == "disabled":

@@ -32,10 +32,14 @@ def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject
             ExternalChart(str(spec.repository), str(spec.chart), spec.version or ""), spec
         )
     source = _source(spec, objects)
-    body = source.body.get("spec") if isinstance(source.body.get("spec"), dict) else {}
+    body = source.body.get("spec")
+    if not isinstance(body, dict):
+        body = {}
     url = str(body.get("url") or "")
     if spec.source_kind == "OCIRepository":
-        ref = body.get("ref") if isinstance(body.get("ref"), dict) else {}
+        ref = body.get("ref")
+        if not isinstance(ref, dict):
+            ref = {}
         return _exact(
             ExternalChart(
                 posixpath.dirname(url), posixpath.basename(url), str(ref.get("tag") or "")

@@ -13,9 +13,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from aftershock.config import AftershockConfig, RuleSettings
 from aftershock.errors import ConfigError
@@ -45,7 +44,7 @@ from aftershock.rules.support.versions import target_version
 class ConfiguredRule:
     rule: Rule
     settings: RuleSettings
-    options: Any
+    options: BaseModel | None
 
 
 def evaluate(
@@ -96,7 +95,7 @@ def check_config(
     )
 
 
-def _options(rule: Rule, settings: RuleSettings) -> Any:
+def _options(rule: Rule, settings: RuleSettings) -> BaseModel | None:
     if rule.options_model is None:
         if settings.options:
             raise ConfigError(f"rule {rule.id} takes no options", hint="remove its `options:`")

@@ -13,7 +13,6 @@ import dataclasses
 from collections import abc
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -29,6 +28,7 @@ from aftershock.findings.model import (
     Subject,
 )
 from aftershock.model.review import Review
+from aftershock.rules.support.index import ReviewIndex
 
 DOC_SECTIONS = ("What it checks", "Why it matters", "Example", "How to fix")
 
@@ -114,11 +114,9 @@ class RuleContext:
 
     review: Review
     kube_version: tuple[int, int]
-    options: Any  # the rule's validated options model, or None
+    options: BaseModel | None  # an instance of the rule's options_model, None when it has none
     sources: SourceTexts
-    index: (
-        Any  # aftershock.rules.support.index.ReviewIndex (typed loosely to avoid an import cycle)
-    )
+    index: ReviewIndex
     configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
 
 

@@ -97,6 +97,7 @@ def _rewritten(
             )
         case None:
             return f"could not check that {short_last} is an ancestor of {short_new}; reviewing the whole range"
+    assert_never(ancestry)
 
 
 def _since_last(last: ReviewSummary, current: CurrentReview) -> ReviewPlan:

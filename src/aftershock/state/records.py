@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from aftershock.errors import ConfigError
 
@@ -57,6 +57,7 @@ class ReviewTarget:
                 return f"PR #{self.name}"
             case TargetKind.BRANCH:
                 return f"branch {self.name}"
+        assert_never(self.kind)
 
 
 class ReviewStatus(str, enum.Enum):

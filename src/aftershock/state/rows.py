@@ -59,6 +59,8 @@ def review_values(record: ReviewRecord, recorded_at: datetime) -> dict[str, Any]
 def finding_values(
     review_id: int, position: int, entry: LifecycleEntry, payloads: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any]:
+    # `entry.finding` is typed by the little lifecycle matching needs; it holds what `compare` was
+    # given: Findings or StoredFindings
     finding = stored_finding(entry.finding, payloads.get(entry.fingerprint))  # type: ignore[arg-type]
     return {
         "review_id": review_id,

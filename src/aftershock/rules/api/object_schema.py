@@ -18,7 +18,7 @@ from aftershock.findings.model import (
 )
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.judge import Issue, IssueFinder, judge_objects
 from aftershock.rules.support.kubeschema import (
     builtin_schema,
     crd_schemas,
@@ -34,7 +34,7 @@ def _all_objects(ctx: RuleContext) -> Iterator[RenderedObject]:
         yield from chart.head_objects
 
 
-def issues_for(crds: Mapping[tuple[str, str, str], Any]):
+def issues_for(crds: Mapping[tuple[str, str, str], Any]) -> IssueFinder:
     def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         api_version, kind = obj.body.get("apiVersion"), obj.body.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
@@ -42,17 +42,15 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]):
         version = schema_version(ctx.kube_version)
         group, _, ver = api_version.rpartition("/")
         crd = crds.get((group, ver, kind))
-        schema = None if crd is not None else builtin_schema(version, api_version, kind)
-        if schema is None and crd is None:
-            return  # listed once per chart and kind by `unvalidated`
-        errors = (
-            validate(obj.body, crd, {})
-            if crd is not None
-            else validate_builtin(obj.body, schema, version)
-        )
-        source = (
-            "its CRD" if crd is not None else f"the Kubernetes {version[0]}.{version[1]} schema"
-        )
+        if crd is not None:
+            errors = validate(obj.body, crd, {})
+            source = "its CRD"
+        else:
+            schema = builtin_schema(version, api_version, kind)
+            if schema is None:
+                return  # listed once per chart and kind by `unvalidated`
+            errors = validate_builtin(obj.body, schema, version)
+            source = f"the Kubernetes {version[0]}.{version[1]} schema"
         for error in errors:
             yield Issue(
                 facet=f"schema {error.path}",

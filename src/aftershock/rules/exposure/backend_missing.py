@@ -3,7 +3,7 @@ does not define."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
@@ -43,7 +43,7 @@ def backends(obj: RenderedObject) -> Iterator[tuple[str, str, Any]]:
                 yield f"spec.rules[{i}].backendRefs[{j}]", text(ref.get("name")), ref.get("port")
 
 
-def _ingress_port(service: dict) -> Any:
+def _ingress_port(service: Mapping[str, Any]) -> Any:
     port = as_map(service.get("port"))
     return port.get("number") if "number" in port else port.get("name")
 

@@ -36,7 +36,9 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         old_spec, new_spec = as_map(pair.base.body.get("spec")), as_map(pair.head.body.get("spec"))
         old, new = timeouts(old_spec, helm_release), timeouts(new_spec, helm_release)
         shortened = [
-            k for k in old if old[k] is not None and new.get(k) is not None and new[k] < old[k]
+            k
+            for k, before in old.items()
+            if before is not None and (after := new.get(k)) is not None and after < before
         ]
         if shortened:
             parts = [f"{k} {_show(old[k])} → {_show(new[k])}" for k in shortened]

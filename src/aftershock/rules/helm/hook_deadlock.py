@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -21,7 +22,7 @@ def hooks(obj: RenderedObject) -> frozenset[str]:
 
 def references(pod: PodSpec, namespace: str) -> set[tuple[str, str, str]]:
     """(kind, namespace, name) of the ServiceAccount, ConfigMaps, Secrets and claims a pod needs to start."""
-    found = set()
+    found: set[tuple[str, str, str]] = set()
     account = text(pod.spec.get("serviceAccountName"))
     if account:
         found.add(("ServiceAccount", namespace, account))
@@ -49,7 +50,9 @@ def references(pod: PodSpec, namespace: str) -> set[tuple[str, str, str]]:
     return found
 
 
-def _optional_ref(found: set, kind: str, namespace: str, ref: dict, field: str) -> None:
+def _optional_ref(
+    found: set[tuple[str, str, str]], kind: str, namespace: str, ref: Mapping[str, Any], field: str
+) -> None:
     if ref and text(ref.get(field)) and ref.get("optional") is not True:
         found.add((kind, namespace, text(ref.get(field))))
 
@@ -64,10 +67,11 @@ def _release_objects(objects: Sequence[RenderedObject]) -> set[tuple[str, str, s
 
 
 def _waiting_on(pair: ObjectPair, phase: str) -> list[str]:
-    pod = pod_spec_of(pair.head)
-    if pod is None:
+    head = pair.head
+    pod = pod_spec_of(head) if head is not None else None
+    if head is None or pod is None:
         return []
-    needed = references(pod, pair.head.key.namespace)
+    needed = references(pod, head.key.namespace)
     created_now = _release_objects(pair.chart.head_objects)
     if phase == "pre-upgrade":
         created_now -= _release_objects(

@@ -65,7 +65,7 @@ def repository_follows(conventions: CommitConventions | None, pattern: re.Patter
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    options: Options = ctx.options or Options()
+    options = ctx.options if isinstance(ctx.options, Options) else Options()
     pattern = title_pattern(options)
     if not ctx.configured and not repository_follows(ctx.review.conventions, pattern):
         return  # a convention the repository never used is not its authors' to follow

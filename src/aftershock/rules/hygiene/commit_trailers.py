@@ -40,7 +40,7 @@ def _problems(commit: Commit, options: Options) -> list[str]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    options: Options = ctx.options or Options()
+    options = ctx.options if isinstance(ctx.options, Options) else Options()
     if not options.required:
         return
     for commit in ctx.review.commits:

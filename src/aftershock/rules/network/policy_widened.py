@@ -36,6 +36,7 @@ def _widenings(
 
 
 def _concerns(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
+    assert pair.base is not None and pair.head is not None  # `check` passes changed pairs only
     before, after = as_map(pair.base.body.get("spec")), as_map(pair.head.body.get("spec"))
     grouped: dict[str, list[tuple[str, float]]] = {}
     for facet, text, weight in _widenings(before, after):

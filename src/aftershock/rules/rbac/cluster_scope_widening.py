@@ -13,7 +13,7 @@ from aftershock.rules.support.rbac import RBAC_GROUP, is_binding, role_ref
 
 def _lone(pairs: list[ObjectPair], kind: str, side: str) -> dict[str, ObjectPair]:
     """Objects of `kind` present on one side only ("base": removed, "head": added), by name."""
-    found = {}
+    found: dict[str, ObjectPair] = {}
     for pair in pairs:
         obj = pair.base if side == "base" else pair.head
         other = pair.head if side == "base" else pair.base
@@ -53,7 +53,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         moved_bindings = set()
         for name, pair in _moved_pairs(pairs, "RoleBinding", "ClusterRoleBinding"):
             moved_bindings.add(name)
-            _, role = role_ref(pair.head)
+            _, role = role_ref(pair.current)  # an added object: `current` is its head
             yield _concern(
                 ctx,
                 pair,
@@ -99,7 +99,7 @@ def _newly_cluster_bound(
     }
     cluster_at_base = {role_ref(b)[1] for b in base_bindings if b.key.kind == "ClusterRoleBinding"}
     for name, pair in sorted(_lone(pairs, "ClusterRoleBinding", "head").items()):
-        kind, role = role_ref(pair.head)
+        kind, role = role_ref(pair.current)  # an added object: `current` is its head
         if (
             name in skip
             or kind != "ClusterRole"

@@ -6,14 +6,14 @@ from collections.abc import Iterator
 
 from aftershock.diff.paths import KeySegment, parse_path
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
-from aftershock.model.diff import FieldChangeKind, RedactedValue
+from aftershock.model.diff import FieldChangeKind, ObjectChange, RedactedValue
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.index import ObjectPair
 
 SECRET_FIELDS = ("data", "stringData")
 
 
-def _secret_pairs(ctx: RuleContext) -> Iterator[ObjectPair]:
+def _secret_changes(ctx: RuleContext) -> Iterator[tuple[ObjectPair, ObjectChange]]:
     for pair in ctx.index.pairs:
         if (
             pair.head is not None
@@ -21,17 +21,18 @@ def _secret_pairs(ctx: RuleContext) -> Iterator[ObjectPair]:
             and pair.key.kind == "Secret"
             and pair.change is not None
         ):
-            yield pair
+            yield pair, pair.change
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for pair in _secret_pairs(ctx):
-        for field in pair.change.fields:
+    for pair, change in _secret_changes(ctx):
+        for field in change.fields:
             segments = parse_path(field.path)
             if (
                 len(segments) != 2
                 or not isinstance(segments[0], KeySegment)
                 or segments[0].key not in SECRET_FIELDS
+                or not isinstance(segments[1], KeySegment)
             ):
                 continue
             if (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import abc
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path
 
 
-def is_map(value: Any) -> bool:
+def is_map(value: Any) -> TypeGuard[Mapping[Any, Any]]:
     """A mapping; parsed YAML gives dicts, so they are checked first (the ABC check is slow)."""
     return type(value) is dict or isinstance(value, abc.Mapping)
 

@@ -62,6 +62,7 @@ def judge_pair(
     """Concerns of one pair. `object_alone`: the issues depend on the object's body only, so an
     unchanged object is judged once (False when they also depend on other objects of the render)."""
     if pair.unchanged and object_alone:
+        assert pair.head is not None  # unchanged: present on both sides
         for issue in _by_facet(find(pair.head, ctx)).values():
             yield concern(ctx, pair, Delta.PRE_EXISTING, issue, None)
         return

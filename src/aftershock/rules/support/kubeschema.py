@@ -60,7 +60,10 @@ def _definitions(version: tuple[int, int]) -> Mapping[str, Any]:
         / _SCHEMA_ROOT
         / f"v{version[0]}.{version[1]}.0-local-strict"
     )
-    return json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
+    definitions = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
+    if not isinstance(definitions, dict):
+        raise ValueError(f"{folder}/_definitions.json: $defs is not an object")
+    return definitions
 
 
 @lru_cache(maxsize=512)
@@ -79,6 +82,8 @@ def builtin_schema(
     if not entry.is_file():
         return None
     schema = json.loads(entry.read_text(encoding="utf-8"))
+    if not isinstance(schema, dict):
+        return None
     gvk = schema.get("x-kubernetes-group-version-kind") or [{}]
     if not any(g.get("group", "") == group and g.get("kind") == kind for g in gvk):
         return (
@@ -223,7 +228,7 @@ def _first(value: Any, schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Sc
 
 
 def _check_object(
-    value: dict, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
+    value: dict[Any, Any], schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
 ) -> Iterator[SchemaError]:
     properties = schema.get("properties") or {}
     extra = schema.get("additionalProperties")
@@ -241,7 +246,7 @@ def _check_object(
 
 
 def _check_array(
-    value: list, schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
+    value: list[Any], schema: Mapping[str, Any], defs: Mapping[str, Any], path: str
 ) -> Iterator[SchemaError]:
     if "minItems" in schema and len(value) < schema["minItems"]:
         yield SchemaError(path, f"has {len(value)} items, fewer than {schema['minItems']}")

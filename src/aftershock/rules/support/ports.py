@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from aftershock.diff.paths import IndexSegment, KeySegment, format_path
 from aftershock.rules.support.access import as_list, as_map, is_map, text
@@ -35,6 +35,11 @@ def port_number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def is_port_reference(value: Any) -> TypeGuard[int | str]:
+    """A port number (an int, not a bool) or a non-empty port name."""
+    return port_number(value) is not None or (isinstance(value, str) and value != "")
+
+
 def declared_ports(pod: PodSpec) -> Iterator[tuple[Container, ContainerPort]]:
     """Every port the containers of a pod declare, with its container."""
     for container in containers_of(pod):
@@ -61,7 +66,7 @@ def probe_ports(container: Container) -> Iterator[PortReference]:
     for probe in PROBES:
         for handler in PROBE_HANDLERS:
             port = as_map(as_map(container.body.get(probe)).get(handler)).get("port")
-            if port_number(port) is not None or (isinstance(port, str) and port):
+            if is_port_reference(port):
                 yield PortReference(
                     container.path(probe, handler, "port"), f"{probe}.{handler}", port
                 )

@@ -4,9 +4,9 @@ roles are reserved (names Kubernetes reserves, ClusterRoles aggregated into the 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -113,7 +113,7 @@ def policy_rules(obj: RenderedObject) -> tuple[PolicyRule, ...]:
     )
 
 
-def _rule(index: int, entry: dict) -> PolicyRule:
+def _rule(index: int, entry: Mapping[str, Any]) -> PolicyRule:
     def words(field: str) -> frozenset[str]:
         return frozenset(text(item) for item in as_list(entry.get(field)))
 

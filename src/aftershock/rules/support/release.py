@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.index import ObjectPair
-from aftershock.rules.support.judge import Issue, judge_pair
+from aftershock.rules.support.judge import Issue, IssueFinder, judge_pair
 from aftershock.rules.support.pods import POD_SPEC_KEYS, PodSpec
 from aftershock.rules.support.selectors import Selector, workload_selector
 
@@ -33,7 +34,7 @@ class PodTemplate:
     """A workload's pod template: its labels, and its spec when it has one."""
 
     workload: RenderedObject
-    labels: dict
+    labels: dict[Any, Any]  # as rendered: keys are not checked to be strings
     pod: PodSpec | None
 
 
@@ -103,14 +104,12 @@ def judge_in_release(
             found = built[id(objects)] = ReleaseObjects(tuple(objects), pods)
         return found
 
+    def finder_for(pair: ObjectPair) -> IssueFinder:
+        return lambda obj, c: find(obj, release_of(pair, obj), c)
+
     for pair in ctx.index.pairs:
         if pair.key.kind in wanted:
-            yield from judge_pair(
-                ctx,
-                pair,
-                lambda obj, c, p=pair: find(obj, release_of(p, obj), c),
-                object_alone=False,
-            )
+            yield from judge_pair(ctx, pair, finder_for(pair), object_alone=False)
 
 
 PodReleaseIssueFinder = Callable[[RenderedObject, PodSpec, ReleaseObjects], Iterable[Issue]]

@@ -20,7 +20,8 @@ class Selector:
     def empty(self) -> bool:
         return not self.labels and not self.expressions
 
-    def matches(self, labels: Mapping[str, Any]) -> bool:
+    def matches(self, labels: object) -> bool:
+        """Whether `labels` (a label map; anything else has no labels) satisfies the selector."""
         got = {str(k): text(v) for k, v in as_map(labels).items()}
         if any(got.get(key) != value for key, value in self.labels):
             return False

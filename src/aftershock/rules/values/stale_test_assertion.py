@@ -111,17 +111,22 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         by_chart.setdefault(pair.chart.chart, []).append(pair)
     for chart, pairs in sorted(by_chart.items()):
         for assertion in assertions(ctx.sources.head, chart):
-            pair = _target(pairs, chart, assertion)
-            if pair is None or pair.change is None:
-                continue
-            before, after = _value(pair.base, assertion.path), _value(pair.head, assertion.path)
+            target = _target(pairs, chart, assertion)
+            if (
+                target is None
+                or target.change is None
+                or target.base is None
+                or target.head is None
+            ):
+                continue  # `_target` picks a pair with both sides; this tells the type checker
+            before, after = _value(target.base, assertion.path), _value(target.head, assertion.path)
             if (
                 before is _MISSING
                 or not deep_equal(before, assertion.value)
                 or (after is not _MISSING and deep_equal(after, assertion.value))
             ):
                 continue
-            yield _concern(ctx, pair, assertion, after)
+            yield _concern(ctx, target, assertion, after)
 
 
 def _concern(ctx: RuleContext, pair: ObjectPair, assertion: Assertion, after: Any) -> Concern:

@@ -41,7 +41,7 @@ _MAX_SUGGESTION_PATHS = 20_000
 
 def chart_values(ctx: RuleContext) -> dict[str, Mapping[str, Any]]:
     """Each chart's values.yaml at head (values file path -> document), when the sources hold it."""
-    found = {}
+    found: dict[str, Mapping[str, Any]] = {}
     for chart in ctx.review.charts:
         path = f"{chart.path}/values.yaml" if chart.path else "values.yaml"
         documents = load_yaml_documents(ctx.sources.head.get(path, ""))
@@ -84,7 +84,7 @@ def references(text: str, kind: str) -> Iterator[tuple[int, str]]:
             (m.start(1), _ACTION.sub(lambda a: " " * len(a.group(0)), m.group(1)))
             for m in _YAML_COMMENT.finditer(text)
         ]
-        patterns = (TEMPLATE_REF,)
+        patterns: tuple[re.Pattern[str], ...] = (TEMPLATE_REF,)
     else:
         spans, patterns = [(0, text)], (TEMPLATE_REF, DOC_REF)
     for offset, span in spans:
