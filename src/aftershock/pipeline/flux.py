@@ -2,7 +2,9 @@
 kustomize-controller would, at base and head, and diffed.
 
 A build is kustomize over the Kustomization's path (Flux's own generated kustomization, listing the
-manifests and nested kustomizations, when the path has none), under a generated overlay holding
+manifests and nested kustomizations, when the path has none), over the ref's tree materialised with
+what its kustomizations and the spec's `components` name, under a generated overlay (beside that tree)
+holding
 `targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
 `nameSuffix`; then `postBuild` substitution (releases/envsubst.py) with the variables of
 `substituteFrom` (the repository's ConfigMaps and Secrets) overridden by `substitute`. Its review is a
@@ -85,9 +87,31 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
             None,
             f"spec.path {flux.path or '.'} does not exist at this ref",
         )
+    generated = None
     if flux.path in found.by_folder:
         files, folders, problem = found.closure(flux.path)
-        return _Plan(flux, files, folders, None, problem)
+    else:
+        files, folders, problem, generated = _generated_closure(flux, side)
+    for component in _components(flux):
+        if component == ".." or component.startswith("../"):
+            problem = problem or f"spec.components {component!r} leaves the repository"
+            continue
+        more, dirs, issue = found.closure(component)
+        files, folders, problem = files | more, folders | dirs, problem or issue
+    return _Plan(flux, frozenset(files), frozenset(folders), generated, problem)
+
+
+def _components(flux: FluxKustomization) -> list[str]:
+    """The folders of the spec's `components`, relative to its path as Flux reads them."""
+    named = flux.build_fields.get("components") or ()
+    return [posixpath.normpath(posixpath.join(flux.path, c)) for c in named if isinstance(c, str)]
+
+
+def _generated_closure(
+    flux: FluxKustomization, side: FluxSide
+) -> tuple[frozenset[str], frozenset[str], str | None, tuple[str, ...]]:
+    """Flux's generated kustomization for a path without one: its manifests and top nested kustomizations."""
+    tree, found = side.tree, side.kustomize
     nested = sorted(f for f in found.by_folder if _under(f, flux.path))
     tops = [f for f in nested if not any(_under(f, other) for other in nested if other != f)]
     manifests = [
@@ -104,7 +128,7 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
         folders |= dirs
         problem = problem or issue
     resources = tuple(posixpath.relpath(p, flux.path or ".") for p in sorted(manifests + tops))
-    return _Plan(flux, frozenset(files), frozenset(folders), resources, problem)
+    return frozenset(files), frozenset(folders), problem, resources
 
 
 def _under(path: str, folder: str) -> bool:
@@ -136,15 +160,24 @@ def build_side(
         else:
             ready.append(plan)
     dest = work / f"flux-{side.side.value}"
+    # Beside the tree, not in it: kustomize refuses a resource folder that contains the overlay (a cycle).
+    overlay_root = work / f"flux-{side.side.value}-overlays"
     side.tree.materialize(sorted({p for plan in ready for p in (*plan.files, *plan.folders)}), dest)
-    overlays = [_write_overlay(dest, index, plan) for index, plan in enumerate(ready)]
+    overlays = [_write_overlay(dest, overlay_root / str(i), plan) for i, plan in enumerate(ready)]
     for plan, outcome in zip(ready, builder.build_many([str(o) for o in overlays])):
-        error = outcome.error.replace(f"{dest}/", "") if outcome.error else None
+        error = _repository_paths(outcome.error, dest) if outcome.error else None
         results[plan.flux.id] = _objects(side, plan.flux, outcome.yaml, error, namespace)
     return results
 
 
-def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
+def _repository_paths(error: str, dest: Path) -> str:
+    """kustomize's error with the tree's paths, as the overlay and the workspace name them, made relative."""
+    for tree in (str(dest), f"../../{dest.name}"):
+        error = error.replace(f"{tree}/", "").replace(tree, ".")
+    return error
+
+
+def _write_overlay(dest: Path, overlay: Path, plan: _Plan) -> Path:
     """Flux's generated kustomization (when the path has none) and the overlay carrying the spec's fields."""
     folder = dest / plan.flux.path if plan.flux.path else dest
     if plan.generated is not None:
@@ -158,7 +191,6 @@ def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
                 }
             )
         )
-    overlay = dest / ".aftershock-flux" / str(index)
     overlay.mkdir(parents=True)
     to_path = posixpath.relpath(str(folder), str(overlay))
     body: dict[str, Any] = {
@@ -203,7 +235,8 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
 def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
     """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
     own = [o for o in objects if cluster_of(o.template) == cluster]
-    return (own or list(objects) or [None])[0]
+    found = own or list(objects)
+    return found[0] if found else None
 
 
 def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
@@ -217,7 +250,8 @@ def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
 def _data(obj: RenderedObject) -> dict[str, str]:
     """A ConfigMap's data, or a Secret's data (decoded) and stringData, newlines dropped as Flux does."""
     values: dict[str, str] = {}
-    data = obj.body.get("data") if isinstance(obj.body.get("data"), dict) else {}
+    raw = obj.body.get("data")
+    data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     for key, value in data.items():
         text = "" if value is None else str(value)
         if obj.key.kind == "Secret":
@@ -226,11 +260,8 @@ def _data(obj: RenderedObject) -> dict[str, str]:
             except (binascii.Error, ValueError):
                 pass
         values[str(key)] = text.replace("\n", "")
-    string_data = (
-        obj.body.get("stringData")
-        if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict)
-        else {}
-    )
+    raw = obj.body.get("stringData")
+    string_data: dict[str, Any] = raw if obj.key.kind == "Secret" and isinstance(raw, dict) else {}
     values.update({str(k): str(v).replace("\n", "") for k, v in string_data.items()})
     return values
 
@@ -317,4 +348,5 @@ def _split(built: Any, side: Side) -> tuple[ChartRender, tuple[RenderedObject, .
         return ChartRender(side, RenderStatus.ABSENT), ()
     if isinstance(built, ChartRender):
         return built, ()
-    return built
+    render, objects = built
+    return render, objects
