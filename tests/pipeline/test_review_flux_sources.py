@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from aftershock.config import parse_config
+from aftershock.errors import ConfigError
+from aftershock.ingest.flux_sources import normalized_url
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.kustomize import available
@@ -66,6 +69,54 @@ def _flux(review, name):
 
 
 @needs_kustomize
+def test_a_kustomization_of_another_repository_is_not_reviewed_never_built_from_here(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(
+        repo,
+        {
+            "clusters/prod/tenant.yaml": fleet()["clusters/prod/tenant.yaml"].replace("10m", "5m"),
+            "clusters/prod/oci.yaml": fleet()["clusters/prod/oci.yaml"].replace("10m", "5m"),
+            "apps/settings.yaml": config_map("settings", "two"),
+        },
+        "tune",
+    )
+    review = _review(repo, base, renderer)
+    for name, source in (
+        ("tenant-apps", "GitRepository flux-system/tenant (https://github.com/other/tenant.git"),
+        ("oci-apps", "OCIRepository flux-system/cluster,"),
+    ):
+        (flux,) = _flux(review, name)
+        assert flux.outcome is ChartOutcome.NOT_REVIEWED and not flux.head_objects
+        reasons = [g.reason for g in review.not_reviewed if name in g.part]
+        assert reasons and all(
+            f"it builds {source}" in r and "not this repository" in r and "sources:" in r
+            for r in reasons
+        ), reasons
+    assert not review.complete
+
+
+@needs_kustomize
+def test_a_mapped_source_builds_its_path_under_the_mapped_folder(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo,
+        {**fleet(), ".aftershock.yaml": "sources: [{name: cluster, path: ./deploy}]\n"},
+        "feat: fleet",
+    )
+    commit(repo, {"deploy/apps/settings.yaml": config_map("deployed", "two")}, "bump")
+    review = _review(repo, base, renderer)
+    (flux,) = _flux(review, "oci-apps")
+    assert flux.outcome is ChartOutcome.CHANGED and flux.chart == "deploy/apps"
+    (change,) = flux.changes
+    assert change.key.name == "deployed"
+    assert [(f.path, f.before, f.after) for f in change.fields] == [("data.value", "one", "two")]
+    assert not _flux(review, "tenant-apps")  # another repository's: its files here are not its
+
+
+@needs_kustomize
 def test_a_kustomization_without_path_builds_the_source_root(tmp_path, renderer):
     """As flux-local's controllers/infra-controllers at ca3bcff: no spec.path, no kustomization.yaml at the
     root. Its build once failed: the overlay carrying the spec sat inside the root it builds (a cycle)."""
@@ -111,3 +162,22 @@ def test_a_build_reads_what_its_kustomizations_and_components_name_outside_its_p
     assert web.body["metadata"]["labels"] == {"team": "web"} and web.body["data"] == {
         "value": "two"
     }
+
+
+def test_sources_config_refuses_a_path_leaving_the_repository():
+    config = parse_config("sources: [{name: flux-system/cluster, path: ./k8s/}]\n")
+    assert config.sources[0].path == "k8s" and config.sources[0].kind is None
+    with pytest.raises(ConfigError, match="not a folder inside the repository"):
+        parse_config("sources: [{name: cluster, path: ../elsewhere}]\n")
+    with pytest.raises(ConfigError):
+        parse_config("sources: [{name: cluster, path: k8s, kind: HelmRepository}]\n")
+
+
+def test_repository_urls_compare_across_their_spellings():
+    spellings = {
+        "ssh://git@github.com/Me/Fleet",
+        "git@github.com:me/fleet.git",
+        "https://github.com/me/fleet/",
+        "ssh://git@github.com:22/me/fleet.git",
+    }
+    assert {normalized_url(u) for u in spellings} == {"github.com/me/fleet"}

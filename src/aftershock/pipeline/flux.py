@@ -3,9 +3,8 @@ kustomize-controller would, at base and head, and diffed.
 
 A build is kustomize over the Kustomization's path (Flux's own generated kustomization, listing the
 manifests and nested kustomizations, when the path has none), over the ref's tree materialised with
-what its kustomizations and the spec's `components` name, under a generated overlay (beside that tree)
-holding
-`targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
+what its kustomizations and the spec's `components` name, under a generated overlay (beside that
+tree) holding `targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
 `nameSuffix`; then `postBuild` substitution (releases/envsubst.py) with the variables of
 `substituteFrom` (the repository's ConfigMaps and Secrets) overridden by `substitute`. Its review is a
 `ChartReview` of the path whose `release` is the Kustomization and whose `cluster` is the
