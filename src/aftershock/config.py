@@ -20,9 +20,10 @@ the config model).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -109,6 +110,30 @@ class TestSettings(BaseModel):
     ] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
 
 
+FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket", "ExternalArtifact")
+
+
+class SourceSettings(BaseModel):
+    """Where a Flux source lives in this repository: a Kustomization whose `sourceRef` names it builds
+    its `spec.path` under `path` (flux-local's `--sources name=path`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9.-]*$")
+    path: str = (
+        ""  # folder of this repository holding the source's root ("" or "." the repository root)
+    )
+    kind: Literal["GitRepository", "OCIRepository", "Bucket", "ExternalArtifact"] | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _check_path(cls, value: str) -> str:
+        folder = posixpath.normpath(value.strip() or ".")
+        if value.startswith("/") or folder == ".." or folder.startswith("../"):
+            raise ValueError(f"{value!r} is not a folder inside the repository")
+        return "" if folder == "." else folder
+
+
 class ReviewDefaults(BaseModel):
     """Review options the repository sets for every review of it; a command-line flag still wins."""
 
@@ -139,6 +164,7 @@ class AftershockConfig(BaseModel):
         default_factory=dict
     )  # dependency name or <repository>/<name> -> chart folder here
     review: ReviewDefaults = ReviewDefaults()
+    sources: tuple[SourceSettings, ...] = ()  # Flux sources (namespace/name or name) -> folder here
 
     @field_validator("kubernetes_version")
     @classmethod

@@ -1,8 +1,8 @@
 """Flux Kustomizations (`kustomize.toolkit.fluxcd.io`) declared in the repository at one ref.
 
 Each is read from the YAML files outside the charts (found by their group and kind, then parsed as
-manifests): the path it builds (in this repository: Flux's source is taken to be the repository under
-review), `targetNamespace`, `postBuild` and the kustomize fields Flux adds to the build (`patches`,
+manifests): the path it builds, in this repository (its source resolved by ingest/flux_sources.py, or
+the reason it cannot be), `targetNamespace`, `postBuild` and the kustomize fields Flux adds to the build (`patches`,
 `images`, `components`, `namePrefix`, `nameSuffix`). The cluster of a Kustomization is the
 `clusters/<name>` tree that declares it.
 """
@@ -11,11 +11,20 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aftershock.config import SourceSettings
 from aftershock.errors import AftershockError
+from aftershock.ingest.flux_sources import (
+    GIT_REPOSITORY,
+    DeclaredSource,
+    FluxSources,
+    SourceRef,
+    flux_sources,
+    source_ref,
+)
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
@@ -25,6 +34,8 @@ from aftershock.model.releases import ValuesReference
 from aftershock.model.units import Chart
 
 FLUX_KUSTOMIZE_GROUP = "kustomize.toolkit.fluxcd.io"
+SOURCE_GROUP = "source.toolkit.fluxcd.io"
+_MARKERS = (FLUX_KUSTOMIZE_GROUP, SOURCE_GROUP)
 # The fields of a Flux Kustomization's spec that Flux applies as kustomize would.
 BUILD_FIELDS = ("patches", "images", "components", "namePrefix", "nameSuffix")
 
@@ -41,6 +52,7 @@ class FluxKustomization:
     build_fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
     body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     problem: str | None = None
+    source: str = "GitRepository"  # the sourceRef, e.g. "OCIRepository flux-system/cluster"
 
     @property
     def id(self) -> tuple[str, ObjectKey]:
@@ -58,32 +70,65 @@ def find_flux_kustomizations(
     tree: RefSnapshot,
     charts: Collection[Chart],
     namespace: str,
+    mappings: Sequence[SourceSettings] = (),
 ) -> tuple[dict[tuple[str, ObjectKey], FluxKustomization], dict[str, str]]:
-    """Every Flux Kustomization by id (file, key), and files that declare one but cannot be read (path -> reason)."""
+    """Every Flux Kustomization by id (file, key), and files that declare one but cannot be read (path -> reason).
+
+    `mappings` (`.aftershock.yaml` `sources:`) say where sources other than this repository's root live."""
     folders = {c.path for c in charts}
-    found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
+    objects: list[tuple[str, RenderedObject]] = []
     unreadable: dict[str, str] = {}
     for path, text in yaml_texts(tree)[0].items():
-        if (
-            FLUX_KUSTOMIZE_GROUP not in text
-            or "Kustomization" not in text
-            or in_a_chart(path, folders)
-        ):
+        if not any(m in text for m in _MARKERS) or in_a_chart(path, folders):
             continue
         try:
-            objects = _objects(path, text, namespace)
+            objects += [(path, obj) for obj in _objects(path, text, namespace)]
         except AftershockError as error:
-            unreadable[path] = error.line()
-            continue
-        for obj in objects:
-            if (
-                obj.key.group == FLUX_KUSTOMIZE_GROUP
-                and obj.key.kind == "Kustomization"
-                and _from_git(obj)
-            ):
-                flux = flux_kustomization(obj, cluster_of(path))
-                found.setdefault(flux.id, flux)
+            if FLUX_KUSTOMIZE_GROUP in text and "Kustomization" in text:
+                unreadable[path] = error.line()
+    kustomizations = [
+        (path, o)
+        for path, o in objects
+        if o.key.group == FLUX_KUSTOMIZE_GROUP and o.key.kind == "Kustomization"
+    ]
+    sources = _sources(mappings, objects, kustomizations)
+    found: dict[tuple[str, ObjectKey], FluxKustomization] = {}
+    for path, obj in kustomizations:
+        flux = flux_kustomization(obj, cluster_of(path), sources)
+        found.setdefault(flux.id, flux)
     return found, unreadable
+
+
+def _sources(
+    mappings: Sequence[SourceSettings],
+    objects: Sequence[tuple[str, RenderedObject]],
+    kustomizations: Sequence[tuple[str, RenderedObject]],
+) -> FluxSources:
+    declared = [
+        DeclaredSource(SourceRef(GIT_REPOSITORY, o.key.namespace, o.key.name), path, url)
+        for path, o in objects
+        if o.key.group == SOURCE_GROUP
+        and o.key.kind == GIT_REPOSITORY
+        and isinstance(url := _spec(o).get("url"), str)
+    ]
+    builders = [
+        (source_ref(_spec(o), o.key.namespace), path, _spec_path(_spec(o))[0])
+        for path, o in kustomizations
+    ]
+    return flux_sources(mappings, declared, builders)
+
+
+def _spec(obj: RenderedObject) -> dict[str, Any]:
+    spec = obj.body.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _spec_path(spec: Mapping[str, Any]) -> tuple[str, str]:
+    """(spec.path normalised from the source's root, "" for it; the path as written)."""
+    raw = spec.get("path")
+    raw_path = raw if isinstance(raw, str) else "./"
+    path = posixpath.normpath(raw_path.lstrip("/"))  # Flux reads the path from the source's root
+    return ("" if path == "." else path), raw_path
 
 
 @functools.lru_cache(maxsize=4096)  # by content: an unchanged file is parsed once for both refs
@@ -91,20 +136,20 @@ def _objects(path: str, text: str, namespace: str) -> tuple[RenderedObject, ...]
     return manifest_objects(path, text, namespace)
 
 
-def _from_git(obj: RenderedObject) -> bool:
-    """A Kustomization of an OCIRepository, Bucket or ExternalArtifact builds a path of another source."""
-    source = _mapping(_mapping(obj.body.get("spec")).get("sourceRef"))
-    return bool(source.get("kind", "GitRepository") == "GitRepository")
-
-
-def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomization:
-    spec = _mapping(obj.body.get("spec"))
-    raw_path = spec["path"] if isinstance(spec.get("path"), str) else "./"
-    path = posixpath.normpath(raw_path.lstrip("/"))  # Flux reads the path from the source's root
-    path = "" if path == "." else path
+def flux_kustomization(
+    obj: RenderedObject, cluster: str | None, sources: FluxSources | None = None
+) -> FluxKustomization:
+    spec = _spec(obj)
+    path, raw_path = _spec_path(spec)
     problem = None
     if path == ".." or path.startswith("../"):
-        problem, path = f"spec.path {raw_path!r} leaves the repository", ""
+        problem, path = f"spec.path {raw_path!r} leaves its source", ""
+    ref = source_ref(spec, obj.key.namespace)
+    resolved = (sources or FluxSources((), {})).resolve(ref, obj.template)
+    if resolved.root is None:
+        problem = problem or resolved.problem
+    elif resolved.root:
+        path = posixpath.join(resolved.root, path) if path else resolved.root
     post = _mapping(spec.get("postBuild"))
     substitute = _mapping(post.get("substitute"))
     refs, refs_problem = _substitute_from(post.get("substituteFrom"))
@@ -122,6 +167,7 @@ def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomiz
         build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)},
         body=obj.body,
         problem=problem or refs_problem,
+        source=str(ref),
     )
 
 

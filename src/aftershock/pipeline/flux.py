@@ -2,8 +2,9 @@
 kustomize-controller would, at base and head, and diffed.
 
 A build is kustomize over the Kustomization's path (Flux's own generated kustomization, listing the
-manifests and nested kustomizations, when the path has none), under a generated overlay holding
-`targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
+manifests and nested kustomizations, when the path has none), over the ref's tree materialised with
+what its kustomizations and the spec's `components` name, under a generated overlay (beside that
+tree) holding `targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
 `nameSuffix`; then `postBuild` substitution (releases/envsubst.py) with the variables of
 `substituteFrom` (the repository's ConfigMaps and Secrets) overridden by `substitute`. Its review is a
 `ChartReview` of the path whose `release` is the Kustomization and whose `cluster` is the
@@ -87,9 +88,31 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> FluxPlan:
             None,
             f"spec.path {flux.path or '.'} does not exist at this ref",
         )
+    generated = None
     if flux.path in found.by_folder:
         files, folders, problem = found.closure(flux.path)
-        return FluxPlan(flux, files, folders, None, problem)
+    else:
+        files, folders, problem, generated = _generated_closure(flux, side)
+    for component in _components(flux):
+        if component == ".." or component.startswith("../"):
+            problem = problem or f"spec.components {component!r} leaves the repository"
+            continue
+        more, dirs, issue = found.closure(component)
+        files, folders, problem = files | more, folders | dirs, problem or issue
+    return FluxPlan(flux, frozenset(files), frozenset(folders), generated, problem)
+
+
+def _components(flux: FluxKustomization) -> list[str]:
+    """The folders of the spec's `components`, relative to its path as Flux reads them."""
+    named = flux.build_fields.get("components") or ()
+    return [posixpath.normpath(posixpath.join(flux.path, c)) for c in named if isinstance(c, str)]
+
+
+def _generated_closure(
+    flux: FluxKustomization, side: FluxSide
+) -> tuple[frozenset[str], frozenset[str], str | None, tuple[str, ...]]:
+    """Flux's generated kustomization for a path without one: its manifests and top nested kustomizations."""
+    tree, found = side.tree, side.kustomize
     nested = sorted(f for f in found.by_folder if _under(f, flux.path))
     tops = [f for f in nested if not any(_under(f, other) for other in nested if other != f)]
     manifests = [
@@ -99,14 +122,14 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> FluxPlan:
         and not any(_under(p, t) for t in tops)
         and _is_manifest(tree, p)
     ]
-    read, included, problem = set(manifests), {flux.path}, None
+    files, folders, problem = set(manifests), {flux.path}, None
     for top in tops:
         more, dirs, issue = found.closure(top)
-        read |= more
-        included |= dirs
+        files |= more
+        folders |= dirs
         problem = problem or issue
     resources = tuple(posixpath.relpath(p, flux.path or ".") for p in sorted(manifests + tops))
-    return FluxPlan(flux, frozenset(read), frozenset(included), resources, problem)
+    return frozenset(files), frozenset(folders), problem, resources
 
 
 def _under(path: str, folder: str) -> bool:
@@ -138,15 +161,24 @@ def build_side(
         else:
             ready.append(plan)
     dest = work / f"flux-{side.side.value}"
+    # Beside the tree, not in it: kustomize refuses a resource folder that contains the overlay (a cycle).
+    overlay_root = work / f"flux-{side.side.value}-overlays"
     side.tree.materialize(sorted({p for plan in ready for p in (*plan.files, *plan.folders)}), dest)
-    overlays = [_write_overlay(dest, index, plan) for index, plan in enumerate(ready)]
+    overlays = [_write_overlay(dest, overlay_root / str(i), plan) for i, plan in enumerate(ready)]
     for plan, outcome in zip(ready, builder.build_many([str(o) for o in overlays])):
-        error = outcome.error.replace(f"{dest}/", "") if outcome.error else None
+        error = _repository_paths(outcome.error, dest) if outcome.error else None
         results[plan.flux.id] = _objects(side, plan.flux, outcome.yaml, error, namespace)
     return results
 
 
-def _write_overlay(dest: Path, index: int, plan: FluxPlan) -> Path:
+def _repository_paths(error: str, dest: Path) -> str:
+    """kustomize's error with the tree's paths, as the overlay and the workspace name them, made relative."""
+    for tree in (str(dest), f"../../{dest.name}"):
+        error = error.replace(f"{tree}/", "").replace(tree, ".")
+    return error
+
+
+def _write_overlay(dest: Path, overlay: Path, plan: FluxPlan) -> Path:
     """Flux's generated kustomization (when the path has none) and the overlay carrying the spec's fields."""
     folder = dest / plan.flux.path if plan.flux.path else dest
     if plan.generated is not None:
@@ -160,7 +192,6 @@ def _write_overlay(dest: Path, index: int, plan: FluxPlan) -> Path:
                 }
             )
         )
-    overlay = dest / ".aftershock-flux" / str(index)
     overlay.mkdir(parents=True)
     to_path = posixpath.relpath(str(folder), str(overlay))
     body: dict[str, Any] = {
@@ -320,4 +351,5 @@ def _split(built: Built | None, side: Side) -> tuple[ChartRender, tuple[Rendered
         return ChartRender(side, RenderStatus.ABSENT), ()
     if isinstance(built, ChartRender):
         return built, ()
-    return built
+    render, objects = built
+    return render, objects

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from aftershock.config import SourceSettings
 from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
@@ -68,8 +69,13 @@ def review_gitops(
     namespace: str,
     builder: KustomizeBuilder,
     work: Path,
+    sources: Sequence[SourceSettings] = (),
 ) -> GitOpsReview:
-    sides = _flux_side(Side.BASE, base, namespace), _flux_side(Side.HEAD, head, namespace)
+    """`sources`: where Flux sources live (`.aftershock.yaml` `sources:`)."""
+    sides = tuple(
+        _flux_side(side, side_input, namespace, sources)
+        for side, side_input in ((Side.BASE, base), (Side.HEAD, head))
+    )
     changed = {p for f in files for p in (f.path, f.old_path) if p}
     plans = {s.side: {k: build_closure(f, s) for k, f in s.kustomizations.items()} for s in sides}
     reached = _reached(sides, plans, changed)
@@ -104,11 +110,12 @@ def review_gitops(
     )
 
 
-def _flux_side(side: Side, side_input: SideInput, namespace: str) -> FluxSide:
+def _flux_side(
+    side: Side, side_input: SideInput, namespace: str, sources: Sequence[SourceSettings]
+) -> FluxSide:
     tree, charts = side_input
-    found, _unreadable = find_flux_kustomizations(
-        tree, charts, namespace
-    )  # plain review reports unreadable files
+    # plain review reports unreadable files
+    found, _unreadable = find_flux_kustomizations(tree, charts, namespace, sources)
     lookup: dict[ObjectKey, tuple[RenderedObject, ...]] = {}
     for obj in plain_manifests(tree, charts, namespace).all_objects():
         lookup[obj.key] = lookup.get(obj.key, ()) + (obj,)

@@ -221,7 +221,9 @@ def review_change(
             materialize_history(repo, charts, work / "history", request.max_file_bytes)
         suites = review_suite_patterns(config, base_tree, affected)
         # Flux Kustomizations, kustomizations and plain manifests: objects the repository holds unrendered.
-        gitops = review_gitops(files, *sides, units, _namespace(request), shared_builder(), work)
+        gitops = review_gitops(
+            files, *sides, units, _namespace(request), shared_builder(), work, config.sources
+        )
         units = gitops.units
         changed = tuple(p for f in files for p in (f.path, f.old_path) if p)
         stage = render_stage(
