@@ -223,6 +223,20 @@ def test_a_substitute_from_that_is_no_list_is_not_reviewed(tmp_path, renderer, e
 
 
 @needs_kustomize
+@pytest.mark.parametrize("value", ["replicas=3", "[replicas, '3']"])
+def test_a_substitute_that_is_no_mapping_is_not_reviewed(tmp_path, renderer, value):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    bad = flux_kustomization().replace('substitute: {replicas: "2"}', f"substitute: {value}")
+    commit(repo, {"clusters/prod/apps.yaml": bad}, "bad")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
+    assert gap.reason == "spec.postBuild.substitute is not a mapping"
+    assert gap.side.value == "head"
+    assert _flux(review).outcome is ChartOutcome.NOT_REVIEWED
+
+
+@needs_kustomize
 def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, fleet(), "feat: fleet")

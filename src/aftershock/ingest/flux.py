@@ -153,6 +153,9 @@ def flux_kustomization(
     post = _mapping(spec.get("postBuild"))
     substitute = _mapping(post.get("substitute"))
     refs, refs_problem = _substitute_from(post.get("substituteFrom"))
+    if post.get("substitute") is not None and not isinstance(post.get("substitute"), dict):
+        # Read as empty, its variables would fall back to their defaults: a build Flux never makes.
+        refs_problem = refs_problem or "spec.postBuild.substitute is not a mapping"
     target = spec.get("targetNamespace")
     return FluxKustomization(
         key=obj.key,
