@@ -48,7 +48,8 @@ def review_document(
         )
     if state is not None:
         doc["lifecycle"] = lifecycle_document(state)
-    return taint.scrub(doc)
+    scrubbed: dict[str, Any] = taint.scrub(doc)
+    return scrubbed
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
