@@ -82,19 +82,19 @@ class Ledger:
     ) -> bool:
         """Insert the delivery; False when a delivery with this GUID was recorded before."""
         table = schema.webhook_deliveries
-        values = dict(
-            delivery_id=delivery_id,
-            event=event[:64],
-            action=action[:64],
-            repository=repository[:500],
-            target_name=target_name,
-            head_sha=head_sha,
-            outcome=outcome.value,
-            detail=detail,
-            job=job,
-            received_at=_now(),
-            finished_at=_now() if outcome.final else None,
-        )
+        values = {
+            "delivery_id": delivery_id,
+            "event": event[:64],
+            "action": action[:64],
+            "repository": repository[:500],
+            "target_name": target_name,
+            "head_sha": head_sha,
+            "outcome": outcome.value,
+            "detail": detail,
+            "job": job,
+            "received_at": _now(),
+            "finished_at": _now() if outcome.final else None,
+        }
         with translated_errors(self._store.where), self._writes:
             try:
                 with self._store.engine.begin() as conn:
@@ -186,14 +186,12 @@ class Ledger:
     def paused(self, repository_key: str, target: ReviewTarget) -> bool:
         table = schema.paused_targets
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            return (
-                conn.scalar(
-                    sa.select(sa.func.count())
-                    .select_from(table)
-                    .where(*_target(table, repository_key, target))
-                )
-                > 0
+            paused = conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(table)
+                .where(*_target(table, repository_key, target))
             )
+            return (paused or 0) > 0  # scalar() is None only when no row comes back
 
     def pause(self, repository_key: str, target: ReviewTarget, by: str) -> bool:
         """Pause automatic reviews of the target; False when they already were."""
