@@ -3,15 +3,18 @@ as its alias), `markdown`, `json`, `html`, `sarif`."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+
+Command = TypeVar("Command", bound=Callable[..., Any])
 
 TEXT = "text"
 ALIASES = {"terminal": TEXT}
 
 
-class FormatChoice(click.Choice):
+class FormatChoice(click.Choice[str]):
     """A click.Choice of format names that accepts the aliases and gives back the one name."""
 
     def __init__(self, choices: list[str]) -> None:
@@ -23,7 +26,7 @@ class FormatChoice(click.Choice):
         return super().convert(value, param, ctx)
 
 
-def format_option(choices: list[str]) -> Any:
+def format_option(choices: list[str]) -> Callable[[Command], Command]:
     """`--format` with these choices (text first, the default)."""
     return click.option(
         "--format",

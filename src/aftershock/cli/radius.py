@@ -9,7 +9,7 @@ import click
 
 from aftershock.cli.formats import format_option
 from aftershock.cli.options import review_options, review_settings, run_from_options
-from aftershock.cli.review import EXIT_PARTIAL
+from aftershock.exitcodes import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
 from aftershock.provenance.document import provenance_edges

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -91,7 +92,7 @@ def _run(ctx: click.Context, *, progress: bool) -> tuple[ReviewResult, StatefulR
         return stateful.result, stateful
 
 
-def report_gaps(doc: dict) -> None:
+def report_gaps(doc: dict[str, Any]) -> None:
     """One stderr line per part not reviewed, and exit status 3 when there is any."""
     for item in doc["not_reviewed"]:
         side = f" at {item['side']}" if item["side"] else ""
@@ -103,7 +104,9 @@ def report_gaps(doc: dict) -> None:
         sys.exit(EXIT_PARTIAL)
 
 
-def _write(doc: dict, fmt: OutputFormat, output: str | None, sarif: dict | None) -> None:
+def _write(
+    doc: dict[str, Any], fmt: OutputFormat, output: str | None, sarif: dict[str, Any] | None
+) -> None:
     if output is None:
         color = fmt is OutputFormat.TERMINAL and sys.stdout.isatty()
         write_report(doc, fmt, sys.stdout, color=color, sarif=sarif)

@@ -64,7 +64,7 @@ def worker_command(
             runner,
             queue_name=queue_name,
             name=name,
-            burst=burst,  # type: ignore[arg-type]
+            burst=burst,
             heartbeat_seconds=heartbeat_seconds,
             maintenance_seconds=maintenance_seconds,
         )

@@ -147,5 +147,5 @@ def deep_equal(left: Any, right: Any) -> bool:
     if isinstance(left, list):
         return len(left) == len(right) and all(map(deep_equal, left, right))
     if isinstance(left, float):
-        return left == right  # NaN is never equal, as in Go
+        return bool(left == right)  # NaN is never equal, as in Go
     return bool(left == right)

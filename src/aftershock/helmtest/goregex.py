@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 try:
-    import re2 as _re2  # type: ignore[import-not-found,import-untyped]
+    import re2 as _re2  # type: ignore[import-untyped]  # google-re2 ships no type information
 except ImportError:  # pragma: no cover - depends on the environment
     _re2 = None
 

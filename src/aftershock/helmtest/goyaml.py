@@ -165,6 +165,7 @@ class _Builder:
             elif isinstance(node, SequenceNode):
                 value = [self.build(child) for child in node.value]
             else:
+                assert isinstance(node, MappingNode)  # the only other kind of node
                 value = self._mapping(node)
         finally:
             self._building.discard(id(node))

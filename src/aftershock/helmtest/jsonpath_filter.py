@@ -37,7 +37,7 @@ _SUBPATH = {
     Lex.ARRAY_SUBSCRIPT,
 }
 LESS, EQUAL, GREATER, INCOMPARABLE = range(4)
-_ACCEPTS = {
+_ACCEPTS: dict[Lex, Callable[[int], bool]] = {
     Lex.EQUAL: lambda c: c == EQUAL,
     Lex.NOT_EQUAL: lambda c: c != EQUAL,
     Lex.GREATER: lambda c: c == GREATER,

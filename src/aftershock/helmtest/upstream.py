@@ -35,7 +35,7 @@ def _parse(version: str) -> tuple[int, int, int, tuple[tuple[int, int | str], ..
         int(match.group("minor") or 0),
         int(match.group("patch") or 0),
         pre_parts,
-    )  # type: ignore[return-value]
+    )
 
 
 def version_at_least(current: str, minimum: str) -> bool:

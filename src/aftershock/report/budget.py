@@ -58,9 +58,9 @@ def compose(sections: list[Section], limit: int) -> str:
         )
         placed[index] = lines
         budget -= section.size(lines)
-    lines = [line for i in range(len(sections)) for line in placed[i]]
+    joined = [line for i in range(len(sections)) for line in placed[i]]
     text = (
-        "\n".join(line for n, line in enumerate(lines) if line or n == 0 or lines[n - 1]).rstrip()
+        "\n".join(line for n, line in enumerate(joined) if line or n == 0 or joined[n - 1]).rstrip()
         + "\n"
     )
     if (

@@ -52,9 +52,11 @@ MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
 MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
 MAX_RATIONALE_CHARS = 2_000
 MAX_GROUP_MEMBERS = 40
-Lines = tuple[
-    tuple[str, ...], ...
-]  # a section's head and body lines, and its tail when the head opens a block
+# A section's head and body lines, and its tail when the head opens a block (else the default tail).
+Lines = (
+    tuple[tuple[str, ...], tuple[str, ...]]
+    | tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+)
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -63,22 +65,27 @@ def render_markdown(doc: dict[str, Any]) -> str:
         Section("Header", tuple(_header(doc)), ()),
         Section("Verdicts", ("### Verdicts", ""), tuple(_verdicts(doc))),
         Section("What changed", ("### What changed", ""), tuple(_what_changed(doc)), priority=1),
-        Section("Tests newly failing", *_failing(doc)),
-        Section("Not reviewed", *_not_reviewed(doc)),
+        _section("Tests newly failing", _failing(doc)),
+        _section("Not reviewed", _not_reviewed(doc)),
         Section("Concerns", (), tuple(_concerns(doc))),
-        Section("Repeated field changes", *_groups(groups), priority=3),
-        Section("Tests", *_tests(doc), priority=4),
-        Section("Render contexts", *_contexts(doc), priority=5),
-        Section(
-            "Scenarios", *_scenarios(doc), priority=2
-        ),  # bounded per chart: what ran and what was cut
-        Section("Charts", *_charts(doc), priority=5),
-        Section("Blast radius", *_radius(doc), priority=6),
-        Section("Rendered objects", *_objects(doc, {g.key for g in groups}), priority=7),
-        Section("Values keys", *_values(doc), priority=8),
-        Section("Commits and files", *_layers(doc), priority=9),
+        _section("Repeated field changes", _groups(groups), priority=3),
+        _section("Tests", _tests(doc), priority=4),
+        _section("Render contexts", _contexts(doc), priority=5),
+        # bounded per chart: what ran and what was cut
+        _section("Scenarios", _scenarios(doc), priority=2),
+        _section("Charts", _charts(doc), priority=5),
+        _section("Blast radius", _radius(doc), priority=6),
+        _section("Rendered objects", _objects(doc, {g.key for g in groups}), priority=7),
+        _section("Values keys", _values(doc), priority=8),
+        _section("Commits and files", _layers(doc), priority=9),
     ]
     return compose(sections, MAX_COMMENT_CHARS)
+
+
+def _section(title: str, lines: Lines, priority: int = 0) -> Section:
+    if len(lines) == 3:
+        return Section(title, lines[0], lines[1], lines[2], priority=priority)
+    return Section(title, lines[0], lines[1], priority=priority)
 
 
 def _header(doc: dict[str, Any]) -> list[str]:

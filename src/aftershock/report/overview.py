@@ -161,7 +161,7 @@ def _object_phrases(objects: list[dict[str, Any]]) -> list[str]:
                 phrases.append(
                     f"replicas {value_text(f['before'])} → {value_text(f['after'])} ({o['key']['kind']} {o['key']['name']})"
                 )
-    counts = defaultdict(int)
+    counts: defaultdict[str, int] = defaultdict(int)
     for o in objects:
         counts[o["change"]] += 1
     phrases += [

@@ -69,7 +69,7 @@ def sarif_document(
     if baseline == "omit":
         kept = [f for f in kept if f.actionable]
     results = [_result(review, f, index) for f in kept]
-    return secret_taint(review).scrub(
+    document: dict[str, Any] = secret_taint(review).scrub(
         {
             "$schema": SARIF_SCHEMA,
             "version": "2.1.0",
@@ -91,6 +91,7 @@ def sarif_document(
             ],
         }
     )
+    return document
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
 
 
 def object_title(obj: dict[str, Any]) -> str:
-    title = obj["display"]
+    title: str = obj["display"]
     if obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
         title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"

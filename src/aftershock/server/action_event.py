@@ -57,7 +57,7 @@ def read_event(env: Mapping[str, str]) -> ActionEvent:
 
 
 def _pull_request(payload: dict[str, Any], path: str) -> ActionEvent:
-    pull = payload.get("pull_request")
+    pull = payload.get("pull_request") or {}
     try:
         return ActionEvent(
             ActionKind.PULL_REQUEST,

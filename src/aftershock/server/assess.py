@@ -55,7 +55,7 @@ def reaches(level: RiskLevel, fail_on: str) -> bool:
     return level.rank >= RiskLevel(fail_on).rank
 
 
-def annotations(assessment: Assessment) -> list[dict[str, Any]]:
+def check_run_annotations(assessment: Assessment) -> list[dict[str, Any]]:
     """Check-run annotations: one per actionable finding that has a physical location in SARIF."""
     located = {}
     for result in assessment.sarif["runs"][0]["results"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aftershock.errors import ConfigError
 from aftershock.server.github_api import RetryPolicy
@@ -19,6 +20,9 @@ from aftershock.server.runner import JobRunner
 from aftershock.server.service import WebhookService
 from aftershock.server.settings import ServiceSettings
 from aftershock.state.store import StateStore, open_store
+
+if TYPE_CHECKING:  # redis is imported only when a queue is used
+    from redis import Redis
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ def _open_store(settings: ServiceSettings, stack: ExitStack) -> StateStore:
     if store.engine.dialect.name == "sqlite":
         raw = store.engine.raw_connection()
         try:
-            raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+            raw.cursor().execute("PRAGMA journal_mode=WAL")
         finally:
             raw.close()
     return store
@@ -83,7 +87,7 @@ def build_service(
 
 def build_worker_runner(
     settings: ServiceSettings, choice: QueueChoice, stack: ExitStack
-) -> tuple[JobRunner, object]:
+) -> tuple[JobRunner, Redis]:
     """A runner for `aftershock worker`, reporting metrics to Redis; returns it and the Redis connection."""
     from aftershock.server.rq_jobs import connect
 

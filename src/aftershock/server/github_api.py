@@ -47,7 +47,7 @@ class RetryPolicy:
     max_delay_seconds: float = 8.0
 
     def delay(self, retry: int, response: httpx.Response | None) -> float:
-        wait = self.first_delay_seconds * 2 ** (retry - 1)
+        wait: float = self.first_delay_seconds * 2 ** (retry - 1)
         after = response.headers.get("retry-after", "") if response is not None else ""
         if after.isdigit():
             wait = max(wait, float(after))

@@ -186,14 +186,12 @@ class Ledger:
     def paused(self, repository_key: str, target: ReviewTarget) -> bool:
         table = schema.paused_targets
         with translated_errors(self._store.where), self._store.engine.begin() as conn:
-            return (
-                conn.scalar(
-                    sa.select(sa.func.count())
-                    .select_from(table)
-                    .where(*_target(table, repository_key, target))
-                )
-                > 0
+            paused = conn.scalar(
+                sa.select(sa.func.count())
+                .select_from(table)
+                .where(*_target(table, repository_key, target))
             )
+            return (paused or 0) > 0  # scalar() is None only when no row comes back
 
     def pause(self, repository_key: str, target: ReviewTarget, by: str) -> bool:
         """Pause automatic reviews of the target; False when they already were."""

@@ -12,7 +12,7 @@ from typing import Any
 from aftershock.model.review import Review
 from aftershock.report.escape import html_text, markdown_text
 from aftershock.report.markdown import render_markdown
-from aftershock.server.assess import Assessment, annotations, reaches
+from aftershock.server.assess import Assessment, check_run_annotations, reaches
 from aftershock.server.github_api import GitHubClient
 from aftershock.state.lifecycle import Lifecycle, LifecycleState
 
@@ -112,7 +112,7 @@ def publish_review(
             check_run_id,
             conclusion(review, assessment, publication.fail_on),
             check_output(review, assessment),
-            annotations(assessment),
+            check_run_annotations(assessment),
         )
     if publication.sarif_ref:
         client.upload_sarif(

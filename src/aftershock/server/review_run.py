@@ -310,6 +310,7 @@ def _record(
 def _scope(result: ReviewResult) -> ReviewScope | None:
     """What the review examined (the pipeline says: the whole change, or what since..head reaches);
     None for a complete full review, which the store reads as the whole change."""
-    if not result.scope.whole or not result.review.complete:
-        return result.scope
+    scope = result.scope or ReviewScope.whole_change()  # as the CLI reads a result without one
+    if not scope.whole or not result.review.complete:
+        return scope
     return None

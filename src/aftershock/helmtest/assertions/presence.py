@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from aftershock.helmtest.assertions.common import (
     NO_MANIFEST,
@@ -60,7 +60,17 @@ def _is_empty(value: Any) -> bool:
     return False
 
 
-def _per_value(params: Mapping[str, Any], ctx: Context, judge: Any, fail: Any) -> Verdict:
+class _ValueFail(Protocol):
+    """The failure lines for one value (`shown_as_is`: the value is a note, not a document's value)."""
+
+    def __call__(
+        self, actual: Any, manifest_index: int, actual_index: int, shown_as_is: bool = False
+    ) -> list[str]: ...
+
+
+def _per_value(
+    params: Mapping[str, Any], ctx: Context, judge: Callable[[Any], bool], fail: _ValueFail
+) -> Verdict:
     """The loop shared by isNullOrEmpty and isType: every value of `Path` in every document."""
     out = Collector()
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from aftershock.helmtest.assertions.common import (
@@ -118,6 +118,7 @@ def _raw_fail(pattern: str, actual: str, negative: bool) -> list[str]:
 def validate_regex_raw(params: Mapping[str, Any], ctx: Context) -> Verdict:
     if not params["Pattern"]:
         return _pattern_required()
+    matches: Callable[[str], bool]
     try:
         matches = compile_go(params["Pattern"]).search
     except GoRegexError as exc:
