@@ -55,7 +55,9 @@ def _lifecycle_lines(lifecycle: Lifecycle) -> list[str]:
     lines = [
         f"**Since the last review ({lifecycle.previous_head[:7]}):** {counts[LifecycleState.NEW]} new, "
         f"{counts[LifecycleState.RETAINED]} still present, {counts[LifecycleState.RESOLVED]} resolved, "
-        f"{counts[LifecycleState.DISMISSED]} dismissed.",
+        f"{counts[LifecycleState.DISMISSED]} dismissed"
+        + _suppressed_count(counts[LifecycleState.SUPPRESSED])
+        + ".",
         "",
     ]
     for entry in lifecycle.dismissed:
@@ -64,6 +66,11 @@ def _lifecycle_lines(lifecycle: Lifecycle) -> list[str]:
                 f"- dismissed `{entry.fingerprint[:12]}` by @{entry.dismissal.by}: {markdown_text(entry.dismissal.reason)}"
             )
     return lines + ([""] if lifecycle.dismissed else [])
+
+
+def _suppressed_count(count: int) -> str:
+    """Silenced by the repository, not resolved: said only when some are."""
+    return f", {count} suppressed by the repository" if count else ""
 
 
 def conclusion(review: Review, assessment: Assessment, fail_on: str) -> str:
