@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from aftershock.model.diff import ObjectChangeKind
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.kustomize import available
@@ -122,18 +123,58 @@ def test_a_base_generator_change_reaches_every_overlay_with_new_hashed_names(tmp
         ("prod", built["clusters/prod/web"]),
         ("staging", built["clusters/staging/web"]),
     ):
-        maps = sorted((c.kind.value, c.key.name) for c in r.changes if c.key.kind == "ConfigMap")
-        assert [kind for kind, _ in maps] == [
-            "added",
-            "removed",
-        ]  # a new hashed name: too small to pair as a rename
+        (renamed,) = [c for c in r.changes if c.key.kind == "ConfigMap"]
         assert (
-            all(name.startswith(f"{cluster}-web-config-") for _, name in maps)
-            and maps[0][1] != maps[1][1]
+            renamed.kind is ObjectChangeKind.RENAMED and renamed.generator == "ConfigMapGenerator"
         )
+        assert renamed.previous_key is not None
+        old, new = renamed.previous_key.name, renamed.key.name
+        assert old != new and old.startswith(f"{cluster}-web-config-")
+        assert new.startswith(f"{cluster}-web-config-")
+        assert [(f.path, f.before, f.after) for f in renamed.fields] == [
+            ("data.MODE", "fast", "slow"),
+            ("metadata.name", old, new),
+        ]
+        assert renamed.templates == ("base/web/kustomization.yaml",)
         (deployment,) = [c for c in r.changes if c.key.kind == "Deployment"]
-        fields = [f.path for f in deployment.fields]
-        assert "spec.template.spec.containers[name=web].envFrom[0].configMapRef.name" in fields
+        assert renamed.rolls == (deployment.key,)  # its pod template now names the new ConfigMap
+        assert [(f.path, f.before, f.after) for f in deployment.fields] == [
+            ("spec.template.spec.containers[name=web].envFrom[0].configMapRef.name", old, new)
+        ]
+
+
+def test_built_objects_name_their_resource_file_and_the_patches_that_changed_them(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(
+        repo,
+        {
+            "base/web/deployment.yaml": BASE_DEPLOYMENT.replace(
+                "image: nginx:1.27.0", "image: nginx:1.27.0\n          ports: [{containerPort: 80}]"
+            )
+        },
+        "port",
+    )
+    review = _review(repo, base, renderer)
+    prod = _kustomized(review)["clusters/prod/web"]
+    (change,) = prod.changes
+    assert change.templates == (
+        "base/web/deployment.yaml",
+        "clusters/prod/web/kustomization.yaml",  # its inline hostPID patch
+        "clusters/prod/web/replicas.yaml",
+    )
+    by_kind = {o.key.kind: o for o in prod.head_objects}
+    assert by_kind["ConfigMap"].template == "base/web/kustomization.yaml"
+    assert by_kind["ConfigMap"].shaped_by == ()
+    for obj in prod.head_objects:  # asked for, read and removed again: not in what is diffed
+        assert "annotations" not in obj.body["metadata"]
+    units = dict(review.units)["base/web/deployment.yaml"]
+    assert {(u.id, u.kind.value) for u in units if u.chart} == {
+        ("kustomize:clusters/prod/web:base/web/deployment.yaml", "template"),
+        ("kustomize:clusters/staging/web:base/web/deployment.yaml", "template"),
+    }
 
 
 @pytest.mark.parametrize(

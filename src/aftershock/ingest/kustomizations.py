@@ -99,6 +99,16 @@ def _parsed(path: str, text: str) -> tuple[tuple[str, ...], Any]:
     return (tuple(_path_refs(body)) if isinstance(body, dict) else ()), body
 
 
+def kustomization_body(tree: RefSnapshot, path: str) -> dict[str, Any] | None:
+    """The parsed kustomization file at `path`; None when it cannot be read or is not a mapping."""
+    try:
+        text = tree.text_or_none(path)
+        body = _parsed(path, text)[1] if text is not None else None
+    except AftershockError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
 def _read(
     tree: RefSnapshot,
     folder: str,

@@ -6,7 +6,8 @@ manifests and nested kustomizations, when the path has none), under a generated 
 `targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
 `nameSuffix`; then `postBuild` substitution (releases/envsubst.py) with the variables of
 `substituteFrom` (the repository's ConfigMaps and Secrets) overridden by `substitute`. Its review is a
-`ChartReview` of the path whose `release` is the Kustomization and whose `cluster` is the
+`ChartReview` of the path (each object naming the file that declares it and the patches that changed
+it: pipeline/build_origin.py) whose `release` is the Kustomization and whose `cluster` is the
 `clusters/<name>` tree declaring it, so the graph shows cluster -> Kustomization -> object, and the
 HelmReleases it builds are followed from it.
 """
@@ -19,7 +20,7 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -40,6 +41,7 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
+from aftershock.pipeline.build_origin import Attribution
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -97,14 +99,16 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
         and not any(_under(p, t) for t in tops)
         and _is_manifest(tree, p)
     ]
-    files, folders, problem = set(manifests), {flux.path}, None
+    read: set[str] = set(manifests)
+    included: set[str] = {flux.path}
+    issue: str | None = None
     for top in tops:
-        more, dirs, issue = found.closure(top)
-        files |= more
-        folders |= dirs
-        problem = problem or issue
+        more, dirs, nested_issue = found.closure(top)
+        read |= more
+        included |= dirs
+        issue = issue or nested_issue
     resources = tuple(posixpath.relpath(p, flux.path or ".") for p in sorted(manifests + tops))
-    return _Plan(flux, frozenset(files), frozenset(folders), resources, problem)
+    return _Plan(flux, frozenset(read), frozenset(included), resources, issue)
 
 
 def _under(path: str, folder: str) -> bool:
@@ -138,9 +142,16 @@ def build_side(
     dest = work / f"flux-{side.side.value}"
     side.tree.materialize(sorted({p for plan in ready for p in (*plan.files, *plan.folders)}), dest)
     overlays = [_write_overlay(dest, index, plan) for index, plan in enumerate(ready)]
-    for plan, outcome in zip(ready, builder.build_many([str(o) for o in overlays])):
+    for plan, overlay, outcome in zip(
+        ready, overlays, builder.build_many([str(o) for o in overlays])
+    ):
         error = outcome.error.replace(f"{dest}/", "") if outcome.error else None
-        results[plan.flux.id] = _objects(side, plan.flux, outcome.yaml, error, namespace)
+        built = _objects(side, plan.flux, outcome.yaml, error, namespace)
+        if not isinstance(built, ChartRender):
+            top = posixpath.relpath(str(overlay), str(dest))
+            origins = Attribution(side.tree, side.kustomize, plan.folders, top)
+            built = (built[0], origins.objects(built[1], strip=True))
+        results[plan.flux.id] = built
     return results
 
 
@@ -165,6 +176,7 @@ def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "resources": [to_path],
+        "buildMetadata": ["originAnnotations"],  # read and stripped again: see build_origin
     }
     if plan.flux.target_namespace:
         body["namespace"] = plan.flux.target_namespace
@@ -203,7 +215,8 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
 def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
     """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
     own = [o for o in objects if cluster_of(o.template) == cluster]
-    return (own or list(objects) or [None])[0]
+    candidates = own or list(objects)
+    return candidates[0] if candidates else None
 
 
 def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
@@ -217,7 +230,8 @@ def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
 def _data(obj: RenderedObject) -> dict[str, str]:
     """A ConfigMap's data, or a Secret's data (decoded) and stringData, newlines dropped as Flux does."""
     values: dict[str, str] = {}
-    data = obj.body.get("data") if isinstance(obj.body.get("data"), dict) else {}
+    raw = obj.body.get("data")
+    data: dict[Any, Any] = raw if isinstance(raw, dict) else {}
     for key, value in data.items():
         text = "" if value is None else str(value)
         if obj.key.kind == "Secret":
@@ -226,11 +240,8 @@ def _data(obj: RenderedObject) -> dict[str, str]:
             except (binascii.Error, ValueError):
                 pass
         values[str(key)] = text.replace("\n", "")
-    string_data = (
-        obj.body.get("stringData")
-        if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict)
-        else {}
-    )
+    raw = obj.body.get("stringData")
+    string_data: dict[Any, Any] = raw if obj.key.kind == "Secret" and isinstance(raw, dict) else {}
     values.update({str(k): str(v).replace("\n", "") for k, v in string_data.items()})
     return values
 
@@ -317,4 +328,5 @@ def _split(built: Any, side: Side) -> tuple[ChartRender, tuple[RenderedObject, .
         return ChartRender(side, RenderStatus.ABSENT), ()
     if isinstance(built, ChartRender):
         return built, ()
-    return built
+    render, objects = built
+    return cast(ChartRender, render), tuple(objects)
