@@ -71,14 +71,15 @@ def build_inputs(tree: RefSnapshot, found: KustomizationSet, folders: Iterable[s
         if kustomization is None or body is None:
             continue
         renames = renames or bool(body.get("namePrefix") or body.get("nameSuffix"))
-        patches += _patches(tree, folder, kustomization.file, body)
+        patches += patch_targets(tree, folder, kustomization.file, body)
         generators += _generators(folder, kustomization.file, body)
     return BuildInputs(tuple(patches), tuple(generators), renames)
 
 
-def _patches(
+def patch_targets(
     tree: RefSnapshot, folder: str, file: str, body: Mapping[str, Any]
 ) -> Iterator[PatchTarget]:
+    """The targets of the patches a kustomization body (`file`, in `folder`) applies."""
     entries = [*_list(body.get("patches")), *_list(body.get("patchesJson6902"))]
     entries += [
         {"path": p} if isinstance(p, str) and "\n" not in p else {"patch": p}

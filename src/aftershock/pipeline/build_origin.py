@@ -22,7 +22,12 @@ from typing import Any
 from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet
-from aftershock.ingest.kustomize_inputs import BuildInputs, build_inputs, patch_selects
+from aftershock.ingest.kustomize_inputs import (
+    BuildInputs,
+    PatchTarget,
+    build_inputs,
+    patch_selects,
+)
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview
@@ -64,11 +69,18 @@ class Attribution:
     """Links the objects of one build to their files: `top` is the built folder's repository path."""
 
     def __init__(
-        self, tree: RefSnapshot, found: KustomizationSet, folders: Iterable[str], top: str
+        self,
+        tree: RefSnapshot,
+        found: KustomizationSet,
+        folders: Iterable[str],
+        top: str,
+        whole_build: Sequence[PatchTarget] = (),
     ) -> None:
+        """`whole_build`: patches applied to everything built (a Flux Kustomization's spec.patches)."""
         folders = sorted(set(folders))
         self.top = top
         self.inputs: BuildInputs = build_inputs(tree, found, folders)
+        self.whole_build = tuple(whole_build)
         self.closures = {f: found.closure(f)[0] for f in folders}
 
     def objects(self, objects: Sequence[RenderedObject], strip: bool) -> tuple[RenderedObject, ...]:
@@ -109,11 +121,11 @@ class Attribution:
         labels = metadata.get("labels") if isinstance(metadata, dict) else None
         labels = labels if isinstance(labels, dict) else {}
         key, renames = obj.key, self.inputs.renames
+        applying = [p for p in self.inputs.patches if file in self.closures.get(p.folder, ())]
         return {
             p.file
-            for p in self.inputs.patches
-            if file in self.closures.get(p.folder, ())
-            and patch_selects(p, key.group, key.kind, key.name, labels, renames)
+            for p in (*applying, *self.whole_build)
+            if patch_selects(p, key.group, key.kind, key.name, labels, renames)
         }
 
     def _generator_files(self, obj: RenderedObject, file: str, generator: str | None) -> set[str]:

@@ -29,6 +29,7 @@ from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
+from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -149,7 +150,9 @@ def build_side(
         built = _objects(side, plan.flux, outcome.yaml, error, namespace)
         if not isinstance(built, ChartRender):
             top = posixpath.relpath(str(overlay), str(dest))
-            origins = Attribution(side.tree, side.kustomize, plan.folders, top)
+            spec = {"patches": plan.flux.build_fields.get("patches")}
+            own = tuple(patch_targets(side.tree, top, plan.flux.file, spec))
+            origins = Attribution(side.tree, side.kustomize, plan.folders, top, own)
             built = (built[0], origins.objects(built[1], strip=True))
         results[plan.flux.id] = built
     return results
