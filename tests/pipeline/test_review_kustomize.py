@@ -3,12 +3,15 @@ what must not be built (remote resources, KRM functions, paths leaving the repos
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from aftershock.model.diff import ObjectChangeKind
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.kustomize import available
+from aftershock.report.canonical import review_document
 from gitrepo import commit, make_repo
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
@@ -245,3 +248,33 @@ def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer)
     review = _review(repo, base, renderer)
     assert [(r.chart, r.name) for r in review.chart_reviews] == [("charts/app", "app")]
     assert not list(review.not_reviewed)
+
+
+def test_a_secret_generator_s_env_file_change_is_one_redacted_rename(tmp_path, renderer):
+    files = {
+        "app/kustomization.yaml": """\
+resources: [deployment.yaml]
+secretGenerator:
+  - name: creds
+    envs: [creds.env]
+""",
+        "app/creds.env": "TOKEN=ab1\n",
+        "app/deployment.yaml": BASE_DEPLOYMENT.replace(
+            "envFrom: [{configMapRef: {name: web-config}}]", "envFrom: [{secretRef: {name: creds}}]"
+        ),
+    }
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: app")
+    commit(repo, {"app/creds.env": "TOKEN=zq9\n"}, "rotate")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (secret,) = [c for c in _kustomized(result.review)["app"].changes if c.key.kind == "Secret"]
+    assert secret.kind is ObjectChangeKind.RENAMED and secret.generator == "SecretGenerator"
+    assert secret.templates == ("app/creds.env", "app/kustomization.yaml")
+    assert [d.key.kind for d in _kustomized(result.review)["app"].changes] == [
+        "Deployment",
+        "Secret",
+    ]
+    text = json.dumps(review_document(result.review, result.judgement))
+    assert (
+        "zq9" not in text and "ab1" not in text
+    )  # short values: hidden where they are known to go
