@@ -149,7 +149,7 @@ def test_the_graph_links_a_patch_file_to_the_object_it_patches(fleet, renderer):
     graph = build_graph(result.review)
     patch = "template:apps/overlays/prod/web-resources.yaml"
     (edge,) = [e for e in graph.edges if e.source == patch and e.kind is EdgeKind.RENDERS]
-    assert edge.target.endswith("::apps/Deployment/web/web")
+    assert edge.target.endswith("::apps/Deployment/web/web") and edge.via == "patches or feeds it"
     reach = blast_radius(graph).get(edge.target)
     assert reach is not None and [e.source for e in reach.path][1:3] == [
         "file:apps/overlays/prod/web-resources.yaml",
