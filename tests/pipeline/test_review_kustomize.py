@@ -278,3 +278,28 @@ secretGenerator:
     assert (
         "zq9" not in text and "ab1" not in text
     )  # short values: hidden where they are known to go
+
+
+def test_a_finding_on_a_built_object_points_at_the_line_of_the_patch_that_made_it(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      hostNetwork: true\n"
+    commit(
+        repo,
+        {
+            "base/web/aaa.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aaa}\n",
+            "base/web/host.yaml": patch,
+            "base/web/kustomization.yaml": BASE_KUSTOMIZATION.format(mode="fast").replace(
+                "resources: [deployment.yaml]",
+                "resources: [aaa.yaml, deployment.yaml]\npatches: [{path: host.yaml}]",
+            ),
+        },
+        "host network",
+    )
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    found = [f for f in result.judgement.findings if f.rule_id == "pss-host-namespaces"]
+    assert found and {(f.location.file, f.location.line) for f in found if f.location} == {
+        ("base/web/host.yaml", 7)
+    }  # not the first changed file the build reads (aaa.yaml), nor the root kustomization
