@@ -234,3 +234,27 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
         (NodeKind.DOWNSTREAM_CHART, NodeKind.DOWNSTREAM_OBJECT),
         (NodeKind.DOWNSTREAM_OBJECT, NodeKind.RELEASE),
     } <= kinds
+
+
+@needs_kustomize
+def test_a_kustomization_s_own_patch_links_the_object_it_patches_to_its_file(tmp_path, renderer):
+    def patched(memory: str) -> str:
+        return flux_kustomization() + (
+            "  patches:\n"
+            "    - target: {kind: Deployment, name: web}\n"
+            "      patch: |\n"
+            f"        - {{op: add, path: /metadata/labels, value: {{memory: {memory}}}}}\n"
+        )
+
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(ks=patched("small")), "feat: fleet")
+    commit(repo, {"clusters/prod/apps.yaml": patched("large")}, "relabel")
+    review = _review(repo, base, renderer)
+    (change,) = _flux(review).changes
+    assert change.templates == ("apps/base/deployment.yaml", "clusters/prod/apps.yaml")
+    (release,) = [o for o in _flux(review).head_objects if o.key.kind == "HelmRelease"]
+    assert release.shaped_by == ()  # the patch targets the Deployment only
+    units = dict(review.units)["clusters/prod/apps.yaml"]
+    assert ("flux:apps/prod:clusters/prod/apps.yaml", "template") in {
+        (u.id, u.kind.value) for u in units
+    }
