@@ -13,6 +13,7 @@ kustomization file.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -23,6 +24,7 @@ from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet, kustomization_body
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import yaml_texts
 
 GENERATOR_KINDS = {"configMapGenerator": "ConfigMapGenerator", "secretGenerator": "SecretGenerator"}
 
@@ -95,7 +97,7 @@ def patch_targets(
             yield _selector(folder, where, target)
             continue
         text = entry.get("patch") if isinstance(entry.get("patch"), str) else _text(tree, where)
-        yield from _documents(folder, where, text or "")
+        yield from _document_targets(folder, where, text or "")
 
 
 def _selector(folder: str, file: str, target: Mapping[str, Any]) -> PatchTarget:
@@ -114,24 +116,30 @@ def _selector(folder: str, file: str, target: Mapping[str, Any]) -> PatchTarget:
     )
 
 
-def _documents(folder: str, file: str, text: str) -> Iterator[PatchTarget]:
+@functools.lru_cache(maxsize=4096)  # by content: a patch unchanged between the refs is parsed once
+def _document_targets(folder: str, file: str, text: str) -> tuple[PatchTarget, ...]:
     """The targets of a strategic-merge patch: the kind and name of each document."""
     try:
         documents = yamlio.load_all(text, source=file)
     except AftershockError:
-        return  # kustomize reports the broken patch
-    for doc in documents:
-        if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
-            continue
-        name = _map(doc.get("metadata")).get("name")
-        api_version = doc["apiVersion"] if isinstance(doc.get("apiVersion"), str) else ""
-        yield PatchTarget(
-            folder,
-            file,
-            kind=doc["kind"],
-            name=name if isinstance(name, str) else None,
-            group=api_version.rsplit("/", 1)[0] if "/" in api_version else "",
-        )
+        return ()  # kustomize reports the broken patch
+    return tuple(_document_target(folder, file, doc) for doc in documents if _is_object(doc))
+
+
+def _is_object(doc: Any) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("kind"), str)
+
+
+def _document_target(folder: str, file: str, doc: dict[str, Any]) -> PatchTarget:
+    name = _map(doc.get("metadata")).get("name")
+    api_version = doc["apiVersion"] if isinstance(doc.get("apiVersion"), str) else ""
+    return PatchTarget(
+        folder,
+        file,
+        kind=doc["kind"],
+        name=name if isinstance(name, str) else None,
+        group=api_version.rsplit("/", 1)[0] if "/" in api_version else "",
+    )
 
 
 def _generators(folder: str, file: str, body: Mapping[str, Any]) -> Iterator[GeneratorInput]:
@@ -162,6 +170,10 @@ def _list(value: Any) -> list[Any]:
 
 
 def _text(tree: RefSnapshot, path: str) -> str | None:
+    """The file's text, from the ref's YAML texts read once (discovery read them) when it is YAML."""
+    cached = yaml_texts(tree)[0].get(path)
+    if cached is not None:
+        return cached
     try:
         return tree.text_or_none(path)
     except AftershockError:

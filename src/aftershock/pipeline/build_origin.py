@@ -19,6 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet
@@ -34,6 +36,7 @@ from aftershock.model.review import ChartReview
 from aftershock.model.units import UnitKind
 
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _REQUEST = "buildMetadata: [originAnnotations]\n"
 
 
@@ -147,11 +150,14 @@ def _origin(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
     metadata = body.get("metadata")
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
     text = annotations.get(ORIGIN_ANNOTATION) if isinstance(annotations, dict) else None
-    if not isinstance(text, str):
-        return None
+    return _parsed_origin(text) if isinstance(text, str) else None
+
+
+def _parsed_origin(text: str) -> Mapping[str, Any] | None:
+    """kustomize's own annotation (plain YAML it wrote: paths and builtin kinds), read with libyaml."""
     try:
-        origin = yamlio.load_one(text, source=ORIGIN_ANNOTATION)
-    except AftershockError:
+        origin = yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError:
         return None
     return origin if isinstance(origin, dict) else None
 
