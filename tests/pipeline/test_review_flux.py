@@ -240,6 +240,7 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
 def test_a_kustomization_s_own_patch_links_the_object_it_patches_to_its_file(tmp_path, renderer):
     def patched(memory: str) -> str:
         return flux_kustomization() + (
+            "  namePrefix: p-\n"  # the patch names `web`; kustomize matches it before the prefix
             "  patches:\n"
             "    - target: {kind: Deployment, name: web}\n"
             "      patch: |\n"
@@ -251,6 +252,7 @@ def test_a_kustomization_s_own_patch_links_the_object_it_patches_to_its_file(tmp
     commit(repo, {"clusters/prod/apps.yaml": patched("large")}, "relabel")
     review = _review(repo, base, renderer)
     (change,) = _flux(review).changes
+    assert change.key.name == "p-web"
     assert change.templates == ("apps/base/deployment.yaml", "clusters/prod/apps.yaml")
     (release,) = [o for o in _flux(review).head_objects if o.key.kind == "HelmRelease"]
     assert release.shaped_by == ()  # the patch targets the Deployment only

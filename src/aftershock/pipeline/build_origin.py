@@ -78,11 +78,14 @@ class Attribution:
         folders: Iterable[str],
         top: str,
         whole_build: Sequence[PatchTarget] = (),
+        renames: bool = False,
     ) -> None:
-        """`whole_build`: patches applied to everything built (a Flux Kustomization's spec.patches)."""
+        """`whole_build`: patches applied to everything built (a Flux Kustomization's spec.patches);
+        `renames`: the overlay built sets a namePrefix or nameSuffix of its own."""
         folders = sorted(set(folders))
         self.top = top
-        self.inputs: BuildInputs = build_inputs(tree, found, folders)
+        inputs = build_inputs(tree, found, folders)
+        self.inputs: BuildInputs = replace(inputs, renames=inputs.renames or renames)
         self.whole_build = tuple(whole_build)
         self.closures = {f: found.closure(f)[0] for f in folders}
 

@@ -149,13 +149,18 @@ def build_side(
         error = outcome.error.replace(f"{dest}/", "") if outcome.error else None
         built = _objects(side, plan.flux, outcome.yaml, error, namespace)
         if not isinstance(built, ChartRender):
-            top = posixpath.relpath(str(overlay), str(dest))
-            spec = {"patches": plan.flux.build_fields.get("patches")}
-            own = tuple(patch_targets(side.tree, top, plan.flux.file, spec))
-            origins = Attribution(side.tree, side.kustomize, plan.folders, top, own)
+            origins = _origins(side, plan, posixpath.relpath(str(overlay), str(dest)))
             built = (built[0], origins.objects(built[1], strip=True))
         results[plan.flux.id] = built
     return results
+
+
+def _origins(side: FluxSide, plan: _Plan, top: str) -> Attribution:
+    """The files of one build, the Kustomization's own patches and name affixes included."""
+    spec = {"patches": plan.flux.build_fields.get("patches")}
+    own = tuple(patch_targets(side.tree, top, plan.flux.file, spec))
+    renames = bool({"namePrefix", "nameSuffix"} & set(plan.flux.build_fields))
+    return Attribution(side.tree, side.kustomize, plan.folders, top, own, renames)
 
 
 def _write_overlay(dest: Path, index: int, plan: _Plan) -> Path:
