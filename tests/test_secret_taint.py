@@ -151,6 +151,15 @@ def test_flow_style_lines_of_a_secret_file_hide_each_literal_value():
     assert redact_hunk_line(line, secret_file=False) == line
 
 
+def test_env_lines_of_a_file_feeding_a_secret_hide_each_value():
+    from aftershock.report.redaction import redact_hunk_line
+
+    assert redact_hunk_line("+TOKEN=zq9", secret_file=True) == "+TOKEN=<redacted: 3 bytes>"
+    assert redact_hunk_line("-  - pw=ab", secret_file=True) == "-  - pw=<redacted: 2 bytes>"
+    assert redact_hunk_line("+TOKEN=zq9", secret_file=False) == "+TOKEN=zq9"
+    assert redact_hunk_line("+# MODE=x", secret_file=True) == "+# MODE=x"
+
+
 def test_a_values_line_of_a_key_that_feeds_a_secret_is_hidden_however_short():
     from aftershock.report.redaction import redact_hunk_line
 

@@ -1,5 +1,6 @@
 """The bundled fleet example (examples/fleet): each commit of its history reviewed, with real git, real
-kustomize and real Helm: a plain Deployment, an overlay patch, a substituted variable, an external chart."""
+kustomize and real Helm: a plain Deployment, an overlay patch, a substituted variable, an external chart,
+a generator's data change."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.graph import blast_radius, build_graph
+from aftershock.graph.model import EdgeKind
+from aftershock.model.diff import ObjectChangeKind
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.kustomize import available
@@ -106,3 +110,48 @@ def test_an_external_chart_bump_renders_both_versions_from_the_shipped_cache(fle
     assert not [
         f for f in result.judgement.findings if f.rule_id in ("object-conflict", "object-duplicate")
     ]
+
+
+def test_a_generator_data_change_is_one_renamed_config_map_that_rolls_the_deployment(
+    fleet, renderer
+):
+    result = _review(fleet, "05-web-log-format", renderer)
+    review = result.review
+    for cluster in ("prod", "staging"):
+        (built,) = [r for r in review.chart_reviews if r.chart == f"apps/overlays/{cluster}"]
+        changes = {c.key.kind: c for c in built.changes}
+        assert sorted(changes) == [
+            "ConfigMap",
+            "Deployment",
+        ]  # no object deleted and another created
+        config, deployment = changes["ConfigMap"], changes["Deployment"]
+        assert config.kind is ObjectChangeKind.RENAMED and config.generator == "ConfigMapGenerator"
+        assert config.previous_key is not None
+        old, new = config.previous_key.name, config.key.name
+        assert [(f.path, f.before, f.after) for f in config.fields] == [
+            ("data.CACHE_TTL", None, "60s"),
+            ("data.LOG_FORMAT", None, "json"),
+            ("metadata.name", old, new),
+        ]
+        assert config.templates == ("apps/base/web/kustomization.yaml",)
+        assert config.rolls == (deployment.key,)
+        assert [(f.path, f.before, f.after) for f in deployment.fields] == [
+            ("spec.template.spec.containers[name=web].envFrom[0].configMapRef.name", old, new)
+        ]
+    renames = [f for f in result.judgement.findings if f.rule_id == "resource-deleted"]
+    assert len(renames) == 2 and all("rolls Deployment.apps web/web" in f.message for f in renames)
+    assert {f.severity.value for f in renames} == {"info"}
+    assert review.complete
+
+
+def test_the_graph_links_a_patch_file_to_the_object_it_patches(fleet, renderer):
+    result = _review(fleet, "02-prod-web-memory", renderer)
+    graph = build_graph(result.review)
+    patch = "template:apps/overlays/prod/web-resources.yaml"
+    (edge,) = [e for e in graph.edges if e.source == patch and e.kind is EdgeKind.RENDERS]
+    assert edge.target.endswith("::apps/Deployment/web/web") and edge.via == "patches or feeds it"
+    reach = blast_radius(graph).get(edge.target)
+    assert reach is not None and [e.source for e in reach.path][1:3] == [
+        "file:apps/overlays/prod/web-resources.yaml",
+        patch,
+    ]  # commit -> the patch file -> its template node -> the Deployment

@@ -262,3 +262,42 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
         (NodeKind.DOWNSTREAM_CHART, NodeKind.DOWNSTREAM_OBJECT),
         (NodeKind.DOWNSTREAM_OBJECT, NodeKind.RELEASE),
     } <= kinds
+
+
+@needs_kustomize
+def test_a_kustomization_s_own_patch_links_the_object_it_patches_to_its_file(tmp_path, renderer):
+    def patched(memory: str) -> str:
+        return flux_kustomization() + (
+            "  namePrefix: p-\n"  # the patch names `web`; kustomize matches it before the prefix
+            "  patches:\n"
+            "    - target: {kind: Deployment, name: web}\n"
+            "      patch: |\n"
+            f"        - {{op: add, path: /metadata/labels, value: {{memory: {memory}}}}}\n"
+        )
+
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(ks=patched("small")), "feat: fleet")
+    commit(repo, {"clusters/prod/apps.yaml": patched("large")}, "relabel")
+    review = _review(repo, base, renderer)
+    (change,) = _flux(review).changes
+    assert change.key.name == "p-web"
+    assert change.templates == ("apps/base/deployment.yaml", "clusters/prod/apps.yaml")
+    (release,) = [o for o in _flux(review).head_objects if o.key.kind == "HelmRelease"]
+    assert release.shaped_by == ()  # the patch targets the Deployment only
+    units = dict(review.units)["clusters/prod/apps.yaml"]
+    assert ("flux:apps/prod:clusters/prod/apps.yaml", "template") in {
+        (u.id, u.kind.value) for u in units
+    }
+
+
+@needs_kustomize
+def test_objects_a_flux_kustomization_builds_name_the_file_that_declares_them(tmp_path, renderer):
+    # The overlay carrying the spec's fields lies beside the materialised tree: kustomize's origin
+    # paths pass through it and must still come back to the repository's own file.
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(repo, {"apps/base/api.yaml": HELM_RELEASE.format(replicas=3)}, "api runs three")
+    flux = _flux(_review(repo, base, renderer))
+    by_kind = {o.key.kind: o.template for o in flux.head_objects}
+    assert by_kind["Deployment"] == "apps/base/deployment.yaml"
+    assert by_kind["HelmRelease"] == "apps/base/api.yaml"

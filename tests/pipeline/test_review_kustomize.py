@@ -3,11 +3,15 @@ what must not be built (remote resources, KRM functions, paths leaving the repos
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from aftershock.model.diff import ObjectChangeKind
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.kustomize import available
+from aftershock.report.canonical import review_document
 from gitrepo import commit, make_repo
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))
@@ -122,18 +126,58 @@ def test_a_base_generator_change_reaches_every_overlay_with_new_hashed_names(tmp
         ("prod", built["clusters/prod/web"]),
         ("staging", built["clusters/staging/web"]),
     ):
-        maps = sorted((c.kind.value, c.key.name) for c in r.changes if c.key.kind == "ConfigMap")
-        assert [kind for kind, _ in maps] == [
-            "added",
-            "removed",
-        ]  # a new hashed name: too small to pair as a rename
+        (renamed,) = [c for c in r.changes if c.key.kind == "ConfigMap"]
         assert (
-            all(name.startswith(f"{cluster}-web-config-") for _, name in maps)
-            and maps[0][1] != maps[1][1]
+            renamed.kind is ObjectChangeKind.RENAMED and renamed.generator == "ConfigMapGenerator"
         )
+        assert renamed.previous_key is not None
+        old, new = renamed.previous_key.name, renamed.key.name
+        assert old != new and old.startswith(f"{cluster}-web-config-")
+        assert new.startswith(f"{cluster}-web-config-")
+        assert [(f.path, f.before, f.after) for f in renamed.fields] == [
+            ("data.MODE", "fast", "slow"),
+            ("metadata.name", old, new),
+        ]
+        assert renamed.templates == ("base/web/kustomization.yaml",)
         (deployment,) = [c for c in r.changes if c.key.kind == "Deployment"]
-        fields = [f.path for f in deployment.fields]
-        assert "spec.template.spec.containers[name=web].envFrom[0].configMapRef.name" in fields
+        assert renamed.rolls == (deployment.key,)  # its pod template now names the new ConfigMap
+        assert [(f.path, f.before, f.after) for f in deployment.fields] == [
+            ("spec.template.spec.containers[name=web].envFrom[0].configMapRef.name", old, new)
+        ]
+
+
+def test_built_objects_name_their_resource_file_and_the_patches_that_changed_them(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(
+        repo,
+        {
+            "base/web/deployment.yaml": BASE_DEPLOYMENT.replace(
+                "image: nginx:1.27.0", "image: nginx:1.27.0\n          ports: [{containerPort: 80}]"
+            )
+        },
+        "port",
+    )
+    review = _review(repo, base, renderer)
+    prod = _kustomized(review)["clusters/prod/web"]
+    (change,) = prod.changes
+    assert change.templates == (
+        "base/web/deployment.yaml",
+        "clusters/prod/web/kustomization.yaml",  # its inline hostPID patch
+        "clusters/prod/web/replicas.yaml",
+    )
+    by_kind = {o.key.kind: o for o in prod.head_objects}
+    assert by_kind["ConfigMap"].template == "base/web/kustomization.yaml"
+    assert by_kind["ConfigMap"].shaped_by == ()
+    for obj in prod.head_objects:  # asked for, read and removed again: not in what is diffed
+        assert "annotations" not in obj.body["metadata"]
+    units = dict(review.units)["base/web/deployment.yaml"]
+    assert {(u.id, u.kind.value) for u in units if u.chart} == {
+        ("kustomize:clusters/prod/web:base/web/deployment.yaml", "template"),
+        ("kustomize:clusters/staging/web:base/web/deployment.yaml", "template"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -204,3 +248,58 @@ def test_a_kustomization_inside_a_chart_is_left_to_the_chart(tmp_path, renderer)
     review = _review(repo, base, renderer)
     assert [(r.chart, r.name) for r in review.chart_reviews] == [("charts/app", "app")]
     assert not list(review.not_reviewed)
+
+
+def test_a_secret_generator_s_env_file_change_is_one_redacted_rename(tmp_path, renderer):
+    files = {
+        "app/kustomization.yaml": """\
+resources: [deployment.yaml]
+secretGenerator:
+  - name: creds
+    envs: [creds.env]
+""",
+        "app/creds.env": "TOKEN=ab1\n",
+        "app/deployment.yaml": BASE_DEPLOYMENT.replace(
+            "envFrom: [{configMapRef: {name: web-config}}]", "envFrom: [{secretRef: {name: creds}}]"
+        ),
+    }
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: app")
+    commit(repo, {"app/creds.env": "TOKEN=zq9\n"}, "rotate")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (secret,) = [c for c in _kustomized(result.review)["app"].changes if c.key.kind == "Secret"]
+    assert secret.kind is ObjectChangeKind.RENAMED and secret.generator == "SecretGenerator"
+    assert secret.templates == ("app/creds.env", "app/kustomization.yaml")
+    assert [d.key.kind for d in _kustomized(result.review)["app"].changes] == [
+        "Deployment",
+        "Secret",
+    ]
+    text = json.dumps(review_document(result.review, result.judgement))
+    assert (
+        "zq9" not in text and "ab1" not in text
+    )  # short values: hidden where they are known to go
+
+
+def test_a_finding_on_a_built_object_points_at_the_line_of_the_patch_that_made_it(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      hostNetwork: true\n"
+    commit(
+        repo,
+        {
+            "base/web/aaa.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: aaa}\n",
+            "base/web/host.yaml": patch,
+            "base/web/kustomization.yaml": BASE_KUSTOMIZATION.format(mode="fast").replace(
+                "resources: [deployment.yaml]",
+                "resources: [aaa.yaml, deployment.yaml]\npatches: [{path: host.yaml}]",
+            ),
+        },
+        "host network",
+    )
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    found = [f for f in result.judgement.findings if f.rule_id == "pss-host-namespaces"]
+    assert found and {(f.location.file, f.location.line) for f in found if f.location} == {
+        ("base/web/host.yaml", 7)
+    }  # not the first changed file the build reads (aaa.yaml), nor the root kustomization

@@ -5,9 +5,12 @@
    bodies or the apiVersions differ, nothing when they are equal;
 2. lone objects with the same kind, namespace and name in another API group (e.g. an Ingress
    moving from extensions to networking.k8s.io): RENAMED, whatever their similarity;
-3. lone objects of the same group+kind with content similarity >= 0.8: RENAMED (greedy,
+3. lone ConfigMaps and Secrets of one kustomize generator whose content hash suffix changed:
+   RENAMED with `generator` set and `rolls` naming the workloads whose pod template followed the new
+   name (see `generated`);
+4. lone objects of the same group+kind with content similarity >= 0.8: RENAMED (greedy,
    best first; see `matching` for the measure);
-4. the rest: REMOVED (base) and ADDED (head), without field changes.
+5. the rest: REMOVED (base) and ADDED (head), without field changes.
 CHANGED and RENAMED carry the field changes of the normalised bodies, `metadata.name` and
 `apiVersion` included when they differ, so a rename shows its old and new name as a change.
 `previous_api_version` is set only when the apiVersion changed. Secret values are redacted
@@ -18,8 +21,10 @@ here (see `redact`), so no caller can get them. Result order: ObjectChangeKind d
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from aftershock.diff.fields import diff_documents
+from aftershock.diff.generated import pair_generated, rolled_workloads
 from aftershock.diff.matching import (
     Slot,
     SlotPair,
@@ -49,11 +54,15 @@ def diff_objects(
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
     moved = pair_group_moves(lone_base, lone_head)
     lone_base, lone_head = _without(moved, lone_base, lone_head)
+    generated = pair_generated(lone_base, lone_head)
+    lone_base, lone_head = _without(generated, lone_base, lone_head)
     renamed = pair_renames(lone_base, lone_head)
     lone_base, lone_head = _without(renamed, lone_base, lone_head)
 
     changes = [change for pair in kept if (change := _changed(pair)) is not None]
+    kept_changes = tuple(changes)
     changes += [_renamed(pair) for pair in moved + renamed]
+    changes += [_generated(pair, kept_changes) for pair in generated]
     changes += [_lone(ObjectChangeKind.REMOVED, slot.obj) for slot in lone_base]
     changes += [_lone(ObjectChangeKind.ADDED, slot.obj) for slot in lone_head]
     return tuple(sorted(changes, key=_order))
@@ -100,13 +109,23 @@ def _renamed(pair: SlotPair) -> ObjectChange:
     )
 
 
+def _generated(pair: SlotPair, kept: Sequence[ObjectChange]) -> ObjectChange:
+    """A generator's rename: the object renamed, and the workloads whose pods the new name rolls."""
+    old, new = pair.base.obj, pair.head.obj
+    return replace(
+        _renamed(pair),
+        generator=new.generator,
+        rolls=rolled_workloads(old.key, new.key, kept),
+    )
+
+
 def _lone(kind: ObjectChangeKind, obj: RenderedObject) -> ObjectChange:
     return ObjectChange(
         kind=kind,
         key=obj.key,
         api_version=obj.api_version,
         chart=obj.chart,
-        templates=(obj.template,),
+        templates=tuple(sorted({obj.template, *obj.shaped_by})),
     )
 
 
@@ -123,7 +142,8 @@ def _field_changes(old: RenderedObject, new: RenderedObject) -> tuple[FieldChang
 
 
 def _templates(old: RenderedObject, new: RenderedObject) -> tuple[str, ...]:
-    return tuple(sorted({old.template, new.template}))
+    """The files either side came from: templates, and for a kustomize build its patches and inputs."""
+    return tuple(sorted({old.template, new.template, *old.shaped_by, *new.shaped_by}))
 
 
 def _order(change: ObjectChange) -> tuple[int, ObjectKey, bool, ObjectKey, tuple[str, ...]]:

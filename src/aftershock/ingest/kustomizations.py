@@ -19,7 +19,7 @@ from typing import Any
 from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.yaml_files import read_texts
+from aftershock.ingest.yaml_files import read_texts, yaml_texts
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _FUNCTION_MARKERS = (
@@ -97,6 +97,17 @@ def _parsed(path: str, text: str) -> tuple[tuple[str, ...], Any]:
     """(paths it names, the parsed body); MalformedInputError when it is not YAML."""
     body = yamlio.load_one(text, source=path) if text.strip() else {}
     return (tuple(_path_refs(body)) if isinstance(body, dict) else ()), body
+
+
+def kustomization_body(tree: RefSnapshot, path: str) -> dict[str, Any] | None:
+    """The parsed kustomization file at `path`; None when it cannot be read or is not a mapping."""
+    try:
+        text = yaml_texts(tree)[0].get(path) if path.endswith((".yaml", ".yml")) else None
+        text = text if text is not None else tree.text_or_none(path)
+        body = _parsed(path, text)[1] if text is not None else None
+    except AftershockError:
+        return None
+    return body if isinstance(body, dict) else None
 
 
 def _read(

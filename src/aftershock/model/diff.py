@@ -51,7 +51,11 @@ class ObjectChange:
     """An object added, removed, renamed or changed between base and head.
 
     `key` is the head key (the base key for REMOVED); `previous_key` is set for RENAMED.
-    `templates` names the rendered template files on either side it came from.
+    `templates` names the rendered template files on either side it came from (for a kustomize
+    build, the files that declare, generate or patch it).
+    `generator` is set on a RENAMED object whose new name is its kustomize generator's new content
+    hash (ConfigMapGenerator, SecretGenerator); `rolls` then lists the workloads whose pod template
+    changed from the old name to the new one, observed in their diff: the rename restarts their pods.
     """
 
     kind: ObjectChangeKind
@@ -63,3 +67,5 @@ class ObjectChange:
     previous_key: ObjectKey | None = None
     similarity: float | None = None
     previous_api_version: str | None = None
+    generator: str | None = None
+    rolls: tuple[ObjectKey, ...] = ()

@@ -37,6 +37,9 @@ class RenderedObject:
     `body` is the parsed document (JSON-compatible; treat it as read-only).
     `template` is the rendered file's path as Helm names it, e.g. `app/templates/deploy.yaml`
     or `app/charts/lib/templates/x.yaml`; `chart` is the repository path of the chart rendered.
+    For an object a kustomize build made, `template` is the resource file declaring it (or the
+    kustomization file whose generator made it, then named in `generator`, e.g. ConfigMapGenerator),
+    and `shaped_by` the other files of the build that changed or fed it (patches, generator files).
     """
 
     key: ObjectKey
@@ -45,3 +48,5 @@ class RenderedObject:
     chart: str
     template: str
     document_index: int = 0
+    generator: str | None = None
+    shaped_by: tuple[str, ...] = ()

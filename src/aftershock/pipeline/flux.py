@@ -7,7 +7,8 @@ what its kustomizations and the spec's `components` name, under a generated over
 tree) holding `targetNamespace` as `namespace` and the spec's `patches`, `images`, `components`, `namePrefix` and
 `nameSuffix`; then `postBuild` substitution (releases/envsubst.py) with the variables of
 `substituteFrom` (the repository's ConfigMaps and Secrets) overridden by `substitute`. Its review is a
-`ChartReview` of the path whose `release` is the Kustomization and whose `cluster` is the
+`ChartReview` of the path (each object naming the file that declares it and the patches that changed
+it: pipeline/build_origin.py) whose `release` is the Kustomization and whose `cluster` is the
 `clusters/<name>` tree declaring it, so the graph shows cluster -> Kustomization -> object, and the
 HelmReleases it builds are followed from it.
 """
@@ -29,6 +30,7 @@ from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
+from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -41,6 +43,7 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
+from aftershock.pipeline.build_origin import Attribution
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -122,14 +125,16 @@ def _generated_closure(
         and not any(_under(p, t) for t in tops)
         and _is_manifest(tree, p)
     ]
-    files, folders, problem = set(manifests), {flux.path}, None
+    read: set[str] = set(manifests)
+    included: set[str] = {flux.path}
+    issue: str | None = None
     for top in tops:
-        more, dirs, issue = found.closure(top)
-        files |= more
-        folders |= dirs
-        problem = problem or issue
+        more, dirs, nested_issue = found.closure(top)
+        read |= more
+        included |= dirs
+        issue = issue or nested_issue
     resources = tuple(posixpath.relpath(p, flux.path or ".") for p in sorted(manifests + tops))
-    return frozenset(files), frozenset(folders), problem, resources
+    return frozenset(read), frozenset(included), issue, resources
 
 
 def _under(path: str, folder: str) -> bool:
@@ -165,9 +170,16 @@ def build_side(
     overlay_root = work / f"flux-{side.side.value}-overlays"
     side.tree.materialize(sorted({p for plan in ready for p in (*plan.files, *plan.folders)}), dest)
     overlays = [_write_overlay(dest, overlay_root / str(i), plan) for i, plan in enumerate(ready)]
-    for plan, outcome in zip(ready, builder.build_many([str(o) for o in overlays])):
+    for plan, overlay, outcome in zip(
+        ready, overlays, builder.build_many([str(o) for o in overlays])
+    ):
         error = _repository_paths(outcome.error, dest) if outcome.error else None
-        results[plan.flux.id] = _objects(side, plan.flux, outcome.yaml, error, namespace)
+        built = _objects(side, plan.flux, outcome.yaml, error, namespace)
+        if not isinstance(built, ChartRender):
+            top = posixpath.relpath(str(overlay), str(dest))
+            origins = _origins(side, plan, top, dest.name)
+            built = (built[0], origins.objects(built[1], strip=True))
+        results[plan.flux.id] = built
     return results
 
 
@@ -176,6 +188,17 @@ def _repository_paths(error: str, dest: Path) -> str:
     for tree in (str(dest), f"../../{dest.name}"):
         error = error.replace(f"{tree}/", "").replace(tree, ".")
     return error
+
+
+def _origins(side: FluxSide, plan: FluxPlan, top: str, tree_folder: str) -> Attribution:
+    """The files of one build, the Kustomization's own patches and name affixes included; the
+    overlay lies beside the materialised tree (`tree_folder`), so `top` starts with `..`."""
+    spec = {"patches": plan.flux.build_fields.get("patches")}
+    own = tuple(patch_targets(side.tree, top, plan.flux.file, spec))
+    renames = bool({"namePrefix", "nameSuffix"} & set(plan.flux.build_fields))
+    return Attribution(
+        side.tree, side.kustomize, plan.folders, top, own, renames, tree_folder=tree_folder
+    )
 
 
 def _write_overlay(dest: Path, overlay: Path, plan: FluxPlan) -> Path:
@@ -198,6 +221,7 @@ def _write_overlay(dest: Path, overlay: Path, plan: FluxPlan) -> Path:
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
         "resources": [to_path],
+        "buildMetadata": ["originAnnotations"],  # read and stripped again: see build_origin
     }
     if plan.flux.target_namespace:
         body["namespace"] = plan.flux.target_namespace
@@ -352,4 +376,4 @@ def _split(built: Built | None, side: Side) -> tuple[ChartRender, tuple[Rendered
     if isinstance(built, ChartRender):
         return built, ()
     render, objects = built
-    return render, objects
+    return render, tuple(objects)

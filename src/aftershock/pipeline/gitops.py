@@ -20,6 +20,7 @@ from aftershock.model.change import FileChange
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import Unit, UnitKind
+from aftershock.pipeline.build_origin import source_unit_kind
 from aftershock.pipeline.charts import SideInput
 from aftershock.pipeline.flux import (
     FluxId,
@@ -100,7 +101,9 @@ def review_gitops(
         files, base, head, namespace, builder, work, kustomize_sets, skip=flux_folders
     )
     plain = review_plain(files, base, head, namespace, excluded=kustomized.built | flux_files)
-    linked = _flux_units(kustomize_units(plain_units(units, plain), kustomized), reached, sides)
+    linked = _flux_units(
+        kustomize_units(plain_units(units, plain), kustomized), reached, sides, flux_reviews
+    )
     return GitOpsReview(
         tuple(flux_reviews) + kustomized.reviews,
         plain.reviews,
@@ -156,12 +159,18 @@ def _spec_changed(key: FluxId, sides: Sequence[FluxSide]) -> bool:
 
 
 def _flux_units(
-    units: Units, reached: Mapping[FluxId, list[str]], sides: Sequence[FluxSide]
+    units: Units,
+    reached: Mapping[FluxId, list[str]],
+    sides: Sequence[FluxSide],
+    reviews: Sequence[ChartReview],
 ) -> Units:
-    """A changed file a Flux Kustomization's build reads is a unit of that Kustomization's path."""
+    """A changed file a Flux Kustomization's build reads is a unit of that Kustomization's path, and a
+    template of the objects it declares or patches there (`reviews` in the order of `reached`)."""
     paths: dict[str, set[str]] = {}
-    for key, hits in reached.items():
+    built: dict[str, list[ChartReview]] = {}
+    for (key, hits), review in zip(reached.items(), reviews):
         flux = sides[1].kustomizations.get(key) or sides[0].kustomizations[key]
+        built.setdefault(flux.path, []).append(review)
         for path in hits:
             paths.setdefault(path, set()).add(flux.path)
     return tuple(
@@ -169,9 +178,14 @@ def _flux_units(
             path,
             file_units
             + tuple(
-                Unit(f"flux:{folder}:{path}", UnitKind.CHART_FILE, path, chart=folder)
+                Unit(f"flux:{folder}:{path}", _unit_kind(path, built[folder]), path, chart=folder)
                 for folder in sorted(paths.get(path, ()))
             ),
         )
         for path, file_units in units
     )
+
+
+def _unit_kind(path: str, reviews: Sequence[ChartReview]) -> UnitKind:
+    kinds = {source_unit_kind(path, review) for review in reviews}
+    return UnitKind.TEMPLATE if UnitKind.TEMPLATE in kinds else UnitKind.CHART_FILE

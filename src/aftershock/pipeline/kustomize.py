@@ -3,8 +3,9 @@ kustomize at base and head from the ref's materialised tree (never a checkout) a
 
 A root is a kustomization folder no other one includes (an overlay, not its bases); it is reached when
 a changed file is one its build reads. Its review is a `ChartReview` whose `chart` is the folder and
-whose name is `kustomization`; a build that fails, or that must not run (remote resources, Helm,
-KRM functions, paths leaving the repository), is *not reviewed* with the reason.
+whose name is `kustomization`; each object names the file that declares it and the patches that changed
+it (pipeline/build_origin.py). A build that fails, or that must not run (remote resources, Helm, KRM
+functions, paths leaving the repository), is *not reviewed* with the reason.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from aftershock.model.review import (
     RenderStatus,
     Side,
 )
-from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
+from aftershock.model.units import AffectedChart, AffectStep, Unit
+from aftershock.pipeline.build_origin import (
+    Attribution,
+    kustomization_file,
+    request_origins,
+    source_unit_kind,
+)
 from aftershock.pipeline.charts import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -139,17 +146,28 @@ def _build_side(
     tree.materialize(
         sorted({p for _, files, folders in buildable for p in (*files, *folders)}), dest
     )
-    outcomes = builder.build_many(
-        [str(dest / folder) if folder else str(dest) for folder, _, _ in buildable]
-    )
-    for (folder, _, _), outcome in zip(buildable, outcomes):
+    built = [dest / folder if folder else dest for folder, _, _ in buildable]
+    stripped = [_request_origins(folder) for folder in built]
+    outcomes = builder.build_many([str(folder) for folder in built])
+    for (folder, _, folders), strip, outcome in zip(buildable, stripped, outcomes):
         error = (
             outcome.error.replace(f"{dest}/", "").replace(str(dest), ".") if outcome.error else None
         )  # repository paths
-        results[folder] = _parsed(
-            side, found.by_folder[folder].file, folder, outcome.yaml, error, namespace
-        )
+        parsed = _parsed(side, found.by_folder[folder].file, folder, outcome.yaml, error, namespace)
+        results[folder] = _attributed(parsed, Attribution(tree, found, folders, folder), strip)
     return results
+
+
+def _request_origins(folder: Path) -> bool:
+    file = kustomization_file(folder)
+    return file is not None and request_origins(file)
+
+
+def _attributed(built: _Built, origins: Attribution, strip: bool) -> _Built:
+    if isinstance(built, ChartRender):
+        return built
+    render, objects = built
+    return render, origins.objects(objects, strip)
 
 
 def _parsed(
@@ -219,16 +237,23 @@ def kustomize_units(
     units: tuple[tuple[str, tuple[Unit, ...]], ...],
     review: KustomizeReview,
 ) -> tuple[tuple[str, tuple[Unit, ...]], ...]:
-    """A changed file a kustomization reads is a unit of each root it reaches: file -> kustomization -> object."""
+    """A changed file a kustomization reads is a unit of each root it reaches: file -> kustomization ->
+    object, and a template of the objects it declares or patches: file -> template -> object."""
     roots: dict[str, list[str]] = {}
     for path, root in review.reached:
         roots.setdefault(path, []).append(root)
+    by_root = {r.chart: r for r in review.reviews}
     return tuple(
         (
             path,
             file_units
             + tuple(
-                Unit(f"kustomize:{root}:{path}", UnitKind.CHART_FILE, path, chart=root)
+                Unit(
+                    f"kustomize:{root}:{path}",
+                    source_unit_kind(path, by_root.get(root)),
+                    path,
+                    chart=root,
+                )
                 for root in roots.get(path, ())
             ),
         )

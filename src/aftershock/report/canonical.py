@@ -235,10 +235,11 @@ def _commit(c: Commit) -> dict[str, Any]:
 def _secret_templates(review: Review) -> set[str]:
     """Repository paths of templates that rendered a Secret on either side, and files whose hunks hold one."""
     paths = {
-        o.template
+        path
         for r in review.chart_reviews
         for o in (*r.base_objects, *r.head_objects)
         if o.key.kind == "Secret" and o.key.group == ""
+        for path in (o.template, *o.shaped_by)  # a secretGenerator's env and files too
     }
     for f in review.files:
         if any("kind: Secret" in line for h in f.hunks for line in h.lines):
@@ -432,6 +433,14 @@ def _key(key: ObjectKey) -> dict[str, str]:
 
 
 def _object(review: str, change: ObjectChange) -> dict[str, Any]:
+    found = _object_fields(review, change)
+    if change.generator:  # only a kustomize generator's rename has them
+        found["generator"] = change.generator
+        found["rolls"] = [_key(k) for k in change.rolls]
+    return found
+
+
+def _object_fields(review: str, change: ObjectChange) -> dict[str, Any]:
     return {
         "id": object_id(review, change),
         "review": review,

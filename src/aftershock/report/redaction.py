@@ -1,5 +1,6 @@
 """Keeps credentials out of every report: hunk lines that carry a secret value show its size only
-(block `key: value` lines, and each literal value of a flow mapping in a file rendering a Secret)."""
+(block `key: value` lines, and each literal value of a flow mapping in a file rendering a Secret, and
+in a file feeding one, such as a kustomize secretGenerator's env file, each `KEY=value` line)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ _YAML_PAIR = re.compile(
     r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)(?P<value>[^#{|>].*?)\s*$"
 )
 
+
+# `KEY=value` (an env file or a generator literal), optionally a list item or quoted.
+_ENV_PAIR = re.compile(
+    r"^(?P<lead>[-+ ]?\s*(?:-\s*)?[\"']?)(?P<key>[A-Za-z_][\w.\-]*)=(?P<value>.*?)(?P<trail>[\"']?)\s*$"
+)
 
 _SHOWN_KEYS = ("apiVersion", "kind", "name", "namespace", "type")  # identity, never a credential
 # `  key: {a: 1, b: 2}` (a flow mapping; `{{ }}` inside is a template expression, not a nested map)
@@ -33,7 +39,10 @@ def redact_hunk_line(
             return flow
     match = _YAML_PAIR.match(line)
     if match is None:
-        return line
+        env = _ENV_PAIR.match(line) if secret_file else None
+        if env is None or not env.group("value") or env.group("value").startswith("{{"):
+            return line
+        return f"{env.group('lead')}{env.group('key')}={_redacted(env.group('value'))}{env.group('trail')}"
     key = match.group("key").strip("\"'")
     if not (secret_file or is_sensitive(key) or key in secret_keys):
         return line

@@ -45,12 +45,26 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
 
 def object_title(obj: dict[str, Any]) -> str:
     title: str = obj["display"]
-    if obj["change"] == "renamed" and obj["previous_key"]:
+    if obj["change"] == "renamed" and obj["previous_key"] and obj.get("generator"):
+        title += f" (renamed from {obj['previous_key']['name']}: {generated_rename(obj)})"
+    elif obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
         title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
     if obj.get("scenario", "default") != "default":
         title += f" [scenario {obj['scenario']}]"
     return title
+
+
+def generated_rename(obj: dict[str, Any]) -> str:
+    """Why a generated object was renamed, and the workloads whose pods the new name rolls."""
+    why = f"new content hash of its {obj['generator']}"
+    rolls = obj.get("rolls") or []
+    if not rolls:
+        return f"{why}; no workload's pod template names it"
+    names = ", ".join(
+        f"{k['kind']} {k['namespace'] + '/' if k['namespace'] else ''}{k['name']}" for k in rolls
+    )
+    return f"{why}; rolls {names} (pod template changed)"
 
 
 def headline(doc: dict[str, Any]) -> str:

@@ -72,7 +72,9 @@ class ObjectPair:
 
     @property
     def templates(self) -> tuple[str, ...]:
-        return tuple(sorted({o.template for o in (self.base, self.head) if o is not None}))
+        """The files it came from: templates, and a kustomize build's patches and generator files."""
+        sides = [o for o in (self.base, self.head) if o is not None]
+        return tuple(sorted({path for o in sides for path in (o.template, *o.shaped_by)}))
 
     @property
     def unchanged(self) -> bool:

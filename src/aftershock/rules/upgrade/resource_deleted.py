@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
-from aftershock.model.diff import ObjectChangeKind
+from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig, text
@@ -63,8 +63,23 @@ def _grade(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
     return Severity.INFO, "it is deleted on upgrade"
 
 
+def _generated(change: ObjectChange) -> tuple[Severity, str]:
+    """A kustomize generator's rename: kustomize rewrote the references in the build, whose workloads roll."""
+    why = f"a new content hash of its {change.generator}; kustomize rewrote the references in the build"
+    if not change.rolls:
+        return (
+            Severity.LOW,
+            f"{why}, and no workload's pod template names it: a client outside the build using the old "
+            "name breaks when the old object is pruned",
+        )
+    rolled = ", ".join(str(k) for k in change.rolls)
+    return Severity.INFO, f"{why}: the rename rolls {rolled} (pod template changed)"
+
+
 def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: bool) -> Concern:
-    severity, consequence = _grade(old, renamed)
+    change = pair.change
+    generated = renamed and change is not None and change.generator is not None
+    severity, consequence = _generated(change) if generated and change else _grade(old, renamed)
     what = f"is renamed to {pair.head.key.name}" if renamed and pair.head else "is deleted"
     return Concern(
         subject=pair.subject("deleted" if not renamed else "renamed"),
@@ -104,7 +119,9 @@ RULE = Rule(
         what="Objects rendered at base that are absent at head, or renamed (Helm deletes the old name and "
         "creates the new one). Graded by what the deletion destroys: PersistentVolumeClaims, StatefulSets "
         "with volumeClaimTemplates (renamed, or deleted with whenDeleted: Delete) and PersistentVolumes are "
-        "high; Namespaces and CustomResourceDefinitions critical; other renames low; other deletions info. "
+        "high; Namespaces and CustomResourceDefinitions critical; other renames low; other deletions info. A "
+        "ConfigMap or Secret a kustomize generator renamed (a new content hash) is info when workloads roll "
+        "with it (kustomize rewrote their references), low when no workload names it. "
         "`helm.sh/resource-policy: keep` makes a deletion info (Helm leaves the object in place), but not a "
         "rename of a claim: the workload still starts on an empty one. Objects from files under `crds/` are left "
         "out: Helm never deletes them (`crds-not-upgraded` reports their changes).",
