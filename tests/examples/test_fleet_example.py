@@ -70,7 +70,7 @@ def test_an_overlay_patch_reaches_only_its_cluster(fleet, renderer):
     (prod,) = review.chart_reviews
     assert (
         prod.cluster == "prod"
-        and prod.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"
+        and prod.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps@prod"
     )
 
 
@@ -93,7 +93,7 @@ def test_an_external_chart_bump_renders_both_versions_from_the_shipped_cache(fle
     (podinfo,) = [
         r
         for r in result.review.chart_reviews
-        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo")
+        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo@prod")
     ]
     assert podinfo.outcome is ChartOutcome.CHANGED
     (change,) = podinfo.changes

@@ -118,7 +118,7 @@ def _podinfo(review):
     return [
         r
         for r in review.chart_reviews
-        if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo"
+        if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo@prod"
     ]
 
 
@@ -160,7 +160,7 @@ def test_without_archives_only_the_release_the_change_reaches_is_not_reviewed(tm
     review = _review(repo, base, renderer)
     gaps = [g.part for g in review.not_reviewed]
     assert gaps == [
-        "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo"
+        "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo in cluster prod"
     ]  # `other` never touched
     assert "not in the chart cache" in review.not_reviewed[0].reason
     values = [

@@ -21,7 +21,7 @@ from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import ValuesReference
+from aftershock.model.releases import ValuesReference, cluster_tree
 from aftershock.model.units import Chart
 
 FLUX_KUSTOMIZE_GROUP = "kustomize.toolkit.fluxcd.io"
@@ -48,10 +48,7 @@ class FluxKustomization:
         return self.file, self.key
 
 
-def cluster_of(path: str) -> str | None:
-    """`prod` for anything under `clusters/prod/`."""
-    parts = path.split("/")
-    return parts[1] if len(parts) > 2 and parts[0] == "clusters" else None
+cluster_of = cluster_tree  # `prod` for anything under `clusters/prod/`
 
 
 def find_flux_kustomizations(
@@ -91,23 +88,26 @@ def _objects(path: str, text: str, namespace: str) -> tuple[RenderedObject, ...]
     return manifest_objects(path, text, namespace)
 
 
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _from_git(obj: RenderedObject) -> bool:
     """A Kustomization of an OCIRepository, Bucket or ExternalArtifact builds a path of another source."""
-    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
-    source = spec.get("sourceRef") if isinstance(spec.get("sourceRef"), dict) else {}
-    return source.get("kind", "GitRepository") == "GitRepository"
+    source = _map(_map(obj.body.get("spec")).get("sourceRef"))
+    return bool(source.get("kind", "GitRepository") == "GitRepository")
 
 
 def flux_kustomization(obj: RenderedObject, cluster: str | None) -> FluxKustomization:
-    spec = obj.body.get("spec") if isinstance(obj.body.get("spec"), dict) else {}
-    raw_path = spec.get("path") if isinstance(spec.get("path"), str) else "./"
+    spec = _map(obj.body.get("spec"))
+    raw_path = spec["path"] if isinstance(spec.get("path"), str) else "./"
     path = posixpath.normpath(raw_path.lstrip("/"))  # Flux reads the path from the source's root
     path = "" if path == "." else path
     problem = None
     if path == ".." or path.startswith("../"):
         problem, path = f"spec.path {raw_path!r} leaves the repository", ""
-    post = spec.get("postBuild") if isinstance(spec.get("postBuild"), dict) else {}
-    substitute = post.get("substitute") if isinstance(post.get("substitute"), dict) else {}
+    post = _map(spec.get("postBuild"))
+    substitute = _map(post.get("substitute"))
     refs = tuple(
         ValuesReference(
             kind=str(r.get("kind", "")),

@@ -31,6 +31,7 @@ from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.releases import release_id
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
@@ -86,8 +87,8 @@ def build_closure(flux: FluxKustomization, side: FluxSide) -> _Plan:
             f"spec.path {flux.path or '.'} does not exist at this ref",
         )
     if flux.path in found.by_folder:
-        files, folders, problem = found.closure(flux.path)
-        return _Plan(flux, files, folders, None, problem)
+        closed, dirs, issue = found.closure(flux.path)
+        return _Plan(flux, closed, dirs, None, issue)
     nested = sorted(f for f in found.by_folder if _under(f, flux.path))
     tops = [f for f in nested if not any(_under(f, other) for other in nested if other != f)]
     manifests = [
@@ -203,7 +204,7 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
 def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
     """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
     own = [o for o in objects if cluster_of(o.template) == cluster]
-    return (own or list(objects) or [None])[0]
+    return (own or list(objects) or [None])[0]  # type: ignore[list-item]
 
 
 def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
@@ -217,7 +218,7 @@ def _variables_problem(flux: FluxKustomization, lookup: Lookup) -> str | None:
 def _data(obj: RenderedObject) -> dict[str, str]:
     """A ConfigMap's data, or a Secret's data (decoded) and stringData, newlines dropped as Flux does."""
     values: dict[str, str] = {}
-    data = obj.body.get("data") if isinstance(obj.body.get("data"), dict) else {}
+    data: Mapping[str, Any] = obj.body["data"] if isinstance(obj.body.get("data"), dict) else {}
     for key, value in data.items():
         text = "" if value is None else str(value)
         if obj.key.kind == "Secret":
@@ -226,8 +227,8 @@ def _data(obj: RenderedObject) -> dict[str, str]:
             except (binascii.Error, ValueError):
                 pass
         values[str(key)] = text.replace("\n", "")
-    string_data = (
-        obj.body.get("stringData")
+    string_data: Mapping[str, Any] = (
+        obj.body["stringData"]
         if obj.key.kind == "Secret" and isinstance(obj.body.get("stringData"), dict)
         else {}
     )
@@ -273,18 +274,24 @@ def review_one(
     """The review of one Kustomization from its two sides' builds (None: absent at that ref)."""
     steps = (AffectStep("file", changed[0], "changed"),) if changed else ()
     affected = AffectedChart(
-        flux.path, steps + (AffectStep("release", flux.key.id, "built by the Flux Kustomization"),)
+        flux.path,
+        steps
+        + (
+            AffectStep(
+                "release", release_id(flux.key, flux.cluster), "built by the Flux Kustomization"
+            ),
+        ),
     )
     name = posixpath.basename(flux.path) or "."
     sides = [_split(base, Side.BASE), _split(head, Side.HEAD)]
     (base_render, base_objects), (head_render, head_objects) = sides
-    release, cluster = flux.key.id, flux.cluster or "in-cluster"
+    release, cluster = release_id(flux.key, flux.cluster), flux.cluster or "in-cluster"
+    part = f"Flux Kustomization {flux.key}" + (
+        f" in cluster {flux.cluster}" if flux.cluster else ""
+    )
     failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
     if failed:
-        gaps = [
-            NotReviewed(f"Flux Kustomization {flux.key}", r.error or "build failed", r.side)
-            for r in failed
-        ]
+        gaps = [NotReviewed(part, r.error or "build failed", r.side) for r in failed]
         return ChartReview(
             flux.path,
             name,
@@ -317,4 +324,5 @@ def _split(built: Any, side: Side) -> tuple[ChartRender, tuple[RenderedObject, .
         return ChartRender(side, RenderStatus.ABSENT), ()
     if isinstance(built, ChartRender):
         return built, ()
-    return built
+    render, objects = built
+    return render, tuple(objects)

@@ -13,13 +13,22 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import Evidence, ReleaseSpec, ResolvedRelease
+from aftershock.model.releases import (
+    Evidence,
+    ReleaseSpec,
+    ResolvedRelease,
+    cluster_tree,
+    release_id,
+    release_label,
+    split_release_id,
+)
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
@@ -50,6 +59,7 @@ class ReleaseSource:
     cluster: str | None = (
         None  # the cluster the source deploys to (a Flux Kustomization's), when known
     )
+    tree: str | None = None  # the cluster tree its releases live in: part of their identity
 
 
 @dataclass(frozen=True)
@@ -77,11 +87,9 @@ def manifest_sources(
     sources = []
     for path in sorted(set(base.objects) | set(head.objects)):
         steps = (AffectStep("file", path, "changed"),) if path in changed else ()
-        sources.append(
-            ReleaseSource(
-                path, steps, base.objects.get(path, ()), head.objects.get(path, ()), *lookups
-            )
-        )
+        tree = cluster_tree(path)
+        objects = base.objects.get(path, ()), head.objects.get(path, ())
+        sources.append(ReleaseSource(path, steps, *objects, *lookups, cluster=tree, tree=tree))
     gaps = [
         NotReviewed(f"manifest {p}", r)
         for side in (base, head)
@@ -103,6 +111,7 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
         head_lookup,
         review.scenario,
         review.cluster,
+        split_release_id(review.release)[1] if review.release else None,
     )
 
 
@@ -129,7 +138,7 @@ def follow_releases(
     changes: list[ValuesKeyChange] = []
     gaps: list[NotReviewed] = []
     current: list[ReleaseSource] = list(sources)
-    seen: set[tuple[ObjectKey, str]] = set()
+    seen: set[tuple[str, str]] = set()  # (release id, the values it passes)
     for depth in range(MAX_DEPTH):
         plans, round_changes, round_gaps = _plans(
             current, base, head, by_chart, seen, chart_map or {}, covered, cache
@@ -171,7 +180,7 @@ def _plans(
     base: SideInput,
     head: SideInput,
     affected: Mapping[str, AffectedChart],
-    seen: set[tuple[ObjectKey, str]],
+    seen: set[tuple[str, str]],
     chart_map: Mapping[str, str],
     covered: frozenset[tuple[str, str]],
     cache: ChartCache,
@@ -179,46 +188,45 @@ def _plans(
     """A release is planned once per distinct pair of values it passes (a scenario of its source that
     passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
-    said: set[ObjectKey] = {key for key, _ in seen}
+    said: set[str] = {release for release, _ in seen}
     for source in sources:
         for key in sorted(
             {o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}
         ):
+            release = release_id(key, source.tree)
             try:
                 planned, values_changes = _plan(source, key, base, head, affected, chart_map, cache)
             except _Unreached:
                 continue
             except _Unresolved as unresolved:
                 changes += unresolved.values_changes
-                gaps.append(NotReviewed(f"release {key}", unresolved.error.line()))
+                gaps.append(NotReviewed(release_label(release), unresolved.error.line()))
                 continue
             except AftershockError as error:
-                if key not in said:
-                    gaps.append(NotReviewed(f"release {key}", error.line()))
-                said.add(key)
+                if release not in said:
+                    gaps.append(NotReviewed(release_label(release), error.line()))
+                said.add(release)
                 continue
             plan = planned[0] if planned is not None else None
-            identity = (key, _inputs_key(plan))
+            identity = (release, _inputs_key(plan))
             if identity in seen:
-                continue
+                continue  # the same release in the same cluster, passing the same values
             seen.add(identity)
-            if key not in said:
+            if release not in said:
                 changes += values_changes
-            said.add(key)
-            if (
-                planned is not None
-                and plan is not None
-                and not (source.scenario == "default" and (plan.path, key.id) in covered)
+            said.add(release)
+            if planned is not None and not (
+                source.scenario == "default" and (planned[0].path, key.id) in covered
             ):
-                plans.append(
-                    (
-                        replace(plan, scenario=source.scenario)
-                        if source.scenario != "default"
-                        else plan,
-                        planned[1],
-                    )
-                )
+                plans.append(_in_scenario(planned, source.scenario))
     return plans, changes, gaps
+
+
+def _in_scenario(
+    planned: tuple[ChartPlan, _Archives], scenario: str
+) -> tuple[ChartPlan, _Archives]:
+    plan, archives = planned
+    return (replace(plan, scenario=scenario) if scenario != "default" else plan), archives
 
 
 def _inputs_key(plan: ChartPlan | None) -> str:
@@ -248,8 +256,11 @@ def _plan(
 ) -> tuple[tuple[ChartPlan, _Archives] | None, list[ValuesKeyChange]]:
     b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
     h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
+    release = release_id(key, source.tree)
     _check_resolved(source, key, b, h)
-    chart_path = (h or b).chart_path  # type: ignore[union-attr]
+    current = h or b
+    assert current is not None and current.chart_path is not None  # no problem, so a chart
+    chart_path = current.chart_path
     if chart_path == source.id or any(
         s.kind == "chart" and s.id == chart_path for s in source.path
     ):
@@ -257,19 +268,20 @@ def _plan(
             f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle"
         )
     values_changes = diff_values(
-        b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}"
+        b.values if b else {}, h.values if h else {}, chart=chart_path, file=release_label(release)
     )
     values_changes = _marked_secret(
         values_changes,
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
-    steps = _steps(source, key, chart_path, (h or b).evidence.value, affected)  # type: ignore[union-attr]
+    steps = _steps(source, release, chart_path, current.evidence.value, affected)
     moved = (b is None) != (h is None) or (
         b is not None and h is not None and b.version != h.version
     )
     if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
-    return _chart_plan(key, b, h, base, head, steps, source.cluster), list(values_changes)
+    plan = _chart_plan(release, chart_path, b, h, (base, head), steps, source.cluster)
+    return plan, list(values_changes)
 
 
 def _check_resolved(
@@ -286,7 +298,7 @@ def _check_resolved(
         b.values if b else {},
         h.values if h else {},
         chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
-        file=f"release {key}",
+        file=release_label(release_id(key, source.tree)),
     )
     if before == after and not values:
         raise _Unreached()
@@ -317,7 +329,7 @@ def _marked_secret(
 
 def _steps(
     source: ReleaseSource,
-    key: ObjectKey,
+    release: str,
     chart_path: str,
     evidence: str,
     affected: Mapping[str, AffectedChart],
@@ -326,12 +338,12 @@ def _steps(
     the downstream chart itself; None when the change reaches neither."""
     if source.path:
         return source.path + (
-            AffectStep("release", key.id, f"declared by {source.id}"),
+            AffectStep("release", release, f"declared by {source.id}"),
             AffectStep("chart", chart_path, f"installed by the release ({evidence})"),
         )
     if chart_path in affected:
         return affected[chart_path].path + (
-            AffectStep("release", key.id, f"installs it with its values ({evidence})"),
+            AffectStep("release", release, f"installs it with its values ({evidence})"),
         )
     return None
 
@@ -392,7 +404,7 @@ def _external(
 
 def _values_or_empty(
     spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot
-) -> dict:
+) -> dict[str, Any]:
     """The values a release passes, for its values diff even when its chart cannot be resolved."""
     try:
         return release_values(spec, lookup, tree.text_or_none, None)
@@ -401,17 +413,16 @@ def _values_or_empty(
 
 
 def _chart_plan(
-    key: ObjectKey,
+    release: str,
+    chart_path: str,
     b: ResolvedRelease | None,
     h: ResolvedRelease | None,
-    base: SideInput,
-    head: SideInput,
+    sides: tuple[SideInput, SideInput],
     steps: tuple[AffectStep, ...],
     source_cluster: str | None = None,
 ) -> tuple[ChartPlan, _Archives]:
-    charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
-    charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
-    chart_path = (h or b).chart_path  # type: ignore[union-attr]
+    charts_base: Mapping[str, Chart] = {c.path: c for c in sides[0][1]}
+    charts_head: Mapping[str, Chart] = {c.path: c for c in sides[1][1]}
     chart_b = _chart(b, charts_base)
     chart_h = _chart(h, charts_head)
     archives = tuple(
@@ -419,16 +430,18 @@ def _chart_plan(
         for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
         if r is not None and r.archive is not None and c is not None
     )
+    chart, current = chart_h or chart_b, h or b
+    assert chart is not None and current is not None, f"{chart_path} is at neither ref"
     return ChartPlan(
         path=chart_path,
-        name=(chart_h or chart_b).name,
-        affected=AffectedChart(chart_path, steps),  # type: ignore[union-attr]
+        name=chart.name,
+        affected=AffectedChart(chart_path, steps),
         base=chart_b,
         head=chart_h,
-        release=key.id,
+        release=release,
         base_inputs=_inputs(b),
         head_inputs=_inputs(h),
-        cluster=_cluster(h or b, source_cluster),  # type: ignore[arg-type]
+        cluster=_cluster(current, source_cluster),
     ), archives
 
 

@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from aftershock.model.diff import ObjectChange
-from aftershock.model.objects import ObjectKey
-from aftershock.model.releases import Evidence
+from aftershock.model.releases import Evidence, release_label
 from aftershock.model.review import ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 from aftershock.provenance.keyindex import KeyIndex
@@ -125,7 +124,7 @@ def split_key(path: str) -> tuple[str, ...]:
 
 def matches(read: tuple[str, ...], key: tuple[str, ...]) -> bool:
     """One path is a prefix of the other (`*` in a read matches any key)."""
-    return all(r == k or r == WILDCARD for r, k in zip(read, key))
+    return all(r in (k, WILDCARD) for r, k in zip(read, key))
 
 
 def review_id(review: ChartReview) -> str:
@@ -135,12 +134,8 @@ def review_id(review: ChartReview) -> str:
 
 
 def release_values_file(release_id: str) -> str:
-    """The `file` of the values key changes of a release's values: `release <ObjectKey as text>`."""
-    group, kind, namespace, name = release_id.split("/", 3)
-    key = ObjectKey(
-        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
-    )
-    return f"release {key}"
+    """The `file` of the values key changes of a release's values (model.releases.release_label)."""
+    return release_label(release_id)
 
 
 def scoped_keys(
