@@ -101,4 +101,5 @@ class ResolvedRelease:
     archive: bytes | None = field(
         default=None, repr=False, compare=False
     )  # an external chart's archive
-    version: str | None = None  # an external chart's version
+    version: str | None = None  # an external chart's version (exact: a range is pinned)
+    chosen: str | None = None  # how a range was pinned: the version, among what

@@ -274,7 +274,8 @@ def _plan(
         values_changes,
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
-    steps = _steps(source, release, chart_path, current.evidence.value, affected)
+    how = current.evidence.value + (f": version {current.chosen}" if current.chosen else "")
+    steps = _steps(source, release, chart_path, how, affected)
     moved = (b is None) != (h is None) or (
         b is not None and h is not None and b.version != h.version
     )
@@ -392,13 +393,21 @@ def _external(
     except AftershockError as error:
         return ResolvedRelease(spec, None, Evidence.OBSERVED, values, problem=error.line())
     try:
-        archive = cache.archive(chart)
+        pinned = cache.pin(chart)
+        archive = cache.archive(pinned.chart)
     except AftershockError as error:
         return ResolvedRelease(
             spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version
         )
+    evidence = Evidence.INFERRED if pinned.inferred else Evidence.OBSERVED
     return ResolvedRelease(
-        spec, chart.id, Evidence.OBSERVED, values, archive=archive, version=chart.version
+        spec,
+        chart.id,
+        evidence,
+        values,
+        archive=archive,
+        version=pinned.chart.version,
+        chosen=pinned.chosen,
     )
 
 

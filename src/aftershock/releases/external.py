@@ -1,22 +1,22 @@
 """Which chart from outside the repository a release installs: a Flux HelmRepository chart (with the
 HelmRepository's `spec.url`), a Flux OCIRepository (`chartRef`, its `url` and `ref.tag`), or an Argo CD
-source naming a `chart` in a `repoURL`. Only exact versions are resolved: a range needs the
-repository's index, which an offline review does not have.
+source naming a `chart` in a `repoURL`. The version is as written: exact, or a semver range (Flux's
+`spec.chart.spec.version`, `*` when absent as Flux defaults it, or Argo's `targetRevision`) that the
+chart cache pins (render/chart_archives.py); an OCIRepository's `ref.tag` must be exact.
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ReleaseKind, ReleaseSpec
-from aftershock.render.chart_archives import ExternalChart
+from aftershock.render.chart_archives import ExternalChart, is_exact
 
 SOURCE_GROUP = "source.toolkit.fluxcd.io"
-_EXACT = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$")
 
 
 def is_external(spec: ReleaseSpec) -> bool:
@@ -28,21 +28,27 @@ def is_external(spec: ReleaseSpec) -> bool:
 def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> ExternalChart:
     """The external chart of `spec` (see is_external); AftershockError when it cannot be pinned down."""
     if spec.kind is ReleaseKind.ARGO:
-        return _exact(
+        return _named(
             ExternalChart(str(spec.repository), str(spec.chart), spec.version or ""), spec
         )
     source = _source(spec, objects)
-    body = source.body.get("spec") if isinstance(source.body.get("spec"), dict) else {}
+    body = _map(source.body.get("spec"))
     url = str(body.get("url") or "")
     if spec.source_kind == "OCIRepository":
-        ref = body.get("ref") if isinstance(body.get("ref"), dict) else {}
-        return _exact(
-            ExternalChart(
-                posixpath.dirname(url), posixpath.basename(url), str(ref.get("tag") or "")
-            ),
-            spec,
-        )
-    return _exact(ExternalChart(url, str(spec.chart), spec.version or ""), spec)
+        ref = _map(body.get("ref"))
+        tag = str(ref.get("tag") or "")
+        chart = _named(ExternalChart(posixpath.dirname(url), posixpath.basename(url), tag), spec)
+        if not is_exact(tag):
+            raise AftershockError(
+                f"chart {chart.name} of {spec.key} asks for tag {tag or '(none)'!r}, not an exact version",
+                hint="pin an exact ref.tag so the review can render it offline",
+            )
+        return chart
+    return _named(ExternalChart(url, str(spec.chart), spec.version or "*"), spec)
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _source(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> RenderedObject:
@@ -60,12 +66,12 @@ def _source(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> R
     return (same or found)[0]
 
 
-def _exact(chart: ExternalChart, spec: ReleaseSpec) -> ExternalChart:
+def _named(chart: ExternalChart, spec: ReleaseSpec) -> ExternalChart:
     if not chart.repository or not chart.name:
         raise AftershockError(f"{spec.key} names no chart repository", hint="set the source's url")
-    if not _EXACT.match(chart.version):
+    if not chart.version:
         raise AftershockError(
-            f"chart {chart.name} of {spec.key} asks for version {chart.version or '(none)'!r}, not an exact version",
-            hint="pin an exact version so the review can render it offline",
+            f"chart {chart.name} of {spec.key} names no version",
+            hint="set targetRevision to a version or a semver range",
         )
     return chart
