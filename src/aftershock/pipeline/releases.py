@@ -21,7 +21,6 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
-    Evidence,
     ReleaseSpec,
     ResolvedRelease,
     cluster_tree,
@@ -32,7 +31,7 @@ from aftershock.model.releases import (
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.releases.external import external_chart, is_external
+from aftershock.releases.external import is_external, resolve_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -365,7 +364,7 @@ def _resolve(
     assert spec is not None
     path, evidence, problem = resolve_chart(spec, charts, chart_map)
     if problem and is_external(spec):
-        return _external(spec, lookup, tree, cache)
+        return resolve_external(spec, lookup, tree.text_or_none, cache)
     if problem:
         return ResolvedRelease(
             spec, None, evidence, _values_or_empty(spec, lookup, tree), problem=problem
@@ -377,37 +376,6 @@ def _resolve(
         evidence,
         release_values(spec, lookup, tree.text_or_none, path),
         secret_paths=secret_paths,
-    )
-
-
-def _external(
-    spec: ReleaseSpec,
-    lookup: Mapping[ObjectKey, RenderedObject],
-    tree: RefSnapshot,
-    cache: ChartCache,
-) -> ResolvedRelease:
-    """A chart from a Helm or OCI repository, from the chart cache (or downloaded when allowed)."""
-    values = release_values(spec, lookup, tree.text_or_none, None)
-    try:
-        chart = external_chart(spec, lookup)
-    except AftershockError as error:
-        return ResolvedRelease(spec, None, Evidence.OBSERVED, values, problem=error.line())
-    try:
-        pinned = cache.pin(chart)
-        archive = cache.archive(pinned.chart)
-    except AftershockError as error:
-        return ResolvedRelease(
-            spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version
-        )
-    evidence = Evidence.INFERRED if pinned.inferred else Evidence.OBSERVED
-    return ResolvedRelease(
-        spec,
-        chart.id,
-        evidence,
-        values,
-        archive=archive,
-        version=pinned.chart.version,
-        chosen=pinned.chosen,
     )
 
 

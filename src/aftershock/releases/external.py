@@ -13,8 +13,9 @@ from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import ReleaseKind, ReleaseSpec
-from aftershock.render.chart_archives import ExternalChart, is_exact
+from aftershock.model.releases import Evidence, ReleaseKind, ReleaseSpec, ResolvedRelease
+from aftershock.releases.values import FileReader, release_values
+from aftershock.render.chart_archives import ChartCache, ExternalChart, is_exact
 
 SOURCE_GROUP = "source.toolkit.fluxcd.io"
 
@@ -45,6 +46,38 @@ def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject
             )
         return chart
     return _named(ExternalChart(url, str(spec.chart), spec.version or "*"), spec)
+
+
+def resolve_external(
+    spec: ReleaseSpec,
+    lookup: Mapping[ObjectKey, RenderedObject],
+    read_file: FileReader,
+    cache: ChartCache,
+) -> ResolvedRelease:
+    """The release with its chart's archive from the chart cache (or downloaded when allowed), its
+    version pinned; the problem, when the chart cannot be had, says why."""
+    values = release_values(spec, lookup, read_file, None)
+    try:
+        chart = external_chart(spec, lookup)
+    except AftershockError as error:
+        return ResolvedRelease(spec, None, Evidence.OBSERVED, values, problem=error.line())
+    try:
+        pinned = cache.pin(chart)
+        archive = cache.archive(pinned.chart)
+    except AftershockError as error:
+        return ResolvedRelease(
+            spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version
+        )
+    evidence = Evidence.INFERRED if pinned.inferred else Evidence.OBSERVED
+    return ResolvedRelease(
+        spec,
+        chart.id,
+        evidence,
+        values,
+        archive=archive,
+        version=pinned.chart.version,
+        chosen=pinned.chosen,
+    )
 
 
 def _map(value: Any) -> dict[str, Any]:
