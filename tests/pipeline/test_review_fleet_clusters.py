@@ -154,3 +154,42 @@ def test_same_values_in_two_clusters_are_two_releases_and_a_same_cluster_duplica
     review = _review(repo, base, renderer)
     installs = [r.release for r in review.chart_reviews if r.chart == "charts/podinfo"]
     assert sorted(installs) == [PROD, STAGING]
+
+
+PLAIN_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {{name: podinfo, namespace: podinfo}}
+spec:
+  chart:
+    spec: {{chart: ./charts/podinfo, sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}}}
+  values: {{replicas: {replicas}}}
+"""
+
+
+def test_a_chart_change_reaches_each_cluster_release_of_plain_manifests_with_its_values(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    files = {
+        "clusters/prod/podinfo.yaml": PLAIN_RELEASE.format(replicas=3),
+        "clusters/staging/podinfo.yaml": PLAIN_RELEASE.format(replicas=1),
+        **app_chart("charts/podinfo", "podinfo"),
+    }
+    base = commit(repo, files, "feat: fleet")
+    values = app_chart("charts/podinfo", "podinfo", image="nginx:1.28.0")[
+        "charts/podinfo/values.yaml"
+    ]
+    commit(repo, {"charts/podinfo/values.yaml": values}, "nginx 1.28")
+    review = _review(repo, base, renderer)
+    # The chart renders in its first installing release's context (prod's); staging's release is
+    # followed on its own, with its own values, rather than taken as covered by prod's.
+    (context,) = [c for c in review.contexts if c.chart == "charts/podinfo"]
+    assert context.name == f"release:{PROD}"
+    rendered = {
+        r.release: _deployment(r, "head")["spec"]["replicas"]
+        for r in review.chart_reviews
+        if r.chart == "charts/podinfo"
+    }
+    assert rendered == {None: 3, STAGING: 1}
+    assert review.complete

@@ -215,7 +215,7 @@ def _plans(
                 changes += values_changes
             said.add(release)
             if planned is not None and not (
-                source.scenario == "default" and (planned[0].path, key.id) in covered
+                source.scenario == "default" and (planned[0].path, release) in covered
             ):
                 plans.append(_in_scenario(planned, source.scenario))
     return plans, changes, gaps
