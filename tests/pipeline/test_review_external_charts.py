@@ -317,3 +317,46 @@ def test_an_argo_target_revision_range_is_pinned_too(tmp_path, renderer):
     assert "version 6.6.0, the highest in the chart cache's index.yaml satisfying '6.*'" in (
         podinfo.affected.path[-1].relation
     )
+
+
+OCI_SOURCE = """\
+apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata: {{name: podinfo, namespace: flux-system}}
+spec:
+  url: oci://registry.example.com/charts/podinfo
+  ref: {{{ref}}}
+"""
+
+OCI_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: podinfo, namespace: flux-system}
+spec:
+  targetNamespace: apps
+  chartRef: {kind: OCIRepository, name: podinfo}
+  values: {replicas: 2}
+"""
+
+
+def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, renderer):
+    repo = make_repo(tmp_path / "src")
+
+    # the source beside its release: a source changed in another file does not reach the release
+    def release(ref: str) -> str:
+        return OCI_SOURCE.format(ref=ref) + "---\n" + OCI_RELEASE
+
+    base = commit(repo, {"clusters/prod/podinfo.yaml": release("tag: 6.5.0")}, "feat: podinfo")
+    head = release("semver: '6.x'")
+    commit(repo, {"clusters/prod/podinfo.yaml": head}, "6.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    (tmp_path / "cache" / "index.yaml").unlink()
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (podinfo,) = _podinfo(review)
+    assert (_images(podinfo, "base"), _images(podinfo, "head")) == (
+        ["podinfo:6.5.0"],
+        ["podinfo:6.6.0"],
+    )
+    assert "(inferred: version 6.6.0, the highest in the chart cache" in (
+        podinfo.affected.path[-1].relation
+    )

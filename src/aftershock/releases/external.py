@@ -2,7 +2,8 @@
 HelmRepository's `spec.url`), a Flux OCIRepository (`chartRef`, its `url` and `ref.tag`), or an Argo CD
 source naming a `chart` in a `repoURL`. The version is as written: exact, or a semver range (Flux's
 `spec.chart.spec.version`, `*` when absent as Flux defaults it, or Argo's `targetRevision`) that the
-chart cache pins (render/chart_archives.py); an OCIRepository's `ref.tag` must be exact.
+chart cache pins (render/chart_archives.py); so is an OCIRepository's `ref.semver`, while its
+`ref.tag` must be exact.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject
     url = str(body.get("url") or "")
     if spec.source_kind == "OCIRepository":
         ref = _map(body.get("ref"))
-        tag = str(ref.get("tag") or "")
+        tag = str(ref.get("semver") or ref.get("tag") or "")  # semver wins over tag, as in Flux
         chart = _named(ExternalChart(posixpath.dirname(url), posixpath.basename(url), tag), spec)
-        if not is_exact(tag):
+        if not ref.get("semver") and not is_exact(tag):
             raise AftershockError(
                 f"chart {chart.name} of {spec.key} asks for tag {tag or '(none)'!r}, not an exact version",
                 hint="pin an exact ref.tag so the review can render it offline",
