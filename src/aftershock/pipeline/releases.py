@@ -4,7 +4,9 @@ Releases come from the objects a chart renders and from plain manifests in the r
 reads the releases of its sources at base and head, resolves the chart each installs and the values it
 passes, and renders that chart at both refs when its values or the chart itself changed. The renders of
 one round are the sources of the next, a bounded number of levels deep; a release whose chart already
-lies on its own path is a cycle and is not reviewed.
+lies on its own path is a cycle and is not reviewed. A release found in a fleet's cluster tree is that
+cluster's (model/releases.py `release_id`): same-named releases of two clusters are followed apart,
+and only the same release of one cluster passing the same values is rendered once.
 """
 
 from __future__ import annotations
