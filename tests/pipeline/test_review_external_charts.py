@@ -342,13 +342,13 @@ spec:
 def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, renderer):
     repo = make_repo(tmp_path / "src")
 
-    # the source beside its release: a source changed in another file does not reach the release
-    def release(ref: str) -> str:
-        return OCI_SOURCE.format(ref=ref) + "---\n" + OCI_RELEASE
-
-    base = commit(repo, {"clusters/prod/podinfo.yaml": release("tag: 6.5.0")}, "feat: podinfo")
-    head = release("semver: '6.x'")
-    commit(repo, {"clusters/prod/podinfo.yaml": head}, "6.x")
+    files = {
+        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
+        "clusters/prod/podinfo.yaml": OCI_RELEASE,
+    }
+    base = commit(repo, files, "feat: podinfo")
+    # Only the source changes: the release reads its chart from it, so the change reaches the release.
+    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '6.x'")}, "6.x")
     write_repository(tmp_path / "cache", RANGE_ARCHIVES)
     (tmp_path / "cache" / "index.yaml").unlink()
     review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
@@ -360,3 +360,23 @@ def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, 
     assert "(inferred: version 6.6.0, the highest in the chart cache" in (
         podinfo.affected.path[-1].relation
     )
+    assert [(s.kind, s.id) for s in podinfo.affected.path[:2]] == [
+        ("file", "clusters/prod/source.yaml"),
+        ("release", "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo@prod"),
+    ]
+
+
+def test_a_source_change_that_no_archive_satisfies_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path / "src")
+    files = {
+        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
+        "clusters/prod/podinfo.yaml": OCI_RELEASE,
+    }
+    base = commit(repo, files, "feat: podinfo")
+    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '9.x'")}, "9.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    (tmp_path / "cache" / "index.yaml").unlink()
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (gap,) = [g for g in review.not_reviewed if "podinfo" in g.part]
+    assert gap.reason.startswith("no version of chart podinfo in the chart cache")
+    assert "satisfies '9.x' (listed: 7.0.0, 6.7.0-rc.1, 6.6.0, 6.5.0)" in gap.reason

@@ -33,7 +33,7 @@ from aftershock.model.releases import (
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.releases.external import is_external, resolve_external
+from aftershock.releases.external import changed_source_file, is_external, resolve_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -276,7 +276,9 @@ def _plan(
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
     how = current.evidence.value + (f": version {current.chosen}" if current.chosen else "")
-    steps = _steps(source, release, chart_path, how, affected)
+    steps = _steps(source, release, chart_path, how, affected) or _through_source(
+        source, release, chart_path, how, (b, h)
+    )
     moved = (b is None) != (h is None) or (
         b is not None and h is not None and b.version != h.version
     )
@@ -302,11 +304,42 @@ def _check_resolved(
         chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
         file=release_label(release_id(key, source.tree)),
     )
-    if before == after and not values:
+    if before == after and not values and _source_change(source, b, h) is None:
         raise _Unreached()
     side, resolved = problems[-1]
     raise _Unresolved(
         AftershockError(str(resolved.problem), where=f"{key} at {side}"), list(values)
+    )
+
+
+def _source_change(
+    source: ReleaseSource, b: ResolvedRelease | None, h: ResolvedRelease | None
+) -> AffectStep | None:
+    resolved = h or b
+    if resolved is None:
+        return None
+    changed = changed_source_file(resolved.spec, source.base_lookup, source.head_lookup)
+    return AffectStep("file", changed, "changed") if changed else None
+
+
+def _through_source(
+    source: ReleaseSource,
+    release: str,
+    chart_path: str,
+    how: str,
+    sides: tuple[ResolvedRelease | None, ResolvedRelease | None],
+) -> tuple[AffectStep, ...] | None:
+    """The path to the downstream render when only the release's chart source changed."""
+    changed = _source_change(source, *sides)
+    if changed is None:
+        return None
+    spec = (sides[1] or sides[0]).spec  # type: ignore[union-attr]
+    return (
+        changed,
+        AffectStep(
+            "release", release, f"reads its chart from {spec.source_kind} {spec.source_name}"
+        ),
+        AffectStep("chart", chart_path, f"installed by the release ({how})"),
     )
 
 

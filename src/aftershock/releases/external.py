@@ -49,6 +49,22 @@ def external_chart(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject
     return _named(ExternalChart(url, str(spec.chart), spec.version or "*"), spec)
 
 
+def changed_source_file(
+    spec: ReleaseSpec,
+    base: Mapping[ObjectKey, RenderedObject],
+    head: Mapping[ObjectKey, RenderedObject],
+) -> str | None:
+    """The file of the chart source (a HelmRepository, an OCIRepository: its URL, its `ref.semver`)
+    the release reads, when that object differs between base and head."""
+    if spec.source_kind not in ("HelmRepository", "OCIRepository"):
+        return None
+    key = ObjectKey(SOURCE_GROUP, spec.source_kind, spec.key.namespace, str(spec.source_name))
+    before, after = base.get(key), head.get(key)
+    if before is not None and after is not None and before.body != after.body:
+        return after.template
+    return None
+
+
 def resolve_external(
     spec: ReleaseSpec,
     lookup: Mapping[ObjectKey, RenderedObject],
