@@ -30,16 +30,17 @@ from aftershock.model.releases import (
     release_label,
     split_release_id,
 )
-from aftershock.model.review import ChartReview, NotReviewed, Side
-from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.model.review import ChartReview, NotReviewed
+from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
+from aftershock.pipeline.release_plans import Archives, chart_plan, unpack_external
 from aftershock.releases.external import changed_source_file, is_external, resolve_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
-from aftershock.render.chart_archives import ChartCache, ExternalChart, unpack
+from aftershock.render.chart_archives import ChartCache
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.plan import ChartPlan
 
 MAX_DEPTH = 4
 
@@ -148,7 +149,7 @@ def follow_releases(
         gaps += round_gaps
         if not plans:
             break
-        _unpack_external(plans, work / f"releases-{depth}")
+        unpack_external(plans, work / f"releases-{depth}")
         found, render_gaps = review_charts(
             [p for p, _ in plans],
             base,
@@ -164,18 +165,6 @@ def follow_releases(
     return ReleaseFollowing(tuple(reviews), tuple(changes), tuple(gaps))
 
 
-_Archives = tuple[tuple[Side, ExternalChart, bytes], ...]
-
-
-def _unpack_external(plans: Sequence[tuple[ChartPlan, _Archives]], work: Path) -> None:
-    """External charts' archives unpacked where their side's render reads them (beside the materialised tree)."""
-    for plan, archives in plans:
-        for side, chart, data in archives:
-            target = plan.base if side is Side.BASE else plan.head
-            assert target is not None
-            unpack(data, chart, work / side.value / target.path)
-
-
 def _plans(
     sources: Sequence[ReleaseSource],
     base: SideInput,
@@ -185,7 +174,7 @@ def _plans(
     chart_map: Mapping[str, str],
     covered: frozenset[tuple[str, str]],
     cache: ChartCache,
-) -> tuple[list[tuple[ChartPlan, _Archives]], list[ValuesKeyChange], list[NotReviewed]]:
+) -> tuple[list[tuple[ChartPlan, Archives]], list[ValuesKeyChange], list[NotReviewed]]:
     """A release is planned once per distinct pair of values it passes (a scenario of its source that
     passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
@@ -223,9 +212,7 @@ def _plans(
     return plans, changes, gaps
 
 
-def _in_scenario(
-    planned: tuple[ChartPlan, _Archives], scenario: str
-) -> tuple[ChartPlan, _Archives]:
+def _in_scenario(planned: tuple[ChartPlan, Archives], scenario: str) -> tuple[ChartPlan, Archives]:
     plan, archives = planned
     return (replace(plan, scenario=scenario) if scenario != "default" else plan), archives
 
@@ -254,7 +241,7 @@ def _plan(
     affected: Mapping[str, AffectedChart],
     chart_map: Mapping[str, str],
     cache: ChartCache,
-) -> tuple[tuple[ChartPlan, _Archives] | None, list[ValuesKeyChange]]:
+) -> tuple[tuple[ChartPlan, Archives] | None, list[ValuesKeyChange]]:
     b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
     h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
     release = release_id(key, source.tree)
@@ -284,7 +271,7 @@ def _plan(
     )
     if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
-    plan = _chart_plan(release, chart_path, b, h, (base, head), steps, source.cluster)
+    plan = chart_plan(release, chart_path, b, h, (base, head), steps, source.cluster)
     return plan, list(values_changes)
 
 
@@ -422,83 +409,3 @@ def _values_or_empty(
         return release_values(spec, lookup, tree.text_or_none, None)
     except AftershockError:
         return {}
-
-
-def _chart_plan(
-    release: str,
-    chart_path: str,
-    b: ResolvedRelease | None,
-    h: ResolvedRelease | None,
-    sides: tuple[SideInput, SideInput],
-    steps: tuple[AffectStep, ...],
-    source_cluster: str | None = None,
-) -> tuple[ChartPlan, _Archives]:
-    charts_base: Mapping[str, Chart] = {c.path: c for c in sides[0][1]}
-    charts_head: Mapping[str, Chart] = {c.path: c for c in sides[1][1]}
-    chart_b = _chart(b, charts_base)
-    chart_h = _chart(h, charts_head)
-    archives = tuple(
-        (side, _external_of(r, c), r.archive)
-        for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
-        if r is not None and r.archive is not None and c is not None
-    )
-    chart, current = chart_h or chart_b, h or b
-    assert chart is not None and current is not None, f"{chart_path} is at neither ref"
-    return ChartPlan(
-        path=chart_path,
-        name=chart.name,
-        affected=AffectedChart(chart_path, steps),
-        base=chart_b,
-        head=chart_h,
-        release=release,
-        base_inputs=_inputs(b),
-        head_inputs=_inputs(h),
-        cluster=_cluster(current, source_cluster),
-    ), archives
-
-
-EXTERNAL_FOLDER = (
-    ".aftershock-charts"  # where external charts are unpacked, beside the materialised tree
-)
-
-
-def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Chart | None:
-    """The chart a release installs on one side: the repository's, or an external archive's."""
-    if resolved is None or resolved.chart_path is None:
-        return None
-    if resolved.archive is None:
-        return charts.get(resolved.chart_path)
-    name = resolved.chart_path.rsplit("/", 1)[-1]
-    return Chart(
-        f"{EXTERNAL_FOLDER}/{name}-{resolved.version}",
-        name,
-        str(resolved.version),
-        ChartType.APPLICATION,
-        "v2",
-    )
-
-
-def _external_of(resolved: ResolvedRelease, chart: Chart) -> ExternalChart:
-    return ExternalChart(resolved.chart_path.rsplit("/", 1)[0], chart.name, chart.version)  # type: ignore[union-attr]
-
-
-def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> str:
-    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own
-    (the cluster of the Flux Kustomization that applies it, when one does)."""
-    spec = resolved.spec
-    if spec.cluster:
-        return (
-            f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
-        )
-    return source_cluster or "in-cluster"
-
-
-def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:
-    if resolved is None:
-        return RenderInputs()
-    return RenderInputs(
-        dict(resolved.values),
-        resolved.spec.release_name,
-        resolved.spec.namespace,
-        private=bool(resolved.secret_paths),
-    )
