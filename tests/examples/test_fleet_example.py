@@ -74,7 +74,7 @@ def test_an_overlay_patch_reaches_only_its_cluster(fleet, renderer):
     (prod,) = review.chart_reviews
     assert (
         prod.cluster == "prod"
-        and prod.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"
+        and prod.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps@prod"
     )
 
 
@@ -97,7 +97,7 @@ def test_an_external_chart_bump_renders_both_versions_from_the_shipped_cache(fle
     (podinfo,) = [
         r
         for r in result.review.chart_reviews
-        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo")
+        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo@prod")
     ]
     assert podinfo.outcome is ChartOutcome.CHANGED
     (change,) = podinfo.changes
@@ -155,3 +155,36 @@ def test_the_graph_links_a_patch_file_to_the_object_it_patches(fleet, renderer):
         "file:apps/overlays/prod/web-resources.yaml",
         patch,
     ]  # commit -> the patch file -> its template node -> the Deployment
+
+
+def test_the_base_release_is_rendered_once_per_cluster_with_its_cluster_variables(fleet, renderer):
+    review = _review(fleet, "06-api-image", renderer).review
+    api = {r.cluster: r for r in review.chart_reviews if r.chart == "charts/api"}
+    assert sorted(api) == ["prod", "staging"]
+    for cluster, replicas in (("prod", 3), ("staging", 2)):
+        assert api[cluster].release == f"helm.toolkit.fluxcd.io/HelmRelease/web/api@{cluster}"
+        (change,) = api[cluster].changes
+        assert [(f.path, f.after) for f in change.fields] == [
+            ("spec.template.spec.containers[name=api].image", "ghcr.io/example/api:1.4.0")
+        ]
+        deployment = next(o.body for o in api[cluster].head_objects if o.key.kind == "Deployment")
+        assert deployment["spec"]["replicas"] == replicas
+        env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+        assert env == [{"name": "CLUSTER", "value": cluster}]
+    assert review.complete
+
+
+def test_an_external_chart_range_is_pinned_from_the_shipped_index(fleet, renderer):
+    result = _review(fleet, "07-podinfo-range", renderer)
+    (podinfo,) = [
+        r
+        for r in result.review.chart_reviews
+        if r.release and r.release.endswith("HelmRelease/flux-system/podinfo@prod")
+    ]
+    (change,) = podinfo.changes
+    assert [(f.path, f.before, f.after) for f in change.fields] == [("spec.replicas", 2, 3)]
+    assert podinfo.affected.path[-1].relation == (
+        "installed by the release (observed: version 6.6.0, the highest in the chart cache's"
+        " index.yaml satisfying '6.x')"
+    )
+    assert result.review.complete

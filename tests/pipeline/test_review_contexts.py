@@ -170,7 +170,7 @@ def test_the_release_that_installs_a_chart_is_its_context(tmp_path, renderer):
     (context,) = result.contexts
     assert (
         context.kind is ContextKind.RELEASE
-        and context.name == "release:helm.toolkit.fluxcd.io/HelmRelease/flux-system/shop"
+        and context.name == "release:helm.toolkit.fluxcd.io/HelmRelease/flux-system/shop@prod"
     )
     assert "plain manifest clusters/prod/shop.yaml" in context.reason
     assert not [r for r in result.chart_reviews if r.release]  # reviewed once, in its context

@@ -118,7 +118,7 @@ def _podinfo(review):
     return [
         r
         for r in review.chart_reviews
-        if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo"
+        if r.release == "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo@prod"
     ]
 
 
@@ -160,7 +160,7 @@ def test_without_archives_only_the_release_the_change_reaches_is_not_reviewed(tm
     review = _review(repo, base, renderer)
     gaps = [g.part for g in review.not_reviewed]
     assert gaps == [
-        "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo"
+        "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo in cluster prod"
     ]  # `other` never touched
     assert "not in the chart cache" in review.not_reviewed[0].reason
     values = [
@@ -185,3 +185,198 @@ def test_fetch_charts_downloads_from_a_chart_repository_on_loopback(
     )  # the index no longer matches
     review = _review(repo, base, renderer, chart_cache=tmp_path / "fresh", fetch_charts=True)
     assert any("does not match its index.yaml digest" in g.reason for g in review.not_reviewed)
+
+
+RANGE_ARCHIVES = {
+    **ARCHIVES,
+    "7.0.0": archive("7.0.0", "podinfo:7.0.0"),
+    "6.7.0-rc.1": archive("6.7.0-rc.1", "podinfo:6.7.0-rc.1"),
+}
+
+
+def range_repo(tmp_path: Path, url: str, version: str, replicas: int = 2):
+    """podinfo pinned to 6.5.0 at base, asking for `version` (a range) at head."""
+    repo = make_repo(tmp_path / "src")
+    files = {
+        "clusters/prod/repository.yaml": REPOSITORY.format(url=url),
+        "clusters/prod/podinfo.yaml": RELEASE.format(version="6.5.0", replicas=2),
+    }
+    base = commit(repo, files, "feat: podinfo")
+    release = RELEASE.format(version=version, replicas=replicas)
+    commit(repo, {"clusters/prod/podinfo.yaml": release}, "follow a range")
+    return repo, base
+
+
+def _images(chart_review, side: str) -> list[str]:
+    objects = chart_review.head_objects if side == "head" else chart_review.base_objects
+    return [
+        c["image"]
+        for o in objects
+        if o.key.kind == "Deployment"
+        for c in o.body["spec"]["template"]["spec"]["containers"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "chosen"),
+    [
+        ("6.x", "6.6.0"),
+        (">=6.5.0 <7", "6.6.0"),
+        ("~6.5", "6.5.0"),
+        ("*", "7.0.0"),
+        ("^6.7.0-0", "6.7.0-rc.1"),
+    ],
+)
+def test_a_range_is_pinned_to_the_highest_version_the_cached_index_lists(
+    tmp_path, renderer, version, chosen
+):
+    repo, base = range_repo(tmp_path, "https://charts.example.com/podinfo", version, replicas=3)
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (podinfo,) = _podinfo(review)
+    assert _images(podinfo, "base") == ["podinfo:6.5.0"]
+    assert _images(podinfo, "head") == [f"podinfo:{chosen}"]
+    step = podinfo.affected.path[-1]
+    assert step.relation == (
+        f"installed by the release (observed: version {chosen}, the highest in the chart cache's"
+        f" index.yaml satisfying {version!r})"
+    )
+    assert review.complete
+
+
+def test_without_an_index_a_range_is_pinned_among_the_cached_archives_as_inferred(
+    tmp_path, renderer
+):
+    repo, base = range_repo(tmp_path, "https://charts.example.com/podinfo", "6.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    (tmp_path / "cache" / "index.yaml").unlink()
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (podinfo,) = _podinfo(review)
+    assert _images(podinfo, "head") == ["podinfo:6.6.0"]  # not 7.0.0, not the release candidate
+    assert podinfo.affected.path[-1].relation.startswith(
+        f"installed by the release (inferred: version 6.6.0, the highest in the chart cache {tmp_path / 'cache'}"
+    )
+
+
+def test_a_range_no_version_satisfies_is_not_reviewed_with_the_reason(tmp_path, renderer):
+    repo, base = range_repo(tmp_path, "https://charts.example.com/podinfo", "8.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    assert not _podinfo(review)
+    (gap,) = [g for g in review.not_reviewed if "podinfo" in g.part]
+    assert (
+        gap.part == "release HelmRelease.helm.toolkit.fluxcd.io flux-system/podinfo in cluster prod"
+    )
+    assert gap.reason.startswith(
+        "no version of chart podinfo in the chart cache's index.yaml satisfies '8.x'"
+        " (listed: 7.0.0, 6.7.0-rc.1, 6.6.0, 6.5.0)"
+    )
+    assert not review.complete
+
+
+def test_fetch_charts_pins_a_range_against_the_repository_index_on_loopback(
+    tmp_path, renderer, chart_server
+):
+    served, url = chart_server
+    write_repository(served / "charts", RANGE_ARCHIVES)
+    repo, base = range_repo(tmp_path, url, "<7", replicas=3)
+    cache = tmp_path / "fetched"
+    review = _review(repo, base, renderer, chart_cache=cache, fetch_charts=True)
+    (podinfo,) = _podinfo(review)
+    assert _images(podinfo, "head") == ["podinfo:6.6.0"]
+    assert f"the highest in {url}/index.yaml satisfying '<7'" in podinfo.affected.path[-1].relation
+    assert sorted(p.name for p in cache.iterdir()) == ["podinfo-6.5.0.tgz", "podinfo-6.6.0.tgz"]
+
+
+ARGO_APPLICATION = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: podinfo, namespace: argocd}}
+spec:
+  destination: {{name: in-cluster, namespace: apps}}
+  source:
+    repoURL: https://charts.example.com/podinfo
+    chart: podinfo
+    targetRevision: "{version}"
+    helm: {{valuesObject: {{replicas: {replicas}}}}}
+"""
+
+
+def test_an_argo_target_revision_range_is_pinned_too(tmp_path, renderer):
+    repo = make_repo(tmp_path / "src")
+    base = commit(
+        repo, {"apps/podinfo.yaml": ARGO_APPLICATION.format(version="6.5.0", replicas=2)}, "app"
+    )
+    commit(repo, {"apps/podinfo.yaml": ARGO_APPLICATION.format(version="6.*", replicas=2)}, "6.*")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (podinfo,) = [
+        r for r in review.chart_reviews if r.release == "argoproj.io/Application/argocd/podinfo"
+    ]
+    assert _images(podinfo, "head") == ["podinfo:6.6.0"]
+    assert "version 6.6.0, the highest in the chart cache's index.yaml satisfying '6.*'" in (
+        podinfo.affected.path[-1].relation
+    )
+
+
+OCI_SOURCE = """\
+apiVersion: source.toolkit.fluxcd.io/v1beta2
+kind: OCIRepository
+metadata: {{name: podinfo, namespace: flux-system}}
+spec:
+  url: oci://registry.example.com/charts/podinfo
+  ref: {{{ref}}}
+"""
+
+OCI_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: podinfo, namespace: flux-system}
+spec:
+  targetNamespace: apps
+  chartRef: {kind: OCIRepository, name: podinfo}
+  values: {replicas: 2}
+"""
+
+
+def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, renderer):
+    repo = make_repo(tmp_path / "src")
+
+    files = {
+        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
+        "clusters/prod/podinfo.yaml": OCI_RELEASE,
+    }
+    base = commit(repo, files, "feat: podinfo")
+    # Only the source changes: the release reads its chart from it, so the change reaches the release.
+    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '6.x'")}, "6.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    (tmp_path / "cache" / "index.yaml").unlink()
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (podinfo,) = _podinfo(review)
+    assert (_images(podinfo, "base"), _images(podinfo, "head")) == (
+        ["podinfo:6.5.0"],
+        ["podinfo:6.6.0"],
+    )
+    assert "(inferred: version 6.6.0, the highest in the chart cache" in (
+        podinfo.affected.path[-1].relation
+    )
+    assert [(s.kind, s.id) for s in podinfo.affected.path[:2]] == [
+        ("file", "clusters/prod/source.yaml"),
+        ("release", "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo@prod"),
+    ]
+
+
+def test_a_source_change_that_no_archive_satisfies_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path / "src")
+    files = {
+        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
+        "clusters/prod/podinfo.yaml": OCI_RELEASE,
+    }
+    base = commit(repo, files, "feat: podinfo")
+    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '9.x'")}, "9.x")
+    write_repository(tmp_path / "cache", RANGE_ARCHIVES)
+    (tmp_path / "cache" / "index.yaml").unlink()
+    review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
+    (gap,) = [g for g in review.not_reviewed if "podinfo" in g.part]
+    assert gap.reason.startswith("no version of chart podinfo in the chart cache")
+    assert "satisfies '9.x' (listed: 7.0.0, 6.7.0-rc.1, 6.6.0, 6.5.0)" in gap.reason

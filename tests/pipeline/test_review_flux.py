@@ -88,7 +88,7 @@ def _flux(review):
     (found,) = [
         r
         for r in review.chart_reviews
-        if r.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps"
+        if r.release == "kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps@prod"
     ]
     return found
 
@@ -244,8 +244,8 @@ def test_a_helm_release_the_kustomization_builds_is_followed_into_its_chart(tmp_
     review = _review(repo, base, renderer)
     (api,) = [r for r in review.chart_reviews if r.chart == "charts/api"]
     assert (
-        api.release == "helm.toolkit.fluxcd.io/HelmRelease/web/api"
-    )  # targetNamespace applied to the release
+        api.release == "helm.toolkit.fluxcd.io/HelmRelease/web/api@prod"
+    )  # targetNamespace applied to the release, which lives in the prod cluster
     assert api.cluster == "prod"  # the cluster of the Kustomization that applies it
     assert [s.kind for s in api.affected.path] == ["file", "release", "release", "chart"]
     (change,) = api.changes

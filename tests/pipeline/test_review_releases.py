@@ -227,7 +227,7 @@ def test_release_in_a_plain_manifest_is_followed_when_it_changes(tmp_path, rende
         "ConfigMap prod/web-prod"
     ]  # its valuesFrom
     web = result.chart_reviews[0]
-    assert web.release == "helm.toolkit.fluxcd.io/HelmRelease/prod/web"
+    assert web.release == "helm.toolkit.fluxcd.io/HelmRelease/prod/web@prod"  # clusters/prod
     assert [s.kind for s in web.affected.path] == ["file", "release", "chart"]
     (change,) = web.changes
     assert change.key.namespace == "prod" and [

@@ -25,7 +25,13 @@ from aftershock.graph.model import (
 from aftershock.graph.workloads import fed_workloads, is_workload
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import ReleaseSpec
+from aftershock.model.releases import (
+    ReleaseSpec,
+    cluster_tree,
+    release_id,
+    release_label,
+    split_release_id,
+)
 from aftershock.model.review import ChartReview
 from aftershock.model.units import ValuesKeyChange
 from aftershock.releases.parse import release_spec
@@ -77,11 +83,25 @@ def rendered_part(
     part = join(parts)
     releases = {n.ref: n.id for n in part.nodes if n.kind is NodeKind.RELEASE}
     defines = tuple(
-        Edge(n.id, releases[str(n.fact("key"))], EdgeKind.DEFINES, "the release object")
-        for n in part.nodes
-        if n.kind in (NodeKind.OBJECT, NodeKind.DOWNSTREAM_OBJECT) and n.fact("key") in releases
+        Edge(_object_node(r, c), releases[declared], EdgeKind.DEFINES, "the release object")
+        for r in reviews
+        for c in r.changes
+        if (declared := release_id(c.key, _tree(r, c))) in releases
     )
     return Part(part.nodes, part.edges + defines + _values_from(reviews, part.nodes, releases))
+
+
+def _tree(review: ChartReview, change: ObjectChange) -> str | None:
+    """The cluster tree a rendered object lives in: its render's release's, else its manifest file's
+    (as pipeline/releases.py names the releases it finds)."""
+    if review.release:
+        return split_release_id(review.release)[1]
+    return cluster_tree(change.templates[0]) if change.templates else None
+
+
+def _object_node(review: ChartReview, change: ObjectChange) -> str:
+    kind = NodeKind.DOWNSTREAM_OBJECT if review.release else NodeKind.OBJECT
+    return node_id(kind, object_ref(review_scope(review), change.key))
 
 
 def _values_from(
@@ -94,7 +114,7 @@ def _values_from(
             objects.setdefault(str(node.fact("key")), []).append(node.id)
     edges = []
     for release, release_node in releases.items():
-        spec = _release_spec(reviews, release)
+        spec = _release_spec(reviews, split_release_id(release)[0].id)
         if spec is None:
             continue
         for ref in spec.values_from:
@@ -126,15 +146,15 @@ def _owner(review: ChartReview) -> str:
 
 def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> Part:
     release = str(review.release)
-    key = key_from_id(release)
-    release_id = node_id(NodeKind.RELEASE, release)
+    key, tree = split_release_id(release)
+    release_node = node_id(NodeKind.RELEASE, release)
     installs = review.affected.path[-1].relation if review.affected.path else "installs"
     downstream = _owner(review)
     nodes = [
         Node(
-            release_id,
+            release_node,
             NodeKind.RELEASE,
-            f"{key.kind} {key.namespace}/{key.name}",
+            f"{key.kind} {key.namespace}/{key.name}" + (f" · {tree}" if tree else ""),
             ref=release,
             facts=(("key", release), ("installs", review.chart)),
         ),
@@ -148,7 +168,7 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
         ),
     ]
     edges = [
-        Edge(release_id, downstream, EdgeKind.INSTALLS, installs),
+        Edge(release_node, downstream, EdgeKind.INSTALLS, installs),
         Edge(
             chart_node_id(review.chart),
             downstream,
@@ -159,9 +179,9 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
     if review.cluster:
         cluster = node_id(NodeKind.CLUSTER, review.cluster)
         nodes.append(Node(cluster, NodeKind.CLUSTER, review.cluster, ref=review.cluster))
-        edges.append(Edge(release_id, cluster, EdgeKind.TARGETS, "deploys to"))
+        edges.append(Edge(release_node, cluster, EdgeKind.TARGETS, "deploys to"))
     for change in values_changes:
-        if change.file == f"release {key}":
+        if change.file == release_label(release):
             value_id = node_id(NodeKind.RELEASE_VALUE, f"{release}::{change.path}")
             nodes.append(
                 Node(
@@ -174,18 +194,10 @@ def _release(review: ChartReview, values_changes: Sequence[ValuesKeyChange]) -> 
                 )
             )
             edges += [
-                Edge(release_id, value_id, EdgeKind.PASSES, "values the controller passes"),
+                Edge(release_node, value_id, EdgeKind.PASSES, "values the controller passes"),
                 Edge(value_id, downstream, EdgeKind.IN_CHART, "release values"),
             ]
     return Part(tuple(nodes), tuple(edges))
-
-
-def key_from_id(key_id: str) -> ObjectKey:
-    """The inverse of ObjectKey.id ("core" for the core group, "_" for no namespace)."""
-    group, kind, namespace, name = key_id.split("/", 3)
-    return ObjectKey(
-        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
-    )
 
 
 def _object(review: ChartReview, change: ObjectChange) -> Part:
@@ -193,7 +205,8 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
     scope = review_scope(review)
     ref = object_ref(scope, change.key)
     kind = NodeKind.DOWNSTREAM_OBJECT if review.release else NodeKind.OBJECT
-    obj_id = node_id(kind, ref)
+    obj_id = _object_node(review, change)
+    where = _fleet_cluster(review, change)
     facts = [
         ("change", change.kind.value),
         ("fields", str(len(change.fields))),
@@ -217,7 +230,7 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
     feeds = _feeds(change, review)
     for key, via in feeds:
         workload = _workload_node(install_scope(review), review, key)
-        nodes += [workload, _namespace_node(key.namespace)]
+        nodes += [workload, _namespace_node(key.namespace, where)]
         edges.append(
             Edge(
                 obj_id, workload.id, EdgeKind.DEFINES if key == change.key else EdgeKind.FEEDS, via
@@ -225,22 +238,28 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
         )
         edges.append(
             Edge(
-                workload.id, namespace_node_id(key.namespace), EdgeKind.IN_NAMESPACE, key.namespace
+                workload.id,
+                _namespace_id(key.namespace, where),
+                EdgeKind.IN_NAMESPACE,
+                key.namespace,
             )
         )
     if (change.key.group, change.key.kind) == ("", "Namespace"):
-        nodes.append(_namespace_node(change.key.name))
-        edges.append(
-            Edge(
-                obj_id, namespace_node_id(change.key.name), EdgeKind.DEFINES, "the Namespace object"
-            )
-        )
-    elif not feeds and change.key.namespace:
-        nodes.append(_namespace_node(change.key.namespace))
+        nodes.append(_namespace_node(change.key.name, where))
         edges.append(
             Edge(
                 obj_id,
-                namespace_node_id(change.key.namespace),
+                _namespace_id(change.key.name, where),
+                EdgeKind.DEFINES,
+                "the Namespace object",
+            )
+        )
+    elif not feeds and change.key.namespace:
+        nodes.append(_namespace_node(change.key.namespace, where))
+        edges.append(
+            Edge(
+                obj_id,
+                _namespace_id(change.key.namespace, where),
                 EdgeKind.IN_NAMESPACE,
                 "feeds no workload",
             )
@@ -251,7 +270,7 @@ def _object(review: ChartReview, change: ObjectChange) -> Part:
         )
         edges += [
             Edge(
-                namespace_node_id(ns),
+                _namespace_id(ns, where),
                 node_id(NodeKind.CLUSTER, review.cluster),
                 EdgeKind.IN_CLUSTER,
                 review.cluster,
@@ -318,5 +337,18 @@ def _workload_node(scope: str, review: ChartReview, key: ObjectKey) -> Node:
     )
 
 
-def _namespace_node(name: str) -> Node:
-    return Node(namespace_node_id(name), NodeKind.NAMESPACE, name, ref=name)
+def _fleet_cluster(review: ChartReview, change: ObjectChange) -> str | None:
+    """The cluster an object of a fleet's cluster tree lives in (a fleet's clusters share no namespace)."""
+    tree = _tree(review, change)
+    if tree is None:
+        return None
+    return review.cluster if review.cluster not in (None, "in-cluster") else tree
+
+
+def _namespace_id(name: str, cluster: str | None) -> str:
+    return namespace_node_id(f"{name}@{cluster}" if cluster else name)
+
+
+def _namespace_node(name: str, cluster: str | None) -> Node:
+    facts = (("cluster", cluster),) if cluster else ()
+    return Node(_namespace_id(name, cluster), NodeKind.NAMESPACE, name, ref=name, facts=facts)

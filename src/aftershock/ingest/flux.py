@@ -30,7 +30,7 @@ from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import ValuesReference
+from aftershock.model.releases import ValuesReference, cluster_tree
 from aftershock.model.units import Chart
 
 FLUX_KUSTOMIZE_GROUP = "kustomize.toolkit.fluxcd.io"
@@ -60,10 +60,7 @@ class FluxKustomization:
         return self.file, self.key
 
 
-def cluster_of(path: str) -> str | None:
-    """`prod` for anything under `clusters/prod/`."""
-    parts = path.split("/")
-    return parts[1] if len(parts) > 2 and parts[0] == "clusters" else None
+cluster_of = cluster_tree  # `prod` for anything under `clusters/prod/`
 
 
 def find_flux_kustomizations(

@@ -1,4 +1,9 @@
-"""Releases found in rendered output or plain manifests: Flux HelmReleases and Argo CD Applications."""
+"""Releases found in rendered output or plain manifests: Flux HelmReleases and Argo CD Applications.
+
+A release is identified by its object's key and, when it lives in a fleet's cluster tree
+(`clusters/<name>/`, or a Flux Kustomization declared there), by that cluster: `podinfo/podinfo` of
+`clusters/prod` and of `clusters/staging` are two releases, each with its own values and objects.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.model.objects import ObjectKey
+
+
+def cluster_tree(path: str) -> str | None:
+    """`prod` for anything under `clusters/prod/`."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "clusters" else None
+
+
+def release_id(key: ObjectKey, tree: str | None) -> str:
+    """The id of a release: its object's `ObjectKey.id`, then `@<cluster>` when it lives in a cluster tree."""
+    return f"{key.id}@{tree}" if tree else key.id
+
+
+def split_release_id(release: str) -> tuple[ObjectKey, str | None]:
+    """The inverse of release_id ("core" for the core group, "_" for no namespace)."""
+    group, kind, namespace, rest = release.split("/", 3)
+    name, _, tree = rest.partition("@")
+    key = ObjectKey(
+        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
+    )
+    return key, tree or None
+
+
+def release_label(release: str) -> str:
+    """`release <key as text>`, then ` in cluster <name>`: the `file` of a release's values changes and the
+    part a gap of the release names."""
+    key, tree = split_release_id(release)
+    return f"release {key}" + (f" in cluster {tree}" if tree else "")
 
 
 class ReleaseKind(str, enum.Enum):
@@ -68,4 +101,5 @@ class ResolvedRelease:
     archive: bytes | None = field(
         default=None, repr=False, compare=False
     )  # an external chart's archive
-    version: str | None = None  # an external chart's version
+    version: str | None = None  # an external chart's version (exact: a range is pinned)
+    chosen: str | None = None  # how a range was pinned: the version, among what

@@ -34,6 +34,7 @@ from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.releases import release_id
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
@@ -331,18 +332,24 @@ def review_one(
     """The review of one Kustomization from its two sides' builds (None: absent at that ref)."""
     steps = (AffectStep("file", changed[0], "changed"),) if changed else ()
     affected = AffectedChart(
-        flux.path, steps + (AffectStep("release", flux.key.id, "built by the Flux Kustomization"),)
+        flux.path,
+        steps
+        + (
+            AffectStep(
+                "release", release_id(flux.key, flux.cluster), "built by the Flux Kustomization"
+            ),
+        ),
     )
     name = posixpath.basename(flux.path) or "."
     sides = [_split(base, Side.BASE), _split(head, Side.HEAD)]
     (base_render, base_objects), (head_render, head_objects) = sides
-    release, cluster = flux.key.id, flux.cluster or "in-cluster"
+    release, cluster = release_id(flux.key, flux.cluster), flux.cluster or "in-cluster"
+    part = f"Flux Kustomization {flux.key}" + (
+        f" in cluster {flux.cluster}" if flux.cluster else ""
+    )
     failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
     if failed:
-        gaps = [
-            NotReviewed(f"Flux Kustomization {flux.key}", r.error or "build failed", r.side)
-            for r in failed
-        ]
+        gaps = [NotReviewed(part, r.error or "build failed", r.side) for r in failed]
         return ChartReview(
             flux.path,
             name,

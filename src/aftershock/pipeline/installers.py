@@ -18,6 +18,7 @@ from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.releases import cluster_tree, release_id
 from aftershock.model.review import Side
 from aftershock.pipeline.charts import (
     RenderSettings,
@@ -42,7 +43,7 @@ class Installer:
     """A release that installs `chart`, as a render context."""
 
     chart: str
-    release: str  # the release object's key id
+    release: str  # the release's id (model.releases.release_id)
     candidate: ContextCandidate
 
 
@@ -53,6 +54,7 @@ class _Found:
     obj: RenderedObject
     where: str
     lookup: Mapping[ObjectKey, RenderedObject]
+    tree: str | None = None  # the cluster tree of a plain manifest: part of the release's id
 
 
 def find_installers(
@@ -70,19 +72,17 @@ def find_installers(
     wanted = set(targets)
     if not wanted:
         return {}
-    per_side: dict[Side, dict[tuple[str, ObjectKey], tuple[_Found, str]]] = {}
+    per_side: dict[Side, dict[tuple[str, str], tuple[_Found, str]]] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
         found = _plain_releases(manifests) + _rendered_releases(
             side, side_input, manifests, wanted, renderer, settings, work, rendered
         )
         per_side[side] = _resolve_all(found, side_input, wanted, chart_map)
-    keys = sorted(
-        set(per_side[Side.BASE]) | set(per_side[Side.HEAD]), key=lambda k: (k[0], k[1].id)
-    )
+    keys = sorted(set(per_side[Side.BASE]) | set(per_side[Side.HEAD]))
     result: dict[str, list[Installer]] = {}
-    for chart, key in keys:
-        b = per_side[Side.BASE].get((chart, key))
-        h = per_side[Side.HEAD].get((chart, key))
+    for chart, release in keys:
+        b = per_side[Side.BASE].get((chart, release))
+        h = per_side[Side.HEAD].get((chart, release))
         inputs = {
             side: _inputs(entry, side_input, chart)
             for side, entry, side_input in ((Side.BASE, b, base), (Side.HEAD, h, head))
@@ -91,16 +91,16 @@ def find_installers(
         assert first is not None
         reason = f"its values, release name and namespace; {first[0].where}, chart {first[1]}"
         candidate = ContextCandidate(
-            ContextKind.RELEASE, f"release:{key.id}", reason, inputs[Side.BASE], inputs[Side.HEAD]
+            ContextKind.RELEASE, f"release:{release}", reason, inputs[Side.BASE], inputs[Side.HEAD]
         )
-        result.setdefault(chart, []).append(Installer(chart, key.id, candidate))
+        result.setdefault(chart, []).append(Installer(chart, release, candidate))
     return result
 
 
 def _plain_releases(manifests: PlainManifests) -> list[_Found]:
     lookup = {o.key: o for o in manifests.all_objects()}
     return [
-        _Found(o, f"plain manifest {o.template}", lookup)
+        _Found(o, f"plain manifest {o.template}", lookup, cluster_tree(o.template))
         for o in manifests.all_objects()
         if declares_release(o)
     ]
@@ -157,8 +157,9 @@ def _resolve_all(
     side_input: SideInput,
     wanted: set[str],
     chart_map: Mapping[str, str],
-) -> dict[tuple[str, ObjectKey], tuple[_Found, str]]:
-    resolved: dict[tuple[str, ObjectKey], tuple[_Found, str]] = {}
+) -> dict[tuple[str, str], tuple[_Found, str]]:
+    """(chart, release id) -> the release and its evidence; a fleet's clusters each have their own."""
+    resolved: dict[tuple[str, str], tuple[_Found, str]] = {}
     for entry in found:
         try:
             spec = release_spec(entry.obj)
@@ -168,7 +169,8 @@ def _resolve_all(
             continue
         path, evidence, problem = resolve_chart(spec, side_input[1], chart_map)
         if path is not None and problem is None and path in wanted:
-            resolved.setdefault((path, entry.obj.key), (entry, evidence.value))
+            release = release_id(entry.obj.key, entry.tree)
+            resolved.setdefault((path, release), (entry, evidence.value))
     return resolved
 
 

@@ -4,7 +4,9 @@ Releases come from the objects a chart renders and from plain manifests in the r
 reads the releases of its sources at base and head, resolves the chart each installs and the values it
 passes, and renders that chart at both refs when its values or the chart itself changed. The renders of
 one round are the sources of the next, a bounded number of levels deep; a release whose chart already
-lies on its own path is a cycle and is not reviewed.
+lies on its own path is a cycle and is not reviewed. A release found in a fleet's cluster tree is that
+cluster's (model/releases.py `release_id`): same-named releases of two clusters are followed apart,
+and only the same release of one cluster passing the same values is rendered once.
 """
 
 from __future__ import annotations
@@ -20,17 +22,25 @@ from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import Evidence, ReleaseSpec, ResolvedRelease
-from aftershock.model.review import ChartReview, NotReviewed, Side
-from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.model.releases import (
+    ReleaseSpec,
+    ResolvedRelease,
+    cluster_tree,
+    release_id,
+    release_label,
+    split_release_id,
+)
+from aftershock.model.review import ChartReview, NotReviewed
+from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
 from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
-from aftershock.releases.external import external_chart, is_external
+from aftershock.pipeline.release_plans import Archives, chart_plan, unpack_external
+from aftershock.releases.external import changed_source_file, is_external, resolve_external
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
-from aftershock.render.chart_archives import ChartCache, ExternalChart, unpack
+from aftershock.render.chart_archives import ChartCache
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.plan import ChartPlan
 
 MAX_DEPTH = 4
 
@@ -51,6 +61,7 @@ class ReleaseSource:
     cluster: str | None = (
         None  # the cluster the source deploys to (a Flux Kustomization's), when known
     )
+    tree: str | None = None  # the cluster tree its releases live in: part of their identity
 
 
 @dataclass(frozen=True)
@@ -78,11 +89,9 @@ def manifest_sources(
     sources = []
     for path in sorted(set(base.objects) | set(head.objects)):
         steps = (AffectStep("file", path, "changed"),) if path in changed else ()
-        sources.append(
-            ReleaseSource(
-                path, steps, base.objects.get(path, ()), head.objects.get(path, ()), *lookups
-            )
-        )
+        tree = cluster_tree(path)
+        objects = base.objects.get(path, ()), head.objects.get(path, ())
+        sources.append(ReleaseSource(path, steps, *objects, *lookups, cluster=tree, tree=tree))
     gaps = [
         NotReviewed(f"manifest {p}", r)
         for side in (base, head)
@@ -104,6 +113,7 @@ def chart_source(review: ChartReview, plain: Lookups) -> ReleaseSource:
         head_lookup,
         review.scenario,
         review.cluster,
+        split_release_id(review.release)[1] if review.release else None,
     )
 
 
@@ -130,7 +140,7 @@ def follow_releases(
     changes: list[ValuesKeyChange] = []
     gaps: list[NotReviewed] = []
     current: list[ReleaseSource] = list(sources)
-    seen: set[tuple[ObjectKey, str]] = set()
+    seen: set[tuple[str, str]] = set()  # (release id, the values it passes)
     for depth in range(MAX_DEPTH):
         plans, round_changes, round_gaps = _plans(
             current, base, head, by_chart, seen, chart_map or {}, covered, cache
@@ -139,7 +149,7 @@ def follow_releases(
         gaps += round_gaps
         if not plans:
             break
-        _unpack_external(plans, work / f"releases-{depth}")
+        unpack_external(plans, work / f"releases-{depth}")
         found, render_gaps = review_charts(
             [p for p, _ in plans],
             base,
@@ -155,71 +165,56 @@ def follow_releases(
     return ReleaseFollowing(tuple(reviews), tuple(changes), tuple(gaps))
 
 
-_Archives = tuple[tuple[Side, ExternalChart, bytes], ...]
-
-
-def _unpack_external(plans: Sequence[tuple[ChartPlan, _Archives]], work: Path) -> None:
-    """External charts' archives unpacked where their side's render reads them (beside the materialised tree)."""
-    for plan, archives in plans:
-        for side, chart, data in archives:
-            target = plan.base if side is Side.BASE else plan.head
-            assert target is not None
-            unpack(data, chart, work / side.value / target.path)
-
-
 def _plans(
     sources: Sequence[ReleaseSource],
     base: SideInput,
     head: SideInput,
     affected: Mapping[str, AffectedChart],
-    seen: set[tuple[ObjectKey, str]],
+    seen: set[tuple[str, str]],
     chart_map: Mapping[str, str],
     covered: frozenset[tuple[str, str]],
     cache: ChartCache,
-) -> tuple[list[tuple[ChartPlan, _Archives]], list[ValuesKeyChange], list[NotReviewed]]:
+) -> tuple[list[tuple[ChartPlan, Archives]], list[ValuesKeyChange], list[NotReviewed]]:
     """A release is planned once per distinct pair of values it passes (a scenario of its source that
     passes the same values as another adds nothing); its values diff and problems are said once."""
     plans, changes, gaps = [], [], []
-    said: set[ObjectKey] = {key for key, _ in seen}
+    said: set[str] = {release for release, _ in seen}
     for source in sources:
         for key in sorted(
             {o.key for o in (*source.base_objects, *source.head_objects) if declares_release(o)}
         ):
+            release = release_id(key, source.tree)
             try:
                 planned, values_changes = _plan(source, key, base, head, affected, chart_map, cache)
             except _Unreached:
                 continue
             except _Unresolved as unresolved:
                 changes += unresolved.values_changes
-                gaps.append(NotReviewed(f"release {key}", unresolved.error.line()))
+                gaps.append(NotReviewed(release_label(release), unresolved.error.line()))
                 continue
             except AftershockError as error:
-                if key not in said:
-                    gaps.append(NotReviewed(f"release {key}", error.line()))
-                said.add(key)
+                if release not in said:
+                    gaps.append(NotReviewed(release_label(release), error.line()))
+                said.add(release)
                 continue
             plan = planned[0] if planned is not None else None
-            identity = (key, _inputs_key(plan))
+            identity = (release, _inputs_key(plan))
             if identity in seen:
-                continue
+                continue  # the same release in the same cluster, passing the same values
             seen.add(identity)
-            if key not in said:
+            if release not in said:
                 changes += values_changes
-            said.add(key)
-            if (
-                planned is not None
-                and plan is not None
-                and not (source.scenario == "default" and (plan.path, key.id) in covered)
+            said.add(release)
+            if planned is not None and not (
+                source.scenario == "default" and (planned[0].path, release) in covered
             ):
-                plans.append(
-                    (
-                        replace(plan, scenario=source.scenario)
-                        if source.scenario != "default"
-                        else plan,
-                        planned[1],
-                    )
-                )
+                plans.append(_in_scenario(planned, source.scenario))
     return plans, changes, gaps
+
+
+def _in_scenario(planned: tuple[ChartPlan, Archives], scenario: str) -> tuple[ChartPlan, Archives]:
+    plan, archives = planned
+    return (replace(plan, scenario=scenario) if scenario != "default" else plan), archives
 
 
 def _inputs_key(plan: ChartPlan | None) -> str:
@@ -246,11 +241,14 @@ def _plan(
     affected: Mapping[str, AffectedChart],
     chart_map: Mapping[str, str],
     cache: ChartCache,
-) -> tuple[tuple[ChartPlan, _Archives] | None, list[ValuesKeyChange]]:
+) -> tuple[tuple[ChartPlan, Archives] | None, list[ValuesKeyChange]]:
     b = _resolve(source.base_objects, source.base_lookup, key, base, chart_map, cache)
     h = _resolve(source.head_objects, source.head_lookup, key, head, chart_map, cache)
+    release = release_id(key, source.tree)
     _check_resolved(source, key, b, h)
-    resolved, chart_path = _planned(b, h)
+    current = h or b
+    assert current is not None and current.chart_path is not None  # no problem, so a chart
+    chart_path = current.chart_path
     if chart_path == source.id or any(
         s.kind == "chart" and s.id == chart_path for s in source.path
     ):
@@ -258,19 +256,23 @@ def _plan(
             f"release cycle: {chart_path} installs itself through {key}", hint="break the cycle"
         )
     values_changes = diff_values(
-        b.values if b else {}, h.values if h else {}, chart=chart_path, file=f"release {key}"
+        b.values if b else {}, h.values if h else {}, chart=chart_path, file=release_label(release)
     )
     values_changes = _marked_secret(
         values_changes,
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
-    steps = _steps(source, key, chart_path, resolved.evidence.value, affected)
+    how = current.evidence.value + (f": version {current.chosen}" if current.chosen else "")
+    steps = _steps(source, release, chart_path, how, affected) or _through_source(
+        source, release, chart_path, how, (b, h)
+    )
     moved = (b is None) != (h is None) or (
         b is not None and h is not None and b.version != h.version
     )
     if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
-    return _chart_plan(key, b, h, base, head, steps, source.cluster), list(values_changes)
+    plan = chart_plan(release, chart_path, b, h, (base, head), steps, source.cluster)
+    return plan, list(values_changes)
 
 
 def _check_resolved(
@@ -286,10 +288,10 @@ def _check_resolved(
     values = diff_values(
         b.values if b else {},
         h.values if h else {},
-        chart=next((r.chart_path for r in (h, b) if r is not None), None) or key.id,
-        file=f"release {key}",
+        chart=(h or b).chart_path or key.id,  # type: ignore[union-attr]
+        file=release_label(release_id(key, source.tree)),
     )
-    if before == after and not values:
+    if before == after and not values and _source_change(source, b, h) is None:
         raise _Unreached()
     side, resolved = problems[-1]
     raise _Unresolved(
@@ -297,14 +299,35 @@ def _check_resolved(
     )
 
 
-def _planned(b: ResolvedRelease | None, h: ResolvedRelease | None) -> tuple[ResolvedRelease, str]:
-    """The release whose chart is planned (the head's, else the base's) and that chart's path.
-
-    Only once _check_resolved passed: the key is declared at one side at least, and a release
-    without a problem has its chart."""
+def _source_change(
+    source: ReleaseSource, b: ResolvedRelease | None, h: ResolvedRelease | None
+) -> AffectStep | None:
     resolved = h or b
-    assert resolved is not None and resolved.chart_path is not None
-    return resolved, resolved.chart_path
+    if resolved is None:
+        return None
+    changed = changed_source_file(resolved.spec, source.base_lookup, source.head_lookup)
+    return AffectStep("file", changed, "changed") if changed else None
+
+
+def _through_source(
+    source: ReleaseSource,
+    release: str,
+    chart_path: str,
+    how: str,
+    sides: tuple[ResolvedRelease | None, ResolvedRelease | None],
+) -> tuple[AffectStep, ...] | None:
+    """The path to the downstream render when only the release's chart source changed."""
+    changed = _source_change(source, *sides)
+    if changed is None:
+        return None
+    spec = (sides[1] or sides[0]).spec  # type: ignore[union-attr]
+    return (
+        changed,
+        AffectStep(
+            "release", release, f"reads its chart from {spec.source_kind} {spec.source_name}"
+        ),
+        AffectStep("chart", chart_path, f"installed by the release ({how})"),
+    )
 
 
 class _Unreached(Exception):
@@ -328,7 +351,7 @@ def _marked_secret(
 
 def _steps(
     source: ReleaseSource,
-    key: ObjectKey,
+    release: str,
     chart_path: str,
     evidence: str,
     affected: Mapping[str, AffectedChart],
@@ -337,12 +360,12 @@ def _steps(
     the downstream chart itself; None when the change reaches neither."""
     if source.path:
         return source.path + (
-            AffectStep("release", key.id, f"declared by {source.id}"),
+            AffectStep("release", release, f"declared by {source.id}"),
             AffectStep("chart", chart_path, f"installed by the release ({evidence})"),
         )
     if chart_path in affected:
         return affected[chart_path].path + (
-            AffectStep("release", key.id, f"installs it with its values ({evidence})"),
+            AffectStep("release", release, f"installs it with its values ({evidence})"),
         )
     return None
 
@@ -363,7 +386,7 @@ def _resolve(
     assert spec is not None
     path, evidence, problem = resolve_chart(spec, charts, chart_map)
     if problem and is_external(spec):
-        return _external(spec, lookup, tree, cache)
+        return resolve_external(spec, lookup, tree.text_or_none, cache)
     if problem:
         return ResolvedRelease(
             spec, None, evidence, _values_or_empty(spec, lookup, tree), problem=problem
@@ -378,29 +401,6 @@ def _resolve(
     )
 
 
-def _external(
-    spec: ReleaseSpec,
-    lookup: Mapping[ObjectKey, RenderedObject],
-    tree: RefSnapshot,
-    cache: ChartCache,
-) -> ResolvedRelease:
-    """A chart from a Helm or OCI repository, from the chart cache (or downloaded when allowed)."""
-    values = release_values(spec, lookup, tree.text_or_none, None)
-    try:
-        chart = external_chart(spec, lookup)
-    except AftershockError as error:
-        return ResolvedRelease(spec, None, Evidence.OBSERVED, values, problem=error.line())
-    try:
-        archive = cache.archive(chart)
-    except AftershockError as error:
-        return ResolvedRelease(
-            spec, chart.id, Evidence.OBSERVED, values, problem=error.line(), version=chart.version
-        )
-    return ResolvedRelease(
-        spec, chart.id, Evidence.OBSERVED, values, archive=archive, version=chart.version
-    )
-
-
 def _values_or_empty(
     spec: ReleaseSpec, lookup: Mapping[ObjectKey, RenderedObject], tree: RefSnapshot
 ) -> dict[str, Any]:
@@ -409,85 +409,3 @@ def _values_or_empty(
         return release_values(spec, lookup, tree.text_or_none, None)
     except AftershockError:
         return {}
-
-
-def _chart_plan(
-    key: ObjectKey,
-    b: ResolvedRelease | None,
-    h: ResolvedRelease | None,
-    base: SideInput,
-    head: SideInput,
-    steps: tuple[AffectStep, ...],
-    source_cluster: str | None = None,
-) -> tuple[ChartPlan, _Archives]:
-    charts_base: Mapping[str, Chart] = {c.path: c for c in base[1]}
-    charts_head: Mapping[str, Chart] = {c.path: c for c in head[1]}
-    resolved, chart_path = _planned(b, h)
-    chart_b = _chart(b, charts_base)
-    chart_h = _chart(h, charts_head)
-    chart = chart_h or chart_b
-    assert chart is not None  # resolve_chart chose the resolved side's chart among its charts
-    archives = tuple(
-        (side, _external_of(r.chart_path, c), r.archive)
-        for side, r, c in ((Side.BASE, b, chart_b), (Side.HEAD, h, chart_h))
-        if r is not None and r.chart_path is not None and r.archive is not None and c is not None
-    )
-    return ChartPlan(
-        path=chart_path,
-        name=chart.name,
-        affected=AffectedChart(chart_path, steps),
-        base=chart_b,
-        head=chart_h,
-        release=key.id,
-        base_inputs=_inputs(b),
-        head_inputs=_inputs(h),
-        cluster=_cluster(resolved, source_cluster),
-    ), archives
-
-
-EXTERNAL_FOLDER = (
-    ".aftershock-charts"  # where external charts are unpacked, beside the materialised tree
-)
-
-
-def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Chart | None:
-    """The chart a release installs on one side: the repository's, or an external archive's."""
-    if resolved is None or resolved.chart_path is None:
-        return None
-    if resolved.archive is None:
-        return charts.get(resolved.chart_path)
-    name = resolved.chart_path.rsplit("/", 1)[-1]
-    return Chart(
-        f"{EXTERNAL_FOLDER}/{name}-{resolved.version}",
-        name,
-        str(resolved.version),
-        ChartType.APPLICATION,
-        "v2",
-    )
-
-
-def _external_of(chart_id: str, chart: Chart) -> ExternalChart:
-    """The external chart of a release's archive, from its chart id (`<repository>/<name>`)."""
-    return ExternalChart(chart_id.rsplit("/", 1)[0], chart.name, chart.version)
-
-
-def _cluster(resolved: ResolvedRelease, source_cluster: str | None = None) -> str:
-    """The cluster a release deploys to: its kubeConfig secret or Argo destination, else the controller's own
-    (the cluster of the Flux Kustomization that applies it, when one does)."""
-    spec = resolved.spec
-    if spec.cluster:
-        return (
-            f"kubeconfig {spec.cluster}" if spec.kind.value == "flux_helmrelease" else spec.cluster
-        )
-    return source_cluster or "in-cluster"
-
-
-def _inputs(resolved: ResolvedRelease | None) -> RenderInputs:
-    if resolved is None:
-        return RenderInputs()
-    return RenderInputs(
-        dict(resolved.values),
-        resolved.spec.release_name,
-        resolved.spec.namespace,
-        private=bool(resolved.secret_paths),
-    )

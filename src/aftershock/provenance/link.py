@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from aftershock.model.diff import ObjectChange
-from aftershock.model.objects import ObjectKey
-from aftershock.model.releases import Evidence
+from aftershock.model.releases import Evidence, release_label
 from aftershock.model.review import ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 from aftershock.provenance.keyindex import KeyIndex
@@ -135,12 +134,8 @@ def review_id(review: ChartReview) -> str:
 
 
 def release_values_file(release_id: str) -> str:
-    """The `file` of the values key changes of a release's values: `release <ObjectKey as text>`."""
-    group, kind, namespace, name = release_id.split("/", 3)
-    key = ObjectKey(
-        "" if group == "core" else group, kind, "" if namespace == "_" else namespace, name
-    )
-    return f"release {key}"
+    """The `file` of the values key changes of a release's values (model.releases.release_label)."""
+    return release_label(release_id)
 
 
 def scoped_keys(

@@ -2,6 +2,12 @@
 against a Helm repository `index.yaml` digest when one is present, and, only when asked for
 (`--fetch-charts`), downloaded over HTTP with size and time bounds. Nothing in an archive is ever run:
 it is unpacked (regular files only, no links, no path leaving the folder) for Helm to render.
+
+A version that is a semver range (`4.x`, `>=4.11.0 <5`, `~4.11`) is pinned as Helm and Flux pin it, to
+the highest version that satisfies it (render/kubeversion.py matches), among the versions the cache's
+`index.yaml` lists for the chart (observed), else those of the repository's own `index.yaml` when
+fetching is allowed (observed), else those of the chart's archives in the cache folder (inferred: the
+folder may not hold every version the repository has).
 """
 
 from __future__ import annotations
@@ -10,8 +16,9 @@ import gzip
 import hashlib
 import io
 import posixpath
+import re
 import tarfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
@@ -19,9 +26,11 @@ from urllib.parse import urljoin
 from aftershock import yamlio
 from aftershock.errors import AftershockError
 from aftershock.ingest.safewrite import SafeWriter
+from aftershock.render.kubeversion import parse_version, satisfies
 
 MAX_ARCHIVE_BYTES = 20 * 2**20
 MAX_INDEX_BYTES = 20 * 2**20
+_EXACT = re.compile(r"^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.+-]*)?$")
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,22 @@ class ExternalChart:
 
 
 @dataclass(frozen=True)
+class PinnedChart:
+    """An external chart at the exact version to render, and how that version was chosen."""
+
+    chart: ExternalChart
+    inferred: bool = False  # chosen among the cache's archives, not a repository index
+    chosen: str | None = (
+        None  # for a range: which version, among what, e.g. "6.6.0 of 6.5.0, 6.6.0 ..."
+    )
+
+
+def is_exact(version: str) -> bool:
+    """Whether `version` names one version (`6.5.0`, `v1.2.3-rc.1`), not a range."""
+    return bool(_EXACT.match(version))
+
+
+@dataclass(frozen=True)
 class ChartCache:
     """Where archives are looked up (`folder`), and whether a missing one may be downloaded."""
 
@@ -49,6 +74,62 @@ class ChartCache:
     fetch: bool = False
     timeout_seconds: float = 30.0
     max_bytes: int = MAX_ARCHIVE_BYTES
+
+    def pin(self, chart: ExternalChart) -> PinnedChart:
+        """The chart at the version its range resolves to (itself when exact); AftershockError saying
+        why when no listed version satisfies the range, or no list of versions can be had."""
+        if is_exact(chart.version):
+            return PinnedChart(chart)
+        listed = self._index_versions(chart)
+        inferred = listed is None
+        if listed is not None:
+            where = "the chart cache's index.yaml"
+        elif self.fetch and chart.repository.startswith(("http://", "https://")):
+            listed, where = (
+                self._remote_versions(chart),
+                f"{chart.repository.rstrip('/')}/index.yaml",
+            )
+            inferred = False
+        else:
+            listed, where = (
+                self._archive_versions(chart),
+                f"the chart cache {self.folder or '(none)'}",
+            )
+        version = highest_satisfying(listed, chart.version, f"chart {chart.name}")
+        if version is None:
+            shown = ", ".join(sorted(listed, key=_order, reverse=True)[:10]) or "none"
+            raise AftershockError(
+                f"no version of chart {chart.name} in {where} satisfies {chart.version!r} (listed: {shown})",
+                hint="add an archive of a version in range to the chart cache, or pass --fetch-charts",
+            )
+        chosen = f"{version}, the highest in {where} satisfying {chart.version!r}"
+        return PinnedChart(replace(chart, version=version), inferred, chosen)
+
+    def _index_versions(self, chart: ExternalChart) -> list[str] | None:
+        index_file = self.folder / "index.yaml" if self.folder else None
+        if index_file is None or not index_file.is_file():
+            return None
+        index = yamlio.load_one(index_file.read_text("utf-8", "replace"), source=str(index_file))
+        return _versions(index, chart.name)
+
+    def _remote_versions(self, chart: ExternalChart) -> list[str]:
+        return _versions(self._remote_index(chart), chart.name) or []
+
+    def _archive_versions(self, chart: ExternalChart) -> list[str]:
+        if self.folder is None or not self.folder.is_dir():
+            return []
+        prefix = f"{chart.name}-"
+        names = (p.name for p in self.folder.iterdir() if p.is_file())
+        return [
+            n.removeprefix(prefix).removesuffix(".tgz")
+            for n in names
+            if n.startswith(prefix) and n.endswith(".tgz") and _parses(n[len(prefix) : -4])
+        ]
+
+    def _remote_index(self, chart: ExternalChart) -> Any:
+        base = chart.repository.rstrip("/") + "/"
+        text = _get(urljoin(base, "index.yaml"), MAX_INDEX_BYTES, self.timeout_seconds)
+        return yamlio.load_one(text.decode("utf-8", "replace"), source=f"{base}index.yaml")
 
     def archive(self, chart: ExternalChart) -> bytes:
         """The archive's bytes, verified; AftershockError saying what is missing and how to provide it."""
@@ -77,13 +158,7 @@ class ChartCache:
                 hint="put the archive in the chart cache",
             )
         base = chart.repository.rstrip("/") + "/"
-        index = yamlio.load_one(
-            _get(urljoin(base, "index.yaml"), MAX_INDEX_BYTES, self.timeout_seconds).decode(
-                "utf-8", "replace"
-            ),
-            source=f"{base}index.yaml",
-        )
-        entry = _entry(index, chart)
+        entry = _entry(self._remote_index(chart), chart)
         if entry is None:
             raise AftershockError(
                 f"{chart.name} {chart.version} is not in {base}index.yaml",
@@ -119,6 +194,44 @@ def _get(url: str, limit: int, timeout: float) -> bytes:
             hint="check the network, or put the archive in the chart cache",
         ) from None
     return b"".join(chunks)
+
+
+def highest_satisfying(versions: list[str], constraint: str, what: str) -> str | None:
+    """The highest of `versions` meeting `constraint`, as Helm's index lookup picks it (pre-releases
+    only for a constraint that names one); AftershockError for a malformed constraint."""
+    try:
+        satisfies("0.0.0", constraint)
+    except ValueError:
+        raise AftershockError(
+            f"{what} asks for version {constraint!r}, which is neither a version nor a semver range",
+            hint="write an exact version or a range such as 4.x, ~4.11 or >=4.11.0 <5",
+        ) from None
+    for version in sorted(versions, key=_order, reverse=True):
+        if satisfies(version, constraint):
+            return version
+    return None
+
+
+def _order(version: str) -> tuple[Any, ...]:
+    return parse_version(version).key()
+
+
+def _versions(index: Any, name: str) -> list[str] | None:
+    """The parseable versions an index lists for chart `name`; None when it lists no such chart."""
+    entries = index.get("entries") if isinstance(index, dict) else None
+    listed = entries.get(name) if isinstance(entries, dict) else None
+    if not isinstance(listed, list):
+        return None
+    versions = [str(e.get("version")) for e in listed if isinstance(e, dict)]
+    return [v for v in versions if _parses(v)]
+
+
+def _parses(version: str) -> bool:
+    try:
+        parse_version(version)
+    except ValueError:
+        return False
+    return True
 
 
 def _entry(index: Any, chart: ExternalChart) -> dict[str, Any] | None:

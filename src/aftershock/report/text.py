@@ -6,6 +6,8 @@ import difflib
 import json
 from typing import Any
 
+from aftershock.model.releases import split_release_id
+
 MAX_VALUE_CHARS = 80
 
 
@@ -96,12 +98,13 @@ def render_cell(render: dict[str, Any]) -> str:
 
 def install_label(review: dict[str, Any]) -> str:
     """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed
-    release; `.` for what lies at the repository's root (a Flux Kustomization of path `./`)."""
-    label = review["chart"] or "."
+    release (`... in cluster prod` for one of a fleet's cluster tree); `.` for what lies at the
+    repository's root (a Flux Kustomization of path `./`)."""
+    label = str(review["chart"] or ".")
     if review.get("release"):
-        _group, kind, namespace, name = review["release"].split("/", 3)
-        where = f"{namespace}/" if namespace != "_" else ""
-        label += f" via {kind} {where}{name}"
+        key, tree = split_release_id(review["release"])
+        where = f"{key.namespace}/" if key.namespace else ""
+        label += f" via {key.kind} {where}{key.name}" + (f" in cluster {tree}" if tree else "")
     return label
 
 

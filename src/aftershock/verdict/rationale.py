@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding
+from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.model.tests import TESTS_PART
 from aftershock.verdict.levels import touches_security
@@ -75,9 +76,13 @@ def _what_changed(review: Review) -> str:
 
 
 def _install_summary(reviews: list[ChartReview]) -> str:
-    """`orders@orders (3 objects)`, naming the scenarios when the default one does not change."""
+    """`orders@orders (3 objects)` (`api@api in prod` for a fleet's cluster), naming the scenarios
+    when the default one does not change."""
     first = reviews[0]
-    name = f"{first.name}@{first.release.rsplit('/', 1)[-1]}" if first.release else first.name
+    name = first.name
+    if first.release:
+        key, tree = split_release_id(first.release)
+        name += f"@{key.name}" + (f" in {tree}" if tree else "")
     default = [r for r in reviews if r.scenario == "default"]
     if default:
         return f"{name} ({len(default[0].changes)} object(s))"

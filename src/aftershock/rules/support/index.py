@@ -21,6 +21,7 @@ from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
 from aftershock.model.change import FileChange, Hunk
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
@@ -65,7 +66,8 @@ class ObjectPair:
     def display(self) -> str:
         where = []
         if self.chart.release:
-            where.append(f"release {self.chart.release.rsplit('/', 1)[-1]}")
+            key, tree = split_release_id(self.chart.release)
+            where.append(f"release {key.name}" + (f" in cluster {tree}" if tree else ""))
         if self.chart.scenario != DEFAULT_SCENARIO:
             where.append(f"scenario {self.chart.scenario}")
         return f"{self.key} ({', '.join(where)})" if where else str(self.key)
