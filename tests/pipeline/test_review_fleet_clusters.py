@@ -123,14 +123,17 @@ def test_the_blast_radius_shows_both_clusters_through_their_own_chains(tmp_path,
     assert len({w.id for w in workloads}) == 2  # one Deployment podinfo/podinfo-podinfo per cluster
     for cluster, other, release in (("prod", "staging", PROD), ("staging", "prod", STAGING)):
         (workload,) = [w for w in workloads if release in w.id]
-        # commit -> file -> the Kustomization of the cluster -> its HelmRelease object -> the
-        # HelmRelease of the cluster -> the chart as it installs it -> the Deployment
+        # commit -> the file that declares the HelmRelease (one template node for both clusters'
+        # builds) -> the HelmRelease object the cluster's Kustomization builds -> the HelmRelease of the cluster -> the chart
+        # as it installs it -> the Deployment
         path = [by_id[n] for n in radius.get(workload.id).nodes]
         assert path[0].kind is NodeKind.COMMIT
-        assert (
+        assert [n.ref for n in path if n.kind is NodeKind.FILE] == ["apps/base/podinfo.yaml"]
+        kustomization = (
             f"apps/{cluster}@kustomize.toolkit.fluxcd.io/Kustomization/flux-system/apps@{cluster}"
-            in [n.ref for n in path if n.kind is NodeKind.DOWNSTREAM_CHART]
         )
+        built = [n.ref for n in path if n.kind is NodeKind.DOWNSTREAM_OBJECT]
+        assert built[0] == f"{kustomization}::helm.toolkit.fluxcd.io/HelmRelease/podinfo/podinfo"
         assert [n.ref for n in path if n.kind is NodeKind.RELEASE] == [release]
         reach = radius.get(f"cluster:{cluster}")
         assert reach is not None and not [n for n in reach.nodes if other in n]
