@@ -65,7 +65,8 @@ def _review(repo, base, renderer):
 
 def _flux(review, name):
     suffix = f"Kustomization/flux-system/{name}"
-    return [r for r in review.chart_reviews if (r.release or "").endswith(suffix)]
+    # A release in a cluster tree is identified with it: `<key>@<cluster>`.
+    return [r for r in review.chart_reviews if (r.release or "").split("@")[0].endswith(suffix)]
 
 
 @needs_kustomize
