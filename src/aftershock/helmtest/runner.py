@@ -201,7 +201,7 @@ def _shown(file: str) -> str:
 def _chart_result(plan: _ChartPlan, batches: _Batches, update_snapshots: bool) -> ChartResult:
     name = plan.chart.name if plan.chart else Path(plan.path).name
     if plan.error is not None:
-        failed = ()
+        failed: tuple[SuiteResult, ...] = ()
         if plan.failed_file is not None:
             failed = (
                 SuiteResult("", _shown(plan.failed_file), name, False, exec_error=plan.error),

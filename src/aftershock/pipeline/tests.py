@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from aftershock import yamlio
 from aftershock.config import AftershockConfig
@@ -315,7 +316,7 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
             and dependency.get("alias") == name
             and isinstance(dependency.get("name"), str)
         ):
-            aliased = chart_dir / "charts" / dependency["name"]
+            aliased = chart_dir / "charts" / str(dependency["name"])
             if (aliased / "Chart.yaml").is_file():
                 return aliased
     candidates = (
@@ -326,7 +327,7 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
     return next((c.parent for c in candidates if _chart_yaml(c.parent).get("name") == name), None)
 
 
-def _chart_yaml(chart_dir: Path) -> dict:
+def _chart_yaml(chart_dir: Path) -> dict[str, Any]:
     try:
         loaded = yamlio.load_one(
             (chart_dir / "Chart.yaml").read_text(encoding="utf-8"), source=str(chart_dir)
