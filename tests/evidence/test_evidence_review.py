@@ -476,3 +476,55 @@ def test_a_test_with_the_same_inputs_at_base_and_head_is_rendered_once(tmp_path,
         ("has a token of 16 characters", TestChange.UNCHANGED),
         ("has a token with other values", TestChange.ADDED),
     ]
+
+
+FILES_CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-files
+data:
+  level: {{ .Values.level | quote }}
+  minor: {{ .Capabilities.KubeVersion.Minor | quote }}
+  {{- range $path, $_ := .Files.Glob "files/*" }}
+  {{ base $path }}: {{ $.Files.Get $path | quote }}
+  {{- end }}
+"""
+FILES_SUITE = """\
+suite: files
+templates: [templates/cm.yaml]
+tests:
+  - it: sees the default Kubernetes version
+    asserts:
+      - equal: {path: data.minor, value: "20"}
+  - it: reads its files
+    asserts:
+      - equal: {path: 'data["a.txt"]', value: hello}
+  - it: sees the Kubernetes version it sets
+    capabilities: {majorVersion: "1", minorVersion: "25"}
+    asserts:
+      - equal: {path: data.minor, value: "25"}
+"""
+
+
+def test_a_values_comment_in_a_chart_reading_files_shares_every_test_render(tmp_path, renderer):
+    """The chart reads `.Files`, but Helm never puts values.yaml among them: a comment added there
+    changes no test's inputs, so each test is rendered once for both refs. Each ref's suites are
+    their own run: the Kubernetes version the base's last test sets does not reach the head's first."""
+    repo = make_repo(tmp_path)
+    files = {
+        "charts/app/Chart.yaml": chart_yaml("app"),
+        "charts/app/values.yaml": "level: info\n",
+        "charts/app/.helmignore": "tests/\n",
+        "charts/app/files/a.txt": "hello",
+        "charts/app/templates/cm.yaml": FILES_CONFIGMAP,
+        "charts/app/tests/cm_test.yaml": FILES_SUITE,
+    }
+    base = commit(repo, files, "base")
+    head = commit(repo, {"charts/app/values.yaml": "# the level\nlevel: info\n"}, "docs: values")
+    found = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer).tests
+    assert found is not None
+    assert (found.tests_rendered, found.renders) == (6, 2)  # two inputs, the same at both refs
+    (chart,) = found.charts
+    assert (chart.base.passed, chart.head.passed) == (3, 3)
+    assert {t.change for t in chart.tests} == {TestChange.UNCHANGED}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+import yaml
 
 from aftershock.render.digest import chart_digest
+from aftershock.render.interface import RenderRequest
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  size: {{ .Values.size | quote }}\n"
 
@@ -47,16 +48,59 @@ def test_a_values_files_comments_and_layout_are_not_part_of_the_key(tmp_path):
     )
 
 
-@pytest.mark.parametrize(
-    "template",
-    [
-        CONFIG_MAP + '  raw: {{ .Files.Get "values.yaml" | quote }}\n',
-        CONFIG_MAP + '  glob: {{ range $p, $_ := $.Files.Glob "*.yaml" }}{{ $p }}{{ end }}\n',
-    ],
+READS_FILES = (
+    CONFIG_MAP
+    + '  raw: {{ .Files.Get "values.yaml" | quote }}\n'
+    + '  glob: {{ range $p, $_ := $.Files.Glob "**" }}{{ $p }} {{ end }}\n'
 )
-def test_a_chart_that_reads_its_files_keys_every_byte(tmp_path, template):
-    plain = _key(tmp_path / "a", "size: 3\n", template=template)
-    assert _key(tmp_path / "b", "# commented\nsize: 3\n", template=template) != plain
+
+
+def test_a_chart_that_reads_its_files_keys_every_byte_helm_puts_among_them(tmp_path):
+    """Helm never puts a (sub)chart's own values.yaml among `.Files` (see the next test): its
+    comments change no key even then, but any file that is among them counts by its bytes."""
+    plain = _key(tmp_path / "a", "size: 3\n", template=READS_FILES, subchart_values="a: 1\n")
+    assert (
+        _key(
+            tmp_path / "b", "# commented\nsize: 3\n", template=READS_FILES, subchart_values="a: 1\n"
+        )
+        == plain
+    )
+    assert (
+        _key(tmp_path / "c", "size: 3\n", template=READS_FILES, subchart_values="# doc\na: 1\n")
+        == plain
+    )
+    assert (
+        _key(tmp_path / "d", "size: 4\n", template=READS_FILES, subchart_values="a: 1\n") != plain
+    )
+    chart = _chart(tmp_path / "e", "size: 3\n", template=READS_FILES, subchart_values="a: 1\n")
+    (chart / "files").mkdir()
+    (chart / "files" / "values.yaml").write_text("size: 3\n")  # among .Files: read as text
+    first = chart_digest(str(chart), values_by_content=True)
+    (chart / "files" / "values.yaml").write_text("# commented\nsize: 3\n")
+    assert first is not None and first != chart_digest(str(chart), values_by_content=True)
+    # unless asked, a values file counts by its bytes
+    assert _key(tmp_path / "f", "size: 3\n", by_content=False, template=READS_FILES) != _key(
+        tmp_path / "g", "# commented\nsize: 3\n", by_content=False, template=READS_FILES
+    )
+
+
+def test_helm_reads_no_values_yaml_chart_yaml_or_schema_through_files(tmp_path, renderer):
+    """What the key above relies on, observed with real Helm: `.Files` of a chart and of its
+    subchart hold neither their values.yaml, Chart.yaml nor values.schema.json."""
+    sub_template = READS_FILES.replace("name: x", "name: sub")
+    chart = _chart(
+        tmp_path, "size: 3 # commented\n", template=READS_FILES, subchart_values="a: 1\n"
+    )
+    (chart / "values.schema.json").write_text("{}")
+    (chart / "charts" / "sub" / "templates" / "cm.yaml").write_text(sub_template)
+    (chart / "files").mkdir()
+    (chart / "files" / "values.yaml").write_text("size: 4\n")
+    (outcome,) = renderer.render_many([RenderRequest(str(chart))])
+    assert outcome.error is None, outcome.error
+    app = yaml.safe_load(outcome.manifests["app/templates/cm.yaml"])
+    sub = yaml.safe_load(outcome.manifests["app/charts/sub/templates/cm.yaml"])
+    assert (app["data"]["raw"], app["data"]["glob"]) == ("", "files/values.yaml")
+    assert (sub["data"]["raw"], sub["data"]["glob"]) == ("", None)
 
 
 def test_only_a_charts_own_values_yaml_counts_by_its_values(tmp_path):

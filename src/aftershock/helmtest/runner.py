@@ -224,6 +224,7 @@ def run_suites(
     share_renders: bool = True,
     root: Path | None = None,
     chart_patterns: Mapping[str, tuple[str, ...]] | None = None,
+    charts_apart: bool = False,
 ) -> RunResult:
     """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
 
@@ -233,6 +234,8 @@ def run_suites(
     `root` is the folder the suites may read files from and write snapshots to (aftershock.sandbox);
     by default the repository holding each chart, else the chart folder.
     `chart_patterns` gives some charts (by path, as given) their own `test_files`.
+    `charts_apart` plans each chart as its own helm-unittest run: the Kubernetes version a test sets
+    carries over to the later tests of its chart only, not (as in one upstream run) to the next chart.
     Raises ConfigError when a path holds no chart; every other problem is part of the result.
     """
     started = time.monotonic()
@@ -241,7 +244,13 @@ def run_suites(
         planner = Planner(copies)
         own = chart_patterns or {}
         plans = [
-            _plan_chart(path, planner, own.get(str(path), test_files), with_subcharts, root)
+            _plan_chart(
+                path,
+                Planner(copies) if charts_apart else planner,
+                own.get(str(path), test_files),
+                with_subcharts,
+                root,
+            )
             for path in find_charts(paths)
         ]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]

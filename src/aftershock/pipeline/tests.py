@@ -4,7 +4,9 @@ Each chart's suites are the files its patterns name (`ingest.suite_files`: confi
 `tests/*_test.yaml`). The suites run on the chart workspaces the review materialised (`<root>/<chart path>`, tests
 included, local dependencies linked), all charts of both refs in one `run_suites` call so their
 distinct renders go to the renderer in one batch, and a test whose inputs are the same at base and
-head is rendered once for both (one draw, even of random values). Snapshots are never updated.
+head is rendered once for both (one draw, even of random values). Each chart at each ref is planned
+as its own helm-unittest run, so that the Kubernetes version one test sets reaches no test of
+another chart or ref (upstream carries it over within one run). Snapshots are never updated.
 Only the default scenario of a chart installed by no release is tested: the suites set their own values.
 The comparison and the guard map are pure (`aftershock.evidence`); this module reads the
 workspaces (which charts have suites, where a template lives) and runs Helm.
@@ -226,7 +228,12 @@ def _run(
             # A test whose inputs are the same at base and head is rendered once for both sides.
             shared = SharedDrawRenderer(backend)
             run = run_suites(
-                paths, shared, update_snapshots=False, chart_patterns=patterns, root=root
+                paths,
+                shared,
+                update_snapshots=False,
+                chart_patterns=patterns,
+                root=root,
+                charts_apart=True,
             )
     except AftershockError as exc:
         return None, exc.line()
@@ -304,11 +311,12 @@ def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
         return direct
     metadata = _chart_yaml(chart_dir)
     for dependency in metadata.get("dependencies") or []:
-        if not isinstance(dependency, dict) or dependency.get("alias") != name:
-            continue
-        dependency_name = dependency.get("name")
-        if isinstance(dependency_name, str):
-            aliased = chart_dir / "charts" / dependency_name
+        if (
+            isinstance(dependency, dict)
+            and dependency.get("alias") == name
+            and isinstance(dependency.get("name"), str)
+        ):
+            aliased = chart_dir / "charts" / str(dependency["name"])
             if (aliased / "Chart.yaml").is_file():
                 return aliased
     candidates = (

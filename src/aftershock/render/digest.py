@@ -7,8 +7,10 @@ no file of the chart mentions `.Files`, no template can read a file as text: the
 render reads counts (Chart.yaml, values.yaml, the schema, the lock files, templates/ and subchart
 archives, of the chart and its subcharts), so editing docs, CI files or CRDs changes no key; a caller
 may also ask for each values.yaml to count by the values it holds (parsing it), so that editing its
-comments changes none either. The digest also says whether a template may render
-differently each time (random or clock functions).
+comments changes none either, even in a chart that reads files: Helm loads a (sub)chart's own
+values.yaml as its values and never puts it among `.Files` (nor Chart.yaml, values.schema.json,
+templates/ or charts/), so no template can read its text. The digest also says whether a template
+may render differently each time (random or clock functions).
 """
 
 from __future__ import annotations
@@ -40,10 +42,10 @@ _SUBCHART_ARCHIVE = re.compile(r"charts/[^/]+\.tgz")
 
 @dataclass(frozen=True)
 class FolderDigest:
-    text: str  # over every file's bytes
-    loaded: str  # the same, but each values.yaml by the values it holds
+    text: str  # over every file's bytes (each values.yaml by its values, when asked)
+    loaded: str  # over what a render reads without `.Files` only
     volatile: bool  # a template may call random or clock functions
-    reads_files: bool  # some file mentions `.Files`: a template may read values.yaml as text
+    reads_files: bool  # some file mentions `.Files`: a template may read any file among them
     reads_nothing: bool = False  # nothing in the folder counts in `loaded` (it adds no entry there)
 
 
@@ -132,9 +134,13 @@ def _hash_folder(
             if ignore.ignores_file(relative):
                 continue
             data = path.read_bytes()
-            text.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
-            text.update(data)
-            entry = _loaded_entry(relative, encoded, data, walk.values_by_content)
+            values = _values_entry(relative, encoded, data) if walk.values_by_content else None
+            if values is None:
+                text.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
+                text.update(data)
+            else:  # not in `.Files`: a template sees only the values it holds
+                text.update(values)
+            entry = values or _loaded_entry(relative, encoded, data)
             loaded.update(entry)
             counted += bool(entry)
             if name.endswith(_SCANNED_SUFFIXES):
@@ -148,16 +154,22 @@ def _hash_folder(
     return known[key]
 
 
-def _loaded_entry(relative: str, encoded: bytes, data: bytes, values_by_content: bool) -> bytes:
+def _values_entry(relative: str, encoded: bytes, data: bytes) -> bytes | None:
+    """A (sub)chart's own values.yaml as the values it holds; None for any other file, or for a
+    values file Helm could fail on (then its error depends on the text)."""
+    match = _IN_A_CHART.fullmatch(relative)
+    if (match.group(2) if match else relative) != _VALUES_FILE:
+        return None
+    values = _values_json(data)
+    return None if values is None else b"V%d:%s\0%s" % (len(encoded), encoded, values.encode())
+
+
+def _loaded_entry(relative: str, encoded: bytes, data: bytes) -> bytes:
     """What a file adds to the `loaded` digest: nothing for a file a render cannot read without
-    `.Files` (docs, CI files, CRDs), a values.yaml by its values (when asked), any other file by its bytes."""
+    `.Files` (docs, CI files, CRDs), any other file by its bytes."""
     match = _IN_A_CHART.fullmatch(relative)
     own = match.group(2) if match else relative
-    if own == _VALUES_FILE and values_by_content:
-        values = _values_json(data)
-        if values is not None:
-            return b"V%d:%s\0%s" % (len(encoded), encoded, values.encode("utf-8"))
-    elif not (
+    if not (
         own in _RENDER_INPUTS
         or own == _VALUES_FILE
         or own.startswith("templates/")
