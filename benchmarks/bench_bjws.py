@@ -6,13 +6,14 @@ one renderer (2 render workers, no render cache):
 1. reviews each of the last N first-parent commits as `C^..C` (no tests, as `--no-tests`) and
    prints the share of affected charts rendered at both refs (target >= 95%). Library charts are
    not rendered by themselves (Helm cannot), so they count through the charts that include them.
-2. commits a one-chart change to the test chart (a comment in its values.yaml) and times its
+2. commits a one-chart change to the test chart (`--change comment`: a comment in its values.yaml;
+   `--change template`: a line its template renders into every test's output) and times its
    review with the tests (every suite at both refs) against `aftershock test -f
    "unittests/**/*_test.yaml"` of the same chart alone (target <= 1.5x), in wall time and in CPU
    time (this process and the render workers; much less stretched by a busy machine).
 3. prints peak RSS: this process plus every render worker (VmHWM; target <= 1 GiB).
 
-    .venv/bin/python benchmarks/bench_bjws.py [--commits 20] [--skip-timing]
+    .venv/bin/python benchmarks/bench_bjws.py [--commits 20] [--skip-timing] [--change comment|template]
 """
 
 from __future__ import annotations
@@ -107,14 +108,25 @@ def cpu_seconds(renderer) -> float:
     return total
 
 
+def commit_change(repo: Path, change: str) -> None:
+    """A comment no render can see, or a template line every test's render holds."""
+    if change == "comment":
+        path, addition = repo / TEST_CHART / "values.yaml", "# a comment\n"
+    else:
+        path, addition = (
+            repo / TEST_CHART / "templates" / "common.yaml",
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-bench\n",
+        )
+    path.write_text(path.read_text(encoding="utf-8") + addition, encoding="utf-8")
+    _git(repo, "commit", "-qam", f"chore(test-chart): {change}")
+
+
 def review_against_test(
-    repo: Path, renderer
+    repo: Path, renderer, change: str
 ) -> tuple[tuple[float, float], tuple[float, float], int]:
     """((review seconds, CPU seconds), (`aftershock test` seconds, CPU seconds), tests) for a
     one-chart change to the test chart."""
-    values = repo / TEST_CHART / "values.yaml"
-    values.write_text(values.read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
-    _git(repo, "commit", "-qam", "chore(test-chart): comment")
+    commit_change(repo, change)
     started, cpu = time.perf_counter(), cpu_seconds(renderer)
     review = run_review(ReviewRequest(repo=repo, base="HEAD^", head="HEAD"), renderer)
     review_seconds = (time.perf_counter() - started, cpu_seconds(renderer) - cpu)
@@ -135,6 +147,7 @@ def main() -> int:
     )
     parser.add_argument("--commits", type=int, default=20)
     parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--change", choices=("comment", "template"), default="comment")
     args = parser.parse_args()
     if not BUNDLE.is_file():
         print(f"corpus bundle {BUNDLE} is absent", file=sys.stderr)
@@ -152,10 +165,10 @@ def main() -> int:
                 print(f"  not rendered: {line}")
             if not args.skip_timing:
                 (review_wall, review_cpu), (test_wall, test_cpu), tests = review_against_test(
-                    repo, renderer
+                    repo, renderer, args.change
                 )
                 print(
-                    f"one-chart change to {TEST_CHART} ({tests} tests): review {review_wall:.1f} s, "
+                    f"one-chart change ({args.change}) to {TEST_CHART} ({tests} tests): review {review_wall:.1f} s, "
                     f"aftershock test alone {test_wall:.1f} s = {review_wall / test_wall:.2f}x (target <= 1.5x); "
                     f"CPU (this process and the workers) {review_cpu:.1f} s / {test_cpu:.1f} s = "
                     f"{review_cpu / test_cpu:.2f}x"
