@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 
 def chart_yaml(name: str, *, kind: str = "application", deps: str = "") -> str:
     return f"apiVersion: v2\nname: {name}\nversion: 0.1.0\ntype: {kind}\n{deps}"
@@ -115,3 +117,22 @@ def releases_chart(
         "releases/values.yaml": f"replicas: {replicas}\nimage: {image}\nmode: {mode}\nchartPath: {chart_path}\nsourceKind: {source}\n",
         "releases/templates/web.yaml": FLUX_RELEASE,
     }
+
+
+# A DaemonSet that shares the node's PIDs or not, optionally silenced with aftershock.io/ignore.
+def agent_daemonset(host_pid: bool, ignore: str | None = None) -> str:
+    annotations = (
+        f"\n  annotations:\n    aftershock.io/ignore: {json.dumps(ignore)}" if ignore else ""
+    )
+    return f"""apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent{annotations}
+spec:
+  selector: {{matchLabels: {{app: agent}}}}
+  template:
+    metadata: {{labels: {{app: agent}}}}
+    spec:
+      hostPID: {str(host_pid).lower()}
+      containers: [{{name: agent, image: "busybox:1.36"}}]
+"""

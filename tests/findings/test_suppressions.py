@@ -14,30 +14,13 @@ import jsonschema
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
+from charts import agent_daemonset as agent
 from charts import app_chart
 from conftest import PROJECT
 from gitrepo import commit, make_repo
 
 SCHEMA = json.loads((PROJECT / "src" / "aftershock" / "schema" / "review.schema.json").read_text())
 RULE = "pss-host-namespaces"
-
-
-def agent(host_pid: bool, ignore: str | None = None) -> str:
-    annotations = (
-        f"\n  annotations:\n    aftershock.io/ignore: {json.dumps(ignore)}" if ignore else ""
-    )
-    return f"""apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: agent{annotations}
-spec:
-  selector: {{matchLabels: {{app: agent}}}}
-  template:
-    metadata: {{labels: {{app: agent}}}}
-    spec:
-      hostPID: {str(host_pid).lower()}
-      containers: [{{name: agent, image: "busybox:1.36"}}]
-"""
 
 
 def _review(repo, base, head, renderer):

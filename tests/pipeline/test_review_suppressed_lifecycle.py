@@ -28,6 +28,7 @@ from aftershock.report.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
 from aftershock.state.lifecycle import LifecycleState
 from aftershock.state.mode import RequestedMode
+from charts import agent_daemonset as agent
 from charts import app_chart
 from conftest import PROJECT
 from gitrepo import commit, git, make_repo
@@ -37,24 +38,6 @@ SCHEMA = json.loads((PROJECT / "src" / "aftershock" / "schema" / "review.schema.
 TARGET = "pr:15"
 RULE = "pss-host-namespaces"
 WHY = "the agent reads the host's PIDs"
-
-
-def agent(host_pid: bool, ignore: str | None = None) -> str:
-    annotations = (
-        f"\n  annotations:\n    aftershock.io/ignore: {json.dumps(ignore)}" if ignore else ""
-    )
-    return f"""apiVersion: apps/v1
-kind: DaemonSet
-metadata:
-  name: agent{annotations}
-spec:
-  selector: {{matchLabels: {{app: agent}}}}
-  template:
-    metadata: {{labels: {{app: agent}}}}
-    spec:
-      hostPID: {str(host_pid).lower()}
-      containers: [{{name: agent, image: "busybox:1.36"}}]
-"""
 
 
 def pull_request(tmp_path: Path) -> Path:
