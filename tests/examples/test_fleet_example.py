@@ -140,6 +140,13 @@ def test_a_generator_data_change_is_one_renamed_config_map_that_rolls_the_deploy
         ]
     renames = [f for f in result.judgement.findings if f.rule_id == "resource-deleted"]
     assert len(renames) == 2 and all("rolls Deployment.apps web/web" in f.message for f in renames)
+    # Two clusters' renames read alike but for where they happen: each message says which.
+    assert sorted(
+        c
+        for f in renames
+        for c in ("prod", "staging")
+        if f"(release apps in cluster {c})" in f.message
+    ) == ["prod", "staging"]
     assert {f.severity.value for f in renames} == {"info"}
     assert review.complete
 

@@ -64,13 +64,18 @@ class ObjectPair:
 
     @property
     def display(self) -> str:
+        return f"{self.key}{self.where}"
+
+    @property
+    def where(self) -> str:
+        """` (release R in cluster C, scenario S)`, or "" for a chart's defaults as it stands."""
         where = []
         if self.chart.release:
             key, tree = split_release_id(self.chart.release)
             where.append(f"release {key.name}" + (f" in cluster {tree}" if tree else ""))
         if self.chart.scenario != DEFAULT_SCENARIO:
             where.append(f"scenario {self.chart.scenario}")
-        return f"{self.key} ({', '.join(where)})" if where else str(self.key)
+        return f" ({', '.join(where)})" if where else ""
 
     @property
     def templates(self) -> tuple[str, ...]:

@@ -85,7 +85,7 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
         subject=pair.subject("deleted" if not renamed else "renamed"),
         delta=Delta.INTRODUCED,
         severity=severity,
-        message=f"{old.key} {what}: {consequence}",
+        message=f"{old.key}{pair.where} {what}: {consequence}",
         location=ctx.index.locate_object(pair, ("name", old.key.name), in_change=True),
         path=pair.impact_path("metadata.name", "removes" if not renamed else "renames"),
         facts=(Fact("object", old.key.id), Fact("renamed", renamed), Fact("kept", kept(old))),
