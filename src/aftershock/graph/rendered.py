@@ -62,7 +62,7 @@ def install_scope(review: ChartReview) -> str:
 
 
 def object_ref(scope: str, key: ObjectKey) -> str:
-    """The id the review document gives an object change (report.canonical.object_id)."""
+    """The id the review document gives an object change (report.object_entries.object_id)."""
     return f"{scope}::{key.id}"
 
 

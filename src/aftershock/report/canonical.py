@@ -16,19 +16,16 @@ from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
+from aftershock.report.lifecycle_document import lifecycle_document
+from aftershock.report.object_entries import object_entry, object_id
 from aftershock.report.redaction import redact_hunk_line
 from aftershock.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
     from aftershock.pipeline.judge import Judgement
     from aftershock.pipeline.state import StatefulReview
-from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
-from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
-from aftershock.state.lifecycle import LifecycleEntry, LifecycleState
-from aftershock.state.records import Decision, stored_finding
-from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS
 
 SCHEMA_VERSION = "1.0"
 
@@ -50,70 +47,6 @@ def review_document(
         doc["lifecycle"] = lifecycle_document(state)
     scrubbed: dict[str, Any] = taint.scrub(doc)
     return scrubbed
-
-
-def lifecycle_document(state: StatefulReview) -> dict[str, Any]:
-    """The `lifecycle` section: how this review was chosen, and each finding as new, retained, resolved,
-    dismissed or suppressed."""
-    lifecycle, plan = state.lifecycle, state.plan
-    groups = {s.value: [_lifecycle_item(e) for e in lifecycle.in_state(s)] for s in LifecycleState}
-    raised = [
-        e for e in lifecycle.entries if e.state in (LifecycleState.NEW, LifecycleState.RETAINED)
-    ]
-    actionable = sum(stored_finding(e.finding).actionable for e in raised)  # type: ignore[arg-type]
-    return {
-        "target": {
-            "kind": state.target.kind.value,
-            "name": state.target.name,
-            "display": str(state.target),
-        },
-        "review_id": state.review_id,
-        "status": state.status.value,
-        "mode": plan.mode.value,
-        "reason": plan.reason,
-        "force_pushed": plan.force_pushed,
-        "since": plan.since_sha,
-        "previous_head": lifecycle.previous_head,
-        "headline": NO_ACTIONABLE_FINDINGS
-        if actionable == 0
-        else f"{actionable} actionable finding(s)",
-        "counts": {key: len(items) for key, items in groups.items()},
-        "carried_forward": sum(e.carried_forward for e in lifecycle.current),
-        **groups,
-    }
-
-
-def _lifecycle_item(entry: LifecycleEntry) -> dict[str, Any]:
-    finding = stored_finding(entry.finding)  # type: ignore[arg-type]
-    return {
-        "fingerprint": finding.fingerprint,
-        "evidence_digest": finding.evidence_digest,
-        "rule": finding.rule_id,
-        "severity": finding.severity,
-        "title": finding.title,
-        "subject": finding.subject_display,
-        "message": finding.message,
-        "actionable": finding.actionable,
-        "carried_forward": entry.carried_forward,
-        "resolved_since": entry.resolved_since,
-        "dismissal": _decision(entry.dismissal),
-        "lapsed_dismissal": _decision(entry.lapsed_dismissal),
-        "suppression": None
-        if entry.suppression is None
-        else {"reason": entry.suppression.reason, "source": entry.suppression.source},
-        "suppressed_since": entry.suppressed_since,
-    }
-
-
-def _decision(decision: Decision | None) -> dict[str, Any] | None:
-    if decision is None:
-        return None
-    return {
-        "reason": decision.reason,
-        "by": decision.by,
-        "at": decision.at.isoformat(),
-        "evidence_digest": decision.evidence_digest,
-    }
 
 
 def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
@@ -177,11 +110,11 @@ def _objects(review: Review) -> list[dict[str, Any]]:
     default: dict[tuple[str, str | None], set[str]] = {}
     for r in review.chart_reviews:
         if r.scenario == "default":
-            default[(r.chart, r.release)] = {_fingerprint(_object("", c)) for c in r.changes}
+            default[(r.chart, r.release)] = {_fingerprint(object_entry("", c)) for c in r.changes}
     result = []
     for r in review.chart_reviews:
         for change in r.changes:
-            entry = _object(review_id(r), change)
+            entry = object_entry(review_id(r), change)
             seen = default.get((r.chart, r.release), set())
             entry["scenario"] = r.scenario
             entry["same_as_default"] = r.scenario != "default" and _fingerprint(entry) in seen
@@ -416,57 +349,3 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
         ],
         "objects": [object_id(review_id(r), c) for c in r.changes],
     }
-
-
-def object_id(review: str, change: ObjectChange) -> str:
-    return f"{review}::{change.key.id}"
-
-
-def _key(key: ObjectKey) -> dict[str, str]:
-    return {
-        "group": key.group,
-        "kind": key.kind,
-        "namespace": key.namespace,
-        "name": key.name,
-        "id": key.id,
-    }
-
-
-def _object(review: str, change: ObjectChange) -> dict[str, Any]:
-    found = _object_fields(review, change)
-    if change.generator:  # only a kustomize generator's rename has them
-        found["generator"] = change.generator
-        found["rolls"] = [_key(k) for k in change.rolls]
-    return found
-
-
-def _object_fields(review: str, change: ObjectChange) -> dict[str, Any]:
-    return {
-        "id": object_id(review, change),
-        "review": review,
-        "chart": change.chart,
-        "change": change.kind.value,
-        "key": _key(change.key),
-        "display": str(change.key),
-        "api_version": change.api_version,
-        "previous_key": _key(change.previous_key) if change.previous_key else None,
-        "previous_api_version": change.previous_api_version,
-        "similarity": change.similarity,
-        "templates": list(change.templates),
-        "fields": [_field(f) for f in change.fields],
-    }
-
-
-def _field(f: FieldChange) -> dict[str, Any]:
-    return {
-        "path": f.path,
-        "change": f.kind.value,
-        "before": _value(f.before),
-        "after": _value(f.after),
-    }
-
-
-def _value(value: Any) -> Any:
-    if isinstance(value, RedactedValue):
-        return {"redacted": True, "bytes": value.bytes}
-    return value
