@@ -26,7 +26,6 @@ from typing import Any
 import yaml
 
 from aftershock import yamlio
-from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
@@ -36,7 +35,6 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
 from aftershock.model.review import (
-    ChartOutcome,
     ChartRender,
     ChartReview,
     NotReviewed,
@@ -45,6 +43,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.build_origin import Attribution
+from aftershock.pipeline.built_review import Built, built_review
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -54,7 +53,6 @@ Lookup = Mapping[
 ]  # the repository's ConfigMaps and Secrets by key
 FluxId = tuple[str, ObjectKey]  # (file, key): see FluxKustomization.id
 # One side's build of a Kustomization: its failure, or its render and objects.
-Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
 
 
 @dataclass(frozen=True)
@@ -341,46 +339,8 @@ def review_one(
         ),
     )
     name = posixpath.basename(flux.path) or "."
-    sides = [_split(base, Side.BASE), _split(head, Side.HEAD)]
-    (base_render, base_objects), (head_render, head_objects) = sides
-    release, cluster = release_id(flux.key, flux.cluster), flux.cluster or "in-cluster"
     part = f"Flux Kustomization {flux.key}" + (
         f" in cluster {flux.cluster}" if flux.cluster else ""
     )
-    failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
-    if failed:
-        gaps = [NotReviewed(part, r.error or "build failed", r.side) for r in failed]
-        return ChartReview(
-            flux.path,
-            name,
-            affected,
-            base_render,
-            head_render,
-            ChartOutcome.NOT_REVIEWED,
-            release=release,
-            cluster=cluster,
-        ), gaps
-    changes = diff_objects(base_objects, head_objects)
-    outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    return ChartReview(
-        flux.path,
-        name,
-        affected,
-        base_render,
-        head_render,
-        outcome,
-        changes,
-        base_objects=base_objects,
-        head_objects=head_objects,
-        release=release,
-        cluster=cluster,
-    ), []
-
-
-def _split(built: Built | None, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:
-    if built is None:
-        return ChartRender(side, RenderStatus.ABSENT), ()
-    if isinstance(built, ChartRender):
-        return built, ()
-    render, objects = built
-    return render, tuple(objects)
+    release, cluster = release_id(flux.key, flux.cluster), flux.cluster or "in-cluster"
+    return built_review(flux.path, name, affected, part, (base, head), release, cluster)

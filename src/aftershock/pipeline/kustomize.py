@@ -15,15 +15,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizations
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import FileChange
-from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
-    ChartOutcome,
     ChartRender,
     ChartReview,
     NotReviewed,
@@ -37,6 +34,7 @@ from aftershock.pipeline.build_origin import (
     request_origins,
     source_unit_kind,
 )
+from aftershock.pipeline.built_review import Built, built_review
 from aftershock.pipeline.charts import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -118,9 +116,6 @@ def _owned_files(tree: RefSnapshot, found: KustomizationSet) -> set[str]:
     return set(found.built_files()) | beside
 
 
-_Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
-
-
 def _build_side(
     side: Side,
     tree: RefSnapshot,
@@ -129,9 +124,9 @@ def _build_side(
     builder: KustomizeBuilder,
     work: Path,
     namespace: str,
-) -> dict[str, _Built]:
+) -> dict[str, Built]:
     """Each reached root at one ref: absent, refused or failed (a ChartRender), or built with its objects."""
-    results: dict[str, _Built] = {}
+    results: dict[str, Built] = {}
     buildable = []
     for root in roots:
         if root.folder not in found.by_folder:
@@ -163,7 +158,7 @@ def _request_origins(folder: Path) -> bool:
     return file is not None and request_origins(file)
 
 
-def _attributed(built: _Built, origins: Attribution, strip: bool) -> _Built:
+def _attributed(built: Built, origins: Attribution, strip: bool) -> Built:
     if isinstance(built, ChartRender):
         return built
     render, objects = built
@@ -172,7 +167,7 @@ def _attributed(built: _Built, origins: Attribution, strip: bool) -> _Built:
 
 def _parsed(
     side: Side, file: str, folder: str, text: str | None, error: str | None, namespace: str
-) -> _Built:
+) -> Built:
     if error is not None or text is None:
         return ChartRender(
             side, RenderStatus.FAILED, error=f"kustomize build {folder or '.'}: {error}"
@@ -187,50 +182,13 @@ def _parsed(
 
 
 def _review_root(
-    root: _Root, base: _Built | None, head: _Built | None
+    root: _Root, base: Built | None, head: Built | None
 ) -> tuple[ChartReview, list[NotReviewed]]:
     affected = AffectedChart(
         root.folder, (AffectStep("file", root.changed[0], "built by the kustomization"),)
     )
-    (base_render, base_objects), (head_render, head_objects) = (
-        _split(base, Side.BASE),
-        _split(head, Side.HEAD),
-    )
-    failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
-    if failed:
-        gaps = [
-            NotReviewed(f"kustomization {root.folder or '.'}", r.error or "build failed", r.side)
-            for r in failed
-        ]
-        return ChartReview(
-            root.folder,
-            KUSTOMIZATION_NAME,
-            affected,
-            base_render,
-            head_render,
-            ChartOutcome.NOT_REVIEWED,
-        ), gaps
-    changes = diff_objects(base_objects, head_objects)
-    outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    return ChartReview(
-        root.folder,
-        KUSTOMIZATION_NAME,
-        affected,
-        base_render,
-        head_render,
-        outcome,
-        changes,
-        base_objects=base_objects,
-        head_objects=head_objects,
-    ), []
-
-
-def _split(built: _Built | None, side: Side) -> tuple[ChartRender, tuple[RenderedObject, ...]]:
-    if built is None:
-        return ChartRender(side, RenderStatus.ABSENT), ()
-    if isinstance(built, ChartRender):
-        return built, ()
-    return built
+    part = f"kustomization {root.folder or '.'}"
+    return built_review(root.folder, KUSTOMIZATION_NAME, affected, part, (base, head))
 
 
 def kustomize_units(
