@@ -53,7 +53,16 @@ def _build_one(folder: str) -> tuple[str | None, str | None]:
     try:
         return asyncio.run(pykustomize.build(folder, options)).yaml, None
     except pykustomize.KustomizeError as error:
-        return None, str(error).strip() or type(error).__name__
+        return None, cause_first(str(error).strip() or type(error).__name__)
+
+
+def cause_first(error: str) -> str:
+    """kustomize nests a failure outermost first (`accumulating resources: … from path 'x': <cause>`):
+    the cause goes first, the chain after it, so a line cut for display still says what went wrong."""
+    chain, quote, cause = error.rpartition("': ")
+    if not quote or "accumulat" not in chain:
+        return error
+    return f"{cause} (kustomize: {chain}')"
 
 
 def available() -> str | None:
