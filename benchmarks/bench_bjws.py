@@ -7,13 +7,16 @@ one renderer (2 render workers, no render cache):
    prints the share of affected charts rendered at both refs (target >= 95%). Library charts are
    not rendered by themselves (Helm cannot), so they count through the charts that include them.
 2. commits a one-chart change to the test chart (`--change comment`: a comment in its values.yaml;
-   `--change template`: a line its template renders into every test's output) and times its
-   review with the tests (every suite at both refs) against `aftershock test -f
+   `--change template`: a line its template renders into every test's output; `--change label`:
+   the library's helm.sh/chart label removed from every object, which the test chart and
+   app-template include) and times its review with the tests (every suite at head, at base those
+   the evidence needs, or all with `--base-tests all`) against `aftershock test -f
    "unittests/**/*_test.yaml"` of the same chart alone (target <= 1.5x), in wall time and in CPU
    time (this process and the render workers; much less stretched by a busy machine).
 3. prints peak RSS: this process plus every render worker (VmHWM; target <= 1 GiB).
 
-    .venv/bin/python benchmarks/bench_bjws.py [--commits 20] [--skip-timing] [--change comment|template]
+    .venv/bin/python benchmarks/bench_bjws.py [--commits 20] [--skip-timing]
+        [--change comment|template|label] [--base-tests needed|all]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 
 from aftershock.helmtest.runner import run_suites
 from aftershock.model.review import RenderStatus
+from aftershock.model.tests import BaseTests
 from aftershock.model.units import ChartType
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.review import open_renderer
@@ -42,6 +46,7 @@ CORPUS = Path(
 BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"
 TEST_CHART = "charts/library/common/test-chart"
 PATTERN = "unittests/**/*_test.yaml"
+LABELS = "charts/library/common/templates/lib/metadata/_allLabels.tpl"
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -109,7 +114,16 @@ def cpu_seconds(renderer) -> float:
 
 
 def commit_change(repo: Path, change: str) -> None:
-    """A comment no render can see, or a template line every test's render holds."""
+    """A comment no render can see, a template line every test's render holds, or a label the
+    library puts on every object removed (a field removal the guard map reads at base)."""
+    if change == "label":
+        path = repo / LABELS
+        text = path.read_text(encoding="utf-8")
+        removed = 'helm.sh/chart: {{ include "bjw-s.common.lib.chart.names.chart" . }}\n'
+        assert removed in text, f"{LABELS} no longer holds the helm.sh/chart label"
+        path.write_text(text.replace(removed, ""), encoding="utf-8")
+        _git(repo, "commit", "-qam", "chore(common): drop the helm.sh/chart label")
+        return
     if change == "comment":
         path, addition = repo / TEST_CHART / "values.yaml", "# a comment\n"
     else:
@@ -122,21 +136,23 @@ def commit_change(repo: Path, change: str) -> None:
 
 
 def review_against_test(
-    repo: Path, renderer, change: str
+    repo: Path, renderer, change: str, base_tests: BaseTests
 ) -> tuple[tuple[float, float], tuple[float, float], int]:
     """((review seconds, CPU seconds), (`aftershock test` seconds, CPU seconds), tests) for a
     one-chart change to the test chart."""
     commit_change(repo, change)
     started, cpu = time.perf_counter(), cpu_seconds(renderer)
-    review = run_review(ReviewRequest(repo=repo, base="HEAD^", head="HEAD"), renderer)
+    request = ReviewRequest(repo=repo, base="HEAD^", head="HEAD", base_tests=base_tests)
+    review = run_review(request, renderer)
     review_seconds = (time.perf_counter() - started, cpu_seconds(renderer) - cpu)
     started, cpu = time.perf_counter(), cpu_seconds(renderer)
     alone = run_suites([str(repo / TEST_CHART)], renderer, test_files=(PATTERN,))
     test_seconds = (time.perf_counter() - started, cpu_seconds(renderer) - cpu)
     assert review.tests is not None and review.tests.charts, "the review ran no suite"
+    not_run = sum(c.base.not_run for c in review.tests.charts)
     print(
         f"  renders: review's test step {review.tests.renders} for {review.tests.tests_rendered} test runs, "
-        f"aftershock test {alone.stats.renders}"
+        f"aftershock test {alone.stats.renders}; base tests not run (not needed): {not_run}"
     )
     return review_seconds, test_seconds, sum(len(s.tests) for s in alone.suites())
 
@@ -147,7 +163,8 @@ def main() -> int:
     )
     parser.add_argument("--commits", type=int, default=20)
     parser.add_argument("--skip-timing", action="store_true")
-    parser.add_argument("--change", choices=("comment", "template"), default="comment")
+    parser.add_argument("--change", choices=("comment", "template", "label"), default="comment")
+    parser.add_argument("--base-tests", choices=("needed", "all"), default="needed")
     args = parser.parse_args()
     if not BUNDLE.is_file():
         print(f"corpus bundle {BUNDLE} is absent", file=sys.stderr)
@@ -165,10 +182,10 @@ def main() -> int:
                 print(f"  not rendered: {line}")
             if not args.skip_timing:
                 (review_wall, review_cpu), (test_wall, test_cpu), tests = review_against_test(
-                    repo, renderer, args.change
+                    repo, renderer, args.change, args.base_tests
                 )
                 print(
-                    f"one-chart change ({args.change}) to {TEST_CHART} ({tests} tests): review {review_wall:.1f} s, "
+                    f"change ({args.change}, base tests {args.base_tests}) reaching {TEST_CHART} ({tests} tests): review {review_wall:.1f} s, "
                     f"aftershock test alone {test_wall:.1f} s = {review_wall / test_wall:.2f}x (target <= 1.5x); "
                     f"CPU (this process and the workers) {review_cpu:.1f} s / {test_cpu:.1f} s = "
                     f"{review_cpu / test_cpu:.2f}x"

@@ -144,6 +144,7 @@ class ReviewDefaults(BaseModel):
     kube_version: str | None = None  # --kube-version, for .Capabilities, e.g. "v1.30.0"
     max_scenarios: int | None = Field(default=None, ge=1)  # --max-scenarios
     tests: bool | None = None  # false: as --no-tests
+    base_tests: Literal["needed", "all"] | None = None  # --base-tests
     render_timeout: float | None = Field(default=None, ge=0.1)  # --render-timeout, seconds
 
 

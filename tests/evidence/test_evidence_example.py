@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from aftershock.evidence import document, markdown
-from aftershock.model.tests import Coverage, ProblemKind, TestChange
+from aftershock.model.tests import Coverage, ProblemKind, TestChange, TestStatus
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.tests import collect_test_evidence_for_refs
 
@@ -45,12 +45,36 @@ def test_replica_default_change_makes_its_untouched_test_newly_failing(replicas)
     changed = [
         (t.suite_file, t.test, t.change)
         for t in orders.tests
-        if t.change is not TestChange.UNCHANGED
+        if t.change not in (TestChange.UNCHANGED, TestChange.NOT_COMPARED)
     ]
     assert changed == [(ORDERS_SUITE, "runs two replicas by default", TestChange.NEWLY_FAILING)]
     (test,) = [t for t in orders.tests if t.change is TestChange.NEWLY_FAILING]
     assert test.head.failure == "asserts[0] equal spec.replicas: expected 2, got 3"
-    assert (orders.base.passed, orders.head.passed, orders.head.failed) == (5, 4, 1)
+    assert (orders.head.passed, orders.head.failed) == (4, 1)
+    # at base only the test failing at head ran: the others pass at head, nothing needs their base run
+    assert (orders.base.passed, orders.base.not_run, orders.base.tests) == (1, 4, 5)
+    assert {t.change for t in orders.tests if t.head.status is TestStatus.PASSED} == {
+        TestChange.NOT_COMPARED
+    }
+
+
+def test_every_base_outcome_is_run_when_asked(example_repo, renderer):
+    review = run_review(
+        ReviewRequest(repo=example_repo, base="state-00-initial", head="state-01-orders-replicas"),
+        renderer,
+    )
+    found = collect_test_evidence_for_refs(
+        example_repo,
+        review.base.sha,
+        review.head.sha,
+        review.chart_reviews,
+        renderer,
+        base_tests="all",
+    )
+    (orders,) = found.charts
+    assert (orders.base.passed, orders.base.not_run) == (5, 0)
+    assert {t.change for t in orders.tests} == {TestChange.NEWLY_FAILING, TestChange.UNCHANGED}
+    assert found.tests_rendered == 10
 
 
 def test_the_replica_assertion_is_stale_and_pins_the_field(replicas):
@@ -86,7 +110,8 @@ def test_a_label_no_test_asserts_is_unguarded_on_every_object(labels):
         )
         assert len(unguarded) == len(chart.guards)
     payments = by_chart["charts/apps/payments"]
-    assert {t.change for t in payments.tests} == {TestChange.UNCHANGED}
+    # every payments test passes at head and nothing is removed: no base outcome was needed
+    assert {t.change for t in payments.tests} == {TestChange.NOT_COMPARED}
     # the replica test broke one commit earlier: still failing, not newly failing
     orders_changes = {t.test: t.change for t in by_chart["charts/apps/orders"].tests}
     assert orders_changes["runs two replicas by default"] is TestChange.STILL_FAILING
@@ -104,7 +129,9 @@ def test_document_follows_its_schema_and_is_deterministic(replicas, labels):
     assert doc["summary"]["problems"] == {"unguarded": 0, "stale": 1, "vacuous": 0}
     assert (doc["summary"]["changed_fields"], doc["summary"]["guarded_fields"]) == (1, 1)
     assert doc["untested_charts"] == []
-    assert doc["run"]["renders"] >= 2 and doc["run"]["tests_rendered"] == 10
+    assert doc["run"]["renders"] >= 2 and doc["run"]["tests_rendered"] == 6  # 5 at head, 1 at base
+    assert doc["summary"]["tests"]["not_compared"] == 4
+    assert (doc["charts"][0]["not_compared_tests"], doc["charts"][0]["base"]["not_run"]) == (4, 4)
 
 
 def test_schema_fragment_rejects_a_wrong_document(replicas):
@@ -120,7 +147,8 @@ def test_markdown_gives_counts_then_failures_then_unguarded_fields(replicas, lab
         "### Tests",
         "",
         "5 tests in 1 chart(s) at head: 1 newly failing. 1 of 1 changed field(s) asserted by a test"
-        " (0 unguarded); 1 stale and 0 vacuous assertion(s).",
+        " (0 unguarded); 1 stale and 0 vacuous assertion(s). 4 passing at head were not run at base"
+        " (no finding needs them): newly passing tests are not looked for (`--base-tests all`).",
     ]
     assert (
         "- `charts/apps/orders/tests/deployment_test.yaml` · runs two replicas by default:"

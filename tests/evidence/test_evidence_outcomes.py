@@ -18,7 +18,7 @@ from aftershock.helmtest.results import (
 )
 from aftershock.model.tests import RunStatus, TestChange, TestOutcome, TestStatus
 
-PASSED, FAILED, ERRORED, SKIPPED = (TestOutcome(s) for s in TestStatus)
+PASSED, FAILED, ERRORED, SKIPPED, NOT_RUN = (TestOutcome(s) for s in TestStatus)
 
 
 @pytest.mark.parametrize(
@@ -36,6 +36,10 @@ PASSED, FAILED, ERRORED, SKIPPED = (TestOutcome(s) for s in TestStatus)
         (FAILED, SKIPPED, TestChange.UNCHANGED),
         (PASSED, SKIPPED, TestChange.UNCHANGED),
         (PASSED, PASSED, TestChange.UNCHANGED),
+        (NOT_RUN, PASSED, TestChange.NOT_COMPARED),
+        (NOT_RUN, SKIPPED, TestChange.UNCHANGED),
+        (NOT_RUN, FAILED, TestChange.NOT_COMPARED),
+        (NOT_RUN, None, TestChange.REMOVED),
     ],
 )
 def test_classification(base, head, change):

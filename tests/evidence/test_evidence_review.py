@@ -361,7 +361,7 @@ def test_skipped_and_unchanged_tests_are_not_failures_and_no_pin_is_unguarded(tm
     ).charts
     assert {t.test: (t.change, t.head.status) for t in chart.tests} == {
         "is skipped": (TestChange.UNCHANGED, TestStatus.SKIPPED),
-        "names the map": (TestChange.UNCHANGED, TestStatus.PASSED),
+        "names the map": (TestChange.NOT_COMPARED, TestStatus.PASSED),
     }
     assert (chart.head.passed, chart.head.skipped) == (1, 1)
     # data.level changed and only metadata.name is asserted: unguarded, even with a passing suite
@@ -522,7 +522,8 @@ def test_a_values_comment_in_a_chart_reading_files_shares_every_test_render(tmp_
     }
     base = commit(repo, files, "base")
     head = commit(repo, {"charts/app/values.yaml": "# the level\nlevel: info\n"}, "docs: values")
-    found = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer).tests
+    request = ReviewRequest(repo=repo, base=base, head=head, base_tests="all")
+    found = run_review(request, renderer).tests
     assert found is not None
     assert (found.tests_rendered, found.renders) == (6, 2)  # two inputs, the same at both refs
     (chart,) = found.charts

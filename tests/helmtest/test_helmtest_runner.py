@@ -228,3 +228,51 @@ def test_chart_copies_on_the_same_file_system_never_change_the_chart(tmp_path: P
         )  # nothing pruned here
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+KUBE_SUITE = """\
+suite: kube
+templates: [deployment.yaml]
+tests:
+  - it: sets the Kubernetes version
+    capabilities: {majorVersion: "1", minorVersion: "29"}
+    asserts: [{equal: {path: metadata.annotations.kube, value: v1.29.0}}]
+  - it: keeps the version the test before set
+    asserts: [{equal: {path: metadata.annotations.kube, value: v1.29.0}}]
+  - it: keeps it again
+    asserts: [{isKind: {of: Deployment}}]
+"""
+
+
+def test_left_out_tests_are_not_rendered_and_their_kubernetes_version_still_carries_over(
+    tmp_path: Path,
+):
+    """A caller (a review's base side) may leave tests out: they are reported not run, never passed,
+    and a left-out test that sets the Kubernetes version still sets it for the tests after it."""
+    chart = tmp_path / "c"
+    for name, text in {**FILES, "tests/kube_test.yaml": KUBE_SUITE}.items():
+        path = chart / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    skip = frozenset(
+        {
+            ("tests/kube_test.yaml", "sets the Kubernetes version"),
+            ("tests/kube_test.yaml", "keeps it again"),
+        }
+    )
+    with SdkRenderer(workers=1) as renderer:
+        whole = run_suites([str(chart)], renderer, test_files=("tests/kube_test.yaml",))
+        left = run_suites(
+            [str(chart)],
+            renderer,
+            test_files=("tests/kube_test.yaml",),
+            skip_tests={str(chart): skip},
+        )
+    (suite,) = left.suites()
+    statuses = {t.name: t.status for t in suite.tests}
+    assert statuses == {
+        "sets the Kubernetes version": JobStatus.NOT_RUN,
+        "keeps the version the test before set": JobStatus.PASSED,
+        "keeps it again": JobStatus.NOT_RUN,
+    }
+    assert (left.stats.tests_rendered, whole.stats.tests_rendered) == (1, 3)

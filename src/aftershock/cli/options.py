@@ -232,6 +232,16 @@ _OPTIONS = (
         callback=_keep,
     ),
     click.option(
+        "--base-tests",
+        "base_tests",
+        type=click.Choice(["needed", "all"]),
+        default="needed",
+        help="Base outcomes to run: those the evidence needs (tests failing at head, edited suites,"
+        " tests of templates the change removes from), or all, to find newly passing tests too.",
+        expose_value=False,
+        callback=_keep,
+    ),
+    click.option(
         "--config",
         "config_file",
         type=click.Path(dir_okay=False, exists=True),
@@ -398,6 +408,7 @@ def review_settings(ctx: click.Context) -> ReviewSettings:
         max_scenarios=given["max_scenarios"],
         config_file=Path(given["config_file"]) if given["config_file"] else None,
         run_tests=not given["no_tests"],
+        base_tests=given["base_tests"],
         deadline_seconds=given["deadline"],
         max_renders=given["max_renders"],
         chart_cache=Path(given["chart_cache"]) if given["chart_cache"] else None,

@@ -2,7 +2,7 @@
 
 Plain JSON-compatible data in a stable order, the same for the same evidence: charts by path, tests
 by suite file then name, guards in the review's change order, problems by kind then subject. Tests
-whose outcome did not change are counted, not listed. Timings are left out (they differ from run to
+whose outcome did not change, and those whose base outcome the review did not run, are counted, not listed. Timings are left out (they differ from run to
 run); the render counts are kept. Its JSON Schema is schema_fragment.json next to this module.
 """
 
@@ -25,6 +25,8 @@ from aftershock.model.tests import (
 
 SECTION_VERSION = "1"
 _PROBLEM_ORDER = {kind: index for index, kind in enumerate(ProblemKind)}
+# counted, not listed: unchanged tests, and those passing at head whose base outcome was not run
+_COUNTED_ONLY = (TestChange.UNCHANGED, TestChange.NOT_COMPARED)
 
 
 def test_evidence_document(evidence: TestEvidence) -> dict[str, Any]:
@@ -73,8 +75,9 @@ def _chart(chart: ChartTestEvidence) -> dict[str, Any]:
         "chart": chart.chart,
         "base": _side(chart.base),
         "head": _side(chart.head),
-        "tests": [_test(t) for t in chart.tests if t.change is not TestChange.UNCHANGED],
+        "tests": [_test(t) for t in chart.tests if t.change not in _COUNTED_ONLY],
         "unchanged_tests": sum(1 for t in chart.tests if t.change is TestChange.UNCHANGED),
+        "not_compared_tests": sum(1 for t in chart.tests if t.change is TestChange.NOT_COMPARED),
         "guards": [_guard(g) for g in chart.guards],
         "problems": [_problem(p) for p in problems],
         "unresolved_assertions": chart.unresolved,
@@ -91,6 +94,7 @@ def _side(side: SideTests) -> dict[str, Any]:
         "failed": side.failed,
         "errored": side.errored,
         "skipped": side.skipped,
+        "not_run": side.not_run,
         "suite_errors": [{"suite_file": e.suite_file, "error": e.error} for e in side.suite_errors],
     }
 

@@ -56,6 +56,14 @@ class DocumentMap:
         self._by_document = by_document
         self._ranks = ranks
 
+    def index_of(self, obj: RenderedObject) -> int | None:
+        """The helm-unittest document index `object_at` finds `obj` at, if it finds it."""
+        indexes = self._ranks.get(obj.template, [])
+        if obj.document_index not in indexes:
+            return None
+        rank = indexes.index(obj.document_index)
+        return rank if self.object_at(obj.template, rank) == obj else None
+
     def object_at(self, template: str, unittest_index: int) -> RenderedObject | None:
         indexes = self._ranks.get(template, [])
         if not 0 <= unittest_index < len(indexes):

@@ -61,8 +61,12 @@ def _counts(section: dict[str, Any]) -> str:
             )
             if tests[key]
         ]
+        # with base outcomes left out, "none changed" would claim what was not compared
+        unchanged = (
+            ", none newly failing." if tests.get("not_compared") else ", none changed outcome."
+        )
         text = f"{summary['head_tests']} tests in {summary['charts']} chart(s) at head" + (
-            f": {', '.join(parts)}." if parts else ", none changed outcome."
+            f": {', '.join(parts)}." if parts else unchanged
         )
         text += (
             f" {summary['guarded_fields']} of {summary['changed_fields']} changed field(s) asserted by a test"
@@ -70,6 +74,11 @@ def _counts(section: dict[str, Any]) -> str:
         )
         if summary["suite_errors"]:
             text += f" {summary['suite_errors']} suite(s) could not run."
+        if tests.get("not_compared"):
+            text += (
+                f" {tests['not_compared']} passing at head were not run at base (no finding needs them):"
+                " newly passing tests are not looked for (`--base-tests all`)."
+            )
     if section["untested_charts"]:
         searched = {s["chart"]: s["patterns"] for s in section.get("suite_files", [])}
         names = ", ".join(

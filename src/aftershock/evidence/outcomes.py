@@ -13,7 +13,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from aftershock.helmtest.results import AssertionResult, ChartResult, JobStatus, TestResult
+from aftershock.helmtest.results import (
+    AssertionResult,
+    ChartResult,
+    JobStatus,
+    TestKey,
+    TestResult,
+    test_keys,
+)
 from aftershock.model.tests import (
     RunStatus,
     SideTests,
@@ -31,10 +38,9 @@ _STATUS = {
     JobStatus.FAILED: TestStatus.FAILED,
     JobStatus.ERRORED: TestStatus.ERRORED,
     JobStatus.SKIPPED: TestStatus.SKIPPED,
+    JobStatus.NOT_RUN: TestStatus.NOT_RUN,
 }
 _FAILING = (TestStatus.FAILED, TestStatus.ERRORED)
-
-TestKey = tuple[str, str]  # (suite file, test name)
 
 
 def summarize(result: ChartResult) -> SideTests:
@@ -54,6 +60,7 @@ def summarize(result: ChartResult) -> SideTests:
         failed=counts[TestStatus.FAILED],
         errored=counts[TestStatus.ERRORED],
         skipped=counts[TestStatus.SKIPPED],
+        not_run=counts[TestStatus.NOT_RUN],
         suite_errors=errors,
     )
 
@@ -79,6 +86,10 @@ def classify(base: TestOutcome | None, head: TestOutcome | None) -> TestChange:
         return TestChange.ADDED
     if head is None:
         return TestChange.REMOVED
+    if head.status is TestStatus.SKIPPED and base.status is TestStatus.NOT_RUN:
+        return TestChange.UNCHANGED  # skipped at head: no base outcome could move it
+    if TestStatus.NOT_RUN in (base.status, head.status):
+        return TestChange.NOT_COMPARED
     base_failing, head_failing = base.status in _FAILING, head.status in _FAILING
     if head_failing:
         return TestChange.STILL_FAILING if base_failing else TestChange.NEWLY_FAILING
@@ -98,11 +109,10 @@ def keyed_results(result: ChartResult | None) -> dict[TestKey, tuple[str, TestRe
 
 
 def _keyed(result: ChartResult | None) -> Iterator[tuple[TestKey, str, TestResult]]:
-    seen: dict[TestKey, int] = {}
-    for file, suite, test in _tests(result):
-        key = (file, test.name)
-        seen[key] = seen.get(key, 0) + 1
-        yield ((file, test.name if seen[key] == 1 else f"{test.name} ({seen[key]})"), suite, test)
+    tests = list(_tests(result))
+    keys = test_keys((file, test.name) for file, _, test in tests)
+    for key, (_, suite, test) in zip(keys, tests, strict=True):
+        yield key, suite, test
 
 
 def _tests(result: ChartResult | None) -> Iterator[tuple[str, str, TestResult]]:
@@ -117,7 +127,7 @@ def outcome_of(test: TestResult) -> TestOutcome:
     status = _STATUS[test.status]
     if status is TestStatus.PASSED:
         return TestOutcome(status)
-    if status is TestStatus.SKIPPED:
+    if status in (TestStatus.SKIPPED, TestStatus.NOT_RUN):
         return TestOutcome(status, skip_reason=test.skip_reason)
     return TestOutcome(status, failure=failure_line(test))
 

@@ -72,6 +72,7 @@ class PlannedTest:
     exec_error: str | None = None
     values_error: str | None = None  # Helm would fail before templates (invalid release name)
     unsupported: bool = False  # skipped for a feature aftershock does not support
+    not_run: bool = False  # left out by the caller: no render, no outcome
     include: tuple[str, ...] = (ALL_TEMPLATES,)
     exclude: tuple[str, ...] = ()
     key: str | None = field(default=None)

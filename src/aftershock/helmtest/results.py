@@ -8,9 +8,26 @@ assertion, so a review can map assertions onto the rendered fields they guard.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+TestKey = tuple[str, str]  # (suite file, test name): a test of one chart's run
+
+
+def test_keys(tests: Iterable[TestKey]) -> list[TestKey]:
+    """Each (suite file, test name) in run order made unique: a name repeated in one file gets
+    ` (2)`, ` (3)`, ... (the key a review compares a test by, at base and head)."""
+    seen: dict[TestKey, int] = {}
+    keys = []
+    for file, name in tests:
+        seen[(file, name)] = seen.get((file, name), 0) + 1
+        count = seen[(file, name)]
+        keys.append((file, name if count == 1 else f"{name} ({count})"))
+    return keys
+
+
+test_keys.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
 class JobStatus(str, enum.Enum):
@@ -18,6 +35,9 @@ class JobStatus(str, enum.Enum):
     FAILED = "failed"
     ERRORED = "errored"  # failed, and an error stopped it (render or values error)
     SKIPPED = "skipped"
+    NOT_RUN = (
+        "not_run"  # left out of this run by its caller (a review's base side), never by upstream
+    )
 
 
 @dataclass(frozen=True)
@@ -65,10 +85,13 @@ class TestResult:
     seconds: float = 0.0
     render_key: str | None = None  # tests with the same key shared one render
     unsupported: bool = False  # skipped because it needs a feature aftershock does not have
+    not_run: bool = False  # left out by the caller (`run_suites(skip_tests=...)`): no outcome
 
     @property
     def status(self) -> JobStatus:
         """helm-unittest's counting: a passing test counts as passed even if marked skipped."""
+        if self.not_run:
+            return JobStatus.NOT_RUN
         if self.passed:
             return JobStatus.PASSED
         if self.skipped:

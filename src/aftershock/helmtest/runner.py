@@ -21,7 +21,15 @@ from aftershock.helmtest.goregex import ENGINE
 from aftershock.helmtest.job import JobRender, run_job
 from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
-from aftershock.helmtest.results import ChartResult, RenderStats, RunResult, SuiteResult, TestResult
+from aftershock.helmtest.results import (
+    ChartResult,
+    RenderStats,
+    RunResult,
+    SuiteResult,
+    TestKey,
+    TestResult,
+    test_keys,
+)
 from aftershock.helmtest.selection import selected_outputs
 from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
@@ -130,6 +138,37 @@ def _unshared(plan: _ChartPlan) -> _ChartPlan:
     return replace(plan, suites=suites)
 
 
+NOT_RUN_REASON = "not run: the caller left it out"
+
+
+def _left_out(plan: _ChartPlan, skip: frozenset[TestKey]) -> _ChartPlan:
+    """The plan with the tests keyed in `skip` (chart-relative suite file, unique name) not rendered.
+    Planned first and dropped after, so that the Kubernetes version a left-out test sets still
+    reaches the tests after it, as in a run of them all."""
+    if not skip:
+        return plan
+    chart_dir = os.path.abspath(plan.path)
+    entries = [
+        (Path(os.path.relpath(os.path.abspath(suite.file), chart_dir)).as_posix(), item.test.name)
+        for suite, planned in plan.suites
+        for item in planned
+    ]
+    dropped = iter(key in skip for key in test_keys(entries))
+    suites = tuple(
+        (
+            suite,
+            tuple(
+                replace(item, request=None, key=None, skip_reason=NOT_RUN_REASON, not_run=True)
+                if next(dropped)
+                else item
+                for item in planned
+            ),
+        )
+        for suite, planned in plan.suites
+    )
+    return replace(plan, suites=suites)
+
+
 def _suite_passed(tests: list[TestResult]) -> tuple[bool, bool]:
     """runV3TestJobs: (passed, skipped); a skipped test neither passes nor fails the suite."""
     passed, skipped = False, 0
@@ -167,6 +206,7 @@ def _run_suite(
                     skipped=True,
                     skip_reason=item.skip_reason,
                     unsupported=item.unsupported,
+                    not_run=item.not_run,
                 )
             )
             continue
@@ -225,6 +265,7 @@ def run_suites(
     root: Path | None = None,
     chart_patterns: Mapping[str, tuple[str, ...]] | None = None,
     charts_apart: bool = False,
+    skip_tests: Mapping[str, frozenset[TestKey]] | None = None,
 ) -> RunResult:
     """Run every suite of the charts at `paths` (chart folders, archives, or folders of charts).
 
@@ -236,6 +277,8 @@ def run_suites(
     `chart_patterns` gives some charts (by path, as given) their own `test_files`.
     `charts_apart` plans each chart as its own helm-unittest run: the Kubernetes version a test sets
     carries over to the later tests of its chart only, not (as in one upstream run) to the next chart.
+    `skip_tests` names, per chart path, tests left out of the run (keyed as `results.test_keys`):
+    planned but not rendered, each reported `not_run`.
     Raises ConfigError when a path holds no chart; every other problem is part of the result.
     """
     started = time.monotonic()
@@ -253,6 +296,7 @@ def run_suites(
             )
             for path in find_charts(paths)
         ]
+        plans = [_left_out(plan, (skip_tests or {}).get(plan.path, frozenset())) for plan in plans]
         planned = [item for plan in plans for _, tests in plan.suites for item in tests]
         if not share_renders:
             plans = [_unshared(plan) for plan in plans]

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Literal
 
 from aftershock.model.review import Side
 
+BaseTests = Literal["needed", "all"]  # which base outcomes a review runs (see evidence.base_needs)
 TESTS_PART = (
     "helm-unittest suites"  # the part not reviewed when the review's budget cut the test run
 )
@@ -26,6 +28,7 @@ class TestStatus(str, enum.Enum):
     FAILED = "failed"
     ERRORED = "errored"  # a render, values or suite error stopped it
     SKIPPED = "skipped"
+    NOT_RUN = "not_run"  # a base outcome the review did not need (see evidence.base_needs)
 
 
 class TestChange(str, enum.Enum):
@@ -38,6 +41,7 @@ class TestChange(str, enum.Enum):
     REMOVED = "removed"  # only at base
     STILL_FAILING = "still_failing"
     UNCHANGED = "unchanged"  # passing at both, or skipped at one side
+    NOT_COMPARED = "not_compared"  # passing at head, its base outcome not run: never newly failing
 
 
 class RunStatus(str, enum.Enum):
@@ -85,11 +89,12 @@ class SideTests:
     failed: int = 0
     errored: int = 0
     skipped: int = 0
+    not_run: int = 0  # tests of this ref's suites the review left out (their outcome not needed)
     suite_errors: tuple[SuiteError, ...] = ()
 
     @property
     def tests(self) -> int:
-        return self.passed + self.failed + self.errored + self.skipped
+        return self.passed + self.failed + self.errored + self.skipped + self.not_run
 
 
 class Coverage(str, enum.Enum):

@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.review import ChartReview, NotReviewed, Review
-from aftershock.model.tests import TESTS_PART
+from aftershock.model.tests import TESTS_PART, BaseTests
 from aftershock.pipeline.override_trap import probe_override_traps
 from aftershock.pipeline.provenance import trace_provenance, unlinked_gap
 from aftershock.pipeline.tests import collect_test_evidence
@@ -36,6 +36,7 @@ class LateSteps:
     suite_patterns: Mapping[str, SuitePatterns] = field(
         default_factory=dict
     )  # chart -> where its suites are
+    base_tests: BaseTests = "needed"
 
 
 def run_within(
@@ -66,7 +67,12 @@ def observe_within_budget(
             budget,
             TESTS_PART,
             lambda: collect_test_evidence(
-                tested, base, head, renderer, patterns=steps.suite_patterns
+                tested,
+                base,
+                head,
+                renderer,
+                patterns=steps.suite_patterns,
+                base_tests=steps.base_tests,
             ),
         )
         review = replace(review, tests=None if gap else tests)

@@ -18,6 +18,7 @@ _REQUEST_FIELDS = {
     "kube_version": "kube_version",
     "max_scenarios": "max_scenarios",
     "run_tests": "tests",
+    "base_tests": "base_tests",
 }
 
 

@@ -30,7 +30,7 @@ from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
-from aftershock.model.tests import TESTS_PART
+from aftershock.model.tests import TESTS_PART, BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.pipeline.charts import RenderSettings
@@ -76,6 +76,7 @@ class ReviewRequest:
     max_file_bytes: int = 5 * 2**20
     max_scenarios: int = 6  # per chart, the default scenario included
     run_tests: bool = True  # run the affected charts' helm-unittest suites at base and head
+    base_tests: BaseTests = "needed"  # "all": every base outcome, for newly passing tests too
     max_provenance_renders: int = (
         DEFAULT_MAX_RENDERS  # perturbation renders that settle field provenance
     )
@@ -333,7 +334,11 @@ def _since(
 
 def _late_steps(request: ReviewRequest, suites: Mapping[str, SuitePatterns]) -> LateSteps:
     return LateSteps(
-        request.run_tests, request.max_provenance_renders, request.max_override_renders, suites
+        request.run_tests,
+        request.max_provenance_renders,
+        request.max_override_renders,
+        suites,
+        request.base_tests,
     )
 
 

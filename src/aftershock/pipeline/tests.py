@@ -1,10 +1,11 @@
-"""Wiring of the test-evidence stage: run the affected charts' helm-unittest suites at base and head.
+"""Wiring of the test-evidence stage: run the affected charts' helm-unittest suites at head and base.
 
 Each chart's suites are the files its patterns name (`ingest.suite_files`: configuration, CI, or
 `tests/*_test.yaml`). The suites run on the chart workspaces the review materialised (`<root>/<chart path>`, tests
-included, local dependencies linked), all charts of both refs in one `run_suites` call so their
-distinct renders go to the renderer in one batch, and a test whose inputs are the same at base and
-head is rendered once for both (one draw, even of random values). Each chart at each ref is planned
+included, local dependencies linked): every head chart in one `run_suites` call (one batch to the
+renderer), then the base charts with only the tests some evidence reads (`evidence.base_needs`;
+`base_tests="all"` runs them all). A test whose inputs are the same at base and head is rendered
+once for both (one draw, even of random values). Each chart at each ref is planned
 as its own helm-unittest run, so that the Kubernetes version one test sets reaches no test of
 another chart or ref (upstream carries it over within one run). Snapshots are never updated.
 Only the default scenario of a chart installed by no release is tested: the suites set their own values.
@@ -16,13 +17,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import replace
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
 
-from aftershock import yamlio
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError
 from aftershock.evidence.chart import chart_evidence
@@ -30,18 +28,17 @@ from aftershock.evidence.guards import SideRun
 from aftershock.evidence.outcomes import summarize
 from aftershock.helmtest.charts import TEST_FILE_PATTERN, load_chart
 from aftershock.helmtest.filepatterns import suite_paths
-from aftershock.helmtest.results import ChartResult, RunResult
-from aftershock.helmtest.runner import run_suites
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns, ci_files, suite_patterns
 from aftershock.model.review import ChartReview
-from aftershock.model.tests import RunStatus, SideTests, SuiteSearch, TestEvidence
+from aftershock.model.tests import BaseTests, RunStatus, SideTests, SuiteSearch, TestEvidence
 from aftershock.model.units import AffectedChart
+from aftershock.pipeline.suite_runs import SuiteRuns, base_skips
+from aftershock.pipeline.suite_templates import chart_relative, template_paths
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
-from aftershock.render.shared import SharedDrawRenderer
 from aftershock.render.workspace import link_local_dependencies
 from aftershock.tempdirs import fast_temp_root
 
@@ -57,12 +54,15 @@ def collect_test_evidence(
     *,
     workers: int | None = None,
     patterns: Mapping[str, SuitePatterns] | None = None,
+    base_tests: BaseTests = "needed",
 ) -> TestEvidence:
-    """Run the suites of every affected chart at base and head and compare them with the review.
+    """Run the suites of every affected chart at head, then at base, and compare them with the review.
 
     `base_root`/`head_root` hold the materialised charts at `<root>/<chart path>`. Without a
     `renderer`, one `SdkRenderer(workers=workers, parse_documents=False)` is opened and closed here.
     `patterns` gives each chart's suite file patterns (`ingest.suite_files`); default `tests/*_test.yaml`.
+    `base_tests="needed"` runs at base only the tests some evidence reads (`evidence.base_needs`);
+    "all" runs every one, so that newly passing tests are found too.
     """
     reviews = _tested_reviews(chart_reviews)
     found = {r.chart: (patterns or {}).get(r.chart, _DEFAULT) for r in reviews}
@@ -72,48 +72,43 @@ def collect_test_evidence(
         for side, root in (("base", base_root), ("head", head_root))
     }
     own = {str(d): found[chart].patterns for (chart, _), d in dirs.items() if d is not None}
-    runnable = sorted(
-        {
-            str(d)
-            for (chart, _), d in dirs.items()
-            if d is not None and _has_suites(d, found[chart].patterns)
-        }
-    )
     # the suites read files only inside the workspace of both refs (aftershock.sandbox)
-    run, error = _run(
-        runnable, renderer, workers, own, Path(os.path.commonpath([base_root, head_root]))
-    )
-    results = {c.path: c for c in run.charts} if run else {}
+    runs = SuiteRuns(own, Path(os.path.commonpath([base_root, head_root])))
+    runnable = _runnable(dirs, found)
+    try:
+        with runs.opened(renderer, workers):
+            runs.run("head", runnable["head"], {})
+            skips = (
+                base_skips(reviews, dirs, runs.results, base_root, head_root)
+                if base_tests == "needed"
+                else {}
+            )
+            runs.run("base", runnable["base"], skips)
+    except AftershockError as exc:  # the renderer could not start
+        runs.errors = {"base": exc.line(), "head": exc.line()}
     charts, untested = [], []
     for review in reviews:
         sides = [
             _side(
-                review,
-                dirs[(review.chart, side)],
-                root,
-                side,
-                results,
-                error,
-                found[review.chart].patterns,
+                review, dirs[(review.chart, side)], root, side, runs, found[review.chart].patterns
             )
             for side, root in (("base", base_root), ("head", head_root))
         ]
-        (base_run, base_tests), (head_run, head_tests) = sides
-        if {base_tests.status, head_tests.status} <= {RunStatus.ABSENT, RunStatus.NO_TESTS}:
+        (base_run, base_side), (head_run, head_side) = sides
+        if {base_side.status, head_side.status} <= {RunStatus.ABSENT, RunStatus.NO_TESTS}:
             untested.append(review.chart)
             continue
-        charts.append(chart_evidence(review, base_run, head_run, base_tests, head_tests))
-    stats = run.stats if run else None
+        charts.append(chart_evidence(review, base_run, head_run, base_side, head_side))
     return TestEvidence(
         charts=tuple(charts),
         untested=tuple(untested),
-        seconds=run.seconds if run else 0.0,
+        seconds=runs.seconds,
         searched=tuple(
             SuiteSearch(chart, found[chart].patterns, found[chart].source)
             for chart in sorted(found)
         ),
-        renders=stats.renders if stats else 0,
-        tests_rendered=stats.tests_rendered if stats else 0,
+        renders=runs.renders,
+        tests_rendered=runs.tests_rendered,
     )
 
 
@@ -127,6 +122,7 @@ def collect_test_evidence_for_refs(
     workers: int | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     patterns: Mapping[str, SuitePatterns] | None = None,
+    base_tests: BaseTests = "needed",
 ) -> TestEvidence:
     """`collect_test_evidence` on workspaces materialised here from two commits (for callers without
     the review's workspace): the reviewed charts and their local dependencies, as the review lays them out."""
@@ -151,6 +147,7 @@ def collect_test_evidence_for_refs(
             renderer,
             workers=workers,
             patterns=patterns,
+            base_tests=base_tests,
         )
 
 
@@ -192,6 +189,20 @@ def _chart_dir(root: Path, chart: str) -> Path | None:
     return folder if (folder / "Chart.yaml").is_file() else None
 
 
+def _runnable(
+    dirs: Mapping[tuple[str, str], Path | None], found: Mapping[str, SuitePatterns]
+) -> dict[str, list[str]]:
+    """Per side, the chart folders that hold a suite."""
+    return {
+        side: sorted(
+            str(d)
+            for (chart, at), d in dirs.items()
+            if at == side and d is not None and _has_suites(d, found[chart].patterns)
+        )
+        for side in ("base", "head")
+    }
+
+
 def _has_suites(chart_dir: Path, patterns: tuple[str, ...] = (TEST_FILE_PATTERN,)) -> bool:
     """Whether helm-unittest would find a suite (subcharts' included); a chart it cannot load has
     suites when its own folder holds one, so that its error is reported, not skipped."""
@@ -203,135 +214,25 @@ def _has_suites(chart_dir: Path, patterns: tuple[str, ...] = (TEST_FILE_PATTERN,
         return bool(suite_paths(chart_dir, patterns))
 
 
-@contextmanager
-def _opened(renderer: Renderer | None, workers: int | None) -> Iterator[Renderer]:
-    if renderer is not None:
-        yield renderer
-        return
-    from aftershock.render.sdk import SdkRenderer
-
-    with SdkRenderer(workers=workers, parse_documents=False) as own:  # the runner reads YAML itself
-        yield own
-
-
-def _run(
-    paths: list[str],
-    renderer: Renderer | None,
-    workers: int | None,
-    patterns: Mapping[str, tuple[str, ...]],
-    root: Path,
-) -> tuple[RunResult | None, str | None]:
-    if not paths:
-        return None, None
-    try:
-        with _opened(renderer, workers) as backend:
-            # A test whose inputs are the same at base and head is rendered once for both sides.
-            shared = SharedDrawRenderer(backend)
-            run = run_suites(
-                paths,
-                shared,
-                update_snapshots=False,
-                chart_patterns=patterns,
-                root=root,
-                charts_apart=True,
-            )
-    except AftershockError as exc:
-        return None, exc.line()
-    return replace(run, stats=replace(run.stats, renders=run.stats.renders - shared.merged)), None
-
-
 def _side(
     review: ChartReview,
     chart_dir: Path | None,
     root: Path,
     side: str,
-    results: dict[str, ChartResult],
-    error: str | None,
+    runs: SuiteRuns,
     patterns: tuple[str, ...],
 ) -> tuple[SideRun, SideTests]:
     objects = review.base_objects if side == "base" else review.head_objects
     if chart_dir is None:
         return SideRun(None, objects, {}), SideTests(RunStatus.ABSENT)
-    result = results.get(str(chart_dir))
+    result = runs.results.get(str(chart_dir))
     if result is None:
+        error = runs.errors.get(side)
         status = (
             SideTests(RunStatus.ERRORED, error=error)
             if error and _has_suites(chart_dir, patterns)
             else SideTests(RunStatus.NO_TESTS)
         )
         return SideRun(None, objects, {}), status
-    result = _chart_relative(result, chart_dir)
-    return SideRun(result, objects, _template_paths(result, chart_dir, root)), summarize(result)
-
-
-def _chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:
-    """Suite files named relative to the chart folder (the runner names them relative to the cwd)."""
-    base = os.path.abspath(chart_dir)
-    suites = tuple(
-        replace(s, file=Path(os.path.relpath(os.path.abspath(s.file), base)).as_posix())
-        if s.file
-        else s
-        for s in result.suites
-    )
-    return replace(result, suites=suites)
-
-
-def _template_paths(result: ChartResult, chart_dir: Path, root: Path) -> dict[str, str]:
-    """Each template the run checked (`name/templates/x.yaml`) -> its repository path, or left out."""
-    names = {
-        c.template for s in result.suites for t in s.tests for a in t.assertions for c in a.checked
-    }
-    found = {}
-    for name in sorted(names):
-        path = _template_path(name, chart_dir, root)
-        if path is not None:
-            found[name] = path
-    return found
-
-
-def _template_path(name: str, chart_dir: Path, root: Path) -> str | None:
-    parts = name.split("/")[1:]
-    current = chart_dir
-    while len(parts) >= 2 and parts[0] == "charts":
-        sub = _subchart_dir(current, parts[1])
-        if sub is None:
-            return None
-        current, parts = sub, parts[2:]
-    folder, top = Path(os.path.realpath(current)), Path(os.path.realpath(root))
-    if not parts or not folder.is_relative_to(top):
-        return None
-    return folder.relative_to(top).joinpath(*parts).as_posix().removeprefix("./")
-
-
-def _subchart_dir(chart_dir: Path, name: str) -> Path | None:
-    """The folder of the subchart Helm names `name`: charts/<name>, an aliased dependency, or a
-    folder under charts/ whose Chart.yaml has that name."""
-    direct = chart_dir / "charts" / name
-    if (direct / "Chart.yaml").is_file():
-        return direct
-    metadata = _chart_yaml(chart_dir)
-    for dependency in metadata.get("dependencies") or []:
-        if (
-            isinstance(dependency, dict)
-            and dependency.get("alias") == name
-            and isinstance(dependency.get("name"), str)
-        ):
-            aliased = chart_dir / "charts" / str(dependency["name"])
-            if (aliased / "Chart.yaml").is_file():
-                return aliased
-    candidates = (
-        sorted((chart_dir / "charts").glob("*/Chart.yaml"))
-        if (chart_dir / "charts").is_dir()
-        else []
-    )
-    return next((c.parent for c in candidates if _chart_yaml(c.parent).get("name") == name), None)
-
-
-def _chart_yaml(chart_dir: Path) -> dict[str, Any]:
-    try:
-        loaded = yamlio.load_one(
-            (chart_dir / "Chart.yaml").read_text(encoding="utf-8"), source=str(chart_dir)
-        )
-    except (OSError, UnicodeDecodeError, AftershockError):
-        return {}
-    return loaded if isinstance(loaded, dict) else {}
+    result = chart_relative(result, chart_dir)
+    return SideRun(result, objects, template_paths(result, chart_dir, root)), summarize(result)

@@ -117,7 +117,13 @@ def _tests(review: Review, findings: Sequence[Finding]) -> str:
     runs = [t for chart in evidence.charts for t in chart.tests]
     failing = sum(t.change.value == "newly_failing" for t in runs)
     errors = sum(len(c.base.suite_errors) + len(c.head.suite_errors) for c in evidence.charts)
-    observed = f"The charts' {len(runs)} helm-unittest test(s) ran at base and head: {failing} newly failing"
+    not_run = sum(c.base.not_run for c in evidence.charts)
+    where = (
+        f"at head and, where a finding needs it, at base ({not_run} passing at head not run there)"
+        if not_run
+        else "at base and head"
+    )
+    observed = f"The charts' {len(runs)} helm-unittest test(s) ran {where}: {failing} newly failing"
     if errors:
         observed += f", {errors} suite(s) could not run"
     return observed + stale_text + "."

@@ -146,7 +146,8 @@ function explorerTests(ui) {
     append(p);
   }
   const runText = (run) => run.status !== "ran" ? `${human(run.status)}${run.error ? ": " + run.error : ""}`
-    : `${run.tests} test(s): ${run.passed} passed, ${run.failed} failed, ${run.errored} errored, ${run.skipped} skipped`;
+    : `${run.tests} test(s): ${run.passed} passed, ${run.failed} failed, ${run.errored} errored, ${run.skipped} skipped`
+      + (run.not_run ? `, ${run.not_run} not run (no evidence needs their outcome here)` : "");
 
   // ---- the summary, from the header ----
   function showSummary() {
@@ -154,7 +155,10 @@ function explorerTests(ui) {
     append(el("h2", {}, "Tests"));
     if (!T) { append(el("p", { class: "hint" }, "The charts' helm-unittest suites were not run for this review.")); return; }
     const s = T.summary;
-    append(el("p", { class: "hint" }, `${s.head_tests} helm-unittest test(s) in ${s.charts} chart(s) at head, run at base and head. Tests whose outcome did not change are only counted.`));
+    const basePart = s.tests.not_compared
+      ? ` Run at head, and at base only where some evidence needs the outcome: ${s.tests.not_compared} test(s) passing at head were not compared, so newly passing ones among them are not known (--base-tests all).`
+      : " Run at base and head.";
+    append(el("p", { class: "hint" }, `${s.head_tests} helm-unittest test(s) in ${s.charts} chart(s) at head.${basePart} Tests whose outcome did not change are only counted.`));
     section("Outcomes");
     table(Object.entries(s.tests).map(([k, v]) => [human(k), v]).concat([["suites that could not run", s.suite_errors]]));
     section("Guard map");
@@ -185,6 +189,7 @@ function explorerTests(ui) {
       append(div);
     }
     if (chart.unchanged_tests) append(el("p", { class: "hint" }, `${chart.unchanged_tests} test(s) with an unchanged outcome.`));
+    if (chart.not_compared_tests) append(el("p", { class: "hint" }, `${chart.not_compared_tests} test(s) passing at head, not run at base: not compared.`));
     for (const p of chart.problems) append(problemBlock(chart, p, true));
     if (chart.unresolved_assertions) append(el("p", { class: "hint" }, `${chart.unresolved_assertions} assertion document(s) not matched to an object of the default render.`));
   }
