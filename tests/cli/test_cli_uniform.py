@@ -111,3 +111,24 @@ def test_config_schema_is_the_shipped_copy_and_validates_a_config():
         pass
     else:
         raise AssertionError("a misspelt setting must not validate")
+
+
+def test_base_tests_come_from_the_config_and_the_flag_wins(tmp_path):
+    suite = "suite: s\ntemplates: [templates/cm.yaml]\ntests:\n  - it: is a map\n    asserts: [{isKind: {of: ConfigMap}}]\n"
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo,
+        {**CHART, "c/tests/cm_test.yaml": suite, ".aftershock.yaml": "review: {base_tests: all}\n"},
+        "base",
+    )
+    commit(repo, {"c/values.yaml": "a: 2\n"}, "head")
+
+    def base_side(*flags: str) -> dict:
+        done = _run("review", "--base", base, "--no-state", "--format", "json", *flags, cwd=repo)
+        assert done.returncode == 0, done.stderr
+        (chart,) = json.loads(done.stdout)["tests"]["charts"]
+        return chart["base"]
+
+    configured, flagged = base_side(), base_side("--base-tests", "needed")
+    assert (configured["passed"], configured["not_run"]) == (1, 0)
+    assert (flagged["passed"], flagged["not_run"]) == (0, 1)
