@@ -161,3 +161,13 @@ def test_rule_errors_count_as_unreviewed(tmp_path):
 def test_verdicts_are_pure(tmp_path):
     review, findings = changed_review(tmp_path), [make(), make(Severity.LOW, Category.HYGIENE)]
     assert verdicts(review, findings) == verdicts(review, list(findings))
+
+
+def test_the_rationale_says_tests_were_not_run_rather_than_that_there_are_none(tmp_path):
+    from aftershock.model.tests import TestEvidence
+
+    review = unchanged_review(tmp_path)
+    not_run = verdicts(replace(review, tests=None), []).merge.rationale
+    none_found = verdicts(replace(review, tests=TestEvidence(untested=("c",))), []).merge.rationale
+    assert "Chart tests were not run." in not_run and "suites" not in not_run
+    assert "No affected chart has helm-unittest suites." in none_found

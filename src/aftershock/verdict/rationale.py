@@ -108,12 +108,10 @@ def _tests(review: Review, findings: Sequence[Finding]) -> str:
     cut = next((gap.reason for gap in review.not_reviewed if gap.part == TESTS_PART), None)
     if evidence is None and cut:
         return f"Chart tests were not reviewed ({cut}){stale_text}."
-    if evidence is None or not evidence.charts:
-        return (
-            f"Chart tests were not run{stale_text}."
-            if stale
-            else "No affected chart has helm-unittest suites."
-        )
+    if evidence is None:  # --no-tests (or `review: tests: false`): whether suites exist is unknown
+        return f"Chart tests were not run{stale_text}."
+    if not evidence.charts:
+        return f"No affected chart has helm-unittest suites{stale_text}."
     runs = [t for chart in evidence.charts for t in chart.tests]
     failing = sum(t.change.value == "newly_failing" for t in runs)
     errors = sum(len(c.base.suite_errors) + len(c.head.suite_errors) for c in evidence.charts)
