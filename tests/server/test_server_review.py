@@ -182,3 +182,40 @@ def test_a_rerun_is_ignored_unless_it_is_of_our_check_run_on_a_pull_request(chan
         route("check_run", "d-9", rerun_payload(REPO, 5, "a" * 40, "b" * 40), RoutingOptions()).kind
         is IntakeKind.IGNORE
     )
+
+
+SUITE = "suite: s\ntests:\n  - it: is a Deployment\n    asserts: [{isKind: {of: Deployment}}]\n"
+
+
+def test_the_review_settings_of_the_configuration_apply_to_the_app(tmp_path, fake, key):
+    """`review:` in `.aftershock.yaml` (at base) sets the App's reviews as it sets the CLI's: here
+    `tests: false`, so the chart's suite is not run and the rationale says so."""
+    repo = make_repo(tmp_path / "work")
+    files = {
+        **app_chart("charts/app", "app"),
+        "charts/app/tests/app_test.yaml": SUITE,
+        ".aftershock.yaml": "review: {tests: false}\n",
+    }
+    base = commit(repo, files, "feat: app")
+    head = commit(
+        repo,
+        {"charts/app/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\n"},
+        "feat: 3",
+    )
+    fake.serve_repository(REPO, repo)
+    running = start_service(service_settings(fake, key, tmp_path))
+    try:
+        with httpx.Client() as client:
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 7, head, base),
+                "d-1",
+            )
+            assert wait_for(lambda: _outcome(running, "d-1"), 120, "the review") is Outcome.REVIEWED
+    finally:
+        running.stop()
+    (comment,) = fake.comments_on(REPO, 7)
+    assert "Chart tests were not run." in comment["body"]
+    assert "helm-unittest test" not in comment["body"]

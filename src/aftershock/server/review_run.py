@@ -17,6 +17,7 @@ from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
 from aftershock.model.review import Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
+from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
 from aftershock.server.context import JobContext
@@ -151,8 +152,8 @@ def _review_and_publish(
     assert job.head_sha is not None
     # An incremental review still reviews base..head; it renders only what since..head reaches.
     since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
-    request = ReviewRequest(
-        repo=repo, base=base, head=job.head_sha, config_file=config_file, since=since
+    request = _with_review_settings(
+        ReviewRequest(repo=repo, base=base, head=job.head_sha, config_file=config_file, since=since)
     )
     result = review_change(request, ctx.renderers.get(), _render_callbacks(ctx))
     # The comment shows what the CLI shows: carried-forward findings too, the dismissed left out.
@@ -185,6 +186,17 @@ def _base_config(folder: Path, fetched: FetchedCommits, base: str) -> Path:
     path = folder / "aftershock-config.yaml"
     path.write_text(file_at(fetched.path, base, CONFIG_FILE) or "", encoding="utf-8")
     return path
+
+
+def _with_review_settings(request: ReviewRequest) -> ReviewRequest:
+    """The request with the `review:` settings of the configuration at base (the App has no flags
+    that could win over them); an invalid configuration is reported by the review itself."""
+    assert request.config_file is not None
+    try:
+        defaults = load_config(request.config_file).review
+    except AftershockError:
+        return request
+    return with_config_defaults(request, defaults, frozenset())
 
 
 def _config_hash(config_file: Path) -> str:
