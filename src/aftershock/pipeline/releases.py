@@ -32,7 +32,8 @@ from aftershock.model.releases import (
 )
 from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
-from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import review_charts
 from aftershock.pipeline.release_plans import Archives, chart_plan, unpack_external
 from aftershock.releases.external import changed_source_file, is_external, resolve_external
 from aftershock.releases.parse import declares_release, release_spec
