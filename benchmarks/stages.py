@@ -25,6 +25,7 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import Tree
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import chart_jobs as pipeline_chart_jobs
 from aftershock.pipeline import charts as pipeline_charts
 from aftershock.pipeline import review as pipeline_review
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
@@ -65,12 +66,12 @@ TARGETS = (
     _Target(pipeline_review, "expand_scenarios", "values scenarios"),
     _Target(pipeline_review, "follow_releases", "release following"),
     _Target(RefSnapshot, "materialize", MATERIALISE),
-    _Target(pipeline_charts, "link_local_dependencies", "dependency links"),
+    _Target(pipeline_chart_jobs, "link_local_dependencies", "dependency links"),
     _Target(
-        pipeline_charts, "_side_job", "per-chart job set-up"
+        pipeline_chart_jobs, "_side_job", "per-chart job set-up"
     ),  # links, texts, nondeterminism scan
     _Target(RefSnapshot, "texts_under", TEXTS, drain=True),
-    _Target(pipeline_charts, "may_be_nondeterministic", "nondeterminism regex"),
+    _Target(pipeline_chart_jobs, "may_be_nondeterministic", "nondeterminism regex"),
     _Target(pipeline_charts, "parse_manifests", PARSE),
     _Target(pipeline_charts, "template_repo_path", PARSE),
     _Target(pipeline_charts, "find_unstable_paths", DIFF),

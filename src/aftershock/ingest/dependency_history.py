@@ -118,7 +118,7 @@ def materialize_history(
     git: GitRepository, charts: Iterable[Chart], dest: Path, max_file_bytes: int
 ) -> None:
     """Write each chart folder resolved from history under `dest/<commit>/` (once per commit and
-    folder); each chart workspace hard-links what it needs from there (pipeline.charts)."""
+    folder); each chart workspace hard-links what it needs from there (pipeline.chart_jobs)."""
     for commit, chart_path in history_dependencies(charts):
         if (dest / commit / chart_path).is_dir():
             continue

@@ -1,21 +1,19 @@
-"""Wiring of the render and diff stages for the affected charts: materialise, render, parse, diff."""
+"""Wiring of the render and diff stages for the affected charts: render, parse, diff.
+
+What each chart renders at each ref (its workspace, requests and crds/ files) is
+`pipeline.chart_jobs`; this module renders those jobs and diffs what they rendered.
+"""
 
 from __future__ import annotations
 
 import functools
-import os
-import shutil
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
-from aftershock.ingest.charts import same_named_charts
-from aftershock.ingest.dependency_history import HISTORY_PREFIX
-from aftershock.ingest.helmignore import parse_helmignore
-from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
     ChartOutcome,
@@ -25,48 +23,12 @@ from aftershock.model.review import (
     RenderStatus,
     Side,
 )
-from aftershock.model.units import AffectedChart, Chart, ChartDependency, DependencySource
+from aftershock.model.units import AffectedChart, Chart
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput, SideJob, side_jobs
 from aftershock.render.cache import is_deterministic_error
-from aftershock.render.cluster import ClusterSnapshot
-from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
+from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
-from aftershock.render.plan import (
-    ChartPlan,
-    RenderInputs,
-    dependency_closure,
-    may_be_nondeterministic,
-    template_repo_path,
-)
-from aftershock.render.workspace import link_local_dependencies
-
-SideInput = tuple[RefSnapshot, tuple[Chart, ...]]
-
-
-@dataclass(frozen=True)
-class RenderSettings:
-    release_name: str
-    namespace: str
-    kube_version: str | None = None
-    # The cluster `lookup` sees at each side ("base", "head"), for the charts that call it.
-    clusters: Mapping[str, ClusterSnapshot | None] = field(
-        default_factory=dict, hash=False, compare=False
-    )
-    history_root: Path | None = None  # chart folders of earlier commits (ingest.dependency_history)
-
-
-@dataclass(frozen=True)
-class _SideJob:
-    """The renders of one chart at one ref: one, or two when its output may vary between renders."""
-
-    plan: ChartPlan
-    side: Side
-    chart: Chart
-    charts: Mapping[str, Chart]
-    requests: tuple[RenderRequest, ...] = ()
-    blocked: str | None = None  # why it cannot be rendered at all
-    crds: Mapping[str, str] = field(
-        default_factory=dict
-    )  # repository path -> text of files under crds/
+from aftershock.render.plan import ChartPlan, template_repo_path
 
 
 def review_charts(
@@ -81,7 +43,7 @@ def review_charts(
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
-    jobs = _prepare(plans, Side.BASE, base, settings, work / "base") + _prepare(
+    jobs = side_jobs(plans, Side.BASE, base, settings, work / "base") + side_jobs(
         plans, Side.HEAD, head, settings, work / "head"
     )
     # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
@@ -114,7 +76,7 @@ def render_side(
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> list[tuple[RenderOutcome | None, str | None]]:
     """Render each plan once at one side only: (outcome, None) when it rendered, (outcome or None, why) when not."""
-    jobs = _prepare(plans, side, side_input, settings, dest)
+    jobs = side_jobs(plans, side, side_input, settings, dest)
     by_id = {job.plan.id: job for job in jobs}
     outcomes = iter(
         renderer.render_many([job.requests[0] for job in jobs if not job.blocked], rendered)
@@ -157,152 +119,6 @@ def side_objects(
         return ()
 
 
-def _prepare(
-    plans: Sequence[ChartPlan],
-    side: Side,
-    side_input: SideInput,
-    settings: RenderSettings,
-    dest: Path,
-) -> tuple[_SideJob, ...]:
-    tree, charts = side_input
-    by_path = {c.path: c for c in charts}
-    at_side = [(p, p.base if side is Side.BASE else p.head) for p in plans]
-    present = [(p, c) for p, c in at_side if c is not None]
-    prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
-    tree.materialize(prefixes, dest)
-    _link_history(prefixes, settings.history_root, dest)
-    varies: dict[str, bool] = {}  # chart folder -> its templates call a random or clock function
-    return tuple(
-        _side_job(plan, side, chart, by_path, tree, settings, dest, varies)
-        for plan, chart in present
-    )
-
-
-def _link_history(prefixes: Sequence[str], history_root: Path | None, dest: Path) -> None:
-    """Hard-link the earlier commits' chart folders a dependency resolved to into this workspace."""
-    for prefix in prefixes:
-        if (
-            history_root is None
-            or not prefix.startswith(HISTORY_PREFIX + "/")
-            or (dest / prefix).exists()
-        ):
-            continue
-        source = history_root / prefix[len(HISTORY_PREFIX) + 1 :]
-        if (
-            source.is_dir()
-        ):  # links followed: a symlinked file (a LICENSE) points outside the folder
-            shutil.copytree(source, dest / prefix, copy_function=_link_target)
-
-
-def _link_target(source: str, target: str) -> None:
-    os.link(os.path.realpath(source), target)
-
-
-def _side_job(
-    plan: ChartPlan,
-    side: Side,
-    chart: Chart,
-    charts: Mapping[str, Chart],
-    tree: RefSnapshot,
-    settings: RenderSettings,
-    dest: Path,
-    varies: dict[str, bool],
-) -> _SideJob:
-    job = _SideJob(plan, side, chart, charts)
-    reason = _unresolved(chart, charts)
-    if reason:
-        return replace(job, blocked=reason)
-    link_local_dependencies(chart, charts, dest)
-    request = chart_request(
-        chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings
-    )
-    closure = dependency_closure(chart, charts)
-    cluster = settings.clusters.get(side.value)
-    if cluster is not None and any(_calls_lookup(tree, path, varies) for path in closure):
-        request = replace(request, cluster=cluster)
-    twice = any(_varies(tree, path, varies) for path in closure)
-    return replace(
-        job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure)
-    )
-
-
-def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
-    """Whether a chart's templates call `lookup` (read once; shares the memo under its own keys)."""
-    key = f"lookup:{chart_path}"
-    if key not in memo:
-        prefix = f"{chart_path}/templates" if chart_path else "templates"
-        memo[key] = any(
-            "lookup" in text
-            for text in tree.texts_under([prefix], suffixes=(".yaml", ".yml", ".tpl", ".txt"))
-        )
-    return memo[key]
-
-
-def _unresolved(chart: Chart, charts: Mapping[str, Chart]) -> str | None:
-    """Why a dependency of the chart cannot be given to Helm, or None when every one can."""
-    deps = _all_dependencies(chart, charts)
-    local = sorted(
-        f"{d.name} ({d.repository})"
-        for d in deps
-        if d.source is DependencySource.FILE and d.resolved_path is None
-    )
-    if local:
-        return (
-            f"dependency {', '.join(local)} names a folder that is missing at this ref or lies outside the "
-            "repository; fix the `file://` path in Chart.yaml or vendor the chart under charts/"
-        )
-    remote = sorted((d for d in deps if d.source is DependencySource.REMOTE), key=lambda d: d.name)
-    if not remote:
-        return None
-    reason = (
-        f"dependency {', '.join(d.name for d in remote)} is not vendored under charts/ and aftershock never "
-        "downloads dependencies; run `helm dependency build` and commit charts/"
-    )
-    named = [
-        f"{d.name} {d.version or '(any version)'} is wanted, this repository's "
-        + ", ".join(f"{c.path} is {c.version}" for c in same_named_charts(d, charts.values()))
-        for d in remote
-        if same_named_charts(d, charts.values())
-    ]
-    if named:
-        reason += f", or map it in .aftershock.yaml `dependencies:` ({'; '.join(named)})"
-    return reason
-
-
-def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
-    """Whether a chart's own files call a function whose output differs between renders (read once)."""
-    if chart_path not in memo:
-        texts = tree.texts_under([chart_path], suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json"))
-        memo[chart_path] = may_be_nondeterministic(texts)
-    return memo[chart_path]
-
-
-def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
-    """Helm installs the files under each chart's `crds/` as they are, untemplated; they are diffed too.
-    Files the chart's `.helmignore` leaves out are not loaded by Helm, so not here either."""
-    found: dict[str, str] = {}
-    for chart_path in closure:
-        prefix = f"{chart_path}/" if chart_path else ""
-        ignore = parse_helmignore(tree.text_or_none(f"{prefix}.helmignore"))
-        for path in tree.tree.paths_under(f"{prefix}crds"):
-            if path.endswith((".yaml", ".yml", ".json")) and not ignore.ignores(
-                path[len(prefix) :]
-            ):
-                text = tree.text_or_none(path)
-                if text is not None:
-                    found[path] = text
-    return found
-
-
-def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list[ChartDependency]:
-    deps: list[ChartDependency] = []
-    for path in dependency_closure(chart, charts):
-        current = charts.get(path)
-        if current is not None:
-            deps.extend(current.dependencies)
-    return deps
-
-
 @dataclass(frozen=True)
 class _SideResult:
     render: ChartRender
@@ -310,7 +126,7 @@ class _SideResult:
     unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
 
 
-def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side) -> _SideResult:
+def _side_result(entry: tuple[SideJob, list[RenderOutcome]] | None, side: Side) -> _SideResult:
     if entry is None:
         return _SideResult(ChartRender(side, RenderStatus.ABSENT))
     job, outcomes = entry
@@ -344,21 +160,6 @@ def _side_result(entry: tuple[_SideJob, list[RenderOutcome]] | None, side: Side)
     return _SideResult(render, renders[0], unstable)
 
 
-def chart_request(
-    chart: Chart, root: Path, inputs: RenderInputs, settings: RenderSettings
-) -> RenderRequest:
-    """The request rendering `chart`, materialised at `root/<chart path>`, with one side's inputs."""
-    return RenderRequest(
-        chart_dir=str(root / chart.path),
-        values=inputs.values,
-        release_name=inputs.release_name or settings.release_name,
-        namespace=inputs.namespace or settings.namespace,
-        kube_version=inputs.kube_version or settings.kube_version,
-        api_versions=inputs.api_versions,
-        private=inputs.private,
-    )
-
-
 def rendered_objects(
     outcome: RenderOutcome, chart: Chart, charts: Mapping[str, Chart]
 ) -> tuple[RenderedObject, ...]:
@@ -375,7 +176,7 @@ def rendered_objects(
     )
 
 
-def _objects(job: _SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
+def _objects(job: SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
     crds = _crd_objects(tuple(sorted(job.crds.items())), job.chart.path, outcome.request.namespace)
     return crds + rendered_objects(outcome, job.chart, job.charts)
 
@@ -391,8 +192,8 @@ def _crd_objects(
 
 def _review_chart(
     plan: ChartPlan,
-    base_entry: tuple[_SideJob, list[RenderOutcome]] | None,
-    head_entry: tuple[_SideJob, list[RenderOutcome]] | None,
+    base_entry: tuple[SideJob, list[RenderOutcome]] | None,
+    head_entry: tuple[SideJob, list[RenderOutcome]] | None,
 ) -> tuple[ChartReview, list[NotReviewed]]:
     base = _side_result(base_entry, Side.BASE)
     head = _side_result(head_entry, Side.HEAD)

@@ -24,13 +24,8 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart
-from aftershock.pipeline.charts import (
-    RenderSettings,
-    SideInput,
-    one_side_plan,
-    render_side,
-    side_objects,
-)
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import one_side_plan, render_side, side_objects
 from aftershock.render.cluster import ClusterSnapshot, cluster_snapshot
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, dependency_closure

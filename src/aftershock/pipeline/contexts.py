@@ -21,7 +21,8 @@ from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
 from aftershock.model.review import Side
 from aftershock.model.units import Chart
-from aftershock.pipeline.charts import RenderSettings, SideInput, render_side
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import render_side
 from aftershock.pipeline.installers import Installer
 from aftershock.render.contexts import (
     DEFAULTS,

@@ -21,7 +21,7 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview, NotReviewed, Side
 from aftershock.model.units import Unit, UnitKind
 from aftershock.pipeline.build_origin import source_unit_kind
-from aftershock.pipeline.charts import SideInput
+from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.pipeline.flux import (
     FluxId,
     FluxPlan,

@@ -20,13 +20,8 @@ from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import cluster_tree, release_id
 from aftershock.model.review import Side
-from aftershock.pipeline.charts import (
-    RenderSettings,
-    SideInput,
-    one_side_plan,
-    render_side,
-    side_objects,
-)
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import one_side_plan, render_side, side_objects
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values

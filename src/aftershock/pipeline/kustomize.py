@@ -35,7 +35,7 @@ from aftershock.pipeline.build_origin import (
     source_unit_kind,
 )
 from aftershock.pipeline.built_review import Built, built_review
-from aftershock.pipeline.charts import SideInput
+from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
 

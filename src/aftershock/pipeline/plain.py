@@ -24,7 +24,7 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
-from aftershock.pipeline.charts import SideInput
+from aftershock.pipeline.chart_jobs import SideInput
 
 MANIFESTS_NAME = "manifests"
 

@@ -3,7 +3,7 @@ then confirm or tell candidates apart with perturbation renders (the chart at ba
 head value).
 
 The workspaces are the ones the review rendered from: `work/base` and `work/head` hold every affected
-chart and its local dependencies (pipeline/charts.py); a chart only a release installs is materialised
+chart and its local dependencies (pipeline/chart_jobs.py); a chart only a release installs is materialised
 by release following under `work/releases-<depth>/<side>` (pipeline/releases.py), where it is looked up
 too. A release's base values are computed again from the release object in the review's base render,
 as release following computed them (releases/values.py); a release declared in a plain manifest, or
@@ -26,7 +26,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus, Review
 from aftershock.model.units import Chart, ValuesKeyChangeKind
-from aftershock.pipeline.charts import RenderSettings
+from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.provenance.link import (
     MAX_KEYS_PER_OBJECT,
     release_values_file,

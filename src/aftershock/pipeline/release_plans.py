@@ -11,7 +11,7 @@ from pathlib import Path
 from aftershock.model.releases import ResolvedRelease
 from aftershock.model.review import Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType
-from aftershock.pipeline.charts import SideInput
+from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.chart_archives import ExternalChart, unpack
 from aftershock.render.plan import ChartPlan, RenderInputs
 

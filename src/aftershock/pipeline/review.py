@@ -33,7 +33,7 @@ from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
 from aftershock.model.tests import TESTS_PART, BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
-from aftershock.pipeline.charts import RenderSettings
+from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.pipeline.judge import (

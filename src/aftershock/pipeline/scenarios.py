@@ -11,7 +11,7 @@ from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.ingest.values import parse_values
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
-from aftershock.pipeline.charts import SideInput
+from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
 from aftershock.render.scenarios import (

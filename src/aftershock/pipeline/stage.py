@@ -18,7 +18,8 @@ from aftershock.model.change import FileChange
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
 from aftershock.model.units import AffectedChart
-from aftershock.pipeline.charts import RenderSettings, SideInput, review_charts
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import review_charts
 from aftershock.pipeline.cluster import (
     declared_objects,
     lookup_dependents,

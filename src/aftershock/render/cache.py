@@ -52,7 +52,7 @@ _TRANSIENT_ERRORS = (
     "render exceeded",
     "review deadline",
 )
-# The files whose text the pipeline scans for nondeterministic functions (see pipeline.charts).
+# The files whose text the pipeline scans for nondeterministic functions (see pipeline.chart_jobs).
 _STALE_TEMP_SECONDS = 3600.0
 # `kind: Secret` in block or flow style (JSON included), as a template may write it
 _SECRET_KIND = re.compile(

@@ -1,6 +1,6 @@
 """The Helm SDK render worker: a child process that owns helm_python and renders on request.
 
-Started by `aftershock.render.sdk` as `python -m aftershock.render.sdk_worker`. It speaks
+Started by `aftershock.render.sdk_process` as `python -m aftershock.render.sdk_worker`. It speaks
 line-delimited JSON: on start it writes one ready line
 `{"ready": true, "sdk_version": ..., "helm_version": ...}`, then answers each request line
 `{"chart_dir", "values_json", "options", "max_output_bytes", "parse", "batch"}` with one reply line,
