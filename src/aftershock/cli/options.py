@@ -1,28 +1,25 @@
-"""The command-line options that choose and run a review, shared by every command that runs one.
+"""Reading the review options back into `ReviewSettings` (and the review-state options into
+`StateOptions`), and running the review they describe with the renderer and render cache they choose.
 
-    @click.command("x")
-    @review_options
-    @click.pass_context
-    def x_command(ctx): review = run_from_options(review_settings(ctx), progress=True)
-
-The options keep their values in the click context, so commands add their own options freely and read
-these through `review_settings`. `state_options` adds the review-state options (`--state`, `--target`,
-`--since-last`, `--full`, ...) that `aftershock review` reads through `state_settings`.
+The options themselves, and a command using them, are in `aftershock.cli.option_declarations`.
+`aftershock review` also reads the review-state options (`--state`, `--target`, `--since-last`,
+`--full`, ...) through `state_settings`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from click.core import ParameterSource
 
+from aftershock.cli.option_declarations import given_review_options, given_state_options
 from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
 from aftershock.errors import ConfigError
@@ -38,20 +35,15 @@ from aftershock.pipeline import (
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
 from aftershock.private_files import private_folder
-from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
-from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB, MIN_MEMORY_MIB
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.state.mode import RequestedMode
-from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS
 
-_META = "aftershock.review_options"
-_STATE_META = "aftershock.state_options"
 RENDER_CACHE_OFF = "off"
 _CACHE_GITIGNORE = (
     "# aftershock's review state and caches: local to this clone\n*\n!dismissals.yaml\n"
 )
-Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -68,302 +60,9 @@ class ReviewSettings:
     render_memory_mib: int = DEFAULT_MAX_MEMORY_MIB
 
 
-def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    ctx.meta.setdefault(_META, {})[param.name] = value
-    return value
-
-
-_OPTIONS = (
-    click.option(
-        "--repo",
-        "repo",
-        default=".",
-        show_default=True,
-        help="Repository to review.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--base",
-        "base",
-        default=None,
-        help="Base ref [default: merge-base of head with the default branch].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--head",
-        "head",
-        default="HEAD",
-        show_default=True,
-        help="Head ref.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--staged",
-        "staged",
-        is_flag=True,
-        default=False,
-        expose_value=False,
-        callback=_keep,
-        help="Review the staged change (the index, as `git commit` would record it) against HEAD "
-        "[--base default: HEAD]; nothing is committed.",
-    ),
-    click.option(
-        "--renderer",
-        "renderer",
-        type=click.Choice(["sdk", "helm"]),
-        default="sdk",
-        show_default=True,
-        help="sdk: embedded Helm (helm-python-sdk); helm: a helm binary.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--helm-binary",
-        "helm_binary",
-        default="helm",
-        show_default=True,
-        help="The helm binary for --renderer helm.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--release-name",
-        "release_name",
-        default=None,
-        help="Release name for every chart [default: the chart's render context, else `release`].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--namespace",
-        "namespace",
-        default=None,
-        expose_value=False,
-        callback=_keep,
-        help="Namespace for every chart [default: the chart's render context, else `default`].",
-    ),
-    click.option(
-        "--kube-version",
-        "kube_version",
-        default=None,
-        help="Kubernetes version for .Capabilities, e.g. v1.30.0.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--max-file-size",
-        "max_file_size",
-        type=click.IntRange(min=1),
-        default=5 * 2**20,
-        show_default=True,
-        help="Bytes.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--render-timeout",
-        "render_timeout",
-        type=click.FloatRange(min=0.1),
-        default=60.0,
-        show_default=True,
-        help="Seconds per render.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--render-memory",
-        "render_memory",
-        type=click.IntRange(min=MIN_MEMORY_MIB),
-        default=DEFAULT_MAX_MEMORY_MIB,
-        show_default=True,
-        help="MiB of memory per render process; a render that needs more is not reviewed.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--deadline",
-        "deadline",
-        type=click.FloatRange(min=1),
-        default=DEFAULT_DEADLINE_SECONDS,
-        show_default=True,
-        help="Seconds for the whole review; renders, tests and probes left at the deadline are not reviewed.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--max-renders",
-        "max_renders",
-        type=click.IntRange(min=1),
-        default=DEFAULT_MAX_REVIEW_RENDERS,
-        show_default=True,
-        help="Renders a review may schedule, tests and probes included; the excess is not reviewed.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--max-scenarios",
-        "max_scenarios",
-        type=click.IntRange(min=1),
-        default=6,
-        show_default=True,
-        help="Values scenarios rendered per chart, the default one included.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--workers",
-        "workers",
-        type=click.IntRange(min=1),
-        default=None,
-        help="Render workers [default: CPU count, at most 4].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--no-tests",
-        "no_tests",
-        is_flag=True,
-        default=False,
-        help="Do not run the affected charts' helm-unittest suites (the review then says tests were not run).",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--base-tests",
-        "base_tests",
-        type=click.Choice(["needed", "all"]),
-        default="needed",
-        help="Base outcomes to run: those the evidence needs (tests failing at head, edited suites,"
-        " tests of templates the change removes from), or all, to find newly passing tests too.",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--config",
-        "config_file",
-        type=click.Path(dir_okay=False, exists=True),
-        default=None,
-        help="Configuration file [default: .aftershock.yaml as it is at the base ref].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--render-cache",
-        "render_cache",
-        metavar="PATH|off",
-        default=None,
-        help="Folder of the persistent render cache, or `off` [default: $XDG_CACHE_HOME/aftershock/renders "
-        "when XDG_CACHE_HOME is set, else .aftershock/render-cache in the repository].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--chart-cache",
-        "chart_cache",
-        type=click.Path(file_okay=False),
-        default=None,
-        help="Folder of chart archives (<name>-<version>.tgz) for releases of charts from outside the repository "
-        "[default: chart_cache: of .aftershock.yaml].",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--fetch-charts",
-        "fetch_charts",
-        is_flag=True,
-        default=False,
-        help="Download a missing external chart archive over HTTP (bounded; nothing in it is run).",
-        expose_value=False,
-        callback=_keep,
-    ),
-    click.option(
-        "--render-cache-size",
-        "render_cache_mib",
-        type=click.IntRange(min=1),
-        default=512,
-        show_default=True,
-        help="MiB the render cache may hold on disk; the least recently used renders go first.",
-        expose_value=False,
-        callback=_keep,
-    ),
-)
-
-
-def _keep_state(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    ctx.meta.setdefault(_STATE_META, {})[param.name] = value
-    return value
-
-
-_STATE_OPTIONS = (
-    click.option(
-        "--state",
-        "state",
-        metavar="PATH|URL",
-        default=None,
-        help="Review-state database: a SQLite path or a postgresql:// URL [default: .aftershock/state.db in the repository].",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-    click.option(
-        "--no-state",
-        "no_state",
-        is_flag=True,
-        help="Keep no review state: no lifecycle, no history.",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-    click.option(
-        "--target",
-        "target",
-        metavar="NAME",
-        default=None,
-        help="What is reviewed again and again: a pull request (`pr:42`, `42`) or a branch "
-        "[default: the branch HEAD is on, else the --head ref].",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-    click.option(
-        "--since-last",
-        "since_last",
-        is_flag=True,
-        help="Render only what changed since the last reviewed head; carry the rest forward.",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-    click.option(
-        "--full",
-        "full",
-        is_flag=True,
-        help="Review the whole range again.",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-    click.option(
-        "--lock-timeout",
-        "lock_timeout",
-        type=click.FloatRange(min=0),
-        default=DEFAULT_LOCK_TIMEOUT_SECONDS,
-        show_default=True,
-        help="Seconds to wait for another review of the same target.",
-        expose_value=False,
-        callback=_keep_state,
-    ),
-)
-
-
-def state_options(command: Command) -> Command:
-    """Adds the review-state options to a click command."""
-    for option in reversed(_STATE_OPTIONS):
-        command = option(command)
-    return command
-
-
 def state_settings(ctx: click.Context) -> StateOptions | None:
     """The review-state options of the running command; None with --no-state."""
-    given = ctx.meta.get(_STATE_META, {})
+    given = given_state_options(ctx)
     if given["since_last"] and given["full"]:
         raise ConfigError("--since-last and --full contradict each other", hint="pass one of them")
     if given["no_state"]:
@@ -384,16 +83,9 @@ def state_settings(ctx: click.Context) -> StateOptions | None:
     return StateOptions(given["state"], given["target"], requested, given["lock_timeout"])
 
 
-def review_options(command: Command) -> Command:
-    """Adds the review options to a click command (in this order in --help)."""
-    for option in reversed(_OPTIONS):
-        command = option(command)
-    return command
-
-
 def review_settings(ctx: click.Context) -> ReviewSettings:
     """The review options of the running command, read back from its context (paths checked)."""
-    given = ctx.meta.get(_META, {})
+    given = given_review_options(ctx)
     if given["render_cache"] not in (None, RENDER_CACHE_OFF):
         check_folder(given["render_cache"], "--render-cache")
     base, head = _range(given, ctx)
@@ -449,7 +141,9 @@ def _explicit(ctx: click.Context) -> frozenset[str]:
     """The review options the command line (or the environment) gave, by their ReviewRequest names:
     those win over the `review:` settings of the configuration."""
     sources = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
-    given = {name for name in ctx.meta.get(_META, {}) if ctx.get_parameter_source(name) in sources}
+    given = {
+        name for name in given_review_options(ctx) if ctx.get_parameter_source(name) in sources
+    }
     return frozenset("run_tests" if name == "no_tests" else name for name in given)
 
 

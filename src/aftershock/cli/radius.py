@@ -8,7 +8,8 @@ import sys
 import click
 
 from aftershock.cli.formats import format_option
-from aftershock.cli.options import review_options, review_settings, run_from_options
+from aftershock.cli.option_declarations import review_options
+from aftershock.cli.options import review_settings, run_from_options
 from aftershock.exitcodes import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
 from aftershock.graph.text import explanation_document, explanation_text, radius_text

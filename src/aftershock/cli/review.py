@@ -10,13 +10,8 @@ from typing import Any
 import click
 
 from aftershock.cli.formats import TEXT, format_option
-from aftershock.cli.options import (
-    review_backend,
-    review_options,
-    review_settings,
-    state_options,
-    state_settings,
-)
+from aftershock.cli.option_declarations import review_options, state_options
+from aftershock.cli.options import review_backend, review_settings, state_settings
 from aftershock.cli.paths import check_output_file
 from aftershock.errors import ConfigError
 from aftershock.exitcodes import EXIT_PARTIAL, EXIT_RISK

@@ -5,7 +5,7 @@ and the count of renders it may schedule; what they cut is *not reviewed*, and t
 
 An incremental review (`ReviewRequest.since`) still reviews base..head as a whole, but renders only
 the charts affected by since..head; `ReviewResult.scope` says what it examined again, so the state
-store carries the rest forward instead of calling it resolved.
+store carries the rest forward instead of calling it resolved (see `pipeline.incremental`).
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
-from aftershock.model.review import ChartOutcome, RefInfo, Review, ReviewOptions
-from aftershock.model.tests import TESTS_PART, BaseTests
+from aftershock.model.review import RefInfo, Review, ReviewOptions
+from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
+from aftershock.pipeline.incremental import changes_since, examined_scope
 from aftershock.pipeline.judge import (
     Judgement,
     judge,
@@ -106,15 +107,6 @@ class ReviewResult:
     review: Review
     judgement: Judgement
     scope: ReviewScope | None = None
-
-
-@dataclass(frozen=True)
-class _Since:
-    """What changed since..head of an incremental review: the charts it reaches, the paths, the commits."""
-
-    charts: frozenset[str]
-    paths: tuple[str, ...]
-    commits: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -208,7 +200,7 @@ def review_change(
         values_changes = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         since = (
-            _since(repo, request.since, head.sha, charts_base, charts_head)
+            changes_since(repo, request.since, head.sha, charts_base, charts_head)
             if request.since
             else None
         )
@@ -302,7 +294,7 @@ def review_change(
         judgement = judge(
             review, config, config_source, sources, repository_files(base_tree, head_tree)
         )
-    return ReviewResult(review, judgement, _scope(review, since))
+    return ReviewResult(review, judgement, examined_scope(review, since))
 
 
 def _release_name(request: ReviewRequest) -> str:
@@ -313,25 +305,6 @@ def _namespace(request: ReviewRequest) -> str:
     return request.namespace or "default"
 
 
-def _since(
-    repo: GitRepository,
-    since: str,
-    head_sha: str,
-    charts_base: tuple[Chart, ...],
-    charts_head: tuple[Chart, ...],
-) -> _Since:
-    """The charts, paths and commits that since..head changes (nothing when `since` is the head)."""
-    since_sha = repo.resolve(since)
-    if since_sha == head_sha:
-        return _Since(frozenset(), (), frozenset())
-    files = repo.file_changes(since_sha, head_sha)
-    commits = frozenset(
-        repo.run("rev-list", f"{since_sha}..{head_sha}", "--").decode("ascii").split()
-    )
-    charts = frozenset(a.chart for a in affected_charts(files, charts_base, charts_head))
-    return _Since(charts, tuple(p for f in files for p in (f.path, f.old_path) if p), commits)
-
-
 def _late_steps(request: ReviewRequest, suites: Mapping[str, SuitePatterns]) -> LateSteps:
     return LateSteps(
         request.run_tests,
@@ -340,20 +313,6 @@ def _late_steps(request: ReviewRequest, suites: Mapping[str, SuitePatterns]) -> 
         suites,
         request.base_tests,
     )
-
-
-def _scope(review: Review, since: _Since | None) -> ReviewScope:
-    """What the review examined: the whole change, or what since..head reaches; less the charts it could not
-    render (or test, when the budget cut the test run: their test findings were not looked at again)."""
-    skipped = frozenset(
-        r.chart for r in review.chart_reviews if r.outcome is ChartOutcome.NOT_REVIEWED
-    )
-    if any(gap.part == TESTS_PART for gap in review.not_reviewed):
-        skipped |= {r.chart for r in review.chart_reviews if r.release is None}
-    if since is None:
-        return ReviewScope.whole_change(skipped)
-    charts = since.charts | {r.chart for r in review.chart_reviews}
-    return ReviewScope.only(charts, frozenset(since.paths), since.commits, skipped)
 
 
 def chart_cache(request: ReviewRequest, config: AftershockConfig) -> ChartCache:
