@@ -8,8 +8,10 @@ assertion, so a review can map assertions onto the rendered fields they guard.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 TestKey = tuple[str, str]  # (suite file, test name): a test of one chart's run
@@ -28,6 +30,12 @@ def test_keys(tests: Iterable[TestKey]) -> list[TestKey]:
 
 
 test_keys.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+def chart_relative_file(file: str, chart_dir: str | os.PathLike[str]) -> str:
+    """A suite file as a test key names it: relative to its chart's folder, with slashes (the
+    runner names suites relative to the cwd)."""
+    return Path(os.path.relpath(os.path.abspath(file), os.path.abspath(chart_dir))).as_posix()
 
 
 class JobStatus(str, enum.Enum):

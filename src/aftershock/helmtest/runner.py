@@ -28,6 +28,7 @@ from aftershock.helmtest.results import (
     SuiteResult,
     TestKey,
     TestResult,
+    chart_relative_file,
     test_keys,
 )
 from aftershock.helmtest.selection import selected_outputs
@@ -147,9 +148,8 @@ def _left_out(plan: _ChartPlan, skip: frozenset[TestKey]) -> _ChartPlan:
     reaches the tests after it, as in a run of them all."""
     if not skip:
         return plan
-    chart_dir = os.path.abspath(plan.path)
     entries = [
-        (Path(os.path.relpath(os.path.abspath(suite.file), chart_dir)).as_posix(), item.test.name)
+        (chart_relative_file(suite.file, plan.path), item.test.name)
         for suite, planned in plan.suites
         for item in planned
     ]

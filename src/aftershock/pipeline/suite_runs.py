@@ -27,6 +27,19 @@ class SuiteRuns:
         self.errors: dict[str, str] = {}  # side -> why its run could not start
         self.seconds, self.renders, self.tests_rendered = 0.0, 0, 0
         self._shared: SharedDrawRenderer | None = None
+        self._located: dict[str, tuple[ChartResult, dict[str, str]]] = {}
+
+    def located(self, chart_dir: Path, root: Path) -> tuple[ChartResult, dict[str, str]] | None:
+        """The run of the chart at `chart_dir` with chart-relative suite files, and each template
+        it names -> its repository path (under `root`); None when the chart has no run. Computed
+        once: the base plan reads the head's, and the evidence both sides'."""
+        result = self.results.get(str(chart_dir))
+        if result is None:
+            return None
+        if str(chart_dir) not in self._located:
+            relative = chart_relative(result, chart_dir)
+            self._located[str(chart_dir)] = (relative, template_paths(relative, chart_dir, root))
+        return self._located[str(chart_dir)]
 
     @contextmanager
     def opened(self, renderer: Renderer | None, workers: int | None) -> Iterator[None]:
@@ -68,19 +81,17 @@ class SuiteRuns:
 def base_skips(
     reviews: Sequence[ChartReview],
     dirs: Mapping[tuple[str, str], Path | None],
-    results: Mapping[str, ChartResult],
-    base_root: Path,
+    runs: SuiteRuns,
     head_root: Path,
 ) -> dict[str, frozenset[TestKey]]:
     """Per base chart folder, the tests whose base outcome no evidence needs (`evidence.base_needs`)."""
     skips = {}
     for review in reviews:
         base_dir, head_dir = dirs[(review.chart, "base")], dirs[(review.chart, "head")]
-        result = results.get(str(head_dir)) if head_dir is not None else None
-        if base_dir is None or head_dir is None or result is None:
+        located = runs.located(head_dir, head_root) if head_dir is not None else None
+        if base_dir is None or head_dir is None or located is None:
             continue
-        head = chart_relative(result, head_dir)
-        templates = template_paths(head, head_dir, head_root)
+        head, templates = located
         edited = edited_suites(head, base_dir, head_dir)
         skips[str(base_dir)] = base_not_needed(head, removals(review), templates, edited)
     return skips

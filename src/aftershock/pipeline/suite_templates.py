@@ -11,16 +11,13 @@ from typing import Any
 
 from aftershock import yamlio
 from aftershock.errors import AftershockError
-from aftershock.helmtest.results import ChartResult
+from aftershock.helmtest.results import ChartResult, chart_relative_file
 
 
 def chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:
     """Suite files named relative to the chart folder (the runner names them relative to the cwd)."""
-    base = os.path.abspath(chart_dir)
     suites = tuple(
-        replace(s, file=Path(os.path.relpath(os.path.abspath(s.file), base)).as_posix())
-        if s.file
-        else s
+        replace(s, file=chart_relative_file(s.file, chart_dir)) if s.file else s
         for s in result.suites
     )
     return replace(result, suites=suites)

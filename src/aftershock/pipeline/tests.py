@@ -36,7 +36,6 @@ from aftershock.model.review import ChartReview
 from aftershock.model.tests import BaseTests, RunStatus, SideTests, SuiteSearch, TestEvidence
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.suite_runs import SuiteRuns, base_skips
-from aftershock.pipeline.suite_templates import chart_relative, template_paths
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
 from aftershock.render.workspace import link_local_dependencies
@@ -78,11 +77,7 @@ def collect_test_evidence(
     try:
         with runs.opened(renderer, workers):
             runs.run("head", runnable["head"], {})
-            skips = (
-                base_skips(reviews, dirs, runs.results, base_root, head_root)
-                if base_tests == "needed"
-                else {}
-            )
+            skips = base_skips(reviews, dirs, runs, head_root) if base_tests == "needed" else {}
             runs.run("base", runnable["base"], skips)
     except AftershockError as exc:  # the renderer could not start
         runs.errors = {"base": exc.line(), "head": exc.line()}
@@ -225,8 +220,8 @@ def _side(
     objects = review.base_objects if side == "base" else review.head_objects
     if chart_dir is None:
         return SideRun(None, objects, {}), SideTests(RunStatus.ABSENT)
-    result = runs.results.get(str(chart_dir))
-    if result is None:
+    located = runs.located(chart_dir, root)
+    if located is None:
         error = runs.errors.get(side)
         status = (
             SideTests(RunStatus.ERRORED, error=error)
@@ -234,5 +229,5 @@ def _side(
             else SideTests(RunStatus.NO_TESTS)
         )
         return SideRun(None, objects, {}), status
-    result = chart_relative(result, chart_dir)
-    return SideRun(result, objects, template_paths(result, chart_dir, root)), summarize(result)
+    result, templates = located
+    return SideRun(result, objects, templates), summarize(result)
