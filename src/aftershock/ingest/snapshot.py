@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,14 +29,16 @@ class RefSnapshot:
         label: str,
         max_file_bytes: int,
         reader: BlobReader | None = None,
+        only: Sequence[str] = (),
     ) -> Iterator[RefSnapshot]:
-        """The snapshot of `sha`; `reader`, when given, is shared (two refs share most blobs) and
-        stays open afterwards; otherwise one is opened and closed here."""
+        """The snapshot of `sha` (with `only`, of those folders alone); `reader`, when given, is
+        shared (two refs share most blobs) and stays open afterwards; otherwise one is opened and
+        closed here."""
         if reader is not None:
-            yield cls(Tree.load(repo, sha, reader), label, max_file_bytes)
+            yield cls(Tree.load(repo, sha, reader, only), label, max_file_bytes)
             return
         with BlobReader(repo) as own:
-            yield cls(Tree.load(repo, sha, own), label, max_file_bytes)
+            yield cls(Tree.load(repo, sha, own, only), label, max_file_bytes)
 
     def check_safe(self) -> None:
         """Refuse the ref when any symlink leaves the repository (raises UnsafeRepositoryError)."""

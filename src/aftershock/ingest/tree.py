@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import enum
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -138,9 +138,14 @@ class Tree:
         ] = {}  # the tree never changes: each path resolves once
 
     @classmethod
-    def load(cls, repo: GitRepository, ref: str, reader: BlobReader) -> Tree:
+    def load(
+        cls, repo: GitRepository, ref: str, reader: BlobReader, only: Sequence[str] = ()
+    ) -> Tree:
+        """The tree of `ref`; with `only`, just the entries under those folders (a partial tree)."""
         commit = repo.resolve(ref)
-        listing = repo.run("ls-tree", "-r", "-l", "-z", "--full-tree", commit)
+        listing = repo.run(
+            "ls-tree", "-r", "-l", "-z", "--full-tree", commit, *(["--", *only] if only else [])
+        )
         return cls(ref=ref, commit=commit, entries=parse_ls_tree(listing), reader=reader)
 
     @property

@@ -183,10 +183,10 @@ def review_change(
         _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
         charts_base = resolve_from_history(
-            repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies)
+            repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies), blobs
         )
         charts_head = resolve_from_history(
-            repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies)
+            repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies), blobs
         )
         units = tuple(
             (
