@@ -1,0 +1,241 @@
+"""The platform benchmark: what share of the charts a real platform monorepo's changes reach render.
+
+It clones a platform repository nobody here wrote (by default `../shared/corpus/sapcc-helm-charts.bundle`),
+takes its last `--commits` first-parent commits that touch a chart folder, and reviews each as
+`C^..C` with the CLI in a child process (`--no-state`, `--render-cache off`, JSON). Per review it
+reads, from the canonical JSON:
+
+- the reached charts (`affected_charts`) and, from `chart_reviews` (default scenario), whether each
+  rendered at both refs (at every ref where it exists), and whether it rendered at all (in some context,
+  or template by template, at some ref);
+- whether the review ended partial (exit status 3);
+- its wall time and peak RSS (`ru_maxrss` of the child's process tree: the largest process, the reviewer
+  or one render worker, in MiB).
+
+With `--baseline-src DIR` (the `src` folder of another aftershock checkout, e.g. a worktree at an
+earlier commit) every commit is reviewed by both, interleaved, so the two are measured in one run on
+the same machine load; ratios compare medians of the same run.
+
+    python benchmarks/bench_platform.py [--bundle PATH | --repo CLONE] [--commits 30]
+        [--baseline-src DIR] [--json FILE] [--timeout 900] [--tests]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BUNDLE = ROOT.parent / "shared" / "corpus" / "sapcc-helm-charts.bundle"
+
+
+@dataclass
+class ReviewFigures:
+    """One review of one commit by one build of aftershock."""
+
+    commit: str
+    build: str
+    exit_status: int
+    seconds: float
+    peak_rss_mib: float
+    reached: int = 0
+    rendered_both: int = 0
+    rendered_any: int = 0
+    partial_charts: int = 0
+    not_rendered: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def chart_commits(repo: Path, count: int) -> list[str]:
+    """The newest first-parent commits whose change touches a file inside a chart folder."""
+    found: list[str] = []
+    for commit in _git(repo, "log", "--first-parent", "--format=%H", "-400").split():
+        if len(found) >= count:
+            break
+        parents = _git(repo, "rev-list", "--parents", "-n1", commit).split()[1:]
+        if not parents:
+            continue
+        changed = _git(repo, "diff", "--name-only", parents[0], commit).split("\n")
+        folders = _chart_folders(repo, commit) | _chart_folders(repo, parents[0])
+        if any(_inside(path, folders) for path in changed if path):
+            found.append(commit)
+    return found
+
+
+def _chart_folders(repo: Path, commit: str) -> set[str]:
+    listing = _git(repo, "ls-tree", "-r", "--name-only", commit).split("\n")
+    return {p[: -len("/Chart.yaml")] for p in listing if p.endswith("/Chart.yaml")}
+
+
+def _inside(path: str, folders: set[str]) -> bool:
+    parts = path.split("/")
+    return any("/".join(parts[:n]) in folders for n in range(1, len(parts)))
+
+
+def review(
+    repo: Path, commit: str, src: Path, build: str, args: argparse.Namespace
+) -> ReviewFigures:
+    """Review `commit^..commit` with the aftershock whose sources are `src`, in a child process."""
+    with tempfile.TemporaryDirectory(prefix="bench-platform-") as work:
+        output = Path(work) / "review.json"
+        command = [
+            sys.executable, "-c", "from aftershock.cli.main import main; main()",
+            "review", "--repo", str(repo), "--base", f"{commit}^", "--head", commit,
+            "--format", "json", "--output", str(output), "--no-state", "--render-cache", "off",
+        ]  # fmt: skip
+        if not args.tests:
+            command.append("--no-tests")
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        start = time.monotonic()
+        with tempfile.TemporaryFile() as stderr:
+            process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+            status, peak = _wait(process, args.timeout)
+            seconds = time.monotonic() - start
+            stderr.seek(0)
+            text = stderr.read().decode("utf-8", "replace")
+        figures = ReviewFigures(commit[:10], build, status, round(seconds, 2), peak)
+        if status not in (0, 3, 4) or not output.exists():
+            figures.error = (text.strip().splitlines() or ["?"])[-1]
+            return figures
+        return _read(json.loads(output.read_text()), figures)
+
+
+def _wait(process: subprocess.Popen[bytes], timeout: float) -> tuple[int, float]:
+    """Exit status and peak RSS (MiB) of the child: `wait4`'s ru_maxrss is the largest of the child
+    and the descendants it waited for (its render workers)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, round(usage.ru_maxrss / 1024, 1)
+        if time.monotonic() > deadline:
+            process.kill()
+        time.sleep(0.05)
+
+
+def _read(document: dict[str, Any], figures: ReviewFigures) -> ReviewFigures:
+    """The render shares of one review's canonical JSON."""
+    reached = sorted({a["chart"] for a in document.get("affected_charts", [])})
+    by_chart: dict[str, list[dict[str, Any]]] = {}
+    for entry in document.get("chart_reviews", []):
+        if entry.get("scenario", "default") == "default":
+            by_chart.setdefault(entry["chart"], []).append(entry)
+    figures.reached = len(reached)
+    for chart in reached:
+        entries = by_chart.get(chart, [])
+        both = bool(entries) and all(_whole(e, "base") and _whole(e, "head") for e in entries)
+        some = any(_some(e, side) for e in entries for side in ("base", "head"))
+        figures.rendered_both += both
+        figures.rendered_any += some
+        figures.partial_charts += some and not both
+        if not some:
+            figures.not_rendered.append(chart)
+    return figures
+
+
+def _whole(entry: dict[str, Any], side: str) -> bool:
+    """Rendered whole at `side` (or absent there: a chart added or removed renders at one ref)."""
+    render = entry.get(side) or {}
+    status = render.get("status")
+    return status == "absent" or (status == "ok" and not _left_out(entry, side))
+
+
+def _some(entry: dict[str, Any], side: str) -> bool:
+    render = entry.get(side) or {}
+    return render.get("status") == "ok" or bool(render.get("templates_rendered"))
+
+
+def _left_out(entry: dict[str, Any], side: str) -> bool:
+    """Templates the render left out (rendered template by template): not a whole render."""
+    render = entry.get(side) or {}
+    return bool(render.get("templates_not_rendered") or entry.get("templates_not_rendered"))
+
+
+def summarize(rows: Sequence[ReviewFigures]) -> dict[str, Any]:
+    done = [r for r in rows if not r.error]
+    reached = sum(r.reached for r in done)
+    return {
+        "reviews": len(rows),
+        "reviews_failed": len(rows) - len(done),
+        "reviews_partial": sum(r.exit_status == 3 for r in done),
+        "charts_reached": reached,
+        "rendered_both_share": round(sum(r.rendered_both for r in done) / reached, 4)
+        if reached
+        else None,
+        "rendered_any_share": round(sum(r.rendered_any for r in done) / reached, 4)
+        if reached
+        else None,
+        "median_seconds": round(statistics.median(r.seconds for r in rows), 2) if rows else None,
+        "max_seconds": max((r.seconds for r in rows), default=None),
+        "peak_rss_mib": max((r.peak_rss_mib for r in rows), default=None),
+    }
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
+    parser.add_argument("--repo", type=Path, help="an existing clone (instead of --bundle)")
+    parser.add_argument("--commits", type=int, default=30)
+    parser.add_argument("--baseline-src", type=Path, help="src folder of the build to compare with")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per review")
+    parser.add_argument("--tests", action="store_true", help="run the charts' suites too")
+    parser.add_argument("--json", type=Path)
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = _arguments()
+    with tempfile.TemporaryDirectory(prefix="bench-platform-repo-") as work:
+        repo = args.repo
+        if repo is None:
+            if not args.bundle.exists():
+                print(f"bench_platform: no corpus at {args.bundle}; pass --bundle or --repo")
+                return 2
+            repo = Path(work) / "repo"
+            subprocess.run(["git", "clone", "-q", str(args.bundle), str(repo)], check=True)
+        commits = chart_commits(repo, args.commits)
+        builds = [("current", ROOT / "src")]
+        if args.baseline_src:
+            builds.insert(0, ("baseline", args.baseline_src.resolve()))
+        rows: dict[str, list[ReviewFigures]] = {name: [] for name, _ in builds}
+        for index, commit in enumerate(commits, 1):
+            for name, src in builds:
+                figures = review(repo, commit, src, name, args)
+                rows[name].append(figures)
+                print(
+                    f"[{index}/{len(commits)}] {name} {figures.commit} exit {figures.exit_status} "
+                    f"{figures.seconds:.1f}s rss {figures.peak_rss_mib} MiB reached {figures.reached} "
+                    f"both {figures.rendered_both} any {figures.rendered_any} {figures.error}",
+                    flush=True,
+                )
+    result: dict[str, Any] = {name: summarize(found) for name, found in rows.items()}
+    if "baseline" in result and result["baseline"]["median_seconds"]:
+        result["median_seconds_ratio"] = round(
+            result["current"]["median_seconds"] / result["baseline"]["median_seconds"], 3
+        )
+    print(json.dumps(result, indent=2))
+    if args.json:
+        detail = {name: [asdict(r) for r in found] for name, found in rows.items()}
+        args.json.write_text(json.dumps({"summary": result, "reviews": detail}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
