@@ -20,6 +20,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, IssueFinder, judge_objects
 from aftershock.rules.support.kubeschema import (
+    NO_DEFINITIONS,
     builtin_schema,
     crd_schemas,
     schema_version,
@@ -43,7 +44,7 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]) -> IssueFinder:
         group, _, ver = api_version.rpartition("/")
         crd = crds.get((group, ver, kind))
         if crd is not None:
-            errors = validate(obj.body, crd, {})
+            errors = validate(obj.body, crd, NO_DEFINITIONS)
             source = "its CRD"
         else:
             schema = builtin_schema(version, api_version, kind)

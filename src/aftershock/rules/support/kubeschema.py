@@ -19,7 +19,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
+
+from aftershock.rules.support.schemavalid import compiled_predicate
 
 _REF_MARK = (
     "#/$defs/"  # "/api/_definitions.json#/$defs/NAME" from a kind's file, "#/$defs/NAME" inside
@@ -153,9 +156,17 @@ def _structural(schema: Any, top: bool = False) -> Any:
     return out
 
 
+NO_DEFINITIONS: Mapping[str, Any] = MappingProxyType({})  # a CRD schema refers to nothing
+
+
 def validate(
     value: Any, schema: Mapping[str, Any], definitions: Mapping[str, Any]
 ) -> list[SchemaError]:
+    """The first `MAX_ERRORS` errors of `value` against `schema`. Most objects are valid: they are
+    checked by the schema's compiled predicate alone (schemavalid.py); only an invalid one is walked
+    again to say where and why."""
+    if compiled_predicate(schema, definitions)(value):
+        return []
     errors: list[SchemaError] = []
     for error in _check(value, schema, definitions, ""):
         errors.append(error)
