@@ -12,6 +12,7 @@ from pathlib import Path
 
 from aftershock.config import AftershockConfig
 from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
+from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import FileChange
@@ -89,12 +90,21 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     )
     plans = plan_renders(given.to_render, charts_base, charts_head)
     declared = declared_objects(given.config, base_tree)
+    release = ReleaseIdentity(given.identity.release_name, given.identity.namespace)
     clusters = review_clusters(
-        plans, *given.sides, plain, declared, renderer, given.settings, given.work, given.rendered
+        plans,
+        *given.sides,
+        plain,
+        declared,
+        renderer,
+        given.settings,
+        given.work,
+        given.rendered,
+        release,
     )
     settings = replace(given.settings, clusters={s.value: c for s, c in clusters.items()})
     first = _render_plans(given, plans, plain, settings, renderer, given.work, given.planned)
-    dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides)
+    dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides, release)
     if dependents:
         around = with_rendered(clusters, first.reviews, plain, declared, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
