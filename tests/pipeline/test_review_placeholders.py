@@ -25,6 +25,14 @@ data:
   host: {{ dig "data" "host" "none" $cfg | quote }}
   level: {{ .Values.level | quote }}
 """
+UNGUARDED = """\
+{{- $cfg := lookup "v1" "ConfigMap" "platform-system" "platform-config" }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data:
+  host: {{ dig "data" "host" "none" $cfg | quote }}
+"""
 UNNAMED = """\
 {{- $name := .Release.Name | upper }}
 {{- $cfg := lookup "v1" "ConfigMap" "platform-system" $name }}
@@ -91,5 +99,17 @@ def test_a_lookup_whose_name_is_not_known_is_not_served_and_stays_not_reviewed(t
     review = reviewed(tmp_path, renderer, files).review
     assert [n.reason for n in review.not_reviewed] == [
         "execution error at (c/templates/cm.yaml:3:21): config not found"
+    ]
+    assert review.contexts[0].inferred == ()
+
+
+def test_a_failure_in_another_template_is_not_the_lookups(tmp_path, renderer):
+    files = {
+        "c/templates/cm.yaml": UNGUARDED,
+        "c/templates/other.yaml": '{{ fail "something else is wrong" }}\n',
+    }
+    review = reviewed(tmp_path, renderer, files).review
+    assert [n.reason for n in review.not_reviewed] == [
+        "execution error at (c/templates/other.yaml:1:3): something else is wrong"
     ]
     assert review.contexts[0].inferred == ()

@@ -3,8 +3,8 @@
 
 A call names one object when its kind, namespace and name are known: literal, or the release name
 and namespace the chart renders with. When a chart's default render fails at a side, its calls in
-the template Helm names in the error (else all its calls) that name an object the side's cluster
-does not hold get a placeholder: that identity, empty `data` (ConfigMap, Secret) or `spec`. The
+the template Helm's error names (a failure elsewhere is not theirs) that name an object the side's
+cluster does not hold get a placeholder: that identity, empty `data` (ConfigMap, Secret) or `spec`. The
 chart is rendered again with them, and what it renders is inferred, not observed: its context says
 why. An object the cluster holds (a `cluster:` object, a rendered one) is never replaced, so the
 configuration wins over a placeholder.
@@ -115,13 +115,12 @@ def served(
 
 
 def _at_failure(calls: Sequence[LookupCall], error: str) -> Sequence[LookupCall]:
-    """The calls in the template the error names, when it names one that holds a call."""
+    """The calls in the template the error names: a failure elsewhere is not this lookup's."""
     match = _FAILED_AT.search(error)
-    if match is None:
-        return calls
-    tail = match.group(1).partition("/")[2]  # Helm's path starts with the chart's name
-    near = [c for c in calls if tail and (c.template == tail or c.template.endswith("/" + tail))]
-    return near or calls
+    tail = (
+        match.group(1).partition("/")[2] if match else ""
+    )  # Helm's path starts with the chart's name
+    return [c for c in calls if tail and (c.template == tail or c.template.endswith("/" + tail))]
 
 
 def _missing(
