@@ -11,6 +11,7 @@ lookup is not every dependent's. Top-level text of a `_*.tpl` partial is not ren
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -122,6 +123,7 @@ def has_lookup_call(text: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # a library's files are read for every chart depending on it
 def parse_template(path: str, text: str) -> TemplateFile:
     """The calls and includes of one template file, by the `define` they sit in."""
     if "lookup" not in text and "include" not in text and "template" not in text:

@@ -57,13 +57,15 @@ def lookup_targets(
 ) -> tuple[LookupCall, ...]:
     """The `lookup` calls a render of the chart may run: in its templates and its dependencies',
     those inside a `define` only when the rendered text includes it."""
-    files = []
-    for folder in dependency_closure(chart, charts):
-        prefix = f"{folder}/templates" if folder else "templates"
-        for path in tree.tree.paths_under(prefix):
-            if path.endswith(_TEMPLATE_SUFFIXES):
-                files.append(parse_template(path, tree.text_or_none(path) or ""))
-    return reachable_calls(files)
+    texts = {
+        path: tree.text_or_none(path) or ""
+        for folder in dependency_closure(chart, charts)
+        for path in tree.tree.paths_under(f"{folder}/templates" if folder else "templates")
+        if path.endswith(_TEMPLATE_SUFFIXES)
+    }
+    if not any("lookup" in text for text in texts.values()):
+        return ()  # the common case, without reading any template's actions
+    return reachable_calls(parse_template(path, text) for path, text in texts.items())
 
 
 def declared_objects(
