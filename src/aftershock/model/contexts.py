@@ -64,6 +64,8 @@ class ChartContext:
     lookups: tuple[
         str, ...
     ] = ()  # objects of the cluster snapshot that a `lookup` of the render found
+    # Why what the chart renders is inferred: a placeholder served for a lookup that found nothing.
+    inferred: tuple[str, ...] = ()
 
     @property
     def chosen(self) -> bool:

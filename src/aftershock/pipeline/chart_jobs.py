@@ -15,6 +15,7 @@ from pathlib import Path
 from aftershock.ingest.charts import same_named_charts
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
+from aftershock.ingest.lookups import has_lookup_call
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.review import Side
 from aftershock.model.units import Chart, ChartDependency, DependencySource
@@ -144,12 +145,13 @@ def _side_job(
 
 
 def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
-    """Whether a chart's templates call `lookup` (read once; shares the memo under its own keys)."""
+    """Whether a chart's templates call `lookup` in a template action (read once; shares the memo
+    under its own keys): the word in prose or a comment does not give a render the cluster."""
     key = f"lookup:{chart_path}"
     if key not in memo:
         prefix = f"{chart_path}/templates" if chart_path else "templates"
         memo[key] = any(
-            "lookup" in text
+            has_lookup_call(text)
             for text in tree.texts_under([prefix], suffixes=(".yaml", ".yml", ".tpl", ".txt"))
         )
     return memo[key]

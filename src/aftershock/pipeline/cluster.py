@@ -11,17 +11,22 @@ change through that object even when none of its files changed: `lookup_dependen
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aftershock.config import AftershockConfig
 from aftershock.ingest.cluster_objects import read_cluster_objects
+from aftershock.ingest.lookups import (
+    UNKNOWN_RELEASE,
+    LookupCall,
+    ReleaseIdentity,
+    parse_template,
+    reachable_calls,
+)
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.model.objects import RenderedObject
+from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
@@ -30,50 +35,37 @@ from aftershock.render.cluster import ClusterSnapshot, cluster_snapshot
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, dependency_closure
 
-# `lookup "v1" "ConfigMap" "ns" "name"`: literal arguments only; a variable stays unknown ("*").
-_LOOKUP = re.compile(
-    r'\blookup\s+(?:"([^"]*)"|\S+)\s+(?:"([^"]*)"|\S+)\s+(?:"([^"]*)"|\S+)\s+(?:"([^"]*)"|[^\s)}]+)'
-)
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt")
 MAX_PROVIDERS = 20  # charts rendered per side only to fill the cluster
 
 
-@dataclass(frozen=True)
-class LookupTarget:
-    """What one `lookup` call asks for; None where the argument is not a literal."""
-
-    api_version: str | None
-    kind: str | None
-    namespace: str | None
-    name: str | None
-    template: str  # repository path of the template holding the call
-
-    def matches(self, obj: RenderedObject) -> bool:
-        return (
-            (self.api_version is None or self.api_version == obj.api_version)
-            and (self.kind is None or self.kind == obj.key.kind)
-            and (not self.namespace or self.namespace == obj.key.namespace)
-            and (not self.name or self.name == obj.key.name)
-        )
+def call_matches(call: LookupCall, obj: RenderedObject, release: ReleaseIdentity) -> bool:
+    """Whether `obj` is among what `call` asks for: the kind must be equal where it is known, and
+    so must apiVersion, namespace and name (an empty namespace or name asks for all)."""
+    kind, api_version = call.kind.value(release), call.api_version.value(release)
+    namespace, name = call.namespace.value(release), call.name.value(release)
+    return (
+        (kind is None or kind == obj.key.kind)
+        and (api_version is None or api_version == obj.api_version)
+        and (not namespace or namespace == obj.key.namespace)
+        and (not name or name == obj.key.name)
+    )
 
 
 def lookup_targets(
     tree: RefSnapshot, chart: Chart, charts: Mapping[str, Chart]
-) -> tuple[LookupTarget, ...]:
-    """The `lookup` calls in the templates of a chart and of the charts it includes."""
-    found = []
-    for folder in dependency_closure(chart, charts):
-        prefix = f"{folder}/templates" if folder else "templates"
-        for path in tree.tree.paths_under(prefix):
-            if not path.endswith(_TEMPLATE_SUFFIXES):
-                continue
-            text = tree.text_or_none(path) or ""
-            if "lookup" not in text:
-                continue
-            for match in _LOOKUP.finditer(text):
-                api_version, kind, namespace, name = match.groups()
-                found.append(LookupTarget(api_version, kind, namespace, name, template=path))
-    return tuple(found)
+) -> tuple[LookupCall, ...]:
+    """The `lookup` calls a render of the chart may run: in its templates and its dependencies',
+    those inside a `define` only when the rendered text includes it."""
+    texts = {
+        path: tree.text_or_none(path) or ""
+        for folder in dependency_closure(chart, charts)
+        for path in tree.tree.paths_under(f"{folder}/templates" if folder else "templates")
+        if path.endswith(_TEMPLATE_SUFFIXES)
+    }
+    if not any("lookup" in text for text in texts.values()):
+        return ()  # the common case, without reading any template's actions
+    return reachable_calls(parse_template(path, text) for path, text in texts.items())
 
 
 def declared_objects(
@@ -97,9 +89,10 @@ def review_clusters(
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None = None,
+    release: ReleaseIdentity = UNKNOWN_RELEASE,
 ) -> dict[Side, ClusterSnapshot | None]:
     """The cluster snapshot of each side (`extra`: the declared objects); None at a side where no
-    planned chart calls `lookup`."""
+    planned chart calls `lookup`. `release`: the identity every chart renders as, where given."""
     clusters: dict[Side, ClusterSnapshot | None] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
         tree, charts = side_input
@@ -112,6 +105,7 @@ def review_clusters(
         provided = _provider_objects(
             targets, {c.path for c in looking}, side, side_input, renderer, settings, work, rendered
         )
+        provided = [o for o in provided if any(call_matches(t, o, release) for t in targets)]
         clusters[side] = cluster_snapshot(
             manifests.all_objects(), provided, extra, default_namespace=settings.namespace
         )
@@ -119,7 +113,7 @@ def review_clusters(
 
 
 def _provider_objects(
-    targets: Sequence[LookupTarget],
+    targets: Sequence[LookupCall],
     skip: set[str],
     side: Side,
     side_input: SideInput,
@@ -130,7 +124,7 @@ def _provider_objects(
 ) -> list[RenderedObject]:
     """Objects rendered, with their defaults, by the charts whose templates name a looked-up object."""
     tree, charts = side_input
-    names = {t.name for t in targets if t.name}
+    names = {name for t in targets if (name := t.name.value())}
     plans: list[ChartPlan] = []
     for chart in charts:
         if not chart.renderable or chart.path in skip or len(plans) >= MAX_PROVIDERS:
@@ -148,11 +142,7 @@ def _provider_objects(
     objects: list[RenderedObject] = []
     for plan, (outcome, error) in zip(plans, results):
         if outcome is not None and error is None:
-            objects += [
-                o
-                for o in side_objects(outcome, plan, side, charts)
-                if any(t.matches(o) for t in targets)
-            ]
+            objects += side_objects(outcome, plan, side, charts)
     return objects
 
 
@@ -160,8 +150,10 @@ def lookup_dependents(
     reviews: Sequence[ChartReview],
     planned: Iterable[str],
     side_inputs: tuple[SideInput, SideInput],
+    release: ReleaseIdentity = UNKNOWN_RELEASE,
 ) -> list[AffectedChart]:
-    """Charts not yet planned whose `lookup` names an object a reviewed render changed, with the path."""
+    """Charts not yet planned whose `lookup` asks for an object a reviewed render changed, with the
+    path. A call whose kind is not known statically may ask for any object, and its step says so."""
     changed = [(r, c.key) for r in reviews if r.outcome is ChartOutcome.CHANGED for c in r.changes]
     if not changed:
         return []
@@ -178,25 +170,28 @@ def lookup_dependents(
                     (
                         (r, k)
                         for r, k in changed
-                        if (r.chart, k) in objects and target.matches(objects[(r.chart, k)])
+                        if (r.chart, k) in objects
+                        and call_matches(target, objects[(r.chart, k)], release)
                     ),
                     None,
                 )
                 if hit is not None:
-                    review, key = hit
                     done.add(chart.path)
-                    found.append(
-                        AffectedChart(
-                            chart.path,
-                            review.affected.path
-                            + (
-                                AffectStep("object", key.id, f"rendered by {review.chart}"),
-                                AffectStep("chart", chart.path, f"looks it up ({target.template})"),
-                            ),
-                        )
-                    )
+                    found.append(_reached(chart, *hit, target))
                     break
     return found
+
+
+def _reached(chart: Chart, review: ChartReview, key: ObjectKey, call: LookupCall) -> AffectedChart:
+    unknown = "; its kind is not known statically" if call.kind.parts is None else ""
+    return AffectedChart(
+        chart.path,
+        review.affected.path
+        + (
+            AffectStep("object", key.id, f"rendered by {review.chart}"),
+            AffectStep("chart", chart.path, f"looks it up ({call.template}{unknown})"),
+        ),
+    )
 
 
 def with_rendered(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from aftershock.config import AftershockConfig
 from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
+from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import FileChange
@@ -29,6 +30,7 @@ from aftershock.pipeline.cluster import (
 from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts, suite_paths_of
 from aftershock.pipeline.gitops import BuiltSources
 from aftershock.pipeline.installers import find_installers
+from aftershock.pipeline.placeholders import guarded_placeholders, inferred_reasons, served
 from aftershock.pipeline.releases import (
     ReleaseFollowing,
     chart_source,
@@ -38,6 +40,7 @@ from aftershock.pipeline.releases import (
 )
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.render.chart_archives import ChartCache
+from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, plan_renders
 
@@ -89,12 +92,22 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     )
     plans = plan_renders(given.to_render, charts_base, charts_head)
     declared = declared_objects(given.config, base_tree)
+    release = ReleaseIdentity(given.identity.release_name, given.identity.namespace)
     clusters = review_clusters(
-        plans, *given.sides, plain, declared, renderer, given.settings, given.work, given.rendered
+        plans,
+        *given.sides,
+        plain,
+        declared,
+        renderer,
+        given.settings,
+        given.work,
+        given.rendered,
+        release,
     )
     settings = replace(given.settings, clusters={s.value: c for s, c in clusters.items()})
     first = _render_plans(given, plans, plain, settings, renderer, given.work, given.planned)
-    dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides)
+    first = _with_placeholders(given, plans, first, clusters, plain, settings, renderer)
+    dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides, release)
     if dependents:
         around = with_rendered(clusters, first.reviews, plain, declared, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
@@ -137,6 +150,57 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         contexts=_with_lookups(first.contexts, first.reviews),
         reached=tuple(dependents),
     )
+
+
+def _with_placeholders(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    first: RenderStage,
+    clusters: Mapping[Side, ClusterSnapshot | None],
+    plain: tuple[PlainManifests, PlainManifests],
+    settings: RenderSettings,
+    renderer: Renderer,
+) -> RenderStage:
+    """The charts a lookup that found nothing stopped, rendered again with empty placeholders of
+    what they look up; a chart that then renders takes its new results and says they are inferred."""
+    placeholders = guarded_placeholders(first.reviews, given.sides, clusters, given.settings)
+    if not placeholders:
+        return first
+    around = served(clusters, placeholders, settings.namespace)
+    retried = [p for p in plans if p.path in {ph.chart for ph in placeholders}]
+    again = _render_plans(
+        given,
+        retried,
+        plain,
+        replace(settings, clusters={s.value: c for s, c in around.items()}),
+        renderer,
+        given.work,
+        None,
+    )
+    rendered = {
+        r.chart
+        for r in again.reviews
+        if r.scenario == "default" and r.outcome is not ChartOutcome.NOT_REVIEWED
+    }
+    reasons = {c: inferred_reasons(placeholders, c) for c in rendered}
+    return RenderStage(
+        tuple(r for r in first.reviews if r.chart not in rendered)
+        + tuple(r for r in again.reviews if r.chart in rendered),
+        tuple(n for n in first.not_reviewed if _gap_chart(n) not in rendered)
+        + tuple(n for n in again.not_reviewed if _gap_chart(n) in rendered),
+        tuple(s for s in first.scenarios if s.chart not in rendered)
+        + tuple(s for s in again.scenarios if s.chart in rendered),
+        first.following,
+        tuple(c for c in first.contexts if c.chart not in rendered)
+        + tuple(
+            replace(c, inferred=reasons[c.chart]) for c in again.contexts if c.chart in rendered
+        ),
+    )
+
+
+def _gap_chart(gap: NotReviewed) -> str:
+    """The chart a gap of a chart render names (its scenarios' gaps included)."""
+    return gap.part.removeprefix("chart ").split(" in scenario ")[0]
 
 
 def _render_plans(
@@ -235,9 +299,7 @@ def _context_failures(
     failed = failed_contexts(contexts)
     result, said = [], set()
     for gap in gaps:
-        chart = gap.part.removeprefix("chart ").split(" in scenario ")[
-            0
-        ]  # its scenarios fail with it
+        chart = _gap_chart(gap)  # its scenarios fail with it
         if chart in failed:
             if chart not in said:
                 said.add(chart)

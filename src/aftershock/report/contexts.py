@@ -17,6 +17,7 @@ def context_document(context: ChartContext) -> dict[str, Any]:
         "release_name": context.release_name,
         "namespace": context.namespace,
         "lookups": list(context.lookups),
+        "inferred": list(context.inferred),
         "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
     }
 
@@ -34,6 +35,6 @@ def context_line(entry: dict[str, Any]) -> str:
         )
     tried = f"; {len(entry['attempts'])} context(s) before it failed" if entry["attempts"] else ""
     found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
-    return (
-        f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found})"
-    )
+    inferred = entry.get("inferred") or ()
+    guessed = f"; inferred: {'; '.join(inferred)}" if inferred else ""
+    return f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found}{guessed})"

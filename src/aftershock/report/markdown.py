@@ -271,7 +271,7 @@ def _contexts(doc: dict[str, Any]) -> Lines:
     lines = tuple(
         f"- {markdown_text(context_line(c))}"
         for c in doc.get("contexts", ())
-        if c["kind"] != "defaults" or c["attempts"]
+        if c["kind"] != "defaults" or c["attempts"] or c.get("inferred")
     )
     return (("### Render contexts", ""), (*lines, "")) if lines else ((), ())
 

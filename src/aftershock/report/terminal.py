@@ -48,7 +48,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             f"  [yellow]not reviewed[/yellow] {terminal_text(item['part'], name=True)}{side}: {terminal_text(item['reason'])}"
         )
     for entry in doc.get("contexts", ()):
-        if entry["kind"] != "defaults" or entry["attempts"]:
+        if entry["kind"] != "defaults" or entry["attempts"] or entry.get("inferred"):
             console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))

@@ -1,0 +1,106 @@
+"""A `lookup` is a narrow edge: a chart is reached through it only by a changed object of the kind
+(and, where known, namespace and name) it asks for; real Helm renders against the loopback API server."""
+
+from __future__ import annotations
+
+from aftershock.pipeline import ReviewRequest, run_review
+from charts import app_chart, chart_yaml
+from gitrepo import commit, make_repo
+
+SETTINGS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: platform-config
+  namespace: platform-system
+data:
+  host: {{ .Values.host | quote }}
+"""
+WATCHER = """\
+{{- $cfg := lookup "v1" "ConfigMap" "platform-system" "platform-config" }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: watcher
+data:
+  host: {{ dig "data" "host" "none" $cfg | quote }}
+"""
+# The word in a comment, a release-namespace lookup, a library helper nothing includes.
+BYSTANDER = """\
+# helm lookup works with the deploy task only
+{{- /* build a lookup table ordered by kind */ -}}
+{{- $own := lookup "v1" "ConfigMap" .Release.Namespace "own" }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: bystander
+data:
+  own: {{ empty $own | quote }}
+"""
+LIB_HELPERS = """\
+{{- define "lib.services" -}}
+{{- range (lookup "v1" "Service" "" "").items }}{{ .metadata.name }} {{ end -}}
+{{- end -}}
+"""
+
+ANY_KIND = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: anykind
+data:
+  found: {{ len (lookup .Values.apiVersion .Values.kind "" "").items | quote }}
+"""
+UNKNOWN_KIND = "looks it up (apps/anykind/templates/cm.yaml; its kind is not known statically)"
+
+
+def platform_repo(tmp_path) -> tuple:
+    repo = make_repo(tmp_path)
+    files = {
+        **app_chart("platform", "platform"),
+        "platform/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nhost: db-1\n",
+        "platform/templates/settings.yaml": SETTINGS,
+        "apps/watcher/Chart.yaml": chart_yaml("watcher"),
+        "apps/watcher/templates/cm.yaml": WATCHER,
+        "lib/Chart.yaml": chart_yaml("lib", kind="library"),
+        "lib/templates/_helpers.tpl": LIB_HELPERS,
+        "apps/bystander/Chart.yaml": chart_yaml(
+            "bystander",
+            deps="dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../../lib\n",
+        ),
+        "apps/bystander/templates/cm.yaml": BYSTANDER,
+        "apps/anykind/Chart.yaml": chart_yaml("anykind"),
+        "apps/anykind/values.yaml": "apiVersion: v1\nkind: Secret\n",
+        "apps/anykind/templates/cm.yaml": ANY_KIND,
+    }
+    return repo, commit(repo, files, "feat: platform")
+
+
+def reached(repo, base, renderer) -> dict[str, str]:
+    review = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, namespace="apps"), renderer
+    )
+    return {a.chart: a.path[-1].relation for a in review.affected if len(a.path) > 2}
+
+
+def test_a_deployment_change_reaches_only_a_lookup_of_unknown_kind(tmp_path, renderer):
+    repo, base = platform_repo(tmp_path)
+    commit(
+        repo,
+        {"platform/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\nhost: db-1\n"},
+        "feat: replicas",
+    )
+    assert reached(repo, base, renderer) == {"apps/anykind": UNKNOWN_KIND}
+
+
+def test_a_change_to_the_looked_up_configmap_reaches_its_chart_only(tmp_path, renderer):
+    repo, base = platform_repo(tmp_path)
+    commit(
+        repo,
+        {"platform/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nhost: db-2\n"},
+        "feat: host",
+    )
+    assert reached(repo, base, renderer) == {
+        "apps/watcher": "looks it up (apps/watcher/templates/cm.yaml)",
+        "apps/anykind": UNKNOWN_KIND,
+    }
