@@ -109,7 +109,7 @@ def review_clusters(
         if not targets:
             clusters[side] = None
             continue
-        provided = _provider_objects(
+        provided = provider_objects(
             targets, {c.path for c in looking}, side, side_input, renderer, settings, work, rendered
         )
         clusters[side] = cluster_snapshot(
@@ -118,7 +118,7 @@ def review_clusters(
     return clusters
 
 
-def _provider_objects(
+def provider_objects(
     targets: Sequence[LookupTarget],
     skip: set[str],
     side: Side,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.errors import AftershockError
@@ -22,6 +22,7 @@ from aftershock.model.releases import cluster_tree, release_id
 from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import one_side_plan, render_side, side_objects
+from aftershock.pipeline.values_sources import with_value_sources
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -69,9 +70,23 @@ def find_installers(
         return {}
     per_side: dict[Side, dict[tuple[str, str], tuple[_Found, str]]] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
-        found = _plain_releases(manifests) + _rendered_releases(
-            side, side_input, manifests, wanted, renderer, settings, work, rendered
+        renders, rendered_charts = _rendered_releases(
+            side, side_input, manifests, renderer, settings, work, rendered
         )
+        found = _plain_releases(manifests) + renders
+        shared = with_value_sources(
+            (f.obj for f in found),
+            {k: v for f in found for k, v in f.lookup.items()},
+            rendered_charts,
+            side,
+            side_input,
+            renderer,
+            settings,
+            work / "values-sources",
+            rendered,
+        )
+        # valuesFrom reads what any chart of this side renders; the release's own render wins.
+        found = [replace(f, lookup={**shared, **f.lookup}) for f in found]
         per_side[side] = _resolve_all(found, side_input, wanted, chart_map)
     keys = sorted(set(per_side[Side.BASE]) | set(per_side[Side.HEAD]))
     result: dict[str, list[Installer]] = {}
@@ -105,13 +120,13 @@ def _rendered_releases(
     side: Side,
     side_input: SideInput,
     manifests: PlainManifests,
-    wanted: set[str],
     renderer: Renderer,
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None,
-) -> list[_Found]:
-    """Releases rendered, with their defaults, by the charts of this side whose templates declare one."""
+) -> tuple[list[_Found], set[str]]:
+    """Releases rendered, with their defaults, by the charts of this side whose templates declare one,
+    and the charts rendered."""
     tree, charts = side_input
     plans: list[ChartPlan] = []
     for chart in charts:
@@ -126,7 +141,7 @@ def _rendered_releases(
         ):
             plans.append(one_side_plan(chart, side, "installers"))
     if not plans:
-        return []
+        return [], set()
     plain = {o.key: o for o in manifests.all_objects()}
     found = []
     for plan, (outcome, error) in zip(
@@ -144,7 +159,7 @@ def _rendered_releases(
             for o in objects
             if declares_release(o)
         ]
-    return found
+    return found, {p.path for p in plans}
 
 
 def _resolve_all(
