@@ -3,7 +3,8 @@
 A chart often pins a remote dependency (`common 4.1.0` from `https://…`) that this repository
 publishes itself, and which it has already moved past (`charts/library/common` is 4.1.1 now):
 Helm would download 4.1.0, which is that chart folder as it was at the last commit whose
-Chart.yaml carried a version in the range. Such a dependency resolves to that folder at that
+Chart.yaml carried a version in the range (exactly the version its Chart.lock pins, when it has one:
+that is what `helm dependency build` puts under charts/). Such a dependency resolves to that folder at that
 commit (inferred, like any in-repo dependency), under the workspace path
 `.aftershock-history/<commit>/<chart path>`; nothing is downloaded. Only the first-parent history
 of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` changes of the Chart.yaml.
@@ -58,17 +59,21 @@ def _from_history(
         ("https://", "oci://")
     ):
         return dep
-    if not dep.version:
+    wanted = f"={dep.locked.removeprefix('v')}" if dep.locked else dep.version
+    if not wanted:
         return dep
     for same in (c for c in charts if c.name == dep.name and c.path != chart.path):
-        key = (same.path, dep.name, dep.version)
+        key = (same.path, dep.name, wanted)
         if key not in found:
-            found[key] = _commit_with_version(git, sha, same.path, dep.name, dep.version)
+            found[key] = _commit_with_version(git, sha, same.path, dep.name, wanted)
         commit = found[key]
         if commit is not None:
             return replace(
                 dep,
-                source=DependencySource.IN_REPO_INFERRED,
+                # the folder at the exact version the lock pins is what Helm installs: observed
+                source=DependencySource.IN_REPO_LOCKED
+                if dep.locked
+                else DependencySource.IN_REPO_INFERRED,
                 resolved_path=history_path(commit, same.path),
             )
     return dep
