@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aftershock.errors import AftershockError
+from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.units import Chart, ChartDependency, DependencySource
@@ -37,36 +38,43 @@ def resolve_from_history(
 ) -> tuple[Chart, ...]:
     """The charts, with each remote dependency that names a chart of this tree but not its version
     resolved to that chart at the newest earlier commit whose version is in the range."""
-    found: dict[tuple[str, str, str], str | None] = {}
+    wanted = sorted(
+        {
+            same.path
+            for chart in charts
+            for dep in chart.dependencies
+            if _searched(dep)
+            for same in charts
+            if same.name == dep.name and same.path != chart.path
+        }
+    )
+    histories = _chart_histories(git, sha, wanted) if wanted else {}
     out = []
     for chart in charts:
-        deps = tuple(
-            _from_history(git, sha, chart, dep, charts, found) for dep in chart.dependencies
-        )
+        deps = tuple(_from_history(chart, dep, charts, histories) for dep in chart.dependencies)
         out.append(chart if deps == chart.dependencies else replace(chart, dependencies=deps))
     return tuple(out)
 
 
+def _searched(dep: ChartDependency) -> bool:
+    return (
+        dep.source is DependencySource.REMOTE
+        and dep.repository.startswith(("https://", "oci://"))
+        and bool(dep.locked or dep.version)
+    )
+
+
 def _from_history(
-    git: GitRepository,
-    sha: str,
     chart: Chart,
     dep: ChartDependency,
     charts: tuple[Chart, ...],
-    found: dict[tuple[str, str, str], str | None],
+    histories: dict[str, list[tuple[str, str, str]]],
 ) -> ChartDependency:
-    if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(
-        ("https://", "oci://")
-    ):
+    if not _searched(dep):
         return dep
     wanted = f"={dep.locked.removeprefix('v')}" if dep.locked else dep.version
-    if not wanted:
-        return dep
     for same in (c for c in charts if c.name == dep.name and c.path != chart.path):
-        key = (same.path, dep.name, wanted)
-        if key not in found:
-            found[key] = _commit_with_version(git, sha, same.path, dep.name, wanted)
-        commit = found[key]
+        commit = _commit_with_version(histories.get(same.path, []), dep.name, wanted)
         if commit is not None:
             return replace(
                 dep,
@@ -79,28 +87,66 @@ def _from_history(
     return dep
 
 
-def _commit_with_version(
-    git: GitRepository, sha: str, chart_path: str, name: str, version_range: str
-) -> str | None:
-    chart_file = posixpath.join(chart_path, "Chart.yaml")
+def _chart_histories(
+    git: GitRepository, sha: str, chart_paths: list[str]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """Chart path -> (commit, name, version) of each change of its Chart.yaml, newest first, at most
+    `HISTORY_LIMIT` each: one walk of the history and one batch of blob reads for all of them."""
+    files = {posixpath.join(p, "Chart.yaml"): p for p in chart_paths}
     try:
         log = git.run(
-            "log", "--first-parent", f"-{HISTORY_LIMIT}", "--format=%H", sha, "--", chart_file
-        )
+            "log",
+            "--first-parent",
+            f"-{HISTORY_LIMIT * len(files)}",
+            "--format=%H",
+            "--raw",
+            "--no-abbrev",
+            sha,
+            "--",
+            *files,
+        ).decode()
     except AftershockError:
-        return None
-    for commit in log.decode().split():
-        try:
-            meta = load_one(
-                git.run("show", f"{commit}:{chart_file}").decode("utf-8", "replace"),
-                source=chart_file,
-            )
-        except AftershockError:
+        return {}
+    changes: list[tuple[str, str, str]] = []  # (chart path, commit, blob of its Chart.yaml)
+    counts: dict[str, int] = {}
+    commit = ""
+    for line in log.splitlines():
+        if line.startswith(":"):
+            fields, _, path = line.partition("\t")
+            blob, chart_path = fields.split()[3], files.get(path)
+            if (
+                chart_path is None
+                or set(blob) == {"0"}
+                or counts.get(chart_path, 0) >= HISTORY_LIMIT
+            ):
+                continue
+            counts[chart_path] = counts.get(chart_path, 0) + 1
+            changes.append((chart_path, commit, blob))
+        elif line.strip():
+            commit = line.strip()
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    with BlobReader(git) as blobs:
+        for (chart_path, commit, _), (_, data) in zip(
+            changes, blobs.read_many(b for _, _, b in changes)
+        ):
+            try:
+                meta = load_one(data.decode("utf-8", "replace"), source=f"{chart_path}/Chart.yaml")
+            except AftershockError:
+                continue
+            if isinstance(meta, dict):
+                entry = (commit, str(meta.get("name")), str(meta.get("version", "")))
+                found.setdefault(chart_path, []).append(entry)
+    return found
+
+
+def _commit_with_version(
+    history: list[tuple[str, str, str]], name: str, version_range: str
+) -> str | None:
+    for commit, chart_name, version in history:
+        if chart_name != name:
             continue
-        if not isinstance(meta, dict) or meta.get("name") != name:
-            continue
         try:
-            if satisfies(str(meta.get("version", "")), version_range):
+            if satisfies(version, version_range):
                 return commit
         except ValueError:
             return None
