@@ -267,3 +267,51 @@ def test_a_lookup_finds_the_objects_the_configuration_declares(tmp_path, rendere
     assert context.lookups == ("ConfigMap platform-system/platform-config",)
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert default.head_objects[0].body["data"] == {"host": "api.internal", "level": "debug"}
+
+
+# An installer chart that renders only on its platform (its region is injected there).
+INSTALLER = """\
+{{- $region := required "the platform sets region" .Values.region }}
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: shop
+  namespace: flux-system
+spec:
+  releaseName: tenant-shop
+  targetNamespace: shop
+  chart:
+    spec:
+      chart: ./apps/app
+      sourceRef: {kind: GitRepository, name: platform}
+  values:
+    region: {{ $region }}
+"""
+
+
+def test_an_installer_chart_that_does_not_render_still_gives_the_release_identity(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    app = {
+        "apps/app/Chart.yaml": chart_yaml("app"),
+        "apps/app/values.yaml": "level: info\n",
+        "apps/app/templates/configmap.yaml": PLATFORM_APP.replace(
+            '{{ index .Values._cluster "cluster-domain" | quote }}', "example"
+        ),
+    }
+    installer = {
+        "platform/Chart.yaml": chart_yaml("platform"),
+        "platform/templates/shop.yaml": INSTALLER,
+    }
+    base = commit(repo, {**app, **installer}, "feat: app")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    (context,) = [c for c in result.contexts if c.chart == "apps/app"]
+    assert context.kind is ContextKind.RELEASE, context
+    assert "read from template platform/templates/shop.yaml" in context.reason
+    assert "values are not known" in context.reason
+    (default,) = [
+        r for r in result.chart_reviews if r.chart == "apps/app" and r.scenario == "default"
+    ]
+    assert [c.key.id for c in default.changes] == ["core/ConfigMap/shop/tenant-shop-settings"]

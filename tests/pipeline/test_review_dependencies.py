@@ -136,3 +136,73 @@ def test_a_version_this_repository_held_earlier_renders_that_commits_chart(tmp_p
     (web,) = [c for c in result.charts if c.path == "apps/web"]
     assert web.dependencies[0].source is DependencySource.IN_REPO_INFERRED
     assert web.dependencies[0].resolved_path.startswith(".aftershock-history/")
+
+
+def _locked(version: str, repository: str = "https://charts.example.invalid") -> dict[str, str]:
+    """The app depending on any lib (`>= 0.0.0`), its Chart.lock pinning `version`."""
+    lock = f"dependencies:\n- name: lib\n  repository: {repository}\n  version: {version}\ndigest: sha256:0\n"
+    return {**_app(">= 0.0.0", repository), "apps/web/Chart.lock": lock}
+
+
+def test_the_version_chart_lock_pins_is_rendered_not_the_newest_chart_here(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    older = {
+        **LIBRARY,
+        "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", "2.0.0"),
+    }
+    commit(repo, older, "feat: lib 2.0.0")
+    renamed = LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "lib21mode:")
+    commit(
+        repo,
+        {**LIBRARY, "charts/lib/templates/_cm.tpl": renamed},
+        "feat!: lib 2.1.0 renames the key",
+    )
+    base = commit(repo, _locked("2.0.0"), "feat: web locked on lib 2.0.0")
+    head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (chart,) = result.chart_reviews
+    assert [f.path for c in chart.changes for f in c.fields] == ["data.mode"]  # 2.0.0's key
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    (dep,) = web.dependencies
+    assert dep.source is DependencySource.IN_REPO_LOCKED and dep.locked == "2.0.0"
+    assert dep.resolved_path.startswith(".aftershock-history/")
+    (documented,) = [c for c in review_document(result)["charts"] if c["path"] == "apps/web"]
+    assert documented["dependencies"][0]["locked_version"] == "2.0.0"
+    assert documented["dependencies"][0]["source"] == "in_repo_locked"
+
+
+def test_a_chart_here_at_the_locked_version_is_observed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**LIBRARY, **_locked("2.1.0")}, "feat: web")
+    head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    assert web.dependencies[0].source is DependencySource.IN_REPO_LOCKED
+    assert web.dependencies[0].resolved_path == "charts/lib"
+    assert "observed: the version Chart.lock pins" in render_markdown(review_document(result))
+
+
+def test_a_locked_version_found_nowhere_names_the_command_that_fetches_it(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    for repository, command in (
+        (
+            "https://charts.example.invalid",
+            "`aftershock charts fetch --repo . --chart-cache DIR apps/web`",
+        ),
+        (
+            "oci://registry.example.invalid/charts",
+            "`helm pull oci://registry.example.invalid/charts/lib --version 9.9.9 -d DIR`",
+        ),
+    ):
+        base = commit(
+            repo, {**LIBRARY, **_locked("9.9.9", repository)}, f"feat: web from {repository}"
+        )
+        head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+        result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+        (gap,) = result.not_reviewed
+        assert "lib 9.9.9 (the version Chart.lock pins)" in gap.reason and command in gap.reason, (
+            gap
+        )
+        commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")

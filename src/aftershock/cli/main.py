@@ -8,6 +8,7 @@ from typing import NoReturn
 import click
 
 from aftershock import __version__
+from aftershock.cli.charts import charts_group
 from aftershock.cli.config import config_group
 from aftershock.cli.radius import radius_command
 from aftershock.cli.review import review_command
@@ -68,6 +69,7 @@ cli.add_command(history_command)
 cli.add_command(serve_command)
 cli.add_command(worker_command)
 cli.add_command(config_group)
+cli.add_command(charts_group)
 
 
 def _debug_anywhere(ctx: click.Context, param: click.Parameter, value: bool) -> bool:

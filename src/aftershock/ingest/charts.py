@@ -49,13 +49,21 @@ def discover_charts(
     )
     links = {p: t for p in paths if (t := tree.symlink_target(p)) is not None}
     dir_set = set(chart_dirs)
-    texts = tree.read_texts(posixpath.join(d, "Chart.yaml") for d in chart_dirs)
+    path_set = set(paths)
+    lock_files = [
+        lock
+        for d in chart_dirs
+        for lock in (posixpath.join(d, "Chart.lock"), posixpath.join(d, "requirements.lock"))
+        if lock in path_set and lock not in links
+    ]
+    texts = tree.read_texts([*(posixpath.join(d, "Chart.yaml") for d in chart_dirs), *lock_files])
     charts = []
     for chart_dir in chart_dirs:
         meta = _parse_chart_yaml(
             texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label
         )
         deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
+        deps = _with_locked(deps, chart_dir, texts)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
     return tuple(_in_repository(chart, charts, dependency_map or {}) for chart in charts)
 
@@ -83,6 +91,19 @@ def _in_repository_dependency(
                 source=DependencySource.IN_REPO_CONFIGURED,
                 resolved_path=posixpath.normpath(mapped).strip("/"),
             )
+    if dep.locked:
+        # Helm builds charts/ from the lock: only a chart at the locked version is what it installs
+        # (else that version from history or the chart cache, never the newest chart here).
+        locked = [
+            c
+            for c in charts
+            if c.name == dep.name and c.path != chart.path and same_version(c.version, dep.locked)
+        ]
+        if len(locked) == 1:
+            return replace(
+                dep, source=DependencySource.IN_REPO_LOCKED, resolved_path=locked[0].path
+            )
+        return dep
     matches = [
         c
         for c in charts
@@ -100,6 +121,44 @@ def _satisfies(version: str, constraint: str) -> bool:
         return satisfies(version, constraint)
     except ValueError:
         return False  # a malformed version or range resolves to nothing, as Helm finds nothing
+
+
+def same_version(version: str, locked: str) -> bool:
+    return version.removeprefix("v") == locked.removeprefix("v")
+
+
+def _with_locked(
+    deps: tuple[ChartDependency, ...], chart_dir: str, texts: Mapping[str, str]
+) -> tuple[ChartDependency, ...]:
+    """The remote dependencies with the version the chart's Chart.lock (requirements.lock) pins."""
+    locked: dict[str, str] = {}
+    for name in ("Chart.lock", "requirements.lock"):
+        text = texts.get(posixpath.join(chart_dir, name))
+        if text is not None and not locked:
+            locked = _locked_versions(text)
+    if not locked:
+        return deps
+    return tuple(
+        replace(d, locked=locked[d.name])
+        if d.source is DependencySource.REMOTE and d.name in locked
+        else d
+        for d in deps
+    )
+
+
+def _locked_versions(text: str) -> dict[str, str]:
+    """name -> version of a lock file's entries; a lock that does not parse pins nothing (Helm's
+    `dependency build` would fail on it, and the dependency resolves as if unlocked)."""
+    try:
+        lock = load_one(text, source="Chart.lock")
+    except MalformedInputError:
+        return {}
+    entries = lock.get("dependencies") if isinstance(lock, dict) else None
+    return {
+        str(e["name"]): str(e["version"])
+        for e in (entries if isinstance(entries, list) else ())
+        if isinstance(e, dict) and e.get("name") and e.get("version")
+    }
 
 
 def same_named_charts(dep: ChartDependency, charts: Iterable[Chart]) -> list[Chart]:

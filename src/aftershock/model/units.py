@@ -26,6 +26,9 @@ class DependencySource(str, enum.Enum):
     IN_REPO_CONFIGURED = (
         "in_repo_configured"  # mapped to a chart here by `.aftershock.yaml` `dependencies:`
     )
+    IN_REPO_LOCKED = "in_repo_locked"  # a chart here (or as an earlier commit held it) at the version Chart.lock pins
+    CACHED = "cached"  # the archive of the locked version from the chart cache, digest checked
+    CACHED_UNVERIFIED = "cached_unverified"  # that archive, with no digest recorded to check it
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class ChartDependency:
     alias: str | None = None
     condition: str | None = None
     resolved_path: str | None = None  # repository path of the dependency's folder, when local
+    locked: str | None = None  # the version Chart.lock (requirements.lock) pins: what Helm installs
 
 
 @dataclass(frozen=True)

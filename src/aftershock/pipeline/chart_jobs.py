@@ -20,6 +20,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.review import Side
 from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
+from aftershock.render.dependency_archives import fetch_command, is_locked_remote, link_cached
 from aftershock.render.interface import RenderRequest
 from aftershock.render.plan import (
     ChartPlan,
@@ -42,6 +43,7 @@ class RenderSettings:
         default_factory=dict, hash=False, compare=False
     )
     history_root: Path | None = None  # chart folders of earlier commits (ingest.dependency_history)
+    dependency_cache: Path | None = None  # the chart cache: locked dependencies' archives
 
 
 @dataclass(frozen=True)
@@ -127,10 +129,11 @@ def _side_job(
     varies: dict[str, bool],
 ) -> SideJob:
     job = SideJob(plan, side, chart, charts)
-    reason = _unresolved(chart, charts)
+    reason = _unresolved(chart, charts, settings.dependency_cache)
     if reason:
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
+    link_cached(chart, charts, settings.dependency_cache, dest)
     request = chart_request(
         chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings
     )
@@ -157,9 +160,17 @@ def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> 
     return memo[key]
 
 
-def _unresolved(chart: Chart, charts: Mapping[str, Chart]) -> str | None:
+def _unresolved(chart: Chart, charts: Mapping[str, Chart], cache: Path | None) -> str | None:
     """Why a dependency of the chart cannot be given to Helm, or None when every one can."""
     deps = _all_dependencies(chart, charts)
+    locked = sorted((d for d in deps if is_locked_remote(d)), key=lambda d: (d.name, d.repository))
+    if locked:
+        return (
+            f"dependency {', '.join(f'{d.name} {d.locked}' for d in locked)} (the version Chart.lock pins) "
+            f"is not vendored under charts/, not in this repository at that version and not in the chart "
+            f"cache; run `{'`, `'.join(dict.fromkeys(fetch_command(d, chart.path, cache) for d in locked))}` "
+            "and review with that --chart-cache"
+        )
     local = sorted(
         f"{d.name} ({d.repository})"
         for d in deps

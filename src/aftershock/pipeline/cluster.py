@@ -102,7 +102,7 @@ def review_clusters(
         if not targets:
             clusters[side] = None
             continue
-        provided = _provider_objects(
+        provided = provider_objects(
             targets, {c.path for c in looking}, side, side_input, renderer, settings, work, rendered
         )
         provided = [o for o in provided if any(call_matches(t, o, release) for t in targets)]
@@ -112,7 +112,7 @@ def review_clusters(
     return clusters
 
 
-def _provider_objects(
+def provider_objects(
     targets: Sequence[LookupCall],
     skip: set[str],
     side: Side,

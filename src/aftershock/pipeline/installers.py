@@ -4,26 +4,31 @@ A platform chart often renders only with the values its installing release passe
 HelmRelease or an Argo CD Application, in a plain manifest or rendered by another chart of the
 repository). For each chart asked about, this finds those releases at base and at head and turns each
 into a render context: the release's values (valuesFrom included), release name and namespace.
-Charts that render releases are rendered once per side with their defaults to find them.
+Charts that render releases are rendered once per side with their defaults to find them; one that
+does not render is read statically (releases/static_read.py), so the chart it installs still gets
+its real release name and namespace, without the values.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import cluster_tree, release_id
 from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import one_side_plan, render_side, side_objects
+from aftershock.pipeline.values_sources import with_value_sources
 from aftershock.releases.parse import declares_release, release_spec
 from aftershock.releases.resolve import resolve_chart
+from aftershock.releases.static_read import static_releases
 from aftershock.releases.values import release_values, secret_values
 from aftershock.render.contexts import ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -31,6 +36,7 @@ from aftershock.render.plan import ChartPlan
 
 _DECLARES_RELEASE = re.compile(r"^\s*kind:\s*[\"']?(HelmRelease|Application)\b", re.M)
 MAX_RELEASE_CHARTS = 20  # charts rendered per side only to find the releases they declare
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class _Found:
     where: str
     lookup: Mapping[ObjectKey, RenderedObject]
     tree: str | None = None  # the cluster tree of a plain manifest: part of the release's id
+    static: bool = False  # read from a template without rendering it: identity only, no values
 
 
 def find_installers(
@@ -69,9 +76,23 @@ def find_installers(
         return {}
     per_side: dict[Side, dict[tuple[str, str], tuple[_Found, str]]] = {}
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
-        found = _plain_releases(manifests) + _rendered_releases(
-            side, side_input, manifests, wanted, renderer, settings, work, rendered
+        renders, rendered_charts = _rendered_releases(
+            side, side_input, manifests, renderer, settings, work, rendered
         )
+        found = _plain_releases(manifests) + renders
+        shared = with_value_sources(
+            (f.obj for f in found),
+            {k: v for f in found for k, v in f.lookup.items()},
+            rendered_charts,
+            side,
+            side_input,
+            renderer,
+            settings,
+            work / "values-sources",
+            rendered,
+        )
+        # valuesFrom reads what any chart of this side renders; the release's own render wins.
+        found = [replace(f, lookup={**shared, **f.lookup}) for f in found]
         per_side[side] = _resolve_all(found, side_input, wanted, chart_map)
     keys = sorted(set(per_side[Side.BASE]) | set(per_side[Side.HEAD]))
     result: dict[str, list[Installer]] = {}
@@ -84,7 +105,12 @@ def find_installers(
         }
         first = b or h
         assert first is not None
-        reason = f"its values, release name and namespace; {first[0].where}, chart {first[1]}"
+        what = (
+            "its release name and namespace (its values are not known)"
+            if first[0].static
+            else "its values, release name and namespace"
+        )
+        reason = f"{what}; {first[0].where}, chart {first[1]}"
         candidate = ContextCandidate(
             ContextKind.RELEASE, f"release:{release}", reason, inputs[Side.BASE], inputs[Side.HEAD]
         )
@@ -105,28 +131,28 @@ def _rendered_releases(
     side: Side,
     side_input: SideInput,
     manifests: PlainManifests,
-    wanted: set[str],
     renderer: Renderer,
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None,
-) -> list[_Found]:
-    """Releases rendered, with their defaults, by the charts of this side whose templates declare one."""
+) -> tuple[list[_Found], set[str]]:
+    """Releases rendered, with their defaults, by the charts of this side whose templates declare one,
+    and the charts rendered; a chart that does not render (or is over the cap) is read statically."""
     tree, charts = side_input
     plans: list[ChartPlan] = []
+    unrendered: list[tuple[str, str]] = []  # (chart path, why it was not rendered)
     for chart in charts:
-        if not chart.renderable or len(plans) >= MAX_RELEASE_CHARTS:
-            continue
-        if any(
+        if not chart.renderable or not any(
             _DECLARES_RELEASE.search(text)
-            for text in tree.texts_under(
-                [f"{chart.path}/templates" if chart.path else "templates"],
-                suffixes=(".yaml", ".yml", ".tpl"),
-            )
+            for text in tree.texts_under([_templates(chart.path)], suffixes=_TEMPLATE_SUFFIXES)
         ):
+            continue
+        if len(plans) < MAX_RELEASE_CHARTS:
             plans.append(one_side_plan(chart, side, "installers"))
+        else:
+            unrendered.append((chart.path, f"over the {MAX_RELEASE_CHARTS} charts rendered"))
     if not plans:
-        return []
+        return _static_found(tree, unrendered, settings.namespace), set()
     plain = {o.key: o for o in manifests.all_objects()}
     found = []
     for plan, (outcome, error) in zip(
@@ -136,6 +162,7 @@ def _rendered_releases(
         ),
     ):
         if outcome is None or error is not None:
+            unrendered.append((plan.path, "it does not render with its defaults"))
             continue
         objects = side_objects(outcome, plan, side, charts)
         lookup = {**plain, **{o.key: o for o in objects}}
@@ -144,6 +171,24 @@ def _rendered_releases(
             for o in objects
             if declares_release(o)
         ]
+    return found + _static_found(tree, unrendered, settings.namespace), {p.path for p in plans}
+
+
+def _templates(chart_path: str) -> str:
+    return f"{chart_path}/templates" if chart_path else "templates"
+
+
+def _static_found(
+    tree: RefSnapshot, unrendered: Sequence[tuple[str, str]], namespace: str
+) -> list[_Found]:
+    """The releases whose identity the templates of charts that were not rendered hold literally."""
+    found = []
+    for chart_path, why in unrendered:
+        for path in tree.tree.paths_under(_templates(chart_path)):
+            text = tree.text_or_none(path) if path.endswith(_TEMPLATE_SUFFIXES) else None
+            for obj in static_releases(path, text or "", chart_path, namespace):
+                where = f"read from template {path} (chart {chart_path} not rendered: {why})"
+                found.append(_Found(obj, where, {}, static=True))
     return found
 
 

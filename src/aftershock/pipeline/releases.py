@@ -63,10 +63,11 @@ def plain_lookups(base: PlainManifests, head: PlainManifests) -> Lookups:
 
 
 def manifest_sources(
-    base: PlainManifests, head: PlainManifests, changed: set[str]
+    base: PlainManifests, head: PlainManifests, changed: set[str], lookups: Lookups | None = None
 ) -> tuple[tuple[ReleaseSource, ...], tuple[NotReviewed, ...]]:
-    """One source per plain manifest file, and the files holding a release that could not be read."""
-    lookups = plain_lookups(base, head)
+    """One source per plain manifest file, and the files holding a release that could not be read;
+    their valuesFrom reads `lookups` (the plain manifests' own objects when not given)."""
+    lookups = lookups or plain_lookups(base, head)
     sources = []
     for path in sorted(set(base.objects) | set(head.objects)):
         steps = (AffectStep("file", path, "changed"),) if path in changed else ()

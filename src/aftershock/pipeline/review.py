@@ -56,6 +56,7 @@ from aftershock.render.budget import (
 )
 from aftershock.render.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.chart_archives import ChartCache
+from aftershock.render.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
@@ -182,11 +183,15 @@ def review_change(
             tree.check_safe()
         _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
-        charts_base = resolve_from_history(
-            repo, base.sha, discover_charts(base_tree, base_tree.label, config.dependencies), blobs
-        )
-        charts_head = resolve_from_history(
-            repo, head.sha, discover_charts(head_tree, head_tree.label, config.dependencies), blobs
+        cache = chart_cache(request, config)
+        charts_base, charts_head = (
+            with_cached(
+                resolve_from_history(
+                    repo, sha, discover_charts(tree, tree.label, config.dependencies), blobs
+                ),
+                cache.folder,
+            )
+            for sha, tree in ((base.sha, base_tree), (head.sha, head_tree))
         )
         units = tuple(
             (
@@ -233,6 +238,7 @@ def review_change(
                     _namespace(request),
                     request.kube_version,
                     history_root=work / "history",
+                    dependency_cache=cache.folder,
                 ),
                 Identity(request.release_name, request.namespace),
                 request.max_scenarios,
@@ -240,7 +246,7 @@ def review_change(
                 callbacks.rendered if callbacks else None,
                 callbacks.planned if callbacks else None,
                 gitops.sources,
-                chart_cache(request, config),
+                cache,
                 suites,
             ),
             renderer,

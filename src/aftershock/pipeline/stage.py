@@ -17,6 +17,7 @@ from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import FileChange
 from aftershock.model.contexts import ChartContext, ContextKind
+from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
@@ -36,9 +37,9 @@ from aftershock.pipeline.releases import (
     chart_source,
     follow_releases,
     manifest_sources,
-    plain_lookups,
 )
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.pipeline.values_sources import with_value_sources
 from aftershock.render.chart_archives import ChartCache
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -319,13 +320,13 @@ def _follow(
     affected: tuple[AffectedChart, ...],
 ) -> ReleaseFollowing:
     """Follow releases found in every scenario's renders (the context's included) and in plain manifests."""
-    lookups = plain_lookups(*plain)
-    manifests, unreadable = manifest_sources(*plain, set(given.follow_changed))
-    # A file a kustomize or Flux build reads is followed through the build (its reviews come first).
-    manifests = tuple(m for m in manifests if m.id not in given.built.files)
     reviewed = given.built.reviews + tuple(
         r for r in reviews if r.outcome is not ChartOutcome.NOT_REVIEWED
     )
+    lookups = _side_lookups(given, plain, reviewed, settings, renderer)
+    manifests, unreadable = manifest_sources(*plain, set(given.follow_changed), lookups)
+    # A file a kustomize or Flux build reads is followed through the build (its reviews come first).
+    manifests = tuple(m for m in manifests if m.id not in given.built.files)
     sources = [chart_source(r, lookups) for r in reviewed] + list(manifests)
     following = follow_releases(
         sources,
@@ -341,6 +342,47 @@ def _follow(
         cache=given.chart_cache,
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
+
+
+def _side_lookups(
+    given: StageInput,
+    plain: tuple[PlainManifests, PlainManifests],
+    reviewed: Sequence[ChartReview],
+    settings: RenderSettings,
+    renderer: Renderer,
+) -> tuple[dict[ObjectKey, RenderedObject], dict[ObjectKey, RenderedObject]]:
+    """What a release's valuesFrom reads at each side: the plain manifests, every default render of
+    the review, and the objects other charts render that a release names but those lack."""
+    result = []
+    changed = set(given.follow_changed)
+    for side, side_input, manifests in (
+        (Side.BASE, given.sides[0], plain[0]),
+        (Side.HEAD, given.sides[1], plain[1]),
+    ):
+        renders = [
+            o
+            for r in reviewed
+            if r.scenario == "default"
+            for o in (r.base_objects if side is Side.BASE else r.head_objects)
+        ]
+        lookup = {**{o.key: o for o in manifests.all_objects()}, **{o.key: o for o in renders}}
+        # Only releases the change can reach ask for renders (an unchanged manifest's release
+        # is a context of its chart: pipeline/installers.py).
+        changed_plain = [o for p, objs in manifests.objects.items() if p in changed for o in objs]
+        result.append(
+            with_value_sources(
+                [*changed_plain, *renders],
+                lookup,
+                {r.chart for r in reviewed},
+                side,
+                side_input,
+                renderer,
+                settings,
+                given.work / "values-sources-following",
+                given.rendered,
+            )
+        )
+    return result[0], result[1]
 
 
 def _not_exercised(given: StageInput, reviews: tuple[ChartReview, ...]) -> tuple[NotReviewed, ...]:

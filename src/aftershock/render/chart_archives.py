@@ -137,7 +137,7 @@ class ChartCache:
             cached = self.folder / chart.archive_name
             if cached.is_file():
                 data = cached.read_bytes()
-                _verify(data, chart, _local_digest(self.folder, chart), str(cached))
+                _verify(data, chart, local_digest(self.folder, chart), str(cached))
                 return data
         if not self.fetch:
             where = f"in {self.folder}" if self.folder else "(no --chart-cache given)"
@@ -145,13 +145,15 @@ class ChartCache:
                 f"chart archive {chart.archive_name} from {chart.repository} is not in the chart cache {where}",
                 hint="put the archive in the folder of --chart-cache (or chart_cache: in .aftershock.yaml), or pass --fetch-charts",
             )
-        data = self._download(chart)
+        data, _ = self.download(chart)
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / chart.archive_name).write_bytes(data)
         return data
 
-    def _download(self, chart: ExternalChart) -> bytes:
+    def download(self, chart: ExternalChart) -> tuple[bytes, str | None]:
+        """The archive as the repository serves it, checked against the digest its index.yaml
+        records (returned, without `sha256:`; None when the index records none)."""
         if not chart.repository.startswith(("http://", "https://")):
             raise AftershockError(
                 f"cannot download {chart.archive_name} from {chart.repository}: only HTTP chart repositories are fetched",
@@ -166,8 +168,9 @@ class ChartCache:
             )
         urls = entry.get("urls") or [chart.archive_name]
         data = _get(urljoin(base, str(urls[0])), self.max_bytes, self.timeout_seconds)
-        _verify(data, chart, entry.get("digest"), f"{base}{urls[0]}")
-        return data
+        digest = str(entry["digest"]).removeprefix("sha256:") if entry.get("digest") else None
+        _verify(data, chart, digest, f"{base}{urls[0]}")
+        return data, digest
 
 
 def _get(url: str, limit: int, timeout: float) -> bytes:
@@ -243,7 +246,7 @@ def _entry(index: Any, chart: ExternalChart) -> dict[str, Any] | None:
     return None
 
 
-def _local_digest(folder: Path, chart: ExternalChart) -> str | None:
+def local_digest(folder: Path, chart: ExternalChart) -> str | None:
     """The digest an `index.yaml` in the cache folder records for the archive, if it has one."""
     index_file = folder / "index.yaml"
     if not index_file.is_file():

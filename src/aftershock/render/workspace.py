@@ -19,6 +19,7 @@ _LINKED = (
     DependencySource.FILE,
     DependencySource.IN_REPO_INFERRED,
     DependencySource.IN_REPO_CONFIGURED,
+    DependencySource.IN_REPO_LOCKED,
 )
 _RAW_GITHUB = re.compile(
     r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)"

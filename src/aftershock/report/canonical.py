@@ -275,6 +275,7 @@ def _chart(c: Chart, at_base: Chart | None = None) -> dict[str, Any]:
                 "alias": d.alias,
                 "condition": d.condition,
                 "resolved_path": d.resolved_path,
+                **({"locked_version": d.locked} if d.locked else {}),
             }
             for d in c.dependencies
         ],

@@ -248,6 +248,7 @@ def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
     how = {
         "in_repo_inferred": "inferred: same name, version in range",
         "in_repo_configured": "observed: .aftershock.yaml",
+        "in_repo_locked": "observed: the version Chart.lock pins",
     }
     rendered = {r["chart"] for r in doc["chart_reviews"]}
     lines = sorted(

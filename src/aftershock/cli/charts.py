@@ -1,0 +1,75 @@
+"""`aftershock charts fetch`: fill the chart cache with the locked versions of remote dependencies
+(pipeline/chart_fetch.py); thin: options in, one line per archive out."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from aftershock.cli.paths import check_folder
+from aftershock.exitcodes import EXIT_PARTIAL, HELP
+from aftershock.pipeline.chart_fetch import MAX_FETCHED, FetchRequest, fetch_locked
+
+
+@click.group("charts", epilog=HELP)
+def charts_group() -> None:
+    """Charts from outside the repository: the chart cache a review renders them from."""
+
+
+@charts_group.command("fetch", epilog=HELP)
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The git repository whose Chart.lock files name the dependencies.",
+)
+@click.option("--ref", default="HEAD", show_default=True, help="The commit whose charts to read.")
+@click.option(
+    "--chart-cache",
+    "cache",
+    default=None,
+    help="The folder to fetch into (default: chart_cache: of .aftershock.yaml).",
+)
+@click.option(
+    "--max-charts",
+    type=click.IntRange(min=1),
+    default=MAX_FETCHED,
+    show_default=True,
+    help="At most this many archives are downloaded.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Seconds per HTTP request.",
+)
+@click.argument("charts", nargs=-1)
+def fetch_command(
+    repo: Path,
+    ref: str,
+    cache: str | None,
+    max_charts: int,
+    timeout: float,
+    charts: tuple[str, ...],
+) -> None:
+    """Download the version each Chart.lock pins of every remote dependency that is neither vendored,
+    nor in the repository at that version, nor in the chart cache, and check it against the digest
+    the chart repository's index.yaml records. CHARTS limits it to those chart folders."""
+    folder = check_folder(cache, "--chart-cache") if cache else None
+    where, results = fetch_locked(FetchRequest(repo, ref, folder, charts, max_charts, timeout))
+    for result in results:
+        wanted = ", ".join(result.wanted_by)
+        name = f"{result.chart.id} {result.chart.version} (for {wanted})"
+        if result.skipped:
+            click.echo(f"not fetched: {name}: {result.skipped}")
+        else:
+            checked = "digest checked" if result.digest else "no digest in index.yaml to check"
+            click.echo(f"fetched: {name} into {where} ({checked})")
+    if not results:
+        click.echo(f"nothing to fetch: every locked dependency is vendored, here or in {where}")
+    if any(r.skipped for r in results):
+        sys.exit(EXIT_PARTIAL)  # what was fetched is in the cache; the rest is listed

@@ -1,0 +1,127 @@
+"""`aftershock charts fetch`: the locked versions of the remote dependencies a review cannot find,
+downloaded into the chart cache, opt-in and bounded.
+
+At one ref, every chart's dependency that its Chart.lock pins, that is not vendored, not in the
+repository at that version (ingest.charts, ingest.dependency_history) and not already in the cache
+is fetched from its HTTP chart repository (render.chart_archives: size and time bounds per request)
+and checked against the digest the repository's index.yaml records, which is written beside the
+archive (`<archive>.sha256`) for the review to check it again. At most `max_charts` archives are
+fetched. An OCI dependency is not fetched: the result names the `helm pull` that fetches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from aftershock.errors import AftershockError
+from aftershock.ingest.charts import discover_charts
+from aftershock.ingest.dependency_history import resolve_from_history
+from aftershock.ingest.git import GitRepository
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.units import Chart
+from aftershock.pipeline.judge import review_config
+from aftershock.render.chart_archives import ChartCache, ExternalChart
+from aftershock.render.dependency_archives import (
+    DIGEST_SUFFIX,
+    is_locked_remote,
+    locked_chart,
+    with_cached,
+)
+from aftershock.render.plan import dependency_closure
+
+MAX_FETCHED = 50
+MAX_FILE_BYTES = 5 * 2**20  # as a review reads the repository
+
+
+@dataclass(frozen=True)
+class FetchRequest:
+    repo: Path
+    ref: str
+    cache: Path | None  # else `chart_cache:` of the configuration at `ref`
+    charts: tuple[str, ...] = ()  # chart folders whose dependencies to fetch; all when empty
+    max_charts: int = MAX_FETCHED
+    timeout_seconds: float = 30.0
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """One locked dependency: fetched (`digest` checked), or why not (`skipped`)."""
+
+    chart: ExternalChart
+    wanted_by: tuple[str, ...]  # chart folders whose lock pins it
+    digest: str | None = None
+    skipped: str | None = None
+
+
+def fetch_locked(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
+    """The cache folder, and each locked dependency missing from it, fetched or skipped with why."""
+    repo = GitRepository.open(request.repo)
+    sha = repo.resolve(request.ref)
+    with RefSnapshot.open(repo, sha, f"{request.ref} {sha[:7]}", MAX_FILE_BYTES) as tree:
+        config, _ = review_config(None, tree)
+        folder = request.cache or (
+            request.repo / config.chart_cache if config.chart_cache else None
+        )
+        if folder is None:
+            raise AftershockError(
+                "no chart cache to fetch into",
+                hint="pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)",
+            )
+        charts = with_cached(
+            resolve_from_history(repo, sha, discover_charts(tree, tree.label, config.dependencies)),
+            folder,
+        )
+    wanted = _wanted(charts, request.charts)
+    cache = ChartCache(folder, fetch=True, timeout_seconds=request.timeout_seconds)
+    results = []
+    for index, (chart, parents) in enumerate(wanted):
+        if index >= request.max_charts:
+            results.append(
+                Fetched(chart, parents, skipped=f"over --max-charts {request.max_charts}")
+            )
+            continue
+        results.append(_fetch_one(cache, folder, chart, parents))
+    return folder, tuple(results)
+
+
+def _wanted(
+    charts: Sequence[Chart], only: Sequence[str]
+) -> list[tuple[ExternalChart, tuple[str, ...]]]:
+    by_path = {c.path: c for c in charts}
+    unknown = [p for p in only if p.strip("/") not in by_path]
+    if unknown:
+        raise AftershockError(
+            f"no chart at {', '.join(unknown)}",
+            hint="name chart folders relative to the repository",
+        )
+    roots = [by_path[p.strip("/")] for p in only] or list(charts)
+    found: dict[ExternalChart, list[str]] = {}
+    for root in roots:
+        for path in dependency_closure(root, by_path):
+            chart = by_path.get(path)
+            for dep in chart.dependencies if chart is not None else ():
+                if is_locked_remote(dep):
+                    found.setdefault(locked_chart(dep), []).append(path)
+    return [(c, tuple(sorted(set(p)))) for c, p in sorted(found.items(), key=lambda i: i[0].id)]
+
+
+def _fetch_one(
+    cache: ChartCache, folder: Path, chart: ExternalChart, parents: tuple[str, ...]
+) -> Fetched:
+    if chart.repository.startswith("oci://"):
+        command = f"helm pull {chart.id} --version {chart.version} -d {folder}"
+        return Fetched(chart, parents, skipped=f"OCI registries are not fetched; run `{command}`")
+    try:
+        data, digest = cache.download(chart)
+    except AftershockError as error:
+        return Fetched(chart, parents, skipped=error.line())
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / chart.archive_name).write_bytes(data)
+    sidecar = folder / (chart.archive_name + DIGEST_SUFFIX)
+    if digest:
+        sidecar.write_text(digest + "\n", "utf-8")
+    else:
+        sidecar.unlink(missing_ok=True)  # an earlier archive's digest: this one has none to check
+    return Fetched(chart, parents, digest=digest)

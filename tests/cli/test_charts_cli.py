@@ -1,0 +1,143 @@
+"""`aftershock charts fetch` as a user runs it: the version a Chart.lock pins, downloaded from a real
+chart repository on loopback into the chart cache and checked against its index.yaml digest, then
+rendered by the review from there."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aftershock.model.units import DependencySource
+from aftershock.pipeline import ReviewRequest, run_review
+from charts import chart_yaml
+from gitrepo import commit, make_repo
+
+AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
+CM = (
+    '{{- define "lib.cm" -}}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n'
+    "data: {KEY: {{ .Values.mode | quote }}}\n{{- end -}}\n"
+)
+
+
+def lib_archive(version: str, key: str) -> bytes:
+    files = {
+        "lib/Chart.yaml": f"apiVersion: v2\nname: lib\nversion: {version}\ntype: library\n",
+        "lib/templates/_cm.tpl": CM.replace("KEY", key),
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A Helm chart repository (index.yaml and archives) served over HTTP on loopback."""
+    folder = tmp_path / "served"
+    folder.mkdir()
+    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield folder, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def publish(folder: Path, data: bytes, digest: str | None = None) -> None:
+    (folder / "lib-3.0.0.tgz").write_bytes(data)
+    entry = {"version": "3.0.0", "digest": digest or hashlib.sha256(data).hexdigest()}
+    entry["urls"] = ["lib-3.0.0.tgz"]
+    (folder / "index.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "entries": {"lib": [entry]}})
+    )
+
+
+def platform(tmp_path: Path, url: str) -> tuple[Path, str]:
+    """An app depending on any lib from `url`, locked to 3.0.0; this repository's own lib is 2.1.0."""
+    deps = f'dependencies:\n- name: lib\n  version: ">= 0.0.0"\n  repository: {url}\n'
+    lock = f"dependencies:\n- name: lib\n  repository: {url}\n  version: 3.0.0\ndigest: sha256:0\n"
+    repo = make_repo(tmp_path)
+    files = {
+        "charts/lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 2.1.0\ntype: library\n",
+        "charts/lib/templates/_cm.tpl": CM.replace("KEY", "lib2mode"),
+        "apps/web/Chart.yaml": chart_yaml("web", deps=deps),
+        "apps/web/Chart.lock": lock,
+        "apps/web/values.yaml": "mode: fast\n",
+        "apps/web/templates/cm.yaml": '{{ include "lib.cm" . }}\n',
+    }
+    base = commit(repo, files, "feat: web")
+    commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    return repo, base
+
+
+def fetch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*AFTERSHOCK, "charts", "fetch", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CI": "true"},
+        timeout=120,
+    )
+
+
+def test_fetch_downloads_the_locked_version_and_the_review_renders_it(tmp_path, served, renderer):
+    folder, url = served
+    publish(folder, lib_archive("3.0.0", "lib3mode"))
+    repo, base = platform(tmp_path, url)
+    cache = tmp_path / "cache"
+    before = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (gap,) = before.not_reviewed
+    assert "aftershock charts fetch --repo . --chart-cache DIR apps/web" in gap.reason
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache), "apps/web")
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"fetched: {url}/lib 3.0.0 (for apps/web)" in done.stdout
+        and "digest checked" in done.stdout
+    )
+    assert (cache / "lib-3.0.0.tgz").is_file() and (cache / "lib-3.0.0.tgz.sha256").is_file()
+    again = fetch("--repo", str(repo), "--chart-cache", str(cache))
+    assert again.returncode == 0 and "nothing to fetch" in again.stdout
+    result = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, chart_cache=cache), renderer
+    )
+    assert result.not_reviewed == ()
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    assert web.dependencies[0].source is DependencySource.CACHED
+    (review,) = result.chart_reviews
+    assert [f.path for c in review.changes for f in c.fields] == ["data.lib3mode"]
+
+
+def test_an_archive_that_does_not_match_the_index_digest_is_not_kept(tmp_path, served):
+    folder, url = served
+    publish(folder, lib_archive("3.0.0", "lib3mode"), digest="0" * 64)
+    repo, _ = platform(tmp_path, url)
+    cache = tmp_path / "cache"
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache))
+    assert done.returncode == 3, done.stderr
+    assert "not fetched" in done.stdout and "does not match its index.yaml digest" in done.stdout
+    assert not (cache / "lib-3.0.0.tgz").exists()
+
+
+def test_fetch_without_a_chart_cache_is_one_line(tmp_path):
+    repo, _ = platform(tmp_path, "https://charts.example.invalid")
+    done = fetch("--repo", str(repo))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "aftershock: error: no chart cache to fetch into; pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)"
+    ]
