@@ -202,3 +202,15 @@ def test_a_test_scenario_renders_only_its_suites_templates(tmp_path, renderer):
     assert scenario.outcome is ChartOutcome.CHANGED and not scenario.partial
     assert {o.template for o in scenario.head_objects} == {f"{CHART}/templates/agent.yaml"}
     assert not any("scenario test:" in g.part for g in result.review.not_reviewed)
+
+
+def test_the_scenarios_of_a_chart_rendered_by_template_are_rendered_by_template(tmp_path, renderer):
+    """They fail as the default does, not because they are values the chart rejects."""
+    base = {**guarded_chart(), f"{CHART}/values-prod.yaml": "hostPID: true\n"}
+    head = {f"{CHART}/templates/agent.yaml": AGENT.replace("busybox:1.36", "busybox:1.37")}
+    result = reviewed(tmp_path, renderer, base, head)
+    reviews = {r.scenario: r for r in result.review.chart_reviews}
+    assert sorted(reviews) == ["default", "file:values-prod.yaml"]
+    assert all(r.partial and r.outcome is ChartOutcome.CHANGED for r in reviews.values())
+    gaps = [g for g in result.review.not_reviewed if g.part.startswith("template ")]
+    assert [g.part for g in gaps] == [f"template {CHART}/templates/guard.yaml of chart {CHART}"]

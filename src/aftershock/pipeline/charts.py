@@ -60,17 +60,25 @@ def review_charts(
     }
     partial = render_by_template(plans, by_job, _failure, renderer, rendered)
     reviews, missing = [], []
+    # (part, side, reason) of a template left out -> the scenarios it failed in, said once
+    left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     for plan in plans:
         by_template = partial.get(plan.id)
         review_by_template = _partial_review(plan, by_template) if by_template else None
         if review_by_template is not None:
             review, gaps = review_by_template
+            for gap in gaps:
+                left_out.setdefault((gap.part, gap.side, gap.reason), []).append(plan.scenario)
         else:
             review, gaps = _review_chart(
                 plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
             )
+            missing.extend(gaps)
         reviews.append(review)
-        missing.extend(gaps)
+    for (part, side, reason), scenarios in left_out.items():
+        if "default" not in scenarios:
+            part += f" in scenario(s) {', '.join(scenarios)}"
+        missing.append(NotReviewed(part, reason, side))
     return tuple(reviews), tuple(missing)
 
 
@@ -297,7 +305,8 @@ def _partial_review(
     plan: ChartPlan, partial: PartialPlan
 ) -> tuple[ChartReview, list[NotReviewed]] | None:
     """The review of a plan rendered by template: what rendered is diffed; each template left out is
-    *not reviewed*, with Helm's error at each ref it failed at (once when both say the same). None when
+    *not reviewed*, with Helm's error at each ref it failed at (once when both say the same; the part
+    names no scenario: `review_charts` says in which, once per template). None when
     no template rendered an object at either ref: then the chart failed as a whole."""
     base = _side_result(partial.entries.get(Side.BASE), Side.BASE)
     head = _side_result(partial.entries.get(Side.HEAD), Side.HEAD)
@@ -308,7 +317,7 @@ def _partial_review(
     for name, errors in sorted(partial.left_out.items()):
         template = template_repo_path(name, job.chart, job.charts)
         failures.append(TemplateFailure(template, errors.get(Side.BASE), errors.get(Side.HEAD)))
-        part = f"template {template} of {_part(plan)}"
+        part = f"template {template} of {_part(replace(plan, scenario='default'))}"
         if len(errors) == 2 and len(set(errors.values())) == 1:
             gaps.append(NotReviewed(part, errors[Side.BASE]))
         else:

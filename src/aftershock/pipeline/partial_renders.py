@@ -5,15 +5,16 @@ a value no context gives fails no test; a review renders the whole chart, and th
 leave all of it *not reviewed*. So when a plan fails as a whole at base (at head for a chart new there:
 where its contexts were tried, so in every context) with Helm's own error (one the same input
 reproduces), at each failing side the template the error names is left out and the chart rendered
-again (partials and
-subcharts kept), in rounds shared by every such plan (one batch of renders per round), up to
+again (partials and subcharts kept), in rounds shared by every such plan (one batch of renders per round), up to
 `MAX_LEFT_OUT` templates per side: k failing templates cost k+1 renders. A side whose error names no
 template (a values schema, a missing dependency) or only one already left out stays failed, and so
-does its plan. Then each side renders with the union of what failed at either side, unless it already
-did: the same templates are left out at both refs, or the objects of a template that fails at one
-side only would show as added or removed. A chart that renders at base and fails at head is not
-rendered by template: that it stops rendering is the finding. The renders go through the review's renderer, so they count
-against its render budget.
+does its plan. A scenario the chart rejects at both refs alike is not rendered by template, unless
+the chart's default scenario fails too (then it fails as the chart does). Then each side renders with
+the union of what failed at either side, unless it already did: the same templates are left out at
+both refs, or the objects of a template that fails at one side only would show as added or removed.
+A chart that renders at base and fails at head is not rendered by template: that it stops rendering
+is the finding. The renders go through the review's renderer, so they count against its render
+budget.
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ def _searches(
 ) -> dict[Key, _Discovery]:
     """A search for each failing side of the plans whose failure may lie in some templates only."""
     searches: dict[Key, _Discovery] = {}
+    failing: set[tuple[str, str | None]] = (
+        set()
+    )  # charts (and releases) whose default fails at base
     for plan in plans:
         sides = {side: entries[(plan.id, side)] for side in Side if (plan.id, side) in entries}
         if any(job.blocked for job, _ in sides.values()):
@@ -104,7 +108,13 @@ def _searches(
         first = Side.BASE if Side.BASE in sides else Side.HEAD  # where contexts were tried
         if first not in failed or not all(is_deterministic_error(e) for e in failed.values()):
             continue  # one that renders at base and fails at head stays a failure of the whole chart
-        if plan.scenario != "default" and len(failed) == 2 and len(set(failed.values())) == 1:
+        if plan.scenario == "default":
+            failing.add((plan.path, plan.release))
+        elif (
+            (plan.path, plan.release) not in failing
+            and len(failed) == 2
+            and len(set(failed.values())) == 1
+        ):
             continue  # the chart rejects the scenario at both refs alike: not a gap in the review
         for side, error in failed.items():
             searches[(plan.id, side)] = _Discovery(sides[side], error)
