@@ -10,24 +10,26 @@ from typing import Any
 
 from aftershock.helmtest.gofmt import stringify_keys
 from aftershock.helmtest.goyaml import GoYamlError, load_first
+from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
 from aftershock.helmtest.values import SetPathError, user_values
+from aftershock.model.contexts import TemplateSelection
 
 TextReader = Callable[[str], str | None]
 
 
 def suite_value_sets(
     chart_path: str, paths: Iterable[str], read: TextReader, changed_templates: Iterable[str] = ()
-) -> list[tuple[str, dict[str, Any]]]:
-    """(name, values) for each distinct set of values the chart's own suites (`tests/*_test.yaml`)
-    give their tests, merged as helm-unittest merges them: first those of suites that test a changed
-    template (chart-relative paths), then the rest, each in file order. Tests with no values of their
-    own render the default scenario and are left out, and so are tests expecting the render to fail;
-    a suite that cannot be read contributes nothing."""
+) -> list[tuple[str, dict[str, Any], TemplateSelection]]:
+    """(name, values, the suite's templates) for each distinct set of values the chart's own suites
+    (`tests/*_test.yaml`) give their tests, merged as helm-unittest merges them: first those of suites
+    that test a changed template (chart-relative paths), then the rest, each in file order. Tests with
+    no values of their own render the default scenario and are left out, and so are tests expecting the
+    render to fail; a suite that cannot be read contributes nothing."""
     prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
-    near: dict[str, tuple[str, dict[str, Any]]] = {}
-    far: dict[str, tuple[str, dict[str, Any]]] = {}
+    near: dict[str, tuple[str, dict[str, Any], TemplateSelection]] = {}
+    far: dict[str, tuple[str, dict[str, Any], TemplateSelection]] = {}
     for path in sorted(
         p
         for p in paths
@@ -39,9 +41,17 @@ def suite_value_sets(
                 if values:
                     name = f"test:{posixpath.basename(path)}/{test.name}"
                     bucket.setdefault(
-                        json.dumps(values, sort_keys=True, default=str), (name, values)
+                        json.dumps(values, sort_keys=True, default=str),
+                        (name, values, suite_templates(suite)),
                     )
     return list(near.values()) + [v for k, v in far.items() if k not in near]
+
+
+def suite_templates(suite: TestSuite) -> TemplateSelection:
+    """The templates helm-unittest renders for the suite (with every partial): those it names, less
+    those it excludes; the whole chart when it names none or `**`."""
+    include = () if suite.templates == (ALL_TEMPLATES,) else tuple(suite.templates)
+    return TemplateSelection(include=include, exclude=tuple(suite.exclude_templates))
 
 
 def _tests_changed(suite: TestSuite, changed: set[str]) -> bool:

@@ -16,6 +16,27 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class TemplateSelection:
+    """Which templates of a chart a render leaves out; partials (`_*`) and subcharts always stay.
+
+    `left_out` names templates as Helm does (`chart/templates/x.yaml`, `chart/charts/sub/templates/y.yaml`):
+    those that failed, in a render by template. `include`/`exclude` are helm-unittest `templates:` and
+    `excludeTemplates:` patterns: a test scenario renders only its suite's templates, as helm-unittest does.
+    """
+
+    left_out: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()  # () selects every template
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        return not (self.left_out or self.include or self.exclude)
+
+
+WHOLE_CHART = TemplateSelection()
+
+
+@dataclass(frozen=True)
 class RenderInputs:
     """What one side of a plan passes to Helm; None means the review's own release name or namespace."""
 
@@ -25,6 +46,7 @@ class RenderInputs:
     kube_version: str | None = None  # None: the review's own (--kube-version)
     api_versions: tuple[str, ...] = ()
     private: bool = False  # the values hold what a Secret supplied (see RenderRequest.private)
+    templates: TemplateSelection = WHOLE_CHART  # a partial render leaves some templates out
 
 
 class ContextKind(str, enum.Enum):

@@ -48,6 +48,16 @@ class ChartRender:
     ] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
 
 
+@dataclass(frozen=True)
+class TemplateFailure:
+    """A template a chart's render by template left out at both refs, and Helm's error at each ref it
+    failed (None: it rendered there, or the chart is absent there)."""
+
+    template: str  # repository path of the template file
+    base_error: str | None
+    head_error: str | None
+
+
 class ChartOutcome(str, enum.Enum):
     CHANGED = "changed"
     UNCHANGED = "unchanged"
@@ -78,6 +88,19 @@ class ChartReview:
     # What each side was rendered with (its context, with the scenario layered on), for later renders.
     base_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     head_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
+    # Templates that failed in every render of the chart, left out at both refs (a render by template):
+    # the rest is diffed and judged; these are not reviewed.
+    templates_not_rendered: tuple[TemplateFailure, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.templates_not_rendered)
+
+    @property
+    def every_template(self) -> bool:
+        """Whether both sides rendered every template of the chart (not a partial render, nor a test
+        scenario rendering only its suite's templates): only then is an object's absence observed."""
+        return self.base_inputs.templates.whole and self.head_inputs.templates.whole
 
 
 @dataclass(frozen=True)

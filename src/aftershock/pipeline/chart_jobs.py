@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from aftershock.errors import AftershockError
 from aftershock.ingest.charts import same_named_charts
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
@@ -22,6 +23,7 @@ from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.dependency_archives import fetch_command, is_locked_remote, link_cached
 from aftershock.render.interface import RenderRequest
+from aftershock.render.partial_charts import partial_chart
 from aftershock.render.plan import (
     ChartPlan,
     RenderInputs,
@@ -59,6 +61,21 @@ class SideJob:
     crds: Mapping[str, str] = field(
         default_factory=dict
     )  # repository path -> text of files under crds/
+    root: Path | None = None  # the side's workspace, where the chart is materialised
+
+
+def without_templates(job: SideJob, left_out: Iterable[str]) -> SideJob:
+    """The job rendering its chart without the templates `left_out` (Helm names) besides those its
+    inputs leave out already: a copy of the chart; RenderError when it cannot be made."""
+    inputs = job.plan.base_inputs if job.side is Side.BASE else job.plan.head_inputs
+    selection = replace(
+        inputs.templates, left_out=tuple(sorted({*inputs.templates.left_out, *left_out}))
+    )
+    root = job.root or Path()
+    chart_dir = partial_chart(
+        root / job.chart.path, selection, root.parent / f"{root.name}-partial"
+    )
+    return replace(job, requests=tuple(replace(r, chart_dir=str(chart_dir)) for r in job.requests))
 
 
 def side_jobs(
@@ -86,9 +103,13 @@ def side_jobs(
 def chart_request(
     chart: Chart, root: Path, inputs: RenderInputs, settings: RenderSettings
 ) -> RenderRequest:
-    """The request rendering `chart`, materialised at `root/<chart path>`, with one side's inputs."""
+    """The request rendering `chart`, materialised at `root/<chart path>`, with one side's inputs; a
+    selection of its templates renders a partial copy of it (RenderError when it cannot be made)."""
+    chart_dir = root / chart.path
+    if not inputs.templates.whole:
+        chart_dir = partial_chart(chart_dir, inputs.templates, root.parent / f"{root.name}-partial")
     return RenderRequest(
-        chart_dir=str(root / chart.path),
+        chart_dir=str(chart_dir),
         values=inputs.values,
         release_name=inputs.release_name or settings.release_name,
         namespace=inputs.namespace or settings.namespace,
@@ -128,15 +149,18 @@ def _side_job(
     dest: Path,
     varies: dict[str, bool],
 ) -> SideJob:
-    job = SideJob(plan, side, chart, charts)
+    job = SideJob(plan, side, chart, charts, root=dest)
     reason = _unresolved(chart, charts, settings.dependency_cache)
     if reason:
         return replace(job, blocked=reason)
     link_local_dependencies(chart, charts, dest)
     link_cached(chart, charts, settings.dependency_cache, dest)
-    request = chart_request(
-        chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings
-    )
+    try:
+        request = chart_request(
+            chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings
+        )
+    except AftershockError as error:
+        return replace(job, blocked=error.line())
     closure = dependency_closure(chart, charts)
     cluster = settings.clusters.get(side.value)
     if cluster is not None and any(_calls_lookup(tree, path, varies) for path in closure):

@@ -22,13 +22,15 @@ from aftershock.model.review import (
     NotReviewed,
     RenderStatus,
     Side,
+    TemplateFailure,
 )
 from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput, SideJob, side_jobs
+from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
-from aftershock.render.plan import ChartPlan, template_repo_path
+from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 
 
 def review_charts(
@@ -56,13 +58,27 @@ def review_charts(
     by_job = {
         (job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs
     }
+    partial = render_by_template(plans, by_job, _failure, renderer, rendered)
     reviews, missing = [], []
+    # (part, side, reason) of a template left out -> the scenarios it failed in, said once
+    left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     for plan in plans:
-        review, gaps = _review_chart(
-            plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
-        )
+        by_template = partial.get(plan.id)
+        review_by_template = _partial_review(plan, by_template) if by_template else None
+        if review_by_template is not None:
+            review, gaps = review_by_template
+            for gap in gaps:
+                left_out.setdefault((gap.part, gap.side, gap.reason), []).append(plan.scenario)
+        else:
+            review, gaps = _review_chart(
+                plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
+            )
+            missing.extend(gaps)
         reviews.append(review)
-        missing.extend(gaps)
+    for (part, side, reason), scenarios in left_out.items():
+        if "default" not in scenarios:
+            part += f" in scenario(s) {', '.join(scenarios)}"
+        missing.append(NotReviewed(part, reason, side))
     return tuple(reviews), tuple(missing)
 
 
@@ -124,6 +140,12 @@ class _SideResult:
     render: ChartRender
     objects: tuple[RenderedObject, ...] = ()
     unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
+
+
+def _failure(entry: tuple[SideJob, list[RenderOutcome]]) -> str | None:
+    """Why one side's renders give no objects (Helm's error, a document that is not YAML), or None."""
+    result = _side_result(entry, entry[0].side)
+    return result.render.error if result.render.status is RenderStatus.FAILED else None
 
 
 def _side_result(entry: tuple[SideJob, list[RenderOutcome]] | None, side: Side) -> _SideResult:
@@ -190,6 +212,15 @@ def _crd_objects(
     return parse_manifests(dict(crds), chart=chart, namespace=namespace)
 
 
+def _part(plan: ChartPlan) -> str:
+    part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
+    if (
+        plan.scenario != "default"
+    ):  # say which, or a chart's failing scenarios read as one line repeated
+        part += f" in scenario {plan.scenario}"
+    return part
+
+
 def _review_chart(
     plan: ChartPlan,
     base_entry: tuple[SideJob, list[RenderOutcome]] | None,
@@ -198,11 +229,7 @@ def _review_chart(
     base = _side_result(base_entry, Side.BASE)
     head = _side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
-    part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
-    if (
-        plan.scenario != "default"
-    ):  # say which scenario, or a chart's failing scenarios read as one line repeated
-        part += f" in scenario {plan.scenario}"
+    part = _part(plan)
     # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
     rejected = (
         len(failed) == 2
@@ -240,6 +267,16 @@ def _review_chart(
             cluster=plan.cluster,
         )
         return review, gaps
+    return _diffed(plan, base, head), []
+
+
+def _diffed(
+    plan: ChartPlan,
+    base: _SideResult,
+    head: _SideResult,
+    templates_not_rendered: tuple[TemplateFailure, ...] = (),
+) -> ChartReview:
+    """The review of a plan both of whose sides gave objects: what changed between them."""
     unstable = base.unstable | head.unstable
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
@@ -259,5 +296,44 @@ def _review_chart(
         cluster=plan.cluster,
         base_inputs=plan.base_inputs,
         head_inputs=plan.head_inputs,
+        templates_not_rendered=templates_not_rendered,
     )
-    return review, []
+    return review
+
+
+def _partial_review(
+    plan: ChartPlan, partial: PartialPlan
+) -> tuple[ChartReview, list[NotReviewed]] | None:
+    """The review of a plan rendered by template: what rendered is diffed; each template left out is
+    *not reviewed*, with Helm's error at each ref it failed at (once when both say the same; the part
+    names no scenario: `review_charts` says in which, once per template). None when
+    no template rendered an object at either ref: then the chart failed as a whole."""
+    base = _side_result(partial.entries.get(Side.BASE), Side.BASE)
+    head = _side_result(partial.entries.get(Side.HEAD), Side.HEAD)
+    job = next(iter(partial.entries.values()))[0]
+    if not any(o.template not in job.crds for o in (*base.objects, *head.objects)):
+        return None
+    failures, gaps = [], []
+    for name, errors in sorted(partial.left_out.items()):
+        template = template_repo_path(name, job.chart, job.charts)
+        failures.append(TemplateFailure(template, errors.get(Side.BASE), errors.get(Side.HEAD)))
+        part = f"template {template} of {_part(replace(plan, scenario='default'))}"
+        if len(errors) == 2 and len(set(errors.values())) == 1:
+            gaps.append(NotReviewed(part, errors[Side.BASE]))
+        else:
+            gaps += [NotReviewed(part, error, side) for side, error in sorted(errors.items())]
+    left_out = tuple(sorted(partial.left_out))
+    plan = replace(
+        plan,
+        base_inputs=_leaving_out(plan.base_inputs, left_out),
+        head_inputs=_leaving_out(plan.head_inputs, left_out),
+    )
+    return _diffed(plan, base, head, tuple(failures)), gaps
+
+
+def _leaving_out(inputs: RenderInputs, left_out: tuple[str, ...]) -> RenderInputs:
+    """The inputs with the templates left out, so later renders (provenance, probes) leave them out too."""
+    selection = replace(
+        inputs.templates, left_out=tuple(sorted({*inputs.templates.left_out, *left_out}))
+    )
+    return replace(inputs, templates=selection)

@@ -129,4 +129,5 @@ def _inputs(
         values = merge_maps(
             values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}")
         )
-    return replace(inputs, values=merge_maps(values, scenario.overrides))
+    templates = inputs.templates if scenario.templates.whole else scenario.templates
+    return replace(inputs, values=merge_maps(values, scenario.overrides), templates=templates)

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
+
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
 # `.Values.a.b`, and `(.Values.a).b` (the nil-safe form) read as `a.b`.
@@ -29,6 +31,7 @@ class Scenario:
     name: str
     values_files: tuple[str, ...] = ()
     overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    templates: TemplateSelection = WHOLE_CHART  # a test's: its suite's templates only
 
 
 @dataclass(frozen=True)
@@ -90,9 +93,15 @@ def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scena
     ]
 
 
-def test_scenarios(value_sets: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Scenario]:
-    """Scenarios from the value sets of the chart's helm-unittest tests (ingest/suite_values.py)."""
-    return [Scenario(name=name, overrides=values) for name, values in value_sets]
+def test_scenarios(
+    value_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
+) -> list[Scenario]:
+    """Scenarios from the value sets of the chart's helm-unittest tests (ingest/suite_values.py):
+    each renders only its suite's templates, as helm-unittest does."""
+    return [
+        Scenario(name=name, overrides=values, templates=templates)
+        for name, values, templates in value_sets
+    ]
 
 
 def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:

@@ -145,6 +145,9 @@ def _summary(review: Review) -> dict[str, int]:
         "charts_not_reviewed": sum(
             r.outcome is ChartOutcome.NOT_REVIEWED for r in review.chart_reviews
         ),
+        "charts_rendered_by_template": len(
+            {(r.chart, r.release) for r in review.chart_reviews if r.partial}
+        ),
         "objects_changed": len(changes),
         "fields_changed": sum(len(c.fields) for c in changes),
         "not_reviewed": len(review.not_reviewed),
@@ -319,8 +322,17 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
         text = f"not reviewed in scenario(s) {', '.join(failed)}"
     elif changed:
         text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
+    elif any(r.partial for r in own):  # never "identically" of the templates left out
+        text = f"the templates that render render identically in all {len(own)} scenario(s)"
     else:
         text = f"renders identically in all {len(own)} scenario(s)"
+    by_template = [r for r in own if r.partial]
+    if by_template:
+        left_out = sorted({t.template for r in by_template for t in r.templates_not_rendered})
+        text += (
+            f"; rendered by template in {', '.join(r.scenario for r in by_template)}, "
+            f"not rendered: {', '.join(left_out)}"
+        )
     if invalid:
         text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
     return {
@@ -349,4 +361,9 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
             {"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path
         ],
         "objects": [object_id(review_id(r), c) for c in r.changes],
+        "partial": r.partial,
+        "templates_not_rendered": [
+            {"template": t.template, "base_error": t.base_error, "head_error": t.head_error}
+            for t in r.templates_not_rendered
+        ],
     }

@@ -37,6 +37,7 @@ from aftershock.report.text import (
     field_line,
     headline,
     object_title,
+    outcome_cell,
     provenance_index,
     range_text,
     render_cell,
@@ -227,7 +228,7 @@ def _charts(doc: dict[str, Any]) -> Lines:
     if not doc["chart_reviews"]:
         return (), ()
     body = tuple(
-        f"| {markdown_code(review_label(r), in_table=True)} | {r['outcome'].replace('_', ' ')} | {render_cell(r['base'])} "
+        f"| {markdown_code(review_label(r), in_table=True)} | {outcome_cell(r)} | {render_cell(r['base'])} "
         f"| {render_cell(r['head'])} | {len(r['objects'])} |"
         for r in doc["chart_reviews"]
     )

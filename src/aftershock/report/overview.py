@@ -119,6 +119,9 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         failed = [r["scenario"] for r in reviews if r["outcome"] == "not_reviewed"]
         if failed:
             phrases.append(f"not reviewed in {len(failed)} scenario(s)")
+        left_out = {t["template"] for r in reviews for t in r.get("templates_not_rendered", ())}
+        if left_out:  # rendered by template: nothing is said of these templates but that
+            phrases.append(f"{len(left_out)} template(s) not rendered: {_first(sorted(left_out))}")
         phrases += _object_phrases(objects.get(install, []))
         lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
     return tuple(lines)

@@ -22,6 +22,7 @@ from aftershock.report.text import (
     field_line,
     headline,
     object_title,
+    outcome_cell,
     provenance_index,
     range_text,
     render_cell,
@@ -101,7 +102,7 @@ def _charts_table(doc: dict[str, Any]) -> Table:
     for r in doc["chart_reviews"]:
         table.add_row(
             terminal_text(review_label(r), name=True),
-            r["outcome"].replace("_", " "),
+            outcome_cell(r),
             render_cell(r["base"]),
             render_cell(r["head"]),
             str(len(r["objects"])),

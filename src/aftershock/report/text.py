@@ -88,6 +88,13 @@ def range_text(doc: dict[str, Any]) -> str:
     return f"{doc['base']['sha'][:7]}..{doc['head']['sha'][:7]}"
 
 
+def outcome_cell(review: dict[str, Any]) -> str:
+    """`changed`, `not reviewed`, ...; a render by template says how many templates it left out."""
+    text = str(review["outcome"]).replace("_", " ")
+    left_out = len(review.get("templates_not_rendered", ()))
+    return f"{text}, by template: {left_out} not rendered" if left_out else text
+
+
 def render_cell(render: dict[str, Any]) -> str:
     if render["status"] == "ok":
         return f"{render['objects']} objects"

@@ -132,6 +132,14 @@ def _unreviewed_candidates(
 ) -> list[tuple[RiskLevel, str]]:
     out = []
     for chart in review.chart_reviews:
+        for failure in chart.templates_not_rendered:
+            if chart.base.status is RenderStatus.OK and failure.base_error is None:
+                out.append(
+                    (
+                        RiskLevel.HIGH,
+                        f"template {failure.template} of chart {chart.chart} renders at base but fails at head",
+                    )
+                )
         if chart.outcome is not ChartOutcome.NOT_REVIEWED:
             continue
         if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:

@@ -1,5 +1,6 @@
 """The objects of one render of a chart (a release), for rules that judge an object against the others:
-what it selects, names or scales. Built once per render and side, shared by every pair of the render."""
+what it selects, names or scales. Built once per render and side, shared by every pair of the render;
+only renders of every template of the chart are judged so (a partial one cannot show an absence)."""
 
 from __future__ import annotations
 
@@ -108,7 +109,8 @@ def judge_in_release(
         return lambda obj, c: find(obj, release_of(pair, obj), c)
 
     for pair in ctx.index.pairs:
-        if pair.key.kind in wanted:
+        # A render of some templates only cannot say what the release does not create.
+        if pair.key.kind in wanted and pair.chart.every_template:
             yield from judge_pair(ctx, pair, finder_for(pair), object_alone=False)
 
 

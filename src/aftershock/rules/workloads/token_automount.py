@@ -21,7 +21,13 @@ def _service_accounts(objects: Sequence[RenderedObject]) -> dict[tuple[str, str]
     }
 
 
-def issues(obj: RenderedObject, accounts: dict[tuple[str, str], RenderedObject]) -> Iterator[Issue]:
+def issues(
+    obj: RenderedObject,
+    accounts: dict[tuple[str, str], RenderedObject],
+    every_template: bool = True,
+) -> Iterator[Issue]:
+    """`every_template`: the render holds all of the chart's templates, so a ServiceAccount it does not
+    show is not the chart's."""
     pod = pod_spec_of(obj)
     if pod is None or not has_containers(pod):
         return
@@ -48,6 +54,8 @@ def issues(obj: RenderedObject, accounts: dict[tuple[str, str], RenderedObject])
     sa = accounts.get((obj.key.namespace, account))
     if sa is not None and sa.body.get("automountServiceAccountToken") is False:
         return
+    if sa is None and not every_template:
+        return  # a template left out of this render may create the account, and disable the token
     where = (
         "the ServiceAccount in this chart does not disable it"
         if sa is not None
@@ -75,7 +83,8 @@ def _finder(pair: ObjectPair) -> Callable[[RenderedObject, RuleContext], Iterato
     head_accounts = _service_accounts(pair.chart.head_objects)
 
     def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
-        return issues(obj, base_accounts if obj is pair.base else head_accounts)
+        accounts = base_accounts if obj is pair.base else head_accounts
+        return issues(obj, accounts, pair.chart.every_template)
 
     return find
 

@@ -1,0 +1,140 @@
+"""Partial charts: a copy of a materialised chart without some of its templates, and the templates a
+Helm error names.
+
+A chart renders all or nothing: one template that needs a live cluster or a value no context gives
+fails the whole render. helm-unittest renders only the templates a suite selects (and every
+partial); a copy of the chart holding only some templates gives any backend the same render. The
+copy's files are hard links (or copies) of the materialised chart's, links followed, so linked
+subcharts are real folders whose templates can be left out too; packaged subcharts are unpacked
+only when one of their templates is left out. Nothing in a copy is ever executed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+import shutil
+import tarfile
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from aftershock.errors import AftershockError, RenderError
+from aftershock.helmtest.chart_copies import copy_chart
+from aftershock.helmtest.charts import chart_metadata
+from aftershock.helmtest.selection import template_selected
+from aftershock.model.contexts import TemplateSelection
+
+# A Helm template name followed by `:` (a position, or the message): `c/templates/x.yaml:3:4`,
+# `execution error at (c/charts/sub/templates/x.yaml:1:3)`, `YAML parse error on c/templates/x.yaml: ...`.
+_TEMPLATE_NAMED = re.compile(
+    r"(?<![\w./-])([\w.-]+(?:/charts/[^/\s:()\"<>]+)*/templates/[^\s:()\"<>]+):"
+)
+
+
+def named_templates(error: str) -> tuple[str, ...]:
+    """The templates (Helm names) an error names, in order of mention, partials (`_*`) left out:
+    a partial that fails is reached from a template that includes it, which is named first."""
+    found = dict.fromkeys(_TEMPLATE_NAMED.findall(error))
+    return tuple(name for name in found if not posixpath.basename(name).startswith("_"))
+
+
+def partial_chart(chart_dir: Path, selection: TemplateSelection, copies: Path) -> Path:
+    """A copy of the chart at `chart_dir` rendering only what `selection` keeps, made once under
+    `copies` (keyed by the folder and the selection); RenderError when it cannot be made."""
+    key = hashlib.sha256(
+        json.dumps(
+            [str(chart_dir), selection.left_out, selection.include, selection.exclude]
+        ).encode()
+    ).hexdigest()[:20]
+    done = copies / key
+    if done.is_dir():
+        return done / chart_dir.name
+    building = copies / f".{key}-{os.getpid()}-{threading.get_ident()}"
+    try:
+        shutil.rmtree(building, ignore_errors=True)
+        copy_chart(chart_dir, building / chart_dir.name)
+        _prune(building / chart_dir.name, selection)
+        try:
+            building.rename(done)
+        except OSError:  # made meanwhile by another render of the same selection
+            shutil.rmtree(building, ignore_errors=True)
+    except (OSError, shutil.Error, tarfile.TarError, AftershockError) as exc:
+        shutil.rmtree(building, ignore_errors=True)
+        raise RenderError(
+            "cannot copy the chart to render some of its templates",
+            where=str(chart_dir),
+            hint=str(exc),
+        ) from None
+    return done / chart_dir.name
+
+
+def _prune(chart_dir: Path, selection: TemplateSelection) -> None:
+    name = str(chart_metadata(chart_dir)["name"])
+    owners = {t.split("/templates/", 1)[0] for t in selection.left_out}  # (sub)charts, by Helm name
+    _prune_chart(chart_dir, {name}, name, selection, owners)
+
+
+def _prune_chart(
+    chart_dir: Path,
+    helm_names: set[str],
+    route: str,
+    selection: TemplateSelection,
+    owners: set[str],
+) -> None:
+    """Delete the templates of this (sub)chart that the selection leaves out; then its subcharts'."""
+    templates = chart_dir / "templates"
+    if templates.is_dir():
+        for path in sorted(templates.rglob("*")):
+            if path.is_file() and not path.name.startswith("_"):
+                relative = path.relative_to(chart_dir).as_posix()
+                rendered_as = [f"{helm_name}/{relative}" for helm_name in helm_names]
+                if not any(_kept(n, route, selection) for n in rendered_as):
+                    path.unlink()
+    charts = chart_dir / "charts"
+    if not charts.is_dir():
+        return
+    metadata = chart_metadata(chart_dir)
+    if any(o.startswith(f"{n}/charts/") for o in owners for n in helm_names):
+        _unpack_archives(charts)
+    for sub in sorted(charts.iterdir()):
+        if (sub / "Chart.yaml").is_file():
+            names = _rendered_names(metadata, str(chart_metadata(sub)["name"]))
+            sub_names = {f"{parent}/charts/{name}" for parent in helm_names for name in names}
+            _prune_chart(sub, sub_names, route, selection, owners)
+
+
+def _kept(helm_name: str, route: str, selection: TemplateSelection) -> bool:
+    if helm_name in selection.left_out:
+        return False
+    if not (selection.include or selection.exclude):
+        return True
+    return template_selected(helm_name, route, selection.include or ("**",), selection.exclude)
+
+
+def _rendered_names(parent: dict[str, Any], name: str) -> set[str]:
+    """The names a subchart renders under: its own, or each alias the parent gives it."""
+    dependencies: Iterable[Any] = parent.get("dependencies") or []
+    names = {
+        str(d.get("alias") or name)
+        for d in dependencies
+        if isinstance(d, dict) and d.get("name") == name
+    }
+    return names or {name}
+
+
+def _unpack_archives(charts_dir: Path) -> None:
+    """Replace packaged subcharts by folders, so that their templates can be left out."""
+    for archive in sorted(charts_dir.glob("*.tgz")):
+        target = charts_dir / f".unpacked-{archive.stem}"
+        with tarfile.open(archive, "r:gz") as tar:
+            tar.extractall(target, filter="data")
+        roots = [entry for entry in target.iterdir() if (entry / "Chart.yaml").is_file()]
+        if len(roots) == 1 and not (charts_dir / archive.stem).exists():
+            roots[0].rename(charts_dir / archive.stem)
+            archive.unlink()  # a hard link: the workspace's own archive stays
+        shutil.rmtree(target)
