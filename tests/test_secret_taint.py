@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -171,3 +173,42 @@ def test_a_values_line_of_a_key_that_feeds_a_secret_is_hidden_however_short():
         redact_hunk_line("+  mode: ab1", secret_file=False, secret_keys=frozenset({"conn"}))
         == "+  mode: ab1"
     )
+
+
+@pytest.mark.parametrize(
+    "suite",
+    [
+        "templates: [secret.yaml]\ntests: 5\n",
+        "templates: [secret.yaml]\ntests:\n  - it: x\n    asserts: 5\n",
+        "templates: secret.yaml\ntests:\n  - it: x\n    asserts: [{equal: {path: a, value: b}}]\n",
+        "l0: &l0 [a, a, a, a, a, a, a, a, a]\n"
+        + "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 9)),
+    ],
+)
+def test_expectations_of_a_suite_helm_unittest_refuses_are_none(suite):
+    from aftershock.model.objects import ObjectKey, RenderedObject
+    from aftershock.model.review import (
+        ChartOutcome,
+        ChartRender,
+        ChartReview,
+        RefInfo,
+        RenderStatus,
+        Review,
+        ReviewOptions,
+        Side,
+    )  # fmt: skip
+    from aftershock.model.units import AffectedChart
+    from aftershock.secret_taint import test_expectations
+
+    secret = RenderedObject(
+        ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml"
+    )
+    ok = ChartRender(Side.BASE, RenderStatus.OK)
+    chart = ChartReview(
+        "c", "c", AffectedChart("c", ()), ok, ok, ChartOutcome.CHANGED, base_objects=(secret,)
+    )
+    review = Review(
+        "r", RefInfo("a", "a"), RefInfo("b", "b"), ReviewOptions("r", "d", "sdk", "1"),
+        (), (), (), (), (), (), (chart,),
+    )  # fmt: skip
+    assert test_expectations(review, [{"c/tests/s_test.yaml": suite}]) == frozenset()

@@ -38,12 +38,21 @@ class UnsafeRepositoryError(AftershockError):
     """The repository under review tries to reach outside itself (an escaping symlink)."""
 
 
-class FileTooLargeError(AftershockError):
+class OverBoundError(AftershockError):
+    """A file the review needs is over a bound every read is held to (its size, its YAML alias
+    expansion): that file is *not reviewed* with this reason, and the rest of the review goes on."""
+
+
+class FileTooLargeError(OverBoundError):
     """A file that would be read is over the configured size limit."""
 
 
 class MalformedInputError(AftershockError):
     """A YAML or JSON file of the repository cannot be parsed."""
+
+
+class ExcessiveAliasingError(OverBoundError, MalformedInputError):
+    """A YAML document whose aliases expand past go-yaml's bound (an alias bomb, "billion laughs")."""
 
 
 class RenderError(AftershockError):

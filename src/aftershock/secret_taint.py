@@ -34,6 +34,7 @@ import yaml
 
 from aftershock.findings.model import Fact, Finding, Subject
 from aftershock.model.objects import RenderedObject
+from aftershock.yamlnodes import safe_load, safe_load_all
 
 if TYPE_CHECKING:
     from aftershock.model.review import Review
@@ -192,16 +193,14 @@ def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> f
 
 def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> Iterator[str]:
     try:
-        suites = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
-    except yaml.YAMLError:
+        suites = [d for d in safe_load_all(text) if isinstance(d, dict)]
+    except (yaml.YAMLError, RecursionError):
         return
     for suite in suites:
-        tests = [t for t in suite.get("tests") or () if isinstance(t, dict)]
+        tests = [t for t in _entries(suite.get("tests")) if isinstance(t, dict)]
         for test in tests:
-            named = (
-                [test["template"]] if test.get("template") else list(suite.get("templates") or ())
-            )
-            for entry in (a for a in test.get("asserts") or () if isinstance(a, dict)):
+            named = [test["template"]] if test.get("template") else _entries(suite.get("templates"))
+            for entry in (a for a in _entries(test.get("asserts")) if isinstance(a, dict)):
                 targets = [entry["template"]] if entry.get("template") else named
                 if any(_template_path(chart, t) in secret_templates for t in targets):
                     for (
@@ -212,6 +211,11 @@ def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> It
                                 {k: v for k, v in params.items() if k not in _NOT_EXPECTATIONS}
                             )
                     yield from _leaves([test.get("set"), suite.get("set")])
+
+
+def _entries(value: Any) -> list[Any]:
+    """A list field of a suite; anything else (helm-unittest refuses the suite) holds none."""
+    return value if isinstance(value, list) else []
 
 
 def _template_path(chart: str, name: Any) -> str:
@@ -289,7 +293,7 @@ def _expanded(texts: Iterable[str]) -> Iterator[str]:
             continue
         yield from (line.strip() for line in text.splitlines() if line.strip())
         try:
-            document = yaml.safe_load(text)
+            document = safe_load(text)
         except yaml.YAMLError:
             continue
         if isinstance(document, (dict, list)):

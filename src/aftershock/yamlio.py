@@ -26,13 +26,14 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from aftershock.errors import MalformedInputError
+from aftershock.errors import ExcessiveAliasingError, MalformedInputError
 from aftershock.gostrconv import DIGITS, go_parse_float, go_parse_int
 from aftershock.yamlnodes import (
     C_PARSER_AVAILABLE,
     COMPOSER,
     PLAIN_TAG,
     YAML_TAG_PREFIX,
+    AliasBomb,
     RedefiningComposer,
     redefines_anchor,
 )
@@ -259,6 +260,12 @@ def _load_documents(
         while (limit is None or len(documents) < limit) and composer.check_node():
             node = composer.get_node()
             documents.append(_Builder(source, line_offset).build(node) if node else None)
+    except AliasBomb:
+        raise ExcessiveAliasingError(
+            "YAML document contains excessive aliasing: its aliases expand past the bound Helm reads YAML with",
+            where=source,
+            hint="write the repeated parts out instead of nesting aliases",
+        ) from None
     except yaml.YAMLError as exc:
         if redefines_anchor(exc) and composer_class is not RedefiningComposer:
             return _load_documents(text, source, line_offset, limit, RedefiningComposer)

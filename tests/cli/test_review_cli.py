@@ -117,10 +117,12 @@ def test_template_error_prints_helm_text_and_exits_partial(repo):
 def test_file_over_size_limit(repo):
     path, base = repo
     commit(path, {"c/files/big.bin": b"\0" * 4096}, "feat: big")
-    assert_one_line_error(
+    assert_one_line_error(  # the chart that needs it is not reviewed; the review itself goes on
         run("review", "--repo", str(path), "--base", base, "--max-file-size", "1024"),
+        "not reviewed: chart c at head",
         "c/files/big.bin",
         "size limit",
+        code=3,
     )
 
 

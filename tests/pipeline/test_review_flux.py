@@ -3,6 +3,8 @@ head; the HelmReleases it builds are followed; the graph chains cluster -> Kusto
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from aftershock.errors import MalformedInputError
@@ -14,6 +16,7 @@ from aftershock.releases.envsubst import substitute
 from aftershock.render.kustomize import available
 from charts import app_chart
 from gitrepo import commit, make_repo
+from yamlbombs import bomb_manifest
 
 needs_kustomize = pytest.mark.skipif(available() is not None, reason=str(available()))
 
@@ -301,3 +304,38 @@ def test_objects_a_flux_kustomization_builds_name_the_file_that_declares_them(tm
     by_kind = {o.key.kind: o.template for o in flux.head_objects}
     assert by_kind["Deployment"] == "apps/base/deployment.yaml"
     assert by_kind["HelmRelease"] == "apps/base/api.yaml"
+
+
+@needs_kustomize
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("components", "5", "spec.components is not a list"),
+        ("components", "../outside", "spec.components is not a list"),
+        ("patches", "{a: b}", "spec.patches is not a list"),
+        ("namePrefix", "[a-]", "spec.namePrefix is not a string"),
+    ],
+)
+def test_a_build_field_of_the_wrong_type_is_not_reviewed(tmp_path, renderer, field, value, reason):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(repo, {"clusters/prod/apps.yaml": flux_kustomization() + f"  {field}: {value}\n"}, "bad")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
+    assert gap.reason == reason
+    assert gap.side.value == "head"
+    assert _flux(review).outcome is ChartOutcome.NOT_REVIEWED
+
+
+@needs_kustomize
+def test_an_alias_bomb_the_build_reads_is_refused_before_kustomize_runs(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, fleet(), "feat: fleet")
+    commit(repo, {"apps/base/api.yaml": bomb_manifest()}, "feat: laughs")
+    started = time.monotonic()
+    review = _review(repo, base, renderer)
+    assert time.monotonic() - started < 60  # kustomize would expand the aliases for minutes
+    (gap,) = [g for g in review.not_reviewed if g.part.startswith("Flux Kustomization")]
+    assert gap.reason.startswith("apps/base/api.yaml at head ")
+    assert "excessive aliasing" in gap.reason
+    assert _flux(review).outcome is ChartOutcome.NOT_REVIEWED

@@ -38,6 +38,7 @@ SOURCE_GROUP = "source.toolkit.fluxcd.io"
 _MARKERS = (FLUX_KUSTOMIZE_GROUP, SOURCE_GROUP)
 # The fields of a Flux Kustomization's spec that Flux applies as kustomize would.
 BUILD_FIELDS = ("patches", "images", "components", "namePrefix", "nameSuffix")
+_LIST_FIELDS = ("patches", "images", "components")  # the others are strings
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ def flux_kustomization(
         # Read as empty, its variables would fall back to their defaults: a build Flux never makes.
         refs_problem = refs_problem or "spec.postBuild.substitute is not a mapping"
     target = spec.get("targetNamespace")
+    build_fields, build_problem = _build_fields(spec)
     return FluxKustomization(
         key=obj.key,
         file=obj.template,
@@ -164,11 +166,21 @@ def flux_kustomization(
             str(k): "" if v is None else str(v).replace("\n", "") for k, v in substitute.items()
         },
         substitute_from=refs,
-        build_fields={k: spec[k] for k in BUILD_FIELDS if spec.get(k)},
+        build_fields=build_fields,
         body=obj.body,
-        problem=problem or refs_problem,
+        problem=problem or refs_problem or build_problem,
         source=str(ref),
     )
+
+
+def _build_fields(spec: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The kustomize fields the spec sets, or why Flux's API would refuse them (a field of the wrong type)."""
+    fields = {k: spec[k] for k in BUILD_FIELDS if spec.get(k)}
+    for key, value in fields.items():
+        kind = (list, "a list") if key in _LIST_FIELDS else (str, "a string")
+        if not isinstance(value, kind[0]):
+            return {}, f"spec.{key} is not {kind[1]}"
+    return fields, None
 
 
 def _substitute_from(

@@ -34,9 +34,9 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview
 from aftershock.model.units import UnitKind
+from aftershock.yamlnodes import safe_load
 
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _REQUEST = "buildMetadata: [originAnnotations]\n"
 
 
@@ -166,7 +166,7 @@ def _origin(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def _parsed_origin(text: str) -> Mapping[str, Any] | None:
     """kustomize's own annotation (plain YAML it wrote: paths and builtin kinds), read with libyaml."""
     try:
-        origin = yaml.load(text, Loader=_LOADER)
+        origin = safe_load(text)
     except yaml.YAMLError:
         return None
     return origin if isinstance(origin, dict) else None

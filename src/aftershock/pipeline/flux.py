@@ -32,6 +32,7 @@ from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import over_bound
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
 from aftershock.model.review import (
@@ -159,7 +160,11 @@ def build_side(
     results: dict[FluxId, Built] = {}
     ready = []
     for plan in plans:
-        problem = plan.problem or _variables_problem(plan.flux, side.lookup)
+        problem = (
+            plan.problem
+            or _variables_problem(plan.flux, side.lookup)
+            or over_bound(side.tree, plan.files)
+        )
         if problem:
             results[plan.flux.id] = ChartRender(side.side, RenderStatus.FAILED, error=problem)
         else:

@@ -19,6 +19,7 @@ from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizations
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.yaml_files import over_bound
 from aftershock.model.change import FileChange
 from aftershock.model.review import (
     ChartRender,
@@ -133,6 +134,7 @@ def _build_side(
             results[root.folder] = ChartRender(side, RenderStatus.ABSENT)
             continue
         files, folders, problem = found.closure(root.folder)
+        problem = problem or over_bound(tree, files)
         if problem:
             results[root.folder] = ChartRender(side, RenderStatus.FAILED, error=problem)
         else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.config import AftershockConfig
-from aftershock.errors import ConfigError
+from aftershock.errors import ConfigError, OverBoundError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
@@ -29,7 +29,7 @@ from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
-from aftershock.model.review import RefInfo, Review, ReviewOptions
+from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions, Side
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
@@ -181,7 +181,6 @@ def review_change(
         )
         for tree in (base_tree, head_tree):
             tree.check_safe()
-        _check_sizes(files, base_tree, head_tree)
         config, config_source = review_config(request.config_file, base_tree)
         cache = chart_cache(request, config)
         charts_base, charts_head = (
@@ -202,7 +201,7 @@ def review_change(
             )
             for f in files
         )
-        values_changes = _values_changes(units, files, base_tree, head_tree)
+        values_changes, unread_values = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
         since = (
             changes_since(repo, request.since, head.sha, charts_base, charts_head)
@@ -278,7 +277,10 @@ def review_change(
             values_changes=values_changes + following.values_changes,
             affected=affected,
             chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
-            not_reviewed=not_reviewed + gitops.not_reviewed + following.not_reviewed,
+            not_reviewed=unread_values
+            + not_reviewed
+            + gitops.not_reviewed
+            + following.not_reviewed,
             scenarios=scenarios,
             contexts=contexts,
             base_charts=charts_base,
@@ -343,37 +345,34 @@ def base_ref(repo: GitRepository, request: ReviewRequest, head_sha: str) -> RefI
     return RefInfo(f"merge-base({branch}, {request.head})", repo.merge_base(branch, head_sha))
 
 
-def _check_sizes(
-    files: tuple[FileChange, ...], base_tree: RefSnapshot, head_tree: RefSnapshot
-) -> None:
-    """A changed file over the size limit stops the review: it cannot be read safely."""
-    for change in files:
-        if change.status.value != "added":
-            base_tree.check_size(change.old_path or change.path)
-        if change.status.value != "deleted":
-            head_tree.check_size(change.path)
-
-
 def _values_changes(
     units: tuple[tuple[str, tuple[Unit, ...]], ...],
     files: tuple[FileChange, ...],
     base_tree: RefSnapshot,
     head_tree: RefSnapshot,
-) -> tuple[ValuesKeyChange, ...]:
+) -> tuple[tuple[ValuesKeyChange, ...], tuple[NotReviewed, ...]]:
+    """The key changes of each changed values file; one over a bound (an alias bomb) is not reviewed."""
     by_path = {f.path: f for f in files}
     changes: list[ValuesKeyChange] = []
+    gaps: list[NotReviewed] = []
     for path, file_units in units:
         for unit in file_units:
             if unit.kind is UnitKind.VALUES_FILE and unit.path == path:
                 old_path = by_path[path].old_path or path
-                before = parse_values(
-                    base_tree.text_or_none(old_path), source=f"{old_path} at {base_tree.label}"
-                )
-                after = parse_values(
-                    head_tree.text_or_none(path), source=f"{path} at {head_tree.label}"
-                )
+                side = Side.BASE
+                try:
+                    before = parse_values(
+                        base_tree.text_or_none(old_path), source=f"{old_path} at {base_tree.label}"
+                    )
+                    side = Side.HEAD
+                    after = parse_values(
+                        head_tree.text_or_none(path), source=f"{path} at {head_tree.label}"
+                    )
+                except OverBoundError as error:
+                    gaps.append(NotReviewed(f"values file {path}", error.line(), side))
+                    continue
                 changes.extend(diff_values(before, after, chart=unit.chart, file=path))
-    return tuple(changes)
+    return tuple(changes), tuple(gaps)
 
 
 def _all_charts(

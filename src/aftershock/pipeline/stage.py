@@ -32,6 +32,7 @@ from aftershock.pipeline.contexts import Identity, choose_contexts, failed_conte
 from aftershock.pipeline.gitops import BuiltSources
 from aftershock.pipeline.installers import find_installers
 from aftershock.pipeline.placeholders import guarded_placeholders, inferred_reasons, served
+from aftershock.pipeline.refused import split_refused
 from aftershock.pipeline.releases import (
     ReleaseFollowing,
     chart_source,
@@ -213,7 +214,9 @@ def _render_plans(
     work: Path,
     planned: Callable[[int], None] | None,
 ) -> RenderStage:
-    """Contexts, then scenarios on them, rendered at both refs (with one refill round)."""
+    """Contexts, then scenarios on them, rendered at both refs (with one refill round); a chart needing
+    a file over a bound is refused first."""
+    plans, refused, refused_gaps = split_refused(plans, *given.sides)
     installers = find_installers(
         {p.path for p in plans},
         *given.sides,
@@ -248,8 +251,8 @@ def _render_plans(
         given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
     )
     return RenderStage(
-        reviews,
-        _context_failures(gaps, contexts),
+        refused + reviews,
+        refused_gaps + _context_failures(gaps, contexts),
         scenarios,
         ReleaseFollowing((), (), ()),
         contexts,

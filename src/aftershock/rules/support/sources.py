@@ -12,8 +12,7 @@ import yaml
 from aftershock.model.review import Review
 from aftershock.model.units import ChartType
 from aftershock.rules.model import SourceFiles
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from aftershock.yamlnodes import safe_load_all
 
 
 def files_under(
@@ -36,7 +35,7 @@ def find_lines(text: str, pattern: re.Pattern[str]) -> list[int]:
 def load_yaml_documents(text: str) -> list[Any]:
     """Every document of a YAML text; [] when it does not parse (other rules report broken files)."""
     try:
-        return [doc for doc in yaml.load_all(text, Loader=_LOADER) if doc is not None]
+        return [doc for doc in safe_load_all(text) if doc is not None]
     except yaml.YAMLError:
         return []
 

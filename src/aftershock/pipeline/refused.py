@@ -1,0 +1,78 @@
+"""Charts refused before anything reads them: a file their render needs is over a bound of every read.
+
+A chart (with its local dependencies) holding a file over the size limit, or a values or metadata file
+whose YAML aliases expand past go-yaml's bound (an alias bomb), is not rendered, nor are its contexts, scenarios or tests
+read: it is *not reviewed* with the reason, once, and the rest of the review goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aftershock.ingest.yaml_files import over_bound
+from aftershock.model.review import (
+    ChartOutcome,
+    ChartRender,
+    ChartReview,
+    NotReviewed,
+    RenderStatus,
+    Side,
+)
+from aftershock.pipeline.chart_jobs import SideInput
+from aftershock.render.plan import ChartPlan, dependency_closure
+
+
+def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, str] | None:
+    """The first side at which a file the plan's chart needs is over a bound, and why."""
+    for side, (tree, charts), chart in ((Side.BASE, base, plan.base), (Side.HEAD, head, plan.head)):
+        if chart is None:
+            continue
+        by_path = {c.path: c for c in charts}
+        folders = dependency_closure(chart, by_path)
+        paths = (p for f in folders for p in tree.tree.paths_under(f))
+        reason = over_bound(tree, paths, _read_by_helm)
+        if reason:
+            return side, reason
+    return None
+
+
+def _read_by_helm(path: str) -> bool:
+    """Helm parses a chart's values and metadata; templates it renders (their output is parsed with the
+    bound) and test suites are helm-unittest's (read with the bound, a suite failing on its own)."""
+    return "/templates/" not in f"/{path}" and "/tests/" not in f"/{path}"
+
+
+def split_refused(
+    plans: Sequence[ChartPlan], base: SideInput, head: SideInput
+) -> tuple[list[ChartPlan], tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
+    """(the plans to render, the refused ones' reviews, their not-reviewed lines)."""
+    kept: list[ChartPlan] = []
+    reviews: list[ChartReview] = []
+    gaps: list[NotReviewed] = []
+    for plan in plans:
+        refused = refusal(plan, base, head)
+        if refused is None:
+            kept.append(plan)
+            continue
+        side, reason = refused
+        # Neither side is rendered: a diff against one side alone would read as the whole chart changing.
+        renders = {
+            s: ChartRender(s, RenderStatus.ABSENT)
+            if chart is None
+            else ChartRender(s, RenderStatus.FAILED, error=reason)
+            for s, chart in ((Side.BASE, plan.base), (Side.HEAD, plan.head))
+        }
+        reviews.append(
+            ChartReview(
+                plan.path,
+                plan.name,
+                plan.affected,
+                renders[Side.BASE],
+                renders[Side.HEAD],
+                ChartOutcome.NOT_REVIEWED,
+                release=plan.release,
+                cluster=plan.cluster,
+            )
+        )
+        gaps.append(NotReviewed(f"chart {plan.path}", reason, side))
+    return kept, tuple(reviews), tuple(gaps)
