@@ -41,21 +41,20 @@ def test_a_secret_gives_its_data_decoded_its_string_data_and_its_annotations():
 
 
 def test_scrub_hides_each_text_and_its_base64_in_every_string_but_not_keys():
-    taint = SecretTaint(frozenset({"conn-string-1"}))
-    encoded = base64.b64encode(b"conn-string-1").decode()
-    doc = {"conn-string-1": ["x conn-string-1 y", {"v": encoded}], "n": 3}
+    taint = SecretTaint(frozenset({"c0nn-5tr1ng"}))
+    encoded = base64.b64encode(b"c0nn-5tr1ng").decode()
+    doc = {"c0nn-5tr1ng": ["x c0nn-5tr1ng y", {"v": encoded}], "n": 3}
     assert taint.scrub(doc) == {
-        "conn-string-1": ["x <redacted: 13 bytes> y", {"v": f"<redacted: {len(encoded)} bytes>"}],
+        "c0nn-5tr1ng": ["x <redacted: 11 bytes> y", {"v": f"<redacted: {len(encoded)} bytes>"}],
         "n": 3,
     }
 
 
-def test_short_texts_and_the_documents_vocabulary_are_not_searched():
-    taint = SecretTaint(frozenset({"abc", "default", "added"}))
-    assert taint.scrub({"scenario": "default", "change": "added", "x": "abcd"}) == {
-        "scenario": "default",
-        "change": "added",
+def test_short_texts_are_not_searched():
+    taint = SecretTaint(frozenset({"abc", "Xk29fQ7mLwTq"}))
+    assert taint.scrub({"x": "abcd", "y": "at Xk29fQ7mLwTq."}) == {
         "x": "abcd",
+        "y": "at <redacted: 12 bytes>.",
     }
 
 
@@ -212,3 +211,125 @@ def test_expectations_of_a_suite_helm_unittest_refuses_are_none(suite):
         (), (), (), (), (), (), (chart,),
     )  # fmt: skip
     assert test_expectations(review, [{"c/tests/s_test.yaml": suite}]) == frozenset()
+
+
+def _review(chart_reviews, values_changes=(), files=()):
+    from aftershock.model.review import RefInfo, Review, ReviewOptions
+
+    return Review(
+        "r",
+        RefInfo("a", "a"),
+        RefInfo("b", "b"),
+        ReviewOptions("release", "default", "sdk", "1"),
+        (),
+        tuple(files),
+        (),
+        (),
+        tuple(values_changes),
+        (),
+        tuple(chart_reviews),
+    )
+
+
+def _chart_review(base_objects=(), head_objects=(), **fields):
+    from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, RenderStatus, Side
+    from aftershock.model.units import AffectedChart
+
+    ok = ChartRender(Side.BASE, RenderStatus.OK)
+    return ChartReview(
+        "apps/backup",
+        "backup",
+        AffectedChart("apps/backup", ()),
+        ok,
+        ok,
+        ChartOutcome.CHANGED,
+        base_objects=tuple(base_objects),
+        head_objects=tuple(head_objects),
+        **fields,
+    )
+
+
+def _object(kind, name, body):
+    from aftershock.model.objects import ObjectKey, RenderedObject
+
+    return RenderedObject(
+        ObjectKey("", kind, "monitoring", name),
+        "v1",
+        {"kind": kind, "metadata": {"name": name}, **body},
+        "apps/backup",
+        f"apps/backup/templates/{name}.yaml",
+    )
+
+
+VALUES_DOCUMENT = (
+    "cluster: eu-de-1\nnamespace: monitoring\nbackup:\n  enabled: true\n  schedule: '0 3 * * *'\n"
+    "  issuer: cert-manager\n  path: /var/lib/backup\n  service: .spec.clusterIP\n"
+    "  bucket: shared-bucket-x9Q2\n  password: Xk29fQ7mLwTq\n"
+)
+
+
+def test_a_values_document_in_a_secret_taints_its_secrets_not_its_ordinary_names():
+    """The rule: from a Secret, not observed outside every Secret, and not an ordinary token."""
+    from aftershock.secret_taint import secret_taint
+
+    secret = _object("Secret", "backup-etc", {"stringData": {"config.yaml": VALUES_DOCUMENT}})
+    config = _object("ConfigMap", "backup-bucket", {"data": {"bucket": "shared-bucket-x9Q2"}})
+    texts = secret_taint(_review([_chart_review([secret, config], [secret, config])])).texts
+    assert "Xk29fQ7mLwTq" in texts and VALUES_DOCUMENT in texts
+    for ordinary in ("eu-de-1", "monitoring", "backup", "cert-manager", "/var/lib/backup"):
+        assert ordinary not in texts, ordinary
+    assert ".spec.clusterIP" not in texts and "cluster: eu-de-1" not in texts
+    assert "shared-bucket-x9Q2" not in texts  # a ConfigMap shows it in clear anyway
+    assert "password: Xk29fQ7mLwTq" in texts  # a credential-named line is never ordinary
+
+
+def test_a_value_from_a_secret_stays_tainted_in_a_render_a_secret_supplied_values_to():
+    from aftershock.model.contexts import RenderInputs
+    from aftershock.secret_taint import secret_taint
+
+    secret = _object("Secret", "backup-etc", {"stringData": {"bucket": "shared-bucket-x9Q2"}})
+    config = _object("ConfigMap", "backup-bucket", {"data": {"bucket": "shared-bucket-x9Q2"}})
+    private = RenderInputs(private=True)
+    review = _review([_chart_review([secret, config], [], base_inputs=private)])
+    assert "shared-bucket-x9Q2" in secret_taint(review).texts
+
+
+def test_credential_named_values_outside_secrets_are_tainted_and_so_is_the_key_feeding_them():
+    from aftershock.secret_taint import secret_taint
+
+    config = _object(
+        "ConfigMap", "env", {"data": {"DB_PASSWORD": "Qw7rTz9pLm2x", "MODE": "q7Zr9xW2"}}
+    )
+    deploy = _object(
+        "Deployment", "app", {"spec": {"env": [{"name": "API_KEY", "value": "Zt8mQ2pLk9"}]}}
+    )
+    change = ValuesKeyChange(
+        "apps/backup",
+        "apps/backup/values.yaml",
+        "db.pw",
+        ValuesKeyChangeKind.CHANGED,
+        "Qw7rTz9pLm2x",
+        "Hy6uJk3nBv8c",
+    )
+    taint = secret_taint(_review([_chart_review([config, deploy], [])], [change]))
+    assert {"Qw7rTz9pLm2x", "Zt8mQ2pLk9", "Hy6uJk3nBv8c"} <= taint.texts
+    assert "q7Zr9xW2" not in taint.texts  # MODE names no credential, and a ConfigMap shows it
+    assert taint.feeds_secret("apps/backup/values.yaml", "db.pw")
+
+
+def test_the_secrets_of_a_side_whose_other_side_failed_stay_tainted():
+    from aftershock.secret_taint import rendered_secret_texts, secret_taint
+
+    secret = _object("Secret", "backup-etc", {"stringData": {"config.yaml": VALUES_DOCUMENT}})
+    kept = rendered_secret_texts([secret])
+    change = ValuesKeyChange(
+        "apps/backup",
+        "apps/backup/values.yaml",
+        "backup.password",
+        ValuesKeyChangeKind.CHANGED,
+        "Xk29fQ7mLwTq",
+        "Rt55pZ0qVnWe",
+    )
+    taint = secret_taint(_review([_chart_review(secret_texts=kept)], [change]))
+    assert {"Xk29fQ7mLwTq", "Rt55pZ0qVnWe"} <= taint.texts  # the head value of the same key too
+    assert taint.feeds_secret("apps/backup/values.yaml", "backup.password")

@@ -1,22 +1,34 @@
 """Secrets by construction: every text that flowed into or out of a Secret, and the one scrub that hides it.
 
-`secret_taint(review)` collects, from what the review observed (not from key names):
-- every value under `data` and `stringData` of each Secret rendered at either ref (a `data` value
-  both as written and base64-decoded), and every annotation value of a Secret (so
-  `kubectl.kubernetes.io/last-applied-configuration` is covered, with the data inside it);
-- the values keys that provenance links to a field of a Secret, and their values at both refs;
-- values keys a release took from a Secret through `valuesFrom` (`ValuesKeyChange.secret`);
-- what helm-unittest tests of a template rendering a Secret expect or set (`test_expectations`,
-  kept in `Review.secret_texts` by the pipeline).
-A multi-line value also contributes its lines, and a value that parses as a YAML mapping its scalar
-leaves, since a Secret holding a values document is read key by key.
+The rule: a text is secret when it came from Secret data (or a credential-named key), AND the review
+does not observe it outside every Secret, AND it is not an ordinary token.
 
-`SecretTaint.scrub` then replaces each of those texts, and its base64 form, wherever it occurs in
-any string of JSON-like data with `<redacted: N bytes>`. The canonical review document, the SARIF
-document and what the state database keeps all pass through it, so no format can print a value a
-Secret holds, whatever its key is called. Texts shorter than MIN_SCRUBBED characters, and the
-document's own vocabulary, are not searched for (they would match everywhere); the structural
-redaction of the diff and of values keys (`feeds_secret`) covers those.
+- Came from a Secret: `secret_taint(review)` collects, from what the review observed (not from key
+  names), every value under `data` and `stringData` of each Secret rendered at either ref (a `data`
+  value both as written and base64-decoded, whether or not the other ref rendered), every annotation
+  value of a Secret (so `kubectl.kubernetes.io/last-applied-configuration` is covered, with the data
+  inside it); the values keys that provenance links to a field of a Secret, that a release took from
+  a Secret through `valuesFrom` (`ValuesKeyChange.secret`), or whose value at either ref is such a
+  text, and their values at both refs; what helm-unittest tests of a template rendering a Secret
+  expect or set (`test_expectations`, kept in `Review.secret_texts` by the pipeline). A multi-line
+  value also contributes its lines, and a value that parses as a YAML mapping its scalar leaves,
+  since a Secret holding a values document is read key by key. Outside Secrets, the values of
+  credential-named keys (`DB_PASSWORD: x`, an env var `API_KEY`) count too.
+- Observed outside every Secret (`observed_texts`): object names and namespaces, map keys, chart
+  and file paths and their segments, values key paths, and the values of non-Secret objects
+  (credential-named ones aside) of renders whose values no Secret supplied. The review prints those
+  in clear anyway; hiding them elsewhere only makes it unreadable.
+- Ordinary (`credential_text.is_ordinary`): a plain word, a DNS name or identifier made of words, a
+  path, a number or boolean, a `key: value` line of such a value.
+
+`SecretTaint.scrub` then replaces each secret text, and its base64 form, wherever it occurs in any
+string of JSON-like data with `<redacted: N bytes>`. The canonical review document, the SARIF
+document, `aftershock radius` and what the state database keeps all pass through it, so no format
+can print a value a Secret holds, whatever its key is called. Texts shorter than MIN_SCRUBBED
+characters are not searched for (they would match everywhere). What the rule lets through is still
+hidden where the review knows it goes: the structural redaction of a Secret's fields in the diff
+(`diff.redact`), of credential-named fields, and of the values keys that feed a Secret
+(`feeds_secret`).
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
 from aftershock.findings.model import Fact, Finding, Subject
 from aftershock.model.objects import RenderedObject
 from aftershock.yamlnodes import safe_load, safe_load_all
@@ -42,30 +55,6 @@ if TYPE_CHECKING:
 MIN_SCRUBBED = 6
 SECRET_FIELDS = ("data", "stringData")
 _NOT_EXPECTATIONS = ("path", "documentIndex", "documentSelector", "template")
-# Words the review document itself is made of (enums, scenario names): a Secret holding one of them
-# would otherwise rewrite the document's structure; the structural redaction still hides it.
-_VOCABULARY = frozenset(
-    {
-        "default",
-        "added",
-        "removed",
-        "modified",
-        "changed",
-        "unchanged",
-        "renamed",
-        "reordered",
-        "complete",
-        "partial",
-        "failed",
-        "passed",
-        "skipped",
-        "observed",
-        "inferred",
-        "not_reviewed",
-        "Secret",
-        "Opaque",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -82,11 +71,7 @@ class SecretTaint:
     def forms(self) -> frozenset[str]:
         """Every text searched for: each tainted text and its base64, long enough and not vocabulary."""
         return frozenset(
-            form
-            for text in self.texts
-            if text not in _VOCABULARY
-            for form in (text, _b64(text))
-            if len(form) >= MIN_SCRUBBED
+            form for text in self.texts for form in (text, _b64(text)) if len(form) >= MIN_SCRUBBED
         )
 
     @cached_property
@@ -157,19 +142,72 @@ def is_secret_object(obj: RenderedObject) -> bool:
 
 def secret_taint(review: Review) -> SecretTaint:
     """What `review` saw flow into a Secret (see the module docstring)."""
-    texts: set[str] = set()
+    candidates: set[str] = set(review.secret_texts)
     for chart_review in review.chart_reviews:
-        for obj in (*chart_review.base_objects, *chart_review.head_objects):
-            if is_secret_object(obj):
-                texts.update(secret_object_texts(obj.body))
-    texts.update(review.secret_texts)
+        candidates.update(chart_review.secret_texts)
+        candidates.update(
+            rendered_secret_texts((*chart_review.base_objects, *chart_review.head_objects))
+        )
+    observed = observed_texts(review)
+    texts = {t for t in _expanded(candidates) if _is_secret(t, observed)}
     keys = _provenance_keys(review)
     for change in review.values_changes:
-        if change.secret or (change.file, change.path) in keys:
+        leaves = set(_expanded({*_leaves(change.before), *_leaves(change.after)}))
+        if change.secret or (change.file, change.path) in keys or not leaves.isdisjoint(texts):
             keys.add((change.file, change.path))
-            texts.update(_leaves(change.before))
-            texts.update(_leaves(change.after))
-    return SecretTaint(frozenset(_expanded(texts)), frozenset(keys))
+            texts.update(t for t in leaves if _is_secret(t, observed))
+    return SecretTaint(frozenset(texts), frozenset(keys))
+
+
+def rendered_secret_texts(objects: Iterable[RenderedObject]) -> frozenset[str]:
+    """What `objects` hold that may be secret: a Secret's values, and credential-named values elsewhere."""
+    found: set[str] = set()
+    for obj in objects:
+        found.update(
+            secret_object_texts(obj.body) if is_secret_object(obj) else credential_values(obj.body)
+        )
+    return frozenset(found)
+
+
+def _is_secret(text: str, observed: frozenset[str]) -> bool:
+    return text not in observed and not is_ordinary(text)
+
+
+def observed_texts(review: Review) -> frozenset[str]:
+    """The texts the review shows outside every Secret (see the module docstring)."""
+    seen: set[str] = {review.options.release_name, review.options.namespace}
+    paths = [c.path for c in review.charts] + [f.path for f in review.files]
+    paths += [v.file for v in review.values_changes]
+    for path in paths:
+        seen.add(path)
+        seen.update(path.split("/"))
+    for change in review.values_changes:
+        seen.add(change.path)
+        seen.update(change.path.split("."))
+    for r in review.chart_reviews:
+        seen.update((r.chart, r.name, r.release or ""))
+        private = r.base_inputs.private or r.head_inputs.private
+        for obj in (*r.base_objects, *r.head_objects):
+            seen.update((obj.key.name, obj.key.namespace or "", obj.template))
+            if not (private or is_secret_object(obj)):
+                seen.update(_shown_texts(obj.body))
+    return frozenset(seen)
+
+
+def _shown_texts(body: Any) -> Iterator[str]:
+    """The keys and scalar values of a document, but for the values of credential-named keys."""
+    if isinstance(body, dict):
+        named = body.get("name")
+        hidden = "value" if isinstance(named, str) and is_sensitive_name(named) else None
+        for key, item in body.items():
+            yield str(key)
+            if key != hidden and not (isinstance(key, str) and is_sensitive_name(key)):
+                yield from _shown_texts(item)
+    elif isinstance(body, list):
+        for item in body:
+            yield from _shown_texts(item)
+    elif body is not None and not isinstance(body, bool):
+        yield str(body)
 
 
 def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:

@@ -213,3 +213,39 @@ def test_annotations_of_a_secret_show_sizes_only():
     assert field.before == RedactedValue(len(applied % OLD_PLAIN)) and field.after == RedactedValue(
         len(applied % NEW_PLAIN)
     )
+
+
+def test_credential_named_fields_outside_secrets_show_sizes_only():
+    def config(password: str, key: str) -> dict[str, Any]:
+        env = [{"name": "API_KEY", "value": key}, {"name": "MODE", "value": "fast"}]
+        return {"data": {"DB_PASSWORD": password, "region": "eu"}, "spec": {"env": env}}
+
+    change = diff_one(config(OLD_PLAIN, OLD_PLAIN), config(NEW_PLAIN, NEW_PLAIN), kind="ConfigMap")
+    assert change.fields == (
+        FieldChange("data.DB_PASSWORD", MODIFIED, RedactedValue(18), RedactedValue(21)),
+        FieldChange("spec.env[name=API_KEY].value", MODIFIED, RedactedValue(18), RedactedValue(21)),
+    )
+
+
+def test_credentials_inside_an_added_map_or_entry_show_sizes_only():
+    before = {"spec": {"env": [{"name": "MODE", "value": "fast"}]}}
+    after = {
+        "spec": {"env": [{"name": "MODE", "value": "fast"}, {"name": "TOKEN", "value": OLD_PLAIN}]},
+        "data": {"DB_PASSWORD": NEW_PLAIN, "region": "eu"},
+    }
+    change = diff_one(before, after, kind="ConfigMap")
+    by_path = {f.path: f.after for f in change.fields}
+    assert by_path["data"] == {"DB_PASSWORD": RedactedValue(21), "region": "eu"}
+    assert by_path["spec.env[name=TOKEN]"] == RedactedValue(
+        len(f'{{"name": "TOKEN", "value": "{OLD_PLAIN}"}}')
+    )
+
+
+def test_where_a_credential_comes_from_is_shown():
+    def ref(key: str) -> dict[str, Any]:
+        return {"secretKeyRef": {"name": "db", "key": key}}
+
+    before = {"spec": {"env": [{"name": "DB_PASSWORD", "valueFrom": ref("password")}]}}
+    after = {"spec": {"env": [{"name": "DB_PASSWORD", "valueFrom": ref("pw")}]}}
+    (field,) = diff_one(before, after, kind="Deployment").fields
+    assert (field.before, field.after) == ("password", "pw")

@@ -1,19 +1,25 @@
 """No Secret value anywhere: a repository full of paths into Secrets, reviewed by the real CLI in
-every format with the review state and the render cache on, leaves no planted plaintext (nor its
-base64) in any output, in stderr, in the state database or in the render cache."""
+every format (and `aftershock radius`) with the review state and the render cache on, leaves no
+planted plaintext (nor its base64) in any output, in stderr, in the state database or in the render
+cache; and the ordinary names around those secrets are not hidden."""
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
 import zlib
 from pathlib import Path
 
+from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.cache import CacheEntry, DiskRenderCache
+from aftershock.report.canonical import review_document
+from aftershock.report.formats import OutputFormat, write_report
 from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
 
@@ -94,6 +100,42 @@ stringData:
 """
 
 
+# A Secret holding a values document, in a chart that breaks at head: the Secret renders at base only.
+BROKEN_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: broken-etc}
+stringData:
+  config.yaml: |
+{{ toYaml .Values.conf | indent 4 }}
+"""
+BROKEN_AT_HEAD = '{{ fail (printf "bad upstream %s" .Values.conf.upstream) }}\n'
+
+# Credential-named keys outside any Secret: a ConfigMap key and an env var.
+CREDENTIALS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: env}
+data:
+  DB_PASSWORD: {{ .Values.first | quote }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      containers:
+        - name: worker
+          image: busybox:1.36
+          env:
+            - name: API_KEY
+              value: {{ .Values.second | quote }}
+"""
+
+
 def side_files(side: str) -> dict[str, str]:
     values = (
         f"db:\n  conn: {planted('conn', side)}\n  short: {short(side)}\n"
@@ -106,6 +148,8 @@ def side_files(side: str) -> dict[str, str]:
         "apps/db/templates/extra.yaml": FROM_VALUE.replace("LITERAL_VALUE", planted("flow", side)),
         "clusters/prod/web.yaml": PLAIN_RELEASE.replace("MODE_VALUE", planted("mode", side)),
         "apps/db/tests/expect_test.yaml": EXPECT_TEST.replace("EXPECTED", planted("expect", side)),
+        "apps/broken/values.yaml": f"conf:\n  region: eu-de-1\n  upstream: {planted('broken', side)}\n",
+        "apps/creds/values.yaml": f"first: {planted('first', side)}\nsecond: {planted('second', side)}\n",
     }
 
 
@@ -121,14 +165,35 @@ def make_repository(tmp_path: Path) -> tuple[Path, str, list[str]]:
             "apps/db/templates/_helpers.tpl": HELPERS,
             "apps/db/templates/secret.yaml": SECRET,
             "apps/db/tests/secret_test.yaml": STALE_TEST.replace("CONN_B64", conn_b64),
+            "apps/broken/Chart.yaml": chart_yaml("broken"),
+            "apps/broken/templates/secret.yaml": BROKEN_SECRET,
+            "apps/creds/Chart.yaml": chart_yaml("creds"),
+            "apps/creds/templates/creds.yaml": CREDENTIALS,
             **side_files("base"),
         },
         "feat: db",
     )
     commit(
-        repo, {**side_files("head"), **app_chart("apps/other", "other", replicas=3)}, "feat: rotate"
+        repo,
+        {
+            **side_files("head"),
+            **app_chart("apps/other", "other", replicas=3),
+            "apps/broken/templates/fail.yaml": BROKEN_AT_HEAD,
+        },
+        "feat: rotate",
     )
-    names = ("conn", "dsn", "applied", "note", "flow", "mode", "expect")
+    names = (
+        "conn",
+        "dsn",
+        "applied",
+        "note",
+        "flow",
+        "mode",
+        "expect",
+        "broken",
+        "first",
+        "second",
+    )
     return (
         repo,
         base,
@@ -183,6 +248,17 @@ def test_no_planted_secret_reaches_any_output_or_store(tmp_path):
         assert proc.returncode in (0, 3, 4), proc.stderr.decode()
         blobs[f"{fmt} output"] = out.read_bytes()
         blobs[f"{fmt} stdout+stderr"] = proc.stdout + proc.stderr
+    for fmt in ("text", "json"):
+        proc = subprocess.run(
+            [*AFTERSHOCK, "radius", "--repo", str(repo), "--base", base, "--format", fmt]
+            + ["--render-cache", str(cache)],
+            capture_output=True,
+            env=env,
+            timeout=300,
+        )
+        assert proc.returncode in (0, 3), proc.stderr.decode()
+        blobs[f"radius {fmt} stdout+stderr"] = proc.stdout + proc.stderr
+    assert b"bad upstream" in blobs["radius text stdout+stderr"]  # the head error was printed
     doc = json.loads(blobs["json output"])
     # the review did see the paths the secrets take (else the test would prove nothing)
     assert any(f["rule"] == "tests-stale-assertion" for f in doc["findings"]["items"]), doc[
@@ -206,7 +282,7 @@ def test_no_planted_secret_reaches_any_output_or_store(tmp_path):
         if form in data
     ]
     print(f"planted secrets: {len(secrets)}, places searched: {len(blobs)}, hits: {len(hits)}")
-    assert len(secrets) == 16
+    assert len(secrets) == 22
     assert hits == []
 
 
@@ -248,3 +324,90 @@ def test_a_render_holding_a_secret_stays_in_memory(tmp_path):
         False,
         True,
     ]
+
+
+# A Secret holding a values document of ordinary names around two real secrets, as platform charts write.
+BACKUP_SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata: {name: backup-etc, namespace: monitoring}
+stringData:
+  config.yaml: |
+{{ toYaml .Values.backup | indent 4 }}
+"""
+BACKUP_SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata: {name: backup, namespace: monitoring}
+spec:
+  selector: {app: backup}
+"""
+# At head the Service takes names from the same values: they show in its diff.
+BACKUP_SERVICE_HEAD = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: backup
+  namespace: monitoring
+  annotations: {issuer: {{ .Values.backup.issuer }}, region: {{ .Values.backup.cluster }}}
+spec:
+  clusterIP: None
+  selector: {app: backup}
+"""
+ORDINARY_NAMES = ("apps/backup", "monitoring", "cert-manager", "eu-de-1", "clusterIP", "backup")
+
+
+def backup_values(password: str, schedule: str) -> str:
+    return (
+        "backup:\n  cluster: eu-de-1\n  namespace: monitoring\n  issuer: cert-manager\n"
+        f"  service: .spec.clusterIP\n  schedule: '{schedule}'\n  password: {password}\n"
+        f"  upstream: {planted('upstream', schedule[:1])}\n"
+    )
+
+
+def test_ordinary_names_around_planted_secrets_are_not_hidden(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    files = {
+        "apps/backup/Chart.yaml": chart_yaml("backup"),
+        "apps/backup/templates/secret.yaml": BACKUP_SECRET,
+        "apps/backup/templates/service.yaml": BACKUP_SERVICE,
+    }
+    base = commit(
+        repo,
+        {**files, "apps/backup/values.yaml": backup_values("Xk29fQ7mLwTq", "1 3")},
+        "feat: backup",
+    )
+    head = {
+        "apps/backup/values.yaml": backup_values("Rt55pZ0qVnWe", "2 4"),
+        "apps/backup/templates/service.yaml": BACKUP_SERVICE_HEAD,
+    }
+    commit(repo, head, "rotate")
+    result = review_change(ReviewRequest(repo=repo, base=base), renderer)
+    doc = review_document(result.review, result.judgement)
+    stream = io.StringIO()
+    write_report(doc, OutputFormat.MARKDOWN, stream, color=False)
+    text = json.dumps(doc) + stream.getvalue()
+    for secret in (
+        "Xk29fQ7mLwTq",
+        "Rt55pZ0qVnWe",
+        planted("upstream", "1"),
+        planted("upstream", "2"),
+    ):
+        assert secret not in text, secret
+    markers = [s for s in _strings(doc) if "<redacted:" in s]
+    # only the values diff of the keys that feed the Secret (structure, not scrub) shows sizes
+    sized = re.compile(r"[-+ ]\s*[\w.-]+: <redacted: \d+ bytes>|backup\.\w+ changed from .*")
+    assert markers and all(sized.fullmatch(m) for m in markers), markers
+    for name in ORDINARY_NAMES:
+        assert name in stream.getvalue(), name
+    assert "<redacted: 6 bytes>" not in text and "<redacted: 7 bytes>" not in text
+
+
+def _strings(data: object) -> list[str]:
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in _strings(v)]
+    if isinstance(data, list):
+        return [s for v in data for s in _strings(v)]
+    return []

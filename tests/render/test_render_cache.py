@@ -293,3 +293,15 @@ def test_the_default_folder_follows_xdg():
         "/c/aftershock/render"
     )
     assert default_render_cache_dir({"HOME": "/h"}) == Path("/h/.cache/aftershock/render")
+
+
+def test_the_error_of_a_chart_that_can_render_a_secret_stays_in_memory(tmp_path, renderer):
+    secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {u: {{ .Values.u }}}\n"
+    broken = {"boom.yaml": '{{ fail (printf "bad upstream %s" .Values.u) }}\n', "s.yaml": secret}
+    chart = write_chart(tmp_path, "broken", broken, values="u: Xk29fQ7mLwTq\n")
+    cache = caching(renderer, tmp_path / "cache")
+    (failed,) = cache.render_many([RenderRequest(str(chart))])
+    assert "Xk29fQ7mLwTq" in failed.error and cache.stats.misses == 1
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    (again,) = cache.render_many([RenderRequest(str(chart))])
+    assert cache.stats.hits == 1 and again.error == failed.error  # from memory

@@ -1,4 +1,6 @@
-"""`aftershock radius`: the blast radius of a change, or why one node is affected and what it reaches."""
+"""`aftershock radius`: the blast radius of a change, or why one node is affected and what it reaches.
+
+What it prints, on stdout and stderr, passes through the review's Secret scrub, as `review`'s does."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from aftershock.exitcodes import EXIT_PARTIAL
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
 from aftershock.provenance.document import provenance_edges
+from aftershock.report.escape import one_line, visible_name
+from aftershock.secret_taint import secret_taint
 
 
 @click.command("radius")
@@ -34,22 +38,26 @@ def radius_command(ctx: click.Context, node: str | None, fmt: str) -> None:
         review, provenance_edges(review.provenance) if review.provenance is not None else ()
     )
     radius = blast_radius(graph)
+    taint = secret_taint(review)
     if node is None:
         title = f"{review.base.ref}..{review.head.ref}"
         out = (
-            json.dumps(graph_document(graph, radius), indent=2) + "\n"
+            json.dumps(taint.scrub(graph_document(graph, radius)), indent=2) + "\n"
             if fmt == "json"
-            else radius_text(graph, radius, title)
+            else taint.scrub_text(radius_text(graph, radius, title))
         )
     else:
         explanation = explain(graph, find_node(graph, node).id)
         if fmt == "json":
-            out = json.dumps(explanation_document(explanation, radius), indent=2) + "\n"
+            out = (
+                json.dumps(taint.scrub(explanation_document(explanation, radius)), indent=2) + "\n"
+            )
         else:
-            out = explanation_text(graph, explanation)
+            out = taint.scrub_text(explanation_text(graph, explanation))
     click.echo(out, nl=False)
     for item in review.not_reviewed:
         side = f" at {item.side.value}" if item.side else ""
-        click.echo(f"aftershock: not reviewed: {item.part}{side}: {item.reason}", err=True)
+        line = f"{visible_name(item.part)}{side}: {one_line(item.reason)}"
+        click.echo(f"aftershock: not reviewed: {taint.scrub_text(line)}", err=True)
     if review.not_reviewed:
         sys.exit(EXIT_PARTIAL)

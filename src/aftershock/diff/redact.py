@@ -10,6 +10,10 @@ not a map at all (a malformed Secret), one change on the field itself carries th
 `before`/`after` is None only where the value is absent. A change under a Secret's
 `metadata.annotations` shows sizes only too (`kubectl.kubernetes.io/last-applied-configuration`
 holds the whole object, data included).
+
+In any other object, a credential-named field (`data.DB_PASSWORD`, the `value` of an env var
+`env[name=API_KEY]`, see `credential_text.is_sensitive_name`) shows sizes only as well, and so do
+such fields inside an added, removed or modified map or list.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aftershock.credential_text import is_sensitive_name
 from aftershock.diff.fields import field_change
-from aftershock.diff.paths import KeySegment, key_text, parse_path
+from aftershock.diff.paths import KeySegment, MatchSegment, key_text, parse_path
 from aftershock.diff.values import deep_equal, is_map, key_token
 from aftershock.model.diff import FieldChange, FieldChangeKind, RedactedValue
 from aftershock.model.objects import ObjectKey
@@ -45,7 +50,7 @@ def redact_secret_changes(
     The redacted changes of a field take the place of the first change under it.
     """
     if not is_secret(key):
-        return tuple(changes)
+        return tuple(_credentials_hidden(change) for change in changes)
     out: list[FieldChange] = []
     done: set[str] = set()
     for change in changes:
@@ -63,6 +68,55 @@ def redact_secret_changes(
             field = first.key
             out.extend(_field_changes(field, before.get(field, _ABSENT), after.get(field, _ABSENT)))
     return tuple(out)
+
+
+def _credentials_hidden(change: FieldChange) -> FieldChange:
+    """`change` with the values of credential-named fields as sizes (see the module docstring)."""
+    segments = parse_path(change.path) if change.path else ()
+    named = [s for s in segments if isinstance(s, (KeySegment, MatchSegment))]
+    if any(_names_credential(s) for s in named) and not _is_reference(segments):
+        return _sizes_only(change)
+    before, after = _hide_credentials(change.before), _hide_credentials(change.after)
+    if before is change.before and after is change.after:
+        return change
+    return FieldChange(
+        path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts
+    )
+
+
+def _names_credential(segment: KeySegment | MatchSegment) -> bool:
+    if isinstance(segment, KeySegment):
+        return is_sensitive_name(segment.key)
+    return segment.field == "name" and is_sensitive_name(str(segment.value))
+
+
+def _is_reference(segments: Sequence[Any]) -> bool:
+    """`env[name=API_KEY].valueFrom...`: where a credential comes from, not the credential."""
+    return any(isinstance(s, KeySegment) and s.key == "valueFrom" for s in segments)
+
+
+def _hide_credentials(value: Any) -> Any:
+    """`value` (a map or list) with credential-named entries as sizes; the same object when it has none."""
+    if isinstance(value, list):
+        items = [_hide_credentials(v) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    if not isinstance(value, dict):
+        return value
+    named = value.get("name")
+    credential = isinstance(named, str) and is_sensitive_name(named)
+    hidden = {
+        k: _sized(v)
+        if (credential and k == "value") or (isinstance(k, str) and is_sensitive_name(k))
+        else _hide_credentials(v)
+        for k, v in value.items()
+    }
+    return hidden if any(hidden[k] is not value[k] for k in value) else value
+
+
+def _sized(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, RedactedValue)):
+        return value
+    return redacted("stringData", value)
 
 
 def redacted(field: str, value: Any) -> RedactedValue:

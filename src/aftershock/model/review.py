@@ -88,6 +88,9 @@ class ChartReview:
     # What each side was rendered with (its context, with the scenario layered on), for later renders.
     base_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     head_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
+    # What the Secrets (and credential-named values) of a side hold when the other side failed, so that
+    # no object is kept: still secret for the whole review (see aftershock.secret_taint).
+    secret_texts: frozenset[str] = field(default=frozenset(), repr=False)
     # Templates that failed in every render of the chart, left out at both refs (a render by template):
     # the rest is diffed and judged; these are not reviewed.
     templates_not_rendered: tuple[TemplateFailure, ...] = ()

@@ -14,6 +14,7 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart
+from aftershock.secret_taint import rendered_secret_texts
 
 # One side's build: its failure, or its render with the objects it holds.
 Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
@@ -47,6 +48,7 @@ def built_review(
             failure,
             release=release,
             cluster=cluster,
+            secret_texts=rendered_secret_texts((*base_objects, *head_objects)),
         ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED

@@ -25,6 +25,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.chart_jobs import SideInput
+from aftershock.secret_taint import rendered_secret_texts
 
 MANIFESTS_NAME = "manifests"
 
@@ -89,7 +90,13 @@ def _review_folder(
     ]
     if gaps:
         return ChartReview(
-            folder, MANIFESTS_NAME, affected, base_render, head_render, ChartOutcome.NOT_REVIEWED
+            folder,
+            MANIFESTS_NAME,
+            affected,
+            base_render,
+            head_render,
+            ChartOutcome.NOT_REVIEWED,
+            secret_texts=rendered_secret_texts((*base_objects, *head_objects)),
         ), gaps
     changes = diff_objects(base_objects, head_objects)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED

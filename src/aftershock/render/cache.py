@@ -8,15 +8,17 @@ never cached or merged: the pipeline renders those twice on purpose. Errors are 
 would give them again (template errors); timeouts, oversize output and dead workers are not.
 
 Entries live in memory (LRU by bytes) over an on-disk store (one zlib-compressed JSON file per key,
-LRU by modification time, bounded in total bytes), which several processes may share. A render
-holding a Secret is kept in memory only, never written to disk; the folders are 0700, the files 0600.
+LRU by modification time, bounded in total bytes), which several processes may share. Nothing
+secret-derived is written to disk: a render holding a Secret or a credential-named value that is not
+an ordinary token (`DB_PASSWORD: x`, an env var `API_KEY`; see `credential_text`), one rendered from
+values a Secret supplied, and the error of a chart that can render a Secret (its message may quote
+what the Secret holds) are kept in memory only. The folders are 0700, the files 0600.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 import threading
 import time
@@ -30,6 +32,7 @@ from typing import Any, Protocol
 from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
+from aftershock.render.disk_privacy import can_render_secret, holds_secret
 from aftershock.render.interface import (
     ProgressCallback,
     Renderer,
@@ -54,10 +57,6 @@ _TRANSIENT_ERRORS = (
 )
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.chart_jobs).
 _STALE_TEMP_SECONDS = 3600.0
-# `kind: Secret` in block or flow style (JSON included), as a template may write it
-_SECRET_KIND = re.compile(
-    r"""(^|[{,\s])["']?kind["']?\s*:\s*["']?Secret["']?[ \t]*($|[,}#])""", re.MULTILINE
-)
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,7 @@ class DiskRenderCache:
         return entry
 
     def put(self, key: str, entry: CacheEntry) -> None:
-        if entry.private or holds_secret(entry):
+        if entry.private or holds_secret(entry.manifests, entry.documents):
             return  # Secret values never go to disk (see the module docstring)
         document = {
             "format": CACHE_FORMAT,
@@ -222,15 +221,6 @@ class DiskRenderCache:
             total -= size
             self.evictions += 1
         return total
-
-
-def holds_secret(entry: CacheEntry) -> bool:
-    """True when a rendered document of `entry` may be a Secret (any `kind: Secret` line, whatever its apiVersion)."""
-    if entry.documents is not None and any(
-        isinstance(b, dict) and b.get("kind") == "Secret" for _, _, b in entry.documents
-    ):
-        return True
-    return any(_SECRET_KIND.search(text) for text in entry.manifests.values())
 
 
 class LayeredRenderCache:
@@ -314,7 +304,11 @@ class CachingRenderer(WrappingRenderer):
         for position in rendered_at:
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
-                private = requests[pending[position]].private
+                request = requests[pending[position]]
+                # an error may quote what the chart's Secret would have held
+                private = request.private or (
+                    outcome.error is not None and can_render_secret(request.chart_dir)
+                )
                 self.store.put(
                     key,
                     CacheEntry(

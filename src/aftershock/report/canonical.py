@@ -18,7 +18,7 @@ from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_entry, object_id
-from aftershock.report.redaction import redact_hunk_line
+from aftershock.report.redaction import redact_hunk_lines
 from aftershock.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
@@ -214,10 +214,9 @@ def _file(
                 "new_start": h.new_start,
                 "new_lines": h.new_lines,
                 "header": h.header,
-                "lines": [
-                    redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys)
-                    for line in h.lines
-                ],
+                "lines": list(
+                    redact_hunk_lines(h.lines, secret_file=secret_file, secret_keys=secret_keys)
+                ),
             }
             for h in f.hunks
         ],

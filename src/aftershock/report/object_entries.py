@@ -60,6 +60,11 @@ def _field(f: FieldChange) -> dict[str, Any]:
 
 
 def _value(value: Any) -> Any:
+    """The value as JSON; a redacted one, at any depth (a credential inside a map), as its size."""
     if isinstance(value, RedactedValue):
         return {"redacted": True, "bytes": value.bytes}
+    if isinstance(value, dict):
+        return {k: _value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_value(v) for v in value]
     return value

@@ -1,11 +1,14 @@
 """Keeps credentials out of every report: hunk lines that carry a secret value show its size only
 (block `key: value` lines, and each literal value of a flow mapping in a file rendering a Secret, and
-in a file feeding one, such as a kustomize secretGenerator's env file, each `KEY=value` line)."""
+in a file feeding one, such as a kustomize secretGenerator's env file, each `KEY=value` line; in any
+file, the `value:` of an entry whose `name:` names a credential, as an env var's)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 
+from aftershock.credential_text import is_sensitive_name
 from aftershock.ingest.values import is_sensitive
 
 # `  key: value` (with the diff marker first); the value may be quoted.
@@ -25,6 +28,41 @@ _FLOW_PAIR = re.compile(
     r"^(?P<lead>[-+ ]?\s*-?\s*)(?P<key>[\w.\-\"']+)(?P<sep>\s*:\s+)\{(?!\{)(?P<body>.*)\}\s*$"
 )
 _FLOW_SPLIT = re.compile(r",(?![^{]*\}\})")  # commas not inside a `{{ }}`
+
+
+# `- name: API_KEY` (an env var's name), and `{name: API_KEY, value: x}` in flow style
+_NAME_LINE = re.compile(r"^[-+ ]?\s*-?\s*name\s*:\s+[\"']?(?P<name>[\w.\-]+)[\"']?\s*$")
+_FLOW_ENTRY = re.compile(
+    r"(?P<lead>\bname\s*:\s*[\"']?(?P<name>[\w.\-]+)[\"']?\s*,\s*value\s*:\s*)(?P<value>[^,}]+)"
+)
+
+
+def redact_hunk_lines(
+    lines: Iterable[str], *, secret_file: bool, secret_keys: frozenset[str] = frozenset()
+) -> Iterator[str]:
+    """Each line as `redact_hunk_line` shows it; the `value:` line right after a `name:` line naming
+    a credential (an env var `API_KEY`) shows its size only too."""
+    credential = False
+    for line in lines:
+        value = _YAML_PAIR.match(line)
+        if credential and value is not None and value.group("key").strip("\"'") == "value":
+            yield redact_hunk_line(line, secret_file=True)
+        else:
+            yield _flow_entry_hidden(
+                redact_hunk_line(line, secret_file=secret_file, secret_keys=secret_keys)
+            )
+        name = _NAME_LINE.match(line)
+        credential = name is not None and is_sensitive_name(name.group("name"))
+
+
+def _flow_entry_hidden(line: str) -> str:
+    def hide(m: re.Match[str]) -> str:
+        value = m.group("value").strip()
+        if not is_sensitive_name(m.group("name")) or value.startswith("{{"):
+            return m.group(0)
+        return f"{m.group('lead')}{_redacted(value)}"
+
+    return _FLOW_ENTRY.sub(hide, line)
 
 
 def redact_hunk_line(

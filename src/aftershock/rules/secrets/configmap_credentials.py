@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aftershock.credential_text import is_sensitive_name, known_format
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
-from aftershock.rules.support.credentials import (
-    assigned_secrets,
-    is_sensitive_name,
-    known_format,
-    looks_like_secret,
-)
+from aftershock.rules.support.credentials import assigned_secrets, looks_like_secret
 from aftershock.rules.support.judge import Issue, judge_objects
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aftershock.credential_text import is_sensitive_name, known_format
 from aftershock.diff.paths import KeySegment, MatchSegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
-from aftershock.rules.support.credentials import is_sensitive_name, known_format, looks_like_secret
+from aftershock.rules.support.credentials import looks_like_secret
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
 

@@ -11,37 +11,8 @@ import math
 import re
 from collections import Counter
 
-# Names that say "this holds a credential" (env var names, ConfigMap keys, config-file keys).
-SENSITIVE_NAME = re.compile(
-    r"(pass(word|wd|phrase)?$|passwd|password|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
-    r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key|"
-    # the *_KEY families (AZURE_STORAGE_KEY, AZURE_CLIENT_KEY, *_KEY_CONTENT) and bearer tokens
-    r"(^|[-_.])key$|[-_]key[-_]content$|bearer)",
-    re.IGNORECASE,
-)
-# Names that contain a sensitive word but hold a reference, not the secret itself.
-REFERENCE_NAME = re.compile(
-    r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$",
-    re.IGNORECASE,
-)
+from aftershock.credential_text import known_format
 
-FORMATS = (
-    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
-    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
-    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b")),
-    (
-        "JSON web token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-    ),
-    (
-        "URL with a password",
-        re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE),
-    ),
-)
 # `password = value` or `token: value` inside a configuration file held in a ConfigMap.
 ASSIGNMENT = re.compile(
     r"(?im)^[ \t]*[\"']?([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|private[_-]?key))[\"']?[ \t]*[:=][ \t]*[\"']?([^\s\"'#]+)"
@@ -72,10 +43,6 @@ PLACEHOLDERS = frozenset(
         "false",
     }
 )
-
-
-def is_sensitive_name(name: str) -> bool:
-    return bool(SENSITIVE_NAME.search(name)) and not REFERENCE_NAME.search(name)
 
 
 def looks_like_value(value: str) -> bool:
@@ -133,14 +100,6 @@ def looks_like_secret(value: str) -> bool:
     if re.fullmatch(r"[a-z]+", stripped) and len(stripped) < 16:
         return False
     return entropy(stripped) >= MIN_SECRET_ENTROPY
-
-
-def known_format(value: str) -> str | None:
-    """The name of the first well-known credential format found in `value`, if any."""
-    for name, pattern in FORMATS:
-        if pattern.search(value):
-            return name
-    return None
 
 
 def assigned_secrets(text: str) -> list[str]:

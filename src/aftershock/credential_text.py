@@ -1,0 +1,136 @@
+"""What marks a text as a credential, for every layer: the names that hold one, well-known secret
+formats, the credential-named values of an object, and the ordinary tokens that are never one.
+
+An ordinary token (`is_ordinary`) is a number or boolean (digits and separators: `8080`, `10.0.0.1`,
+`1.5`), a plain word (letters only, shorter than 16: `cluster`, `clusterIP`, `INFO`), an identifier
+or DNS name made of such words (`cert-manager`, `backup_v2`, `db.default.svc`, `ROLE_ADMIN`), a path
+or a URL without user info or query made of them (`/var/lib/mysql`, `https://keystone.example.com/v3`),
+or a `key: value` / `key=value` line of a key not named like a credential and an ordinary value.
+Nothing in a well-known credential format is ordinary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+# Names that say "this holds a credential" (env var names, ConfigMap keys, config-file keys).
+SENSITIVE_NAME = re.compile(
+    r"(pass(word|wd|phrase)?$|passwd|password|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
+    r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key|"
+    # the *_KEY families (AZURE_STORAGE_KEY, AZURE_CLIENT_KEY, *_KEY_CONTENT) and bearer tokens
+    r"(^|[-_.])key$|[-_]key[-_]content$|bearer)",
+    re.IGNORECASE,
+)
+# Names that contain a sensitive word but hold a reference, not the secret itself.
+REFERENCE_NAME = re.compile(
+    r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$",
+    re.IGNORECASE,
+)
+
+FORMATS = (
+    ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
+    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
+    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
+    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Stripe key", re.compile(r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,}\b")),
+    (
+        "JSON web token",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ),
+    (
+        "URL with a password",
+        re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE),
+    ),
+)
+
+_NUMBER = re.compile(r"[-+]?[0-9][0-9.:_,/-]*")  # numbers, versions, IPs, ports, dates
+# a word (`cluster`, `INFO`, `Backup`, camelCase of up to four humps: `clusterIP`), then digits
+_NAME_PART = re.compile(r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*){0,3})[0-9]*|[0-9]+")
+_URL = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host>[^/?#@\s]+)(?P<path>/[^?#@\s]*)?")
+_PAIR = re.compile(r"(?P<key>[\w.\-]+)\s*(?::\s+|=)(?P<value>.*)")
+_BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none", "~"})
+
+
+def is_sensitive_name(name: str) -> bool:
+    """A key or variable name that holds a credential (`DB_PASSWORD`, `apiKey`), not a reference to
+    one (`PASSWORD_FILE`, `tokenSecretName`)."""
+    return bool(SENSITIVE_NAME.search(name)) and not REFERENCE_NAME.search(name)
+
+
+def known_format(value: str) -> str | None:
+    """The name of the first well-known credential format found in `value`, if any."""
+    for name, pattern in FORMATS:
+        if pattern.search(value):
+            return name
+    return None
+
+
+def is_ordinary(text: str) -> bool:
+    """A text that is never a credential, whatever key held it (see the module docstring)."""
+    stripped = text.strip().strip("\"'")
+    if stripped.startswith("- "):
+        stripped = stripped[2:].strip().strip("\"'")
+    if not stripped:
+        return True
+    return not known_format(stripped) and (_is_token(stripped) or _is_pair(stripped))
+
+
+def _is_token(text: str) -> bool:
+    if text.lower() in _BOOLEANS or _NUMBER.fullmatch(text) or _is_name(text):
+        return True
+    url = _URL.fullmatch(text)
+    if url is not None:
+        host = url.group("host").rsplit(":", 1)
+        port_ok = len(host) == 1 or host[1].isdigit()
+        return port_ok and _is_name(host[0]) and _is_path(url.group("path") or "")
+    return "/" in text and _is_path(text)
+
+
+def _is_name(text: str) -> bool:
+    """Words, words with a trailing number or numbers, joined by `-`, `_` or `.` (DNS names too)."""
+    parts = [p for p in re.split(r"[-_.]", text) if p]
+    return 0 < len(text) <= 253 and bool(parts) and all(_NAME_PART.fullmatch(p) for p in parts)
+
+
+def _is_path(text: str) -> bool:
+    return all(not part or _is_name(part) or part == ".." for part in text.split("/"))
+
+
+def _is_pair(text: str) -> bool:
+    pair = _PAIR.fullmatch(text)
+    if pair is None or is_sensitive_name(pair.group("key")):
+        return False
+    value = pair.group("value").strip().strip("\"'")
+    return not value or (not known_format(value) and _is_token(value))
+
+
+def credential_values(body: Any) -> Iterator[str]:
+    """The scalar values a document holds under credential-named keys: `DB_PASSWORD: x` at any depth,
+    and the `value` of a `{name: API_KEY, value: x}` entry (an env var)."""
+    if isinstance(body, dict):
+        named = body.get("name")
+        if isinstance(named, str) and is_sensitive_name(named) and "value" in body:
+            yield from _scalars(body["value"])
+        for key, item in body.items():
+            if isinstance(key, str) and is_sensitive_name(key):
+                yield from _scalars(item)
+            else:
+                yield from credential_values(item)
+    elif isinstance(body, list):
+        for item in body:
+            yield from credential_values(item)
+
+
+def _scalars(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _scalars(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _scalars(item)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)

@@ -1,0 +1,32 @@
+"""Hunk lines: a credential's value shows its size only, wherever the file is."""
+
+from __future__ import annotations
+
+from aftershock.report.redaction import redact_hunk_lines
+
+
+def test_the_value_of_an_env_entry_named_like_a_credential_shows_its_size():
+    lines = [
+        "+        - name: API_KEY",
+        '+          value: "Zt8mQ2pLk9"',
+        "+        - name: MODE",
+        "+          value: fast",
+        "+  - {name: DB_PASSWORD, value: Qw7rTz9pLm2x}",
+        "+          value: {{ .Values.token }}",
+    ]
+    assert list(redact_hunk_lines(lines, secret_file=False)) == [
+        "+        - name: API_KEY",
+        "+          value: <redacted: 10 bytes>",
+        "+        - name: MODE",
+        "+          value: fast",
+        "+  - {name: DB_PASSWORD, value: <redacted: 12 bytes>}",
+        "+          value: {{ .Values.token }}",
+    ]
+
+
+def test_a_credential_named_key_shows_its_size_and_other_lines_are_kept():
+    lines = ["-  DB_PASSWORD: Qw7rTz9pLm2x", "+  region: eu-de-1"]
+    assert list(redact_hunk_lines(lines, secret_file=False)) == [
+        "-  DB_PASSWORD: <redacted: 12 bytes>",
+        "+  region: eu-de-1",
+    ]
