@@ -96,7 +96,7 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
         if pair.base is None or from_crds_folder(pair.base):
-            continue  # Helm never deletes what it installed from crds/ (see crds-not-upgraded)
+            continue  # Helm never deletes what it installed from a chart's crds/ (see crds-not-upgraded)
         if pair.head is None:
             yield _concern(ctx, pair, pair.base, renamed=False)
         elif (
@@ -123,8 +123,9 @@ RULE = Rule(
         "ConfigMap or Secret a kustomize generator renamed (a new content hash) is info when workloads roll "
         "with it (kustomize rewrote their references), low when no workload names it. "
         "`helm.sh/resource-policy: keep` makes a deletion info (Helm leaves the object in place), but not a "
-        "rename of a claim: the workload still starts on an empty one. Objects from files under `crds/` are left "
-        "out: Helm never deletes them (`crds-not-upgraded` reports their changes).",
+        "rename of a claim: the workload still starts on an empty one. Objects from files under a chart's root "
+        "`crds/` folder are left out: Helm never deletes them (`crds-not-upgraded` reports their changes); a "
+        "CRD from a template (`templates/crds/`) is deleted with its custom resources, so critical.",
         why="Helm deletes what a chart stops rendering. A renamed claim or StatefulSet looks like a refactor in "
         "the diff but starts the workload on empty storage; deleting a CRD deletes every custom resource of "
         "its kind.",
