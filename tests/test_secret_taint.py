@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 
 from aftershock.findings.model import (
     Category,
@@ -171,3 +172,44 @@ def test_a_values_line_of_a_key_that_feeds_a_secret_is_hidden_however_short():
         redact_hunk_line("+  mode: ab1", secret_file=False, secret_keys=frozenset({"conn"}))
         == "+  mode: ab1"
     )
+
+
+def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_not_hidden():
+    """A test on a Secret template expecting `traefik` must not turn `Service default/release-traefik`
+    into `<redacted> default/release-<redacted>`: those words are printed as identity anyway."""
+    from aftershock.model.objects import ObjectKey, RenderedObject
+    from aftershock.model.review import (
+        ChartOutcome,
+        ChartRender,
+        ChartReview,
+        RefInfo,
+        RenderStatus,
+        Review,
+        ReviewOptions,
+        Side,
+    )
+    from aftershock.model.units import AffectedChart
+    from aftershock.secret_taint import secret_taint
+
+    service = RenderedObject(
+        ObjectKey("", "Service", "default", "release-traefik"), "v1", {}, "traefik", "t/s.yaml"
+    )
+    ok = ChartRender(Side.BASE, RenderStatus.OK)
+    chart = ChartReview(
+        "traefik",
+        "traefik",
+        AffectedChart("traefik", ()),
+        ok,
+        ok,
+        ChartOutcome.CHANGED,
+        base_objects=(service,),
+    )
+    options = ReviewOptions("release", "default", "sdk", "1")
+    tainted = frozenset({"traefik", "Service", "hunter22-token"})
+    review = Review(
+        "r", RefInfo("a", "a"), RefInfo("b", "b"), options, (), (), (), (), (), (), (chart,)
+    )
+    review = replace(review, secret_texts=tainted)
+    taint = secret_taint(review)
+    text = "Service default/release-traefik reads hunter22-token"
+    assert taint.scrub_text(text) == "Service default/release-traefik reads <redacted: 14 bytes>"

@@ -14,8 +14,9 @@ leaves, since a Secret holding a values document is read key by key.
 `SecretTaint.scrub` then replaces each of those texts, and its base64 form, wherever it occurs in
 any string of JSON-like data with `<redacted: N bytes>`. The canonical review document, the SARIF
 document and what the state database keeps all pass through it, so no format can print a value a
-Secret holds, whatever its key is called. Texts shorter than MIN_SCRUBBED characters, and the
-document's own vocabulary, are not searched for (they would match everywhere); the structural
+Secret holds, whatever its key is called. Texts shorter than MIN_SCRUBBED characters, the
+document's own vocabulary and the review's identities (object kinds, names and namespaces, chart
+names: printed anyway), are not searched for (they would match everywhere); the structural
 redaction of the diff and of values keys (`feeds_secret`) covers those.
 """
 
@@ -168,7 +169,19 @@ def secret_taint(review: Review) -> SecretTaint:
             keys.add((change.file, change.path))
             texts.update(_leaves(change.before))
             texts.update(_leaves(change.after))
-    return SecretTaint(frozenset(_expanded(texts)), frozenset(keys))
+    return SecretTaint(frozenset(_expanded(texts)) - _identities(review), frozenset(keys))
+
+
+def _identities(review: Review) -> frozenset[str]:
+    """Kinds, names and namespaces of the rendered objects, and chart names: printed as identity in every
+    review, so a Secret (or a test expectation) holding one discloses nothing, and hiding it would
+    rewrite `Service default/release-traefik` into something no one can read."""
+    found: set[str] = set()
+    for chart_review in review.chart_reviews:
+        found.update((chart_review.chart, chart_review.name))
+        for obj in (*chart_review.base_objects, *chart_review.head_objects):
+            found.update((obj.key.kind, obj.key.name, obj.key.namespace))
+    return frozenset(found)
 
 
 def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:
