@@ -333,3 +333,46 @@ def test_the_secrets_of_a_side_whose_other_side_failed_stay_tainted():
     taint = secret_taint(_review([_chart_review(secret_texts=kept)], [change]))
     assert {"Xk29fQ7mLwTq", "Rt55pZ0qVnWe"} <= taint.texts  # the head value of the same key too
     assert taint.feeds_secret("apps/backup/values.yaml", "backup.password")
+
+
+def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_not_hidden():
+    """A test on a Secret template expecting `traefik` must not turn `Service default/release-traefik`
+    into `<redacted> default/release-<redacted>`: those words are printed as identity anyway."""
+    from aftershock.model.objects import ObjectKey, RenderedObject
+    from aftershock.model.review import (
+        ChartOutcome,
+        ChartRender,
+        ChartReview,
+        RefInfo,
+        RenderStatus,
+        Review,
+        ReviewOptions,
+        Side,
+    )
+    from aftershock.model.units import AffectedChart
+    from aftershock.secret_taint import secret_taint
+
+    service = RenderedObject(
+        ObjectKey("", "Service", "default", "release-traefik"), "v1", {}, "traefik", "t/s.yaml"
+    )
+    ok = ChartRender(Side.BASE, RenderStatus.OK)
+    chart = ChartReview(
+        "traefik",
+        "traefik",
+        AffectedChart("traefik", ()),
+        ok,
+        ok,
+        ChartOutcome.CHANGED,
+        base_objects=(service,),
+    )
+    options = ReviewOptions("release", "default", "sdk", "1")
+    tainted = frozenset({"traefik", "Service", "Qx7#hunter22zz"})
+    review = Review(
+        "r", RefInfo("a", "a"), RefInfo("b", "b"), options, (), (), (), (), (), (), (chart,)
+    )
+    from dataclasses import replace
+
+    review = replace(review, secret_texts=tainted)
+    taint = secret_taint(review)
+    text = "Service default/release-traefik reads Qx7#hunter22zz"
+    assert taint.scrub_text(text) == "Service default/release-traefik reads <redacted: 14 bytes>"

@@ -188,7 +188,7 @@ def observed_texts(review: Review) -> frozenset[str]:
         seen.update((r.chart, r.name, r.release or ""))
         private = r.base_inputs.private or r.head_inputs.private
         for obj in (*r.base_objects, *r.head_objects):
-            seen.update((obj.key.name, obj.key.namespace or "", obj.template))
+            seen.update((obj.key.kind, obj.key.name, obj.key.namespace or "", obj.template))
             if not (private or is_secret_object(obj)):
                 seen.update(_shown_texts(obj.body))
     return frozenset(seen)

@@ -145,6 +145,30 @@ def test_an_unreadable_manifest_makes_its_folder_not_reviewed(tmp_path, renderer
     assert plain.outcome is ChartOutcome.NOT_REVIEWED and not plain.changes
 
 
+KUBECONFIG = "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n"
+
+
+def test_a_manifest_document_without_a_name_is_not_reviewed_with_the_reason(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**_fleet(), "clusters/prod/kubeconfig.yaml": KUBECONFIG}, "feat: fleet")
+    nameless = "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: ops}\ndata: {a: b}\n"
+    commit(
+        repo,
+        {
+            "clusters/prod/settings.yaml": nameless,
+            "clusters/prod/kubeconfig.yaml": KUBECONFIG + "preferences: {}\n",
+        },
+        "feat: settings",
+    )
+    result = _review(repo, base, renderer)
+    assert not result.review.complete
+    (gap,) = result.review.not_reviewed  # the kubeconfig is tool configuration, not an object
+    assert gap.part == "manifest clusters/prod/settings.yaml"
+    assert "document 1 (ConfigMap): no metadata.name" in gap.reason
+    (plain,) = [r for r in result.review.chart_reviews if r.chart == "clusters/prod"]
+    assert plain.outcome is ChartOutcome.UNCHANGED  # the folder's named objects are still reviewed
+
+
 def test_an_unchanged_folder_and_non_kubernetes_yaml_are_not_reviewed_as_manifests(
     tmp_path, renderer
 ):

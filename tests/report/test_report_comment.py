@@ -203,3 +203,23 @@ def test_an_install_at_the_repository_root_is_labelled_dot():
         install_label({**review, "release": "helm.toolkit.fluxcd.io/HelmRelease/_/x"})
         == ". via HelmRelease x"
     )
+
+
+def test_a_chart_that_rendered_in_no_scenario_never_reads_identical(tmp_path, renderer):
+    """A chart failing at head in every scenario: the scenarios line says it rendered in none."""
+    from aftershock.pipeline import ReviewRequest, run_review
+    from aftershock.report.canonical import review_document
+    from charts import app_chart
+    from gitrepo import commit, make_repo
+
+    files = app_chart("c", "c")
+    files["c/values.yaml"] += "ingress:\n  enabled: false\n"
+    files["c/templates/ingress.yaml"] = "{{- if .Values.ingress.enabled }}{{- end }}\n"
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: chart")
+    commit(repo, {"c/templates/broken.yaml": '{{ fail "broken on purpose" }}\n'}, "break")
+    doc = review_document(run_review(ReviewRequest(repo=repo, base=base), renderer))
+    (summary,) = doc["scenarios"]
+    assert summary["not_reviewed_in"] == summary["ran"] and len(summary["ran"]) == 2
+    (line,) = [line for line in render_markdown(doc).split("\n") if line.startswith("- `c`: 2 ran")]
+    assert "identically" not in line and "rendered in no scenario" in line

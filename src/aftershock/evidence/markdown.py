@@ -31,7 +31,7 @@ def test_evidence_markdown(section: dict[str, Any], *, max_items: int = DEFAULT_
     ]
     if unguarded:
         lines += ["**Changed fields no test asserts**", ""]
-        lines += _capped([_unguarded(c, p) for c, p in unguarded], max_items)
+        lines += _capped(_unguarded_lines(unguarded), max_items)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -128,9 +128,33 @@ def _failing(chart: dict[str, Any], test: dict[str, Any]) -> str:
     return f"- `{_code(chart['chart'])}/{_code(test['suite_file'])}` · {_text(test['test'])}: `{_code(failure)}`{mark}"
 
 
-def _unguarded(chart: dict[str, Any], problem: dict[str, Any]) -> str:
-    field = f" `{_code(problem['field'])}`" if problem["field"] else ""
-    return f"- `{_code(problem['object'] or chart['chart'])}`{field}: {_text(problem['detail'])}"
+MAX_OBJECTS_NAMED = 3
+
+
+def _unguarded_lines(unguarded: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[str]:
+    """One line per field and detail: a field changed alike on many objects is listed once, with the count
+    (a whole object new at head, with no field, is a line of its own)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for chart, problem in unguarded:
+        subject = problem["object"] or chart["chart"]
+        key = (problem["field"] or "", problem["detail"], "" if problem["field"] else subject)
+        groups.setdefault(key, []).append(subject)
+    lines = []
+    for (field, detail, _), objects in groups.items():
+        if len(objects) == 1:
+            shown = f" `{_code(field)}`" if field else ""
+            lines.append(f"- `{_code(objects[0])}`{shown}: {_text(detail)}")
+            continue
+        named = ", ".join(f"`{_code(o)}`" for o in objects[:MAX_OBJECTS_NAMED])
+        more = (
+            f" and {len(objects) - MAX_OBJECTS_NAMED} more"
+            if len(objects) > MAX_OBJECTS_NAMED
+            else ""
+        )
+        lines.append(
+            f"- `{_code(field)}` on {len(objects)} objects: {_text(detail)} ({named}{more})"
+        )
+    return lines
 
 
 def _capped(items: list[str], max_items: int) -> list[str]:

@@ -6,6 +6,8 @@ object when it has a string `apiVersion` and `kind` and a `metadata.name` (a `*L
 other YAML (CI files, values files, tool configuration) is left alone. Kustomize's own configuration
 (`kustomize.config.k8s.io`, `config.kubernetes.io`) is not an object. A file that looks like a
 manifest (top-level `apiVersion:` and `kind:`) but is not valid YAML is unreadable, with the reason.
+A document with `apiVersion`, `kind` and `metadata` (or `spec`/`data`) but no `metadata.name` is an
+object Kubernetes would reject: it is recorded as nameless, for the review to say it is not reviewed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class PlainObjects:
     folders: dict[str, tuple[RenderedObject, ...]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)  # file path -> reason
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)  # folder -> its manifest files
+    # file path -> its documents that look like objects but name none ("document 2 (Deployment)")
+    nameless: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def all_objects(self) -> tuple[RenderedObject, ...]:
         return tuple(o for folder in sorted(self.folders) for o in self.folders[folder])
@@ -73,10 +77,18 @@ def plain_objects(
         if not _LOOKS_KUBERNETES.search(text):
             continue
         try:
-            objects = manifest_objects(path, text, namespace)
+            documents = parse_documents({path: text})
         except AftershockError as error:
             found.unreadable[path] = error.line()
             continue
+        nameless = tuple(
+            f"document {index + 1} ({body['kind']})"
+            for _, index, body in documents
+            if is_nameless_object(body)
+        )
+        if nameless:
+            found.nameless[path] = nameless
+        objects = _objects(path, documents, namespace)
         if objects:
             folder = folder_of(path)
             found.folders[folder] = found.folders.get(folder, ()) + objects
@@ -87,23 +99,42 @@ def plain_objects(
 def manifest_objects(path: str, text: str, namespace: str) -> tuple[RenderedObject, ...]:
     """The Kubernetes objects of one manifest file (`template` is its path); MalformedInputError when
     it is not YAML."""
-    documents = [d for d in parse_documents({path: text}) if is_kubernetes(d[2])]
-    return objects_from_documents(documents, chart=folder_of(path), namespace=namespace)
+    return _objects(path, parse_documents({path: text}), namespace)
 
 
-def is_kubernetes(body: Any) -> bool:
-    """Whether a parsed document is a Kubernetes object (or a list of them), not other YAML."""
+def _objects(
+    path: str, documents: Iterable[tuple[str, int, Any]], namespace: str
+) -> tuple[RenderedObject, ...]:
+    kept = [d for d in documents if is_kubernetes(d[2])]
+    return objects_from_documents(kept, chart=folder_of(path), namespace=namespace)
+
+
+def _typed(body: Any) -> bool:
+    """A mapping with a string `apiVersion` and `kind`, outside kustomize's own configuration."""
     if not isinstance(body, dict):
         return False
     api_version, kind = body.get("apiVersion"), body.get("kind")
     if not (isinstance(api_version, str) and isinstance(kind, str) and api_version and kind):
         return False
-    if api_version.split("/", 1)[0] in _NOT_OBJECTS:
+    return api_version.split("/", 1)[0] not in _NOT_OBJECTS
+
+
+def is_kubernetes(body: Any) -> bool:
+    """Whether a parsed document is a Kubernetes object (or a list of them), not other YAML."""
+    if not _typed(body):
         return False
-    if kind.endswith("List") and isinstance(body.get("items"), list):
+    if body["kind"].endswith("List") and isinstance(body.get("items"), list):
         return True
     metadata = body.get("metadata")
     return isinstance(metadata, dict) and bool(metadata.get("name") or metadata.get("generateName"))
+
+
+def is_nameless_object(body: Any) -> bool:
+    """An object that names none: typed, with `metadata`, `spec` or `data` (tool configuration such as a
+    kubeconfig has none of them), but no `metadata.name` or `generateName`."""
+    if not _typed(body) or is_kubernetes(body) or body["kind"].endswith("List"):
+        return False
+    return any(key in body for key in ("metadata", "spec", "data", "stringData"))
 
 
 def _texts(

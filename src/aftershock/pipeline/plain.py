@@ -70,8 +70,26 @@ def review_plain(
 
 
 def _manifest_files(plain: PlainObjects) -> set[str]:
-    """The files holding objects, and those that could not be read."""
-    return {p for files in plain.files.values() for p in files} | set(plain.unreadable)
+    """The files holding objects, those holding objects without a name, and those that could not be read."""
+    return (
+        {p for files in plain.files.values() for p in files}
+        | set(plain.unreadable)
+        | set(plain.nameless)
+    )
+
+
+def _nameless(changed: list[str], head: PlainObjects) -> list[NotReviewed]:
+    """A changed file's documents that Kubernetes rejects for want of a name: not reviewed, said per file."""
+    return [
+        NotReviewed(
+            f"manifest {path}",
+            f"{', '.join(head.nameless[path])}: no metadata.name, so Kubernetes rejects it and this "
+            "review cannot follow it; give it a name",
+            Side.HEAD,
+        )
+        for path in changed
+        if path in head.nameless
+    ]
 
 
 def _review_folder(
@@ -111,7 +129,7 @@ def _review_folder(
         base_objects=base_objects,
         head_objects=head_objects,
     )
-    return review, []
+    return review, _nameless(changed, head)
 
 
 def _render(side: Side, plain: PlainObjects, folder: str) -> ChartRender:

@@ -319,6 +319,8 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
     own = [r for r in own if r.outcome is not ChartOutcome.SCENARIO_INVALID]
     if failed:
         text = f"not reviewed in scenario(s) {', '.join(failed)}"
+    elif not own:
+        text = "rendered in no scenario"
     elif changed:
         text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
     elif any(r.partial for r in own):  # never "identically" of the templates left out

@@ -238,11 +238,7 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
     """Per chart: how many scenarios ran, changed, failed and were cut, naming the first few of each."""
     out = []
     for s in doc["scenarios"]:
-        parts = [f"{len(s['ran'])} ran"]
-        if s["changed_in"]:
-            parts.append(f"changes in {len(s['changed_in'])}: {_first(s['changed_in'])}")
-        else:
-            parts.append("renders identically in all")
+        parts = [f"{len(s['ran'])} ran", _identity_phrase(s, _rendered_scenarios(doc, s["chart"]))]
         for key, label in (
             ("not_reviewed_in", "not reviewed in"),
             ("invalid", "rejected at both refs"),
@@ -252,6 +248,29 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
                 parts.append(f"{len(s[key])} {label}: {_first(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)
+
+
+def _rendered_scenarios(doc: dict[str, Any], chart: str) -> int:
+    """How many of the chart's own scenarios rendered at base and head (changed or not)."""
+    return sum(
+        1
+        for r in doc["chart_reviews"]
+        if r["chart"] == chart and r["release"] is None and r["outcome"] in _RENDERED
+    )
+
+
+_RENDERED = ("changed", "unchanged")
+
+
+def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
+    """What the scenarios that rendered say; "identical" only of scenarios that rendered at all."""
+    if summary["changed_in"]:
+        return f"changes in {len(summary['changed_in'])}: {_first(summary['changed_in'])}"
+    if rendered == 0:
+        return "rendered in no scenario"
+    if rendered < len(summary["ran"]):
+        return f"renders identically in the {rendered} that rendered"
+    return "renders identically in all"
 
 
 def _first(names: list[str]) -> str:

@@ -17,10 +17,12 @@ from aftershock.findings.model import (
     SubjectKind,
 )
 from aftershock.model.objects import RenderedObject
+from aftershock.rules.api.unknown_kinds import unknown_in_known_group, unknown_kinds
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, IssueFinder, judge_objects
 from aftershock.rules.support.kubeschema import (
     NO_DEFINITIONS,
+    builtin_kinds,
     builtin_schema,
     crd_schemas,
     schema_version,
@@ -67,8 +69,10 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]) -> IssueFinder:
 
 
 def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> Iterator[Concern]:
-    """One info concern per chart and kind with neither a built-in schema nor a CRD: left alone, listed."""
+    """One info concern per chart and kind with neither a built-in schema nor a CRD, in a group neither
+    owns (a CRD installed apart): left alone, listed. Unknown kinds of a known group are `unknown_kinds`'."""
     version = schema_version(ctx.kube_version)
+    known = builtin_kinds(version) | set(crds)
     kinds: dict[tuple[str, str, str], set[str]] = {}
     for pair in ctx.index.pairs:
         for side, obj in (("base", pair.base), ("head", pair.head)):
@@ -83,6 +87,10 @@ def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> I
                 and (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind)
                 not in crds
                 and builtin_schema(version, api_version, kind) is None
+                and unknown_in_known_group(
+                    (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind), known
+                )
+                is None
             ):
                 kinds.setdefault((pair.install, api_version, kind), set()).add(side)
     for (install, api_version, kind), sides in sorted(kinds.items()):
@@ -103,6 +111,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     crds = crd_schemas(_all_objects(ctx))
     yield from judge_objects(ctx, issues_for(crds))
     yield from unvalidated(ctx, crds)
+    yield from unknown_kinds(ctx, crds)
 
 
 RULE = Rule(
@@ -120,8 +129,11 @@ RULE = Rule(
         "older one is used), or against the `openAPIV3Schema` of a CustomResourceDefinition among the reviewed "
         "objects (medium confidence; unknown fields of custom resources are pruned, not rejected, so only "
         "types and constraints count). Wrong types, unknown fields (`replicas` on a DaemonSet) and missing "
-        "required fields are reported, the first five per object. Kinds with neither are left alone and "
-        "listed once per chart and kind, at severity info.",
+        "required fields are reported, the first five per object. A kind in a group Kubernetes or a reviewed "
+        "CRD owns that neither knows (`apps/v11`, `Deploymnet`: a typo) is medium, said once per apiVersion and "
+        "kind with the closest known one: the apply fails. Kinds of other groups (custom resources whose CRD "
+        "is installed apart) are left alone and listed once per chart and kind, at severity info; retired "
+        "APIs are `deprecated-api`'s.",
         why="Helm renders anything; the API server (or Helm's own client-side validation) then refuses the "
         "object and the release fails at install or upgrade, or, with lax validation, the field is silently "
         "dropped and the setting never applies.",

@@ -69,6 +69,18 @@ def _definitions(version: tuple[int, int]) -> Mapping[str, Any]:
     return definitions
 
 
+@lru_cache(maxsize=4)
+def builtin_kinds(version: tuple[int, int]) -> frozenset[tuple[str, str, str]]:
+    """(group, version, kind) of every built-in kind the schemas of `version` know."""
+    return frozenset(
+        (str(gvk.get("group", "")), str(gvk.get("version", "")), str(gvk.get("kind", "")))
+        for definition in _definitions(version).values()
+        if isinstance(definition, dict)
+        for gvk in definition.get("x-kubernetes-group-version-kind") or ()
+        if isinstance(gvk, dict)
+    )
+
+
 @lru_cache(maxsize=512)
 def builtin_schema(
     version: tuple[int, int], api_version: str, kind: str

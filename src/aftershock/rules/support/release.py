@@ -45,6 +45,9 @@ class ReleaseObjects:
 
     objects: tuple[RenderedObject, ...]
     pods: tuple[PodTemplate, ...]
+    # The strings of the values the render was given beyond the chart's defaults (a release's, a
+    # scenario's): a name found there was supplied by the user, for an object made elsewhere.
+    supplied: frozenset[str] = frozenset()
     _by_name: dict[tuple[str, str, str], list[RenderedObject]] = field(
         default_factory=dict, repr=False
     )
@@ -68,6 +71,18 @@ class ReleaseObjects:
             for t in self.pods
             if t.workload.key.namespace == namespace and selector.matches(t.labels)
         ]
+
+
+def string_leaves(value: Any) -> Iterator[str]:
+    """Every string scalar of a values tree."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from string_leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from string_leaves(item)
 
 
 def pod_template(obj: RenderedObject, pod: PodSpec | None) -> PodTemplate | None:
@@ -97,12 +112,16 @@ def judge_in_release(
     built: dict[int, ReleaseObjects] = {}
 
     def release_of(pair: ObjectPair, obj: RenderedObject) -> ReleaseObjects:
-        objects = pair.chart.head_objects if obj is pair.head else pair.chart.base_objects
+        head = obj is pair.head
+        objects = pair.chart.head_objects if head else pair.chart.base_objects
         found = built.get(id(objects))
         if found is None:
             templates = (pod_template(o, ctx.index.pod_spec(o)) for o in objects)
             pods = tuple(t for t in templates if t is not None)
-            found = built[id(objects)] = ReleaseObjects(tuple(objects), pods)
+            inputs = pair.chart.head_inputs if head else pair.chart.base_inputs
+            found = built[id(objects)] = ReleaseObjects(
+                tuple(objects), pods, frozenset(string_leaves(inputs.values))
+            )
         return found
 
     def finder_for(pair: ObjectPair) -> IssueFinder:

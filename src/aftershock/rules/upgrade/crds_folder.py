@@ -1,4 +1,4 @@
-"""Rule crds-not-upgraded: a change to a file under a chart's `crds/`, which `helm upgrade` never applies.
+"""Rule crds-not-upgraded: a change to a file under a chart's root `crds/`, which `helm upgrade` never applies.
 
 Helm installs the files under `crds/` once, on `helm install`, untemplated; it never upgrades nor
 deletes them (https://helm.sh/docs/chart_best_practices/custom_resource_definitions/). So a change
@@ -16,8 +16,22 @@ from aftershock.rules.support.index import ObjectPair
 
 
 def from_crds_folder(obj: RenderedObject | None) -> bool:
-    """Whether Helm read the object from a chart's `crds/` folder (its template is a file under `crds/`)."""
-    return obj is not None and (obj.template.startswith("crds/") or "/crds/" in obj.template)
+    """Whether Helm read the object from a chart's root `crds/` folder (or a subchart's, under `charts/<name>/`).
+
+    A `crds` folder inside `templates/` (`templates/crds/crds.yaml`) is an ordinary template: Helm
+    upgrades and deletes its objects like any other.
+    """
+    if obj is None:
+        return False
+    prefix = f"{obj.chart}/" if obj.chart else ""
+    inside = obj.template.startswith(prefix)
+    parts = (obj.template[len(prefix) :] if inside else obj.template).split("/")[:-1]
+    if inside:
+        while parts[:1] == ["charts"] and len(parts) > 2:
+            parts = parts[2:]  # a vendored subchart's own root
+        return parts[:1] == ["crds"]
+    # a dependency outside the chart's folder (file://../lib): crds/ not under any templates/ folder
+    return "crds" in parts and "templates" not in parts[: parts.index("crds")]
 
 
 _WHAT = {
@@ -75,10 +89,12 @@ RULE = Rule(
     evidence=Evidence.OBSERVED,
     check=check,
     doc=RuleDoc(
-        what="Objects read from files under a chart's `crds/` folder that the change adds, modifies or removes, "
-        "in a chart that exists at base. Helm applies `crds/` only on a first install and never upgrades or "
-        "deletes those files' objects, so the change reaches no existing release. Removals are info (nothing is "
-        "deleted); `resource-deleted` ignores these files for the same reason.",
+        what="Objects read from files under a chart's root `crds/` folder (or a subchart's) that the change adds, "
+        "modifies or removes, in a chart that exists at base. Helm applies `crds/` only on a first install and "
+        "never upgrades or deletes those files' objects, so the change reaches no existing release. Removals are "
+        "info (nothing is deleted); `resource-deleted` ignores these files for the same reason. A CRD rendered "
+        "from a template, even one under `templates/crds/`, is not this rule's: Helm upgrades it, and deletes it "
+        "with every custom resource when it is removed (`resource-deleted`, critical).",
         why="A CRD change under `crds/` looks shipped in the diff, but every existing release keeps the old "
         "schema until someone applies it by hand, and custom resources using the new fields are rejected.",
         example="    # crds/traefik.io_middlewares.yaml: a new property in spec.versions[0].schema",

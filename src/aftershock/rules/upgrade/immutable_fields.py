@@ -9,6 +9,7 @@ from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fac
 from aftershock.model.diff import FieldChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.hooks import recreated_hook
 from aftershock.rules.support.index import ObjectPair
 
 STATEFULSET_MUTABLE = (
@@ -112,6 +113,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
         if pair.change is None or pair.change.kind is not ObjectChangeKind.CHANGED:
             continue
+        if pair.base is not None and pair.head is not None and recreated_hook(pair.base):
+            continue  # Helm deletes the old hook and creates the new one: nothing is updated
         touched: dict[str, list[str]] = {}
         for change in pair.change.fields:
             part = immutable_part(pair.key, _keys(change), change, pair)
@@ -149,7 +152,9 @@ RULE = Rule(
         "persistentVolumeClaimRetentionPolicy and minReadySeconds; Job `spec.template` and `spec.selector`; a "
         "Service's set `spec.clusterIP`/`clusterIPs` and `loadBalancerClass`; PersistentVolumeClaim `spec` "
         "except a storage request that grows (and volumeAttributesClassName); RoleBinding/ClusterRoleBinding "
-        "`roleRef`; and the data of a ConfigMap or Secret marked `immutable: true`.",
+        "`roleRef`; and the data of a ConfigMap or Secret marked `immutable: true`. Helm hooks (`helm.sh/hook`) that "
+        "Helm deletes before creating them again or once they succeed (`helm.sh/hook-delete-policy` "
+        "before-hook-creation, Helm's default, or hook-succeeded) are left out: no old copy is updated.",
         why="The API server rejects the update, so `helm upgrade` fails for every existing release (fresh "
         "installs still work, which is why this passes CI). Selector labels are the usual culprit: a label "
         "added to the common labels also lands in the selector.",

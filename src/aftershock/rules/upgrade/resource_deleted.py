@@ -1,14 +1,18 @@
-"""Rule resource-deleted: the change deletes or renames (deletes and recreates) an object, with data loss graded."""
+"""Rule resource-deleted: the change deletes or renames (deletes and recreates) an object, or drops alerts,
+with the consequence graded: data left behind or deleted, alerts that stop firing, names that collide."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig, text
+from aftershock.rules.support.alerts import alert_names, alerts_of
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.upgrade.crds_folder import from_crds_folder
 
@@ -19,8 +23,19 @@ def kept(obj: RenderedObject) -> bool:
     return text(as_map(dig(obj.body, "metadata", "annotations")).get(KEEP_ANNOTATION)) == "keep"
 
 
-def _grade(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
-    """Severity and consequence of deleting `obj` (renamed: a new object replaces it under another name)."""
+@dataclass(frozen=True)
+class Deletion:
+    """What replaces a deleted object: the renamed object, the alerts the release still declares."""
+
+    renamed: RenderedObject | None = None
+    alerts_left: frozenset[str] = frozenset()
+    # The release name and namespace the object's name was unique by (a Helm render's own).
+    release: tuple[str, str] = ("", "")
+
+
+def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
+    """Severity and consequence of deleting `obj` (deletion.renamed: a new object replaces it)."""
+    renamed = deletion.renamed is not None
     kind = (obj.key.group, obj.key.kind)
     if kept(obj) and not renamed:
         return (
@@ -39,28 +54,85 @@ def _grade(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
             "the claim and, with a Delete reclaim policy, its volume's data are deleted",
         )
     if kind == ("apps", "StatefulSet") and as_map(obj.body.get("spec")).get("volumeClaimTemplates"):
-        if renamed:
-            return (
-                Severity.HIGH,
-                "the new StatefulSet's pods get new, empty claims named after the new name",
-            )
-        policy = dig(obj.body, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-        if policy == "Delete":
-            return (
-                Severity.HIGH,
-                "its claims are deleted with it (persistentVolumeClaimRetentionPolicy.whenDeleted: Delete)",
-            )
-        return Severity.MEDIUM, "its pods stop; the claims stay but nothing uses them"
+        return _statefulset(obj, renamed)
     if kind in (("", "Namespace"), ("apiextensions.k8s.io", "CustomResourceDefinition")):
         return Severity.CRITICAL, "deleting it deletes every object it holds"
     if kind == ("", "PersistentVolume"):
         return Severity.HIGH, "with a Delete reclaim policy the storage is deleted"
+    lost = _lost_alerts(obj, deletion.alerts_left)
+    if lost:
+        return Severity.MEDIUM, f"its alerts stop firing: {_names(lost)}"
+    if deletion.renamed is not None and _loses_uniqueness(obj, deletion.renamed, deletion.release):
+        return (
+            Severity.HIGH,
+            "its new name no longer holds the release name or namespace that kept it unique: two releases "
+            "of the chart now render the same cluster-wide name and collide",
+        )
     if renamed:
         return (
             Severity.LOW,
             "the old object is deleted and a new one created: clients of the old name break and pods restart",
         )
     return Severity.INFO, "it is deleted on upgrade"
+
+
+def _statefulset(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
+    if renamed:
+        return (
+            Severity.CRITICAL,
+            "the new StatefulSet's pods start on new, empty claims named after the new name or namespace; "
+            "the data stays behind in the old claims",
+        )
+    policy = dig(obj.body, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
+    if policy == "Delete":
+        return (
+            Severity.HIGH,
+            "its claims are deleted with it (persistentVolumeClaimRetentionPolicy.whenDeleted: Delete)",
+        )
+    return Severity.MEDIUM, "its pods stop; the claims stay but nothing uses them"
+
+
+def _lost_alerts(obj: RenderedObject, left: frozenset[str]) -> list[str]:
+    """The alerts of `obj` that no object of the release declares any more."""
+    return sorted({a.split("/", 1)[1] for a in alerts_of(obj)} - left)
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _alerts_removed(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
+    """Alerting rules a PrometheusRule that stays loses (and no object of the release declares again)."""
+    if pair.base is None or pair.head is None or pair.change is None:
+        return
+    lost = _lost_alerts(pair.base, alert_names(pair.chart.head_objects))
+    if lost:
+        yield Concern(
+            subject=pair.subject("alerts removed"),
+            delta=Delta.INTRODUCED,
+            severity=Severity.MEDIUM,
+            message=f"{pair.display} loses alerting rules, which stop firing: {_names(lost)}",
+            location=ctx.index.locate_object(pair, ("alert", *lost[:3]), in_change=True),
+            path=pair.impact_path("spec.groups", "removes"),
+            facts=(Fact("object", pair.key.id), Fact("alerts", lost)),
+            scope_paths=pair.scope_paths,
+        )
+
+
+def _loses_uniqueness(old: RenderedObject, new: RenderedObject, release: tuple[str, str]) -> bool:
+    """A cluster-scoped name that held the release name or namespace (as a word) and no longer does."""
+    if old.key.namespace or new.key.namespace:
+        return False
+    words_old, words_new = set(_words(old.key.name)), set(_words(new.key.name))
+    return any(len(w) >= 3 and w in words_old and w not in words_new for w in release)
+
+
+def _words(name: str) -> list[str]:
+    parts = re.split(r"[-.:]", name)
+    # a release name with dashes is a run of words: "my-app" in "my-app-reader"
+    return parts + [
+        "-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)
+    ]
 
 
 def _generated(change: ObjectChange) -> tuple[Severity, str]:
@@ -79,7 +151,15 @@ def _generated(change: ObjectChange) -> tuple[Severity, str]:
 def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: bool) -> Concern:
     change = pair.change
     generated = renamed and change is not None and change.generator is not None
-    severity, consequence = _generated(change) if generated and change else _grade(old, renamed)
+    deletion = Deletion(
+        pair.head if renamed else None,
+        alert_names(pair.chart.head_objects),
+        (
+            pair.chart.base_inputs.release_name or ctx.review.options.release_name,
+            pair.chart.base_inputs.namespace or ctx.review.options.namespace,
+        ),
+    )
+    severity, consequence = _generated(change) if generated and change else _grade(old, deletion)
     what = f"is renamed to {pair.head.key.name}" if renamed and pair.head else "is deleted"
     return Concern(
         subject=pair.subject("deleted" if not renamed else "renamed"),
@@ -96,15 +176,18 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for pair in ctx.index.pairs:
         if pair.base is None or from_crds_folder(pair.base):
-            continue  # Helm never deletes what it installed from crds/ (see crds-not-upgraded)
+            continue  # Helm never deletes what it installed from a chart's crds/ (see crds-not-upgraded)
         if pair.head is None:
             yield _concern(ctx, pair, pair.base, renamed=False)
         elif (
             pair.change is not None
             and pair.change.kind is ObjectChangeKind.RENAMED
-            and pair.base.key.name != pair.head.key.name
+            and (pair.base.key.name, pair.base.key.namespace)
+            != (pair.head.key.name, pair.head.key.namespace)
         ):
             yield _concern(ctx, pair, pair.base, renamed=True)
+        else:
+            yield from _alerts_removed(ctx, pair)
 
 
 RULE = Rule(
@@ -116,15 +199,20 @@ RULE = Rule(
     evidence=Evidence.OBSERVED,
     check=check,
     doc=RuleDoc(
-        what="Objects rendered at base that are absent at head, or renamed (Helm deletes the old name and "
-        "creates the new one). Graded by what the deletion destroys: PersistentVolumeClaims, StatefulSets "
-        "with volumeClaimTemplates (renamed, or deleted with whenDeleted: Delete) and PersistentVolumes are "
-        "high; Namespaces and CustomResourceDefinitions critical; other renames low; other deletions info. A "
-        "ConfigMap or Secret a kustomize generator renamed (a new content hash) is info when workloads roll "
-        "with it (kustomize rewrote their references), low when no workload names it. "
+        what="Objects rendered at base that are absent at head, or renamed or moved to another namespace (Helm "
+        "deletes the old object and creates the new one). Graded by what the deletion destroys: a StatefulSet "
+        "with volumeClaimTemplates renamed or moved is critical (its pods start on new, empty claims; the data "
+        "stays behind), deleted with whenDeleted: Delete high; PersistentVolumeClaims and PersistentVolumes "
+        "high; Namespaces and CustomResourceDefinitions critical; a PrometheusRule deleted, or one losing "
+        "alerting rules, medium when an alert no object of the release declares any more stops firing (an "
+        "alert moved to another group or object is not lost); a cluster-scoped object whose new name lost the "
+        "release name or namespace it was unique by high (two releases now collide); other renames low; other "
+        "deletions info. A ConfigMap or Secret a kustomize generator renamed (a new content hash) is info when "
+        "workloads roll with it (kustomize rewrote their references), low when no workload names it. "
         "`helm.sh/resource-policy: keep` makes a deletion info (Helm leaves the object in place), but not a "
-        "rename of a claim: the workload still starts on an empty one. Objects from files under `crds/` are left "
-        "out: Helm never deletes them (`crds-not-upgraded` reports their changes).",
+        "rename of a claim: the workload still starts on an empty one. Objects from files under a chart's root "
+        "`crds/` folder are left out: Helm never deletes them (`crds-not-upgraded` reports their changes); a "
+        "CRD from a template (`templates/crds/`) is deleted with its custom resources, so critical.",
         why="Helm deletes what a chart stops rendering. A renamed claim or StatefulSet looks like a refactor in "
         "the diff but starts the workload on empty storage; deleting a CRD deletes every custom resource of "
         "its kind.",

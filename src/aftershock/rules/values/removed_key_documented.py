@@ -1,4 +1,4 @@
-"""Rule values-removed-key-documented: a removed values key is still documented in the schema, README or docs."""
+"""Rule values-removed-key-documented: a removed values key is still named by the schema, README, docs or comments."""
 
 from __future__ import annotations
 
@@ -65,27 +65,58 @@ def _documents(ctx: RuleContext, chart: str, key: str) -> Iterator[tuple[str, in
                 yield path, lines[0]
 
 
+def _comments(ctx: RuleContext, chart: str, key: str) -> Iterator[tuple[str, int]]:
+    """Comment lines of the chart's values files that still name the key (`# image.digest pins …`)."""
+    pattern = doc_pattern(key)
+    for path, text in files_under(ctx.sources.head, chart, (".yaml", ".yml")):
+        if "/templates/" in path or not path.rsplit("/", 1)[-1].startswith("values"):
+            continue
+        for number, line in enumerate(text.split("\n"), 1):
+            if line.lstrip().startswith("#") and pattern.search(line):
+                yield path, number
+                break
+
+
+def _places(ctx: RuleContext, chart: str, key: str) -> list[tuple[str, int | None, str]]:
+    return [(path, line, "") for path, line in _documents(ctx, chart, key)] + [
+        (path, line, " (comment)") for path, line in _comments(ctx, chart, key)
+    ]
+
+
+def _place_text(place: tuple[str, int | None, str]) -> str:
+    path, line, what = place
+    return f"{path}{':' + str(line) if line else ''}{what}"
+
+
+MAX_PLACES_SHOWN = 10
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for change in removed_default_keys(ctx):
-        for path, line in _documents(ctx, change.chart or "", change.path):
-            yield Concern(
-                subject=Subject(
-                    SubjectKind.VALUES_KEY,
-                    f"{change.file}#{change.path}",
-                    f"{change.path} in {change.file}",
-                    path,
-                ),
-                message=f"{change.path} is removed from {change.file}, but {path}{':' + str(line) if line else ''} still documents it",
-                delta=Delta.INTRODUCED,
-                location=Location(path, line),
-                path=(
-                    PathStep("file", change.file, "changed"),
-                    PathStep("values_key", change.path, "removed"),
-                    PathStep("file", path, "documents it"),
-                ),
-                facts=(Fact("key", change.path), Fact("document", path)),
-                scope_paths=(change.file, path),
-            )
+        places = _places(ctx, change.chart or "", change.path)
+        if not places:
+            continue
+        shown = ", ".join(_place_text(p) for p in places[:MAX_PLACES_SHOWN]) + (
+            f" and {len(places) - MAX_PLACES_SHOWN} more" if len(places) > MAX_PLACES_SHOWN else ""
+        )
+        yield Concern(
+            subject=Subject(
+                SubjectKind.VALUES_KEY,
+                f"{change.file}#{change.path}",
+                f"{change.path} in {change.file}",
+            ),
+            message=f"{change.path} is removed from {change.file}, but {len(places)} place(s) still name it: "
+            f"{shown}",
+            delta=Delta.INTRODUCED,
+            location=Location(places[0][0], places[0][1]),
+            path=(
+                PathStep("file", change.file, "changed"),
+                PathStep("values_key", change.path, "removed"),
+                *(PathStep("file", p[0], "names it") for p in places),
+            ),
+            facts=(Fact("key", change.path), Fact("places", [_place_text(p) for p in places])),
+            scope_paths=(change.file, *dict.fromkeys(p[0] for p in places)),
+        )
 
 
 RULE = Rule(
@@ -98,10 +129,11 @@ RULE = Rule(
     needs_sources=True,
     check=check,
     doc=RuleDoc(
-        what="Keys the change removes from a chart's own `values.yaml` that head sources still document: a "
-        "`properties` path in the chart's values.schema.json, or a mention in the chart's Markdown/text files "
-        "or under the repository's docs/ (a dotted path anywhere; a single-segment key only in `backticks` or "
-        "a table cell).",
+        what="Keys the change removes from a chart's own `values.yaml` that head sources still name: a "
+        "`properties` path in the chart's values.schema.json, a mention in the chart's Markdown/text files "
+        "or under the repository's docs/, or a comment in the chart's values files (a dotted path anywhere; a "
+        "single-segment key only in `backticks` or a table cell). Low: nothing breaks, users are misled. "
+        "One finding per key, listing every place that still names it.",
         why="Users configure charts from the README and the schema; documenting a key that does nothing makes "
         "them set it and believe it works, and a schema that still accepts it hides the mistake.",
         example="    README.md: | `podAnnotations` | Annotations for the pods | `{}` |",

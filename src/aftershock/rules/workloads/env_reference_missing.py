@@ -49,6 +49,8 @@ def issues(obj: RenderedObject, pod: PodSpec, release: ReleaseObjects) -> Iterat
             if not name:
                 continue
             found = release.named(kind, obj.key.namespace, name)
+            if not found and name in release.supplied:
+                continue  # the user's values name it: an object made outside the chart, by design
             if not found:
                 yield Issue(
                     facet=f"{container.label} {kind} {name}",
@@ -90,7 +92,9 @@ RULE = Rule(
         what="`env[].valueFrom.configMapKeyRef`/`secretKeyRef` and `envFrom[].configMapRef`/`secretRef` that are not "
         "`optional: true` and name a ConfigMap or Secret that no object rendered with the workload is (low "
         "confidence: it may be created by hand, by another release or by an operator), or a key that the "
-        "rendered ConfigMap or Secret does not hold (high confidence).",
+        "rendered ConfigMap or Secret does not hold (high confidence). A name the render's own values supply "
+        "(a release's or a scenario's, e.g. `existingSecret: db-credentials`) is left out: the user names an "
+        "object made elsewhere, by design.",
         why="The kubelet refuses to start the container (CreateContainerConfigError) until the object and key "
         "exist: the rollout stalls with no error at install time.",
         example="    env:\n      - name: DB_URL\n        valueFrom:\n          configMapKeyRef: {name: app-config, key: "
