@@ -74,6 +74,7 @@ from aftershock.rules.workloads import (
     deployment_strategy,
     env_duplicate,
     env_reference_missing,
+    host_path_node_binaries,
     hpa_target_missing,
     pdb_above_hpa,
     pdb_blocks_eviction,
@@ -112,6 +113,7 @@ RULES: tuple[Rule, ...] = (
     seccomp_restricted.RULE,
     capabilities_restricted.RULE,
     # Hardening beyond the Pod Security Standards
+    host_path_node_binaries.RULE,
     read_only_root_fs.RULE,
     run_as_group.RULE,
     privileged_port.RULE,
