@@ -9,7 +9,7 @@ from aftershock.rules.api import object_schema
 from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.gitops import object_conflict
-from aftershock.rules.helm import hook_deadlock
+from aftershock.rules.helm import hook_deadlock, shell_injection
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
@@ -114,6 +114,7 @@ RULES: tuple[Rule, ...] = (
     capabilities_restricted.RULE,
     # Hardening beyond the Pod Security Standards
     host_path_node_binaries.RULE,
+    shell_injection.RULE,
     read_only_root_fs.RULE,
     run_as_group.RULE,
     privileged_port.RULE,
