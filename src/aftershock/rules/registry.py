@@ -14,6 +14,7 @@ from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commit
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
 from aftershock.rules.network import (
+    created_without_policy,
     policy_removed,
     policy_selects_nothing,
     policy_widened,
@@ -71,6 +72,8 @@ from aftershock.rules.values import (
     undefined_reference,
 )
 from aftershock.rules.workloads import (
+    created_without_probes,
+    created_without_resources,
     deployment_strategy,
     env_duplicate,
     env_reference_missing,
@@ -140,6 +143,7 @@ RULES: tuple[Rule, ...] = (
     token_automount.RULE,
     policy_removed.RULE,
     policy_widened.RULE,
+    created_without_policy.RULE,
     # Reliability and upgrade safety
     immutable_fields.RULE,
     resource_deleted.RULE,
@@ -148,6 +152,8 @@ RULES: tuple[Rule, ...] = (
     crds_folder.RULE,
     probes_removed.RULE,
     resources_removed.RULE,
+    created_without_probes.RULE,
+    created_without_resources.RULE,
     deployment_strategy.RULE,
     depends_on_removed.RULE,
     remediation_weakened.RULE,
