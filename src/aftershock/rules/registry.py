@@ -87,6 +87,7 @@ from aftershock.rules.workloads import (
     probes_removed,
     resources_removed,
     restart_policy,
+    rollout_everywhere,
     selector_mismatch,
     service_account_field,
     service_account_missing,
@@ -177,6 +178,7 @@ RULES: tuple[Rule, ...] = (
     pdb_blocks_eviction.RULE,
     pdb_above_hpa.RULE,
     restart_policy.RULE,
+    rollout_everywhere.RULE,
     # Sources of objects
     object_conflict.CONFLICT,
     object_conflict.DUPLICATE,
