@@ -68,6 +68,7 @@ from aftershock.rules.values import (
     removed_key_documented,
     removed_key_used,
     schema_violation,
+    stale_key_reference,
     stale_test_assertion,
     undefined_reference,
 )
@@ -185,6 +186,7 @@ RULES: tuple[Rule, ...] = (
     # Values contract
     removed_key_used.RULE,
     removed_key_documented.RULE,
+    stale_key_reference.RULE,
     schema_violation.RULE,
     stale_test_assertion.RULE,
     newly_failing.RULE,
