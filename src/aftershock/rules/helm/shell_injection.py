@@ -46,9 +46,12 @@ def _concern(
 ) -> Concern:
     template, values_path = key
     released = _released(ctx, chart)
-    how = {"tpl": "evaluates with tpl", "toYaml": "writes as YAML/JSON", "value": "writes"}[
-        splice.function
-    ]
+    how = {
+        "tpl": "evaluates with tpl",
+        "toYaml": "writes as YAML/JSON",
+        "include": "renders through a named template",
+        "value": "writes",
+    }[splice.function]
     who = "values a release sets" if released else "values"
     verb = "no longer splices" if delta is Delta.RESOLVED else "splices"
     return Concern(
@@ -58,7 +61,11 @@ def _concern(
         message=f"{template}:{splice.line} {verb} .Values.{values_path} into a shell script ({splice.context}): "
         f"it {how} {who} unquoted, so `$(...)`, backticks or `;` in them run as commands",
         delta=delta,
-        severity=Severity.HIGH if released else None,
+        severity=Severity.HIGH
+        if released
+        else Severity.MEDIUM
+        if splice.function != "value"
+        else None,
         location=Location(template, splice.line),
         path=(
             PathStep("values_key", values_path, "user values"),
@@ -91,7 +98,7 @@ RULE = Rule(
     id="shell-values-injection",
     title="Values spliced into a shell script",
     category=Category.SECURITY,
-    severity=Severity.MEDIUM,
+    severity=Severity.LOW,
     confidence=Confidence.MEDIUM,
     evidence=Evidence.INFERRED,
     needs_sources=True,
@@ -99,11 +106,12 @@ RULE = Rule(
     doc=RuleDoc(
         what="Template actions that write `.Values` into a shell script: the argument after `-c` of "
         "`sh`/`bash`/`ash`/`dash`/`zsh` in a command or args list (block or flow style), or the body of an "
-        "unquoted heredoc (`<<EOF`). `tpl`, `toYaml`, `toJson` and plain values count; an action whose "
-        "pipeline ends in `int`, `float64`, `len`, `b64enc`, a hash or `squote` does not, nor do `if`, "
-        "`range`, `with` and assignments. Medium; high when a release of the review installs the chart, "
-        "since whoever writes that release's values (a tenant) then controls the script. Read from the "
-        "template text, so inferred.",
+        "unquoted heredoc (`<<EOF`). Plain values are low; `tpl`, `toYaml`, `toJson` and a named template "
+        'given values (`include "x" .Values.y`) medium, since their text is structured and arbitrary; '
+        "high when a release of the review installs the chart, since whoever writes that release's values "
+        "(a tenant) then controls the script. An action whose pipeline ends in `int`, `float64`, `len`, "
+        "`b64enc`, a hash or `squote` is not a splice, nor are `if`, `range`, `with` and assignments. Read "
+        "from the template text, so inferred.",
         why="The shell parses the rendered text: a value holding `$(curl ...)`, backticks, `;` or a newline "
         "runs as a command inside the container, with its service account and mounts. Double quotes "
         "(`quote`) do not help, `$(...)` still expands; `tpl` even evaluates the value as a template first.",

@@ -17,14 +17,14 @@ _SHELL_ITEM = re.compile(r"^\s*-\s*[\"']?" + _SHELL + r"[\"']?\s*$")
 _C_ITEM = re.compile(r"^(\s*)-\s*[\"']?-c[\"']?\s*$")
 _FLOW_SHELL_C = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*,\s*[\"']?-c[\"']?\s*,(.*)")
 _FLOW_C = re.compile(r"\[\s*[\"']?-c[\"']?\s*,(.*)")
+_FLOW_SHELL_C_ONLY = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*,\s*[\"']?-c[\"']?\s*\]")
+_ARGS_KEY = re.compile(r"^(\s*)args:\s*$")
 _BLOCK_ITEM = re.compile(r"^(\s*)-\s*[|>][-+0-9]*\s*$")
 _HEREDOC = re.compile(r"<<-?[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
 _QUOTED_HEREDOC = re.compile(r"<<-?[ \t]*(?:'(\w+)'|\"(\w+)\"|\\(\w+))")
 ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
 _VALUES = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)*)")
-_CONTROL = re.compile(
-    r"^\s*(?:if|else|end|range|with|define|block|template|include|/\*)\b|:=|^\s*/\*"
-)
+_CONTROL = re.compile(r"^\s*(?:if|else|end|range|with|define|block|/\*)\b|:=|^\s*/\*")
 # The last function of a pipeline that makes a value harmless in a shell: numbers, hashes, base64,
 # single quotes (a value holding a quote still breaks out; the common idiom is accepted).
 SAFE_ENDINGS = frozenset(
@@ -39,7 +39,7 @@ class Splice:
 
     line: int
     values_path: str  # dotted path below .Values ("" for .Values itself)
-    function: str  # "tpl", "toYaml" or "value"
+    function: str  # "tpl", "toYaml", "include" (a named template given values) or "value"
     context: str  # "sh -c" or "heredoc"
     action: str  # the action's text, trimmed
 
@@ -68,6 +68,9 @@ def script_lines(lines: list[str]) -> dict[int, str]:
         elif _C_ITEM.match(line) and _shell_before(lines, index):
             for number in _next_item(lines, index):
                 found.setdefault(number, "sh -c")
+        elif _FLOW_SHELL_C_ONLY.search(line):  # command: [sh, -c], the script in args
+            for number in _args_script(lines, index):
+                found.setdefault(number, "sh -c")
         heredoc = _HEREDOC.search(line)
         if heredoc:
             for number in _heredoc_body(lines, index, heredoc.group(1)):
@@ -88,15 +91,26 @@ def _shell_before(lines: list[str], index: int) -> bool:
 
 
 def _next_item(lines: list[str], index: int) -> list[int]:
-    """Line numbers of the list item after `- -c`: a block scalar's lines, or the item's one line."""
-    indent = len(_C_ITEM.match(lines[index]).group(1))  # type: ignore[union-attr]
-    for start in range(index + 1, len(lines)):
-        if lines[start].strip():
-            break
-    else:
+    """Line numbers of the list item after the one at `index` (`- -c`)."""
+    following = next((n for n in range(index + 1, len(lines)) if lines[n].strip()), None)
+    return [] if following is None else _item(lines, following)
+
+
+def _args_script(lines: list[str], index: int) -> list[int]:
+    """Line numbers of the first item of the `args:` list next to a `command: [sh, -c]` line."""
+    for number in range(index + 1, min(len(lines), index + 1 + LOOK_BACK)):
+        if _ARGS_KEY.match(lines[number]):
+            return _next_item(lines, number)
+    return []
+
+
+def _item(lines: list[str], start: int) -> list[int]:
+    """Line numbers of the list item at `start`: a block scalar's lines, or the item's one line."""
+    if not lines[start].strip().startswith("-"):
         return []
     if not _BLOCK_ITEM.match(lines[start]):
-        return [start + 1] if lines[start].strip().startswith("-") else []
+        return [start + 1]
+    indent = len(lines[start]) - len(lines[start].lstrip())
     body = []
     for number in range(start + 1, len(lines)):
         line = lines[number]
@@ -127,5 +141,13 @@ def _splice(action: str, line: int, context: str) -> Splice | None:
     if last in SAFE_ENDINGS:
         return None
     words = set(re.findall(r"\b\w+\b", body))
-    function = "tpl" if "tpl" in words else "toYaml" if words & {"toYaml", "toJson"} else "value"
+    function = (
+        "tpl"
+        if "tpl" in words
+        else "toYaml"
+        if words & {"toYaml", "toJson"}
+        else "include"
+        if words & {"include", "template"}
+        else "value"
+    )
     return Splice(line, values.group(1).lstrip("."), function, context, body)
