@@ -38,9 +38,18 @@ def _privilege(pod: PodSpec) -> dict[str, Any]:
 
 
 def risky_changes(base: PodSpec, head: PodSpec) -> list[str]:
-    """What of the image, hostPath volumes and privilege the template change touches."""
-    checks = (("image", _images), ("hostPath", _host_paths), ("privilege", _privilege))
-    return [name for name, read in checks if read(base) != read(head)]
+    """What of the images, hostPath volumes and privilege the template change touches, named."""
+    found = []
+    for name, read in (("the image", _images), ("hostPath volumes", _host_paths)):
+        if read(base) != read(head):
+            found.append(name)
+    before, after = _privilege(base), _privilege(head)
+    changed = sorted(
+        key for key in before.keys() | after.keys() if before.get(key) != after.get(key)
+    )
+    if changed:
+        found.append(f"privilege ({', '.join(changed)})")
+    return found
 
 
 def rolled(ctx: RuleContext) -> Iterator[tuple[ObjectPair, PodSpec, PodSpec]]:
@@ -63,9 +72,11 @@ def rolled(ctx: RuleContext) -> Iterator[tuple[ObjectPair, PodSpec, PodSpec]]:
 
 def _concern(ctx: RuleContext, pairs: list[ObjectPair], risky: list[str], reach: str) -> Concern:
     pair = pairs[0]
-    tokens = ("image",) if "image" in risky else ("template",)
+    tokens = (
+        ("image",) if "the image" in risky else ("template",)
+    )  # where the line in the change is
     installs = sorted({p.install for p in pairs})
-    also = f"; it also changes the {', '.join(risky)}" if risky else ""
+    also = f"; it also changes {', '.join(risky)}" if risky else ""
     return Concern(
         subject=pair.subject("rollout"),
         message=f"{pair.display}: the change to its pod template {reach}{also}",
