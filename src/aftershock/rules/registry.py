@@ -62,6 +62,7 @@ from aftershock.rules.upgrade import (
     deprecated_api,
     immutable_fields,
     resource_deleted,
+    values_rejected,
 )
 from aftershock.rules.values import (
     override_trap,
@@ -191,6 +192,7 @@ RULES: tuple[Rule, ...] = (
     stale_test_assertion.RULE,
     newly_failing.RULE,
     render_broken.RULE,
+    values_rejected.RULE,
     override_trap.RULE,
     undefined_reference.RULE,
     # Hygiene
