@@ -207,3 +207,30 @@ def test_scenarios_declared_in_the_configuration_come_first(tmp_path, renderer):
     (summary,) = scenario_doc(repo, base, renderer)["scenarios"]
     assert summary["ran"][:2] == ["default", "config:prod"]
     assert "config:prod" in summary["changed_in"]
+
+
+def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_path, renderer):
+    """Issue 23: a new guard the change satisfies in its own values file still rejects the values
+    existing installs pass; only base's version of the file, rendered against head, shows it."""
+    from aftershock.config import AftershockConfig
+    from aftershock.rules.engine import evaluate
+
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart(extra={"c/values-prod.yaml": "mode: turbo\n"}), "feat")
+    guard = '{{ if not (regexMatch "^(fast|slow)$" .Values.mode) }}{{ fail "mode must be fast or slow" }}{{ end }}\n'
+    deployment = guard + chart()["c/templates/deployment.yaml"]
+    commit(
+        repo,
+        {"c/templates/deployment.yaml": deployment, "c/values-prod.yaml": "mode: fast\n"},
+        "feat: check the mode",
+    )
+    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (summary,) = review.scenarios
+    assert summary.ran[:3] == ("default", "upgrade:values-prod.yaml", "file:values-prod.yaml")
+    findings = evaluate(review, AftershockConfig())
+    (finding,) = [f for f in findings if f.rule_id == "upgrade-values-rejected"]
+    assert finding.message.startswith(
+        "chart c: c/values-prod.yaml as it is at base renders at base but a guard in "
+        "c/templates/deployment.yaml:1 rejects it at head (mode must be fast or slow)"
+    )
+    assert [f for f in findings if f.rule_id == "chart-render-broken"] == []

@@ -22,6 +22,7 @@ from aftershock.render.scenarios import (
     test_scenarios,
     toggle_paths,
     toggle_scenarios,
+    upgrade_scenarios,
     values_file_scenarios,
 )
 
@@ -98,8 +99,13 @@ def _candidates(
         tree.text_or_none,
         [p[len(prefix) :] for p in near],
     )
+    edited = [p[len(prefix) :] for p in changed if p.startswith(prefix)]
+    at_base = (
+        {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
+    )
     return (
-        values_file_scenarios(files)
+        upgrade_scenarios(p for p in edited if p in at_base)
+        + values_file_scenarios(files)
         + toggle_scenarios(toggle_paths(texts), defaults)
         + test_scenarios(tests)
     )
@@ -112,7 +118,9 @@ def _scenario_plan(
         plan,
         scenario=scenario.name,
         base_inputs=_inputs(plan.base_inputs, plan.base, scenario, base),
-        head_inputs=_inputs(plan.head_inputs, plan.head, scenario, head),
+        head_inputs=_inputs(
+            plan.head_inputs, plan.head, scenario, base if scenario.values_from_base else head
+        ),
     )
 
 

@@ -32,6 +32,9 @@ class Scenario:
     values_files: tuple[str, ...] = ()
     overrides: Mapping[str, Any] = field(default_factory=dict, hash=False)
     templates: TemplateSelection = WHOLE_CHART  # a test's: its suite's templates only
+    # Read the values files from the base ref on both sides: the values an existing install passes,
+    # rendered against head (an upgrade), even where the change edited the file.
+    values_from_base: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,26 @@ def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
 
 def _inputs_key(scenario: Scenario) -> str:
     return json.dumps(
-        [list(scenario.values_files), scenario.overrides], sort_keys=True, default=str
+        [list(scenario.values_files), scenario.overrides, scenario.values_from_base],
+        sort_keys=True,
+        default=str,
     )
+
+
+UPGRADE_PREFIX = "upgrade:"
+
+
+def upgrade_scenarios(changed_files: Iterable[str]) -> list[Scenario]:
+    """For each values-file scenario whose file the change edits, the same file as it was at base: an
+    install upgraded with the values it already passes (`upgrade:ci/prod.yaml`)."""
+    return [
+        Scenario(
+            name=UPGRADE_PREFIX + s.values_files[0],
+            values_files=s.values_files,
+            values_from_base=True,
+        )
+        for s in values_file_scenarios(changed_files)
+    ]
 
 
 def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:

@@ -9,11 +9,12 @@ from aftershock.rules.api import object_schema
 from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.gitops import object_conflict
-from aftershock.rules.helm import hook_deadlock
+from aftershock.rules.helm import hook_deadlock, shell_injection
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
 from aftershock.rules.network import (
+    created_without_policy,
     policy_removed,
     policy_selects_nothing,
     policy_widened,
@@ -61,19 +62,24 @@ from aftershock.rules.upgrade import (
     deprecated_api,
     immutable_fields,
     resource_deleted,
+    values_rejected,
 )
 from aftershock.rules.values import (
     override_trap,
     removed_key_documented,
     removed_key_used,
     schema_violation,
+    stale_key_reference,
     stale_test_assertion,
     undefined_reference,
 )
 from aftershock.rules.workloads import (
+    created_without_probes,
+    created_without_resources,
     deployment_strategy,
     env_duplicate,
     env_reference_missing,
+    host_path_node_binaries,
     hpa_target_missing,
     pdb_above_hpa,
     pdb_blocks_eviction,
@@ -83,6 +89,7 @@ from aftershock.rules.workloads import (
     probes_removed,
     resources_removed,
     restart_policy,
+    rollout_everywhere,
     selector_mismatch,
     service_account_field,
     service_account_missing,
@@ -112,6 +119,8 @@ RULES: tuple[Rule, ...] = (
     seccomp_restricted.RULE,
     capabilities_restricted.RULE,
     # Hardening beyond the Pod Security Standards
+    host_path_node_binaries.RULE,
+    shell_injection.RULE,
     read_only_root_fs.RULE,
     run_as_group.RULE,
     privileged_port.RULE,
@@ -137,6 +146,7 @@ RULES: tuple[Rule, ...] = (
     token_automount.RULE,
     policy_removed.RULE,
     policy_widened.RULE,
+    created_without_policy.RULE,
     # Reliability and upgrade safety
     immutable_fields.RULE,
     resource_deleted.RULE,
@@ -145,6 +155,8 @@ RULES: tuple[Rule, ...] = (
     crds_folder.RULE,
     probes_removed.RULE,
     resources_removed.RULE,
+    created_without_probes.RULE,
+    created_without_resources.RULE,
     deployment_strategy.RULE,
     depends_on_removed.RULE,
     remediation_weakened.RULE,
@@ -168,16 +180,19 @@ RULES: tuple[Rule, ...] = (
     pdb_blocks_eviction.RULE,
     pdb_above_hpa.RULE,
     restart_policy.RULE,
+    rollout_everywhere.RULE,
     # Sources of objects
     object_conflict.CONFLICT,
     object_conflict.DUPLICATE,
     # Values contract
     removed_key_used.RULE,
     removed_key_documented.RULE,
+    stale_key_reference.RULE,
     schema_violation.RULE,
     stale_test_assertion.RULE,
     newly_failing.RULE,
     render_broken.RULE,
+    values_rejected.RULE,
     override_trap.RULE,
     undefined_reference.RULE,
     # Hygiene

@@ -10,7 +10,12 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
-from aftershock.rules.support.credentials import assigned_secrets, looks_like_secret
+from aftershock.rules.support.credentials import (
+    assigned_secrets,
+    assigned_weak_secrets,
+    looks_like_secret,
+    looks_like_weak_secret,
+)
 from aftershock.rules.support.judge import Issue, judge_objects
 
 
@@ -25,6 +30,13 @@ def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | No
     if names:
         return (
             f"assigns {', '.join(names[:3])} to literal values",
+            Confidence.LOW,
+            Evidence.INFERRED,
+        )
+    weak = [key] if looks_like_weak_secret(key, value) else assigned_weak_secrets(value)
+    if weak:
+        return (
+            f"sets {', '.join(weak[:3])} to a short or simple literal, perhaps a default",
             Confidence.LOW,
             Evidence.INFERRED,
         )
@@ -69,7 +81,9 @@ RULE = Rule(
     doc=RuleDoc(
         what="ConfigMap `data` entries that contain a well-known credential format (high confidence), whose key "
         "is named like a credential with a real-looking value (medium), or whose text assigns literals to "
-        "password/secret/token/api_key settings (low). Values are never shown, only their size.",
+        "password/secret/token/api_key settings (low). Short or simple values (`password: abc123`) under a "
+        "key ending in a credential word are reported at low confidence, not dropped. Values are never "
+        "shown, only their size.",
         why="ConfigMaps are not meant for secrets: they are readable by anyone with `get configmaps`, shown "
         "in plain text by tools, never encrypted at rest, and end up in Git through the chart's values.",
         example="    kind: ConfigMap\n    data:\n      application.yaml: |\n        datasource:\n          password: hunter2-prod",

@@ -10,7 +10,10 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_list, as_map, text
-from aftershock.rules.support.credentials import looks_like_secret
+from aftershock.rules.support.credentials import (
+    looks_like_secret,
+    looks_like_weak_secret,
+)
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
 
@@ -26,9 +29,16 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             if not name or not isinstance(value, str):
                 continue
             found = known_format(value)
-            if found is None and not (is_sensitive_name(name) and looks_like_secret(value)):
+            strong = found is not None or (is_sensitive_name(name) and looks_like_secret(value))
+            if not strong and not looks_like_weak_secret(name, value):
                 continue
-            why = f"holds a {found}" if found else "is named like a credential and looks like one"
+            why = (
+                f"holds a {found}"
+                if found
+                else "is named like a credential and looks like one"
+                if strong
+                else "is named like a credential (a short or simple value, perhaps a default)"
+            )
             path = format_path(
                 (
                     *container.prefix,
@@ -42,7 +52,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
                 message=f"sets {name} in {container.label} to a literal {len(value.encode())}-byte value that {why}",
                 field=path,
                 tokens=(name,),
-                confidence=Confidence.HIGH if found else None,
+                confidence=Confidence.HIGH if found else None if strong else Confidence.LOW,
                 evidence=None if found else Evidence.INFERRED,
                 facts=(
                     Fact("env", name),
@@ -72,7 +82,9 @@ RULE = Rule(
         "API_KEY, the *_KEY families such as AZURE_STORAGE_KEY and *_KEY_CONTENT, BEARER, ...; medium "
         "confidence, inferred) with a value that looks like a secret: at least 8 characters with 2.5 bits of "
         "entropy each, and not a placeholder, path, reference, boolean, number, Kubernetes name "
-        "(`postgres-credentials`) or URL without user info. The value itself is never shown, only its size.",
+        "(`postgres-credentials`) or URL without user info. A shorter or simpler value (`abc123`, `postgres`) "
+        "under a name ending in a credential word (DB_PASSWORD, ADMIN_TOKEN, API_KEY) is reported at low "
+        "confidence rather than dropped. The value itself is never shown, only its size.",
         why="A literal env value lives in the chart's values, in Git history, in the rendered manifest Helm "
         "stores in the release Secret, and in the Deployment that anyone with `get deployments` can read.",
         example="    env:\n      - name: DB_PASSWORD\n        value: s3cr3t-passw0rd",

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-from aftershock.credential_text import known_format
+from aftershock.credential_text import REFERENCE_NAME, known_format
 
 # `password = value` or `token: value` inside a configuration file held in a ConfigMap.
 ASSIGNMENT = re.compile(
@@ -93,7 +93,7 @@ def looks_like_secret(value: str) -> bool:
     stripped = value.strip()
     if not looks_like_value(stripped) or stripped.lower() in BOOLEAN_WORDS:
         return False
-    if _URL.fullmatch(stripped):
+    if stripped.startswith("$") or _URL.fullmatch(stripped):
         return known_format(stripped) == "URL with a password"
     if is_kubernetes_name(stripped) or len(stripped) < MIN_SECRET_LENGTH:
         return False
@@ -102,6 +102,41 @@ def looks_like_secret(value: str) -> bool:
     return entropy(stripped) >= MIN_SECRET_ENTROPY
 
 
+# Names that end in a credential word (DB_PASSWORD, adminToken, api-key), stricter than SENSITIVE_NAME:
+# a weak value is only reported under these, not under TOKEN_TYPE or PASSWORD_POLICY.
+CREDENTIAL_ENDING = re.compile(
+    r"(pass(word|wd|phrase)?|pwd|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
+    r"credentials?)$",
+    re.IGNORECASE,
+)
+
+
+def looks_like_weak_secret(name: str, value: str) -> bool:
+    """A short or simple literal (`abc123`, `postgres`, `admin`) under a name that ends in a credential
+    word: too weak for `looks_like_secret`, but a credential all the same (linters flag
+    `password: abc123`), so reported at low confidence. Not a placeholder, reference, boolean, number,
+    URL or multi-part Kubernetes name (`postgres-credentials`)."""
+    stripped = value.strip()
+    if not CREDENTIAL_ENDING.search(name) or REFERENCE_NAME.search(name):
+        return False
+    if not looks_like_value(stripped) or stripped.lower() in BOOLEAN_WORDS:
+        return False
+    if stripped.startswith("$") or _URL.fullmatch(stripped) or re.fullmatch(r"[\d.]+", stripped):
+        return False
+    return not (is_kubernetes_name(stripped) and re.search(r"[-.]", stripped))
+
+
 def assigned_secrets(text: str) -> list[str]:
     """Names of `password: literal`-style assignments in a configuration text with a real-looking value."""
     return sorted({name for name, value in ASSIGNMENT.findall(text) if looks_like_secret(value)})
+
+
+def assigned_weak_secrets(text: str) -> list[str]:
+    """Names of `password: literal`-style assignments whose value is only `looks_like_weak_secret`."""
+    return sorted(
+        {
+            name
+            for name, value in ASSIGNMENT.findall(text)
+            if not looks_like_secret(value) and looks_like_weak_secret(name, value)
+        }
+    )
