@@ -75,7 +75,7 @@ def test_a_release_setting_the_charts_values_makes_it_high(tmp_path):
         if f.rule_id == "shell-values-injection"
     ]
     assert len(graded) == 3 and {f.severity for f in graded} == {Severity.HIGH}
-    assert all("values a release sets" in f.message for f in graded)
+    assert all("that a release sets" in f.message for f in graded)
 
 
 def test_a_script_in_args_after_a_flow_command_and_an_include_of_values_are_splices():

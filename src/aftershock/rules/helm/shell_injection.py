@@ -46,20 +46,20 @@ def _concern(
 ) -> Concern:
     template, values_path = key
     released = _released(ctx, chart)
-    how = {
-        "tpl": "evaluates with tpl",
-        "toYaml": "writes as YAML/JSON",
-        "include": "renders through a named template",
-        "value": "writes",
+    what = {
+        "tpl": "values evaluated with tpl",
+        "toYaml": "values as YAML/JSON",
+        "include": "values rendered through a named template",
+        "value": "values",
     }[splice.function]
-    who = "values a release sets" if released else "values"
+    who = " that a release sets" if released else ""
     verb = "no longer splices" if delta is Delta.RESOLVED else "splices"
     return Concern(
         subject=Subject(
             SubjectKind.FILE, f"{template}#{values_path}", template, f".Values.{values_path}"
         ),
         message=f"{template}:{splice.line} {verb} .Values.{values_path} into a shell script ({splice.context}): "
-        f"it {how} {who} unquoted, so `$(...)`, backticks or `;` in them run as commands",
+        f"it writes {what}{who} unquoted, so `$(...)`, backticks or `;` in them run as commands",
         delta=delta,
         severity=Severity.HIGH
         if released
