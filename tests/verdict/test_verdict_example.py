@@ -35,7 +35,11 @@ EXPECTED = {
     "state-02-lib-part-of-label": ("low", "low", []),
     "state-03-lib-security-context-helpers": ("minimal", "minimal", []),
     "state-04-orders-release-tracing": ("medium", "minimal", ["values-override-trap"]),
-    "state-05-node-metrics-process-collector": ("high", "high", ["pss-host-namespaces"]),
+    "state-05-node-metrics-process-collector": (
+        "high",
+        "high",
+        ["pss-host-namespaces", "rollout-everywhere"],
+    ),
     "state-06-payments-webhook-key": ("medium", "medium", ["secret-value-committed"]),
     "state-07-docs-release-overrides": ("minimal", "minimal", []),
 }
@@ -83,7 +87,8 @@ def test_host_pid_on_the_daemonset_is_a_widened_exposure_located_in_the_values_c
         "state-04-orders-release-tracing",
         "state-05-node-metrics-process-collector",
     )
-    [found] = [f for f in findings if f.actionable]
+    # rollout-everywhere says the DaemonSet rolls every node; the exposure is pss-host-namespaces'
+    [found] = [f for f in findings if f.actionable and f.rule_id == "pss-host-namespaces"]
     assert found.delta is Delta.INTRODUCED and found.subject.facet == "hostPID"
     assert "DaemonSet" in found.subject.display and "node-metrics" in found.subject.display
     assert found.location.file == "charts/wrappers/node-metrics/values.yaml"
@@ -127,6 +132,7 @@ def test_the_whole_range_reads_as_high_with_every_concern(example_repo, renderer
     assert result.merge.level.value == "high" and result.security.level.value == "high"
     assert {f.rule_id for f in findings if f.actionable} == {
         "pss-host-namespaces",
+        "rollout-everywhere",
         "secret-value-committed",
         "tests-newly-failing",
         "tests-stale-assertion",
