@@ -32,7 +32,7 @@ class ContextKind(str, enum.Enum):
 
     CONFIG = "config"  # `.aftershock.yaml` `contexts:`
     RELEASE = "release"  # a HelmRelease or Application of this repository installs the chart
-    TESTS = "tests"  # what the chart's helm-unittest suites share
+    TESTS = "tests"  # what a group of the chart's helm-unittest suites loads
     CHART_TESTING = "chart_testing"  # chart-testing's ci/*-values.yaml
     DEFAULTS = "defaults"  # the chart's own defaults
 

@@ -1,8 +1,9 @@
 """Wiring of render contexts: each affected chart is rendered in the first context that renders at base.
 
 Candidates come in a fixed order (render/contexts.py): `.aftershock.yaml` contexts, the releases of
-this repository that install the chart (release following run backwards), what the chart's
-helm-unittest suites share, chart-testing's `ci/*-values.yaml`, then the defaults. A chart whose only
+this repository that install the chart (release following run backwards), one per group of the
+chart's helm-unittest suites that load the same, chart-testing's `ci/*-values.yaml`, then the
+defaults. A chart whose only
 candidate is its defaults renders as before, with no trial render. Otherwise the candidates render
 once at base (at head for a chart new there); the first that renders is the chart's context, and
 its inputs replace the plan's at both sides, so every scenario is layered on it.
