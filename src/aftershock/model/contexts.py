@@ -46,11 +46,20 @@ class ContextAttempt:
 
 
 @dataclass(frozen=True)
+class InferredValue:
+    """A values key no context gave, taken from a values file of the repository's CI or tests."""
+
+    key: str  # dotted, as the chart's values hold it
+    file: str  # repository path of the file that sets it
+
+
+@dataclass(frozen=True)
 class ChartContext:
     """The context one affected chart was rendered in, per side, and why.
 
     `chosen` is None when no context rendered the chart at the side it was tried on; `attempts` then
-    holds one line per context tried.
+    holds one line per context tried. `inferred` lists the keys that a context rendered only with,
+    taken from other values files of the repository (evidence: inferred).
     """
 
     chart: str
@@ -64,6 +73,7 @@ class ChartContext:
     lookups: tuple[
         str, ...
     ] = ()  # objects of the cluster snapshot that a `lookup` of the render found
+    inferred: tuple[InferredValue, ...] = ()  # keys layered on the context so that it renders
 
     @property
     def chosen(self) -> bool:

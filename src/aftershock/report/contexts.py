@@ -17,6 +17,9 @@ def context_document(context: ChartContext) -> dict[str, Any]:
         "release_name": context.release_name,
         "namespace": context.namespace,
         "lookups": list(context.lookups),
+        "inferred": [
+            {"key": v.key, "file": v.file, "evidence": "inferred"} for v in context.inferred
+        ],
         "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
     }
 
@@ -34,6 +37,8 @@ def context_line(entry: dict[str, Any]) -> str:
         )
     tried = f"; {len(entry['attempts'])} context(s) before it failed" if entry["attempts"] else ""
     found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
+    inferred = "".join(f"; inferred {v['key']} from {v['file']}" for v in entry.get("inferred", ()))
     return (
-        f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found})"
+        f"{entry['chart']}: rendered in {entry['name']} "
+        f"({entry['reason']}{identity}{tried}{found}{inferred})"
     )
