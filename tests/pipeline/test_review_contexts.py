@@ -72,6 +72,49 @@ def test_a_chart_that_renders_only_with_its_tests_values_is_reviewed_in_them(tmp
     assert [f.path for f in change.fields] == ["data.level"]
 
 
+def split_suites(first: str, second: str) -> dict[str, str]:
+    """Three suites on `first` with no release, two on `second` with release tenant-a."""
+    files = {k: v for k, v in platform_chart().items() if not k.endswith("_test.yaml")}
+    files["apps/app/tests/values-other.yaml"] = "other: 1\n"
+    without_release = SUITE.replace("release:\n  name: tenant-a\n  namespace: tenant-a\n", "")
+    for i in range(3):
+        files[f"apps/app/tests/a{i}_test.yaml"] = without_release.format(name=f"a{i}").replace(
+            "values-ci.yaml", first
+        )
+    for i in range(2):
+        files[f"apps/app/tests/b{i}_test.yaml"] = SUITE.format(name=f"b{i}").replace(
+            "values-ci.yaml", second
+        )
+    return files
+
+
+def test_a_chart_whose_suites_split_is_reviewed_in_the_group_that_renders(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, split_suites("values-other.yaml", "values-ci.yaml"), "feat: app")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert (context.kind, context.name) == (ContextKind.TESTS, "tests:2")
+    assert context.reason.startswith("values of tests/values-ci.yaml, loaded by 2 of 5 suites")
+    assert [a.name for a in context.attempts] == ["tests"]  # values-other.yaml has no _cluster
+
+
+def test_a_group_of_suites_without_a_release_borrows_the_charts(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, split_suites("values-ci.yaml", "values-other.yaml"), "feat: app")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert (context.name, context.release_name, context.namespace) == (
+        "tests",
+        "tenant-a",
+        "tenant-a",
+    )
+    assert "release tenant-a in namespace tenant-a, borrowed from 2 of 5 suites" in context.reason
+
+
 def test_the_contexts_own_values_file_is_read_at_each_side(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, platform_chart(), "feat: app")

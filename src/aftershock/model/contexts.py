@@ -54,7 +54,7 @@ class ContextKind(str, enum.Enum):
 
     CONFIG = "config"  # `.aftershock.yaml` `contexts:`
     RELEASE = "release"  # a HelmRelease or Application of this repository installs the chart
-    TESTS = "tests"  # what the chart's helm-unittest suites share
+    TESTS = "tests"  # what a group of the chart's helm-unittest suites loads
     CHART_TESTING = "chart_testing"  # chart-testing's ci/*-values.yaml
     DEFAULTS = "defaults"  # the chart's own defaults
 
@@ -68,11 +68,20 @@ class ContextAttempt:
 
 
 @dataclass(frozen=True)
+class InferredValue:
+    """A values key no context gave, taken from a values file of the repository's CI or tests."""
+
+    key: str  # dotted, as the chart's values hold it
+    file: str  # repository path of the file that sets it
+
+
+@dataclass(frozen=True)
 class ChartContext:
     """The context one affected chart was rendered in, per side, and why.
 
     `chosen` is None when no context rendered the chart at the side it was tried on; `attempts` then
-    holds one line per context tried.
+    holds one line per context tried. `inferred` lists the keys that a context rendered only with,
+    taken from other values files of the repository (evidence: inferred).
     """
 
     chart: str
@@ -88,6 +97,9 @@ class ChartContext:
     ] = ()  # objects of the cluster snapshot that a `lookup` of the render found
     # Why what the chart renders is inferred: a placeholder served for a lookup that found nothing.
     inferred: tuple[str, ...] = ()
+    inferred_values: tuple[
+        InferredValue, ...
+    ] = ()  # keys layered on the context so that it renders
 
     @property
     def chosen(self) -> bool:

@@ -1,8 +1,9 @@
 """Wiring of render contexts: each affected chart is rendered in the first context that renders at base.
 
 Candidates come in a fixed order (render/contexts.py): `.aftershock.yaml` contexts, the releases of
-this repository that install the chart (release following run backwards), what the chart's
-helm-unittest suites share, chart-testing's `ci/*-values.yaml`, then the defaults. A chart whose only
+this repository that install the chart (release following run backwards), one per group of the
+chart's helm-unittest suites that load the same, chart-testing's `ci/*-values.yaml`, then the
+defaults. A chart whose only
 candidate is its defaults renders as before, with no trial render. Otherwise the candidates render
 once at base (at head for a chart new there); the first that renders is the chart's context, and
 its inputs replace the plan's at both sides, so every scenario is layered on it.
@@ -17,12 +18,19 @@ from pathlib import Path
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError
+from aftershock.ingest.platform_values import platform_values
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
 from aftershock.model.review import Side
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side
+from aftershock.pipeline.inferred_values import (
+    Inference,
+    InferenceRun,
+    indexed_charts,
+    infer_contexts,
+)
 from aftershock.pipeline.installers import Installer
 from aftershock.render.contexts import (
     DEFAULTS,
@@ -33,6 +41,7 @@ from aftershock.render.contexts import (
     tests_context,
 )
 from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.missing_values import missing_values
 from aftershock.render.plan import ChartPlan
 
 MAX_ERROR = 300  # characters of Helm's error kept per context tried
@@ -106,7 +115,18 @@ def choose_contexts(
             candidates[plan.path] = _candidates(
                 plan, base, head, config, installers.get(plan.path, ()), suite_paths
             )
-    chosen, contexts = _try(plans, candidates, base, head, renderer, settings, work, rendered)
+    chosen, contexts, errors = _try(
+        plans, candidates, base, head, renderer, settings, work, rendered
+    )
+    failed = _failed(candidates, contexts, errors)
+    by_path = {p.path: p for p in plans if p.release is None}
+    for side, side_input in ((Side.BASE, base), (Side.HEAD, head)):
+        if failed.get(side):  # the index is built only when a chart needs it
+            index = platform_values(
+                indexed_charts(side_input, suite_paths), side_input[0].text_or_none
+            )
+            run = InferenceRun(side, side_input, index, renderer, settings, work, rendered)
+            _apply_inferred(infer_contexts(failed[side], by_path, run), side, chosen, contexts)
     result = []
     for plan in plans:
         pick = chosen.get(plan.path)
@@ -139,6 +159,42 @@ def _candidates(
     return found + [DEFAULTS]
 
 
+def _failed(
+    candidates: Mapping[str, list[ContextCandidate]],
+    contexts: Mapping[str, ChartContext],
+    errors: Mapping[tuple[str, str], str | None],
+) -> dict[Side, dict[str, list[tuple[ContextCandidate, str]]]]:
+    """Per side tried, the charts no candidate rendered whose errors name a missing value."""
+    failed: dict[Side, dict[str, list[tuple[ContextCandidate, str]]]] = {}
+    for path, context in contexts.items():
+        tried = [(c, errors.get((path, c.name)) or "") for c in candidates.get(path, ())]
+        named = [(c, e) for c, e in tried if e and missing_values(e)]
+        if not context.chosen and named:
+            failed.setdefault(Side(context.side_tried), {})[path] = named
+    return failed
+
+
+def _apply_inferred(
+    inferred: Mapping[str, Inference],
+    side: Side,
+    chosen: dict[str, ContextCandidate],
+    contexts: dict[str, ChartContext],
+) -> None:
+    """A context that rendered with inferred values becomes the chart's; else its last error is one more attempt."""
+    for path, inference in inferred.items():
+        before = contexts[path]
+        if inference.error is None:
+            chosen[path] = inference.candidate
+            context = _context(path, inference.candidate, side, before.attempts)
+            contexts[path] = replace(context, inferred_values=inference.inferred)
+        else:
+            keys = ", ".join(v.key for v in inference.inferred)
+            attempt = ContextAttempt(
+                f"{inference.candidate.name} with inferred {keys}", _cut(inference.error)
+            )
+            contexts[path] = replace(before, attempts=before.attempts + (attempt,))
+
+
 def _files(side: SideInput, chart: Chart | None) -> ChartFiles | None:
     if chart is None:
         return None
@@ -157,8 +213,9 @@ def _try(
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None,
-) -> tuple[dict[str, ContextCandidate], dict[str, ChartContext]]:
-    """Render the candidates of every chart with more than its defaults, at base (head for a new chart)."""
+) -> tuple[dict[str, ContextCandidate], dict[str, ChartContext], dict[tuple[str, str], str | None]]:
+    """Render the candidates of every chart with more than its defaults, at base (head for a new
+    chart); with Helm's whole error per (chart, candidate) tried."""
     by_path = {p.path: p for p in plans if p.release is None}
     trials: dict[Side, list[tuple[ChartPlan, ContextCandidate]]] = {Side.BASE: [], Side.HEAD: []}
     chosen: dict[str, ContextCandidate] = {}
@@ -216,7 +273,7 @@ def _try(
         contexts[path] = _context(path, pick, side, tuple(attempts))
         if pick is None:
             chosen[path] = found[0]  # rendered anyway, so the review says what failed, once
-    return chosen, contexts
+    return chosen, contexts, outcomes
 
 
 def _context(

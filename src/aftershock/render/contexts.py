@@ -14,7 +14,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from aftershock.errors import AftershockError
 from aftershock.helmtest.goyaml import GoYamlError
@@ -130,8 +130,7 @@ def _file_inputs(files: ChartFiles | None, rel: str) -> RenderInputs | None:
     return RenderInputs(dict(parse_values(files.read(path), source=f"{path} at {files.label}")))
 
 
-# What suites share: a values file, a `set` entry, a release, a Kubernetes version.
-Shared = TypeVar("Shared")
+MAX_TEST_GROUPS = 3  # each group is one more trial render of the chart
 
 
 @dataclass(frozen=True)
@@ -143,34 +142,40 @@ class _SuiteShare:
     release: tuple[str, str]
     kube_version: str
 
+    def __bool__(self) -> bool:
+        return bool(self.files or self.set or any(self.release) or self.kube_version)
+
 
 def tests_context(
     sides: Mapping[str, ChartFiles | None], suite_paths: Callable[[ChartFiles], Sequence[str]]
 ) -> list[ContextCandidate]:
-    """The values files, `set`, release and capabilities that most of the chart's suites share.
+    """One candidate per group of the chart's suites that load the same values files, `set`, release
+    and capabilities, the groups most suites share first (ties in file order). A group without a
+    release borrows the one most of the chart's suites give.
 
-    Chosen from the side the chart is tried on (base, else head); its files are read at each side."""
+    Grouped on the side the chart is tried on (base, else head); its files are read at each side."""
     source = sides.get("base") or sides.get("head")
     if source is None:
         return []
     shares = [
         _share(suite) for path in suite_paths(source) for suite in chart_suites(path, source.read)
     ]
-    if not shares:
-        return []
     total = len(shares)
-    files = _majority(Counter(f for s in shares for f in s.files), total)
-    sets = _majority(Counter(kv for s in shares for kv in s.set), total)
-    release = _common([s.release for s in shares if any(s.release)], total)
-    kube = _common([s.kube_version for s in shares if s.kube_version], total)
-    if not (files or sets or release or kube):
-        return []
-    reason = _tests_reason(files, sets, release, shares, total, source.chart_path)
-    recipe = (tuple(files), dict(sets), release or ("", ""), kube or "")
-    inputs = {side: _suite_inputs(f, *recipe) for side, f in sides.items()}
-    return [
-        ContextCandidate(ContextKind.TESTS, "tests", reason, inputs.get("base"), inputs.get("head"))
-    ]
+    groups = Counter(s for s in shares if s).most_common(MAX_TEST_GROUPS)
+    borrowed = _common_release(shares)
+    found = []
+    for number, (share, count) in enumerate(groups, start=1):
+        release = share.release if any(share.release) else borrowed
+        reason = _tests_reason(share, count, total, release, shares, source.chart_path)
+        recipe = (share.files, dict(share.set), release or ("", ""), share.kube_version)
+        inputs = {side: _suite_inputs(f, *recipe) for side, f in sides.items()}
+        name = "tests" if number == 1 else f"tests:{number}"
+        found.append(
+            ContextCandidate(
+                ContextKind.TESTS, name, reason, inputs.get("base"), inputs.get("head")
+            )
+        )
+    return found
 
 
 def _share(suite: Any) -> _SuiteShare:
@@ -191,40 +196,36 @@ def _share(suite: Any) -> _SuiteShare:
     return _SuiteShare(files, sets, (suite.release.name, suite.release.namespace), kube)
 
 
-def _majority(counts: Counter[Shared], total: int) -> list[Shared]:
-    """Items at least half of the suites share, most shared first (ties in first-seen order)."""
-    return [item for item, n in counts.most_common() if 2 * n >= total]
-
-
-def _common(items: list[Shared], total: int) -> Shared | None:
-    if not items:
-        return None
-    item, n = Counter(items).most_common(1)[0]
-    return item if 2 * n >= total else None
+def _common_release(shares: list[_SuiteShare]) -> tuple[str, str] | None:
+    """The release most of the chart's suites that give one give (ties in file order)."""
+    given = Counter(s.release for s in shares if any(s.release))
+    return given.most_common(1)[0][0] if given else None
 
 
 def _tests_reason(
-    files: list[str],
-    sets: list[tuple[str, str]],
+    share: _SuiteShare,
+    count: int,
+    total: int,
     release: tuple[str, str] | None,
     shares: list[_SuiteShare],
-    total: int,
     chart: str,
 ) -> str:
     prefix = f"{chart}/" if chart else ""
-    parts = []
-    for path in files:
-        n = sum(path in s.files for s in shares)
-        parts.append(f"values of {path.removeprefix(prefix)}, loaded by {n} of {total} suites")
-    if sets:
-        parts.append(f"{len(sets)} `set` value(s) shared by most of the {total} suites")
+    loaded = f"loaded by {count} of {total} suites"
+    parts = [f"values of {path.removeprefix(prefix)}, {loaded}" for path in share.files]
+    if share.set:
+        parts.append(f"{len(share.set)} `set` value(s) of {count} of {total} suites")
     if release:
         name, namespace = release
         n = sum(s.release == release for s in shares)
+        borrowed = "" if release == share.release else ", borrowed"
         parts.append(
-            f"release {name or '(default)'} in namespace {namespace or '(default)'}, from {n} of {total} suites"
+            f"release {name or '(default)'} in namespace {namespace or '(default)'}"
+            f"{borrowed} from {n} of {total} suites"
         )
-    return "; ".join(parts) or f"capabilities shared by the {total} suites"
+    if share.kube_version and not parts:
+        parts.append(f"capabilities of {count} of {total} suites")
+    return "; ".join(parts)
 
 
 def _suite_inputs(

@@ -18,6 +18,9 @@ def context_document(context: ChartContext) -> dict[str, Any]:
         "namespace": context.namespace,
         "lookups": list(context.lookups),
         "inferred": list(context.inferred),
+        "inferred_values": [
+            {"key": v.key, "file": v.file, "evidence": "inferred"} for v in context.inferred_values
+        ],
         "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
     }
 
@@ -37,4 +40,10 @@ def context_line(entry: dict[str, Any]) -> str:
     found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
     inferred = entry.get("inferred") or ()
     guessed = f"; inferred: {'; '.join(inferred)}" if inferred else ""
-    return f"{entry['chart']}: rendered in {entry['name']} ({entry['reason']}{identity}{tried}{found}{guessed})"
+    guessed += "".join(
+        f"; inferred {v['key']} from {v['file']}" for v in entry.get("inferred_values", ())
+    )
+    return (
+        f"{entry['chart']}: rendered in {entry['name']} "
+        f"({entry['reason']}{identity}{tried}{found}{guessed})"
+    )

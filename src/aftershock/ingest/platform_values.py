@@ -1,0 +1,140 @@
+"""The values a repository's CI and tests give its charts, indexed to answer "which file sets key K?".
+
+A platform injects values into every chart it installs (`global.registry`, an owner-info map); its
+repository shows them only in the values its CI and tests pass: chart-testing's `ci/*-values.yaml`
+and the values files helm-unittest suites load. When no context renders a chart because a key is
+missing, the render stage looks the key up here (pipeline/inferred_values.py). Built once per side,
+from texts; pure.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aftershock.errors import AftershockError
+from aftershock.helmtest.goyaml import GoYamlError
+from aftershock.ingest.suite_values import chart_suites, suite_values_file
+from aftershock.ingest.values import parse_values
+
+TextReader = Callable[[str], str | None]
+Key = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexedChart:
+    """One chart as the index reads it."""
+
+    path: str
+    files: tuple[str, ...]  # repository paths under the chart folder
+    suites: tuple[str, ...]  # its helm-unittest suite files
+    dependencies: Mapping[str, str] = field(
+        default_factory=dict, hash=False
+    )  # values key (alias or name) -> the dependency's chart folder here
+
+
+@dataclass(frozen=True)
+class ValuesSource:
+    """One values file of the CI or the tests, parsed."""
+
+    chart: str
+    file: str  # repository path
+    values: Mapping[str, Any] = field(hash=False)
+
+
+@dataclass(frozen=True)
+class FoundValue:
+    """The value a source sets at `key` (the key as the chart asking for it sees it)."""
+
+    key: Key
+    value: Any = field(hash=False)
+    file: str
+
+
+@dataclass(frozen=True)
+class PlatformValues:
+    """Every chart's CI and test values files, in chart order, and each chart's dependencies."""
+
+    sources: tuple[ValuesSource, ...] = ()
+    dependencies: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False)
+
+    def find(self, chart: str, key: Key) -> FoundValue | None:
+        """Where `key` is set for `chart`: its own files first; a key under a dependency's name in
+        that dependency's files; a `global.` key (platform-wide by Helm's rules) in the dependencies'
+        files, then in any chart's."""
+        found = self._own(chart, key) or self._through_dependency(chart, key, frozenset())
+        if found is None and key[0] == "global":
+            nearby = list(self.dependencies.get(chart, {}).values())
+            found = next((f for c in nearby if (f := self._own(c, key)) is not None), None) or next(
+                (f for s in self.sources if (f := _found(s, key)) is not None), None
+            )
+        return found
+
+    def _own(self, chart: str, key: Key) -> FoundValue | None:
+        return next(
+            (f for s in self.sources if s.chart == chart and (f := _found(s, key)) is not None),
+            None,
+        )
+
+    def _through_dependency(self, chart: str, key: Key, seen: frozenset[str]) -> FoundValue | None:
+        dependency = self.dependencies.get(chart, {}).get(key[0])
+        if len(key) < 2 or dependency is None or dependency in seen:
+            return None
+        inner = self._own(dependency, key[1:]) or self._through_dependency(
+            dependency, key[1:], seen | {chart}
+        )
+        return FoundValue(key, inner.value, inner.file) if inner is not None else None
+
+
+def _found(source: ValuesSource, key: Key) -> FoundValue | None:
+    node: Any = source.values
+    for part in key:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    if node is None or node == "":
+        return None  # set to nothing: no help to a chart that needs it
+    return FoundValue(key, node, source.file)
+
+
+def platform_values(charts: Sequence[IndexedChart], read: TextReader) -> PlatformValues:
+    """The CI and test values files of `charts`, each chart's in order: `ci/*-values.yaml` by name,
+    then the files its suites load in suite order; a file that cannot be read is left out."""
+    sources = []
+    for chart in sorted(charts, key=lambda c: c.path):
+        readers = dict.fromkeys(_ci_files(chart), _ci_values)
+        readers |= {p: suite_values_file for p in _suite_files(chart, read) if p not in readers}
+        for path, reader in readers.items():
+            try:
+                values = reader(path, read)
+            except (AftershockError, ValueError, GoYamlError):
+                continue
+            if values:
+                sources.append(ValuesSource(chart.path, path, values))
+    return PlatformValues(tuple(sources), {c.path: dict(c.dependencies) for c in charts})
+
+
+def _ci_files(chart: IndexedChart) -> Iterable[str]:
+    folder = f"{chart.path}/ci/" if chart.path else "ci/"
+    return sorted(
+        p
+        for p in chart.files
+        if p.startswith(folder)
+        and "/" not in p[len(folder) :]
+        and p.endswith(("-values.yaml", "-values.yml"))
+    )
+
+
+def _ci_values(path: str, read: TextReader) -> Mapping[str, Any]:
+    """A chart-testing values file as Helm reads it."""
+    return parse_values(read(path), source=path)
+
+
+def _suite_files(chart: IndexedChart, read: TextReader) -> Iterable[str]:
+    for suite_path in chart.suites:
+        for suite in chart_suites(suite_path, read):
+            folder = posixpath.dirname(suite_path)
+            given = [*suite.values, *(v for t in suite.tests for v in t.values)]
+            yield from (posixpath.normpath(posixpath.join(folder, v)) for v in given)

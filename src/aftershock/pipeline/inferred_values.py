@@ -1,0 +1,180 @@
+"""Values the platform injects: a chart no context renders is re-rendered with the keys Helm said were
+missing, taken from the values files the repository's CI and tests give any chart (*inferred*).
+
+Only charts every candidate failed for reach here, so a chart that renders is not rendered again. Each
+round layers, over each failed context, the keys its last error named that a values file of the
+index sets (ingest/platform_values.py), and renders once more; a context whose error names nothing
+new is dropped. The first context (in candidate order) of the first round that renders is the chart's.
+Rounds and contexts are bounded, and every render counts against the review's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from aftershock.ingest.platform_values import FoundValue, IndexedChart, PlatformValues
+from aftershock.model.contexts import InferredValue
+from aftershock.model.review import Side
+from aftershock.model.units import Chart
+from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.charts import render_side
+from aftershock.releases.values import merge_maps
+from aftershock.render.contexts import ChartFiles, ContextCandidate
+from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.missing_values import Need, missing_values
+from aftershock.render.plan import ChartPlan, RenderInputs
+
+MAX_ROUNDS = 5  # re-renders of one context, each with what its last error named
+MAX_CONTEXTS = 2  # contexts of one chart given inferred values
+
+
+@dataclass(frozen=True)
+class Inference:
+    """A context with inferred values layered on it, and Helm's error for it (None: it rendered)."""
+
+    candidate: ContextCandidate
+    inferred: tuple[InferredValue, ...]
+    error: str | None
+
+
+@dataclass(frozen=True)
+class InferenceRun:
+    """How to render the inferred contexts of the charts tried at one side."""
+
+    side: Side
+    side_input: SideInput
+    index: PlatformValues
+    renderer: Renderer
+    settings: RenderSettings
+    work: Path
+    rendered: Callable[[RenderOutcome], None] | None = None
+
+
+def infer_contexts(
+    failed: Mapping[str, Sequence[tuple[ContextCandidate, str]]],
+    plans: Mapping[str, ChartPlan],
+    run: InferenceRun,
+) -> dict[str, Inference]:
+    """Per chart of `failed` (its candidates in order, each with Helm's error at `run.side`) that an
+    inferred value was found for: the context that rendered with them, else the first one tried."""
+    trials = {path: [Inference(c, (), e) for c, e in tried] for path, tried in failed.items()}
+    results: dict[str, Inference] = {}
+    for number in range(1, MAX_ROUNDS + 1):
+        pending = {
+            path: layered[:MAX_CONTEXTS]
+            for path, tried in trials.items()
+            if (layered := [n for t in tried if (n := _next(t, path, run.index)) is not None])
+        }
+        if not pending:
+            break
+        errors = _render_round(pending, plans, run, number)
+        trials = {}
+        for path, tried in pending.items():
+            done = [replace(t, error=e) for t, e in zip(tried, errors[path])]
+            rendered = next((t for t in done if t.error is None), None)
+            results[path] = rendered or done[0]
+            if rendered is None:
+                trials[path] = done
+    return results
+
+
+def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | None:
+    """The trial with the values its error names layered on, None when none is newly found."""
+    if trial.error is None:
+        return None
+    have = {v.key for v in trial.inferred}
+    found = [f for need in missing_values(trial.error) if (f := _lookup(need, chart, index))]
+    new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
+    if not new:
+        return None
+    overlay: dict[str, Any] = {}
+    for value in new:
+        overlay = merge_maps(overlay, _nested(value.key, value.value))
+    candidate = trial.candidate
+    layered = replace(
+        candidate,
+        base=_layer(candidate.base, overlay),
+        head=_layer(candidate.head, overlay),
+    )
+    inferred = trial.inferred + tuple(InferredValue(".".join(f.key), f.file) for f in new)
+    return Inference(layered, inferred, trial.error)
+
+
+def _lookup(need: Need, chart: str, index: PlatformValues) -> FoundValue | None:
+    for key in need.keys:
+        found = index.find(chart, key)
+        if found is None and need.nil_parent and len(key) > 1:
+            found = index.find(chart, key[:-1])
+        if found is not None:
+            return found
+    return None
+
+
+def _nested(key: tuple[str, ...], value: Any) -> dict[str, Any]:
+    node: Any = value
+    for part in reversed(key):
+        node = {part: node}
+    return dict(node)
+
+
+def _layer(inputs: RenderInputs | None, overlay: Mapping[str, Any]) -> RenderInputs | None:
+    return None if inputs is None else replace(inputs, values=merge_maps(inputs.values, overlay))
+
+
+def _render_round(
+    trials: Mapping[str, Sequence[Inference]],
+    plans: Mapping[str, ChartPlan],
+    run: InferenceRun,
+    number: int,
+) -> dict[str, list[str | None]]:
+    items = []
+    for path, tried in trials.items():
+        for trial in tried:
+            inputs = trial.candidate.inputs(run.side.value) or RenderInputs()
+            plan = replace(
+                plans[path],
+                scenario=f"context:{trial.candidate.name}+inferred",
+                base_inputs=inputs,
+                head_inputs=inputs,
+            )
+            items.append((path, plan))
+    results = render_side(
+        [p for _, p in items],
+        run.side,
+        run.side_input,
+        run.renderer,
+        run.settings,
+        run.work / f"inferred-{run.side.value}-{number}",
+        run.rendered,
+    )
+    errors: dict[str, list[str | None]] = {path: [] for path in trials}
+    for (path, _), (_, error) in zip(items, results):
+        errors[path].append(error)
+    return errors
+
+
+def indexed_charts(
+    side_input: SideInput, suite_paths: Callable[[ChartFiles], Sequence[str]]
+) -> list[IndexedChart]:
+    """Every chart of one side as the index reads it: its files, suites and local dependencies."""
+    tree, charts = side_input
+    found = []
+    for chart in charts:
+        files = ChartFiles(
+            chart.path, tuple(tree.tree.paths_under(chart.path)), tree.text_or_none, tree.label
+        )
+        found.append(
+            IndexedChart(chart.path, files.paths, tuple(suite_paths(files)), _dependencies(chart))
+        )
+    return found
+
+
+def _dependencies(chart: Chart) -> dict[str, str]:
+    return {
+        d.alias or d.name: d.resolved_path
+        for d in chart.dependencies
+        if d.resolved_path is not None
+    }

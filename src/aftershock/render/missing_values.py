@@ -1,0 +1,86 @@
+"""The values keys a failed render says are missing, read from Helm's and Go template's error text.
+
+Shapes read: a `required`/`fail` message naming `.Values.a.b` or a dotted `global.a`; Go template's
+`at <.Values.a.b>: nil pointer evaluating interface {}.b` and `map has no entry for key`; `at <index
+.Values.a "b">: error calling index`. A key read in a subchart's template (`chart/charts/sub/...`) is
+under the subchart's name in the chart's values (`sub.a.b`), except `global.`; a message's own text
+may already name the parent's key, so both are tried. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+Key = tuple[str, ...]
+
+MAX_NEEDS = 8  # keys taken from one error
+
+_LOCATION = re.compile(r"(?:error at \(|template: |executing \")([\w.-]+(?:/charts/[\w.-]+)*)/")
+_EXPRESSION = re.compile(r"at <([^<>]*)>: ")
+_VALUES_PATH = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)")
+_INDEX = re.compile(r"index \$?\.Values((?:\.[A-Za-z_][\w-]*)*)((?: \"[^\"]+\")+)")
+_QUOTED = re.compile(r"\"([^\"]+)\"")
+_DOTTED = re.compile(r"(?<![\w./:-])([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)(?![\w/:-]|\.\w)")
+_LOCATIONS = re.compile(r"\([^()\s]+:\d+:\d+\)|[^\s:]+\.(?:yaml|yml|tpl|txt|json):\d+(?::\d+)?")
+
+
+@dataclass(frozen=True)
+class Need:
+    """One missing value: the keys it may be under in the chart's values, most likely first.
+
+    `nil_parent` says the error is about the map above the last key (the template read a key of a map
+    that is missing), so the map itself is what to look for when the key is set nowhere."""
+
+    keys: tuple[Key, ...]
+    nil_parent: bool = False
+
+
+def missing_values(error: str) -> list[Need]:
+    """The values keys `error` says a template needed and did not get, in the order it names them."""
+    scope = _scope(error)
+    needs: list[Need] = []
+    expression = _EXPRESSION.search(error)
+    message = error
+    if expression:
+        # Go template's own error: the expression is the template's, so in the template's scope.
+        key = _expression_key(expression.group(1))
+        if key:
+            nil = "nil pointer evaluating" in error or "index of untyped nil" in error
+            needs.append(Need((_scoped(key, scope),), nil))
+        message = error[: expression.start()] + error[expression.end() :]
+    message = _LOCATIONS.sub(" ", message)
+    for match in _VALUES_PATH.finditer(message):
+        needs.append(_message_need(_split(match.group(1)), scope))
+    rest = _VALUES_PATH.sub(" ", message)
+    for match in _DOTTED.finditer(rest):
+        needs.append(_message_need(tuple(match.group(1).split(".")), scope))
+    return list(dict.fromkeys(needs))[:MAX_NEEDS]
+
+
+def _scope(error: str) -> Key:
+    """The subchart whose template failed, as the keys its values are under (`a/charts/b` -> ("b",))."""
+    match = _LOCATION.search(error)
+    return tuple(match.group(1).split("/charts/")[1:]) if match else ()
+
+
+def _expression_key(expression: str) -> Key:
+    index = _INDEX.search(expression)
+    if index:
+        return _split(index.group(1)) + tuple(_QUOTED.findall(index.group(2)))
+    path = _VALUES_PATH.search(expression)
+    return _split(path.group(1)) if path else ()
+
+
+def _split(dotted: str) -> Key:
+    return tuple(p for p in dotted.split(".") if p)
+
+
+def _scoped(key: Key, scope: Key) -> Key:
+    return key if key[0] == "global" else scope + key
+
+
+def _message_need(key: Key, scope: Key) -> Need:
+    """A message's own text: in the template's scope, or already the chart's key."""
+    keys = dict.fromkeys([_scoped(key, scope), key])
+    return Need(tuple(keys))

@@ -1,0 +1,193 @@
+"""Values the platform injects: a chart no context renders takes the keys Helm says are missing from the
+values files the repository's CI and tests give (its own, its dependencies', any chart's for `global.`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from aftershock.model.contexts import ContextKind, InferredValue
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.inferred_values import MAX_CONTEXTS, MAX_ROUNDS
+from aftershock.pipeline.review import review_change
+from aftershock.render.interface import WrappingRenderer
+from aftershock.report.canonical import review_document
+from aftershock.report.markdown import render_markdown
+from charts import chart_yaml
+from gitrepo import commit, make_repo
+
+NEEDS_REGISTRY = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+data:
+  image: {{ required "missing value for .Values.global.registry" .Values.global.registry }}/app
+  domain: {{ .Values.global.platform.domain | quote }}
+  level: {{ .Values.level | quote }}
+"""
+
+OTHER = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: other
+data:
+  registry: {{ .Values.global.registry | quote }}
+"""
+
+
+def platform(registry_set_by_other: bool = True) -> dict[str, str]:
+    other_ci = "global:\n  registry: registry.example.com\n  platform:\n    domain: example.org\n"
+    return {
+        "apps/app/Chart.yaml": chart_yaml("app"),
+        "apps/app/values.yaml": "level: info\n",
+        "apps/app/templates/cm.yaml": NEEDS_REGISTRY,
+        "apps/app/ci/test-values.yaml": "extra: 1\n",
+        "apps/other/Chart.yaml": chart_yaml("other"),
+        "apps/other/values.yaml": "{}\n",
+        "apps/other/templates/cm.yaml": OTHER,
+        "apps/other/ci/test-values.yaml": other_ci if registry_set_by_other else "level: x\n",
+    }
+
+
+def review(repo, base, renderer):
+    return run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+
+
+def test_a_global_another_charts_ci_values_set_is_inferred_and_the_chart_reviewed(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, platform(), "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert (context.kind, context.name) == (ContextKind.CHART_TESTING, "ci/test-values.yaml")
+    # one key per error, in the order the template reads them
+    assert context.inferred_values == (
+        InferredValue("global.registry", "apps/other/ci/test-values.yaml"),
+        InferredValue("global.platform.domain", "apps/other/ci/test-values.yaml"),
+    )
+    assert [a.name for a in context.attempts] == ["ci/test-values.yaml", "defaults"]
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert default.outcome is ChartOutcome.CHANGED
+    (change,) = default.changes
+    assert [f.path for f in change.fields] == ["data.level"]
+    assert default.head_objects[0].body["data"] == {
+        "image": "registry.example.com/app",
+        "domain": "example.org",
+        "level": "debug",
+    }
+
+
+def test_a_missing_key_no_file_sets_stays_not_reviewed_with_the_error(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, platform(registry_set_by_other=False), "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert not result.complete
+    (context,) = result.contexts
+    assert not context.chosen and context.inferred_values == ()
+    (gap,) = [g for g in result.not_reviewed if g.part == "chart apps/app"]
+    assert "at <.Values.global.registry>: nil pointer evaluating" in gap.reason
+
+
+OWNER_INFO = """\
+{{- if (index .Values "helm-chart-url" | regexMatch "^https?://" | not) -}}
+  {{- fail ".Values.owner-info.helm-chart-url is missing or not a HTTP(S) URL" -}}
+{{- end -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: owner-info
+data:
+  url: {{ index .Values "helm-chart-url" | quote }}
+"""
+
+
+def test_a_subcharts_key_is_taken_from_the_dependencys_own_ci_values(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    deps = "dependencies:\n- name: owner-info\n  version: 0.1.0\n  repository: file://../../common/owner-info\n"
+    files = {
+        "common/owner-info/Chart.yaml": chart_yaml("owner-info"),
+        "common/owner-info/values.yaml": "helm-chart-url: ''\n",
+        "common/owner-info/templates/cm.yaml": OWNER_INFO,
+        "common/owner-info/ci/test-values.yaml": "helm-chart-url: https://example.org/owner-info\n",
+        "apps/app/Chart.yaml": chart_yaml("app", deps=deps),
+        "apps/app/values.yaml": "level: info\n",
+        "apps/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+        "data:\n  level: {{ .Values.level | quote }}\n",
+        "apps/app/ci/test-values.yaml": "level: warn\n",
+    }
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    (context,) = [c for c in result.contexts if c.chart == "apps/app"]
+    assert context.chosen, context.attempts
+    assert context.inferred_values == (
+        InferredValue("owner-info.helm-chart-url", "common/owner-info/ci/test-values.yaml"),
+    )
+
+
+class Recording(WrappingRenderer):
+    """The real renderer, keeping the chart folder of every request."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.folders: list[str] = []
+
+    def render_many(self, requests, progress=None, deadline=None):
+        self.folders += [r.chart_dir for r in requests]
+        return self.inner.render_many(requests, progress, deadline)
+
+
+def test_a_chart_that_renders_is_not_rendered_again(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    files = platform()
+    files["apps/app/ci/test-values.yaml"] = (
+        "global:\n  registry: r.example\n  platform:\n    domain: d.example\n"
+    )
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    recording = Recording(renderer)
+    result = review(repo, base, recording)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert context.inferred_values == ()
+    assert recording.folders and not [f for f in recording.folders if "/inferred-" in f]
+
+
+def test_inferred_renders_are_bounded(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, platform(), "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    recording = Recording(renderer)
+    review(repo, base, recording)
+    inferred = [f for f in recording.folders if "/inferred-" in f]
+    assert 0 < len(inferred) <= MAX_ROUNDS * MAX_CONTEXTS
+
+
+SCHEMA = (
+    Path(__file__).resolve().parents[2] / "src" / "aftershock" / "schema" / "review.schema.json"
+)
+
+
+def test_the_json_and_markdown_say_which_keys_were_inferred_from_where(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, platform(), "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    doc = review_document(result.review, result.judgement)
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
+    (entry,) = doc["contexts"]
+    assert entry["inferred_values"][0] == {
+        "key": "global.registry",
+        "file": "apps/other/ci/test-values.yaml",
+        "evidence": "inferred",
+    }
+    assert "; inferred global.registry from apps/other/ci/test-values.yaml" in render_markdown(doc)

@@ -1,0 +1,69 @@
+"""The values keys a failed render names as missing, from Helm's and Go template's error shapes."""
+
+from __future__ import annotations
+
+from aftershock.render.missing_values import Need, missing_values
+
+
+def test_go_templates_nil_pointer_names_the_expression_and_its_parent_map():
+    error = (
+        'app/templates/cm.yaml:6:72 executing "app/templates/cm.yaml" at <.Values.global.registry>: '
+        "nil pointer evaluating interface {}.registry"
+    )
+    assert missing_values(error) == [Need((("global", "registry"),), nil_parent=True)]
+
+
+def test_an_index_of_a_missing_map_names_the_indexed_key():
+    error = (
+        'template: app/templates/cm.yaml:7:12: executing "app/templates/cm.yaml" at '
+        '<index .Values._cluster "cluster-domain">: error calling index: index of untyped nil'
+    )
+    assert missing_values(error) == [Need((("_cluster", "cluster-domain"),), nil_parent=True)]
+
+
+def test_a_subchart_templates_expression_is_under_the_subcharts_name():
+    error = (
+        'app/charts/redis/templates/x.yaml:3:4 executing "app/charts/redis/templates/x.yaml" at '
+        "<.Values.auth.user>: nil pointer evaluating interface {}.user"
+    )
+    assert missing_values(error)[0].keys == (("redis", "auth", "user"),)
+
+
+def test_a_required_message_names_values_paths_in_either_scope():
+    error = (
+        "execution error at (keppel/charts/redis/templates/metrics-deployment.yaml:37:20): "
+        "missing value for .Values.global.registryAlternateRegion"
+    )
+    assert missing_values(error) == [Need((("global", "registryAlternateRegion"),))]
+    owner = (
+        "execution error at (bridge-attach/charts/owner-info/templates/configmap.yaml:2:6): "
+        ".Values.owner-info.helm-chart-url is missing or not a HTTP(S) URL"
+    )
+    assert missing_values(owner) == [
+        Need(
+            (
+                ("owner-info", "owner-info", "helm-chart-url"),
+                ("owner-info", "helm-chart-url"),
+            )
+        )
+    ]
+
+
+def test_a_fail_message_names_dotted_global_keys():
+    error = (
+        "execution error at (keppel/charts/postgresql/templates/deployment.yaml:31:14): "
+        "global.linkerd_enabled plus global.linkerd_requested must be defined and the "
+        "linkerd-support Helm chart must be added as chart dependency"
+    )
+    assert [n.keys for n in missing_values(error)] == [
+        (("global", "linkerd_enabled"),),
+        (("global", "linkerd_requested"),),
+    ]
+
+
+def test_file_names_and_addresses_are_no_keys():
+    error = (
+        "execution error at (c/templates/x.yaml:1:2): see https://example.org/docs.html "
+        "and values.yaml/x"
+    )
+    assert missing_values(error) == []
