@@ -68,3 +68,16 @@ def test_at_most_three_groups_are_candidates():
     files = {f"c/tests/v{i}.yaml": f"k{i}: 1\n" for i in range(5)}
     files |= {f"c/tests/t{i}_test.yaml": suite([f"v{i}.yaml"]) for i in range(5)}
     assert [c.name for c in candidates(files)] == ["tests", "tests:2", "tests:3"]
+
+
+def test_a_group_fewer_suites_use_than_load_nothing_is_no_candidate():
+    """Most suites render the defaults: one suite's extra values file is its edge case, not the
+    chart's context (seen on traefik: 14 of 15 suites load nothing)."""
+    files = {
+        "c/tests/values/extra.yaml": "a: 1\n",
+        **{f"c/tests/plain{i}_test.yaml": suite([]) for i in range(3)},
+        "c/tests/extra_test.yaml": suite(["values/extra.yaml"]),
+    }
+    assert candidates(files) == []
+    files.update({f"c/tests/more{i}_test.yaml": suite(["values/extra.yaml"]) for i in range(3)})
+    assert [c.name for c in candidates(files)] == ["tests"]

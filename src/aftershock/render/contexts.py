@@ -151,7 +151,8 @@ def tests_context(
 ) -> list[ContextCandidate]:
     """One candidate per group of the chart's suites that load the same values files, `set`, release
     and capabilities, the groups most suites share first (ties in file order). A group without a
-    release borrows the one most of the chart's suites give.
+    release borrows the one most of the chart's suites give. A group fewer suites use than load
+    nothing at all (the defaults) is left out.
 
     Grouped on the side the chart is tried on (base, else head); its files are read at each side."""
     source = sides.get("base") or sides.get("head")
@@ -161,7 +162,14 @@ def tests_context(
         _share(suite) for path in suite_paths(source) for suite in chart_suites(path, source.read)
     ]
     total = len(shares)
-    groups = Counter(s for s in shares if s).most_common(MAX_TEST_GROUPS)
+    # Suites that load nothing render the chart's defaults: a group fewer suites use than those is
+    # not how the chart is meant to render (one suite's edge case), so it is no candidate.
+    plain = sum(1 for s in shares if not s)
+    groups = [
+        (share, count)
+        for share, count in Counter(s for s in shares if s).most_common(MAX_TEST_GROUPS)
+        if count > plain
+    ]
     borrowed = _common_release(shares)
     found = []
     for number, (share, count) in enumerate(groups, start=1):
