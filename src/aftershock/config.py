@@ -109,6 +109,17 @@ class TestSettings(BaseModel):
         str, ...
     ] = ()  # helm-unittest `-f` globs relative to each chart, e.g. "unittests/**/*_test.yaml"
 
+    @field_validator("files")
+    @classmethod
+    def _check_files(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        # Globbed in the review's workspace: one leaving the chart would walk the host's filesystem.
+        for pattern in value:
+            if pattern.startswith("/") or ".." in pattern.split("/"):
+                raise ValueError(
+                    f"{pattern!r} is not a glob inside the chart folder (no `/` start, no `..`)"
+                )
+        return value
+
 
 FLUX_SOURCE_KINDS = ("GitRepository", "OCIRepository", "Bucket", "ExternalArtifact")
 

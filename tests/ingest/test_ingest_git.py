@@ -39,6 +39,27 @@ def test_open_a_missing_folder_is_not_a_repository(tmp_path: Path) -> None:
         GitRepository.open(tmp_path / "nowhere")
 
 
+def test_a_work_tree_folder_that_does_not_exist_is_named_not_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path)
+    commit(repo, {"a.yaml": "a: 1\n"}, "add a")
+    git(repo, "config", "core.worktree", str(tmp_path / "gone"))
+    with pytest.raises(GitError) as caught:
+        GitRepository.open(repo)
+    assert str(caught.value).startswith(
+        f"the repository's work tree folder does not exist: {tmp_path / 'gone'}"
+    )
+    assert "core.worktree" in str(caught.value) and "not installed" not in str(caught.value)
+
+
+def test_a_work_tree_removed_after_opening_is_named_not_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    commit(repo, {"a.yaml": "a: 1\n"}, "add a")
+    opened = GitRepository.open(repo)
+    shutil.rmtree(tmp_path / "r")
+    with pytest.raises(GitError, match="work tree folder does not exist"):
+        opened.resolve("HEAD")
+
+
 def test_open_from_a_subfolder_keeps_the_toplevel(tmp_path: Path) -> None:
     repo = make_repo(tmp_path)
     commit(repo, {"charts/a/Chart.yaml": "name: a\n"}, "add a")

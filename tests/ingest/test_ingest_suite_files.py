@@ -152,3 +152,16 @@ def test_terminal_output_says_0_suites_for_a_chart_without(tmp_path, renderer):
         in out.getvalue()
     )
     assert "passed" not in out.getvalue()
+
+
+def test_a_ci_pattern_leaving_the_repository_is_left_out_and_said_so():
+    ci = {
+        ".github/workflows/t.yaml": _workflow(
+            "helm unittest -f '../../../**/x' -f /etc/passwd -f 'unit/*_test.yaml' charts/a"
+        )
+    }
+    found = suite_patterns(ci, (), CHARTS)["charts/a"]
+    assert found.patterns == ("unit/*_test.yaml",)
+    assert "left out, outside the repository: ../../../**/x, /etc/passwd" in found.source
+    ci = {".github/workflows/t.yaml": _workflow("helm unittest -f '../**/x' charts/a")}
+    assert suite_patterns(ci, (), CHARTS)["charts/a"].patterns == ("../**/x",)  # still inside

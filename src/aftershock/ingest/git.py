@@ -106,6 +106,8 @@ class GitRepository:
             )
         top = completed.stdout.decode("utf-8", "surrogateescape").strip()
         if completed.returncode == 0 and top:
+            if not Path(top).is_dir():
+                raise _missing_work_tree(Path(top), folder)
             return cls(root=Path(top))
         bare = probe._call(("rev-parse", "--is-bare-repository", "--absolute-git-dir"))
         answer = bare.stdout.decode("utf-8", "surrogateescape").split("\n")
@@ -240,7 +242,7 @@ class GitRepository:
                 check=False,
             )
         except FileNotFoundError as error:
-            raise _git_missing() from error
+            raise _not_found(error, self.root) from error
         except subprocess.TimeoutExpired as error:
             raise GitError(
                 f"git {args[0]} took over {_TIMEOUT_SECONDS}s in {self.root}",
@@ -260,7 +262,7 @@ class GitRepository:
                 stderr=stderr,
             )
         except FileNotFoundError as error:
-            raise _git_missing() from error
+            raise _not_found(error, self.root) from error
 
     def _failure(self, args: tuple[str, ...], stderr: bytes) -> GitError:
         return GitError(
@@ -330,3 +332,17 @@ def _empty_range(base: str, head: str) -> EmptyRangeError:
 
 def _git_missing() -> GitError:
     return GitError("git is not installed or not on PATH", hint="install git 2.31 or newer")
+
+
+def _not_found(error: FileNotFoundError, root: Path) -> GitError:
+    """git itself, or the folder it runs in (a work tree removed meanwhile), is missing."""
+    if error.filename is not None and Path(error.filename) == root:
+        return _missing_work_tree(root, root)
+    return _git_missing()
+
+
+def _missing_work_tree(top: Path, folder: Path) -> GitError:
+    return GitError(
+        f"the repository's work tree folder does not exist: {top} (repository {folder})",
+        hint="fix or unset core.worktree in its git config, or pass --repo",
+    )

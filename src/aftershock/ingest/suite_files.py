@@ -8,7 +8,8 @@ In order: `.aftershock.yaml` `tests: {files: [...]}` (every chart); else the rep
 whose chart could be several (a glob) names each chart the glob matches; one whose chart or
 working directory holds a variable (`${{ matrix.chart }}`, `$CHART`), or follows a conditional
 `cd`, could mean any chart, so its patterns apply to every chart, together with the default (the
-review would rather run a suite CI may not run than miss one it does). Nothing is executed: the
+review would rather run a suite CI may not run than miss one it does). A CI pattern leaving the
+repository is left out (and said so); `.aftershock.yaml` refuses one. Nothing is executed: the
 files are only read.
 """
 
@@ -71,7 +72,24 @@ def suite_patterns(
         command for path in sorted(ci_texts) for command in unittest_commands(path, ci_texts[path])
     ]
     commands = resolve_globs(commands, charts)
-    return {chart: _chart_patterns(chart, commands, charts) for chart in charts}
+    return {chart: _inside(chart, _chart_patterns(chart, commands, charts)) for chart in charts}
+
+
+def _inside(chart: str, found: SuitePatterns) -> SuitePatterns:
+    """The patterns that stay inside the repository: they are globbed in the review's workspace, where
+    one leaving it (`/etc/*`, `../../../**`) would walk the host's filesystem."""
+    kept = tuple(p for p in found.patterns if _stays_inside(chart, p))
+    if kept == found.patterns:
+        return found
+    left = ", ".join(p for p in found.patterns if p not in kept)
+    return SuitePatterns(
+        kept or (DEFAULT_PATTERN,), f"{found.source} (left out, outside the repository: {left})"
+    )
+
+
+def _stays_inside(chart: str, pattern: str) -> bool:
+    joined = posixpath.normpath(posixpath.join(chart or ".", pattern))
+    return not pattern.startswith("/") and joined != ".." and not joined.startswith("../")
 
 
 def _chart_patterns(
