@@ -219,6 +219,8 @@ def main() -> int:
             for name, src in builds:
                 figures = review(repo, commit, src, name, args)
                 rows[name].append(figures)
+                if args.json:
+                    _write(args.json, rows)
                 print(
                     f"[{index}/{len(commits)}] {name} {figures.commit} exit {figures.exit_status} "
                     f"{figures.seconds:.1f}s rss {figures.peak_rss_mib} MiB reached {figures.reached} "
@@ -232,9 +234,17 @@ def main() -> int:
         )
     print(json.dumps(result, indent=2))
     if args.json:
-        detail = {name: [asdict(r) for r in found] for name, found in rows.items()}
-        args.json.write_text(json.dumps({"summary": result, "reviews": detail}, indent=2))
+        _write(args.json, rows, result)
     return 0
+
+
+def _write(
+    path: Path, rows: dict[str, list[ReviewFigures]], result: dict[str, Any] | None = None
+) -> None:
+    """The figures so far (after every review, so a run stopped early keeps what it measured)."""
+    detail = {name: [asdict(r) for r in found] for name, found in rows.items()}
+    summary = result or {name: summarize(found) for name, found in rows.items()}
+    path.write_text(json.dumps({"summary": summary, "reviews": detail}, indent=2))
 
 
 if __name__ == "__main__":
