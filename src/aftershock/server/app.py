@@ -5,7 +5,10 @@ A delivery is read up to the body limit (413 beyond), its signature checked in c
 is dispatched after the answer has gone out, as a background task. A signed body that is not JSON,
 nests too deeply to parse, or has a field of the wrong type answers 400 with one log line. A job
 accepted while the queue is down answers 503: it is recorded, and the reconciler queues it when the
-queue is back (GitHub's redelivery of it is then a duplicate).
+queue is back (GitHub's redelivery of it is then a duplicate). A delivery that cannot be recorded
+because the state database is down answers 202 `spooled`: it is kept on disk, and recorded and
+dispatched when the database answers again (see `spool`). A client that stops sending its body
+before the body timeout (`server.http`) gets nothing: its connection is closed.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from contextlib import asynccontextmanager
 import anyio
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -27,6 +30,8 @@ from aftershock.server.metrics import prometheus_text, sample
 from aftershock.server.reconcile import Reconciler
 from aftershock.server.service import WebhookService
 from aftershock.server.signature import SIGNATURE_HEADER, signature_valid
+from aftershock.server.spool import SpoolFull
+from aftershock.state.errors import StateError
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _log = logging.getLogger("aftershock.server")
@@ -64,6 +69,8 @@ class _Endpoints:
             body = await _body(request, settings.max_body_bytes)
         except _TooLarge:
             return self.reject("too_large", 413, f"body over {settings.max_body_bytes} bytes")
+        except ClientDisconnect:  # gone, or cut by the body timeout: nobody hears an answer
+            return self.reject("disconnected", 400, "the client left before its body arrived")
         if not signature_valid(
             settings.webhook_secret, body, request.headers.get(SIGNATURE_HEADER)
         ):
@@ -92,6 +99,8 @@ class _Endpoints:
                 error,
             )
             return self.reject("payload", 400, f"malformed payload: {error}")
+        except StateError as error:
+            return await self.spool(event, delivery, payload, error)
         answer = {
             "delivery": delivery,
             "outcome": accepted.outcome.value,
@@ -109,6 +118,31 @@ class _Endpoints:
             return JSONResponse(answer, status_code=503)
         return JSONResponse(
             answer, status_code=202, background=BackgroundTask(self.service.dispatch, accepted.job)
+        )
+
+    async def spool(
+        self, event: str, delivery: str, payload: object, error: StateError
+    ) -> JSONResponse:
+        """Keep a delivery the ledger cannot take now; 202 when kept, 503 when even that fails."""
+        self.service.metrics.increment(sample("aftershock_failures_total", stage="state"))
+        try:
+            await anyio.to_thread.run_sync(self.service.spool.keep, event, delivery, payload)
+        except (SpoolFull, OSError) as spool_error:
+            _log.error(
+                "delivery %s lost: the state database failed (%s) and the spool refused it: %s",
+                delivery,
+                error.line(),
+                spool_error,
+            )
+            return self.reject("state", 503, "the state database is unavailable; redeliver later")
+        _log.warning("delivery %s spooled: the state database failed: %s", delivery, error.line())
+        reason = (
+            "the state database is unavailable: the delivery is kept and will be recorded "
+            "and processed when it is back"
+        )
+        return JSONResponse(
+            {"delivery": delivery, "outcome": "spooled", "reason": reason, "duplicate": False},
+            status_code=202,
         )
 
     async def healthz(self, request: Request) -> Response:

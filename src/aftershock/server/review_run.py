@@ -7,6 +7,7 @@ two pushes never review in parallel and an older head never lands after a newer 
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,7 @@ from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
 from aftershock.server.supersede import RivalReview, superseding
+from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
 from aftershock.state.records import (
     ReviewMode,
@@ -47,6 +49,7 @@ from aftershock.state.records import (
 )
 from aftershock.state.scope import ReviewScope
 
+_log = logging.getLogger("aftershock.server")
 CONFIG_FILE = ".aftershock.yaml"
 FETCH_DEPTH = 50
 
@@ -67,8 +70,10 @@ def run_review_job(ctx: JobContext, job: ReviewJob) -> tuple[Outcome, str]:
     ):
         try:
             return _review_in_folder(ctx, client, job, key, folder)
+        except StateUnavailableError:
+            raise  # the runner tries the job again, and fails its check run only when it gives up
         except Exception as error:
-            _fail_check_run(ctx, client, job, error)
+            fail_check_run(ctx, job, _failure_line(error))
             raise
 
 
@@ -253,30 +258,39 @@ def _start_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob) -> R
     return job
 
 
-def _fail_check_run(
-    ctx: JobContext, client: GitHubClient, job: ReviewJob, error: Exception
+def _failure_line(error: Exception) -> str:
+    if isinstance(error, AftershockError):
+        return error.line()
+    return f"internal error: {type(error).__name__}: {error}"
+
+
+def fail_check_run(
+    ctx: JobContext, job: ReviewJob, line: str, *, create_missing: bool = False
 ) -> None:
-    row = ctx.ledger.get(job.delivery_id)
-    check_run_id = (row.job or {}).get("check_run_id") if row is not None else job.check_run_id
-    if check_run_id is None:
-        return
-    line = (
-        error.line()
-        if isinstance(error, AftershockError)
-        else f"internal error: {type(error).__name__}: {error}"
-    )
+    """Complete the job's check run as failed with `line` (best effort): the one the ledger knows,
+    else the job's, else (with `create_missing`, when the head is known) a new one."""
+    check_run_id = job.check_run_id
     try:
+        row = ctx.ledger.get(job.delivery_id)
+        if row is not None and (row.job or {}).get("check_run_id") is not None:
+            check_run_id = int((row.job or {})["check_run_id"])
+    except StateError:
+        pass  # the database is what failed: the job's own copy is what there is
+    try:
+        client = ctx.access.client(job.pull.installation_id)
+        if check_run_id is None:
+            if job.head_sha is None or not create_missing:
+                return
+            check_run_id = client.create_check_run(
+                job.pull.repository, job.head_sha, "in_progress", "Reviewing", line[:200]
+            )
         client.update_check_run(
             job.pull.repository,
-            int(check_run_id),
-            {
-                "status": "completed",
-                "conclusion": "failure",
-                "output": failure_output(line),
-            },
+            check_run_id,
+            {"status": "completed", "conclusion": "failure", "output": failure_output(line)},
         )
-    except Exception:
-        pass
+    except Exception as error:
+        _log.warning("could not fail the check run of %s: %s", job.delivery_id, error)
 
 
 def _render_callbacks(ctx: JobContext) -> RenderCallbacks:

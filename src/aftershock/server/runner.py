@@ -4,12 +4,20 @@ One `JobRunner` per process (the service's pool threads, or an `aftershock worke
 copy of a job is the one that runs, so a retried job reuses the check run its first attempt made.
 Each thread keeps one renderer open across jobs; Helm's library loads once per render worker.
 A job that fails, of any kind, is logged as one error line and counted in
-`aftershock_job_failures_total` by kind and cause (github, error, internal).
+`aftershock_job_failures_total` by kind and cause (github, error, internal, state).
+
+A job that loses the state database (refused, reset, shut down: `StateUnavailableError`) runs again
+from the start, up to `state_attempts` times with a backoff that doubles; the ledger makes the parts
+already done no-ops. When the attempts run out, its check run fails with one line saying why (a
+review that could not be recorded never shows as passed), and the failure is recorded once the
+database answers within one more round of backoff; else the delivery stays unfinished, and a
+restarted service runs it again.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 
 from aftershock.errors import AftershockError
 from aftershock.server.command_run import run_command_job
@@ -19,11 +27,13 @@ from aftershock.server.github_auth import GitHubAccess
 from aftershock.server.jobspec import Job, ReviewJob, job_from_json
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.metrics import Metrics, sample
-from aftershock.server.review_run import run_review_job
+from aftershock.server.review_run import fail_check_run, run_review_job
 from aftershock.server.settings import ServiceSettings
+from aftershock.state.errors import StateUnavailableError
 from aftershock.state.store import StateStore
 
 _log = logging.getLogger("aftershock.server")
+_MAX_STATE_BACKOFF_SECONDS = 30.0
 
 
 class JobRunner:
@@ -36,12 +46,26 @@ class JobRunner:
 
     def run(self, job: Job) -> Outcome:
         """Run the job unless its delivery already has a final outcome; returns the outcome recorded."""
-        ledger = self.context.ledger
-        row = ledger.get(job.delivery_id)
-        if row is not None and row.job:
-            job = job_from_json(row.job)
-        if not ledger.start(job.delivery_id):
-            return row.outcome if row is not None else Outcome.FAILED
+        attempts = max(self.context.settings.state_attempts, 1)
+        for attempt in range(1, attempts + 1):
+            try:
+                row = self.context.ledger.get(job.delivery_id)
+                if row is not None and row.job:
+                    job = job_from_json(row.job)  # with the check run an earlier attempt made
+                if not self.context.ledger.start(job.delivery_id):
+                    return row.outcome if row is not None else Outcome.FAILED
+                outcome, detail = self._work(job)
+                break
+            except StateUnavailableError as error:
+                if attempt == attempts:
+                    return self._give_up(job, error, attempts)
+                self._pause(job, attempt, error)
+        self.context.metrics.increment(sample("aftershock_jobs_total", outcome=outcome.value))
+        _log.info("job %s: %s: %s", job.delivery_id, outcome.value, detail)
+        self._record(job, outcome, detail)  # the work is done: only its outcome is written again
+        return outcome
+
+    def _work(self, job: Job) -> tuple[Outcome, str]:
         kind = "review" if isinstance(job, ReviewJob) else "command"
         cause = ""
         try:
@@ -49,6 +73,8 @@ class JobRunner:
                 outcome, detail = run_review_job(self.context, job)
             else:
                 outcome, detail = run_command_job(self.context, job)
+        except StateUnavailableError:
+            raise  # `run` tries again
         except AftershockError as error:
             cause = "github" if isinstance(error, GitHubError) else "error"
             outcome, detail = Outcome.FAILED, error.line()
@@ -61,10 +87,51 @@ class JobRunner:
             )
         if outcome is Outcome.FAILED:
             self._count_failure(job, kind, cause or "error", detail)
-        ledger.mark(job.delivery_id, outcome, detail)
-        self.context.metrics.increment(sample("aftershock_jobs_total", outcome=outcome.value))
-        _log.info("job %s: %s: %s", job.delivery_id, outcome.value, detail)
-        return outcome
+        return outcome, detail
+
+    def _pause(self, job: Job, attempt: int, error: StateUnavailableError) -> None:
+        pause = self._backoff(attempt)
+        _log.warning(
+            "job %s: the state database failed (attempt %d of %d), again in %.1f s: %s",
+            job.delivery_id,
+            attempt,
+            self.context.settings.state_attempts,
+            pause,
+            error.line(),
+        )
+        time.sleep(pause)
+
+    def _backoff(self, attempt: int) -> float:
+        first = self.context.settings.state_backoff_seconds
+        return float(min(first * 2 ** (attempt - 1), _MAX_STATE_BACKOFF_SECONDS))
+
+    def _give_up(self, job: Job, error: StateUnavailableError, attempts: int) -> Outcome:
+        """Fail the job's check run, then record the failure (if the database answers in time)."""
+        detail = f"the state database failed in each of {attempts} attempts: {error.line()}"
+        kind = "review" if isinstance(job, ReviewJob) else "command"
+        if isinstance(job, ReviewJob):
+            fail_check_run(self.context, job, detail, create_missing=True)
+        self._count_failure(job, kind, "state", detail)
+        self.context.metrics.increment(sample("aftershock_jobs_total", outcome="failed"))
+        self._record(job, Outcome.FAILED, detail)
+        return Outcome.FAILED
+
+    def _record(self, job: Job, outcome: Outcome, detail: str) -> None:
+        """Write the job's outcome, trying again with backoff while the database is down."""
+        attempts = max(self.context.settings.state_attempts, 1)
+        for attempt in range(1, attempts + 1):
+            try:
+                self.context.ledger.mark(job.delivery_id, outcome, detail)
+                return
+            except StateUnavailableError:
+                if attempt < attempts:
+                    time.sleep(self._backoff(attempt))
+        _log.error(
+            "job %s: its outcome (%s) could not be recorded: the state database is down; the "
+            "delivery stays unfinished and runs again when the service restarts",
+            job.delivery_id,
+            outcome.value,
+        )
 
     def _count_failure(self, job: Job, kind: str, cause: str, detail: str) -> None:
         self.context.metrics.increment(sample("aftershock_failures_total", stage=kind))

@@ -6,8 +6,9 @@ dispatch()  runs after the answer: announces a queued check run for a push, then
             job to the queue; the ledger row moves from accepted to queued;
 recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
             pool, those queued or running when the last process stopped);
-reconcile() while running, dispatches deliveries left accepted because the queue was down
-            (see `reconcile.Reconciler`).
+reconcile() while running, dispatches deliveries left accepted because the queue was down,
+            and records and dispatches those spooled while the state database was down
+            (see `reconcile.Reconciler` and `spool`).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aftershock.server.events import Intake, IntakeKind, RoutingOptions, route
+from aftershock.server.events import Intake, IntakeKind, MalformedPayload, RoutingOptions, route
 from aftershock.server.github_auth import GitHubAccess
 from aftershock.server.jobs import JobQueue
 from aftershock.server.jobspec import Job, ReviewJob, Trigger, job_from_json, job_to_json
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.metrics import Metrics, sample
 from aftershock.server.settings import ServiceSettings
+from aftershock.server.spool import DeliverySpool
+from aftershock.state.errors import StateError
 from aftershock.state.store import StateStore
 
 _log = logging.getLogger("aftershock.server")
@@ -54,6 +57,7 @@ class WebhookService:
         self.settings = settings
         self.store = store
         self.ledger = Ledger(store)
+        self.spool = DeliverySpool(settings.spool_folder)
         self.queue = queue
         self.access = access
         self.metrics = metrics
@@ -123,6 +127,12 @@ class WebhookService:
             if row is not None and row.outcome is not Outcome.ACCEPTED:
                 return  # handed over meanwhile
             self._queue(self._announce(job))
+        except StateError as error:
+            _log.error(
+                "could not dispatch %s, left accepted until the state database answers: %s",
+                job.delivery_id,
+                error.line(),
+            )
         finally:
             with self._guard:
                 self._dispatching.discard(job.delivery_id)
@@ -161,8 +171,35 @@ class WebhookService:
             _log.warning("could not announce the check run of %s: %s", job.delivery_id, error)
             return job
 
+    def drain_spool(self) -> int:
+        """Record the deliveries spooled while the database was down, and dispatch their jobs;
+        returns how many were recorded. Stops at the first that the database still refuses."""
+        recorded = 0
+        for spooled in self.spool.pending():
+            try:
+                accepted = self.accept(spooled.event, spooled.delivery_id, spooled.payload)
+            except (
+                MalformedPayload
+            ) as error:  # checked before it was kept: a spool file edited since
+                _log.error("spooled delivery %s dropped: %s", spooled.delivery_id, error)
+                self.spool.drop(spooled)
+                continue
+            except StateError:
+                break  # still down: the next round tries again
+            self.spool.drop(spooled)  # in the ledger now: a second accept is a duplicate
+            recorded += 1
+            if accepted.job is not None:
+                self.dispatch(accepted.job)
+        if recorded:
+            _log.warning(
+                "recorded %d delivery(ies) kept while the state database was down", recorded
+            )
+        return recorded
+
     def reconcile(self, grace_seconds: float) -> int:
-        """When the queue answers, dispatch deliveries accepted more than `grace_seconds` ago; returns how many."""
+        """Drain the spool; when the queue answers, dispatch deliveries accepted more than
+        `grace_seconds` ago; returns how many were dispatched."""
+        self.drain_spool()
         if not self.queue.healthy():
             return 0
         cutoff = (datetime.now(UTC) - timedelta(seconds=grace_seconds)).isoformat(
@@ -183,6 +220,7 @@ class WebhookService:
 
     def recover(self) -> int:
         """Dispatch deliveries left unfinished by a previous process; returns how many."""
+        self.drain_spool()
         stale = [Outcome.ACCEPTED] + ([Outcome.QUEUED, Outcome.RUNNING] if self._embedded else [])
         rows = self.ledger.unfinished(stale)
         for row in rows:

@@ -12,6 +12,15 @@ AFTERSHOCK_UPLOAD_SARIF        1 to upload SARIF to code scanning (needs securit
 AFTERSHOCK_FAIL_ON             merge risk at which the check run fails [default: high]
 AFTERSHOCK_MENTION             the name commands address [default: aftershock]
 AFTERSHOCK_MAX_BODY_BYTES      the largest delivery accepted [default: 26214400, GitHub's own cap]
+AFTERSHOCK_SPOOL_DIR           where deliveries wait while the state database is down
+                               [default: aftershock-spool in the work folder]
+AFTERSHOCK_STATE_ATTEMPTS      tries of a job that loses the state database [default: 5]
+AFTERSHOCK_STATE_BACKOFF_SECONDS  the first wait between them; it doubles, up to 30 s [default: 1]
+AFTERSHOCK_HEADER_TIMEOUT_SECONDS  a client must send its request's headers within [default: 10]
+AFTERSHOCK_BODY_TIMEOUT_SECONDS    and then its body within [default: 30]
+AFTERSHOCK_KEEP_ALIVE_SECONDS      an idle kept-alive connection is closed after [default: 5]
+AFTERSHOCK_MAX_CONNECTIONS     open connections at most; at the cap a new one displaces the one
+                               waiting longest for its request, else is closed [default: 200]
 """
 
 from __future__ import annotations
@@ -45,6 +54,16 @@ class RenderSettings:
 
 
 @dataclass(frozen=True)
+class HttpLimits:
+    """How long `serve` waits for a client, and for how many at once (see `server.http`)."""
+
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 30.0
+    keep_alive_seconds: int = 5
+    max_connections: int = 200
+
+
+@dataclass(frozen=True)
 class ServiceSettings:
     webhook_secret: bytes
     state: str
@@ -66,7 +85,16 @@ class ServiceSettings:
     reconcile_seconds: float = (
         10.0  # how often deliveries left accepted (queue down) are queued again
     )
+    state_attempts: int = 5  # tries of a job whose state database fails (refused, reset, shut down)
+    state_backoff_seconds: float = 1.0  # the first wait between them; it doubles, up to 30 s
+    spool_dir: Path | None = None  # None: `aftershock-spool` under work_dir
+    http: HttpLimits = HttpLimits()
     render: RenderSettings = RenderSettings()
+
+    @property
+    def spool_folder(self) -> Path:
+        """Where deliveries wait while the state database is down."""
+        return self.spool_dir or self.work_dir / "aftershock-spool"
 
     @property
     def clone_base(self) -> str:
@@ -131,20 +159,49 @@ def settings_from_environment(
             f"AFTERSHOCK_FAIL_ON={fail_on!r} is not a risk level",
             hint=f"use one of {', '.join(RISK_LEVELS)}",
         )
-    try:
-        max_body = int(env.get("AFTERSHOCK_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES))
-    except ValueError:
-        raise ConfigError("AFTERSHOCK_MAX_BODY_BYTES is not a number of bytes") from None
+    max_body = int(_number(env, "AFTERSHOCK_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, whole=True))
+    work_dir = Path(env.get("AFTERSHOCK_WORK_DIR") or tempfile.gettempdir())
+    spool = env.get("AFTERSHOCK_SPOOL_DIR", "")
     return ServiceSettings(
         webhook_secret=secret.encode("utf-8"),
         state=env.get("AFTERSHOCK_STATE", "") or str(Path(".aftershock") / "service-state.db"),
         app=AppCredentials(app_id, key) if app_id and key else None,
         api_url=env.get("AFTERSHOCK_GITHUB_API_URL", DEFAULT_API_URL).rstrip("/"),
         git_url=env.get("AFTERSHOCK_GITHUB_GIT_URL", ""),
-        work_dir=Path(env.get("AFTERSHOCK_WORK_DIR") or tempfile.gettempdir()),
+        work_dir=work_dir,
         review_drafts=_flag(env, "AFTERSHOCK_REVIEW_DRAFTS"),
         upload_sarif=_flag(env, "AFTERSHOCK_UPLOAD_SARIF"),
         fail_on=fail_on,
         mention=env.get("AFTERSHOCK_MENTION", "aftershock").strip().lstrip("@") or "aftershock",
         max_body_bytes=max_body,
+        state_attempts=int(_number(env, "AFTERSHOCK_STATE_ATTEMPTS", 5, whole=True)),
+        state_backoff_seconds=_number(env, "AFTERSHOCK_STATE_BACKOFF_SECONDS", 1.0),
+        spool_dir=Path(spool) if spool else None,
+        http=_http_limits(env),
     )
+
+
+def _http_limits(env: Mapping[str, str]) -> HttpLimits:
+    return HttpLimits(
+        header_timeout_seconds=_number(env, "AFTERSHOCK_HEADER_TIMEOUT_SECONDS", 10.0),
+        body_timeout_seconds=_number(env, "AFTERSHOCK_BODY_TIMEOUT_SECONDS", 30.0),
+        keep_alive_seconds=int(_number(env, "AFTERSHOCK_KEEP_ALIVE_SECONDS", 5, whole=True)),
+        max_connections=int(_number(env, "AFTERSHOCK_MAX_CONNECTIONS", 200, whole=True)),
+    )
+
+
+def _number(env: Mapping[str, str], name: str, default: float, *, whole: bool = False) -> float:
+    """A positive number from the environment; ConfigError naming the variable otherwise."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(int(text)) if whole else float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value == float("inf"):
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(
+            f"{name}={text!r} is not {kind} above 0", hint=f"unset it for {default:g}"
+        )
+    return value

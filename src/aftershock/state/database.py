@@ -19,11 +19,16 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from aftershock.private_files import private_file, private_folder
-from aftershock.state.errors import StateError
+from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.locks import AdvisoryTargetLock, FileTargetLock, TargetLock
 
 DEFAULT_STATE_PATH = Path(".aftershock") / "state.db"
 _SQLITE_BUSY_SECONDS = 30.0  # waiting for another writer's short transaction, not for a review
+_PG_CONNECT_TIMEOUT_SECONDS = (
+    10  # a server that accepts and never answers must not hold a job forever
+)
+# SQLite's OperationalError also means a wrong query ("no such table"); only these are transient
+_SQLITE_TRANSIENT = ("database is locked", "unable to open database file", "disk i/o error")
 _GITIGNORE = "# aftershock's review state and caches: local to this clone\n*\n"
 
 
@@ -106,13 +111,17 @@ def _sqlite_begin(conn: sa.Connection) -> None:
 def _postgres(url: sa.URL) -> Database:
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername="postgresql+psycopg")  # SQLAlchemy would pick psycopg2 otherwise
-    engine = sa.create_engine(url, pool_pre_ping=True)
+    connect_args = (
+        {} if "connect_timeout" in url.query else {"connect_timeout": _PG_CONNECT_TIMEOUT_SECONDS}
+    )
+    engine = sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args)
     return Database(engine, url.render_as_string(hide_password=True), None)
 
 
 @contextmanager
 def translated_errors(where: str) -> Iterator[None]:
-    """Turn a database or lock-file failure into a one-line StateError naming the database."""
+    """Turn a database or lock-file failure into a one-line StateError naming the database; a lost or
+    refused connection is a StateUnavailableError (see `unavailable`)."""
     try:
         yield
     except sa.exc.DBAPIError as exc:
@@ -121,10 +130,15 @@ def translated_errors(where: str) -> Iterator[None]:
             if str(exc.orig).strip()
             else type(exc.orig).__name__
         )
-        raise StateError(
+        error = StateUnavailableError if unavailable(exc) else StateError
+        raise error(
             f"state database failed: {detail}",
             where=where,
             hint="check the --state path or URL, and that the database is reachable and writable",
+        ) from None
+    except (sa.exc.DisconnectionError, sa.exc.TimeoutError) as exc:  # pool: lost, or none free
+        raise StateUnavailableError(
+            f"state database failed: {str(exc).splitlines()[0]}", where=where
         ) from None
     except sa.exc.SQLAlchemyError as exc:
         raise StateError(
@@ -132,3 +146,15 @@ def translated_errors(where: str) -> Iterator[None]:
         ) from None
     except OSError as exc:
         raise StateError(f"state database failed: {exc.strerror or exc}", where=where) from None
+
+
+def unavailable(exc: sa.exc.DBAPIError) -> bool:
+    """Whether the database failed to answer (connection refused, reset, administrator shutdown,
+    SQLite busy) rather than refused what was asked: only then is trying again worth it."""
+    if exc.connection_invalidated:
+        return True
+    if not isinstance(exc, sa.exc.OperationalError):
+        return False
+    if isinstance(exc.orig, sqlite3.Error):
+        return any(text in str(exc.orig).lower() for text in _SQLITE_TRANSIENT)
+    return True

@@ -9,6 +9,11 @@ class StateError(AftershockError):
     """The state database cannot be opened, read or written, or a decision refers to nothing."""
 
 
+class StateUnavailableError(StateError):
+    """The state database could not be reached, or dropped the connection (refused, reset, shut
+    down): worth trying again later, unlike a query or schema that is wrong."""
+
+
 class StateSchemaError(StateError):
     """The state database has a schema this aftershock cannot use (newer, or unknown)."""
 

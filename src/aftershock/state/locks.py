@@ -100,6 +100,11 @@ class AdvisoryTargetLock:
         try:
             if self._held:
                 self._conn.execute(sa.text("SELECT pg_advisory_unlock(:key)"), {"key": self._key})
+        except sa.exc.DBAPIError as exc:
+            # The session died (a restart, a reset): the server released its locks with it, and a
+            # review that finished must not fail for want of an unlock.
+            if not (exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError)):
+                raise
         finally:
             self._conn.close()  # ending the session would release the lock anyway
             self._conn = None
