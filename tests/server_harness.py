@@ -55,12 +55,13 @@ def start_service(
 
     from aftershock.server.app import create_app
     from aftershock.server.build import QueueChoice, build_service
+    from aftershock.server.http import uvicorn_config
 
     stack = ExitStack()
     service = build_service(settings, QueueChoice(queue_url, queue_name), stack)
-    config = uvicorn.Config(
-        create_app(service), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
+    config = uvicorn_config(
+        create_app(service), settings.http, "127.0.0.1", 0, log_level="warning"
+    )  # the configuration `serve` runs with
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

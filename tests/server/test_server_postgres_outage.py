@@ -1,12 +1,18 @@
 """A PostgreSQL outage, through a proxy the test closes (the machine's server is never stopped): a job
 that loses the database mid-review is tried again and completes; one that keeps losing it ends failed
 with a failed check run (never a passed one); a delivery that arrives while the database is down
-answers 202 and is kept, then recorded and reviewed once when it is back (issue 22: the job ended
+answers 202 and is kept, then recorded and reviewed once when it is back; an `aftershock worker`
+(RQ) tries a job again too (issue 22: the job ended
 failed while its check run said success, and such deliveries got HTTP 500 with a traceback)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import threading
 import time
+import uuid
 
 import httpx
 import pytest
@@ -57,8 +63,12 @@ def _reviews(running) -> int:
     return len(running.service.store.history(KEY, ReviewTarget.pull_request(5)))
 
 
+def _logged(caplog, text: str) -> bool:
+    return any(text in record.getMessage() for record in caplog.records)
+
+
 def test_a_review_that_loses_the_database_midway_is_tried_again_and_completes(
-    tmp_path, proxy, setup
+    tmp_path, proxy, setup, caplog
 ):
     fake, key, url, base, head = setup
     settings = service_settings(fake, key, tmp_path, state=url, state_backoff_seconds=0.5)
@@ -76,7 +86,7 @@ def test_a_review_that_loses_the_database_midway_is_tried_again_and_completes(
             assert answer.status_code == 202, answer.text
         wait_for(lambda: [r for r in fake.runs_for(head) if "in_progress" in r.statuses], 60)
         proxy.down()  # resets the review lock's session too
-        time.sleep(2.5)
+        wait_for(lambda: _logged(caplog, "(attempt 1 of 5)"), 60, "the first attempt to fail")
         proxy.up()
         outcome = wait_for(lambda: _final(running, "m-1"), 120, "the review to finish")
         assert outcome is Outcome.REVIEWED, running.service.ledger.get("m-1").detail
@@ -148,3 +158,70 @@ def test_a_delivery_while_the_database_is_down_is_kept_then_reviewed_once(tmp_pa
         assert _reviews(running) == 1
     finally:
         running.stop()
+
+
+def _redis_url() -> str | None:
+    url = os.environ.get("AFTERSHOCK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    try:
+        import redis
+
+        return url if redis.Redis.from_url(url, socket_connect_timeout=1).ping() else None
+    except Exception:
+        return None
+
+
+def test_an_rq_worker_tries_a_job_again_when_the_database_drops_midway(tmp_path, proxy, setup):
+    fake, key, url, base, head = setup
+    redis_url = _redis_url()
+    if redis_url is None:
+        pytest.skip("no redis-server answering at 127.0.0.1:6379")
+    name = f"aftershock-pg-outage-{uuid.uuid4().hex[:8]}"
+    settings = service_settings(fake, key, tmp_path, state=url)
+    running = start_service(settings, redis_url, name)
+    env = {
+        **os.environ,
+        "AFTERSHOCK_APP_ID": "42",
+        "AFTERSHOCK_PRIVATE_KEY": key.private_pem,
+        "AFTERSHOCK_GITHUB_API_URL": fake.url,
+        "AFTERSHOCK_STATE": url,
+        "AFTERSHOCK_WORK_DIR": str(settings.work_dir),
+        "AFTERSHOCK_STATE_BACKOFF_SECONDS": "0.5",
+    }
+    code = "from aftershock.cli.worker import worker_command; worker_command()"
+    command = [sys.executable, "-c", code, "--queue", redis_url, "--queue-name", name, "--burst"]
+    try:
+        fake.state.slow_answers = [1.5]
+        with httpx.Client() as client:
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "w-1",
+            )
+        wait_for(lambda: _final(running, "w-1") or running.service.queue.depth() == 1, 30)
+        worker = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(worker.stderr), daemon=True)
+        reader.start()
+        wait_for(lambda: [r for r in fake.runs_for(head) if "in_progress" in r.statuses], 120)
+        proxy.down()
+        wait_for(lambda: any("(attempt 1 of 5)" in line for line in lines), 60, "a failed try")
+        time.sleep(2.0)  # longer than RQ's own immediate retries would last
+        proxy.up()
+        worker.wait(180)
+        reader.join(10)
+        assert _final(running, "w-1") is Outcome.REVIEWED, "".join(lines)[-2000:]
+        (run,) = fake.runs_for(head)
+        assert run.conclusion == "success"
+        assert _reviews(running) == 1
+    finally:
+        running.stop()
+        import redis
+
+        connection = redis.Redis.from_url(redis_url)
+        for pattern in (f"rq:*{name}*", f"aftershock:metrics:{name}"):
+            for found in connection.scan_iter(pattern):
+                connection.delete(found)

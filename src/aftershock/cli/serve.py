@@ -2,7 +2,8 @@
 
 Settings come from AFTERSHOCK_* variables (see `aftershock.server.settings`); the secret from
 AFTERSHOCK_WEBHOOK_SECRET. Without --queue, reviews run in an embedded pool of threads; with
-`--queue redis://…` they go to `aftershock worker` processes.
+`--queue redis://…` they go to `aftershock worker` processes. The HTTP limits (header and body
+timeouts, keep-alive, connection cap) come from AFTERSHOCK_* too, and the flags below win.
 """
 
 from __future__ import annotations
@@ -45,8 +46,41 @@ from aftershock.server.settings import settings_from_environment
     envvar="AFTERSHOCK_STATE",
     help="State database: a path or postgresql:// URL.",
 )
+@click.option(
+    "--header-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds a client has to send its request line and headers [default: 10].",
+)
+@click.option(
+    "--body-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Seconds a client then has to send the body [default: 30].",
+)
+@click.option(
+    "--keep-alive",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Seconds an idle kept-alive connection stays open [default: 5].",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Open connections at most; a new one displaces the longest-waiting [default: 200].",
+)
 def serve_command(
-    host: str, port: int, queue_url: str | None, queue_name: str, workers: int, state: str | None
+    host: str,
+    port: int,
+    queue_url: str | None,
+    queue_name: str,
+    workers: int,
+    state: str | None,
+    header_timeout: float | None,
+    body_timeout: float | None,
+    keep_alive: int | None,
+    max_connections: int | None,
 ) -> None:
     """Receive GitHub webhooks at POST /webhook; /healthz and /metrics for operations."""
     import logging
@@ -54,12 +88,21 @@ def serve_command(
     import uvicorn
 
     from aftershock.server.app import create_app
+    from aftershock.server.http import uvicorn_config
 
     # uvicorn configures only its own loggers: without this a failed job's error line went nowhere
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = replace(settings_from_environment(), workers=workers)
     if state:
         settings = replace(settings, state=state)
+    limits = settings.http
+    limits = replace(
+        limits,
+        header_timeout_seconds=header_timeout or limits.header_timeout_seconds,
+        body_timeout_seconds=body_timeout or limits.body_timeout_seconds,
+        keep_alive_seconds=keep_alive or limits.keep_alive_seconds,
+        max_connections=max_connections or limits.max_connections,
+    )
     with ExitStack() as stack:
         service = build_service(settings, QueueChoice(queue_url, queue_name), stack)
-        uvicorn.run(create_app(service), host=host, port=port, log_level="info", access_log=False)
+        uvicorn.Server(uvicorn_config(create_app(service), limits, host, port)).run()
