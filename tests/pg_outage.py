@@ -1,4 +1,4 @@
-"""A PostgreSQL that goes down on demand, for the service's outage tests: a throwaway database on the
+"""A PostgreSQL that goes down or drops its connections on demand, for the service's outage tests: a throwaway database on the
 machine's server (127.0.0.1:5432) reached through a TCP proxy on loopback that the test closes
 (every open connection reset, new ones refused) and opens again; the server itself is never touched."""
 
@@ -42,6 +42,10 @@ class PgProxy:
             self._accepting.join(5)
         if listener is not None:
             listener.close()
+        self.reset()
+
+    def reset(self) -> None:
+        """Cut every open connection (as `pg_terminate_backend` does); new ones still get through."""
         with self._guard:
             sockets, self._open = list(self._open), set()
         for sock in sockets:

@@ -97,6 +97,33 @@ def test_a_review_that_loses_the_database_midway_is_tried_again_and_completes(
         running.stop()
 
 
+def test_a_review_whose_lock_session_is_reset_midway_completes_once(tmp_path, proxy, setup, caplog):
+    """The issue's case: the review lock's connection dies mid-review (the other queries reconnect);
+    the review was published as passed, and must not then end failed, or be done twice."""
+    fake, key, url, base, head = setup
+    running = start_service(service_settings(fake, key, tmp_path, state=url))
+    try:
+        fake.state.slow_answers = [1.0]
+        with httpx.Client() as client:
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 5, head, base),
+                "r-1",
+            )
+        wait_for(lambda: [r for r in fake.runs_for(head) if "in_progress" in r.statuses], 60)
+        proxy.reset()
+        outcome = wait_for(lambda: _final(running, "r-1"), 120, "the review to finish")
+        assert outcome is Outcome.REVIEWED, running.service.ledger.get("r-1").detail
+        (run,) = fake.runs_for(head)
+        assert run.conclusion == "success"
+        assert _reviews(running) == 1
+        assert not _logged(caplog, "attempt 1 of")  # nothing needed trying again
+    finally:
+        running.stop()
+
+
 def test_a_review_that_keeps_losing_the_database_ends_failed_with_a_failed_check_run(
     tmp_path, proxy, setup
 ):
