@@ -7,11 +7,12 @@ A job that fails, of any kind, is logged as one error line and counted in
 `aftershock_job_failures_total` by kind and cause (github, error, internal, state).
 
 A job that loses the state database (refused, reset, shut down: `StateUnavailableError`) runs again
-from the start, up to `state_attempts` times with a backoff that doubles; the ledger makes the parts
-already done no-ops. When the attempts run out, its check run fails with one line saying why (a
-review that could not be recorded never shows as passed), and the failure is recorded once the
-database answers within one more round of backoff; else the delivery stays unfinished, and a
-restarted service runs it again.
+from the start, up to `state_attempts` times with a backoff that doubles: a review writes its
+record in one transaction and publishes after it, so an attempt that failed wrote nothing to redo.
+Its outcome, once known, is written with the same backoff, never by running the job again. When
+the attempts run out, the check run fails with one line saying why (a review that could not be
+recorded never shows as passed) and the failure is recorded if the database answers in time; else
+the delivery stays unfinished in the ledger (the embedded pool runs it again on restart).
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ class JobRunner:
                     time.sleep(self._backoff(attempt))
         _log.error(
             "job %s: its outcome (%s) could not be recorded: the state database is down; the "
-            "delivery stays unfinished and runs again when the service restarts",
+            "delivery stays unfinished in the ledger",
             job.delivery_id,
             outcome.value,
         )
