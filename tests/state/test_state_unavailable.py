@@ -1,6 +1,6 @@
 """Which database failures are worth trying again: a refused or dropped connection (StateUnavailableError)
 but not a query the database refuses, nor SQLite's "no such table" (plain StateError); and a review
-lock whose session died releases quietly (the server released it with the session)."""
+lock whose session died is no longer held: recording under it is refused, releasing it is quiet."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from aftershock.state.database import translated_errors
 from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.store import open_store
-from state_support import PG_DSN, PG_URL, PR, REPO, postgres_problem
+from state_support import PG_DSN, PG_URL, PR, REPO, postgres_problem, record
 
 
 def _closed_port() -> int:
@@ -53,7 +53,7 @@ def test_a_busy_sqlite_database_is_unavailable(tmp_path):
     holder.close()
 
 
-def test_a_review_lock_whose_session_was_terminated_releases_quietly():
+def test_a_review_lock_whose_session_was_terminated_is_not_held_and_releases_quietly():
     problem = postgres_problem()
     if problem:
         pytest.skip(problem)
@@ -73,6 +73,8 @@ def test_a_review_lock_whose_session_was_terminated_releases_quietly():
                     (tag,),
                 ).fetchone()
             assert ended == (1,)
+            with pytest.raises(StateUnavailableError, match="lost with its database session"):
+                store.record_review(record("a" * 40))  # not without the lock it thinks it holds
         with store.review_lock(REPO, PR, timeout_seconds=5):
             pass  # the server released it with the session: it can be taken again
     finally:

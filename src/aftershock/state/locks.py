@@ -2,8 +2,9 @@
 
 SQLite databases use an exclusive `flock` on a file per target beside the database; PostgreSQL uses
 a session advisory lock on a connection held for the review. The kernel or the server releases
-either when the holder dies, so a killed review never leaves a stale lock behind. A second review
-waits up to a timeout, then fails with StateBusyError.
+either when the holder dies, so a killed review never leaves a stale lock behind; an advisory lock
+is not held once its session died (a restart, a reset), and releasing it then is a no-op. A second
+review waits up to a timeout, then fails with StateBusyError.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ _MAX_POLL_SECONDS = 0.25
 
 class TargetLock(Protocol):
     def try_acquire(self) -> bool: ...
+
+    def held(self) -> bool: ...
 
     def release(self) -> None: ...
 
@@ -54,6 +57,9 @@ class FileLock:
             return False
         self._fd = fd
         return True
+
+    def held(self) -> bool:
+        return self._fd is not None  # a flock lasts as long as its descriptor
 
     def release(self) -> None:
         if self._fd is not None:
@@ -93,6 +99,19 @@ class AdvisoryTargetLock:
             self._conn.scalar(sa.text("SELECT pg_try_advisory_lock(:key)"), {"key": self._key})
         )
         return self._held
+
+    def held(self) -> bool:
+        """Whether the lock's session is alive (a session that ended released it)."""
+        if self._conn is None or not self._held:
+            return False
+        try:
+            self._conn.scalar(sa.text("SELECT 1"))
+        except sa.exc.DBAPIError as exc:
+            if not (exc.connection_invalidated or isinstance(exc, sa.exc.OperationalError)):
+                raise
+            self._held = False  # nothing to unlock: `release` only closes the connection
+            return False
+        return True
 
     def release(self) -> None:
         if self._conn is None:

@@ -24,9 +24,9 @@ import sqlalchemy as sa
 
 from aftershock.state import rows, schema
 from aftershock.state.database import Database, connect, translated_errors
-from aftershock.state.errors import StateError
+from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.lifecycle import Lifecycle, LifecycleState, Matchable, compare
-from aftershock.state.locks import acquire, lock_name
+from aftershock.state.locks import TargetLock, acquire, lock_name
 from aftershock.state.migrations import migrate
 from aftershock.state.records import (
     Decision,
@@ -83,7 +83,8 @@ class StateStore:
     def __init__(self, database: Database, lock_timeout_seconds: float) -> None:
         self._db = database
         self._lock_timeout = lock_timeout_seconds
-        self._held: dict[bytes, int] = {}  # lock name -> thread that holds it through this store
+        # lock name -> the thread that holds it through this store, and the lock
+        self._held: dict[bytes, tuple[int, TargetLock]] = {}
         self._held_guard = threading.Lock()
 
     @property
@@ -103,13 +104,21 @@ class StateStore:
     ) -> Iterator[None]:
         """Hold the target's review lock; wait up to the timeout, then raise StateBusyError.
 
-        Re-entrant within one thread, so `record_review` inside the block does not wait on itself.
+        Re-entrant within one thread, so `record_review` inside the block does not wait on itself;
+        re-entering checks the lock is still held (a PostgreSQL session that died took it along)
+        and raises StateUnavailableError when it is not.
         """
         name = lock_name(repository, f"{target.kind.value}:{target.name}")
         me = threading.get_ident()
         with self._held_guard:
-            already_mine = self._held.get(name) == me
-        if already_mine:
+            holder = self._held.get(name)
+        if holder is not None and holder[0] == me:
+            if not holder[1].held():
+                raise StateUnavailableError(
+                    f"the review lock of {target} in {repository} was lost with its database session",
+                    where=self.where,
+                    hint="the review has to run again under a new lock",
+                )
             yield
             return
         lock = self._db.lock(name)
@@ -117,7 +126,7 @@ class StateStore:
         with translated_errors(self.where):
             acquire(lock, timeout, f"{target} in {repository}", self.where)
         with self._held_guard:
-            self._held[name] = me
+            self._held[name] = (me, lock)
         try:
             yield
         finally:
