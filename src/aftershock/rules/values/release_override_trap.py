@@ -214,11 +214,8 @@ def _names(labels: Sequence[str]) -> str:
     return shown + (f" and {len(labels) - _SHOWN} more" if len(labels) > _SHOWN else "")
 
 
-def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
-    default, replacer = trap.default, trap.replacer
-    labels = sorted({_label(e, default.identity) for e in trap.missed})
-    key = ".".join(default.path)
-    sets = ".".join(replacer.path)
+def _message(trap: _Trap, labels: Sequence[str]) -> str:
+    key, sets = ".".join(trap.default.path), ".".join(trap.replacer.path)
     sets_text = f"already sets {sets}" if trap.existing else f"sets {sets} (new with this change)"
     partial = "an existing partial override" if trap.existing else "a partial override"
     seen = (
@@ -226,16 +223,29 @@ def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
         if trap.shown_in
         else " (inferred from its values: its render does not show the list)"
     )
+    return (
+        f"{release_label(trap.release)} {sets_text}, which replaces the default list {key} of "
+        f"{trap.default.file} as a whole ({trap.replacer.via}): {partial} replaces all new defaults "
+        f"rather than extending them, so the release will not get {_names(labels)}{seen}"
+    )
+
+
+def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
+    default, replacer = trap.default, trap.replacer
+    labels = sorted({_label(e, default.identity) for e in trap.missed})
+    key, sets = ".".join(default.path), ".".join(replacer.path)
     text = ctx.sources.head.get(default.file)
     path = [
         PathStep("file", default.file, "changed"),
         PathStep("values_key", key, f"default list gains {len(labels)} entries"),
+        *((PathStep("file", replacer.template, replacer.via),) if replacer.template else ()),
         PathStep("release", trap.release, f"sets {sets}"),
+        *(
+            (PathStep("object", trap.shown_in.key.id, "rendered without them"),)
+            if trap.shown_in
+            else ()
+        ),
     ]
-    if replacer.template:
-        path.insert(2, PathStep("file", replacer.template, replacer.via))
-    if trap.shown_in:
-        path.append(PathStep("object", trap.shown_in.key.id, "rendered without them"))
     return Concern(
         subject=Subject(
             SubjectKind.VALUES_KEY,
@@ -243,9 +253,7 @@ def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
             f"{key} in {default.file}",
             trap.release,
         ),
-        message=f"{release_label(trap.release)} {sets_text}, which replaces the default list {key} of "
-        f"{default.file} as a whole ({replacer.via}): {partial} replaces all new defaults rather than "
-        f"extending them, so the release will not get {_names(labels)}{seen}",
+        message=_message(trap, labels),
         delta=Delta.WIDENED if trap.widened else Delta.INTRODUCED,
         location=Location(default.file, key_line(text, default.path) if text else None),
         path=tuple(path),
@@ -257,11 +265,7 @@ def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
             Fact("existing_override", trap.existing),
         ),
         evidence=Evidence.OBSERVED if trap.shown_in else Evidence.INFERRED,
-        scope_paths=(
-            default.chart,
-            default.file,
-            *((replacer.template,) if replacer.template else ()),
-        ),
+        scope_paths=(default.chart, default.file, *filter(None, (replacer.template,))),
     )
 
 
