@@ -20,6 +20,8 @@ A case folder holds:
   `tests` lists helm-unittest outcomes of charts/app as the test step observed them (`suite_file`,
   `test`, `change`, `failure`); `head_render_error` makes the head render of scenario
   `scenario` (default `default`) fail with that error, the chart then being not reviewed.
+  `release: {id, base_values, head_values}` makes the chart's review that of a release installing it
+  (`ChartReview.release`), rendered with those values at each side.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.values import diff_values, parse_values
+from aftershock.model.contexts import RenderInputs
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
     PROBE_NAME,
@@ -156,6 +159,8 @@ def load_case(
     )
     if extra.get("tests"):
         review = replace(review, tests=test_evidence(extra["tests"]))
+    if extra.get("release"):
+        review = installed_by(review, extra["release"])
     if extra.get("head_render_error"):
         review = failed_at_head(
             review, extra["head_render_error"], extra.get("scenario", "default")
@@ -194,6 +199,18 @@ def failed_at_head(review: Review, error: str, scenario: str) -> Review:
         head=ChartRender(Side.HEAD, RenderStatus.FAILED, error=error),
     )
     return replace(review, chart_reviews=(failed,))
+
+
+def installed_by(review: Review, entry: dict[str, Any]) -> Review:
+    """The review with its chart's review that of release `id`, rendered with its values at each side."""
+    [chart_review, *rest] = review.chart_reviews
+    release = replace(
+        chart_review,
+        release=entry["id"],
+        base_inputs=RenderInputs(values=entry.get("base_values") or {}),
+        head_inputs=RenderInputs(values=entry.get("head_values") or {}),
+    )
+    return replace(review, chart_reviews=(release, *rest))
 
 
 def _plain_reviews(folder: Path) -> tuple[ChartReview, ...]:

@@ -179,6 +179,26 @@ def redefines_anchor(exc: yaml.YAMLError) -> bool:
     return isinstance(exc, ComposerError) and "duplicate anchor" in str(exc.context or "")
 
 
+def key_line(text: str, path: tuple[str, ...]) -> int | None:
+    """The 1-based line of the mapping key at `path` (keys from the top) in a YAML text, or None."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for key in path:
+        if not isinstance(node, MappingNode):
+            return None
+        match = next(
+            ((k, v) for k, v in node.value if isinstance(k, ScalarNode) and k.value == key),
+            None,
+        )
+        if match is None:
+            return None
+        line, node = match[0].start_mark.line + 1, match[1]
+    return line
+
+
 if C_PARSER_AVAILABLE:
     from yaml._yaml import CParser
 

@@ -234,3 +234,58 @@ def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_pa
         "c/templates/deployment.yaml:1 rejects it at head (mode must be fast or slow)"
     )
     assert [f for f in findings if f.rule_id == "chart-render-broken"] == []
+
+
+def test_a_base_tests_value_set_is_also_rendered_at_head(tmp_path, renderer):
+    """Issue 23: the change adds a guard and edits the test whose values it now rejects; the values that
+    test gave at base (a supported install) are rendered against head and reported as rejected."""
+    from aftershock.config import AftershockConfig
+    from aftershock.rules.engine import evaluate
+
+    suite = """\
+suite: deployment
+templates: [deployment.yaml]
+tests:
+  - it: runs in turbo mode
+    set:
+      mode: {mode}
+    asserts:
+      - hasDocuments: {{count: 1}}
+"""
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo, {**chart(), "c/tests/deployment_test.yaml": suite.format(mode="turbo")}, "feat"
+    )
+    guard = '{{ if not (regexMatch "^(fast|slow)$" .Values.mode) }}{{ fail "mode must be fast or slow" }}{{ end }}\n'
+    commit(
+        repo,
+        {
+            "c/templates/deployment.yaml": guard + chart()["c/templates/deployment.yaml"],
+            "c/tests/deployment_test.yaml": suite.format(mode="fast"),
+        },
+        "feat: check the mode",
+    )
+    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (summary,) = review.scenarios
+    assert "upgrade:test:deployment_test.yaml/runs in turbo mode" in summary.ran
+    assert "test:deployment_test.yaml/runs in turbo mode" in summary.ran  # head's set: mode fast
+    findings = evaluate(review, AftershockConfig())
+    (finding,) = [f for f in findings if f.rule_id == "upgrade-values-rejected"]
+    assert finding.message.startswith(
+        'chart c: the values of test "runs in turbo mode" in c/tests/deployment_test.yaml (as at base) '
+        "render at base but a guard in c/templates/deployment.yaml:1 rejects them at head "
+        "(mode must be fast or slow); the change edits that test's values"
+    )
+    assert {f.name: f.value for f in finding.facts}["suite"] == "c/tests/deployment_test.yaml"
+    assert [f for f in findings if f.rule_id == "chart-render-broken"] == []
+
+
+def test_base_test_value_sets_head_still_gives_are_not_upgrades():
+    from aftershock.model.contexts import WHOLE_CHART
+    from aftershock.render.scenarios import test_upgrade_scenarios
+
+    same = ("test:a_test.yaml/x", {"mode": "fast"}, WHOLE_CHART)
+    gone = [(f"test:a_test.yaml/{n}", {"mode": n}, WHOLE_CHART) for n in "abcdef"]
+    found = test_upgrade_scenarios([same, *gone, gone[0]], [same], bound=4)
+    assert [s.name for s in found] == [f"upgrade:test:a_test.yaml/{n}" for n in "abcd"]
+    assert all(s.values_from_base for s in found)

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.values import deep_equal
 from aftershock.errors import AftershockError
@@ -49,6 +47,7 @@ from aftershock.provenance.merges import (
 from aftershock.releases.values import merge_maps
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import RenderInputs, dependency_closure
+from aftershock.yamlnodes import key_line
 
 DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
@@ -203,7 +202,7 @@ def _candidates(
                 site,
                 probe[0],
                 probe[1],
-                _key_line(text, path),
+                key_line(text, path),
                 head=_Side(entries, chart_review.head_objects),
                 base=_Side(base_lists[path], chart_review.base_objects) if at_base else None,
                 head_inputs=chart_review.head_inputs,
@@ -374,26 +373,6 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def _key_line(text: str, path: Pattern) -> int | None:
-    """The 1-based line of the key at `path` in a YAML text, or None."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    line = None
-    for key in path:
-        if not isinstance(node, yaml.MappingNode):
-            return None
-        match = next(
-            ((k, v) for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == key),
-            None,
-        )
-        if match is None:
-            return None
-        line, node = match[0].start_mark.line + 1, match[1]
-    return line
 
 
 def _join(folder: str, name: str) -> str:

@@ -20,6 +20,7 @@ from aftershock.render.scenarios import (
     choose,
     configured_scenarios,
     test_scenarios,
+    test_upgrade_scenarios,
     toggle_paths,
     toggle_scenarios,
     upgrade_scenarios,
@@ -99,12 +100,23 @@ def _candidates(
         tree.text_or_none,
         [p[len(prefix) :] for p in near],
     )
+    base_tests = (
+        suite_value_sets(
+            plan.base.path,
+            base[0].tree.paths_under(plan.base.path),
+            base[0].text_or_none,
+            [p[len(prefix) :] for p in near],
+        )
+        if plan.base is not None and plan.head is not None
+        else []
+    )
     edited = [p[len(prefix) :] for p in changed if p.startswith(prefix)]
     at_base = (
         {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
     )
     return (
         upgrade_scenarios(p for p in edited if p in at_base)
+        + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
         + toggle_scenarios(toggle_paths(texts), defaults)
         + test_scenarios(tests)

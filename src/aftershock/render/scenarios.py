@@ -145,6 +145,39 @@ def upgrade_scenarios(changed_files: Iterable[str]) -> list[Scenario]:
     ]
 
 
+MAX_TEST_UPGRADES = 3  # base test value sets rendered against head, per chart
+
+
+def test_upgrade_scenarios(
+    base_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
+    head_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
+    bound: int = MAX_TEST_UPGRADES,
+) -> list[Scenario]:
+    """The value sets base's helm-unittest tests give that no head test gives, rendered at base and head
+    (`upgrade:test:deployment_test.yaml/<it>`): values a supported install passed before the change edited
+    its test. At most `bound`, each distinct set once; head's own sets are its `test:` scenarios."""
+    known = {_values_key(values) for _, values, _ in head_sets}
+    found = []
+    for name, values, templates in base_sets:
+        key = _values_key(values)
+        if key in known:
+            continue
+        known.add(key)
+        found.append(
+            Scenario(
+                name=UPGRADE_PREFIX + name,
+                overrides=values,
+                templates=templates,
+                values_from_base=True,
+            )
+        )
+    return found[:bound]
+
+
+def _values_key(values: Mapping[str, Any]) -> str:
+    return json.dumps(values, sort_keys=True, default=str)
+
+
 def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:
     current: Any = values
     for part in parts:

@@ -66,6 +66,7 @@ from aftershock.rules.upgrade import (
 )
 from aftershock.rules.values import (
     override_trap,
+    release_override_trap,
     removed_key_documented,
     removed_key_used,
     schema_violation,
@@ -194,6 +195,7 @@ RULES: tuple[Rule, ...] = (
     render_broken.RULE,
     values_rejected.RULE,
     override_trap.RULE,
+    release_override_trap.RULE,
     undefined_reference.RULE,
     # Hygiene
     commit_title.RULE,

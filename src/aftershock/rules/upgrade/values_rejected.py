@@ -1,11 +1,13 @@
 """Rule upgrade-values-rejected: values an install passes at base no longer render at head (a new
-`fail`/`required`/regex guard), observed by rendering the base version of an edited values file
-against head (the pipeline's `upgrade:` scenarios, render/scenarios.py)."""
+`fail`/`required`/regex guard), observed by rendering the base version of an edited values file,
+and the value sets base's helm-unittest tests give that no head test gives, against head (the pipeline's
+`upgrade:` scenarios, render/scenarios.py)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from aftershock.findings.model import (
     Category,
@@ -24,6 +26,9 @@ from aftershock.render.scenarios import UPGRADE_PREFIX
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
 # Helm's message for `fail` and `required`: `execution error at (app/templates/x.yaml:5:12): <text>`.
+# Helm's message when values fail the chart's values.schema.json.
+_SCHEMA = "values don't meet the specifications of the schema"
+TEST_PREFIX = "test:"  # an upgrade scenario of a base test's values (render/scenarios.py)
 _GUARD = re.compile(r"execution error at \(([^:()]+):(\d+):\d+\): (.*)", re.S)
 
 
@@ -42,36 +47,87 @@ def _template_file(chart: str, template: str) -> str:
     return f"{chart}/{rest}" if chart else rest
 
 
+@dataclass(frozen=True)
+class _Source:
+    """What an upgrade scenario rendered: a values file as it is at base, or a base test's values."""
+
+    file: str  # repository path: the values file, or the suite file
+    rendered: str  # what rendered at base, as a message names it, with its verb
+    pronoun: str  # "it" or "them"
+    edited: str  # what the change edits
+    facts: tuple[Fact, ...]
+
+
+def _source(chart: str, scenario: str) -> _Source:
+    source = scenario.removeprefix(UPGRADE_PREFIX)
+    prefix = f"{chart}/" if chart else ""
+    if source.startswith(TEST_PREFIX):
+        suite_file, _, test = source.removeprefix(TEST_PREFIX).partition("/")
+        suite = f"{prefix}tests/{suite_file}"
+        return _Source(
+            suite,
+            f'the values of test "{test}" in {suite} (as at base) render',
+            "them",
+            "that test's values, so installs upgraded with values like these fail",
+            (Fact("suite", suite), Fact("test", test)),
+        )
+    file = f"{prefix}{source}"
+    return _Source(
+        file,
+        f"{file} as it is at base renders",
+        "it",
+        "that file, so installs upgraded with their existing values fail",
+        (Fact("values_file", source),),
+    )
+
+
+@dataclass(frozen=True)
+class _Rejection:
+    """What at head rejects the values, read from Helm's error."""
+
+    by: str  # for the message: "a guard in <template>:<line>", "the schema <file>", "the chart"
+    said: str  # the error's own words, cut short
+    file: str | None = None  # the guard's template or the schema file
+    line: int | None = None
+
+
+def _rejection(chart: str, error: str) -> _Rejection:
+    guard = _GUARD.search(error)
+    if guard:
+        template = _template_file(chart, guard.group(1))
+        line = int(guard.group(2))
+        return _Rejection(f"a guard in {template}:{line}", guard.group(3)[:300], template, line)
+    if _SCHEMA in error:
+        schema = f"{chart}/values.schema.json" if chart else "values.schema.json"
+        return _Rejection(f"the schema {schema}", error[:300], schema)
+    return _Rejection("the chart", error[:300])
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for review in ctx.review.chart_reviews:
         if not rejected(review):
             continue
-        values_file = review.scenario.removeprefix(UPGRADE_PREFIX)
+        source = _source(review.chart, review.scenario)
         where = f"{review.chart}@{review.release}" if review.release else review.chart
-        error = " ".join((review.head.error or "no error text").split())
-        guard = _GUARD.search(error)
-        said = (guard.group(3) if guard else error)[:300]
-        template = _template_file(review.chart, guard.group(1)) if guard else None
-        by = (
-            f"a guard in {template}:{guard.group(2)}"
-            if guard and template
-            else "the head templates"
-        )
-        repo_file = f"{review.chart}/{values_file}" if review.chart else values_file
+        found = _rejection(review.chart, " ".join((review.head.error or "no error text").split()))
         yield Concern(
-            subject=Subject(SubjectKind.CHART, where, where, values_file),
-            message=f"chart {where}: {repo_file} as it is at base renders at base but {by} rejects it at head "
-            f"({said}); the change edits that file, so installs upgraded with their existing values fail",
+            subject=Subject(
+                SubjectKind.CHART, where, where, review.scenario.removeprefix(UPGRADE_PREFIX)
+            ),
+            message=f"chart {where}: {source.rendered} at base but {found.by} rejects {source.pronoun} "
+            f"at head ({found.said}); the change edits {source.edited}",
             delta=Delta.INTRODUCED,
-            location=Location(template, int(guard.group(2)))
-            if guard and template
-            else Location(repo_file),
+            location=Location(found.file or source.file, found.line),
             path=(
-                PathStep("file", repo_file, "values at base"),
+                PathStep("file", source.file, "values at base"),
                 PathStep("chart", review.chart, "fails to render at head"),
             ),
-            facts=(Fact("values_file", values_file), Fact("error", said), Fact("guard", template)),
-            scope_paths=(review.chart, repo_file, *((template,) if template else ())),
+            facts=(
+                *source.facts,
+                Fact("error", found.said),
+                Fact("guard", found.file if found.line else None),
+            ),
+            scope_paths=(review.chart, source.file, *filter(None, (found.file,))),
         )
 
 
@@ -86,9 +142,12 @@ RULE = Rule(
     doc=RuleDoc(
         what="For each values file beside the chart (`values-*.yaml`) or under `ci/` that the change edits, "
         "the review also renders the chart at head with that file as it was at base (scenario "
-        "`upgrade:<file>`). When that render fails while base rendered it, the head templates reject values "
-        "that worked: a new `required`, a `fail` behind a condition or a regex check. The message names "
-        "the guard's template and line from Helm's error. The edited file itself passing at head does not "
+        "`upgrade:<file>`), and with each value set a helm-unittest test gives at base that no head test gives "
+        "(a test the change edited; `upgrade:test:<suite>/<test>`, at most 3 per chart, the suite's templates "
+        "only, as helm-unittest renders them). When that render fails while base rendered it, the head chart rejects values "
+        "that worked: a new `required`, a `fail` behind a condition, a regex check or a stricter "
+        "values.schema.json. The message names the guard's template and line from Helm's error (or the "
+        "schema). The edited file itself passing at head does not "
         "help the installs that still pass the old values.",
         why="Adding the missing key to the chart's own example or CI values makes the chart's checks pass, "
         "but every existing release keeps its values: `helm upgrade` (or the GitOps controller) fails for "

@@ -20,8 +20,8 @@ from aftershock.findings.model import (
 )
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map
+from aftershock.rules.support.removed_keys import removed_default_keys
 from aftershock.rules.support.sources import files_under, find_lines, load_json
-from aftershock.rules.values.removed_key_used import removed_default_keys
 
 DOC_SUFFIXES = (".md", ".md.gotmpl", ".rst", ".txt")
 

@@ -5,33 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aftershock.findings.model import (
-    Category,
-    Confidence,
-    Delta,
-    Evidence,
-    Fact,
-    Location,
-    PathStep,
-    Severity,
-    Subject,
-    SubjectKind,
-)
-from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
+from aftershock.model.units import ValuesKeyChange
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.removed_keys import removed_default_keys, removed_key_named_at
 from aftershock.rules.support.sources import files_under, find_lines, library_dependencies
-
-
-def removed_default_keys(ctx: RuleContext) -> Iterator[ValuesKeyChange]:
-    """Keys removed from a chart's own values.yaml, skipping paths with quoted segments."""
-    for change in ctx.review.values_changes:
-        if (
-            change.kind is ValuesKeyChangeKind.REMOVED
-            and change.chart is not None
-            and change.file == f"{change.chart}/values.yaml"
-            and '"' not in change.path
-        ):
-            yield change
 
 
 def template_pattern(path: str) -> re.Pattern[str]:
@@ -69,24 +47,13 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 if what == "template"
                 else "so the test no longer tests what it says"
             )
-            yield Concern(
-                subject=Subject(
-                    SubjectKind.VALUES_KEY,
-                    f"{change.file}#{change.path}",
-                    f"{change.path} in {change.file}",
-                    path,
-                ),
-                message=f"{change.path} is removed from {change.file}, but {path}:{lines[0]} {verb} {consequence}",
-                delta=Delta.INTRODUCED,
-                severity=Severity.MEDIUM if what == "template" else Severity.LOW,
-                location=Location(path, lines[0]),
-                path=(
-                    PathStep("file", change.file, "changed"),
-                    PathStep("values_key", change.path, "removed"),
-                    PathStep("file", path, f"{what} reads it"),
-                ),
-                facts=(Fact("key", change.path), Fact("reader", path), Fact("kind", what)),
-                scope_paths=(change.file, path),
+            yield removed_key_named_at(
+                change,
+                (path, lines[0]),
+                f"{what} reads it",
+                f"{change.path} is removed from {change.file}, but {path}:{lines[0]} {verb} {consequence}",
+                (Fact("key", change.path), Fact("reader", path), Fact("kind", what)),
+                Severity.MEDIUM if what == "template" else Severity.LOW,
             )
 
 

@@ -7,23 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aftershock.findings.model import (
-    Category,
-    Confidence,
-    Delta,
-    Evidence,
-    Fact,
-    Location,
-    PathStep,
-    Severity,
-    Subject,
-    SubjectKind,
-)
+from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.removed_keys import removed_default_keys, removed_key_named_at
 from aftershock.rules.support.sources import files_under
 from aftershock.rules.values.removed_key_documented import doc_pattern
-from aftershock.rules.values.removed_key_used import removed_default_keys
 
 SUFFIXES = (".yaml", ".yml", ".tpl", ".txt")
 _TEMPLATE_COMMENT = re.compile(r"\{\{-?\s*/\*(.*?)\*/\s*-?\}\}", re.S)
@@ -110,24 +99,13 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         target = moved_to(ctx, change)
         went = f"; the change adds {target}, perhaps its new name" if target else ""
         for path, line, what in _mentions(ctx, change.chart or "", change.path):
-            yield Concern(
-                subject=Subject(
-                    SubjectKind.VALUES_KEY,
-                    f"{change.file}#{change.path}",
-                    f"{change.path} in {change.file}",
-                    path,
-                ),
-                message=f"{change.path} is removed from {change.file}, but the {what} at {path}:{line} "
+            yield removed_key_named_at(
+                change,
+                (path, line),
+                f"{what} names it",
+                f"{change.path} is removed from {change.file}, but the {what} at {path}:{line} "
                 f"still names it{went}",
-                delta=Delta.INTRODUCED,
-                location=Location(path, line),
-                path=(
-                    PathStep("file", change.file, "changed"),
-                    PathStep("values_key", change.path, "removed"),
-                    PathStep("file", path, f"{what} names it"),
-                ),
-                facts=(Fact("key", change.path), Fact("mention", path), Fact("moved_to", target)),
-                scope_paths=(change.file, path),
+                (Fact("key", change.path), Fact("mention", path), Fact("moved_to", target)),
             )
 
 
