@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from aftershock.diff.paths import IndexSegment, KeySegment, format_path
+from aftershock.diff.paths import IndexSegment, KeySegment
 from aftershock.rules.support.access import as_list, as_map, is_map, text
-from aftershock.rules.support.pods import Container, PodSpec, containers_of
+from aftershock.rules.support.pods import Container, PodSpec, containers_of, extended_path
 
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc")
@@ -51,7 +51,7 @@ def container_ports(container: Container) -> list[ContainerPort]:
     found = []
     for index, entry in enumerate(as_list(container.body.get("ports"))):
         if is_map(entry):
-            path = format_path((*container.prefix, KeySegment("ports"), IndexSegment(index)))
+            path = extended_path(container.prefix_text, (KeySegment("ports"), IndexSegment(index)))
             protocol = text(entry.get("protocol")) or "TCP"
             found.append(
                 ContainerPort(
