@@ -77,7 +77,7 @@ class ObjectPair:
             where.append(f"scenario {self.chart.scenario}")
         return f" ({', '.join(where)})" if where else ""
 
-    @property
+    @cached_property
     def templates(self) -> tuple[str, ...]:
         """The files it came from: templates, and a kustomize build's patches and generator files."""
         sides = [o for o in (self.base, self.head) if o is not None]
