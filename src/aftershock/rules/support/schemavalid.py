@@ -142,26 +142,40 @@ def _typed_shape(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Predicat
     """The node's type and what the walk checks by the value's own shape (object fields, array
     items, scalar bounds), in one closure."""
     types = _types(schema)
-    fields = _object_check(schema, defs) if types is None or "object" in types else None
-    items = _array_check(schema, defs) if types is None or "array" in types else None
     scalar = _all_of(
         [check for check in (_scalar_type(types), _bounds_check(schema)) if check is not accept_all]
     )
+    if types is not None:
+        # `scalar` then holds the type check, which refuses maps and lists: the usual node, typed
+        # as one kind (and null), is one closure that falls back on it.
+        if "object" not in types and "array" not in types:
+            return scalar
+        if "array" not in types:
+            return _object_check(schema, defs, scalar)
+        if "object" not in types:
+            return _array_check(schema, defs, scalar)
+    fields = _object_check(schema, defs, _refuse_all)
+    items = _array_check(schema, defs, _refuse_all)
     if fields is accept_all and items is accept_all and scalar is accept_all:
         return accept_all
 
     def check(value: Any) -> bool:
         if isinstance(value, dict):
-            return fields is not None and fields(value)
+            return fields(value)
         if isinstance(value, list):
-            return items is not None and items(value)
+            return items(value)
         return scalar(value)
 
     return check
 
 
+def _refuse_all(v: Any) -> bool:
+    return False
+
+
 def _scalar_type(types: frozenset[str] | None) -> Predicate:
-    """Whether a value that is neither a map nor a list has one of `types` (None: any type)."""
+    """Whether a value has one of the scalar ones of `types` (None: any type); maps and lists never
+    have one."""
     if types is None:
         return accept_all
     scalars = types - {"object", "array"}
@@ -173,7 +187,11 @@ def _scalar_type(types: frozenset[str] | None) -> Predicate:
     return lambda v: isinstance(v, plain) or number(v)
 
 
-def _object_check(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Predicate:
+def _object_check(
+    schema: Mapping[str, Any], defs: Mapping[str, Any], otherwise: Predicate
+) -> Predicate:
+    """A map's fields checked, any other value by `otherwise` (accept_all: on maps only, when the
+    fields accept anything)."""
     properties = {k: _compile(v, defs) for k, v in (schema.get("properties") or {}).items()}
     extra_schema = schema.get("additionalProperties")
     extra = _compile(extra_schema, defs) if isinstance(extra_schema, dict) else accept_all
@@ -185,9 +203,13 @@ def _object_check(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Predica
         and extra is accept_all
         and all(p is accept_all for p in properties.values())
     ):
-        return accept_all
+        if otherwise is _refuse_all:
+            return accept_all  # the caller dispatches maps only here
+        return lambda v: isinstance(v, dict) or otherwise(v)
 
-    def check(value: dict[Any, Any]) -> bool:
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return otherwise(value)
         for key in required:
             if value.get(key) is None:
                 return False
@@ -203,17 +225,24 @@ def _object_check(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Predica
     return check
 
 
-def _array_check(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Predicate:
+def _array_check(
+    schema: Mapping[str, Any], defs: Mapping[str, Any], otherwise: Predicate
+) -> Predicate:
+    """A list's length and items checked, any other value by `otherwise` (as `_object_check`)."""
     low, high = schema.get("minItems"), schema.get("maxItems")
     items_schema = schema.get("items")
     items = _compile(items_schema, defs) if isinstance(items_schema, dict) else accept_all
     if low is None and high is None and items is accept_all:
-        return accept_all
+        if otherwise is _refuse_all:
+            return accept_all
+        return lambda v: isinstance(v, list) or otherwise(v)
 
-    def check(value: list[Any]) -> bool:
+    def check(value: Any) -> bool:
+        if not isinstance(value, list):
+            return otherwise(value)
         if (low is not None and len(value) < low) or (high is not None and len(value) > high):
             return False
-        for item in value:  # noqa: SIM110 - as above
+        for item in value:  # noqa: SIM110 - a loop makes no generator per call
             if not items(item):
                 return False
         return True
