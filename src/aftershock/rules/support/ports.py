@@ -64,8 +64,11 @@ def container_ports(container: Container) -> list[ContainerPort]:
 def probe_ports(container: Container) -> Iterator[PortReference]:
     """The port of each probe handler (httpGet, tcpSocket, grpc) of the container."""
     for probe in PROBES:
+        handlers = container.body.get(probe)
+        if not is_map(handlers):
+            continue  # no such probe (most containers lack one): none of its handlers to read
         for handler in PROBE_HANDLERS:
-            port = as_map(as_map(container.body.get(probe)).get(handler)).get("port")
+            port = as_map(handlers.get(handler)).get("port")
             if is_port_reference(port):
                 yield PortReference(
                     container.path(probe, handler, "port"), f"{probe}.{handler}", port
