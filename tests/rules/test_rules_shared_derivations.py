@@ -61,6 +61,10 @@ def _chart_review(chart: str, base_text: str | None, head_text: str) -> ChartRev
 
 
 def _findings(rule_id: str, *charts: ChartReview) -> list[Finding]:
+    return _findings_of((rule_id,), *charts)
+
+
+def _findings_of(rule_ids: tuple[str, ...], *charts: ChartReview) -> list[Finding]:
     review = Review(
         "test",
         RefInfo("base", "0" * 40),
@@ -74,7 +78,7 @@ def _findings(rule_id: str, *charts: ChartReview) -> list[Finding]:
         tuple(c.affected for c in charts),
         charts,
     )
-    rules = [rule for rule in RULES if rule.id == rule_id]
+    rules = [rule for rule in RULES if rule.id in rule_ids]
     return list(evaluate(review, AftershockConfig(), rules=rules))
 
 
@@ -107,4 +111,34 @@ def test_each_side_of_a_chart_is_judged_with_its_own_render() -> None:
     found = _findings("service-account-missing", chart)
     assert [(f.subject.id, f.delta) for f in found] == [
         ("charts/a::apps/Deployment/team/web", Delta.INTRODUCED)
+    ]
+
+
+INGRESS = """\
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: team}
+spec:
+  rules:
+    - host: web.example.com
+      http:
+        paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]
+"""
+WILD_ROLE = """\
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: everything, namespace: team}
+rules: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]
+"""
+
+
+def test_rules_of_different_kinds_each_visit_their_own_objects() -> None:
+    """Two rules that visit only their kinds' pairs in one evaluation: each finds its object."""
+    chart = _chart_review("charts/a", None, INGRESS + WILD_ROLE)
+    review_rules = ("ingress-without-tls", "rbac-wildcard")
+    found = _findings_of(review_rules, chart)
+    assert sorted((f.rule_id, f.subject.id) for f in found) == [
+        ("ingress-without-tls", "charts/a::networking.k8s.io/Ingress/team/web"),
+        ("rbac-wildcard", "charts/a::rbac.authorization.k8s.io/Role/team/everything"),
     ]

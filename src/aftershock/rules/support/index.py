@@ -119,6 +119,22 @@ class ReviewIndex:
         # What a helper derives once for every rule that asks (a render's ReleaseObjects), under a
         # key naming the helper and the objects it derives from; the helper checks identity.
         self.derived: dict[tuple[Any, ...], Any] = {}
+        self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
+
+    def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
+        """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
+        about those kinds only: it then visits them, not every object of the review."""
+        found = self._pairs_of.get(kinds)
+        if found is None:
+            found = self._pairs_of[kinds] = tuple(
+                pair
+                for pair in self.pairs
+                if any(
+                    o is not None and (o.key.group, o.key.kind) in kinds
+                    for o in (pair.base, pair.head)
+                )
+            )
+        return found
 
     def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
         """`pod_spec_of(obj)`, computed once per object for all rules."""

@@ -44,9 +44,13 @@ class Issue:
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
 
 
-def judge_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
-    """Concerns of one rule over every object pair of the review."""
-    yield from _judge_pairs(ctx, ctx.index.pairs, find)
+def judge_objects(
+    ctx: RuleContext, find: IssueFinder, kinds: frozenset[tuple[str, str]] | None = None
+) -> Iterator[Concern]:
+    """Concerns of one rule over every object pair of the review; with `kinds` ((group, kind)),
+    over the pairs of those kinds only, for a rule that finds no issue in other objects."""
+    pairs = ctx.index.pairs if kinds is None else ctx.index.pairs_of(kinds)
+    yield from _judge_pairs(ctx, pairs, find)
 
 
 def judge_pod_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
