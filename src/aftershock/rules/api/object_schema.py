@@ -3,7 +3,7 @@ unknown fields, missing required fields), as kubeconform checks it, offline."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 from aftershock.findings.model import (
@@ -73,25 +73,22 @@ def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> I
     owns (a CRD installed apart): left alone, listed. Unknown kinds of a known group are `unknown_kinds`'."""
     version = schema_version(ctx.kube_version)
     known = builtin_kinds(version) | set(crds)
+    # (apiVersion, kind) -> whether such objects go unvalidated: the same few pairs recur.
+    verdicts: dict[tuple[str, str], bool] = {}
     kinds: dict[tuple[str, str, str], set[str]] = {}
     for pair in ctx.index.pairs:
         for side, obj in (("base", pair.base), ("head", pair.head)):
-            api_version, kind = (
-                (obj.body.get("apiVersion"), obj.body.get("kind"))
-                if obj is not None
-                else (None, None)
-            )
-            if (
-                isinstance(api_version, str)
-                and isinstance(kind, str)
-                and (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind)
-                not in crds
-                and builtin_schema(version, api_version, kind) is None
-                and unknown_in_known_group(
-                    (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind), known
+            if obj is None:
+                continue
+            api_version, kind = obj.body.get("apiVersion"), obj.body.get("kind")
+            if not isinstance(api_version, str) or not isinstance(kind, str):
+                continue
+            found = verdicts.get((api_version, kind))
+            if found is None:
+                found = verdicts[(api_version, kind)] = _unvalidated(
+                    version, api_version, kind, crds, known
                 )
-                is None
-            ):
+            if found:
                 kinds.setdefault((pair.install, api_version, kind), set()).add(side)
     for (install, api_version, kind), sides in sorted(kinds.items()):
         yield Concern(
@@ -105,6 +102,21 @@ def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> I
             facts=(Fact("kind", f"{api_version} {kind}"),),
             scope_paths=(install.split("@", 1)[0],),
         )
+
+
+def _unvalidated(
+    version: tuple[int, int],
+    api_version: str,
+    kind: str,
+    crds: Mapping[tuple[str, str, str], Any],
+    known: Collection[tuple[str, str, str]],
+) -> bool:
+    gvk = (api_version.rpartition("/")[0], api_version.rpartition("/")[2], kind)
+    return (
+        gvk not in crds
+        and builtin_schema(version, api_version, kind) is None
+        and unknown_in_known_group(gvk, known) is None
+    )
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:

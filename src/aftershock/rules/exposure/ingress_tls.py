@@ -11,6 +11,7 @@ from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.judge import Issue, judge_objects
 
 INGRESS_GROUPS = ("networking.k8s.io", "extensions")
+INGRESSES = frozenset((group, "Ingress") for group in INGRESS_GROUPS)
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
@@ -42,7 +43,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, issues, kinds=INGRESSES)
 
 
 RULE = Rule(

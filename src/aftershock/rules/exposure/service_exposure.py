@@ -48,7 +48,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, issues, kinds=frozenset({("", "Service")}))
 
 
 RULE = Rule(

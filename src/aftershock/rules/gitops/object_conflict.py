@@ -63,7 +63,9 @@ def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
         _producers(ctx.review.chart_reviews, True),
         _producers(ctx.review.chart_reviews, False),
     )
-    for (cluster, key), producers in sorted(head.items()):
+    # Only keys produced twice can conflict: sorting just those spares sorting every object.
+    for cluster, key in sorted(k for k, producers in head.items() if len(producers) >= 2):
+        producers = head[(cluster, key)]
         scopes = sorted({scope for scope, _ in producers})
         if len(scopes) < 2:
             continue

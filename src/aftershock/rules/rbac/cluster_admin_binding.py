@@ -10,7 +10,7 @@ from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import is_binding, role_ref
+from aftershock.rules.support.rbac import BINDINGS, is_binding, role_ref
 
 ADMIN_ROLES = ("cluster-admin",)
 
@@ -40,7 +40,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, issues, kinds=BINDINGS)
 
 
 RULE = Rule(

@@ -9,7 +9,13 @@ from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.rbac.wildcard import RBAC_REFERENCE
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import READ_VERBS, WRITE_VERBS, allowed_verbs, policy_rules
+from aftershock.rules.support.rbac import (
+    READ_VERBS,
+    ROLES,
+    WRITE_VERBS,
+    allowed_verbs,
+    policy_rules,
+)
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
@@ -30,7 +36,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, issues, kinds=ROLES)
 
 
 RULE = Rule(

@@ -8,7 +8,7 @@ from aftershock.findings.model import Category, Confidence, Evidence, Fact, Seve
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import permissions, policy_rules
+from aftershock.rules.support.rbac import ROLES, permissions, policy_rules
 
 RBAC_REFERENCE = "https://kubernetes.io/docs/concepts/security/rbac-good-practices/"
 
@@ -46,7 +46,7 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues)
+    return judge_objects(ctx, issues, kinds=ROLES)
 
 
 RULE = Rule(

@@ -8,10 +8,16 @@ from typing import Any, TypeGuard
 
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, Segment, format_path
 
+# Types parsed YAML gives that are not mappings: told apart without the ABC check, which is slow.
+_NOT_MAPS = frozenset({type(None), str, int, float, bool, list, tuple})
+
 
 def is_map(value: Any) -> TypeGuard[Mapping[Any, Any]]:
     """A mapping; parsed YAML gives dicts, so they are checked first (the ABC check is slow)."""
-    return type(value) is dict or isinstance(value, abc.Mapping)
+    kind = type(value)
+    if kind is dict:
+        return True
+    return kind not in _NOT_MAPS and isinstance(value, abc.Mapping)
 
 
 def as_map(value: Any) -> Mapping[str, Any]:

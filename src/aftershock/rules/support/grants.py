@@ -8,7 +8,13 @@ from collections.abc import Callable, Iterable, Iterator
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.judge import Issue, judge_objects
-from aftershock.rules.support.rbac import PolicyRule, ReservedRoles, grade_reserved, policy_rules
+from aftershock.rules.support.rbac import (
+    ROLES,
+    PolicyRule,
+    ReservedRoles,
+    grade_reserved,
+    policy_rules,
+)
 
 GrantFinder = Callable[[RenderedObject, tuple[PolicyRule, ...]], Iterable[Issue]]
 
@@ -23,4 +29,4 @@ def judge_role_grants(ctx: RuleContext, find: GrantFinder) -> Iterator[Concern]:
         reserved = ctx.options if isinstance(ctx.options, ReservedRoles) else None
         return grade_reserved(obj, reserved, find(obj, rules))
 
-    return judge_objects(ctx, graded)
+    return judge_objects(ctx, graded, kinds=ROLES)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from aftershock.diff.matching import pair_by_key, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
@@ -38,35 +39,35 @@ class ObjectPair:
     head: RenderedObject | None
     change: ObjectChange | None
 
-    @property
+    @cached_property
     def key(self) -> ObjectKey:
         current = self.head or self.base
         assert current is not None
         return current.key
 
-    @property
+    @cached_property
     def current(self) -> RenderedObject:
         current = self.head or self.base
         assert current is not None
         return current
 
-    @property
+    @cached_property
     def install(self) -> str:
         """The chart, as `path@release` when a release installs it with its own values."""
         return (
             f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
         )
 
-    @property
+    @cached_property
     def object_id(self) -> str:
         """Identity of the object across scenarios: the same object in two scenarios is one subject."""
         return f"{self.install}::{self.key.id}"
 
-    @property
+    @cached_property
     def display(self) -> str:
         return f"{self.key}{self.where}"
 
-    @property
+    @cached_property
     def where(self) -> str:
         """` (release R in cluster C, scenario S)`, or "" for a chart's defaults as it stands."""
         where = []
@@ -77,13 +78,13 @@ class ObjectPair:
             where.append(f"scenario {self.chart.scenario}")
         return f" ({', '.join(where)})" if where else ""
 
-    @property
+    @cached_property
     def templates(self) -> tuple[str, ...]:
         """The files it came from: templates, and a kustomize build's patches and generator files."""
         sides = [o for o in (self.base, self.head) if o is not None]
         return tuple(sorted({path for o in sides for path in (o.template, *o.shaped_by)}))
 
-    @property
+    @cached_property
     def unchanged(self) -> bool:
         return self.base is not None and self.head is not None and self.change is None
 
@@ -115,6 +116,25 @@ class ReviewIndex:
     def __init__(self, review: Review) -> None:
         self.review = review
         self._pods: dict[int, tuple[RenderedObject, PodSpec | None]] = {}
+        # What a helper derives once for every rule that asks (a render's ReleaseObjects), under a
+        # key naming the helper and the objects it derives from; the helper checks identity.
+        self.derived: dict[tuple[Any, ...], Any] = {}
+        self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
+
+    def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
+        """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
+        about those kinds only: it then visits them, not every object of the review."""
+        found = self._pairs_of.get(kinds)
+        if found is None:
+            found = self._pairs_of[kinds] = tuple(
+                pair
+                for pair in self.pairs
+                if any(
+                    o is not None and (o.key.group, o.key.kind) in kinds
+                    for o in (pair.base, pair.head)
+                )
+            )
+        return found
 
     def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
         """`pod_spec_of(obj)`, computed once per object for all rules."""

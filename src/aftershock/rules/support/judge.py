@@ -44,16 +44,35 @@ class Issue:
 IssueFinder = Callable[[RenderedObject, RuleContext], Iterable[Issue]]
 
 
-def judge_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
-    """Concerns of one rule over every object pair of the review."""
-    for pair in ctx.index.pairs:
-        yield from judge_pair(ctx, pair, find)
+def judge_objects(
+    ctx: RuleContext, find: IssueFinder, kinds: frozenset[tuple[str, str]] | None = None
+) -> Iterator[Concern]:
+    """Concerns of one rule over every object pair of the review; with `kinds` ((group, kind)),
+    over the pairs of those kinds only, for a rule that finds no issue in other objects."""
+    pairs = ctx.index.pairs if kinds is None else ctx.index.pairs_of(kinds)
+    yield from _judge_pairs(ctx, pairs, find)
 
 
 def judge_pod_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
     """`judge_objects` for a rule whose issues are all in pod specs: objects without one are skipped."""
-    for pair in ctx.index.pod_pairs:
-        yield from judge_pair(ctx, pair, find)
+    yield from _judge_pairs(ctx, ctx.index.pod_pairs, find)
+
+
+def _judge_pairs(
+    ctx: RuleContext, pairs: Iterable[ObjectPair], find: IssueFinder
+) -> Iterator[Concern]:
+    """`judge_pair` over `pairs`, inlined: most pairs have no issue, and a generator per pair and
+    rule was a good part of the rule pass."""
+    for pair in pairs:
+        if pair.unchanged:
+            assert pair.head is not None  # unchanged: present on both sides
+            for issue in _by_facet(find(pair.head, ctx)).values():
+                yield concern(ctx, pair, Delta.PRE_EXISTING, issue, None)
+            continue
+        base = _by_facet(find(pair.base, ctx)) if pair.base is not None else {}
+        head = _by_facet(find(pair.head, ctx)) if pair.head is not None else {}
+        if base or head:
+            yield from _deltas(ctx, pair, base, head)
 
 
 def judge_pair(
@@ -68,6 +87,13 @@ def judge_pair(
         return
     base = _by_facet(find(pair.base, ctx)) if pair.base is not None else {}
     head = _by_facet(find(pair.head, ctx)) if pair.head is not None else {}
+    yield from _deltas(ctx, pair, base, head)
+
+
+def _deltas(
+    ctx: RuleContext, pair: ObjectPair, base: dict[str, Issue], head: dict[str, Issue]
+) -> Iterator[Concern]:
+    """The concerns of a pair's issues at base and at head, compared facet by facet."""
     for facet in sorted(head.keys() | base.keys()):
         before, after = base.get(facet), head.get(facet)
         if after is None:

@@ -49,6 +49,7 @@ def schema_versions() -> tuple[tuple[int, int], ...]:
     return tuple(sorted(found))
 
 
+@lru_cache(maxsize=64)
 def schema_version(target: tuple[int, int]) -> tuple[int, int]:
     """The newest schema version not newer than `target` (the oldest one for older targets)."""
     versions = schema_versions()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from aftershock.diff.paths import KeySegment, Segment, format_path
@@ -63,10 +64,18 @@ class PodSpec:
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
-        return format_path((*self.prefix, *(KeySegment(key) for key in keys)))
+        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
 
     def metadata_path(self, *keys: str) -> str:
-        return format_path((*self.metadata_prefix, *(KeySegment(key) for key in keys)))
+        return extended_path(self.metadata_prefix_text, [KeySegment(key) for key in keys])
+
+    @cached_property
+    def prefix_text(self) -> str:
+        return format_path(self.prefix)
+
+    @cached_property
+    def metadata_prefix_text(self) -> str:
+        return format_path(self.metadata_prefix)
 
 
 @dataclass(frozen=True)
@@ -77,7 +86,12 @@ class Container:
     prefix: tuple[Segment, ...]
 
     def path(self, *keys: str) -> str:
-        return format_path((*self.prefix, *(KeySegment(key) for key in keys)))
+        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
+
+    @cached_property
+    def prefix_text(self) -> str:
+        """`format_path(prefix)`, written once: the `[name=...]` segment costs a JSON read."""
+        return format_path(self.prefix)
 
     @property
     def label(self) -> str:
@@ -87,6 +101,14 @@ class Container:
     @property
     def security_context(self) -> Mapping[str, Any]:
         return as_map(self.body.get("securityContext"))
+
+
+def extended_path(prefix_text: str, segments: Sequence[Segment]) -> str:
+    """`format_path` of a prefix, given as its text, followed by `segments`."""
+    tail = format_path(segments)
+    if not prefix_text or not tail or tail.startswith("["):
+        return prefix_text + tail
+    return f"{prefix_text}.{tail}"
 
 
 def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
@@ -129,7 +151,7 @@ def pod_security_context(pod: PodSpec) -> Mapping[str, Any]:
 def volumes_of(pod: PodSpec) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
     """(path, name, volume) of each volume of the pod."""
     for segment, name, body in named_entries(pod.spec.get("volumes")):
-        yield format_path((*pod.prefix, KeySegment("volumes"), segment)), name, body
+        yield extended_path(pod.prefix_text, (KeySegment("volumes"), segment)), name, body
 
 
 def is_windows_pod(pod: PodSpec) -> bool:

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from aftershock.diff.paths import IndexSegment, KeySegment, format_path
+from aftershock.diff.paths import IndexSegment, KeySegment
 from aftershock.rules.support.access import as_list, as_map, is_map, text
-from aftershock.rules.support.pods import Container, PodSpec, containers_of
+from aftershock.rules.support.pods import Container, PodSpec, containers_of, extended_path
 
 PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
 PROBE_HANDLERS = ("httpGet", "tcpSocket", "grpc")
@@ -51,7 +51,7 @@ def container_ports(container: Container) -> list[ContainerPort]:
     found = []
     for index, entry in enumerate(as_list(container.body.get("ports"))):
         if is_map(entry):
-            path = format_path((*container.prefix, KeySegment("ports"), IndexSegment(index)))
+            path = extended_path(container.prefix_text, (KeySegment("ports"), IndexSegment(index)))
             protocol = text(entry.get("protocol")) or "TCP"
             found.append(
                 ContainerPort(
@@ -64,8 +64,11 @@ def container_ports(container: Container) -> list[ContainerPort]:
 def probe_ports(container: Container) -> Iterator[PortReference]:
     """The port of each probe handler (httpGet, tcpSocket, grpc) of the container."""
     for probe in PROBES:
+        handlers = container.body.get(probe)
+        if not is_map(handlers):
+            continue  # no such probe (most containers lack one): none of its handlers to read
         for handler in PROBE_HANDLERS:
-            port = as_map(as_map(container.body.get(probe)).get(handler)).get("port")
+            port = as_map(handlers.get(handler)).get("port")
             if is_port_reference(port):
                 yield PortReference(
                     container.path(probe, handler, "port"), f"{probe}.{handler}", port

@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # judge compares RBAC grants with this module's Permission
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLE_KINDS = ("Role", "ClusterRole")
 BINDING_KINDS = ("RoleBinding", "ClusterRoleBinding")
+ROLES = frozenset(
+    (RBAC_GROUP, kind) for kind in ROLE_KINDS
+)  # (group, kind), as judge_objects takes
+BINDINGS = frozenset((RBAC_GROUP, kind) for kind in BINDING_KINDS)
 READ_VERBS = ("get", "list", "watch")
 WRITE_VERBS = ("create", "update", "patch", "delete", "deletecollection")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.model.objects import RenderedObject
+from aftershock.model.review import ChartReview
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.index import ObjectPair
@@ -101,6 +102,21 @@ def pod_template(obj: RenderedObject, pod: PodSpec | None) -> PodTemplate | None
     return PodTemplate(obj, dict(labels), pod)
 
 
+def release_objects(ctx: RuleContext, chart: ChartReview, *, head: bool) -> ReleaseObjects:
+    """The objects of `chart`'s render at one side, built once per evaluation for every rule:
+    keyed by the chart review (its identity checked) and the side, whose values it holds too."""
+    key = ("release objects", id(chart), head)
+    entry = ctx.index.derived.get(key)
+    if entry is None or entry[0] is not chart:
+        objects = chart.head_objects if head else chart.base_objects
+        templates = (pod_template(o, ctx.index.pod_spec(o)) for o in objects)
+        pods = tuple(t for t in templates if t is not None)
+        inputs = chart.head_inputs if head else chart.base_inputs
+        release = ReleaseObjects(tuple(objects), pods, frozenset(string_leaves(inputs.values)))
+        entry = ctx.index.derived[key] = (chart, release)
+    return entry[1]
+
+
 ReleaseIssueFinder = Callable[[RenderedObject, ReleaseObjects, RuleContext], Iterable[Issue]]
 
 
@@ -109,20 +125,9 @@ def judge_in_release(
 ) -> Iterator[Concern]:
     """Concerns of a rule over the pairs of `kinds`, each side judged with the objects of its own render."""
     wanted = frozenset(kinds)
-    built: dict[int, ReleaseObjects] = {}
 
     def release_of(pair: ObjectPair, obj: RenderedObject) -> ReleaseObjects:
-        head = obj is pair.head
-        objects = pair.chart.head_objects if head else pair.chart.base_objects
-        found = built.get(id(objects))
-        if found is None:
-            templates = (pod_template(o, ctx.index.pod_spec(o)) for o in objects)
-            pods = tuple(t for t in templates if t is not None)
-            inputs = pair.chart.head_inputs if head else pair.chart.base_inputs
-            found = built[id(objects)] = ReleaseObjects(
-                tuple(objects), pods, frozenset(string_leaves(inputs.values))
-            )
-        return found
+        return release_objects(ctx, pair.chart, head=obj is pair.head)
 
     def finder_for(pair: ObjectPair) -> IssueFinder:
         return lambda obj, c: find(obj, release_of(pair, obj), c)

@@ -73,18 +73,29 @@ def issues(
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for pair in ctx.index.pairs:
-        yield from judge_pair(ctx, pair, _finder(pair), object_alone=False)
+    # The service accounts of each side's objects, found once per render rather than once per pair
+    # (which was quadratic in a chart's objects); keyed by the objects' identity, kept alive here.
+    found: dict[int, tuple[Sequence[RenderedObject], dict[tuple[str, str], RenderedObject]]] = {}
+
+    def accounts_of(objects: Sequence[RenderedObject]) -> dict[tuple[str, str], RenderedObject]:
+        entry = found.get(id(objects))
+        if entry is None or entry[0] is not objects:
+            entry = found[id(objects)] = (objects, _service_accounts(objects))
+        return entry[1]
+
+    for pair in ctx.index.pod_pairs:  # an object without a pod spec has no issue
+        yield from judge_pair(ctx, pair, _finder(pair, accounts_of), object_alone=False)
 
 
-def _finder(pair: ObjectPair) -> Callable[[RenderedObject, RuleContext], Iterator[Issue]]:
+def _finder(
+    pair: ObjectPair,
+    accounts_of: Callable[[Sequence[RenderedObject]], dict[tuple[str, str], RenderedObject]],
+) -> Callable[[RenderedObject, RuleContext], Iterator[Issue]]:
     """Judges an object against the service accounts of its own side of the pair."""
-    base_accounts = _service_accounts(pair.chart.base_objects)
-    head_accounts = _service_accounts(pair.chart.head_objects)
 
     def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
-        accounts = base_accounts if obj is pair.base else head_accounts
-        return issues(obj, accounts, pair.chart.every_template)
+        objects = pair.chart.base_objects if obj is pair.base else pair.chart.head_objects
+        return issues(obj, accounts_of(objects), pair.chart.every_template)
 
     return find
 
