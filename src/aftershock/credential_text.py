@@ -65,11 +65,12 @@ _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"
 def is_sensitive_name(name: str) -> bool:
     """A key or variable name that holds a credential (`DB_PASSWORD`, `apiKey`), not a reference to
     one (`PASSWORD_FILE`, `tokenSecretName`)."""
-    return (
-        bool(SENSITIVE_NAME.search(name))
-        and not REFERENCE_NAME.search(name)
-        and not CAMEL_REFERENCE_NAME.search(name)
-    )
+    return bool(SENSITIVE_NAME.search(name)) and not is_reference_name(name)
+
+
+def is_reference_name(name: str) -> bool:
+    """A name that says where a credential is, not what it is (`PASSWORD_FILE`, `tokenMountPath`)."""
+    return bool(REFERENCE_NAME.search(name) or CAMEL_REFERENCE_NAME.search(name))
 
 
 def known_format(value: str) -> str | None:
