@@ -1,7 +1,8 @@
-"""The whole-repository fuzzer as a test: a few dozen fuzzed charts, helm-unittest suites, Flux objects
-and kustomizations per kind, each kind one real repository reviewed by the real CLI in a child
-process; any traceback or exit 1 fails, naming the input. `benchmarks/bench_fuzz_repos.py` runs
-10,000 and more."""
+"""The whole-repository fuzzer as a test: 60 fuzzed charts, helm-unittest suites, Flux objects and
+kustomizations per kind, each kind one real repository reviewed by the real CLI in a child process;
+any traceback or exit 1 fails, naming the input. The seed's inputs hold the two exit-1 crashes of
+issue 22 (a suite whose `tests` is a scalar, a Flux Kustomization whose `spec.components` is one):
+undo either fix and this fails. `benchmarks/bench_fuzz_repos.py` runs 10,000 and more."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from repo_inputs import KINDS, SKELETON, fuzzed_inputs
 from repo_runs import REFUSED_ALONE, ChildReview, batch_run
 
-SEED = int(os.environ.get("AFTERSHOCK_FUZZ_SEED", "20261203"))
-INPUTS_PER_KIND = 24
+SEED = int(os.environ.get("AFTERSHOCK_FUZZ_SEED", "2001"))
+INPUTS_PER_KIND = 60
 
 
 @pytest.mark.parametrize("kind", KINDS)
