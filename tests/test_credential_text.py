@@ -66,3 +66,35 @@ def test_credential_values_are_those_of_credential_named_keys_and_env_entries():
         "auth": {"token": {"inner": "a3"}},
     }
     assert sorted(credential_values(body)) == ["a1", "a2", "a3"]
+
+
+def test_camel_case_references_are_no_credential_names():
+    """`tokenMountPath`, `secretKeyRef` name where a credential is, as `TOKEN_PATH` does (traefik's
+    values printed `tokenMountPath: <redacted: 12 bytes>`)."""
+    for name in ("tokenSecretName", "tokenMountPath", "secretKeyRef", "passwordFile", "apiKeyRef"):
+        assert not is_sensitive_name(name), name
+    for name in ("apiKey", "clientSecret", "tokenpath", "password", "AUTH_TOKEN"):
+        assert is_sensitive_name(name), name
+
+
+def test_a_credential_named_schema_property_gives_its_default_not_its_prose():
+    """A CRD's openAPIV3Schema (or values.schema.json) names fields under `properties`: the
+    description of `apiKey` is documentation, its `default` would be a credential."""
+    schema = {
+        "openAPIV3Schema": {
+            "type": "object",
+            "properties": {
+                "apiKey": {
+                    "description": "APIKey configures API key authentication.",
+                    "type": "object",
+                    "properties": {"secret": {"type": "string", "description": "Secret holds it."}},
+                },
+                "password": {"type": "string", "default": "Zq8#hunter2long"},
+                "mode": {"type": "string", "default": "fast"},
+            },
+        }
+    }
+    assert sorted(credential_values(schema)) == ["Zq8#hunter2long"]
+    assert sorted(credential_values({"properties": {"password": "p4ss-not-a-schema"}})) == [
+        "p4ss-not-a-schema"
+    ]

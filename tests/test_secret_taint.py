@@ -376,3 +376,35 @@ def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_n
     taint = secret_taint(review)
     text = "Service default/release-traefik reads Qx7#hunter22zz"
     assert taint.scrub_text(text) == "Service default/release-traefik reads <redacted: 14 bytes>"
+
+
+def test_a_crds_schema_prose_under_credential_named_properties_is_not_tainted():
+    """traefik's CRDs describe `apiKey`, `token` and `certSecret` properties: their descriptions were
+    tainted (78 texts) and hidden wherever a review quoted them; a schema's default stays tainted."""
+    from aftershock.secret_taint import secret_taint
+
+    description = "KeySource defines where to extract the API key from requests."
+    crd = _object(
+        "CustomResourceDefinition",
+        "middlewares.example.io",
+        {
+            "spec": {
+                "versions": [
+                    {
+                        "name": "v1",
+                        "schema": {
+                            "openAPIV3Schema": {
+                                "properties": {
+                                    "apiKey": {"description": description, "type": "object"},
+                                    "token": {"type": "string", "default": "Zq8#hunter2long"},
+                                }
+                            }
+                        },
+                    }
+                ]
+            }
+        },
+    )
+    texts = secret_taint(_review([_chart_review([crd], [crd])])).texts
+    assert description not in texts
+    assert "Zq8#hunter2long" in texts

@@ -23,11 +23,18 @@ SENSITIVE_NAME = re.compile(
     r"(^|[-_.])key$|[-_]key[-_]content$|bearer)",
     re.IGNORECASE,
 )
-# Names that contain a sensitive word but hold a reference, not the secret itself.
+# Names that contain a sensitive word but hold a reference, not the secret itself: snake_case, and
+# camelCase (case-sensitive: `tokenSecretName`, `secretKeyRef`, `tokenMountPath`, not `tokenpath`).
 REFERENCE_NAME = re.compile(
     r"(_file|_path|_ref|_name|_secret_name|_key_id|_arn|_url|_dir|_mount|_enabled|_length)$",
     re.IGNORECASE,
 )
+CAMEL_REFERENCE_NAME = re.compile(
+    r"[a-z0-9](File|Path|Ref|Name|KeyId|KeyID|Arn|ARN|Url|URL|Dir|Mount|Enabled|Length)$"
+)
+# A JSON Schema (a CRD's openAPIV3Schema, values.schema.json) names fields under `properties`: a
+# credential-named property is a schema whose prose is no credential; only the values it gives are.
+SCHEMA_VALUES = ("default", "example", "examples", "const", "enum")
 
 FORMATS = (
     ("private key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----")),
@@ -58,7 +65,12 @@ _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"
 def is_sensitive_name(name: str) -> bool:
     """A key or variable name that holds a credential (`DB_PASSWORD`, `apiKey`), not a reference to
     one (`PASSWORD_FILE`, `tokenSecretName`)."""
-    return bool(SENSITIVE_NAME.search(name)) and not REFERENCE_NAME.search(name)
+    return bool(SENSITIVE_NAME.search(name)) and not is_reference_name(name)
+
+
+def is_reference_name(name: str) -> bool:
+    """A name that says where a credential is, not what it is (`PASSWORD_FILE`, `tokenMountPath`)."""
+    return bool(REFERENCE_NAME.search(name) or CAMEL_REFERENCE_NAME.search(name))
 
 
 def known_format(value: str) -> str | None:
@@ -110,19 +122,38 @@ def _is_pair(text: str) -> bool:
 
 def credential_values(body: Any) -> Iterator[str]:
     """The scalar values a document holds under credential-named keys: `DB_PASSWORD: x` at any depth,
-    and the `value` of a `{name: API_KEY, value: x}` entry (an env var)."""
+    and the `value` of a `{name: API_KEY, value: x}` entry (an env var); in a JSON Schema's
+    `properties`, the values a credential-named property's schema gives (`default`, `enum`, ...)."""
     if isinstance(body, dict):
         named = body.get("name")
         if isinstance(named, str) and is_sensitive_name(named) and "value" in body:
             yield from _scalars(body["value"])
         for key, item in body.items():
-            if isinstance(key, str) and is_sensitive_name(key):
+            if key == "properties" and _is_schema_map(item):
+                yield from _schema_credentials(item)
+            elif isinstance(key, str) and is_sensitive_name(key):
                 yield from _scalars(item)
             else:
                 yield from credential_values(item)
     elif isinstance(body, list):
         for item in body:
             yield from credential_values(item)
+
+
+def _is_schema_map(value: Any) -> bool:
+    """JSON Schema `properties`: a non-empty map of names to schemas (maps), not data named so."""
+    return (
+        isinstance(value, dict) and bool(value) and all(isinstance(v, dict) for v in value.values())
+    )
+
+
+def _schema_credentials(properties: dict[Any, Any]) -> Iterator[str]:
+    for name, schema in properties.items():
+        if isinstance(name, str) and is_sensitive_name(name):
+            for field in SCHEMA_VALUES:
+                if field in schema:
+                    yield from _scalars(schema[field])
+        yield from credential_values(schema)
 
 
 def _scalars(value: Any) -> Iterator[str]:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from aftershock.credential_text import is_reference_name
 from aftershock.errors import MalformedInputError
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.yamlio import load_one
@@ -100,8 +101,9 @@ def describe_value(value: Any) -> str:
 
 
 def is_sensitive(path: str) -> bool:
-    """A values path that holds a credential by its name (password, token, secret, ...key)."""
-    return bool(_SENSITIVE.search(path))
+    """A values path that holds a credential by its name (password, token, secret, ...key), not a
+    reference to one (`hub.tokenMountPath`, `auth.password_file`)."""
+    return bool(_SENSITIVE.search(path)) and not is_reference_name(path.rsplit(".", 1)[-1])
 
 
 def redact_value(value: Any) -> Any:
