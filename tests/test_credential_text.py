@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
+from aftershock.credential_text import (
+    credential_values,
+    is_ordinary,
+    is_sensitive_name,
+    known_format,
+)
 
 ORDINARY = [
     "cluster",
@@ -66,3 +71,10 @@ def test_credential_values_are_those_of_credential_named_keys_and_env_entries():
         "auth": {"token": {"inner": "a3"}},
     }
     assert sorted(credential_values(body)) == ["a1", "a2", "a3"]
+
+
+def test_a_url_with_a_password_is_found_after_a_long_word_and_in_a_long_text():
+    # the scheme is bounded (an unbounded one made a long word cost time quadratic in its length)
+    assert known_format("x" * 100 + "https://user:hunter22@db.example.com/") == "URL with a password"
+    assert known_format("a" * 20_000) is None
+    assert known_format("word " * 20_000 + "postgres://app:s3cr3tpw@db:5432/x") == "URL with a password"
