@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
+from aftershock.credential_text import (
+    credential_values,
+    is_ordinary,
+    is_sensitive_name,
+    known_format,
+)
 
 ORDINARY = [
     "cluster",
@@ -98,3 +103,15 @@ def test_a_credential_named_schema_property_gives_its_default_not_its_prose():
     assert sorted(credential_values({"properties": {"password": "p4ss-not-a-schema"}})) == [
         "p4ss-not-a-schema"
     ]
+
+
+def test_a_url_with_a_password_is_found_after_a_long_word_and_in_a_long_text():
+    # the scheme is bounded (an unbounded one made a long word cost time quadratic in its length)
+    assert (
+        known_format("x" * 100 + "https://user:hunter22@db.example.com/") == "URL with a password"
+    )
+    assert known_format("a" * 20_000) is None
+    assert (
+        known_format("word " * 20_000 + "postgres://app:s3cr3tpw@db:5432/x")
+        == "URL with a password"
+    )

@@ -11,6 +11,7 @@ Nothing in a well-known credential format is ordinary.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -50,7 +51,8 @@ FORMATS = (
     ),
     (
         "URL with a password",
-        re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE),
+        # the scheme bounded: unbounded, every letter of a long word started a scan to its end
+        re.compile(r"[a-z][a-z0-9+.-]{0,31}://[^/\s:@]+:[^/\s@]{3,}@", re.IGNORECASE),
     ),
 )
 
@@ -76,11 +78,12 @@ def is_reference_name(name: str) -> bool:
 def known_format(value: str) -> str | None:
     """The name of the first well-known credential format found in `value`, if any."""
     for name, pattern in FORMATS:
-        if pattern.search(value):
+        if (name != "URL with a password" or "://" in value) and pattern.search(value):
             return name
     return None
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pure, and asked of the same lines again and again
 def is_ordinary(text: str) -> bool:
     """A text that is never a credential, whatever key held it (see the module docstring)."""
     stripped = text.strip().strip("\"'")

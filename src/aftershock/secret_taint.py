@@ -37,7 +37,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -88,13 +88,31 @@ class SecretTaint:
         that holds none is returned as it is, and the walk searches only for those that occur."""
         if not self.forms:
             return data
-        dumped = json.dumps(data, ensure_ascii=False, default=str)
-        present = {
-            f
-            for f in self.forms
-            if f in dumped or json.dumps(f, ensure_ascii=False)[1:-1] in dumped
-        }
-        return _walk(_pattern(frozenset(present)), data) if present else data
+        present = self._present(json.dumps(data, ensure_ascii=False, default=str))
+        return _walk(_pattern(present), data) if present else data
+
+    def for_findings(self, findings: Sequence[Finding]) -> SecretTaint:
+        """This taint less the texts no form of which occurs in `findings`: scrubbing each finding then
+        searches only for those (one search over all of them, not one per finding per fact)."""
+        if not self.forms:
+            return self
+        parts = [
+            [f.title, f.message, f.subject.id, f.subject.display, f.subject.facet]
+            + [x.value for x in f.facts]
+            for f in findings
+        ]
+        present = self._present(json.dumps(parts, ensure_ascii=False, default=str))
+        kept = frozenset(t for t in self.texts if t in present or _b64(t) in present)
+        return replace(self, texts=kept)
+
+    @cached_property
+    def _searched(self) -> tuple[tuple[str, str], ...]:
+        """Each form with its spelling inside a JSON string (escaped once, not per search)."""
+        return tuple((f, json.dumps(f, ensure_ascii=False)[1:-1]) for f in sorted(self.forms))
+
+    def _present(self, dumped: str) -> frozenset[str]:
+        """The forms that occur in the JSON text `dumped`, as written or JSON-escaped."""
+        return frozenset(f for f, escaped in self._searched if f in dumped or escaped in dumped)
 
     def scrub_finding(self, finding: Finding) -> Finding:
         if self.pattern is None:
@@ -149,13 +167,14 @@ def secret_taint(review: Review) -> SecretTaint:
             rendered_secret_texts((*chart_review.base_objects, *chart_review.head_objects))
         )
     observed = observed_texts(review)
-    texts = {t for t in _expanded(candidates) if _is_secret(t, observed)}
+    # many Secrets repeat the same lines (one values document per namespace): judge each text once
+    texts = {t for t in set(_expanded(candidates)) if _is_secret(t, observed)}
     keys = _provenance_keys(review)
     for change in review.values_changes:
         leaves = set(_expanded({*_leaves(change.before), *_leaves(change.after)}))
         if change.secret or (change.file, change.path) in keys or not leaves.isdisjoint(texts):
             keys.add((change.file, change.path))
-            texts.update(t for t in leaves if _is_secret(t, observed))
+            texts.update(t for t in leaves - texts if _is_secret(t, observed))
     return SecretTaint(frozenset(texts), frozenset(keys))
 
 

@@ -191,3 +191,48 @@ def test_the_json_and_markdown_say_which_keys_were_inferred_from_where(tmp_path,
         "evidence": "inferred",
     }
     assert "; inferred global.registry from apps/other/ci/test-values.yaml" in render_markdown(doc)
+
+
+def test_a_chart_with_its_defaults_only_takes_inferred_values_too(tmp_path, renderer):
+    # no ci/ values and no suites: its defaults are its only context, and they fail
+    files = {k: v for k, v in platform().items() if k != "apps/app/ci/test-values.yaml"}
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert (context.kind, context.name) == (ContextKind.DEFAULTS, "defaults")
+    assert [v.key for v in context.inferred_values] == ["global.registry", "global.platform.domain"]
+    assert [a.name for a in context.attempts] == ["defaults"]
+
+
+GUARDED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: guarded
+data:
+  key: {{ required "set .Values.token" .Values.token | quote }}
+"""
+
+
+def test_values_inferred_for_some_templates_stay_when_others_render_by_template(tmp_path, renderer):
+    # global.registry is found, token nowhere: the chart renders with the registry, without guarded.yaml
+    files = {**platform(), "apps/app/templates/guarded.yaml": GUARDED}
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    reviewed = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    result = reviewed.review
+    (context,) = result.contexts
+    assert not context.chosen
+    assert [v.key for v in context.inferred_values] == ["global.registry", "global.platform.domain"]
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert default.partial and default.outcome is ChartOutcome.CHANGED
+    assert [t.template for t in default.templates_not_rendered] == [
+        "apps/app/templates/guarded.yaml"
+    ]
+    assert default.head_objects[0].body["data"]["image"] == "registry.example.com/app"
+    markdown = render_markdown(review_document(result, reviewed.judgement))
+    assert "rendered with inferred global.registry from apps/other/ci/test-values.yaml" in markdown

@@ -214,3 +214,51 @@ def test_the_scenarios_of_a_chart_rendered_by_template_are_rendered_by_template(
     assert all(r.partial and r.outcome is ChartOutcome.CHANGED for r in reviews.values())
     gaps = [g for g in result.review.not_reviewed if g.part.startswith("template ")]
     assert [g.part for g in gaps] == [f"template {CHART}/templates/guard.yaml of chart {CHART}"]
+
+
+ALIASED = """\
+dependencies:
+  - {name: sub, version: 0.1.0, alias: one}
+  - {name: sub, version: 0.1.0, alias: two}
+"""
+
+
+def test_a_failing_template_of_a_subchart_taken_under_two_aliases_is_left_out_under_both(
+    tmp_path, renderer
+):
+    # one folder, charts/sub, renders under each alias: leaving its template out under one alias
+    # leaves it out under both, and the review says so for both
+    base = {
+        f"{CHART}/Chart.yaml": chart_yaml("app", deps=ALIASED),
+        f"{CHART}/values.yaml": "one: {port: 81}\ntwo: {port: 82}\n",
+        f"{CHART}/charts/sub/Chart.yaml": chart_yaml("sub"),
+        f"{CHART}/charts/sub/templates/endpoint.yaml": SUB_REQUIRED,
+        f"{CHART}/charts/sub/templates/service.yaml": (
+            "apiVersion: v1\nkind: Service\nmetadata: {name: {{ .Chart.Name }}-{{ .Values.port }}}\n"
+            "spec: {ports: [{port: {{ .Values.port }}}]}\n"
+        ),
+    }
+    head = {f"{CHART}/values.yaml": "one: {port: 81}\ntwo: {port: 83}\n"}
+    review = default_review(reviewed(tmp_path, renderer, base, head))
+    assert review.outcome is ChartOutcome.CHANGED and review.partial
+    assert {f.template for f in review.templates_not_rendered} == {
+        f"{CHART}/charts/sub/templates/endpoint.yaml"
+    }
+    assert sorted(o.key.name for o in review.head_objects) == ["one-81", "two-83"]
+
+
+def test_alias_names_are_every_name_a_subchart_folder_renders_under(tmp_path):
+    from aftershock.render.partial_charts import alias_names
+
+    chart = tmp_path / "app"
+    (chart / "charts" / "sub").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(chart_yaml("app", deps=ALIASED))
+    (chart / "charts" / "sub" / "Chart.yaml").write_text(chart_yaml("sub"))
+    assert alias_names(chart, "app/charts/two/templates/x.yaml") == (
+        "app/charts/one/templates/x.yaml",
+        "app/charts/two/templates/x.yaml",
+    )
+    assert alias_names(chart, "app/templates/x.yaml") == ("app/templates/x.yaml",)
+    assert alias_names(chart, "app/charts/none/templates/x.yaml") == (
+        "app/charts/none/templates/x.yaml",
+    )

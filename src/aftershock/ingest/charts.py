@@ -269,12 +269,17 @@ def _dependencies(
 ) -> tuple[ChartDependency, ...]:
     vendored = _vendored(chart_dir, paths, links, chart_dirs)
     result: dict[str, ChartDependency] = {}
+    declared: set[str] = set()
     for dep in _declared(tree, chart_dir, meta, ref_label):
         name = str(dep.get("name", ""))
-        result[name] = _declared_dependency(chart_dir, dep, vendored.get(name), chart_dirs)
+        declared.add(name)
+        # keyed by what the chart's values call it: one chart taken under two aliases is two dependencies
+        key = str(dep.get("alias") or name)
+        result[key] = _declared_dependency(chart_dir, dep, vendored.get(name), chart_dirs)
     for name, found in vendored.items():
-        result.setdefault(name, found)
-    return tuple(result[name] for name in sorted(result))
+        if name not in declared:
+            result.setdefault(name, found)
+    return tuple(result[key] for key in sorted(result))
 
 
 def _declared_dependency(

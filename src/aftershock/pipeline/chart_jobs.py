@@ -23,7 +23,7 @@ from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.dependency_archives import fetch_command, is_locked_remote, link_cached
 from aftershock.render.interface import RenderRequest
-from aftershock.render.partial_charts import partial_chart
+from aftershock.render.partial_charts import alias_names, partial_chart
 from aftershock.render.plan import (
     ChartPlan,
     RenderInputs,
@@ -76,6 +76,11 @@ def without_templates(job: SideJob, left_out: Iterable[str]) -> SideJob:
         root / job.chart.path, selection, root.parent / f"{root.name}-partial"
     )
     return replace(job, requests=tuple(replace(r, chart_dir=str(chart_dir)) for r in job.requests))
+
+
+def template_aliases(job: SideJob, name: str) -> tuple[str, ...]:
+    """Every Helm name the template `name` of the job's chart renders under (one per alias of its subchart)."""
+    return alias_names((job.root or Path()) / job.chart.path, name)
 
 
 def side_jobs(

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aftershock.config import AftershockConfig
 from aftershock.errors import AftershockError
-from aftershock.ingest.platform_values import platform_values
+from aftershock.ingest.platform_values import PlatformValues, platform_values
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
 from aftershock.model.review import Side
@@ -42,6 +42,7 @@ from aftershock.render.contexts import (
 )
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.missing_values import missing_values
+from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan
 
 MAX_ERROR = 300  # characters of Helm's error kept per context tried
@@ -115,17 +116,17 @@ def choose_contexts(
             candidates[plan.path] = _candidates(
                 plan, base, head, config, installers.get(plan.path, ()), suite_paths
             )
+    indexes = _PlatformIndexes({Side.BASE: base, Side.HEAD: head}, suite_paths)
     chosen, contexts, errors = _try(
-        plans, candidates, base, head, renderer, settings, work, rendered
+        plans, candidates, (base, head), renderer, settings, work, rendered, indexes.any_values
     )
     failed = _failed(candidates, contexts, errors)
     by_path = {p.path: p for p in plans if p.release is None}
     for side, side_input in ((Side.BASE, base), (Side.HEAD, head)):
-        if failed.get(side):  # the index is built only when a chart needs it
-            index = platform_values(
-                indexed_charts(side_input, suite_paths), side_input[0].text_or_none
+        if failed.get(side):
+            run = InferenceRun(
+                side, side_input, indexes.of(side), renderer, settings, work, rendered
             )
-            run = InferenceRun(side, side_input, index, renderer, settings, work, rendered)
             _apply_inferred(infer_contexts(failed[side], by_path, run), side, chosen, contexts)
     result = []
     for plan in plans:
@@ -164,11 +165,11 @@ def _failed(
     contexts: Mapping[str, ChartContext],
     errors: Mapping[tuple[str, str], str | None],
 ) -> dict[Side, dict[str, list[tuple[ContextCandidate, str]]]]:
-    """Per side tried, the charts no candidate rendered whose errors name a missing value."""
+    """Per side tried, the charts no candidate rendered whose errors name a missing value or a template."""
     failed: dict[Side, dict[str, list[tuple[ContextCandidate, str]]]] = {}
     for path, context in contexts.items():
         tried = [(c, errors.get((path, c.name)) or "") for c in candidates.get(path, ())]
-        named = [(c, e) for c, e in tried if e and missing_values(e)]
+        named = [(c, e) for c, e in tried if e and (missing_values(e) or named_templates(e))]
         if not context.chosen and named:
             failed.setdefault(Side(context.side_tried), {})[path] = named
     return failed
@@ -180,19 +181,23 @@ def _apply_inferred(
     chosen: dict[str, ContextCandidate],
     contexts: dict[str, ChartContext],
 ) -> None:
-    """A context that rendered with inferred values becomes the chart's; else its last error is one more attempt."""
+    """A context that rendered with inferred values becomes the chart's. Else its last error is one more
+    attempt, and the chart is rendered with those values all the same: the templates that failed for
+    want of them may render now, so rendering by template leaves out only those that still fail."""
     for path, inference in inferred.items():
         before = contexts[path]
-        if inference.error is None:
-            chosen[path] = inference.candidate
+        chosen[path] = inference.candidate
+        if inference.whole:
             context = _context(path, inference.candidate, side, before.attempts)
             contexts[path] = replace(context, inferred_values=inference.inferred)
         else:
             keys = ", ".join(v.key for v in inference.inferred)
             attempt = ContextAttempt(
-                f"{inference.candidate.name} with inferred {keys}", _cut(inference.error)
+                f"{inference.candidate.name} with inferred {keys}", _cut(inference.first_error)
             )
-            contexts[path] = replace(before, attempts=before.attempts + (attempt,))
+            contexts[path] = replace(
+                before, attempts=before.attempts + (attempt,), inferred_values=inference.inferred
+            )
 
 
 def _files(side: SideInput, chart: Chart | None) -> ChartFiles | None:
@@ -204,18 +209,40 @@ def _files(side: SideInput, chart: Chart | None) -> ChartFiles | None:
     )
 
 
+@dataclass
+class _PlatformIndexes:
+    """The platform values index of each side (ingest/platform_values.py), built the first time a
+    chart needs it."""
+
+    sides: Mapping[Side, SideInput]
+    suite_paths: SuitePaths
+    built: dict[Side, PlatformValues] = field(default_factory=dict)
+
+    def of(self, side: Side) -> PlatformValues:
+        if side not in self.built:
+            tree, _ = side_input = self.sides[side]
+            charts = indexed_charts(side_input, self.suite_paths)
+            self.built[side] = platform_values(charts, tree.text_or_none)
+        return self.built[side]
+
+    def any_values(self, side: Side) -> bool:
+        return bool(self.of(side).sources)
+
+
 def _try(
     plans: Sequence[ChartPlan],
     candidates: Mapping[str, list[ContextCandidate]],
-    base: SideInput,
-    head: SideInput,
+    sides: tuple[SideInput, SideInput],
     renderer: Renderer,
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None,
+    try_defaults: Callable[[Side], bool],
 ) -> tuple[dict[str, ContextCandidate], dict[str, ChartContext], dict[tuple[str, str], str | None]]:
     """Render the candidates of every chart with more than its defaults, at base (head for a new
-    chart); with Helm's whole error per (chart, candidate) tried."""
+    chart), and its defaults alone where `try_defaults` says values could be inferred at that side
+    (the repository's CI or tests give some); with Helm's whole error per (chart, candidate) tried."""
+    base, head = sides
     by_path = {p.path: p for p in plans if p.release is None}
     trials: dict[Side, list[tuple[ChartPlan, ContextCandidate]]] = {Side.BASE: [], Side.HEAD: []}
     chosen: dict[str, ContextCandidate] = {}
@@ -223,7 +250,7 @@ def _try(
     for path, found in candidates.items():
         plan = by_path[path]
         side = Side.BASE if plan.base is not None else Side.HEAD
-        if len(found) == 1:
+        if len(found) == 1 and not try_defaults(side):
             chosen[path] = found[0]
             contexts[path] = _context(path, found[0], side, ())
             continue

@@ -3,15 +3,19 @@ missing, taken from the values files the repository's CI and tests give any char
 
 Only charts every candidate failed for reach here, so a chart that renders is not rendered again. Each
 round layers, over each failed context, the keys its last error named that a values file of the
-index sets (ingest/platform_values.py), and renders once more; a context whose error names nothing
-new is dropped. The first context (in candidate order) of the first round that renders is the chart's.
-Rounds and contexts are bounded, and every render counts against the review's budget.
+index sets (ingest/platform_values.py), and renders once more. When the error names no key a file
+sets but names a template, the trial goes on without that template (one template that needs a value
+nobody sets must not hide what the others need); a context whose error names neither is dropped. The
+first context (in candidate order) of the first round that renders is the chart's: whole, or with
+its inferred values only, when templates were left out (the render stage then renders it by template,
+and says which templates and why). Rounds and contexts are bounded, and every render counts against
+the review's budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +25,15 @@ from aftershock.model.review import Side
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side
+from aftershock.pipeline.partial_renders import MAX_LEFT_OUT
 from aftershock.releases.values import merge_maps
 from aftershock.render.contexts import ChartFiles, ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.missing_values import Need, missing_values
+from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan, RenderInputs
 
-MAX_ROUNDS = 5  # re-renders of one context, each with what its last error named
+MAX_ROUNDS = 8  # re-renders of one context, each with what its last error named
 MAX_CONTEXTS = 2  # contexts of one chart given inferred values
 
 
@@ -38,6 +44,16 @@ class Inference:
     candidate: ContextCandidate
     inferred: tuple[InferredValue, ...]
     error: str | None
+    # templates (Helm names) the trials left out, each with its error; never the chart's render
+    left_out: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def whole(self) -> bool:
+        return self.error is None and not self.left_out
+
+    @property
+    def first_error(self) -> str:
+        return self.error or next(iter(self.left_out.values()), "")
 
 
 @dataclass(frozen=True)
@@ -78,7 +94,7 @@ def infer_contexts(
             results[path] = rendered or done[0]
             if rendered is None:
                 trials[path] = done
-    return results
+    return {path: found for path, found in results.items() if found.inferred}
 
 
 def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | None:
@@ -89,7 +105,10 @@ def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | No
     found = [f for need in missing_values(trial.error) if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
     if not new:
-        return None
+        names = [n for n in named_templates(trial.error) if n not in trial.left_out]
+        if not names or len(trial.left_out) >= MAX_LEFT_OUT:
+            return None
+        return replace(trial, left_out={**trial.left_out, names[0]: trial.error})
     overlay: dict[str, Any] = {}
     for value in new:
         overlay = merge_maps(overlay, _nested(value.key, value.value))
@@ -134,6 +153,9 @@ def _render_round(
     for path, tried in trials.items():
         for trial in tried:
             inputs = trial.candidate.inputs(run.side.value) or RenderInputs()
+            if trial.left_out:
+                left_out = tuple(sorted({*inputs.templates.left_out, *trial.left_out}))
+                inputs = replace(inputs, templates=replace(inputs.templates, left_out=left_out))
             plan = replace(
                 plans[path],
                 scenario=f"context:{trial.candidate.name}+inferred",

@@ -139,8 +139,9 @@ def judge(
 ) -> Judgement:
     """Findings (with every text a Secret holds hidden, so no store or format sees it), less those the
     repository suppresses, and verdicts."""
-    taint = secret_taint(review)
-    found = tuple(taint.scrub_finding(f) for f in evaluate(review, config, sources=sources))
+    evaluated = evaluate(review, config, sources=sources)
+    taint = secret_taint(review).for_findings(evaluated)
+    found = tuple(taint.scrub_finding(f) for f in evaluated)
     outcome = apply_suppressions(found, review, files.base_dismissals, files.head_dismissals)
     return Judgement(
         config,

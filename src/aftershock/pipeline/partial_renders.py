@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from aftershock.errors import AftershockError
 from aftershock.model.review import Side
-from aftershock.pipeline.chart_jobs import SideJob, without_templates
+from aftershock.pipeline.chart_jobs import SideJob, template_aliases, without_templates
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.partial_charts import named_templates
@@ -134,7 +134,8 @@ def _round(
         if not names:
             search.error = None  # names no template left to leave out: failing as a whole
             continue
-        search.left_out[names[0]] = search.error or ""
+        for name in template_aliases(search.entry[0], names[0]):
+            search.left_out.setdefault(name, search.error or "")
         try:
             trying.append((search, without_templates(search.entry[0], search.left_out)))
         except AftershockError:

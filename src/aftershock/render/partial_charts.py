@@ -93,7 +93,10 @@ def _prune_chart(
             if path.is_file() and not path.name.startswith("_"):
                 relative = path.relative_to(chart_dir).as_posix()
                 rendered_as = [f"{helm_name}/{relative}" for helm_name in helm_names]
-                if not any(_kept(n, route, selection) for n in rendered_as):
+                # one folder renders under each alias: left out under one, it is gone from all
+                # (`alias_names` names them all, so the review says so)
+                left_out = any(n in selection.left_out for n in rendered_as)
+                if left_out or not any(_kept(n, route, selection) for n in rendered_as):
                     path.unlink()
     charts = chart_dir / "charts"
     if not charts.is_dir():
@@ -106,6 +109,49 @@ def _prune_chart(
             names = _rendered_names(metadata, str(chart_metadata(sub)["name"]))
             sub_names = {f"{parent}/charts/{name}" for parent in helm_names for name in names}
             _prune_chart(sub, sub_names, route, selection, owners)
+
+
+def alias_names(chart_dir: Path, helm_name: str) -> tuple[str, ...]:
+    """Every Helm name the template file `helm_name` renders under: a subchart folder that several
+    dependencies take under aliases renders once per alias (`c/charts/a/...` and `c/charts/b/...`).
+    `helm_name` alone when the chart's folders cannot say more (a packaged subchart)."""
+    top, *subcharts = helm_name.split("/templates/", 1)[0].split("/charts/")
+    names, folder = [top], chart_dir
+    for segment in subcharts:
+        try:
+            metadata = chart_metadata(folder)
+        except (OSError, AftershockError):
+            return (helm_name,)
+        dependency = _dependency_named(metadata, segment)
+        sub = _subchart_folder(folder, dependency) if dependency else None
+        if dependency is None or sub is None:
+            return (helm_name,)
+        aliases = sorted(_rendered_names(metadata, dependency))
+        names = [f"{n}/charts/{a}" for n in names for a in aliases]
+        folder = sub
+    rest = helm_name.split("/templates/", 1)[1]
+    return tuple(f"{n}/templates/{rest}" for n in names)
+
+
+def _dependency_named(metadata: dict[str, Any], segment: str) -> str | None:
+    """The chart name of the dependency that renders as `segment` (its alias, or its name)."""
+    for d in metadata.get("dependencies") or []:
+        if isinstance(d, dict) and segment in (d.get("alias"), d.get("name")):
+            return str(d.get("name"))
+    return None
+
+
+def _subchart_folder(chart_dir: Path, name: str) -> Path | None:
+    charts = chart_dir / "charts"
+    if not charts.is_dir():
+        return None
+    for sub in sorted(charts.iterdir()):
+        try:
+            if (sub / "Chart.yaml").is_file() and chart_metadata(sub).get("name") == name:
+                return sub
+        except (OSError, AftershockError):
+            continue
+    return None
 
 
 def _kept(helm_name: str, route: str, selection: TemplateSelection) -> bool:

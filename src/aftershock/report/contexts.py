@@ -28,7 +28,11 @@ def context_document(context: ChartContext) -> dict[str, Any]:
 def context_line(entry: dict[str, Any]) -> str:
     """`chart: rendered in <context> (<why>)`, or that no context rendered it, for Markdown and terminal."""
     if entry["kind"] is None:
-        return f"{entry['chart']}: no context renders it at {entry['side_tried']} ({len(entry['attempts'])} tried)"
+        line = f"{entry['chart']}: no context renders it at {entry['side_tried']} ({len(entry['attempts'])} tried)"
+        return line + "".join(
+            f"; rendered with inferred {v['key']} from {v['file']}"
+            for v in entry.get("inferred_values", ())
+        )
     identity = ""
     if (entry["release_name"] or entry["namespace"]) and entry[
         "kind"
