@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.errors import AftershockError
+from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import chart_metadata
-from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.kubeprovider import effective_provider, provider_snapshot
 from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import (

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.errors import AftershockError
+from aftershock.gocompat.goregex import ENGINE
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import TEST_FILE_PATTERN, ChartUnderTest, find_charts, load_chart
 from aftershock.helmtest.crds import chart_crds
-from aftershock.helmtest.goregex import ENGINE
 from aftershock.helmtest.job import JobRender, run_job
 from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aftershock.gocompat.goregex import GoRegexError, compile_go
+from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.assertions.common import SnapshotAnswer
-from aftershock.helmtest.goregex import GoRegexError, compile_go
-from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.goyaml_emit import marshal, trusted_marshal
 from aftershock.helmtest.results import SnapshotCounts
 from aftershock.sandbox import Sandbox, SandboxError

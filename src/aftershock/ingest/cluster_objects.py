@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock import yamlio
 from aftershock.config import CONFIG_FILE_NAME, ClusterSettings
 from aftershock.errors import AftershockError, ConfigError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.snapshot import RefSnapshot
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aftershock import yamlio
 from aftershock.errors import ConfigError, MalformedInputError
+from aftershock.gocompat import yamlio
 
 DISMISSALS_FILE = ".aftershock/dismissals.yaml"
 

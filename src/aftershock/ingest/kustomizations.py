@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock import yamlio
 from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import read_texts, yaml_texts
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.errors import AftershockError
-from aftershock.helmtest.goyaml import GoYamlError
+from aftershock.gocompat.goyaml import GoYamlError
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
 from aftershock.ingest.values import parse_values
 

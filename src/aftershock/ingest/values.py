@@ -7,8 +7,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from aftershock.errors import MalformedInputError
+from aftershock.gocompat.yamlio import load_one
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
-from aftershock.yamlio import load_one
 
 _ABSENT = object()
 # Key names whose values are credentials: their values are never shown, only their size.

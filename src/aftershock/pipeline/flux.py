@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
-from aftershock import yamlio
 from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.kustomize_inputs import patch_targets

@@ -9,8 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from aftershock import yamlio
 from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.helmtest.results import ChartResult, chart_relative_file
 
 

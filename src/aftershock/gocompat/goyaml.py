@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from aftershock.gostrconv import DIGITS, INT64_MAX, INT64_MIN, go_parse_float, go_parse_int
-from aftershock.yamlnodes import (
+from aftershock.gocompat.gostrconv import DIGITS, INT64_MAX, INT64_MIN, go_parse_float, go_parse_int
+from aftershock.gocompat.yamlnodes import (
     COMPOSER,
     PLAIN_TAG,
     YAML_TAG_PREFIX,

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
-from aftershock.helmtest.goregex import GoRegexError, compile_go
+from aftershock.gocompat.goregex import GoRegexError, compile_go
 
 
 class Lex(enum.Enum):

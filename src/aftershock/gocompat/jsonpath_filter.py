@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.helmtest.gofmt import format_scalar
-from aftershock.helmtest.goregex import compile_go
-from aftershock.helmtest.goyaml import GoUint
-from aftershock.helmtest.jsonpath_scan import COMPARISONS, Lex, Lexeme, regex_literal_pattern
+from aftershock.gocompat.gofmt import format_scalar
+from aftershock.gocompat.goregex import compile_go
+from aftershock.gocompat.goyaml import GoUint
+from aftershock.gocompat.jsonpath_scan import COMPARISONS, Lex, Lexeme, regex_literal_pattern
 
 Filter = Callable[[Any, Any], bool]
 FindNodes = Callable[[str, Any, Any], list[Any]]  # (path, node, root) -> selected nodes

@@ -11,7 +11,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
-from aftershock.helmtest.goyaml import GoUint
+from aftershock.gocompat.goyaml import GoUint
 
 
 def _shortest_digits(value: float) -> tuple[str, int]:

@@ -8,7 +8,7 @@ dots go in brackets (`annotations["a.b/c"]` or `['a.b']`); filters are `[?(@.nam
 
 from __future__ import annotations
 
-from aftershock.helmtest.jsonpath_scan import (
+from aftershock.gocompat.jsonpath_scan import (
     ORDERING,
     Lex,
     Lexeme,

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from aftershock.helmtest.gofmt import after_yaml_roundtrip, deep_equal, format_float, go_type_name
-from aftershock.helmtest.goyaml import GoYamlError, load_documents, load_first
+from aftershock.gocompat.gofmt import after_yaml_roundtrip, deep_equal, format_float, go_type_name
+from aftershock.gocompat.goyaml import GoYamlError, load_documents, load_first
 from aftershock.helmtest.goyaml_emit import marshal, trusted_marshal
 
 

@@ -27,8 +27,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from aftershock.errors import ExcessiveAliasingError, MalformedInputError
-from aftershock.gostrconv import DIGITS, go_parse_float, go_parse_int
-from aftershock.yamlnodes import (
+from aftershock.gocompat.gostrconv import DIGITS, go_parse_float, go_parse_int
+from aftershock.gocompat.yamlnodes import (
     C_PARSER_AVAILABLE,
     COMPOSER,
     PLAIN_TAG,

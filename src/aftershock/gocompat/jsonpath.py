@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.helmtest.gofmt import after_yaml_roundtrip, format_scalar
-from aftershock.helmtest.jsonpath_filter import Filter, compile_filter
-from aftershock.helmtest.jsonpath_lexer import lex
-from aftershock.helmtest.jsonpath_scan import Lex, Lexeme, slice_indices
+from aftershock.gocompat.gofmt import after_yaml_roundtrip, format_scalar
+from aftershock.gocompat.jsonpath_filter import Filter, compile_filter
+from aftershock.gocompat.jsonpath_lexer import lex
+from aftershock.gocompat.jsonpath_scan import Lex, Lexeme, slice_indices
 
 
 class PathError(ValueError):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.helmtest.jsonpath import PathError, values_at
-from aftershock.helmtest.jsonpath_lexer import lex
+from aftershock.gocompat.jsonpath import PathError, values_at
+from aftershock.gocompat.jsonpath_lexer import lex
 
 MANIFEST = {
     "metadata": {"name": "web", "annotations": {"kubernetes.io/ingress.class": "nginx"}},
