@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.model.review import (
     ChartOutcome,

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Finding
 from aftershock.ingest.conventions import commit_conventions

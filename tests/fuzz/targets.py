@@ -17,7 +17,7 @@ from typing import Any
 
 from harness import Mutator, Tally, exercise
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.diff.objects import diff_objects
 from aftershock.errors import AftershockError
 from aftershock.helmtest.suite import SuiteError, parse_suite_text

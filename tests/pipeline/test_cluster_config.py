@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.errors import ConfigError
 from aftershock.ingest.cluster_objects import parse_cluster_objects, read_cluster_objects
 from aftershock.ingest.git import GitRepository

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 from aftershock.ingest.flux import find_flux_kustomizations
 from aftershock.ingest.flux_sources import FluxSources, SourceRef
 from aftershock.ingest.git import GitRepository

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.errors import ConfigError
 from aftershock.ingest.flux_sources import normalized_url
 from aftershock.model.review import ChartOutcome

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from aftershock.config import AftershockConfig, parse_config
+from aftershock.config.settings import AftershockConfig, parse_config
 from aftershock.errors import ConfigError
 from aftershock.findings.model import RULE_ERROR_ID, Delta, Severity
 from aftershock.model.objects import ObjectKey, RenderedObject

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.document import findings_document
 from aftershock.findings.markdown import findings_markdown
 from aftershock.findings.model import Delta

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from aftershock.config_schema import config_schema_text
+from aftershock.config.schema import config_schema_text
 from aftershock.exitcodes import HELP
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock.config import CONFIG_FILE_NAME, ClusterSettings
+from aftershock.config.settings import CONFIG_FILE_NAME, ClusterSettings
 from aftershock.errors import AftershockError, ConfigError
 from aftershock.gocompat import yamlio
 from aftershock.ingest.snapshot import RefSnapshot

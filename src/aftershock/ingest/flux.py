@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 from aftershock.errors import AftershockError
 from aftershock.ingest.flux_sources import (
     GIT_REPOSITORY,

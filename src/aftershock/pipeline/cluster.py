@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.ingest.cluster_objects import read_cluster_objects
 from aftershock.ingest.lookups import (
     UNKNOWN_RELEASE,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.errors import AftershockError
 from aftershock.ingest.platform_values import platform_values
 from aftershock.ingest.suite_files import SuitePatterns

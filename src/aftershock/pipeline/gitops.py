@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
-from aftershock.config_diff import config_notice
+from aftershock.config.changes import config_notice
+from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
 from aftershock.errors import AftershockError
 from aftershock.findings.model import Finding
 from aftershock.findings.suppressions import Suppressed, apply_suppressions

@@ -16,7 +16,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.errors import ConfigError, OverBoundError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aftershock import __version__
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.errors import AftershockError, GitError
 from aftershock.findings.document import finding_document
 from aftershock.ingest.git import GitRepository

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.errors import AftershockError
 from aftershock.evidence.chart import chart_evidence
 from aftershock.evidence.guards import SideRun

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from aftershock.config import AftershockConfig, RuleSettings
+from aftershock.config.settings import AftershockConfig, RuleSettings
 from aftershock.errors import ConfigError
 from aftershock.findings.model import (
     RULE_ERROR_ID,

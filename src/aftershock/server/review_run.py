@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aftershock import __version__
-from aftershock.config import load_config
+from aftershock.config.settings import load_config
 from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
 from aftershock.model.review import Review

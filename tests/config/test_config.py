@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.errors import ConfigError
 
 

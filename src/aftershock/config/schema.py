@@ -11,7 +11,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

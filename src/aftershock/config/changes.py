@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, parse_config
+from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, parse_config
 from aftershock.errors import AftershockError
 
 
