@@ -34,10 +34,10 @@ from aftershock.pipeline import (
 )
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
-from aftershock.private_files import private_folder
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
+from aftershock.safety.private_files import private_folder
 from aftershock.state.mode import RequestedMode
 
 RENDER_CACHE_OFF = "off"

@@ -17,7 +17,7 @@ from aftershock.graph import blast_radius, build_graph, explain, find_node, grap
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
 from aftershock.provenance.document import provenance_edges
 from aftershock.report.escape import one_line, visible_name
-from aftershock.secret_taint import secret_taint
+from aftershock.safety.secret_taint import secret_taint
 
 
 @click.command("radius")

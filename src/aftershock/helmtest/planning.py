@@ -47,7 +47,7 @@ from aftershock.helmtest.upstream import (
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
-from aftershock.sandbox import Sandbox, SandboxError
+from aftershock.safety.sandbox import Sandbox, SandboxError
 
 POST_RENDERER_REASON = (
     "postRenderer is not supported: aftershock never runs a command from the repository"

@@ -35,7 +35,7 @@ from aftershock.helmtest.selection import selected_outputs
 from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.sandbox import Sandbox, SandboxError, default_root
+from aftershock.safety.sandbox import Sandbox, SandboxError, default_root
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,7 @@ def run_suites(
     `test_files` are the suite file globs relative to each chart (helm-unittest's `-f`);
     `with_subcharts` also runs the suites of enabled subcharts (`--with-subchart`, default on).
     `share_renders=False` renders once per test, as helm-unittest does (for measurements).
-    `root` is the folder the suites may read files from and write snapshots to (aftershock.sandbox);
+    `root` is the folder the suites may read files from and write snapshots to (aftershock.safety.sandbox);
     by default the repository holding each chart, else the chart folder.
     `chart_patterns` gives some charts (by path, as given) their own `test_files`.
     `charts_apart` plans each chart as its own helm-unittest run: the Kubernetes version a test sets

@@ -89,7 +89,7 @@ class ChartReview:
     base_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     head_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     # What the Secrets (and credential-named values) of a side hold when the other side failed, so that
-    # no object is kept: still secret for the whole review (see aftershock.secret_taint).
+    # no object is kept: still secret for the whole review (see aftershock.safety.secret_taint).
     secret_texts: frozenset[str] = field(default=frozenset(), repr=False)
     # Templates that failed in every render of the chart, left out at both refs (a render by template):
     # the rest is diffed and judged; these are not reviewed.
@@ -155,7 +155,7 @@ class Review:
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
-    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
+    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.safety.secret_taint).
     secret_texts: frozenset[str] = frozenset()
     base_charts: tuple[
         Chart, ...

@@ -14,7 +14,7 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 # One side's build: its failure, or its render with the objects it holds.
 Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]

@@ -31,7 +31,7 @@ from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 
 def review_charts(

@@ -18,7 +18,7 @@ from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import is_source, source_files, source_folders
 from aftershock.rules.model import SourceTexts
-from aftershock.secret_taint import secret_taint
+from aftershock.safety.secret_taint import secret_taint
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdicts
 

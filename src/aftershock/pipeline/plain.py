@@ -25,7 +25,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.chart_jobs import SideInput
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 MANIFESTS_NAME = "manifests"
 

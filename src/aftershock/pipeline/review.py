@@ -60,7 +60,7 @@ from aftershock.render.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
-from aftershock.secret_taint import test_expectations
+from aftershock.safety.secret_taint import test_expectations
 from aftershock.state.scope import ReviewScope
 from aftershock.tempdirs import fast_temp_root
 

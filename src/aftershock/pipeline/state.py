@@ -37,7 +37,7 @@ from aftershock.pipeline.review import (
     review_change,
 )
 from aftershock.render.interface import Renderer
-from aftershock.secret_taint import secret_taint
+from aftershock.safety.secret_taint import secret_taint
 from aftershock.state.lifecycle import Lifecycle
 from aftershock.state.mode import (
     Ancestry,

@@ -71,7 +71,7 @@ def collect_test_evidence(
         for side, root in (("base", base_root), ("head", head_root))
     }
     own = {str(d): found[chart].patterns for (chart, _), d in dirs.items() if d is not None}
-    # the suites read files only inside the workspace of both refs (aftershock.sandbox)
+    # the suites read files only inside the workspace of both refs (aftershock.safety.sandbox)
     runs = SuiteRuns(own, Path(os.path.commonpath([base_root, head_root])))
     runnable = _runnable(dirs, found)
     try:

@@ -19,7 +19,7 @@ from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_entry, object_id
 from aftershock.report.redaction import redact_hunk_lines
-from aftershock.secret_taint import SecretTaint, secret_taint
+from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
     from aftershock.pipeline.judge import Judgement

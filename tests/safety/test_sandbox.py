@@ -13,7 +13,7 @@ import pytest
 
 from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
-from aftershock.sandbox import Sandbox, SandboxError
+from aftershock.safety.sandbox import Sandbox, SandboxError
 
 CHART = {
     "Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",

@@ -19,7 +19,7 @@ from aftershock.findings.model import (
 )
 from aftershock.ingest.values import describe_change
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
-from aftershock.secret_taint import SecretTaint, secret_object_texts
+from aftershock.safety.secret_taint import SecretTaint, secret_object_texts
 
 
 def test_a_secret_gives_its_data_decoded_its_string_data_and_its_annotations():
@@ -59,7 +59,7 @@ def test_short_texts_are_not_searched():
 
 
 def test_a_multiline_values_document_is_hidden_line_by_line_and_leaf_by_leaf():
-    from aftershock.secret_taint import _expanded
+    from aftershock.safety.secret_taint import _expanded
 
     texts = set(_expanded(["mode: leaf-value-1\nnested:\n  deep: leaf-value-2\n"]))
     assert {"mode: leaf-value-1", "leaf-value-1", "leaf-value-2"} <= texts
@@ -107,7 +107,7 @@ def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths(
         Side,
     )
     from aftershock.model.units import AffectedChart
-    from aftershock.secret_taint import test_expectations
+    from aftershock.safety.secret_taint import test_expectations
 
     secret = RenderedObject(
         ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml"
@@ -197,7 +197,7 @@ def test_expectations_of_a_suite_helm_unittest_refuses_are_none(suite):
         Side,
     )  # fmt: skip
     from aftershock.model.units import AffectedChart
-    from aftershock.secret_taint import test_expectations
+    from aftershock.safety.secret_taint import test_expectations
 
     secret = RenderedObject(
         ObjectKey("", "Secret", "d", "s"), "v1", {"kind": "Secret"}, "c", "c/templates/secret.yaml"
@@ -270,7 +270,7 @@ VALUES_DOCUMENT = (
 
 def test_a_values_document_in_a_secret_taints_its_secrets_not_its_ordinary_names():
     """The rule: from a Secret, not observed outside every Secret, and not an ordinary token."""
-    from aftershock.secret_taint import secret_taint
+    from aftershock.safety.secret_taint import secret_taint
 
     secret = _object("Secret", "backup-etc", {"stringData": {"config.yaml": VALUES_DOCUMENT}})
     config = _object("ConfigMap", "backup-bucket", {"data": {"bucket": "shared-bucket-x9Q2"}})
@@ -285,7 +285,7 @@ def test_a_values_document_in_a_secret_taints_its_secrets_not_its_ordinary_names
 
 def test_a_value_from_a_secret_stays_tainted_in_a_render_a_secret_supplied_values_to():
     from aftershock.model.contexts import RenderInputs
-    from aftershock.secret_taint import secret_taint
+    from aftershock.safety.secret_taint import secret_taint
 
     secret = _object("Secret", "backup-etc", {"stringData": {"bucket": "shared-bucket-x9Q2"}})
     config = _object("ConfigMap", "backup-bucket", {"data": {"bucket": "shared-bucket-x9Q2"}})
@@ -295,7 +295,7 @@ def test_a_value_from_a_secret_stays_tainted_in_a_render_a_secret_supplied_value
 
 
 def test_credential_named_values_outside_secrets_are_tainted_and_so_is_the_key_feeding_them():
-    from aftershock.secret_taint import secret_taint
+    from aftershock.safety.secret_taint import secret_taint
 
     config = _object(
         "ConfigMap", "env", {"data": {"DB_PASSWORD": "Qw7rTz9pLm2x", "MODE": "q7Zr9xW2"}}
@@ -318,7 +318,7 @@ def test_credential_named_values_outside_secrets_are_tainted_and_so_is_the_key_f
 
 
 def test_the_secrets_of_a_side_whose_other_side_failed_stay_tainted():
-    from aftershock.secret_taint import rendered_secret_texts, secret_taint
+    from aftershock.safety.secret_taint import rendered_secret_texts, secret_taint
 
     secret = _object("Secret", "backup-etc", {"stringData": {"config.yaml": VALUES_DOCUMENT}})
     kept = rendered_secret_texts([secret])
@@ -350,7 +350,7 @@ def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_n
         Side,
     )
     from aftershock.model.units import AffectedChart
-    from aftershock.secret_taint import secret_taint
+    from aftershock.safety.secret_taint import secret_taint
 
     service = RenderedObject(
         ObjectKey("", "Service", "default", "release-traefik"), "v1", {}, "traefik", "t/s.yaml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
+from aftershock.safety.credential_text import credential_values, is_ordinary, is_sensitive_name
 
 ORDINARY = [
     "cluster",

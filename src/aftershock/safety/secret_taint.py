@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
 from aftershock.findings.model import Fact, Finding, Subject
 from aftershock.gocompat.yamlnodes import safe_load, safe_load_all
 from aftershock.model.objects import RenderedObject
+from aftershock.safety.credential_text import credential_values, is_ordinary, is_sensitive_name
 
 if TYPE_CHECKING:
     from aftershock.model.review import Review
