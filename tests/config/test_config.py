@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aftershock.config.settings import parse_config
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 
 @pytest.mark.parametrize("pattern", ["../../**/x", "/proc/**", "unit/../../x"])

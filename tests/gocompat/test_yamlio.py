@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from aftershock.errors import MalformedInputError
 from aftershock.gocompat import yamlio, yamlnodes
+from aftershock.model.errors import MalformedInputError
 
 COMPOSERS = [yamlnodes.PureComposer]
 if yamlio.C_PARSER_AVAILABLE:

@@ -8,10 +8,10 @@ import time
 import pytest
 import yaml
 
-from aftershock.errors import ExcessiveAliasingError, MalformedInputError, OverBoundError
 from aftershock.gocompat import yamlio
 from aftershock.gocompat.goyaml import GoYamlError, load_documents, load_first
 from aftershock.gocompat.yamlnodes import AliasBomb, PureComposer, safe_load, safe_load_all
+from aftershock.model.errors import ExcessiveAliasingError, MalformedInputError, OverBoundError
 from yamlbombs import billion_laughs, bomb_values
 
 

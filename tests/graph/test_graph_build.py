@@ -8,7 +8,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.errors import ConfigError
 from aftershock.graph import (
     EdgeKind,
     Layer,
@@ -20,6 +19,7 @@ from aftershock.graph import (
     graph_document,
     mermaid,
 )
+from aftershock.model.errors import ConfigError
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
 from charts import chart_yaml

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
     StatefulReview,

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from aftershock.errors import ConfigError
 from aftershock.findings.model import SubjectKind
+from aftershock.model.errors import ConfigError
 from aftershock.state.lifecycle import LifecycleState, compare
 from aftershock.state.mode import Ancestry, CurrentReview, RequestedMode, decide_review_mode
 from aftershock.state.records import (

@@ -22,9 +22,9 @@ from click.core import ParameterSource
 from aftershock.cli.option_declarations import given_review_options, given_state_options
 from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
-from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
+from aftershock.model.errors import ConfigError
 from aftershock.pipeline import (
     RenderCallbacks,
     ReviewRequest,

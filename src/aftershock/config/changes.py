@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, parse_config
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 
 
 def config_notice(base_text: str | None, head_text: str | None, head_label: str) -> str | None:

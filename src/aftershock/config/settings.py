@@ -27,9 +27,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from aftershock.errors import ConfigError, MalformedInputError
 from aftershock.findings.model import Severity
 from aftershock.gocompat import yamlio
+from aftershock.model.errors import ConfigError, MalformedInputError
 
 CONFIG_FILE_NAME = ".aftershock.yaml"
 _KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(\.\d+)?([-+].*)?")

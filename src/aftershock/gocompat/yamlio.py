@@ -26,7 +26,6 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from aftershock.errors import ExcessiveAliasingError, MalformedInputError
 from aftershock.gocompat.gostrconv import DIGITS, go_parse_float, go_parse_int
 from aftershock.gocompat.yamlnodes import (
     C_PARSER_AVAILABLE,
@@ -37,6 +36,7 @@ from aftershock.gocompat.yamlnodes import (
     RedefiningComposer,
     redefines_anchor,
 )
+from aftershock.model.errors import ExcessiveAliasingError, MalformedInputError
 
 __all__ = ["C_PARSER_AVAILABLE", "load_all", "load_one"]
 

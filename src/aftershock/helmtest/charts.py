@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError, ConfigError
 from aftershock.gocompat import yamlio
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN, suite_paths
+from aftershock.model.errors import AftershockError, ConfigError
 
 TEST_FILE_PATTERN = DEFAULT_PATTERN
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat.gofmt import stringify_keys
 from aftershock.gocompat.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.chart_copies import ChartCopies
@@ -45,6 +44,7 @@ from aftershock.helmtest.upstream import (
     DEFAULT_RELEASE_NAME,
 )
 from aftershock.helmtest.values import SetPathError, user_values
+from aftershock.model.errors import AftershockError
 from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
 from aftershock.safety.sandbox import Sandbox, SandboxError

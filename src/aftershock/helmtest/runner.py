@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat.goregex import ENGINE
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import TEST_FILE_PATTERN, ChartUnderTest, find_charts, load_chart
@@ -34,6 +33,7 @@ from aftershock.helmtest.results import (
 from aftershock.helmtest.selection import selected_outputs
 from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
 from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
+from aftershock.model.errors import AftershockError
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.safety.sandbox import Sandbox, SandboxError, default_root
 

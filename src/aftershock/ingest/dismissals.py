@@ -16,8 +16,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aftershock.errors import ConfigError, MalformedInputError
 from aftershock.gocompat import yamlio
+from aftershock.model.errors import ConfigError, MalformedInputError
 
 DISMISSALS_FILE = ".aftershock/dismissals.yaml"
 

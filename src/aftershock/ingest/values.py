@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from aftershock.errors import MalformedInputError
 from aftershock.gocompat.yamlio import load_one
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 
 _ABSENT = object()

@@ -21,7 +21,6 @@ from typing import Any
 
 import yaml
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat import yamlio
 from aftershock.gocompat.yamlnodes import safe_load
 from aftershock.ingest.kustomizations import KustomizationSet
@@ -32,6 +31,7 @@ from aftershock.ingest.kustomize_inputs import (
     patch_selects,
 )
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview
 from aftershock.model.units import UnitKind

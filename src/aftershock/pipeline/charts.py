@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
     ChartOutcome,

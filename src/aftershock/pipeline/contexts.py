@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
-from aftershock.errors import AftershockError
 from aftershock.ingest.platform_values import platform_values
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import Side
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput

@@ -25,7 +25,6 @@ from typing import Any
 
 import yaml
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat import yamlio
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
@@ -33,6 +32,7 @@ from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
 from aftershock.model.review import (

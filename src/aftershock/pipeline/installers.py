@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.contexts import ContextKind, RenderInputs
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import cluster_tree, release_id
 from aftershock.model.review import Side

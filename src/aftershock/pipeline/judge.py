@@ -8,12 +8,12 @@ from pathlib import Path
 
 from aftershock.config.changes import config_notice
 from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
-from aftershock.errors import AftershockError
 from aftershock.findings.model import Finding
 from aftershock.findings.suppressions import Suppressed, apply_suppressions
 from aftershock.ingest.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import is_source, source_files, source_folders

@@ -22,9 +22,9 @@ import yaml
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.values import deep_equal
-from aftershock.errors import AftershockError
 from aftershock.ingest.values import parse_values
 from aftershock.model.diff import FieldChangeKind
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
     PROBE_NAME,

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import SideJob, without_templates
 from aftershock.render.cache import is_deterministic_error

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus, Review
 from aftershock.model.units import Chart, ValuesKeyChangeKind

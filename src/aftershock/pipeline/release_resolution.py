@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.values import diff_values, flatten
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
     ReleaseSpec,

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
-from aftershock.errors import ConfigError, OverBoundError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
@@ -29,6 +28,7 @@ from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
+from aftershock.model.errors import ConfigError, OverBoundError
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions, Side
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
@@ -60,9 +60,9 @@ from aftershock.render.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
+from aftershock.render.tempdirs import fast_temp_root
 from aftershock.safety.secret_taint import test_expectations
 from aftershock.state.scope import ReviewScope
-from aftershock.tempdirs import fast_temp_root
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from aftershock import __version__
 from aftershock.config.settings import AftershockConfig
-from aftershock.errors import AftershockError, GitError
 from aftershock.findings.document import finding_document
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError, GitError
 from aftershock.model.review import Review
 from aftershock.pipeline.judge import Judgement, review_config
 from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat import yamlio
 from aftershock.helmtest.results import ChartResult, chart_relative_file
+from aftershock.model.errors import AftershockError
 
 
 def chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:

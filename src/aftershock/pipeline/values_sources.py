@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.lookups import LookupArgument, LookupCall
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput

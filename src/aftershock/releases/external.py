@@ -12,7 +12,7 @@ import posixpath
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import Evidence, ReleaseKind, ReleaseSpec, ResolvedRelease
 from aftershock.releases.values import FileReader, release_values

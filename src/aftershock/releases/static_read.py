@@ -14,8 +14,8 @@ import copy
 import re
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.gocompat.yamlio import load_one
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.releases.parse import ARGO_GROUP, FLUX_GROUP
 

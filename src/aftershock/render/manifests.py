@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from aftershock.errors import MalformedInputError
 from aftershock.gocompat import yamlio
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 # Helm's `(?:^|\s*\n)---\s*` with Go's ASCII `\s`.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.rules.catalog import explain
 from aftershock.rules.registry import RULES
 from aftershock.server.commands import ChatCommand, CommandKind, help_text, refusal, usage_hint

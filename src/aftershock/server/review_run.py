@@ -13,8 +13,8 @@ from pathlib import Path
 
 from aftershock import __version__
 from aftershock.config.settings import load_config
-from aftershock.errors import AftershockError
 from aftershock.findings.document import finding_document
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults

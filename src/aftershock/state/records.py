@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol, assert_never
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 
 class TargetKind(str, enum.Enum):
