@@ -12,8 +12,8 @@ import pytest
 
 from aftershock.helmtest import cli_entry
 from aftershock.helmtest.junit import junit_xml
-from aftershock.helmtest.results import JobStatus, RunResult, SuiteResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.test_results import JobStatus, RunResult, SuiteResult
 from aftershock.render.sdk import SdkRenderer
 
 FILES = {

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.safety.sandbox import Sandbox, SandboxError
 
 CHART = {

@@ -21,7 +21,6 @@ from aftershock.helmtest.assertions import ASSERTION_KINDS
 from aftershock.helmtest.assertions.common import Context, Doc, SnapshotComparer
 from aftershock.helmtest.goyaml_emit import trusted_marshal
 from aftershock.helmtest.render_errors import blamed_template
-from aftershock.helmtest.results import AssertionResult, CheckedValue, TestResult
 from aftershock.helmtest.selection import (
     ALL_TEMPLATES,
     DocumentFilter,
@@ -29,6 +28,7 @@ from aftershock.helmtest.selection import (
     prefixed_template,
 )
 from aftershock.helmtest.suite import SPLITTER, AssertionSpec, TestJob, TestSuite
+from aftershock.model.test_results import AssertionResult, CheckedValue, TestResult
 
 _EXPECTED_PARAMS = (
     "Value",

@@ -20,7 +20,11 @@ from aftershock.helmtest.crds import chart_crds
 from aftershock.helmtest.job import JobRender, run_job
 from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
-from aftershock.helmtest.results import (
+from aftershock.helmtest.selection import selected_outputs
+from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
+from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
+from aftershock.model.errors import AftershockError
+from aftershock.model.test_results import (
     ChartResult,
     RenderStats,
     RunResult,
@@ -30,10 +34,6 @@ from aftershock.helmtest.results import (
     chart_relative_file,
     test_keys,
 )
-from aftershock.helmtest.selection import selected_outputs
-from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
-from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
-from aftershock.model.errors import AftershockError
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.safety.sandbox import Sandbox, SandboxError, default_root
 

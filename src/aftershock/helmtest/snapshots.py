@@ -17,7 +17,7 @@ from aftershock.gocompat.goregex import GoRegexError, compile_go
 from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.assertions.common import SnapshotAnswer
 from aftershock.helmtest.goyaml_emit import marshal, trusted_marshal
-from aftershock.helmtest.results import SnapshotCounts
+from aftershock.model.test_results import SnapshotCounts
 from aftershock.safety.sandbox import Sandbox, SandboxError
 
 if TYPE_CHECKING:

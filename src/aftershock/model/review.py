@@ -15,8 +15,8 @@ from aftershock.model.override import OverrideProbe
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
 
 if TYPE_CHECKING:  # model/tests.py and provenance/ import from here
+    from aftershock.model.provenance import ProvenanceReport
     from aftershock.model.tests import TestEvidence
-    from aftershock.provenance.model import ProvenanceReport
 
 
 @dataclass(frozen=True)

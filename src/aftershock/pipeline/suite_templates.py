@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.gocompat import yamlio
-from aftershock.helmtest.results import ChartResult, chart_relative_file
 from aftershock.model.errors import AftershockError
+from aftershock.model.test_results import ChartResult, chart_relative_file
 
 
 def chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:
