@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.findings.document import findings_document
-from aftershock.findings.markdown import findings_markdown
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -18,6 +17,7 @@ from aftershock.findings.model import (
     SubjectKind,
     sort_key,
 )
+from aftershock.report.findings_markdown import findings_markdown
 from aftershock.verdict.model import RiskLevel, Verdict, Verdicts
 
 
