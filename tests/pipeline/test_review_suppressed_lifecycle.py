@@ -16,6 +16,8 @@ from pathlib import Path
 import jsonschema
 from rich.console import Console
 
+from aftershock.model.state_lifecycle import LifecycleState
+from aftershock.model.state_mode import RequestedMode
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
     StatefulReview,
@@ -27,8 +29,6 @@ from aftershock.render.interface import Renderer
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
-from aftershock.state.lifecycle import LifecycleState
-from aftershock.state.mode import RequestedMode
 from charts import agent_daemonset as agent
 from charts import app_chart
 from conftest import PROJECT

@@ -25,6 +25,7 @@ from aftershock.cli.progress import render_progress
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
 from aftershock.model.errors import ConfigError
+from aftershock.model.state_mode import RequestedMode
 from aftershock.pipeline import (
     RenderCallbacks,
     ReviewRequest,
@@ -38,7 +39,6 @@ from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.safety.private_files import private_folder
-from aftershock.state.mode import RequestedMode
 
 RENDER_CACHE_OFF = "off"
 _CACHE_GITIGNORE = (

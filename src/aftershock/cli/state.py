@@ -15,9 +15,9 @@ from aftershock.cli.formats import format_option
 from aftershock.ingest.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
 from aftershock.ingest.git import GitRepository
 from aftershock.model.errors import GitError
+from aftershock.model.state_records import ReviewSummary, ReviewTarget
 from aftershock.pipeline.state import open_target_state
 from aftershock.state.errors import StateError
-from aftershock.state.records import ReviewSummary, ReviewTarget
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _COUNTED = ("new", "retained", "resolved", "dismissed", "suppressed")

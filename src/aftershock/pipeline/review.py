@@ -30,6 +30,7 @@ from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.errors import ConfigError, OverBoundError
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions, Side
+from aftershock.model.state_scope import ReviewScope
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
@@ -62,7 +63,6 @@ from aftershock.render.kustomize import shared_builder
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.render.tempdirs import fast_temp_root
 from aftershock.safety.secret_taint import test_expectations
-from aftershock.state.scope import ReviewScope
 
 
 @dataclass(frozen=True)

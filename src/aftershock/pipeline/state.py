@@ -27,6 +27,25 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError, GitError
 from aftershock.model.review import Review
+from aftershock.model.state_lifecycle import Lifecycle
+from aftershock.model.state_mode import (
+    Ancestry,
+    CurrentReview,
+    RequestedMode,
+    ReviewPlan,
+    decide_review_mode,
+)
+from aftershock.model.state_records import (
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    ReviewSummary,
+    ReviewTarget,
+    StoredVerdict,
+    UnreviewedPart,
+    normalize_repository,
+)
+from aftershock.model.state_scope import ReviewScope
 from aftershock.pipeline.judge import Judgement, review_config
 from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
 from aftershock.pipeline.review import (
@@ -38,25 +57,6 @@ from aftershock.pipeline.review import (
 )
 from aftershock.render.interface import Renderer
 from aftershock.safety.secret_taint import secret_taint
-from aftershock.state.lifecycle import Lifecycle
-from aftershock.state.mode import (
-    Ancestry,
-    CurrentReview,
-    RequestedMode,
-    ReviewPlan,
-    decide_review_mode,
-)
-from aftershock.state.records import (
-    ReviewMode,
-    ReviewRecord,
-    ReviewStatus,
-    ReviewSummary,
-    ReviewTarget,
-    StoredVerdict,
-    UnreviewedPart,
-    normalize_repository,
-)
-from aftershock.state.scope import ReviewScope
 from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS, StateStore, open_store
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdict, Verdicts

@@ -35,6 +35,7 @@ from aftershock.model.exitcodes import (
     EXIT_RISK,
 )
 from aftershock.model.review import Review
+from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions, review_with_state
@@ -45,7 +46,6 @@ from aftershock.server.assess import Assessment, assess, reaches
 from aftershock.server.github_api import GitHubClient, GitHubError
 from aftershock.server.publish import Publication, check_output, publish_review
 from aftershock.server.settings import DEFAULT_API_URL, RISK_LEVELS
-from aftershock.state.lifecycle import Lifecycle
 
 EXIT_ERROR = EXIT_BAD_INPUT  # the name earlier callers import
 _CACHE_BYTES = 512 * 2**20

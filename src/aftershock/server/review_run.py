@@ -16,6 +16,15 @@ from aftershock.config.settings import load_config
 from aftershock.findings.document import finding_document
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import Review
+from aftershock.model.state_mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
+from aftershock.model.state_records import (
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    StoredVerdict,
+    UnreviewedPart,
+)
+from aftershock.model.state_scope import ReviewScope
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
@@ -37,15 +46,6 @@ from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
 from aftershock.server.supersede import RivalReview, superseding
-from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
-from aftershock.state.records import (
-    ReviewMode,
-    ReviewRecord,
-    ReviewStatus,
-    StoredVerdict,
-    UnreviewedPart,
-)
-from aftershock.state.scope import ReviewScope
 
 CONFIG_FILE = ".aftershock.yaml"
 FETCH_DEPTH = 50

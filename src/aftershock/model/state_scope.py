@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aftershock.state.records import StoredFinding
+from aftershock.model.state_records import StoredFinding
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from aftershock.state.records import Decision, Suppression
+from aftershock.model.state_records import Decision, Suppression
 
 
 class Matchable(Protocol):

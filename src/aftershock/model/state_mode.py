@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 from typing import assert_never
 
-from aftershock.state.records import ReviewMode, ReviewStatus, ReviewSummary
+from aftershock.model.state_records import ReviewMode, ReviewStatus, ReviewSummary
 
 
 class RequestedMode(str, enum.Enum):

@@ -9,9 +9,9 @@ import pytest
 
 from aftershock.findings.model import SubjectKind
 from aftershock.model.errors import ConfigError
-from aftershock.state.lifecycle import LifecycleState, compare
-from aftershock.state.mode import Ancestry, CurrentReview, RequestedMode, decide_review_mode
-from aftershock.state.records import (
+from aftershock.model.state_lifecycle import LifecycleState, compare
+from aftershock.model.state_mode import Ancestry, CurrentReview, RequestedMode, decide_review_mode
+from aftershock.model.state_records import (
     Decision,
     ReviewMode,
     ReviewStatus,
@@ -23,7 +23,7 @@ from aftershock.state.records import (
     normalize_repository,
     stored_finding,
 )
-from aftershock.state.scope import ReviewScope
+from aftershock.model.state_scope import ReviewScope
 from gitrepo import commit, git, make_repo
 from state_support import PR, REPO, T0, finding
 
