@@ -15,9 +15,9 @@ from aftershock.model.errors import AftershockError
 from aftershock.model.state_lifecycle import LifecycleState
 from aftershock.model.state_mode import RequestedMode
 from aftershock.model.state_records import ReviewMode, ReviewStatus
+from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
-    StatefulReview,
     StateOptions,
     open_target_state,
     review_with_state,

@@ -18,9 +18,9 @@ from rich.console import Console
 
 from aftershock.model.state_lifecycle import LifecycleState
 from aftershock.model.state_mode import RequestedMode
+from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
-    StatefulReview,
     StateOptions,
     open_target_state,
     review_with_state,

@@ -25,11 +25,11 @@ from aftershock.cli.progress import render_progress
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
 from aftershock.model.errors import ConfigError
+from aftershock.model.judgement import ReviewResult
 from aftershock.model.state_mode import RequestedMode
 from aftershock.pipeline import (
     RenderCallbacks,
     ReviewRequest,
-    ReviewResult,
     open_renderer,
     review_change,
 )

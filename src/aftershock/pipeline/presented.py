@@ -23,9 +23,9 @@ from aftershock.findings.model import (
     sort_key,
 )
 from aftershock.findings.suppressions import Suppressed
+from aftershock.model.judgement import Judgement
 from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
 from aftershock.model.state_records import StoredFinding, SuppressedFinding, Suppression
-from aftershock.pipeline.judge import Judgement
 
 
 def suppressed_findings(judgement: Judgement) -> tuple[SuppressedFinding, ...]:

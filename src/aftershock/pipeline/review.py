@@ -29,8 +29,8 @@ from aftershock.ingest.units import units_for_file
 from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.errors import ConfigError, OverBoundError
+from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions, Side
-from aftershock.model.state_scope import ReviewScope
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
@@ -39,7 +39,6 @@ from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.pipeline.incremental import changes_since, examined_scope
 from aftershock.pipeline.judge import (
-    Judgement,
     judge,
     repository_files,
     review_config,
@@ -99,15 +98,6 @@ class ReviewRequest:
         None  # external chart archives; else `chart_cache:` of the configuration
     )
     fetch_charts: bool = False  # download a missing external chart archive over HTTP
-
-
-@dataclass(frozen=True)
-class ReviewResult:
-    """The observed review and what the rules and verdicts made of it; `scope` is what it examined."""
-
-    review: Review
-    judgement: Judgement
-    scope: ReviewScope | None = None
 
 
 @dataclass(frozen=True)

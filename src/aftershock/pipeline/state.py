@@ -26,8 +26,8 @@ from aftershock.findings.document import finding_document
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError, GitError
+from aftershock.model.judgement import Judgement, ReviewResult
 from aftershock.model.review import Review
-from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.model.state_mode import (
     Ancestry,
     CurrentReview,
@@ -46,12 +46,12 @@ from aftershock.model.state_records import (
     normalize_repository,
 )
 from aftershock.model.state_scope import ReviewScope
-from aftershock.pipeline.judge import Judgement, review_config
+from aftershock.model.stateful_review import StatefulReview
+from aftershock.pipeline.judge import review_config
 from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
 from aftershock.pipeline.review import (
     RenderCallbacks,
     ReviewRequest,
-    ReviewResult,
     base_ref,
     review_change,
 )
@@ -82,18 +82,6 @@ class TargetState:
     store: StateStore
     repository: str
     target: ReviewTarget
-
-
-@dataclass(frozen=True)
-class StatefulReview:
-    """A recorded review. `result.judgement` holds what is raised at head (see the module docstring)."""
-
-    result: ReviewResult
-    target: ReviewTarget
-    plan: ReviewPlan
-    status: ReviewStatus
-    review_id: int
-    lifecycle: Lifecycle
 
 
 @dataclass(frozen=True)

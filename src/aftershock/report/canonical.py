@@ -22,8 +22,8 @@ from aftershock.report.redaction import redact_hunk_lines
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
-    from aftershock.pipeline.judge import Judgement
-    from aftershock.pipeline.state import StatefulReview
+    from aftershock.model.judgement import Judgement
+    from aftershock.model.stateful_review import StatefulReview
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 

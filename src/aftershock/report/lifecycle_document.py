@@ -10,7 +10,7 @@ from aftershock.model.state_records import Decision, stored_finding
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS
 
 if TYPE_CHECKING:
-    from aftershock.pipeline.state import StatefulReview
+    from aftershock.model.stateful_review import StatefulReview
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:

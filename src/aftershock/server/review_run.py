@@ -15,6 +15,7 @@ from aftershock import __version__
 from aftershock.config.settings import load_config
 from aftershock.findings.document import finding_document
 from aftershock.model.errors import AftershockError
+from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import Review
 from aftershock.model.state_mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
 from aftershock.model.state_records import (
@@ -25,7 +26,7 @@ from aftershock.model.state_records import (
     UnreviewedPart,
 )
 from aftershock.model.state_scope import ReviewScope
-from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
+from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
