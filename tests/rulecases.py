@@ -33,11 +33,11 @@ import yaml
 
 from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
+from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.findings.model import Finding
 from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
-from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
     PROBE_NAME,

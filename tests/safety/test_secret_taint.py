@@ -6,6 +6,7 @@ import base64
 
 import pytest
 
+from aftershock.diff.values_keys import describe_change
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -17,7 +18,6 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.ingest.values import describe_change
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
 from aftershock.safety.secret_taint import SecretTaint, secret_object_texts
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from aftershock.cli.formats import format_option
-from aftershock.ingest.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
+from aftershock.findings.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
 from aftershock.ingest.git import GitRepository
 from aftershock.model.errors import GitError
 from aftershock.model.state_records import ReviewSummary, ReviewTarget

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aftershock.diff.values_keys import parse_values
 from aftershock.gocompat.goyaml import GoYamlError
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
-from aftershock.ingest.values import parse_values
 from aftershock.model.errors import AftershockError
 
 TextReader = Callable[[str], str | None]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from aftershock.config.changes import config_notice
 from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
+from aftershock.findings.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
 from aftershock.findings.suppressions import apply_suppressions
-from aftershock.ingest.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
 from aftershock.model.errors import AftershockError

@@ -22,7 +22,7 @@ import yaml
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.values import deep_equal
-from aftershock.ingest.values import parse_values
+from aftershock.diff.values_keys import parse_values
 from aftershock.model.diff import FieldChangeKind
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
+from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
@@ -26,7 +27,6 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
-from aftershock.ingest.values import diff_values, parse_values
 from aftershock.model.change import FileChange
 from aftershock.model.errors import ConfigError, OverBoundError
 from aftershock.model.judgement import ReviewResult

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from aftershock.ingest.values import is_sensitive
+from aftershock.diff.values_keys import is_sensitive
 from aftershock.safety.credential_text import is_sensitive_name
 
 # `  key: value` (with the diff marker first); the value may be quoted.
