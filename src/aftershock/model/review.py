@@ -106,6 +106,10 @@ class ChartReview:
         return self.base_inputs.templates.whole and self.head_inputs.templates.whole
 
 
+# The scenario of a values file as it is at base rendered at head: `upgrade:<file>` (render/scenarios.py).
+UPGRADE_PREFIX = "upgrade:"
+
+
 @dataclass(frozen=True)
 class ScenarioSummary:
     """Which scenarios of a chart ran, which the cap cut, and in which ones the change shows."""
