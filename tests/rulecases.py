@@ -38,6 +38,7 @@ from aftershock.findings.model import Finding
 from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
+from aftershock.model.change import Side
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
     PROBE_NAME,
@@ -54,7 +55,6 @@ from aftershock.model.review import (
     RenderStatus,
     Review,
     ReviewOptions,
-    Side,
 )
 from aftershock.model.tests import (
     ChartTestEvidence,

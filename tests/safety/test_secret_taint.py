@@ -95,6 +95,7 @@ def test_a_values_key_that_feeds_a_secret_is_described_by_size():
 
 
 def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths():
+    from aftershock.model.change import Side
     from aftershock.model.objects import ObjectKey, RenderedObject
     from aftershock.model.review import (
         ChartOutcome,
@@ -104,7 +105,6 @@ def test_expectations_of_tests_on_a_secret_template_are_tainted_not_their_paths(
         RenderStatus,
         Review,
         ReviewOptions,
-        Side,
     )
     from aftershock.model.units import AffectedChart
     from aftershock.safety.secret_taint import test_expectations
@@ -232,7 +232,8 @@ def _review(chart_reviews, values_changes=(), files=()):
 
 
 def _chart_review(base_objects=(), head_objects=(), **fields):
-    from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, RenderStatus, Side
+    from aftershock.model.change import Side
+    from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, RenderStatus
     from aftershock.model.units import AffectedChart
 
     ok = ChartRender(Side.BASE, RenderStatus.OK)
@@ -338,6 +339,7 @@ def test_the_secrets_of_a_side_whose_other_side_failed_stay_tainted():
 def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_not_hidden():
     """A test on a Secret template expecting `traefik` must not turn `Service default/release-traefik`
     into `<redacted> default/release-<redacted>`: those words are printed as identity anyway."""
+    from aftershock.model.change import Side
     from aftershock.model.objects import ObjectKey, RenderedObject
     from aftershock.model.review import (
         ChartOutcome,
@@ -347,7 +349,6 @@ def test_a_tainted_text_that_is_an_objects_kind_name_or_chart_name_is_identity_n
         RenderStatus,
         Review,
         ReviewOptions,
-        Side,
     )
     from aftershock.model.units import AffectedChart
     from aftershock.safety.secret_taint import secret_taint

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from aftershock.model.change import Commit, FileChange
+from aftershock.model.change import Commit, FileChange, Side
 from aftershock.model.contexts import ChartContext, RenderInputs
 from aftershock.model.conventions import CommitConventions
 from aftershock.model.diff import ObjectChange
@@ -14,7 +14,7 @@ from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
 
-if TYPE_CHECKING:  # model/tests.py and provenance/ import from here
+if TYPE_CHECKING:  # model/tests.py and model/provenance.py are typed with this module's kinds
     from aftershock.model.provenance import ProvenanceReport
     from aftershock.model.tests import TestEvidence
 
@@ -23,11 +23,6 @@ if TYPE_CHECKING:  # model/tests.py and provenance/ import from here
 class RefInfo:
     ref: str
     sha: str
-
-
-class Side(str, enum.Enum):
-    BASE = "base"
-    HEAD = "head"
 
 
 class RenderStatus(str, enum.Enum):

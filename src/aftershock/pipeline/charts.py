@@ -13,6 +13,7 @@ from pathlib import Path
 
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
+from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
@@ -21,7 +22,6 @@ from aftershock.model.review import (
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
     TemplateFailure,
 )
 from aftershock.model.units import AffectedChart, Chart

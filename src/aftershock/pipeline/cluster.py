@@ -26,8 +26,9 @@ from aftershock.ingest.lookups import (
 )
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.change import Side
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartReview, Side
+from aftershock.model.review import ChartOutcome, ChartReview
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import one_side_plan, render_side, side_objects

@@ -32,6 +32,7 @@ from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
+from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
@@ -40,7 +41,6 @@ from aftershock.model.review import (
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.build_origin import Attribution

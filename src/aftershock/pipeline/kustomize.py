@@ -19,14 +19,13 @@ from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizatio
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
     ChartRender,
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit
 from aftershock.pipeline.build_origin import (

@@ -14,14 +14,13 @@ from dataclasses import dataclass
 
 from aftershock.diff.objects import diff_objects
 from aftershock.ingest.plain_objects import PlainObjects, folder_of, plain_objects
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.chart_jobs import SideInput

@@ -15,10 +15,10 @@ from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
 from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.ingest.suite_files import SuitePatterns
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
+from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import review_charts
