@@ -46,7 +46,8 @@ from aftershock.pipeline.judge import (
 )
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
-from aftershock.pipeline.stage import StageInput, render_stage
+from aftershock.pipeline.stage import render_stage
+from aftershock.pipeline.stage_input import StageInput
 from aftershock.pipeline.tests import review_suite_patterns
 from aftershock.render.budget import (
     DEFAULT_DEADLINE_SECONDS,
