@@ -4,7 +4,6 @@ from aftershock.graph.build import build_graph
 from aftershock.graph.document import graph_document
 from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node, NodeKind
 from aftershock.graph.radius import Explanation, Radius, Reach, blast_radius, explain, find_node
-from aftershock.report.mermaid import mermaid
 
 __all__ = [
     "LAYER_ORDER",
@@ -22,5 +21,4 @@ __all__ = [
     "explain",
     "find_node",
     "graph_document",
-    "mermaid",
 ]
