@@ -1,6 +1,6 @@
 """Writes src/aftershock/schema/config.schema.json from the configuration's pydantic model.
 
-python scripts/write_config_schema.py      # after changing src/aftershock/config.py
+python scripts/write_config_schema.py      # after changing src/aftershock/config/settings.py
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""aftershock.yamlio parses YAML as Helm does: go-yaml v2 scalars, sigs.k8s.io/yaml keys."""
+"""aftershock.gocompat.yamlio parses YAML as Helm does: go-yaml v2 scalars, sigs.k8s.io/yaml keys."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON Schema of `.aftershock.yaml`, generated from its pydantic model (`aftershock.config`).
+"""The JSON Schema of `.aftershock.yaml`, generated from its pydantic model (`aftershock.config.settings`).
 
 A copy ships in the package (`aftershock/schema/config.schema.json`, written by
 `scripts/write_config_schema.py`, checked equal to this by a test) for editors:

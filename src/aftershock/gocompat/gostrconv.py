@@ -1,5 +1,5 @@
 """Go's strconv number parsing (ParseInt/ParseUint with base 0, ParseFloat), shared by the go-yaml v2
-reader (yamlio.py) and the go-yaml v3 reader (helmtest/goyaml.py), which both resolve numbers with it."""
+reader (yamlio.py) and the go-yaml v3 reader (goyaml.py), which both resolve numbers with it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """YAML reading with the semantics of go-yaml v3 (`go.yaml.in/yaml/v3`), which helm-unittest uses.
 
 helm-unittest reads its suite files, values files, snapshot files *and Helm's rendered output*
-with yaml.v3, not with Helm's own v2/JSON path (`aftershock.yamlio`). The differences matter to
+with yaml.v3, not with Helm's own v2/JSON path (`aftershock.gocompat.yamlio`). The differences matter to
 assertions: in v3 only `true/True/TRUE/false/...` are booleans (`yes`, `on`, `y` stay strings),
 timestamps stay strings, `0777` is still octal, `1_000` is an int, and a duplicate mapping key is
 an error. Ints and floats stay distinct Python types, as Go's `int` and `float64` do.

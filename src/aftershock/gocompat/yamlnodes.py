@@ -1,7 +1,7 @@
 """PyYAML node composition that leaves plain scalars untagged, for readers with their own scalar rules.
 
 Helm reads YAML with go-yaml v2 rules (yamlio.py) and helm-unittest with go-yaml v3 rules
-(helmtest/goyaml.py). Both compose nodes the same way: a plain scalar is tagged PLAIN_TAG and resolved
+(goyaml.py). Both compose nodes the same way: a plain scalar is tagged PLAIN_TAG and resolved
 later by the reader's own rules, a quoted one is a string. libyaml's parser is used when PyYAML has it.
 Both go-yaml versions let a later anchor redefine a name (aliases after it mean the new node), where
 PyYAML refuses the text: such a text is composed again with `RedefiningComposer` (`redefines_anchor`).

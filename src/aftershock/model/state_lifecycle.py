@@ -28,7 +28,7 @@ class Matchable(Protocol):
 
 
 class SilencedMatchable(Protocol):
-    """A finding with the suppression that silences it (`aftershock.state.records.SuppressedFinding`)."""
+    """A finding with the suppression that silences it (`aftershock.model.state_records.SuppressedFinding`)."""
 
     @property
     def finding(self) -> Matchable: ...

@@ -1,7 +1,7 @@
 """The canonical JSON document of a review (schema: aftershock/schema/review.schema.json).
 
 Every format is written from it, and it is the one place Secret values are hidden: the whole
-document passes through the review's SecretTaint scrub (aftershock/secret_taint.py)."""
+document passes through the review's SecretTaint scrub (aftershock/safety/secret_taint.py)."""
 
 from __future__ import annotations
 
