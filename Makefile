@@ -28,11 +28,13 @@ browser:
 			|| echo "chromium could not be installed: the HTML explorer test will skip"; \
 	fi
 
-# ruff (lint and format) over the code, mypy over src/ (strict for the pure core: see pyproject.toml).
+# ruff (lint and format) over the code, mypy over src/ (strict for the core layers: see pyproject.toml),
+# lint-imports over the layers (pyproject.toml's [tool.importlinter]).
 lint: setup
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 test: lint browser
 	scripts/run-tests.sh $(PY) -n 2 -q

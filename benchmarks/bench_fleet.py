@@ -35,7 +35,7 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.model.review import Side
+from aftershock.model.change import Side
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.pipeline.flux import FluxSide, build_closure, build_side
 from aftershock.render.kustomize import PyKustomizeBuilder

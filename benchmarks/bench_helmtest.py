@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.tests import collect_test_evidence_for_refs
 from aftershock.render.sdk import SdkRenderer

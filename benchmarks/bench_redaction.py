@@ -1,4 +1,4 @@
-"""What the one Secret scrub (aftershock.secret_taint) costs the canonical document, measured in one run.
+"""What the one Secret scrub (aftershock.safety.secret_taint) costs the canonical document, measured in one run.
 
 The bundled example platform (scripts/build_example.py) is reviewed once, demo-base..demo-head
 (its payments chart renders a Secret, so the taint is not empty). Then, median of --repeat (the
@@ -28,7 +28,7 @@ from typing import Any
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.pipeline.review import open_renderer
 from aftershock.report import canonical
-from aftershock.secret_taint import SecretTaint, secret_taint
+from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -40,13 +40,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aftershock.model.state_mode import RequestedMode
+from aftershock.model.state_records import ReviewMode
+from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
-from aftershock.pipeline.state import StatefulReview, StateOptions, review_with_state
+from aftershock.pipeline.state import StateOptions, review_with_state
 from aftershock.render.cache import CacheStats, CachingRenderer, open_render_cache
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.sdk import SdkRenderer
-from aftershock.state.mode import RequestedMode
-from aftershock.state.records import ReviewMode
 from monorepo import BASE_BRANCH, LIBRARY_BRANCH, MonorepoSpec, _git, build_monorepo, chart_path
 from stages import stage_breakdown
 

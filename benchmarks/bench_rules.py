@@ -39,8 +39,9 @@ from typing import Any
 
 import yaml
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
+from aftershock.model.change import Side
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
@@ -49,7 +50,6 @@ from aftershock.model.review import (
     RenderStatus,
     Review,
     ReviewOptions,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.render.manifests import parse_manifests

@@ -33,13 +33,14 @@ from typing import Any
 
 import yaml
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
+from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.findings.model import Finding
 from aftershock.ingest.conventions import commit_conventions
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.plain_objects import manifest_objects
-from aftershock.ingest.values import diff_values, parse_values
+from aftershock.model.change import Side
 from aftershock.model.contexts import RenderInputs
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
@@ -57,7 +58,6 @@ from aftershock.model.review import (
     RenderStatus,
     Review,
     ReviewOptions,
-    Side,
 )
 from aftershock.model.tests import (
     ChartTestEvidence,

@@ -23,7 +23,7 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.state.records import (
+from aftershock.model.state_records import (
     ReviewMode,
     ReviewRecord,
     ReviewStatus,

@@ -13,7 +13,7 @@ import jsonschema
 from click.testing import CliRunner
 
 from aftershock.cli.main import cli
-from aftershock.config_schema import config_schema, config_schema_text, shipped_schema_text
+from aftershock.config.schema import config_schema, config_schema_text, shipped_schema_text
 from conftest import PROJECT
 from gitrepo import commit, make_repo
 

@@ -8,8 +8,8 @@ import pytest
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.paths import IndexSegment, KeySegment, MatchSegment, format_path, parse_path
-from aftershock.errors import ConfigError
 from aftershock.model.diff import FieldChange, FieldChangeKind
+from aftershock.model.errors import ConfigError
 
 ADDED, REMOVED = FieldChangeKind.ADDED, FieldChangeKind.REMOVED
 MODIFIED, REORDERED = FieldChangeKind.MODIFIED, FieldChangeKind.REORDERED

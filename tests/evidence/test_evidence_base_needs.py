@@ -10,7 +10,7 @@ import pytest
 
 from aftershock.evidence.base_needs import Removals, base_not_needed
 from aftershock.evidence.documents import DocumentMap
-from aftershock.helmtest.results import (
+from aftershock.model.test_results import (
     AssertionResult,
     ChartResult,
     CheckedValue,

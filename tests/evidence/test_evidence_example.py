@@ -8,10 +8,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.evidence import document, markdown
+from aftershock.evidence import document
 from aftershock.model.tests import Coverage, ProblemKind, TestChange, TestStatus
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.tests import collect_test_evidence_for_refs
+from aftershock.report import evidence_markdown as markdown
 
 FRAGMENT = (
     Path(__file__).resolve().parents[2] / "src" / "aftershock" / "evidence" / "schema_fragment.json"

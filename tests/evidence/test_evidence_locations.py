@@ -12,8 +12,8 @@ from aftershock.evidence.locations import (
     field_location,
     location_text,
 )
-from aftershock.helmtest.results import AssertionResult
 from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.test_results import AssertionResult
 from aftershock.model.tests import Coverage
 
 BODY = {

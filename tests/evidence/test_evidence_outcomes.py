@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from aftershock.evidence.outcomes import classify, compare_tests, failure_line, summarize
-from aftershock.helmtest.results import (
+from aftershock.model.test_results import (
     AssertionResult,
     ChartResult,
     CheckedValue,

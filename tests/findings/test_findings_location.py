@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Delta, Location
 from aftershock.rules.engine import evaluate
 from rulecases import FIXTURES, build_review, read_manifests

@@ -17,12 +17,12 @@ from typing import Any
 
 from harness import Mutator, Tally, exercise
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.diff.objects import diff_objects
-from aftershock.errors import AftershockError
+from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.helmtest.suite import SuiteError, parse_suite_text
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.values import diff_values, parse_values
+from aftershock.model.errors import AftershockError
 from aftershock.releases.parse import release_spec
 from aftershock.releases.values import release_values
 from aftershock.render.manifests import parse_manifests

@@ -8,7 +8,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.errors import ConfigError
 from aftershock.graph import (
     EdgeKind,
     Layer,
@@ -18,10 +17,11 @@ from aftershock.graph import (
     explain,
     find_node,
     graph_document,
-    mermaid,
 )
+from aftershock.model.errors import ConfigError
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
+from aftershock.report.mermaid import mermaid
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

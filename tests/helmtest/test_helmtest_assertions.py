@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from aftershock.helmtest.goregex import ENGINE
+from aftershock.gocompat.goregex import ENGINE
 from aftershock.helmtest.job import JobRender, run_job
-from aftershock.helmtest.results import JobStatus, TestResult
 from aftershock.helmtest.suite import parse_suite_text
+from aftershock.model.test_results import JobStatus, TestResult
 
 DEPLOYMENT = textwrap.dedent("""\
     apiVersion: apps/v1

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
 from aftershock.helmtest.summary import write_report
+from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.render.sdk import SdkRenderer
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"

@@ -13,8 +13,8 @@ import textwrap
 import pytest
 
 from aftershock.helmtest.kubeprovider import guessed_resource
-from aftershock.helmtest.results import JobStatus, RunResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.render.sdk import SdkRenderer
 
 FILES = {

@@ -12,8 +12,8 @@ import pytest
 
 from aftershock.helmtest import cli_entry
 from aftershock.helmtest.junit import junit_xml
-from aftershock.helmtest.results import JobStatus, RunResult, SuiteResult
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.test_results import JobStatus, RunResult, SuiteResult
 from aftershock.render.sdk import SdkRenderer
 
 FILES = {
@@ -206,7 +206,7 @@ def test_console_entry_point(chart: Path, tmp_path: Path):
 def test_chart_copies_on_the_same_file_system_never_change_the_chart(tmp_path: Path):
     """Copies are hard links where they can be (here: the chart in the copies' own folder); a copy's
     Chart.yaml is edited by replacing it, so the chart itself keeps its version."""
-    from aftershock.tempdirs import fast_temp_root
+    from aftershock.render.tempdirs import fast_temp_root
 
     root = Path(tempfile.mkdtemp(prefix="aftershock-test-chart-", dir=fast_temp_root()))
     try:

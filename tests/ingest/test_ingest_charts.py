@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.errors import MalformedInputError
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.charts import discover_charts, owning_chart
 from aftershock.model.change import FileChange, FileStatus
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import ChartType, DependencySource
 from memtree import MemoryTree
 

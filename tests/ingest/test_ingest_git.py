@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.errors import EmptyRangeError, GitError
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.gitparse import parse_patch
 from aftershock.ingest.tree import Tree, check_symlinks, materialize
 from aftershock.model.change import FileChange, FileStatus, Hunk, Person, Trailer
+from aftershock.model.errors import EmptyRangeError, GitError
 from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 
 TWENTY_LINES = "".join(f"line {n}\n" for n in range(1, 21))

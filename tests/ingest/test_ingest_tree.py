@@ -9,12 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.errors import (
-    FileTooLargeError,
-    GitError,
-    MalformedInputError,
-    UnsafeRepositoryError,
-)
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.tree import (
@@ -23,6 +17,12 @@ from aftershock.ingest.tree import (
     TreeEntry,
     check_symlinks,
     materialize,
+)
+from aftershock.model.errors import (
+    FileTooLargeError,
+    GitError,
+    MalformedInputError,
+    UnsafeRepositoryError,
 )
 from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo
 

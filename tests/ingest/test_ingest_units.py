@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.errors import MalformedInputError
+from aftershock.diff.values_keys import describe_change, diff_values, parse_values, same_value
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.units import classify_in_chart, defined_templates, units_for_file
-from aftershock.ingest.values import describe_change, diff_values, parse_values, same_value
 from aftershock.model.change import FileChange, FileStatus
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import UnitKind, ValuesKeyChangeKind
 from memtree import MemoryTree
 

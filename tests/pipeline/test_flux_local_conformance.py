@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 from aftershock.ingest.flux import find_flux_kustomizations
 from aftershock.ingest.flux_sources import FluxSources, SourceRef
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.model.review import Side
+from aftershock.model.change import Side
 from aftershock.pipeline.flux import FluxSide, build_closure, build_side
 from aftershock.render.kustomize import PyKustomizeBuilder, available
 from conftest import CORPUS

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from aftershock.errors import MalformedInputError
 from aftershock.graph.build import build_graph
 from aftershock.graph.model import EdgeKind, NodeKind
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.releases.envsubst import substitute

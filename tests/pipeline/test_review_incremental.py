@@ -11,10 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
+from aftershock.model.state_lifecycle import LifecycleState
+from aftershock.model.state_mode import RequestedMode
+from aftershock.model.state_records import ReviewMode, ReviewStatus
+from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
-    StatefulReview,
     StateOptions,
     open_target_state,
     review_with_state,
@@ -22,9 +25,6 @@ from aftershock.pipeline.state import (
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
-from aftershock.state.lifecycle import LifecycleState
-from aftershock.state.mode import RequestedMode
-from aftershock.state.records import ReviewMode, ReviewStatus
 from charts import app_chart
 from gitrepo import commit, git, make_repo
 from state_support import state_location  # noqa: F401 (fixture)

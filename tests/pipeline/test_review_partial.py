@@ -11,7 +11,8 @@ from pathlib import Path
 
 import jsonschema
 
-from aftershock.model.review import ChartOutcome, Side
+from aftershock.model.change import Side
+from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown

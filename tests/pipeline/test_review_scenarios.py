@@ -212,7 +212,7 @@ def test_scenarios_declared_in_the_configuration_come_first(tmp_path, renderer):
 def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_path, renderer):
     """Issue 23: a new guard the change satisfies in its own values file still rejects the values
     existing installs pass; only base's version of the file, rendered against head, shows it."""
-    from aftershock.config import AftershockConfig
+    from aftershock.config.settings import AftershockConfig
     from aftershock.rules.engine import evaluate
 
     repo = make_repo(tmp_path)
@@ -239,7 +239,7 @@ def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_pa
 def test_a_base_tests_value_set_is_also_rendered_at_head(tmp_path, renderer):
     """Issue 23: the change adds a guard and edits the test whose values it now rejects; the values that
     test gave at base (a supported install) are rendered against head and reported as rejected."""
-    from aftershock.config import AftershockConfig
+    from aftershock.config.settings import AftershockConfig
     from aftershock.rules.engine import evaluate
 
     suite = """\

@@ -16,9 +16,11 @@ from pathlib import Path
 import jsonschema
 from rich.console import Console
 
+from aftershock.model.state_lifecycle import LifecycleState
+from aftershock.model.state_mode import RequestedMode
+from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
-    StatefulReview,
     StateOptions,
     open_target_state,
     review_with_state,
@@ -27,8 +29,6 @@ from aftershock.render.interface import Renderer
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
-from aftershock.state.lifecycle import LifecycleState
-from aftershock.state.mode import RequestedMode
 from charts import agent_daemonset as agent
 from charts import app_chart
 from conftest import PROJECT

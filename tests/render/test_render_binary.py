@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.render.binary import HelmBinaryRenderer, helm_error_text, split_template_output
 from aftershock.render.interface import RenderRequest
 from aftershock.render.manifests import parse_manifests

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock import yamlio
+from aftershock.gocompat import yamlio
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.render.batch import KEY_FORMAT, request_key
 from aftershock.render.binary import LOOKUP_UNSUPPORTED, HelmBinaryRenderer, calls_lookup

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.errors import MalformedInputError
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import ObjectKey
 from aftershock.render.manifests import parse_manifests
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from aftershock import yamlio
-from aftershock.errors import RenderError
+from aftershock.gocompat import yamlio
+from aftershock.model.errors import RenderError
 from aftershock.render.interface import RenderOutcome, RenderRequest
 from aftershock.render.sdk import SdkRenderer
 

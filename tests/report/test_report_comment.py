@@ -143,7 +143,7 @@ def test_compose_refuses_required_sections_over_the_limit():
 
 def test_the_blast_radius_chart_fits_a_comment():
     """Top to bottom, one box per layer with its count, about 30 nodes, at most four side by side."""
-    from aftershock.graph.mermaid import layered_mermaid
+    from aftershock.report.mermaid import layered_mermaid
 
     graph = enlarged(example_doc("demo-head"), 1)["graph"]
     text = layered_mermaid(graph, 30)

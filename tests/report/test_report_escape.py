@@ -104,9 +104,9 @@ def test_the_review_comment_and_terminal_output_are_inert(tmp_path):
 def test_a_dismissal_reason_is_inert_in_the_sticky_comment():
     from datetime import datetime
 
+    from aftershock.model.state_lifecycle import Lifecycle, LifecycleEntry, LifecycleState
+    from aftershock.model.state_records import Decision, StoredFinding
     from aftershock.server.publish import _lifecycle_lines
-    from aftershock.state.lifecycle import Lifecycle, LifecycleEntry, LifecycleState
-    from aftershock.state.records import Decision, StoredFinding
 
     finding = StoredFinding("f" * 32, "e", "r", "low", "t", "file", "x", "x", "m")
     decision = Decision(

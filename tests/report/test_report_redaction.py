@@ -35,7 +35,7 @@ def test_a_credential_named_key_shows_its_size_and_other_lines_are_kept():
 def test_a_line_or_values_key_naming_where_a_credential_is_shows_its_value():
     """traefik's values.yaml diff printed `tokenMountPath: <redacted: 12 bytes>`: a mount path is
     where a token is, as `password_file` is; `token:` itself stays hidden."""
-    from aftershock.ingest.values import is_sensitive
+    from aftershock.diff.values_keys import is_sensitive
     from aftershock.report.redaction import redact_hunk_line
 
     assert redact_hunk_line("    tokenMountPath: /var/run/tok", secret_file=False).endswith(

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.config import parse_config
+from aftershock.config.settings import parse_config
 from aftershock.findings.model import Delta
 from aftershock.report.sarif import sarif_document
 from aftershock.rules.engine import evaluate

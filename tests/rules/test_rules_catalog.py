@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.rules.catalog import explain, list_rules, rule_catalog
 from aftershock.rules.model import DOC_SECTIONS
 from aftershock.rules.registry import RULES

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from aftershock.config import AftershockConfig, parse_config
-from aftershock.errors import ConfigError
+from aftershock.config.settings import AftershockConfig, parse_config
 from aftershock.findings.model import RULE_ERROR_ID, Delta, Severity
+from aftershock.model.errors import ConfigError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.registry import RULES, RULES_BY_ID

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Delta, Severity
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from aftershock.findings.model import Delta, Evidence, Severity
+from aftershock.model.state_lifecycle import LifecycleState, compare
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.state.lifecycle import LifecycleState, compare
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

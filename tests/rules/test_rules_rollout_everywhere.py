@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Severity
 from aftershock.model.review import Review
 from aftershock.rules.engine import evaluate

@@ -4,7 +4,7 @@ or for the other side of the same chart, would change these verdicts."""
 
 from __future__ import annotations
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Delta, Finding
 from aftershock.model.objects import RenderedObject

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Severity
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts

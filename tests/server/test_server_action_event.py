@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.server.action_event import ActionKind, read_event
 
 SHA_HEAD, SHA_BASE = "a" * 40, "b" * 40

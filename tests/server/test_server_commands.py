@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from aftershock.model.state_records import ReviewTarget
 from aftershock.server.commands import CommandKind, parse_command
 from aftershock.server.events import IntakeKind, RoutingOptions, route
 from aftershock.server.ledger import Outcome
-from aftershock.state.records import ReviewTarget
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub

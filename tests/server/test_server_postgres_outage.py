@@ -17,8 +17,8 @@ import uuid
 import httpx
 import pytest
 
+from aftershock.model.state_records import ReviewTarget
 from aftershock.server.ledger import Outcome
-from aftershock.state.records import ReviewTarget
 from charts import app_chart
 from gitrepo import commit, make_repo
 from pg_outage import PgProxy, throwaway_database

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aftershock.model.state_lifecycle import Lifecycle, LifecycleEntry, LifecycleState
 from aftershock.server.publish import _lifecycle_lines
-from aftershock.state.lifecycle import Lifecycle, LifecycleEntry, LifecycleState
 
 
 @dataclass(frozen=True)

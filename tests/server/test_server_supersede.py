@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from aftershock.model.state_records import ReviewTarget
 from aftershock.server.fetch import fetch_commits, head_order
 from aftershock.server.ledger import Outcome
 from aftershock.server.supersede import HeadOrder, RivalReview, superseding
-from aftershock.state.records import ReviewTarget
 from charts import app_chart
 from gitrepo import commit, git, make_repo
 from server_fakes import AppKey, FakeGitHub

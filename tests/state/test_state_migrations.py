@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
+from aftershock.model.state_lifecycle import LifecycleState
 from aftershock.state import schema
 from aftershock.state.database import connect
 from aftershock.state.errors import StateError, StateSchemaError
-from aftershock.state.lifecycle import LifecycleState
 from aftershock.state.migrations import LATEST_VERSION, MIGRATIONS, migrate
 from aftershock.state.store import open_store
 from state_support import PR, REPO, finding, record, state_location  # noqa: F401 (fixture)

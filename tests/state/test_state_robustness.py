@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.model.state_lifecycle import LifecycleState
+from aftershock.model.state_records import ReviewTarget
 from aftershock.state.errors import StateBusyError
-from aftershock.state.lifecycle import LifecycleState
-from aftershock.state.records import ReviewTarget
 from aftershock.state.store import open_store
 from state_support import PR, REPO, finding, record, state_location  # noqa: F401 (fixture)
 

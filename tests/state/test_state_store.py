@@ -7,9 +7,8 @@ from dataclasses import replace
 import pytest
 
 from aftershock.findings.model import SubjectKind
-from aftershock.state.errors import StateError
-from aftershock.state.lifecycle import LifecycleState
-from aftershock.state.records import (
+from aftershock.model.state_lifecycle import LifecycleState
+from aftershock.model.state_records import (
     ReviewMode,
     ReviewStatus,
     ReviewTarget,
@@ -18,7 +17,8 @@ from aftershock.state.records import (
     Suppression,
     UnreviewedPart,
 )
-from aftershock.state.scope import ReviewScope
+from aftershock.model.state_scope import ReviewScope
+from aftershock.state.errors import StateError
 from aftershock.state.store import open_store
 from state_support import PR, REPO, finding, record, state_location  # noqa: F401 (fixture)
 

@@ -15,7 +15,8 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.model.review import ChartOutcome, ChartRender, NotReviewed, RenderStatus, Side
+from aftershock.model.change import Side
+from aftershock.model.review import ChartOutcome, ChartRender, NotReviewed, RenderStatus
 from aftershock.verdict import verdicts
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS, RiskLevel
 from rulecases import FIXTURES, build_review, read_manifests

@@ -12,11 +12,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.document import findings_document
-from aftershock.findings.markdown import findings_markdown
 from aftershock.findings.model import Delta
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.report.findings_markdown import findings_markdown
 from aftershock.report.sarif import sarif_document
 from aftershock.rules.engine import evaluate
 from aftershock.rules.inputs import source_folders, wanted

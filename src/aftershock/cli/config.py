@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from aftershock.config_schema import config_schema_text
-from aftershock.exitcodes import HELP
+from aftershock.config.schema import config_schema_text
+from aftershock.model.exitcodes import HELP
 
 
 @click.group("config", epilog=HELP)

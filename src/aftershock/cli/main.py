@@ -17,8 +17,8 @@ from aftershock.cli.serve import serve_command
 from aftershock.cli.state import dismiss_command, history_command, reopen_command
 from aftershock.cli.test import test_command
 from aftershock.cli.worker import worker_command
-from aftershock.errors import AftershockError
-from aftershock.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
+from aftershock.model.errors import AftershockError
+from aftershock.model.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
 
 class AftershockGroup(click.Group):

@@ -22,23 +22,23 @@ from click.core import ParameterSource
 from aftershock.cli.option_declarations import given_review_options, given_state_options
 from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
-from aftershock.errors import ConfigError
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
+from aftershock.model.errors import ConfigError
+from aftershock.model.judgement import ReviewResult
+from aftershock.model.state_mode import RequestedMode
 from aftershock.pipeline import (
     RenderCallbacks,
     ReviewRequest,
-    ReviewResult,
     open_renderer,
     review_change,
 )
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions
-from aftershock.private_files import private_folder
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
-from aftershock.state.mode import RequestedMode
+from aftershock.safety.private_files import private_folder
 
 RENDER_CACHE_OFF = "off"
 _CACHE_GITIGNORE = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 
 def check_output_file(given: str, option: str) -> Path:

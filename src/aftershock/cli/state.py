@@ -12,12 +12,12 @@ from typing import Any, TypeVar
 import click
 
 from aftershock.cli.formats import format_option
-from aftershock.errors import GitError
-from aftershock.ingest.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
+from aftershock.findings.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
 from aftershock.ingest.git import GitRepository
+from aftershock.model.errors import GitError
+from aftershock.model.state_records import ReviewSummary, ReviewTarget
 from aftershock.pipeline.state import open_target_state
 from aftershock.state.errors import StateError
-from aftershock.state.records import ReviewSummary, ReviewTarget
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 _COUNTED = ("new", "retained", "resolved", "dismissed", "suppressed")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _BARE_VALUE = re.compile(r"[A-Za-z0-9_./:@+-]+")

@@ -23,12 +23,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aftershock.credential_text import is_sensitive_name
 from aftershock.diff.fields import field_change
 from aftershock.diff.paths import KeySegment, MatchSegment, key_text, parse_path
 from aftershock.diff.values import deep_equal, is_map, key_token
 from aftershock.model.diff import FieldChange, FieldChangeKind, RedactedValue
 from aftershock.model.objects import ObjectKey
+from aftershock.safety.credential_text import is_sensitive_name
 
 SECRET_FIELDS = ("data", "stringData")
 

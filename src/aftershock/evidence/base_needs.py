@@ -24,10 +24,10 @@ from aftershock.evidence.documents import DocumentMap, checked_documents
 from aftershock.evidence.guards import document_locations, pair_changes
 from aftershock.evidence.locations import Location, coverage, field_location
 from aftershock.evidence.outcomes import keyed_results
-from aftershock.helmtest.results import ChartResult, JobStatus, TestKey, TestResult
 from aftershock.model.diff import FieldChangeKind, ObjectChangeKind
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview
+from aftershock.model.test_results import ChartResult, JobStatus, TestKey, TestResult
 
 _NOT_NEEDED = (JobStatus.PASSED, JobStatus.SKIPPED)
 

@@ -23,8 +23,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.helmtest.results import AssertionResult, ChartResult, TestResult
 from aftershock.model.objects import RenderedObject
+from aftershock.model.test_results import AssertionResult, ChartResult, TestResult
 
 TestKey = tuple[str, str]  # (suite file, test name)
 

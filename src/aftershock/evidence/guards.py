@@ -30,10 +30,11 @@ from aftershock.evidence.locations import (
     value_at,
 )
 from aftershock.evidence.outcomes import keyed_results
-from aftershock.helmtest.results import ChartResult, TestResult
+from aftershock.model.change import Side
 from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartReview, Side
+from aftershock.model.review import ChartReview
+from aftershock.model.test_results import ChartResult, TestResult
 from aftershock.model.tests import AssertionRef, FieldGuard, GuardTarget, Pin
 
 _IDENTITY_LOCATIONS: tuple[Location, ...] = (

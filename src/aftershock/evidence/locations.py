@@ -29,9 +29,9 @@ from aftershock.diff.paths import (
     parse_path,
 )
 from aftershock.diff.values import is_list, is_map, thaw
-from aftershock.errors import ConfigError
-from aftershock.helmtest.gofmt import after_yaml_roundtrip
-from aftershock.helmtest.jsonpath import KeyNode, PathError, find
+from aftershock.gocompat.gofmt import after_yaml_roundtrip
+from aftershock.gocompat.jsonpath import KeyNode, PathError, find
+from aftershock.model.errors import ConfigError
 from aftershock.model.tests import Coverage
 
 Location = tuple[str | int, ...]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from aftershock.helmtest.results import (
+from aftershock.model.test_results import (
     AssertionResult,
     ChartResult,
     JobStatus,

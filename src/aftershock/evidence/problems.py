@@ -30,9 +30,9 @@ from aftershock.evidence.locations import (
     field_location,
     value_at,
 )
-from aftershock.helmtest.results import AssertionResult
 from aftershock.model.diff import FieldChange, FieldChangeKind, RedactedValue
 from aftershock.model.objects import RenderedObject
+from aftershock.model.test_results import AssertionResult
 from aftershock.model.tests import (
     AssertionRef,
     Coverage,

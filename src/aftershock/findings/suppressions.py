@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.findings.dismissals import DismissalsFile
 from aftershock.findings.model import Finding, SubjectKind
-from aftershock.ingest.dismissals import DismissalsFile
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview, Review
 

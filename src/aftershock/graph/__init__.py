@@ -1,8 +1,8 @@
-"""The impact graph: typed nodes and edges from a review, its blast radius, and their outputs."""
+"""The impact graph: typed nodes and edges from a review, its blast radius, and its JSON section
+(its Mermaid drawing is `report.mermaid`)."""
 
 from aftershock.graph.build import build_graph
 from aftershock.graph.document import graph_document
-from aftershock.graph.mermaid import mermaid
 from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node, NodeKind
 from aftershock.graph.radius import Explanation, Radius, Reach, blast_radius, explain, find_node
 
@@ -22,5 +22,4 @@ __all__ = [
     "explain",
     "find_node",
     "graph_document",
-    "mermaid",
 ]

@@ -24,10 +24,10 @@ from aftershock.graph.model import (
     template_node_id,
 )
 from aftershock.graph.rendered import Part, rendered_part
+from aftershock.model.provenance import ProvenanceEdge
 from aftershock.model.releases import Evidence
 from aftershock.model.review import Review
 from aftershock.model.units import Unit, UnitKind, ValuesKeyChange
-from aftershock.provenance.model import ProvenanceEdge
 
 _TEMPLATE_UNITS = (UnitKind.TEMPLATE, UnitKind.TEMPLATE_HELPERS, UnitKind.NOTES)
 # Files a chart holds that Helm does not render from (unless a template reads them, which is rare).

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import assert_never
 
-from aftershock.errors import ConfigError
 from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node
+from aftershock.model.errors import ConfigError
 
 _RADIUS_HINT = "run `aftershock radius` without --node to list the node ids"
 

@@ -11,7 +11,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.graph.model import (
     Edge,
     EdgeKind,
@@ -24,6 +23,7 @@ from aftershock.graph.model import (
 )
 from aftershock.graph.workloads import fed_workloads, is_workload
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
     ReleaseSpec,

@@ -30,13 +30,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import RenderError
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.selection import template_selected
 from aftershock.helmtest.suite import ChartOverride
 from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
+from aftershock.model.errors import RenderError
 from aftershock.render.schema_refs import inline_schema_refs
-from aftershock.tempdirs import fast_temp_root
+from aftershock.render.tempdirs import fast_temp_root
 
 # `aftershock test` runs on the user's own files: a schema reference may name any local file.
 _LOCAL_FILES = Path("/")

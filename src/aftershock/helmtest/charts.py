@@ -5,7 +5,7 @@ default). With subcharts (on by
 default upstream) the suites of each enabled subchart are found in `charts/<subchart name>/tests`,
 and run against the parent chart, scoped by the route `parent/charts/<name>`. A subchart is
 disabled when its `condition` (or else all its `tags`) in the parent's Chart.yaml is false in the
-root chart's values. Chart files are read with Helm's YAML semantics (`aftershock.yamlio`).
+root chart's values. Chart files are read with Helm's YAML semantics (`aftershock.gocompat.yamlio`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError, ConfigError
+from aftershock.gocompat import yamlio
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN, suite_paths
+from aftershock.model.errors import AftershockError, ConfigError
 
 TEST_FILE_PATTERN = DEFAULT_PATTERN
 

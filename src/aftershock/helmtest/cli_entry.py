@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from aftershock.errors import AftershockError
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
 from aftershock.helmtest.junit import write_junit
 from aftershock.helmtest.runner import run_suites
 from aftershock.helmtest.summary import write_report
+from aftershock.model.errors import AftershockError
 from aftershock.render.sdk import SdkRenderer
 
 

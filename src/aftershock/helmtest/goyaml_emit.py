@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.helmtest.gofmt import format_scalar
+from aftershock.gocompat.gofmt import format_scalar
 from aftershock.helmtest.goyaml_scalars import (
     BEST_INDENT,
     BEST_WIDTH,

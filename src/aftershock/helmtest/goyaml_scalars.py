@@ -12,7 +12,7 @@ import functools
 import re
 from typing import Any
 
-from aftershock.helmtest.goyaml import GoUint, resolve_scalar
+from aftershock.gocompat.goyaml import GoUint, resolve_scalar
 
 BEST_INDENT = 2
 BEST_WIDTH = 2**31 - 1  # yaml.v3's encoder leaves the width unset: lines are never folded

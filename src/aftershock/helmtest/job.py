@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.goyaml import GoYamlError, build_value, compose_documents
 from aftershock.helmtest.assertions import ASSERTION_KINDS
 from aftershock.helmtest.assertions.common import Context, Doc, SnapshotComparer
-from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.goyaml import GoYamlError, build_value, compose_documents
 from aftershock.helmtest.goyaml_emit import trusted_marshal
 from aftershock.helmtest.render_errors import blamed_template
-from aftershock.helmtest.results import AssertionResult, CheckedValue, TestResult
 from aftershock.helmtest.selection import (
     ALL_TEMPLATES,
     DocumentFilter,
@@ -29,6 +28,7 @@ from aftershock.helmtest.selection import (
     prefixed_template,
 )
 from aftershock.helmtest.suite import SPLITTER, AssertionSpec, TestJob, TestSuite
+from aftershock.model.test_results import AssertionResult, CheckedValue, TestResult
 
 _EXPECTED_PARAMS = (
     "Value",

@@ -11,7 +11,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from aftershock.helmtest.results import RunResult, SuiteResult, TestResult
+from aftershock.model.test_results import RunResult, SuiteResult, TestResult
 
 JUNIT_PROPERTY = ("helm-unittest.version", "1.6")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from aftershock.helmtest.goyaml import build_value
+from aftershock.gocompat.goyaml import build_value
 from aftershock.helmtest.structdecode import Decoder
 from aftershock.render.cluster import ClusterSnapshot, KindScope, snapshot_from_objects
 

@@ -22,11 +22,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError
+from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import chart_metadata
-from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.kubeprovider import effective_provider, provider_snapshot
 from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import (
@@ -45,9 +44,10 @@ from aftershock.helmtest.upstream import (
     DEFAULT_RELEASE_NAME,
 )
 from aftershock.helmtest.values import SetPathError, user_values
+from aftershock.model.errors import AftershockError
 from aftershock.render.interface import RenderRequest
 from aftershock.render.kubeversion import satisfies
-from aftershock.sandbox import Sandbox, SandboxError
+from aftershock.safety.sandbox import Sandbox, SandboxError
 
 POST_RENDERER_REASON = (
     "postRenderer is not supported: aftershock never runs a command from the repository"

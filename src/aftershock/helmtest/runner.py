@@ -13,15 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
+from aftershock.gocompat.goregex import ENGINE
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import TEST_FILE_PATTERN, ChartUnderTest, find_charts, load_chart
 from aftershock.helmtest.crds import chart_crds
-from aftershock.helmtest.goregex import ENGINE
 from aftershock.helmtest.job import JobRender, run_job
 from aftershock.helmtest.planning import PlannedTest, Planner, input_key
 from aftershock.helmtest.render_errors import as_helm3_text, is_values_stage
-from aftershock.helmtest.results import (
+from aftershock.helmtest.selection import selected_outputs
+from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
+from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
+from aftershock.model.errors import AftershockError
+from aftershock.model.test_results import (
     ChartResult,
     RenderStats,
     RunResult,
@@ -31,11 +34,8 @@ from aftershock.helmtest.results import (
     chart_relative_file,
     test_keys,
 )
-from aftershock.helmtest.selection import selected_outputs
-from aftershock.helmtest.snapshots import SnapshotFileError, SnapshotStore, snapshot_path
-from aftershock.helmtest.suite import SuiteError, TestSuite, parse_suite_file
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.sandbox import Sandbox, SandboxError, default_root
+from aftershock.safety.sandbox import Sandbox, SandboxError, default_root
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,7 @@ def run_suites(
     `test_files` are the suite file globs relative to each chart (helm-unittest's `-f`);
     `with_subcharts` also runs the suites of enabled subcharts (`--with-subchart`, default on).
     `share_renders=False` renders once per test, as helm-unittest does (for measurements).
-    `root` is the folder the suites may read files from and write snapshots to (aftershock.sandbox);
+    `root` is the folder the suites may read files from and write snapshots to (aftershock.safety.sandbox);
     by default the repository holding each chart, else the chart folder.
     `chart_patterns` gives some charts (by path, as given) their own `test_files`.
     `charts_apart` plans each chart as its own helm-unittest run: the Kubernetes version a test sets

@@ -13,10 +13,10 @@ import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from aftershock.gocompat.gofmt import deep_equal
+from aftershock.gocompat.goregex import GoRegex, compile_go
+from aftershock.gocompat.jsonpath import PathError
 from aftershock.helmtest.assertions.common import Doc, path_values
-from aftershock.helmtest.gofmt import deep_equal
-from aftershock.helmtest.goregex import GoRegex, compile_go
-from aftershock.helmtest.jsonpath import PathError
 from aftershock.helmtest.suite import DocumentSelector
 
 ALL_TEMPLATES = "**"

@@ -5,7 +5,7 @@ test), each the yaml.v3 text of the compared value. A value is compared with the
 a missing entry passes, as upstream, and is counted as created, but the file is only written
 when the run was asked to update snapshots: a review never rewrites a repository's snapshots.
 The file must stay inside `__snapshot__` beside its suite (a `snapshotId` cannot climb out of it)
-and inside the run's sandbox, for reads and writes alike (aftershock.sandbox).
+and inside the run's sandbox, for reads and writes alike (aftershock.safety.sandbox).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from aftershock.gocompat.goregex import GoRegexError, compile_go
+from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.assertions.common import SnapshotAnswer
-from aftershock.helmtest.goregex import GoRegexError, compile_go
-from aftershock.helmtest.goyaml import GoYamlError, load_first
 from aftershock.helmtest.goyaml_emit import marshal, trusted_marshal
-from aftershock.helmtest.results import SnapshotCounts
-from aftershock.sandbox import Sandbox, SandboxError
+from aftershock.model.test_results import SnapshotCounts
+from aftershock.safety.sandbox import Sandbox, SandboxError
 
 if TYPE_CHECKING:
     from aftershock.helmtest.suite import TestSuite

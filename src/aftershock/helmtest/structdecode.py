@@ -14,8 +14,8 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from aftershock.helmtest.gofmt import format_scalar, go_type_name, sprint
-from aftershock.helmtest.goyaml import GoUint, build_value, resolve_scalar, short_tag
+from aftershock.gocompat.gofmt import format_scalar, go_type_name, sprint
+from aftershock.gocompat.goyaml import GoUint, build_value, resolve_scalar, short_tag
 
 _YES = frozenset(["y", "Y", "yes", "Yes", "YES", "on", "On", "ON"])
 _NO = frozenset(["n", "N", "no", "No", "NO", "off", "Off", "OFF"])

@@ -17,8 +17,8 @@ from typing import Any
 
 from yaml.nodes import Node, SequenceNode
 
+from aftershock.gocompat.goyaml import GoYamlError, build_value, compose_documents
 from aftershock.helmtest.assertions import ASSERTION_KINDS
-from aftershock.helmtest.goyaml import GoYamlError, build_value, compose_documents
 from aftershock.helmtest.kubeprovider import KubernetesProvider, parse_provider
 from aftershock.helmtest.structdecode import Decoder, ParamError, decode_params
 from aftershock.helmtest.upstream import PLUGIN_VERSION, version_at_least

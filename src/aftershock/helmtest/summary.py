@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import TextIO
 
-from aftershock.helmtest.results import ChartResult, JobStatus, RunResult, SuiteResult, TestResult
+from aftershock.model.test_results import ChartResult, JobStatus, RunResult, SuiteResult, TestResult
 from aftershock.report.escape import drop_control
 
 _STYLES = {

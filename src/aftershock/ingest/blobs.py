@@ -12,8 +12,8 @@ import subprocess
 from collections.abc import Iterable, Iterator
 from types import TracebackType
 
-from aftershock.errors import GitError
 from aftershock.ingest.git import GitRepository
+from aftershock.model.errors import GitError
 
 # Requests written before reading the answers; 128 short lines never fill stdin's pipe.
 _WINDOW = 128

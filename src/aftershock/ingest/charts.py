@@ -10,10 +10,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
-from aftershock.errors import MalformedInputError
+from aftershock.gocompat.yamlio import load_one
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
 from aftershock.render.kubeversion import satisfies  # Helm's semver ranges (Masterminds), pure
-from aftershock.yamlio import load_one
 
 
 class ChartSource(Protocol):

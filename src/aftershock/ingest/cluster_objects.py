@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.config import CONFIG_FILE_NAME, ClusterSettings
-from aftershock.errors import AftershockError, ConfigError
+from aftershock.config.settings import CONFIG_FILE_NAME, ClusterSettings
+from aftershock.gocompat import yamlio
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError, ConfigError
 
 
 def read_cluster_objects(

@@ -18,14 +18,14 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
+from aftershock.gocompat.yamlio import load_one
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
+from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.kubeversion import satisfies
-from aftershock.yamlio import load_one
 
 HISTORY_PREFIX = ".aftershock-history"
 HISTORY_LIMIT = 200

@@ -15,8 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.config import SourceSettings
-from aftershock.errors import AftershockError
+from aftershock.config.settings import SourceSettings
 from aftershock.ingest.flux_sources import (
     GIT_REPOSITORY,
     DeclaredSource,
@@ -29,6 +28,7 @@ from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ValuesReference, cluster_tree
 from aftershock.model.units import Chart

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 
 GIT_REPOSITORY = "GitRepository"
 MAP_HINT = "map it to its folder here under `sources:` in .aftershock.yaml to review it"

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from aftershock.errors import EmptyRangeError, GitError
 from aftershock.ingest import gitparse
 from aftershock.model.change import Commit, FileChange, FileStatus
+from aftershock.model.errors import EmptyRangeError, GitError
 
 DEFAULT_MAX_HUNK_BYTES = 1 << 20
 _TIMEOUT_SECONDS = 600

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from aftershock.errors import GitError
 from aftershock.model.change import Commit, FileStatus, Hunk, Person, Trailer
+from aftershock.model.errors import GitError
 
 # Fields of one commit in LOG_FORMAT, in order, then its trailers.
 LOG_FIELDS = ("%H", "%P", "%an", "%ae", "%aI", "%cn", "%ce", "%s", "%b")

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import read_texts, yaml_texts
+from aftershock.model.errors import AftershockError
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 _FUNCTION_MARKERS = (

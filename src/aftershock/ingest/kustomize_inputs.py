@@ -20,11 +20,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.kustomizations import KustomizationSet, kustomization_body
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
+from aftershock.model.errors import AftershockError
 
 GENERATOR_KINDS = {"configMapGenerator": "ConfigMapGenerator", "secretGenerator": "SecretGenerator"}
 

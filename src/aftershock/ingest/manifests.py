@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
 from aftershock.render.manifests import parse_manifests

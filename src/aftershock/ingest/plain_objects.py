@@ -18,9 +18,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
 from aftershock.render.manifests import objects_from_documents, parse_documents

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.errors import AftershockError
-from aftershock.helmtest.goyaml import GoYamlError
+from aftershock.diff.values_keys import parse_values
+from aftershock.gocompat.goyaml import GoYamlError
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
-from aftershock.ingest.values import parse_values
+from aftershock.model.errors import AftershockError
 
 TextReader = Callable[[str], str | None]
 Key = tuple[str, ...]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aftershock.errors import UnsafeRepositoryError
+from aftershock.model.errors import UnsafeRepositoryError
 
 
 class SafeWriter:

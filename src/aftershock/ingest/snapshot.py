@@ -6,10 +6,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from aftershock.errors import FileTooLargeError, MalformedInputError
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.tree import EntryKind, Tree, check_symlinks, materialize
+from aftershock.model.errors import FileTooLargeError, MalformedInputError
 
 
 class RefSnapshot:

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.errors import AftershockError
+from aftershock.gocompat.yamlio import load_one
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
-from aftershock.yamlio import load_one
+from aftershock.model.errors import AftershockError
 
 _WORKFLOWS = re.compile(r"\.github/workflows/[^/]+\.ya?ml")
 _OTHER_CI = (".gitlab-ci.yml", ".circleci/config.yml", "Makefile")

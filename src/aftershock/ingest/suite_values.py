@@ -8,8 +8,8 @@ import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from aftershock.helmtest.gofmt import stringify_keys
-from aftershock.helmtest.goyaml import GoYamlError, load_first
+from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
 from aftershock.helmtest.values import SetPathError, user_values

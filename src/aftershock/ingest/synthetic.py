@@ -7,8 +7,8 @@ and no file of the work tree changes, and an unreferenced object is left to git'
 
 from __future__ import annotations
 
-from aftershock.errors import GitError
 from aftershock.ingest.git import GitRepository
+from aftershock.model.errors import GitError
 
 _IDENTITY = ("-c", "user.name=aftershock", "-c", "user.email=aftershock@localhost")
 

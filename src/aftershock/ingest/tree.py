@@ -17,16 +17,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import assert_never
 
-from aftershock.errors import (
+from aftershock.ingest.blobs import BlobReader
+from aftershock.ingest.git import GitRepository
+from aftershock.ingest.gitparse import decode_path
+from aftershock.ingest.safewrite import SafeWriter
+from aftershock.model.errors import (
     FileTooLargeError,
     GitError,
     MalformedInputError,
     UnsafeRepositoryError,
 )
-from aftershock.ingest.blobs import BlobReader
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.gitparse import decode_path
-from aftershock.ingest.safewrite import SafeWriter
 
 __all__ = [
     "BlobReader",

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable
 
 import yaml
 
+from aftershock.gocompat.yamlnodes import COMPOSER, AliasBomb
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
-from aftershock.yamlnodes import COMPOSER, AliasBomb
 
 
 def read_texts(

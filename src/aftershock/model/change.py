@@ -6,6 +6,13 @@ import enum
 from dataclasses import dataclass
 
 
+class Side(str, enum.Enum):
+    """A side of the change: the base ref or the head ref."""
+
+    BASE = "base"
+    HEAD = "head"
+
+
 @dataclass(frozen=True)
 class Person:
     name: str

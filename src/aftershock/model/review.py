@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from aftershock.model.change import Commit, FileChange
+from aftershock.model.change import Commit, FileChange, Side
 from aftershock.model.contexts import ChartContext, RenderInputs
 from aftershock.model.conventions import CommitConventions
 from aftershock.model.diff import ObjectChange
@@ -14,20 +14,15 @@ from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
 
-if TYPE_CHECKING:  # model/tests.py and provenance/ import from here
+if TYPE_CHECKING:  # model/tests.py and model/provenance.py are typed with this module's kinds
+    from aftershock.model.provenance import ProvenanceReport
     from aftershock.model.tests import TestEvidence
-    from aftershock.provenance.model import ProvenanceReport
 
 
 @dataclass(frozen=True)
 class RefInfo:
     ref: str
     sha: str
-
-
-class Side(str, enum.Enum):
-    BASE = "base"
-    HEAD = "head"
 
 
 class RenderStatus(str, enum.Enum):
@@ -89,7 +84,7 @@ class ChartReview:
     base_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     head_inputs: RenderInputs = field(default=RenderInputs(), repr=False, compare=False)
     # What the Secrets (and credential-named values) of a side hold when the other side failed, so that
-    # no object is kept: still secret for the whole review (see aftershock.secret_taint).
+    # no object is kept: still secret for the whole review (see aftershock.safety.secret_taint).
     secret_texts: frozenset[str] = field(default=frozenset(), repr=False)
     # Templates that failed in every render of the chart, left out at both refs (a render by template):
     # the rest is diffed and judged; these are not reviewed.
@@ -104,6 +99,10 @@ class ChartReview:
         """Whether both sides rendered every template of the chart (not a partial render, nor a test
         scenario rendering only its suite's templates): only then is an object's absence observed."""
         return self.base_inputs.templates.whole and self.head_inputs.templates.whole
+
+
+# The scenario of a values file as it is at base rendered at head: `upgrade:<file>` (render/scenarios.py).
+UPGRADE_PREFIX = "upgrade:"
 
 
 @dataclass(frozen=True)
@@ -155,7 +154,7 @@ class Review:
     # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
-    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.secret_taint).
+    # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.safety.secret_taint).
     secret_texts: frozenset[str] = frozenset()
     base_charts: tuple[
         Chart, ...

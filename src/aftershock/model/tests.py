@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
-from aftershock.model.review import Side
+from aftershock.model.change import Side
 
 BaseTests = Literal["needed", "all"]  # which base outcomes a review runs (see evidence.base_needs)
 TESTS_PART = (

@@ -3,7 +3,6 @@
 from aftershock.pipeline.review import (
     RenderCallbacks,
     ReviewRequest,
-    ReviewResult,
     open_renderer,
     review_change,
     run_review,
@@ -12,7 +11,6 @@ from aftershock.pipeline.review import (
 __all__ = [
     "RenderCallbacks",
     "ReviewRequest",
-    "ReviewResult",
     "open_renderer",
     "review_change",
     "run_review",

@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
+from aftershock.gocompat.yamlnodes import safe_load
 from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.kustomize_inputs import (
     BuildInputs,
@@ -31,10 +31,10 @@ from aftershock.ingest.kustomize_inputs import (
     patch_selects,
 )
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview
 from aftershock.model.units import UnitKind
-from aftershock.yamlnodes import safe_load
 
 ORIGIN_ANNOTATION = "config.kubernetes.io/origin"
 _REQUEST = "buildMetadata: [originAnnotations]\n"

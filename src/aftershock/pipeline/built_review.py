@@ -4,6 +4,7 @@ into one ChartReview, or *not reviewed* where a side's build failed. Shared by b
 from __future__ import annotations
 
 from aftershock.diff.objects import diff_objects
+from aftershock.model.change import Side
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
     ChartOutcome,
@@ -11,10 +12,9 @@ from aftershock.model.review import (
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 # One side's build: its failure, or its render with the objects it holds.
 Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.dependency_history import resolve_from_history
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart
 from aftershock.pipeline.judge import review_config
 from aftershock.render.chart_archives import ChartCache, ExternalChart

@@ -12,13 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.charts import same_named_charts
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.lookups import has_lookup_call
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.model.review import Side
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.dependency_archives import fetch_command, is_locked_remote, link_cached

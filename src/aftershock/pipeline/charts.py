@@ -13,7 +13,8 @@ from pathlib import Path
 
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
-from aftershock.errors import AftershockError
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import (
     ChartOutcome,
@@ -21,7 +22,6 @@ from aftershock.model.review import (
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
     TemplateFailure,
 )
 from aftershock.model.units import AffectedChart, Chart
@@ -31,7 +31,7 @@ from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 
 def review_charts(

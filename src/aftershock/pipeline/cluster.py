@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from aftershock.config import AftershockConfig
+from aftershock.config.settings import AftershockConfig
 from aftershock.ingest.cluster_objects import read_cluster_objects
 from aftershock.ingest.lookups import (
     UNKNOWN_RELEASE,
@@ -26,8 +26,9 @@ from aftershock.ingest.lookups import (
 )
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.change import Side
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartReview, Side
+from aftershock.model.review import ChartOutcome, ChartReview
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import one_side_plan, render_side, side_objects

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from aftershock.config import AftershockConfig, ReviewDefaults
+from aftershock.config.settings import AftershockConfig, ReviewDefaults
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.pipeline.judge import review_config

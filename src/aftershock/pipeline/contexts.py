@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
-from aftershock.errors import AftershockError
+from aftershock.config.settings import AftershockConfig
 from aftershock.ingest.platform_values import PlatformValues, platform_values
 from aftershock.ingest.suite_files import SuitePatterns
+from aftershock.model.change import Side
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
-from aftershock.model.review import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side

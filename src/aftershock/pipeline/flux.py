@@ -25,14 +25,15 @@ from typing import Any
 
 import yaml
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.flux import FluxKustomization, cluster_of
 from aftershock.ingest.kustomizations import KustomizationSet
 from aftershock.ingest.kustomize_inputs import patch_targets
 from aftershock.ingest.plain_objects import looks_like_manifest
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
 from aftershock.model.review import (
@@ -40,7 +41,6 @@ from aftershock.model.review import (
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.build_origin import Attribution

@@ -12,13 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.config import SourceSettings
+from aftershock.config.settings import SourceSettings
 from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartReview, NotReviewed, Side
+from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import Unit, UnitKind
 from aftershock.pipeline.build_origin import source_unit_kind
 from aftershock.pipeline.chart_jobs import SideInput

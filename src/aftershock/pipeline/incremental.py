@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.model.review import ChartOutcome, Review
+from aftershock.model.state_scope import ReviewScope
 from aftershock.model.tests import TESTS_PART
 from aftershock.model.units import Chart
-from aftershock.state.scope import ReviewScope
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.ingest.platform_values import FoundValue, IndexedChart, PlatformValues
+from aftershock.model.change import Side
 from aftershock.model.contexts import InferredValue
-from aftershock.model.review import Side
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.manifests import PlainManifests
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.change import Side
 from aftershock.model.contexts import ContextKind, RenderInputs
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import cluster_tree, release_id
-from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import one_side_plan, render_side, side_objects
 from aftershock.pipeline.values_sources import with_value_sources

@@ -6,35 +6,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.config import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
-from aftershock.config_diff import config_notice
-from aftershock.errors import AftershockError
-from aftershock.findings.model import Finding
-from aftershock.findings.suppressions import Suppressed, apply_suppressions
-from aftershock.ingest.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
+from aftershock.config.changes import config_notice
+from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
+from aftershock.findings.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
+from aftershock.findings.suppressions import apply_suppressions
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
+from aftershock.model.errors import AftershockError
+from aftershock.model.judgement import Judgement
 from aftershock.model.review import Review
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import is_source, source_files, source_folders
 from aftershock.rules.model import SourceTexts
-from aftershock.secret_taint import secret_taint
+from aftershock.safety.secret_taint import secret_taint
 from aftershock.verdict import verdicts as judge_verdicts
-from aftershock.verdict.model import Verdicts
-
-
-@dataclass(frozen=True)
-class Judgement:
-    config: AftershockConfig
-    config_source: str  # where the configuration came from
-    findings: tuple[Finding, ...]
-    verdicts: Verdicts
-    suppressed: tuple[
-        Suppressed, ...
-    ] = ()  # silenced by the repository at the base ref, not in the verdicts
-    notices: tuple[
-        str, ...
-    ] = ()  # suppressions or configuration the change adds, and other things to know
 
 
 @dataclass(frozen=True)

@@ -15,18 +15,17 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizations
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
     ChartRender,
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit
 from aftershock.pipeline.build_origin import (

@@ -20,9 +20,10 @@ from typing import Any
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.values import deep_equal
-from aftershock.errors import AftershockError
-from aftershock.ingest.values import parse_values
+from aftershock.diff.values_keys import parse_values
+from aftershock.gocompat.yamlnodes import key_line
 from aftershock.model.diff import FieldChangeKind
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import (
     PROBE_NAME,
@@ -47,7 +48,6 @@ from aftershock.provenance.merges import (
 from aftershock.releases.values import merge_maps
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import RenderInputs, dependency_closure
-from aftershock.yamlnodes import key_line
 
 DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from aftershock.errors import AftershockError
-from aftershock.model.review import Side
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.pipeline.chart_jobs import SideJob, template_aliases, without_templates
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome

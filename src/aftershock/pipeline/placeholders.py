@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.ingest.lookups import LookupCall, ReleaseIdentity
-from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus, Side
+from aftershock.model.change import Side
+from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.cluster import lookup_targets
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_objects

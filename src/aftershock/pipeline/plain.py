@@ -14,18 +14,17 @@ from dataclasses import dataclass
 
 from aftershock.diff.objects import diff_objects
 from aftershock.ingest.plain_objects import PlainObjects, folder_of, plain_objects
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Unit, UnitKind
 from aftershock.pipeline.chart_jobs import SideInput
-from aftershock.secret_taint import rendered_secret_texts
+from aftershock.safety.secret_taint import rendered_secret_texts
 
 MANIFESTS_NAME = "manifests"
 

@@ -23,9 +23,9 @@ from aftershock.findings.model import (
     sort_key,
 )
 from aftershock.findings.suppressions import Suppressed
-from aftershock.pipeline.judge import Judgement
-from aftershock.state.lifecycle import Lifecycle, LifecycleState
-from aftershock.state.records import StoredFinding, SuppressedFinding, Suppression
+from aftershock.model.judgement import Judgement
+from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
+from aftershock.model.state_records import StoredFinding, SuppressedFinding, Suppression
 
 
 def suppressed_findings(judgement: Judgement) -> tuple[SuppressedFinding, ...]:

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey
+from aftershock.model.provenance import Perturbation, ProvenanceReport
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus, Review
 from aftershock.model.units import Chart, ValuesKeyChangeKind
 from aftershock.pipeline.chart_jobs import RenderSettings
@@ -35,7 +36,6 @@ from aftershock.provenance.link import (
     static_provenance,
     value_scope,
 )
-from aftershock.provenance.model import Perturbation, ProvenanceReport
 from aftershock.provenance.perturb import (
     DEFAULT_SCENARIO,
     Produced,

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aftershock.ingest.yaml_files import over_bound
+from aftershock.model.change import Side
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
     ChartReview,
     NotReviewed,
     RenderStatus,
-    Side,
 )
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.plan import ChartPlan, dependency_closure

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from aftershock.model.change import Side
 from aftershock.model.releases import ResolvedRelease
-from aftershock.model.review import Side
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.chart_archives import ExternalChart, unpack

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aftershock.errors import AftershockError
+from aftershock.diff.values_keys import diff_values, flatten
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.values import diff_values, flatten
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
     ReleaseSpec,
@@ -24,11 +24,11 @@ from aftershock.model.releases import (
 from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.pipeline.release_plans import Archives, chart_plan
-from aftershock.releases.external import changed_source_file, is_external, resolve_external
 from aftershock.releases.parse import release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
 from aftershock.render.chart_archives import ChartCache
+from aftershock.render.external_charts import changed_source_file, is_external, resolve_external
 from aftershock.render.plan import ChartPlan
 
 

@@ -16,8 +16,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
-from aftershock.errors import ConfigError, OverBoundError
+from aftershock.config.settings import AftershockConfig
+from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
@@ -27,9 +27,10 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
-from aftershock.ingest.values import diff_values, parse_values
-from aftershock.model.change import FileChange
-from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions, Side
+from aftershock.model.change import FileChange, Side
+from aftershock.model.errors import ConfigError, OverBoundError
+from aftershock.model.judgement import ReviewResult
+from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
@@ -38,7 +39,6 @@ from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.pipeline.incremental import changes_since, examined_scope
 from aftershock.pipeline.judge import (
-    Judgement,
     judge,
     repository_files,
     review_config,
@@ -46,7 +46,8 @@ from aftershock.pipeline.judge import (
 )
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
-from aftershock.pipeline.stage import StageInput, render_stage
+from aftershock.pipeline.stage import render_stage
+from aftershock.pipeline.stage_input import StageInput
 from aftershock.pipeline.tests import review_suite_patterns
 from aftershock.render.budget import (
     DEFAULT_DEADLINE_SECONDS,
@@ -60,9 +61,8 @@ from aftershock.render.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
-from aftershock.secret_taint import test_expectations
-from aftershock.state.scope import ReviewScope
-from aftershock.tempdirs import fast_temp_root
+from aftershock.render.tempdirs import fast_temp_root
+from aftershock.safety.secret_taint import test_expectations
 
 
 @dataclass(frozen=True)
@@ -99,15 +99,6 @@ class ReviewRequest:
         None  # external chart archives; else `chart_cache:` of the configuration
     )
     fetch_charts: bool = False  # download a missing external chart archive over HTTP
-
-
-@dataclass(frozen=True)
-class ReviewResult:
-    """The observed review and what the rules and verdicts made of it; `scope` is what it examined."""
-
-    review: Review
-    judgement: Judgement
-    scope: ReviewScope | None = None
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from aftershock.config import ScenarioSettings
+from aftershock.config.settings import ScenarioSettings
+from aftershock.diff.values_keys import parse_values
 from aftershock.ingest.suite_values import suite_value_sets
-from aftershock.ingest.values import parse_values
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import SideInput

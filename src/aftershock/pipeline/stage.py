@@ -7,20 +7,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
 from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
 from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
-from aftershock.ingest.suite_files import SuitePatterns
-from aftershock.model.change import FileChange
+from aftershock.model.change import Side
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary, Side
+from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
 from aftershock.model.units import AffectedChart
-from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
+from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.charts import review_charts
 from aftershock.pipeline.cluster import (
     declared_objects,
@@ -28,8 +26,7 @@ from aftershock.pipeline.cluster import (
     review_clusters,
     with_rendered,
 )
-from aftershock.pipeline.contexts import Identity, choose_contexts, failed_contexts, suite_paths_of
-from aftershock.pipeline.gitops import BuiltSources
+from aftershock.pipeline.contexts import choose_contexts, failed_contexts, suite_paths_of
 from aftershock.pipeline.installers import find_installers
 from aftershock.pipeline.placeholders import guarded_placeholders, inferred_reasons, served
 from aftershock.pipeline.refused import split_refused
@@ -40,37 +37,11 @@ from aftershock.pipeline.releases import (
     manifest_sources,
 )
 from aftershock.pipeline.scenarios import expand_scenarios
+from aftershock.pipeline.stage_input import StageInput
 from aftershock.pipeline.values_sources import with_value_sources
-from aftershock.render.chart_archives import ChartCache
 from aftershock.render.cluster import ClusterSnapshot
-from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.interface import Renderer
 from aftershock.render.plan import ChartPlan, plan_renders
-
-
-@dataclass(frozen=True)
-class StageInput:
-    """What the render stage works on: both sides, the change, and how to render."""
-
-    config: AftershockConfig
-    sides: tuple[SideInput, SideInput]
-    files: tuple[FileChange, ...]
-    to_render: tuple[
-        AffectedChart, ...
-    ]  # the charts to render (an incremental review: those since..head reaches)
-    follow_changed: tuple[str, ...]  # paths whose releases count as changed
-    settings: RenderSettings
-    identity: Identity
-    max_scenarios: int
-    work: Path
-    rendered: Callable[[RenderOutcome], None] | None = None
-    planned: Callable[[int], None] | None = None
-    built: BuiltSources = (
-        BuiltSources()
-    )  # kustomize and Flux builds: their releases are followed too
-    chart_cache: ChartCache = ChartCache()  # archives of charts from outside the repository
-    suite_patterns: Mapping[str, SuitePatterns] = field(
-        default_factory=dict
-    )  # chart -> where its suites are
 
 
 @dataclass(frozen=True)

@@ -21,32 +21,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aftershock import __version__
-from aftershock.config import AftershockConfig
-from aftershock.errors import AftershockError, GitError
+from aftershock.config.settings import AftershockConfig
 from aftershock.findings.document import finding_document
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.model.errors import AftershockError, GitError
+from aftershock.model.judgement import Judgement, ReviewResult
 from aftershock.model.review import Review
-from aftershock.pipeline.judge import Judgement, review_config
-from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
-from aftershock.pipeline.review import (
-    RenderCallbacks,
-    ReviewRequest,
-    ReviewResult,
-    base_ref,
-    review_change,
-)
-from aftershock.render.interface import Renderer
-from aftershock.secret_taint import secret_taint
-from aftershock.state.lifecycle import Lifecycle
-from aftershock.state.mode import (
+from aftershock.model.state_mode import (
     Ancestry,
     CurrentReview,
     RequestedMode,
     ReviewPlan,
     decide_review_mode,
 )
-from aftershock.state.records import (
+from aftershock.model.state_records import (
     ReviewMode,
     ReviewRecord,
     ReviewStatus,
@@ -56,7 +45,18 @@ from aftershock.state.records import (
     UnreviewedPart,
     normalize_repository,
 )
-from aftershock.state.scope import ReviewScope
+from aftershock.model.state_scope import ReviewScope
+from aftershock.model.stateful_review import StatefulReview
+from aftershock.pipeline.judge import review_config
+from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
+from aftershock.pipeline.review import (
+    RenderCallbacks,
+    ReviewRequest,
+    base_ref,
+    review_change,
+)
+from aftershock.render.interface import Renderer
+from aftershock.safety.secret_taint import secret_taint
 from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS, StateStore, open_store
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdict, Verdicts
@@ -82,18 +82,6 @@ class TargetState:
     store: StateStore
     repository: str
     target: ReviewTarget
-
-
-@dataclass(frozen=True)
-class StatefulReview:
-    """A recorded review. `result.judgement` holds what is raised at head (see the module docstring)."""
-
-    result: ReviewResult
-    target: ReviewTarget
-    plan: ReviewPlan
-    status: ReviewStatus
-    review_id: int
-    lifecycle: Lifecycle
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.evidence.base_needs import base_not_needed, removals
-from aftershock.helmtest.results import ChartResult, TestKey
 from aftershock.helmtest.runner import run_suites
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import ChartReview
+from aftershock.model.test_results import ChartResult, TestKey
 from aftershock.pipeline.suite_templates import chart_relative, template_paths
 from aftershock.render.interface import Renderer
 from aftershock.render.shared import SharedDrawRenderer

@@ -9,9 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
-from aftershock.helmtest.results import ChartResult, chart_relative_file
+from aftershock.gocompat import yamlio
+from aftershock.model.errors import AftershockError
+from aftershock.model.test_results import ChartResult, chart_relative_file
 
 
 def chart_relative(result: ChartResult, chart_dir: Path) -> ChartResult:

@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 
-from aftershock.config import AftershockConfig
-from aftershock.errors import AftershockError
+from aftershock.config.settings import AftershockConfig
 from aftershock.evidence.chart import chart_evidence
 from aftershock.evidence.guards import SideRun
 from aftershock.evidence.outcomes import summarize
@@ -32,14 +31,15 @@ from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns, ci_files, suite_patterns
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import ChartReview
 from aftershock.model.tests import BaseTests, RunStatus, SideTests, SuiteSearch, TestEvidence
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.suite_runs import SuiteRuns, base_skips
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
+from aftershock.render.tempdirs import fast_temp_root
 from aftershock.render.workspace import link_local_dependencies
-from aftershock.tempdirs import fast_temp_root
 
 DEFAULT_MAX_FILE_BYTES = 5 * 2**20
 _DEFAULT = SuitePatterns((TEST_FILE_PATTERN,), "default")
@@ -71,7 +71,7 @@ def collect_test_evidence(
         for side, root in (("base", base_root), ("head", head_root))
     }
     own = {str(d): found[chart].patterns for (chart, _), d in dirs.items() if d is not None}
-    # the suites read files only inside the workspace of both refs (aftershock.sandbox)
+    # the suites read files only inside the workspace of both refs (aftershock.safety.sandbox)
     runs = SuiteRuns(own, Path(os.path.commonpath([base_root, head_root])))
     runnable = _runnable(dirs, found)
     try:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from aftershock.errors import AftershockError
 from aftershock.ingest.lookups import LookupArgument, LookupCall
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import Side
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.cluster import provider_objects
 from aftershock.releases.parse import declares_release, release_spec

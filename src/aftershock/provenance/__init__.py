@@ -5,9 +5,7 @@ the pure side of perturbation renders (perturb.py), and the document and graph e
 The renders themselves are wired in aftershock.pipeline.provenance.
 """
 
-from aftershock.provenance.document import provenance_document, provenance_edges
-from aftershock.provenance.link import provenance
-from aftershock.provenance.model import (
+from aftershock.model.provenance import (
     Check,
     FieldProvenance,
     Perturbation,
@@ -16,6 +14,8 @@ from aftershock.provenance.model import (
     TemplateLink,
     ValuesLink,
 )
+from aftershock.provenance.document import provenance_document, provenance_edges
+from aftershock.provenance.link import provenance
 
 __all__ = [
     "Check",

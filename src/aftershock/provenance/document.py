@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.model.releases import Evidence
-from aftershock.provenance.model import (
+from aftershock.model.provenance import (
     FieldProvenance,
     ProvenanceEdge,
     ProvenanceReport,
     ValuesLink,
 )
+from aftershock.model.releases import Evidence
 
 SECTION_VERSION = "1"
 

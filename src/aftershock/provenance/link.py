@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from aftershock.model.diff import ObjectChange
+from aftershock.model.provenance import FieldProvenance, TemplateLink, ValuesLink
 from aftershock.model.releases import Evidence, release_label
 from aftershock.model.review import ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 from aftershock.provenance.keyindex import KeyIndex
-from aftershock.provenance.model import FieldProvenance, TemplateLink, ValuesLink
 from aftershock.provenance.reads import WILDCARD
 from aftershock.provenance.templates import (
     EMPTY,

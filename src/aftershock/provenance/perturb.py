@@ -16,8 +16,8 @@ from typing import Any
 from aftershock.diff.objects import diff_objects
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
+from aftershock.model.provenance import Check, FieldProvenance, Perturbation
 from aftershock.model.releases import Evidence
-from aftershock.provenance.model import Check, FieldProvenance, Perturbation
 
 DEFAULT_SCENARIO = "default"
 Produced = frozenset[tuple[str, str]]  # (object id, field path; "" for a whole object)

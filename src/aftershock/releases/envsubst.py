@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock.errors import MalformedInputError
+from aftershock.model.errors import MalformedInputError
 
 VAR_NAME = re.compile(r"^[_A-Za-z][_A-Za-z0-9]*$")
 _IDENT = re.compile(r"[_A-Za-z0-9]+")

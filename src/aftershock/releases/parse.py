@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import MalformedInputError
+from aftershock.gocompat import yamlio
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.releases import ReleaseKind, ReleaseSpec, ValuesReference
 

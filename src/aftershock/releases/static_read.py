@@ -14,10 +14,10 @@ import copy
 import re
 from typing import Any
 
-from aftershock.errors import AftershockError
+from aftershock.gocompat.yamlio import load_one
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.releases.parse import ARGO_GROUP, FLUX_GROUP
-from aftershock.yamlio import load_one
 
 _DOCUMENT_SEPARATOR = re.compile(r"^---[^\n]*$", re.M)
 _DECLARES = re.compile(r"^\s*kind:\s*[\"']?(HelmRelease|Application)\b", re.M)

@@ -8,8 +8,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
+from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import ReleaseSpec, ValuesReference
 

@@ -28,7 +28,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from aftershock.errors import ConfigError, RenderError
+from aftershock.model.errors import ConfigError, RenderError
 from aftershock.render.interface import (
     ClosingRenderer,
     ProgressCallback,

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.render.interface import (
     ProgressCallback,
     Renderer,

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from aftershock.private_files import private_folder
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
 from aftershock.render.disk_privacy import can_render_secret, holds_secret
@@ -41,6 +40,7 @@ from aftershock.render.interface import (
     WrappingRenderer,
 )
 from aftershock.render.limits import Deadline
+from aftershock.safety.private_files import private_folder
 
 CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.safewrite import SafeWriter
+from aftershock.model.errors import AftershockError
 from aftershock.render.kubeversion import parse_version, satisfies
 
 MAX_ARCHIVE_BYTES = 20 * 2**20

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.errors import AftershockError
-from aftershock.helmtest.goyaml import GoYamlError
+from aftershock.diff.values_keys import parse_values
+from aftershock.gocompat.goyaml import GoYamlError
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
-from aftershock.ingest.values import parse_values
 from aftershock.model.contexts import ContextKind
+from aftershock.model.errors import AftershockError
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import RenderInputs
 

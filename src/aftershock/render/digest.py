@@ -24,9 +24,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock import yamlio
-from aftershock.errors import AftershockError
+from aftershock.gocompat import yamlio
 from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
+from aftershock.model.errors import AftershockError
 from aftershock.render.plan import may_be_nondeterministic
 
 _SCANNED_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock.credential_text import credential_values, is_ordinary, is_sensitive_name
+from aftershock.safety.credential_text import credential_values, is_ordinary, is_sensitive_name
 
 # `kind: Secret` in block or flow style (JSON included), as a template may write it
 _SECRET_KIND = re.compile(

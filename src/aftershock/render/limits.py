@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_MAX_OUTPUT_BYTES = 64 * 2**20

@@ -2,7 +2,7 @@
 
 Documents are split the way Helm splits a chart v2 template's output before installing it
 (the regex of helm/pkg/release/v1/util/manifest.go, which also cuts `---apiVersion: v1`), and
-parsed with `aftershock.yamlio` (go-yaml v2 semantics). NOTES.txt and partials (`_*`) are not
+parsed with `aftershock.gocompat.yamlio` (go-yaml v2 semantics). NOTES.txt and partials (`_*`) are not
 manifests; a document that is empty, comment-only, not a mapping or without `kind` is skipped;
 a `List` (or any `*List` kind with an `items` list, as the Kubernetes decoder treats it) is
 expanded into its items. A document that is not valid YAML is an error naming the template.
@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from aftershock import yamlio
-from aftershock.errors import MalformedInputError
+from aftershock.gocompat import yamlio
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 # Helm's `(?:^|\s*\n)---\s*` with Go's ASCII `\s`.

@@ -23,11 +23,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import AftershockError, RenderError
 from aftershock.helmtest.chart_copies import copy_chart
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.selection import template_selected
 from aftershock.model.contexts import TemplateSelection
+from aftershock.model.errors import AftershockError, RenderError
 
 # A Helm template name followed by `:` (a position, or the message): `c/templates/x.yaml:3:4`,
 # `execution error at (c/charts/sub/templates/x.yaml:1:3)`, `YAML parse error on c/templates/x.yaml: ...`.

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
+from aftershock.model.review import UPGRADE_PREFIX
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -127,9 +128,6 @@ def _inputs_key(scenario: Scenario) -> str:
         sort_keys=True,
         default=str,
     )
-
-
-UPGRADE_PREFIX = "upgrade:"
 
 
 def upgrade_scenarios(changed_files: Iterable[str]) -> list[Scenario]:

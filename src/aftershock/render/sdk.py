@@ -12,7 +12,7 @@ import os
 import threading
 from collections.abc import Sequence
 
-from aftershock.errors import ConfigError, RenderError
+from aftershock.model.errors import ConfigError, RenderError
 from aftershock.render.interface import (
     ClosingRenderer,
     ProgressCallback,

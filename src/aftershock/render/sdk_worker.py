@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from aftershock.errors import MalformedInputError
+from aftershock.model.errors import MalformedInputError
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_message
 from aftershock.render.kubeapi import SnapshotServer
 from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies

@@ -1,7 +1,7 @@
 """The canonical JSON document of a review (schema: aftershock/schema/review.schema.json).
 
 Every format is written from it, and it is the one place Secret values are hidden: the whole
-document passes through the review's SecretTaint scrub (aftershock/secret_taint.py)."""
+document passes through the review's SecretTaint scrub (aftershock/safety/secret_taint.py)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from aftershock import __version__
+from aftershock.diff.values_keys import describe_change, is_sensitive, redact_value
 from aftershock.evidence.document import test_evidence_document
 from aftershock.findings.document import findings_document
 from aftershock.graph import blast_radius, build_graph, graph_document
-from aftershock.ingest.values import describe_change, is_sensitive, redact_value
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_entry, object_id
 from aftershock.report.redaction import redact_hunk_lines
-from aftershock.secret_taint import SecretTaint, secret_taint
+from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
-    from aftershock.pipeline.judge import Judgement
-    from aftershock.pipeline.state import StatefulReview
+    from aftershock.model.judgement import Judgement
+    from aftershock.model.stateful_review import StatefulReview
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from aftershock.state.lifecycle import LifecycleEntry, LifecycleState
-from aftershock.state.records import Decision, stored_finding
+from aftershock.model.state_lifecycle import LifecycleEntry, LifecycleState
+from aftershock.model.state_records import Decision, stored_finding
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS
 
 if TYPE_CHECKING:
-    from aftershock.pipeline.state import StatefulReview
+    from aftershock.model.stateful_review import StatefulReview
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:

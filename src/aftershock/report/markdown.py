@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.evidence.markdown import test_evidence_markdown
-from aftershock.findings.markdown import concerns_markdown
-from aftershock.graph.mermaid import layered_mermaid
 from aftershock.report.budget import Section, compose
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import (
@@ -22,6 +19,9 @@ from aftershock.report.escape import (
     markdown_text,
     visible_name,
 )
+from aftershock.report.evidence_markdown import test_evidence_markdown
+from aftershock.report.findings_markdown import concerns_markdown
+from aftershock.report.mermaid import layered_mermaid
 from aftershock.report.overview import (
     FieldGroup,
     chart_lines,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from aftershock.credential_text import is_sensitive_name
-from aftershock.ingest.values import is_sensitive
+from aftershock.diff.values_keys import is_sensitive
+from aftershock.safety.credential_text import is_sensitive_name
 
 # `  key: value` (with the diff marker first); the value may be quoted.
 _YAML_PAIR = re.compile(

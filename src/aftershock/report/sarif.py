@@ -23,7 +23,7 @@ from aftershock.model.review import Review
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
 from aftershock.rules.support.index import added_lines
-from aftershock.secret_taint import secret_taint
+from aftershock.safety.secret_taint import secret_taint
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -7,10 +7,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from aftershock.evidence.markdown import tests_summary_line
-from aftershock.findings.markdown import suppression_notes
 from aftershock.report.contexts import context_line
 from aftershock.report.escape import terminal_text
+from aftershock.report.evidence_markdown import tests_summary_line
+from aftershock.report.findings_markdown import suppression_notes
 from aftershock.report.markdown import review_status_line
 from aftershock.report.overview import (
     chart_lines,

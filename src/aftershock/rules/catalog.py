@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from aftershock.config import AftershockConfig, RuleSettings
-from aftershock.errors import ConfigError
+from aftershock.config.settings import AftershockConfig, RuleSettings
 from aftershock.findings.model import (
     RULE_ERROR_ID,
     Category,
@@ -32,6 +31,7 @@ from aftershock.findings.model import (
     SubjectKind,
     sort_key,
 )
+from aftershock.model.errors import ConfigError
 from aftershock.model.review import Review
 from aftershock.rules.model import Concern, Rule, RuleContext, SourceTexts
 from aftershock.rules.registry import RULES

@@ -6,7 +6,7 @@ On a pull request it reviews merge-base(base, head)..head of the checked-out rep
 with `fetch-depth: 0`), recorded in the state database `--state` under `pr:N` (the action carries it
 between runs in its cache), posts the sticky comment and writes SARIF. On a push to the default
 branch it writes SARIF of the whole tree (every file as added), the baseline code scanning compares
-pull requests with, and posts nothing. Exit statuses are `aftershock.exitcodes`: 0, 4 when the merge
+pull requests with, and posts nothing. Exit statuses are `aftershock.model.exitcodes`: 0, 4 when the merge
 risk reaches `--fail-on`, 3 when parts were not reviewed, 2 on bad input, 1 on an internal error.
 A comment the token may not write (a pull request from a fork) is a warning, not a failure. Outputs
 go to GITHUB_OUTPUT, a summary to GITHUB_STEP_SUMMARY.
@@ -24,11 +24,18 @@ from pathlib import Path
 
 import httpx
 
-from aftershock.errors import AftershockError, ConfigError
-from aftershock.exitcodes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_PARTIAL, EXIT_RISK
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import whole_tree_range
+from aftershock.model.errors import AftershockError, ConfigError
+from aftershock.model.exitcodes import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_RISK,
+)
 from aftershock.model.review import Review
+from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions, review_with_state
@@ -39,7 +46,6 @@ from aftershock.server.assess import Assessment, assess, reaches
 from aftershock.server.github_api import GitHubClient, GitHubError
 from aftershock.server.publish import Publication, check_output, publish_review
 from aftershock.server.settings import DEFAULT_API_URL, RISK_LEVELS
-from aftershock.state.lifecycle import Lifecycle
 
 EXIT_ERROR = EXIT_BAD_INPUT  # the name earlier callers import
 _CACHE_BYTES = 512 * 2**20

@@ -10,7 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 _PULL_EVENTS = ("pull_request", "pull_request_target")
 _NO_COMMIT = "0" * 40

@@ -11,7 +11,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.server.github_api import RetryPolicy
 from aftershock.server.github_auth import GitHubAccess, github_access
 from aftershock.server.jobs import InProcessQueue, JobQueue

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
+from aftershock.model.state_records import ReviewTarget
 from aftershock.rules.catalog import explain
 from aftershock.rules.registry import RULES
 from aftershock.server.commands import ChatCommand, CommandKind, help_text, refusal, usage_hint
 from aftershock.server.context import JobContext
 from aftershock.server.jobspec import CommandJob
 from aftershock.server.ledger import Outcome
-from aftershock.state.records import ReviewTarget
 
 _MIN_PREFIX = 8
 

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from aftershock.model.state_mode import RequestedMode
 from aftershock.server.commands import CommandKind, parse_command
 from aftershock.server.jobspec import CommandJob, Job, PullRequestRef, ReviewJob, Trigger
-from aftershock.state.mode import RequestedMode
 
 REVIEWED_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 _SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # SHA-1 or SHA-256; it becomes a git argument

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from aftershock.errors import GitError
+from aftershock.model.errors import GitError
 from aftershock.server.supersede import HeadOrder
 from aftershock.state.locks import FileLock
 

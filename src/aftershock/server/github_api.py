@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 
 API_HEADERS = {
     "Accept": "application/vnd.github+json",

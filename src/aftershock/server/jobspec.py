@@ -10,9 +10,9 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.model.state_mode import RequestedMode
+from aftershock.model.state_records import ReviewTarget
 from aftershock.server.commands import ChatCommand, CommandKind
-from aftershock.state.mode import RequestedMode
-from aftershock.state.records import ReviewTarget
 
 
 @dataclass(frozen=True)

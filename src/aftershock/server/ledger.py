@@ -18,10 +18,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from aftershock.model.state_records import ReviewTarget
 from aftershock.server.supersede import RivalReview
 from aftershock.state import schema
 from aftershock.state.database import translated_errors
-from aftershock.state.records import ReviewTarget
 from aftershock.state.store import StateStore
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.model.review import Review
+from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
 from aftershock.report.escape import html_text, markdown_text
 from aftershock.report.markdown import render_markdown
 from aftershock.server.assess import Assessment, check_run_annotations, reaches
 from aftershock.server.github_api import GitHubClient
-from aftershock.state.lifecycle import Lifecycle, LifecycleState
 
 COMMENT_MARKER = "<!-- aftershock:review-comment -->"
 _SUMMARY_CHARS = 60_000

@@ -13,11 +13,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from aftershock import __version__
-from aftershock.config import load_config
-from aftershock.errors import AftershockError
+from aftershock.config.settings import load_config
 from aftershock.findings.document import finding_document
+from aftershock.model.errors import AftershockError
+from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import Review
-from aftershock.pipeline import RenderCallbacks, ReviewRequest, ReviewResult, review_change
+from aftershock.model.state_mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
+from aftershock.model.state_records import (
+    ReviewMode,
+    ReviewRecord,
+    ReviewStatus,
+    StoredVerdict,
+    UnreviewedPart,
+)
+from aftershock.model.state_scope import ReviewScope
+from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
 from aftershock.server.assess import Assessment, assess
@@ -39,15 +49,6 @@ from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
 from aftershock.server.supersede import RivalReview, superseding
 from aftershock.state.errors import StateError, StateUnavailableError
-from aftershock.state.mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
-from aftershock.state.records import (
-    ReviewMode,
-    ReviewRecord,
-    ReviewStatus,
-    StoredVerdict,
-    UnreviewedPart,
-)
-from aftershock.state.scope import ReviewScope
 
 _log = logging.getLogger("aftershock.server")
 CONFIG_FILE = ".aftershock.yaml"

@@ -20,7 +20,7 @@ from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 from aftershock.server.jobspec import Job, job_from_json, job_to_json
 from aftershock.server.runner import JobRunner
 

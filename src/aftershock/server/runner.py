@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import time
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 from aftershock.server.command_run import run_command_job
 from aftershock.server.context import JobContext, RendererPool
 from aftershock.server.github_api import GitHubError

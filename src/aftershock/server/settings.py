@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from aftershock.errors import ConfigError
+from aftershock.model.errors import ConfigError
 
 DEFAULT_API_URL = "https://api.github.com"
 DEFAULT_MAX_BODY_BYTES = 25 * 2**20

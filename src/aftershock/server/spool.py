@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.private_files import private_folder
+from aftershock.safety.private_files import private_folder
 
 MAX_SPOOLED = 10_000  # beyond this many waiting deliveries, a new one is refused (503), not kept
 

@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from aftershock.private_files import private_file, private_folder
+from aftershock.safety.private_files import private_file, private_folder
 from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.locks import AdvisoryTargetLock, FileTargetLock, TargetLock
 

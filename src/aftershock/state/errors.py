@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.errors import AftershockError
+from aftershock.model.errors import AftershockError
 
 
 class StateError(AftershockError):

@@ -19,7 +19,7 @@ from typing import Protocol
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from aftershock.private_files import private_folder
+from aftershock.safety.private_files import private_folder
 from aftershock.state.errors import StateBusyError
 
 _FIRST_POLL_SECONDS = 0.02

@@ -1,4 +1,4 @@
-"""Conversions between the state tables' rows and the records of `aftershock.state.records`."""
+"""Conversions between the state tables' rows and the records of `aftershock.model.state_records`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from aftershock.state import schema
-from aftershock.state.lifecycle import LifecycleEntry, LifecycleState
-from aftershock.state.records import (
+from aftershock.model.state_lifecycle import LifecycleEntry, LifecycleState
+from aftershock.model.state_records import (
     Decision,
     ReviewMode,
     ReviewRecord,
@@ -24,6 +23,7 @@ from aftershock.state.records import (
     UnreviewedPart,
     stored_finding,
 )
+from aftershock.state import schema
 
 
 def iso(moment: datetime) -> str:

@@ -22,13 +22,8 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from aftershock.state import rows, schema
-from aftershock.state.database import Database, connect, translated_errors
-from aftershock.state.errors import StateError, StateUnavailableError
-from aftershock.state.lifecycle import Lifecycle, LifecycleState, Matchable, compare
-from aftershock.state.locks import TargetLock, acquire, lock_name
-from aftershock.state.migrations import migrate
-from aftershock.state.records import (
+from aftershock.model.state_lifecycle import Lifecycle, LifecycleState, Matchable, compare
+from aftershock.model.state_records import (
     Decision,
     FindingLike,
     ReviewMode,
@@ -40,7 +35,12 @@ from aftershock.state.records import (
     SuppressedFinding,
     Suppression,
 )
-from aftershock.state.scope import ReviewScope
+from aftershock.model.state_scope import ReviewScope
+from aftershock.state import rows, schema
+from aftershock.state.database import Database, connect, translated_errors
+from aftershock.state.errors import StateError, StateUnavailableError
+from aftershock.state.locks import TargetLock, acquire, lock_name
+from aftershock.state.migrations import migrate
 
 DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
 _MIN_FINGERPRINT_PREFIX = 8

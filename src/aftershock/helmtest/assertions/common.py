@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from aftershock.helmtest.gofmt import after_yaml_roundtrip, sprint
+from aftershock.gocompat.gofmt import after_yaml_roundtrip, sprint
+from aftershock.gocompat.jsonpath import PathError, values_at
 from aftershock.helmtest.goyaml_emit import trusted_marshal
-from aftershock.helmtest.jsonpath import PathError, values_at
 
 ERROR_FORMAT = "\nError:\n%s\n"
 _TRAILING_SPACES = re.compile(r"(?m)[ ]+\r?\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.gocompat.gofmt import go_type_name, sprint
 from aftershock.helmtest.assertions.common import (
     Collector,
     Context,
@@ -17,7 +18,6 @@ from aftershock.helmtest.assertions.common import (
     over_selected,
     split_info,
 )
-from aftershock.helmtest.gofmt import go_type_name, sprint
 
 COMPARE_PARAMS = {"Path": "str", "Value": "any"}
 

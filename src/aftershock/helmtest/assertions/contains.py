@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.gocompat.gofmt import deep_equal
 from aftershock.helmtest.assertions.common import (
     Collector,
     Context,
@@ -16,7 +17,6 @@ from aftershock.helmtest.assertions.common import (
     split_info,
     yaml_text,
 )
-from aftershock.helmtest.gofmt import deep_equal
 
 CONTAINS_PARAMS = {"Path": "str", "Content": "any", "Count": "int?", "Any": "bool"}
 SUBSET_PARAMS = {"Path": "str", "Content": "any"}

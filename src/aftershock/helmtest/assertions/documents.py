@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.gocompat.jsonpath import PathError
 from aftershock.helmtest.assertions.common import (
     Collector,
     Context,
@@ -19,7 +20,6 @@ from aftershock.helmtest.assertions.common import (
     values_or_report,
     yaml_text,
 )
-from aftershock.helmtest.jsonpath import PathError
 
 HAS_DOCUMENTS_PARAMS = {"Count": "int", "FilterAware": "bool"}
 CONTAINS_DOCUMENT_PARAMS = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.gocompat.gofmt import deep_equal
 from aftershock.helmtest.assertions.common import (
     Collector,
     Context,
@@ -22,7 +23,6 @@ from aftershock.helmtest.assertions.common import (
     uniform_content,
     yaml_text,
 )
-from aftershock.helmtest.gofmt import deep_equal
 
 EQUAL_PARAMS = {"Path": "str", "Value": "any", "DecodeBase64": "bool"}
 EQUAL_RAW_PARAMS = {"Value": "str"}

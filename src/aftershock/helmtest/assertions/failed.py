@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.gocompat.gofmt import sprint
+from aftershock.gocompat.goregex import GoRegexError, compile_go, quote_meta
 from aftershock.helmtest.assertions.common import (
     ERROR_FORMAT,
     Collector,
@@ -20,8 +22,6 @@ from aftershock.helmtest.assertions.common import (
     fail_format,
     split_info,
 )
-from aftershock.helmtest.gofmt import sprint
-from aftershock.helmtest.goregex import GoRegexError, compile_go, quote_meta
 
 FAILED_PARAMS = {"ErrorMessage": "str", "ErrorPattern": "str"}
 _META = re.compile(r".*[\\.+*?()|\[\]{}^$].*", re.S)

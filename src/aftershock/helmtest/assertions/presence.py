@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from aftershock.gocompat.gofmt import go_type_name
 from aftershock.helmtest.assertions.common import (
     NO_MANIFEST,
     Collector,
@@ -19,7 +20,6 @@ from aftershock.helmtest.assertions.common import (
     values_or_report,
     yaml_text,
 )
-from aftershock.helmtest.gofmt import go_type_name
 
 PATH_PARAMS = {"Path": "str"}
 TYPE_PARAMS = {"Path": "str", "Type": "str"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from aftershock.gocompat.goregex import GoRegex, GoRegexError, compile_go
 from aftershock.helmtest.assertions.common import (
     ERROR_FORMAT,
     Collector,
@@ -22,7 +23,6 @@ from aftershock.helmtest.assertions.common import (
     values_or_report,
     yaml_text,
 )
-from aftershock.helmtest.goregex import GoRegex, GoRegexError, compile_go
 
 REGEX_PARAMS = {"Path": "str", "Pattern": "str", "DecodeBase64": "bool"}
 REGEX_RAW_PARAMS = {"Pattern": "str"}

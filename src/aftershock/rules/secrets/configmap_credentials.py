@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aftershock.credential_text import is_sensitive_name, known_format
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -17,6 +16,7 @@ from aftershock.rules.support.credentials import (
     looks_like_weak_secret,
 )
 from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.safety.credential_text import is_sensitive_name, known_format
 
 
 def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | None] | None:

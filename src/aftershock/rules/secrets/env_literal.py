@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aftershock.credential_text import is_sensitive_name, known_format
 from aftershock.diff.paths import KeySegment, MatchSegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
@@ -16,6 +15,7 @@ from aftershock.rules.support.credentials import (
 )
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
+from aftershock.safety.credential_text import is_sensitive_name, known_format
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:

@@ -11,7 +11,7 @@ import math
 import re
 from collections import Counter
 
-from aftershock.credential_text import REFERENCE_NAME, known_format
+from aftershock.safety.credential_text import REFERENCE_NAME, known_format
 
 # `password = value` or `token: value` inside a configuration file held in a ConfigMap.
 ASSIGNMENT = re.compile(

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
-from aftershock.findings.model import Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
-
-if TYPE_CHECKING:  # judge compares RBAC grants with this module's Permission
-    from aftershock.rules.support.judge import Issue
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 ROLE_KINDS = ("Role", "ClusterRole")
@@ -192,17 +188,3 @@ def reserved_reason(obj: RenderedObject, options: ReservedRoles | None) -> str |
     if into and into <= set(AGGREGATING_DEFAULTS):
         return f"aggregated into {', '.join(sorted(into))}, which already hold it"
     return None
-
-
-def grade_reserved(
-    obj: RenderedObject, options: ReservedRoles | None, found: Iterable[Issue]
-) -> Iterator[Issue]:
-    """The issues of a reserved role at severity info, saying why; the others as they are."""
-    reason = reserved_reason(obj, options)
-    for issue in found:
-        if reason is None:
-            yield issue
-        else:
-            yield replace(
-                issue, severity=Severity.INFO, message=f"{issue.message} (reserved: {reason})"
-            )

@@ -9,10 +9,10 @@ from typing import Any
 
 import yaml
 
+from aftershock.gocompat.yamlnodes import safe_load_all
 from aftershock.model.review import Review
 from aftershock.model.units import ChartType
 from aftershock.rules.model import SourceFiles
-from aftershock.yamlnodes import safe_load_all
 
 
 def files_under(

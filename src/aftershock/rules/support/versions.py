@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.config import AftershockConfig, kube_version_tuple
+from aftershock.config.settings import AftershockConfig, kube_version_tuple
 from aftershock.model.review import Review
 
 # The newest minor version the version tables (PSS controls, API removals) describe.

@@ -21,8 +21,7 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
-from aftershock.render.scenarios import UPGRADE_PREFIX
+from aftershock.model.review import UPGRADE_PREFIX, ChartOutcome, ChartReview, RenderStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
 # Helm's message for `fail` and `required`: `execution error at (app/templates/x.yaml:5:12): <text>`.

@@ -30,6 +30,7 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
+from aftershock.gocompat.yamlnodes import key_line
 from aftershock.ingest.suite_values import suite_file_values
 from aftershock.model.contexts import ContextKind
 from aftershock.model.objects import RenderedObject
@@ -37,12 +38,11 @@ from aftershock.model.releases import release_label
 from aftershock.model.review import ChartReview, RenderStatus, Review
 from aftershock.model.units import ValuesKeyChangeKind
 from aftershock.provenance.merges import merge_calls, override_path
-from aftershock.render.scenarios import DEFAULT
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.sources import files_under, library_dependencies
-from aftershock.yamlnodes import key_line
 
 _SHOWN = 5  # missed entries named in a message
+_DEFAULT = "default"  # the default scenario's name (render/scenarios.py)
 _RELEASE_CONTEXT = "release:"  # the name prefix of a release context (pipeline/installers.py)
 
 
@@ -116,7 +116,7 @@ def _installs(review: Review) -> Iterator[tuple[str, ChartReview]]:
     seen: set[tuple[str, str]] = set()
     for chart_review in review.chart_reviews:
         release = chart_review.release or contexts.get(chart_review.chart)
-        if chart_review.scenario != DEFAULT or release is None:
+        if chart_review.scenario != _DEFAULT or release is None:
             continue
         if (chart_review.chart, release) not in seen:
             seen.add((chart_review.chart, release))

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.diff.values_keys import is_sensitive
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -20,7 +21,6 @@ from aftershock.findings.model import (
     SubjectKind,
 )
 from aftershock.ingest.suite_values import suite_file_values
-from aftershock.ingest.values import is_sensitive
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.sources import files_under, load_json, load_yaml_documents
 
