@@ -7,7 +7,6 @@ import pytest
 from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.charts import discover_charts, owning_chart
 from aftershock.model.change import FileChange, FileStatus
-from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import ChartType, DependencySource
 from memtree import MemoryTree
 
@@ -101,21 +100,24 @@ def test_change_outside_charts_affects_nothing():
         ("version: 1\n", "no name"),
     ],
 )
-def test_malformed_chart_yaml_is_one_clear_error(text, message):
+def test_a_chart_with_malformed_chart_yaml_is_kept_with_one_clear_line(text, message):
+    # a pull request that breaks one chart's metadata must not stop the review of the others
     tree = platform()
     tree.files["apps/api/Chart.yaml"] = text
-    with pytest.raises(MalformedInputError) as caught:
-        discover_charts(tree, "head abc1234")
-    assert message in str(caught.value)
-    assert "\n" not in str(caught.value)
+    charts = {c.path: c for c in discover_charts(tree, "head abc1234")}
+    broken = charts["apps/api"]
+    assert broken.metadata_error is not None and message in broken.metadata_error
+    assert "\n" not in broken.metadata_error
+    assert (broken.name, broken.dependencies) == ("api", ())
+    assert charts["apps/web"].metadata_error is None
 
 
 @pytest.mark.parametrize("text", ["- name: common\n", "just text\n"])
-def test_requirements_yaml_that_is_no_mapping_is_one_clear_error(text):
+def test_requirements_yaml_that_is_no_mapping_is_one_clear_line(text):
     tree = platform()
     tree.files["apps/api/Chart.yaml"] = "apiVersion: v1\nname: api\nversion: 0.1.0\n"
     tree.files["apps/api/requirements.yaml"] = text
-    with pytest.raises(MalformedInputError) as caught:
-        discover_charts(tree, "head abc1234")
-    assert "apps/api/requirements.yaml at head abc1234" in str(caught.value)
-    assert "not a mapping" in str(caught.value)
+    (broken,) = [c for c in discover_charts(tree, "head abc1234") if c.path == "apps/api"]
+    assert broken.metadata_error is not None
+    assert "apps/api/requirements.yaml at head abc1234" in broken.metadata_error
+    assert "not a mapping" in broken.metadata_error

@@ -59,10 +59,16 @@ def discover_charts(
     texts = tree.read_texts([*(posixpath.join(d, "Chart.yaml") for d in chart_dirs), *lock_files])
     charts = []
     for chart_dir in chart_dirs:
-        meta = _parse_chart_yaml(
-            texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label
-        )
-        deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
+        try:
+            meta = _parse_chart_yaml(
+                texts[posixpath.join(chart_dir, "Chart.yaml")], chart_dir, ref_label
+            )
+            deps = _dependencies(tree, chart_dir, meta, paths, links, dir_set, ref_label)
+        except MalformedInputError as error:
+            # one chart's broken metadata must not stop the review of the others: it is kept, and
+            # its renders fail with Helm's own reading of it (not reviewed; a finding where it broke)
+            charts.append(_unreadable(chart_dir, error, _embedding_parent(chart_dir, dir_set)))
+            continue
         deps = _with_locked(deps, chart_dir, texts)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
     return tuple(_in_repository(chart, charts, dependency_map or {}) for chart in charts)
@@ -164,6 +170,12 @@ def _locked_versions(text: str) -> dict[str, str]:
 def same_named_charts(dep: ChartDependency, charts: Iterable[Chart]) -> list[Chart]:
     """Charts of the tree named as a dependency (for saying why it did not resolve to one)."""
     return [c for c in charts if c.name == dep.name]
+
+
+def _unreadable(path: str, error: MalformedInputError, parent: str | None) -> Chart:
+    """A chart whose metadata cannot be read: named after its folder, with why."""
+    chart = _chart(path, {"apiVersion": "v2"}, (), parent)
+    return replace(chart, metadata_error=error.line())
 
 
 def _chart(

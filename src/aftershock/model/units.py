@@ -55,6 +55,8 @@ class Chart:
     app_version: str | None = None
     dependencies: tuple[ChartDependency, ...] = ()
     embedded_in: str | None = None  # the parent chart's path when this sits under its charts/
+    # why its Chart.yaml (or requirements.yaml) cannot be read; its renders fail and say so
+    metadata_error: str | None = None
 
     @property
     def renderable(self) -> bool:

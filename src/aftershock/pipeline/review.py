@@ -28,7 +28,7 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.model.change import FileChange, Side
-from aftershock.model.errors import ConfigError, OverBoundError
+from aftershock.model.errors import ConfigError, MalformedInputError, OverBoundError
 from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions
 from aftershock.model.tests import BaseTests
@@ -342,7 +342,9 @@ def _values_changes(
     base_tree: RefSnapshot,
     head_tree: RefSnapshot,
 ) -> tuple[tuple[ValuesKeyChange, ...], tuple[NotReviewed, ...]]:
-    """The key changes of each changed values file; one over a bound (an alias bomb) is not reviewed."""
+    """The key changes of each changed values file; one over a bound (an alias bomb) or that is not a
+    values document (a pull request that breaks it) is not reviewed, and the review goes on: the
+    renders that read it say what it breaks."""
     by_path = {f.path: f for f in files}
     changes: list[ValuesKeyChange] = []
     gaps: list[NotReviewed] = []
@@ -359,7 +361,7 @@ def _values_changes(
                     after = parse_values(
                         head_tree.text_or_none(path), source=f"{path} at {head_tree.label}"
                     )
-                except OverBoundError as error:
+                except (OverBoundError, MalformedInputError) as error:
                     gaps.append(NotReviewed(f"values file {path}", error.line(), side))
                     continue
                 changes.extend(diff_values(before, after, chart=unit.chart, file=path))

@@ -9,6 +9,7 @@ from typing import Any
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
 from aftershock.ingest.suite_values import suite_value_sets
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import SideInput
@@ -91,9 +92,12 @@ def _candidates(
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
     texts = list(tree.texts_under(near, suffixes=_TEMPLATE_SUFFIXES))
     texts += list(tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES))
-    defaults = parse_values(
-        tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
-    )
+    try:
+        defaults = parse_values(
+            tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
+        )
+    except MalformedInputError:
+        defaults = {}  # no toggles: its renders say what the broken values file does
     tests = suite_value_sets(
         chart.path,
         tree.tree.paths_under(chart.path),
