@@ -79,18 +79,21 @@ def test_base_defaults_to_merge_base_with_main(repo):
     assert doc["base"]["sha"] == base and doc["base"]["ref"].startswith("merge-base(main")
 
 
-def test_malformed_chart_yaml(repo):
+def test_malformed_chart_yaml_leaves_the_chart_not_reviewed(repo):
+    # a pull request that breaks a chart does not stop its review: the chart is not reviewed
     path, base = repo
     commit(path, {"c/Chart.yaml": "apiVersion: v2\nname: [c\n"}, "fix: break")
-    assert_one_line_error(
-        run("review", "--repo", str(path), "--base", base), "c/Chart.yaml", "head"
-    )
+    result = run("review", "--repo", str(path), "--base", base)
+    assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr
+    assert "not reviewed: chart c at head" in result.stderr and "Chart.yaml" in result.stderr
 
 
-def test_malformed_values_file(repo):
+def test_malformed_values_file_is_not_reviewed(repo):
     path, base = repo
     commit(path, {"c/values.yaml": "replicas: {2\n"}, "fix: break")
-    assert_one_line_error(run("review", "--repo", str(path), "--base", base), "c/values.yaml")
+    result = run("review", "--repo", str(path), "--base", base)
+    assert result.returncode == 3 and "Traceback" not in result.stderr, result.stderr
+    assert "not reviewed: values file c/values.yaml at head" in result.stderr
 
 
 def test_template_error_prints_helm_text_and_exits_partial(repo):

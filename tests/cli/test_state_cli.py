@@ -15,7 +15,7 @@ import pytest
 from aftershock.cli.options import render_cache_folder
 from aftershock.pipeline.state import open_target_state
 from charts import app_chart
-from gitrepo import commit, git, make_repo
+from gitrepo import Symlink, commit, git, make_repo
 from state_support import PG_DSN, PG_URL, postgres_problem
 
 AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
@@ -147,11 +147,11 @@ def test_a_busy_target_makes_the_second_review_wait_then_say_so(topic):
 
 def test_a_failed_review_is_in_the_history_as_failed(topic):
     repo, base = topic
-    commit(repo, {"a/Chart.yaml": "apiVersion: v2\nname: [a\n"}, "fix: break the chart")
-    one_line_error(review(repo, "--base", base), 2, "a/Chart.yaml")
+    commit(repo, {"a/files/link": Symlink("/etc/passwd")}, "feat: a link out of the repository")
+    one_line_error(review(repo, "--base", base), 2, "a/files/link")
     history = run(repo, "history").stdout.splitlines()
     assert len(history) == 2 and "full  failed" in history[0] and "no verdicts" in history[0]
-    assert history[1].strip().startswith("not reviewed: review:") and "a/Chart.yaml" in history[1]
+    assert history[1].strip().startswith("not reviewed: review:") and "a/files/link" in history[1]
 
 
 def test_contradicting_state_options_are_refused():

@@ -31,11 +31,8 @@ def test_inputs_are_seeded_and_each_under_its_own_path():
         assert len(paths) == len(set(paths)) and not set(paths) & set(SKELETON), kind
 
 
-def test_an_input_a_refusal_names_is_counted_and_the_others_are_still_reviewed(
-    tmp_path, monkeypatch
-):
-    """A Chart.yaml that is not a mapping refuses the whole review (exit 2): the batch is reviewed
-    again without it, so it does not hide the other inputs."""
+def test_a_broken_chart_yaml_is_no_refusal_the_batch_is_reviewed_once(tmp_path, monkeypatch):
+    """A Chart.yaml that is not a mapping leaves its chart not reviewed (exit 3), not the review."""
     import repo_runs
 
     def with_a_broken_chart(kind, seed, first, count):
@@ -43,6 +40,26 @@ def test_an_input_a_refusal_names_is_counted_and_the_others_are_still_reviewed(
         return [{**inputs[0], "charts/fuzz-0/Chart.yaml": "- not a mapping\n"}, *inputs[1:]]
 
     monkeypatch.setattr(repo_runs, "fuzzed_inputs", with_a_broken_chart)
+    tally = batch_run(tmp_path, "chart", SEED, 0, 3)
+    assert tally.exits == {3: 1} and tally.failures == []
+
+
+def test_an_input_a_refusal_names_is_counted_and_the_others_are_still_reviewed(
+    tmp_path, monkeypatch
+):
+    """An input a one-line refusal (exit 2) names is dropped and the batch reviewed again without it,
+    so it does not hide the other inputs (the refusal stands in for one; the second review is real)."""
+    import repo_runs
+
+    real = repo_runs.review_in_child
+    first = fuzzed_inputs("chart", SEED, 0, 3)[0]
+    refusal = ChildReview(2, f"aftershock: error: bad {next(iter(first))} at head", 1.0)
+    answers = iter([refusal])
+    monkeypatch.setattr(
+        repo_runs,
+        "review_in_child",
+        lambda repo, base, **kw: next(answers, None) or real(repo, base),
+    )
     tally = batch_run(tmp_path, "chart", SEED, 0, 3)
     assert tally.exits.get(REFUSED_ALONE) == 1 and tally.exits.get(2) == 1
     assert set(tally.exits) - {2, REFUSED_ALONE} <= {0, 3}, tally.exits

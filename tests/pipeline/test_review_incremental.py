@@ -26,7 +26,7 @@ from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcom
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
 from charts import app_chart
-from gitrepo import commit, git, make_repo
+from gitrepo import Symlink, commit, git, make_repo
 from state_support import state_location  # noqa: F401 (fixture)
 
 TARGET = "pr:7"
@@ -259,8 +259,8 @@ def test_a_failed_review_is_recorded_as_failed_and_the_previous_state_stays(
     location = str(tmp_path / "state.db")
     head1 = commit(repo, {"a/values.yaml": values("nginx:latest")}, "feat: latest nginx")
     first, _ = review(repo, base, renderer, location)
-    broken = commit(repo, {"a/Chart.yaml": "apiVersion: v2\nname: [a\n"}, "fix: break the chart")
-    with pytest.raises(AftershockError, match="a/Chart.yaml"):
+    broken = commit(repo, {"a/files/link": Symlink("/etc/passwd")}, "feat: a link out of the repo")
+    with pytest.raises(AftershockError, match="a/files/link"):
         review(repo, base, renderer, location)
     with open_target_state(repo, location, TARGET) as opened:
         history = opened.store.history(opened.repository, opened.target)
@@ -270,13 +270,13 @@ def test_a_failed_review_is_recorded_as_failed_and_the_previous_state_stays(
         (head1, ReviewStatus.COMPLETE),
     ]
     assert (
-        "a/Chart.yaml" in history[0].not_reviewed[0].reason
+        "a/files/link" in history[0].not_reviewed[0].reason
         and history[0].counts == {}
         and history[0].verdicts == ()
     )
     assert last_good is not None and last_good.id == first.review_id
 
-    commit(repo, {"a/Chart.yaml": app_chart("a", "a")["a/Chart.yaml"]}, "fix: restore the chart")
+    commit(repo, {"a/files/link": None}, "fix: no link")
     after, _ = review(repo, base, renderer, location)
     assert (
         after.lifecycle.previous_head == head1
