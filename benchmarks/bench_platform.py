@@ -53,6 +53,8 @@ class ReviewFigures:
     rendered_any: int = 0
     partial_charts: int = 0
     not_rendered: list[str] = field(default_factory=list)
+    # why each chart that rendered did not render whole: what it left out, and the first error
+    not_whole: list[str] = field(default_factory=list)
     error: str = ""
 
 
@@ -147,7 +149,26 @@ def _read(document: dict[str, Any], figures: ReviewFigures) -> ReviewFigures:
         figures.partial_charts += some and not both
         if not some:
             figures.not_rendered.append(chart)
+        if not both:
+            figures.not_whole.append(_why_not_whole(chart, entries))
     return figures
+
+
+def _why_not_whole(chart: str, entries: list[dict[str, Any]]) -> str:
+    """`chart: without dep; template t: error` (the first of each), to read what a platform lacks."""
+    parts = [chart]
+    for entry in entries[:1]:
+        for side in ("base", "head"):
+            render = entry.get(side) or {}
+            if render.get("status") == "failed":
+                parts.append(f"{side} failed: {' '.join(str(render.get('error')).split())[:200]}")
+        deps = [d["dependency"] for d in entry.get("dependencies_not_rendered", [])]
+        if deps:
+            parts.append(f"without {', '.join(deps)}")
+        for failure in entry.get("templates_not_rendered", [])[:3]:
+            error = failure.get("head_error") or failure.get("base_error") or ""
+            parts.append(f"template {failure['template']}: {' '.join(error.split())[:160]}")
+    return "; ".join(parts)
 
 
 def _whole(entry: dict[str, Any], side: str) -> bool:
@@ -163,9 +184,14 @@ def _some(entry: dict[str, Any], side: str) -> bool:
 
 
 def _left_out(entry: dict[str, Any], side: str) -> bool:
-    """Templates the render left out (rendered template by template): not a whole render."""
+    """Templates or dependencies the render left out (by template, or without a dependency not at
+    hand): not a whole render."""
     render = entry.get(side) or {}
-    return bool(render.get("templates_not_rendered") or entry.get("templates_not_rendered"))
+    return bool(
+        render.get("templates_not_rendered")
+        or entry.get("templates_not_rendered")
+        or entry.get("dependencies_not_rendered")
+    )
 
 
 def summarize(rows: Sequence[ReviewFigures]) -> dict[str, Any]:

@@ -84,7 +84,9 @@ def test_a_vendored_archive_still_wins_as_in_helm():
     assert web.dependencies[0].source is DependencySource.ARCHIVE
 
 
-def test_a_file_dependency_that_is_missing_or_outside_is_not_reviewed(tmp_path, renderer):
+def test_a_file_dependency_that_is_missing_or_outside_is_not_reviewed_the_rest_is(
+    tmp_path, renderer
+):
     repo = make_repo(tmp_path)
     for repository in ("file://../gone", "file://../../../outside"):
         deps = f"dependencies:\n- name: lib\n  version: 1.0.0\n  repository: {repository}\n"
@@ -97,11 +99,14 @@ def test_a_file_dependency_that_is_missing_or_outside_is_not_reviewed(tmp_path, 
         base = commit(repo, files, f"feat: web {repository}")
         head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
         result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
-        assert result.chart_reviews[0].outcome is ChartOutcome.NOT_REVIEWED, repository
+        (review,) = result.chart_reviews
+        assert review.outcome is ChartOutcome.CHANGED, repository  # its own template renders
+        assert [f.path for c in review.changes for f in c.fields] == ["data.mode"]
+        assert review.partial and not review.every_template
+        assert [d.route for d in review.dependencies_not_rendered] == ["web/charts/lib"]
         (gap,) = result.not_reviewed  # the same reason at both refs, said once
-        assert (
-            gap.side is None and f"lib ({repository}) names a folder that is missing" in gap.reason
-        )
+        assert gap.part == "dependency lib 1.0.0 of chart apps/web" and gap.side is None
+        assert f"its path {repository} names a folder that is missing" in gap.reason
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")
 
 
@@ -202,7 +207,8 @@ def test_a_locked_version_found_nowhere_names_the_command_that_fetches_it(tmp_pa
         head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
         result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
         (gap,) = result.not_reviewed
-        assert "lib 9.9.9 (the version Chart.lock pins)" in gap.reason and command in gap.reason, (
-            gap
-        )
+        # rendered without lib, the chart's one template fails: the dependency is said first
+        assert gap.part == "chart apps/web"
+        assert gap.reason.startswith("dependency lib 9.9.9: the version Chart.lock pins is not")
+        assert command in gap.reason and 'no template "lib.cm"' in gap.reason
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")

@@ -142,7 +142,7 @@ def test_randomness_is_not_a_change(tmp_path, renderer):
     assert chart.unstable_fields >= 1
 
 
-def test_unvendored_remote_dependency_is_not_reviewed(tmp_path, renderer):
+def test_unvendored_remote_dependency_is_not_reviewed_the_chart_itself_is(tmp_path, renderer):
     repo = make_repo(tmp_path)
     deps = "dependencies:\n- name: redis\n  version: 1.0.0\n  repository: oci://registry.example.invalid/charts\n"
     base = commit(
@@ -150,8 +150,10 @@ def test_unvendored_remote_dependency_is_not_reviewed(tmp_path, renderer):
     )
     commit(repo, {"c/values.yaml": "replicas: 1\nimage: x\nmode: a\n"}, "feat: one")
     result = review(repo, base, renderer=renderer)
-    assert result.chart_reviews[0].outcome is ChartOutcome.NOT_REVIEWED
+    (chart,) = result.chart_reviews
+    assert chart.outcome is ChartOutcome.CHANGED and chart.partial  # its own Deployment
     (gap,) = result.not_reviewed  # the same reason at both refs is said once, for both
+    assert gap.part == "dependency redis 1.0.0 of chart c"
     assert gap.side is None and "never downloads" in gap.reason
 
 

@@ -102,3 +102,48 @@ def test_a_suites_selection_keeps_its_templates_and_every_partial(tmp_path, rend
     (outcome,) = renderer.render_many([RenderRequest(str(copy))])
     assert outcome.error is None and sorted(outcome.manifests) == ["app/templates/plain.yaml"]
     assert "name: named" in outcome.manifests["app/templates/plain.yaml"]
+
+
+def test_a_dependency_left_out_leaves_the_copy_and_keeps_the_workspace(tmp_path, renderer):
+    deps = (
+        "dependencies:\n- {name: redis, version: 1.0.0, repository: https://charts.example.invalid}\n"
+        "- {name: redis, alias: cache, version: 1.0.0, repository: https://charts.example.invalid}\n"
+        "- {name: db, version: 1.0.0, repository: https://charts.example.invalid}\n"
+    )
+    sub = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sub}\n"
+    root = write(
+        tmp_path / "ws" / "app",
+        {
+            "Chart.yaml": f"apiVersion: v2\nname: app\nversion: 0.1.0\n{deps}",
+            "templates/cm.yaml": PLAIN,
+            "charts/redis/Chart.yaml": "apiVersion: v2\nname: redis\nversion: 1.0.0\n",
+            "charts/redis/templates/cm.yaml": sub,
+            "charts/db/Chart.yaml": "apiVersion: v2\nname: db\nversion: 1.0.0\n",
+            "charts/db/templates/cm.yaml": sub,
+        },
+    )
+    original = (root / "Chart.yaml").read_text()
+
+    def rendered(*routes: str) -> list[str]:
+        selection = TemplateSelection(dependencies_left_out=routes)
+        copy = partial_chart(root, selection, tmp_path / "copies")
+        (outcome,) = renderer.render_many([RenderRequest(str(copy))])
+        assert outcome.ok, outcome.error
+        return sorted(outcome.manifests)
+
+    everything = [
+        "app/charts/cache/templates/cm.yaml",
+        "app/charts/db/templates/cm.yaml",
+        "app/charts/redis/templates/cm.yaml",
+        "app/templates/cm.yaml",
+    ]
+    assert rendered("app/charts/none") == everything
+    assert rendered("app/charts/db") == [t for t in everything if "/db/" not in t]
+    # one alias left out, the other renders: the folder both share stays
+    assert rendered("app/charts/cache") == [t for t in everything if "/cache/" not in t]
+    assert rendered("app/charts/cache", "app/charts/redis") == [
+        "app/charts/db/templates/cm.yaml",
+        "app/templates/cm.yaml",
+    ]
+    assert (root / "Chart.yaml").read_text() == original  # the workspace's file is untouched
+    assert (root / "charts" / "db" / "templates" / "cm.yaml").is_file()

@@ -22,15 +22,18 @@ class TemplateSelection:
     `left_out` names templates as Helm does (`chart/templates/x.yaml`, `chart/charts/sub/templates/y.yaml`):
     those that failed, in a render by template. `include`/`exclude` are helm-unittest `templates:` and
     `excludeTemplates:` patterns: a test scenario renders only its suite's templates, as helm-unittest does.
+    `dependencies_left_out` names dependencies by the Helm name they render under (`chart/charts/dep`,
+    its alias where it has one): those no render can be given (a locked version nowhere at hand).
     """
 
     left_out: tuple[str, ...] = ()
     include: tuple[str, ...] = ()  # () selects every template
     exclude: tuple[str, ...] = ()
+    dependencies_left_out: tuple[str, ...] = ()
 
     @property
     def whole(self) -> bool:
-        return not (self.left_out or self.include or self.exclude)
+        return not (self.left_out or self.include or self.exclude or self.dependencies_left_out)
 
 
 WHOLE_CHART = TemplateSelection()

@@ -53,6 +53,16 @@ class TemplateFailure:
     head_error: str | None
 
 
+@dataclass(frozen=True)
+class DependencyGap:
+    """A dependency of a chart that no render could be given at either ref (a version Chart.lock pins
+    that is not at hand): the chart rendered without it at both refs, so its objects are not reviewed."""
+
+    route: str  # the Helm name it renders under: `chart/charts/dep` (its alias where it has one)
+    dependency: str  # its name and the version wanted: `redis 18.1.0`
+    reason: str  # why it is not at hand, and the command that would fetch it
+
+
 class ChartOutcome(str, enum.Enum):
     CHANGED = "changed"
     UNCHANGED = "unchanged"
@@ -89,10 +99,12 @@ class ChartReview:
     # Templates that failed in every render of the chart, left out at both refs (a render by template):
     # the rest is diffed and judged; these are not reviewed.
     templates_not_rendered: tuple[TemplateFailure, ...] = ()
+    # Dependencies the chart rendered without at both refs: the rest is diffed and judged.
+    dependencies_not_rendered: tuple[DependencyGap, ...] = ()
 
     @property
     def partial(self) -> bool:
-        return bool(self.templates_not_rendered)
+        return bool(self.templates_not_rendered or self.dependencies_not_rendered)
 
     @property
     def every_template(self) -> bool:

@@ -12,16 +12,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from aftershock.ingest.charts import same_named_charts
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.lookups import has_lookup_call
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import Side
+from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import AftershockError
-from aftershock.model.units import Chart, ChartDependency, DependencySource
+from aftershock.model.review import DependencyGap
+from aftershock.model.units import Chart
+from aftershock.pipeline.missing_dependencies import (
+    blocked_reason,
+    missing_dependencies,
+    renders_without,
+    without_dependencies,
+)
 from aftershock.render.cluster import ClusterSnapshot
-from aftershock.render.dependency_archives import fetch_command, is_locked_remote, link_cached
+from aftershock.render.dependency_archives import link_cached
 from aftershock.render.interface import RenderRequest
 from aftershock.render.partial_charts import alias_names, partial_chart
 from aftershock.render.plan import (
@@ -62,19 +69,50 @@ class SideJob:
         default_factory=dict
     )  # repository path -> text of files under crds/
     root: Path | None = None  # the side's workspace, where the chart is materialised
+    # dependencies no render can be given, left out of the chart (the same at both refs: `same_dependencies`)
+    dependencies_left_out: tuple[DependencyGap, ...] = ()
 
 
 def without_templates(job: SideJob, left_out: Iterable[str]) -> SideJob:
     """The job rendering its chart without the templates `left_out` (Helm names) besides those its
     inputs leave out already: a copy of the chart; RenderError when it cannot be made."""
+    selection = _selection(job)
+    selection = replace(selection, left_out=tuple(sorted({*selection.left_out, *left_out})))
+    return _with_selection(job, selection)
+
+
+def same_dependencies(jobs: Sequence[SideJob]) -> tuple[SideJob, ...]:
+    """The jobs with each plan's two sides leaving out the same dependencies (those missing at either
+    ref): a dependency at hand at one ref only would show all of its objects as added or removed."""
+    union: dict[str, dict[str, DependencyGap]] = {}
+    for job in jobs:
+        for gap in job.dependencies_left_out:
+            union.setdefault(job.plan.id, {}).setdefault(gap.route, gap)
+    out = []
+    for job in jobs:
+        wanted = union.get(job.plan.id, {})
+        if job.blocked or {g.route for g in job.dependencies_left_out} == set(wanted):
+            out.append(job)
+            continue
+        job = replace(job, dependencies_left_out=tuple(wanted[r] for r in sorted(wanted)))
+        try:
+            out.append(_with_selection(job, _selection(job)))
+        except AftershockError as error:
+            out.append(replace(job, blocked=error.line()))
+    return tuple(out)
+
+
+def _selection(job: SideJob) -> TemplateSelection:
+    """What the job's renders leave out: its side's inputs' templates and its missing dependencies."""
     inputs = job.plan.base_inputs if job.side is Side.BASE else job.plan.head_inputs
-    selection = replace(
-        inputs.templates, left_out=tuple(sorted({*inputs.templates.left_out, *left_out}))
-    )
+    return without_dependencies(inputs.templates, job.dependencies_left_out)
+
+
+def _with_selection(job: SideJob, selection: TemplateSelection) -> SideJob:
     root = job.root or Path()
-    chart_dir = partial_chart(
-        root / job.chart.path, selection, root.parent / f"{root.name}-partial"
-    )
+    chart_dir = root / job.chart.path
+    if not selection.whole:
+        chart_dir = partial_chart(chart_dir, selection, root.parent / f"{root.name}-partial")
     return replace(job, requests=tuple(replace(r, chart_dir=str(chart_dir)) for r in job.requests))
 
 
@@ -154,16 +192,15 @@ def _side_job(
     dest: Path,
     varies: dict[str, bool],
 ) -> SideJob:
-    job = SideJob(plan, side, chart, charts, root=dest)
-    reason = _unresolved(chart, charts, settings.dependency_cache)
-    if reason:
-        return replace(job, blocked=reason)
+    gaps = missing_dependencies(chart, charts, settings.dependency_cache)
+    job = SideJob(plan, side, chart, charts, root=dest, dependencies_left_out=gaps)
+    if gaps and not renders_without(chart, charts, tree, gaps):
+        return replace(job, blocked=blocked_reason(gaps))
     link_local_dependencies(chart, charts, dest)
     link_cached(chart, charts, settings.dependency_cache, dest)
+    inputs = plan.base_inputs if side is Side.BASE else plan.head_inputs
     try:
-        request = chart_request(
-            chart, dest, plan.base_inputs if side is Side.BASE else plan.head_inputs, settings
-        )
+        request = chart_request(chart, dest, replace(inputs, templates=_selection(job)), settings)
     except AftershockError as error:
         return replace(job, blocked=error.line())
     closure = dependency_closure(chart, charts)
@@ -189,45 +226,6 @@ def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> 
     return memo[key]
 
 
-def _unresolved(chart: Chart, charts: Mapping[str, Chart], cache: Path | None) -> str | None:
-    """Why a dependency of the chart cannot be given to Helm, or None when every one can."""
-    deps = _all_dependencies(chart, charts)
-    locked = sorted((d for d in deps if is_locked_remote(d)), key=lambda d: (d.name, d.repository))
-    if locked:
-        return (
-            f"dependency {', '.join(f'{d.name} {d.locked}' for d in locked)} (the version Chart.lock pins) "
-            f"is not vendored under charts/, not in this repository at that version and not in the chart "
-            f"cache; run `{'`, `'.join(dict.fromkeys(fetch_command(d, chart.path, cache) for d in locked))}` "
-            "and review with that --chart-cache"
-        )
-    local = sorted(
-        f"{d.name} ({d.repository})"
-        for d in deps
-        if d.source is DependencySource.FILE and d.resolved_path is None
-    )
-    if local:
-        return (
-            f"dependency {', '.join(local)} names a folder that is missing at this ref or lies outside the "
-            "repository; fix the `file://` path in Chart.yaml or vendor the chart under charts/"
-        )
-    remote = sorted((d for d in deps if d.source is DependencySource.REMOTE), key=lambda d: d.name)
-    if not remote:
-        return None
-    reason = (
-        f"dependency {', '.join(d.name for d in remote)} is not vendored under charts/ and aftershock never "
-        "downloads dependencies; run `helm dependency build` and commit charts/"
-    )
-    named = [
-        f"{d.name} {d.version or '(any version)'} is wanted, this repository's "
-        + ", ".join(f"{c.path} is {c.version}" for c in same_named_charts(d, charts.values()))
-        for d in remote
-        if same_named_charts(d, charts.values())
-    ]
-    if named:
-        reason += f", or map it in .aftershock.yaml `dependencies:` ({'; '.join(named)})"
-    return reason
-
-
 def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
     """Whether a chart's own files call a function whose output differs between renders (read once)."""
     if chart_path not in memo:
@@ -251,12 +249,3 @@ def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
                 if text is not None:
                     found[path] = text
     return found
-
-
-def _all_dependencies(chart: Chart, charts: Mapping[str, Chart]) -> list[ChartDependency]:
-    deps: list[ChartDependency] = []
-    for path in dependency_closure(chart, charts):
-        current = charts.get(path)
-        if current is not None:
-            deps.extend(current.dependencies)
-    return deps

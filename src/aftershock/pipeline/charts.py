@@ -20,12 +20,20 @@ from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
     ChartReview,
+    DependencyGap,
     NotReviewed,
     RenderStatus,
     TemplateFailure,
 )
 from aftershock.model.units import AffectedChart, Chart
-from aftershock.pipeline.chart_jobs import RenderSettings, SideInput, SideJob, side_jobs
+from aftershock.pipeline.chart_jobs import (
+    RenderSettings,
+    SideInput,
+    SideJob,
+    same_dependencies,
+    side_jobs,
+)
+from aftershock.pipeline.missing_dependencies import failed_without, rendered_without
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -46,8 +54,9 @@ def review_charts(
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
-    jobs = side_jobs(plans, Side.BASE, base, settings, work / "base") + side_jobs(
-        plans, Side.HEAD, head, settings, work / "head"
+    jobs = same_dependencies(
+        side_jobs(plans, Side.BASE, base, settings, work / "base")
+        + side_jobs(plans, Side.HEAD, head, settings, work / "head")
     )
     # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
     order = {plan.id: index for index, plan in enumerate(plans)}
@@ -74,7 +83,10 @@ def review_charts(
             review, gaps = _review_chart(
                 plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
             )
-            missing.extend(gaps)
+            missing.extend(failed_without(gaps, _dependency_gaps(plan, by_job)))
+        part = _part(replace(plan, scenario="default"))
+        review, dependency_gaps = rendered_without(review, _dependency_gaps(plan, by_job), part)
+        missing.extend(g for g in dependency_gaps if g not in missing)
         reviews.append(review)
     for (part, side, reason), scenarios in left_out.items():
         if "default" not in scenarios:
@@ -331,6 +343,17 @@ def _partial_review(
         head_inputs=_leaving_out(plan.head_inputs, left_out),
     )
     return _diffed(plan, base, head, tuple(failures)), gaps
+
+
+def _dependency_gaps(
+    plan: ChartPlan, by_job: Mapping[tuple[str, Side], tuple[SideJob, list[RenderOutcome]]]
+) -> tuple[DependencyGap, ...]:
+    """The dependencies the plan's renders left out (the same at both refs)."""
+    for side in Side:
+        entry = by_job.get((plan.id, side))
+        if entry is not None and not entry[0].blocked and entry[0].dependencies_left_out:
+            return entry[0].dependencies_left_out
+    return ()
 
 
 def _leaving_out(inputs: RenderInputs, left_out: tuple[str, ...]) -> RenderInputs:

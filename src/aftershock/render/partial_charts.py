@@ -2,7 +2,9 @@
 Helm error names.
 
 A chart renders all or nothing: one template that needs a live cluster or a value no context gives
-fails the whole render. helm-unittest renders only the templates a suite selects (and every
+fails the whole render, and Helm refuses a chart one of whose dependencies is missing. A copy can
+also leave dependencies out: their entries go from the copy's Chart.yaml (requirements.yaml), a new
+file in place of the link, so the chart renders without them. helm-unittest renders only the templates a suite selects (and every
 partial); a copy of the chart holding only some templates gives any backend the same render. The
 copy's files are hard links (or copies) of the materialised chart's, links followed, so linked
 subcharts are real folders whose templates can be left out too; packaged subcharts are unpacked
@@ -23,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from aftershock.gocompat import yamlio
 from aftershock.helmtest.chart_copies import copy_chart
 from aftershock.helmtest.charts import chart_metadata
 from aftershock.helmtest.selection import template_selected
@@ -48,7 +51,13 @@ def partial_chart(chart_dir: Path, selection: TemplateSelection, copies: Path) -
     `copies` (keyed by the folder and the selection); RenderError when it cannot be made."""
     key = hashlib.sha256(
         json.dumps(
-            [str(chart_dir), selection.left_out, selection.include, selection.exclude]
+            [
+                str(chart_dir),
+                selection.left_out,
+                selection.include,
+                selection.exclude,
+                selection.dependencies_left_out,
+            ]
         ).encode()
     ).hexdigest()[:20]
     done = copies / key
@@ -87,6 +96,7 @@ def _prune_chart(
     owners: set[str],
 ) -> None:
     """Delete the templates of this (sub)chart that the selection leaves out; then its subcharts'."""
+    _drop_dependencies(chart_dir, helm_names, selection.dependencies_left_out)
     templates = chart_dir / "templates"
     if templates.is_dir():
         for path in sorted(templates.rglob("*")):
@@ -109,6 +119,61 @@ def _prune_chart(
             names = _rendered_names(metadata, str(chart_metadata(sub)["name"]))
             sub_names = {f"{parent}/charts/{name}" for parent in helm_names for name in names}
             _prune_chart(sub, sub_names, route, selection, owners)
+
+
+def _drop_dependencies(chart_dir: Path, helm_names: set[str], routes: tuple[str, ...]) -> None:
+    """Take the dependencies the selection leaves out from this (sub)chart: their entries in its
+    metadata, and their folders or archives under charts/ (Helm renders every chart there)."""
+    if not routes:
+        return
+    dropped: set[str] = set()
+    kept: set[str] = set()
+    for file in ("Chart.yaml", "requirements.yaml"):
+        path = chart_dir / file
+        metadata = _metadata_file(chart_dir, file)
+        if metadata is None:
+            continue
+        entries = [d for d in metadata["dependencies"] if isinstance(d, dict)]
+        gone = [
+            d
+            for d in entries
+            if any(f"{n}/charts/{d.get('alias') or d.get('name')}" in routes for n in helm_names)
+        ]
+        dropped |= {str(d.get("name")) for d in gone}
+        kept |= {str(d.get("name")) for d in entries if d not in gone}
+        if gone:
+            path.unlink()  # a link to the workspace's file: never written through
+            remaining = [d for d in metadata["dependencies"] if d not in gone]
+            # JSON is YAML, and says the values as they were read
+            path.write_text(
+                json.dumps({**metadata, "dependencies": remaining}, default=str), "utf-8"
+            )
+    _remove_subcharts(chart_dir / "charts", dropped - kept)
+
+
+def _metadata_file(chart_dir: Path, file: str) -> dict[str, Any] | None:
+    """Chart.yaml (or requirements.yaml) of a chart when it lists dependencies."""
+    path = chart_dir / file
+    if not path.is_file():
+        return None
+    metadata = (
+        chart_metadata(chart_dir)
+        if file == "Chart.yaml"
+        else yamlio.load_one(path.read_text("utf-8"), source=str(path))
+    )
+    if isinstance(metadata, dict) and isinstance(metadata.get("dependencies"), list):
+        return metadata
+    return None
+
+
+def _remove_subcharts(charts_dir: Path, names: set[str]) -> None:
+    """Delete the subcharts named `names` (chart names) under `charts_dir`, packaged ones unpacked first."""
+    if not names or not charts_dir.is_dir():
+        return
+    _unpack_archives(charts_dir)
+    for sub in sorted(charts_dir.iterdir()):
+        if (sub / "Chart.yaml").is_file() and str(chart_metadata(sub).get("name")) in names:
+            shutil.rmtree(sub)
 
 
 def alias_names(chart_dir: Path, helm_name: str) -> tuple[str, ...]:

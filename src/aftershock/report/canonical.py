@@ -327,13 +327,16 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
         text = f"the templates that render render identically in all {len(own)} scenario(s)"
     else:
         text = f"renders identically in all {len(own)} scenario(s)"
-    by_template = [r for r in own if r.partial]
+    by_template = [r for r in own if r.templates_not_rendered]
     if by_template:
         left_out = sorted({t.template for r in by_template for t in r.templates_not_rendered})
         text += (
             f"; rendered by template in {', '.join(r.scenario for r in by_template)}, "
             f"not rendered: {', '.join(left_out)}"
         )
+    without = sorted({d.dependency for r in own for d in r.dependencies_not_rendered})
+    if without:
+        text += f"; rendered without dependency {', '.join(without)}"
     if invalid:
         text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
     return {
@@ -366,5 +369,9 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
         "templates_not_rendered": [
             {"template": t.template, "base_error": t.base_error, "head_error": t.head_error}
             for t in r.templates_not_rendered
+        ],
+        "dependencies_not_rendered": [
+            {"dependency": d.dependency, "route": d.route, "reason": d.reason}
+            for d in r.dependencies_not_rendered
         ],
     }

@@ -122,6 +122,9 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         left_out = {t["template"] for r in reviews for t in r.get("templates_not_rendered", ())}
         if left_out:  # rendered by template: nothing is said of these templates but that
             phrases.append(f"{len(left_out)} template(s) not rendered: {_first(sorted(left_out))}")
+        without = {d["dependency"] for r in reviews for d in r.get("dependencies_not_rendered", ())}
+        if without:  # its objects are not reviewed; the rest is
+            phrases.append(f"rendered without dependency {_first(sorted(without))}")
         phrases += _object_phrases(objects.get(install, []))
         lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
     return tuple(lines)

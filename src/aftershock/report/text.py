@@ -89,10 +89,16 @@ def range_text(doc: dict[str, Any]) -> str:
 
 
 def outcome_cell(review: dict[str, Any]) -> str:
-    """`changed`, `not reviewed`, ...; a render by template says how many templates it left out."""
+    """`changed`, `not reviewed`, ...; a render by template says how many templates it left out, a
+    render without dependencies how many of those."""
     text = str(review["outcome"]).replace("_", " ")
     left_out = len(review.get("templates_not_rendered", ()))
-    return f"{text}, by template: {left_out} not rendered" if left_out else text
+    if left_out:
+        text += f", by template: {left_out} not rendered"
+    without = len(review.get("dependencies_not_rendered", ()))
+    if without:
+        text += f", without {without} dependenc{'y' if without == 1 else 'ies'}"
+    return text
 
 
 def render_cell(render: dict[str, Any]) -> str:

@@ -1,0 +1,103 @@
+"""A chart whose dependency no render can be given (a version Chart.lock pins that no cache holds)
+renders without it at both refs: its own templates are diffed and judged, the dependency is not
+reviewed with the command that fetches it; a chart with nothing else to render stays not reviewed."""
+
+from __future__ import annotations
+
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.report.canonical import review_document
+from aftershock.report.markdown import render_markdown
+from aftershock.report.text import outcome_cell
+from charts import chart_yaml
+from gitrepo import commit, make_repo
+
+REDIS = "dependencies:\n- name: redis\n  version: 18.1.0\n  repository: https://charts.example.invalid\n"
+LOCK = (
+    "dependencies:\n- name: redis\n  repository: https://charts.example.invalid\n  version: 18.1.0\n"
+    "digest: sha256:0\n"
+)
+OWN = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {mode: {{ .Values.mode | quote }}}\n"
+VENDORED = {
+    "apps/web/charts/redis/Chart.yaml": "apiVersion: v2\nname: redis\nversion: 18.1.0\n",
+    "apps/web/charts/redis/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: redis}\n",
+}
+
+
+def _web(mode: str) -> dict[str, str]:
+    return {
+        "apps/web/Chart.yaml": chart_yaml("web", deps=REDIS),
+        "apps/web/Chart.lock": LOCK,
+        "apps/web/values.yaml": f"mode: {mode}\n",
+        "apps/web/templates/cm.yaml": OWN,
+    }
+
+
+def test_a_locked_dependency_nowhere_at_hand_leaves_the_charts_own_templates_reviewed(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, _web("fast"), "feat: web")
+    head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (review,) = result.chart_reviews
+    assert review.outcome is ChartOutcome.CHANGED
+    assert [(c.key.name, [f.path for f in c.fields]) for c in review.changes] == [
+        ("web", ["data.mode"])
+    ]
+    (gap,) = result.not_reviewed
+    assert gap.part == "dependency redis 18.1.0 of chart apps/web"
+    assert "`aftershock charts fetch --repo . --chart-cache DIR apps/web`" in gap.reason
+    assert not result.complete
+    document = review_document(result)
+    (entry,) = document["chart_reviews"]
+    assert entry["partial"] is True
+    assert entry["dependencies_not_rendered"] == [
+        {
+            "dependency": "redis 18.1.0",
+            "route": "web/charts/redis",
+            "reason": review.dependencies_not_rendered[0].reason,
+        }
+    ]
+    assert outcome_cell(entry) == "changed, without 1 dependency"
+    markdown = render_markdown(document)
+    assert "dependency redis 18.1.0 of chart apps/web" in markdown
+    assert "renders identically" not in markdown
+
+
+def test_a_dependency_at_hand_at_one_ref_only_is_left_out_at_both(tmp_path, renderer):
+    """Vendored at base, only locked at head: its objects are not shown as removed."""
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**_web("fast"), **VENDORED}, "feat: web with redis vendored")
+    head = commit(
+        repo,
+        {"apps/web/values.yaml": "mode: slow\n", **dict.fromkeys(VENDORED)},
+        "chore: stop vendoring redis",
+    )
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (review,) = result.chart_reviews
+    assert [c.key.name for c in review.changes] == ["web"]  # no ConfigMap redis removed
+    assert all(o.key.name != "redis" for o in review.base_objects)
+    assert [d.route for d in review.dependencies_not_rendered] == ["web/charts/redis"]
+    gaps = {g.part: g for g in result.not_reviewed}
+    assert gaps["dependency redis 18.1.0 of chart apps/web"].side is None
+    # the vendored copy's deleted lines: no render exercised them, and the review says so
+    assert "template apps/web/charts/redis/templates/cm.yaml lines 1-3" in gaps
+
+
+def test_a_wrapper_with_nothing_but_the_missing_dependency_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    wrapper = {
+        "apps/web/Chart.yaml": chart_yaml("web", deps=REDIS),
+        "apps/web/Chart.lock": LOCK,
+        "apps/web/values.yaml": "redis: {replicas: 1}\n",
+        "apps/web/templates/_helpers.tpl": '{{- define "web.name" -}}web{{- end -}}\n',
+    }
+    base = commit(repo, wrapper, "feat: web wraps redis")
+    head = commit(repo, {"apps/web/values.yaml": "redis: {replicas: 2}\n"}, "feat: two")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (review,) = result.chart_reviews
+    assert review.outcome is ChartOutcome.NOT_REVIEWED
+    (gap,) = result.not_reviewed
+    assert gap.part == "chart apps/web"
+    assert gap.reason.startswith("dependency redis 18.1.0: the version Chart.lock pins")
