@@ -148,7 +148,10 @@ def _summary(review: Review) -> dict[str, int]:
         "charts_rendered_by_template": len(
             {(r.chart, r.release) for r in review.chart_reviews if r.partial}
         ),
-        "objects_changed": len(changes),
+        # distinct objects: one changed in several scenarios of an install counts once
+        "objects_changed": len(
+            {(f"{r.chart}@{r.release}", c.key.id) for r in review.chart_reviews for c in r.changes}
+        ),
         "fields_changed": sum(len(c.fields) for c in changes),
         "not_reviewed": len(review.not_reviewed),
     }
