@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 
-from aftershock.model.contexts import ContextKind, InferredValue
+from aftershock.model.contexts import PLACEHOLDER, ContextKind, InferredValue
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.inferred_values import MAX_CONTEXTS, MAX_ROUNDS
@@ -85,9 +85,16 @@ def test_a_global_another_charts_ci_values_set_is_inferred_and_the_chart_reviewe
     }
 
 
-def test_a_missing_key_no_file_sets_stays_not_reviewed_with_the_error(tmp_path, renderer):
+def test_a_map_no_file_sets_stays_not_reviewed_with_the_error(tmp_path, renderer):
     repo = make_repo(tmp_path)
-    base = commit(repo, platform(registry_set_by_other=False), "feat: apps")
+    files = {
+        **platform(registry_set_by_other=False),
+        "apps/app/templates/cm.yaml": NEEDS_REGISTRY.replace(
+            '{{ required "missing value for .Values.global.registry" .Values.global.registry }}',
+            "{{ .Values.global.registry }}",
+        ),
+    }
+    base = commit(repo, files, "feat: apps")
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
     result = review(repo, base, renderer)
     assert not result.complete
@@ -95,6 +102,33 @@ def test_a_missing_key_no_file_sets_stays_not_reviewed_with_the_error(tmp_path, 
     assert not context.chosen and context.inferred_values == ()
     (gap,) = [g for g in result.not_reviewed if g.part == "chart apps/app"]
     assert "at <.Values.global.registry>: nil pointer evaluating" in gap.reason
+
+
+def test_a_text_a_required_message_names_and_no_file_sets_is_a_placeholder(tmp_path, renderer):
+    """A secret the platform injects from elsewhere: the rest of the template is observed."""
+    repo = make_repo(tmp_path)
+    files = {**platform(), "apps/app/templates/guarded.yaml": GUARDED}
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    reviewed = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    result = reviewed.review
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert context.chosen and InferredValue("token", None) in context.inferred_values
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert not default.partial
+    (guarded,) = [o for o in default.head_objects if o.key.name == "guarded"]
+    assert guarded.body["data"] == {"key": PLACEHOLDER}
+    doc = review_document(result, reviewed.judgement)
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
+    (token,) = [v for v in doc["contexts"][0]["inferred_values"] if v["key"] == "token"]
+    assert token == {
+        "key": "token",
+        "file": None,
+        "value": PLACEHOLDER,
+        "evidence": "inferred",
+    }
+    assert f"inferred token as the placeholder '{PLACEHOLDER}'" in render_markdown(doc)
 
 
 OWNER_INFO = """\
@@ -188,6 +222,7 @@ def test_the_json_and_markdown_say_which_keys_were_inferred_from_where(tmp_path,
     assert entry["inferred_values"][0] == {
         "key": "global.registry",
         "file": "apps/other/ci/test-values.yaml",
+        "value": None,
         "evidence": "inferred",
     }
     assert "; inferred global.registry from apps/other/ci/test-values.yaml" in render_markdown(doc)
@@ -217,9 +252,18 @@ data:
 """
 
 
+LIVE_GUARD = """\
+{{- fail "this template needs a live cluster" }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: live}
+"""
+
+
 def test_values_inferred_for_some_templates_stay_when_others_render_by_template(tmp_path, renderer):
-    # global.registry is found, token nowhere: the chart renders with the registry, without guarded.yaml
-    files = {**platform(), "apps/app/templates/guarded.yaml": GUARDED}
+    # global.registry is found, guarded.yaml fails naming no value: the chart renders with the
+    # registry, without guarded.yaml
+    files = {**platform(), "apps/app/templates/guarded.yaml": LIVE_GUARD}
     repo = make_repo(tmp_path)
     base = commit(repo, files, "feat: apps")
     commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")

@@ -13,6 +13,14 @@ def test_go_templates_nil_pointer_names_the_expression_and_its_parent_map():
     assert missing_values(error) == [Need((("global", "registry"),), nil_parent=True)]
 
 
+def test_helm_4s_error_broken_over_lines_still_names_the_expression():
+    error = (
+        'app/templates/cm.yaml:6:19\n  executing "app/templates/cm.yaml" at <.Values.global.registry>:\n'
+        "    nil pointer evaluating interface {}.registry"
+    )
+    assert missing_values(error) == [Need((("global", "registry"),), nil_parent=True)]
+
+
 def test_an_index_of_a_missing_map_names_the_indexed_key():
     error = (
         'template: app/templates/cm.yaml:7:12: executing "app/templates/cm.yaml" at '
@@ -34,7 +42,7 @@ def test_a_required_message_names_values_paths_in_either_scope():
         "execution error at (keppel/charts/redis/templates/metrics-deployment.yaml:37:20): "
         "missing value for .Values.global.registryAlternateRegion"
     )
-    assert missing_values(error) == [Need((("global", "registryAlternateRegion"),))]
+    assert missing_values(error) == [Need((("global", "registryAlternateRegion"),), stated=True)]
     owner = (
         "execution error at (bridge-attach/charts/owner-info/templates/configmap.yaml:2:6): "
         ".Values.owner-info.helm-chart-url is missing or not a HTTP(S) URL"
@@ -44,7 +52,8 @@ def test_a_required_message_names_values_paths_in_either_scope():
             (
                 ("owner-info", "owner-info", "helm-chart-url"),
                 ("owner-info", "helm-chart-url"),
-            )
+            ),
+            stated=True,
         )
     ]
 

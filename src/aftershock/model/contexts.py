@@ -70,12 +70,18 @@ class ContextAttempt:
     error: str
 
 
+# The text given a value a template requires that no values file of the repository sets (a secret the
+# platform injects): a DNS label, so that it also fits where a name or a label is built from it.
+PLACEHOLDER = "inferred-placeholder"
+
+
 @dataclass(frozen=True)
 class InferredValue:
-    """A values key no context gave, taken from a values file of the repository's CI or tests."""
+    """A values key no context gave, taken from a values file of the repository's CI or tests; or, when
+    none sets it and Helm's `required`/`fail` message names it, a placeholder text (`file` None)."""
 
     key: str  # dotted, as the chart's values hold it
-    file: str  # repository path of the file that sets it
+    file: str | None  # repository path of the file that sets it; None: a placeholder stood in
 
 
 @dataclass(frozen=True)

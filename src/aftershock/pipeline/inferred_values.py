@@ -3,7 +3,9 @@ missing, taken from the values files the repository's CI and tests give any char
 
 Only charts every candidate failed for reach here, so a chart that renders is not rendered again. Each
 round layers, over each failed context, the keys its last error named that a values file of the
-index sets (ingest/platform_values.py), and renders once more. When the error names no key a file
+index sets (ingest/platform_values.py), and renders once more. A key a `required` or `fail` message
+names that no file sets (a secret the platform injects from elsewhere) gets a placeholder text, one
+per round, said as such: the rest of the template is then observed. When the error names no key a file
 sets but names a template, the trial goes on without that template (one template that needs a value
 nobody sets must not hide what the others need); a context whose error names neither is dropped. The
 first context (in candidate order) of the first round that renders is the chart's: whole, or with
@@ -21,7 +23,7 @@ from typing import Any
 
 from aftershock.ingest.platform_values import FoundValue, IndexedChart, PlatformValues
 from aftershock.model.change import Side
-from aftershock.model.contexts import InferredValue
+from aftershock.model.contexts import PLACEHOLDER, InferredValue
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side
@@ -102,8 +104,12 @@ def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | No
     if trial.error is None:
         return None
     have = {v.key for v in trial.inferred}
-    found = [f for need in missing_values(trial.error) if (f := _lookup(need, chart, index))]
+    needs = missing_values(trial.error)
+    found = [f for need in needs if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
+    if not new:  # a text the template requires that no file sets: the platform injects it
+        stated = [FoundValue(k, PLACEHOLDER, "") for n in needs if n.stated for k in n.keys]
+        new = [f for f in stated if ".".join(f.key) not in have][:1]
     if not new:
         names = [n for n in named_templates(trial.error) if n not in trial.left_out]
         if not names or len(trial.left_out) >= MAX_LEFT_OUT:
@@ -118,7 +124,7 @@ def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | No
         base=_layer(candidate.base, overlay),
         head=_layer(candidate.head, overlay),
     )
-    inferred = trial.inferred + tuple(InferredValue(".".join(f.key), f.file) for f in new)
+    inferred = trial.inferred + tuple(InferredValue(".".join(f.key), f.file or None) for f in new)
     return Inference(layered, inferred, trial.error)
 
 

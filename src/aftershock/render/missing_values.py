@@ -17,7 +17,7 @@ Key = tuple[str, ...]
 MAX_NEEDS = 8  # keys taken from one error
 
 _LOCATION = re.compile(r"(?:error at \(|template: |executing \")([\w.-]+(?:/charts/[\w.-]+)*)/")
-_EXPRESSION = re.compile(r"at <([^<>]*)>: ")
+_EXPRESSION = re.compile(r"at <([^<>]*)>:\s")  # Helm 4 breaks its lines there
 _VALUES_PATH = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)")
 _INDEX = re.compile(r"index \$?\.Values((?:\.[A-Za-z_][\w-]*)*)((?: \"[^\"]+\")+)")
 _QUOTED = re.compile(r"\"([^\"]+)\"")
@@ -30,10 +30,12 @@ class Need:
     """One missing value: the keys it may be under in the chart's values, most likely first.
 
     `nil_parent` says the error is about the map above the last key (the template read a key of a map
-    that is missing), so the map itself is what to look for when the key is set nowhere."""
+    that is missing), so the map itself is what to look for when the key is set nowhere. `stated`
+    says a message (`required`, `fail`) names it: a text the template wants, not a map it walks."""
 
     keys: tuple[Key, ...]
     nil_parent: bool = False
+    stated: bool = False
 
 
 def missing_values(error: str) -> list[Need]:
@@ -83,4 +85,4 @@ def _scoped(key: Key, scope: Key) -> Key:
 def _message_need(key: Key, scope: Key) -> Need:
     """A message's own text: in the template's scope, or already the chart's key."""
     keys = dict.fromkeys([_scoped(key, scope), key])
-    return Need(tuple(keys))
+    return Need(tuple(keys), stated=True)

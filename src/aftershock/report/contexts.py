@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.model.contexts import ChartContext
+from aftershock.model.contexts import PLACEHOLDER, ChartContext
 
 
 def context_document(context: ChartContext) -> dict[str, Any]:
@@ -19,7 +19,13 @@ def context_document(context: ChartContext) -> dict[str, Any]:
         "lookups": list(context.lookups),
         "inferred": list(context.inferred),
         "inferred_values": [
-            {"key": v.key, "file": v.file, "evidence": "inferred"} for v in context.inferred_values
+            {
+                "key": v.key,
+                "file": v.file,
+                "value": None if v.file else PLACEHOLDER,
+                "evidence": "inferred",
+            }
+            for v in context.inferred_values
         ],
         "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
     }
@@ -30,8 +36,7 @@ def context_line(entry: dict[str, Any]) -> str:
     if entry["kind"] is None:
         line = f"{entry['chart']}: no context renders it at {entry['side_tried']} ({len(entry['attempts'])} tried)"
         return line + "".join(
-            f"; rendered with inferred {v['key']} from {v['file']}"
-            for v in entry.get("inferred_values", ())
+            f"; rendered with inferred {_inferred(v)}" for v in entry.get("inferred_values", ())
         )
     identity = ""
     if (entry["release_name"] or entry["namespace"]) and entry[
@@ -44,10 +49,14 @@ def context_line(entry: dict[str, Any]) -> str:
     found = f"; lookup found {', '.join(entry['lookups'])}" if entry["lookups"] else ""
     inferred = entry.get("inferred") or ()
     guessed = f"; inferred: {'; '.join(inferred)}" if inferred else ""
-    guessed += "".join(
-        f"; inferred {v['key']} from {v['file']}" for v in entry.get("inferred_values", ())
-    )
+    guessed += "".join(f"; inferred {_inferred(v)}" for v in entry.get("inferred_values", ()))
     return (
         f"{entry['chart']}: rendered in {entry['name']} "
         f"({entry['reason']}{identity}{tried}{found}{guessed})"
     )
+
+
+def _inferred(value: dict[str, Any]) -> str:
+    if value["file"] is None:
+        return f"{value['key']} as the placeholder {value['value']!r} (no values file sets it)"
+    return f"{value['key']} from {value['file']}"
