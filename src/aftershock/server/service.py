@@ -159,9 +159,10 @@ class WebhookService:
             return job
         try:
             client = self.access.client(job.pull.installation_id)
-            check_run_id = client.create_check_run(
+            check_run_id, _ = client.check_run_for(  # one an earlier dispatch made, if it did
                 job.pull.repository,
                 job.head_sha,
+                job.delivery_id,
                 "queued",
                 "Queued",
                 "Waiting for a review worker.",
