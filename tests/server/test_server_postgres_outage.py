@@ -160,6 +160,12 @@ class _Worker:
         return "".join(self.lines)[-2000:]
 
 
+def _result_ttl(redis_url: str, job_id: str) -> int:
+    import redis
+
+    return int(redis.Redis.from_url(redis_url).ttl(f"rq:results:{job_id}"))
+
+
 def _clean_redis(redis_url: str, name: str) -> None:
     import redis
 
@@ -186,6 +192,58 @@ def test_an_rq_worker_tries_a_job_again_when_the_database_drops_midway(outage):
         outage.proxy.up()
         log = worker.wait()
         assert outage.final(running, "w-1") is Outcome.REVIEWED, log
+        (run,) = outage.fake.runs_for(outage.head)
+        assert run.conclusion == "success"
+        assert outage.reviews(running) == 1
+    finally:
+        _clean_redis(redis_url, name)
+
+
+def _completed(outage) -> bool:
+    return any(r.conclusion for r in outage.fake.runs_for(outage.head))
+
+
+def test_a_review_whose_outcome_could_not_be_recorded_ends_in_it_once_the_database_is_back(
+    outage, caplog
+):
+    """The database drops after the review's last writes (recorded, check run completed): the runner
+    gives up writing the outcome, and the reconciler writes it when the database answers."""
+    settings = outage.settings(state_attempts=2, state_backoff_seconds=0.5, reconcile_seconds=0.2)
+    running = outage.start(settings)
+    outage.fake.state.slow_answers = [0.0, 2.0]  # the completion is applied, answered late
+    outage.deliver(running, "o-1")
+    wait_for(lambda: _completed(outage), 120, "the check run to complete")
+    outage.proxy.down()
+    wait_for(lambda: "could not be recorded" in caplog.text, 60, "the runner to give up")
+    outage.proxy.up()
+    assert outage.wait_final(running, "o-1", 30) is Outcome.REVIEWED
+    assert running.service.ledger.get("o-1").detail.startswith("full review of")
+    (run,) = outage.fake.runs_for(outage.head)
+    assert run.conclusion == "success"
+    assert outage.reviews(running) == 1
+
+
+def test_an_rq_job_whose_outcome_the_worker_could_not_record_ends_in_it(outage):
+    """The issue's case: the worker's job finished in RQ while the delivery stayed `running` for
+    ever; the service's reconciler writes the outcome RQ holds once the database answers."""
+    redis_url = _redis_url()
+    name = f"aftershock-pg-outage-{uuid.uuid4().hex[:8]}"
+    settings = outage.settings(reconcile_seconds=0.2)
+    running = outage.start(settings, redis_url, name)
+    try:
+        outage.fake.state.slow_answers = [0.0, 2.0]
+        outage.deliver(running, "s-1")
+        wait_for(lambda: running.service.queue.depth() == 1, 30, "the job to be queued")
+        worker = _Worker(outage, settings, redis_url, name, AFTERSHOCK_STATE_ATTEMPTS="2")
+        wait_for(lambda: _completed(outage), 120, "the check run to complete")
+        outage.proxy.down()
+        log = worker.wait()  # a burst worker: the job ends, its outcome unrecorded
+        assert worker.logged("could not be recorded"), log
+        assert outage.final(running, "s-1") is None
+        assert _result_ttl(redis_url, "aftershock-s-1") > 24 * 3600  # the result outlasts an outage
+        outage.proxy.up()
+        assert outage.wait_final(running, "s-1", 30) is Outcome.REVIEWED, log
+        assert running.service.ledger.get("s-1").detail.startswith("full review of")
         (run,) = outage.fake.runs_for(outage.head)
         assert run.conclusion == "success"
         assert outage.reviews(running) == 1

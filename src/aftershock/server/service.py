@@ -7,8 +7,10 @@ dispatch()  runs after the answer: announces a queued check run for a push, then
 recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
             pool, those queued or running when the last process stopped);
 reconcile() while running, dispatches deliveries left accepted because the queue was down,
-            and records and dispatches those spooled while the state database was down
-            (see `reconcile.Reconciler` and `spool`).
+            records and dispatches those spooled while the state database was down
+            (see `reconcile.Reconciler` and `spool`), and settles the others;
+settle()    writes how a job ended when its worker could not (the database was down after the
+            job's last write): the queue's result of each delivery still queued or running.
 """
 
 from __future__ import annotations
@@ -203,6 +205,7 @@ class WebhookService:
         self.drain_spool()
         if not self.queue.healthy():
             return 0
+        self.settle()
         cutoff = (datetime.now(UTC) - timedelta(seconds=grace_seconds)).isoformat(
             timespec="milliseconds"
         )
@@ -219,9 +222,32 @@ class WebhookService:
         else:
             self.dispatch(job_from_json(job))
 
+    def settle(self) -> int:
+        """Write the outcomes the queue holds of jobs the ledger has queued or running; how many."""
+        rows = self.ledger.unfinished([Outcome.QUEUED, Outcome.RUNNING])
+        if not rows:
+            return 0
+        try:
+            results = self.queue.results([row.delivery_id for row in rows])
+        except Exception as error:  # the queue is down: the next round asks again
+            _log.warning("could not read the queue's job results: %s", error)
+            return 0
+        settled = 0
+        for delivery_id, result in results.items():
+            settled += self.ledger.settle(delivery_id, result.outcome, result.detail)
+        if settled:
+            _log.warning(
+                "recorded the outcome of %d job(s) whose worker could not (the state database "
+                "was down)",
+                settled,
+            )
+        return settled
+
     def recover(self) -> int:
         """Dispatch deliveries left unfinished by a previous process; returns how many."""
         self.drain_spool()
+        if not self._embedded:
+            self.settle()  # a worker's results from while this service was away
         stale = [Outcome.ACCEPTED] + ([Outcome.QUEUED, Outcome.RUNNING] if self._embedded else [])
         rows = self.ledger.unfinished(stale)
         for row in rows:
