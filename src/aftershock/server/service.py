@@ -28,7 +28,7 @@ from aftershock.server.jobspec import Job, ReviewJob, Trigger, job_from_json, jo
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.metrics import Metrics, sample
 from aftershock.server.settings import ServiceSettings
-from aftershock.server.spool import DeliverySpool
+from aftershock.server.spool import DeliverySpool, spool_owner
 from aftershock.state.errors import StateError
 from aftershock.state.store import StateStore
 
@@ -59,7 +59,7 @@ class WebhookService:
         self.settings = settings
         self.store = store
         self.ledger = Ledger(store)
-        self.spool = DeliverySpool(settings.spool_folder)
+        self.spool = DeliverySpool(settings.spool_folder, spool_owner(store.where))
         self.queue = queue
         self.access = access
         self.metrics = metrics
@@ -176,19 +176,21 @@ class WebhookService:
 
     def drain_spool(self) -> int:
         """Record the deliveries spooled while the database was down, and dispatch their jobs;
-        returns how many were recorded. Stops at the first that the database still refuses."""
+        returns how many were recorded. Stops at the first that the database still refuses. Each is
+        claimed first, so services sharing the spool record it once (see `spool`)."""
         recorded = 0
-        for spooled in self.spool.pending():
+        for spooled in self.spool.claim():
             try:
                 accepted = self.accept(spooled.event, spooled.delivery_id, spooled.payload)
-            except (
-                MalformedPayload
-            ) as error:  # checked before it was kept: a spool file edited since
+            except MalformedPayload as error:  # checked before it was kept: a file edited since
                 _log.error("spooled delivery %s dropped: %s", spooled.delivery_id, error)
                 self.spool.drop(spooled)
                 continue
-            except StateError:
-                break  # still down: the next round tries again
+            except BaseException as error:
+                self.spool.release(spooled)
+                if isinstance(error, StateError):
+                    break  # still down: the next round tries again
+                raise
             self.spool.drop(spooled)  # in the ledger now: a second accept is a duplicate
             recorded += 1
             if accepted.job is not None:
@@ -245,6 +247,11 @@ class WebhookService:
 
     def recover(self) -> int:
         """Dispatch deliveries left unfinished by a previous process; returns how many."""
+        _log.info(
+            "deliveries that arrive while the state database is down are kept in %s "
+            "(AFTERSHOCK_SPOOL_DIR)",
+            self.spool.folder,
+        )
         self.drain_spool()
         if not self._embedded:
             self.settle()  # a worker's results from while this service was away
