@@ -81,8 +81,7 @@ def test_a_review_that_keeps_losing_the_database_ends_failed_with_a_failed_check
 
 
 def test_a_delivery_while_the_database_is_down_is_kept_then_reviewed_once(outage):
-    settings = outage.settings(reconcile_seconds=0.2)
-    running = outage.start(settings)
+    running = outage.start(outage.settings(reconcile_seconds=0.2))
     with httpx.Client() as client:
         outage.proxy.down()
         payload = outage.payload()
@@ -93,13 +92,13 @@ def test_a_delivery_while_the_database_is_down_is_kept_then_reviewed_once(outage
             assert "when it is back" in answer.json()["reason"]
         assert client.get(f"{running.url}/healthz").status_code == 503
         time.sleep(0.6)  # reconciler rounds while the database is down keep it
-        assert len(list(settings.spool_folder.glob("*.json"))) == 1
+        assert running.service.spool.waiting() == 1  # one file: waiting, or claimed this moment
         assert outage.fake.runs_for(outage.head) == []
         outage.proxy.up()
         assert outage.wait_final(running, "d-1") is Outcome.REVIEWED
         again = deliver(client, running.url, "pull_request", payload, "d-1")
         assert again.status_code == 200 and again.json()["duplicate"], again.text
-    assert list(settings.spool_folder.glob("*.json")) == []
+    assert running.service.spool.waiting() == 0
     (run,) = outage.fake.runs_for(outage.head)
     assert run.conclusion == "success"
     assert outage.reviews(running) == 1
