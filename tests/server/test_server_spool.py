@@ -120,4 +120,3 @@ def test_a_service_leaves_what_was_kept_for_another_state_database(tmp_path):
     assert other.ledger.get("m-1") is None
     for each in (service, other):
         each.store.close()
-
