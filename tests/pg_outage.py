@@ -28,6 +28,10 @@ class PgProxy:
         self._listener: socket.socket | None = None
         self._accepting: threading.Thread | None = None
 
+    @property
+    def is_up(self) -> bool:
+        return self._listener is not None
+
     def up(self) -> None:
         listener = socket.create_server(("127.0.0.1", self.port))
         listener.settimeout(0.05)

@@ -68,6 +68,8 @@ class CheckRun:
     output: dict[str, Any] = field(default_factory=dict)
     annotation_batches: list[int] = field(default_factory=list)
     annotations: list[dict[str, Any]] = field(default_factory=list)
+    name: str = "aftershock"
+    external_id: str | None = None
 
 
 @dataclass
@@ -86,6 +88,9 @@ class FakeState:
     slow_answers: list[float] = field(
         default_factory=list
     )  # seconds to wait before answering the next check-run PATCHes
+    slow_creates: list[float] = field(
+        default_factory=list
+    )  # seconds to wait before answering the next check-run POSTs (the run exists meanwhile)
     unavailable_answers: int = (
         0  # the next API calls (token exchanges too) that answer 503, as GitHub does when down
     )
@@ -409,10 +414,54 @@ def post_check_run(
         data["head_sha"],
         [data.get("status", "queued")],
         output=data.get("output") or {},
+        name=data.get("name", ""),
+        external_id=data.get("external_id"),
     )
     with fake.lock:
         fake.state.check_runs[run.id] = run
+        delay = fake.state.slow_creates.pop(0) if fake.state.slow_creates else 0.0
+    time.sleep(delay)  # created, but answered late: the caller may lose its database meanwhile
     return 201, {"id": run.id, "status": run.statuses[-1]}, {}
+
+
+def get_commit_check_runs(
+    fake: FakeGitHub, repo: str, sha: str, query: dict[str, list[str]], **_: Any
+) -> tuple[int, Any, dict[str, str]]:
+    """As GitHub lists a commit's check runs: by name, `filter=latest` (the default) keeping only the
+    newest run of each name, a page at a time; every run here is the App's."""
+    name = query.get("check_name", [None])[0]
+    with fake.lock:
+        runs = [
+            r
+            for r in fake.state.check_runs.values()
+            if r.repository == repo and r.head_sha == sha and name in (None, r.name)
+        ]
+    runs.sort(key=lambda r: -r.id)
+    if query.get("filter", ["latest"])[0] == "latest":
+        newest: dict[str, CheckRun] = {}
+        runs = [newest.setdefault(r.name, r) for r in runs if r.name not in newest]
+    per_page = int(query.get("per_page", ["30"])[0])
+    page = int(query.get("page", ["1"])[0])
+    chunk = runs[(page - 1) * per_page : page * per_page]
+    headers = {}
+    if page * per_page < len(runs):
+        rest = "&".join(f"{k}={v[0]}" for k, v in query.items() if k != "page")
+        headers["Link"] = (
+            f'<{fake.url}/repos/{repo}/commits/{sha}/check-runs?{rest}&page={page + 1}>; rel="next"'
+        )
+    listed = [
+        {
+            "id": r.id,
+            "name": r.name,
+            "head_sha": r.head_sha,
+            "external_id": r.external_id or "",
+            "status": r.statuses[-1],
+            "conclusion": r.conclusion,
+            "app": {"id": int(fake.app_id)},
+        }
+        for r in chunk
+    ]
+    return 200, {"total_count": len(runs), "check_runs": listed}, headers
 
 
 def patch_check_run(
@@ -468,6 +517,7 @@ _ROUTES = (
     (rf"{_REPO}/issues/comments/(\d+)", patch_comment),
     (rf"{_REPO}/issues/comments/(\d+)/reactions", post_reaction),
     (rf"{_REPO}/check-runs", post_check_run),
+    (rf"{_REPO}/commits/([0-9a-f]+)/check-runs", get_commit_check_runs),
     (rf"{_REPO}/check-runs/(\d+)", patch_check_run),
     (rf"{_REPO}/code-scanning/sarifs", post_sarif),
 )

@@ -1,6 +1,7 @@
 """`aftershock serve` as a process: its header-timeout and connection-cap flags reach the server (slow
-clients over the cap are closed at once, the rest at the timeout, /healthz answers meanwhile), and a
-bad limit in the environment is one line and exit 2, not a traceback."""
+clients over the cap are closed at once, the rest at the timeout, /healthz answers meanwhile), it
+says where its spool is (`--spool-dir`), and a bad limit in the environment is one line and exit 2,
+not a traceback."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def test_serve_flags_cut_slow_clients_and_cap_connections(tmp_path):
     port = _free_port()
     command = [sys.executable, "-m", "aftershock.cli", "serve", "--port", str(port)]
     command += ["--header-timeout", "1", "--max-connections", "5"]
+    command += ["--spool-dir", str(tmp_path / "spool")]
     server = subprocess.Popen(
         command,
         env=_environment(tmp_path, AppKey.generate()),
@@ -84,6 +86,8 @@ def test_serve_flags_cut_slow_clients_and_cap_connections(tmp_path):
             sock.close()
         server.terminate()
         server.wait(30)
+    log = server.stderr.read().decode() if server.stderr else ""
+    assert f"are kept in {tmp_path / 'spool'} (AFTERSHOCK_SPOOL_DIR)" in log, log[-2000:]
 
 
 def test_a_bad_limit_in_the_environment_is_one_line(tmp_path):

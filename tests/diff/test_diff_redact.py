@@ -249,3 +249,109 @@ def test_where_a_credential_comes_from_is_shown():
     after = {"spec": {"env": [{"name": "DB_PASSWORD", "valueFrom": ref("pw")}]}}
     (field,) = diff_one(before, after, kind="Deployment").fields
     assert (field.before, field.after) == ("password", "pw")
+
+
+def _crd(password_schema: dict[str, Any], *, validation: bool = False) -> dict[str, Any]:
+    schema = {
+        "openAPIV3Schema": {
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "properties": {"password": password_schema, "host": {"type": "string"}},
+                }
+            },
+        }
+    }
+    if validation:  # apiextensions.k8s.io/v1beta1
+        return {"spec": {"group": "db.example.com", "validation": schema}}
+    return {"spec": {"group": "db.example.com", "versions": [{"name": "v1", "schema": schema}]}}
+
+
+CRD = {"kind": "CustomResourceDefinition", "api_version": "apiextensions.k8s.io/v1"}
+PROPERTY = "schema.openAPIV3Schema.properties.spec.properties.password"
+
+
+def test_credential_named_fields_of_a_crd_schema_are_shown_in_clear():
+    """A CRD's schema describes a `password` field; it holds none."""
+    before = _crd({"type": "string", "description": "The database password."})
+    after = _crd({"type": "string", "description": "The admin password.", "minLength": 12})
+    change = diff_one(before, after, **CRD)
+    assert change.fields == (
+        FieldChange(
+            f"spec.versions[name=v1].{PROPERTY}.description",
+            MODIFIED,
+            "The database password.",
+            "The admin password.",
+        ),
+        FieldChange(f"spec.versions[name=v1].{PROPERTY}.minLength", ADDED, None, 12),
+    )
+    old = diff_one(
+        _crd({"type": "string"}, validation=True),
+        _crd({"type": "integer"}, validation=True),
+        **{**CRD, "api_version": "apiextensions.k8s.io/v1beta1"},
+    )
+    assert old.fields == (
+        FieldChange(
+            "spec.validation.openAPIV3Schema.properties.spec.properties.password.type",
+            MODIFIED,
+            "string",
+            "integer",
+        ),
+    )
+
+
+def test_a_property_added_to_a_crd_schema_is_shown_but_the_values_it_gives():
+    """A default (or example, enum) of a credential-named property is a value: its size only."""
+    before = _crd({"type": "string"})
+    after = {
+        "spec": {
+            "group": "db.example.com",
+            "versions": [
+                before["spec"]["versions"][0],
+                {
+                    "name": "v2",
+                    "schema": _crd({"type": "string", "default": NEW_PLAIN})["spec"]["versions"][0][
+                        "schema"
+                    ],
+                },
+            ],
+        }
+    }
+    (field,) = diff_one(before, after, **CRD).fields
+    assert field.path == "spec.versions[name=v2]" and field.kind is ADDED
+    password = field.after["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
+        "password"
+    ]
+    assert password == {"type": "string", "default": RedactedValue(len(NEW_PLAIN))}
+    (default,) = diff_one(
+        _crd({"type": "string", "default": OLD_PLAIN}),
+        _crd({"type": "string", "default": NEW_PLAIN}),
+        **CRD,
+    ).fields
+    assert default.path == f"spec.versions[name=v1].{PROPERTY}.default"
+    assert (default.before, default.after) == (
+        RedactedValue(len(OLD_PLAIN)),
+        RedactedValue(len(NEW_PLAIN)),
+    )
+
+
+def test_only_a_crd_schema_is_shown_in_clear():
+    """The same layout in another kind, or a CRD's other fields, still show credential sizes."""
+    before, after = _crd({"type": OLD_PLAIN}), _crd({"type": NEW_PLAIN})
+    for options in ({"kind": "ConfigMap"}, {**CRD, "kind": "Schema"}):
+        (field,) = diff_one(before, after, **options).fields
+        assert (field.before, field.after) == (
+            RedactedValue(len(OLD_PLAIN)),
+            RedactedValue(len(NEW_PLAIN)),
+        )
+    (token,) = diff_one(
+        {"spec": {"token": OLD_PLAIN}}, {"spec": {"token": NEW_PLAIN}}, **CRD
+    ).fields
+    assert token.after == RedactedValue(len(NEW_PLAIN))
+    (key,) = diff_one({"data": {"password": OLD_B64}}, {"data": {"password": NEW_B64}}).fields
+    assert key.after == RedactedValue(len(NEW_PLAIN))  # a Secret's key: a size, as ever
+    (config,) = diff_one(
+        {"data": {"password": OLD_PLAIN}}, {"data": {"password": NEW_PLAIN}}, kind="ConfigMap"
+    ).fields
+    assert config.after == RedactedValue(len(NEW_PLAIN))

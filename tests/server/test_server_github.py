@@ -9,7 +9,7 @@ import httpx
 import jwt
 import pytest
 
-from aftershock.server.github_api import GitHubClient, GitHubError
+from aftershock.server.github_api import CHECK_RUN_NAME, GitHubClient, GitHubError
 from aftershock.server.github_auth import InstallationTokens, app_jwt
 from aftershock.server.settings import AppCredentials, git_url_for
 from server_fakes import AppKey, FakeGitHub
@@ -107,6 +107,24 @@ def test_annotations_go_in_batches_of_50_and_complete_the_run(fake, key):
     assert run.annotation_batches == [0, 50, 50, 20]
     assert run.statuses == ["queued", "in_progress", "completed"] and run.conclusion == "failure"
     assert [a["message"] for a in run.annotations] == [f"note {n}" for n in range(120)]
+
+
+def test_the_check_run_of_a_delivery_is_found_among_many_on_its_head(fake, key):
+    head = "c" * 40
+    with httpx.Client() as http:
+        token = InstallationTokens(fake.url, AppCredentials("42", key.private_pem), http).token(7)
+        client = GitHubClient(fake.url, token, http, app_id="42")
+        ids = [
+            client.create_check_run(REPO, head, "queued", "Queued", "waiting", external_id=f"d-{n}")
+            for n in range(130)  # more than a page; GitHub's default filter lists only the newest
+        ]
+        assert client.find_check_run(REPO, head, "d-3") == ids[3]
+        assert client.find_check_run(REPO, head, "d-129") == ids[129]
+        assert client.find_check_run(REPO, head, "d-130") is None
+        assert client.find_check_run(REPO, "d" * 40, "d-3") is None
+    assert {(r.name, r.external_id) for r in fake.runs_for(head)} == {
+        (CHECK_RUN_NAME, f"d-{n}") for n in range(130)
+    }
 
 
 @pytest.mark.parametrize(

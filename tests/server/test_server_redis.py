@@ -194,3 +194,42 @@ def test_a_killed_workers_job_is_finished_by_another_worker(setup):
         "failure",
     )
     assert len(fake.comments_on(REPO, 6)) == 1
+
+
+def test_a_job_that_fails_in_the_queue_ends_its_delivery_failed(tmp_path):
+    """A job RQ gave up on (it raised each time) no longer leaves its delivery queued for ever."""
+    import redis
+    from rq import Queue, SimpleWorker
+    from rq.serializers import JSONSerializer
+
+    from aftershock.server.metrics import MemoryMetrics
+    from aftershock.server.rq_jobs import RedisJobQueue
+    from aftershock.server.service import WebhookService
+    from aftershock.server.settings import ServiceSettings
+    from aftershock.state.store import open_store
+
+    connection = redis.Redis.from_url(REDIS_URL)
+    name = f"aftershock-test-{uuid.uuid4().hex[:8]}"
+    store = open_store(str(tmp_path / "state.db"))
+    service = WebhookService(
+        ServiceSettings(b"s", str(tmp_path / "state.db")),
+        store,
+        RedisJobQueue(connection, name),
+        None,
+        MemoryMetrics(),
+        embedded_queue=False,
+    )
+    try:
+        payload = pull_request_payload(REPO, 5, "a" * 40, "b" * 40)
+        service.dispatch(service.accept("pull_request", "q-1", payload).job)
+        assert service.settle() == 0  # still waiting for a worker: nothing to write
+        # a worker without a runner: the job raises, RQ tries it again, then fails it
+        queue = Queue(name, connection=connection, serializer=JSONSerializer)
+        SimpleWorker([queue], connection=connection, serializer=JSONSerializer).work(burst=True)
+        assert service.settle() == 1 and service.settle() == 0
+        row = service.ledger.get("q-1")
+        assert row.outcome is Outcome.FAILED and "no job runner in this process" in row.detail
+    finally:
+        store.close()
+        for found in connection.scan_iter(f"rq:*{name}*"):
+            connection.delete(found)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 from dataclasses import replace
+from pathlib import Path
 
 import click
 
@@ -47,6 +48,13 @@ from aftershock.server.settings import settings_from_environment
     help="State database: a path or postgresql:// URL.",
 )
 @click.option(
+    "--spool-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where deliveries wait while the state database is down: a lasting local folder "
+    "[default: AFTERSHOCK_SPOOL_DIR, else aftershock-spool in the work folder].",
+)
+@click.option(
     "--header-timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
@@ -77,6 +85,7 @@ def serve_command(
     queue_name: str,
     workers: int,
     state: str | None,
+    spool_dir: Path | None,
     header_timeout: float | None,
     body_timeout: float | None,
     keep_alive: int | None,
@@ -95,6 +104,8 @@ def serve_command(
     settings = replace(settings_from_environment(), workers=workers)
     if state:
         settings = replace(settings, state=state)
+    if spool_dir is not None:
+        settings = replace(settings, spool_dir=spool_dir)
     limits = settings.http
     limits = replace(
         limits,

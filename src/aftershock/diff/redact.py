@@ -13,7 +13,9 @@ holds the whole object, data included).
 
 In any other object, a credential-named field (`data.DB_PASSWORD`, the `value` of an env var
 `env[name=API_KEY]`, see `credential_text.is_sensitive_name`) shows sizes only as well, and so do
-such fields inside an added, removed or modified map or list.
+such fields inside an added, removed or modified map or list. A CustomResourceDefinition's schemas
+are the one exception: they describe fields and hold no credentials, so a `password` property shows
+in clear, all but the values it gives (`crd_schema`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aftershock.diff.crd_schema import (
+    ANY_ENTRY,
+    Roots,
+    descend,
+    schema_depth,
+    schema_place,
+    schema_roots,
+    schema_shown,
+    step,
+)
 from aftershock.diff.fields import field_change
 from aftershock.diff.paths import KeySegment, MatchSegment, key_text, parse_path
 from aftershock.diff.values import deep_equal, is_map, key_token
@@ -50,7 +62,8 @@ def redact_secret_changes(
     The redacted changes of a field take the place of the first change under it.
     """
     if not is_secret(key):
-        return tuple(_credentials_hidden(change) for change in changes)
+        roots = schema_roots(key)
+        return tuple(_credentials_hidden(change, roots) for change in changes)
     out: list[FieldChange] = []
     done: set[str] = set()
     for change in changes:
@@ -70,13 +83,19 @@ def redact_secret_changes(
     return tuple(out)
 
 
-def _credentials_hidden(change: FieldChange) -> FieldChange:
-    """`change` with the values of credential-named fields as sizes (see the module docstring)."""
+def _credentials_hidden(change: FieldChange, roots: Roots) -> FieldChange:
+    """`change` with the values of credential-named fields as sizes (see the module docstring);
+    `roots`: where the object holds schemas, shown but for the values they give."""
     segments = parse_path(change.path) if change.path else ()
+    depth = schema_depth(segments, roots)
+    if depth is not None:
+        return _in_schema(change, segments[depth:])
     named = [s for s in segments if isinstance(s, (KeySegment, MatchSegment))]
     if any(_names_credential(s) for s in named) and not _is_reference(segments):
         return _sizes_only(change)
-    before, after = _hide_credentials(change.before), _hide_credentials(change.after)
+    for segment in segments:
+        roots = descend(roots, step(segment))
+    before, after = _hide_credentials(change.before, roots), _hide_credentials(change.after, roots)
     if before is change.before and after is change.after:
         return change
     return FieldChange(
@@ -95,22 +114,46 @@ def _is_reference(segments: Sequence[Any]) -> bool:
     return any(isinstance(s, KeySegment) and s.key == "valueFrom" for s in segments)
 
 
-def _hide_credentials(value: Any) -> Any:
-    """`value` (a map or list) with credential-named entries as sizes; the same object when it has none."""
+def _in_schema(change: FieldChange, inside: Sequence[Any]) -> FieldChange:
+    """A change inside a CRD's schema: shown, but for the values credential-named properties give."""
+    place = schema_place(inside)
+    if place is None:
+        return _sizes_only(change)
+    properties, credential = place
+    before, after = (
+        schema_shown(value, _sized, properties=properties, credential=credential)
+        for value in (change.before, change.after)
+    )
+    if before is change.before and after is change.after:
+        return change
+    return FieldChange(
+        path=change.path, kind=change.kind, before=before, after=after, path_parts=change.path_parts
+    )
+
+
+def _hide_credentials(value: Any, roots: Roots = ()) -> Any:
+    """`value` (a map or list) with credential-named entries as sizes; the same object when it has
+    none. `roots`: the paths below `value` to schemas, shown but for the values they give."""
     if isinstance(value, list):
-        items = [_hide_credentials(v) for v in value]
+        below = descend(roots, ANY_ENTRY)
+        items = [_hide_credentials(v, below) for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     if not isinstance(value, dict):
         return value
     named = value.get("name")
     credential = isinstance(named, str) and is_sensitive_name(named)
-    hidden = {
-        k: _sized(v)
-        if (credential and k == "value") or (isinstance(k, str) and is_sensitive_name(k))
-        else _hide_credentials(v)
-        for k, v in value.items()
-    }
+    hidden = {k: _entry_hidden(k, v, credential, descend(roots, k)) for k, v in value.items()}
     return hidden if any(hidden[k] is not value[k] for k in value) else value
+
+
+def _entry_hidden(key: Any, value: Any, named_credential: bool, roots: Roots) -> Any:
+    if () in roots:
+        return schema_shown(value, _sized)
+    if roots:
+        return _hide_credentials(value, roots)
+    if (named_credential and key == "value") or (isinstance(key, str) and is_sensitive_name(key)):
+        return _sized(value)
+    return _hide_credentials(value)
 
 
 def _sized(value: Any) -> Any:

@@ -126,7 +126,7 @@ class _Endpoints:
         """Keep a delivery the ledger cannot take now; 202 when kept, 503 when even that fails."""
         self.service.metrics.increment(sample("aftershock_failures_total", stage="state"))
         try:
-            await anyio.to_thread.run_sync(self.service.spool.keep, event, delivery, payload)
+            kept = await anyio.to_thread.run_sync(self.service.spool.keep, event, delivery, payload)
         except (SpoolFull, OSError) as spool_error:
             _log.error(
                 "delivery %s lost: the state database failed (%s) and the spool refused it: %s",
@@ -135,7 +135,9 @@ class _Endpoints:
                 spool_error,
             )
             return self.reject("state", 503, "the state database is unavailable; redeliver later")
-        _log.warning("delivery %s spooled: the state database failed: %s", delivery, error.line())
+        _log.warning(
+            "delivery %s spooled in %s: the state database failed: %s", delivery, kept, error.line()
+        )
         reason = (
             "the state database is unavailable: the delivery is kept and will be recorded "
             "and processed when it is back"

@@ -227,17 +227,67 @@ class GitHubClient:
         )
 
     def create_check_run(
-        self, repository: str, head_sha: str, status: str, title: str, summary: str
+        self,
+        repository: str,
+        head_sha: str,
+        status: str,
+        title: str,
+        summary: str,
+        *,
+        external_id: str | None = None,
     ) -> int:
-        body = {
+        """A new check run; `external_id` (the delivery's GUID) lets `find_check_run` find it again."""
+        body: dict[str, Any] = {
             "name": CHECK_RUN_NAME,
             "head_sha": head_sha,
             "status": status,
             "output": {"title": title, "summary": summary},
         }
+        if external_id is not None:
+            body["external_id"] = external_id
         return int(
             self._call("POST", f"/repos/{repository}/check-runs", "a new check run", body)["id"]
         )
+
+    def find_check_run(self, repository: str, head_sha: str, external_id: str) -> int | None:
+        """The id of our check run on `head_sha` made with `external_id`, if there is one: what a call
+        that created it and then lost the id (the database dropped before it was recorded) made."""
+        url: str | None = f"{self._api}/repos/{repository}/commits/{head_sha}/check-runs"
+        # filter=all: the default lists only the newest run of each name
+        query = {"check_name": CHECK_RUN_NAME, "filter": "all", "per_page": 100}
+        params: dict[str, Any] | None = (
+            {**query, "app_id": self._app_id} if self._app_id is not None else query
+        )
+        what = "the commit's check runs"
+        while url:
+            response = send(
+                self._http, "GET", url, what, self._retry, headers=self._headers, params=params
+            )
+            check_response(response, what)
+            for run in response.json().get("check_runs") or []:
+                if run.get("external_id") == external_id:
+                    return int(run["id"])
+            url, params = response.links.get("next", {}).get("url"), None  # the link has them
+        return None
+
+    def check_run_for(
+        self,
+        repository: str,
+        head_sha: str,
+        external_id: str,
+        status: str,
+        title: str,
+        summary: str,
+    ) -> tuple[int, bool]:
+        """The check run of `external_id` on `head_sha`, made now if there is none: its id, and
+        whether it is new (so a retry never leaves a second run of one review behind)."""
+        found = self.find_check_run(repository, head_sha, external_id)
+        if found is not None:
+            return found, False
+        made = self.create_check_run(
+            repository, head_sha, status, title, summary, external_id=external_id
+        )
+        return made, True
 
     def update_check_run(self, repository: str, check_run_id: int, fields: dict[str, Any]) -> None:
         self._call(

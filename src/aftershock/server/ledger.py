@@ -132,6 +132,12 @@ class Ledger:
             values["job"] = job
         self._update(delivery_id, values, None)
 
+    def settle(self, delivery_id: str, outcome: Outcome, detail: str) -> bool:
+        """Write a final outcome the job's worker could not, unless one was written meanwhile."""
+        unfinished = [o.value for o in Outcome if not o.final]
+        values = {"outcome": outcome.value, "detail": detail, "finished_at": _now()}
+        return self._update(delivery_id, values, unfinished) == 1
+
     def start(self, delivery_id: str) -> bool:
         """Mark the delivery running unless it already has a final outcome; True when the job should run."""
         unfinished = [o.value for o in Outcome if not o.final]

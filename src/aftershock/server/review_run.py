@@ -242,20 +242,23 @@ def _plan(
 
 
 def _start_check_run(ctx: JobContext, client: GitHubClient, job: ReviewJob) -> ReviewJob:
-    """Move the announced check run to in progress, or create one; the ledger keeps its id for retries."""
+    """Move the announced check run to in progress, or the one an earlier attempt made and could not
+    record (found on GitHub by the delivery's GUID), or create one; the ledger keeps its id."""
     assert job.head_sha is not None
     repository = job.pull.repository
     summary = {"title": "Reviewing", "summary": f"Rendering {job.head_sha[:7]} and its base."}
-    if job.check_run_id is not None:
-        client.update_check_run(
-            repository, job.check_run_id, {"status": "in_progress", "output": summary}
+    check_run_id, fresh = job.check_run_id, False
+    if check_run_id is None:
+        check_run_id, fresh = client.check_run_for(
+            repository, job.head_sha, job.delivery_id, "in_progress", **summary
         )
-        return job
-    job = replace(
-        job,
-        check_run_id=client.create_check_run(repository, job.head_sha, "in_progress", **summary),
-    )
-    ctx.ledger.mark(job.delivery_id, Outcome.RUNNING, job=job_to_json(job))
+    if not fresh:
+        client.update_check_run(
+            repository, check_run_id, {"status": "in_progress", "output": summary}
+        )
+    if check_run_id != job.check_run_id:
+        job = replace(job, check_run_id=check_run_id)
+        ctx.ledger.mark(job.delivery_id, Outcome.RUNNING, job=job_to_json(job))
     return job
 
 
@@ -269,7 +272,8 @@ def fail_check_run(
     ctx: JobContext, job: ReviewJob, line: str, *, create_missing: bool = False
 ) -> None:
     """Complete the job's check run as failed with `line` (best effort): the one the ledger knows,
-    else the job's, else (with `create_missing`, when the head is known) a new one."""
+    else the job's, else the one GitHub has of this delivery, else (with `create_missing`, when the
+    head is known) a new one."""
     check_run_id = job.check_run_id
     try:
         row = ctx.ledger.get(job.delivery_id)
@@ -279,12 +283,19 @@ def fail_check_run(
         pass  # the database is what failed: the job's own copy is what there is
     try:
         client = ctx.access.client(job.pull.installation_id)
+        if check_run_id is None and job.head_sha is not None:
+            check_run_id = client.find_check_run(job.pull.repository, job.head_sha, job.delivery_id)
+            if check_run_id is None and create_missing:
+                check_run_id = client.create_check_run(
+                    job.pull.repository,
+                    job.head_sha,
+                    "in_progress",
+                    "Reviewing",
+                    line[:200],
+                    external_id=job.delivery_id,
+                )
         if check_run_id is None:
-            if job.head_sha is None or not create_missing:
-                return
-            check_run_id = client.create_check_run(
-                job.pull.repository, job.head_sha, "in_progress", "Reviewing", line[:200]
-            )
+            return
         client.update_check_run(
             job.pull.repository,
             check_run_id,

@@ -6,22 +6,30 @@ sends a heartbeat every `heartbeat_seconds` from a side thread; when a worker di
 heartbeat lapses after `heartbeat_seconds + grace`, and any other worker's maintenance (every
 `maintenance_seconds`) puts the job back on the queue, up to `RETRIES` times. The ledger makes a
 rerun of a finished job a no-op, and reviews of one pull request are serialised by its review lock.
+A job's result is its `JobResult` (kept `RESULT_TTL_SECONDS`, or as long as a failure when the
+ledger could not take it); a job that raised, or was lost more
+than `RETRIES` times, ends failed in RQ. `results` reads both, for the deliveries the ledger still
+has queued or running: their worker could not record how they ended.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from redis import Redis
 from rq import Queue, Retry, SimpleWorker
 from rq.job import Job as RqJob
+from rq.job import JobStatus, get_current_job
 from rq.registry import StartedJobRegistry
 from rq.serializers import JSONSerializer
 from rq.worker import WorkerStatus
 
 from aftershock.model.errors import ConfigError
+from aftershock.server.jobs import JobResult
 from aftershock.server.jobspec import Job, job_from_json, job_to_json
+from aftershock.server.ledger import Outcome
 from aftershock.server.runner import JobRunner
 
 QUEUE_NAME = "aftershock"
@@ -52,7 +60,7 @@ class RedisJobQueue:
         self._queue.enqueue(
             "aftershock.server.rq_jobs.run_queued_job",
             job_to_json(job),
-            job_id=f"aftershock-{job.delivery_id}",
+            job_id=_job_id(job.delivery_id),
             retry=Retry(max=RETRIES),
             job_timeout=self._timeout,
             result_ttl=RESULT_TTL_SECONDS,
@@ -70,15 +78,49 @@ class RedisJobQueue:
         except Exception:
             return False
 
+    def results(self, delivery_ids: Sequence[str]) -> dict[str, JobResult]:
+        ids = list(delivery_ids)
+        jobs = RqJob.fetch_many(
+            [_job_id(d) for d in ids], connection=self._redis, serializer=JSONSerializer
+        )
+        found = {}
+        for delivery_id, job in zip(ids, jobs):
+            result = _final_result(job) if job is not None else None
+            if result is not None:
+                found[delivery_id] = result
+        return found
+
     def close(self) -> None:
         self._redis.close()
 
 
-def run_queued_job(data: dict[str, Any]) -> str:
-    """The function RQ calls in a worker: run one job with the worker's runner."""
+def _job_id(delivery_id: str) -> str:
+    return f"aftershock-{delivery_id}"
+
+
+def _final_result(job: RqJob) -> JobResult | None:
+    """How an RQ job ended: its worker's result, or failed; None while it may still run."""
+    status = job.get_status(refresh=False)
+    if status == JobStatus.FINISHED:
+        return JobResult.from_json(job.return_value())
+    if status in (JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED):
+        latest = job.latest_result()
+        lines = (getattr(latest, "exc_string", None) or "").strip().splitlines()
+        why = lines[-1] if lines else status.value
+        return JobResult(Outcome.FAILED, f"the job {status.value} in the queue: {why}"[:500])
+    return None
+
+
+def run_queued_job(data: dict[str, Any]) -> dict[str, Any]:
+    """The function RQ calls in a worker: run one job with the worker's runner; its `JobResult`
+    is the RQ job's result (`RedisJobQueue.results` reads it)."""
     if _runner is None:
         raise RuntimeError("no job runner in this process: start it with `aftershock worker`")
-    return _runner.run(job_from_json(data)).value
+    result = _runner.run(job_from_json(data))
+    current = get_current_job()
+    if not result.recorded and current is not None:
+        current.result_ttl = FAILURE_TTL_SECONDS  # kept as long as a failure: the only copy
+    return result.to_json()
 
 
 class ReviewWorker(SimpleWorker):

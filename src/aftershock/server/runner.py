@@ -11,8 +11,9 @@ from the start, up to `state_attempts` times with a backoff that doubles: a revi
 record in one transaction and publishes after it, so an attempt that failed wrote nothing to redo.
 Its outcome, once known, is written with the same backoff, never by running the job again. When
 the attempts run out, the check run fails with one line saying why (a review that could not be
-recorded never shows as passed) and the failure is recorded if the database answers in time; else
-the delivery stays unfinished in the ledger (the embedded pool runs it again on restart).
+recorded never shows as passed) and the failure is recorded if the database answers in time. An
+outcome still unwritten goes back to the queue in the `JobResult` (RQ keeps it as the job's result,
+the embedded pool in memory), and the service's reconciler writes it once the database answers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from aftershock.server.command_run import run_command_job
 from aftershock.server.context import JobContext, RendererPool
 from aftershock.server.github_api import GitHubError
 from aftershock.server.github_auth import GitHubAccess
+from aftershock.server.jobs import JobResult
 from aftershock.server.jobspec import Job, ReviewJob, job_from_json
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.metrics import Metrics, sample
@@ -45,8 +47,8 @@ class JobRunner:
             settings, store, Ledger(store), access, metrics, RendererPool(settings.render)
         )
 
-    def run(self, job: Job) -> Outcome:
-        """Run the job unless its delivery already has a final outcome; returns the outcome recorded."""
+    def run(self, job: Job) -> JobResult:
+        """Run the job unless its delivery already has a final outcome; returns what it ended as."""
         attempts = max(self.context.settings.state_attempts, 1)
         for attempt in range(1, attempts + 1):
             try:
@@ -54,7 +56,9 @@ class JobRunner:
                 if row is not None and row.job:
                     job = job_from_json(row.job)  # with the check run an earlier attempt made
                 if not self.context.ledger.start(job.delivery_id):
-                    return row.outcome if row is not None else Outcome.FAILED
+                    if row is None:
+                        return JobResult(Outcome.FAILED, "the delivery is not in the ledger")
+                    return JobResult(row.outcome, row.detail)
                 outcome, detail = self._work(job)
                 break
             except StateUnavailableError as error:
@@ -63,8 +67,8 @@ class JobRunner:
                 self._pause(job, attempt, error)
         self.context.metrics.increment(sample("aftershock_jobs_total", outcome=outcome.value))
         _log.info("job %s: %s: %s", job.delivery_id, outcome.value, detail)
-        self._record(job, outcome, detail)  # the work is done: only its outcome is written again
-        return outcome
+        # the work is done: only its outcome is written again
+        return JobResult(outcome, detail, self._record(job, outcome, detail))
 
     def _work(self, job: Job) -> tuple[Outcome, str]:
         kind = "review" if isinstance(job, ReviewJob) else "command"
@@ -106,7 +110,7 @@ class JobRunner:
         first = self.context.settings.state_backoff_seconds
         return float(min(first * 2 ** (attempt - 1), _MAX_STATE_BACKOFF_SECONDS))
 
-    def _give_up(self, job: Job, error: StateUnavailableError, attempts: int) -> Outcome:
+    def _give_up(self, job: Job, error: StateUnavailableError, attempts: int) -> JobResult:
         """Fail the job's check run, then record the failure (if the database answers in time)."""
         detail = f"the state database failed in each of {attempts} attempts: {error.line()}"
         kind = "review" if isinstance(job, ReviewJob) else "command"
@@ -114,25 +118,26 @@ class JobRunner:
             fail_check_run(self.context, job, detail, create_missing=True)
         self._count_failure(job, kind, "state", detail)
         self.context.metrics.increment(sample("aftershock_jobs_total", outcome="failed"))
-        self._record(job, Outcome.FAILED, detail)
-        return Outcome.FAILED
+        return JobResult(Outcome.FAILED, detail, self._record(job, Outcome.FAILED, detail))
 
-    def _record(self, job: Job, outcome: Outcome, detail: str) -> None:
-        """Write the job's outcome, trying again with backoff while the database is down."""
+    def _record(self, job: Job, outcome: Outcome, detail: str) -> bool:
+        """Write the job's outcome, trying again with backoff while the database is down; False
+        when it could not."""
         attempts = max(self.context.settings.state_attempts, 1)
         for attempt in range(1, attempts + 1):
             try:
                 self.context.ledger.mark(job.delivery_id, outcome, detail)
-                return
+                return True
             except StateUnavailableError:
                 if attempt < attempts:
                     time.sleep(self._backoff(attempt))
         _log.error(
             "job %s: its outcome (%s) could not be recorded: the state database is down; the "
-            "delivery stays unfinished in the ledger",
+            "queue keeps it until the service's reconciler can write it",
             job.delivery_id,
             outcome.value,
         )
+        return False
 
     def _count_failure(self, job: Job, kind: str, cause: str, detail: str) -> None:
         self.context.metrics.increment(sample("aftershock_failures_total", stage=kind))

@@ -7,8 +7,10 @@ dispatch()  runs after the answer: announces a queued check run for a push, then
 recover()   on start, dispatches deliveries accepted but never queued (and, with the embedded
             pool, those queued or running when the last process stopped);
 reconcile() while running, dispatches deliveries left accepted because the queue was down,
-            and records and dispatches those spooled while the state database was down
-            (see `reconcile.Reconciler` and `spool`).
+            records and dispatches those spooled while the state database was down
+            (see `reconcile.Reconciler` and `spool`), and settles the others;
+settle()    writes how a job ended when its worker could not (the database was down after the
+            job's last write): the queue's result of each delivery still queued or running.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from aftershock.server.jobspec import Job, ReviewJob, Trigger, job_from_json, jo
 from aftershock.server.ledger import Ledger, Outcome
 from aftershock.server.metrics import Metrics, sample
 from aftershock.server.settings import ServiceSettings
-from aftershock.server.spool import DeliverySpool
+from aftershock.server.spool import DeliverySpool, spool_owner
 from aftershock.state.errors import StateError
 from aftershock.state.store import StateStore
 
@@ -57,7 +59,7 @@ class WebhookService:
         self.settings = settings
         self.store = store
         self.ledger = Ledger(store)
-        self.spool = DeliverySpool(settings.spool_folder)
+        self.spool = DeliverySpool(settings.spool_folder, spool_owner(store.where))
         self.queue = queue
         self.access = access
         self.metrics = metrics
@@ -159,9 +161,10 @@ class WebhookService:
             return job
         try:
             client = self.access.client(job.pull.installation_id)
-            check_run_id = client.create_check_run(
+            check_run_id, _ = client.check_run_for(  # one an earlier dispatch made, if it did
                 job.pull.repository,
                 job.head_sha,
+                job.delivery_id,
                 "queued",
                 "Queued",
                 "Waiting for a review worker.",
@@ -173,19 +176,21 @@ class WebhookService:
 
     def drain_spool(self) -> int:
         """Record the deliveries spooled while the database was down, and dispatch their jobs;
-        returns how many were recorded. Stops at the first that the database still refuses."""
+        returns how many were recorded. Stops at the first that the database still refuses. Each is
+        claimed first, so services sharing the spool record it once (see `spool`)."""
         recorded = 0
-        for spooled in self.spool.pending():
+        for spooled in self.spool.claim():
             try:
                 accepted = self.accept(spooled.event, spooled.delivery_id, spooled.payload)
-            except (
-                MalformedPayload
-            ) as error:  # checked before it was kept: a spool file edited since
+            except MalformedPayload as error:  # checked before it was kept: a file edited since
                 _log.error("spooled delivery %s dropped: %s", spooled.delivery_id, error)
                 self.spool.drop(spooled)
                 continue
-            except StateError:
-                break  # still down: the next round tries again
+            except BaseException as error:
+                self.spool.release(spooled)
+                if isinstance(error, StateError):
+                    break  # still down: the next round tries again
+                raise
             self.spool.drop(spooled)  # in the ledger now: a second accept is a duplicate
             recorded += 1
             if accepted.job is not None:
@@ -202,6 +207,7 @@ class WebhookService:
         self.drain_spool()
         if not self.queue.healthy():
             return 0
+        self.settle()
         cutoff = (datetime.now(UTC) - timedelta(seconds=grace_seconds)).isoformat(
             timespec="milliseconds"
         )
@@ -218,9 +224,37 @@ class WebhookService:
         else:
             self.dispatch(job_from_json(job))
 
+    def settle(self) -> int:
+        """Write the outcomes the queue holds of jobs the ledger has queued or running; how many."""
+        rows = self.ledger.unfinished([Outcome.QUEUED, Outcome.RUNNING])
+        if not rows:
+            return 0
+        try:
+            results = self.queue.results([row.delivery_id for row in rows])
+        except Exception as error:  # the queue is down: the next round asks again
+            _log.warning("could not read the queue's job results: %s", error)
+            return 0
+        settled = 0
+        for delivery_id, result in results.items():
+            settled += self.ledger.settle(delivery_id, result.outcome, result.detail)
+        if settled:
+            _log.warning(
+                "recorded the outcome of %d job(s) whose worker could not (the state database "
+                "was down)",
+                settled,
+            )
+        return settled
+
     def recover(self) -> int:
         """Dispatch deliveries left unfinished by a previous process; returns how many."""
+        _log.info(
+            "deliveries that arrive while the state database is down are kept in %s "
+            "(AFTERSHOCK_SPOOL_DIR)",
+            self.spool.folder,
+        )
         self.drain_spool()
+        if not self._embedded:
+            self.settle()  # a worker's results from while this service was away
         stale = [Outcome.ACCEPTED] + ([Outcome.QUEUED, Outcome.RUNNING] if self._embedded else [])
         rows = self.ledger.unfinished(stale)
         for row in rows:

@@ -12,8 +12,8 @@ AFTERSHOCK_UPLOAD_SARIF        1 to upload SARIF to code scanning (needs securit
 AFTERSHOCK_FAIL_ON             merge risk at which the check run fails [default: high]
 AFTERSHOCK_MENTION             the name commands address [default: aftershock]
 AFTERSHOCK_MAX_BODY_BYTES      the largest delivery accepted [default: 26214400, GitHub's own cap]
-AFTERSHOCK_SPOOL_DIR           where deliveries wait while the state database is down
-                               [default: aftershock-spool in the work folder]
+AFTERSHOCK_SPOOL_DIR           where deliveries wait while the state database is down, a lasting
+                               local folder [default: aftershock-spool in the work folder]
 AFTERSHOCK_STATE_ATTEMPTS      tries of a job that loses the state database [default: 5]
 AFTERSHOCK_STATE_BACKOFF_SECONDS  the first wait between them; it doubles, up to 30 s [default: 1]
 AFTERSHOCK_HEADER_TIMEOUT_SECONDS  a client must send its request's headers within [default: 10]
