@@ -280,3 +280,32 @@ def test_values_inferred_for_some_templates_stay_when_others_render_by_template(
     assert default.head_objects[0].body["data"]["image"] == "registry.example.com/app"
     markdown = render_markdown(review_document(result, reviewed.judgement))
     assert "rendered with inferred global.registry from apps/other/ci/test-values.yaml" in markdown
+
+
+MISSPELT = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: crt
+data:
+  tls.crt: {{ required ".Values.auth.GRPClientCert missing" .Values.auth.GRPCClientCert | b64enc | quote }}
+"""
+
+
+def test_the_key_a_required_call_reads_is_given_even_when_its_message_misspells_it(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    files = {
+        **platform(),
+        "apps/app/templates/crt.yaml": MISSPELT,
+        "apps/app/values.yaml": "level: info\nauth: {}\n",
+    }
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\nauth: {}\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert InferredValue("auth.GRPCClientCert", None) in context.inferred_values
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert not default.partial

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.render.missing_values import Need, missing_values
+from aftershock.render.missing_values import Need, missing_values, required_need
 
 
 def test_go_templates_nil_pointer_names_the_expression_and_its_parent_map():
@@ -76,3 +76,25 @@ def test_file_names_and_addresses_are_no_keys():
         "and values.yaml/x"
     )
     assert missing_values(error) == []
+
+
+def test_the_key_a_required_call_reads_comes_from_the_templates_text_at_the_position():
+    source = (
+        "data:\n"
+        '  tls.crt: {{ required ".Values.auth.GRPClientCert missing" $.Values.auth.GRPCClientCert'
+        " | b64enc }}\n"
+    )
+    error = (
+        "execution error at (global/charts/thanos/templates/secret.yaml:2:14): "
+        ".Values.auth.GRPClientCert missing"
+    )
+    # the message misspells the key; the template's argument is what it reads
+    assert required_need(error, source) == Need(
+        (("thanos", "auth", "GRPCClientCert"),), stated=True
+    )
+    assert required_need(error.replace(":2:14", ":1:1"), source) is None  # no call there
+    assert required_need("template: no position", source) is None
+    plain = '{{ required "set token" (.Values.token) }}'
+    assert required_need("execution error at (app/templates/x.yaml:1:4): set token", plain) == Need(
+        (("token",),), stated=True
+    )

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.platform_values import FoundValue, IndexedChart, PlatformValues
 from aftershock.model.change import Side
 from aftershock.model.contexts import PLACEHOLDER, InferredValue
@@ -31,9 +32,14 @@ from aftershock.pipeline.partial_renders import MAX_LEFT_OUT
 from aftershock.releases.values import merge_maps
 from aftershock.render.contexts import ChartFiles, ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.missing_values import Need, missing_values
+from aftershock.render.missing_values import (
+    Need,
+    error_position,
+    missing_values,
+    required_need,
+)
 from aftershock.render.partial_charts import named_templates
-from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 
 MAX_ROUNDS = 8  # re-renders of one context, each with what its last error named
 MAX_CONTEXTS = 2  # contexts of one chart given inferred values
@@ -84,7 +90,7 @@ def infer_contexts(
         pending = {
             path: layered[:MAX_CONTEXTS]
             for path, tried in trials.items()
-            if (layered := [n for t in tried if (n := _next(t, path, run.index)) is not None])
+            if (layered := [n for t in tried if (n := _next(t, path, run)) is not None])
         }
         if not pending:
             break
@@ -99,12 +105,17 @@ def infer_contexts(
     return {path: found for path, found in results.items() if found.inferred}
 
 
-def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | None:
+def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     """The trial with the values its error names layered on, None when none is newly found."""
     if trial.error is None:
         return None
+    index = run.index
     have = {v.key for v in trial.inferred}
     needs = missing_values(trial.error)
+    source = _failing_template(trial.error, chart, run)
+    read = required_need(trial.error, source) if source is not None else None
+    if read is not None:  # what the template reads first: its message may misspell it
+        needs = [read, *needs]
     found = [f for need in needs if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
     if not new:  # a text the template requires that no file sets: the platform injects it
@@ -126,6 +137,21 @@ def _next(trial: Inference, chart: str, index: PlatformValues) -> Inference | No
     )
     inferred = trial.inferred + tuple(InferredValue(".".join(f.key), f.file or None) for f in new)
     return Inference(layered, inferred, trial.error)
+
+
+def _failing_template(error: str, chart: str, run: InferenceRun) -> str | None:
+    """The text of the template an `execution error at (...)` names, at the run's side."""
+    position = error_position(error)
+    tree, charts = run.side_input
+    by_path = {c.path: c for c in charts}
+    if position is None or chart not in by_path:
+        return None
+    path = template_repo_path(position[0], by_path[chart], by_path)
+    history = run.settings.history_root
+    if path.startswith(HISTORY_PREFIX + "/"):
+        file = history / path[len(HISTORY_PREFIX) + 1 :] if history else None
+        return file.read_text("utf-8", "replace") if file is not None and file.is_file() else None
+    return tree.text_or_none(path)
 
 
 def _lookup(need: Need, chart: str, index: PlatformValues) -> FoundValue | None:

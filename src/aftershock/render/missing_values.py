@@ -22,6 +22,13 @@ _VALUES_PATH = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)")
 _INDEX = re.compile(r"index \$?\.Values((?:\.[A-Za-z_][\w-]*)*)((?: \"[^\"]+\")+)")
 _QUOTED = re.compile(r"\"([^\"]+)\"")
 _DOTTED = re.compile(r"(?<![\w./:-])([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)(?![\w/:-]|\.\w)")
+_POSITION = re.compile(
+    r"error at \(([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):(\d+):(\d+)\)"
+)
+# `required "message" <the value it requires>`: the argument after the message (a "..." or `...` text)
+_REQUIRED_ARGUMENT = re.compile(
+    r"required\s+(?:\"(?:[^\"\\]|\\.)*\"|`[^`]*`)\s+\(?\s*\$?[\w]*\.Values((?:\.[A-Za-z_][\w-]*)+)"
+)
 _LOCATIONS = re.compile(r"\([^()\s]+:\d+:\d+\)|[^\s:]+\.(?:yaml|yml|tpl|txt|json):\d+(?::\d+)?")
 
 
@@ -58,6 +65,29 @@ def missing_values(error: str) -> list[Need]:
     for match in _DOTTED.finditer(rest):
         needs.append(_message_need(tuple(match.group(1).split(".")), scope))
     return list(dict.fromkeys(needs))[:MAX_NEEDS]
+
+
+def error_position(error: str) -> tuple[str, int, int] | None:
+    """The template (Helm name), line and column an `execution error at (...)` names."""
+    match = _POSITION.search(error)
+    return (match.group(1), int(match.group(2)), int(match.group(3))) if match else None
+
+
+def required_need(error: str, source: str) -> Need | None:
+    """The key a `required` call at the error's position reads, from the template's own text: what the
+    template reads, which its message may misspell. None when the position holds no such call."""
+    position = error_position(error)
+    if position is None:
+        return None
+    _, line, column = position
+    lines = source.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    # Go counts the column from 0 or 1 depending on the error's path: a call starting by it
+    match = _REQUIRED_ARGUMENT.search(lines[line - 1], max(column - 2, 0))
+    if match is None or match.start() > column + 1:
+        return None
+    return Need((_scoped(_split(match.group(1)), _scope(error)),), stated=True)
 
 
 def _scope(error: str) -> Key:
