@@ -62,6 +62,8 @@ def test_a_locked_dependency_nowhere_at_hand_leaves_the_charts_own_templates_rev
     assert outcome_cell(entry) == "changed, without 1 dependency"
     markdown = render_markdown(document)
     assert "dependency redis 18.1.0 of chart apps/web" in markdown
+    # the command is said whole, first
+    assert "run \\`aftershock charts fetch --repo . --chart-cache DIR apps/web\\`" in markdown
     assert "renders identically" not in markdown
 
 
@@ -77,6 +79,9 @@ def test_a_dependency_at_hand_at_one_ref_only_is_left_out_at_both(tmp_path, rend
     result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
     (review,) = result.chart_reviews
     assert [c.key.name for c in review.changes] == ["web"]  # no ConfigMap redis removed
+    markdown = render_markdown(review_document(result))
+    assert "what rendered renders identically" not in markdown  # it changed
+    assert "without 1 dependency" in markdown
     assert all(o.key.name != "redis" for o in review.base_objects)
     assert [d.route for d in review.dependencies_not_rendered] == ["web/charts/redis"]
     gaps = {g.part: g for g in result.not_reviewed}
@@ -100,4 +105,18 @@ def test_a_wrapper_with_nothing_but_the_missing_dependency_is_not_reviewed(tmp_p
     assert review.outcome is ChartOutcome.NOT_REVIEWED
     (gap,) = result.not_reviewed
     assert gap.part == "chart apps/web"
-    assert gap.reason.startswith("dependency redis 18.1.0: the version Chart.lock pins")
+    assert gap.reason.startswith("dependency redis 18.1.0: run `aftershock charts fetch")
+
+
+def test_a_chart_rendered_without_a_dependency_is_never_said_to_render_identically(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, _web("fast"), "feat: web")
+    head = commit(repo, {"apps/web/values.yaml": "mode: fast  # the mode\n"}, "docs: say it")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (review,) = result.chart_reviews
+    assert review.outcome is ChartOutcome.UNCHANGED and review.partial
+    markdown = render_markdown(review_document(result))
+    assert "what rendered renders identically in all" in markdown
+    assert "renders identically in all" not in markdown.replace("what rendered renders", "")

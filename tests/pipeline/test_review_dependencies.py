@@ -209,6 +209,7 @@ def test_a_locked_version_found_nowhere_names_the_command_that_fetches_it(tmp_pa
         (gap,) = result.not_reviewed
         # rendered without lib, the chart's one template fails: the dependency is said first
         assert gap.part == "chart apps/web"
-        assert gap.reason.startswith("dependency lib 9.9.9: the version Chart.lock pins is not")
+        assert gap.reason.startswith("dependency lib 9.9.9: run `")
+        assert "the version Chart.lock pins is not vendored" in gap.reason
         assert command in gap.reason and 'no template "lib.cm"' in gap.reason
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")

@@ -241,7 +241,10 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
     """Per chart: how many scenarios ran, changed, failed and were cut, naming the first few of each."""
     out = []
     for s in doc["scenarios"]:
-        parts = [f"{len(s['ran'])} ran", _identity_phrase(s, _rendered_scenarios(doc, s["chart"]))]
+        identity = _identity_phrase(s, _rendered_scenarios(doc, s["chart"]))
+        if _rendered_in_part(doc, s["chart"]):  # never "identically" of what was left out
+            identity = identity.replace("renders identically", "what rendered renders identically")
+        parts = [f"{len(s['ran'])} ran", identity]
         for key, label in (
             ("not_reviewed_in", "not reviewed in"),
             ("invalid", "rejected at both refs"),
@@ -263,6 +266,13 @@ def _rendered_scenarios(doc: dict[str, Any], chart: str) -> int:
 
 
 _RENDERED = ("changed", "unchanged")
+
+
+def _rendered_in_part(doc: dict[str, Any], chart: str) -> bool:
+    """Whether a scenario of the chart rendered without some templates or dependencies."""
+    return any(
+        r["partial"] for r in doc["chart_reviews"] if r["chart"] == chart and r["release"] is None
+    )
 
 
 def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
