@@ -99,7 +99,7 @@ def _why_missing(
     if is_locked_remote(dep):
         return (
             "the version Chart.lock pins is not vendored under charts/, not in this repository at that "
-            f"version and not in the chart cache; run `{fetch_command(dep, chart.path, cache)}` and "
+            f"version and not in the chart cache; run `{fetch_command(chart.path, cache)}` and "
             "review with that --chart-cache"
         )
     if dep.source is DependencySource.FILE and dep.resolved_path is None:
