@@ -1,6 +1,6 @@
 """`aftershock charts fetch` as a user runs it: the version a Chart.lock pins, downloaded from a real
-chart repository on loopback into the chart cache and checked against its index.yaml digest, then
-rendered by the review from there."""
+chart repository (an OCI registry) on loopback into the chart cache and checked against its
+index.yaml digest (the manifest's layer digest), then rendered by the review from there."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from aftershock.model.units import DependencySource
 from aftershock.pipeline import ReviewRequest, run_review
 from charts import chart_yaml
 from gitrepo import commit, make_repo
+from ociregistry import serve_registry
 
 AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
 CM = (
@@ -68,10 +69,12 @@ def publish(folder: Path, data: bytes, digest: str | None = None) -> None:
     )
 
 
-def platform(tmp_path: Path, url: str) -> tuple[Path, str]:
+def platform(tmp_path: Path, url: str, locked: str = "3.0.0") -> tuple[Path, str]:
     """An app depending on any lib from `url`, locked to 3.0.0; this repository's own lib is 2.1.0."""
     deps = f'dependencies:\n- name: lib\n  version: ">= 0.0.0"\n  repository: {url}\n'
-    lock = f"dependencies:\n- name: lib\n  repository: {url}\n  version: 3.0.0\ndigest: sha256:0\n"
+    lock = (
+        f"dependencies:\n- name: lib\n  repository: {url}\n  version: {locked}\ndigest: sha256:0\n"
+    )
     repo = make_repo(tmp_path)
     files = {
         "charts/lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 2.1.0\ntype: library\n",
@@ -140,4 +143,92 @@ def test_fetch_without_a_chart_cache_is_one_line(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
         "aftershock: error: no chart cache to fetch into; pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)"
+    ]
+
+
+@pytest.fixture
+def registry():
+    """An OCI registry on loopback (reached over plain http, as loopback registries are)."""
+    with serve_registry() as served:
+        yield served
+
+
+def oci_url(registry) -> str:
+    return registry.url.replace("http://", "oci://") + "/charts"
+
+
+def test_fetch_pulls_an_oci_dependency_and_the_review_renders_it(tmp_path, registry, renderer):
+    digest = registry.push("charts/lib", "3.0.0", lib_archive("3.0.0", "lib3mode"))
+    repo, base = platform(tmp_path, oci_url(registry))
+    cache = tmp_path / "cache"
+    before = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (gap,) = before.not_reviewed
+    assert "aftershock charts fetch --repo . --chart-cache DIR apps/web" in gap.reason
+    assert "helm pull" not in gap.reason
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache), "apps/web")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines() == [
+        f"fetched: {oci_url(registry)}/lib 3.0.0 (for apps/web) into {cache} (digest checked)"
+    ]
+    written = (cache / "lib-3.0.0.tgz.sha256").read_text()
+    assert written == digest.removeprefix("sha256:") + "\n"
+    assert fetch("--repo", str(repo), "--chart-cache", str(cache)).stdout.startswith("nothing")
+    result = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, chart_cache=cache), renderer
+    )
+    assert result.not_reviewed == ()
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    assert web.dependencies[0].source is DependencySource.CACHED
+    (review,) = result.chart_reviews
+    assert [f.path for c in review.changes for f in c.fields] == ["data.lib3mode"]
+
+
+def test_an_anonymous_token_is_asked_for_once_and_a_plus_is_written_underscore(tmp_path, registry):
+    registry.token = "anon-t0ken"
+    registry.push("charts/lib", "3.0.0_build.1", lib_archive("3.0.0+build.1", "lib3mode"))
+    repo, _ = platform(tmp_path, oci_url(registry), locked="3.0.0+build.1")
+    cache = tmp_path / "cache"
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (cache / "lib-3.0.0+build.1.tgz").is_file()
+    manifest, token, again, blob = registry.asked
+    assert manifest == "GET /v2/charts/lib/manifests/3.0.0_build.1 (anonymous)"
+    assert token == "GET /token?service=fake&scope=repository%3Acharts%2Flib%3Apull (anonymous)"
+    assert again == manifest.replace("anonymous", "Bearer anon-t0ken")
+    assert blob.startswith("GET /v2/charts/lib/blobs/sha256:") and "Bearer anon-t0ken" in blob
+
+
+def test_an_oci_blob_that_does_not_match_its_manifest_digest_is_refused(tmp_path, registry):
+    digest = registry.push("charts/lib", "3.0.0", lib_archive("3.0.0", "x"), served=b"tampered")
+    repo, _ = platform(tmp_path, oci_url(registry))
+    cache = tmp_path / "cache"
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache))
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    (line,) = done.stdout.splitlines()
+    assert line.startswith(f"not fetched: {oci_url(registry)}/lib 3.0.0 (for apps/web): chart")
+    assert f"does not match its manifest's layer digest {digest}" in line
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_an_oci_artifact_without_a_chart_layer_is_not_fetched(tmp_path, registry):
+    layer = "application/vnd.oci.image.layer.v1.tar+gzip"
+    registry.push("charts/lib", "3.0.0", lib_archive("3.0.0", "x"), layer=layer)
+    repo, _ = platform(tmp_path, oci_url(registry))
+    done = fetch("--repo", str(repo), "--chart-cache", str(tmp_path / "cache"))
+    assert done.returncode == 3
+    (line,) = done.stdout.splitlines()
+    assert f"{oci_url(registry)}/lib:3.0.0 holds no Helm chart" in line
+    assert f"its layers: {layer}" in line and not (tmp_path / "cache").exists()
+
+
+def test_a_missing_oci_tag_says_which_and_where(tmp_path, registry):
+    registry.push("charts/lib", "2.9.0", lib_archive("2.9.0", "x"))
+    repo, _ = platform(tmp_path, oci_url(registry))
+    done = fetch("--repo", str(repo), "--chart-cache", str(tmp_path / "cache"))
+    assert done.returncode == 3
+    url = f"{registry.url}/v2/charts/lib/manifests/3.0.0"
+    assert done.stdout.splitlines() == [
+        f"not fetched: {oci_url(registry)}/lib 3.0.0 (for apps/web): lib-3.0.0.tgz: no tag 3.0.0 in "
+        f"{oci_url(registry)}/lib (GET {url} answered 404: MANIFEST_UNKNOWN); check the version "
+        "Chart.lock pins and that the chart is pushed to that registry"
     ]

@@ -198,7 +198,7 @@ def test_a_locked_version_found_nowhere_names_the_command_that_fetches_it(tmp_pa
         ),
         (
             "oci://registry.example.invalid/charts",
-            "`helm pull oci://registry.example.invalid/charts/lib --version 9.9.9 -d DIR`",
+            "`aftershock charts fetch --repo . --chart-cache DIR apps/web`",
         ),
     ):
         base = commit(

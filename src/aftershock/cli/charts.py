@@ -47,6 +47,11 @@ def charts_group() -> None:
     show_default=True,
     help="Seconds per HTTP request.",
 )
+@click.option(
+    "--plain-http",
+    is_flag=True,
+    help="Reach OCI registries over plain http (always so for a loopback registry).",
+)
 @click.argument("charts", nargs=-1)
 def fetch_command(
     repo: Path,
@@ -54,13 +59,16 @@ def fetch_command(
     cache: str | None,
     max_charts: int,
     timeout: float,
+    plain_http: bool,
     charts: tuple[str, ...],
 ) -> None:
     """Download the version each Chart.lock pins of every remote dependency that is neither vendored,
     nor in the repository at that version, nor in the chart cache, and check it against the digest
-    the chart repository's index.yaml records. CHARTS limits it to those chart folders."""
+    the chart repository's index.yaml (an OCI registry's manifest) records. CHARTS limits it to
+    those chart folders."""
     folder = check_folder(cache, "--chart-cache") if cache else None
-    where, results = fetch_locked(FetchRequest(repo, ref, folder, charts, max_charts, timeout))
+    request = FetchRequest(repo, ref, folder, charts, max_charts, timeout, plain_http)
+    where, results = fetch_locked(request)
     for result in results:
         wanted = ", ".join(result.wanted_by)
         name = f"{result.chart.id} {result.chart.version} (for {wanted})"

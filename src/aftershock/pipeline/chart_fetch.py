@@ -3,10 +3,10 @@ downloaded into the chart cache, opt-in and bounded.
 
 At one ref, every chart's dependency that its Chart.lock pins, that is not vendored, not in the
 repository at that version (ingest.charts, ingest.dependency_history) and not already in the cache
-is fetched from its HTTP chart repository (render.chart_archives: size and time bounds per request)
-and checked against the digest the repository's index.yaml records, which is written beside the
-archive (`<archive>.sha256`) for the review to check it again. At most `max_charts` archives are
-fetched. An OCI dependency is not fetched: the result names the `helm pull` that fetches it.
+is fetched from its HTTP chart repository or OCI registry (render.chart_archives,
+render.oci_registry: size and time bounds per request) and checked against the digest the
+repository's index.yaml (the registry's manifest) records, which is written beside the archive
+(`<archive>.sha256`) for the review to check it again. At most `max_charts` archives are fetched.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class FetchRequest:
     charts: tuple[str, ...] = ()  # chart folders whose dependencies to fetch; all when empty
     max_charts: int = MAX_FETCHED
     timeout_seconds: float = 30.0
+    plain_http: bool = False  # OCI registries over http off loopback too
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,9 @@ def fetch_locked(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
             folder,
         )
     wanted = _wanted(charts, request.charts)
-    cache = ChartCache(folder, fetch=True, timeout_seconds=request.timeout_seconds)
+    cache = ChartCache(
+        folder, fetch=True, timeout_seconds=request.timeout_seconds, plain_http=request.plain_http
+    )
     results = []
     for index, (chart, parents) in enumerate(wanted):
         if index >= request.max_charts:
@@ -110,9 +113,6 @@ def _wanted(
 def _fetch_one(
     cache: ChartCache, folder: Path, chart: ExternalChart, parents: tuple[str, ...]
 ) -> Fetched:
-    if chart.repository.startswith("oci://"):
-        command = f"helm pull {chart.id} --version {chart.version} -d {folder}"
-        return Fetched(chart, parents, skipped=f"OCI registries are not fetched; run `{command}`")
     try:
         data, digest = cache.download(chart)
     except AftershockError as error:

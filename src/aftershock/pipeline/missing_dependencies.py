@@ -98,7 +98,7 @@ def _why_missing(
 ) -> str | None:
     if is_locked_remote(dep):
         return (
-            f"run `{fetch_command(dep, chart.path, cache)}` and review with that --chart-cache: the "
+            f"run `{fetch_command(chart.path, cache)}` and review with that --chart-cache: the "
             "version Chart.lock pins is not vendored under charts/, not in this repository at that "
             "version and not in the chart cache"
         )

@@ -1,6 +1,7 @@
 """Charts from outside the repository: archives `<name>-<version>.tgz` in a chart cache folder, verified
 against a Helm repository `index.yaml` digest when one is present, and, only when asked for
-(`--fetch-charts`), downloaded over HTTP with size and time bounds. Nothing in an archive is ever run:
+(`--fetch-charts`), downloaded with size and time bounds: over HTTP from a chart repository, or from
+an OCI registry (render/oci_registry.py) checked against the manifest's layer digest. Nothing in an archive is ever run:
 it is unpacked (regular files only, no links, no path leaving the folder) for Helm to render.
 
 A version that is a semver range (`4.x`, `>=4.11.0 <5`, `~4.11`) is pinned as Helm and Flux pin it, to
@@ -27,6 +28,7 @@ from aftershock.gocompat import yamlio
 from aftershock.ingest.safewrite import SafeWriter
 from aftershock.model.errors import AftershockError
 from aftershock.render.kubeversion import parse_version, satisfies
+from aftershock.render.oci_registry import locate, pull
 
 MAX_ARCHIVE_BYTES = 20 * 2**20
 MAX_INDEX_BYTES = 20 * 2**20
@@ -74,6 +76,7 @@ class ChartCache:
     fetch: bool = False
     timeout_seconds: float = 30.0
     max_bytes: int = MAX_ARCHIVE_BYTES
+    plain_http: bool = False  # an OCI registry over http even off loopback (Helm's --plain-http)
 
     def pin(self, chart: ExternalChart) -> PinnedChart:
         """The chart at the version its range resolves to (itself when exact); AftershockError saying
@@ -153,10 +156,13 @@ class ChartCache:
 
     def download(self, chart: ExternalChart) -> tuple[bytes, str | None]:
         """The archive as the repository serves it, checked against the digest its index.yaml
-        records (returned, without `sha256:`; None when the index records none)."""
+        (an OCI registry's manifest) records: returned, without `sha256:`; None when none is recorded."""
+        if chart.repository.startswith("oci://"):
+            where = locate(chart.repository, chart.name, chart.version, self.plain_http)
+            return pull(where, chart.archive_name, self.timeout_seconds, self.max_bytes)
         if not chart.repository.startswith(("http://", "https://")):
             raise AftershockError(
-                f"cannot download {chart.archive_name} from {chart.repository}: only HTTP chart repositories are fetched",
+                f"cannot download {chart.archive_name} from {chart.repository}: only HTTP chart repositories and OCI registries are fetched",
                 hint="put the archive in the chart cache",
             )
         base = chart.repository.rstrip("/") + "/"

@@ -93,11 +93,8 @@ def link_cached(chart: Chart, charts: Mapping[str, Chart], folder: Path | None, 
                 shutil.copyfile(folder / name, target)
 
 
-def fetch_command(dep: ChartDependency, chart_path: str, folder: Path | None) -> str:
-    """The command that puts the locked version of `dep` into the chart cache."""
+def fetch_command(chart_path: str, folder: Path | None) -> str:
+    """The command that puts the locked versions of the chart's remote dependencies (from chart
+    repositories and OCI registries alike) into the chart cache."""
     cache = str(folder) if folder is not None else "DIR"
-    if dep.repository.startswith("oci://"):
-        return (
-            f"helm pull {dep.repository.rstrip('/')}/{dep.name} --version {dep.locked} -d {cache}"
-        )
     return f"aftershock charts fetch --repo . --chart-cache {cache} {chart_path or '.'}"
