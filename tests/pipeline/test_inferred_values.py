@@ -309,3 +309,20 @@ def test_the_key_a_required_call_reads_is_given_even_when_its_message_misspells_
     assert InferredValue("auth.GRPCClientCert", None) in context.inferred_values
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert not default.partial
+
+
+def test_a_template_requiring_more_texts_than_rounds_gets_them_all_in_one(tmp_path, renderer):
+    keys = [f"k{i}" for i in range(MAX_ROUNDS + 2)]
+    data = "".join(
+        f'  {k}: {{{{ required "set {k}" .Values.secrets.{k} | quote }}}}\n' for k in keys
+    )
+    template = f"apiVersion: v1\nkind: Secret\nmetadata: {{name: many}}\nstringData:\n{data}"
+    repo = make_repo(tmp_path)
+    files = {**platform(), "apps/app/templates/many.yaml": template}
+    files["apps/app/values.yaml"] = "level: info\nsecrets: {}\n"
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\nsecrets: {}\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert {f"secrets.{k}" for k in keys} <= {v.key for v in context.inferred_values}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.render.missing_values import Need, missing_values, required_need
+from aftershock.render.missing_values import Need, missing_values, required_need, required_needs
 
 
 def test_go_templates_nil_pointer_names_the_expression_and_its_parent_map():
@@ -98,3 +98,17 @@ def test_the_key_a_required_call_reads_comes_from_the_templates_text_at_the_posi
     assert required_need("execution error at (app/templates/x.yaml:1:4): set token", plain) == Need(
         (("token",),), stated=True
     )
+
+
+def test_every_required_call_of_the_failing_template_is_read_the_positioned_one_first():
+    source = (
+        'a: {{ required "a" .Values.auth.cert }}\n'
+        'b: {{ required "b" .Values.auth.key }}\n'
+        'c: {{ required "c" .Values.global.region }}\n'
+    )
+    error = "execution error at (web/charts/sso/templates/s.yaml:2:6): b"
+    assert [n.keys for n in required_needs(error, source)] == [
+        (("sso", "auth", "key"),),
+        (("sso", "auth", "cert"),),
+        (("global", "region"),),
+    ]

@@ -37,6 +37,7 @@ from aftershock.render.missing_values import (
     error_position,
     missing_values,
     required_need,
+    required_needs,
 )
 from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
@@ -113,14 +114,14 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     have = {v.key for v in trial.inferred}
     needs = missing_values(trial.error)
     source = _failing_template(trial.error, chart, run)
-    read = required_need(trial.error, source) if source is not None else None
-    if read is not None:  # what the template reads first: its message may misspell it
-        needs = [read, *needs]
+    if source is not None and required_need(trial.error, source) is not None:
+        # a `required` call failed: what it and the template's other calls read, not what the
+        # message names (it may misspell the key)
+        needs = required_needs(trial.error, source)
     found = [f for need in needs if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
-    if not new:  # a text the template requires that no file sets: the platform injects it
-        stated = [FoundValue(k, PLACEHOLDER, "") for n in needs if n.stated for k in n.keys]
-        new = [f for f in stated if ".".join(f.key) not in have][:1]
+    if not new:  # texts the template requires that no file sets: the platform injects them
+        new = _placeholders(needs, have)
     if not new:
         names = [n for n in named_templates(trial.error) if n not in trial.left_out]
         if not names or len(trial.left_out) >= MAX_LEFT_OUT:
@@ -137,6 +138,16 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     )
     inferred = trial.inferred + tuple(InferredValue(".".join(f.key), f.file or None) for f in new)
     return Inference(layered, inferred, trial.error)
+
+
+def _placeholders(needs: Sequence[Need], have: set[str]) -> list[FoundValue]:
+    """A placeholder for each text a `required`/`fail` names, at the first of its keys not tried yet."""
+    found = []
+    for need in needs:
+        key = next((k for k in need.keys if ".".join(k) not in have), None) if need.stated else None
+        if key is not None:
+            found.append(FoundValue(key, PLACEHOLDER, ""))
+    return list(dict.fromkeys(found))
 
 
 def _failing_template(error: str, chart: str, run: InferenceRun) -> str | None:

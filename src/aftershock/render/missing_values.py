@@ -90,6 +90,18 @@ def required_need(error: str, source: str) -> Need | None:
     return Need((_scoped(_split(match.group(1)), _scope(error)),), stated=True)
 
 
+def required_needs(error: str, source: str) -> list[Need]:
+    """Every key the failing template's `required` calls read, the one at the error's position first:
+    a template that requires several values the platform injects says so one render at a time."""
+    scope = _scope(error)
+    at = required_need(error, source)
+    every = [
+        Need((_scoped(_split(m.group(1)), scope),), stated=True)
+        for m in _REQUIRED_ARGUMENT.finditer(source)
+    ]
+    return list(dict.fromkeys([at, *every] if at else every))[:MAX_NEEDS]
+
+
 def _scope(error: str) -> Key:
     """The subchart whose template failed, as the keys its values are under (`a/charts/b` -> ("b",))."""
     match = _LOCATION.search(error)
