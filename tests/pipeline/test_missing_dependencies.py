@@ -18,8 +18,19 @@ LOCK = (
     "digest: sha256:0\n"
 )
 OWN = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {mode: {{ .Values.mode | quote }}}\n"
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: caches.example.com}
+spec:
+  group: example.com
+  names: {kind: Cache, plural: caches}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+"""
 VENDORED = {
     "apps/web/charts/redis/Chart.yaml": "apiVersion: v2\nname: redis\nversion: 18.1.0\n",
+    "apps/web/charts/redis/crds/cache.yaml": CRD,
     "apps/web/charts/redis/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: redis}\n",
 }
 
@@ -78,7 +89,7 @@ def test_a_dependency_at_hand_at_one_ref_only_is_left_out_at_both(tmp_path, rend
     )
     result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
     (review,) = result.chart_reviews
-    assert [c.key.name for c in review.changes] == ["web"]  # no ConfigMap redis removed
+    assert [c.key.name for c in review.changes] == ["web"]  # no ConfigMap, no CRD of redis removed
     markdown = render_markdown(review_document(result))
     assert "what rendered renders identically" not in markdown  # it changed
     assert "without 1 dependency" in markdown

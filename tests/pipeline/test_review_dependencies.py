@@ -213,3 +213,47 @@ def test_a_locked_version_found_nowhere_names_the_command_that_fetches_it(tmp_pa
         assert "the version Chart.lock pins is not vendored" in gap.reason
         assert command in gap.reason and 'no template "lib.cm"' in gap.reason
         commit(repo, {"apps/web/values.yaml": "mode: fast\n"}, "chore: reset")
+
+
+CRDS_CHART = {
+    "charts/crds/Chart.yaml": "apiVersion: v2\nname: crds\nversion: 1.0.0\n",
+    "charts/crds/values.yaml": "{}\n",
+    "charts/crds/crds/cache.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+    "metadata: {name: caches.example.com}\nspec:\n  group: example.com\n"
+    "  names: {kind: Cache, plural: caches}\n  scope: Namespaced\n"
+    "  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n",
+}
+
+
+def test_the_crds_of_a_locked_version_from_history_are_installed_as_that_version_holds_them(
+    tmp_path, renderer
+):
+    """The chart here moved on; the lock pins the earlier version: its crds/ are still installed."""
+    repo = make_repo(tmp_path)
+    deps = "dependencies:\n- name: crds\n  version: 1.0.0\n  repository: https://charts.example.invalid\n"
+    lock = (
+        "dependencies:\n- name: crds\n  repository: https://charts.example.invalid\n  version: 1.0.0\n"
+        "digest: sha256:0\n"
+    )
+    web = {
+        "apps/web/Chart.yaml": chart_yaml("web", deps=deps),
+        "apps/web/Chart.lock": lock,
+        "apps/web/values.yaml": "mode: fast\n",
+        "apps/web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
+        "data: {mode: {{ .Values.mode | quote }}}\n",
+    }
+    base = commit(repo, {**CRDS_CHART, **web}, "feat: web on crds 1.0.0")
+    head = commit(
+        repo,
+        {
+            "charts/crds/Chart.yaml": CRDS_CHART["charts/crds/Chart.yaml"].replace(
+                "1.0.0", "1.0.1"
+            ),
+            "apps/web/values.yaml": "mode: slow\n",
+        },
+        "feat: crds 1.0.1; web slow",
+    )
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (chart,) = [r for r in result.chart_reviews if r.chart == "apps/web"]
+    assert [(c.key.kind, c.kind.value) for c in chart.changes] == [("ConfigMap", "changed")]
+    assert {o.key.kind for o in chart.head_objects} == {"ConfigMap", "CustomResourceDefinition"}

@@ -23,6 +23,7 @@ from aftershock.model.review import DependencyGap
 from aftershock.model.units import Chart
 from aftershock.pipeline.missing_dependencies import (
     blocked_reason,
+    left_out_folders,
     missing_dependencies,
     renders_without,
     without_dependencies,
@@ -94,7 +95,14 @@ def same_dependencies(jobs: Sequence[SideJob]) -> tuple[SideJob, ...]:
         if job.blocked or {g.route for g in job.dependencies_left_out} == set(wanted):
             out.append(job)
             continue
-        job = replace(job, dependencies_left_out=tuple(wanted[r] for r in sorted(wanted)))
+        gaps = tuple(wanted[r] for r in sorted(wanted))
+        folders = left_out_folders(job.chart, job.charts, gaps)
+        crds = {
+            path: text
+            for path, text in job.crds.items()
+            if not any(path.startswith(f"{folder}/") for folder in folders)
+        }
+        job = replace(job, dependencies_left_out=gaps, crds=crds)
         try:
             out.append(_with_selection(job, _selection(job)))
         except AftershockError as error:
@@ -209,7 +217,9 @@ def _side_job(
         request = replace(request, cluster=cluster)
     twice = any(_varies(tree, path, varies) for path in closure)
     return replace(
-        job, requests=(request, request) if twice else (request,), crds=_crd_files(tree, closure)
+        job,
+        requests=(request, request) if twice else (request,),
+        crds=_crd_files(tree, closure, dest),
     )
 
 
@@ -234,12 +244,17 @@ def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
     return memo[chart_path]
 
 
-def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
+def _crd_files(tree: RefSnapshot, closure: Sequence[str], root: Path) -> dict[str, str]:
     """Helm installs the files under each chart's `crds/` as they are, untemplated; they are diffed too.
-    Files the chart's `.helmignore` leaves out are not loaded by Helm, so not here either."""
+    Files the chart's `.helmignore` leaves out are not loaded by Helm, so not here either. A chart
+    folder of an earlier commit (a locked version from history) is read from the workspace `root`,
+    where it was linked: the ref's tree does not hold it."""
     found: dict[str, str] = {}
     for chart_path in closure:
         prefix = f"{chart_path}/" if chart_path else ""
+        if chart_path.startswith(HISTORY_PREFIX + "/"):
+            found |= _linked_crd_files(root, chart_path)
+            continue
         ignore = parse_helmignore(tree.text_or_none(f"{prefix}.helmignore"))
         for path in tree.tree.paths_under(f"{prefix}crds"):
             if path.endswith((".yaml", ".yml", ".json")) and not ignore.ignores(
@@ -248,4 +263,23 @@ def _crd_files(tree: RefSnapshot, closure: Sequence[str]) -> dict[str, str]:
                 text = tree.text_or_none(path)
                 if text is not None:
                     found[path] = text
+    return found
+
+
+def _linked_crd_files(root: Path, chart_path: str) -> dict[str, str]:
+    folder = root / chart_path
+    ignore_file = folder / ".helmignore"
+    ignore = parse_helmignore(
+        ignore_file.read_text("utf-8", "replace") if ignore_file.is_file() else None
+    )
+    found: dict[str, str] = {}
+    crds = folder / "crds"
+    for file in sorted(crds.rglob("*")) if crds.is_dir() else ():
+        relative = file.relative_to(folder).as_posix()
+        if (
+            file.is_file()
+            and file.suffix in (".yaml", ".yml", ".json")
+            and not ignore.ignores(relative)
+        ):
+            found[f"{chart_path}/{relative}"] = file.read_text("utf-8", "replace")
     return found

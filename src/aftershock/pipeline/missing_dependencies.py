@@ -73,6 +73,19 @@ def without_dependencies(
     return replace(selection, dependencies_left_out=tuple(sorted(routes)))
 
 
+def left_out_folders(
+    chart: Chart, charts: Mapping[str, Chart], gaps: Sequence[DependencyGap]
+) -> tuple[str, ...]:
+    """The folders (repository paths) of the dependencies `gaps` leave out that are at hand at this
+    ref: their `crds/` files are left out with them."""
+    routes = {g.route for g in gaps}
+    return tuple(
+        sorted(
+            {d.resolved_path for r, d in _routes(chart, charts) if r in routes and d.resolved_path}
+        )
+    )
+
+
 def _routes(chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[str, ChartDependency]]:
     """Each dependency reached from `chart`, with the Helm name it renders under (`web/charts/lib`)."""
     found: list[tuple[str, ChartDependency]] = []
