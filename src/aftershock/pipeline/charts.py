@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
@@ -37,7 +38,7 @@ from aftershock.pipeline.missing_dependencies import failed_without, rendered_wi
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.manifests import objects_from_documents, parse_documents, parse_manifests
+from aftershock.render.manifests import objects_from_documents, parse_documents
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 from aftershock.safety.secret_taint import rendered_secret_texts
 
@@ -222,7 +223,17 @@ def _crd_objects(
 ) -> tuple[RenderedObject, ...]:
     """The objects of a chart's crds/ files, parsed once for every render that has them (scenarios,
     the second render of a volatile chart, an unchanged side): they can be large."""
-    return parse_manifests(dict(crds), chart=chart, namespace=namespace)
+    documents = [
+        (path, index, body) for path, text in crds for index, body in _crd_bodies(path, text)
+    ]
+    return objects_from_documents(documents, chart=chart, namespace=namespace)
+
+
+@functools.lru_cache(maxsize=64)
+def _crd_bodies(path: str, text: str) -> tuple[tuple[int, Any], ...]:
+    """One crds/ file's documents, parsed once for every chart that installs it (a CRD chart many
+    charts depend on): bodies are shared, never changed."""
+    return tuple((index, body) for _, index, body in parse_documents({path: text}))
 
 
 def _part(plan: ChartPlan) -> str:
