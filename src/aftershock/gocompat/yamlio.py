@@ -64,6 +64,7 @@ def _spellings_table() -> dict[str, tuple[str, Any]]:
 _BY_TEXT = _spellings_table()
 # The first characters of a plain scalar that may not be a string.
 _HINTS = frozenset("+-0123456789yYnNtTfFoO~.")
+_RESOLVED: dict[str, Any] = {}  # plain scalar text -> value, for those `_HINTS` starts
 _KEY_HINTS = _HINTS | {"<"}  # and of a key that may be the merge key `<<`
 _STR_TAG = YAML_TAG_PREFIX + "str"
 _RESOLVABLE_TAGS = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
@@ -117,10 +118,18 @@ def _resolve(tag: str, text: str) -> tuple[str, Any]:
 
 
 def _plain_value(text: str) -> Any:
-    """`_decode_scalar("", text)`: most plain scalars start with a letter no other type starts with."""
+    """`_decode_scalar("", text)`: most plain scalars start with a letter no other type starts with;
+    the others (ports, sizes, booleans) recur, and are resolved once."""
     if text and text[0] not in _HINTS:
         return text
-    return _resolve("", text)[1]
+    value = _RESOLVED.get(text, _RESOLVED)
+    if value is _RESOLVED:
+        value = _resolve("", text)[1]
+        if len(text) <= 64:
+            if len(_RESOLVED) >= 4096:
+                _RESOLVED.clear()
+            _RESOLVED[text] = value  # an int, float, bool, None or str: shared safely
+    return value
 
 
 def _decode_scalar(tag: str, text: str) -> Any:
