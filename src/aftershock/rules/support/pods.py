@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -64,10 +65,10 @@ class PodSpec:
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
-        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.prefix_text, keys)
 
     def metadata_path(self, *keys: str) -> str:
-        return extended_path(self.metadata_prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.metadata_prefix_text, keys)
 
     @cached_property
     def prefix_text(self) -> str:
@@ -84,9 +85,11 @@ class Container:
     name: str
     body: Mapping[str, Any]
     prefix: tuple[Segment, ...]
+    # what helpers derive from the container, kept for the other rules that ask (as PodSpec's)
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
-        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.prefix_text, keys)
 
     @cached_property
     def prefix_text(self) -> str:
@@ -101,6 +104,13 @@ class Container:
     @property
     def security_context(self) -> Mapping[str, Any]:
         return as_map(self.body.get("securityContext"))
+
+
+@functools.lru_cache(maxsize=8192)
+def path_after(prefix_text: str, keys: tuple[str, ...]) -> str:
+    """`extended_path` of a prefix and map keys; rules ask for the same few paths of every pod, and
+    workloads share their prefixes (`spec.template.spec.containers[name=app]`)."""
+    return extended_path(prefix_text, [KeySegment(key) for key in keys])
 
 
 def extended_path(prefix_text: str, segments: Sequence[Segment]) -> str:
