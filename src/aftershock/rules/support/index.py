@@ -126,15 +126,21 @@ class ReviewIndex:
         about those kinds only: it then visits them, not every object of the review."""
         found = self._pairs_of.get(kinds)
         if found is None:
-            found = self._pairs_of[kinds] = tuple(
-                pair
-                for pair in self.pairs
-                if any(
-                    o is not None and (o.key.group, o.key.kind) in kinds
-                    for o in (pair.base, pair.head)
-                )
-            )
+            by_kind = self._positions_by_kind
+            positions = sorted({p for kind in kinds for p in by_kind.get(kind, ())})
+            found = self._pairs_of[kinds] = tuple(self.pairs[p] for p in positions)
         return found
+
+    @cached_property
+    def _positions_by_kind(self) -> dict[tuple[str, str], list[int]]:
+        """(group, kind) -> the positions in `pairs` of the pairs with such an object at either side:
+        the pairs are looked at once, however many kinds the rules ask for."""
+        by_kind: dict[tuple[str, str], list[int]] = {}
+        for position, pair in enumerate(self.pairs):
+            kinds = {(o.key.group, o.key.kind) for o in (pair.base, pair.head) if o is not None}
+            for kind in kinds:
+                by_kind.setdefault(kind, []).append(position)
+        return by_kind
 
     def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
         """`pod_spec_of(obj)`, computed once per object for all rules."""
