@@ -281,8 +281,14 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             out.append(
                 ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
             )
-    out.sort(key=lambda p: (p.key, p.base is None, p.head is None))
+    out.sort(key=_pair_order)
     return iter(out)
+
+
+def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
+    """By key (as its fields: no Python comparison per pair of keys), then sides."""
+    key = pair.key
+    return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
 
 
 def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
