@@ -12,10 +12,10 @@ actionable and severe), whose display names the scenario when it is not the defa
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from aftershock.diff.matching import pair_by_key, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
@@ -26,6 +26,7 @@ from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
+T = TypeVar("T")
 DEFAULT_SCENARIO = "default"
 REVIEWED = (ChartOutcome.CHANGED, ChartOutcome.UNCHANGED)
 
@@ -141,6 +142,17 @@ class ReviewIndex:
             for kind in kinds:
                 by_kind.setdefault(kind, []).append(position)
         return by_kind
+
+    def per_object(
+        self, name: str, obj: RenderedObject, derive: Callable[[RenderedObject], T]
+    ) -> T:
+        """`derive(obj)`, computed once per object for every rule that asks under `name`."""
+        key = (name, id(obj))
+        entry = self.derived.get(key)
+        if entry is None or entry[0] is not obj:
+            entry = self.derived[key] = (obj, derive(obj))
+        result: T = entry[1]
+        return result
 
     def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
         """`pod_spec_of(obj)`, computed once per object for all rules."""
