@@ -188,11 +188,13 @@ def deduplicate(findings: Sequence[Finding]) -> tuple[Finding, ...]:
     """One finding per fingerprint (the first in sort order, the default scenario before others), sorted."""
     seen: set[str] = set()
     kept = []
-    ordered = sorted(
-        findings, key=lambda f: (sort_key(f)[:-1], "scenario " in f.subject.display, f.message)
+    keyed = [(sort_key(f), f) for f in findings]  # each finding's key made once, for both sorts
+    keyed.sort(
+        key=lambda pair: (pair[0][:-1], "scenario " in pair[1].subject.display, pair[1].message)
     )
-    for finding in ordered:
+    for key, finding in keyed:
         if finding.fingerprint not in seen:
             seen.add(finding.fingerprint)
-            kept.append(finding)
-    return tuple(sorted(kept, key=sort_key))
+            kept.append((key, finding))
+    kept.sort(key=lambda pair: pair[0])
+    return tuple(finding for _, finding in kept)

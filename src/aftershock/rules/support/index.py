@@ -94,11 +94,15 @@ class ObjectPair:
 
     def impact_path(self, field: str | None = None, relation: str = "sets") -> tuple[PathStep, ...]:
         """Changed file -> chart(s) -> this object [-> field]: the path that justifies a finding."""
-        steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
-        steps.append(PathStep("object", self.object_id, "renders"))
         if field:
-            steps.append(PathStep("field", field, relation))
-        return tuple(steps)
+            return (*self._object_path, PathStep("field", field, relation))
+        return self._object_path
+
+    @cached_property
+    def _object_path(self) -> tuple[PathStep, ...]:
+        """The impact path up to this object, the same for every finding about it."""
+        steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
+        return (*steps, PathStep("object", self.object_id, "renders"))
 
     @property
     def scope_paths(self) -> tuple[str, ...]:
@@ -121,6 +125,7 @@ class ReviewIndex:
         # key naming the helper and the objects it derives from; the helper checks identity.
         self.derived: dict[tuple[Any, ...], Any] = {}
         self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
+        self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
 
     def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
         """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
@@ -223,7 +228,14 @@ class ReviewIndex:
 
     def chart_files(self, pair: ObjectPair) -> list[str]:
         """Changed files that can shape this object: its templates, then files of its chart and of
-        the charts it includes (values files first), then the files on its impact path."""
+        the charts it includes (values files first), then the files on its impact path. Found once
+        per pair, for all its concerns."""
+        found = self._chart_files.get(id(pair))
+        if found is None or found[0] is not pair:
+            found = self._chart_files[id(pair)] = (pair, self._find_chart_files(pair))
+        return list(found[1])
+
+    def _find_chart_files(self, pair: ObjectPair) -> tuple[str, ...]:
         ordered: list[str] = [t for t in pair.templates if t in self.files]
         dirs = self._dependency_dirs.get(pair.chart.chart, (pair.chart.chart,))
         in_charts = [p for p in self.files if any(_inside(p, d) for d in dirs)]
@@ -234,7 +246,7 @@ class ReviewIndex:
             for step in pair.chart.affected.path
             if step.kind == "file" and step.id in self.files
         ]
-        return list(dict.fromkeys(ordered))
+        return tuple(dict.fromkeys(ordered))
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
         """The first added line of `files` naming a token (as a word); else the first added line."""
