@@ -96,13 +96,14 @@ class Container:
         """`format_path(prefix)`, written once: the `[name=...]` segment costs a JSON read."""
         return format_path(self.prefix)
 
-    @property
+    @cached_property
     def label(self) -> str:
         kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
         return f"{kind.get(self.list_name, 'container')} {self.name}"
 
-    @property
+    @cached_property
     def security_context(self) -> Mapping[str, Any]:
+        """Read once for the many rules that look into it."""
         return as_map(self.body.get("securityContext"))
 
 
@@ -155,7 +156,10 @@ def containers_of(pod: PodSpec) -> Iterator[Container]:
 
 
 def pod_security_context(pod: PodSpec) -> Mapping[str, Any]:
-    return as_map(pod.spec.get("securityContext"))
+    found = pod.derived.get("securityContext")
+    if found is None:  # read once for the many rules that look into it
+        found = pod.derived["securityContext"] = as_map(pod.spec.get("securityContext"))
+    return found
 
 
 def volumes_of(pod: PodSpec) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
