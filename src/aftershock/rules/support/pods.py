@@ -138,10 +138,16 @@ def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
     meta_keys = keys[:-1] + ("metadata",)
     return PodSpec(
         spec=spec,
-        prefix=tuple(KeySegment(key) for key in keys),
+        prefix=_segments(keys),
         metadata=as_map(dig(obj.body, *meta_keys)),
-        metadata_prefix=tuple(KeySegment(key) for key in meta_keys),
+        metadata_prefix=_segments(meta_keys),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _segments(keys: tuple[str, ...]) -> tuple[KeySegment, ...]:
+    """The path of keys as segments: the few pod spec paths are shared by every workload."""
+    return tuple(KeySegment(key) for key in keys)
 
 
 def containers_of(pod: PodSpec) -> Iterator[Container]:
