@@ -126,6 +126,7 @@ class ReviewIndex:
         self.derived: dict[tuple[Any, ...], Any] = {}
         self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
         self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
+        self._pairs_named: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
 
     def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
         """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
@@ -135,6 +136,13 @@ class ReviewIndex:
             by_kind = self._positions_by_kind
             positions = sorted({p for kind in kinds for p in by_kind.get(kind, ())})
             found = self._pairs_of[kinds] = tuple(self.pairs[p] for p in positions)
+        return found
+
+    def pairs_named(self, kinds: frozenset[str]) -> tuple[ObjectPair, ...]:
+        """The pairs whose object (at head, else base) is of one of `kinds` (kind names, any group)."""
+        found = self._pairs_named.get(kinds)
+        if found is None:
+            found = self._pairs_named[kinds] = tuple(p for p in self.pairs if p.key.kind in kinds)
         return found
 
     @cached_property
