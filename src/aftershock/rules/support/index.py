@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, TypeVar
 
 from aftershock.diff.matching import pair_by_key, slots_of
@@ -24,6 +23,7 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.rules.support.cached import cached
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 T = TypeVar("T")
@@ -40,35 +40,35 @@ class ObjectPair:
     head: RenderedObject | None
     change: ObjectChange | None
 
-    @cached_property
+    @cached
     def key(self) -> ObjectKey:
         current = self.head or self.base
         assert current is not None
         return current.key
 
-    @cached_property
+    @cached
     def current(self) -> RenderedObject:
         current = self.head or self.base
         assert current is not None
         return current
 
-    @cached_property
+    @cached
     def install(self) -> str:
         """The chart, as `path@release` when a release installs it with its own values."""
         return (
             f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
         )
 
-    @cached_property
+    @cached
     def object_id(self) -> str:
         """Identity of the object across scenarios: the same object in two scenarios is one subject."""
         return f"{self.install}::{self.key.id}"
 
-    @cached_property
+    @cached
     def display(self) -> str:
         return f"{self.key}{self.where}"
 
-    @cached_property
+    @cached
     def where(self) -> str:
         """` (release R in cluster C, scenario S)`, or "" for a chart's defaults as it stands."""
         where = []
@@ -79,13 +79,13 @@ class ObjectPair:
             where.append(f"scenario {self.chart.scenario}")
         return f" ({', '.join(where)})" if where else ""
 
-    @cached_property
+    @cached
     def templates(self) -> tuple[str, ...]:
         """The files it came from: templates, and a kustomize build's patches and generator files."""
         sides = [o for o in (self.base, self.head) if o is not None]
         return tuple(sorted({path for o in sides for path in (o.template, *o.shaped_by)}))
 
-    @cached_property
+    @cached
     def unchanged(self) -> bool:
         return self.base is not None and self.head is not None and self.change is None
 
@@ -98,7 +98,7 @@ class ObjectPair:
             return (*self._object_path, PathStep("field", field, relation))
         return self._object_path
 
-    @cached_property
+    @cached
     def _object_path(self) -> tuple[PathStep, ...]:
         """The impact path up to this object, the same for every finding about it."""
         steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
@@ -145,7 +145,7 @@ class ReviewIndex:
             found = self._pairs_named[kinds] = tuple(p for p in self.pairs if p.key.kind in kinds)
         return found
 
-    @cached_property
+    @cached
     def _positions_by_kind(self) -> dict[tuple[str, str], list[int]]:
         """(group, kind) -> the positions in `pairs` of the pairs with such an object at either side:
         the pairs are looked at once, however many kinds the rules ask for."""
@@ -175,7 +175,7 @@ class ReviewIndex:
             self._pods[id(obj)] = cached
         return cached[1]
 
-    @cached_property
+    @cached
     def pairs(self) -> tuple[ObjectPair, ...]:
         pairs: list[ObjectPair] = []
         for chart in self.review.chart_reviews:
@@ -183,7 +183,7 @@ class ReviewIndex:
                 pairs.extend(pair_objects(chart))
         return tuple(pairs)
 
-    @cached_property
+    @cached
     def pod_pairs(self) -> tuple[ObjectPair, ...]:
         """The pairs with a pod spec on either side: all a rule about pods needs to look at."""
         return tuple(
@@ -207,15 +207,15 @@ class ReviewIndex:
                 if kept is not None:
                     yield pair, container, kept
 
-    @cached_property
+    @cached
     def files(self) -> dict[str, FileChange]:
         return {change.path: change for change in self.review.files}
 
-    @cached_property
+    @cached
     def _added_lines(self) -> dict[str, tuple[AddedLine, ...]]:
         return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
 
-    @cached_property
+    @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
         """chart path -> its own folder and every local dependency's folder, transitively."""
         by_path = {chart.path: chart for chart in self.review.charts}

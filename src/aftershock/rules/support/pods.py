@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from aftershock.diff.paths import KeySegment, Segment, format_path
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, dig, is_map, named_entries
+from aftershock.rules.support.cached import cached
 
 # (group, kind) -> keys from the object to its PodSpec
 POD_SPEC_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -70,11 +70,11 @@ class PodSpec:
     def metadata_path(self, *keys: str) -> str:
         return path_after(self.metadata_prefix_text, keys)
 
-    @cached_property
+    @cached
     def prefix_text(self) -> str:
         return format_path(self.prefix)
 
-    @cached_property
+    @cached
     def metadata_prefix_text(self) -> str:
         return format_path(self.metadata_prefix)
 
@@ -91,17 +91,17 @@ class Container:
     def path(self, *keys: str) -> str:
         return path_after(self.prefix_text, keys)
 
-    @cached_property
+    @cached
     def prefix_text(self) -> str:
         """`format_path(prefix)`, written once: the `[name=...]` segment costs a JSON read."""
         return format_path(self.prefix)
 
-    @cached_property
+    @cached
     def label(self) -> str:
         kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
         return f"{kind.get(self.list_name, 'container')} {self.name}"
 
-    @cached_property
+    @cached
     def security_context(self) -> Mapping[str, Any]:
         """Read once for the many rules that look into it."""
         return as_map(self.body.get("securityContext"))
