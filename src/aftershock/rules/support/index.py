@@ -142,8 +142,18 @@ class ReviewIndex:
         """The pairs whose object (at head, else base) is of one of `kinds` (kind names, any group)."""
         found = self._pairs_named.get(kinds)
         if found is None:
-            found = self._pairs_named[kinds] = tuple(p for p in self.pairs if p.key.kind in kinds)
+            by_name = self._positions_by_name
+            positions = sorted(p for kind in kinds for p in by_name.get(kind, ()))
+            found = self._pairs_named[kinds] = tuple(self.pairs[p] for p in positions)
         return found
+
+    @cached
+    def _positions_by_name(self) -> dict[str, list[int]]:
+        """Kind name -> the positions in `pairs` of the pairs whose object is of that kind."""
+        by_name: dict[str, list[int]] = {}
+        for position, pair in enumerate(self.pairs):
+            by_name.setdefault(pair.key.kind, []).append(position)
+        return by_name
 
     @cached
     def _positions_by_kind(self) -> dict[tuple[str, str], list[int]]:
