@@ -11,6 +11,7 @@ actionable and severe), whose display names the scenario when it is not the defa
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -268,8 +269,7 @@ class ReviewIndex:
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
         """The first added line of `files` naming a token (as a word); else the first added line."""
-        words = [token for token in tokens if token]
-        patterns = [re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])") for word in words]
+        patterns = [_word_pattern(token) for token in tokens if token]
         for pattern in patterns:
             for path in files:
                 for added in self.added_lines(path):
@@ -331,6 +331,12 @@ def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
     """By key (as its fields: no Python comparison per pair of keys), then sides."""
     key = pair.key
     return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """`word` as a whole word of a changed line; the same tokens recur in every concern."""
+    return re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])")
 
 
 def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
