@@ -8,8 +8,9 @@ Ingress, a Role and a ConfigMap each) with Pod Security violations injected at f
 seeded generator, writes them as one YAML file per chart, then in the same run:
 
 (a) aftershock: parse the files (`parse_manifests`), diff them against an empty base
-    (`diff_objects`, so every object is new) and run every rule (`evaluate`); timed with and
-    without the parse and diff;
+    (`diff_objects`, so every object is new) and run every rule (`evaluate`), under the garbage
+    collector's thresholds of a review (`pipeline.collector`, as `review_change` runs); timed with
+    and without the parse and diff;
 (b) checkov: `checkov --framework kubernetes -d DIR -o json` on the same files, when a checkov
     executable is found (default: /tmp/checkov-venv/bin/checkov; install it into its own venv,
     never into the project's). Without it the run says so and reports aftershock alone.
@@ -52,6 +53,7 @@ from aftershock.model.review import (
     ReviewOptions,
 )
 from aftershock.model.units import AffectedChart, AffectStep
+from aftershock.pipeline.collector import review_collector
 from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 
@@ -387,8 +389,9 @@ def _interleaved(
 
 
 def _full_pass(folder: Path) -> tuple[Review, tuple]:
-    review = aftershock_review(folder)
-    return review, evaluate(review, AftershockConfig())
+    with review_collector():  # the collector's thresholds of a review in the pipeline
+        review = aftershock_review(folder)
+        return review, evaluate(review, AftershockConfig())
 
 
 def _version(executable: str) -> str:

@@ -163,3 +163,31 @@ def test_control_character_is_a_malformed_input_error() -> None:
 def test_an_anchor_defined_again_replaces_the_earlier_one():
     text = "a: &x one\nb: *x\nc: &x two\nd: *x\n"
     assert yamlio.load_one(text, source="t") == {"a": "one", "b": "one", "c": "two", "d": "two"}
+
+
+# Keys and values of every form the alias-free builder reads inline, and the ones it leaves to the rest.
+INLINE_FORMS = (
+    "plain: text\n'quoted': 'yes'\n\"dq\": \"0777\"\nyes: no\n7: 0x1F\n~x: ~\n.5: .5\n"
+    "m:\n  <<: {a: 1, b: 2}\n  b: 3\n'<<': kept\n<x: y\n!!str 1: !!int '2'\n!custom k: !custom v\n"
+    "list: [a, 'b', 1, 1.5, true, null, [x], {k: v}]\nempty:\n"
+)
+
+
+@pytest.mark.parametrize("composer", COMPOSERS, ids=lambda c: c.__name__)
+def test_documents_without_aliases_read_as_the_general_builder_reads_them(composer: type) -> None:
+    texts = [INLINE_FORMS, *(t for t in TRICKY_DOCUMENTS.values() if "*" not in t)]
+    for text in texts:
+        reader = composer(text)
+        try:
+            assert reader.check_node()
+            node = reader.get_node()
+        finally:
+            reader.dispose()
+        assert not reader.may_alias
+        general = yamlio._Builder("t", 0).build(node)
+        inline = yamlio._TreeBuilder("t", 0).build(node)
+        assert json.dumps(inline) == json.dumps(general)
+        assert [type(v) for v in _leaves(inline)] == [type(v) for v in _leaves(general)]
+    loaded = yamlio.load_one(INLINE_FORMS, source="t")
+    assert loaded["m"] == {"a": 1, "b": 3} and loaded["<<"] == "kept"
+    assert loaded["true"] is False and loaded["7"] == 31 and loaded["1"] == 2

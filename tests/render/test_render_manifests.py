@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
+
 import pytest
 
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import ObjectKey
+from aftershock.render import manifests
 from aftershock.render.manifests import parse_manifests
 
 DEPLOYMENT = """\
@@ -145,3 +149,29 @@ def test_invalid_yaml_names_template_and_line() -> None:
     message = str(caught.value)
     assert message.startswith("rendered template is not valid YAML: mapping values are not allowed")
     assert message.endswith("(app/templates/cm.yaml:9); fix the template so it renders valid YAML")
+
+
+def _documents_by_regex(text: str) -> Iterator[tuple[int, str]]:
+    """The documents as Helm's regex cuts them (the splitter before the literal search)."""
+    position = 0
+    stripped = text.lstrip()
+    offset = len(text) - len(stripped)
+    for match in [*manifests._SEPARATOR.finditer(stripped), None]:
+        end = match.start() if match is not None else len(stripped)
+        chunk = stripped[position:end]
+        if chunk.strip():
+            lead = len(chunk) - len(chunk.lstrip())
+            yield text.count("\n", 0, offset + position + lead), chunk.lstrip()
+        if match is not None:
+            position = match.end()
+
+
+def test_documents_are_cut_where_helms_separator_regex_cuts_them() -> None:
+    rng = random.Random(24)
+    pieces = ["---", "-", "\n", " ", "\t", "\r", "\f", "a", "a: 1", "---x", "\n---\n"]
+    texts = ["", "---", "---\n---", "a\n---", " \n---\n \n", "\n\n--- \na\n  \n---\n---"]
+    texts += ["".join(rng.choices(pieces, k=rng.randint(1, 30))) for _ in range(3000)]
+    for text in texts:
+        spans = list(manifests.separator_spans(text))
+        assert spans == [m.span() for m in manifests._SEPARATOR.finditer(text)], repr(text)
+        assert list(manifests._documents(text)) == list(_documents_by_regex(text)), repr(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 
 import pytest
@@ -92,6 +93,33 @@ def test_a_failing_rule_becomes_a_finding_and_raises_the_verdict(tmp_path):
     result = verdicts(review, findings)
     assert result.merge.level is RiskLevel.MEDIUM
     assert "could not run" in " ".join(result.merge.reasons)
+
+
+def test_the_collector_is_paused_for_the_pass_and_left_as_it_was(tmp_path):
+    seen = []
+
+    def watch(ctx):
+        seen.append(gc.isenabled())
+        return iter(())
+
+    def explode(ctx):
+        raise KeyError("spec")
+
+    watching = replace(RULES_BY_ID["pss-privileged"], id="watching", check=watch)
+    broken = replace(RULES_BY_ID["pss-privileged"], id="broken-rule", check=explode)
+    review = host_pid_review(tmp_path)
+    assert gc.isenabled()
+    evaluate(review, AftershockConfig(), rules=(watching, broken))
+    assert seen == [False] and gc.isenabled()
+    gc.collect()
+    evaluate(review, AftershockConfig())  # every rule
+    assert gc.collect() == 0  # the pass leaves no cycles for the paused collector to miss
+    gc.disable()
+    try:
+        evaluate(review, AftershockConfig(), rules=(watching,))
+        assert seen == [False, False] and not gc.isenabled()  # whoever turned it off turns it on
+    finally:
+        gc.enable()
 
 
 def test_findings_are_deterministic_and_ordered(tmp_path):

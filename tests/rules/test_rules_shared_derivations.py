@@ -142,3 +142,24 @@ def test_rules_of_different_kinds_each_visit_their_own_objects() -> None:
         ("ingress-without-tls", "charts/a::networking.k8s.io/Ingress/team/web"),
         ("rbac-wildcard", "charts/a::rbac.authorization.k8s.io/Role/team/everything"),
     ]
+
+
+ROLE = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {{name: binder, namespace: team}}
+rules: [{{apiGroups: [rbac.authorization.k8s.io], resources: [roles], verbs: [{verbs}]}}]
+"""
+
+
+def test_the_policy_rules_rbac_rules_share_are_each_sides_own() -> None:
+    """Several RBAC rules read one role's policy rules in an evaluation: the head role's, gaining
+    `bind` and a wildcard, is judged by its own rules, not by the base role's."""
+    chart = _chart_review("charts/a", ROLE.format(verbs="get"), ROLE.format(verbs="bind, '*'"))
+    rules = ("rbac-escalation-verbs", "rbac-wildcard", "rbac-webhook-configuration")
+    found = _findings_of(rules, chart)
+    assert sorted((f.rule_id, f.subject.facet, f.delta) for f in found) == [
+        ("rbac-escalation-verbs", "bind", Delta.INTRODUCED),
+        ("rbac-escalation-verbs", "escalate", Delta.INTRODUCED),
+        ("rbac-wildcard", "wildcard", Delta.INTRODUCED),
+    ]

@@ -77,16 +77,29 @@ class SlotPair:
 
 def slots_of(objects: Sequence[RenderedObject]) -> tuple[Slot, ...]:
     """The objects as slots, sorted by key then occurrence."""
-    ordered = sorted(
-        enumerate(objects),
-        key=lambda item: (item[1].key, item[1].template, item[1].document_index, item[0]),
-    )
+    ordered = sorted(enumerate(objects), key=_slot_order)
     seen: Counter[ObjectKey] = Counter()
     slots = []
     for _, obj in ordered:
         slots.append(Slot(occurrence=seen[obj.key], obj=obj))
         seen[obj.key] += 1
     return tuple(slots)
+
+
+def _slot_order(item: tuple[int, RenderedObject]) -> tuple[str, str, str, str, str, int, int]:
+    """(key, template, document index, position): the key as its fields, which order as the key
+    does without a Python comparison per pair of keys."""
+    position, obj = item
+    key = obj.key
+    return (
+        key.group,
+        key.kind,
+        key.namespace,
+        key.name,
+        obj.template,
+        obj.document_index,
+        position,
+    )
 
 
 def pair_by_key(

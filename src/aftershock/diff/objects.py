@@ -20,7 +20,7 @@ here (see `redact`), so no caller can get them. Result order: ObjectChangeKind d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from aftershock.diff.fields import diff_documents
@@ -52,11 +52,11 @@ def diff_objects(
     base_slots = slots_of([normalize(obj, unstable) for obj in base])
     head_slots = slots_of([normalize(obj, unstable) for obj in head])
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
-    moved = pair_group_moves(lone_base, lone_head)
+    moved = _lone_pairs(pair_group_moves, lone_base, lone_head)
     lone_base, lone_head = _without(moved, lone_base, lone_head)
-    generated = pair_generated(lone_base, lone_head)
+    generated = _lone_pairs(pair_generated, lone_base, lone_head)
     lone_base, lone_head = _without(generated, lone_base, lone_head)
-    renamed = pair_renames(lone_base, lone_head)
+    renamed = _lone_pairs(pair_renames, lone_base, lone_head)
     lone_base, lone_head = _without(renamed, lone_base, lone_head)
 
     changes = [change for pair in kept if (change := _changed(pair)) is not None]
@@ -68,9 +68,19 @@ def diff_objects(
     return tuple(sorted(changes, key=_order))
 
 
+def _lone_pairs(
+    pairer: Callable[[list[Slot], list[Slot]], list[SlotPair]], base: list[Slot], head: list[Slot]
+) -> list[SlotPair]:
+    """The pairs `pairer` finds among lone objects; none when a side has none (a new or a deleted
+    chart, or every object kept its key), without looking at the other side's objects."""
+    return pairer(base, head) if base and head else []
+
+
 def _without(
     pairs: list[SlotPair], base: list[Slot], head: list[Slot]
 ) -> tuple[list[Slot], list[Slot]]:
+    if not pairs:
+        return base, head
     taken_base = {pair.base.sort_key for pair in pairs}
     taken_head = {pair.head.sort_key for pair in pairs}
     return (
@@ -146,12 +156,20 @@ def _templates(old: RenderedObject, new: RenderedObject) -> tuple[str, ...]:
     return tuple(sorted({old.template, new.template, *old.shaped_by, *new.shaped_by}))
 
 
-def _order(change: ObjectChange) -> tuple[int, ObjectKey, bool, ObjectKey, tuple[str, ...]]:
+def _order(
+    change: ObjectChange,
+) -> tuple[int, tuple[str, ...], bool, tuple[str, ...], tuple[str, ...]]:
+    """Kind, key, renamed or not, previous key, templates; keys as their fields, which order as the
+    keys do without a Python comparison per pair of keys."""
     previous = change.previous_key or change.key
     return (
         _KIND_ORDER[change.kind],
-        change.key,
+        _fields(change.key),
         change.previous_key is not None,
-        previous,
+        _fields(previous),
         change.templates,
     )
+
+
+def _fields(key: ObjectKey) -> tuple[str, str, str, str]:
+    return (key.group, key.kind, key.namespace, key.name)

@@ -11,10 +11,16 @@ import math
 from collections.abc import Hashable, Mapping
 from typing import Any, TypeGuard
 
+# Types parsed YAML gives that are not mappings: told apart without the ABC check, which is slow.
+_NOT_MAPS = frozenset({type(None), str, int, float, bool, list, tuple})
+
 
 def is_map(value: Any) -> TypeGuard[Mapping[Any, Any]]:
-    # Parsed documents hold plain dicts; dict first in the tuple keeps the hot path cheap.
-    return isinstance(value, (dict, Mapping))
+    # Parsed documents hold plain dicts, and what is missing is None: both without the ABC check.
+    kind = type(value)
+    if kind is dict:
+        return True
+    return kind not in _NOT_MAPS and isinstance(value, Mapping)
 
 
 def is_list(value: Any) -> TypeGuard[list[Any] | tuple[Any, ...]]:

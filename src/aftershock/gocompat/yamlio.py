@@ -62,6 +62,11 @@ def _spellings_table() -> dict[str, tuple[str, Any]]:
 
 
 _BY_TEXT = _spellings_table()
+# The first characters of a plain scalar that may not be a string.
+_HINTS = frozenset("+-0123456789yYnNtTfFoO~.")
+_RESOLVED: dict[str, Any] = {}  # plain scalar text -> value, for those `_HINTS` starts
+_KEY_HINTS = _HINTS | {"<"}  # and of a key that may be the merge key `<<`
+_STR_TAG = YAML_TAG_PREFIX + "str"
 _RESOLVABLE_TAGS = frozenset({"", "str", "bool", "int", "float", "null", "timestamp"})
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
@@ -110,6 +115,21 @@ def _resolve(tag: str, text: str) -> tuple[str, Any]:
             if resolved is not None:
                 return resolved
     return "str", text
+
+
+def _plain_value(text: str) -> Any:
+    """`_decode_scalar("", text)`: most plain scalars start with a letter no other type starts with;
+    the others (ports, sizes, booleans) recur, and are resolved once."""
+    if text and text[0] not in _HINTS:
+        return text
+    value = _RESOLVED.get(text, _RESOLVED)
+    if value is _RESOLVED:
+        value = _resolve("", text)[1]
+        if len(text) <= 64:
+            if len(_RESOLVED) >= 4096:
+                _RESOLVED.clear()
+            _RESOLVED[text] = value  # an int, float, bool, None or str: shared safely
+    return value
 
 
 def _decode_scalar(tag: str, text: str) -> Any:
@@ -235,6 +255,37 @@ class _Builder:
         raise self.error(f"a mapping key is {kind}, which Helm cannot convert to JSON", node)
 
 
+class _TreeBuilder(_Builder):
+    """A `_Builder` for a document without aliases, where no node is reached twice: nothing is
+    remembered, and the common plain and quoted scalars (values and keys) are read inline."""
+
+    def build(self, node: Node) -> Any:
+        if isinstance(node, ScalarNode):
+            tag = node.tag
+            if tag == PLAIN_TAG:
+                return _plain_value(node.value)
+            return node.value if tag == _STR_TAG else self._scalar(node)
+        if isinstance(node, SequenceNode):
+            return [self.build(child) for child in node.value]
+        assert isinstance(node, MappingNode)  # the third and last kind of node
+        return self._mapping(node)
+
+    def _mapping(self, node: MappingNode) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        build = self.build
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode):
+                text, tag = key_node.value, key_node.tag
+                if tag == _STR_TAG or (tag == PLAIN_TAG and text and text[0] not in _KEY_HINTS):
+                    result[text] = build(value_node)  # a key that reads as its own text
+                    continue
+            if _is_merge_key(key_node):
+                self._merge(result, value_node)
+            else:
+                result[self._key(key_node)] = build(value_node)
+        return result
+
+
 def _is_merge_key(node: Node) -> bool:
     return (
         isinstance(node, ScalarNode)
@@ -259,7 +310,8 @@ def _load_documents(
         composer = composer_class(text)
         while (limit is None or len(documents) < limit) and composer.check_node():
             node = composer.get_node()
-            documents.append(_Builder(source, line_offset).build(node) if node else None)
+            builder = _Builder if composer.may_alias else _TreeBuilder
+            documents.append(builder(source, line_offset).build(node) if node else None)
     except AliasBomb:
         raise ExcessiveAliasingError(
             "YAML document contains excessive aliasing: its aliases expand past the bound Helm reads YAML with",

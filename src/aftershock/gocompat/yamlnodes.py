@@ -28,6 +28,9 @@ from yaml.scanner import Scanner
 
 PLAIN_TAG = "tag:aftershock:plain"  # a plain scalar, resolved later by the reader's own rules
 YAML_TAG_PREFIX = "tag:yaml.org,2002:"
+_STR_TAG = YAML_TAG_PREFIX + "str"
+_SEQUENCE_TAG: str = BaseResolver.DEFAULT_SEQUENCE_TAG
+_MAPPING_TAG: str = BaseResolver.DEFAULT_MAPPING_TAG
 C_PARSER_AVAILABLE = bool(getattr(yaml, "__with_libyaml__", False))
 _SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # go-yaml's decoder (v2 since 2.2.4 and v3): past 100 aliased and 1,000 decoded nodes, the share of
@@ -134,14 +137,21 @@ def safe_load(text: str) -> Any:
 
 
 class DeferringResolver(BaseResolver):
-    """Tags plain scalars PLAIN_TAG and quoted ones as strings; collections as usual."""
+    """Tags plain scalars PLAIN_TAG and quoted ones as strings; collections as usual.
+
+    The parser calls it at every node: it has no path resolvers, so it answers at once and keeps
+    no path (BaseResolver's methods would look for path resolvers each time)."""
 
     def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
-            return PLAIN_TAG if implicit[0] else YAML_TAG_PREFIX + "str"
-        # Untyped in PyYAML's stub; unused-ignore: only flagged where untyped calls are disallowed.
-        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call, unused-ignore]
-        return tag
+            return PLAIN_TAG if implicit[0] else _STR_TAG
+        return _SEQUENCE_TAG if kind is SequenceNode else _MAPPING_TAG
+
+    def descend_resolver(self, current_node: Node | None, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
 
 
 class PureComposer(Reader, Scanner, Parser, Composer, DeferringResolver):

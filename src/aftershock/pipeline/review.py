@@ -35,6 +35,7 @@ from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange
 from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.pipeline.chart_jobs import RenderSettings
+from aftershock.pipeline.collector import review_collector
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.pipeline.incremental import changes_since, examined_scope
@@ -154,7 +155,15 @@ def run_review(
 def review_change(
     request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None = None
 ) -> ReviewResult:
-    """Observe base..head layer by layer, then judge it: findings and verdicts."""
+    """Observe base..head layer by layer, then judge it: findings and verdicts. The garbage collector
+    keeps the review's thresholds meanwhile (`collector`)."""
+    with review_collector():
+        return _review_change(request, renderer, callbacks)
+
+
+def _review_change(
+    request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None
+) -> ReviewResult:
     budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
     renderer = BudgetedRenderer(renderer, budget)
     repo = GitRepository.open(request.repo)

@@ -20,7 +20,8 @@ from aftershock.model.errors import MalformedInputError
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 # Helm's `(?:^|\s*\n)---\s*` with Go's ASCII `\s`.
-_SEPARATOR = re.compile(r"(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*")
+_SEPARATOR = re.compile(r"(?:^|[\t\n\f\r ]*\n)---[\t\n\f\r ]*")  # as `separator_spans` finds it
+_WHITESPACE = frozenset("\t\n\f\r ")
 
 CLUSTER_SCOPED_KINDS = frozenset(
     {
@@ -74,19 +75,42 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 
+def separator_spans(text: str) -> Iterator[tuple[int, int]]:
+    """The spans `_SEPARATOR.finditer(text)` matches, found from each `\\n---` (a literal search:
+    the regex tries its whitespace run at every position of the text, a tenth of the parse)."""
+    end = 0
+    if text.startswith("---"):
+        end = _past_whitespace(text, 3)
+        yield 0, end
+    while (dash := text.find("\n---", end)) >= 0:
+        start = dash  # the match starts where the whitespace before this newline does
+        while start > end and text[start - 1] in _WHITESPACE:
+            start -= 1
+        end = _past_whitespace(text, dash + 4)
+        yield start, end
+
+
+def _past_whitespace(text: str, position: int) -> int:
+    while position < len(text) and text[position] in _WHITESPACE:
+        position += 1
+    return position
+
+
 def _documents(text: str) -> Iterator[tuple[int, str]]:
     """Each non-blank document of a template's output with its first line number (0-based)."""
     position = 0
     stripped = text.lstrip()
     offset = len(text) - len(stripped)
-    for match in [*_SEPARATOR.finditer(stripped), None]:
-        end = match.start() if match is not None else len(stripped)
-        chunk = stripped[position:end]
+    line, counted = 0, 0  # the newlines of text[:counted]
+    for start, end in [*separator_spans(stripped), (len(stripped), None)]:
+        chunk = stripped[position:start]
         if chunk.strip():
             lead = len(chunk) - len(chunk.lstrip())
-            yield text.count("\n", 0, offset + position + lead), chunk.lstrip()
-        if match is not None:
-            position = match.end()
+            line += text.count("\n", counted, offset + position + lead)
+            counted = offset + position + lead
+            yield line, chunk.lstrip()
+        if end is not None:
+            position = end
 
 
 def _api_group(api_version: str) -> str:

@@ -6,12 +6,19 @@ findings with the rule's metadata; a rule's configured `level` replaces their se
 does not stop the review: it yields one RULE_ERROR finding, so the gap shows (and counts in the
 verdicts) instead of passing as "no finding". The result is deduplicated by fingerprint and sorted
 (see `findings.model.sort_key`); nothing in it depends on time or on dict order.
+
+The garbage collector is paused for the pass (`gc.disable`): the review is finished and only read,
+and the full collections the pass's allocations trigger would walk all of it again (a tenth of the
+pass on 2,800 objects). The pass makes no reference cycles (none to collect after it on the rule
+benchmark), so nothing waits for the collector; it runs again when the pass ends.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
@@ -56,6 +63,16 @@ def evaluate(
 ) -> tuple[Finding, ...]:
     """Every finding of the enabled rules on `review`, deduplicated and sorted."""
     configured = check_config(config, rules)
+    with collector_paused():
+        return _evaluate(review, config, configured, sources)
+
+
+def _evaluate(
+    review: Review,
+    config: AftershockConfig,
+    configured: Sequence[ConfiguredRule],
+    sources: SourceTexts | None,
+) -> tuple[Finding, ...]:
     index = ReviewIndex(review)
     version = target_version(config, review)
     texts = sources or SourceTexts()
@@ -73,6 +90,19 @@ def evaluate(
             continue
         findings.extend(to_finding(entry, c) for c in concerns if in_scope(c, entry.settings))
     return deduplicate(findings)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off until the block ends, unless it was off already (then whoever
+    turned it off turns it on: a pass in another thread, or the caller)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def check_config(
@@ -158,11 +188,13 @@ def deduplicate(findings: Sequence[Finding]) -> tuple[Finding, ...]:
     """One finding per fingerprint (the first in sort order, the default scenario before others), sorted."""
     seen: set[str] = set()
     kept = []
-    ordered = sorted(
-        findings, key=lambda f: (sort_key(f)[:-1], "scenario " in f.subject.display, f.message)
+    keyed = [(sort_key(f), f) for f in findings]  # each finding's key made once, for both sorts
+    keyed.sort(
+        key=lambda pair: (pair[0][:-1], "scenario " in pair[1].subject.display, pair[1].message)
     )
-    for finding in ordered:
+    for key, finding in keyed:
         if finding.fingerprint not in seen:
             seen.add(finding.fingerprint)
-            kept.append(finding)
-    return tuple(sorted(kept, key=sort_key))
+            kept.append((key, finding))
+    kept.sort(key=lambda pair: pair[0])
+    return tuple(finding for _, finding in kept)

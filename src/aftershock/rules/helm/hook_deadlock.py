@@ -13,10 +13,13 @@ from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.pods import PodSpec, containers_of, pod_spec_of
 
 HOOK_ANNOTATION = "helm.sh/hook"
+_NO_HOOKS: frozenset[str] = frozenset()
 
 
 def hooks(obj: RenderedObject) -> frozenset[str]:
     value = text(as_map(dig(obj.body, "metadata", "annotations")).get(HOOK_ANNOTATION))
+    if not value:
+        return _NO_HOOKS  # most objects are no hook
     return frozenset(part.strip() for part in value.split(",") if part.strip())
 
 

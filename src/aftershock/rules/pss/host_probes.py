@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.access import dig, text
+from aftershock.rules.support.access import dig, is_map, text
 from aftershock.rules.support.judge import Issue, judge_pod_objects
 from aftershock.rules.support.pods import containers_of
 from aftershock.rules.support.pss import PSS_REFERENCE
@@ -28,8 +28,11 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     for container in containers_of(pod):
         hosts = set()
         for keys in HANDLERS:
+            handler = dig(container.body, *keys)
+            if not is_map(handler):
+                continue  # most containers lack most handlers
             for action in ("httpGet", "tcpSocket"):
-                host = text(dig(container.body, *keys, action, "host"))
+                host = text(dig(handler, action, "host"))
                 if host:
                     hosts.add(f"{'.'.join(keys)}.{action}.host={host}")
         if hosts:

@@ -26,7 +26,7 @@ TARGETS = {
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
+    rules = ctx.index.per_object("policy rules", obj, policy_rules)
     if not rules:
         return
     for verb, targets in TARGETS.items():

@@ -19,7 +19,7 @@ from aftershock.rules.support.rbac import (
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
+    rules = ctx.index.per_object("policy rules", obj, policy_rules)
     granted = (
         allowed_verbs(rules, "", "nodes/proxy", READ_VERBS + WRITE_VERBS) if rules else frozenset()
     )

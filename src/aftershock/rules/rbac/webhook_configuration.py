@@ -23,7 +23,7 @@ RESOURCES = (
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-    rules = policy_rules(obj)
+    rules = ctx.index.per_object("policy rules", obj, policy_rules)
     if not rules:
         return
     for resource in RESOURCES:

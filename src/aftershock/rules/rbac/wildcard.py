@@ -16,7 +16,7 @@ RBAC_REFERENCE = "https://kubernetes.io/docs/concepts/security/rbac-good-practic
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     wild = [
         rule
-        for rule in policy_rules(obj)
+        for rule in ctx.index.per_object("policy rules", obj, policy_rules)
         if "*" in rule.verbs or "*" in rule.resources or "*" in rule.api_groups
     ]
     if not wild:

@@ -25,7 +25,7 @@ def judge_role_grants(ctx: RuleContext, find: GrantFinder) -> Iterator[Concern]:
     """Concerns of an RBAC rule whose issues come from a role's policy rules, reserved roles graded info."""
 
     def graded(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
-        rules = policy_rules(obj)
+        rules = ctx.index.per_object("policy rules", obj, policy_rules)
         if not rules:
             return iter(())
         reserved = ctx.options if isinstance(ctx.options, ReservedRoles) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -21,7 +22,9 @@ class ImageRef:
         return self.digest is None and (self.tag is None or self.tag == "latest")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_image(reference: str) -> ImageRef:
+    """Split once per reference: the same images recur across workloads and rules."""
     rest, _, digest = reference.partition("@")
     slash = rest.rfind("/")
     colon = rest.rfind(":")

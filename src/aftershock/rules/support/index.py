@@ -11,11 +11,11 @@ actionable and severe), whose display names the scenario when it is not the defa
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from aftershock.diff.matching import pair_by_key, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
@@ -24,8 +24,10 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.rules.support.cached import cached
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
+T = TypeVar("T")
 DEFAULT_SCENARIO = "default"
 REVIEWED = (ChartOutcome.CHANGED, ChartOutcome.UNCHANGED)
 
@@ -39,35 +41,35 @@ class ObjectPair:
     head: RenderedObject | None
     change: ObjectChange | None
 
-    @cached_property
+    @cached
     def key(self) -> ObjectKey:
         current = self.head or self.base
         assert current is not None
         return current.key
 
-    @cached_property
+    @cached
     def current(self) -> RenderedObject:
         current = self.head or self.base
         assert current is not None
         return current
 
-    @cached_property
+    @cached
     def install(self) -> str:
         """The chart, as `path@release` when a release installs it with its own values."""
         return (
             f"{self.chart.chart}@{self.chart.release}" if self.chart.release else self.chart.chart
         )
 
-    @cached_property
+    @cached
     def object_id(self) -> str:
         """Identity of the object across scenarios: the same object in two scenarios is one subject."""
         return f"{self.install}::{self.key.id}"
 
-    @cached_property
+    @cached
     def display(self) -> str:
         return f"{self.key}{self.where}"
 
-    @cached_property
+    @cached
     def where(self) -> str:
         """` (release R in cluster C, scenario S)`, or "" for a chart's defaults as it stands."""
         where = []
@@ -78,13 +80,13 @@ class ObjectPair:
             where.append(f"scenario {self.chart.scenario}")
         return f" ({', '.join(where)})" if where else ""
 
-    @cached_property
+    @cached
     def templates(self) -> tuple[str, ...]:
         """The files it came from: templates, and a kustomize build's patches and generator files."""
         sides = [o for o in (self.base, self.head) if o is not None]
         return tuple(sorted({path for o in sides for path in (o.template, *o.shaped_by)}))
 
-    @cached_property
+    @cached
     def unchanged(self) -> bool:
         return self.base is not None and self.head is not None and self.change is None
 
@@ -93,11 +95,15 @@ class ObjectPair:
 
     def impact_path(self, field: str | None = None, relation: str = "sets") -> tuple[PathStep, ...]:
         """Changed file -> chart(s) -> this object [-> field]: the path that justifies a finding."""
-        steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
-        steps.append(PathStep("object", self.object_id, "renders"))
         if field:
-            steps.append(PathStep("field", field, relation))
-        return tuple(steps)
+            return (*self._object_path, PathStep("field", field, relation))
+        return self._object_path
+
+    @cached
+    def _object_path(self) -> tuple[PathStep, ...]:
+        """The impact path up to this object, the same for every finding about it."""
+        steps = [PathStep(step.kind, step.id, step.relation) for step in self.chart.affected.path]
+        return (*steps, PathStep("object", self.object_id, "renders"))
 
     @property
     def scope_paths(self) -> tuple[str, ...]:
@@ -120,21 +126,57 @@ class ReviewIndex:
         # key naming the helper and the objects it derives from; the helper checks identity.
         self.derived: dict[tuple[Any, ...], Any] = {}
         self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
+        self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
+        self._pairs_named: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
 
     def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
         """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
         about those kinds only: it then visits them, not every object of the review."""
         found = self._pairs_of.get(kinds)
         if found is None:
-            found = self._pairs_of[kinds] = tuple(
-                pair
-                for pair in self.pairs
-                if any(
-                    o is not None and (o.key.group, o.key.kind) in kinds
-                    for o in (pair.base, pair.head)
-                )
-            )
+            by_kind = self._positions_by_kind
+            positions = sorted({p for kind in kinds for p in by_kind.get(kind, ())})
+            found = self._pairs_of[kinds] = tuple(self.pairs[p] for p in positions)
         return found
+
+    def pairs_named(self, kinds: frozenset[str]) -> tuple[ObjectPair, ...]:
+        """The pairs whose object (at head, else base) is of one of `kinds` (kind names, any group)."""
+        found = self._pairs_named.get(kinds)
+        if found is None:
+            by_name = self._positions_by_name
+            positions = sorted(p for kind in kinds for p in by_name.get(kind, ()))
+            found = self._pairs_named[kinds] = tuple(self.pairs[p] for p in positions)
+        return found
+
+    @cached
+    def _positions_by_name(self) -> dict[str, list[int]]:
+        """Kind name -> the positions in `pairs` of the pairs whose object is of that kind."""
+        by_name: dict[str, list[int]] = {}
+        for position, pair in enumerate(self.pairs):
+            by_name.setdefault(pair.key.kind, []).append(position)
+        return by_name
+
+    @cached
+    def _positions_by_kind(self) -> dict[tuple[str, str], list[int]]:
+        """(group, kind) -> the positions in `pairs` of the pairs with such an object at either side:
+        the pairs are looked at once, however many kinds the rules ask for."""
+        by_kind: dict[tuple[str, str], list[int]] = {}
+        for position, pair in enumerate(self.pairs):
+            kinds = {(o.key.group, o.key.kind) for o in (pair.base, pair.head) if o is not None}
+            for kind in kinds:
+                by_kind.setdefault(kind, []).append(position)
+        return by_kind
+
+    def per_object(
+        self, name: str, obj: RenderedObject, derive: Callable[[RenderedObject], T]
+    ) -> T:
+        """`derive(obj)`, computed once per object for every rule that asks under `name`."""
+        key = (name, id(obj))
+        entry = self.derived.get(key)
+        if entry is None or entry[0] is not obj:
+            entry = self.derived[key] = (obj, derive(obj))
+        result: T = entry[1]
+        return result
 
     def pod_spec(self, obj: RenderedObject) -> PodSpec | None:
         """`pod_spec_of(obj)`, computed once per object for all rules."""
@@ -144,7 +186,7 @@ class ReviewIndex:
             self._pods[id(obj)] = cached
         return cached[1]
 
-    @cached_property
+    @cached
     def pairs(self) -> tuple[ObjectPair, ...]:
         pairs: list[ObjectPair] = []
         for chart in self.review.chart_reviews:
@@ -152,7 +194,7 @@ class ReviewIndex:
                 pairs.extend(pair_objects(chart))
         return tuple(pairs)
 
-    @cached_property
+    @cached
     def pod_pairs(self) -> tuple[ObjectPair, ...]:
         """The pairs with a pod spec on either side: all a rule about pods needs to look at."""
         return tuple(
@@ -176,15 +218,15 @@ class ReviewIndex:
                 if kept is not None:
                     yield pair, container, kept
 
-    @cached_property
+    @cached
     def files(self) -> dict[str, FileChange]:
         return {change.path: change for change in self.review.files}
 
-    @cached_property
+    @cached
     def _added_lines(self) -> dict[str, tuple[AddedLine, ...]]:
         return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
 
-    @cached_property
+    @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
         """chart path -> its own folder and every local dependency's folder, transitively."""
         by_path = {chart.path: chart for chart in self.review.charts}
@@ -205,7 +247,14 @@ class ReviewIndex:
 
     def chart_files(self, pair: ObjectPair) -> list[str]:
         """Changed files that can shape this object: its templates, then files of its chart and of
-        the charts it includes (values files first), then the files on its impact path."""
+        the charts it includes (values files first), then the files on its impact path. Found once
+        per pair, for all its concerns."""
+        found = self._chart_files.get(id(pair))
+        if found is None or found[0] is not pair:
+            found = self._chart_files[id(pair)] = (pair, self._find_chart_files(pair))
+        return list(found[1])
+
+    def _find_chart_files(self, pair: ObjectPair) -> tuple[str, ...]:
         ordered: list[str] = [t for t in pair.templates if t in self.files]
         dirs = self._dependency_dirs.get(pair.chart.chart, (pair.chart.chart,))
         in_charts = [p for p in self.files if any(_inside(p, d) for d in dirs)]
@@ -216,12 +265,11 @@ class ReviewIndex:
             for step in pair.chart.affected.path
             if step.kind == "file" and step.id in self.files
         ]
-        return list(dict.fromkeys(ordered))
+        return tuple(dict.fromkeys(ordered))
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
         """The first added line of `files` naming a token (as a word); else the first added line."""
-        words = [token for token in tokens if token]
-        patterns = [re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])") for word in words]
+        patterns = [_word_pattern(token) for token in tokens if token]
         for pattern in patterns:
             for path in files:
                 for added in self.added_lines(path):
@@ -275,8 +323,20 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             out.append(
                 ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
             )
-    out.sort(key=lambda p: (p.key, p.base is None, p.head is None))
+    out.sort(key=_pair_order)
     return iter(out)
+
+
+def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
+    """By key (as its fields: no Python comparison per pair of keys), then sides."""
+    key = pair.key
+    return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """`word` as a whole word of a changed line; the same tokens recur in every concern."""
+    return re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])")
 
 
 def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:

@@ -64,13 +64,20 @@ def _judge_pairs(
     """`judge_pair` over `pairs`, inlined: most pairs have no issue, and a generator per pair and
     rule was a good part of the rule pass."""
     for pair in pairs:
+        base_obj, head_obj = pair.base, pair.head
         if pair.unchanged:
-            assert pair.head is not None  # unchanged: present on both sides
-            for issue in _by_facet(find(pair.head, ctx)).values():
+            assert head_obj is not None  # unchanged: present on both sides
+            for issue in _by_facet(find(head_obj, ctx)).values():
                 yield concern(ctx, pair, Delta.PRE_EXISTING, issue, None)
             continue
-        base = _by_facet(find(pair.base, ctx)) if pair.base is not None else {}
-        head = _by_facet(find(pair.head, ctx)) if pair.head is not None else {}
+        base: dict[str, Issue] = {}
+        head: dict[str, Issue] = {}
+        if base_obj is not None:
+            for issue in find(base_obj, ctx):
+                base.setdefault(issue.facet, issue)
+        if head_obj is not None:
+            for issue in find(head_obj, ctx):
+                head.setdefault(issue.facet, issue)
         if base or head:
             yield from _deltas(ctx, pair, base, head)
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from aftershock.diff.paths import KeySegment, Segment, format_path
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, dig, is_map, named_entries
+from aftershock.rules.support.cached import cached
 
 # (group, kind) -> keys from the object to its PodSpec
 POD_SPEC_KEYS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -64,16 +65,16 @@ class PodSpec:
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
-        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.prefix_text, keys)
 
     def metadata_path(self, *keys: str) -> str:
-        return extended_path(self.metadata_prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.metadata_prefix_text, keys)
 
-    @cached_property
+    @cached
     def prefix_text(self) -> str:
         return format_path(self.prefix)
 
-    @cached_property
+    @cached
     def metadata_prefix_text(self) -> str:
         return format_path(self.metadata_prefix)
 
@@ -84,23 +85,33 @@ class Container:
     name: str
     body: Mapping[str, Any]
     prefix: tuple[Segment, ...]
+    # what helpers derive from the container, kept for the other rules that ask (as PodSpec's)
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def path(self, *keys: str) -> str:
-        return extended_path(self.prefix_text, [KeySegment(key) for key in keys])
+        return path_after(self.prefix_text, keys)
 
-    @cached_property
+    @cached
     def prefix_text(self) -> str:
         """`format_path(prefix)`, written once: the `[name=...]` segment costs a JSON read."""
         return format_path(self.prefix)
 
-    @property
+    @cached
     def label(self) -> str:
         kind = {"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
         return f"{kind.get(self.list_name, 'container')} {self.name}"
 
-    @property
+    @cached
     def security_context(self) -> Mapping[str, Any]:
+        """Read once for the many rules that look into it."""
         return as_map(self.body.get("securityContext"))
+
+
+@functools.lru_cache(maxsize=8192)
+def path_after(prefix_text: str, keys: tuple[str, ...]) -> str:
+    """`extended_path` of a prefix and map keys; rules ask for the same few paths of every pod, and
+    workloads share their prefixes (`spec.template.spec.containers[name=app]`)."""
+    return extended_path(prefix_text, [KeySegment(key) for key in keys])
 
 
 def extended_path(prefix_text: str, segments: Sequence[Segment]) -> str:
@@ -127,10 +138,16 @@ def pod_spec_of(obj: RenderedObject) -> PodSpec | None:
     meta_keys = keys[:-1] + ("metadata",)
     return PodSpec(
         spec=spec,
-        prefix=tuple(KeySegment(key) for key in keys),
+        prefix=_segments(keys),
         metadata=as_map(dig(obj.body, *meta_keys)),
-        metadata_prefix=tuple(KeySegment(key) for key in meta_keys),
+        metadata_prefix=_segments(meta_keys),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _segments(keys: tuple[str, ...]) -> tuple[KeySegment, ...]:
+    """The path of keys as segments: the few pod spec paths are shared by every workload."""
+    return tuple(KeySegment(key) for key in keys)
 
 
 def containers_of(pod: PodSpec) -> Iterator[Container]:
@@ -145,7 +162,10 @@ def containers_of(pod: PodSpec) -> Iterator[Container]:
 
 
 def pod_security_context(pod: PodSpec) -> Mapping[str, Any]:
-    return as_map(pod.spec.get("securityContext"))
+    found = pod.derived.get("securityContext")
+    if found is None:  # read once for the many rules that look into it
+        found = pod.derived["securityContext"] = as_map(pod.spec.get("securityContext"))
+    return found
 
 
 def volumes_of(pod: PodSpec) -> Iterator[tuple[str, str, Mapping[str, Any]]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -47,18 +47,22 @@ def declared_ports(pod: PodSpec) -> Iterator[tuple[Container, ContainerPort]]:
             yield container, port
 
 
-def container_ports(container: Container) -> list[ContainerPort]:
-    found = []
+def container_ports(container: Container) -> tuple[ContainerPort, ...]:
+    """The ports a container declares, read once for every rule that asks."""
+    found = container.derived.get("ports")
+    if found is None:
+        found = container.derived["ports"] = tuple(_declared(container))
+    return found
+
+
+def _declared(container: Container) -> Iterator[ContainerPort]:
     for index, entry in enumerate(as_list(container.body.get("ports"))):
         if is_map(entry):
             path = extended_path(container.prefix_text, (KeySegment("ports"), IndexSegment(index)))
             protocol = text(entry.get("protocol")) or "TCP"
-            found.append(
-                ContainerPort(
-                    path, text(entry.get("name")), port_number(entry.get("containerPort")), protocol
-                )
+            yield ContainerPort(
+                path, text(entry.get("name")), port_number(entry.get("containerPort")), protocol
             )
-    return found
 
 
 def probe_ports(container: Container) -> Iterator[PortReference]:
@@ -75,7 +79,7 @@ def probe_ports(container: Container) -> Iterator[PortReference]:
                 )
 
 
-def exposes(ports: list[ContainerPort], port: int | str, protocol: str = "TCP") -> bool:
+def exposes(ports: Sequence[ContainerPort], port: int | str, protocol: str = "TCP") -> bool:
     """Whether `port` (a number or a name) is one of `ports` with that protocol."""
     if isinstance(port, str) and not port.isdigit():
         return any(p.name == port and p.protocol == protocol for p in ports)

@@ -132,9 +132,9 @@ def judge_in_release(
     def finder_for(pair: ObjectPair) -> IssueFinder:
         return lambda obj, c: find(obj, release_of(pair, obj), c)
 
-    for pair in ctx.index.pairs:
+    for pair in ctx.index.pairs_named(wanted):
         # A render of some templates only cannot say what the release does not create.
-        if pair.key.kind in wanted and pair.chart.every_template:
+        if pair.chart.every_template:
             yield from judge_pair(ctx, pair, finder_for(pair), object_alone=False)
 
 

@@ -18,9 +18,10 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
     if pod is None:
         return
     for container in containers_of(pod):
-        counts = Counter(
-            text(as_map(entry).get("name")) for entry in as_list(container.body.get("env"))
-        )
+        entries = as_list(container.body.get("env"))
+        if len(entries) < 2:
+            continue  # nothing to set twice
+        counts = Counter(text(as_map(entry).get("name")) for entry in entries)
         twice = sorted(name for name, count in counts.items() if name and count > 1)
         if twice:
             listed = ", ".join(twice)

@@ -10,7 +10,7 @@ from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import text
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.judge import Issue, judge_pair
-from aftershock.rules.support.pods import has_containers, pod_spec_of
+from aftershock.rules.support.pods import PodSpec, has_containers
 
 
 def _service_accounts(objects: Sequence[RenderedObject]) -> dict[tuple[str, str], RenderedObject]:
@@ -22,13 +22,13 @@ def _service_accounts(objects: Sequence[RenderedObject]) -> dict[tuple[str, str]
 
 
 def issues(
+    pod: PodSpec | None,
     obj: RenderedObject,
     accounts: dict[tuple[str, str], RenderedObject],
     every_template: bool = True,
 ) -> Iterator[Issue]:
-    """`every_template`: the render holds all of the chart's templates, so a ServiceAccount it does not
-    show is not the chart's."""
-    pod = pod_spec_of(obj)
+    """`pod`: the object's pod spec (`ReviewIndex.pod_spec`). `every_template`: the render holds all
+    of the chart's templates, so a ServiceAccount it does not show is not the chart's."""
     if pod is None or not has_containers(pod):
         return
     account = (
@@ -93,9 +93,9 @@ def _finder(
 ) -> Callable[[RenderedObject, RuleContext], Iterator[Issue]]:
     """Judges an object against the service accounts of its own side of the pair."""
 
-    def find(obj: RenderedObject, _: RuleContext) -> Iterator[Issue]:
+    def find(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
         objects = pair.chart.base_objects if obj is pair.base else pair.chart.head_objects
-        return issues(obj, accounts_of(objects), pair.chart.every_template)
+        return issues(ctx.index.pod_spec(obj), obj, accounts_of(objects), pair.chart.every_template)
 
     return find
 
