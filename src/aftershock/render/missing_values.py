@@ -4,7 +4,9 @@ Shapes read: a `required`/`fail` message naming `.Values.a.b` or a dotted `globa
 `at <.Values.a.b>: nil pointer evaluating interface {}.b` and `map has no entry for key`; `at <index
 .Values.a "b">: error calling index`. A key read in a subchart's template (`chart/charts/sub/...`) is
 under the subchart's name in the chart's values (`sub.a.b`), except `global.`; a message's own text
-may already name the parent's key, so both are tried. Pure.
+may already name the parent's key, so both are tried. Given the failing template's text, the keys its
+`required` calls read (the one at the error's `line:column` first) stand for the message's, which may
+misspell them. Pure.
 """
 
 from __future__ import annotations
