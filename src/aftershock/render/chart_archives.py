@@ -27,6 +27,7 @@ from urllib.parse import urljoin
 from aftershock.gocompat import yamlio
 from aftershock.ingest.safewrite import SafeWriter
 from aftershock.model.errors import AftershockError
+from aftershock.render.bounded_http import read_capped
 from aftershock.render.kubeversion import parse_version, satisfies
 from aftershock.render.oci_registry import locate, pull
 
@@ -188,21 +189,12 @@ def _get(url: str, limit: int, timeout: float) -> bytes:
                 raise AftershockError(
                     f"GET {url} answered {response.status_code}", hint="check the repository URL"
                 )
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise AftershockError(
-                        f"GET {url} is over {limit} bytes",
-                        hint="that is no chart archive this review reads",
-                    )
-                chunks.append(chunk)
+            return read_capped(response, url, limit, "that is no chart archive this review reads")
     except httpx.HTTPError as error:
         raise AftershockError(
             f"GET {url} failed: {error}",
             hint="check the network, or put the archive in the chart cache",
         ) from None
-    return b"".join(chunks)
 
 
 def highest_satisfying(versions: list[str], constraint: str, what: str) -> str | None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
 from aftershock.model.errors import AftershockError
+from aftershock.render.bounded_http import read_capped
 
 MANIFEST_TYPE = "application/vnd.oci.image.manifest.v1+json"
 CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
@@ -127,16 +128,8 @@ def _send(
 
     try:
         with client.stream("GET", url, headers=headers) as response:
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise AftershockError(
-                        f"GET {url} is over {limit} bytes",
-                        hint="that is no chart this review reads",
-                    )
-                chunks.append(chunk)
-            return response.status_code, response.headers, b"".join(chunks)
+            body = read_capped(response, url, limit, "that is no chart this review reads")
+            return response.status_code, response.headers, body
     except httpx.HTTPError as error:
         raise AftershockError(
             f"GET {url} failed: {error}",
