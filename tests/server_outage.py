@@ -85,6 +85,12 @@ class Outage:
     def reviews(self, running: RunningService) -> int:
         return len(running.service.store.history(KEY, ReviewTarget.pull_request(PULL)))
 
+    def assert_published_once(self, running: RunningService) -> None:
+        """One check run on the head, passed, and one review recorded: nothing done twice."""
+        (run,) = self.fake.runs_for(self.head)
+        assert run.conclusion == "success"
+        assert self.reviews(running) == 1
+
     def wait_in_progress(self, timeout: float = 60) -> None:
         wait_for(
             lambda: [r for r in self.fake.runs_for(self.head) if "in_progress" in r.statuses],

@@ -39,9 +39,7 @@ def test_a_review_that_loses_the_database_midway_is_tried_again_and_completes(ou
     outage.proxy.up()
     outcome = outage.wait_final(running, "m-1")
     assert outcome is Outcome.REVIEWED, running.service.ledger.get("m-1").detail
-    (run,) = outage.fake.runs_for(outage.head)
-    assert run.conclusion == "success"
-    assert outage.reviews(running) == 1
+    outage.assert_published_once(running)
 
 
 def test_a_review_whose_lock_session_is_reset_midway_runs_again_and_completes_once(outage, caplog):
@@ -55,9 +53,7 @@ def test_a_review_whose_lock_session_is_reset_midway_runs_again_and_completes_on
     outage.proxy.reset()
     outcome = outage.wait_final(running, "r-1")
     assert outcome is Outcome.REVIEWED, running.service.ledger.get("r-1").detail
-    (run,) = outage.fake.runs_for(outage.head)
-    assert run.conclusion == "success"
-    assert outage.reviews(running) == 1
+    outage.assert_published_once(running)
     assert _logged(caplog, "was lost with its database session (")
 
 
@@ -99,9 +95,7 @@ def test_a_delivery_while_the_database_is_down_is_kept_then_reviewed_once(outage
         again = deliver(client, running.url, "pull_request", payload, "d-1")
         assert again.status_code == 200 and again.json()["duplicate"], again.text
     assert running.service.spool.waiting() == 0
-    (run,) = outage.fake.runs_for(outage.head)
-    assert run.conclusion == "success"
-    assert outage.reviews(running) == 1
+    outage.assert_published_once(running)
 
 
 def _redis_url() -> str:
@@ -191,9 +185,7 @@ def test_an_rq_worker_tries_a_job_again_when_the_database_drops_midway(outage):
         outage.proxy.up()
         log = worker.wait()
         assert outage.final(running, "w-1") is Outcome.REVIEWED, log
-        (run,) = outage.fake.runs_for(outage.head)
-        assert run.conclusion == "success"
-        assert outage.reviews(running) == 1
+        outage.assert_published_once(running)
     finally:
         _clean_redis(redis_url, name)
 
@@ -217,9 +209,7 @@ def test_a_review_whose_outcome_could_not_be_recorded_ends_in_it_once_the_databa
     outage.proxy.up()
     assert outage.wait_final(running, "o-1", 30) is Outcome.REVIEWED
     assert running.service.ledger.get("o-1").detail.startswith("full review of")
-    (run,) = outage.fake.runs_for(outage.head)
-    assert run.conclusion == "success"
-    assert outage.reviews(running) == 1
+    outage.assert_published_once(running)
 
 
 def test_an_rq_job_whose_outcome_the_worker_could_not_record_ends_in_it(outage):
@@ -243,8 +233,6 @@ def test_an_rq_job_whose_outcome_the_worker_could_not_record_ends_in_it(outage):
         outage.proxy.up()
         assert outage.wait_final(running, "s-1", 30) is Outcome.REVIEWED, log
         assert running.service.ledger.get("s-1").detail.startswith("full review of")
-        (run,) = outage.fake.runs_for(outage.head)
-        assert run.conclusion == "success"
-        assert outage.reviews(running) == 1
+        outage.assert_published_once(running)
     finally:
         _clean_redis(redis_url, name)
