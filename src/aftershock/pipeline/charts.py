@@ -74,6 +74,7 @@ def review_charts(
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     for plan in plans:
+        without = _dependency_gaps(plan, by_job)
         by_template = partial.get(plan.id)
         review_by_template = _partial_review(plan, by_template) if by_template else None
         if review_by_template is not None:
@@ -84,9 +85,9 @@ def review_charts(
             review, gaps = _review_chart(
                 plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
             )
-            missing.extend(failed_without(gaps, _dependency_gaps(plan, by_job)))
+            missing.extend(failed_without(gaps, without))
         part = _part(replace(plan, scenario="default"))
-        review, dependency_gaps = rendered_without(review, _dependency_gaps(plan, by_job), part)
+        review, dependency_gaps = rendered_without(review, without, part)
         missing.extend(g for g in dependency_gaps if g not in missing)
         reviews.append(review)
     for (part, side, reason), scenarios in left_out.items():
