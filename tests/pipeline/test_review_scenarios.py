@@ -5,6 +5,7 @@ from __future__ import annotations
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.render.scenarios import Scenario, choose, toggle_paths, toggle_scenarios
 from aftershock.report.canonical import review_document
+from aftershock.report.markdown import render_markdown
 from charts import app_chart
 from gitrepo import commit, make_repo
 
@@ -289,3 +290,66 @@ def test_base_test_value_sets_head_still_gives_are_not_upgrades():
     found = test_upgrade_scenarios([same, *gone, gone[0]], [same], bound=4)
     assert [s.name for s in found] == [f"upgrade:test:a_test.yaml/{n}" for n in "abcd"]
     assert all(s.values_from_base for s in found)
+
+
+def _schema(*keys: str) -> str:
+    properties = ", ".join(f'"{k}": {{}}' for k in keys)
+    return f'{{"type": "object", "additionalProperties": false, "properties": {{{properties}}}}}\n'
+
+
+TLS_ENV = '          {{- if .Values.tls }}\n            - name: TLS\n              value: "on"\n          {{- end }}\n'
+
+
+def _new_tls_option(repo, guard: str = "") -> str:
+    """A chart whose values schema knows its keys only, then a commit adding a `tls` option (default
+    false) that the deployment reads; returns the base commit."""
+    files = chart()
+    files["c/values.schema.json"] = _schema("replicas", "image", "mode", "ingress")
+    base = commit(repo, files, "feat: chart")
+    deployment = files["c/templates/deployment.yaml"] + TLS_ENV
+    commit(
+        repo,
+        {
+            "c/values.yaml": files["c/values.yaml"] + "tls: false\n",
+            "c/values.schema.json": _schema("replicas", "image", "mode", "ingress", "tls"),
+            "c/templates/deployment.yaml": deployment,
+            **({"c/templates/guard.yaml": guard} if guard else {}),
+        },
+        "feat: tls option",
+    )
+    return base
+
+
+def test_a_scenario_setting_a_key_new_at_head_renders_its_base_without_it(tmp_path, renderer):
+    """The base's schema rejects `tls`, which did not exist there: the toggle's base renders without
+    it, so the scenario shows what the new key does instead of being not reviewed at base."""
+    repo = make_repo(tmp_path)
+    doc = scenario_doc(repo, _new_tls_option(repo), renderer)
+    (summary,) = doc["scenarios"]
+    assert "toggle:tls=true" in summary["ran"] and summary["changed_in"] == ["toggle:tls=true"]
+    assert doc["status"] == "complete" and doc["not_reviewed"] == []
+    toggled = next(r for r in doc["chart_reviews"] if r["scenario"] == "toggle:tls=true")
+    assert toggled["keys_left_out_at_base"] == ["tls"]
+    assert toggled["base"]["status"] == "ok" and toggled["outcome"] == "changed"
+    default = next(r for r in doc["chart_reviews"] if r["scenario"] == "default")
+    assert default["keys_left_out_at_base"] == [] and default["outcome"] == "unchanged"
+    (obj,) = [o for o in doc["objects"] if o["scenario"] == "toggle:tls=true"]
+    assert [f["change"] for f in obj["fields"]] == ["added"]  # the TLS variable, nothing else
+    assert "at base without tls (new at head" in summary["summary"]
+    markdown = render_markdown(doc).replace("\\", "")  # unescaped
+    assert "base rendered without tls (keys new at head)" in markdown
+    # the default scenario changed nothing, the toggle did: the chart's line says both
+    assert "renders identically by default; differently in 1 other scenario(s)" in markdown
+
+
+def test_a_key_new_at_head_that_the_head_refuses_alone_is_a_scenario_both_refs_reject(
+    tmp_path, renderer
+):
+    """The base does not know `tls`; the head's guard refuses it without a certificate: the toggle is
+    a configuration neither ref accepts, not a gap of the review."""
+    repo = make_repo(tmp_path)
+    guard = '{{- if .Values.tls }}{{ fail "tls needs a certificate" }}{{ end }}\n'
+    doc = scenario_doc(repo, _new_tls_option(repo, guard), renderer)
+    (summary,) = doc["scenarios"]
+    assert summary["invalid"] == ["toggle:tls=true"]
+    assert not [g for g in doc["not_reviewed"] if "scenario" in g["part"]]

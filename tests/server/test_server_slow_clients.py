@@ -78,7 +78,9 @@ def test_slow_clients_are_cut_at_the_timeouts_under_a_cap_and_a_delivery_gets_th
         closed_at: dict[int, float] = {}
         while len(closed_at) < SLOW - CAP and time.monotonic() < started + TIMEOUT / 2:
             # the server accepts at its own pace (slower on a loaded CI machine): poll, don't sleep
-            closed_at |= {n: 0.0 for n, s in enumerate(sockets) if n not in closed_at and _closed(s)}
+            closed_at |= {
+                n: 0.0 for n, s in enumerate(sockets) if n not in closed_at and _closed(s)
+            }
             time.sleep(0.05)
         assert _open_connections(running) <= CAP
         assert len(closed_at) >= SLOW - CAP  # the oldest waiting gave way to the newer ones

@@ -101,6 +101,9 @@ class ChartReview:
     templates_not_rendered: tuple[TemplateFailure, ...] = ()
     # Dependencies the chart rendered without at both refs: the rest is diffed and judged.
     dependencies_not_rendered: tuple[DependencyGap, ...] = ()
+    # Keys (dotted) a scenario sets that its base was rendered without: new at head, the base's values
+    # schema rejected them (pipeline/new_keys.py).
+    keys_left_out_at_base: tuple[str, ...] = ()
 
     @property
     def partial(self) -> bool:

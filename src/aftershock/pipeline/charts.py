@@ -35,11 +35,13 @@ from aftershock.pipeline.chart_jobs import (
     side_jobs,
 )
 from aftershock.pipeline.missing_dependencies import failed_without, rendered_without
+from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
+from aftershock.render.schema_errors import unknown_keys
 from aftershock.safety.secret_taint import rendered_secret_texts
 
 
@@ -69,6 +71,7 @@ def review_charts(
     by_job = {
         (job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs
     }
+    plans, by_job, new_keys = base_without_new_keys(plans, by_job, _failure, renderer, rendered)
     partial = render_by_template(plans, by_job, _failure, renderer, rendered)
     reviews, missing = [], []
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
@@ -86,6 +89,8 @@ def review_charts(
                 plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
             )
             missing.extend(failed_without(gaps, without))
+        if plan.id in new_keys:
+            review = replace(review, keys_left_out_at_base=new_keys[plan.id])
         part = _part(replace(plan, scenario="default"))
         review, dependency_gaps = rendered_without(review, without, part)
         missing.extend(g for g in dependency_gaps if g not in missing)
@@ -256,10 +261,11 @@ def _review_chart(
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = _part(plan)
     # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
+    # So does one whose base lacks the keys it sets (new at head) and whose head fails by Helm's error.
     rejected = (
         len(failed) == 2
-        and base.render.error == head.render.error
-        and is_deterministic_error(base.render.error or "")
+        and is_deterministic_error(head.render.error or "")
+        and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
     )
     if plan.scenario != "default" and rejected:
         review = ChartReview(
@@ -294,6 +300,10 @@ def _review_chart(
         )
         return review, gaps
     return _diffed(plan, base, head), []
+
+
+def _new_keys_only(plan: ChartPlan, error: str | None) -> bool:
+    return plan.base is not None and unknown_keys(error or "", plan.base.name) is not None
 
 
 def _diffed(

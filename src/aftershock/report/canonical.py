@@ -340,6 +340,12 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
     without = sorted({d.dependency for r in own for d in r.dependencies_not_rendered})
     if without:
         text += f"; rendered without dependency {', '.join(without)}"
+    new_keys = sorted({k for r in own for k in r.keys_left_out_at_base})
+    if new_keys:
+        text += (
+            f"; at base without {', '.join(new_keys)} (new at head: the base's values schema "
+            f"rejects them) in {', '.join(r.scenario for r in own if r.keys_left_out_at_base)}"
+        )
     if invalid:
         text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
     return {
@@ -377,4 +383,5 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
             {"dependency": d.dependency, "route": d.route, "reason": d.reason}
             for d in r.dependencies_not_rendered
         ],
+        "keys_left_out_at_base": list(r.keys_left_out_at_base),
     }

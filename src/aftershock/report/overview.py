@@ -126,8 +126,17 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         if without:  # its objects are not reviewed; the rest is
             phrases.append(f"rendered without dependency {_first(sorted(without))}")
         phrases += _object_phrases(objects.get(install, []))
-        lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
+        lines.append(ChartLine(install_label(first), tuple(phrases) or (_identical(reviews),)))
     return tuple(lines)
+
+
+def _identical(reviews: list[dict[str, Any]]) -> str:
+    """What a chart line says when its default scenario changed nothing: never "identically" alone
+    when another scenario rendered differently."""
+    changed = [r for r in reviews if r["outcome"] == "changed" and r["scenario"] != "default"]
+    if not changed:
+        return "renders identically"
+    return f"renders identically by default; differently in {len(changed)} other scenario(s)"
 
 
 def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -245,6 +254,9 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
         if _rendered_in_part(doc, s["chart"]):  # never "identically" of what was left out
             identity = identity.replace("renders identically", "what rendered renders identically")
         parts = [f"{len(s['ran'])} ran", identity]
+        new_keys = _new_keys_at_base(doc, s["chart"])
+        if new_keys:
+            parts.append(f"base rendered without {_first(new_keys)} (keys new at head)")
         for key, label in (
             ("not_reviewed_in", "not reviewed in"),
             ("invalid", "rejected at both refs"),
@@ -254,6 +266,18 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
                 parts.append(f"{len(s[key])} {label}: {_first(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)
+
+
+def _new_keys_at_base(doc: dict[str, Any], chart: str) -> list[str]:
+    """The keys new at head that the chart's scenarios set and their base was rendered without."""
+    return sorted(
+        {
+            key
+            for r in doc["chart_reviews"]
+            if r["chart"] == chart and r["release"] is None
+            for key in r.get("keys_left_out_at_base", ())
+        }
+    )
 
 
 def _rendered_scenarios(doc: dict[str, Any], chart: str) -> int:
