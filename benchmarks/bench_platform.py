@@ -191,6 +191,7 @@ def _left_out(entry: dict[str, Any], side: str) -> bool:
         render.get("templates_not_rendered")
         or entry.get("templates_not_rendered")
         or entry.get("dependencies_not_rendered")
+        or (side == "base" and entry.get("templates_fixed_at_head"))  # left out at base
     )
 
 

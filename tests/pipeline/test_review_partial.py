@@ -139,6 +139,35 @@ def test_the_same_templates_are_left_out_at_both_refs(tmp_path, renderer):
     assert result.judgement.verdicts.merge.level.value == "high"
 
 
+def test_a_template_the_change_fixes_renders_at_head_and_its_objects_show_as_added(
+    tmp_path, renderer
+):
+    """The chart fails as a whole at base (the guard, and region.yaml reading a map nobody sets); the
+    change fixes region.yaml: the head keeps it, its ConfigMap is added and judged, and only the guard
+    is not reviewed."""
+    fixed = REGION.replace('index .Values.global.platform "region"', '"eu-de-1"')
+    base = {**guarded_chart(), f"{CHART}/templates/region.yaml": REGION}
+    result = reviewed(tmp_path, renderer, base, {f"{CHART}/templates/region.yaml": fixed})
+    review = default_review(result)
+    assert review.partial and review.outcome is ChartOutcome.CHANGED
+    (change,) = review.changes
+    assert (change.key.kind, change.key.name, change.kind.value) == ("ConfigMap", "region", "added")
+    (failure,) = review.templates_not_rendered
+    assert failure.template.endswith("guard.yaml")
+    (repaired,) = review.templates_fixed_at_head
+    assert repaired.template == f"{CHART}/templates/region.yaml"
+    assert "nil pointer" in (repaired.base_error or "") and repaired.head_error is None
+    parts = [g.part for g in result.review.not_reviewed]
+    assert parts == [f"template {CHART}/templates/guard.yaml of chart {CHART}"]
+    doc = review_document(result.review, result.judgement)
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(doc)
+    (entry,) = [r for r in doc["chart_reviews"] if r["scenario"] == "default"]
+    assert [t["template"] for t in entry["templates_fixed_at_head"]] == [repaired.template]
+    assert "1 template(s) fixed: failed at base, render at head" in render_markdown(doc).replace(
+        "\\", ""
+    )
+
+
 def test_a_failing_subchart_template_is_left_out_alone(tmp_path, renderer):
     base = {
         **guarded_chart(),

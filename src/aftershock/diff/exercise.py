@@ -145,6 +145,8 @@ def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> lis
             continue
         if (review.head if side == "head" else review.base).status is not RenderStatus.OK:
             continue
+        if path in _left_out_at(review, side):
+            continue  # the render by template left it out there: said with its error
         texts = texts or []
         objects: Sequence[RenderedObject] = (
             review.head_objects if side == "head" else review.base_objects
@@ -153,6 +155,14 @@ def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> lis
         chosen = own if own or not _helpers_only(path) else list(objects)
         texts += [json.dumps(o.body, ensure_ascii=False) for o in chosen]
     return texts
+
+
+def _left_out_at(review: ChartReview, side: str) -> set[str]:
+    """The templates the review's render by template left out at `side` (not rendered there)."""
+    left_out = {t.template for t in review.templates_not_rendered}
+    if side == "base":
+        left_out |= {t.template for t in review.templates_fixed_at_head}
+    return left_out
 
 
 def _helpers_only(path: str) -> bool:

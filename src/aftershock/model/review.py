@@ -101,6 +101,9 @@ class ChartReview:
     templates_not_rendered: tuple[TemplateFailure, ...] = ()
     # Dependencies the chart rendered without at both refs: the rest is diffed and judged.
     dependencies_not_rendered: tuple[DependencyGap, ...] = ()
+    # Templates that failed at base only and render at head (the change fixes them): left out at base,
+    # their head objects show as added; never not reviewed.
+    templates_fixed_at_head: tuple[TemplateFailure, ...] = ()
     # Keys (dotted) a scenario sets that its base was rendered without: new at head, the base's values
     # schema rejected them (pipeline/new_keys.py).
     keys_left_out_at_base: tuple[str, ...] = ()

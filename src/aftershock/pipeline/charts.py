@@ -349,10 +349,15 @@ def _partial_review(
     job = next(iter(partial.entries.values()))[0]
     if not any(o.template not in job.crds for o in (*base.objects, *head.objects)):
         return None
-    failures, gaps = [], []
+    failures, fixed, gaps = [], [], []
     for name, errors in sorted(partial.left_out.items()):
         template = template_repo_path(name, job.chart, job.charts)
-        failures.append(TemplateFailure(template, errors.get(Side.BASE), errors.get(Side.HEAD)))
+        failure = TemplateFailure(template, errors.get(Side.BASE), errors.get(Side.HEAD))
+        if name in partial.fixed_at_head:  # its head objects are diffed and judged
+            if failure not in fixed:  # one per template, not per alias of its subchart
+                fixed.append(failure)
+            continue
+        failures.append(failure)
         part = f"template {template} of {_part(replace(plan, scenario='default'))}"
         if len(errors) == 2 and len(set(errors.values())) == 1:
             gaps.append(NotReviewed(part, errors[Side.BASE]))
@@ -362,9 +367,12 @@ def _partial_review(
     plan = replace(
         plan,
         base_inputs=_leaving_out(plan.base_inputs, left_out),
-        head_inputs=_leaving_out(plan.head_inputs, left_out),
+        head_inputs=_leaving_out(
+            plan.head_inputs, tuple(n for n in left_out if n not in partial.fixed_at_head)
+        ),
     )
-    return _diffed(plan, base, head, tuple(failures)), gaps
+    review = _diffed(plan, base, head, tuple(failures))
+    return replace(review, templates_fixed_at_head=tuple(fixed)), gaps
 
 
 def _dependency_gaps(

@@ -12,6 +12,8 @@ does its plan. A scenario the chart rejects at both refs alike is not rendered b
 the chart's default scenario fails too (then it fails as the chart does). Then each side renders with
 the union of what failed at either side, unless it already did: the same templates are left out at
 both refs, or the objects of a template that fails at one side only would show as added or removed.
+Except a template that fails at base only while the head renders it: the change fixes it, so the
+head keeps it and its objects show as added (leaving it out at head too would hide the fix unreviewed).
 A chart that renders at base and fails at head is not rendered by template: that it stops rendering
 is the finding. The renders go through the review's renderer, so they count against its render
 budget.
@@ -45,6 +47,8 @@ class PartialPlan:
     entries: Mapping[Side, Entry]
     # Helm template name -> its error at each side it failed at
     left_out: Mapping[str, Mapping[Side, str]] = field(default_factory=dict)
+    # of those, the templates that failed at base only and render at head: left out at base only
+    fixed_at_head: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -83,12 +87,23 @@ def render_by_template(
         for side, search in own.items():
             for name, error in search.left_out.items():
                 errors.setdefault(name, {})[side] = error
-        result[plan.id] = PartialPlan({}, errors)
+        fixed = _fixed_at_head(own, (plan.id, Side.HEAD) in entries)
+        result[plan.id] = PartialPlan({}, errors, fixed)
         for side in Side:
             key = (plan.id, side)
-            if key in entries and (side not in own or frozenset(own[side].left_out) != union):
-                wanted.append((plan.id, side, union))
+            wants = union - fixed if side is Side.HEAD else union
+            if key in entries and frozenset(own[side].left_out if side in own else ()) != wants:
+                wanted.append((plan.id, side, wants))
     return _with_union(result, searches, entries, wanted, failure, renderer, rendered)
+
+
+def _fixed_at_head(own: Mapping[Side, _Discovery], has_head: bool) -> frozenset[str]:
+    """The templates left out at base that the head renders: the change fixes them, so the head keeps
+    them (their objects show as added) rather than both refs leaving them out unreviewed."""
+    if not has_head or Side.BASE not in own:
+        return frozenset()
+    at_head = own[Side.HEAD].left_out if Side.HEAD in own else {}
+    return frozenset(name for name in own[Side.BASE].left_out if name not in at_head)
 
 
 def _searches(
@@ -185,11 +200,13 @@ def _with_union(
         sides: dict[Side, Entry] = {}
         for side in Side:
             key = (plan_id, side)
-            entry = redone.get(key) or (searches[key].entry if key in searches else None)
+            entry = redone.get(key) or (
+                searches[key].entry if key in searches else entries.get(key)
+            )
             if entry is not None:
                 sides[side] = entry
                 if key in redone and failure(entry) is not None:
                     failed.add(plan_id)
         if plan_id not in failed:
-            final[plan_id] = PartialPlan(sides, partial.left_out)
+            final[plan_id] = PartialPlan(sides, partial.left_out, partial.fixed_at_head)
     return final

@@ -383,5 +383,8 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
             {"dependency": d.dependency, "route": d.route, "reason": d.reason}
             for d in r.dependencies_not_rendered
         ],
+        "templates_fixed_at_head": [
+            {"template": t.template, "base_error": t.base_error} for t in r.templates_fixed_at_head
+        ],
         "keys_left_out_at_base": list(r.keys_left_out_at_base),
     }

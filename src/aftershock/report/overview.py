@@ -125,6 +125,11 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         without = {d["dependency"] for r in reviews for d in r.get("dependencies_not_rendered", ())}
         if without:  # its objects are not reviewed; the rest is
             phrases.append(f"rendered without dependency {_first(sorted(without))}")
+        fixed = {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
+        if fixed:  # its objects at head are shown as added
+            phrases.append(
+                f"{len(fixed)} template(s) fixed: failed at base, render at head: {_first(sorted(fixed))}"
+            )
         phrases += _object_phrases(objects.get(install, []))
         lines.append(ChartLine(install_label(first), tuple(phrases) or (_identical(reviews),)))
     return tuple(lines)

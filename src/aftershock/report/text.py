@@ -98,6 +98,9 @@ def outcome_cell(review: dict[str, Any]) -> str:
     without = len(review.get("dependencies_not_rendered", ()))
     if without:
         text += f", without {without} dependenc{'y' if without == 1 else 'ies'}"
+    fixed = len(review.get("templates_fixed_at_head", ()))
+    if fixed:
+        text += f", {fixed} template(s) failing at base fixed at head"
     return text
 
 
