@@ -279,6 +279,13 @@ tests:
     )
     assert {f.name: f.value for f in finding.facts}["suite"] == "c/tests/deployment_test.yaml"
     assert [f for f in findings if f.rule_id == "chart-render-broken"] == []
+    # the head's rejection is what the scenario observed: a finding, not a part left unreviewed, and
+    # no security matter (the chart renders at both refs by default)
+    assert [g.part for g in review.not_reviewed if "upgrade:" in g.part] == []
+    from aftershock.verdict.levels import merge_risk, security_risk
+
+    assert security_risk(review, findings).level.value == "minimal"
+    assert merge_risk(review, findings).level.value == "high"
 
 
 def test_base_test_value_sets_head_still_gives_are_not_upgrades():

@@ -113,6 +113,17 @@ class ChartReview:
         return bool(self.templates_not_rendered or self.dependencies_not_rendered)
 
     @property
+    def rejects_upgrade(self) -> bool:
+        """An upgrade scenario (values as installs pass them at base) that renders at base and fails at
+        head: the change rejects existing values. Observed, and judged by upgrade-values-rejected."""
+        return (
+            self.scenario.startswith(UPGRADE_PREFIX)
+            and self.outcome is ChartOutcome.NOT_REVIEWED
+            and self.base.status is RenderStatus.OK
+            and self.head.status is RenderStatus.FAILED
+        )
+
+    @property
     def every_template(self) -> bool:
         """Whether both sides rendered every template of the chart (not a partial render, nor a test
         scenario rendering only its suite's templates): only then is an object's absence observed."""

@@ -6,20 +6,17 @@ What each chart renders at each ref (its workspace, requests and crds/ files) is
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from aftershock.diff.normalize import find_unstable_paths
 from aftershock.diff.objects import diff_objects
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
-from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
+    UPGRADE_PREFIX,
     ChartOutcome,
-    ChartRender,
     ChartReview,
     DependencyGap,
     NotReviewed,
@@ -37,9 +34,14 @@ from aftershock.pipeline.chart_jobs import (
 from aftershock.pipeline.missing_dependencies import failed_without, rendered_without
 from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
+from aftershock.pipeline.side_results import (
+    SideResult,
+    rendered_objects,
+    side_failure,
+    side_result,
+)
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.manifests import objects_from_documents, parse_documents
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 from aftershock.render.schema_errors import unknown_keys
 from aftershock.safety.secret_taint import rendered_secret_texts
@@ -71,8 +73,8 @@ def review_charts(
     by_job = {
         (job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs
     }
-    plans, by_job, new_keys = base_without_new_keys(plans, by_job, _failure, renderer, rendered)
-    partial = render_by_template(plans, by_job, _failure, renderer, rendered)
+    plans, by_job, new_keys = base_without_new_keys(plans, by_job, side_failure, renderer, rendered)
+    partial = render_by_template(plans, by_job, side_failure, renderer, rendered)
     reviews, missing = [], []
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
@@ -155,93 +157,6 @@ def side_objects(
         return ()
 
 
-@dataclass(frozen=True)
-class _SideResult:
-    render: ChartRender
-    objects: tuple[RenderedObject, ...] = ()
-    unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
-
-
-def _failure(entry: tuple[SideJob, list[RenderOutcome]]) -> str | None:
-    """Why one side's renders give no objects (Helm's error, a document that is not YAML), or None."""
-    result = _side_result(entry, entry[0].side)
-    return result.render.error if result.render.status is RenderStatus.FAILED else None
-
-
-def _side_result(entry: tuple[SideJob, list[RenderOutcome]] | None, side: Side) -> _SideResult:
-    if entry is None:
-        return _SideResult(ChartRender(side, RenderStatus.ABSENT))
-    job, outcomes = entry
-    if job.blocked:
-        return _SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
-    seconds = sum(o.seconds for o in outcomes)
-    lookups = tuple(
-        sorted(
-            {
-                f"{k.kind} {k.namespace + '/' if k.namespace else ''}{k.name}"
-                for o in outcomes
-                for k in o.lookups
-            }
-        )
-    )
-    failed = next((o for o in outcomes if not o.ok), None)
-    if failed is not None:
-        return _SideResult(
-            ChartRender(
-                side, RenderStatus.FAILED, error=failed.error, seconds=seconds, lookups=lookups
-            )
-        )
-    try:
-        renders = [_objects(job, o) for o in outcomes]
-    except AftershockError as error:
-        return _SideResult(
-            ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds)
-        )
-    unstable = find_unstable_paths(renders[0], renders[1]) if len(renders) == 2 else frozenset()
-    render = ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds, lookups=lookups)
-    return _SideResult(render, renders[0], unstable)
-
-
-def rendered_objects(
-    outcome: RenderOutcome, chart: Chart, charts: Mapping[str, Chart]
-) -> tuple[RenderedObject, ...]:
-    """The objects of one successful render, templates named by repository path (files under crds/ not
-    included); MalformedInputError when a rendered document is not YAML."""
-    documents = (
-        outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
-    )
-    objects = objects_from_documents(
-        documents, chart=chart.path, namespace=outcome.request.namespace
-    )
-    return tuple(
-        replace(o, template=template_repo_path(o.template, chart, charts)) for o in objects
-    )
-
-
-def _objects(job: SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    crds = _crd_objects(tuple(sorted(job.crds.items())), job.chart.path, outcome.request.namespace)
-    return crds + rendered_objects(outcome, job.chart, job.charts)
-
-
-@functools.lru_cache(maxsize=8)  # small: parsed CRDs can be large, and a service lives long
-def _crd_objects(
-    crds: tuple[tuple[str, str], ...], chart: str, namespace: str
-) -> tuple[RenderedObject, ...]:
-    """The objects of a chart's crds/ files, parsed once for every render that has them (scenarios,
-    the second render of a volatile chart, an unchanged side): they can be large."""
-    documents = [
-        (path, index, body) for path, text in crds for index, body in _crd_bodies(path, text)
-    ]
-    return objects_from_documents(documents, chart=chart, namespace=namespace)
-
-
-@functools.lru_cache(maxsize=64)
-def _crd_bodies(path: str, text: str) -> tuple[tuple[int, Any], ...]:
-    """One crds/ file's documents, parsed once for every chart that installs it (a CRD chart many
-    charts depend on): bodies are shared, never changed."""
-    return tuple((index, body) for _, index, body in parse_documents({path: text}))
-
-
 def _part(plan: ChartPlan) -> str:
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
     if (
@@ -256,8 +171,8 @@ def _review_chart(
     base_entry: tuple[SideJob, list[RenderOutcome]] | None,
     head_entry: tuple[SideJob, list[RenderOutcome]] | None,
 ) -> tuple[ChartReview, list[NotReviewed]]:
-    base = _side_result(base_entry, Side.BASE)
-    head = _side_result(head_entry, Side.HEAD)
+    base = side_result(base_entry, Side.BASE)
+    head = side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = _part(plan)
     # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
@@ -286,6 +201,8 @@ def _review_chart(
             gaps = [
                 NotReviewed(part, base.render.error or "render failed")
             ]  # said once, for both refs
+        if _upgrade_rejected(plan, base, head):
+            gaps = []  # observed: the head rejects values that render at base (a finding, no gap)
         review = ChartReview(
             plan.path,
             plan.name,
@@ -302,14 +219,24 @@ def _review_chart(
     return _diffed(plan, base, head), []
 
 
+def _upgrade_rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
+    """An upgrade scenario whose base renders and whose head fails by Helm's own error."""
+    return (
+        plan.scenario.startswith(UPGRADE_PREFIX)
+        and base.render.status is RenderStatus.OK
+        and head.render.status is RenderStatus.FAILED
+        and is_deterministic_error(head.render.error or "")
+    )
+
+
 def _new_keys_only(plan: ChartPlan, error: str | None) -> bool:
     return plan.base is not None and unknown_keys(error or "", plan.base.name) is not None
 
 
 def _diffed(
     plan: ChartPlan,
-    base: _SideResult,
-    head: _SideResult,
+    base: SideResult,
+    head: SideResult,
     templates_not_rendered: tuple[TemplateFailure, ...] = (),
 ) -> ChartReview:
     """The review of a plan both of whose sides gave objects: what changed between them."""
@@ -344,8 +271,8 @@ def _partial_review(
     *not reviewed*, with Helm's error at each ref it failed at (once when both say the same; the part
     names no scenario: `review_charts` says in which, once per template). None when
     no template rendered an object at either ref: then the chart failed as a whole."""
-    base = _side_result(partial.entries.get(Side.BASE), Side.BASE)
-    head = _side_result(partial.entries.get(Side.HEAD), Side.HEAD)
+    base = side_result(partial.entries.get(Side.BASE), Side.BASE)
+    head = side_result(partial.entries.get(Side.HEAD), Side.HEAD)
     job = next(iter(partial.entries.values()))[0]
     if not any(o.template not in job.crds for o in (*base.objects, *head.objects)):
         return None

@@ -35,7 +35,7 @@ from aftershock.model.override import (
 from aftershock.model.review import ChartReview, RenderStatus, Review
 from aftershock.model.units import Chart, ChartType
 from aftershock.pipeline.chart_jobs import RenderSettings, chart_request
-from aftershock.pipeline.charts import rendered_objects
+from aftershock.pipeline.side_results import rendered_objects
 from aftershock.provenance.merges import (
     MergeCall,
     Pattern,

@@ -83,7 +83,7 @@ def layered_mermaid(doc: dict[str, Any], max_nodes: int = 30) -> str:
         for node in members[:count]:
             names[node["id"]] = f"n{len(names)}"
             lines.append(
-                f'    {names[node["id"]]}["{_escape(_short(visible_name(node["label"]), _COMMENT_LABEL))}"]'
+                f'    {names[node["id"]]}["{_escape(_short(visible_name(node["label"]), _COMMENT_LABEL, layer))}"]'
             )
         if len(members) > count:
             lines.append(f'    {layer.value}_more["+{len(members) - count} more"]')
@@ -147,10 +147,48 @@ def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
     return [n["id"] for n in nodes if n["id"] in kept]
 
 
-def _short(label: str, limit: int = _MAX_LABEL) -> str:
+_OBJECT_LAYERS = (Layer.OBJECT, Layer.DOWNSTREAM_OBJECT, Layer.WORKLOAD)  # "Kind.group ns/name"
+
+
+def _short(label: str, limit: int = _MAX_LABEL, layer: Layer | None = None) -> str:
+    """The label within `limit` characters: a commit subject or a test name keeps its start, an
+    object its kind and name, a unit its path, a path its last whole segments."""
     if len(label) <= limit:
         return label
-    return "…" + label[-(limit - 1) :]
+    kind, space, name = label.partition(" ")
+    if layer is Layer.COMMIT or (layer is Layer.UNIT and " " in name):
+        return label[: limit - 1].rstrip() + "…"
+    if space and layer in _OBJECT_LAYERS:
+        return _object_label(kind, name, limit)
+    if space and layer is Layer.UNIT:
+        return _tail(name, limit)  # "values_file <path>": the path says more than the kind
+    return _tail(label, limit)
+
+
+def _object_label(kind: str, name: str, limit: int) -> str:
+    """`Kind name` (its API group dropped first), then `Kind name …<end of its scenario>`."""
+    if len(kind) + 1 + len(name) > limit:
+        kind = kind.split(".", 1)[0]
+    room = limit - len(kind) - 1
+    if len(name) <= room:
+        return f"{kind} {name}"
+    head, space, scenario = name.partition(" ")
+    if space and len(head) + 4 <= room:
+        return f"{kind} {head} …{scenario[-(room - len(head) - 2) :]}"
+    return f"{kind} {_tail(name, room)}"
+
+
+def _tail(text: str, limit: int) -> str:
+    """`text`, or `…/` and its last whole path segments that fit in `limit`, or `…` and its end."""
+    if len(text) <= limit:
+        return text
+    kept = ""
+    for segment in reversed(text.split("/")):
+        longer = f"{segment}/{kept}" if kept else segment
+        if len(longer) > limit - 2:  # room for "…/"
+            break
+        kept = longer
+    return f"…/{kept}" if kept and "/" in text else "…" + text[-(limit - 1) :]
 
 
 def _escape(text: str) -> str:

@@ -140,8 +140,8 @@ def _unreviewed_candidates(
                         f"template {failure.template} of chart {chart.chart} renders at base but fails at head",
                     )
                 )
-        if chart.outcome is not ChartOutcome.NOT_REVIEWED:
-            continue
+        if chart.outcome is not ChartOutcome.NOT_REVIEWED or chart.rejects_upgrade:
+            continue  # rejected upgrade values are observed: upgrade-values-rejected judges them
         if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:
             out.append((RiskLevel.HIGH, f"chart {chart.chart} renders at base but fails at head"))
         else:

@@ -18,14 +18,13 @@ from aftershock.findings.model import (
 )
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.upgrade.values_rejected import rejected
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for review in ctx.review.chart_reviews:
         if review.partial:
             yield from _broken_templates(review)
-        if review.outcome is not ChartOutcome.NOT_REVIEWED or rejected(review):
+        if review.outcome is not ChartOutcome.NOT_REVIEWED or review.rejects_upgrade:
             continue  # an upgrade scenario's failure is upgrade-values-rejected's
         if (
             review.base.status is not RenderStatus.OK

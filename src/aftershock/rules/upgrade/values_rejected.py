@@ -21,7 +21,7 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
-from aftershock.model.review import UPGRADE_PREFIX, ChartOutcome, ChartReview, RenderStatus
+from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
 # Helm's message for `fail` and `required`: `execution error at (app/templates/x.yaml:5:12): <text>`.
@@ -29,15 +29,6 @@ from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 _SCHEMA = "values don't meet the specifications of the schema"
 TEST_PREFIX = "test:"  # an upgrade scenario of a base test's values (render/scenarios.py)
 _GUARD = re.compile(r"execution error at \(([^:()]+):(\d+):\d+\): (.*)", re.S)
-
-
-def rejected(review: ChartReview) -> bool:
-    return (
-        review.scenario.startswith(UPGRADE_PREFIX)
-        and review.outcome is ChartOutcome.NOT_REVIEWED
-        and review.base.status is RenderStatus.OK
-        and review.head.status is RenderStatus.FAILED
-    )
 
 
 def _template_file(chart: str, template: str) -> str:
@@ -104,7 +95,7 @@ def _rejection(chart: str, error: str) -> _Rejection:
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     for review in ctx.review.chart_reviews:
-        if not rejected(review):
+        if not review.rejects_upgrade:
             continue
         source = _source(review.chart, review.scenario)
         where = f"{review.chart}@{review.release}" if review.release else review.chart
