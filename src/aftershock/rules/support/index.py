@@ -24,6 +24,7 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.rules.support.access import mapping_keys
 from aftershock.rules.support.cached import cached
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
@@ -128,6 +129,8 @@ class ReviewIndex:
         self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
         self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
         self._pairs_named: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
+        self._pod_pairs_with: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
+        self._keys: dict[int, tuple[RenderedObject, frozenset[str]]] = {}
 
     def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
         """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
@@ -202,6 +205,28 @@ class ReviewIndex:
             for p in self.pairs
             if any(o is not None and self.pod_spec(o) is not None for o in (p.base, p.head))
         )
+
+    def pod_pairs_with(self, keys: frozenset[str]) -> tuple[ObjectPair, ...]:
+        """The pod pairs an object of which has one of `keys` as a mapping key anywhere in its body:
+        all a rule needs each issue of which is a field so named (most pods have no hostPath)."""
+        found = self._pod_pairs_with.get(keys)
+        if found is None:
+            found = self._pod_pairs_with[keys] = tuple(
+                p
+                for p in self.pod_pairs
+                if any(
+                    o is not None and not keys.isdisjoint(self._keys_of(o))
+                    for o in (p.base, p.head)
+                )
+            )
+        return found
+
+    def _keys_of(self, obj: RenderedObject) -> frozenset[str]:
+        """Every mapping key anywhere in the object's body, found once per object."""
+        cached = self._keys.get(id(obj))
+        if cached is None or cached[0] is not obj:
+            cached = self._keys[id(obj)] = (obj, frozenset(mapping_keys(obj.body)))
+        return cached[1]
 
     def kept_containers(self) -> Iterator[tuple[ObjectPair, Container, Container]]:
         """(pair, container at base, the same container at head) for each container a changed

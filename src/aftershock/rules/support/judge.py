@@ -53,9 +53,14 @@ def judge_objects(
     yield from _judge_pairs(ctx, pairs, find)
 
 
-def judge_pod_objects(ctx: RuleContext, find: IssueFinder) -> Iterator[Concern]:
-    """`judge_objects` for a rule whose issues are all in pod specs: objects without one are skipped."""
-    yield from _judge_pairs(ctx, ctx.index.pod_pairs, find)
+def judge_pod_objects(
+    ctx: RuleContext, find: IssueFinder, needs: frozenset[str] | None = None
+) -> Iterator[Concern]:
+    """`judge_objects` for a rule whose issues are all in pod specs: objects without one are skipped.
+    With `needs`, so are those with no mapping key of these names anywhere: for a rule every issue of
+    which is a field so named (`hostPath`), most pods have nothing for it to read."""
+    pairs = ctx.index.pod_pairs if needs is None else ctx.index.pod_pairs_with(needs)
+    yield from _judge_pairs(ctx, pairs, find)
 
 
 def _judge_pairs(
