@@ -326,3 +326,47 @@ def test_a_template_requiring_more_texts_than_rounds_gets_them_all_in_one(tmp_pa
     assert result.complete, result.not_reviewed
     (context,) = result.contexts
     assert {f"secrets.{k}" for k in keys} <= {v.key for v in context.inferred_values}
+
+
+BINDING = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: platform-admin
+subjects:
+  - kind: User
+    name: platform:{{ .Values.organization }}:{{ .Values.global.cluster }}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+"""
+
+
+GLOBALS = "organization: sci\nglobal:\n  region: eu\n"  # `global` is a map: .cluster reads as empty
+
+
+def test_a_value_whose_absence_breaks_a_templates_yaml_is_inferred_from_what_it_reads(
+    tmp_path, renderer
+):
+    """Helm renders, but the output is not YAML (`name: platform:org:` once `global.cluster` is
+    empty): which value it lacked no error says, so the template's reads that no values here set
+    are looked up, and only those (`organization` has a default)."""
+    repo = make_repo(tmp_path)
+    files = {
+        **platform(),
+        "apps/other/ci/test-values.yaml": "global:\n  cluster: eu-de-1\n",
+        "apps/app/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n"
+        "data:\n  level: {{ .Values.level | quote }}\n",
+        "apps/app/templates/binding.yaml": BINDING,
+        "apps/app/values.yaml": f"level: info\n{GLOBALS}",
+    }
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": f"level: debug\n{GLOBALS}"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert context.inferred_values == (
+        InferredValue("global.cluster", "apps/other/ci/test-values.yaml"),
+    )
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert not default.partial and default.outcome is ChartOutcome.CHANGED
+    (binding,) = [o for o in default.head_objects if o.key.kind == "ClusterRoleBinding"]
+    assert binding.body["subjects"][0]["name"] == "platform:sci:eu-de-1"

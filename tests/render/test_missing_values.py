@@ -112,3 +112,20 @@ def test_every_required_call_of_the_failing_template_is_read_the_positioned_one_
         (("sso", "auth", "cert"),),
         (("global", "region"),),
     ]
+
+
+def test_a_template_whose_output_is_not_yaml_is_named_and_its_reads_are_candidates():
+    from aftershock.render.missing_values import invalid_yaml_template, read_needs
+
+    error = (
+        "rendered template is not valid YAML: mapping values are not allowed in this context "
+        "(top/charts/rbac/templates/crb.yaml:9); fix the template so it renders valid YAML"
+    )
+    assert invalid_yaml_template(error) == "top/charts/rbac/templates/crb.yaml"
+    assert invalid_yaml_template("execution error at (top/templates/a.yaml:1:2): x") is None
+    source = "name: {{ .Values.org }}:{{ $.Values.global.cluster }}:{{ .Values.org }}\n"
+    assert [n.keys for n in read_needs("top/charts/rbac/templates/crb.yaml", source)] == [
+        (("rbac", "org"),),
+        (("global", "cluster"),),
+    ]
+    assert not any(n.stated for n in read_needs("top/templates/crb.yaml", source))

@@ -113,7 +113,8 @@ def render_side(
     dest: Path,
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> list[tuple[RenderOutcome | None, str | None]]:
-    """Render each plan once at one side only: (outcome, None) when it rendered, (outcome or None, why) when not."""
+    """Render each plan once at one side only: (outcome, None) when it rendered, (outcome or None, why)
+    when not, a rendered document that is not YAML included (an unset value can break one)."""
     jobs = side_jobs(plans, side, side_input, settings, dest)
     by_id = {job.plan.id: job for job in jobs}
     outcomes = iter(
@@ -128,8 +129,17 @@ def render_side(
                 (None, job.blocked if job else f"chart {plan.path} is absent at {side.value}")
             )
         else:
-            results.append((done[plan.id], done[plan.id].error))
+            outcome = done[plan.id]
+            results.append((outcome, outcome.error or _unparsed(outcome, job)))
     return results
+
+
+def _unparsed(outcome: RenderOutcome, job: SideJob) -> str | None:
+    try:
+        rendered_objects(outcome, job.chart, job.charts)
+    except AftershockError as error:
+        return error.line()
+    return None
 
 
 def one_side_plan(chart: Chart, side: Side, scenario: str) -> ChartPlan:

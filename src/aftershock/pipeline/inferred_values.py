@@ -1,9 +1,11 @@
 """Values the platform injects: a chart no context renders is re-rendered with the keys Helm said were
 missing, taken from the values files the repository's CI and tests give any chart (*inferred*).
 
-Only charts every candidate failed for reach here, so a chart that renders is not rendered again. Each
-round layers, over each failed context, the keys its last error named that a values file of the
-index sets (ingest/platform_values.py), and renders once more. A key a `required` or `fail` message
+Only charts every candidate failed for reach here (a render whose output is not YAML failed too), so
+a chart that renders is not rendered again. Each round layers, over each failed context, the keys its
+last error named that a values file of the index sets (ingest/platform_values.py), and renders once
+more. An output that is not YAML names no key (an unset value left `name: a:b:`): the keys its
+template reads that neither the context nor that chart's defaults set stand for them. A key a `required` or `fail` message
 names that no file sets (a secret the platform injects from elsewhere) gets a placeholder text, one
 per round, said as such: the rest of the template is then observed. When the error names no key a file
 sets but names a template, the trial goes on without that template (one template that needs a value
@@ -21,10 +23,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from aftershock.diff.values_keys import parse_values
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.platform_values import FoundValue, IndexedChart, PlatformValues
 from aftershock.model.change import Side
 from aftershock.model.contexts import PLACEHOLDER, InferredValue
+from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side
@@ -35,14 +39,16 @@ from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.missing_values import (
     Need,
     error_position,
+    invalid_yaml_template,
     missing_values,
+    read_needs,
     required_need,
     required_needs,
 )
 from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 
-MAX_ROUNDS = 8  # re-renders of one context, each with what its last error named
+MAX_ROUNDS = 16  # re-renders of one context, each with what its last error named (one per subchart)
 MAX_CONTEXTS = 2  # contexts of one chart given inferred values
 
 
@@ -114,7 +120,13 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     have = {v.key for v in trial.inferred}
     needs = missing_values(trial.error)
     source = _failing_template(trial.error, chart, run)
-    if source is not None and required_need(trial.error, source) is not None:
+    broken = invalid_yaml_template(trial.error)
+    if source is not None and broken is not None:
+        # which value it lacked Helm does not say: what it reads that no values here set
+        needs = [
+            n for n in read_needs(broken, source) if not _set_here(n, broken, chart, trial, run)
+        ]
+    elif source is not None and required_need(trial.error, source) is not None:
         # a `required` call failed: what it and the template's other calls read, not what the
         # message names (it may misspell the key)
         needs = required_needs(trial.error, source)
@@ -151,18 +163,50 @@ def _placeholders(needs: Sequence[Need], have: set[str]) -> list[FoundValue]:
 
 
 def _failing_template(error: str, chart: str, run: InferenceRun) -> str | None:
-    """The text of the template an `execution error at (...)` names, at the run's side."""
+    """The text of the template an `execution error at (...)` or an invalid YAML output names, at
+    the run's side."""
     position = error_position(error)
+    template = position[0] if position is not None else invalid_yaml_template(error)
     tree, charts = run.side_input
     by_path = {c.path: c for c in charts}
-    if position is None or chart not in by_path:
+    if template is None or chart not in by_path:
         return None
-    path = template_repo_path(position[0], by_path[chart], by_path)
+    path = template_repo_path(template, by_path[chart], by_path)
     history = run.settings.history_root
     if path.startswith(HISTORY_PREFIX + "/"):
         file = history / path[len(HISTORY_PREFIX) + 1 :] if history else None
         return file.read_text("utf-8", "replace") if file is not None and file.is_file() else None
     return tree.text_or_none(path)
+
+
+def _set_here(need: Need, template: str, chart: str, trial: Inference, run: InferenceRun) -> bool:
+    """Whether the trial's values or the defaults of the chart whose template reads the key (its
+    `values.yaml`, under the key without the subchart's prefix) set it: no value to infer there."""
+    key = need.keys[0]
+    inputs = trial.candidate.inputs(run.side.value)
+    if _value_at(inputs.values if inputs else {}, key) not in (None, ""):
+        return True
+    tree, charts = run.side_input
+    by_path = {c.path: c for c in charts}
+    if chart not in by_path:
+        return False
+    folder = template_repo_path(template, by_path[chart], by_path).split("/templates/", 1)[0]
+    scope = template.split("/templates/", 1)[0].split("/charts/")[1:]
+    own = key if key[0] == "global" else key[len(scope) :]
+    try:
+        defaults = parse_values(tree.text_or_none(f"{folder}/values.yaml"), source=folder)
+    except AftershockError:
+        return False
+    return _value_at(defaults, own) not in (None, "")
+
+
+def _value_at(values: Mapping[str, Any], key: tuple[str, ...]) -> Any:
+    node: Any = values
+    for part in key:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(part)
+    return node
 
 
 def _lookup(need: Need, chart: str, index: PlatformValues) -> FoundValue | None:

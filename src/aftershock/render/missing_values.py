@@ -2,7 +2,8 @@
 
 Shapes read: a `required`/`fail` message naming `.Values.a.b` or a dotted `global.a`; Go template's
 `at <.Values.a.b>: nil pointer evaluating interface {}.b` and `map has no entry for key`; `at <index
-.Values.a "b">: error calling index`. A key read in a subchart's template (`chart/charts/sub/...`) is
+.Values.a "b">: error calling index`; a template that renders invalid YAML (an empty value the
+platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate. A key read in a subchart's template (`chart/charts/sub/...`) is
 under the subchart's name in the chart's values (`sub.a.b`), except `global.`; a message's own text
 may already name the parent's key, so both are tried. Given the failing template's text, the keys its
 `required` calls read (the one at the error's `line:column` first) stand for the message's, which may
@@ -30,6 +31,11 @@ _POSITION = re.compile(
 # `required "message" <the value it requires>`: the argument after the message (a "..." or `...` text)
 _REQUIRED_ARGUMENT = re.compile(
     r"required\s+(?:\"(?:[^\"\\]|\\.)*\"|`[^`]*`)\s+\(?\s*\$?[\w]*\.Values((?:\.[A-Za-z_][\w-]*)+)"
+)
+# The parse error of a rendered template: `rendered template is not valid YAML: ... (c/templates/x.yaml:9)`
+_INVALID_YAML = re.compile(
+    r"rendered template is not valid YAML: .*?\(([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):\d+\)",
+    re.S,
 )
 _LOCATIONS = re.compile(r"\([^()\s]+:\d+:\d+\)|[^\s:]+\.(?:yaml|yml|tpl|txt|json):\d+(?::\d+)?")
 
@@ -102,6 +108,20 @@ def required_needs(error: str, source: str) -> list[Need]:
         for m in _REQUIRED_ARGUMENT.finditer(source)
     ]
     return list(dict.fromkeys([at, *every] if at else every))[:MAX_NEEDS]
+
+
+def invalid_yaml_template(error: str) -> str | None:
+    """The template (Helm name) whose rendered text an error says is not valid YAML."""
+    match = _INVALID_YAML.search(error)
+    return match.group(1) if match else None
+
+
+def read_needs(template: str, source: str) -> list[Need]:
+    """Every `.Values` key the template's text reads, in order, in its chart's scope: candidates for a
+    template whose output an unset value broke (only those a repository's file sets are taken)."""
+    scope = tuple(template.split("/templates/", 1)[0].split("/charts/")[1:])
+    keys = [_scoped(_split(m.group(1)), scope) for m in _VALUES_PATH.finditer(source)]
+    return [Need((key,)) for key in dict.fromkeys(keys)][:MAX_NEEDS]
 
 
 def _scope(error: str) -> Key:
