@@ -28,6 +28,7 @@ from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline import chart_jobs as pipeline_chart_jobs
 from aftershock.pipeline import charts as pipeline_charts
 from aftershock.pipeline import review as pipeline_review
+from aftershock.pipeline import side_results as pipeline_side_results
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 
 GIT = "git (rev-parse, log, diff)"
@@ -72,9 +73,10 @@ TARGETS = (
     ),  # links, texts, nondeterminism scan
     _Target(RefSnapshot, "texts_under", TEXTS, drain=True),
     _Target(pipeline_chart_jobs, "may_be_nondeterministic", "nondeterminism regex"),
-    _Target(pipeline_charts, "parse_manifests", PARSE),
-    _Target(pipeline_charts, "template_repo_path", PARSE),
-    _Target(pipeline_charts, "find_unstable_paths", DIFF),
+    _Target(pipeline_side_results, "parse_documents", PARSE),
+    _Target(pipeline_side_results, "objects_from_documents", PARSE),
+    _Target(pipeline_side_results, "template_repo_path", PARSE),
+    _Target(pipeline_side_results, "find_unstable_paths", DIFF),
     _Target(pipeline_charts, "diff_objects", DIFF),
     _Target(pipeline_review, "trace_provenance", "provenance"),
     _Target(pipeline_review, "probe_override_traps", "override-trap probes"),
