@@ -33,7 +33,7 @@ from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import render_side
 from aftershock.pipeline.partial_renders import MAX_LEFT_OUT
-from aftershock.releases.values import merge_maps
+from aftershock.releases.values import merge_maps, value_at
 from aftershock.render.contexts import ChartFiles, ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.missing_values import (
@@ -184,7 +184,7 @@ def _set_here(need: Need, template: str, chart: str, trial: Inference, run: Infe
     `values.yaml`, under the key without the subchart's prefix) set it: no value to infer there."""
     key = need.keys[0]
     inputs = trial.candidate.inputs(run.side.value)
-    if _value_at(inputs.values if inputs else {}, key) not in (None, ""):
+    if value_at(inputs.values if inputs else {}, key) not in (None, ""):
         return True
     tree, charts = run.side_input
     by_path = {c.path: c for c in charts}
@@ -197,16 +197,7 @@ def _set_here(need: Need, template: str, chart: str, trial: Inference, run: Infe
         defaults = parse_values(tree.text_or_none(f"{folder}/values.yaml"), source=folder)
     except AftershockError:
         return False
-    return _value_at(defaults, own) not in (None, "")
-
-
-def _value_at(values: Mapping[str, Any], key: tuple[str, ...]) -> Any:
-    node: Any = values
-    for part in key:
-        if not isinstance(node, Mapping):
-            return None
-        node = node.get(part)
-    return node
+    return value_at(defaults, own) not in (None, "")
 
 
 def _lookup(need: Need, chart: str, index: PlatformValues) -> FoundValue | None:

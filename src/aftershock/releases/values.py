@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from aftershock.gocompat import yamlio
@@ -29,6 +29,17 @@ def merge_maps(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
         else:
             result[key] = copy.deepcopy(value)
     return result
+
+
+def value_at(values: Mapping[str, Any], path: Sequence[str], default: Any = None) -> Any:
+    """The value at a key path of a values tree, `default` when a key is absent or a value on the way
+    is not a map."""
+    node: Any = values
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return default
+        node = node[key]
+    return node
 
 
 def release_values(

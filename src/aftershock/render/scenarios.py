@@ -16,6 +16,7 @@ from typing import Any
 
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
+from aftershock.releases.values import value_at
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -75,7 +76,7 @@ def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[
     """One scenario per boolean default read in a condition, with that boolean flipped."""
     scenarios = []
     for path in paths:
-        value = _lookup(defaults, path.split("."))
+        value = value_at(defaults, path.split("."))
         if isinstance(value, bool):
             scenarios.append(
                 Scenario(
@@ -174,15 +175,6 @@ def test_upgrade_scenarios(
 
 def _values_key(values: Mapping[str, Any]) -> str:
     return json.dumps(values, sort_keys=True, default=str)
-
-
-def _lookup(values: Mapping[str, Any], parts: list[str]) -> Any:
-    current: Any = values
-    for part in parts:
-        if not isinstance(current, dict) or part not in current:
-            return None
-        current = current[part]
-    return current
 
 
 def _nest(path: str, value: Any) -> dict[str, Any]:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.releases.values import value_at
+
 _HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):"
 _POINTER = re.compile(
     r"^- at '(?P<pointer>[^']*)': additional properties (?P<names>.+) not allowed$"
@@ -85,13 +87,7 @@ def _without(values: Mapping[str, Any], path: KeyPath) -> dict[str, Any]:
 
 def sets_every(values: Mapping[str, Any], paths: tuple[KeyPath, ...]) -> bool:
     """Whether every key path is set in `values` (so leaving them out changes what Helm reads)."""
-    return all(_has(values, path) for path in paths)
+    return all(value_at(values, path, _ABSENT) is not _ABSENT for path in paths)
 
 
-def _has(values: Mapping[str, Any], path: KeyPath) -> bool:
-    node: Any = values
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return False
-        node = node[key]
-    return True
+_ABSENT = object()

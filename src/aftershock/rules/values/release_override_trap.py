@@ -12,7 +12,7 @@ value sets of its helm-unittest suites. It never renders.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from aftershock.model.releases import release_label
 from aftershock.model.review import ChartReview, RenderStatus, Review
 from aftershock.model.units import ValuesKeyChangeKind
 from aftershock.provenance.merges import merge_calls, override_path
+from aftershock.releases.values import value_at
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.sources import files_under, library_dependencies
 
@@ -136,15 +137,6 @@ def _replacers(ctx: RuleContext, default: _DefaultList) -> list[_Replacer]:
     return found
 
 
-def _at(values: Mapping[str, Any], path: Sequence[str]) -> Any:
-    node: Any = values
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
 def _same(entry: Any, other: Any, identity: str | None) -> bool:
     if identity and isinstance(entry, dict) and isinstance(other, dict) and identity in other:
         return deep_equal(entry.get(identity), other.get(identity))
@@ -171,7 +163,7 @@ def _tested(ctx: RuleContext, chart: str, path: Sequence[str]) -> bool:
         if "/" in suite[len(folder) + 1 :]:
             continue
         if any(
-            isinstance(_at(values, path), list)
+            isinstance(value_at(values, path), list)
             for _, values in suite_file_values(suite, ctx.sources.head.get)
         ):
             return True
@@ -181,7 +173,7 @@ def _tested(ctx: RuleContext, chart: str, path: Sequence[str]) -> bool:
 def _trap(
     default: _DefaultList, replacer: _Replacer, release: str, install: ChartReview
 ) -> _Trap | None:
-    own = _at(install.head_inputs.values, replacer.path)
+    own = value_at(install.head_inputs.values, replacer.path)
     if not isinstance(own, list):
         return None
     missed = [e for e in default.new if not any(_same(e, o, default.identity) for o in own)]
@@ -190,7 +182,7 @@ def _trap(
         missed = [e for e in missed if _rendered_in(install.head_objects, e) is None]
     if not missed:
         return None
-    at_base = _at(install.base_inputs.values, replacer.path)
+    at_base = value_at(install.base_inputs.values, replacer.path)
     existing = isinstance(at_base, list)
     widened = existing and any(
         not any(_same(e, o, default.identity) for o in at_base) for e in default.before
