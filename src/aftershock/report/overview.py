@@ -325,7 +325,25 @@ def _first(names: list[str]) -> str:
 
 
 def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+    """One line per part not reviewed; a chart's dependencies missing for the same reason (the one
+    command that fetches them all) share one line."""
+    lines: dict[tuple[str, str | None, str], list[str]] = {}
+    for n in doc["not_reviewed"]:
+        found = _DEPENDENCY_PART.fullmatch(n["part"])
+        where = found.group(2) if found else n["part"]
+        lines.setdefault((where, n["side"], n["reason"]), []).append(
+            found.group(1) if found else ""
+        )
     return tuple(
-        one_line(f"{n['part']}" + (f" at {n['side']}" if n["side"] else "") + f": {n['reason']}")
-        for n in doc["not_reviewed"]
+        one_line(_part_text(where, names) + (f" at {side}" if side else "") + f": {reason}")
+        for (where, side, reason), names in lines.items()
     )
+
+
+_DEPENDENCY_PART = re.compile(r"dependency (.+) of (chart .+)")
+
+
+def _part_text(where: str, names: list[str]) -> str:
+    if not any(names):
+        return where
+    return f"{'dependency' if len(names) == 1 else 'dependencies'} {', '.join(names)} of {where}"

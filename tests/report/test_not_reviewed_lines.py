@@ -1,0 +1,28 @@
+"""The comment's "Not reviewed" lines (report/overview.py): a chart's dependencies that one command
+fetches share one line; every other part keeps its own."""
+
+from __future__ import annotations
+
+from aftershock.report.overview import not_reviewed_lines
+
+FETCH = "run `aftershock charts fetch --repo . --chart-cache DIR apps/a` and review with that --chart-cache"
+
+
+def gap(part: str, reason: str = FETCH, side: str | None = None) -> dict[str, object]:
+    return {"part": part, "side": side, "reason": reason}
+
+
+def test_a_charts_missing_dependencies_share_one_line_and_other_parts_keep_theirs():
+    doc = {
+        "not_reviewed": [
+            gap("dependency cert-manager v1.21.1 of chart apps/a"),
+            gap("dependency reloader 2.2.14 of chart apps/a"),
+            gap("dependency reloader 2.2.14 of chart apps/b", FETCH.replace("apps/a", "apps/b")),
+            gap("template apps/a/templates/x.yaml of chart apps/a", "it fails", "head"),
+        ]
+    }
+    assert not_reviewed_lines(doc) == (
+        f"dependencies cert-manager v1.21.1, reloader 2.2.14 of chart apps/a: {FETCH}",
+        f"dependency reloader 2.2.14 of chart apps/b: {FETCH.replace('apps/a', 'apps/b')}",
+        "template apps/a/templates/x.yaml of chart apps/a at head: it fails",
+    )
