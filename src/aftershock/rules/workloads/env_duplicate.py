@@ -36,8 +36,12 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             )
 
 
+# Every issue is a field so named: pods without one are not read.
+NEEDS = frozenset({"env"})
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_pod_objects(ctx, issues)
+    return judge_pod_objects(ctx, issues, NEEDS)
 
 
 RULE = Rule(
