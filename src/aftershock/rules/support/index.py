@@ -130,7 +130,6 @@ class ReviewIndex:
         self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
         self._pairs_named: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
         self._pod_pairs_with: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
-        self._keys: dict[int, tuple[RenderedObject, frozenset[str]]] = {}
 
     def pairs_of(self, kinds: frozenset[tuple[str, str]]) -> tuple[ObjectPair, ...]:
         """The pairs with an object of one of `kinds` ((group, kind)) at either side, for a rule
@@ -212,21 +211,21 @@ class ReviewIndex:
         found = self._pod_pairs_with.get(keys)
         if found is None:
             found = self._pod_pairs_with[keys] = tuple(
-                p
-                for p in self.pod_pairs
-                if any(
-                    o is not None and not keys.isdisjoint(self._keys_of(o))
-                    for o in (p.base, p.head)
-                )
+                pair
+                for pair, held in zip(self.pod_pairs, self._pod_pair_keys, strict=True)
+                if not keys.isdisjoint(held)
             )
         return found
 
-    def _keys_of(self, obj: RenderedObject) -> frozenset[str]:
-        """Every mapping key anywhere in the object's body, found once per object."""
-        cached = self._keys.get(id(obj))
-        if cached is None or cached[0] is not obj:
-            cached = self._keys[id(obj)] = (obj, frozenset(mapping_keys(obj.body)))
-        return cached[1]
+    @cached
+    def _pod_pair_keys(self) -> tuple[frozenset[str], ...]:
+        """Per pod pair, every mapping key of its objects' bodies at either side, found once."""
+        return tuple(
+            frozenset().union(
+                *(mapping_keys(o.body) for o in (pair.base, pair.head) if o is not None)
+            )
+            for pair in self.pod_pairs
+        )
 
     def kept_containers(self) -> Iterator[tuple[ObjectPair, Container, Container]]:
         """(pair, container at base, the same container at head) for each container a changed

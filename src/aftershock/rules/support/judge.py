@@ -87,6 +87,21 @@ def _judge_pairs(
             yield from _deltas(ctx, pair, base, head)
 
 
+PairIssueFinder = Callable[[ObjectPair, RenderedObject, RuleContext], Iterable[Issue]]
+
+
+def judge_pairs_with_others(
+    ctx: RuleContext, pairs: Iterable[ObjectPair], find: PairIssueFinder
+) -> Iterator[Concern]:
+    """`judge_pair(..., object_alone=False)` over `pairs`, inlined as `_judge_pairs` is, for issues
+    that depend on more than the object (`find` is given the pair: its release's other objects)."""
+    for pair in pairs:
+        base = _by_facet(find(pair, pair.base, ctx)) if pair.base is not None else {}
+        head = _by_facet(find(pair, pair.head, ctx)) if pair.head is not None else {}
+        if base or head:
+            yield from _deltas(ctx, pair, base, head)
+
+
 def judge_pair(
     ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True
 ) -> Iterator[Concern]:

@@ -13,7 +13,7 @@ from aftershock.model.review import ChartReview
 from aftershock.rules.model import Concern, RuleContext
 from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.index import ObjectPair
-from aftershock.rules.support.judge import Issue, IssueFinder, judge_pair
+from aftershock.rules.support.judge import Issue, judge_pairs_with_others
 from aftershock.rules.support.pods import POD_SPEC_KEYS, PodSpec
 from aftershock.rules.support.selectors import Selector, workload_selector
 
@@ -124,18 +124,13 @@ def judge_in_release(
     ctx: RuleContext, find: ReleaseIssueFinder, kinds: Iterable[str]
 ) -> Iterator[Concern]:
     """Concerns of a rule over the pairs of `kinds`, each side judged with the objects of its own render."""
-    wanted = frozenset(kinds)
 
-    def release_of(pair: ObjectPair, obj: RenderedObject) -> ReleaseObjects:
-        return release_objects(ctx, pair.chart, head=obj is pair.head)
+    def with_release(pair: ObjectPair, obj: RenderedObject, c: RuleContext) -> Iterable[Issue]:
+        return find(obj, release_objects(c, pair.chart, head=obj is pair.head), c)
 
-    def finder_for(pair: ObjectPair) -> IssueFinder:
-        return lambda obj, c: find(obj, release_of(pair, obj), c)
-
-    for pair in ctx.index.pairs_named(wanted):
-        # A render of some templates only cannot say what the release does not create.
-        if pair.chart.every_template:
-            yield from judge_pair(ctx, pair, finder_for(pair), object_alone=False)
+    # A render of some templates only cannot say what the release does not create.
+    pairs = (p for p in ctx.index.pairs_named(frozenset(kinds)) if p.chart.every_template)
+    yield from judge_pairs_with_others(ctx, pairs, with_release)
 
 
 PodReleaseIssueFinder = Callable[[RenderedObject, PodSpec, ReleaseObjects], Iterable[Issue]]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import text
 from aftershock.rules.support.index import ObjectPair
-from aftershock.rules.support.judge import Issue, judge_pair
+from aftershock.rules.support.judge import Issue, judge_pairs_with_others
 from aftershock.rules.support.pods import PodSpec, has_containers
 
 
@@ -83,21 +83,13 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             entry = found[id(objects)] = (objects, _service_accounts(objects))
         return entry[1]
 
-    for pair in ctx.index.pod_pairs:  # an object without a pod spec has no issue
-        yield from judge_pair(ctx, pair, _finder(pair, accounts_of), object_alone=False)
-
-
-def _finder(
-    pair: ObjectPair,
-    accounts_of: Callable[[Sequence[RenderedObject]], dict[tuple[str, str], RenderedObject]],
-) -> Callable[[RenderedObject, RuleContext], Iterator[Issue]]:
-    """Judges an object against the service accounts of its own side of the pair."""
-
-    def find(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+    def find(pair: ObjectPair, obj: RenderedObject, c: RuleContext) -> Iterator[Issue]:
+        """Judges an object against the service accounts of its own side of the pair."""
         objects = pair.chart.base_objects if obj is pair.base else pair.chart.head_objects
-        return issues(ctx.index.pod_spec(obj), obj, accounts_of(objects), pair.chart.every_template)
+        return issues(c.index.pod_spec(obj), obj, accounts_of(objects), pair.chart.every_template)
 
-    return find
+    # an object without a pod spec has no issue
+    yield from judge_pairs_with_others(ctx, ctx.index.pod_pairs, find)
 
 
 RULE = Rule(
