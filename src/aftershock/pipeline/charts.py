@@ -59,20 +59,7 @@ def review_charts(
     rendered: Callable[[RenderOutcome], None] | None = None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
-    jobs = same_dependencies(
-        side_jobs(plans, Side.BASE, base, settings, work / "base")
-        + side_jobs(plans, Side.HEAD, head, settings, work / "head")
-    )
-    # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
-    order = {plan.id: index for index, plan in enumerate(plans)}
-    jobs = tuple(sorted(jobs, key=lambda job: order[job.plan.id]))
-    requests = [r for job in jobs for r in job.requests]
-    if planned:
-        planned(len(requests))
-    outcomes = iter(renderer.render_many(requests, rendered))
-    by_job = {
-        (job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs
-    }
+    by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
     plans, by_job, new_keys = base_without_new_keys(plans, by_job, side_failure, renderer, rendered)
     partial = render_by_template(plans, by_job, side_failure, renderer, rendered)
     reviews, missing = [], []
@@ -102,6 +89,31 @@ def review_charts(
             part += f" in scenario(s) {', '.join(scenarios)}"
         missing.append(NotReviewed(part, reason, side))
     return tuple(reviews), tuple(missing)
+
+
+def _render_jobs(
+    plans: Sequence[ChartPlan],
+    base: SideInput,
+    head: SideInput,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    planned: Callable[[int], None] | None,
+    rendered: Callable[[RenderOutcome], None] | None,
+) -> dict[tuple[str, Side], tuple[SideJob, list[RenderOutcome]]]:
+    """Each plan's job at each side with its renders' outcomes, in one batch."""
+    jobs = same_dependencies(
+        side_jobs(plans, Side.BASE, base, settings, work / "base")
+        + side_jobs(plans, Side.HEAD, head, settings, work / "head")
+    )
+    # A plan's two sides one after the other: a render count bound then cuts whole plans, the last ones.
+    order = {plan.id: index for index, plan in enumerate(plans)}
+    jobs = tuple(sorted(jobs, key=lambda job: order[job.plan.id]))
+    requests = [r for job in jobs for r in job.requests]
+    if planned:
+        planned(len(requests))
+    outcomes = iter(renderer.render_many(requests, rendered))
+    return {(job.plan.id, job.side): (job, [next(outcomes) for _ in job.requests]) for job in jobs}
 
 
 def render_side(
@@ -185,14 +197,7 @@ def _review_chart(
     head = side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = _part(plan)
-    # Only Helm's own error rejects a scenario: a timeout, a memory or deadline breach says nothing of the chart.
-    # So does one whose base lacks the keys it sets (new at head) and whose head fails by Helm's error.
-    rejected = (
-        len(failed) == 2
-        and is_deterministic_error(head.render.error or "")
-        and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
-    )
-    if plan.scenario != "default" and rejected:
+    if plan.scenario != "default" and _rejected(plan, base, head):
         review = ChartReview(
             plan.path,
             plan.name,
@@ -227,6 +232,18 @@ def _review_chart(
         )
         return review, gaps
     return _diffed(plan, base, head), []
+
+
+def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
+    """Whether the chart rejects the plan's values at both refs: by the same error of Helm's own (a
+    timeout, a memory or deadline breach says nothing of the chart), or at base for keys new at head
+    and at head by Helm's own error."""
+    return (
+        base.render.status is RenderStatus.FAILED
+        and head.render.status is RenderStatus.FAILED
+        and is_deterministic_error(head.render.error or "")
+        and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
+    )
 
 
 def _upgrade_rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
