@@ -5,8 +5,8 @@ Only charts every candidate failed for reach here (a render whose output is not 
 a chart that renders is not rendered again. Each round layers, over each failed context, the keys its
 last error named that a values file of the index sets (ingest/platform_values.py), and renders once
 more. An output that is not YAML names no key (an unset value left `name: a:b:`): the keys its
-template reads that neither the context nor that chart's defaults set stand for them. A key a `required` or `fail` message
-names that no file sets (a secret the platform injects from elsewhere) gets a placeholder text, one
+template reads that neither the context nor that chart's defaults set stand for them. A key a
+`required` or `fail` message names that no file sets (a secret the platform injects from elsewhere) gets a placeholder text, one
 per round, said as such: the rest of the template is then observed. When the error names no key a file
 sets but names a template, the trial goes on without that template (one template that needs a value
 nobody sets must not hide what the others need); a context whose error names neither is dropped. The
@@ -44,6 +44,7 @@ from aftershock.render.missing_values import (
     read_needs,
     required_need,
     required_needs,
+    template_scope,
 )
 from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
@@ -123,9 +124,7 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     broken = invalid_yaml_template(trial.error)
     if source is not None and broken is not None:
         # which value it lacked Helm does not say: what it reads that no values here set
-        needs = [
-            n for n in read_needs(broken, source) if not _set_here(n, broken, chart, trial, run)
-        ]
+        needs = _unset_reads(broken, source, chart, trial, run)
     elif source is not None and required_need(trial.error, source) is not None:
         # a `required` call failed: what it and the template's other calls read, not what the
         # message names (it may misspell the key)
@@ -179,25 +178,38 @@ def _failing_template(error: str, chart: str, run: InferenceRun) -> str | None:
     return tree.text_or_none(path)
 
 
-def _set_here(need: Need, template: str, chart: str, trial: Inference, run: InferenceRun) -> bool:
-    """Whether the trial's values or the defaults of the chart whose template reads the key (its
-    `values.yaml`, under the key without the subchart's prefix) set it: no value to infer there."""
-    key = need.keys[0]
+def _unset_reads(
+    template: str, source: str, chart: str, trial: Inference, run: InferenceRun
+) -> list[Need]:
+    """The keys a template reads that neither the trial's values nor the defaults of the chart holding
+    the template (its `values.yaml`, under the key without the subchart's prefix) set."""
     inputs = trial.candidate.inputs(run.side.value)
-    if value_at(inputs.values if inputs else {}, key) not in (None, ""):
-        return True
+    values = inputs.values if inputs else {}
+    defaults = _template_defaults(template, chart, run)
+    scope = template_scope(template)
+    return [
+        need
+        for need in read_needs(template, source)
+        if value_at(values, need.keys[0]) in (None, "")
+        and value_at(defaults, _unscoped(need.keys[0], scope)) in (None, "")
+    ]
+
+
+def _template_defaults(template: str, chart: str, run: InferenceRun) -> Mapping[str, Any]:
+    """The `values.yaml` of the chart (or subchart) holding a template Helm names, at the run's side."""
     tree, charts = run.side_input
     by_path = {c.path: c for c in charts}
     if chart not in by_path:
-        return False
+        return {}
     folder = template_repo_path(template, by_path[chart], by_path).split("/templates/", 1)[0]
-    scope = template.split("/templates/", 1)[0].split("/charts/")[1:]
-    own = key if key[0] == "global" else key[len(scope) :]
     try:
-        defaults = parse_values(tree.text_or_none(f"{folder}/values.yaml"), source=folder)
+        return parse_values(tree.text_or_none(f"{folder}/values.yaml"), source=folder)
     except AftershockError:
-        return False
-    return value_at(defaults, own) not in (None, "")
+        return {}
+
+
+def _unscoped(key: tuple[str, ...], scope: tuple[str, ...]) -> tuple[str, ...]:
+    return key if key[0] == "global" else key[len(scope) :]
 
 
 def _lookup(need: Need, chart: str, index: PlatformValues) -> FoundValue | None:

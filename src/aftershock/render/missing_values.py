@@ -3,11 +3,11 @@
 Shapes read: a `required`/`fail` message naming `.Values.a.b` or a dotted `global.a`; Go template's
 `at <.Values.a.b>: nil pointer evaluating interface {}.b` and `map has no entry for key`; `at <index
 .Values.a "b">: error calling index`; a template that renders invalid YAML (an empty value the
-platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate. A key read in a subchart's template (`chart/charts/sub/...`) is
-under the subchart's name in the chart's values (`sub.a.b`), except `global.`; a message's own text
-may already name the parent's key, so both are tried. Given the failing template's text, the keys its
-`required` calls read (the one at the error's `line:column` first) stand for the message's, which may
-misspell them. Pure.
+platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate. A key read in a
+subchart's template (`chart/charts/sub/...`) is under the subchart's name in the chart's values
+(`sub.a.b`), except `global.`; a message's own text may already name the parent's key, so both are
+tried. Given the failing template's text, the keys its `required` calls read (the one at the error's
+`line:column` first) stand for the message's, which may misspell them. Pure.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ _REQUIRED_ARGUMENT = re.compile(
 )
 # The parse error of a rendered template: `rendered template is not valid YAML: ... (c/templates/x.yaml:9)`
 _INVALID_YAML = re.compile(
-    r"rendered template is not valid YAML: .*?\(([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):\d+\)",
+    r"rendered template is not valid YAML: .*?"
+    r"\(([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):\d+\)",
     re.S,
 )
 _LOCATIONS = re.compile(r"\([^()\s]+:\d+:\d+\)|[^\s:]+\.(?:yaml|yml|tpl|txt|json):\d+(?::\d+)?")
@@ -119,15 +120,25 @@ def invalid_yaml_template(error: str) -> str | None:
 def read_needs(template: str, source: str) -> list[Need]:
     """Every `.Values` key the template's text reads, in order, in its chart's scope: candidates for a
     template whose output an unset value broke (only those a repository's file sets are taken)."""
-    scope = tuple(template.split("/templates/", 1)[0].split("/charts/")[1:])
+    scope = template_scope(template)
     keys = [_scoped(_split(m.group(1)), scope) for m in _VALUES_PATH.finditer(source)]
     return [Need((key,)) for key in dict.fromkeys(keys)][:MAX_NEEDS]
+
+
+def template_scope(template: str) -> Key:
+    """The subchart holding a template (Helm name), as the keys its values are under in the chart's
+    (`a/charts/b/templates/x.yaml` -> ("b",))."""
+    return _chart_scope(template.split("/templates/", 1)[0])
 
 
 def _scope(error: str) -> Key:
     """The subchart whose template failed, as the keys its values are under (`a/charts/b` -> ("b",))."""
     match = _LOCATION.search(error)
-    return tuple(match.group(1).split("/charts/")[1:]) if match else ()
+    return _chart_scope(match.group(1)) if match else ()
+
+
+def _chart_scope(chart: str) -> Key:
+    return tuple(chart.split("/charts/")[1:])
 
 
 def _expression_key(expression: str) -> Key:

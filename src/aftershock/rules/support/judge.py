@@ -66,8 +66,9 @@ def judge_pod_objects(
 def _judge_pairs(
     ctx: RuleContext, pairs: Iterable[ObjectPair], find: IssueFinder
 ) -> Iterator[Concern]:
-    """`judge_pair` over `pairs`, inlined: most pairs have no issue, and a generator per pair and
-    rule was a good part of the rule pass."""
+    """The concerns of each pair, its issues found at each side and compared (an unchanged object at
+    head only), in one loop: most pairs have no issue, and a generator per pair and rule was a good
+    part of the rule pass."""
     for pair in pairs:
         base_obj, head_obj = pair.base, pair.head
         if pair.unchanged:
@@ -93,28 +94,13 @@ PairIssueFinder = Callable[[ObjectPair, RenderedObject, RuleContext], Iterable[I
 def judge_pairs_with_others(
     ctx: RuleContext, pairs: Iterable[ObjectPair], find: PairIssueFinder
 ) -> Iterator[Concern]:
-    """`judge_pair(..., object_alone=False)` over `pairs`, inlined as `_judge_pairs` is, for issues
-    that depend on more than the object (`find` is given the pair: its release's other objects)."""
+    """`_judge_pairs` for issues that depend on more than the object (`find` is given the pair: its
+    release's other objects), so an unchanged object is judged at both sides too."""
     for pair in pairs:
         base = _by_facet(find(pair, pair.base, ctx)) if pair.base is not None else {}
         head = _by_facet(find(pair, pair.head, ctx)) if pair.head is not None else {}
         if base or head:
             yield from _deltas(ctx, pair, base, head)
-
-
-def judge_pair(
-    ctx: RuleContext, pair: ObjectPair, find: IssueFinder, *, object_alone: bool = True
-) -> Iterator[Concern]:
-    """Concerns of one pair. `object_alone`: the issues depend on the object's body only, so an
-    unchanged object is judged once (False when they also depend on other objects of the render)."""
-    if pair.unchanged and object_alone:
-        assert pair.head is not None  # unchanged: present on both sides
-        for issue in _by_facet(find(pair.head, ctx)).values():
-            yield concern(ctx, pair, Delta.PRE_EXISTING, issue, None)
-        return
-    base = _by_facet(find(pair.base, ctx)) if pair.base is not None else {}
-    head = _by_facet(find(pair.head, ctx)) if pair.head is not None else {}
-    yield from _deltas(ctx, pair, base, head)
 
 
 def _deltas(
