@@ -277,3 +277,28 @@ def test_rules_and_explain_commands():
     for section in ("What it checks", "Why it matters", "Example", "How to fix"):
         assert section in doc.stdout
     assert_one_line_error(run("explain", "no-such-rule"), "unknown rule")
+
+
+def test_kustomize_warnings_are_prefixed_lines_said_once(tmp_path):
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: web, labels: {tier: %s}}\n"
+    path = make_repo(tmp_path)
+    files = {
+        "overlays/prod/kustomization.yaml": "resources: [ns.yaml]\n"
+        "patchesStrategicMerge: [patch.yaml]\n",
+        "overlays/prod/ns.yaml": namespace % "a",
+        "overlays/prod/patch.yaml": namespace % "b",
+    }
+    base = commit(path, files, "feat: overlay")
+    commit(path, {"overlays/prod/patch.yaml": namespace % "c"}, "feat: tier c")
+    out = path / "out.json"
+    result = run(
+        "review", "--repo", str(path), "--base", base, "--format", "json", "--output", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "aftershock: warning: kustomization overlays/prod at base and head: 'patchesStrategicMerge' "
+        "is deprecated. Please use 'patches' instead. Run 'kustomize edit fix' to update your "
+        "Kustomization automatically."
+    ]
+    (entry,) = json.loads(out.read_text())["chart_reviews"]
+    assert entry["head"]["warnings"] == entry["base"]["warnings"]

@@ -73,6 +73,7 @@ def review_command(
         else None
     )
     _write(doc, out_format, output, sarif)
+    report_warnings(doc)
     report_gaps(doc)
     merge = result.judgement.verdicts.merge
     if fail_on is not None and merge.level.rank >= RiskLevel(fail_on).rank:
@@ -87,6 +88,31 @@ def _run(ctx: click.Context, *, progress: bool) -> tuple[ReviewResult, StatefulR
             return review_change(settings.request, backend, callbacks), None
         stateful = review_with_state(settings.request, backend, callbacks, state)
         return stateful.result, stateful
+
+
+def report_warnings(doc: dict[str, Any]) -> None:
+    """One stderr line per warning a renderer gave a build (kustomize's deprecations), once for both
+    refs when both gave it."""
+    sides: dict[tuple[str, str], list[str]] = {}
+    for entry in doc["chart_reviews"]:
+        for side in ("base", "head"):
+            for warning in (entry.get(side) or {}).get("warnings", ()):
+                sides.setdefault((_build_name(entry), warning), []).append(side)
+    for (part, warning), at in sides.items():
+        where = " and ".join(dict.fromkeys(at))
+        click.echo(
+            f"aftershock: warning: {visible_name(part)} at {where}: {one_line(warning)}", err=True
+        )
+
+
+def _build_name(entry: dict[str, Any]) -> str:
+    """`Kustomization ns/name` for a Flux Kustomization's build (its release id is
+    `group/Kind/ns/name`), else `kustomization <folder>`."""
+    release = entry.get("release")
+    if release and release.count("/") >= 3:
+        kind, _, name = release.split("/", 1)[1].partition("/")
+        return f"{kind} {name}"
+    return f"kustomization {entry['chart'] or '.'}"
 
 
 def report_gaps(doc: dict[str, Any]) -> None:

@@ -41,6 +41,7 @@ class ChartRender:
     lookups: tuple[
         str, ...
     ] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
+    warnings: tuple[str, ...] = ()  # what the renderer warned of (kustomize's deprecations)
 
 
 @dataclass(frozen=True)

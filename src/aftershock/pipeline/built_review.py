@@ -3,6 +3,8 @@ into one ChartReview, or *not reviewed* where a side's build failed. Shared by b
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from aftershock.diff.objects import diff_objects
 from aftershock.model.change import Side
 from aftershock.model.objects import RenderedObject
@@ -18,6 +20,15 @@ from aftershock.safety.secret_taint import rendered_secret_texts
 
 # One side's build: its failure, or its render with the objects it holds.
 Built = ChartRender | tuple[ChartRender, tuple[RenderedObject, ...]]
+
+
+def with_warnings(built: Built, warnings: tuple[str, ...]) -> Built:
+    """The build with what its builder warned of kept on its render."""
+    if not warnings:
+        return built
+    if isinstance(built, ChartRender):
+        return replace(built, warnings=warnings)
+    return replace(built[0], warnings=warnings), built[1]
 
 
 def built_review(

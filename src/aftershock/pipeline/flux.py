@@ -44,7 +44,7 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.build_origin import Attribution
-from aftershock.pipeline.built_review import Built, built_review
+from aftershock.pipeline.built_review import Built, built_review, with_warnings
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -183,7 +183,7 @@ def build_side(
             top = posixpath.relpath(str(overlay), str(dest))
             origins = _origins(side, plan, top, dest.name)
             built = (built[0], origins.objects(built[1], strip=True))
-        results[plan.flux.id] = built
+        results[plan.flux.id] = with_warnings(built, outcome.warnings)
     return results
 
 

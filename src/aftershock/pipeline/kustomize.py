@@ -34,7 +34,7 @@ from aftershock.pipeline.build_origin import (
     request_origins,
     source_unit_kind,
 )
-from aftershock.pipeline.built_review import Built, built_review
+from aftershock.pipeline.built_review import Built, built_review, with_warnings
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
 from aftershock.render.manifests import objects_from_documents, parse_documents
@@ -150,7 +150,8 @@ def _build_side(
             outcome.error.replace(f"{dest}/", "").replace(str(dest), ".") if outcome.error else None
         )  # repository paths
         parsed = _parsed(side, found.by_folder[folder].file, folder, outcome.yaml, error, namespace)
-        results[folder] = _attributed(parsed, Attribution(tree, found, folders, folder), strip)
+        attributed = _attributed(parsed, Attribution(tree, found, folders, folder), strip)
+        results[folder] = with_warnings(attributed, outcome.warnings)
     return results
 
 

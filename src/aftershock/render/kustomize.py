@@ -3,7 +3,10 @@
 Like the Helm SDK, pykustomize loads a Go runtime, which does not survive a fork: builds run in one
 `spawn`ed process, never in the reviewing process. Builds keep kustomize's ROOT_ONLY load restrictions,
 with plugins (exec and container KRM functions) and Helm inflation off. `KustomizeBuilder` is the
-interface; `PyKustomizeBuilder` the implementation; each outcome is the built YAML or kustomize's error.
+interface; `PyKustomizeBuilder` the implementation; each outcome is the built YAML or kustomize's error,
+with the warnings kustomize wrote (`# Warning: 'patchesStrategicMerge' is deprecated…`): its Go code
+writes them to file descriptor 2, which the worker points at a file during each build, so that they
+reach the review as warnings of that build instead of the reviewer's stderr, unprefixed.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -23,6 +27,7 @@ class BuildOutcome:
     folder: str  # the folder built, as given
     yaml: str | None = None
     error: str | None = None
+    warnings: tuple[str, ...] = ()  # what kustomize warned of, a line each
 
     @property
     def ok(self) -> bool:
@@ -37,8 +42,33 @@ class KustomizeBuilder(Protocol):
     def close(self) -> None: ...
 
 
-def _build_one(folder: str) -> tuple[str | None, str | None]:
-    """In the worker: (yaml, None) or (None, kustomize's error)."""
+def _build_one(folder: str) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """In the worker: (yaml, None) or (None, kustomize's error), and kustomize's warnings."""
+    with _stderr_lines() as lines:
+        text, error = _build(folder)
+    return text, error, tuple(lines)
+
+
+@contextmanager
+def _stderr_lines() -> Iterator[list[str]]:
+    """File descriptor 2 pointed at a temporary file for the block; its non-empty lines, without the
+    `# Warning: ` kustomize starts them with, in the list once the block ends."""
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as capture:
+        saved = os.dup(2)
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            written = capture.read().decode("utf-8", "replace")
+            stripped = (line.strip().removeprefix("# ") for line in written.splitlines())
+            lines += [line.removeprefix("Warning: ") for line in stripped if line]
+
+
+def _build(folder: str) -> tuple[str | None, str | None]:
     import asyncio
 
     import pykustomize
@@ -99,12 +129,14 @@ class PyKustomizeBuilder:
         outcomes = []
         for folder, future in zip(folders, futures):
             try:
-                text, error = future.result(timeout=self.timeout_seconds)
+                text, error, warnings = future.result(timeout=self.timeout_seconds)
             except TimeoutError:
                 text, error = None, f"kustomize build took longer than {self.timeout_seconds:g} s"
+                warnings = ()
             except Exception as failure:  # the worker died: every later build says so too
                 text, error = None, f"kustomize worker failed: {type(failure).__name__}: {failure}"
-            outcomes.append(BuildOutcome(folder, text, error))
+                warnings = ()
+            outcomes.append(BuildOutcome(folder, text, error, warnings))
         return outcomes
 
     def close(self) -> None:

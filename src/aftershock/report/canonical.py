@@ -305,6 +305,7 @@ def _render(r: ChartRender) -> dict[str, Any]:
         "objects": r.object_count,
         "error": r.error,
         "seconds": round(r.seconds, 3),
+        **({"warnings": list(r.warnings)} if r.warnings else {}),
     }
 
 
