@@ -17,7 +17,11 @@ earlier commit) every commit is reviewed by both, interleaved, so the two are me
 the same machine load; ratios compare medians of the same run.
 
     python benchmarks/bench_platform.py [--bundle PATH | --repo CLONE] [--commits 30]
-        [--baseline-src DIR] [--json FILE] [--timeout 900] [--tests]
+        [--baseline-src DIR] [--json FILE] [--timeout 900] [--tests] [--chart-cache DIR]
+
+With `--chart-cache DIR` the reviews render remote dependencies from that folder of archives
+(`<name>-<version>.tgz`, as `aftershock charts fetch` fills it): the share a user with the charts
+fetched would see.
 """
 
 from __future__ import annotations
@@ -103,6 +107,8 @@ def review(
         ]  # fmt: skip
         if not args.tests:
             command.append("--no-tests")
+        if args.chart_cache:
+            command += ["--chart-cache", str(args.chart_cache)]
         env = {**os.environ, "PYTHONPATH": str(src)}
         start = time.monotonic()
         with tempfile.TemporaryFile() as stderr:
@@ -168,6 +174,9 @@ def _why_not_whole(chart: str, entries: list[dict[str, Any]]) -> str:
         for failure in entry.get("templates_not_rendered", [])[:3]:
             error = failure.get("head_error") or failure.get("base_error") or ""
             parts.append(f"template {failure['template']}: {' '.join(error.split())[:160]}")
+        fixed = entry.get("templates_fixed_at_head", [])
+        if fixed:
+            parts.append(f"fixed at head: {', '.join(t['template'] for t in fixed)[:160]}")
     return "; ".join(parts)
 
 
@@ -223,6 +232,11 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--baseline-src", type=Path, help="src folder of the build to compare with")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per review")
     parser.add_argument("--tests", action="store_true", help="run the charts' suites too")
+    parser.add_argument(
+        "--chart-cache",
+        type=Path,
+        help="a chart cache folder (as `charts fetch` fills) to render from",
+    )
     parser.add_argument("--json", type=Path)
     return parser.parse_args()
 
