@@ -22,6 +22,7 @@ from aftershock.pipeline.state import review_with_state
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
+from aftershock.report.overview import not_reviewed_groups
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
 from aftershock.verdict.model import RiskLevel
 
@@ -117,10 +118,10 @@ def _build_name(entry: dict[str, Any]) -> str:
 
 def report_gaps(doc: dict[str, Any]) -> None:
     """One stderr line per part not reviewed, and exit status 3 when there is any."""
-    for item in doc["not_reviewed"]:
-        side = f" at {item['side']}" if item["side"] else ""
+    for group in not_reviewed_groups(doc):
+        side = f" at {group.side}" if group.side else ""
         click.echo(
-            f"aftershock: not reviewed: {visible_name(item['part'])}{side}: {one_line(item['reason'])}",
+            f"aftershock: not reviewed: {visible_name(group.part)}{side}: {one_line(group.reason)}",
             err=True,
         )
     if doc["not_reviewed"]:

@@ -14,6 +14,9 @@ import json
 from importlib import resources
 from typing import Any
 
+from aftershock.report.overview import not_reviewed_groups
+
+WARNING_LINES = 4  # parts not reviewed listed open in the header; the rest behind "N more"
 # Nothing may load from elsewhere: inline script and style only, images only as data: URLs.
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
@@ -88,15 +91,27 @@ def _chips(doc: dict[str, Any]) -> str:
 
 
 def _warning(doc: dict[str, Any]) -> str:
-    items = doc.get("not_reviewed") or []
-    if not items:
+    """The parts not reviewed (a chart's missing dependencies on one line); past the first few, the
+    rest behind a disclosure, so that a long list does not push the graph off the page."""
+    groups = not_reviewed_groups(doc)
+    if not groups:
         return ""
-    lines = "".join(
-        f"<li><b>{html.escape(i['part'])}</b>{' at ' + html.escape(i['side']) if i.get('side') else ''}: "
-        f"{html.escape(i['reason'])}</li>"
-        for i in items
+    items = [
+        f"<li><b>{html.escape(g.part)}</b>{' at ' + html.escape(g.side) if g.side else ''}: "
+        f"{html.escape(g.reason)}</li>"
+        for g in groups
+    ]
+    cut = WARNING_LINES if len(items) > WARNING_LINES + 1 else len(items)  # never "1 more"
+    shown, rest = items[:cut], items[cut:]
+    more = (
+        f"<details><summary>{len(rest)} more</summary><ul>{''.join(rest)}</ul></details>"
+        if rest
+        else ""
     )
-    return f'<div class="warning">Not reviewed, so not shown as fine:<ul>{lines}</ul></div>'
+    return (
+        f'<div class="warning">Not reviewed, so not shown as fine:<ul>{"".join(shown)}</ul>'
+        f"{more}</div>"
+    )
 
 
 def _tests_button(doc: dict[str, Any]) -> str:

@@ -324,19 +324,36 @@ def _first(names: list[str]) -> str:
     )
 
 
-def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
-    """One line per part not reviewed; a chart's dependencies missing for the same reason (the one
-    command that fetches them all) share one line."""
-    lines: dict[tuple[str, str | None, str], list[str]] = {}
+@dataclass(frozen=True)
+class NotReviewedGroup:
+    """Parts not reviewed that one line says: a part, or a chart's dependencies missing for one
+    reason (the one command that fetches them all)."""
+
+    part: str  # `chart c`, `dependency d 1.0 of chart c`, `dependencies d 1.0, e 2.0 of chart c`
+    side: str | None
+    reason: str
+
+
+def not_reviewed_groups(doc: dict[str, Any]) -> tuple[NotReviewedGroup, ...]:
+    """The parts not reviewed, a chart's dependencies missing for the same reason grouped."""
+    groups: dict[tuple[str, str | None, str], list[str]] = {}
     for n in doc["not_reviewed"]:
         found = _DEPENDENCY_PART.fullmatch(n["part"])
         where = found.group(2) if found else n["part"]
-        lines.setdefault((where, n["side"], n["reason"]), []).append(
+        groups.setdefault((where, n["side"], n["reason"]), []).append(
             found.group(1) if found else ""
         )
     return tuple(
-        one_line(_part_text(where, names) + (f" at {side}" if side else "") + f": {reason}")
-        for (where, side, reason), names in lines.items()
+        NotReviewedGroup(_part_text(where, names), side, reason)
+        for (where, side, reason), names in groups.items()
+    )
+
+
+def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+    """One line per group of `not_reviewed_groups`."""
+    return tuple(
+        one_line(g.part + (f" at {g.side}" if g.side else "") + f": {g.reason}")
+        for g in not_reviewed_groups(doc)
     )
 
 

@@ -16,6 +16,7 @@ from aftershock.report.overview import (
     chart_lines,
     field_groups,
     newly_failing_tests,
+    not_reviewed_groups,
     verdict_summaries,
 )
 from aftershock.report.text import (
@@ -43,10 +44,10 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     _print_summary(doc, console)
     if "findings" in doc:
         _print_findings(doc["findings"], console, doc.get("lifecycle"))
-    for item in doc["not_reviewed"]:
-        side = f" at {item['side']}" if item["side"] else ""
+    for group in not_reviewed_groups(doc):
+        side = f" at {group.side}" if group.side else ""
         console.print(
-            f"  [yellow]not reviewed[/yellow] {terminal_text(item['part'], name=True)}{side}: {terminal_text(item['reason'])}"
+            f"  [yellow]not reviewed[/yellow] {terminal_text(group.part, name=True)}{side}: {terminal_text(group.reason)}"
         )
     for entry in doc.get("contexts", ()):
         if entry["kind"] != "defaults" or entry["attempts"] or entry.get("inferred"):

@@ -1,4 +1,4 @@
-// aftershock impact graph explorer: lays the graph out in layer columns (fitted to the window, with pan
+// aftershock impact graph explorer: lays the graph out in layer columns (fitted to the window when it reads so, with pan
 // and zoom), highlights causes upstream and effects downstream of a clicked node, and shows its details
 // (with tests.js: its test guards; with review.js: the verdicts and findings, a finding selecting its objects).
 // Plain JS, no network, no innerHTML: every text from the document goes through textContent.
@@ -108,9 +108,9 @@
   graphBox.appendChild(svg);
   svg.addEventListener("click", () => { if (!zoom.dragged()) clear(); });
 
-  // ---- pan and zoom (panzoom.js): the whole graph fits at first ----
+  // ---- pan and zoom (panzoom.js): the graph opens fitted, or readable from its first layer ----
   const zoom = explorerPanZoom({ el, svg, viewport, graphBox, width: NAT_W, height: NAT_H, box: (id) => ({ ...pos(id), w: W, h: H }) });
-  const { fit, centerOn } = zoom;
+  const { open, centerOn } = zoom;
 
   // ---- selection: causes upstream, effects downstream ----
   const walk = (start, adjacency, next) => {
@@ -358,7 +358,7 @@
 
   document.documentElement.style.setProperty("--header-height", document.querySelector("header").offsetHeight + "px");
   const wanted = decodeURIComponent((location.hash.match(/^#node=(.*)$/) || [])[1] || "");
-  fit();
+  open();
   explorerReview({ DOC, el, byId, selectMany, showFinding });
   if (wanted && byId.has(wanted)) { select(wanted); centerOn(wanted); }
   else if (location.hash === "#tests") openTests();
