@@ -77,7 +77,7 @@ class SlotPair:
 
 def slots_of(objects: Sequence[RenderedObject]) -> tuple[Slot, ...]:
     """The objects as slots, sorted by key then occurrence."""
-    ordered = sorted(enumerate(objects), key=_slot_order)
+    ordered = sorted(enumerate(objects), key=slot_order)
     seen: Counter[ObjectKey] = Counter()
     slots = []
     for _, obj in ordered:
@@ -86,7 +86,7 @@ def slots_of(objects: Sequence[RenderedObject]) -> tuple[Slot, ...]:
     return tuple(slots)
 
 
-def _slot_order(item: tuple[int, RenderedObject]) -> tuple[str, str, str, str, str, int, int]:
+def slot_order(item: tuple[int, RenderedObject]) -> tuple[str, str, str, str, str, int, int]:
     """(key, template, document index, position): the key as its fields, which order as the key
     does without a Python comparison per pair of keys."""
     position, obj = item

@@ -31,6 +31,7 @@ from aftershock.diff.matching import (
     pair_by_key,
     pair_group_moves,
     pair_renames,
+    slot_order,
     slots_of,
 )
 from aftershock.diff.normalize import UnstablePaths, normalize
@@ -49,6 +50,10 @@ def diff_objects(
     unstable: UnstablePaths = frozenset(),
 ) -> tuple[ObjectChange, ...]:
     """Every object added, removed, renamed or changed from `base` to `head`, in a stable order."""
+    if not base or not head:  # a chart added or removed: nothing to pair, so nothing to normalize
+        kind, lone = (ObjectChangeKind.ADDED, head) if head else (ObjectChangeKind.REMOVED, base)
+        ordered = (obj for _, obj in sorted(enumerate(lone), key=slot_order))
+        return tuple(sorted((_lone(kind, obj) for obj in ordered), key=_order))
     base_slots = slots_of([normalize(obj, unstable) for obj in base])
     head_slots = slots_of([normalize(obj, unstable) for obj in head])
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
