@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from aftershock.diff.matching import pair_by_key, slots_of
+from aftershock.diff.matching import pair_by_key, slot_order, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
 from aftershock.model.change import FileChange, Hunk
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
@@ -219,13 +219,13 @@ class ReviewIndex:
 
     @cached
     def _pod_pair_keys(self) -> tuple[frozenset[str], ...]:
-        """Per pod pair, every mapping key of its objects' bodies at either side, found once."""
-        return tuple(
-            frozenset().union(
-                *(mapping_keys(o.body) for o in (pair.base, pair.head) if o is not None)
-            )
-            for pair in self.pod_pairs
-        )
+        """Per pod pair, every mapping key of its pod specs at either side, found once (the fields
+        those rules judge are in the pod spec; its object's metadata and selector are not read)."""
+        found = []
+        for pair in self.pod_pairs:
+            specs = [self.pod_spec(o) for o in (pair.base, pair.head) if o is not None]
+            found.append(frozenset().union(*(mapping_keys(p.spec) for p in specs if p is not None)))
+        return tuple(found)
 
     def kept_containers(self) -> Iterator[tuple[ObjectPair, Container, Container]]:
         """(pair, container at base, the same container at head) for each container a changed
@@ -320,6 +320,8 @@ class ReviewIndex:
 def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
     """Every object of a reviewed chart as a base/head pair, in key order."""
     changes = {(c.kind, c.key): c for c in chart.changes}
+    if not chart.base_objects or not chart.head_objects:  # a chart added or removed: no pairing
+        return _one_sided(chart, changes)
     base_slots, head_slots = slots_of(chart.base_objects), slots_of(chart.head_objects)
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
     renamed = {
@@ -347,6 +349,24 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             out.append(
                 ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
             )
+    out.sort(key=_pair_order)
+    return iter(out)
+
+
+def _one_sided(
+    chart: ChartReview, changes: dict[tuple[ObjectChangeKind, ObjectKey], ObjectChange]
+) -> Iterator[ObjectPair]:
+    """The pairs of a chart with objects at one ref only, in the order `pair_objects` gives them."""
+    added = bool(chart.head_objects)
+    kind = ObjectChangeKind.ADDED if added else ObjectChangeKind.REMOVED
+    objects = chart.head_objects if added else chart.base_objects
+    ordered = [obj for _, obj in sorted(enumerate(objects), key=slot_order)]
+    out = [
+        ObjectPair(chart, None, obj, changes.get((kind, obj.key)))
+        if added
+        else ObjectPair(chart, obj, None, changes.get((kind, obj.key)))
+        for obj in ordered
+    ]
     out.sort(key=_pair_order)
     return iter(out)
 
