@@ -1,5 +1,5 @@
 """The comment's "Not reviewed" lines (report/overview.py): a chart's dependencies that one command
-fetches share one line; every other part keeps its own."""
+fetches share one line, and so do its scenarios failing alike; every other part keeps its own."""
 
 from __future__ import annotations
 
@@ -25,4 +25,25 @@ def test_a_charts_missing_dependencies_share_one_line_and_other_parts_keep_their
         f"dependencies cert-manager v1.21.1, reloader 2.2.14 of chart apps/a: {FETCH}",
         f"dependency reloader 2.2.14 of chart apps/b: {FETCH.replace('apps/a', 'apps/b')}",
         "template apps/a/templates/x.yaml of chart apps/a at head: it fails",
+    )
+
+
+def test_a_charts_scenarios_failing_alike_share_one_line():
+    broken = "rendered template is not valid YAML"
+    doc = {
+        "not_reviewed": [
+            gap("chart apps/a", broken, "head"),
+            gap("chart apps/a in scenario file:ci/test-values.yaml", broken, "head"),
+            gap("chart apps/a in scenario toggle:rbac.create=false", broken, "head"),
+            gap("chart apps/a in scenario toggle:x=true", "another error", "head"),
+            gap("chart apps/b in scenario toggle:y=true", broken, "base"),
+            gap("chart apps/b", broken, "head"),
+        ]
+    }
+    assert not_reviewed_lines(doc) == (
+        "chart apps/a in 3 scenarios (default, file:ci/test-values.yaml, toggle:rbac.create=false)"
+        f" at head: {broken}",
+        "chart apps/a in scenario toggle:x=true at head: another error",
+        f"chart apps/b in scenario toggle:y=true at base: {broken}",
+        f"chart apps/b at head: {broken}",
     )

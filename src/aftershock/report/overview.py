@@ -326,26 +326,31 @@ def _first(names: list[str]) -> str:
 
 @dataclass(frozen=True)
 class NotReviewedGroup:
-    """Parts not reviewed that one line says: a part, or a chart's dependencies missing for one
-    reason (the one command that fetches them all)."""
+    """Parts not reviewed that one line says: a part; a chart's dependencies missing for one reason
+    (the one command that fetches them all); or a chart's scenarios that fail alike."""
 
-    part: str  # `chart c`, `dependency d 1.0 of chart c`, `dependencies d 1.0, e 2.0 of chart c`
+    part: str  # `chart c`, `dependencies d 1.0, e 2.0 of chart c`, `chart c in 3 scenarios: …`
     side: str | None
     reason: str
 
 
 def not_reviewed_groups(doc: dict[str, Any]) -> tuple[NotReviewedGroup, ...]:
-    """The parts not reviewed, a chart's dependencies missing for the same reason grouped."""
-    groups: dict[tuple[str, str | None, str], list[str]] = {}
+    """The parts not reviewed, grouped where one reason at one side covers several: a chart's
+    dependencies, or a chart's scenarios (the default among them)."""
+    groups: dict[tuple[str, str, str | None, str], list[str]] = {}
     for n in doc["not_reviewed"]:
-        found = _DEPENDENCY_PART.fullmatch(n["part"])
-        where = found.group(2) if found else n["part"]
-        groups.setdefault((where, n["side"], n["reason"]), []).append(
-            found.group(1) if found else ""
-        )
+        dependency = _DEPENDENCY_PART.fullmatch(n["part"])
+        scenario = _SCENARIO_PART.fullmatch(n["part"]) if not dependency else None
+        if dependency:
+            kind, where, name = "dependency", dependency.group(2), dependency.group(1)
+        elif scenario:
+            kind, where, name = "scenario", scenario.group(1), scenario.group(2)
+        else:
+            kind, where, name = "scenario", n["part"], "default"
+        groups.setdefault((kind, where, n["side"], n["reason"]), []).append(name)
     return tuple(
-        NotReviewedGroup(_part_text(where, names), side, reason)
-        for (where, side, reason), names in groups.items()
+        NotReviewedGroup(_part_text(kind, where, names), side, reason)
+        for (kind, where, side, reason), names in groups.items()
     )
 
 
@@ -358,9 +363,17 @@ def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
 
 
 _DEPENDENCY_PART = re.compile(r"dependency (.+) of (chart .+)")
+_SCENARIO_PART = re.compile(r"(chart .+?) in scenario (.+)")
 
 
-def _part_text(where: str, names: list[str]) -> str:
-    if not any(names):
+def _part_text(kind: str, where: str, names: list[str]) -> str:
+    """The part of a group: `where` alone (its default scenario), its dependencies, or its scenarios."""
+    if kind == "dependency":
+        label = "dependency" if len(names) == 1 else "dependencies"
+        return f"{label} {', '.join(names)} of {where}"
+    scenarios = names
+    if scenarios == ["default"]:
         return where
-    return f"{'dependency' if len(names) == 1 else 'dependencies'} {', '.join(names)} of {where}"
+    if len(scenarios) == 1:
+        return f"{where} in scenario {scenarios[0]}"
+    return f"{where} in {len(scenarios)} scenarios ({_first(scenarios)})"
