@@ -139,6 +139,38 @@ def test_the_same_templates_are_left_out_at_both_refs(tmp_path, renderer):
     assert result.judgement.verdicts.merge.level.value == "high"
 
 
+def test_a_chart_the_change_breaks_in_one_template_is_still_reviewed_in_the_others(
+    tmp_path, renderer
+):
+    """The chart renders whole at base; the change breaks region.yaml and sets hostPID: the chart is
+    rendered by template at head, region.yaml is left out at both refs (a high finding, not reviewed
+    at head), and the DaemonSet's change is diffed and judged."""
+    base = {
+        f"{CHART}/Chart.yaml": chart_yaml("app"),
+        f"{CHART}/values.yaml": "hostPID: false\n",
+        f"{CHART}/templates/agent.yaml": AGENT,
+        f"{CHART}/templates/region.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: region}\n",
+    }
+    head = {f"{CHART}/values.yaml": "hostPID: true\n", f"{CHART}/templates/region.yaml": REGION}
+    result = reviewed(tmp_path, renderer, base, head)
+    review = default_review(result)
+    assert review.partial and review.outcome is ChartOutcome.CHANGED
+    (change,) = review.changes
+    assert change.key.kind == "DaemonSet" and [f.path for f in change.fields] == [
+        "spec.template.spec.hostPID"
+    ]
+    (failure,) = review.templates_not_rendered
+    assert failure.template == f"{CHART}/templates/region.yaml" and failure.base_error is None
+    assert "nil pointer evaluating" in (failure.head_error or "")
+    assert [(g.part, g.side) for g in result.review.not_reviewed] == [
+        (f"template {CHART}/templates/region.yaml of chart {CHART}", Side.HEAD)
+    ]
+    rules = {f.rule_id: f for f in result.judgement.findings}
+    assert "pss-host-namespaces" in rules
+    assert "region.yaml" in rules["chart-render-broken"].message
+    assert result.judgement.verdicts.merge.level.value == "high"
+
+
 def test_a_template_the_change_fixes_renders_at_head_and_its_objects_show_as_added(
     tmp_path, renderer
 ):

@@ -1,22 +1,23 @@
 """Render by template: a plan whose chart fails as a whole is rendered without the templates that fail.
 
 helm-unittest renders only the templates a suite lists, so one template that needs a live cluster or
-a value no context gives fails no test; a review renders the whole chart, and the same template would
-leave all of it *not reviewed*. So when a plan fails as a whole at base (at head for a chart new there:
-where its contexts were tried, so in every context) with Helm's own error (one the same input
-reproduces), at each failing side the template the error names is left out and the chart rendered
-again (partials and subcharts kept), in rounds shared by every such plan (one batch of renders per round), up to
-`MAX_LEFT_OUT` templates per side: k failing templates cost k+1 renders. A side whose error names no
-template (a values schema, a missing dependency) or only one already left out stays failed, and so
-does its plan. A scenario the chart rejects at both refs alike is not rendered by template, unless
-the chart's default scenario fails too (then it fails as the chart does). Then each side renders with
-the union of what failed at either side, unless it already did: the same templates are left out at
-both refs, or the objects of a template that fails at one side only would show as added or removed.
-Except a template that fails at base only while the head renders it: the change fixes it, so the
-head keeps it and its objects show as added (leaving it out at head too would hide the fix unreviewed).
-A chart that renders at base and fails at head is not rendered by template: that it stops rendering
-is the finding. The renders go through the review's renderer, so they count against its render
-budget.
+a value no context gives fails no test; a review renders the whole chart, and the same template
+would leave all of it *not reviewed*. So when a plan fails as a whole at a ref with Helm's own error
+(one the same input reproduces), at each failing side the template the error names is left out and
+the chart rendered again (partials and subcharts kept), in rounds shared by every such plan (one
+batch of renders per round), up to `MAX_LEFT_OUT` templates per side: k failing templates cost k+1
+renders. A side whose error names no template (a values schema, a missing dependency) or only one
+already left out stays failed, and so does its plan. A scenario the chart rejects at both refs alike
+is not rendered by template, unless the chart's default scenario fails too (then it fails as the
+chart does). Then each side renders with the union of what failed at either side, unless it already
+did: the same templates are left out at both refs, or the objects of a template that fails at one
+side only would show as added or removed. Except a template that fails at base only while the head
+renders it: the change fixes it, so the head keeps it and its objects show as added (leaving it out
+at head too would hide the fix unreviewed). A chart that renders at base and fails at head is
+rendered by template too: the templates that fail at head are left out at both refs, each a finding
+(chart-render-broken names it), and what the others render is diffed and judged, so that the rest of
+the change is still reviewed. The renders go through the review's renderer, so they count against
+its render budget.
 """
 
 from __future__ import annotations
@@ -120,9 +121,8 @@ def _searches(
             continue  # a dependency cannot be given to Helm: no template of it renders
         errors = {side: failure(entry) for side, entry in sides.items()}
         failed = {side: e for side, e in errors.items() if e is not None}
-        first = Side.BASE if Side.BASE in sides else Side.HEAD  # where contexts were tried
-        if first not in failed or not all(is_deterministic_error(e) for e in failed.values()):
-            continue  # one that renders at base and fails at head stays a failure of the whole chart
+        if not failed or not all(is_deterministic_error(e) for e in failed.values()):
+            continue
         if plan.scenario == "default":
             failing.add((plan.path, plan.release))
         elif (
