@@ -112,7 +112,12 @@ def test_template_error_prints_helm_text_and_exits_partial(repo):
         "--output",
         str(path / "out.json"),
     )
-    assert_one_line_error(result, "not reviewed: chart c at head", "replicas must be odd", code=3)
+    assert_one_line_error(
+        result,
+        "not reviewed: template c/templates/boom.yaml of chart c at head",
+        "replicas must be odd",
+        code=3,
+    )
     doc = json.loads((path / "out.json").read_text())
     assert doc["status"] == "partial" and doc["objects"] == []
 

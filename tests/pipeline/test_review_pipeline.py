@@ -116,18 +116,35 @@ def test_pure_refactor_renders_identically(tmp_path, renderer):
 
 
 def test_template_error_is_not_reviewed_never_all_removed(tmp_path, renderer):
+    """A template the change breaks is left out at both refs: the rest is diffed, nothing removed."""
     repo = make_repo(tmp_path)
     base = commit(repo, app_chart("c", "c"), "feat: chart")
     commit(repo, {"c/templates/boom.yaml": '{{ fail "replicas must be odd" }}\n'}, "feat: boom")
     result = review(repo, base, renderer=renderer)
     (chart,) = result.chart_reviews
+    assert chart.outcome is ChartOutcome.UNCHANGED and chart.changes == () and chart.partial
+    (failure,) = chart.templates_not_rendered
+    assert failure.template == "c/templates/boom.yaml" and failure.base_error is None
+    assert "replicas must be odd" in (failure.head_error or "")
+    (gap,) = result.not_reviewed
+    assert gap.part == "template c/templates/boom.yaml of chart c" and gap.side.value == "head"
+    assert review_document(result)["status"] == "partial"
+
+
+def test_a_head_failing_as_a_whole_is_not_reviewed_never_all_removed(tmp_path, renderer):
+    """A failure that names no template (the values schema the change adds) fails the whole chart
+    at head: not reviewed there, and none of its objects shows as removed."""
+    repo = make_repo(tmp_path)
+    base = commit(repo, app_chart("c", "c"), "feat: chart")
+    schema = '{"type": "object", "required": ["region"]}\n'
+    commit(repo, {"c/values.schema.json": schema}, "feat: schema")
+    result = review(repo, base, renderer=renderer)
+    (chart,) = result.chart_reviews
     assert chart.outcome is ChartOutcome.NOT_REVIEWED and chart.changes == ()
-    assert chart.head.status is RenderStatus.FAILED and "replicas must be odd" in chart.head.error
+    assert chart.head.status is RenderStatus.FAILED and "region" in (chart.head.error or "")
     assert chart.base.status is RenderStatus.OK
     (gap,) = result.not_reviewed
-    assert (
-        gap.part == "chart c" and gap.side.value == "head" and "replicas must be odd" in gap.reason
-    )
+    assert gap.part == "chart c" and gap.side.value == "head" and "region" in gap.reason
     assert review_document(result)["status"] == "partial"
 
 

@@ -217,7 +217,8 @@ def test_a_chart_that_rendered_in_no_scenario_never_reads_identical(tmp_path, re
     files["c/templates/ingress.yaml"] = "{{- if .Values.ingress.enabled }}{{- end }}\n"
     repo = make_repo(tmp_path)
     base = commit(repo, files, "feat: chart")
-    commit(repo, {"c/templates/broken.yaml": '{{ fail "broken on purpose" }}\n'}, "break")
+    # a values schema the defaults break: the chart fails as a whole (its error names no template)
+    commit(repo, {"c/values.schema.json": '{"type": "object", "required": ["region"]}\n'}, "break")
     doc = review_document(run_review(ReviewRequest(repo=repo, base=base), renderer))
     (summary,) = doc["scenarios"]
     assert summary["not_reviewed_in"] == summary["ran"] and len(summary["ran"]) == 2

@@ -22,7 +22,7 @@ from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding, S
 from aftershock.model.review import Review
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
-from aftershock.rules.support.index import added_lines
+from aftershock.rules.support.added_lines import added_lines
 from aftershock.safety.secret_taint import secret_taint
 
 SARIF_SCHEMA = (

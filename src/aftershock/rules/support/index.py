@@ -11,20 +11,19 @@ actionable and severe), whose display names the scenario when it is not the defa
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aftershock.diff.matching import pair_by_key, slot_order, slots_of
 from aftershock.findings.model import Location, PathStep, Subject, SubjectKind
-from aftershock.model.change import FileChange, Hunk
+from aftershock.model.change import FileChange
 from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.rules.support.access import mapping_keys
+from aftershock.rules.support.added_lines import AddedLine, added_lines, word_pattern
 from aftershock.rules.support.cached import cached
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
@@ -109,12 +108,6 @@ class ObjectPair:
     @property
     def scope_paths(self) -> tuple[str, ...]:
         return (self.chart.chart, *self.templates)
-
-
-@dataclass(frozen=True)
-class AddedLine:
-    line: int
-    text: str  # without the leading '+'
 
 
 class ReviewIndex:
@@ -293,7 +286,7 @@ class ReviewIndex:
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
         """The first added line of `files` naming a token (as a word); else the first added line."""
-        patterns = [_word_pattern(token) for token in tokens if token]
+        patterns = [word_pattern(token) for token in tokens if token]
         for pattern in patterns:
             for path in files:
                 for added in self.added_lines(path):
@@ -375,25 +368,6 @@ def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
     """By key (as its fields: no Python comparison per pair of keys), then sides."""
     key = pair.key
     return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
-
-
-@functools.lru_cache(maxsize=1024)
-def _word_pattern(word: str) -> re.Pattern[str]:
-    """`word` as a whole word of a changed line; the same tokens recur in every concern."""
-    return re.compile(rf"(?<![\w.-]){re.escape(word)}(?![\w-])")
-
-
-def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
-    """Head line numbers and texts of the `+` lines of hunks."""
-    for hunk in hunks:
-        line = hunk.new_start
-        for raw in hunk.lines:
-            marker = raw[:1]
-            if marker == "+":
-                yield AddedLine(line, raw[1:])
-                line += 1
-            elif marker == " ":
-                line += 1
 
 
 def _inside(path: str, folder: str) -> bool:
