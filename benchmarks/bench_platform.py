@@ -6,8 +6,9 @@ takes its last `--commits` first-parent commits that touch a chart folder, and r
 reads, from the canonical JSON:
 
 - the reached charts (`affected_charts`) and, from `chart_reviews` (default scenario), whether each
-  rendered at both refs (at every ref where it exists), and whether it rendered at all (in some context,
-  or template by template, at some ref);
+  rendered whole at both refs (at every ref where it exists), whether it rendered at each ref in some
+  form (whole, template by template, or without a dependency not at hand), and whether it rendered at
+  all (at some ref);
 - whether the review ended partial (exit status 3);
 - its wall time and peak RSS (`ru_maxrss` of the child's process tree: the largest process, the reviewer
   or one render worker, in MiB).
@@ -54,6 +55,9 @@ class ReviewFigures:
     peak_rss_mib: float
     reached: int = 0
     rendered_both: int = 0
+    rendered_each: int = (
+        0  # at every ref where it exists: whole, by template or without a dependency
+    )
     rendered_any: int = 0
     partial_charts: int = 0
     not_rendered: list[str] = field(default_factory=list)
@@ -150,7 +154,13 @@ def _read(document: dict[str, Any], figures: ReviewFigures) -> ReviewFigures:
         entries = by_chart.get(chart, [])
         both = bool(entries) and all(_whole(e, "base") and _whole(e, "head") for e in entries)
         some = any(_some(e, side) for e in entries for side in ("base", "head"))
+        each = bool(entries) and all(
+            _some(e, side) or (e.get(side) or {}).get("status") == "absent"
+            for e in entries
+            for side in ("base", "head")
+        )
         figures.rendered_both += both
+        figures.rendered_each += each
         figures.rendered_any += some
         figures.partial_charts += some and not both
         if not some:
@@ -215,6 +225,9 @@ def summarize(rows: Sequence[ReviewFigures]) -> dict[str, Any]:
         "rendered_both_share": round(sum(r.rendered_both for r in done) / reached, 4)
         if reached
         else None,
+        "rendered_each_share": round(sum(r.rendered_each for r in done) / reached, 4)
+        if reached
+        else None,
         "rendered_any_share": round(sum(r.rendered_any for r in done) / reached, 4)
         if reached
         else None,
@@ -265,7 +278,8 @@ def main() -> int:
                 print(
                     f"[{index}/{len(commits)}] {name} {figures.commit} exit {figures.exit_status} "
                     f"{figures.seconds:.1f}s rss {figures.peak_rss_mib} MiB reached {figures.reached} "
-                    f"both {figures.rendered_both} any {figures.rendered_any} {figures.error}",
+                    f"both {figures.rendered_both} each {figures.rendered_each} any {figures.rendered_any} "
+                    f"{figures.error}",
                     flush=True,
                 )
     result: dict[str, Any] = {name: summarize(found) for name, found in rows.items()}
