@@ -237,6 +237,34 @@ def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_pa
     assert [f for f in findings if f.rule_id == "chart-render-broken"] == []
 
 
+def test_an_upgrade_rejected_by_one_template_of_several_is_the_upgrade_finding(tmp_path, renderer):
+    """The chart has another template: its head still fails as a whole in the upgrade scenario, not
+    by template, since the head's rejection of those values is the finding."""
+    from aftershock.config.settings import AftershockConfig
+    from aftershock.rules.engine import evaluate
+
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
+    extra = {"c/values-prod.yaml": "mode: turbo\n", "c/templates/settings.yaml": config_map}
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart(extra=extra), "feat")
+    guard = '{{ if not (regexMatch "^(fast|slow)$" .Values.mode) }}{{ fail "mode must be fast or slow" }}{{ end }}\n'
+    deployment = guard + chart()["c/templates/deployment.yaml"]
+    commit(
+        repo,
+        {"c/templates/deployment.yaml": deployment, "c/values-prod.yaml": "mode: fast\n"},
+        "feat: check the mode",
+    )
+    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (upgrade,) = [r for r in review.chart_reviews if r.scenario == "upgrade:values-prod.yaml"]
+    assert upgrade.rejects_upgrade and upgrade.templates_not_rendered == ()
+    findings = evaluate(review, AftershockConfig())
+    assert [f.rule_id for f in findings if f.rule_id.endswith("rejected")] == [
+        "upgrade-values-rejected"
+    ]
+    assert [f for f in findings if f.rule_id == "chart-render-broken"] == []
+    assert [g.part for g in review.not_reviewed if "upgrade:" in g.part] == []
+
+
 def test_a_base_tests_value_set_is_also_rendered_at_head(tmp_path, renderer):
     """Issue 23: the change adds a guard and edits the test whose values it now rejects; the values that
     test gave at base (a supported install) are rendered against head and reported as rejected."""

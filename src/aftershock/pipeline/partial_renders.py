@@ -16,7 +16,8 @@ renders it: the change fixes it, so the head keeps it and its objects show as ad
 at head too would hide the fix unreviewed). A chart that renders at base and fails at head is
 rendered by template too: the templates that fail at head are left out at both refs, each a finding
 (chart-render-broken names it), and what the others render is diffed and judged, so that the rest of
-the change is still reviewed. The renders go through the review's renderer, so they count against
+the change is still reviewed; except in an upgrade scenario, whose rejection at head is the finding
+(upgrade-values-rejected). The renders go through the review's renderer, so they count against
 its render budget.
 """
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
+from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.pipeline.chart_jobs import SideJob, template_aliases, without_templates
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
@@ -123,6 +125,8 @@ def _searches(
         failed = {side: e for side, e in errors.items() if e is not None}
         if not failed or not all(is_deterministic_error(e) for e in failed.values()):
             continue
+        if plan.scenario.startswith(UPGRADE_PREFIX) and Side.BASE not in failed:
+            continue  # head rejecting the values installs pass at base: upgrade-values-rejected's
         if plan.scenario == "default":
             failing.add((plan.path, plan.release))
         elif (
