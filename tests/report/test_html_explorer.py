@@ -343,6 +343,23 @@ def test_a_secret_shows_only_its_redacted_size(example_repo, renderer, browser, 
     assert "whk-" not in browser.evaluate("document.getElementById('panel').textContent")
 
 
+def test_the_header_lists_a_few_parts_not_reviewed_and_keeps_the_rest_folded(replicas_doc):
+    fetch = "run `aftershock charts fetch --repo . --chart-cache DIR apps/a`"
+    gaps = [
+        {"part": f"dependency d{i} 1.0.0 of chart apps/a", "side": None, "reason": fetch}
+        for i in range(3)
+    ] + [{"part": f"chart apps/c{i}", "side": "head", "reason": "it fails"} for i in range(6)]
+    page = render_html({**replicas_doc, "not_reviewed": gaps})
+    warning = page[page.index('<div class="warning">') :]
+    warning = warning[: warning.index("</div>")]
+    shown, folded = warning.split("<details>")
+    assert shown.count("<li>") == 4 and folded.count("<li>") == 3
+    assert "<b>dependencies d0 1.0.0, d1 1.0.0, d2 1.0.0 of chart apps/a</b>" in shown
+    assert "<summary>3 more</summary>" in folded
+    few = render_html({**replicas_doc, "not_reviewed": gaps[4:]})  # five: all shown, never "1 more"
+    assert "<details>" not in few[few.index('<div class="warning">') :].split("</div>")[0]
+
+
 def test_the_header_counts_the_tests_and_says_when_they_did_not_run(replicas_doc):
     summary = replicas_doc["tests"]["summary"]
     assert summary["tests"]["newly_failing"] == 1 and summary["problems"]["stale"] == 1

@@ -17,6 +17,7 @@ from typing import Any
 from aftershock.report.overview import not_reviewed_groups
 
 WARNING_LINES = 4  # parts not reviewed listed open in the header; the rest behind "N more"
+
 # Nothing may load from elsewhere: inline script and style only, images only as data: URLs.
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
