@@ -329,7 +329,7 @@ class NotReviewedGroup:
     """Parts not reviewed that one line says: a part; a chart's dependencies missing for one reason
     (the one command that fetches them all); or a chart's scenarios that fail alike."""
 
-    part: str  # `chart c`, `dependencies d 1.0, e 2.0 of chart c`, `chart c in 3 scenarios: …`
+    part: str  # `chart c`, `dependencies d 1.0, e 2.0 of chart c`, `chart c in 3 scenarios (…)`
     side: str | None
     reason: str
 

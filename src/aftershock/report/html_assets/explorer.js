@@ -1,6 +1,7 @@
-// aftershock impact graph explorer: lays the graph out in layer columns (fitted to the window when it reads so, with pan
-// and zoom), highlights causes upstream and effects downstream of a clicked node, and shows its details
-// (with tests.js: its test guards; with review.js: the verdicts and findings, a finding selecting its objects).
+// aftershock impact graph explorer: lays the graph out in layer columns (fitted to the window when it
+// reads so, with pan and zoom), highlights causes upstream and effects downstream of a clicked node, and
+// shows its details (with tests.js: its test guards; with review.js: the verdicts and findings, a
+// finding selecting its objects).
 // Plain JS, no network, no innerHTML: every text from the document goes through textContent.
 (function () {
   "use strict";
