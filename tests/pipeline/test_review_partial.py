@@ -171,6 +171,23 @@ def test_a_chart_the_change_breaks_in_one_template_is_still_reviewed_in_the_othe
     assert result.judgement.verdicts.merge.level.value == "high"
 
 
+def test_a_template_broken_in_several_scenarios_is_one_finding_naming_them(tmp_path, renderer):
+    base = {
+        f"{CHART}/Chart.yaml": chart_yaml("app"),
+        f"{CHART}/values.yaml": "hostPID: false\nextra: {enabled: false}\n",
+        f"{CHART}/templates/agent.yaml": AGENT,
+        f"{CHART}/templates/extra.yaml": "{{- if .Values.extra.enabled }}\napiVersion: v1\n"
+        "kind: ConfigMap\nmetadata: {name: extra}\n{{- end }}\n",
+        f"{CHART}/templates/region.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: region}\n",
+    }
+    result = reviewed(tmp_path, renderer, base, {f"{CHART}/templates/region.yaml": REGION})
+    scenarios = [r.scenario for r in result.review.chart_reviews]
+    assert scenarios == ["default", "toggle:extra.enabled=true"]
+    (broken,) = [f for f in result.judgement.findings if f.rule_id == "chart-render-broken"]
+    assert broken.subject.facet == f"{CHART}/templates/region.yaml"
+    assert "fails at head in 2 scenarios (default, toggle:extra.enabled=true): " in broken.message
+
+
 def test_a_template_the_change_fixes_renders_at_head_and_its_objects_show_as_added(
     tmp_path, renderer
 ):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from aftershock.findings.model import (
     Category,
@@ -19,11 +19,12 @@ from aftershock.findings.model import (
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
+MAX_SCENARIOS = 5  # scenario names a template's finding lists; the rest are counted
+
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
+    yield from _broken_templates(ctx.review.chart_reviews)
     for review in ctx.review.chart_reviews:
-        if review.partial:
-            yield from _broken_templates(review)
         if review.outcome is not ChartOutcome.NOT_REVIEWED or review.rejects_upgrade:
             continue  # an upgrade scenario's failure is upgrade-values-rejected's
         if (
@@ -44,29 +45,47 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         )
 
 
-def _broken_templates(review: ChartReview) -> Iterator[Concern]:
-    """In a chart rendered by template: each template that renders at base and fails at head."""
-    if review.base.status is not RenderStatus.OK:
-        return
-    where = f"{review.chart}@{review.release}" if review.release else review.chart
-    for failure in review.templates_not_rendered:
-        if failure.base_error is not None or failure.head_error is None:
+def _broken_templates(reviews: Sequence[ChartReview]) -> Iterator[Concern]:
+    """In charts rendered by template: each template that renders at base and fails at head, once
+    for all the scenarios it fails in (the default scenario's error, else the first's)."""
+    failing: dict[tuple[str, str], list[tuple[ChartReview, str]]] = {}
+    for review in reviews:
+        if not review.partial or review.base.status is not RenderStatus.OK:
             continue
-        error = " ".join(failure.head_error.split())[:300]
+        where = f"{review.chart}@{review.release}" if review.release else review.chart
+        for failure in review.templates_not_rendered:
+            if failure.base_error is None and failure.head_error is not None:
+                failing.setdefault((where, failure.template), []).append(
+                    (review, failure.head_error)
+                )
+    for (where, template), found in failing.items():
+        found.sort(key=lambda entry: entry[0].scenario != "default")
+        review, first_error = found[0]
+        error = " ".join(first_error.split())[:300]
+        scenarios = [r.scenario for r, _ in found]
         yield Concern(
-            subject=Subject(SubjectKind.CHART, where, where, review.scenario),
-            message=f"template {failure.template} of chart {where} renders at base but fails at head "
-            f"in scenario {review.scenario}: {error}",
+            subject=Subject(SubjectKind.CHART, where, where, template),
+            message=f"template {template} of chart {where} renders at base but fails at head "
+            f"in {_scenarios(scenarios)}: {error}",
             delta=Delta.INTRODUCED,
-            location=Location(failure.template),
-            path=(PathStep("file", failure.template, "fails to render at head"),),
+            location=Location(template),
+            path=(PathStep("file", template, "fails to render at head"),),
             facts=(
-                Fact("scenario", review.scenario),
-                Fact("template", failure.template),
+                Fact("scenario", ", ".join(scenarios)),
+                Fact("template", template),
                 Fact("error", error),
             ),
             scope_paths=(review.chart,),
         )
+
+
+def _scenarios(names: list[str]) -> str:
+    if len(names) == 1:
+        return f"scenario {names[0]}"
+    shown = ", ".join(names[:MAX_SCENARIOS]) + (
+        f" and {len(names) - MAX_SCENARIOS} more" if len(names) > MAX_SCENARIOS else ""
+    )
+    return f"{len(names)} scenarios ({shown})"
 
 
 RULE = Rule(
@@ -79,8 +98,8 @@ RULE = Rule(
     check=check,
     doc=RuleDoc(
         what="A chart (or a release's chart) that renders at base and fails at head in one of its values scenarios; "
-        "in a chart rendered by template (one failing as a whole at both refs), each template that renders at base "
-        "and fails at head. "
+        "in a chart rendered by template, each template that renders at base and fails at head, once for all the "
+        "scenarios it fails in. "
         "Scenarios taken from helm-unittest tests that expect the render to fail (`failedTemplate`, or "
         "`notFailedTemplate` with `not: true`) are never rendered as scenarios: their failure is the expected outcome, "
         "and the test run reports it.",
