@@ -210,14 +210,10 @@ def test_scenarios_declared_in_the_configuration_come_first(tmp_path, renderer):
     assert "config:prod" in summary["changed_in"]
 
 
-def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_path, renderer):
-    """Issue 23: a new guard the change satisfies in its own values file still rejects the values
-    existing installs pass; only base's version of the file, rendered against head, shows it."""
-    from aftershock.config.settings import AftershockConfig
-    from aftershock.rules.engine import evaluate
-
+def guarded_prod_mode(tmp_path, renderer, extra: dict[str, str]):
+    """The review of a change that adds a guard on `mode` and edits values-prod.yaml to pass it."""
     repo = make_repo(tmp_path)
-    base = commit(repo, chart(extra={"c/values-prod.yaml": "mode: turbo\n"}), "feat")
+    base = commit(repo, chart(extra=extra), "feat")
     guard = '{{ if not (regexMatch "^(fast|slow)$" .Values.mode) }}{{ fail "mode must be fast or slow" }}{{ end }}\n'
     deployment = guard + chart()["c/templates/deployment.yaml"]
     commit(
@@ -225,7 +221,16 @@ def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_pa
         {"c/templates/deployment.yaml": deployment, "c/values-prod.yaml": "mode: fast\n"},
         "feat: check the mode",
     )
-    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    return run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+
+
+def test_an_edited_values_file_is_also_rendered_at_head_as_it_was_at_base(tmp_path, renderer):
+    """Issue 23: a new guard the change satisfies in its own values file still rejects the values
+    existing installs pass; only base's version of the file, rendered against head, shows it."""
+    from aftershock.config.settings import AftershockConfig
+    from aftershock.rules.engine import evaluate
+
+    review = guarded_prod_mode(tmp_path, renderer, {"c/values-prod.yaml": "mode: turbo\n"})
     (summary,) = review.scenarios
     assert summary.ran[:3] == ("default", "upgrade:values-prod.yaml", "file:values-prod.yaml")
     findings = evaluate(review, AftershockConfig())
@@ -245,16 +250,7 @@ def test_an_upgrade_rejected_by_one_template_of_several_is_the_upgrade_finding(t
 
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
     extra = {"c/values-prod.yaml": "mode: turbo\n", "c/templates/settings.yaml": config_map}
-    repo = make_repo(tmp_path)
-    base = commit(repo, chart(extra=extra), "feat")
-    guard = '{{ if not (regexMatch "^(fast|slow)$" .Values.mode) }}{{ fail "mode must be fast or slow" }}{{ end }}\n'
-    deployment = guard + chart()["c/templates/deployment.yaml"]
-    commit(
-        repo,
-        {"c/templates/deployment.yaml": deployment, "c/values-prod.yaml": "mode: fast\n"},
-        "feat: check the mode",
-    )
-    review = run_review(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    review = guarded_prod_mode(tmp_path, renderer, extra)
     (upgrade,) = [r for r in review.chart_reviews if r.scenario == "upgrade:values-prod.yaml"]
     assert upgrade.rejects_upgrade and upgrade.templates_not_rendered == ()
     findings = evaluate(review, AftershockConfig())
