@@ -34,12 +34,7 @@ from aftershock.pipeline.chart_jobs import (
 from aftershock.pipeline.missing_dependencies import failed_without, rendered_without
 from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
-from aftershock.pipeline.side_results import (
-    SideResult,
-    rendered_objects,
-    side_failure,
-    side_result,
-)
+from aftershock.pipeline.side_results import SideResult, SideResults, rendered_objects
 from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
@@ -60,22 +55,27 @@ def review_charts(
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
     by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
-    plans, by_job, new_keys = base_without_new_keys(plans, by_job, side_failure, renderer, rendered)
-    partial = render_by_template(plans, by_job, side_failure, renderer, rendered)
+    results = SideResults()
+    plans, by_job, new_keys = base_without_new_keys(
+        plans, by_job, results.failure, renderer, rendered
+    )
+    partial = render_by_template(plans, by_job, results.failure, renderer, rendered)
     reviews, missing = [], []
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     for plan in plans:
         without = _dependency_gaps(plan, by_job)
         by_template = partial.get(plan.id)
-        review_by_template = _partial_review(plan, by_template) if by_template else None
+        review_by_template = _partial_review(plan, by_template, results) if by_template else None
         if review_by_template is not None:
             review, gaps = review_by_template
             for gap in gaps:
                 left_out.setdefault((gap.part, gap.side, gap.reason), []).append(plan.scenario)
         else:
             review, gaps = _review_chart(
-                plan, by_job.get((plan.id, Side.BASE)), by_job.get((plan.id, Side.HEAD))
+                plan,
+                results.result(by_job.get((plan.id, Side.BASE)), Side.BASE),
+                results.result(by_job.get((plan.id, Side.HEAD)), Side.HEAD),
             )
             missing.extend(failed_without(gaps, without))
         if plan.id in new_keys:
@@ -189,12 +189,8 @@ def _part(plan: ChartPlan) -> str:
 
 
 def _review_chart(
-    plan: ChartPlan,
-    base_entry: tuple[SideJob, list[RenderOutcome]] | None,
-    head_entry: tuple[SideJob, list[RenderOutcome]] | None,
+    plan: ChartPlan, base: SideResult, head: SideResult
 ) -> tuple[ChartReview, list[NotReviewed]]:
-    base = side_result(base_entry, Side.BASE)
-    head = side_result(head_entry, Side.HEAD)
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = _part(plan)
     if plan.scenario != "default" and _rejected(plan, base, head):
@@ -292,14 +288,14 @@ def _diffed(
 
 
 def _partial_review(
-    plan: ChartPlan, partial: PartialPlan
+    plan: ChartPlan, partial: PartialPlan, results: SideResults
 ) -> tuple[ChartReview, list[NotReviewed]] | None:
     """The review of a plan rendered by template: what rendered is diffed; each template left out is
     *not reviewed*, with Helm's error at each ref it failed at (once when both say the same; the part
     names no scenario: `review_charts` says in which, once per template). None when
     no template rendered an object at either ref: then the chart failed as a whole."""
-    base = side_result(partial.entries.get(Side.BASE), Side.BASE)
-    head = side_result(partial.entries.get(Side.HEAD), Side.HEAD)
+    base = results.result(partial.entries.get(Side.BASE), Side.BASE)
+    head = results.result(partial.entries.get(Side.HEAD), Side.HEAD)
     job = next(iter(partial.entries.values()))[0]
     if not any(o.template not in job.crds for o in (*base.objects, *head.objects)):
         return None

@@ -2,7 +2,8 @@
 chart's crds/ files), the fields that differ between two renders of the same input, or why none.
 
 crds/ files are parsed once for every render that has them (scenarios, a second render of a volatile
-chart, a CRD chart many charts depend on): they can be large.
+chart, a CRD chart many charts depend on): they can be large. `SideResults` keeps each side's result
+for the rest of its review.
 """
 
 from __future__ import annotations
@@ -31,13 +32,31 @@ class SideResult:
     unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
 
 
-def side_failure(entry: tuple[SideJob, list[RenderOutcome]]) -> str | None:
-    """Why one side's renders give no objects (Helm's error, a document that is not YAML), or None."""
-    result = side_result(entry, entry[0].side)
-    return result.render.error if result.render.status is RenderStatus.FAILED else None
+Entry = tuple[SideJob, list[RenderOutcome]]
 
 
-def side_result(entry: tuple[SideJob, list[RenderOutcome]] | None, side: Side) -> SideResult:
+class SideResults:
+    """`side_result` of each side's renders in one review, made once: the checks for new keys and
+    for templates that fail ask each side why it failed, and the review then asks for its objects."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[Entry, SideResult]] = {}  # id(entry) -> (entry, its result)
+
+    def result(self, entry: Entry | None, side: Side) -> SideResult:
+        if entry is None:
+            return side_result(None, side)
+        made = self._made.get(id(entry))
+        if made is None or made[0] is not entry:
+            made = self._made[id(entry)] = (entry, side_result(entry, side))
+        return made[1]
+
+    def failure(self, entry: Entry) -> str | None:
+        """Why one side's renders give no objects (Helm's error, a document that is not YAML), or None."""
+        result = self.result(entry, entry[0].side)
+        return result.render.error if result.render.status is RenderStatus.FAILED else None
+
+
+def side_result(entry: Entry | None, side: Side) -> SideResult:
     if entry is None:
         return SideResult(ChartRender(side, RenderStatus.ABSENT))
     job, outcomes = entry
