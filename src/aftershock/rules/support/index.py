@@ -199,8 +199,8 @@ class ReviewIndex:
         )
 
     def pod_pairs_with(self, keys: frozenset[str]) -> tuple[ObjectPair, ...]:
-        """The pod pairs an object of which has one of `keys` as a mapping key anywhere in its body:
-        all a rule needs each issue of which is a field so named (most pods have no hostPath)."""
+        """The pod pairs an object of which has one of `keys` as a mapping key anywhere in its pod
+        spec: all a rule needs each issue of which is a field so named (most pods have no hostPath)."""
         found = self._pod_pairs_with.get(keys)
         if found is None:
             found = self._pod_pairs_with[keys] = tuple(

@@ -57,8 +57,8 @@ def judge_pod_objects(
     ctx: RuleContext, find: IssueFinder, needs: frozenset[str] | None = None
 ) -> Iterator[Concern]:
     """`judge_objects` for a rule whose issues are all in pod specs: objects without one are skipped.
-    With `needs`, so are those with no mapping key of these names anywhere: for a rule every issue of
-    which is a field so named (`hostPath`), most pods have nothing for it to read."""
+    With `needs`, so are those with no mapping key of these names anywhere in their pod spec: for a
+    rule every issue of which is a field so named (`hostPath`), most pods have nothing for it to read."""
     pairs = ctx.index.pod_pairs if needs is None else ctx.index.pod_pairs_with(needs)
     yield from _judge_pairs(ctx, pairs, find)
 
