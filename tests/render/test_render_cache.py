@@ -8,13 +8,13 @@ import shutil
 import time
 from pathlib import Path
 
+from aftershock.model.review import is_deterministic_error
 from aftershock.render.cache import (
     CacheEntry,
     CachingRenderer,
     DiskRenderCache,
     MemoryRenderCache,
     default_render_cache_dir,
-    is_deterministic_error,
     open_render_cache,
 )
 from aftershock.render.digest import chart_digest

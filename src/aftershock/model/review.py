@@ -25,6 +25,24 @@ class RefInfo:
     sha: str
 
 
+# Render errors that depend on time, limits or process health, not on the chart (the render cache
+# never keeps them, and they reject no values).
+_TRANSIENT_ERRORS = (
+    "render timed out",
+    "rendered output exceeds",
+    "render worker",
+    "values cannot be passed",
+    "helm failed without a message",
+    "render exceeded",
+    "review deadline",
+)
+
+
+def is_deterministic_error(error: str) -> bool:
+    """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
+    return not error.startswith(_TRANSIENT_ERRORS)
+
+
 class RenderStatus(str, enum.Enum):
     OK = "ok"
     FAILED = "failed"
@@ -116,12 +134,14 @@ class ChartReview:
     @property
     def rejects_upgrade(self) -> bool:
         """An upgrade scenario (values as installs pass them at base) that renders at base and fails at
-        head: the change rejects existing values. Observed, and judged by upgrade-values-rejected."""
+        head by Helm's own error: the change rejects existing values. Observed, and judged by
+        upgrade-values-rejected."""
         return (
             self.scenario.startswith(UPGRADE_PREFIX)
             and self.outcome is ChartOutcome.NOT_REVIEWED
             and self.base.status is RenderStatus.OK
             and self.head.status is RenderStatus.FAILED
+            and is_deterministic_error(self.head.error or "")
         )
 
     @property

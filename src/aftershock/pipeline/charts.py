@@ -15,13 +15,13 @@ from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
-    UPGRADE_PREFIX,
     ChartOutcome,
     ChartReview,
     DependencyGap,
     NotReviewed,
     RenderStatus,
     TemplateFailure,
+    is_deterministic_error,
 )
 from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.chart_jobs import (
@@ -35,7 +35,6 @@ from aftershock.pipeline.missing_dependencies import failed_without, rendered_wi
 from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.pipeline.side_results import SideResult, SideResults, rendered_objects
-from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 from aftershock.render.schema_errors import unknown_keys
@@ -212,8 +211,6 @@ def _review_chart(
             gaps = [
                 NotReviewed(part, base.render.error or "render failed")
             ]  # said once, for both refs
-        if _upgrade_rejected(plan, base, head):
-            gaps = []  # observed: the head rejects values that render at base (a finding, no gap)
         review = ChartReview(
             plan.path,
             plan.name,
@@ -226,7 +223,8 @@ def _review_chart(
             cluster=plan.cluster,
             secret_texts=rendered_secret_texts((*base.objects, *head.objects)),
         )
-        return review, gaps
+        # observed: the head rejects values that render at base (a finding, no gap)
+        return review, [] if review.rejects_upgrade else gaps
     return _diffed(plan, base, head), []
 
 
@@ -239,16 +237,6 @@ def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
         and head.render.status is RenderStatus.FAILED
         and is_deterministic_error(head.render.error or "")
         and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
-    )
-
-
-def _upgrade_rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
-    """An upgrade scenario whose base renders and whose head fails by Helm's own error."""
-    return (
-        plan.scenario.startswith(UPGRADE_PREFIX)
-        and base.render.status is RenderStatus.OK
-        and head.render.status is RenderStatus.FAILED
-        and is_deterministic_error(head.render.error or "")
     )
 
 

@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
-from aftershock.model.review import UPGRADE_PREFIX
+from aftershock.model.review import UPGRADE_PREFIX, is_deterministic_error
 from aftershock.pipeline.chart_jobs import SideJob, template_aliases, without_templates
-from aftershock.render.cache import is_deterministic_error
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from aftershock.model.review import is_deterministic_error
 from aftershock.render.batch import input_keys, render_each_once
 from aftershock.render.cluster import ClusterKey
 from aftershock.render.disk_privacy import can_render_secret, holds_secret
@@ -45,16 +46,6 @@ from aftershock.safety.private_files import private_folder
 CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
-# Errors that depend on time, limits or process health, not on the chart: never cached.
-_TRANSIENT_ERRORS = (
-    "render timed out",
-    "rendered output exceeds",
-    "render worker",
-    "values cannot be passed",
-    "helm failed without a message",
-    "render exceeded",
-    "review deadline",
-)
 # The files whose text the pipeline scans for nondeterministic functions (see pipeline.chart_jobs).
 _STALE_TEMP_SECONDS = 3600.0
 
@@ -87,11 +78,6 @@ class CacheStats:
     uncacheable: int = (
         0  # nondeterministic chart, unreadable chart or non-JSON values: passed through
     )
-
-
-def is_deterministic_error(error: str) -> bool:
-    """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
-    return not error.startswith(_TRANSIENT_ERRORS)
 
 
 class MemoryRenderCache:
