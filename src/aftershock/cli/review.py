@@ -24,6 +24,7 @@ from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.overview import not_reviewed_groups
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
+from aftershock.report.text import install_label
 from aftershock.verdict.model import RiskLevel
 
 RISK_LEVELS = [level.value for level in RiskLevel]
@@ -107,13 +108,11 @@ def report_warnings(doc: dict[str, Any]) -> None:
 
 
 def _build_name(entry: dict[str, Any]) -> str:
-    """`Kustomization ns/name` for a Flux Kustomization's build (its release id is
-    `group/Kind/ns/name`), else `kustomization <folder>`."""
-    release = entry.get("release")
-    if release and release.count("/") >= 3:
-        kind, _, name = release.split("/", 1)[1].partition("/")
-        return f"{kind} {name}"
-    return f"kustomization {entry['chart'] or '.'}"
+    """A Flux Kustomization's build as the chart lines name it (`. via Kustomization ns/name`),
+    a kustomization's as `kustomization <folder>`."""
+    return (
+        install_label(entry) if entry.get("release") else f"kustomization {entry['chart'] or '.'}"
+    )
 
 
 def report_gaps(doc: dict[str, Any]) -> None:
