@@ -19,6 +19,7 @@ from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_entry, object_id
 from aftershock.report.redaction import redact_hunk_lines
+from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
@@ -340,7 +341,7 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
         )
     without = sorted({d.dependency for r in own for d in r.dependencies_not_rendered})
     if without:
-        text += f"; rendered without dependency {', '.join(without)}"
+        text += f"; {without_dependencies(', '.join(without), len(without))}"
     new_keys = sorted({k for r in own for k in r.keys_left_out_at_base})
     if new_keys:
         text += (

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.report.text import install_label, value_text
+from aftershock.report.text import install_label, value_text, without_dependencies
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
@@ -124,7 +124,7 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
             phrases.append(f"{len(left_out)} template(s) not rendered: {_first(sorted(left_out))}")
         without = {d["dependency"] for r in reviews for d in r.get("dependencies_not_rendered", ())}
         if without:  # its objects are not reviewed; the rest is
-            phrases.append(f"rendered without dependency {_first(sorted(without))}")
+            phrases.append(without_dependencies(_first(sorted(without)), len(without)))
         fixed = {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
         if fixed:  # its objects at head are shown as added
             phrases.append(

@@ -112,6 +112,11 @@ def render_cell(render: dict[str, Any]) -> str:
     return "render failed"
 
 
+def without_dependencies(names: str, count: int) -> str:
+    """`rendered without dependency d 1.0`, or `… dependencies d 1.0, e 2.0` for `count` of them."""
+    return f"rendered without {'dependency' if count == 1 else 'dependencies'} {names}"
+
+
 def install_label(review: dict[str, Any]) -> str:
     """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed
     release (`... in cluster prod` for one of a fleet's cluster tree); `.` for what lies at the
