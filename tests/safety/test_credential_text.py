@@ -31,6 +31,8 @@ ORDINARY = [
     "2026-01-01",
     "true",
     "region: eu-de-1",
+    "resources:",  # a values document's block key, alone on its line
+    "  - operator:",
     "- monitoring",
     "",
 ]
@@ -42,6 +44,7 @@ SECRET = [
     "AKIAIOSFODNN7EXAMPLE",
     "https://user:pw1234@db.example.com/app",
     "password: cleartext",
+    "password:",
     "upstream: Xk29fQ7mLwTq",
     "correct horse battery staple",
     "a3f9c2e81b77",

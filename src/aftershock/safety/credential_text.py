@@ -5,7 +5,7 @@ An ordinary token (`is_ordinary`) is a number or boolean (digits and separators:
 `1.5`), a plain word (letters only, shorter than 16: `cluster`, `clusterIP`, `INFO`), an identifier
 or DNS name made of such words (`cert-manager`, `backup_v2`, `db.default.svc`, `ROLE_ADMIN`), a path
 or a URL without user info or query made of them (`/var/lib/mysql`, `https://keystone.example.com/v3`),
-or a `key: value` / `key=value` line of a key not named like a credential and an ordinary value.
+or a `key: value` / `key=value` / `key:` line of a key not named like a credential and an ordinary value.
 Nothing in a well-known credential format is ordinary.
 """
 
@@ -64,7 +64,8 @@ _NUMBER = re.compile(r"[-+]?[0-9][0-9.:_,/-]*")  # numbers, versions, IPs, ports
 # a word (`cluster`, `INFO`, `Backup`, camelCase of up to four humps: `clusterIP`), then digits
 _NAME_PART = re.compile(r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*){0,3})[0-9]*|[0-9]+")
 _URL = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host>[^/?#@\s]+)(?P<path>/[^?#@\s]*)?")
-_PAIR = re.compile(r"(?P<key>[\w.\-]+)\s*(?::\s+|=)(?P<value>.*)")
+# `key: value`, `key=value`, and `key:` opening a block (a values document's `resources:` line)
+_PAIR = re.compile(r"(?P<key>[\w.\-]+)\s*(?::(?:\s+|$)|=)(?P<value>.*)")
 _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none", "~"})
 
 
