@@ -3,10 +3,11 @@ mapped in .aftershock.yaml), vendored archives first; and `file://` paths that l
 
 from __future__ import annotations
 
+from aftershock.ingest import dependency_history
 from aftershock.ingest.charts import discover_charts
 from aftershock.model.review import ChartOutcome
 from aftershock.model.units import DependencySource
-from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.markdown import render_markdown
 from charts import chart_yaml
@@ -177,6 +178,26 @@ def test_the_version_chart_lock_pins_is_rendered_not_the_newest_chart_here(tmp_p
     assert documented["dependencies"][0]["source"] == "in_repo_locked"
 
 
+def test_a_locked_version_older_than_the_history_window_is_found_in_the_whole_history(
+    tmp_path, renderer, monkeypatch
+):
+    monkeypatch.setattr(dependency_history, "HISTORY_LIMIT", 2)  # a chart bumped on every push
+    repo = make_repo(tmp_path)
+    commit(repo, {**LIBRARY, **_locked("2.1.0")}, "feat: web locked on lib 2.1.0")
+    renamed = LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "newmode:")
+    commit(repo, {"charts/lib/templates/_cm.tpl": renamed}, "feat!: lib renames the key")
+    for patch in range(2, 6):
+        chart = LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", f"2.1.{patch}")
+        base = commit(repo, {"charts/lib/Chart.yaml": chart}, f"lib 2.1.{patch}")
+    head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (chart,) = result.chart_reviews
+    assert [f.path for c in chart.changes for f in c.fields] == ["data.mode"]  # 2.1.0's key
+    (web,) = [c for c in result.charts if c.path == "apps/web"]
+    assert web.dependencies[0].resolved_path.startswith(".aftershock-history/")
+
+
 def test_a_chart_here_at_the_locked_version_is_observed(tmp_path, renderer):
     repo = make_repo(tmp_path)
     base = commit(repo, {**LIBRARY, **_locked("2.1.0")}, "feat: web")
@@ -257,3 +278,78 @@ def test_the_crds_of_a_locked_version_from_history_are_installed_as_that_version
     (chart,) = [r for r in result.chart_reviews if r.chart == "apps/web"]
     assert [(c.key.kind, c.kind.value) for c in chart.changes] == [("ConfigMap", "changed")]
     assert {o.key.kind for o in chart.head_objects} == {"ConfigMap", "CustomResourceDefinition"}
+
+
+EXPORTER = {
+    "monitoring/Chart.yaml": chart_yaml(
+        "monitoring",
+        deps="dependencies:\n- name: exporter\n  version: 0.1.0\n  repository: file://vendor/exporter\n",
+    ),
+    "monitoring/values.yaml": "global: {image: {tag: v1}}\n",
+    "monitoring/templates/_names.tpl": '{{- define "monitoring.fullname" -}}mon-{{ .Release.Name }}{{- end -}}\n',
+    "monitoring/vendor/exporter/Chart.yaml": chart_yaml("exporter"),
+    # the parent's named template and its `global`: it renders only inside its parent
+    "monitoring/vendor/exporter/templates/svc.yaml": "apiVersion: v1\nkind: Service\n"
+    'metadata: {name: {{ include "monitoring.fullname" . }}}\n'
+    "spec: {ports: [{port: 80}], selector: {tag: {{ .Values.global.image.tag | quote }}}}\n",
+}
+
+
+def test_a_chart_vendored_in_its_parent_renders_through_it_not_alone(tmp_path, renderer):
+    (exporter,) = [c for c in discover_charts(MemTree(EXPORTER), "head") if c.name == "exporter"]
+    assert (exporter.embedded_in, exporter.renderable) == ("monitoring", False)
+    repo = make_repo(tmp_path)
+    base = commit(repo, EXPORTER, "feat: monitoring")
+    head = commit(repo, {"monitoring/values.yaml": "global: {image: {tag: v2}}\n"}, "v2")
+    head = commit(
+        repo,
+        {
+            "monitoring/vendor/exporter/templates/svc.yaml": EXPORTER[
+                "monitoring/vendor/exporter/templates/svc.yaml"
+            ].replace("port: 80", "port: 8080")
+        },
+        "port",
+    )
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (chart,) = result.chart_reviews
+    assert chart.chart == "monitoring"
+    paths = {f.path for c in chart.changes for f in c.fields}
+    assert "spec.selector.tag" in paths and "spec.ports[port=8080]" in paths
+
+
+def test_a_test_chart_depending_on_the_chart_holding_it_renders_and_so_does_that_chart(
+    tmp_path, renderer
+):
+    files = {
+        "policies/Chart.yaml": chart_yaml("policies"),
+        "policies/values.yaml": "mode: warn\n",
+        "policies/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+        "metadata: {name: {{ .Release.Name }}-policies}\ndata: {mode: {{ .Values.mode | quote }}}\n",
+        # the test harness inside the chart, as `helm dependency build` packs it: no loop
+        "policies/tests/chart/Chart.yaml": chart_yaml(
+            "rendered",
+            deps="dependencies:\n- name: policies\n  version: '>= 0.0.0'\n  repository: file://../..\n",
+        ),
+        "policies/tests/chart/templates/probe.yaml": "apiVersion: v1\nkind: ConfigMap\n"
+        'metadata: {name: probe}\ndata: {file: {{ .Files.Get "values.yaml" | quote }}}\n',
+        "platform/Chart.yaml": chart_yaml(
+            "platform",
+            deps="dependencies:\n- name: policies\n  version: 0.1.0\n  repository: file://../policies\n",
+        ),
+    }
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: policies")
+    head = commit(repo, {"policies/values.yaml": "mode: deny\n"}, "deny")
+    reviewed = review_change(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    result = reviewed.review
+    assert result.not_reviewed == ()
+    changed = {r.chart: [f.path for c in r.changes for f in c.fields] for r in result.chart_reviews}
+    assert changed == {
+        "platform": ["data.mode"],
+        "policies": ["data.mode"],
+        "policies/tests/chart": ["data.mode"],
+    }
+    # the harness is installed nowhere: its copy of the chart's objects is no second source
+    conflicts = [f for f in reviewed.judgement.findings if f.rule_id == "object-conflict"]
+    assert conflicts and not [f for f in conflicts if "policies/tests/chart" in f.message]

@@ -71,7 +71,32 @@ def discover_charts(
             continue
         deps = _with_locked(deps, chart_dir, texts)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
-    return tuple(_in_repository(chart, charts, dependency_map or {}) for chart in charts)
+    found = [_in_repository(chart, charts, dependency_map or {}) for chart in charts]
+    return _with_vendoring_parents(found)
+
+
+def _with_vendoring_parents(charts: list[Chart]) -> tuple[Chart, ...]:
+    """A chart kept inside another's folder as its `file://` dependency (`vendor/exporter`) is that
+    chart's subchart, as one under its charts/ is: Helm packs it into the parent and never installs it
+    alone, and it often reads the parent's named templates and `global` values."""
+    vendoring: dict[str, str] = {}
+    for parent in charts:
+        for dep in parent.dependencies:
+            vendored = dep.resolved_path
+            if (
+                dep.source is DependencySource.FILE
+                and vendored
+                and vendored != parent.path
+                and parent.contains(vendored)
+                and len(parent.path) >= len(vendoring.get(vendored, ""))
+            ):
+                vendoring[vendored] = parent.path  # the innermost parent
+    return tuple(
+        replace(c, embedded_in=vendoring[c.path])
+        if c.embedded_in is None and c.path in vendoring
+        else c
+        for c in charts
+    )
 
 
 def _in_repository(chart: Chart, charts: list[Chart], dependency_map: Mapping[str, str]) -> Chart:

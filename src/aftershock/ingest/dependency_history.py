@@ -7,7 +7,9 @@ Chart.yaml carried a version in the range (exactly the version its Chart.lock pi
 that is what `helm dependency build` puts under charts/). Such a dependency resolves to that folder at that
 commit (inferred, like any in-repo dependency), under the workspace path
 `.aftershock-history/<commit>/<chart path>`; nothing is downloaded. Only the first-parent history
-of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` changes of the Chart.yaml.
+of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` changes of each Chart.yaml;
+a version older than that (a chart bumped on every image update) is looked for in the whole history
+of the charts still wanted, in one more walk.
 """
 
 from __future__ import annotations
@@ -40,22 +42,40 @@ def resolve_from_history(
 ) -> tuple[Chart, ...]:
     """The charts, with each remote dependency that names a chart of this tree but not its version
     resolved to that chart at the newest earlier commit whose version is in the range."""
-    wanted = sorted(
-        {
-            same.path
-            for chart in charts
-            for dep in chart.dependencies
-            if _searched(dep)
-            for same in charts
-            if same.name == dep.name and same.path != chart.path
-        }
-    )
-    histories = _chart_histories(git, sha, wanted, blobs) if wanted else {}
+    wanted = sorted(_still_wanted(charts))
+    if not wanted:
+        return charts
+    histories, cut = _chart_histories(git, sha, wanted, blobs, HISTORY_LIMIT)
+    out = _resolved(charts, histories)
+    # a version older than the window (a chart bumped on every image update): the whole history of
+    # just the charts still wanted, once
+    deeper = sorted(cut & _still_wanted(out))
+    if deeper:
+        histories.update(_chart_histories(git, sha, deeper, blobs, None)[0])
+        out = _resolved(charts, histories)
+    return out
+
+
+def _resolved(
+    charts: tuple[Chart, ...], histories: dict[str, list[tuple[str, str, str]]]
+) -> tuple[Chart, ...]:
     out = []
     for chart in charts:
         deps = tuple(_from_history(chart, dep, charts, histories) for dep in chart.dependencies)
         out.append(chart if deps == chart.dependencies else replace(chart, dependencies=deps))
     return tuple(out)
+
+
+def _still_wanted(charts: tuple[Chart, ...]) -> set[str]:
+    """Paths of the charts here named by a dependency that history has not resolved yet."""
+    return {
+        same.path
+        for chart in charts
+        for dep in chart.dependencies
+        if _searched(dep)
+        for same in charts
+        if same.name == dep.name and same.path != chart.path
+    }
 
 
 def _searched(dep: ChartDependency) -> bool:
@@ -90,16 +110,22 @@ def _from_history(
 
 
 def _chart_histories(
-    git: GitRepository, sha: str, chart_paths: list[str], reader: BlobReader | None
-) -> dict[str, list[tuple[str, str, str]]]:
+    git: GitRepository,
+    sha: str,
+    chart_paths: list[str],
+    reader: BlobReader | None,
+    limit: int | None,
+) -> tuple[dict[str, list[tuple[str, str, str]]], set[str]]:
     """Chart path -> (commit, name, version) of each change of its Chart.yaml, newest first, at most
-    `HISTORY_LIMIT` each: one walk of the history and one batch of blob reads for all of them."""
+    `limit` each (all of them for None): one walk of the history and one batch of blob reads for all
+    of them. Also the paths whose history the limit cut."""
     files = {posixpath.join(p, "Chart.yaml"): p for p in chart_paths}
+    most = [f"-{limit * len(files)}"] if limit else []
     try:
         log = git.run(
             "log",
             "--first-parent",
-            f"-{HISTORY_LIMIT * len(files)}",
+            *most,
             "--format=%H",
             "--raw",
             "--no-abbrev",
@@ -108,24 +134,8 @@ def _chart_histories(
             *files,
         ).decode()
     except AftershockError:
-        return {}
-    changes: list[tuple[str, str, str]] = []  # (chart path, commit, blob of its Chart.yaml)
-    counts: dict[str, int] = {}
-    commit = ""
-    for line in log.splitlines():
-        if line.startswith(":"):
-            fields, _, path = line.partition("\t")
-            blob, chart_path = fields.split()[3], files.get(path)
-            if (
-                chart_path is None
-                or set(blob) == {"0"}
-                or counts.get(chart_path, 0) >= HISTORY_LIMIT
-            ):
-                continue
-            counts[chart_path] = counts.get(chart_path, 0) + 1
-            changes.append((chart_path, commit, blob))
-        elif line.strip():
-            commit = line.strip()
+        return {}, set()
+    changes, cut = _changes(log, files, limit)
     found: dict[str, list[tuple[str, str, str]]] = {}
     with ExitStack() as stack:
         blobs = reader or stack.enter_context(BlobReader(git))
@@ -139,7 +149,34 @@ def _chart_histories(
             if isinstance(meta, dict):
                 entry = (commit, str(meta.get("name")), str(meta.get("version", "")))
                 found.setdefault(chart_path, []).append(entry)
-    return found
+    return found, cut
+
+
+def _changes(
+    log: str, files: dict[str, str], limit: int | None
+) -> tuple[list[tuple[str, str, str]], set[str]]:
+    """(chart path, commit, blob of its Chart.yaml) of each change `git log --raw` lists, at most
+    `limit` per chart; and the charts whose list the limit (per chart, or of commits) may have cut."""
+    changes: list[tuple[str, str, str]] = []
+    counts: dict[str, int] = {}
+    commits = 0
+    commit = ""
+    for line in log.splitlines():
+        if line.startswith(":"):
+            fields, _, path = line.partition("\t")
+            blob, chart_path = fields.split()[3], files.get(path)
+            if chart_path is None or set(blob) == {"0"}:
+                continue
+            counts[chart_path] = counts.get(chart_path, 0) + 1
+            if limit is None or counts[chart_path] <= limit:
+                changes.append((chart_path, commit, blob))
+        elif line.strip():
+            commit, commits = line.strip(), commits + 1
+    if limit is None:
+        return changes, set()
+    if commits >= limit * len(files):
+        return changes, set(files.values())
+    return changes, {p for p, n in counts.items() if n > limit}
 
 
 def _commit_with_version(

@@ -54,7 +54,8 @@ class Chart:
     api_version: str
     app_version: str | None = None
     dependencies: tuple[ChartDependency, ...] = ()
-    embedded_in: str | None = None  # the parent chart's path when this sits under its charts/
+    # the parent chart's path when this sits under its charts/, or in its folder as its file:// dependency
+    embedded_in: str | None = None
     # why its Chart.yaml (or requirements.yaml) cannot be read; its renders fail and say so
     metadata_error: str | None = None
 

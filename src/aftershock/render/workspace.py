@@ -15,6 +15,7 @@ from aftershock.render.schema_refs import inline_schema_refs
 
 # Dependencies Helm finds under charts/ only after `helm dependency build`: local ones, and those
 # of a remote repository that resolve to a chart of this repository.
+SHADOW_PREFIX = ".aftershock-packed"
 _LINKED = (
     DependencySource.FILE,
     DependencySource.IN_REPO_INFERRED,
@@ -33,6 +34,7 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
     ones there. A relative symlink inside the workspace gives Helm the same tree without copying.
     Each chart's schema references are read from the workspace only (`root`), never downloaded.
     """
+    inward: list[tuple[Path, Path]] = []
     for path in dependency_closure(chart, charts):
         inline_schema_refs(root / path, root, remote=lambda url: repository_file(url, root))
         current = charts.get(path)
@@ -40,7 +42,14 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
             continue
         for dep in current.dependencies:
             if dep.source in _LINKED and dep.resolved_path is not None:
-                _link(root / current.path / "charts" / dep.name, root / dep.resolved_path)
+                link, target = root / current.path / "charts" / dep.name, root / dep.resolved_path
+                if link.is_relative_to(target):
+                    inward.append((link, target))
+                else:
+                    _link(link, target)
+    # last, so that the copy holds the links made above
+    for link, target in inward:
+        _link(link, _outside_copy(root, target, link))
 
 
 def repository_file(url: str, root: Path) -> Path | None:
@@ -55,6 +64,28 @@ def repository_file(url: str, root: Path) -> Path | None:
     # else that chart as an earlier commit held it, when a dependency resolved to it (dependency_history)
     earlier = sorted((root / HISTORY_PREFIX).glob(f"*/{match.group('path')}"))
     return earlier[0] if len(earlier) == 1 else None
+
+
+def _outside_copy(root: Path, target: Path, link: Path) -> Path:
+    """`target` as Helm would package it for `link`, a dependency link inside it (a test chart under
+    `tests/chart` that depends on `file://../..`): a tree of links to its entries less `link`.
+
+    A link to its own ancestor is a loop Helm's loader walks until the path is too long; `helm
+    dependency build` packs the folder as it is, which does not hold the archive it is building."""
+    inside = link.relative_to(target).parts
+    copy = root / SHADOW_PREFIX / "--".join((*target.relative_to(root).parts, *inside))
+    if not copy.exists():
+        _link_entries(target, copy, inside)
+    return copy
+
+
+def _link_entries(source: Path, dest: Path, skipped: tuple[str, ...]) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for entry in sorted(source.iterdir()):
+        if entry.name != skipped[0]:
+            _link(dest / entry.name, entry)
+        elif len(skipped) > 1 and entry.is_dir():
+            _link_entries(entry, dest / entry.name, skipped[1:])
 
 
 def _link(link: Path, target: Path) -> None:

@@ -2,14 +2,15 @@
 
 A source is one review scope that deploys what it produces: a chart as its release installs it, a Flux
 Kustomization, a kustomization, a folder of plain manifests, or a chart rendered on its own when no
-release installs it. Two sources conflict when they produce the same object (group, kind, namespace,
+release installs it; a chart kept in another chart's `tests/` folder (a harness its suites render it
+through) is installed nowhere and is no source. Two sources conflict when they produce the same object (group, kind, namespace,
 name) for the same cluster: whichever the controller applies last wins. Only the scopes the review
 built or rendered are compared.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from aftershock.findings.model import (
     Category,
@@ -23,31 +24,48 @@ from aftershock.findings.model import (
 )
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview
+from aftershock.model.units import Chart
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
 DEFAULT_SCENARIO = "default"
+TEST_FOLDERS = frozenset({"tests", "test"})
 
 
 def _scope(review: ChartReview) -> str:
     return f"{review.chart}@{review.release}" if review.release else review.chart
 
 
-def _deploying(reviews: Sequence[ChartReview]) -> list[ChartReview]:
-    """Default-scenario scopes, leaving out a chart rendered on its own when a release installs it too."""
+def _deploying(reviews: Sequence[ChartReview], charts: Iterable[Chart]) -> list[ChartReview]:
+    """Default-scenario scopes, leaving out a chart rendered on its own when a release installs it too,
+    and test harness charts."""
     installed = {r.chart for r in reviews if r.release}
+    harnesses = _test_harnesses({c.path for c in charts})
     return [
         r
         for r in reviews
-        if r.scenario == DEFAULT_SCENARIO and (r.release or r.chart not in installed)
+        if r.scenario == DEFAULT_SCENARIO
+        and (r.release or (r.chart not in installed and r.chart not in harnesses))
     ]
 
 
+def _test_harnesses(paths: set[str]) -> set[str]:
+    """Charts inside a `tests/` (or `test/`) folder of another chart."""
+    found = set()
+    for path in paths:
+        parts = path.split("/")
+        if any(
+            parts[i] in TEST_FOLDERS and "/".join(parts[:i]) in paths for i in range(len(parts) - 1)
+        ):
+            found.add(path)
+    return found
+
+
 def _producers(
-    reviews: Sequence[ChartReview], head: bool
+    ctx: RuleContext, head: bool
 ) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
     """(cluster, key) -> every (scope, object) producing it on one side, in review order."""
     found: dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]] = {}
-    for review in _deploying(reviews):
+    for review in _deploying(ctx.review.chart_reviews, ctx.review.charts):
         for obj in review.head_objects if head else review.base_objects:
             found.setdefault((review.cluster or "", obj.key), []).append((_scope(review), obj))
     return found
@@ -59,10 +77,7 @@ def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
 
 
 def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
-    head, base = (
-        _producers(ctx.review.chart_reviews, True),
-        _producers(ctx.review.chart_reviews, False),
-    )
+    head, base = _producers(ctx, True), _producers(ctx, False)
     # Only keys produced twice can conflict: sorting just those spares sorting every object.
     for cluster, key in sorted(k for k, producers in head.items() if len(producers) >= 2):
         producers = head[(cluster, key)]
@@ -88,7 +103,7 @@ def _by_key(objects: Sequence[RenderedObject]) -> dict[ObjectKey, list[RenderedO
 
 
 def check_duplicates(ctx: RuleContext) -> Iterator[Concern]:
-    for review in _deploying(ctx.review.chart_reviews):
+    for review in _deploying(ctx.review.chart_reviews, ctx.review.charts):
         before = _by_key(review.base_objects)
         for key, objects in sorted(_by_key(review.head_objects).items()):
             if len(objects) < 2:
