@@ -17,8 +17,14 @@ With `--baseline-src DIR` (the `src` folder of another aftershock checkout, e.g.
 earlier commit) every commit is reviewed by both, interleaved, so the two are measured in one run on
 the same machine load; ratios compare medians of the same run.
 
-    python benchmarks/bench_platform.py [--bundle PATH | --repo CLONE] [--commits 30]
+    python benchmarks/bench_platform.py [--bundle PATH | --repo CLONE] [--commits 30 | --whole-tree]
         [--baseline-src DIR] [--json FILE] [--timeout 900] [--tests] [--chart-cache DIR]
+
+With `--whole-tree` the one review is of the tree at HEAD against an empty commit: every chart is
+reached (added), which measures what share of all the repository's charts render, not only of those
+recent commits reach. A library chart or a subchart (under a parent's charts/, or vendored in its
+folder as a `file://` dependency) renders inside the charts that include it: it counts as rendered
+whole when one of them did (`charts_through_parents` says how many were counted so).
 
 With `--chart-cache DIR` the reviews render remote dependencies from that folder of archives
 (`<name>-<version>.tgz`, as `aftershock charts fetch` fills it): the share a user with the charts
@@ -60,6 +66,7 @@ class ReviewFigures:
     )
     rendered_any: int = 0
     partial_charts: int = 0
+    through_parents: int = 0  # reached charts rendered only inside the charts that include them
     not_rendered: list[str] = field(default_factory=list)
     # why each chart that rendered did not render whole: what it left out, and the first error
     not_whole: list[str] = field(default_factory=list)
@@ -99,20 +106,23 @@ def _inside(path: str, folders: set[str]) -> bool:
 
 
 def review(
-    repo: Path, commit: str, src: Path, build: str, args: argparse.Namespace
+    repo: Path, change: tuple[str, str], src: Path, build: str, args: argparse.Namespace
 ) -> ReviewFigures:
-    """Review `commit^..commit` with the aftershock whose sources are `src`, in a child process."""
+    """Review `base..head` with the aftershock whose sources are `src`, in a child process."""
+    base, commit = change
     with tempfile.TemporaryDirectory(prefix="bench-platform-") as work:
         output = Path(work) / "review.json"
         command = [
             sys.executable, "-c", "from aftershock.cli.main import main; main()",
-            "review", "--repo", str(repo), "--base", f"{commit}^", "--head", commit,
+            "review", "--repo", str(repo), "--base", base, "--head", commit,
             "--format", "json", "--output", str(output), "--no-state", "--render-cache", "off",
         ]  # fmt: skip
         if not args.tests:
             command.append("--no-tests")
         if args.chart_cache:
             command += ["--chart-cache", str(args.chart_cache)]
+        if args.whole_tree:
+            command += ["--deadline", str(args.timeout), "--max-renders", "50000"]
         env = {**os.environ, "PYTHONPATH": str(src)}
         start = time.monotonic()
         with tempfile.TemporaryFile() as stderr:
@@ -150,15 +160,18 @@ def _read(document: dict[str, Any], figures: ReviewFigures) -> ReviewFigures:
         if entry.get("scenario", "default") == "default":
             by_chart.setdefault(entry["chart"], []).append(entry)
     figures.reached = len(reached)
+    carriers = _carriers(document, set(reached))
     for chart in reached:
-        entries = by_chart.get(chart, [])
-        both = bool(entries) and all(_whole(e, "base") and _whole(e, "head") for e in entries)
+        # a library or subchart renders only inside the charts that include it: theirs are its renders
+        own = chart in by_chart
+        renders = [chart] if own else [c for c in carriers.get(chart, ()) if c in by_chart]
+        entries = [e for c in renders for e in by_chart[c]]
+        figures.through_parents += not own and bool(renders)
+        whole = [all(_whole(e, "base") and _whole(e, "head") for e in by_chart[c]) for c in renders]
+        each_ref = [_each(by_chart[c]) for c in renders]
+        both = bool(renders) and (all(whole) if own else any(whole))
+        each = bool(renders) and (all(each_ref) if own else any(each_ref))
         some = any(_some(e, side) for e in entries for side in ("base", "head"))
-        each = bool(entries) and all(
-            _some(e, side) or (e.get(side) or {}).get("status") == "absent"
-            for e in entries
-            for side in ("base", "head")
-        )
         figures.rendered_both += both
         figures.rendered_each += each
         figures.rendered_any += some
@@ -168,6 +181,37 @@ def _read(document: dict[str, Any], figures: ReviewFigures) -> ReviewFigures:
         if not both:
             figures.not_whole.append(_why_not_whole(chart, entries))
     return figures
+
+
+def _each(entries: list[dict[str, Any]]) -> bool:
+    """Rendered at each ref in some form (or absent there)."""
+    return all(
+        _some(e, side) or (e.get(side) or {}).get("status") == "absent"
+        for e in entries
+        for side in ("base", "head")
+    )
+
+
+def _carriers(document: dict[str, Any], reached: set[str]) -> dict[str, list[str]]:
+    """chart -> the reached charts that render it: the parent it is embedded in, and (transitively)
+    every reached chart whose dependency resolves to it."""
+    direct: dict[str, set[str]] = {}
+    for chart in document.get("charts", []):
+        if chart.get("embedded_in"):
+            direct.setdefault(chart["path"], set()).add(chart["embedded_in"])
+        for dep in chart.get("dependencies", []):
+            if dep.get("resolved_path"):
+                direct.setdefault(dep["resolved_path"], set()).add(chart["path"])
+    found: dict[str, list[str]] = {}
+    for chart in reached:
+        seen, queue = set(), list(direct.get(chart, ()))
+        while queue:
+            current = queue.pop()
+            if current not in seen:
+                seen.add(current)
+                queue += direct.get(current, ())
+        found[chart] = sorted(c for c in seen if c in reached)
+    return found
 
 
 def _why_not_whole(chart: str, entries: list[dict[str, Any]]) -> str:
@@ -222,6 +266,7 @@ def summarize(rows: Sequence[ReviewFigures]) -> dict[str, Any]:
         "reviews_failed": len(rows) - len(done),
         "reviews_partial": sum(r.exit_status == 3 for r in done),
         "charts_reached": reached,
+        "charts_through_parents": sum(r.through_parents for r in done),
         "rendered_both_share": round(sum(r.rendered_both for r in done) / reached, 4)
         if reached
         else None,
@@ -250,8 +295,25 @@ def _arguments() -> argparse.Namespace:
         type=Path,
         help="a chart cache folder (as `charts fetch` fills) to render from",
     )
+    parser.add_argument(
+        "--whole-tree",
+        action="store_true",
+        help="review the whole tree at HEAD as added (every chart reached) instead of --commits",
+    )
     parser.add_argument("--json", type=Path)
     return parser.parse_args()
+
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def _changes(repo: Path, args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(base, head) pairs to review: each chart commit against its parent, or with --whole-tree the
+    tree at HEAD against an empty commit (made in the clone), so every chart is reached."""
+    if args.whole_tree:
+        empty = _git(repo, "commit-tree", EMPTY_TREE, "-m", "empty").strip()
+        return [(empty, _git(repo, "rev-parse", "HEAD").strip())]
+    return [(f"{c}^", c) for c in chart_commits(repo, args.commits)]
 
 
 def main() -> int:
@@ -264,19 +326,19 @@ def main() -> int:
                 return 2
             repo = Path(work) / "repo"
             subprocess.run(["git", "clone", "-q", str(args.bundle), str(repo)], check=True)
-        commits = chart_commits(repo, args.commits)
+        changes = _changes(repo, args)
         builds = [("current", ROOT / "src")]
         if args.baseline_src:
             builds.insert(0, ("baseline", args.baseline_src.resolve()))
         rows: dict[str, list[ReviewFigures]] = {name: [] for name, _ in builds}
-        for index, commit in enumerate(commits, 1):
+        for index, change in enumerate(changes, 1):
             for name, src in builds:
-                figures = review(repo, commit, src, name, args)
+                figures = review(repo, change, src, name, args)
                 rows[name].append(figures)
                 if args.json:
                     _write(args.json, rows)
                 print(
-                    f"[{index}/{len(commits)}] {name} {figures.commit} exit {figures.exit_status} "
+                    f"[{index}/{len(changes)}] {name} {figures.commit} exit {figures.exit_status} "
                     f"{figures.seconds:.1f}s rss {figures.peak_rss_mib} MiB reached {figures.reached} "
                     f"both {figures.rendered_both} each {figures.rendered_each} any {figures.rendered_any} "
                     f"{figures.error}",
