@@ -370,3 +370,33 @@ def test_a_value_whose_absence_breaks_a_templates_yaml_is_inferred_from_what_it_
     assert not default.partial and default.outcome is ChartOutcome.CHANGED
     (binding,) = [o for o in default.head_objects if o.key.kind == "ClusterRoleBinding"]
     assert binding.body["subjects"][0]["name"] == "platform:sci:eu-de-1"
+
+
+SECRET_PIPED = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: creds
+data:
+  user: {{ .Values.auth.user | b64enc }}
+  password: {{ .Values.auth.password | b64enc }}
+"""
+
+
+def test_a_secret_piped_into_b64enc_and_set_nowhere_is_a_placeholder(tmp_path, renderer):
+    """Go names only the function (`at <b64enc>: invalid value`): the template's line names the key."""
+    repo = make_repo(tmp_path)
+    files = {
+        **platform(),
+        "apps/app/values.yaml": "level: info\nauth: {user: admin}\n",
+        "apps/app/templates/secret.yaml": SECRET_PIPED,
+    }
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\nauth: {user: admin}\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    (context,) = result.contexts
+    assert InferredValue("auth.password", None) in context.inferred_values
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    assert not default.partial
+    assert [o.key.name for o in default.head_objects if o.key.kind == "Secret"] == ["creds"]

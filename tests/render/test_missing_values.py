@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from aftershock.render.missing_values import Need, missing_values, required_need, required_needs
+from aftershock.render.missing_values import (
+    Need,
+    missing_values,
+    piped_need,
+    required_need,
+    required_needs,
+)
 
 
 def test_go_templates_nil_pointer_names_the_expression_and_its_parent_map():
@@ -129,3 +135,26 @@ def test_a_template_whose_output_is_not_yaml_is_named_and_its_reads_are_candidat
         (("global", "cluster"),),
     ]
     assert not any(n.stated for n in read_needs("top/templates/crb.yaml", source))
+
+
+PIPED = (
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\ndata:\n"
+    "  user: {{ .Values.auth.user | b64enc }}\n"
+    "  password: {{ .Values.auth.password | b64enc | quote }}\n"
+)
+
+
+def test_a_key_piped_into_a_function_wanting_a_text_is_read_from_the_templates_line():
+    helm4 = (
+        'pc/templates/secret.yaml:7:39\n  executing "pc/templates/secret.yaml" at <b64enc>:\n'
+        "    invalid value; expected string"
+    )
+    helm3 = (
+        'template: pc/charts/db/templates/secret.yaml:7:39: executing "pc/charts/db/templates/'
+        'secret.yaml" at <b64enc>: invalid value; expected string'
+    )
+    assert piped_need(helm4, PIPED) == Need((("auth", "password"),), stated=True)
+    assert piped_need(helm3, PIPED) == Need((("db", "auth", "password"),), stated=True)
+    # the position holds no `.Values` pipe into it: nothing is guessed
+    assert piped_need(helm4.replace(":7:39", ":4:3"), PIPED) is None
+    assert piped_need(helm4.replace("b64enc>", "upper>"), PIPED) is None

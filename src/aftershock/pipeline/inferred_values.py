@@ -41,6 +41,7 @@ from aftershock.render.missing_values import (
     error_position,
     invalid_yaml_template,
     missing_values,
+    piped_need,
     read_needs,
     required_need,
     required_needs,
@@ -129,6 +130,8 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
         # a `required` call failed: what it and the template's other calls read, not what the
         # message names (it may misspell the key)
         needs = required_needs(trial.error, source)
+    elif source is not None and (piped := piped_need(trial.error, source)) is not None:
+        needs = [piped]
     found = [f for need in needs if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
     if not new:  # texts the template requires that no file sets: the platform injects them

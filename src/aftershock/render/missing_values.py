@@ -7,7 +7,8 @@ platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate
 subchart's template (`chart/charts/sub/...`) is under the subchart's name in the chart's values
 (`sub.a.b`), except `global.`; a message's own text may already name the parent's key, so both are
 tried. Given the failing template's text, the keys its `required` calls read (the one at the error's
-`line:column` first) stand for the message's, which may misspell them. Pure.
+`line:column` first) stand for the message's, which may misspell them; a function given nothing where
+it wants a text (`.Values.a | b64enc`, Go naming only `b64enc`) reads the key piped into it there. Pure.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ _DOTTED = re.compile(r"(?<![\w./:-])([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)(?![\
 _POSITION = re.compile(
     r"error at \(([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):(\d+):(\d+)\)"
 )
+# Go template's own error: `template: c/templates/x.yaml:22:65: executing "…"` (Helm 4: `c/…:22:65\n  executing`)
+_EXECUTING = re.compile(
+    r"([\w.-]+(?:/charts/[^/\s:()]+)*/templates/[^\s:()]+):(\d+):(\d+):?\s+executing "
+)
+# a function given nothing where it wants a text: `.Values.a | b64enc` with `a` unset
+_NOTHING_PIPED = re.compile(r"at <([A-Za-z_]\w*)>:\s+invalid value; expected string")
+_PIPED_VALUE = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*$")
 # `required "message" <the value it requires>`: the argument after the message (a "..." or `...` text)
 _REQUIRED_ARGUMENT = re.compile(
     r"required\s+(?:\"(?:[^\"\\]|\\.)*\"|`[^`]*`)\s+\(?\s*\$?[\w]*\.Values((?:\.[A-Za-z_][\w-]*)+)"
@@ -77,9 +85,28 @@ def missing_values(error: str) -> list[Need]:
 
 
 def error_position(error: str) -> tuple[str, int, int] | None:
-    """The template (Helm name), line and column an `execution error at (...)` names."""
-    match = _POSITION.search(error)
+    """The template (Helm name), line and column an `execution error at (...)`, or Go template's
+    `executing` error, names."""
+    match = _POSITION.search(error) or _EXECUTING.search(error)
     return (match.group(1), int(match.group(2)), int(match.group(3))) if match else None
+
+
+def piped_need(error: str, source: str) -> Need | None:
+    """The key piped into a function that wants a text and got nothing: Go names only the function
+    (`at <b64enc>: invalid value; expected string`), the template's line at the error's position
+    says what was piped into it (`.Values.global.password | b64enc`), a text the platform injects."""
+    function, position = _NOTHING_PIPED.search(error), error_position(error)
+    if function is None or position is None:
+        return None
+    _, line, column = position
+    lines = source.splitlines()
+    if not 0 < line <= len(lines):
+        return None
+    at = lines[line - 1].find(function.group(1), max(column - 3, 0))
+    piped = _PIPED_VALUE.search(lines[line - 1][:at]) if at >= 0 else None
+    if piped is None:
+        return None
+    return Need((_scoped(_split(piped.group(1)), _scope(error)),), stated=True)
 
 
 def required_need(error: str, source: str) -> Need | None:
