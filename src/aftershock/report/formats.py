@@ -32,13 +32,16 @@ def write_report(
     """Write the review in `fmt`. SARIF is made from the findings by the caller (`report.sarif`) and
     passed in, since code scanning wants rule descriptors the canonical document does not carry."""
     if fmt is OutputFormat.JSON:
-        stream.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        # streamed: the text of a platform's review is hundreds of megabytes
+        json.dump(doc, stream, indent=2, ensure_ascii=False)
+        stream.write("\n")
     elif fmt is OutputFormat.MARKDOWN:
         stream.write(render_markdown(doc))
     elif fmt is OutputFormat.SARIF:
         if sarif is None:
             raise ValueError("SARIF output needs the SARIF document")
-        stream.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
+        json.dump(sarif, stream, indent=2, ensure_ascii=False)
+        stream.write("\n")
     elif fmt is OutputFormat.HTML:
         stream.write(render_html(doc))
     elif fmt is OutputFormat.TERMINAL:

@@ -48,11 +48,21 @@ class Scrubber:
 
 
 def scrub_strings(scrubber: Scrubber, data: Any) -> Any:
-    """`data` (JSON-like) with the strings in it scrubbed; map keys are structure, kept."""
+    """`data` (JSON-like) with the strings in it scrubbed; map keys are structure, kept. What holds
+    nothing to hide is returned as it is, not copied (a platform's review document is gigabytes of
+    Python objects)."""
     if isinstance(data, str):
         return scrubber.scrub(data)
     if isinstance(data, dict):
-        return {k: scrub_strings(scrubber, v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
+        changed = {}
+        for key, value in data.items():
+            new = scrub_strings(scrubber, value)
+            if new is not value:
+                changed[key] = new
+        return {**data, **changed} if changed else data
+    if isinstance(data, list):
+        items = [scrub_strings(scrubber, v) for v in data]
+        return items if any(n is not o for n, o in zip(items, data)) else data
+    if isinstance(data, tuple):
         return [scrub_strings(scrubber, v) for v in data]
     return data

@@ -83,15 +83,9 @@ class SecretTaint:
         return self.scrubber.scrub(text) if self.scrubber else text
 
     def scrub(self, data: Any) -> Any:
-        """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure, kept).
-
-        The forms present are found first in one JSON text of `data` (a fast substring search), so data
-        that holds none is returned as it is, and the walk searches only for those that occur."""
-        if not self.forms:
-            return data
-        present = self._present(json.dumps(data, ensure_ascii=False, default=str))
-        scrubber = Scrubber.of(present)
-        return scrub_strings(scrubber, data) if scrubber else data
+        """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure,
+        kept); the parts that hold none are returned as they are, not copied."""
+        return scrub_strings(self.scrubber, data) if self.scrubber else data
 
     def for_findings(self, findings: Sequence[Finding]) -> SecretTaint:
         """This taint less the texts no form of which occurs in `findings`: scrubbing each finding then
@@ -112,7 +106,7 @@ class SecretTaint:
         """Each form and its spelling inside a JSON string, found in one pass over a text.
 
         One automaton, not one substring search per form: a review that renders a whole platform
-        holds thousands of Secret texts and a document of tens of megabytes."""
+        holds thousands of Secret texts."""
         owners: dict[str, str] = {}
         for form in sorted(self.forms):
             owners.setdefault(form, form)
