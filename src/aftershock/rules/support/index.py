@@ -23,7 +23,12 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.rules.support.access import mapping_keys
-from aftershock.rules.support.added_lines import AddedLine, added_lines, word_pattern
+from aftershock.rules.support.added_lines import (
+    AddedLine,
+    AddedText,
+    added_lines,
+    word_pattern,
+)
 from aftershock.rules.support.cached import cached
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
@@ -121,6 +126,7 @@ class ReviewIndex:
         self.derived: dict[tuple[Any, ...], Any] = {}
         self._pairs_of: dict[frozenset[tuple[str, str]], tuple[ObjectPair, ...]] = {}
         self._chart_files: dict[int, tuple[ObjectPair, tuple[str, ...]]] = {}
+        self._chart_dirs_files: dict[str, tuple[str, ...]] = {}
         self._pairs_named: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
         self._pod_pairs_with: dict[frozenset[str], tuple[ObjectPair, ...]] = {}
 
@@ -244,6 +250,10 @@ class ReviewIndex:
         return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
 
     @cached
+    def _added_texts(self) -> dict[str, AddedText]:
+        return {path: AddedText(lines) for path, lines in self._added_lines.items() if lines}
+
+    @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
         """chart path -> its own folder and every local dependency's folder, transitively."""
         by_path = {chart.path: chart for chart in self.review.charts}
@@ -273,10 +283,7 @@ class ReviewIndex:
 
     def _find_chart_files(self, pair: ObjectPair) -> tuple[str, ...]:
         ordered: list[str] = [t for t in pair.templates if t in self.files]
-        dirs = self._dependency_dirs.get(pair.chart.chart, (pair.chart.chart,))
-        in_charts = [p for p in self.files if any(_inside(p, d) for d in dirs)]
-        in_charts.sort(key=lambda p: (not _is_values_file(p), p))
-        ordered += in_charts
+        ordered += self._files_of_chart(pair.chart.chart)
         ordered += [
             step.id
             for step in pair.chart.affected.path
@@ -284,14 +291,28 @@ class ReviewIndex:
         ]
         return tuple(dict.fromkeys(ordered))
 
+    def _files_of_chart(self, chart: str) -> tuple[str, ...]:
+        """Changed files of a chart and of the charts it includes, values files first: once per
+        chart, not per object (a chart added whole holds thousands of both)."""
+        found = self._chart_dirs_files.get(chart)
+        if found is None:
+            dirs = self._dependency_dirs.get(chart, (chart,))
+            inside = [p for p in self.files if any(_inside(p, d) for d in dirs)]
+            found = tuple(sorted(inside, key=lambda p: (not _is_values_file(p), p)))
+            self._chart_dirs_files[chart] = found
+        return found
+
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
         """The first added line of `files` naming a token (as a word); else the first added line."""
-        patterns = [word_pattern(token) for token in tokens if token]
+        # a line holds no line break: nor does a token found on one
+        patterns = [word_pattern(t) for t in tokens if t and "\n" not in t]
         for pattern in patterns:
             for path in files:
-                for added in self.added_lines(path):
-                    if pattern.search(added.text):
-                        return Location(path, added.line)
+                added = (
+                    self._added_texts[path].first(pattern) if path in self._added_texts else None
+                )
+                if added is not None:
+                    return Location(path, added.line)
         for path in files:
             lines = self.added_lines(path)
             if lines:
