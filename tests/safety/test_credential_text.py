@@ -31,6 +31,9 @@ ORDINARY = [
     "2026-01-01",
     "true",
     "region: eu-de-1",
+    "authorization.k8s.io",
+    "cluster.x-k8s.io",
+    "v1beta1",
     "resources:",  # a values document's block key, alone on its line
     "  - operator:",
     "- monitoring",
@@ -48,6 +51,7 @@ SECRET = [
     "upstream: Xk29fQ7mLwTq",
     "correct horse battery staple",
     "a3f9c2e81b77",
+    "k8s9x",
     "PLANTED-7f3a-conn-base",
 ]
 

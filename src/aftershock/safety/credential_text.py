@@ -3,7 +3,8 @@ formats, the credential-named values of an object, and the ordinary tokens that 
 
 An ordinary token (`is_ordinary`) is a number or boolean (digits and separators: `8080`, `10.0.0.1`,
 `1.5`), a plain word (letters only, shorter than 16: `cluster`, `clusterIP`, `INFO`), an identifier
-or DNS name made of such words (`cert-manager`, `backup_v2`, `db.default.svc`, `ROLE_ADMIN`), a path
+or DNS name made of such words (`cert-manager`, `backup_v2`, `db.default.svc`, `ROLE_ADMIN`,
+`rbac.authorization.k8s.io`), a path
 or a URL without user info or query made of them (`/var/lib/mysql`, `https://keystone.example.com/v3`),
 or a `key: value` / `key=value` / `key:` line of a key not named like a credential and an ordinary value.
 Nothing in a well-known credential format is ordinary.
@@ -62,7 +63,10 @@ FORMATS = (
 
 _NUMBER = re.compile(r"[-+]?[0-9][0-9.:_,/-]*")  # numbers, versions, IPs, ports, dates
 # a word (`cluster`, `INFO`, `Backup`, camelCase of up to four humps: `clusterIP`), then digits
-_NAME_PART = re.compile(r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*){0,3})[0-9]*|[0-9]+")
+# ... and the numeronyms and API versions of Kubernetes' own names (`k8s`, `i18n`, `v1beta1`)
+_NAME_PART = re.compile(
+    r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z]+[a-z]*){0,3})[0-9]*|[0-9]+|[a-z][0-9]{1,2}[a-z]|v[0-9]+(?:alpha|beta)[0-9]*"
+)
 _URL = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*)://(?P<host>[^/?#@\s]+)(?P<path>/[^?#@\s]*)?")
 # `key: value`, `key=value`, and `key:` opening a block (a values document's `resources:` line)
 _PAIR = re.compile(r"(?P<key>[\w.\-]+)\s*(?::(?:\s+|$)|=)(?P<value>.*)")

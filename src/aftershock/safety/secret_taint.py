@@ -14,7 +14,7 @@ does not observe it outside every Secret, AND it is not an ordinary token.
   value also contributes its lines, and a value that parses as a YAML mapping its scalar leaves,
   since a Secret holding a values document is read key by key. Outside Secrets, the values of
   credential-named keys (`DB_PASSWORD: x`, an env var `API_KEY`) count too.
-- Observed outside every Secret (`observed_texts`): object names and namespaces, map keys, chart
+- Observed outside every Secret (`observed_texts`): object API groups, kinds, names and namespaces, map keys, chart
   and file paths and their segments, values key paths, and the values of non-Secret objects
   (credential-named ones aside) of renders whose values no Secret supplied. The review prints those
   in clear anyway; hiding them elsewhere only makes it unreadable.
@@ -194,7 +194,8 @@ def observed_texts(review: Review) -> frozenset[str]:
         seen.update((r.chart, r.name, r.release or ""))
         private = r.base_inputs.private or r.head_inputs.private
         for obj in (*r.base_objects, *r.head_objects):
-            seen.update((obj.key.kind, obj.key.name, obj.key.namespace or "", obj.template))
+            seen.update((obj.key.group, obj.key.kind, obj.key.name, obj.key.namespace or ""))
+            seen.add(obj.template)
             if not (private or is_secret_object(obj)):
                 seen.update(_shown_texts(obj.body))
     return frozenset(seen)
