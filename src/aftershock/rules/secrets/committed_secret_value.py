@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Iterator
+from typing import Any
+
+import yaml
 
 from aftershock.diff.paths import KeySegment, parse_path
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
+from aftershock.gocompat.yamlnodes import safe_load_all
 from aftershock.model.diff import FieldChangeKind, ObjectChange, RedactedValue
+from aftershock.model.errors import AftershockError
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.index import ObjectPair
 
@@ -22,6 +29,39 @@ def _secret_changes(ctx: RuleContext) -> Iterator[tuple[ObjectPair, ObjectChange
             and pair.change is not None
         ):
             yield pair, pair.change
+
+
+def _carries_manifests(body: Any, field: str, key: str) -> bool:
+    """A value that is Kubernetes objects to apply (a ManagedResource's Secret carries its manifests),
+    none of them a Secret: it is no credential. A carried Secret still is."""
+    data = body.get(field) if isinstance(body, dict) else None
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, str):
+        return False
+    text = value if field == "stringData" else _decoded(value)
+    if text is None or "apiVersion" not in text:
+        return False
+    try:
+        documents = [d for d in safe_load_all(text) if d is not None]
+    except (yaml.YAMLError, AftershockError):
+        return False
+    return bool(documents) and all(_plain_object(d) for d in documents)
+
+
+def _plain_object(document: Any) -> bool:
+    if not isinstance(document, dict) or not isinstance(document.get("apiVersion"), str):
+        return False
+    kind = document.get("kind")
+    if kind == "List" and isinstance(document.get("items"), list):
+        return all(_plain_object(item) for item in document["items"])
+    return isinstance(kind, str) and kind != "Secret"
+
+
+def _decoded(value: str) -> str | None:
+    try:
+        return base64.b64decode(value, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
@@ -40,6 +80,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 or not isinstance(field.after, RedactedValue)
                 or field.after.bytes == 0
             ):
+                continue
+            if pair.head and _carries_manifests(pair.head.body, segments[0].key, segments[1].key):
                 continue
             key = segments[1].text
             verb = "adds" if field.kind is FieldChangeKind.ADDED else "changes"
@@ -73,7 +115,9 @@ RULE = Rule(
         what="Secrets whose rendered `data` or `stringData` keys the change adds or changes to a non-empty value. "
         "Renders use the chart's own values and values that vary between two renders (randAlphaNum, genCA, ...) "
         "are masked by the diff, so a changed value comes from the repository's files. Values the change does "
-        "not touch are not reported (charts often ship placeholders). The value is never shown, only its size.",
+        "not touch are not reported (charts often ship placeholders), nor a value that is Kubernetes objects to "
+        "apply none of which is a Secret (the manifests a ManagedResource's Secret carries). The value is never "
+        "shown, only its size.",
         why="A credential in a chart's values or templates is in Git history for good, readable by everyone "
         "with access to the repository and its forks; rotating it by committing the new value repeats the "
         "leak.",
