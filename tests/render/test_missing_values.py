@@ -158,3 +158,19 @@ def test_a_key_piped_into_a_function_wanting_a_text_is_read_from_the_templates_l
     # the position holds no `.Values` pipe into it: nothing is guessed
     assert piped_need(helm4.replace(":7:39", ":4:3"), PIPED) is None
     assert piped_need(helm4.replace("b64enc>", "upper>"), PIPED) is None
+
+
+def test_a_value_piped_into_required_is_the_key_it_reads():
+    source = (
+        "env:\n"
+        '- value: {{ .Values.osAuthUrl | required ".Values.osAuthUrl missing" }}\n'
+        '- value: {{ .Values.credentialId | required "set the credential id" }}\n'
+        '- value: {{ required "the region" .Values.region }}\n'
+    )
+    error = "execution error at (exporter/templates/ds.yaml:3:37): set the credential id"
+    assert required_need(error, source) == Need((("credentialId",),), stated=True)
+    assert required_needs(error, source) == [
+        Need((("credentialId",),), stated=True),
+        Need((("osAuthUrl",),), stated=True),
+        Need((("region",),), stated=True),
+    ]

@@ -6,8 +6,8 @@ Shapes read: a `required`/`fail` message naming `.Values.a.b` or a dotted `globa
 platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate. A key read in a
 subchart's template (`chart/charts/sub/...`) is under the subchart's name in the chart's values
 (`sub.a.b`), except `global.`; a message's own text may already name the parent's key, so both are
-tried. Given the failing template's text, the keys its `required` calls read (the one at the error's
-`line:column` first) stand for the message's, which may misspell them; a function given nothing where
+tried. Given the failing template's text, the keys its `required` calls read (`required "m" .Values.a`
+or `.Values.a | required "m"`; the one at the error's `line:column` first) stand for the message's, which may misspell them; a function given nothing where
 it wants a text (`.Values.a | b64enc`, Go naming only `b64enc`) reads the key piped into it there. Pure.
 """
 
@@ -40,6 +40,8 @@ _PIPED_VALUE = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*$")
 _REQUIRED_ARGUMENT = re.compile(
     r"required\s+(?:\"(?:[^\"\\]|\\.)*\"|`[^`]*`)\s+\(?\s*\$?[\w]*\.Values((?:\.[A-Za-z_][\w-]*)+)"
 )
+# `<the value> | required "message"`: the value piped into it
+_REQUIRED_PIPED = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*(required)\b")
 # The parse error of a rendered template: `rendered template is not valid YAML: ... (c/templates/x.yaml:9)`
 _INVALID_YAML = re.compile(
     r"rendered template is not valid YAML: .*?"
@@ -120,8 +122,15 @@ def required_need(error: str, source: str) -> Need | None:
     if not 0 < line <= len(lines):
         return None
     # Go counts the column from 0 or 1 depending on the error's path: a call starting by it
-    match = _REQUIRED_ARGUMENT.search(lines[line - 1], max(column - 2, 0))
+    text = lines[line - 1]
+    match = _REQUIRED_ARGUMENT.search(text, max(column - 2, 0))
     if match is None or match.start() > column + 1:
+        # or the value piped into it: `.Values.a | required "..."`, the keyword at the column
+        match = next(
+            (m for m in _REQUIRED_PIPED.finditer(text) if column - 2 <= m.start(2) <= column + 1),
+            None,
+        )
+    if match is None:
         return None
     return Need((_scoped(_split(match.group(1)), _scope(error)),), stated=True)
 
@@ -131,10 +140,11 @@ def required_needs(error: str, source: str) -> list[Need]:
     a template that requires several values the platform injects says so one render at a time."""
     scope = _scope(error)
     at = required_need(error, source)
-    every = [
-        Need((_scoped(_split(m.group(1)), scope),), stated=True)
-        for m in _REQUIRED_ARGUMENT.finditer(source)
-    ]
+    calls = sorted(
+        (*_REQUIRED_ARGUMENT.finditer(source), *_REQUIRED_PIPED.finditer(source)),
+        key=lambda m: m.start(),
+    )
+    every = [Need((_scoped(_split(m.group(1)), scope),), stated=True) for m in calls]
     return list(dict.fromkeys([at, *every] if at else every))[:MAX_NEEDS]
 
 
