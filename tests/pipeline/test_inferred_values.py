@@ -295,20 +295,7 @@ data:
 def test_the_key_a_required_call_reads_is_given_even_when_its_message_misspells_it(
     tmp_path, renderer
 ):
-    repo = make_repo(tmp_path)
-    files = {
-        **platform(),
-        "apps/app/templates/crt.yaml": MISSPELT,
-        "apps/app/values.yaml": "level: info\nauth: {}\n",
-    }
-    base = commit(repo, files, "feat: apps")
-    commit(repo, {"apps/app/values.yaml": "level: debug\nauth: {}\n"}, "feat: debug")
-    result = review(repo, base, renderer)
-    assert result.complete, result.not_reviewed
-    (context,) = result.contexts
-    assert InferredValue("auth.GRPCClientCert", None) in context.inferred_values
-    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
-    assert not default.partial
+    _reviewed_with_placeholder(tmp_path, renderer, MISSPELT, "{}", "auth.GRPCClientCert")
 
 
 def test_a_template_requiring_more_texts_than_rounds_gets_them_all_in_one(tmp_path, renderer):
@@ -385,18 +372,27 @@ data:
 
 def test_a_secret_piped_into_b64enc_and_set_nowhere_is_a_placeholder(tmp_path, renderer):
     """Go names only the function (`at <b64enc>: invalid value`): the template's line names the key."""
+    default = _reviewed_with_placeholder(
+        tmp_path, renderer, SECRET_PIPED, "{user: admin}", "auth.password"
+    )
+    assert [o.key.name for o in default.head_objects if o.key.kind == "Secret"] == ["creds"]
+
+
+def _reviewed_with_placeholder(tmp_path, renderer, template: str, auth: str, key: str):
+    """A chart whose template needs an `auth` text no file sets: reviewed whole, `key` inferred as a
+    placeholder; its default scenario's review."""
     repo = make_repo(tmp_path)
     files = {
         **platform(),
-        "apps/app/values.yaml": "level: info\nauth: {user: admin}\n",
-        "apps/app/templates/secret.yaml": SECRET_PIPED,
+        "apps/app/templates/needs.yaml": template,
+        "apps/app/values.yaml": f"level: info\nauth: {auth}\n",
     }
     base = commit(repo, files, "feat: apps")
-    commit(repo, {"apps/app/values.yaml": "level: debug\nauth: {user: admin}\n"}, "feat: debug")
+    commit(repo, {"apps/app/values.yaml": f"level: debug\nauth: {auth}\n"}, "feat: debug")
     result = review(repo, base, renderer)
     assert result.complete, result.not_reviewed
     (context,) = result.contexts
-    assert InferredValue("auth.password", None) in context.inferred_values
+    assert InferredValue(key, None) in context.inferred_values
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert not default.partial
-    assert [o.key.name for o in default.head_objects if o.key.kind == "Secret"] == ["creds"]
+    return default
