@@ -15,7 +15,7 @@ of the charts still wanted, in one more walk.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -38,22 +38,54 @@ def history_path(commit: str, chart_path: str) -> str:
 
 
 def resolve_from_history(
-    git: GitRepository, sha: str, charts: tuple[Chart, ...], blobs: BlobReader | None = None
+    git: GitRepository,
+    sha: str,
+    charts: tuple[Chart, ...],
+    blobs: BlobReader | None = None,
+    *,
+    deep: bool = True,
 ) -> tuple[Chart, ...]:
     """The charts, with each remote dependency that names a chart of this tree but not its version
-    resolved to that chart at the newest earlier commit whose version is in the range."""
+    resolved to that chart at the newest earlier commit whose version is in the range: in the last
+    `HISTORY_LIMIT` changes of its Chart.yaml, then (`deep`) in its whole history."""
     wanted = sorted(_still_wanted(charts))
     if not wanted:
         return charts
     histories, cut = _chart_histories(git, sha, wanted, blobs, HISTORY_LIMIT)
     out = _resolved(charts, histories)
-    # a version older than the window (a chart bumped on every image update): the whole history of
-    # just the charts still wanted, once
-    deeper = sorted(cut & _still_wanted(out))
-    if deeper:
-        histories.update(_chart_histories(git, sha, deeper, blobs, None)[0])
-        out = _resolved(charts, histories)
-    return out
+    return deepen_from_history(git, sha, out, None, blobs, cut) if deep else out
+
+
+def deepen_from_history(
+    git: GitRepository,
+    sha: str,
+    charts: tuple[Chart, ...],
+    needed_by: Collection[str] | None,
+    blobs: BlobReader | None = None,
+    cut: set[str] | None = None,
+) -> tuple[Chart, ...]:
+    """The charts, with the dependencies still unresolved of `needed_by` (chart paths; None: all) and
+    of the charts they include looked for in the whole history of the charts they name: a version
+    older than the window (a chart bumped on every image update). One walk of the history, which a
+    review pays only for the charts it renders. `cut`: the charts whose window was cut, when known."""
+    wanted = _still_wanted(charts, None if needed_by is None else _closure(charts, needed_by))
+    deeper = sorted(wanted if cut is None else wanted & cut)
+    if not deeper:
+        return charts
+    return _resolved(charts, _chart_histories(git, sha, deeper, blobs, None)[0])
+
+
+def _closure(charts: tuple[Chart, ...], paths: Collection[str]) -> set[str]:
+    """`paths` and every chart of `charts` they include, transitively."""
+    by_path = {c.path: c for c in charts}
+    found, queue = set(paths), list(paths)
+    while queue:
+        chart = by_path.get(queue.pop())
+        for dep in chart.dependencies if chart else ():
+            if dep.resolved_path in by_path and dep.resolved_path not in found:
+                found.add(dep.resolved_path)
+                queue.append(dep.resolved_path)
+    return found
 
 
 def _resolved(
@@ -66,11 +98,13 @@ def _resolved(
     return tuple(out)
 
 
-def _still_wanted(charts: tuple[Chart, ...]) -> set[str]:
-    """Paths of the charts here named by a dependency that history has not resolved yet."""
+def _still_wanted(charts: tuple[Chart, ...], of: set[str] | None = None) -> set[str]:
+    """Paths of the charts here named by a dependency (of the charts `of`, None: all) that history
+    has not resolved yet."""
     return {
         same.path
         for chart in charts
+        if of is None or chart.path in of
         for dep in chart.dependencies
         if _searched(dep)
         for same in charts

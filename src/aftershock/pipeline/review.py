@@ -22,7 +22,11 @@ from aftershock.ingest.affected import affected_charts
 from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.conventions import commit_conventions
-from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
+from aftershock.ingest.dependency_history import (
+    deepen_from_history,
+    materialize_history,
+    resolve_from_history,
+)
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
@@ -186,7 +190,11 @@ def _review_change(
         charts_base, charts_head = (
             with_cached(
                 resolve_from_history(
-                    repo, sha, discover_charts(tree, tree.label, config.dependencies), blobs
+                    repo,
+                    sha,
+                    discover_charts(tree, tree.label, config.dependencies),
+                    blobs,
+                    deep=False,
                 ),
                 cache.folder,
             )
@@ -203,6 +211,13 @@ def _review_change(
         )
         values_changes, unread_values = _values_changes(units, files, base_tree, head_tree)
         affected = affected_charts(files, charts_base, charts_head)
+        # the whole history only for what the review renders: a version history pins, reached by no
+        # changed file, changes no chart's reach
+        reached = {a.chart for a in affected}
+        charts_base, charts_head = (
+            deepen_from_history(repo, sha, charts, reached, blobs)
+            for sha, charts in ((base.sha, charts_base), (head.sha, charts_head))
+        )
         since = (
             changes_since(repo, request.since, head.sha, charts_base, charts_head)
             if request.since
