@@ -80,11 +80,13 @@ def main() -> None:
             review_seconds = time.perf_counter() - started
     review, judgement = result.review, result.judgement
     taint = secret_taint(review)
-    present = SecretTaint(taint.texts | {review.chart_reviews[0].chart}, taint.values_keys)
-    many = SecretTaint(
-        taint.texts | {f"s3cr3t-{n:06d}-{n * 7919 % 100003:05d}" for n in range(args.texts)},
-        taint.values_keys,
-    )
+    present_texts = taint.texts | {review.chart_reviews[0].chart}
+    many_texts = taint.texts | {
+        f"s3cr3t-{n:06d}-{n * 7919 % 100003:05d}" for n in range(args.texts)
+    }
+    # a taint made anew for each document, as a review makes it: its search is built each time
+    present = lambda _: SecretTaint(present_texts, taint.values_keys)  # noqa: E731
+    many = lambda _: SecretTaint(many_texts, taint.values_keys)  # noqa: E731
     document = lambda: canonical.review_document(review, judgement)  # noqa: E731
     figures: dict[str, float] = {
         "review_seconds": review_seconds,
@@ -95,8 +97,8 @@ def main() -> None:
             {
                 "document_unscrubbed": with_taint(lambda _: SecretTaint(), document),
                 "document_scrubbed": document,
-                "document_text_present": with_taint(lambda _: present, document),
-                "document_many_texts": with_taint(lambda _: many, document),
+                "document_text_present": with_taint(present, document),
+                "document_many_texts": with_taint(many, document),
             },
             args.repeat,
         )
