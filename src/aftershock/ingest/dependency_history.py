@@ -9,7 +9,7 @@ commit (inferred, like any in-repo dependency), under the workspace path
 `.aftershock-history/<commit>/<chart path>`; nothing is downloaded. Only the first-parent history
 of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` changes of each Chart.yaml;
 a version older than that (a chart bumped on every image update) is looked for in the whole history
-of the charts still wanted, in one more walk.
+of the charts still wanted, in one more walk: by a review, only for the charts it reaches.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would,
-and values schemas split over files are inlined (`schema_refs`), as charts' CI does before testing or packaging."""
+"""Prepares a materialised chart for Helm: local `file://` dependencies are linked in as `helm dependency build` would
+(one inside the chart it depends on gets that chart less itself, as the archive Helm packs holds no copy of
+itself), and values schemas split over files are inlined (`schema_refs`), as charts' CI does before testing or
+packaging."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
 from aftershock.render.schema_refs import inline_schema_refs
 
+# Where a chart packed for a dependency inside it (less that dependency) is laid out in the workspace.
+PACKED_PREFIX = ".aftershock-packed"
 # Dependencies Helm finds under charts/ only after `helm dependency build`: local ones, and those
 # of a remote repository that resolve to a chart of this repository.
-SHADOW_PREFIX = ".aftershock-packed"
 _LINKED = (
     DependencySource.FILE,
     DependencySource.IN_REPO_INFERRED,
@@ -73,7 +76,7 @@ def _outside_copy(root: Path, target: Path, link: Path) -> Path:
     A link to its own ancestor is a loop Helm's loader walks until the path is too long; `helm
     dependency build` packs the folder as it is, which does not hold the archive it is building."""
     inside = link.relative_to(target).parts
-    copy = root / SHADOW_PREFIX / "--".join((*target.relative_to(root).parts, *inside))
+    copy = root / PACKED_PREFIX / "--".join((*target.relative_to(root).parts, *inside))
     if not copy.exists():
         _link_entries(target, copy, inside)
     return copy

@@ -3,9 +3,9 @@
 A source is one review scope that deploys what it produces: a chart as its release installs it, a Flux
 Kustomization, a kustomization, a folder of plain manifests, or a chart rendered on its own when no
 release installs it; a chart kept in another chart's `tests/` folder (a harness its suites render it
-through) is installed nowhere and is no source. Two sources conflict when they produce the same object (group, kind, namespace,
-name) for the same cluster: whichever the controller applies last wins. Only the scopes the review
-built or rendered are compared.
+through) is installed nowhere and is no source. Two sources conflict when they produce the same
+object (group, kind, namespace, name) for the same cluster: whichever the controller applies last
+wins. Only the scopes the review built or rendered are compared.
 """
 
 from __future__ import annotations
