@@ -159,6 +159,26 @@ def test_randomness_is_not_a_change(tmp_path, renderer):
     assert chart.unstable_fields >= 1
 
 
+def test_a_random_name_is_one_object_and_the_same_findings_run_after_run(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    job = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: cfg-{{ randAlphaNum 8 | lower }}\n"
+        "spec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n"
+        "      - {name: cfg, image: 'busybox:{{ .Values.mode }}', command: [sh]}\n"
+    )
+    base = commit(repo, {**app_chart("c", "c"), "c/templates/job.yaml": job}, "feat: chart")
+    commit(repo, {"c/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: slow\n"}, "feat: slow")
+    runs = [
+        review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+        for _ in range(2)
+    ]
+    (chart,) = runs[0].review.chart_reviews
+    (changed,) = [c for c in chart.changes if c.key.kind == "Job"]
+    assert (changed.kind.value, changed.key.name) == ("changed", "cfg-<random>")
+    first, second = ({f.fingerprint for f in run.judgement.findings} for run in runs)
+    assert first == second and any("cfg-<random>" in f.message for f in runs[0].judgement.findings)
+
+
 def test_unvendored_remote_dependency_is_not_reviewed_the_chart_itself_is(tmp_path, renderer):
     repo = make_repo(tmp_path)
     deps = "dependencies:\n- name: redis\n  version: 1.0.0\n  repository: oci://registry.example.invalid/charts\n"

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from aftershock.diff.normalize import find_unstable_paths
+from aftershock.diff.normalize import UnstablePaths, find_unstable_paths
+from aftershock.diff.random_names import mask_random_names
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -85,7 +86,10 @@ def side_result(entry: Entry | None, side: Side) -> SideResult:
         return SideResult(
             ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds)
         )
-    unstable = find_unstable_paths(renders[0], renders[1]) if len(renders) == 2 else frozenset()
+    unstable: UnstablePaths = frozenset()
+    if len(renders) == 2:  # a chart calling a random function: what varies is masked
+        first, second = mask_random_names(renders[0], renders[1])
+        renders, unstable = [first, second], find_unstable_paths(first, second)
     render = ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds, lookups=lookups)
     return SideResult(render, renders[0], unstable)
 
