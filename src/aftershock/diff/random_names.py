@@ -70,4 +70,3 @@ def _renamed(
             body["metadata"] = {**metadata, "name": name}
         out.append(replace(obj, key=replace(obj.key, name=name), body=body))
     return tuple(out)
-
