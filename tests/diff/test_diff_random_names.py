@@ -27,3 +27,10 @@ def test_objects_of_other_documents_kinds_or_part_counts_are_left_as_they_are():
     first = (_obj("a-1", index=0), _obj("b-2", kind="CronJob", index=1), _obj("c-x", index=3))
     second = (_obj("a-9", index=5), _obj("b-3", index=1), _obj("c-x-y", index=3))
     assert mask_random_names(first, second) == (first, second)
+
+
+def test_names_masked_alike_in_one_render_stay_apart():
+    first = (_obj("job-k2x9", index=0), _obj("job-m3z1", index=1))
+    second = (_obj("job-q7w4", index=0), _obj("job-p0v8", index=1))
+    masked, _ = mask_random_names(first, second)
+    assert [o.key.name for o in masked] == [f"job-{RANDOM_PART}", f"job-{RANDOM_PART}-2"]

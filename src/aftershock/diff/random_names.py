@@ -7,7 +7,8 @@ an object of the first render and one of the second that no key pairs, from the 
 document and of the same group, kind and namespace, are one object under a random name. Each part of
 the name (split at `-`, `.` and `_`) that differs between the two is replaced by RANDOM_PART in both,
 in the key and in `metadata.name`: base and head then pair the object, its diff is of its content, and
-the review names it the same every run. Names whose parts do not line up are left as they are. Pure.
+the review names it the same every run; two objects of one render masked alike are numbered (`-2`).
+Names whose parts do not line up are left as they are. Pure.
 """
 
 from __future__ import annotations
@@ -32,14 +33,26 @@ def mask_random_names(
     _, lone_first, lone_second = pair_by_key(slots_of(first), slots_of(second))
     others = {_place(slot.obj): slot.obj for slot in lone_second}
     masked: dict[_Place, str] = {}
-    for slot in lone_first:
+    taken = {(o.key.group, o.key.kind, o.key.namespace, o.key.name) for o in first}
+    for slot in sorted(lone_first, key=lambda s: _place(s.obj)):
         other = others.get(_place(slot.obj))
         name = _masked(slot.obj.key.name, other.key.name) if other is not None else None
         if name is not None:
-            masked[_place(slot.obj)] = name
+            masked[_place(slot.obj)] = name = _unique(name, slot.obj, taken)
+            taken.add((slot.obj.key.group, slot.obj.key.kind, slot.obj.key.namespace, name))
     if not masked:
         return tuple(first), tuple(second)
     return _renamed(first, masked), _renamed(second, masked)
+
+
+def _unique(name: str, obj: RenderedObject, taken: set[tuple[str, str, str, str]]) -> str:
+    """`name`, numbered when another object of its kind and namespace already has it (a range of
+    Jobs named only by a random part): masking must not make two objects one."""
+    key, number, unique = obj.key, 1, name
+    while (key.group, key.kind, key.namespace, unique) in taken:
+        number += 1
+        unique = f"{name}-{number}"
+    return unique
 
 
 def _place(obj: RenderedObject) -> _Place:
