@@ -125,7 +125,7 @@ def judge(
     """Findings (with every text a Secret holds hidden, so no store or format sees it), less those the
     repository suppresses, and verdicts."""
     evaluated = evaluate(review, config, sources=sources)
-    taint = secret_taint(review).for_findings(evaluated)
+    taint = secret_taint(review)
     found = tuple(taint.scrub_finding(f) for f in evaluated)
     outcome = apply_suppressions(found, review, files.base_dismissals, files.head_dismissals)
     return Judgement(

@@ -36,12 +36,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import ahocorasick_rs
 import yaml
 
 from aftershock.findings.model import Fact, Finding, Subject
@@ -86,43 +85,6 @@ class SecretTaint:
         """`data` (JSON-like) with every tainted text hidden in its strings (map keys are structure,
         kept); the parts that hold none are returned as they are, not copied."""
         return scrub_strings(self.scrubber, data) if self.scrubber else data
-
-    def for_findings(self, findings: Sequence[Finding]) -> SecretTaint:
-        """This taint less the texts no form of which occurs in `findings`: scrubbing each finding then
-        searches only for those (one search over all of them, not one per finding per fact)."""
-        if not self.forms:
-            return self
-        parts = [
-            [f.title, f.message, f.subject.id, f.subject.display, f.subject.facet]
-            + [x.value for x in f.facts]
-            for f in findings
-        ]
-        present = self._present(json.dumps(parts, ensure_ascii=False, default=str))
-        kept = frozenset(t for t in self.texts if t in present or _b64(t) in present)
-        return replace(self, texts=kept)
-
-    @cached_property
-    def _searched(self) -> tuple[tuple[str, ...], ahocorasick_rs.AhoCorasick] | None:
-        """Each form and its spelling inside a JSON string, found in one pass over a text.
-
-        One automaton, not one substring search per form: a review that renders a whole platform
-        holds thousands of Secret texts."""
-        owners: dict[str, str] = {}
-        for form in sorted(self.forms):
-            owners.setdefault(form, form)
-            owners.setdefault(json.dumps(form, ensure_ascii=False)[1:-1], form)
-        if not owners:
-            return None
-        spellings = tuple(owners)
-        return tuple(owners[s] for s in spellings), ahocorasick_rs.AhoCorasick(spellings)
-
-    def _present(self, dumped: str) -> frozenset[str]:
-        """The forms that occur in the JSON text `dumped`, as written or JSON-escaped."""
-        if self._searched is None:
-            return frozenset()
-        owners, automaton = self._searched
-        found = automaton.find_matches_as_indexes(dumped, overlapping=True)
-        return frozenset(owners[index] for index, _, _ in found)
 
     def scrub_finding(self, finding: Finding) -> Finding:
         if self.scrubber is None:
