@@ -7,8 +7,9 @@ platform injects leaves `name: a:b:`), whose every `.Values` read is a candidate
 subchart's template (`chart/charts/sub/...`) is under the subchart's name in the chart's values
 (`sub.a.b`), except `global.`; a message's own text may already name the parent's key, so both are
 tried. Given the failing template's text, the keys its `required` calls read (`required "m" .Values.a`
-or `.Values.a | required "m"`; the one at the error's `line:column` first) stand for the message's, which may misspell them; a function given nothing where
-it wants a text (`.Values.a | b64enc`, Go naming only `b64enc`) reads the key piped into it there. Pure.
+or `.Values.a | required "m"`; the one at the error's `line:column` first) stand for the message's,
+which may misspell them; a function given nothing where it wants a text (`.Values.a | b64enc`, Go
+naming only `b64enc`) reads the key piped into it there. Pure.
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ _EXECUTING = re.compile(
 )
 # a function given nothing where it wants a text: `.Values.a | b64enc` with `a` unset
 _NOTHING_PIPED = re.compile(r"at <([A-Za-z_]\w*)>:\s+invalid value; expected string")
-_PIPED_VALUE = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*$")
+# `.Values.a |`: a value piped into what follows
+_VALUES_PIPE = r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*"
+_PIPED_VALUE = re.compile(_VALUES_PIPE + "$")
 # `required "message" <the value it requires>`: the argument after the message (a "..." or `...` text)
 _REQUIRED_ARGUMENT = re.compile(
     r"required\s+(?:\"(?:[^\"\\]|\\.)*\"|`[^`]*`)\s+\(?\s*\$?[\w]*\.Values((?:\.[A-Za-z_][\w-]*)+)"
 )
 # `<the value> | required "message"`: the value piped into it
-_REQUIRED_PIPED = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)+)\s*\|\s*(required)\b")
+_REQUIRED_PIPED = re.compile(_VALUES_PIPE + r"(required)\b")
 # The parse error of a rendered template: `rendered template is not valid YAML: ... (c/templates/x.yaml:9)`
 _INVALID_YAML = re.compile(
     r"rendered template is not valid YAML: .*?"

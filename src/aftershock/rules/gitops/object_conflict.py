@@ -61,11 +61,11 @@ def _test_harnesses(paths: set[str]) -> set[str]:
 
 
 def _producers(
-    ctx: RuleContext, head: bool
+    deploying: Sequence[ChartReview], head: bool
 ) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
     """(cluster, key) -> every (scope, object) producing it on one side, in review order."""
     found: dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]] = {}
-    for review in _deploying(ctx.review.chart_reviews, ctx.review.charts):
+    for review in deploying:
         for obj in review.head_objects if head else review.base_objects:
             found.setdefault((review.cluster or "", obj.key), []).append((_scope(review), obj))
     return found
@@ -77,7 +77,8 @@ def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
 
 
 def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
-    head, base = _producers(ctx, True), _producers(ctx, False)
+    deploying = _deploying(ctx.review.chart_reviews, ctx.review.charts)
+    head, base = _producers(deploying, True), _producers(deploying, False)
     # Only keys produced twice can conflict: sorting just those spares sorting every object.
     for cluster, key in sorted(k for k, producers in head.items() if len(producers) >= 2):
         producers = head[(cluster, key)]
