@@ -258,7 +258,7 @@ secretGenerator:
   - name: creds
     envs: [creds.env]
 """,
-        "app/creds.env": "TOKEN=ab1\n",
+        "app/creds.env": "TOKEN=xw4\n",
         "app/deployment.yaml": BASE_DEPLOYMENT.replace(
             "envFrom: [{configMapRef: {name: web-config}}]", "envFrom: [{secretRef: {name: creds}}]"
         ),
@@ -275,9 +275,8 @@ secretGenerator:
         "Secret",
     ]
     text = json.dumps(review_document(result.review, result.judgement))
-    assert (
-        "zq9" not in text and "ab1" not in text
-    )  # short values: hidden where they are known to go
+    # short values, hidden where they are known to go; letters no hex digest or kustomize suffix holds
+    assert "zq9" not in text and "xw4" not in text
 
 
 def test_a_finding_on_a_built_object_points_at_the_line_of_the_patch_that_made_it(
