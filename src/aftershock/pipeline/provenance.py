@@ -33,6 +33,7 @@ from aftershock.provenance.link import (
     release_values_file,
     review_id,
     scoped_keys,
+    split_key,
     static_provenance,
     value_scope,
 )
@@ -237,11 +238,9 @@ def _perturbed_values(
     """The base values with the one key at its head value: a release's own key replaced in what it
     passes; a chart default set beneath what the release passes (null deletes a default, as in Helm)."""
     scope = value_scope(chart_review.chart, charts)
-    change, path = next(
-        (c, p)
-        for c, p in scoped_keys(review, chart_review, scope)
-        if c.file == item.file and c.path == item.key
-    )
+    one = next(c for c in review.values_changes if c.file == item.file and c.path == item.key)
+    keyed = {one.file: [(0, one, split_key(one.path))]}
+    ((change, path),) = scoped_keys(keyed, chart_review, scope)
     removed = change.kind is ValuesKeyChangeKind.REMOVED
     if chart_review.release and change.file == release_values_file(chart_review.release):
         return with_key(inputs.values, path, change.after, remove=removed)

@@ -138,23 +138,33 @@ def release_values_file(release_id: str) -> str:
     return release_label(release_id)
 
 
+KeyedChanges = Mapping[str, Sequence[tuple[int, ValuesKeyChange, tuple[str, ...]]]]
+
+
+def keyed_changes(review: Review) -> KeyedChanges:
+    """Each values file's key changes, with their review position and split path: gathered once, as
+    every chart review asks for the few files that feed it among thousands of changes."""
+    found: dict[str, list[tuple[int, ValuesKeyChange, tuple[str, ...]]]] = {}
+    for position, change in enumerate(review.values_changes):
+        found.setdefault(change.file, []).append((position, change, split_key(change.path)))
+    return found
+
+
 def scoped_keys(
-    review: Review, chart_review: ChartReview, scope: ValueScope
+    keyed: KeyedChanges, chart_review: ChartReview, scope: ValueScope
 ) -> tuple[tuple[ValuesKeyChange, tuple[str, ...]], ...]:
-    """The values key changes that feed this render, each with its path in the rendered chart's values."""
-    values_files = {posixpath.join(c, "values.yaml"): c for c in scope.prefixes}
-    release_file = release_values_file(chart_review.release) if chart_review.release else None
-    scenario_file = None
+    """The values key changes that feed this render, each with its path in the rendered chart's
+    values, in the review's order."""
+    found: list[tuple[int, ValuesKeyChange, tuple[str, ...]]] = []
+    for chart in scope.prefixes:
+        for position, change, path in keyed.get(posixpath.join(chart, "values.yaml"), ()):
+            found.append((position, change, scope.in_root(chart, path)))
+    own = {release_values_file(chart_review.release) if chart_review.release else None}
     if chart_review.scenario.startswith("file:"):
-        scenario_file = posixpath.join(chart_review.chart, chart_review.scenario[len("file:") :])
-    found = []
-    for change in review.values_changes:
-        path = split_key(change.path)
-        if change.file in values_files:
-            found.append((change, scope.in_root(values_files[change.file], path)))
-        elif change.file in (release_file, scenario_file):
-            found.append((change, path))
-    return tuple(found)
+        own.add(posixpath.join(chart_review.chart, chart_review.scenario[len("file:") :]))
+    for file in own - {None} - {posixpath.join(c, "values.yaml") for c in scope.prefixes}:
+        found.extend(keyed.get(file or "", ()))
+    return tuple((change, path) for _, change, path in sorted(found, key=lambda item: item[0]))
 
 
 class _Texts:
@@ -208,6 +218,7 @@ def static_provenance(
     }
     found: list[FieldProvenance] = []
     too_broad: list[str] = []
+    keyed = keyed_changes(review)
     for chart_review in review.chart_reviews:
         shown = (
             defaults.get((chart_review.chart, chart_review.release), ())
@@ -218,7 +229,7 @@ def static_provenance(
         if not changes:
             continue
         scope = value_scope(chart_review.chart, charts)
-        keys = scoped_keys(review, chart_review, scope)
+        keys = scoped_keys(keyed, chart_review, scope)
         key_index = KeyIndex([path for _, path in keys])
         indexes = [side.index(scope) for side in sides]
         for change in changes:

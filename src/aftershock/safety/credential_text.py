@@ -73,6 +73,7 @@ _PAIR = re.compile(r"(?P<key>[\w.\-]+)\s*(?::(?:\s+|$)|=)(?P<value>.*)")
 _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none", "~"})
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a tree's keys are few names, asked millions of times
 def is_sensitive_name(name: str) -> bool:
     """A key or variable name that holds a credential (`DB_PASSWORD`, `apiKey`), not a reference to
     one (`PASSWORD_FILE`, `tokenSecretName`)."""

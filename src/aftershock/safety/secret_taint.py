@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -107,8 +108,21 @@ def is_secret_object(obj: RenderedObject) -> bool:
     return obj.key.group == "" and obj.key.kind == "Secret"
 
 
+# a review is frozen, and its judge, document, SARIF and state each ask for its taint: found once
+_TAINTS: dict[int, SecretTaint] = {}
+
+
 def secret_taint(review: Review) -> SecretTaint:
-    """What `review` saw flow into a Secret (see the module docstring)."""
+    """What `review` saw flow into a Secret (see the module docstring), found once per review."""
+    key = id(review)
+    taint = _TAINTS.get(key)
+    if taint is None:
+        taint = _TAINTS[key] = _find_taint(review)
+        weakref.finalize(review, _TAINTS.pop, key, None)  # the id may be reused once it is freed
+    return taint
+
+
+def _find_taint(review: Review) -> SecretTaint:
     candidates: set[str] = set(review.secret_texts)
     for chart_review in review.chart_reviews:
         candidates.update(chart_review.secret_texts)
@@ -159,24 +173,27 @@ def observed_texts(review: Review) -> frozenset[str]:
             seen.update((obj.key.group, obj.key.kind, obj.key.name, obj.key.namespace or ""))
             seen.add(obj.template)
             if not (private or is_secret_object(obj)):
-                seen.update(_shown_texts(obj.body))
+                _add_shown_texts(obj.body, seen)
     return frozenset(seen)
 
 
-def _shown_texts(body: Any) -> Iterator[str]:
-    """The keys and scalar values of a document, but for the values of credential-named keys."""
-    if isinstance(body, dict):
-        named = body.get("name")
-        hidden = "value" if isinstance(named, str) and is_sensitive_name(named) else None
-        for key, item in body.items():
-            yield str(key)
-            if key != hidden and not (isinstance(key, str) and is_sensitive_name(key)):
-                yield from _shown_texts(item)
-    elif isinstance(body, list):
-        for item in body:
-            yield from _shown_texts(item)
-    elif body is not None and not isinstance(body, bool):
-        yield str(body)
+def _add_shown_texts(body: Any, seen: set[str]) -> None:
+    """Add the keys and scalar values of a document to `seen`, but for the values of credential-named
+    keys. A stack, not nested generators: each text would pass up through every level above it."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            named = node.get("name")
+            hidden = "value" if isinstance(named, str) and is_sensitive_name(named) else None
+            for key, item in node.items():
+                seen.add(str(key))
+                if key != hidden and not (isinstance(key, str) and is_sensitive_name(key)):
+                    stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif node is not None and not isinstance(node, bool):
+            seen.add(str(node))
 
 
 def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> frozenset[str]:
