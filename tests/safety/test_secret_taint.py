@@ -409,3 +409,29 @@ def test_a_crds_schema_prose_under_credential_named_properties_is_not_tainted():
     texts = secret_taint(_review([_chart_review([crd], [crd])])).texts
     assert description not in texts
     assert "Zq8#hunter2long" in texts
+
+
+def test_a_reviews_taint_is_found_once_and_a_new_review_gets_its_own():
+    import gc
+    from dataclasses import replace
+
+    from aftershock.safety.secret_taint import _TAINTS, secret_taint
+
+    first = _review(
+        [_chart_review([_object("Secret", "a", {"stringData": {"k": "Xk29fQ7mLwTq"}})])]
+    )
+    assert secret_taint(first) is secret_taint(first)
+    second = replace(
+        first,
+        chart_reviews=(
+            _chart_review([_object("Secret", "a", {"stringData": {"k": "Pq83zR5nVbWe"}})]),
+        ),
+    )
+    assert secret_taint(second).texts == {"Pq83zR5nVbWe"}
+    assert secret_taint(first).texts == {"Xk29fQ7mLwTq"}
+    key = id(second)
+    del second
+    gc.collect()
+    assert (
+        key not in _TAINTS
+    )  # freed with its review: a later review given the same id finds its own
