@@ -79,10 +79,10 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout
 
 
-def chart_commits(repo: Path, count: int) -> list[str]:
-    """The newest first-parent commits whose change touches a file inside a chart folder."""
+def chart_commits(repo: Path, count: int, start: str = "HEAD") -> list[str]:
+    """The newest first-parent commits up to `start` whose change touches a file inside a chart folder."""
     found: list[str] = []
-    for commit in _git(repo, "log", "--first-parent", "--format=%H", "-400").split():
+    for commit in _git(repo, "log", "--first-parent", "--format=%H", "-400", start).split():
         if len(found) >= count:
             break
         parents = _git(repo, "rev-list", "--parents", "-n1", commit).split()[1:]
@@ -287,6 +287,11 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--bundle", type=Path, default=DEFAULT_BUNDLE)
     parser.add_argument("--repo", type=Path, help="an existing clone (instead of --bundle)")
     parser.add_argument("--commits", type=int, default=30)
+    parser.add_argument(
+        "--start",
+        default="HEAD",
+        help="take the commits from this revision back (an older window: a set no one tuned for)",
+    )
     parser.add_argument("--baseline-src", type=Path, help="src folder of the build to compare with")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per review")
     parser.add_argument("--tests", action="store_true", help="run the charts' suites too")
@@ -313,7 +318,7 @@ def _changes(repo: Path, args: argparse.Namespace) -> list[tuple[str, str]]:
     if args.whole_tree:
         empty = _git(repo, "commit-tree", EMPTY_TREE, "-m", "empty").strip()
         return [(empty, _git(repo, "rev-parse", "HEAD").strip())]
-    return [(f"{c}^", c) for c in chart_commits(repo, args.commits)]
+    return [(f"{c}^", c) for c in chart_commits(repo, args.commits, args.start)]
 
 
 def main() -> int:
