@@ -102,12 +102,21 @@ def test_a_chart_that_stops_rendering_is_a_high_finding(tmp_path, renderer):
     }
     judgement = review(tmp_path, renderer, base, head)
     [finding] = by_rule(judgement, "chart-render-broken")
+    # the head renders with a placeholder for what it requires (pipeline/head_values.py), and fails without
     assert (
         finding.severity.value == "high"
-        and "scenario default" in finding.message
+        and "missing (placeholder)" in finding.message
         and "image.tag is required" in finding.message
     )
     assert judgement.verdicts.merge.level.value == "high"
+
+
+def test_a_chart_that_stops_rendering_for_want_of_no_value_is_a_high_finding(tmp_path, renderer):
+    base = app_chart(CHART, "app")
+    head = {f"{CHART}/templates/deployment.yaml": '{{ fail "this chart is retired" }}\n'}
+    judgement = review(tmp_path, renderer, base, head)
+    [finding] = by_rule(judgement, "chart-render-broken")
+    assert finding.severity.value == "high" and "this chart is retired" in finding.message
 
 
 def test_a_test_written_to_fail_is_not_a_scenario_that_breaks(tmp_path, renderer):

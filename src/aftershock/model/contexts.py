@@ -85,6 +85,16 @@ class InferredValue:
 
 
 @dataclass(frozen=True)
+class HeadNeed:
+    """Values the head needs that the chart's context does not give, while the base renders without
+    them (pipeline/head_values.py): given at both refs, so that the rest of the change is reviewed."""
+
+    values: tuple[InferredValue, ...]
+    error: str  # Helm's error at head without them
+    template: str | None = None  # the repository path of the template the error names
+
+
+@dataclass(frozen=True)
 class ChartContext:
     """The context one affected chart was rendered in, per side, and why.
 
@@ -109,6 +119,7 @@ class ChartContext:
     inferred_values: tuple[
         InferredValue, ...
     ] = ()  # keys layered on the context so that it renders
+    head_need: HeadNeed | None = None  # values the head needs that the context does not give
 
     @property
     def chosen(self) -> bool:

@@ -5,12 +5,11 @@ and the changed template lines no render exercised.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.diff.exercise import changed_fields, changed_runs, unexercised
+from aftershock.diff.exercise import changed_runs, unexercised
 from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.model.change import Side
@@ -19,7 +18,7 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.chart_jobs import RenderSettings
-from aftershock.pipeline.charts import review_charts
+from aftershock.pipeline.chosen_renders import gap_chart, render_chosen, with_head_values
 from aftershock.pipeline.cluster import (
     declared_objects,
     lookup_dependents,
@@ -36,7 +35,6 @@ from aftershock.pipeline.releases import (
     follow_releases,
     manifest_sources,
 )
-from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.stage_input import StageInput
 from aftershock.pipeline.values_sources import with_value_sources
 from aftershock.render.cluster import ClusterSnapshot
@@ -159,8 +157,8 @@ def _with_placeholders(
     return RenderStage(
         tuple(r for r in first.reviews if r.chart not in rendered)
         + tuple(r for r in again.reviews if r.chart in rendered),
-        tuple(n for n in first.not_reviewed if _gap_chart(n) not in rendered)
-        + tuple(n for n in again.not_reviewed if _gap_chart(n) in rendered),
+        tuple(n for n in first.not_reviewed if gap_chart(n) not in rendered)
+        + tuple(n for n in again.not_reviewed if gap_chart(n) in rendered),
         tuple(s for s in first.scenarios if s.chart not in rendered)
         + tuple(s for s in again.scenarios if s.chart in rendered),
         first.following,
@@ -169,11 +167,6 @@ def _with_placeholders(
             replace(c, inferred=reasons[c.chart]) for c in again.contexts if c.chart in rendered
         ),
     )
-
-
-def _gap_chart(gap: NotReviewed) -> str:
-    """The chart a gap of a chart render names (its scenarios' gaps included)."""
-    return gap.part.removeprefix("chart ").split(" in scenario ")[0]
 
 
 def _render_plans(
@@ -210,16 +203,9 @@ def _render_plans(
         suite_paths_of(given.suite_patterns),
         rendered=given.rendered,
     )
-    fields = {p.path: changed_fields(given.files, p.path) for p in chosen}
-    changed = [p for f in given.files for p in (f.path, f.old_path) if p]
-    expanded, scenarios = expand_scenarios(
-        chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
-    )
-    reviews, gaps = review_charts(
-        expanded, *given.sides, renderer, settings, work, planned=planned, rendered=given.rendered
-    )
-    reviews, gaps, scenarios = _refill(
-        given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
+    done = render_chosen(given, chosen, renderer, settings, work, planned)
+    (reviews, gaps, scenarios), contexts = with_head_values(
+        given, chosen, contexts, done, renderer, settings, work
     )
     return RenderStage(
         refused + reviews,
@@ -230,43 +216,6 @@ def _render_plans(
     )
 
 
-def _refill(
-    given: StageInput,
-    plans: Sequence[ChartPlan],
-    changed: list[str],
-    fields: dict[str, frozenset[str]],
-    done: tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]],
-    renderer: Renderer,
-    settings: RenderSettings,
-    work: Path,
-) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]]:
-    """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
-    cap render in its place (one round)."""
-    reviews, gaps, summaries = done
-    invalid = Counter(
-        r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
-    )
-    if not invalid:
-        return done
-    ran = {(r.chart, r.release, r.scenario) for r in reviews}
-    more: list[ChartPlan] = []
-    replaced: dict[str, ScenarioSummary] = {}
-    for plan in plans:
-        if plan.path in invalid and plan.release is None:
-            cap = given.max_scenarios + invalid[plan.path]
-            found, summary = expand_scenarios(
-                [plan], *given.sides, changed, cap, given.config.scenarios, fields
-            )
-            more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
-            replaced[plan.path] = summary[0]
-    if not more:
-        return done
-    extra, extra_gaps = review_charts(
-        more, *given.sides, renderer, settings, work / "refill", rendered=given.rendered
-    )
-    return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
-
-
 def _context_failures(
     gaps: tuple[NotReviewed, ...], contexts: tuple[ChartContext, ...]
 ) -> tuple[NotReviewed, ...]:
@@ -274,7 +223,7 @@ def _context_failures(
     failed = failed_contexts(contexts)
     result, said = [], set()
     for gap in gaps:
-        chart = _gap_chart(gap)  # its scenarios fail with it
+        chart = gap_chart(gap)  # its scenarios fail with it
         if chart in failed:
             if chart not in said:
                 said.add(chart)

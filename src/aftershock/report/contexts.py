@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.model.contexts import PLACEHOLDER, ChartContext
+from aftershock.model.contexts import PLACEHOLDER, ChartContext, HeadNeed, InferredValue
 
 
 def context_document(context: ChartContext) -> dict[str, Any]:
@@ -18,17 +18,38 @@ def context_document(context: ChartContext) -> dict[str, Any]:
         "namespace": context.namespace,
         "lookups": list(context.lookups),
         "inferred": list(context.inferred),
-        "inferred_values": [
-            {
-                "key": v.key,
-                "file": v.file,
-                "value": None if v.file else PLACEHOLDER,
-                "evidence": "inferred",
-            }
-            for v in context.inferred_values
-        ],
+        "inferred_values": [_value(v) for v in context.inferred_values],
+        "head_need": _head_need(context.head_need) if context.head_need else None,
         "attempts": [{"name": a.name, "error": a.error} for a in context.attempts],
     }
+
+
+def _value(value: InferredValue) -> dict[str, Any]:
+    return {
+        "key": value.key,
+        "file": value.file,
+        "value": None if value.file else PLACEHOLDER,
+        "evidence": "inferred",
+    }
+
+
+def _head_need(need: HeadNeed) -> dict[str, Any]:
+    return {
+        "values": [_value(v) for v in need.values],
+        "error": need.error,
+        "template": need.template,
+    }
+
+
+def context_shown(entry: dict[str, Any]) -> bool:
+    """Whether a context says more than "the chart's own defaults": chosen over others, or guessed."""
+    return bool(
+        entry["kind"] != "defaults"
+        or entry["attempts"]
+        or entry.get("inferred")
+        or entry.get("inferred_values")
+        or entry.get("head_need")
+    )
 
 
 def context_line(entry: dict[str, Any]) -> str:
@@ -50,6 +71,10 @@ def context_line(entry: dict[str, Any]) -> str:
     inferred = entry.get("inferred") or ()
     guessed = f"; inferred: {'; '.join(inferred)}" if inferred else ""
     guessed += "".join(f"; inferred {_inferred(v)}" for v in entry.get("inferred_values", ()))
+    need = entry.get("head_need")
+    if need:
+        guessed += "; at head, which fails without them (the base renders without), inferred "
+        guessed += ", ".join(_inferred(v) for v in need["values"])
     return (
         f"{entry['chart']}: rendered in {entry['name']} "
         f"({entry['reason']}{identity}{tried}{found}{guessed})"

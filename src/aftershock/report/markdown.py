@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.report.budget import Section, compose
-from aftershock.report.contexts import context_line
+from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import (
     code_block_fence,
     html_text,
@@ -271,9 +271,7 @@ def _in_repository_dependencies(doc: dict[str, Any]) -> list[str]:
 
 def _contexts(doc: dict[str, Any]) -> Lines:
     lines = tuple(
-        f"- {markdown_text(context_line(c))}"
-        for c in doc.get("contexts", ())
-        if c["kind"] != "defaults" or c["attempts"] or c.get("inferred")
+        f"- {markdown_text(context_line(c))}" for c in doc.get("contexts", ()) if context_shown(c)
     )
     return (("### Render contexts", ""), (*lines, "")) if lines else ((), ())
 

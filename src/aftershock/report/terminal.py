@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from aftershock.report.contexts import context_line
+from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import terminal_text
 from aftershock.report.evidence_markdown import tests_summary_line
 from aftershock.report.findings_markdown import suppression_notes
@@ -50,7 +50,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             f"  [yellow]not reviewed[/yellow] {terminal_text(group.part, name=True)}{side}: {terminal_text(group.reason)}"
         )
     for entry in doc.get("contexts", ()):
-        if entry["kind"] != "defaults" or entry["attempts"] or entry.get("inferred"):
+        if context_shown(entry):
             console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
     if doc["chart_reviews"]:
         console.print(_charts_table(doc))

@@ -16,6 +16,7 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
+from aftershock.model.contexts import ChartContext
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
@@ -24,6 +25,7 @@ MAX_SCENARIOS = 5  # scenario names a template's finding lists; the rest are cou
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
     yield from _broken_templates(ctx.review.chart_reviews)
+    yield from _needs_at_head(ctx.review.contexts)
     for review in ctx.review.chart_reviews:
         if review.outcome is not ChartOutcome.NOT_REVIEWED or review.rejects_upgrade:
             continue  # an upgrade scenario's failure is upgrade-values-rejected's
@@ -79,6 +81,31 @@ def _broken_templates(reviews: Sequence[ChartReview]) -> Iterator[Concern]:
         )
 
 
+def _needs_at_head(contexts: Sequence[ChartContext]) -> Iterator[Concern]:
+    """Charts whose context renders the base and renders the head only with values no context gives
+    (rendered with them, so the rest is reviewed): the head fails without them."""
+    for context in contexts:
+        need = context.head_need
+        if need is None:
+            continue
+        keys = ", ".join(
+            f"{v.key} (placeholder)" if v.file is None else f"{v.key} (from {v.file})"
+            for v in need.values
+        )
+        error = " ".join(need.error.split())[:300]
+        yield Concern(
+            subject=Subject(SubjectKind.CHART, context.chart, context.chart, need.template or ""),
+            message=f"chart {context.chart} renders at base in its context ({context.name}) but at "
+            f"head only with values that context does not give: {keys} (rendered with them, so "
+            f"that the rest is reviewed): {error}",
+            delta=Delta.INTRODUCED,
+            location=Location(need.template or f"{context.chart}/Chart.yaml"),
+            path=(PathStep("chart", context.chart, "fails to render at head without them"),),
+            facts=(Fact("context", context.name or ""), Fact("keys", keys), Fact("error", error)),
+            scope_paths=(context.chart,),
+        )
+
+
 def _scenarios(names: list[str]) -> str:
     if len(names) == 1:
         return f"scenario {names[0]}"
@@ -99,7 +126,9 @@ RULE = Rule(
     doc=RuleDoc(
         what="A chart (or a release's chart) that renders at base and fails at head in one of its values scenarios; "
         "in a chart rendered by template, each template that renders at base and fails at head, once for all the "
-        "scenarios it fails in. "
+        "scenarios it fails in; a chart whose head renders only with values its context does not give (taken "
+        "from the repository's CI or tests values files, or a placeholder for a text a `required` names), "
+        "rendered with them so that the rest of the change is still diffed and judged. "
         "Scenarios taken from helm-unittest tests that expect the render to fail (`failedTemplate`, or "
         "`notFailedTemplate` with `not: true`) are never rendered as scenarios: their failure is the expected outcome, "
         "and the test run reports it.",
