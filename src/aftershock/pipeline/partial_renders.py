@@ -13,8 +13,9 @@ chart does). Then each side renders with the union of what failed at either side
 did: the same templates are left out at both refs, or the objects of a template that fails at one
 side only would show as added or removed. Except a template that fails at base only while the head
 renders it: the change fixes it, so the head keeps it and its objects show as added (leaving it out
-at head too would hide the fix unreviewed). A chart that renders at base and fails at head (and
-renders with none of the values its error names: pipeline/head_values.py) is rendered by template too: the templates that fail at head are left out at both refs, each a finding
+at head too would hide the fix unreviewed). A chart that renders at base and fails at head is
+rendered by template too (then again whole if the values its error names let the head render:
+pipeline/head_values.py): the templates that fail at head are left out at both refs, each a finding
 (chart-render-broken names it), and what the others render is diffed and judged, so that the rest of
 the change is still reviewed; except in an upgrade scenario, whose rejection at head is the finding
 (upgrade-values-rejected). The renders go through the review's renderer, so they count against
