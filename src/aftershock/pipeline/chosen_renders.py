@@ -93,15 +93,10 @@ def replaced(done: Rendered, again: Rendered, charts: set[str]) -> Rendered:
 
 
 def _gap_of(gap: NotReviewed, chart: str) -> bool:
-    """Whether a gap is of the chart's own renders (no release's): the chart, one of its scenarios,
-    or a template or dependency `of chart <path>` in them."""
-    for lead in (f"chart {chart}", f" of chart {chart}"):
-        at = gap.part.find(lead)
-        rest = gap.part[at + len(lead) :] if at >= 0 else None
-        ours = rest is not None and (at == 0 or lead[0] == " ")
-        if ours and rest is not None and (rest == "" or rest.startswith(" in scenario")):
-            return True
-    return False
+    """Whether a gap is of the chart's own renders (no release's): the chart or one of its scenarios
+    (`gap_chart`), or a template or dependency `of chart <path>` in them."""
+    inside = gap.part.partition(" of chart ")[2].split(" in scenario")[0]
+    return chart in (gap_chart(gap), inside)
 
 
 def _refill(

@@ -30,10 +30,10 @@ from aftershock.model.units import Chart, ValuesKeyChangeKind
 from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.provenance.link import (
     MAX_KEYS_PER_OBJECT,
+    keyed_changes,
     release_values_file,
     review_id,
     scoped_keys,
-    split_key,
     static_provenance,
     value_scope,
 )
@@ -239,8 +239,7 @@ def _perturbed_values(
     passes; a chart default set beneath what the release passes (null deletes a default, as in Helm)."""
     scope = value_scope(chart_review.chart, charts)
     one = next(c for c in review.values_changes if c.file == item.file and c.path == item.key)
-    keyed = {one.file: [(0, one, split_key(one.path))]}
-    ((change, path),) = scoped_keys(keyed, chart_review, scope)
+    ((change, path),) = scoped_keys(keyed_changes([one]), chart_review, scope)
     removed = change.kind is ValuesKeyChangeKind.REMOVED
     if chart_review.release and change.file == release_values_file(chart_review.release):
         return with_key(inputs.values, path, change.after, remove=removed)

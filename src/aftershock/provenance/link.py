@@ -15,7 +15,7 @@ tell a reader nothing; `Provenance.too_broad` names it, for the review to report
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from aftershock.model.diff import ObjectChange
@@ -141,11 +141,11 @@ def release_values_file(release_id: str) -> str:
 KeyedChanges = Mapping[str, Sequence[tuple[int, ValuesKeyChange, tuple[str, ...]]]]
 
 
-def keyed_changes(review: Review) -> KeyedChanges:
-    """Each values file's key changes, with their review position and split path: gathered once, as
-    every chart review asks for the few files that feed it among thousands of changes."""
+def keyed_changes(changes: Iterable[ValuesKeyChange]) -> KeyedChanges:
+    """Each values file's key changes, with their position and split path: gathered once per review,
+    as every chart review asks for the few files that feed it among thousands of changes."""
     found: dict[str, list[tuple[int, ValuesKeyChange, tuple[str, ...]]]] = {}
-    for position, change in enumerate(review.values_changes):
+    for position, change in enumerate(changes):
         found.setdefault(change.file, []).append((position, change, split_key(change.path)))
     return found
 
@@ -218,7 +218,7 @@ def static_provenance(
     }
     found: list[FieldProvenance] = []
     too_broad: list[str] = []
-    keyed = keyed_changes(review)
+    keyed = keyed_changes(review.values_changes)
     for chart_review in review.chart_reviews:
         shown = (
             defaults.get((chart_review.chart, chart_review.release), ())
