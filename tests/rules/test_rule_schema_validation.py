@@ -157,3 +157,43 @@ def test_a_schema_split_over_files_of_the_chart_is_resolved_from_the_repository(
     assert (
         violations(remote, "c") == {}
     )  # unresolvable offline: not judged here, and nothing downloaded
+
+
+def _single(schema: dict[str, object], values: str) -> set[tuple[str, str]]:
+    texts = {"c/values.schema.json": json.dumps(schema), "c/values.yaml": values}
+    return {(v.where, v.keyword) for v in violations(texts, "c").values()}
+
+
+def test_patterns_are_matched_with_go_s_linear_re2_not_python_s_backtracking_re():
+    # POSIX classes are RE2's (and Go's): Python's `re` would read `[[:alpha:]]` as a set, and fail "abc"
+    schema = {"properties": {"name": {"pattern": "^[[:alpha:]]+$"}}}
+    assert _single(schema, "name: abc\n") == set()
+    assert _single(schema, "name: abc1\n") == {("name", "pattern")}
+    # the catastrophic pattern answers at once: RE2 does not backtrack
+    redos = {"properties": {"name": {"pattern": "^(a+)+$"}}}
+    assert _single(redos, f"name: {'a' * 40}!\n") == {("name", "pattern")}
+
+
+def test_pattern_properties_and_the_properties_additional_properties_leaves_use_re2_too():
+    schema = {
+        "properties": {
+            "env": {
+                "type": "object",
+                "patternProperties": {"^[[:upper:]_]+$": {"type": "string"}},
+                "additionalProperties": False,
+            }
+        }
+    }
+    assert _single(schema, "env: {LEVEL: debug}\n") == set()
+    assert _single(schema, "env: {LEVEL: 1}\n") == {("env.LEVEL", "type")}
+    assert _single(schema, "env: {level: debug}\n") == {("env", "additionalProperties")}
+
+
+def test_a_reference_bomb_is_not_walked():
+    defs: dict[str, object] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(40)
+    }
+    defs["d40"] = {"type": "integer"}
+    schema = {"$defs": defs, "properties": {"name": {"$ref": "#/$defs/d0"}}}
+    assert _single(schema, "name: x\n") == set()  # the render refuses the chart, naming the bomb

@@ -229,3 +229,24 @@ def test_malformed_sources_never_make_a_rule_fail(tmp_path):
     }
     findings = evaluate(review, config, sources=SourceTexts(base=broken, head=broken))
     assert [f.message for f in findings if f.rule_id == RULE_ERROR_ID] == []
+
+
+def test_rules_left_at_the_review_deadline_are_not_run_and_say_so(tmp_path):
+    ran: list[str] = []
+
+    def counting(ctx):
+        ran.append("x")
+        return iter(())
+
+    first = replace(RULES_BY_ID["pss-privileged"], id="first-rule", check=counting)
+    second = replace(RULES_BY_ID["pss-privileged"], id="second-rule", check=counting)
+    checks = iter([False, True])  # the deadline passes after the first rule
+    review = host_pid_review(tmp_path)
+    findings = evaluate(
+        review, AftershockConfig(), rules=(first, second), expired=lambda: next(checks)
+    )
+    assert ran == ["x"]
+    [skipped] = findings
+    assert skipped.rule_id == RULE_ERROR_ID
+    assert "second-rule was not run: the review deadline was reached" in skipped.message
+    assert verdicts(review, findings).merge.level is RiskLevel.MEDIUM

@@ -15,6 +15,7 @@ from aftershock.ingest.tree import EntryKind
 from aftershock.model.errors import AftershockError
 from aftershock.model.judgement import Judgement
 from aftershock.model.review import Review
+from aftershock.render.limits import Deadline
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.inputs import is_source, source_files, source_folders
 from aftershock.rules.model import SourceTexts
@@ -121,10 +122,14 @@ def judge(
     config_source: str,
     sources: SourceTexts,
     files: RepositoryFiles = RepositoryFiles(),
+    deadline: Deadline | None = None,
 ) -> Judgement:
     """Findings (with every text a Secret holds hidden, so no store or format sees it), less those the
-    repository suppresses, and verdicts."""
-    evaluated = evaluate(review, config, sources=sources)
+    repository suppresses, and verdicts. Rules not started by the review's `deadline` are not run,
+    and say so."""
+    evaluated = evaluate(
+        review, config, sources=sources, expired=deadline.passed if deadline else None
+    )
     taint = secret_taint(review)
     found = tuple(taint.scrub_finding(f) for f in evaluated)
     outcome = apply_suppressions(found, review, files.base_dismissals, files.head_dismissals)

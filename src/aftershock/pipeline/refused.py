@@ -1,16 +1,21 @@
-"""Charts refused before anything reads them: a file their render needs is over a bound of every read.
+"""Charts refused before anything reads them: a file their render needs is over a bound of every read,
+or would make Helm reach outside the repository.
 
-A chart (with its local dependencies) holding a file over the size limit, or a values or metadata file
-whose YAML aliases expand past go-yaml's bound (an alias bomb), is not rendered, nor are its contexts, scenarios or tests
+A chart (with its local dependencies) holding a file over the size limit, a values or metadata file
+whose YAML aliases expand past go-yaml's bound (an alias bomb), or a values schema referring to an
+address or a file outside the repository (`render.schema_reach`: Helm would fetch or open it), is not rendered, nor are its contexts, scenarios or tests
 read: it is *not reviewed* with the reason, once, and the rest of the review goes on.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import over_bound
 from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
     ChartOutcome,
     ChartRender,
@@ -20,6 +25,7 @@ from aftershock.model.review import (
 )
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.render.plan import ChartPlan, dependency_closure
+from aftershock.render.schema_reach import tree_schema_refusal
 
 
 def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, str] | None:
@@ -29,11 +35,32 @@ def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, st
             continue
         by_path = {c.path: c for c in charts}
         folders = dependency_closure(chart, by_path)
-        paths = (p for f in folders for p in tree.tree.paths_under(f))
-        reason = over_bound(tree, paths, _read_by_helm)
+        paths = [p for f in folders for p in tree.tree.paths_under(f)]
+        reason = over_bound(tree, paths, _read_by_helm) or tree_schema_refusal(
+            functools.partial(_text, tree),
+            functools.partial(_bytes, tree),
+            paths,
+            tuple(folders),
+        )
         if reason:
             return side, reason
     return None
+
+
+def _text(tree: RefSnapshot, path: str) -> str | None:
+    try:
+        return tree.text_or_none(path)
+    except (AftershockError, UnicodeDecodeError, KeyError, ValueError):
+        return None  # over a bound, or not text: left as written, so refused
+
+
+def _bytes(tree: RefSnapshot, path: str) -> bytes | None:
+    try:
+        return next(
+            (data for _, data in tree.tree.read_many([path], max_bytes=tree.max_file_bytes)), None
+        )
+    except (AftershockError, KeyError, ValueError):
+        return None
 
 
 def _read_by_helm(path: str) -> bool:

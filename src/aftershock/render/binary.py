@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from aftershock.model.errors import ConfigError, RenderError
 from aftershock.render.interface import (
@@ -48,6 +49,7 @@ from aftershock.render.limits import (
 )
 from aftershock.render.pool import dispatch
 from aftershock.render.process_bounds import go_memory_env, resident_bytes
+from aftershock.render.schema_reach import folder_schema_refusal
 from aftershock.render.values import values_error, values_json
 
 _LOOKUP_CALL = re.compile(r"\{\{[^}]*\blookup\b", re.DOTALL)
@@ -209,6 +211,9 @@ class HelmBinaryRenderer(ClosingRenderer):
             return RenderOutcome(request, error=deadline.reason)
         if request.cluster is not None and calls_lookup(os.fspath(request.chart_dir)):
             return RenderOutcome(request, error=LOOKUP_UNSUPPORTED)
+        refused = folder_schema_refusal(Path(request.chart_dir))
+        if refused is not None:
+            return RenderOutcome(request, error=refused)
         home, env = self._isolated_env()
         with tempfile.TemporaryDirectory(prefix="render-", dir=home) as scratch:
             values_path = os.path.join(scratch, "values.json")

@@ -16,13 +16,26 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import unquote
+
+from aftershock.gocompat.schema_reach import pointer
 
 SCHEMA_FILE = "values.schema.json"
 RemoteMap = Callable[[str], Path | None]
+_RAW_GITHUB = re.compile(
+    r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)"
+)
+
+
+def raw_repository_path(url: str) -> str | None:
+    """The repository path a raw GitHub address names (`…/<owner>/<repo>/<ref>/<path>`), taken to be
+    this repository's file at the reviewed ref; None for any other address."""
+    match = _RAW_GITHUB.fullmatch(url)
+    return match.group("path") if match else None
 
 
 def inline_schema_refs(
@@ -43,14 +56,22 @@ def inline_schema_refs(
         return False  # Helm reports the malformed schema itself
     if all(ref.startswith("#") for ref in _refs(document)):
         return False
-    resolver = _Resolver(Path(os.path.realpath(within)), remote)
-    inlined = resolver.walk(document, Path(os.path.realpath(source_dir / SCHEMA_FILE)), top=True)
-    if not resolver.changed:
+    files = _FolderFiles(Path(os.path.realpath(within)), remote)
+    inlined, changed = inline(document, Path(os.path.realpath(source_dir / SCHEMA_FILE)), files)
+    if not changed:
         return False
     target = (target_dir or source_dir) / SCHEMA_FILE
     target.unlink(missing_ok=True)
     target.write_text(json.dumps(inlined), encoding="utf-8")
     return True
+
+
+def inline(document: Any, where: Hashable, files: SchemaFiles) -> tuple[Any, bool]:
+    """`document` (the schema at `where`) with each reference `files` can read replaced by what it
+    points at, and whether anything was."""
+    resolver = _Resolver(files)
+    inlined = resolver.walk(document, where, top=True)
+    return inlined, resolver.changed
 
 
 def _read(path: Path) -> str | None:
@@ -69,17 +90,59 @@ def _refs(node: Any) -> list[str]:
     return []
 
 
-class _Resolver:
-    """Walks a schema, replacing each readable reference by a copy of what it points at."""
+class SchemaFiles(Protocol):
+    """Where a schema's references are read from: a folder on disk, or a git tree."""
+
+    def locate(self, address: str, document: Hashable) -> Hashable | None:
+        """The file that `address` (a reference less its fragment, not empty) names from the file
+        `document`, when it is one of the files this source may read."""
+        ...
+
+    def load(self, where: Hashable) -> Any:
+        """The parsed JSON of a file `locate` gave, or None."""
+        ...
+
+
+class _FolderFiles:
+    """Files of a folder on disk (`within`), relative to the folder of the file that refers to them;
+    an `https://` address only as `remote` maps it to a local file."""
 
     def __init__(self, within: Path, remote: RemoteMap | None) -> None:
         self.within = within
         self.remote = remote
-        self.changed = False
         self._documents: dict[Path, Any] = {}
-        self._active: set[tuple[Path, str]] = set()
 
-    def walk(self, node: Any, document: Path, top: bool = False) -> Any:
+    def locate(self, address: str, document: Hashable) -> Path | None:
+        assert isinstance(document, Path)
+        if address.startswith(("https://", "http://")):
+            mapped = self.remote(address) if self.remote else None
+            return Path(os.path.realpath(mapped)) if mapped is not None else None
+        relative = unquote(address.removeprefix("file://"))
+        if "://" in relative or os.path.isabs(relative):
+            return None
+        path = Path(os.path.realpath(document.parent / relative))
+        return path if path.is_relative_to(self.within) else None
+
+    def load(self, where: Hashable) -> Any:
+        assert isinstance(where, Path)
+        if where not in self._documents:
+            text = _read(where)
+            try:
+                self._documents[where] = json.loads(text) if text is not None else None
+            except ValueError:
+                self._documents[where] = None
+        return self._documents[where]
+
+
+class _Resolver:
+    """Walks a schema, replacing each readable reference by a copy of what it points at."""
+
+    def __init__(self, files: SchemaFiles) -> None:
+        self.files = files
+        self.changed = False
+        self._active: set[tuple[Hashable, str]] = set()
+
+    def walk(self, node: Any, document: Hashable, top: bool = False) -> Any:
         if isinstance(node, list):
             return [self.walk(value, document, top) for value in node]
         if not isinstance(node, dict):
@@ -91,11 +154,11 @@ class _Resolver:
                 return self._inline(node, target)
         return {key: self.walk(value, document, top) for key, value in node.items()}
 
-    def _inline(self, node: dict[str, Any], target: tuple[Path, str]) -> Any:
+    def _inline(self, node: dict[str, Any], target: tuple[Hashable, str]) -> Any:
         if target in self._active:
             return node  # a cycle cannot be inlined; Helm reports it if it cannot resolve it
-        loaded = self._load(target[0])
-        pointed = _pointer(loaded, target[1]) if loaded is not None else None
+        loaded = self.files.load(target[0])
+        pointed = pointer(loaded, target[1]) if loaded is not None else None
         if pointed is None:
             return node
         self._active.add(target)
@@ -112,38 +175,9 @@ class _Resolver:
             return {**inlined, **siblings}
         return inlined
 
-    def _target(self, ref: str, document: Path) -> tuple[Path, str] | None:
+    def _target(self, ref: str, document: Hashable) -> tuple[Hashable, str] | None:
         address, _, fragment = ref.partition("#")
         if address == "":
             return document, fragment
-        if address.startswith(("https://", "http://")):
-            mapped = self.remote(address) if self.remote else None
-            return (Path(os.path.realpath(mapped)), fragment) if mapped is not None else None
-        relative = unquote(address.removeprefix("file://"))
-        if "://" in relative or os.path.isabs(relative):
-            return None
-        path = Path(os.path.realpath(document.parent / relative))
-        return (path, fragment) if path.is_relative_to(self.within) else None
-
-    def _load(self, path: Path) -> Any:
-        if path not in self._documents:
-            text = _read(path)
-            try:
-                self._documents[path] = json.loads(text) if text is not None else None
-            except ValueError:
-                self._documents[path] = None
-        return self._documents[path]
-
-
-def _pointer(document: Any, fragment: str) -> Any:
-    """The value a JSON Pointer fragment (`/a/b~1c/0`) names in `document`, or None."""
-    current = document
-    for raw in [part for part in fragment.split("/") if part] if fragment else []:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(current, dict) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
-            current = current[int(part)]
-        else:
-            return None
-    return current
+        located = self.files.locate(address, document)
+        return (located, fragment) if located is not None else None

@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from aftershock.model.errors import MalformedInputError
@@ -30,6 +31,7 @@ from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION, satisfies
 from aftershock.render.limits import memory_error, output_size, oversize_error
 from aftershock.render.manifests import parse_documents
 from aftershock.render.process_bounds import cap_own_memory, die_with_parent
+from aftershock.render.schema_reach import folder_schema_refusal
 
 WORKER_PROG = "python -m aftershock.render.sdk_worker"
 MAX_LOADED_CHARTS = 16  # charts a worker keeps loaded within one batch
@@ -53,6 +55,10 @@ def _send(stream: BinaryIO, message: dict[str, Any]) -> None:
     stream.write(json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n")
 
 
+class RefusedChart(Exception):
+    """A chart Helm must not load: its values schema would make Helm fetch or open a file (the reason)."""
+
+
 class LoadedCharts:
     """Charts loaded for the current batch of requests, by folder: a batch renders folders that do
     not change while it runs (a test suite renders one chart many times). Only a chart without
@@ -71,6 +77,9 @@ class LoadedCharts:
             self._batch = batch
         chart = self._charts.get(chart_dir)
         if chart is None:
+            refused = folder_schema_refusal(Path(chart_dir))
+            if refused is not None:
+                raise RefusedChart(refused)
             chart = self._helm.Chart.load(chart_dir)
             if batch is not None and not chart.dependencies:
                 if len(self._charts) >= MAX_LOADED_CHARTS:
@@ -156,6 +165,8 @@ def _render(
             charts.release(request["chart_dir"], chart)
     except helm.HelmError as exc:
         return {"error": str(exc).strip() or type(exc).__name__}
+    except RefusedChart as exc:
+        return {"error": str(exc)}
     if len(rendered) > _JSON_EXPANSION * request["max_output_bytes"] + _JSON_SLACK:
         return {"error": oversize_error(request["max_output_bytes"])}  # known before decoding it
     manifests: dict[str, str] = json.loads(rendered)

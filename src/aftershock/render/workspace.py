@@ -6,14 +6,13 @@ packaging."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.model.units import Chart, DependencySource
 from aftershock.render.plan import dependency_closure
-from aftershock.render.schema_refs import inline_schema_refs
+from aftershock.render.schema_refs import inline_schema_refs, raw_repository_path
 
 # Where a chart packed for a dependency inside it (less that dependency) is laid out in the workspace.
 PACKED_PREFIX = ".aftershock-packed"
@@ -24,9 +23,6 @@ _LINKED = (
     DependencySource.IN_REPO_INFERRED,
     DependencySource.IN_REPO_CONFIGURED,
     DependencySource.IN_REPO_LOCKED,
-)
-_RAW_GITHUB = re.compile(
-    r"https://(?:raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+|github\.com/[^/]+/[^/]+/raw/[^/]+)/(?P<path>[^?#]+)"
 )
 
 
@@ -58,14 +54,14 @@ def link_local_dependencies(chart: Chart, charts: Mapping[str, Chart], root: Pat
 def repository_file(url: str, root: Path) -> Path | None:
     """The workspace file a raw GitHub address names by its path (`…/<owner>/<repo>/<ref>/<path>`),
     when the workspace holds it: inferred to be this repository's file at the reviewed ref."""
-    match = _RAW_GITHUB.fullmatch(url)
-    if match is None:
+    path = raw_repository_path(url)
+    if path is None:
         return None
-    candidate = root / match.group("path")
+    candidate = root / path
     if candidate.is_file():
         return candidate
     # else that chart as an earlier commit held it, when a dependency resolved to it (dependency_history)
-    earlier = sorted((root / HISTORY_PREFIX).glob(f"*/{match.group('path')}"))
+    earlier = sorted((root / HISTORY_PREFIX).glob(f"*/{path}"))
     return earlier[0] if len(earlier) == 1 else None
 
 

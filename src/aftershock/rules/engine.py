@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -60,11 +60,13 @@ def evaluate(
     *,
     sources: SourceTexts | None = None,
     rules: Sequence[Rule] = RULES,
+    expired: Callable[[], bool] | None = None,
 ) -> tuple[Finding, ...]:
-    """Every finding of the enabled rules on `review`, deduplicated and sorted."""
+    """Every finding of the enabled rules on `review`, deduplicated and sorted. Once `expired`
+    says the review's deadline has passed, each rule left is not run, and a finding says so."""
     configured = check_config(config, rules)
     with collector_paused():
-        return _evaluate(review, config, configured, sources)
+        return _evaluate(review, config, configured, sources, expired or (lambda: False))
 
 
 def _evaluate(
@@ -72,6 +74,7 @@ def _evaluate(
     config: AftershockConfig,
     configured: Sequence[ConfiguredRule],
     sources: SourceTexts | None,
+    expired: Callable[[], bool],
 ) -> tuple[Finding, ...]:
     index = ReviewIndex(review)
     version = target_version(config, review)
@@ -79,6 +82,9 @@ def _evaluate(
     findings: list[Finding] = []
     for entry in configured:
         if not entry.settings.enabled:
+            continue
+        if expired():
+            findings.append(rule_not_run(entry.rule, "the review deadline was reached"))
             continue
         context = RuleContext(
             review, version, entry.options, texts, index, configured=entry.rule.id in config.rules
@@ -181,6 +187,24 @@ def rule_error(rule: Rule, error: Exception) -> Finding:
         message=f"rule {rule.id} failed on this change and its checks were not applied ({reason}); please report it",
         path=(PathStep("rule", rule.id, "failed"),),
         facts=(Fact("rule", rule.id), Fact("error", type(error).__name__)),
+    )
+
+
+def rule_not_run(rule: Rule, reason: str) -> Finding:
+    """A rule the review had no time left for: its checks were not applied, which must not read as
+    "nothing found"."""
+    return Finding(
+        rule_id=RULE_ERROR_ID,
+        title="A rule could not run",
+        severity=Severity.MEDIUM,
+        confidence=Confidence.LOW,
+        category=Category.RELIABILITY,
+        evidence=Evidence.INFERRED,
+        delta=Delta.INTRODUCED,
+        subject=Subject(SubjectKind.CHART, rule.id, f"rule {rule.id}"),
+        message=f"rule {rule.id} was not run: {reason}; its checks were not applied",
+        path=(PathStep("rule", rule.id, "not run"),),
+        facts=(Fact("rule", rule.id), Fact("error", "deadline")),
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import posixpath
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -20,8 +22,10 @@ from aftershock.findings.model import (
     Subject,
     SubjectKind,
 )
+from aftershock.gocompat.schema_reach import schema_bomb
 from aftershock.ingest.suite_values import suite_file_values
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.linear_patterns import linear_patterns
 from aftershock.rules.support.sources import files_under, load_json, load_yaml_documents
 
 
@@ -84,11 +88,17 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
     import jsonschema  # a runtime dependency of this rule only
     from referencing.exceptions import Unresolvable
 
-    validator_class = jsonschema.validators.validator_for(
-        schema, default=jsonschema.Draft7Validator
+    if schema_bomb(schema) or _unevaluated_with_patterns(schema):
+        return {}  # Helm's render refuses the first (`render.schema_reach`); the second would match with `re`
+    validator_class = linear_patterns(
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
     )
     try:
-        validator_class.check_schema(schema)
+        with (
+            warnings.catch_warnings()
+        ):  # its `regex` format compiles RE2 classes with Python's `re`
+            warnings.simplefilter("ignore", FutureWarning)
+            validator_class.check_schema(schema)
     except jsonschema.SchemaError:
         return {}  # an invalid schema is Helm's own error at install time, not a values problem
     validation = _Validation(validator_class(schema, registry=_file_registry(texts, chart)), schema)
@@ -111,6 +121,13 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
             violation = Violation(source, case, where, str(error.validator), message)
             found.setdefault(violation.key, violation)
     return found
+
+
+def _unevaluated_with_patterns(schema: Any) -> bool:
+    """`unevaluatedProperties` beside `patternProperties`: jsonschema matches those patterns with
+    Python's backtracking `re` deep inside, where no keyword of ours can take over."""
+    text = json.dumps(schema)
+    return '"unevaluatedProperties"' in text and '"patternProperties"' in text
 
 
 def _file_registry(texts: Mapping[str, str], chart: str) -> Any:
