@@ -291,9 +291,12 @@ class CachingRenderer(WrappingRenderer):
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
                 request = requests[pending[position]]
-                # an error may quote what the chart's Secret would have held
-                private = request.private or (
-                    outcome.error is not None and can_render_secret(request.chart_dir)
+                # an error may quote what the chart's Secret would have held, and any object may
+                # hold what `lookup` read from a cluster Secret
+                private = (
+                    request.private
+                    or (outcome.error is not None and can_render_secret(request.chart_dir))
+                    or any(key.kind == "Secret" for key in outcome.lookups)
                 )
                 self.store.put(
                     key,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from aftershock.model.change import FileStatus
 from aftershock.model.review import Review
 
-SOURCE_SUFFIXES = (".yaml", ".yml", ".json", ".tpl", ".txt", ".md", ".gotmpl", ".rst")
+# `.snap`: helm-unittest snapshots, read for the Secrets they hold (`safety.secret_taint`)
+SOURCE_SUFFIXES = (".yaml", ".yml", ".json", ".tpl", ".txt", ".md", ".gotmpl", ".rst", ".snap")
 DOC_FOLDERS = ("docs",)
 
 

@@ -22,7 +22,7 @@ SENSITIVE_NAME = re.compile(
     r"(pass(word|wd|phrase)?$|passwd|password|secret|token|api[-_]?key|apikey|private[-_]?key|access[-_]?key|"
     r"credential|client[-_]?secret|auth[-_]?key|signing[-_]?key|webhook[-_]?key|encryption[-_]?key|"
     # the *_KEY families (AZURE_STORAGE_KEY, AZURE_CLIENT_KEY, *_KEY_CONTENT) and bearer tokens
-    r"(^|[-_.])key$|[-_]key[-_]content$|bearer)",
+    r"(^|[-_.])key$|[-_]key[-_]content$|bearer|connection[-_]?string$|(^|[-_.])dsn$)",
     re.IGNORECASE,
 )
 # Names that contain a sensitive word but hold a reference, not the secret itself: snake_case, and
@@ -133,11 +133,38 @@ def _is_pair(text: str) -> bool:
     return not value or (not known_format(value) and _is_token(value))
 
 
+# the password of a URL's user info (`postgres://app:PASSWORD@db/app`)
+_USERINFO_PASSWORD = re.compile(
+    r"[a-z][a-z0-9+.-]{0,31}://[^/\s:@]+:(?P<password>[^/\s@]{3,})@", re.I
+)
+# a `key: value` or `key=value` line or `;` segment of an embedded config text or connection string
+_EMBEDDED_PAIR = re.compile(r"\s*(?P<key>[\w.\-]+)\s*(?::\s+|=)\s*(?P<value>[^\s;#][^;]*?)\s*;?\s*")
+
+
+def embedded_credentials(text: str) -> Iterator[str]:
+    """The credentials a text holds inside it, whatever key holds the text: the value of each
+    `password: x` / `password = x` line of an embedded config file, of each `Password=x;` segment of
+    a connection string, and the password of a URL's user info."""
+    if "://" in text and "@" in text:
+        for match in _USERINFO_PASSWORD.finditer(text):
+            yield match.group("password")
+    if not SENSITIVE_NAME.search(text):
+        return  # no credential-named key in it: the common case, one search
+    for line in text.splitlines():
+        for segment in line.split(";") if ";" in line else (line,):
+            pair = _EMBEDDED_PAIR.fullmatch(segment)
+            if pair is not None and is_sensitive_name(pair.group("key")):
+                yield pair.group("value").strip("\"'")
+
+
 def credential_values(body: Any) -> Iterator[str]:
     """The scalar values a document holds under credential-named keys: `DB_PASSWORD: x` at any depth,
     and the `value` of a `{name: API_KEY, value: x}` entry (an env var); in a JSON Schema's
-    `properties`, the values a credential-named property's schema gives (`default`, `enum`, ...)."""
-    if isinstance(body, dict):
+    `properties`, the values a credential-named property's schema gives (`default`, `enum`, ...);
+    and what a text holds inside it (`embedded_credentials`)."""
+    if isinstance(body, str):
+        yield from embedded_credentials(body)
+    elif isinstance(body, dict):
         named = body.get("name")
         if isinstance(named, str) and is_sensitive_name(named) and "value" in body:
             yield from _scalars(body["value"])

@@ -10,7 +10,8 @@ does not observe it outside every Secret, AND it is not an ordinary token.
   inside it); the values keys that provenance links to a field of a Secret, that a release took from
   a Secret through `valuesFrom` (`ValuesKeyChange.secret`), or whose value at either ref is such a
   text, and their values at both refs; what helm-unittest tests of a template rendering a Secret
-  expect or set (`test_expectations`, kept in `Review.secret_texts` by the pipeline). A multi-line
+  expect or set, and the Secrets their snapshots hold (`test_expectations`, kept in
+  `Review.secret_texts` by the pipeline). A multi-line
   value also contributes its lines, and a value that parses as a YAML mapping its scalar leaves,
   since a Secret holding a values document is read key by key. Outside Secrets, the values of
   credential-named keys (`DB_PASSWORD: x`, an env var `API_KEY`) count too.
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import json
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
@@ -173,8 +175,32 @@ def observed_texts(review: Review) -> frozenset[str]:
             seen.update((obj.key.group, obj.key.kind, obj.key.name, obj.key.namespace or ""))
             seen.add(obj.template)
             if not (private or is_secret_object(obj)):
-                _add_shown_texts(obj.body, seen)
+                _add_shown_texts(_outputs(obj), seen)
     return frozenset(seen)
+
+
+# A release object's values are the chart's inputs, not texts shown apart from a Secret: one may be
+# the value the chart puts in its Secret. (group, kind) -> the paths of its values.
+_RELEASE_VALUES = {
+    ("helm.toolkit.fluxcd.io", "HelmRelease"): (("spec", "values"),),
+    ("argoproj.io", "Application"): (("spec", "source", "helm"), ("spec", "sources")),
+    ("argoproj.io", "ApplicationSet"): (("spec", "template", "spec"),),
+}
+
+
+def _outputs(obj: RenderedObject) -> Any:
+    """The object's body less the values a release object hands its chart."""
+    paths = _RELEASE_VALUES.get((obj.key.group, obj.key.kind))
+    if not paths or not isinstance(obj.body, dict):
+        return obj.body
+    body = copy.deepcopy(obj.body)
+    for path in paths:
+        node: Any = body
+        for part in path[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(path[-1], None)
+    return body
 
 
 def _add_shown_texts(body: Any, seen: set[str]) -> None:
@@ -212,7 +238,29 @@ def test_expectations(review: Review, sources: Iterable[Mapping[str, str]]) -> f
             chart, sep, _ = path.rpartition("/tests/")
             if sep and chart in charts and path.endswith(("_test.yaml", "_test.yml")):
                 found.update(_suite_expectations(text, chart, templates))
+            elif sep and chart in charts and path.endswith(".snap"):
+                found.update(snapshot_secret_texts(text))
     return frozenset(found)
+
+
+def snapshot_secret_texts(text: str) -> Iterator[str]:
+    """What the Secrets of a helm-unittest snapshot file hold (test name -> index -> the manifest
+    text as it rendered then, perhaps with values the chart no longer gives)."""
+    try:
+        snapshots = safe_load(text)
+    except (yaml.YAMLError, RecursionError):
+        return
+    for renders in snapshots.values() if isinstance(snapshots, dict) else ():
+        for manifest in renders.values() if isinstance(renders, dict) else ():
+            if not isinstance(manifest, str) or "Secret" not in manifest:
+                continue
+            try:
+                documents = list(safe_load_all(manifest))
+            except (yaml.YAMLError, RecursionError):
+                continue
+            for document in documents:
+                if isinstance(document, dict) and document.get("kind") == "Secret":
+                    yield from secret_object_texts(document)
 
 
 def _suite_expectations(text: str, chart: str, secret_templates: set[str]) -> Iterator[str]:
