@@ -40,7 +40,6 @@ def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, st
             functools.partial(_text, tree),
             functools.partial(_bytes, tree),
             paths,
-            tuple(folders),
         )
         if reason:
             return side, reason

@@ -65,7 +65,7 @@ from aftershock.render.chart_archives import ChartCache
 from aftershock.render.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
-from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB, Deadline
+from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.render.tempdirs import fast_temp_root
 from aftershock.safety.secret_taint import test_expectations
 
@@ -169,7 +169,6 @@ def _review_change(
     request: ReviewRequest, renderer: Renderer, callbacks: RenderCallbacks | None
 ) -> ReviewResult:
     budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
-    review_deadline = Deadline.after(request.deadline_seconds)  # the rule pass's, past the renders'
     renderer = BudgetedRenderer(renderer, budget)
     repo = GitRepository.open(request.repo)
     head = RefInfo(request.head, repo.resolve(request.head))
@@ -315,14 +314,8 @@ def _review_change(
         review = replace(
             review, secret_texts=test_expectations(review, (sources.base, sources.head))
         )
-        judgement = judge(
-            review,
-            config,
-            config_source,
-            sources,
-            repository_files(base_tree, head_tree),
-            review_deadline,
-        )
+        own = repository_files(base_tree, head_tree)
+        judgement = judge(review, config, config_source, sources, own, budget.review_deadline)
     return ReviewResult(review, judgement, examined_scope(review, since))
 
 

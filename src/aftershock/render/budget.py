@@ -37,9 +37,15 @@ def render_count_error(max_renders: int) -> str:
 class RenderBudget:
     """The deadline and the renders left of one review; safe to share between threads."""
 
-    def __init__(self, deadline: Deadline, max_renders: int = DEFAULT_MAX_REVIEW_RENDERS) -> None:
+    def __init__(
+        self,
+        deadline: Deadline,
+        max_renders: int = DEFAULT_MAX_REVIEW_RENDERS,
+        review_deadline: Deadline | None = None,
+    ) -> None:
         check_budget(deadline.seconds, max_renders)
         self.deadline = deadline
+        self.review_deadline = review_deadline or deadline  # the whole review's: the rule pass's
         self.max_renders = max_renders
         self._granted = 0
         self._cuts = 0
@@ -50,9 +56,11 @@ class RenderBudget:
     def starting_now(cls, deadline_seconds: float, max_renders: int) -> RenderBudget:
         """Renders stop a little before the deadline itself, leaving the rest to judge and report."""
         check_budget(deadline_seconds, max_renders)
+        now = time.monotonic()
         return cls(
-            Deadline(time.monotonic() + deadline_seconds * _RENDER_SHARE, deadline_seconds),
+            Deadline(now + deadline_seconds * _RENDER_SHARE, deadline_seconds),
             max_renders,
+            Deadline(now + deadline_seconds, deadline_seconds),
         )
 
     @property

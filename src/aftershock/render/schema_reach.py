@@ -54,28 +54,27 @@ def refusal_reason(path: str, references: tuple[str, ...]) -> str:
 
 
 class _TreeFiles:
-    """Schema files of a git tree, read only inside `folders` (the chart and its local dependencies,
-    what the render's workspace holds); a raw GitHub address of a file the tree holds too."""
+    """Schema files of a git tree: a relative reference names a file of the repository (the
+    workspace inlines it from the chart's folders, or from the copy an earlier commit held); a raw
+    GitHub address names the same file. Whatever the workspace then cannot inline, the render
+    worker's own look refuses (`folder_schema_refusal`)."""
 
-    def __init__(self, read: Callable[[str], str | None], folders: tuple[str, ...]) -> None:
+    def __init__(self, read: Callable[[str], str | None]) -> None:
         self._read = read
-        self._folders = folders
         self._documents: dict[str, Any] = {}
 
     def locate(self, address: str, document: Hashable) -> str | None:
         assert isinstance(document, str)
         if address.startswith(("https://", "http://")):
-            # the workspace maps it to its copy of that file, or to the one an earlier commit held
             path = raw_repository_path(address)
-            return path if path is not None and self.load(path) is not None else None
-        relative = unquote(address.removeprefix("file://"))
-        if "://" in relative or posixpath.isabs(relative):
-            return None
-        path = posixpath.normpath(posixpath.join(posixpath.dirname(document), relative))
-        inside = any(
-            folder in ("", ".") or path.startswith(f"{folder}/") for folder in self._folders
-        )
-        return path if inside and self.load(path) is not None else None
+        else:
+            relative = unquote(address.removeprefix("file://"))
+            if "://" in relative or posixpath.isabs(relative):
+                return None
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(document), relative))
+            if path == ".." or path.startswith("../"):
+                return None
+        return path if path is not None and self.load(path) is not None else None
 
     def load(self, where: Hashable) -> Any:
         assert isinstance(where, str)
@@ -88,11 +87,10 @@ def tree_schema_refusal(
     read: Callable[[str], str | None],
     read_bytes: Callable[[str], bytes | None],
     paths: Iterable[str],
-    folders: tuple[str, ...],
 ) -> str | None:
     """Why a chart whose folders hold `paths` is refused for a schema reaching outside, or None.
     Schemas are inlined as the workspace will inline them; archives under `charts/` are read too."""
-    files = _TreeFiles(read, folders)
+    files = _TreeFiles(read)
     for path in sorted(paths):
         if posixpath.basename(path) == SCHEMA_FILE:
             document = files.load(path)
