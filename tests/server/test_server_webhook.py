@@ -237,6 +237,33 @@ def test_serve_command_runs_the_service(tmp_path, key):
         status = process.wait(30)
         fake.stop()
     log = process.stderr.read().decode()
-    assert status in (0, -signal.SIGTERM) and "Application shutdown complete" in log, log[
+    assert status == 0 and "Application shutdown complete" in log, log[
         -2000:
-    ]  # uvicorn re-raises it
+    ]  # drained, then an orderly exit
+
+
+def _raw(url: str, request: bytes) -> bytes:
+    import socket
+
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_request_with_too_many_headers_or_two_framings_is_refused(running):
+    many = b"".join(b"x-h%d: v\r\n" % i for i in range(10_000))
+    flooded = _raw(running.url, b"GET /healthz HTTP/1.1\r\nHost: a\r\n" + many + b"\r\n")
+    assert flooded.startswith(b"HTTP/1.1 431 ")
+    smuggled = _raw(
+        running.url,
+        b"POST /webhook HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+        b"Transfer-Encoding: chunked\r\nX-GitHub-Event: ping\r\n\r\n0\r\n\r\n",
+    )
+    assert smuggled.startswith(b"HTTP/1.1 400 ") and b"Transfer-Encoding" in smuggled
+    assert running.service.ledger.counts() == {}
+    with httpx.Client() as client:  # and the ordinary request still gets through
+        assert client.get(f"{running.url}/healthz").status_code == 200

@@ -8,6 +8,7 @@ timeouts, keep-alive, connection cap) come from AFTERSHOCK_* too, and the flags 
 
 from __future__ import annotations
 
+import signal
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
@@ -114,6 +115,13 @@ def serve_command(
         keep_alive_seconds=keep_alive or limits.keep_alive_seconds,
         max_connections=max_connections or limits.max_connections,
     )
+    # uvicorn drains on SIGTERM, then raises the signal again for the handler it found: this one
+    # ends the process with status 0 through the ExitStack, as an orderly stop should.
+    signal.signal(signal.SIGTERM, _stop_cleanly)
     with ExitStack() as stack:
         service = build_service(settings, QueueChoice(queue_url, queue_name), stack)
         uvicorn.Server(uvicorn_config(create_app(service), limits, host, port)).run()
+
+
+def _stop_cleanly(signum: int, frame: object) -> None:
+    raise SystemExit(0)

@@ -91,6 +91,19 @@ def stringify_keys(mapping: dict[Any, Any]) -> dict[str, Any]:
     }
 
 
+def stringify_keys_deep(value: Any) -> Any:
+    """`value` as values reach Helm's templates (through JSON): every mapping key, at any depth, is
+    its YAML text, so a map mixing `1:` or `true:` with string keys orders and encodes like any other."""
+    if isinstance(value, dict):
+        return {
+            key if isinstance(key, str) else format_scalar(key): stringify_keys_deep(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [stringify_keys_deep(item) for item in value]
+    return value
+
+
 def go_type_name(value: Any) -> str:
     """reflect.TypeOf(value).String() for a value go-yaml v3 decoded; "" for nil."""
     if value is None:

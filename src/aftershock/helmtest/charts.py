@@ -57,6 +57,13 @@ def chart_metadata(chart_dir: Path) -> dict[str, Any]:
             where=str(chart_dir),
             hint="give the chart a `name` in Chart.yaml",
         )
+    if not isinstance(metadata.get("dependencies") or [], list):
+        # Helm's loader refuses it too (a list of dependencies is what Chart.yaml holds)
+        raise ChartLoadError(
+            "Chart.yaml `dependencies` is not a list",
+            where=str(chart_dir),
+            hint="list the dependencies, each with a name, version and repository",
+        )
     return metadata
 
 

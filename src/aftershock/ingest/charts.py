@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
+from aftershock.gocompat.gofmt import format_scalar
 from aftershock.gocompat.yamlio import load_one
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
@@ -186,7 +187,7 @@ def _locked_versions(text: str) -> dict[str, str]:
         return {}
     entries = lock.get("dependencies") if isinstance(lock, dict) else None
     return {
-        str(e["name"]): str(e["version"])
+        _text(e["name"]): _text(e["version"])
         for e in (entries if isinstance(entries, list) else ())
         if isinstance(e, dict) and e.get("name") and e.get("version")
     }
@@ -214,8 +215,8 @@ def _chart(
     app_version = meta.get("appVersion")
     return Chart(
         path=path,
-        name=str(meta.get("name") or posixpath.basename(path)),
-        version=str(meta.get("version", "")),
+        name=_text(meta.get("name") or posixpath.basename(path)),
+        version=_text(meta.get("version", "")),
         type=kind,
         api_version=str(meta.get("apiVersion", "v1")),
         app_version=None if app_version is None else str(app_version),
@@ -243,6 +244,12 @@ def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str,
 
 
 @functools.lru_cache(maxsize=8192)
+def _text(value: Any) -> str:
+    """A Chart.yaml string field as Helm reads it (sigs.k8s.io/yaml into a string): `name: y` is the
+    YAML 1.1 boolean true, so "true", never Python's "True"; numbers keep their decimal text."""
+    return value if isinstance(value, str) else format_scalar(value)
+
+
 def _parsed(text: str) -> Any:
     """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones."""
     return load_one(text, source="Chart.yaml")
@@ -308,10 +315,10 @@ def _dependencies(
     result: dict[str, ChartDependency] = {}
     declared: set[str] = set()
     for dep in _declared(tree, chart_dir, meta, ref_label):
-        name = str(dep.get("name", ""))
+        name = _text(dep.get("name", ""))
         declared.add(name)
         # keyed by what the chart's values call it: one chart taken under two aliases is two dependencies
-        key = str(dep.get("alias") or name)
+        key = _text(dep.get("alias") or name)
         result[key] = _declared_dependency(chart_dir, dep, vendored.get(name), chart_dirs)
     for name, found in vendored.items():
         if name not in declared:
@@ -322,8 +329,8 @@ def _dependencies(
 def _declared_dependency(
     chart_dir: str, dep: Mapping[str, Any], vendored: ChartDependency | None, chart_dirs: set[str]
 ) -> ChartDependency:
-    name = str(dep.get("name", ""))
-    repository = str(dep.get("repository") or "")
+    name = _text(dep.get("name", ""))
+    repository = _text(dep.get("repository") or "")
     source, resolved = DependencySource.REMOTE, None
     if vendored is not None:
         source, resolved = vendored.source, vendored.resolved_path
@@ -334,7 +341,7 @@ def _declared_dependency(
     alias, condition = dep.get("alias"), dep.get("condition")
     return ChartDependency(
         name=name,
-        version=str(dep.get("version", "")),
+        version=_text(dep.get("version", "")),
         repository=repository,
         source=source,
         alias=None if alias is None else str(alias),

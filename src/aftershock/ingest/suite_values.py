@@ -8,7 +8,7 @@ import posixpath
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
 from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.selection import ALL_TEMPLATES
 from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
@@ -105,7 +105,9 @@ def _test_values(
             continue
         try:
             files = [_values_file(path, given, read) for given in suite.values + test.values]
-            values = user_values(files, dict(suite.set), dict(test.set), "chart")
+            values = stringify_keys_deep(
+                user_values(files, dict(suite.set), dict(test.set), "chart")
+            )
         except (ValueError, SetPathError, GoYamlError):
             continue
         yield test, values

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.diff.values_keys import parse_values
+from aftershock.gocompat.gofmt import stringify_keys_deep
 from aftershock.gocompat.goyaml import GoYamlError
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
@@ -196,7 +197,10 @@ def _share(suite: Any) -> _SuiteShare:
     common = set.intersection(*per_test) if per_test else set()
     files = tuple(dict.fromkeys(own + sorted(common)))
     sets = tuple(
-        sorted((str(k), json.dumps(v, sort_keys=True, default=str)) for k, v in suite.set.items())
+        sorted(
+            (str(k), json.dumps(stringify_keys_deep(v), sort_keys=True, default=str))
+            for k, v in suite.set.items()
+        )
     )
     kube = ".".join(
         p for p in (suite.capabilities.major_version, suite.capabilities.minor_version) if p

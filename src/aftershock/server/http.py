@@ -1,5 +1,5 @@
 """How `serve` speaks HTTP: uvicorn's h11 protocol with a header timeout, a body timeout and a cap on
-open connections (`HttpLimits`).
+open connections (`HttpLimits`), behind a guard on the header count and on double framing (`RequestGuard`).
 
 uvicorn 0.54 closes an idle kept-alive connection (`timeout_keep_alive`) but waits for ever on a
 client that sends its request line, headers or body slowly, and its `limit_concurrency` only answers
@@ -123,12 +123,54 @@ def guarded_protocol(limits: HttpLimits) -> type[GuardedH11Protocol]:
     return type("GuardedH11Protocol", (GuardedH11Protocol,), {"limits": limits})
 
 
+MAX_REQUEST_HEADERS = 100  # GitHub sends about 20; Go's and nginx's servers cap the block near here
+
+
+class RequestGuard:
+    """ASGI middleware refusing what h11 lets through: a request with more than `max_headers` header
+    fields (431; h11 bounds only a header block that arrives in pieces), and one carrying both
+    `Content-Length` and `Transfer-Encoding` (400: two framings are how requests are smuggled past a
+    proxy, RFC 9112 section 6.1)."""
+
+    def __init__(self, app: Any, max_headers: int = MAX_REQUEST_HEADERS) -> None:
+        self.app = app
+        self.max_headers = max_headers
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = scope.get("headers") or []
+            names = {name.lower() for name, _ in headers}
+            if len(headers) > self.max_headers:
+                await _refuse(send, 431, f"more than {self.max_headers} request header fields")
+                return
+            if b"content-length" in names and b"transfer-encoding" in names:
+                await _refuse(send, 400, "both Content-Length and Transfer-Encoding")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(send: Any, status: int, why: str) -> None:
+    body = f"refused: {why}\n".encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 def uvicorn_config(
     app: Any, limits: HttpLimits, host: str, port: int, *, log_level: str = "info"
 ) -> uvicorn.Config:
     """The uvicorn configuration `serve` (and the tests) run the application with."""
     return uvicorn.Config(
-        app,
+        RequestGuard(app),
         host=host,
         port=port,
         http=guarded_protocol(limits),
