@@ -17,9 +17,10 @@ import os
 import subprocess
 from pathlib import Path
 
+from test_secret_leaks import AFTERSHOCK, FORMATS, forms, readable
+
 from charts import chart_yaml
 from gitrepo import commit, make_repo
-from test_secret_leaks import AFTERSHOCK, FORMATS, forms, readable
 
 
 def planted(name: str, side: str) -> str:
@@ -205,7 +206,9 @@ def test_no_route_prints_a_secret_value(tmp_path):
         blobs[f"history {fmt}"] = proc.stdout + proc.stderr
     review = blobs["json output"].decode()
     # each route was taken (else the test would prove nothing)
-    assert "zone eu is needed for" in blobs["radius text"].decode()  # (b) the message, less the value
+    assert (
+        "zone eu is needed for" in blobs["radius text"].decode()
+    )  # (b) the message, less the value
     assert '"apps/snap/tests/__snapshot__/snap_test.yaml.snap"' in review  # (e) its hunks are shown
     assert "HelmRelease" in review and '"copied"' in review
     stored = [p for p in state.parent.rglob("*") if p.is_file()]

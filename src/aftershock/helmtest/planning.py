@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from aftershock.gocompat.gofmt import stringify_keys
+from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
 from aftershock.gocompat.goyaml import GoUint, GoYamlError, load_first
 from aftershock.helmtest.chart_copies import ChartCopies
 from aftershock.helmtest.charts import chart_metadata
@@ -197,7 +197,10 @@ class Planner:
                 self._values_file(suite.file, given, sandbox)
                 for given in suite.values + test.values
             ]
-            values = user_values(files, dict(suite.set), dict(test.set), suite.chart_route)
+            # keys as the JSON the render is sent in has them (a `1:` key is "1")
+            values = stringify_keys_deep(
+                user_values(files, dict(suite.set), dict(test.set), suite.chart_route)
+            )
         except (ValueError, SetPathError) as exc:
             return replace(base, exec_error=str(exc))
         release = effective_release(suite, test)

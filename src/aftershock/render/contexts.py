@@ -251,7 +251,9 @@ def _suite_inputs(
         return None
     try:
         documents = [suite_values_file(p, files.read) for p in paths if files.read(p) is not None]
-        values = user_values(documents, {k: json.loads(v) for k, v in sets.items()}, {}, "chart")
+        values = stringify_keys_deep(
+            user_values(documents, {k: json.loads(v) for k, v in sets.items()}, {}, "chart")
+        )
     except (ValueError, SetPathError, GoYamlError) as error:
         raise AftershockError(
             f"the tests' values cannot be read: {error}", where=files.label
