@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The whole-repository fuzzer at scale: fuzzed charts, helm-unittest suites, Flux objects and
-kustomizations, each added by a head commit to a real git repository reviewed by the real CLI in a
+"""The whole-repository fuzzer at scale: fuzzed charts, values schemas, helm-unittest suites, Flux
+objects, kustomizations and plain manifests, each added by a head commit to a real git repository reviewed by the real CLI in a
 child process (tests/fuzz/repo_runs.py), `--batch` inputs of one kind per review.
 
 Usage: python benchmarks/bench_fuzz_repos.py [--seed S] [--per-kind N] [--batch B] [--json FILE]
@@ -31,8 +31,13 @@ from repo_runs import REFUSED_ALONE, batch_run  # noqa: E402
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--per-kind", default="chart=1000,suite=2400,flux=5400,kustomization=1400")
-    parser.add_argument("--batch", default="chart=50,suite=50,flux=200,kustomization=50")
+    parser.add_argument(
+        "--per-kind",
+        default="chart=1000,schema=1000,suite=2400,flux=5400,kustomization=1400,plain=1000",
+    )
+    parser.add_argument(
+        "--batch", default="chart=50,schema=50,suite=50,flux=200,kustomization=50,plain=100"
+    )
     parser.add_argument("--json", default=None)
     parser.add_argument("--log", default=None)
     args = parser.parse_args()

@@ -1,5 +1,6 @@
-"""Seeded fuzzed files for whole-repository reviews: charts, helm-unittest suites, Flux objects and
-kustomizations, each one input that a head commit adds to the skeleton repository of `SKELETON`.
+"""Seeded fuzzed files for whole-repository reviews: charts, values schemas, helm-unittest suites,
+Flux objects, kustomizations and plain manifests, each one input that a head commit adds to the
+skeleton repository of `SKELETON`.
 
 Every generator takes a Mutator and an input number and returns the files of that one input
 (repository path -> text), all under a folder or name of its own, so many inputs can share a head
@@ -10,12 +11,13 @@ stray YAML tokens) or wholly random.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from harness import Mutator
 
-KINDS = ("chart", "suite", "flux", "kustomization")
+KINDS = ("chart", "schema", "suite", "flux", "kustomization", "plain")
 EXTRA_STRINGS = (
     "x" * 70_000,
     "ÿ\x01\x02\x7f\x1b[31m\ufffd",
@@ -282,7 +284,9 @@ def _chart_values(m: RepoMutator) -> str:
 
 
 def suite_input(m: RepoMutator, n: int) -> dict[str, str]:
-    """A copy of the skeleton's chart with one fuzzed suite: one broken suite errors its chart's whole run."""
+    """A copy of the skeleton's chart with one fuzzed suite: one broken suite errors its chart's whole
+    run. Now and then its Chart.yaml names its dependencies with a scalar, or the values file the
+    suite reads mixes integer and boolean keys with string ones (two crashes of issue 31)."""
     folder = f"charts/suite-{n}"
     files = {
         path.replace("charts/app/", f"{folder}/"): text
@@ -290,8 +294,103 @@ def suite_input(m: RepoMutator, n: int) -> dict[str, str]:
         if path.startswith("charts/app/") and not path.endswith("_test.yaml")
     }
     files[f"{folder}/Chart.yaml"] = f"apiVersion: v2\nname: suite-{n}\nversion: 0.1.0\n"
-    files[f"{folder}/tests/fuzz_test.yaml"] = m.document(SUITE)
+    if m.rng.random() < 0.1:
+        files[f"{folder}/Chart.yaml"] += f"dependencies: {m.yaml_text(m.scalar()).strip()}\n"
+    suite = SUITE
+    if m.rng.random() < 0.3:
+        suite = {**SUITE, "values": ["mixed.yaml"]}
+        files[f"{folder}/tests/mixed.yaml"] = m.rng.choice(MIXED_KEYS)
+    files[f"{folder}/tests/fuzz_test.yaml"] = m.document(suite)
     return files
+
+
+MIXED_KEYS = (
+    "1: x\ntrue: y\nreplicas: 2\n",
+    "config: {a: '1', 2: b, false: c, 2.5: d}\n",
+    "image: {repository: nginx, 1: x}\nlist: [{1: a, b: c}]\n",
+    "? [1, 2]\n: x\nreplicas: 1\n",
+)
+# Schema fragments Helm's validator and the schema rule must take without fetching, opening a file
+# or hanging: patterns (catastrophic for a backtracking engine, or not RE2), references (in the
+# document, to another file, out of the repository, over the network on loopback's discard port),
+# a reference bomb, deep nesting.
+SCHEMA_PARTS: tuple[Any, ...] = (
+    {"type": "string", "pattern": "^(a+)+$"},
+    {"type": "string", "pattern": "(?<=x)y"},
+    {"type": "string", "pattern": "^[[:alpha:]]+$"},
+    {
+        "type": "object",
+        "patternProperties": {"^(a|a)*$": {"type": "integer"}},
+        "additionalProperties": False,
+    },
+    {"$ref": "#/$defs/leaf"},
+    {"$ref": "#/$defs/missing"},
+    {"$ref": "schemas/part.json#/x"},
+    {"$ref": "../../../../etc/hostname"},
+    {"$ref": "file:///etc/hostname"},
+    {"$ref": "http://127.0.0.1:9/x.json"},
+    {"$dynamicRef": "http://127.0.0.1:9/d.json"},
+    {"$schema": "http://127.0.0.1:9/meta"},
+    {"allOf": [{"$ref": "#/$defs/d0"}]},
+    {"not": {"not": {"not": {"type": "null"}}}},
+)
+
+
+def _bomb(depth: int) -> dict[str, Any]:
+    defs: dict[str, Any] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]}
+        for i in range(depth)
+    }
+    defs[f"d{depth}"] = {"type": "string"}
+    return defs
+
+
+def _nested(depth: int) -> str:
+    """A schema nested `depth` objects deep, as text (too deep for json.dumps)."""
+    return '{"type": "object", "properties": {"x": ' * depth + '{"type": "string"}' + "}}" * depth
+
+
+def schema_input(m: RepoMutator, n: int) -> dict[str, str]:
+    """A chart whose values.schema.json mixes hostile parts, with values that reach them."""
+    folder = f"charts/schema-{n}"
+    keys = [f"k{i}" for i in range(m.rng.randint(1, 4))]
+    properties = {key: m.rng.choice(SCHEMA_PARTS) for key in keys}
+    if m.rng.random() < 0.15:
+        properties["deep"] = "DEEP"
+    schema: dict[str, Any] = {
+        "$defs": {"leaf": {"type": "string"}, **_bomb(m.rng.choice((2, 8, 40)))},
+        "properties": properties,
+    }
+    text = json.dumps(schema).replace('"DEEP"', _nested(m.rng.choice((20, 200, 2000))))
+    values = {
+        key: m.rng.choice(("a" * 40 + "!", "x", 1, {"aaaaaaaaaaaaaaaaaaaaaaaaa!": 1}, None))
+        for key in keys
+    }
+    files = {
+        f"{folder}/Chart.yaml": f"apiVersion: v2\nname: schema-{n}\nversion: 0.1.0\n",
+        f"{folder}/values.yaml": m.yaml_text(values),
+        f"{folder}/values.schema.json": m.mutate_text(text) if m.rng.random() < 0.1 else text,
+        f"{folder}/schemas/part.json": '{"x": {"type": "string", "pattern": "^(a|aa)+$"}}',
+        f"{folder}/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+        "data: {v: {{ toJson .Values | quote }}}\n",
+    }
+    return files
+
+
+def plain_input(m: RepoMutator, n: int) -> dict[str, str]:
+    """A folder of plain manifests (one to three documents), outside any chart or kustomization."""
+    seeds = [
+        KUSTOMIZE_RESOURCE,
+        *SOURCES[3:],
+        CHART_VALUES["objects"][1],
+        CHART_VALUES["objects"][2],
+    ]
+    documents = []
+    for index in range(m.rng.randint(1, 3)):
+        seed = m.rng.choice(seeds)
+        named = {**seed, "metadata": {**seed["metadata"], "name": f"plain-{n}-{index}"}}
+        documents.append(m.document(named))
+    return {f"manifests/plain-{n}/objects.yaml": "---\n".join(documents)}
 
 
 def flux_input(m: RepoMutator, n: int) -> dict[str, str]:
@@ -331,9 +430,11 @@ def kustomization_input(m: RepoMutator, n: int) -> dict[str, str]:
 
 GENERATORS: dict[str, Callable[[RepoMutator, int], dict[str, str]]] = {
     "chart": chart_input,
+    "schema": schema_input,
     "suite": suite_input,
     "flux": flux_input,
     "kustomization": kustomization_input,
+    "plain": plain_input,
 }
 
 

@@ -33,6 +33,8 @@ _MAX_ARCHIVE_DEPTH = 3  # archives of subcharts inside archives
 
 def schema_refusal(path: str, schema: Any) -> str | None:
     """Why Helm must not validate values against `schema` (the file at `path`, inlined), or None."""
+    if schema is TOO_DEEP:
+        return f"{path}: its subschemas nest too deep to validate, so the chart is not rendered"
     references = outside_references(schema)
     if references:
         return refusal_reason(path, references)
@@ -96,7 +98,11 @@ def tree_schema_refusal(
             document = files.load(path)
             if document is None:
                 continue  # malformed: Helm reports it itself
-            reason = schema_refusal(path, inline(document, path, files)[0])
+            try:
+                inlined = document if document is TOO_DEEP else inline(document, path, files)[0]
+            except RecursionError:
+                inlined = TOO_DEEP
+            reason = schema_refusal(path, inlined)
             if reason:
                 return reason
         elif _is_subchart_archive(path):
@@ -186,6 +192,13 @@ def _is_subchart_archive(path: str) -> bool:
     return path.endswith(".tgz") and posixpath.basename(posixpath.dirname(path)) == "charts"
 
 
+class _TooDeep:
+    """A schema nested past what Python's JSON parser (and any walk of it) can follow."""
+
+
+TOO_DEEP = _TooDeep()
+
+
 def _parsed(text: str | None) -> Any:
     if text is None:
         return None
@@ -193,6 +206,8 @@ def _parsed(text: str | None) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+    except RecursionError:
+        return TOO_DEEP
 
 
 def _read_text(path: Path) -> str | None:
