@@ -219,3 +219,69 @@ def test_the_review_settings_of_the_configuration_apply_to_the_app(tmp_path, fak
     (comment,) = fake.comments_on(REPO, 7)
     assert "Chart tests were not run." in comment["body"]
     assert "helm-unittest test" not in comment["body"]
+
+
+def test_a_hostile_schema_is_not_reviewed_fetches_nothing_and_serve_keeps_answering(
+    tmp_path, fake, key
+):
+    """Issue 31: a pull request whose schema names a loopback address and holds a catastrophic
+    pattern; the App's review refuses the chart, the address gets no request, and /healthz answers
+    throughout the review."""
+    import http.server
+    import json
+    import threading
+
+    hits: list[str] = []
+
+    class Counting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"const": "FETCHED"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    address = f"http://127.0.0.1:{httpd.server_address[1]}/x.json"
+    repo = make_repo(tmp_path / "work")
+    base = commit(repo, {**app_chart("charts/app", "app"), **app_chart("charts/b", "b")}, "base")
+    schema = {"properties": {"replicas": {"$ref": address}}}
+    redos = {"properties": {"mode": {"pattern": "^(a+)+$"}}}
+    head = commit(
+        repo,
+        {
+            "charts/app/values.schema.json": json.dumps(schema),
+            "charts/b/values.schema.json": json.dumps(redos),
+            "charts/b/values.yaml": f"replicas: 2\nimage: nginx:1.27.0\nmode: {'a' * 40}!\n",
+        },
+        "schemas",
+    )
+    fake.serve_repository(REPO, repo)
+    running = start_service(service_settings(fake, key, tmp_path))
+    answers: list[int] = []
+    try:
+        with httpx.Client(timeout=10) as client:
+            deliver(
+                client,
+                running.url,
+                "pull_request",
+                pull_request_payload(REPO, 7, head, base),
+                "h-1",
+            )
+
+            def reviewed() -> Outcome | None:
+                answers.append(client.get(f"{running.url}/healthz").status_code)
+                return _outcome(running, "h-1")
+
+            assert wait_for(reviewed, 180, "the review") is Outcome.REVIEWED
+    finally:
+        running.stop()
+        httpd.shutdown()
+        httpd.server_close()
+    assert hits == []
+    assert answers and set(answers) == {200}
+    (comment,) = fake.comments_on(REPO, 7)
+    assert "refers outside the repository" in comment["body"] and "FETCHED" not in comment["body"]
