@@ -175,24 +175,17 @@ def to_finding(entry: ConfiguredRule, concern: Concern) -> Finding:
 def rule_error(rule: Rule, error: Exception) -> Finding:
     """A rule that failed: its checks were not applied, which must not read as "nothing found"."""
     reason = f"{type(error).__name__}: {error}".splitlines()[0][:300]
-    return Finding(
-        rule_id=RULE_ERROR_ID,
-        title="A rule could not run",
-        severity=Severity.MEDIUM,
-        confidence=Confidence.LOW,
-        category=Category.RELIABILITY,
-        evidence=Evidence.INFERRED,
-        delta=Delta.INTRODUCED,
-        subject=Subject(SubjectKind.CHART, rule.id, f"rule {rule.id}"),
-        message=f"rule {rule.id} failed on this change and its checks were not applied ({reason}); please report it",
-        path=(PathStep("rule", rule.id, "failed"),),
-        facts=(Fact("rule", rule.id), Fact("error", type(error).__name__)),
-    )
+    message = f"rule {rule.id} failed on this change and its checks were not applied ({reason}); please report it"
+    return _unapplied(rule, message, "failed", type(error).__name__)
 
 
 def rule_not_run(rule: Rule, reason: str) -> Finding:
-    """A rule the review had no time left for: its checks were not applied, which must not read as
-    "nothing found"."""
+    """A rule the review had no time left for: as unapplied as one that failed."""
+    message = f"rule {rule.id} was not run: {reason}; its checks were not applied"
+    return _unapplied(rule, message, "not run", "deadline")
+
+
+def _unapplied(rule: Rule, message: str, step: str, error: str) -> Finding:
     return Finding(
         rule_id=RULE_ERROR_ID,
         title="A rule could not run",
@@ -202,9 +195,9 @@ def rule_not_run(rule: Rule, reason: str) -> Finding:
         evidence=Evidence.INFERRED,
         delta=Delta.INTRODUCED,
         subject=Subject(SubjectKind.CHART, rule.id, f"rule {rule.id}"),
-        message=f"rule {rule.id} was not run: {reason}; its checks were not applied",
-        path=(PathStep("rule", rule.id, "not run"),),
-        facts=(Fact("rule", rule.id), Fact("error", "deadline")),
+        message=message,
+        path=(PathStep("rule", rule.id, step),),
+        facts=(Fact("rule", rule.id), Fact("error", error)),
     )
 
 
