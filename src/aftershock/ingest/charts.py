@@ -243,13 +243,15 @@ def _parse_chart_yaml(text: str, chart_dir: str, ref_label: str) -> Mapping[str,
     return meta
 
 
-@functools.lru_cache(maxsize=8192)
 def _text(value: Any) -> str:
     """A Chart.yaml string field as Helm reads it (sigs.k8s.io/yaml into a string): `name: y` is the
     YAML 1.1 boolean true, so "true", never Python's "True"; numbers keep their decimal text."""
-    return value if isinstance(value, str) else format_scalar(value)
+    if isinstance(value, (bool, int, float)):
+        return format_scalar(value)
+    return str(value)  # a map or list: Helm refuses the chart, and says so
 
 
+@functools.lru_cache(maxsize=8192)
 def _parsed(text: str) -> Any:
     """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones."""
     return load_one(text, source="Chart.yaml")
