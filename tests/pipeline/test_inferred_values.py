@@ -67,13 +67,14 @@ def test_a_global_another_charts_ci_values_set_is_inferred_and_the_chart_reviewe
     result = review(repo, base, renderer)
     assert result.complete, result.not_reviewed
     (context,) = result.contexts
-    assert (context.kind, context.name) == (ContextKind.CHART_TESTING, "ci/test-values.yaml")
+    # the chart's own defaults, with the platform values they need: ci/ values are a scenario
+    assert (context.kind, context.name) == (ContextKind.DEFAULTS, "defaults")
     # one key per error, in the order the template reads them
     assert context.inferred_values == (
         InferredValue("global.registry", "apps/other/ci/test-values.yaml"),
         InferredValue("global.platform.domain", "apps/other/ci/test-values.yaml"),
     )
-    assert [a.name for a in context.attempts] == ["ci/test-values.yaml", "defaults"]
+    assert [a.name for a in context.attempts] == ["defaults", "ci/test-values.yaml"]
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert default.outcome is ChartOutcome.CHANGED
     (change,) = default.changes

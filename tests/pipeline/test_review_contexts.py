@@ -64,7 +64,7 @@ def test_a_chart_that_renders_only_with_its_tests_values_is_reviewed_in_them(tmp
     assert context.kind is ContextKind.TESTS
     assert "values of tests/values-ci.yaml, loaded by 2 of 2 suites" in context.reason
     assert (context.release_name, context.namespace) == ("tenant-a", "tenant-a")
-    assert [a.name for a in context.attempts] == []  # the first candidate rendered
+    assert [a.name for a in context.attempts] == ["defaults"]  # the defaults alone do not render
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert default.outcome is ChartOutcome.CHANGED
     (change,) = default.changes
@@ -97,7 +97,8 @@ def test_a_chart_whose_suites_split_is_reviewed_in_the_group_that_renders(tmp_pa
     (context,) = result.contexts
     assert (context.kind, context.name) == (ContextKind.TESTS, "tests:2")
     assert context.reason.startswith("values of tests/values-ci.yaml, loaded by 2 of 5 suites")
-    assert [a.name for a in context.attempts] == ["tests"]  # values-other.yaml has no _cluster
+    # the defaults do not render, and values-other.yaml has no _cluster
+    assert [a.name for a in context.attempts] == ["defaults", "tests"]
 
 
 def test_a_group_of_suites_without_a_release_borrows_the_charts(tmp_path, renderer):
@@ -153,13 +154,13 @@ def test_a_chart_no_context_renders_is_not_reviewed_once_with_each_context_tried
     result = review(repo, base, renderer)
     (context,) = result.contexts
     assert not context.chosen and [a.name for a in context.attempts] == [
+        "defaults",
         "tests",
         "ci/prod-values.yaml",
-        "defaults",
     ]
     assert all(len(a.error) <= 300 for a in context.attempts)
     gaps = [g for g in result.not_reviewed if g.part == "chart apps/app"]
-    assert len(gaps) == 1 and gaps[0].reason.startswith("no render context renders it: tests: ")
+    assert len(gaps) == 1 and gaps[0].reason.startswith("no render context renders it: defaults: ")
     assert "release name should start with tenant-" in gaps[0].reason
 
 
@@ -358,3 +359,75 @@ def test_an_installer_chart_that_does_not_render_still_gives_the_release_identit
         r for r in result.chart_reviews if r.chart == "apps/app" and r.scenario == "default"
     ]
     assert [c.key.id for c in default.changes] == ["core/ConfigMap/shop/tenant-shop-settings"]
+
+
+# Issue 32, item 1: an umbrella chart whose ci/ file switches its components off, and whose kind is
+# chosen by a value the ci/ file sets otherwise.
+WORKLOAD = """\
+{{- if .Values.job.enabled }}
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: {{ .Values.job.image | quote }}}]
+{{- end }}
+---
+apiVersion: apps/v1
+kind: {{ .Values.kind }}
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: {{ .Values.agent.image | quote }}}]
+"""
+
+
+def umbrella(job_image: str, agent_image: str = "agent:1") -> dict[str, str]:
+    return {
+        "apps/umbrella/Chart.yaml": chart_yaml("umbrella"),
+        "apps/umbrella/values.yaml": (
+            f"kind: Deployment\njob:\n  enabled: true\n  image: {job_image}\n"
+            f"agent:\n  image: {agent_image}\n"
+        ),
+        "apps/umbrella/templates/workloads.yaml": WORKLOAD,
+        "apps/umbrella/ci/crds-only-values.yaml": "job:\n  enabled: false\nkind: DaemonSet\n",
+    }
+
+
+def test_the_default_scenario_is_the_chart_s_own_defaults_not_its_ci_values(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, umbrella("migrate:1"), "feat: umbrella")
+    commit(
+        repo,
+        {"apps/umbrella/values.yaml": umbrella("migrate:2")["apps/umbrella/values.yaml"]},
+        "bump",
+    )
+    result = review(repo, base, renderer)
+    (context,) = result.contexts
+    assert (context.kind, context.name) == (ContextKind.DEFAULTS, "defaults")
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    # the edit is in the default scenario, on the kind the chart installs by default
+    assert [c.key.kind for c in default.changes] == ["Job"]
+    assert {o.key.kind for o in default.head_objects} == {"Job", "Deployment"}
+    # the ci/ file is a scenario of its own, as chart-testing installs it
+    ci = [r for r in result.chart_reviews if "crds-only" in r.scenario]
+    assert ci and {o.key.kind for o in ci[0].head_objects} == {"DaemonSet"}
+
+
+def test_values_borrowed_from_tests_do_not_hide_the_defaults_the_change_edits(tmp_path, renderer):
+    files = platform_chart()
+    files["apps/app/tests/values-ci.yaml"] += "level: pinned-by-tests\n"
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: app")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review(repo, base, renderer)
+    (context,) = result.contexts
+    assert context.kind is ContextKind.TESTS  # the defaults alone do not render
+    (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
+    (change,) = default.changes
+    assert [(f.path, f.before, f.after) for f in change.fields] == [("data.level", "info", "debug")]

@@ -1,9 +1,9 @@
 """Wiring of render contexts: each affected chart is rendered in the first context that renders at base.
 
 Candidates come in a fixed order (render/contexts.py): `.aftershock.yaml` contexts, the releases of
-this repository that install the chart (release following run backwards), one per group of the
-chart's helm-unittest suites that load the same, chart-testing's `ci/*-values.yaml`, then the
-defaults. A chart whose only
+this repository that install the chart (release following run backwards), the chart's own defaults,
+then one per group of the chart's helm-unittest suites that load the same and chart-testing's
+`ci/*-values.yaml` (scenarios of their own, a base only where the defaults cannot render). A chart whose only
 candidate is its defaults renders as before, with no trial render. Otherwise the candidates render
 once at base (at head for a chart new there); the first that renders is the chart's context, and
 its inputs replace the plan's at both sides, so every scenario is layered on it.
@@ -15,8 +15,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from aftershock.config.settings import AftershockConfig
+from aftershock.diff.edited_defaults import spare_edited
+from aftershock.diff.values_keys import parse_values
 from aftershock.ingest.platform_values import PlatformValues, platform_values
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import Side
@@ -151,13 +154,40 @@ def _candidates(
 ) -> list[ContextCandidate]:
     sides = {"base": _files(base, plan.base), "head": _files(head, plan.head)}
     found = configured_contexts(plan.path, config.contexts, sides)
-    found += [i.candidate for i in installers]
+    # the releases that install the chart give its real identity and platform values; then the
+    # chart's own defaults, before ci/ and test values: those are scenarios of their own, and a
+    # base only where the defaults cannot render (a platform's charts)
+    found += [i.candidate for i in installers] + [DEFAULTS]
+    borrowed = chart_testing_contexts(sides)
     try:
-        found += tests_context(sides, suite_paths)
+        borrowed = tests_context(sides, suite_paths) + borrowed
     except AftershockError:
         pass  # the suites' values cannot be read: the tests are reported by the test step
-    found += chart_testing_contexts(sides)
-    return found + [DEFAULTS]
+    return found + [_sparing(c, sides) for c in borrowed]
+
+
+def _sparing(
+    candidate: ContextCandidate, sides: Mapping[str, ChartFiles | None]
+) -> ContextCandidate:
+    """The candidate less the values that would hide an edit of the chart's own defaults."""
+    try:
+        before, after = (_defaults(sides[side]) for side in ("base", "head"))
+    except AftershockError:
+        return candidate  # a values.yaml that does not parse: its own gap
+    spared = {
+        side: replace(inputs, values=spare_edited(inputs.values, before, after))
+        if (inputs := candidate.inputs(side)) is not None
+        else None
+        for side in ("base", "head")
+    }
+    return replace(candidate, base=spared["base"], head=spared["head"])
+
+
+def _defaults(files: ChartFiles | None) -> Mapping[str, Any]:
+    if files is None:
+        return {}
+    path = files.rel("values.yaml")
+    return parse_values(files.read(path), source=f"{path} at {files.label}")
 
 
 def _failed(
