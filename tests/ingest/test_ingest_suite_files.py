@@ -165,3 +165,37 @@ def test_a_ci_pattern_leaving_the_repository_is_left_out_and_said_so():
     assert "left out, outside the repository: ../../../**/x, /etc/passwd" in found.source
     ci = {".github/workflows/t.yaml": _workflow("helm unittest -f '../**/x' charts/a")}
     assert suite_patterns(ci, (), CHARTS)["charts/a"].patterns == ("../**/x",)  # still inside
+
+
+def test_the_suites_chart_testing_declares_are_found_and_run(tmp_path, renderer):
+    """Issue 32, item 4: `ct.yaml` `additional-commands` run `helm unittest` on each chart of its
+    `chart-dirs` (`{{ .Path }}`); a change that adds a suite there is tested, not "0 suites"."""
+    repo = make_repo(tmp_path)
+    files = {
+        "charts/a/Chart.yaml": chart_yaml("a"),
+        "charts/a/values.yaml": "level: info\n",
+        "charts/a/templates/cm.yaml": CONFIGMAP,
+        "elsewhere/c/Chart.yaml": chart_yaml("c"),
+        "elsewhere/c/values.yaml": "level: info\n",
+        "elsewhere/c/templates/cm.yaml": CONFIGMAP,
+        "ct.yaml": "chart-dirs: [charts]\nadditional-commands:\n"
+        "  - helm unittest --file 'unittests/**/*.yaml' {{ .Path }}\n",
+    }
+    base = commit(repo, files, "feat: charts")
+    head = commit(
+        repo,
+        {
+            "charts/a/values.yaml": "level: debug\n",
+            "charts/a/unittests/cm/level_test.yaml": SUITE,
+            "elsewhere/c/values.yaml": "level: debug\n",
+        },
+        "feat: debug, tested",
+    )
+    review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (chart,) = review.tests.charts
+    assert chart.chart == "charts/a" and (chart.head.suites, chart.head.passed) == (1, 1)
+    document = review_document(review)
+    assert {s["chart"]: s["patterns"] for s in document["tests"]["suite_files"]} == {
+        "charts/a": ["unittests/**/*.yaml"],
+        "elsewhere/c": ["tests/*_test.yaml"],
+    }

@@ -2,7 +2,8 @@
 
 In order: `.aftershock.yaml` `tests: {files: [...]}` (every chart); else the repository's CI
 (GitHub workflows `.github/workflows/*.y*ml`, `.gitlab-ci.yml`, `.circleci/config.yml`, a root
-`Makefile`) calling `helm unittest … -f PATTERN … CHART`; else helm-unittest's default
+`Makefile`, chart-testing's `ct.yaml` `additional-commands` with `{{ .Path }}` for each chart of
+its `chart-dirs`) calling `helm unittest … -f PATTERN … CHART`; else helm-unittest's default
 `tests/*_test.yaml`. A command's chart arguments are read relative to its working directory
 (`working-directory`, `defaults.run.working-directory`, an unconditional `cd DIR`). A command
 whose chart could be several (a glob) names each chart the glob matches; one whose chart or
@@ -28,6 +29,9 @@ from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
 from aftershock.model.errors import AftershockError
 
 _WORKFLOWS = re.compile(r"\.github/workflows/[^/]+\.ya?ml")
+# chart-testing's configuration: its `additional-commands` run for each chart of its `chart-dirs`
+_CHART_TESTING = re.compile(r"(?:\.github/|\.ci/|ci/)?ct(?:[-_][\w-]+)?\.ya?ml")
+_CHART_PATH = re.compile(r"\{\{-?\s*\.Path\s*-?\}\}")
 _OTHER_CI = (".gitlab-ci.yml", ".circleci/config.yml", "Makefile")
 _VALUE_FLAGS = {
     "-f",
@@ -117,7 +121,9 @@ def _sources(commands: list[UnittestCommand], note: str) -> str:
 
 def ci_files(paths: Iterable[str]) -> list[str]:
     """The CI files among repository paths that may call `helm unittest`."""
-    return sorted(p for p in paths if _WORKFLOWS.fullmatch(p) or p in _OTHER_CI)
+    return sorted(
+        p for p in paths if _WORKFLOWS.fullmatch(p) or _CHART_TESTING.fullmatch(p) or p in _OTHER_CI
+    )
 
 
 def unittest_commands(path: str, text: str) -> list[UnittestCommand]:
@@ -125,6 +131,8 @@ def unittest_commands(path: str, text: str) -> list[UnittestCommand]:
     scripts: list[tuple[str, str]] = []
     if _WORKFLOWS.fullmatch(path):
         scripts = list(_workflow_scripts(path, text))
+    elif _CHART_TESTING.fullmatch(path):
+        scripts = list(_chart_testing_scripts(path, text))
     else:
         scripts = [("", text)]
     return [
@@ -151,6 +159,23 @@ def _workflow_scripts(path: str, text: str) -> Iterator[tuple[str, str]]:
             if isinstance(step, dict) and isinstance(step.get("run"), str):
                 directory = step.get("working-directory")
                 yield (str(directory) if directory else job_directory), step["run"]
+
+
+def _chart_testing_scripts(path: str, text: str) -> Iterator[tuple[str, str]]:
+    """Each `additional-commands` entry of a chart-testing configuration, once per chart folder of
+    its `chart-dirs` (default `charts`): `{{ .Path }}` is each chart there, a glob the charts match."""
+    try:
+        config = load_one(text, source=path)
+    except AftershockError:
+        return
+    if not isinstance(config, dict) or not isinstance(config.get("additional-commands"), list):
+        return
+    dirs = config.get("chart-dirs")
+    folders = [str(d).rstrip("/") for d in dirs] if isinstance(dirs, list) else ["charts"]
+    for command in config["additional-commands"]:
+        if isinstance(command, str) and "unittest" in command:
+            for folder in folders:
+                yield "", _CHART_PATH.sub(shlex.quote(f"{folder}/*"), command)
 
 
 def _default_directory(node: dict[str, Any]) -> str:
