@@ -384,3 +384,37 @@ def test_a_key_new_at_head_that_the_head_refuses_alone_is_a_scenario_both_refs_r
     (summary,) = doc["scenarios"]
     assert summary["invalid"] == ["toggle:tls=true"]
     assert not [g for g in doc["not_reviewed"] if "scenario" in g["part"]]
+
+
+def test_a_renamed_default_is_reviewed_as_an_upgrade_with_the_old_values_file(tmp_path, renderer):
+    """Issue 32, item 2: a key of values.yaml renamed (`image.tag` to `image.version`): the base
+    values.yaml passed to the head chart is a scenario, and a schema that now refuses the old key
+    makes it an upgrade the head rejects."""
+    from aftershock.pipeline import review_change
+
+    repo = make_repo(tmp_path)
+    cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {tag: "{{ .Values.image.TAG }}"}\n'
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+            "c/values.yaml": "image:\n  tag: '1'\n",
+            "c/templates/cm.yaml": cm.replace("TAG", "tag"),
+        },
+        "base",
+    )
+    schema = '{"properties": {"image": {"type": "object", "additionalProperties": false, "properties": {"version": {"type": "string"}}}}}'
+    commit(
+        repo,
+        {
+            "c/values.yaml": "image:\n  version: '1'\n",
+            "c/templates/cm.yaml": cm.replace("TAG", "version"),
+            "c/values.schema.json": schema,
+        },
+        "rename image.tag",
+    )
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (summary,) = result.review.scenarios
+    assert summary.ran[:2] == ("default", "upgrade:values.yaml")
+    rejected = [f for f in result.judgement.findings if f.rule_id == "upgrade-values-rejected"]
+    assert rejected and "c/values.yaml as it is at base" in rejected[0].message

@@ -20,6 +20,7 @@ from aftershock.render.scenarios import (
     Scenario,
     choose,
     configured_scenarios,
+    defaults_upgrade_scenarios,
     test_scenarios,
     test_upgrade_scenarios,
     toggle_paths,
@@ -96,8 +97,9 @@ def _candidates(
         defaults = parse_values(
             tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
         )
+        base_defaults = _base_defaults(plan, base)
     except MalformedInputError:
-        defaults = {}  # no toggles: its renders say what the broken values file does
+        defaults = base_defaults = {}  # no toggles: its renders say what the broken file does
     tests = suite_value_sets(
         chart.path,
         tree.tree.paths_under(chart.path),
@@ -119,12 +121,21 @@ def _candidates(
         {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
     )
     return (
+        defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else []
+    ) + (
         upgrade_scenarios(p for p in edited if p in at_base)
         + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
         + toggle_scenarios(toggle_paths(texts), defaults)
         + test_scenarios(tests)
     )
+
+
+def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:
+    if plan.base is None:
+        return {}
+    path = f"{plan.base.path}/values.yaml" if plan.base.path else "values.yaml"
+    return parse_values(base[0].text_or_none(path), source=f"{path} at {base[0].label}")
 
 
 def _scenario_plan(

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aftershock.diff.values_keys import flatten
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.releases.values import value_at
@@ -141,6 +142,24 @@ def upgrade_scenarios(changed_files: Iterable[str]) -> list[Scenario]:
             values_from_base=True,
         )
         for s in values_file_scenarios(changed_files)
+    ]
+
+
+def defaults_upgrade_scenarios(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> list[Scenario]:
+    """When the change removes or renames a key of the chart's own `values.yaml`, that file as it was
+    at base passed to the chart at each ref (`upgrade:values.yaml`): a user's copy of the old
+    defaults, upgraded; the old key is then ignored, or rejected by the head's schema."""
+    removed = {path for path, _ in flatten(before)} - {path for path, _ in flatten(after)}
+    if not removed:
+        return []
+    return [
+        Scenario(
+            name=UPGRADE_PREFIX + "values.yaml",
+            values_files=("values.yaml",),
+            values_from_base=True,
+        )
     ]
 
 
