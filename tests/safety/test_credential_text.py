@@ -122,3 +122,16 @@ def test_a_url_with_a_password_is_found_after_a_long_word_and_in_a_long_text():
         known_format("word " * 20_000 + "postgres://app:s3cr3tpw@db:5432/x")
         == "URL with a password"
     )
+
+
+def test_credentials_inside_texts_are_found_and_prose_is_not_read():
+    from aftershock.safety.credential_text import credential_values, embedded_credentials
+
+    config = "[db]\nhost = db.svc\npassword: Zq81-secret\n"
+    assert embedded_credentials(config) == ("Zq81-secret",)
+    assert embedded_credentials("Server=db;Password=Wx9!;") == ("Wx9!",)
+    assert embedded_credentials("postgres://app:Kp4z@db:5432/app") == ("Kp4z",)
+    assert embedded_credentials("password: alone") == ()  # one line: its key judges it
+    # a schema's prose naming a token is no config text
+    crd = {"description": "The token:\npassword: is set by the operator", "type": "object"}
+    assert list(credential_values(crd)) == []

@@ -141,20 +141,23 @@ _USERINFO_PASSWORD = re.compile(
 _EMBEDDED_PAIR = re.compile(r"\s*(?P<key>[\w.\-]+)\s*(?::\s+|=)\s*(?P<value>[^\s;#][^;]*?)\s*;?\s*")
 
 
-def embedded_credentials(text: str) -> Iterator[str]:
+@functools.lru_cache(maxsize=1 << 14)  # both refs hold most texts (a CRD's) alike: read once
+def embedded_credentials(text: str) -> tuple[str, ...]:
     """The credentials a text holds inside it, whatever key holds the text: the value of each
     `password: x` / `password = x` line of an embedded config file, of each `Password=x;` segment of
-    a connection string, and the password of a URL's user info."""
+    a connection string, and the password of a URL's user info. A text of one line without `;` is
+    a value of its own: a credential-named key's is judged by the key's name."""
+    found: list[str] = []
     if "://" in text and "@" in text:
-        for match in _USERINFO_PASSWORD.finditer(text):
-            yield match.group("password")
-    if not SENSITIVE_NAME.search(text):
-        return  # no credential-named key in it: the common case, one search
+        found += [match.group("password") for match in _USERINFO_PASSWORD.finditer(text)]
+    if ("\n" not in text and ";" not in text) or (":" not in text and "=" not in text):
+        return tuple(found)
     for line in text.splitlines():
         for segment in line.split(";") if ";" in line else (line,):
             pair = _EMBEDDED_PAIR.fullmatch(segment)
             if pair is not None and is_sensitive_name(pair.group("key")):
-                yield pair.group("value").strip("\"'")
+                found.append(pair.group("value").strip("\"'"))
+    return tuple(found)
 
 
 def credential_values(body: Any) -> Iterator[str]:
@@ -169,6 +172,8 @@ def credential_values(body: Any) -> Iterator[str]:
         if isinstance(named, str) and is_sensitive_name(named) and "value" in body:
             yield from _scalars(body["value"])
         for key, item in body.items():
+            if key == "description" and isinstance(item, str):
+                continue  # prose (a schema's, an object's), no config text
             if key == "properties" and _is_schema_map(item):
                 yield from _schema_credentials(item)
             elif isinstance(key, str) and is_sensitive_name(key):
