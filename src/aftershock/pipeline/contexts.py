@@ -169,7 +169,10 @@ def _candidates(
 def _sparing(
     candidate: ContextCandidate, sides: Mapping[str, ChartFiles | None]
 ) -> ContextCandidate:
-    """The candidate less the values that would hide an edit of the chart's own defaults."""
+    """The candidate less the values that would hide an edit of the chart's own defaults (a chart
+    new or gone at one ref edits none)."""
+    if sides["base"] is None or sides["head"] is None:
+        return candidate
     try:
         before, after = (_defaults(sides[side]) for side in ("base", "head"))
     except AftershockError:
@@ -184,8 +187,7 @@ def _sparing(
 
 
 def _defaults(files: ChartFiles | None) -> Mapping[str, Any]:
-    if files is None:
-        return {}
+    assert files is not None
     path = files.rel("values.yaml")
     return parse_values(files.read(path), source=f"{path} at {files.label}")
 

@@ -28,6 +28,9 @@ from aftershock.gocompat.schema_reach import outside_references, schema_bomb
 from aftershock.render.schema_refs import SCHEMA_FILE, inline, raw_repository_path
 
 _MAX_ARCHIVE_BYTES = 64 * 2**20  # an archive's unpacked schemas read at most; past it, refused
+_MAX_ARCHIVE_STREAM = (
+    256 * 2**20
+)  # bytes of an archive unpacked to find them (a gzip bomb stops here)
 _MAX_ARCHIVE_DEPTH = 3  # archives of subcharts inside archives
 
 
@@ -162,7 +165,7 @@ def _archive_refusal(data: bytes | None, where: str, depth: int) -> str | None:
     except (tarfile.TarError, OSError, EOFError, ValueError):
         return None  # Helm cannot load it either, and says so
     except _ArchiveTooLarge:
-        return f"{where}: its schemas are over {_MAX_ARCHIVE_BYTES} bytes unpacked; not read"
+        return f"{where}: over {_MAX_ARCHIVE_STREAM} bytes unpacked before its schemas are read; not loaded"
     return None
 
 
@@ -175,6 +178,8 @@ def _archive_members(data: bytes) -> Iterator[tuple[str, bytes]]:
     total = 0
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
         for member in archive:
+            if member.offset > _MAX_ARCHIVE_STREAM:
+                raise _ArchiveTooLarge
             name = member.name
             if not member.isfile() or not (
                 posixpath.basename(name) == SCHEMA_FILE or _is_subchart_archive(name)
