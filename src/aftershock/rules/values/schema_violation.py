@@ -279,7 +279,9 @@ RULE = Rule(
         "otherwise) its values.yaml, each ci/*.yaml merged over it (chart-testing), and each helm-unittest "
         "test's values files and `set:` merged over it, at base and at head, merged as Helm merges them (a "
         "null deletes the key first); tests expecting a render failure (`failedTemplate`) are left out. New errors are introduced, errors present at both "
-        "refs pre-existing. Messages never show values of keys named like credentials.",
+        "refs pre-existing. Patterns match with RE2, as Helm's do; a schema whose references expand past "
+        "100,000 subschemas is not walked (the chart is not reviewed for it). Messages never show values "
+        "of keys named like credentials.",
         why="Helm validates the merged values against the schema before rendering, so a default that the "
         "schema rejects breaks every install that does not override it, and a test whose `set:` is invalid "
         "tests a configuration no user can deploy.",
