@@ -113,3 +113,51 @@ def test_a_failure_in_another_template_is_not_the_lookups(tmp_path, renderer):
         "execution error at (c/templates/other.yaml:1:3): something else is wrong"
     ]
     assert review.contexts[0].inferred == ()
+
+
+# Issue 32, item 6: the template indexes into what the lookup found, and the lookup sits in a define
+# the failing template includes.
+INDEXED = """\
+{{- $cfg := lookup "v1" "ConfigMap" "platform-system" "platform-config" }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: indexed}
+data:
+  host: {{ index $cfg.data "host" | default "none" | quote }}
+  level: {{ .Values.level | quote }}
+"""
+HELPER = """\
+{{- define "c.platform" -}}
+{{- lookup "v1" "ConfigMap" "platform-system" "platform-config" | toYaml -}}
+{{- end -}}
+"""
+INCLUDING = """\
+{{- $cfg := include "c.platform" . | fromYaml }}
+{{- if not $cfg.metadata }}{{ fail "platform-config not found" }}{{ end }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: including}
+data:
+  level: {{ .Values.level | quote }}
+"""
+
+
+def test_a_template_indexing_into_an_absent_object_renders_with_a_placeholder(
+    tmp_path, renderer
+):
+    review = reviewed(tmp_path, renderer, {"c/templates/cm.yaml": INDEXED}).review
+    assert review.complete, review.not_reviewed
+    assert review.contexts[0].inferred[0].startswith(
+        "lookup of ConfigMap platform-system/platform-config found nothing"
+    )
+
+
+def test_a_lookup_in_a_define_the_failing_template_includes_gets_its_placeholder(
+    tmp_path, renderer
+):
+    files = {"c/templates/_helpers.tpl": HELPER, "c/templates/cm.yaml": INCLUDING}
+    review = reviewed(tmp_path, renderer, files).review
+    assert review.complete, review.not_reviewed
+    assert review.contexts[0].inferred[0].startswith(
+        "lookup of ConfigMap platform-system/platform-config found nothing"
+    )

@@ -1,5 +1,6 @@
 """Lookups that guard: the placeholder objects served to a chart whose render failed because a
-`lookup` of one named object found nothing (a `fail` or `required` on its result).
+`lookup` of one named object found nothing (a `fail` or `required` on its result, an index into it),
+in the failing template or in a define it includes.
 
 A call names one object when its kind, namespace and name are known: literal, or the release name
 and namespace the chart renders with. When a chart's default render fails at a side, its calls in
@@ -13,7 +14,7 @@ configuration wins over a placeholder.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ from aftershock.render.cluster import ClusterSnapshot, snapshot_from_objects
 # required) or `template: c/templates/x.yaml:8:20: executing ...` (a nil map, for one).
 _FAILED_AT = re.compile(r"(?:execution error at \(|template: )([^\s():]+\.(?:ya?ml|tpl|txt)):\d+")
 _DATA_KINDS = frozenset({"ConfigMap", "Secret"})
+_INCLUDED = re.compile(r'(?:include|template)\s+"([^"]+)"')
+_DEFINED = re.compile(r'define\s+"([^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,12 @@ def guarded_placeholders(
             release = ReleaseIdentity(
                 inputs.release_name or settings.release_name, inputs.namespace or settings.namespace
             )
-            calls = _at_failure(lookup_targets(tree, by_path[review.chart], by_path), render.error)
+            calls = _at_failure(
+                lookup_targets(tree, by_path[review.chart], by_path),
+                render.error,
+                review.chart,
+                tree.text_or_none,
+            )
             for body in _missing(calls, release, cluster):
                 metadata = body["metadata"]
                 key = (
@@ -115,13 +123,22 @@ def served(
     return result
 
 
-def _at_failure(calls: Sequence[LookupCall], error: str) -> Sequence[LookupCall]:
-    """The calls in the template the error names: a failure elsewhere is not this lookup's."""
+def _at_failure(
+    calls: Sequence[LookupCall], error: str, chart: str, read: Callable[[str], str | None]
+) -> Sequence[LookupCall]:
+    """The calls in the template the error names, or in a define it includes: a failure elsewhere
+    is not this lookup's."""
     match = _FAILED_AT.search(error)
     tail = (
         match.group(1).partition("/")[2] if match else ""
     )  # Helm's path starts with the chart's name
-    return [c for c in calls if tail and (c.template == tail or c.template.endswith("/" + tail))]
+    if not tail:
+        return []
+    failing = [c for c in calls if c.template == tail or c.template.endswith("/" + tail)]
+    if failing:
+        return failing
+    included = set(_INCLUDED.findall(read(f"{chart}/{tail}" if chart else tail) or ""))
+    return [c for c in calls if included & set(_DEFINED.findall(read(c.template) or ""))]
 
 
 def _missing(
