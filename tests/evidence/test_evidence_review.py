@@ -529,3 +529,32 @@ def test_a_values_comment_in_a_chart_reading_files_shares_every_test_render(tmp_
     (chart,) = found.charts
     assert (chart.base.passed, chart.head.passed) == (3, 3)
     assert {t.change for t in chart.tests} == {TestChange.UNCHANGED}
+
+
+def test_a_change_shown_only_in_a_toggle_scenario_is_mapped_there(tmp_path, renderer):
+    """Issue 32, item 5: the change shows in no object of the default scenario (its toggle is off),
+    only in the scenario that turns it on; the guard map reads that scenario and names the changed
+    field no test asserts."""
+    repo = make_repo(tmp_path)
+    toggled = "{{- if .Values.extra.enabled }}\n" + CONFIGMAP + "{{- end }}\n"
+    suite = textwrap.dedent("""\
+        suite: s
+        templates: [templates/cm.yaml]
+        tests:
+          - it: renders when enabled
+            set: {extra.enabled: true}
+            asserts: [{exists: {path: metadata.name}}]
+        """)
+    files = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "level: info\nextra:\n  enabled: false\n",
+        "c/templates/cm.yaml": toggled,
+        "c/tests/cm_test.yaml": suite,
+    }
+    base = commit(repo, files, "feat: c")
+    head = commit(repo, {"c/values.yaml": "level: debug\nextra:\n  enabled: false\n"}, "debug")
+    review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    (chart,) = review.tests.charts
+    assert [(p.kind, p.field_path) for p in chart.problems] == [
+        (ProblemKind.UNGUARDED, "data.level")
+    ]

@@ -142,13 +142,13 @@ data:
 """
 
 
-def test_a_template_indexing_into_an_absent_object_renders_with_a_placeholder(
-    tmp_path, renderer
-):
+def test_a_template_indexing_into_an_absent_object_renders_with_a_placeholder(tmp_path, renderer):
     review = reviewed(tmp_path, renderer, {"c/templates/cm.yaml": INDEXED}).review
     assert review.complete, review.not_reviewed
-    assert review.contexts[0].inferred[0].startswith(
-        "lookup of ConfigMap platform-system/platform-config found nothing"
+    assert (
+        review.contexts[0]
+        .inferred[0]
+        .startswith("lookup of ConfigMap platform-system/platform-config found nothing")
     )
 
 
@@ -158,6 +158,8 @@ def test_a_lookup_in_a_define_the_failing_template_includes_gets_its_placeholder
     files = {"c/templates/_helpers.tpl": HELPER, "c/templates/cm.yaml": INCLUDING}
     review = reviewed(tmp_path, renderer, files).review
     assert review.complete, review.not_reviewed
-    assert review.contexts[0].inferred[0].startswith(
-        "lookup of ConfigMap platform-system/platform-config found nothing"
+    assert (
+        review.contexts[0]
+        .inferred[0]
+        .startswith("lookup of ConfigMap platform-system/platform-config found nothing")
     )

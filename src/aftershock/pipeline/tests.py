@@ -171,11 +171,17 @@ def materialize_charts(tree: RefSnapshot, chart_paths: Iterable[str], dest: Path
 
 
 def _tested_reviews(chart_reviews: Sequence[ChartReview]) -> list[ChartReview]:
-    """The default-scenario review of each chart installed by no release, once per chart."""
+    """The review of each chart installed by no release whose changes the guard map reads, once per
+    chart: the default scenario's, or where the change shows in no object there, the first scenario
+    where it does (a toggle's, a test's values), so the fields no test asserts there are named."""
     chosen: dict[str, ChartReview] = {}
     for review in chart_reviews:
         if review.scenario == "default" and review.release is None:
             chosen.setdefault(review.chart, review)
+    for review in chart_reviews:
+        shown = chosen.get(review.chart)
+        if review.release is None and shown is not None and not shown.changes and review.changes:
+            chosen[review.chart] = review
     return [chosen[chart] for chart in sorted(chosen)]
 
 
