@@ -1,5 +1,6 @@
 """The whole-repository fuzzer as a test: 60 fuzzed charts, values schemas, helm-unittest suites, Flux
-objects, kustomizations and plain manifests per kind, each kind one real repository reviewed by the real CLI in a child process;
+objects, kustomizations and plain manifests per kind, each kind one real repository reviewed by the
+real CLI in a child process;
 any traceback or exit 1 fails, naming the input. The seed's inputs hold the two exit-1 crashes of
 issue 22 (a suite whose `tests` is a scalar, a Flux Kustomization whose `spec.components` is one):
 undo either fix and this fails. `benchmarks/bench_fuzz_repos.py` runs 10,000 and more."""
