@@ -418,3 +418,45 @@ def test_a_renamed_default_is_reviewed_as_an_upgrade_with_the_old_values_file(tm
     assert summary.ran[:2] == ("default", "upgrade:values.yaml")
     rejected = [f for f in result.judgement.findings if f.rule_id == "upgrade-values-rejected"]
     assert rejected and "c/values.yaml as it is at base" in rejected[0].message
+
+
+GUARDED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: guarded}
+data:
+{{- with .Values.extra }}
+  extra: {{ . | quote }}
+  extraMode: LINE_A
+{{- end }}
+{{- if eq .Values.mode "strict" }}
+  strict: LINE_B
+{{- end }}
+{{- if and .Values.audit.enabled (eq .Values.audit.sink "remote") }}
+  audit: LINE_C
+{{- end }}
+"""
+
+
+def test_scenarios_open_the_guards_of_the_changed_lines_whatever_their_type(tmp_path, renderer):
+    """Issue 32, item 2: lines edited under a `with` of a null value, an `eq` with a string, and an
+    `and` of a boolean and a comparison are each rendered in a scenario that opens their guard."""
+    from aftershock.pipeline import review_change
+
+    repo = make_repo(tmp_path)
+    values = "extra: null\nmode: lax\naudit:\n  enabled: false\n  sink: local\n"
+    files = {
+        "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        "c/values.yaml": values,
+    }
+    base = commit(
+        repo, {**files, "c/templates/cm.yaml": GUARDED.replace("LINE_", "old-")}, "base"
+    )
+    commit(repo, {"c/templates/cm.yaml": GUARDED.replace("LINE_", "new-")}, "edit guarded lines")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    changed = {r.scenario for r in result.review.chart_reviews if r.changes}
+    assert {
+        "guard:extra=aftershock",
+        "guard:mode=strict",
+        "guard:audit.enabled=true,audit.sink=remote",
+    } <= changed

@@ -8,8 +8,9 @@ from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_values import suite_value_sets
-from aftershock.model.errors import MalformedInputError
+from aftershock.model.errors import AftershockError, MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import SideInput
@@ -21,6 +22,7 @@ from aftershock.render.scenarios import (
     choose,
     configured_scenarios,
     defaults_upgrade_scenarios,
+    guard_scenarios,
     test_scenarios,
     test_upgrade_scenarios,
     toggle_paths,
@@ -91,8 +93,13 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
-    texts = list(tree.texts_under(near, suffixes=_TEMPLATE_SUFFIXES))
-    texts += list(tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES))
+    # the edited templates' texts (file paths: `texts_under` reads folders), then every template's
+    edited_texts = [
+        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := _text(tree, p))
+    ]
+    texts = edited_texts + list(
+        tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES)
+    )
     try:
         defaults = parse_values(
             tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
@@ -126,9 +133,31 @@ def _candidates(
         upgrade_scenarios(p for p in edited if p in at_base)
         + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
-        + toggle_scenarios(toggle_paths(texts), defaults)
+        + _toggles(edited_texts, texts, defaults)
         + test_scenarios(tests)
     )
+
+
+def _toggles(edited: list[str], texts: list[str], defaults: Mapping[str, Any]) -> list[Scenario]:
+    """The edited templates' guards opened first (booleans turned on, then other values), then the
+    other toggles; a toggle that would close an edited template's guard comes last."""
+    own = toggle_scenarios(toggle_paths(edited), defaults)
+    opening = [s for s in own if s.name.endswith("=true")]
+    closing = {s.name for s in own} - {s.name for s in opening}
+    every = [s for s in toggle_scenarios(toggle_paths(texts), defaults) if s not in opening]
+    return (
+        opening
+        + guard_scenarios(edited, defaults)
+        + [s for s in every if s.name not in closing]
+        + [s for s in every if s.name in closing]
+    )
+
+
+def _text(tree: RefSnapshot, path: str) -> str | None:
+    try:
+        return tree.text_or_none(path)
+    except AftershockError:
+        return None  # over the size limit: its own gap
 
 
 def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 from aftershock.diff.values_keys import flatten
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
-from aftershock.releases.values import value_at
+from aftershock.releases.values import merge_maps, value_at
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -86,6 +86,93 @@ def toggle_scenarios(paths: Iterable[str], defaults: Mapping[str, Any]) -> list[
                 )
             )
     return scenarios
+
+
+# `eq .Values.mode "strict"`, `ge (int .Values.replicas) 2`, and the literal first: the value a
+# comparison in a condition wants (Sprig's casts and `default` around the path are read through)
+_OPERAND = (
+    r"\(?(?:(?:int|int64|float64|toString|default\s+\S+)\s+)?\.Values((?:\.[A-Za-z_]\w*)+)\)?"
+)
+_LITERAL = r'("[^"]*"|-?\d+(?:\.\d+)?)'
+_COMPARED = re.compile(rf"\b(eq|ge|le|gt|lt)\s+{_OPERAND}\s+{_LITERAL}")
+_COMPARED_FIRST = re.compile(rf"\b(eq|ge|le|gt|lt)\s+{_LITERAL}\s+{_OPERAND}")
+_FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq"}
+
+
+def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) -> list[Scenario]:
+    """One scenario per condition of a template that the defaults leave closed and a value of
+    another type than a boolean opens (booleans are `toggle_scenarios`'): a comparison with a
+    literal (`eq .Values.mode "strict"`: `mode` = "strict"; `gt .Values.n 1`: 2), or an empty
+    string, zero, null, map or list read by `if`/`with` (a non-empty one of the same shape)."""
+    sets: dict[str, dict[str, Any]] = {}
+    for text in template_texts:
+        for condition in _CONDITION.findall(text):
+            opening = _opening(condition, defaults)
+            together = re.search(r"\band\b", condition) is not None and len(opening) > 1
+            for group in [opening] if together else [{p: v} for p, v in opening.items()]:
+                name = ",".join(f"{p}={_shown(v)}" for p, v in sorted(group.items()))
+                if not all(isinstance(v, bool) for v in group.values()):
+                    sets.setdefault(name, group)
+    return [
+        Scenario(name=f"guard:{name}", overrides=_nested(group)) for name, group in sets.items()
+    ]
+
+
+def _opening(condition: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """Path -> the value that opens its part of `condition`, for each path the defaults leave closed;
+    a boolean that is false opens as true (with other values, in an `and`)."""
+    found: dict[str, Any] = {}
+    for operator, path, literal in _comparisons(condition):
+        found.setdefault(path, _satisfying(operator, literal))
+    for inner, outer in _VALUES_PATH.findall(condition):
+        path = (inner + outer)[1:]
+        default = value_at(defaults, path.split("."))
+        found.setdefault(path, True if default is False else _opened(default))
+    return {
+        p: v for p, v in found.items() if v is not None and v != value_at(defaults, p.split("."))
+    }
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _nested(group: Mapping[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for path, value in group.items():
+        result = merge_maps(result, _nest(path, value))
+    return result
+
+
+def _comparisons(condition: str) -> Iterable[tuple[str, str, str]]:
+    for operator, path, literal in _COMPARED.findall(condition):
+        yield operator, path[1:], literal
+    for operator, literal, path in _COMPARED_FIRST.findall(condition):
+        yield _FLIPPED[operator], path[1:], literal
+
+
+def _satisfying(operator: str, literal: str) -> Any:
+    """A value `operator value literal` holds for (the literal read as Go does: quoted text, else a number)."""
+    if literal.startswith('"'):
+        return literal[1:-1] if operator in ("eq", "ge", "le") else None
+    number: float = float(literal) if "." in literal else int(literal)
+    return {"eq": number, "ge": number, "le": number, "gt": number + 1, "lt": number - 1}[operator]
+
+
+def _opened(default: Any) -> Any:
+    """A value that opens `if`/`with` where the default is empty (None for a boolean or one that
+    already opens it)."""
+    if isinstance(default, bool):
+        return None
+    if default is None or default == "":
+        return "aftershock"
+    if isinstance(default, (int, float)) and default == 0:
+        return 1
+    if isinstance(default, dict) and not default:
+        return {"aftershock": "aftershock"}
+    if isinstance(default, list) and not default:
+        return ["aftershock"]
+    return None
 
 
 def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scenario]:
