@@ -449,9 +449,7 @@ def test_scenarios_open_the_guards_of_the_changed_lines_whatever_their_type(tmp_
         "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
         "c/values.yaml": values,
     }
-    base = commit(
-        repo, {**files, "c/templates/cm.yaml": GUARDED.replace("LINE_", "old-")}, "base"
-    )
+    base = commit(repo, {**files, "c/templates/cm.yaml": GUARDED.replace("LINE_", "old-")}, "base")
     commit(repo, {"c/templates/cm.yaml": GUARDED.replace("LINE_", "new-")}, "edit guarded lines")
     result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
     changed = {r.scenario for r in result.review.chart_reviews if r.changes}
