@@ -97,13 +97,15 @@ _LITERAL = r'("[^"]*"|-?\d+(?:\.\d+)?)'
 _COMPARED = re.compile(rf"\b(eq|ge|le|gt|lt)\s+{_OPERAND}\s+{_LITERAL}")
 _COMPARED_FIRST = re.compile(rf"\b(eq|ge|le|gt|lt)\s+{_LITERAL}\s+{_OPERAND}")
 _FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq"}
+_ABSENT = object()
 
 
 def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) -> list[Scenario]:
     """One scenario per condition of a template that the defaults leave closed and a value of
     another type than a boolean opens (booleans are `toggle_scenarios`'): a comparison with a
     literal (`eq .Values.mode "strict"`: `mode` = "strict"; `gt .Values.n 1`: 2), or an empty
-    string, zero, null, map or list read by `if`/`with` (a non-empty one of the same shape)."""
+    string, zero, null, map or list read by `if`/`with` (a non-empty one of the same shape). Only
+    keys the chart's values.yaml holds: one it does not document is no option a user is offered."""
     sets: dict[str, dict[str, Any]] = {}
     for text in template_texts:
         for condition in _CONDITION.findall(text):
@@ -129,7 +131,11 @@ def _opening(condition: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
         default = value_at(defaults, path.split("."))
         found.setdefault(path, True if default is False else _opened(default))
     return {
-        p: v for p, v in found.items() if v is not None and v != value_at(defaults, p.split("."))
+        p: v
+        for p, v in found.items()
+        if v is not None
+        and value_at(defaults, p.split("."), _ABSENT) is not _ABSENT  # a key the chart documents
+        and v != value_at(defaults, p.split("."))
     }
 
 

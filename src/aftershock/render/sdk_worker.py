@@ -70,6 +70,7 @@ class LoadedCharts:
         self._helm = helm
         self._batch: str | None = None
         self._charts: dict[str, Any] = {}
+        self._refused: dict[str, str | None] = {}  # folder -> why Helm must not load it, this batch
 
     def get(self, chart_dir: str, batch: str | None) -> Any:
         if batch is None or batch != self._batch:
@@ -77,7 +78,11 @@ class LoadedCharts:
             self._batch = batch
         chart = self._charts.get(chart_dir)
         if chart is None:
-            refused = folder_schema_refusal(Path(chart_dir))
+            if (
+                chart_dir not in self._refused
+            ):  # its archives unpacked once a batch, not each render
+                self._refused[chart_dir] = folder_schema_refusal(Path(chart_dir))
+            refused = self._refused[chart_dir]
             if refused is not None:
                 raise RefusedChart(refused)
             chart = self._helm.Chart.load(chart_dir)
@@ -96,6 +101,7 @@ class LoadedCharts:
         for chart in self._charts.values():
             chart.close()
         self._charts = {}
+        self._refused = {}
 
 
 class ClusterAccess:
