@@ -163,20 +163,19 @@ def _candidates(
         borrowed = tests_context(sides, suite_paths) + borrowed
     except AftershockError:
         pass  # the suites' values cannot be read: the tests are reported by the test step
-    return found + [_sparing(c, sides) for c in borrowed]
+    if not borrowed or sides["base"] is None or sides["head"] is None:
+        return found + borrowed  # a chart new or gone at one ref edits no default
+    try:
+        before, after = _defaults(sides["base"]), _defaults(sides["head"])
+    except AftershockError:
+        return found + borrowed  # a values.yaml that does not parse: its own gap
+    return found + [_sparing(c, before, after) for c in borrowed]
 
 
 def _sparing(
-    candidate: ContextCandidate, sides: Mapping[str, ChartFiles | None]
+    candidate: ContextCandidate, before: Mapping[str, Any], after: Mapping[str, Any]
 ) -> ContextCandidate:
-    """The candidate less the values that would hide an edit of the chart's own defaults (a chart
-    new or gone at one ref edits none)."""
-    if sides["base"] is None or sides["head"] is None:
-        return candidate
-    try:
-        before, after = (_defaults(sides[side]) for side in ("base", "head"))
-    except AftershockError:
-        return candidate  # a values.yaml that does not parse: its own gap
+    """The candidate less the values that would hide an edit of the chart's own defaults."""
     spared = {
         side: replace(inputs, values=spare_edited(inputs.values, before, after))
         if (inputs := candidate.inputs(side)) is not None
@@ -186,8 +185,7 @@ def _sparing(
     return replace(candidate, base=spared["base"], head=spared["head"])
 
 
-def _defaults(files: ChartFiles | None) -> Mapping[str, Any]:
-    assert files is not None
+def _defaults(files: ChartFiles) -> Mapping[str, Any]:
     path = files.rel("values.yaml")
     return parse_values(files.read(path), source=f"{path} at {files.label}")
 

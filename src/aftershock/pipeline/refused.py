@@ -37,7 +37,7 @@ def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, st
         folders = dependency_closure(chart, by_path)
         paths = [p for f in folders for p in tree.tree.paths_under(f)]
         reason = over_bound(tree, paths, _read_by_helm) or tree_schema_refusal(
-            functools.partial(_text, tree),
+            functools.partial(readable_text, tree),
             functools.partial(_bytes, tree),
             paths,
         )
@@ -46,7 +46,8 @@ def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, st
     return None
 
 
-def _text(tree: RefSnapshot, path: str) -> str | None:
+def readable_text(tree: RefSnapshot, path: str) -> str | None:
+    """The file's text, or None where it cannot be read (absent, over a bound, not UTF-8)."""
     try:
         return tree.text_or_none(path)
     except (AftershockError, UnicodeDecodeError, KeyError, ValueError):

@@ -8,12 +8,12 @@ from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
-from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_values import suite_value_sets
-from aftershock.model.errors import AftershockError, MalformedInputError
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import SideInput
+from aftershock.pipeline.refused import readable_text
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
 from aftershock.render.scenarios import (
@@ -95,7 +95,7 @@ def _candidates(
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
     # the edited templates' texts (file paths: `texts_under` reads folders), then every template's
     edited_texts = [
-        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := _text(tree, p))
+        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
     ]
     texts = edited_texts + list(
         tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES)
@@ -151,13 +151,6 @@ def _toggles(edited: list[str], texts: list[str], defaults: Mapping[str, Any]) -
         + [s for s in every if s.name not in closing]
         + [s for s in every if s.name in closing]
     )
-
-
-def _text(tree: RefSnapshot, path: str) -> str | None:
-    try:
-        return tree.text_or_none(path)
-    except AftershockError:
-        return None  # over the size limit: its own gap
 
 
 def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:
