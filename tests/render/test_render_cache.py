@@ -217,7 +217,12 @@ def test_template_errors_are_cached_and_timeouts_are_not(tmp_path, renderer):
     assert later.stats.hits == 1 and again.error == failed.error
 
     slow = write_chart(
-        tmp_path, "slow", {"x.yaml": "{{- range until 100000000 }}{{ end }}\nkind: Slow\n"}
+        # 10^8 steps over two small lists: slow, never large, so the time bound is the one cut
+        tmp_path,
+        "slow",
+        {
+            "x.yaml": "{{- range until 10000 }}{{ range until 10000 }}{{ end }}{{ end }}\nkind: Slow\n"
+        },
     )
     with SdkRenderer(workers=1, timeout_seconds=0.5) as impatient:
         cache = caching(impatient, tmp_path / "cache")
