@@ -2,12 +2,12 @@
 
 A change inside a block that no scenario enters (`{{ if .Values.hub.enabled }}` left off) renders
 identically everywhere, and "renders identically" would then say nothing. So every run of changed
-lines of a chart template is checked against what the scenarios rendered: a run is *exercised* when
-one of its lines' literal text (the words outside `{{ }}` actions) appears whole in an object that a
-render of a chart holding or including the template produced (added lines at head, removed lines at
-base). A run with no literal words (actions only) counts as exercised when the template rendered at
-all (a chart holding it rendered). Literal text is what Helm copies to its output verbatim, so this is observed, not inferred;
-comments and blank lines are left out.
+lines of a chart template (added lines at head, removed lines at base) is checked against the
+renders of the charts holding or including it. A line is *exercised* when a traced render ran it
+(Helm executed a marker at its end: render/line_trace.py, pipeline/line_traces.py); a run no trace
+marked (its trace failed) is exercised when one of its lines' literal text (the words outside
+`{{ }}` actions) appears whole in an object those renders produced. A run with no literal words
+and no trace is not exercised: nothing observed that Helm ran it. Comments are left out.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from aftershock.model.change import FileChange, Hunk
+from aftershock.model.change import FileChange, Hunk, Side
 from aftershock.model.objects import RenderedObject
-from aftershock.model.review import ChartReview, RenderStatus
+from aftershock.model.review import ChangedLines, ChartReview, RenderStatus
 
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
@@ -115,38 +115,93 @@ def _literal_words(line: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text))
 
 
-def unexercised(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) -> list[ChangedRun]:
-    """The runs that no render of `reviews` exercised (see the module docstring)."""
+def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) -> list[ChangedLines]:
+    """Each run's lines with the scenarios that ran them, split where some ran and others did not;
+    a run no render of a chart holding it produced at that side is left out (that is *not reviewed*).
+    Traced lines are judged by their traces; a run no trace marked, by its literal text."""
+    coverage: list[ChangedLines] = []
     texts: dict[tuple[str, str], list[str] | None] = {}
-    missing = []
     for run in runs:
+        reaching = _reaching(run.path, run.side, reviews)
+        if not reaching:
+            continue
+        traced = _traced(run, reaching)
+        if traced is not None:
+            coverage += traced
+            continue
         key = (run.path, run.side)
         if key not in texts:
             texts[key] = _rendered_texts(run.path, run.side, reviews)
-        found = texts[key]
-        if found is None:
-            continue  # no render of a chart holding it succeeded: that is reported as not reviewed
-        if run.words and not any(
+        found = texts[key] or []
+        shown = bool(run.words) and any(
             all(w in text for w in words) for words in run.words for text in found
-        ):
-            missing.append(run)
-    return missing
+        )
+        side = Side(run.side)
+        coverage.append(
+            ChangedLines(run.path, side, run.first, run.last, "text")
+            if shown
+            else ChangedLines(run.path, side, run.first, run.last, "none")
+        )
+    return coverage
+
+
+def _reaching(path: str, side: str, reviews: Sequence[ChartReview]) -> list[ChartReview]:
+    """The reviews of a chart holding or including the template that rendered it at `side`."""
+    return [
+        review
+        for review in reviews
+        if (
+            any(step.id == path for step in review.affected.path)
+            or path.startswith(f"{review.chart}/")
+        )
+        and (review.head if side == "head" else review.base).status is RenderStatus.OK
+        and path not in _left_out_at(review, side)
+    ]
+
+
+def _traced(run: ChangedRun, reaching: Sequence[ChartReview]) -> list[ChangedLines] | None:
+    """The run's lines by what traces saw, or None when no trace marked any of them. A line no trace
+    could mark (the end of a `define`) goes with the line before it."""
+    renders = [(r.scenario, r.head if run.side == "head" else r.base) for r in reaching]
+    numbers = range(run.first, run.last + 1)
+    marked = {n for _, render in renders for p, n in render.lines_traced if p == run.path}
+    if not marked.intersection(numbers):
+        return None
+    ran: dict[int, list[str]] = {}
+    for scenario, render in renders:
+        for path, number in render.lines_run:
+            if (
+                path == run.path
+                and number in numbers
+                and scenario not in ran.setdefault(number, [])
+            ):
+                ran[number].append(scenario)
+    groups: list[ChangedLines] = []
+    side, previous = Side(run.side), next(n for n in numbers if n in marked)
+    for number in numbers:
+        source = number if number in marked else previous
+        previous = source
+        scenarios = tuple(ran.get(source, ()))
+        evidence = "traced" if scenarios else "none"
+        last = groups[-1] if groups else None
+        if last is not None and last.evidence == evidence and last.scenarios[:1] == scenarios[:1]:
+            groups[-1] = replace(last, last=number, scenarios=_union(last.scenarios, scenarios))
+        else:
+            groups.append(ChangedLines(run.path, side, number, number, evidence, scenarios))
+    return groups
+
+
+def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    return first + tuple(s for s in second if s not in first)
 
 
 def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> list[str] | None:
     """The JSON of each object the template's renders produced: objects of the template itself, or of
     every render of a chart the change reaches through it when it holds named templates only; None
-    when no render of such a chart succeeded at that side."""
+    when no render of such a chart succeeded at that side (a render by template leaving it out
+    there says so with its error)."""
     texts: list[str] | None = None
-    for review in reviews:
-        if not any(step.id == path for step in review.affected.path) and not path.startswith(
-            f"{review.chart}/"
-        ):
-            continue
-        if (review.head if side == "head" else review.base).status is not RenderStatus.OK:
-            continue
-        if path in _left_out_at(review, side):
-            continue  # the render by template left it out there: said with its error
+    for review in _reaching(path, side, reviews):
         texts = texts or []
         objects: Sequence[RenderedObject] = (
             review.head_objects if side == "head" else review.base_objects

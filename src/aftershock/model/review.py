@@ -60,6 +60,10 @@ class ChartRender:
         str, ...
     ] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
     warnings: tuple[str, ...] = ()  # what the renderer warned of (kustomize's deprecations)
+    # Changed template lines (repository path, line) a traced render of this side marked, and those
+    # of them Helm ran (render/line_trace.py); () when no trace was made.
+    lines_traced: tuple[tuple[str, int], ...] = ()
+    lines_run: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,30 @@ class ScenarioSummary:
 
 
 @dataclass(frozen=True)
+class ChangedLines:
+    """Consecutive changed lines of a template at one side, and the scenarios whose renders ran them.
+
+    `evidence` says how it is known: "traced" (Helm ran a marker at their end: render/line_trace.py),
+    "text" (their literal text is in a rendered object), or "none" (no render ran them: not
+    exercised). `scenarios` is empty unless they ran."""
+
+    path: str
+    side: Side
+    first: int
+    last: int
+    evidence: str
+    scenarios: tuple[str, ...] = ()
+
+    @property
+    def lines(self) -> str:
+        return f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
+
+    @property
+    def exercised(self) -> bool:
+        return self.evidence != "none"
+
+
+@dataclass(frozen=True)
 class NotReviewed:
     """A part of the change that could not be reviewed, and why. Never reported as fine."""
 
@@ -210,6 +238,8 @@ class Review:
         Chart, ...
     ] = ()  # the charts found at base (their versions, for what changed per chart)
     conventions: CommitConventions | None = None  # commit conventions the repository shows at base
+    # The changed template lines of the charts rendered, and the scenarios that ran them.
+    changed_lines: tuple[ChangedLines, ...] = ()
 
     @property
     def complete(self) -> bool:

@@ -31,6 +31,7 @@ from aftershock.pipeline.chart_jobs import (
     same_dependencies,
     side_jobs,
 )
+from aftershock.pipeline.line_traces import Entry, WantedLines, trace_reviews
 from aftershock.pipeline.missing_dependencies import failed_without, rendered_without
 from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
@@ -51,8 +52,10 @@ def review_charts(
     *,
     planned: Callable[[int], None] | None = None,
     rendered: Callable[[RenderOutcome], None] | None = None,
+    trace: WantedLines | None = None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
-    """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed."""
+    """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed;
+    with `trace`, the changed template lines are traced through the renders (pipeline/line_traces.py)."""
     by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
     results = SideResults()
     plans, by_job, new_keys = base_without_new_keys(
@@ -60,6 +63,7 @@ def review_charts(
     )
     partial = render_by_template(plans, by_job, results.failure, renderer, rendered)
     reviews, missing = [], []
+    entries: list[Mapping[Side, Entry]] = []
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     for plan in plans:
@@ -83,6 +87,13 @@ def review_charts(
         review, dependency_gaps = rendered_without(review, without, part)
         missing.extend(g for g in dependency_gaps if g not in missing)
         reviews.append(review)
+        entries.append(
+            by_template.entries
+            if by_template
+            else {side: by_job[(plan.id, side)] for side in Side if (plan.id, side) in by_job}
+        )
+    if trace:
+        reviews = trace_reviews(reviews, entries, trace, renderer, work / "traced")
     for (part, side, reason), scenarios in left_out.items():
         if "default" not in scenarios:
             part += f" in scenario(s) {', '.join(scenarios)}"

@@ -44,7 +44,14 @@ def render_chosen(
         chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
     )
     reviews, gaps = review_charts(
-        expanded, *given.sides, renderer, settings, work, planned=planned, rendered=given.rendered
+        expanded,
+        *given.sides,
+        renderer,
+        settings,
+        work,
+        planned=planned,
+        rendered=given.rendered,
+        trace=given.changed_lines,
     )
     return _refill(
         given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
@@ -131,6 +138,12 @@ def _refill(
     if not more:
         return done
     extra, extra_gaps = review_charts(
-        more, *given.sides, renderer, settings, work / "refill", rendered=given.rendered
+        more,
+        *given.sides,
+        renderer,
+        settings,
+        work / "refill",
+        rendered=given.rendered,
+        trace=given.changed_lines,
     )
     return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)

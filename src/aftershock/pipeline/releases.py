@@ -30,6 +30,7 @@ from aftershock.model.review import ChartReview, NotReviewed
 from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.charts import review_charts
+from aftershock.pipeline.line_traces import WantedLines
 from aftershock.pipeline.release_plans import Archives, unpack_external
 from aftershock.pipeline.release_resolution import (
     ReleaseSource,
@@ -112,8 +113,10 @@ def follow_releases(
     chart_map: Mapping[str, str] | None = None,
     covered: frozenset[tuple[str, str]] = frozenset(),
     cache: ChartCache = ChartCache(),
+    trace: WantedLines | None = None,
 ) -> ReleaseFollowing:
-    """`chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder;
+    """`trace`: the changed template lines to trace through the renders (pipeline/line_traces.py).
+    `chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder;
     `cache` holds the archives of charts from outside the repository. `covered` holds (chart, release id)
     pairs already reviewed as an affected chart's render context: their values diff is still reported,
     but the chart is not rendered a second time."""
@@ -140,6 +143,7 @@ def follow_releases(
             settings,
             work / f"releases-{depth}",
             rendered=rendered,
+            trace=trace,
         )
         reviews += found
         gaps += render_gaps

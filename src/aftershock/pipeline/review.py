@@ -297,6 +297,7 @@ def _review_change(
             + gitops.not_reviewed
             + following.not_reviewed,
             scenarios=scenarios,
+            changed_lines=stage.lines,
             contexts=contexts,
             base_charts=charts_base,
             conventions=commit_conventions(repo, base.sha, base_tree.text_or_none),

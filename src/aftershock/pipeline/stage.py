@@ -9,13 +9,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.diff.exercise import changed_runs, unexercised
+from aftershock.diff.exercise import line_coverage
 from aftershock.ingest.lookups import ReleaseIdentity
 from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.model.change import Side
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
+from aftershock.model.review import (
+    ChangedLines,
+    ChartOutcome,
+    ChartReview,
+    NotReviewed,
+    ScenarioSummary,
+)
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.chosen_renders import gap_chart, render_chosen, with_head_values
@@ -52,6 +58,9 @@ class RenderStage:
     reached: tuple[
         AffectedChart, ...
     ] = ()  # charts the change reaches through an object they look up
+    lines: tuple[
+        ChangedLines, ...
+    ] = ()  # the changed template lines and the scenarios that ran them
 
 
 def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
@@ -113,10 +122,11 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         covered,
         tuple(given.to_render) + tuple(dependents),
     )
-    gaps = first.not_reviewed + _not_exercised(given, first.reviews + following.reviews)
+    coverage = tuple(line_coverage(given.changed_runs, first.reviews + following.reviews))
     return replace(
         first,
-        not_reviewed=gaps,
+        not_reviewed=first.not_reviewed + _not_exercised(coverage),
+        lines=coverage,
         following=following,
         contexts=_with_lookups(first.contexts, first.reviews),
         reached=tuple(dependents),
@@ -263,6 +273,7 @@ def _follow(
         chart_map=given.config.releases.charts,
         covered=covered,
         cache=given.chart_cache,
+        trace=given.changed_lines,
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
 
@@ -308,21 +319,16 @@ def _side_lookups(
     return result[0], result[1]
 
 
-def _not_exercised(given: StageInput, reviews: tuple[ChartReview, ...]) -> tuple[NotReviewed, ...]:
-    trees = {"base": given.sides[0][0], "head": given.sides[1][0]}
-    runs = changed_runs(
-        given.files,
-        {a.chart for a in given.to_render},
-        lambda side, path: trees[side].text_or_none(path),
-    )
+def _not_exercised(coverage: tuple[ChangedLines, ...]) -> tuple[NotReviewed, ...]:
     return tuple(
         NotReviewed(
-            f"template {run.path} lines {run.lines}",
-            f"no scenario that ran rendered these {'added' if run.side == 'head' else 'removed'} lines "
-            "(their text is in no rendered object): the change there was not exercised",
-            Side(run.side),
+            f"template {lines.path} lines {lines.lines}",
+            f"no scenario that ran executed these {'added' if lines.side is Side.HEAD else 'removed'} "
+            "lines: the change there was not exercised",
+            lines.side,
         )
-        for run in unexercised(runs, reviews)
+        for lines in coverage
+        if not lines.exercised
     )
 
 

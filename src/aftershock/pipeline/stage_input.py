@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
+from aftershock.diff.exercise import ChangedRun, changed_runs
 from aftershock.ingest.suite_files import SuitePatterns
-from aftershock.model.change import FileChange
+from aftershock.model.change import FileChange, Side
 from aftershock.model.units import AffectedChart
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import BuiltSources
+from aftershock.pipeline.line_traces import WantedLines
 from aftershock.render.chart_archives import ChartCache
 from aftershock.render.interface import RenderOutcome
 
@@ -41,3 +44,22 @@ class StageInput:
     suite_patterns: Mapping[str, SuitePatterns] = field(
         default_factory=dict
     )  # chart -> where its suites are
+
+    @functools.cached_property
+    def changed_runs(self) -> tuple[ChangedRun, ...]:
+        """The runs of changed lines in the templates of every chart at either side."""
+        trees = {"base": self.sides[0][0], "head": self.sides[1][0]}
+        folders = {c.path for _, charts in self.sides for c in charts}
+        return tuple(
+            changed_runs(self.files, folders, lambda side, path: trees[side].text_or_none(path))
+        )
+
+    @functools.cached_property
+    def changed_lines(self) -> WantedLines:
+        """(side, template path) -> its changed lines: what renders trace (pipeline/line_traces.py)."""
+        wanted: dict[tuple[Side, str], set[int]] = {}
+        for run in self.changed_runs:
+            wanted.setdefault((Side(run.side), run.path), set()).update(
+                range(run.first, run.last + 1)
+            )
+        return {key: frozenset(lines) for key, lines in wanted.items()}

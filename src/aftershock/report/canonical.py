@@ -74,6 +74,17 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "affected_charts": _affected(review),
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
+        "changed_lines": [
+            {
+                "path": c.path,
+                "side": c.side.value,
+                "first": c.first,
+                "last": c.last,
+                "evidence": c.evidence,
+                "scenarios": list(c.scenarios),
+            }
+            for c in review.changed_lines
+        ],
         "contexts": [context_document(c) for c in review.contexts],
         "objects": _objects(review),
         "not_reviewed": [

@@ -1,0 +1,242 @@
+"""Line traces: which lines of a template a render executed, observed through `lookup`.
+
+A changed line that is template logic only (`{{- with .Values.x }}`, an `include`, a trim marker)
+leaves no text of its own in the output, and text can be lost on the way (`fromYaml`, `b64enc`). So
+a copy of the chart gets, at the end of each line to trace, a marker action that emits nothing:
+`{{ if lookup "aftershock.dev/v1" "LineTrace" "" "m3" }}{{ end }}`. Rendered against a cluster
+that holds a `LineTrace` named `m3`, each marker Helm executes is a `lookup` the loopback API server
+records (render/kubeapi.py), so a line counts as run only when Helm ran past its end. Markers never
+change the output: one goes right after the line's last non-blank character outside an action
+(trailing blanks stay after it, where a following `{{-` still trims them; a text's trailing `{` too,
+which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
+follows that had one. A line ending inside an action is marked where that
+action ends. A marker at the top level of a partial (`_helpers.tpl` outside any `define`) would
+never run, as Helm does not execute partials: such a line is not traceable.
+
+Hand-written, not a library: the markers must sit where Go's text/template lexer puts action
+boundaries (strings, raw strings, comments and trim markers as `text/template/parse` reads them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from aftershock.helmtest.chart_copies import copy_chart
+from aftershock.model.errors import AftershockError, RenderError
+from aftershock.render.cluster import ClusterSnapshot, KindScope, snapshot_from_objects
+
+TRACE_API_VERSION = "aftershock.dev/v1"
+TRACE_KIND = "LineTrace"
+_OPENS = frozenset({"if", "with", "range", "define", "block"})
+_DEFINES = frozenset({"define", "block"})
+
+
+@dataclass(frozen=True)
+class Instrumented:
+    """A template's text with markers, and the lines each marker (by number) stands for."""
+
+    text: str
+    markers: tuple[tuple[int, tuple[int, ...]], ...]  # marker number -> the lines it traces
+
+
+def marker_name(number: int) -> str:
+    return f"m{number}"
+
+
+def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0) -> Instrumented:
+    """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
+    points = _points(text, frozenset(lines), partial)
+    out, markers, done = [], [], 0
+    for index, (position, trims, traced) in enumerate(points):
+        number = first + index
+        while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
+            position, trims = position - 1, False
+        close = " -}}" if trims else " }}"
+        out += [text[done:position], f'{{{{ if lookup "{TRACE_API_VERSION}" "{TRACE_KIND}" ""']
+        out.append(f' "{marker_name(number)}" }}}}{{{{ end{close}')
+        done = position
+        markers.append((number, traced))
+    out.append(text[done:])
+    return Instrumented("".join(out), tuple(markers))
+
+
+class _Lexer:
+    """Walks a template as Go's lexer does, remembering where the last text or action ended."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.end = 0  # after the last non-blank character outside an action
+        self.trims = False  # whether that character closed an action with a right trim
+        self.stack: list[str] = []  # open blocks (`if`, `define`, …)
+
+    def action(self, start: int) -> int:
+        """Read the action or comment opening at `start`; the index after its `}}`."""
+        text, i = self.text, start + 2
+        if text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r"):
+            i += 1
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        if text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            close = len(text) if close < 0 else text.find("}}", close + 2)
+            end = len(text) if close < 0 else close + 2
+            self._closed(end, start)
+            return end
+        word = _word(text, i)
+        i = self._skip_code(i)
+        self._keyword(word)
+        self._closed(i, start)
+        return i
+
+    def _skip_code(self, i: int) -> int:
+        text = self.text
+        while i < len(text):
+            char = text[i]
+            if char in "\"'":
+                i = _string_end(text, i, char)
+            elif char == "`":
+                found = text.find("`", i + 1)
+                i = len(text) if found < 0 else found + 1
+            elif text.startswith("}}", i):
+                return i + 2
+            else:
+                i += 1
+        return i
+
+    def _keyword(self, word: str) -> None:
+        if word in _OPENS:
+            self.stack.append(word)
+        elif word == "end" and self.stack:
+            self.stack.pop()
+
+    def _closed(self, end: int, start: int) -> None:
+        self.end = end
+        self.trims = self.text[max(start, end - 4) : end] in (" -}}", "\t-}}", "\n-}}", "\r-}}")
+
+    def in_define(self) -> bool:
+        return any(word in _DEFINES for word in self.stack)
+
+
+def _word(text: str, i: int) -> str:
+    j = i
+    while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+        j += 1
+    return text[i:j]
+
+
+def _string_end(text: str, i: int, quote: str) -> int:
+    j = i + 1
+    while j < len(text) and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _points(
+    text: str, lines: frozenset[int], partial: bool
+) -> list[tuple[int, bool, tuple[int, ...]]]:
+    """(where a marker goes, whether it takes a right trim, the lines it traces), in text order."""
+    lexer = _Lexer(text)
+    points: list[tuple[int, bool, tuple[int, ...]]] = []
+    pending: list[int] = []
+    i, line = 0, 1
+    while i <= len(text):
+        if i == len(text) or text[i] == "\n":
+            if line in lines:
+                pending.append(line)
+            if pending and (lexer.in_define() or not partial):
+                points.append((lexer.end, lexer.trims, tuple(pending)))
+            pending = []  # at the top level of a partial: never run, so not traceable
+            i, line = i + 1, line + 1
+            continue
+        if text.startswith("{{", i):
+            end = lexer.action(i)
+            spanned = text.count("\n", i, end)
+            pending += [n for n in range(line, line + spanned) if n in lines]
+            line += spanned
+            i = end
+            continue
+        if text[i] not in " \t\r":
+            lexer.end, lexer.trims = i + 1, False
+        i += 1
+    return _merged(points)
+
+
+def _merged(
+    points: list[tuple[int, bool, tuple[int, ...]]],
+) -> list[tuple[int, bool, tuple[int, ...]]]:
+    """One marker per place: blank lines share the marker of the text before them."""
+    merged: list[tuple[int, bool, tuple[int, ...]]] = []
+    for position, trims, traced in points:
+        if merged and merged[-1][0] == position:
+            merged[-1] = (position, trims, merged[-1][2] + traced)
+        else:
+            merged.append((position, trims, traced))
+    return merged
+
+
+def traced_chart(
+    chart_dir: Path, files: Mapping[str, Collection[int]], copies: Path
+) -> tuple[Path, dict[str, tuple[str, tuple[int, ...]]]]:
+    """A copy of the chart at `chart_dir` whose files (paths relative to it) trace `files`' lines, made
+    once under `copies`; and each marker's name -> (that relative path, the lines it traces).
+    RenderError when the copy cannot be made."""
+    wanted = {path: sorted(set(lines)) for path, lines in sorted(files.items())}
+    key = hashlib.sha256(json.dumps([str(chart_dir), wanted]).encode()).hexdigest()[:20]
+    done = copies / key / chart_dir.name
+    building = copies / f".{key}-{os.getpid()}-{threading.get_ident()}"
+    markers: dict[str, tuple[str, tuple[int, ...]]] = {}
+    try:
+        if not done.is_dir():
+            shutil.rmtree(building, ignore_errors=True)
+            copy_chart(chart_dir, building / chart_dir.name)
+        target = done if done.is_dir() else building / chart_dir.name
+        for path, lines in wanted.items():
+            markers |= _trace_file(target / path, path, lines, len(markers), write=target != done)
+        if target != done:
+            try:
+                building.rename(copies / key)
+            except OSError:  # made meanwhile by another trace of the same lines
+                shutil.rmtree(building, ignore_errors=True)
+    except (OSError, shutil.Error, AftershockError) as exc:
+        shutil.rmtree(building, ignore_errors=True)
+        raise RenderError(
+            "cannot copy the chart to trace its changed lines", where=str(chart_dir), hint=str(exc)
+        ) from exc
+    return done, markers
+
+
+def _trace_file(
+    file: Path, path: str, lines: list[int], first: int, *, write: bool
+) -> dict[str, tuple[str, tuple[int, ...]]]:
+    text = file.read_text("utf-8")
+    result = instrument(text, lines, file.name.startswith("_"), first)
+    if write:
+        file.unlink()  # a new file: the copy's may be a hard link to the chart's own
+        file.write_text(result.text, encoding="utf-8")
+    return {marker_name(number): (path, traced) for number, traced in result.markers}
+
+
+def trace_cluster(cluster: ClusterSnapshot | None, names: Collection[str]) -> ClusterSnapshot:
+    """`cluster` (or an empty one) holding a `LineTrace` of each marker name, so that `lookup`
+    returns it and the API server records it."""
+    markers = [
+        {"apiVersion": TRACE_API_VERSION, "kind": TRACE_KIND, "metadata": {"name": name}}
+        for name in sorted(names)
+    ]
+    scope = KindScope(TRACE_API_VERSION, TRACE_KIND, False)
+    if cluster is None:
+        return snapshot_from_objects(markers, scopes=[scope])
+    return snapshot_from_objects(
+        [*cluster.objects, *markers],
+        scopes=[*cluster.scopes, scope],
+        only_scoped_kinds=cluster.only_scoped_kinds,
+        list_metadata=cluster.list_metadata,
+        place_namespaces=False,
+    )
