@@ -63,8 +63,17 @@ def test_reviews_render_every_affected_chart_at_both_refs(
     review = run_review(
         ReviewRequest(repo=bjws, base=f"{sha}^", head=sha, run_tests=False), renderer
     )
-    # a kustomization of the repository's examples that uses helmCharts is not built (it would run Helm)
-    assert [g.part for g in review.not_reviewed if not g.part.startswith("kustomization ")] == []
+    # a kustomization of the repository's examples that uses helmCharts is not built (it would run
+    # Helm); changed lines no scenario ran (branches for values no CI file sets) are said per line
+    unexercised = {
+        f"template {c.path} lines {c.lines}" for c in review.changed_lines if not c.exercised
+    }
+    assert [
+        g.part
+        for g in review.not_reviewed
+        if not g.part.startswith("kustomization ") and g.part not in unexercised
+    ] == []
+    assert any(c.evidence == "traced" for c in review.changed_lines) == (sha == "72cbacc")
     charts_here = {
         c.path for c in review.charts
     }  # plain manifests and kustomizations of examples/ are sources too

@@ -181,8 +181,17 @@ CASES = [
             "Makefile": ("file:Makefile",),
         },
         {"hub-manager": ChartOutcome.CHANGED},
-        # a new chart's HPA, off by default and in every scenario that ran
-        ["template hub-manager/templates/hpa.yaml lines 1-11"],
+        # a new chart's lines the defaults (the one scenario here) do not run, per template
+        [
+            "template hub-manager/templates/_helpers.tpl lines 15-16",
+            "template hub-manager/templates/deployment.yaml lines 8-9, 11-13, 35-36, 38-40, 43-45, "
+            "47-49, 51-53, 55-57, 63-64, 80-81, 91-93, 103-104, 107-112, 116-121, 123-128, "
+            "133-135, 137-139, 141-146",
+            "template hub-manager/templates/hpa.yaml lines 1-10",
+            "template hub-manager/templates/migration-job.yaml lines 8-9, 14-15, 25-27, 29-31, "
+            "33-35, 37-39, 45-46, 55-70",
+            "template hub-manager/templates/service.yaml lines 8-10",
+        ],
     ),
     Case(
         "d7fc8d82551dd8c22a842948f32f4dc9233492e7",

@@ -146,17 +146,20 @@ def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) ->
 
 
 def _reaching(path: str, side: str, reviews: Sequence[ChartReview]) -> list[ChartReview]:
-    """The reviews of a chart holding or including the template that rendered it at `side`."""
-    return [
-        review
-        for review in reviews
+    """The reviews of a chart holding or including the template that rendered it at `side` (a
+    chart the change reaches through the template, or whose trace marked it)."""
+    found = []
+    for review in reviews:
+        render = review.head if side == "head" else review.base
+        if render.status is not RenderStatus.OK or path in _left_out_at(review, side):
+            continue
         if (
-            any(step.id == path for step in review.affected.path)
-            or path.startswith(f"{review.chart}/")
-        )
-        and (review.head if side == "head" else review.base).status is RenderStatus.OK
-        and path not in _left_out_at(review, side)
-    ]
+            path.startswith(f"{review.chart}/")
+            or any(step.id == path for step in review.affected.path)
+            or any(p == path for p, _ in render.lines_traced)
+        ):
+            found.append(review)
+    return found
 
 
 def _traced(run: ChangedRun, reaching: Sequence[ChartReview]) -> list[ChangedLines] | None:

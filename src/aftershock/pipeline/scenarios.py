@@ -23,6 +23,7 @@ from aftershock.render.scenarios import (
     configured_scenarios,
     defaults_upgrade_scenarios,
     guard_scenarios,
+    opened_together,
     test_scenarios,
     test_upgrade_scenarios,
     toggle_paths,
@@ -139,15 +140,17 @@ def _candidates(
 
 
 def _toggles(edited: list[str], texts: list[str], defaults: Mapping[str, Any]) -> list[Scenario]:
-    """The edited templates' guards opened first (booleans turned on, then other values), then the
-    other toggles; a toggle that would close an edited template's guard comes last."""
+    """The edited templates' guards opened first (all at once, then booleans turned on, then other
+    values), then the other toggles; a toggle that would close an edited template's guard comes last."""
     own = toggle_scenarios(toggle_paths(edited), defaults)
     opening = [s for s in own if s.name.endswith("=true")]
     closing = {s.name for s in own} - {s.name for s in opening}
     every = [s for s in toggle_scenarios(toggle_paths(texts), defaults) if s not in opening]
+    guards = guard_scenarios(edited, defaults)
     return (
-        opening
-        + guard_scenarios(edited, defaults)
+        opened_together(opening + guards)
+        + opening
+        + guards
         + [s for s in every if s.name not in closing]
         + [s for s in every if s.name in closing]
     )

@@ -320,15 +320,19 @@ def _side_lookups(
 
 
 def _not_exercised(coverage: tuple[ChangedLines, ...]) -> tuple[NotReviewed, ...]:
+    """One gap per template and side, naming its lines no scenario ran."""
+    unrun: dict[tuple[str, Side], list[str]] = {}
+    for lines in coverage:
+        if not lines.exercised:
+            unrun.setdefault((lines.path, lines.side), []).append(lines.lines)
     return tuple(
         NotReviewed(
-            f"template {lines.path} lines {lines.lines}",
-            f"no scenario that ran executed these {'added' if lines.side is Side.HEAD else 'removed'} "
+            f"template {path} lines {', '.join(ranges)}",
+            f"no scenario that ran executed these {'added' if side is Side.HEAD else 'removed'} "
             "lines: the change there was not exercised",
-            lines.side,
+            side,
         )
-        for lines in coverage
-        if not lines.exercised
+        for (path, side), ranges in unrun.items()
     )
 
 

@@ -11,7 +11,8 @@ change the output: one goes right after the line's last non-blank character outs
 which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
 follows that had one. A line ending inside an action is marked where that
 action ends. A marker at the top level of a partial (`_helpers.tpl` outside any `define`) would
-never run, as Helm does not execute partials: such a line is not traceable.
+never run, as Helm does not execute partials: the line that ends a `define` is marked just before
+its `end` instead, and the other lines there are not traceable.
 
 Hand-written, not a library: the markers must sit where Go's text/template lexer puts action
 boundaries (strings, raw strings, comments and trim markers as `text/template/parse` reads them).
@@ -27,6 +28,7 @@ import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from aftershock.helmtest.chart_copies import copy_chart
 from aftershock.model.errors import AftershockError, RenderError
@@ -54,17 +56,28 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
     """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
     points = _points(text, frozenset(lines), partial)
     out, markers, done = [], [], 0
-    for index, (position, trims, traced) in enumerate(points):
-        number = first + index
+    for index, point in enumerate(points):
+        number, position, close = first + index, point.position, point.close
         while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
-            position, trims = position - 1, False
-        close = " -}}" if trims else " }}"
-        out += [text[done:position], f'{{{{ if lookup "{TRACE_API_VERSION}" "{TRACE_KIND}" ""']
-        out.append(f' "{marker_name(number)}" }}}}{{{{ end{close}')
+            position, close = position - 1, "}}"
+        out += [
+            text[done:position],
+            f'{point.open} if lookup "{TRACE_API_VERSION}" "{TRACE_KIND}" ""',
+        ]
+        out.append(f' "{marker_name(number)}" }}}}{{{{ end {close}')
         done = position
-        markers.append((number, traced))
+        markers.append((number, point.lines))
     out.append(text[done:])
     return Instrumented("".join(out), tuple(markers))
+
+
+class _Point(NamedTuple):
+    """Where a marker goes, its delimiters (the trims it takes over), and the lines it traces."""
+
+    position: int
+    open: str
+    close: str
+    lines: tuple[int, ...]
 
 
 class _Lexer:
@@ -75,11 +88,14 @@ class _Lexer:
         self.end = 0  # after the last non-blank character outside an action
         self.trims = False  # whether that character closed an action with a right trim
         self.stack: list[str] = []  # open blocks (`if`, `define`, …)
+        # where the last `end` of a `define` starts, and whether it trims left; None after a line end
+        self.define_end: tuple[int, bool] | None = None
 
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
         text, i = self.text, start + 2
-        if text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r"):
+        left = text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r")
+        if left:
             i += 1
         while i < len(text) and text[i] in " \t\r\n":
             i += 1
@@ -91,7 +107,8 @@ class _Lexer:
             return end
         word = _word(text, i)
         i = self._skip_code(i)
-        self._keyword(word)
+        if self._keyword(word) in _DEFINES:
+            self.define_end = (start, left)
         self._closed(i, start)
         return i
 
@@ -110,11 +127,13 @@ class _Lexer:
                 i += 1
         return i
 
-    def _keyword(self, word: str) -> None:
+    def _keyword(self, word: str) -> str | None:
+        """The block an `end` closes; None for any other action."""
         if word in _OPENS:
             self.stack.append(word)
         elif word == "end" and self.stack:
-            self.stack.pop()
+            return self.stack.pop()
+        return None
 
     def _closed(self, end: int, start: int) -> None:
         self.end = end
@@ -138,21 +157,22 @@ def _string_end(text: str, i: int, quote: str) -> int:
     return j + 1
 
 
-def _points(
-    text: str, lines: frozenset[int], partial: bool
-) -> list[tuple[int, bool, tuple[int, ...]]]:
-    """(where a marker goes, whether it takes a right trim, the lines it traces), in text order."""
+def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
+    """Where each marker goes, in text order. At the top level of a partial, a line that ends the
+    `define` is marked just before its `end` (inside it, taking over the `end`'s left trim)."""
     lexer = _Lexer(text)
-    points: list[tuple[int, bool, tuple[int, ...]]] = []
+    points: list[_Point] = []
     pending: list[int] = []
     i, line = 0, 1
     while i <= len(text):
         if i == len(text) or text[i] == "\n":
             if line in lines:
                 pending.append(line)
-            if pending and (lexer.in_define() or not partial):
-                points.append((lexer.end, lexer.trims, tuple(pending)))
-            pending = []  # at the top level of a partial: never run, so not traceable
+            if pending:
+                point = _point(lexer, partial, tuple(pending))
+                if point is not None:  # else at the top level of a partial: never run
+                    points.append(point)
+            pending, lexer.define_end = [], None
             i, line = i + 1, line + 1
             continue
         if text.startswith("{{", i):
@@ -168,16 +188,23 @@ def _points(
     return _merged(points)
 
 
-def _merged(
-    points: list[tuple[int, bool, tuple[int, ...]]],
-) -> list[tuple[int, bool, tuple[int, ...]]]:
+def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | None:
+    if lexer.in_define() or not partial:
+        return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines)
+    if lexer.define_end is not None:
+        start, left = lexer.define_end
+        return _Point(start, "{{-" if left else "{{", "}}", lines)
+    return None
+
+
+def _merged(points: list[_Point]) -> list[_Point]:
     """One marker per place: blank lines share the marker of the text before them."""
-    merged: list[tuple[int, bool, tuple[int, ...]]] = []
-    for position, trims, traced in points:
-        if merged and merged[-1][0] == position:
-            merged[-1] = (position, trims, merged[-1][2] + traced)
+    merged: list[_Point] = []
+    for point in points:
+        if merged and merged[-1].position == point.position:
+            merged[-1] = merged[-1]._replace(lines=merged[-1].lines + point.lines)
         else:
-            merged.append((position, trims, traced))
+            merged.append(point)
     return merged
 
 
@@ -215,11 +242,12 @@ def traced_chart(
 def _trace_file(
     file: Path, path: str, lines: list[int], first: int, *, write: bool
 ) -> dict[str, tuple[str, tuple[int, ...]]]:
-    text = file.read_text("utf-8")
+    # bytes as they are: no newline translation (`\r\n` stays), undecodable bytes kept
+    text = file.read_bytes().decode("utf-8", "surrogateescape")
     result = instrument(text, lines, file.name.startswith("_"), first)
     if write:
         file.unlink()  # a new file: the copy's may be a hard link to the chart's own
-        file.write_text(result.text, encoding="utf-8")
+        file.write_bytes(result.text.encode("utf-8", "surrogateescape"))
     return {marker_name(number): (path, traced) for number, traced in result.markers}
 
 

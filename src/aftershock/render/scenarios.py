@@ -120,6 +120,34 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
     ]
 
 
+GUARDS_OPENED = "guards:edited"
+
+
+def opened_together(scenarios: Iterable[Scenario]) -> list[Scenario]:
+    """One scenario opening every guard of `scenarios` at once (a key two of them set differently
+    keeps the first's value): within a cap, one render runs the lines of many guards. None (an
+    empty list) for fewer than two; a chart that rejects the mix makes it invalid, and the refill
+    round renders the next scenarios in its place."""
+    taken: dict[str, Any] = {}
+    merged: dict[str, Any] = {}
+    count = 0
+    for scenario in scenarios:
+        leaves = dict(flatten(dict(scenario.overrides)))
+        if any(_overlaps(path, taken) for path in leaves):
+            continue
+        taken |= leaves
+        merged = merge_maps(merged, dict(scenario.overrides))
+        count += 1
+    return [Scenario(name=GUARDS_OPENED, overrides=merged)] if count > 1 else []
+
+
+def _overlaps(path: str, taken: Mapping[str, Any]) -> bool:
+    return any(
+        path == other or path.startswith(f"{other}.") or other.startswith(f"{path}.")
+        for other in taken
+    )
+
+
 def _opening(condition: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
     """Path -> the value that opens its part of `condition`, for each path the defaults leave closed;
     a boolean that is false opens as true (with other values, in an `and`)."""

@@ -6,6 +6,7 @@ document passes through the review's SecretTaint scrub (aftershock/safety/secret
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from aftershock import __version__
@@ -75,14 +76,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
         "changed_lines": [
-            {
-                "path": c.path,
-                "side": c.side.value,
-                "first": c.first,
-                "last": c.last,
-                "evidence": c.evidence,
-                "scenarios": list(c.scenarios),
-            }
+            {**asdict(c), "side": c.side.value, "scenarios": list(c.scenarios)}
             for c in review.changed_lines
         ],
         "contexts": [context_document(c) for c in review.contexts],

@@ -1,0 +1,173 @@
+"""Line traces: markers change no output, and Helm runs exactly the markers of the lines it ran."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS
+
+from aftershock.render.interface import RenderRequest
+from aftershock.render.line_trace import (
+    TRACE_KIND,
+    instrument,
+    marker_name,
+    trace_cluster,
+    traced_chart,
+)
+
+# Trim markers both ways, blank lines, a text's trailing `{`, actions over several lines, comments,
+# raw strings holding `}}`, CRLF, and a partial whose top level Helm never runs.
+TEMPLATE = (
+    "apiVersion: v1\n"
+    "kind: ConfigMap\n"
+    "metadata:\n"
+    "  name: x   \n"
+    "  labels:\n"
+    "    {{- with .Values.labels }}\n"
+    "    {{- toYaml . | nindent 4 }}\n"
+    "    {{- end }}\n"
+    "\n"
+    "data:\n"
+    "  json: |-\n"
+    "    {\n"
+    '      "a": {{ .Values.a | quote }}\n'
+    "    }\n"
+    "  {{- if .Values.off }}\n"
+    "  off: yes\n"
+    "  {{- end }}\n"
+    "  {{- range $i, $v := .Values.items -}}\n"
+    "  {{ $i }}: {{ $v | quote -}}\n"
+    "\n"
+    "  {{ end }}\n"
+    '  multi: {{ include "c.name" (dict\n'
+    '      "x" `}}` ) | quote }}\n'
+    "  {{- /* a comment\n"
+    "  over lines */}}\n"
+    "  crlf: yes\r\n"
+    "  last: {{ .Values.a }}"
+)
+HELPERS = (
+    '{{- define "c.name" -}}\n'
+    "name-{{ .x }}\n"
+    "{{- end }}\n"
+    "\n"
+    '{{- define "c.unused" -}}\n'
+    "never\n"
+    "{{- end }}\n"
+)
+
+
+def _chart(root: Path) -> Path:
+    chart = root / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("labels: {team: a}\na: one\noff: false\nitems: [p, q]\n")
+    (chart / "templates" / "cm.yaml").write_bytes(TEMPLATE.encode())
+    (chart / "templates" / "_helpers.tpl").write_text(HELPERS)
+    return chart
+
+
+def _every_line(text: str) -> range:
+    return range(1, text.count("\n") + 2)
+
+
+def test_markers_change_no_output_and_mark_the_lines_helm_ran(tmp_path, renderer):
+    chart = _chart(tmp_path / "plain")
+    files = {
+        "templates/cm.yaml": _every_line(TEMPLATE),
+        "templates/_helpers.tpl": _every_line(HELPERS),
+    }
+    traced, markers = traced_chart(chart, files, tmp_path / "copies")
+    plain, marked = renderer.render_many(
+        [
+            RenderRequest(str(chart)),
+            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
+        ]
+    )
+    assert plain.ok and marked.ok, (plain.error, marked.error)
+    assert marked.manifests == plain.manifests
+    ran = {
+        (markers[key.name][0], line)
+        for key in marked.lookups
+        if key.kind == TRACE_KIND
+        for line in markers[key.name][1]
+    }
+    cm = {line for path, line in ran if path == "templates/cm.yaml"}
+    assert {6, 7, 8, 12, 13, 22, 23, 27}.issubset(cm)
+    assert 16 not in cm  # under `if .Values.off`: never run
+    helpers = {line for path, line in ran if path == "templates/_helpers.tpl"}
+    # the define a template includes, its `end` marked just inside it; not c.unused's lines
+    assert helpers == {1, 2, 3}
+    traceable = {
+        line for _, (path, lines) in markers.items() for line in lines if "helpers" in path
+    }
+    assert 4 not in traceable  # the top level of a partial never runs
+
+
+def test_instrument_puts_a_marker_after_the_text_and_keeps_trailing_blanks_outside():
+    result = instrument("a: b  \n{{- if x }}\n", [1], partial=False)
+    assert result.text == (
+        'a: b{{ if lookup "aftershock.dev/v1" "LineTrace" "" "m0" }}{{ end }}  \n{{- if x }}\n'
+    )
+    assert result.markers == ((0, (1,)),)
+
+
+def test_a_marker_after_a_right_trim_takes_the_trim():
+    result = instrument("{{- if x -}}\n  y\n", [1], partial=False)
+    assert result.text.startswith('{{- if x -}}{{ if lookup "aftershock.dev/v1"')
+    assert "{{ end -}}\n  y" in result.text
+
+
+def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
+    result = instrument('{{- define "x" -}}\na\n{{- end }}\n\n', [3, 4], partial=True)
+    assert result.text == (
+        '{{- define "x" -}}\na\n{{- if lookup "aftershock.dev/v1" "LineTrace" "" "m0" }}'
+        "{{ end }}{{- end }}\n\n"
+    )
+    assert result.markers == ((0, (3,)),)  # line 4, blank at the top level, is not traceable
+
+
+def test_a_line_ending_inside_an_action_is_marked_where_the_action_ends():
+    result = instrument('{{ include "x" (dict\n "a" 1) }}\nz\n', [1], partial=False)
+    assert result.markers == ((0, (1,)),)
+    assert result.text.startswith('{{ include "x" (dict\n "a" 1) }}{{ if lookup')
+
+
+def test_the_copy_is_made_once_and_the_markers_are_the_same(tmp_path):
+    chart = _chart(tmp_path / "plain")
+    first = traced_chart(chart, {"templates/cm.yaml": [7]}, tmp_path / "copies")
+    second = traced_chart(chart, {"templates/cm.yaml": [7]}, tmp_path / "copies")
+    assert first == second and first[1] == {marker_name(0): ("templates/cm.yaml", (7,))}
+    assert (chart / "templates" / "cm.yaml").read_bytes() == TEMPLATE.encode()  # never edited
+
+
+@pytest.mark.skipif(
+    not (CORPUS / "traefik-helm-chart.bundle").is_file(),
+    reason="the shared corpus (../shared/corpus/traefik-helm-chart.bundle) is not here",
+)
+def test_every_line_of_a_real_chart_traced_renders_the_same(tmp_path, renderer):
+    clone = tmp_path / "traefik"
+    subprocess.run(
+        ["git", "clone", "-q", str(CORPUS / "traefik-helm-chart.bundle"), str(clone)], check=True
+    )
+    chart = clone / "traefik"
+    files = {
+        f.relative_to(chart).as_posix(): _every_line(f.read_text())
+        for f in (chart / "templates").rglob("*")
+        if f.is_file()
+    }
+    traced, markers = traced_chart(chart, files, tmp_path / "copies")
+    plain, marked = renderer.render_many(
+        [
+            RenderRequest(str(chart)),
+            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
+        ]
+    )
+    assert plain.ok and marked.ok, (plain.error, marked.error)
+    assert marked.manifests == plain.manifests
+    ran = [key for key in marked.lookups if key.kind == TRACE_KIND]
+    assert 0 < len(ran) < len(markers)  # some lines ran, the others sit in blocks left off
+    shutil.rmtree(clone)
