@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 
 from aftershock.render.interface import RenderRequest
 from aftershock.render.line_trace import (
@@ -17,6 +16,7 @@ from aftershock.render.line_trace import (
     trace_cluster,
     traced_chart,
 )
+from conftest import CORPUS
 
 # Trim markers both ways, blank lines, a text's trailing `{`, actions over several lines, comments,
 # raw strings holding `}}`, CRLF, and a partial whose top level Helm never runs.
