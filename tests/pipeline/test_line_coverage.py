@@ -127,3 +127,15 @@ def test_a_changed_define_nothing_includes_is_not_exercised(tmp_path, renderer):
         "template lib/templates/_labels.tpl lines 5",
         "template lib/templates/_labels.tpl lines 5",
     ]
+
+
+def test_a_fail_line_is_exercised_by_the_render_that_fails_with_its_message(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    chart = {**_chart(), "c/values.yaml": "extra: {}\nlegacy: false\n"}
+    base = commit(repo, chart, "feat: c")
+    guarded = LABELS + '{{- if .Values.legacy }}\n{{- fail "legacy mode is gone" }}\n{{- end }}\n'
+    commit(repo, {"c/templates/cm.yaml": guarded}, "feat: drop legacy")
+    result = review(repo, base, renderer)
+    lines = [(c.lines, c.evidence, c.scenarios) for c in result.changed_lines]
+    # the `if` that opens to the fail and the fail itself, by the scenario Helm rejected with it
+    assert ("12-13", "text", ("guards:edited", "toggle:legacy=true")) in lines

@@ -7,7 +7,9 @@ renders of the charts holding or including it. A line is *exercised* when a trac
 (Helm executed a marker at its end: render/line_trace.py, pipeline/line_traces.py); a run no trace
 marked (its trace failed) is exercised when one of its lines' literal text (the words outside
 `{{ }}` actions) appears whole in an object those renders produced. A run with no literal words
-and no trace is not exercised: nothing observed that Helm ran it. Comments are left out.
+and no trace is not exercised: nothing observed that Helm ran it. A `fail "message"` line runs only
+in a render that fails: it is exercised by the renders whose error quotes its message. Comments are
+left out.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from aftershock.model.review import ChangedLines, ChartReview, RenderStatus
 
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
+_FAIL = re.compile(r'\bfail\s+"((?:[^"\\]|\\.)*)"')
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/]{2,}")
 _SUFFIXES = (".yaml", ".yml", ".tpl")
 
@@ -36,6 +39,8 @@ class ChangedRun:
     first: int
     last: int
     words: tuple[tuple[str, ...], ...]  # per line with literal text, its words
+    # (line, message) of each `fail "message"` on its lines: such a line runs only in a failing render
+    failures: tuple[tuple[int, str], ...] = ()
 
     @property
     def lines(self) -> str:
@@ -89,23 +94,25 @@ def _runs(path: str, side: str, hunk: Hunk, comments: frozenset[int]) -> list[Ch
     mark, number = ("+", hunk.new_start) if side == "head" else ("-", hunk.old_start)
     skip = "-" if side == "head" else "+"
     runs: list[ChangedRun] = []
-    current: list[tuple[int, tuple[str, ...]]] = []
+    current: list[tuple[int, str]] = []
     for line in hunk.lines:
         if line.startswith(skip):
             continue
         if line.startswith(mark):
-            current.append((number, () if number in comments else _literal_words(line[1:])))
+            current.append((number, "" if number in comments else line[1:]))
         elif current:
             runs.append(_run(path, side, current))
             current = []
         number += 1
     if current:
         runs.append(_run(path, side, current))
-    return [r for r in runs if r is not None]
+    return runs
 
 
-def _run(path: str, side: str, lines: list[tuple[int, tuple[str, ...]]]) -> ChangedRun:
-    return ChangedRun(path, side, lines[0][0], lines[-1][0], tuple(w for _, w in lines if w))
+def _run(path: str, side: str, lines: list[tuple[int, str]]) -> ChangedRun:
+    words = tuple(w for _, text in lines if (w := _literal_words(text)))
+    failures = tuple((n, m) for n, text in lines for m in _FAIL.findall(text) if m.strip())
+    return ChangedRun(path, side, lines[0][0], lines[-1][0], words, failures)
 
 
 def _literal_words(line: str) -> tuple[str, ...]:
@@ -127,7 +134,7 @@ def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) ->
             continue
         traced = _traced(run, reaching)
         if traced is not None:
-            coverage += traced
+            coverage += _with_failures(traced, run, reviews)
             continue
         key = (run.path, run.side)
         if key not in texts:
@@ -137,12 +144,54 @@ def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) ->
             all(w in text for w in words) for words in run.words for text in found
         )
         side = Side(run.side)
-        coverage.append(
-            ChangedLines(run.path, side, run.first, run.last, "text")
-            if shown
-            else ChangedLines(run.path, side, run.first, run.last, "none")
+        coverage += _with_failures(
+            [ChangedLines(run.path, side, run.first, run.last, "text" if shown else "none")],
+            run,
+            reviews,
         )
     return coverage
+
+
+def _with_failures(
+    groups: list[ChangedLines], run: ChangedRun, reviews: Sequence[ChartReview]
+) -> list[ChangedLines]:
+    """`groups` where a `fail` line no render ran is exercised by the renders that failed with its
+    message (Helm's error quotes it): such a line never runs in a render that succeeds."""
+    failed: dict[int, tuple[str, ...]] = {}
+    for number, message in run.failures:
+        scenarios = tuple(
+            dict.fromkeys(
+                review.scenario
+                for review in reviews
+                if message in ((review.head if run.side == "head" else review.base).error or "")
+            )
+        )
+        if scenarios:
+            failed[number] = scenarios
+    if not failed:
+        return groups
+    per_line = [(n, g.evidence, g.scenarios) for g in groups for n in range(g.first, g.last + 1)]
+    for index, (number, evidence, _) in enumerate(per_line):
+        if number in failed and evidence == "none":
+            # and the lines of the run just before it that lead there (the `if` that opens to it)
+            while index >= 0 and per_line[index][1] == "none":
+                per_line[index] = (per_line[index][0], "text", failed[number])
+                index -= 1
+    return _grouped(run.path, Side(run.side), per_line)
+
+
+def _grouped(
+    path: str, side: Side, per_line: Iterable[tuple[int, str, tuple[str, ...]]]
+) -> list[ChangedLines]:
+    """Consecutive lines with the same evidence (and first scenario) as one entry."""
+    groups: list[ChangedLines] = []
+    for number, evidence, scenarios in per_line:
+        last = groups[-1] if groups else None
+        if last is not None and last.evidence == evidence and last.scenarios[:1] == scenarios[:1]:
+            groups[-1] = replace(last, last=number, scenarios=_union(last.scenarios, scenarios))
+        else:
+            groups.append(ChangedLines(path, side, number, number, evidence, scenarios))
+    return groups
 
 
 def _reaching(path: str, side: str, reviews: Sequence[ChartReview]) -> list[ChartReview]:
@@ -179,19 +228,13 @@ def _traced(run: ChangedRun, reaching: Sequence[ChartReview]) -> list[ChangedLin
                 and scenario not in ran.setdefault(number, [])
             ):
                 ran[number].append(scenario)
-    groups: list[ChangedLines] = []
-    side, previous = Side(run.side), next(n for n in numbers if n in marked)
+    per_line = []
+    previous = next(n for n in numbers if n in marked)
     for number in numbers:
-        source = number if number in marked else previous
-        previous = source
-        scenarios = tuple(ran.get(source, ()))
-        evidence = "traced" if scenarios else "none"
-        last = groups[-1] if groups else None
-        if last is not None and last.evidence == evidence and last.scenarios[:1] == scenarios[:1]:
-            groups[-1] = replace(last, last=number, scenarios=_union(last.scenarios, scenarios))
-        else:
-            groups.append(ChangedLines(run.path, side, number, number, evidence, scenarios))
-    return groups
+        previous = number if number in marked else previous
+        scenarios = tuple(ran.get(previous, ()))
+        per_line.append((number, "traced" if scenarios else "none", scenarios))
+    return _grouped(run.path, Side(run.side), per_line)
 
 
 def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
