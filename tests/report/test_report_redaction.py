@@ -44,3 +44,11 @@ def test_a_line_or_values_key_naming_where_a_credential_is_shows_its_value():
     assert "<redacted: 8 bytes>" in redact_hunk_line("    token: abcdefgh", secret_file=False)
     assert not is_sensitive("hub.tokenMountPath") and not is_sensitive("auth.password_file")
     assert is_sensitive("hub.token") and is_sensitive("db.passwordHash")
+
+
+def test_an_empty_value_is_shown_empty_not_redacted():
+    from aftershock.report.text import value_text
+
+    assert value_text({"redacted": True, "bytes": 0}) == '""'
+    assert value_text({"redacted": True, "bytes": 7}) == "<redacted: 7 bytes>"
+    assert list(redact_hunk_lines(['+  password: ""'], secret_file=False)) == ['+  password: ""']

@@ -130,6 +130,6 @@ def describe_change(change: ValuesKeyChange, *, secret: bool = False) -> str:
 
 
 def _describe(value: Any, hide: bool) -> str:
-    if hide and not isinstance(value, (dict, list, bool)) and value is not None:
+    if hide and not isinstance(value, (dict, list, bool)) and value is not None and value != "":
         return f"<redacted: {len(str(value).encode('utf-8'))} bytes>"
     return describe_value(value)

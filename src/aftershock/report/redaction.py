@@ -112,4 +112,5 @@ def _flow_line(line: str) -> str | None:
 
 
 def _redacted(value: str) -> str:
-    return f"<redacted: {len(value.strip(chr(34) + chr(39)).encode('utf-8'))} bytes>"
+    size = len(value.strip(chr(34) + chr(39)).encode("utf-8"))
+    return f"<redacted: {size} bytes>" if size else value  # an empty value holds nothing to hide

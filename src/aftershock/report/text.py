@@ -16,7 +16,8 @@ def value_text(value: Any, present: bool = True) -> str:
     if not present:
         return "absent"
     if isinstance(value, dict) and value.get("redacted") is True:
-        return f"<redacted: {value['bytes']} bytes>"
+        # an empty value holds nothing to hide: say it is empty, not "redacted"
+        return f"<redacted: {value['bytes']} bytes>" if value["bytes"] else '""'
     text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
