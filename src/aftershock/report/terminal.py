@@ -84,8 +84,10 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
 
 def _print_summary(doc: dict[str, Any], console: Console) -> None:
     """Verdicts with their top reasons, what changed per chart, the tests newly failing, repeated field changes."""
-    for verdict in verdict_summaries(doc):
+    verdicts = doc["findings"]["verdicts"] if "findings" in doc else {}
+    for key, verdict in zip(("merge", "security"), verdict_summaries(doc), strict=False):
         console.print(f"[bold]{terminal_text(verdict.title)}[/bold]")
+        console.print(f"  [dim]{terminal_text(verdicts[key]['rationale'])}[/dim]")
         for reason in verdict.reasons:
             console.print(f"  - {terminal_text(reason)}")
     for line in chart_lines(doc):
@@ -131,10 +133,7 @@ def _print_review_state(lifecycle: dict[str, Any], console: Console) -> None:
 def _print_findings(
     section: dict[str, Any], console: Console, lifecycle: dict[str, Any] | None
 ) -> None:
-    for key in ("merge", "security"):
-        verdict = section["verdicts"][key]
-        console.print(f"[bold]{terminal_text(verdict['title'])}[/bold]")
-        console.print(f"  [dim]{terminal_text(verdict['rationale'])}[/dim]")
+    # the verdicts are printed once, in the summary above
     actionable = [i for i in section["items"] if i["actionable"]]
     if lifecycle is not None:
         _print_lifecycle(actionable, lifecycle, console)
