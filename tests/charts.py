@@ -9,6 +9,18 @@ def chart_yaml(name: str, *, kind: str = "application", deps: str = "") -> str:
     return f"apiVersion: v2\nname: {name}\nversion: 0.1.0\ntype: {kind}\n{deps}"
 
 
+def library_and_app(library: dict[str, str], app: dict[str, str]) -> dict[str, str]:
+    """A library chart `lib` and a chart `app` that depends on it through `file://../lib`, each with
+    the given files (paths inside the chart folder)."""
+    deps = "dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n"
+    return {
+        "lib/Chart.yaml": chart_yaml("lib", kind="library"),
+        **{f"lib/{path}": text for path, text in library.items()},
+        "app/Chart.yaml": chart_yaml("app", deps=deps),
+        **{f"app/{path}": text for path, text in app.items()},
+    }
+
+
 DEPLOYMENT = """\
 apiVersion: apps/v1
 kind: Deployment

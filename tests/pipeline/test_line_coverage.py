@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aftershock.model.change import Side
 from aftershock.pipeline import ReviewRequest, run_review
-from charts import chart_yaml
+from charts import chart_yaml, library_and_app
 from gitrepo import commit, make_repo
 
 # `extra` is a map: only a scenario that sets it to a map enters the block.
@@ -85,16 +85,10 @@ def _library_repo(tmp_path):
     repo = make_repo(tmp_path)
     base = commit(
         repo,
-        {
-            "lib/Chart.yaml": chart_yaml("lib", kind="library"),
-            "lib/templates/_labels.tpl": LIBRARY,
-            "app/Chart.yaml": chart_yaml(
-                "app",
-                deps="dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n",
-            ),
-            "app/values.yaml": "{}\n",
-            "app/templates/cm.yaml": CONSUMER,
-        },
+        library_and_app(
+            {"templates/_labels.tpl": LIBRARY},
+            {"values.yaml": "{}\n", "templates/cm.yaml": CONSUMER},
+        ),
         "feat: app",
     )
     return repo, base

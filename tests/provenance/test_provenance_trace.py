@@ -13,7 +13,7 @@ from aftershock.model.releases import Evidence
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.provenance import chart_folder, materialize_workspaces, trace_provenance
 from aftershock.provenance import Check, provenance_document, provenance_edges
-from charts import app_chart, chart_yaml, releases_chart
+from charts import app_chart, chart_yaml, library_and_app, releases_chart
 from gitrepo import commit, make_repo
 
 FRAGMENT = (
@@ -50,16 +50,13 @@ def library_repo(tmp_path: Path) -> tuple[Path, str]:
     repo = make_repo(tmp_path)
     base = commit(
         repo,
-        {
-            "lib/Chart.yaml": chart_yaml("lib", kind="library"),
-            "lib/templates/_workload.tpl": LIBRARY_TEMPLATE,
-            "app/Chart.yaml": chart_yaml(
-                "app",
-                deps="dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n",
-            ),
-            "app/templates/deployment.yaml": '{{ include "lib.deployment" (dict "context" .) }}\n',
-            "app/values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.27.0\n",
-        },
+        library_and_app(
+            {"templates/_workload.tpl": LIBRARY_TEMPLATE},
+            {
+                "templates/deployment.yaml": '{{ include "lib.deployment" (dict "context" .) }}\n',
+                "values.yaml": "replicas: 2\nimage:\n  repository: nginx\n  tag: 1.27.0\n",
+            },
+        ),
         "feat: app on the library",
     )
     return repo, base

@@ -70,6 +70,20 @@ def _chart(root: Path) -> Path:
     return chart
 
 
+def _rendered_both_ways(chart, files, copies, renderer):
+    """The traced copy's render, after checking it renders exactly what the chart itself does."""
+    traced, markers = traced_chart(chart, files, copies)
+    plain, marked = renderer.render_many(
+        [
+            RenderRequest(str(chart)),
+            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
+        ]
+    )
+    assert plain.ok and marked.ok, (plain.error, marked.error)
+    assert marked.manifests == plain.manifests
+    return marked, markers
+
+
 def _every_line(text: str) -> range:
     return range(1, text.count("\n") + 2)
 
@@ -80,15 +94,7 @@ def test_markers_change_no_output_and_mark_the_lines_helm_ran(tmp_path, renderer
         "templates/cm.yaml": _every_line(TEMPLATE),
         "templates/_helpers.tpl": _every_line(HELPERS),
     }
-    traced, markers = traced_chart(chart, files, tmp_path / "copies")
-    plain, marked = renderer.render_many(
-        [
-            RenderRequest(str(chart)),
-            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
-        ]
-    )
-    assert plain.ok and marked.ok, (plain.error, marked.error)
-    assert marked.manifests == plain.manifests
+    marked, markers = _rendered_both_ways(chart, files, tmp_path / "copies", renderer)
     ran = {
         (markers[key.name][0], line)
         for key in marked.lookups
@@ -159,15 +165,7 @@ def test_every_line_of_a_real_chart_traced_renders_the_same(tmp_path, renderer):
         for f in (chart / "templates").rglob("*")
         if f.is_file()
     }
-    traced, markers = traced_chart(chart, files, tmp_path / "copies")
-    plain, marked = renderer.render_many(
-        [
-            RenderRequest(str(chart)),
-            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
-        ]
-    )
-    assert plain.ok and marked.ok, (plain.error, marked.error)
-    assert marked.manifests == plain.manifests
+    marked, markers = _rendered_both_ways(chart, files, tmp_path / "copies", renderer)
     ran = [key for key in marked.lookups if key.kind == TRACE_KIND]
     assert 0 < len(ran) < len(markers)  # some lines ran, the others sit in blocks left off
     shutil.rmtree(clone)
