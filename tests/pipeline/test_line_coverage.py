@@ -133,3 +133,72 @@ def test_a_fail_line_is_exercised_by_the_render_that_fails_with_its_message(tmp_
     lines = [(c.lines, c.evidence, c.scenarios) for c in result.changed_lines]
     # the `if` that opens to the fail and the fail itself, by the scenario Helm rejected with it
     assert ("12-13", "text", ("guards:edited", "toggle:legacy=true")) in lines
+
+
+LEGACY = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  level: info
+{{- if .Values.legacy.enabled }}
+  legacy: "on"
+{{- end }}
+"""
+
+
+def test_lines_a_change_removes_under_a_toggle_it_removes_run_at_base(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": chart_yaml("c"),
+            "c/values.yaml": "legacy:\n  enabled: false\n",
+            "c/templates/cm.yaml": LEGACY,
+        },
+        "feat: c",
+    )
+    # the feature and its toggle go: only the base knows the guard
+    commit(
+        repo,
+        {"c/values.yaml": "{}\n", "c/templates/cm.yaml": LEGACY.split("{{- if")[0]},
+        "feat!: drop legacy",
+    )
+    result = review(repo, base, renderer)
+    assert result.complete, result.not_reviewed
+    removed = [(c.lines, c.evidence, c.scenarios) for c in result.changed_lines]
+    assert removed[0] == ("7-8", "traced", ("toggle:legacy.enabled=true",))
+    assert [(lines, evidence) for lines, evidence, _ in removed] == [
+        ("7-8", "traced"),
+        ("9", "traced"),
+    ]
+
+
+TOGGLES = "".join(f'{{{{- if .Values.t{n} }}}}\n  t{n}: "on"\n{{{{- end }}}}\n' for n in range(6))
+
+
+def test_the_tests_of_a_suite_the_change_adds_render_ahead_of_other_scenarios(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    values = "".join(f"t{n}: false\n" for n in range(6)) + "level: info\n"
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": chart_yaml("c"),
+            "c/values.yaml": values,
+            "c/templates/cm.yaml": LEGACY.replace(
+                "{{- if .Values.legacy.enabled }}", "{{- if false }}"
+            )
+            + TOGGLES,
+        },
+        "feat: c",
+    )
+    suite = (
+        "suite: level\ntemplates: [templates/cm.yaml]\ntests:\n"
+        "  - it: sets the level\n    set: {level: debug}\n"
+        "    asserts: [{isKind: {of: ConfigMap}}]\n"
+    )
+    commit(repo, {"c/tests/level_test.yaml": suite}, "test: level")
+    result = review(repo, base, renderer, max_scenarios=2)
+    (summary,) = result.scenarios
+    assert summary.ran == ("default", "test:level_test.yaml/sets the level")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,6 +19,7 @@ from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
 from aftershock.render.scenarios import (
     DEFAULT,
+    GUARDS_OPENED,
     Scenario,
     choose,
     configured_scenarios,
@@ -51,8 +53,13 @@ def expand_scenarios(
     expanded: list[ChartPlan] = []
     summaries = []
     for plan in plans:
-        found = rank_scenarios(
-            _candidates(plan, base, head, changed_paths), (fields or {}).get(plan.path, frozenset())
+        found = _edits_first(
+            rank_scenarios(
+                _candidates(plan, base, head, changed_paths),
+                (fields or {}).get(plan.path, frozenset()),
+            ),
+            plan,
+            changed_paths,
         )
         candidates = configured_scenarios(plan.path, declared) + found
         chosen = choose(candidates, cap)
@@ -62,6 +69,25 @@ def expand_scenarios(
                 plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head)
             )
     return tuple(expanded), tuple(summaries)
+
+
+def _edits_first(
+    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str]
+) -> list[Scenario]:
+    """The scenario opening the edited templates' guards, then the tests of suites the change adds or
+    edits, ahead of the others (within the cap, what exercises the edit renders first)."""
+    prefix = f"{plan.path}/tests/" if plan.path else "tests/"
+    suites = {
+        posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
+    }
+
+    def first(scenario: Scenario) -> bool:
+        suite = scenario.name.removeprefix("test:").split("/", 1)[0]
+        return scenario.name == GUARDS_OPENED or (
+            scenario.name.startswith("test:") and suite in suites
+        )
+
+    return [s for s in scenarios if first(s)] + [s for s in scenarios if not first(s)]
 
 
 def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
@@ -134,14 +160,17 @@ def _candidates(
         upgrade_scenarios(p for p in edited if p in at_base)
         + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
-        + _toggles(edited_texts, texts, defaults)
+        + _toggles(edited_texts, texts, defaults, _base_guards(plan, base, near, base_defaults))
         + test_scenarios(tests)
     )
 
 
-def _toggles(edited: list[str], texts: list[str], defaults: Mapping[str, Any]) -> list[Scenario]:
+def _toggles(
+    edited: list[str], texts: list[str], defaults: Mapping[str, Any], at_base: list[Scenario]
+) -> list[Scenario]:
     """The edited templates' guards opened first (all at once, then booleans turned on, then other
-    values), then the other toggles; a toggle that would close an edited template's guard comes last."""
+    values, then those of the templates as they are at base), then the other toggles; a toggle that
+    would close an edited template's guard comes last."""
     own = toggle_scenarios(toggle_paths(edited), defaults)
     opening = [s for s in own if s.name.endswith("=true")]
     closing = {s.name for s in own} - {s.name for s in opening}
@@ -151,9 +180,24 @@ def _toggles(edited: list[str], texts: list[str], defaults: Mapping[str, Any]) -
         opened_together(opening + guards)
         + opening
         + guards
+        + at_base
         + [s for s in every if s.name not in closing]
         + [s for s in every if s.name in closing]
     )
+
+
+def _base_guards(
+    plan: ChartPlan, base: SideInput, near: Sequence[str], defaults: Mapping[str, Any]
+) -> list[Scenario]:
+    """The guards of the edited templates as they are at base (a removed feature's toggle exists only
+    there), opened with the base's defaults: what the removed lines need to run at base."""
+    if plan.base is None or plan.head is None:
+        return []  # a chart at one side only: its own templates' guards are already read
+    texts = [
+        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(base[0], p))
+    ]
+    own = toggle_scenarios(toggle_paths(texts), defaults)
+    return [s for s in own if s.name.endswith("=true")] + guard_scenarios(texts, defaults)
 
 
 def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:
