@@ -202,3 +202,44 @@ def test_the_tests_of_a_suite_the_change_adds_render_ahead_of_other_scenarios(tm
     result = review(repo, base, renderer, max_scenarios=2)
     (summary,) = result.scenarios
     assert summary.ran == ("default", "test:level_test.yaml/sets the level")
+
+
+PORTS = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+    - name: http
+      port: 80
+    {{- range .Values.extraPorts }}
+    - name: {{ .name }}
+      port: {{ .port }}
+    {{- end }}
+"""
+
+
+def test_a_range_the_defaults_leave_empty_runs_with_an_entry_shaped_as_its_body_reads(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    chart = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "extraPorts: []\n",
+        "c/templates/svc.yaml": PORTS,
+    }
+    base = commit(repo, chart, "feat: c")
+    commit(
+        repo,
+        {
+            "c/templates/svc.yaml": PORTS.replace(
+                "port: {{ .port }}", "port: {{ .port }}\n      protocol: TCP"
+            )
+        },
+        "feat: tcp",
+    )
+    result = review(repo, base, renderer, max_scenarios=2)
+    assert result.complete, result.not_reviewed
+    (added,) = [c for c in result.changed_lines if c.side is Side.HEAD]
+    assert added.evidence == "traced" and added.scenarios[0].startswith("guard")

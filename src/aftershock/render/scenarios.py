@@ -18,6 +18,7 @@ from aftershock.diff.values_keys import flatten
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.releases.values import merge_maps, value_at
+from aftershock.render.range_shapes import range_bodies, range_openings
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -107,7 +108,8 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
     string, zero, null, map or list read by `if`/`with` (a non-empty one of the same shape). Only
     keys the chart's values.yaml holds: one it does not document is no option a user is offered."""
     sets: dict[str, dict[str, Any]] = {}
-    for text in template_texts:
+    texts = list(template_texts)
+    for text in texts:
         for condition in _CONDITION.findall(text):
             opening = _opening(condition, defaults)
             together = re.search(r"\band\b", condition) is not None and len(opening) > 1
@@ -115,6 +117,9 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
                 name = ",".join(f"{p}={_shown(v)}" for p, v in sorted(group.items()))
                 if not all(isinstance(v, bool) for v in group.values()):
                     sets.setdefault(name, group)
+    bodies = [body for text in texts for body in range_bodies(text)]
+    for path, value in range_openings(bodies, defaults, value_at):
+        sets.setdefault(f"{path}={_shown(value)}", {path: value})
     return [
         Scenario(name=f"guard:{name}", overrides=_nested(group)) for name, group in sets.items()
     ]
