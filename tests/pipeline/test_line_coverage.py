@@ -243,3 +243,39 @@ def test_a_range_the_defaults_leave_empty_runs_with_an_entry_shaped_as_its_body_
     assert result.complete, result.not_reviewed
     (added,) = [c for c in result.changed_lines if c.side is Side.HEAD]
     assert added.evidence == "traced" and added.scenarios[0].startswith("guard")
+
+
+TLS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web
+data:
+  level: info
+{{- if .Values.ingress.tls }}
+  tls: "on"
+{{- end }}
+"""
+# in another template: the edited one's guards open tls alone, which the chart rejects
+VALIDATE = """\
+{{- if and .Values.ingress.tls (not .Values.ingress.enabled) }}
+{{- fail "ingress.tls needs ingress.enabled" }}
+{{- end }}
+"""
+
+
+def test_a_toggle_the_chart_rejects_alone_runs_with_the_toggle_its_fail_demands(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    chart = {
+        "c/Chart.yaml": chart_yaml("c"),
+        "c/values.yaml": "ingress:\n  enabled: false\n  tls: false\n",
+        "c/templates/cm.yaml": TLS,
+        "c/templates/validate.yaml": VALIDATE,
+    }
+    base = commit(repo, chart, "feat: c")
+    commit(repo, {"c/templates/cm.yaml": TLS.replace('tls: "on"', 'tls: "strict"')}, "feat: strict")
+    result = review(repo, base, renderer, max_scenarios=2)
+    assert result.complete, result.not_reviewed
+    (added,) = [c for c in result.changed_lines if c.side is Side.HEAD]
+    assert added.evidence == "traced"
+    assert added.scenarios == ("toggle:ingress.tls=true+ingress.enabled",)

@@ -214,6 +214,8 @@ def _review_chart(
             release=plan.release,
             scenario=plan.scenario,
             cluster=plan.cluster,
+            base_inputs=plan.base_inputs,  # what was rejected: a later round may add what it demands
+            head_inputs=plan.head_inputs,
         )
         return review, []
     if failed:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from aftershock.diff.exercise import changed_fields
@@ -14,6 +15,7 @@ from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, Scen
 from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.charts import review_charts
 from aftershock.pipeline.contexts import suite_paths_of
+from aftershock.pipeline.demanded import demanded_plans
 from aftershock.pipeline.head_values import HeadRun, head_failures, values_required_at_head
 from aftershock.pipeline.scenarios import expand_scenarios
 from aftershock.pipeline.stage_input import StageInput
@@ -106,6 +108,24 @@ def _gap_of(gap: NotReviewed, chart: str) -> bool:
     return chart in (gap_chart(gap), inside)
 
 
+def _demanded(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    reviews: tuple[ChartReview, ...],
+    ran: set[tuple[str, str | None, str]],
+) -> list[ChartPlan]:
+    """The rejected scenarios that open guards, with what the chart's error demands (pipeline/demanded.py)."""
+    own = {p.path: p for p in plans if p.release is None}
+    rejected = [
+        r for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
+    ]
+    return [
+        p
+        for p in demanded_plans(rejected, own, given.sides[1])
+        if (p.path, p.release, p.scenario) not in ran
+    ]
+
+
 def _refill(
     given: StageInput,
     plans: Sequence[ChartPlan],
@@ -117,7 +137,8 @@ def _refill(
     work: Path,
 ) -> Rendered:
     """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
-    cap render in its place (one round)."""
+    cap render in its place, and so does the rejected one with what the chart's error demands of it
+    (one round)."""
     reviews, gaps, summaries = done
     invalid = Counter(
         r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
@@ -135,6 +156,11 @@ def _refill(
             )
             more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
             replaced[plan.path] = summary[0]
+    demanded = _demanded(given, plans, reviews, ran)
+    more += demanded
+    for plan in demanded:
+        before = replaced.get(plan.path) or next(s for s in summaries if s.chart == plan.path)
+        replaced[plan.path] = replace(before, ran=(*before.ran, plan.scenario))
     if not more:
         return done
     extra, extra_gaps = review_charts(

@@ -140,13 +140,13 @@ def _fields_opened(body: RangeBody, default: Any) -> list[tuple[str, Any]]:
     for field in body.guarded:
         value = default.get(field, None)
         if field in default and not value:
-            shaped = _OPENED_BY_TYPE.get(type(value))
+            shaped = OPENED_BY_TYPE.get(type(value))
             if shaped is not None:
                 opened.append((f"{body.path}.{field}", shaped))
     return opened
 
 
-_OPENED_BY_TYPE: dict[type, Any] = {
+OPENED_BY_TYPE: dict[type, Any] = {
     bool: True,
     str: _TEXT,
     int: 1,
