@@ -163,3 +163,35 @@ def test_a_lookup_in_a_define_the_failing_template_includes_gets_its_placeholder
         .inferred[0]
         .startswith("lookup of ConfigMap platform-system/platform-config found nothing")
     )
+
+
+FROM_VALUES = """\
+{{- $db := lookup "v1" "Secret" .Release.Namespace .Values.db.secretName }}
+{{- $password := index $db.data "password" }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data:
+  level: {{ .Values.level | quote }}
+"""
+
+
+def test_a_lookup_named_by_a_value_gets_the_placeholder_of_that_name(tmp_path, renderer):
+    # the name comes from values.yaml; the template indexes into the object (index of untyped nil)
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": chart_yaml("c"),
+            "c/values.yaml": "level: info\ndb:\n  secretName: app-db\n",
+            "c/templates/cm.yaml": FROM_VALUES,
+        },
+        "feat: c",
+    )
+    commit(repo, {"c/values.yaml": "level: debug\ndb:\n  secretName: app-db\n"}, "feat: debug")
+    review = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer).review
+    assert review.complete, review.not_reviewed
+    (context,) = review.contexts
+    assert context.inferred == (
+        "lookup of Secret default/app-db found nothing at base and head; served an empty placeholder",
+    )

@@ -2,8 +2,8 @@
 
 Only calls inside template actions count (`{{ ... }}`, not `{{/* comments */}}` nor the word in YAML
 text or prose). Each argument is a literal string, the release's name or namespace (`.Release.Name`,
-`$.Release.Namespace`), a `print`/`printf "%s"` of those, or not known statically (a variable, a
-value). A call inside a `define` counts for a chart only when something the chart renders includes
+`$.Release.Namespace`), a values path (`.Values.db.secretName`: known for a render, given its
+values), a `print`/`printf "%s"` of those, or not known at all (a variable, a pipeline). A call inside a `define` counts for a chart only when something the chart renders includes
 that template (by literal name; a computed `include` name reaches every define): a library helper's
 lookup is not every dependent's. Top-level text of a `_*.tpl` partial is not rendered, as in Helm.
 """
@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class ReleaseField(str, enum.Enum):
@@ -34,7 +35,16 @@ class ReleaseIdentity:
 
 
 UNKNOWN_RELEASE = ReleaseIdentity()
-Part = str | ReleaseField
+
+
+@dataclass(frozen=True)
+class ValuesPath:
+    """A part of an argument read from the chart's values (`.Values.a.b`): known for a given render."""
+
+    keys: tuple[str, ...]
+
+
+Part = str | ReleaseField | ValuesPath
 
 
 @dataclass(frozen=True)
@@ -43,13 +53,26 @@ class LookupArgument:
 
     parts: tuple[Part, ...] | None
 
-    def value(self, release: ReleaseIdentity = UNKNOWN_RELEASE) -> str | None:
-        """The argument's text for `release`; None when a part of it is not known."""
+    @property
+    def static(self) -> bool:
+        """Whether the argument is known without the values of a render (literal or the release's)."""
+        return self.parts is not None and not any(isinstance(p, ValuesPath) for p in self.parts)
+
+    def value(
+        self, release: ReleaseIdentity = UNKNOWN_RELEASE, values: Mapping[str, Any] | None = None
+    ) -> str | None:
+        """The argument's text for `release` and the render's `values`; None when a part of it is
+        not known (a values path without values, or one that holds no text or number)."""
         if self.parts is None:
             return None
         text = []
         for part in self.parts:
-            if isinstance(part, ReleaseField):
+            if isinstance(part, ValuesPath):
+                found = _values_text(values, part.keys)
+                if found is None:
+                    return None
+                text.append(found)
+            elif isinstance(part, ReleaseField):
                 known = release.name if part is ReleaseField.NAME else release.namespace
                 if known is None:
                     return None
@@ -61,7 +84,24 @@ class LookupArgument:
     def shown(self) -> str:
         if self.parts is None:
             return "?"
-        return "".join(p.value if isinstance(p, ReleaseField) else p for p in self.parts)
+        return "".join(_shown(p) for p in self.parts)
+
+
+def _shown(part: Part) -> str:
+    if isinstance(part, ValuesPath):
+        return ".Values." + ".".join(part.keys)
+    return part.value if isinstance(part, ReleaseField) else part
+
+
+def _values_text(values: Mapping[str, Any] | None, keys: tuple[str, ...]) -> str | None:
+    current: Any = values
+    for key in keys:
+        if not isinstance(current, Mapping) or key not in current:
+            return None
+        current = current[key]
+    if isinstance(current, bool) or not isinstance(current, (str, int, float)):
+        return None
+    return str(current)
 
 
 UNKNOWN = LookupArgument(None)
@@ -77,14 +117,18 @@ class LookupCall:
     name: LookupArgument
     template: str
 
-    def identity(self, release: ReleaseIdentity) -> tuple[str, str, str, str] | None:
+    def identity(
+        self, release: ReleaseIdentity, values: Mapping[str, Any] | None = None
+    ) -> tuple[str, str, str, str] | None:
         """(apiVersion, kind, namespace, name) of the one object the call gets, when every argument
-        is known and names one object (a name given); None otherwise."""
-        values = tuple(a.value(release) for a in (self.api_version, self.kind, self.namespace))
-        name = self.name.value(release)
-        if any(v is None or v == "" for v in values[:2]) or values[2] is None or not name:
+        is known (for the render's `values`) and names one object (a name given); None otherwise."""
+        known = tuple(
+            a.value(release, values) for a in (self.api_version, self.kind, self.namespace)
+        )
+        name = self.name.value(release, values)
+        if any(v is None or v == "" for v in known[:2]) or known[2] is None or not name:
             return None
-        api_version, kind, namespace = values
+        api_version, kind, namespace = known
         assert api_version is not None and kind is not None and namespace is not None
         return api_version, kind, namespace, name
 
@@ -108,6 +152,7 @@ class TemplateFile:
 _ACTION = re.compile(r"\{\{(.*?)\}\}", re.S)
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|[()|]|[^\s()|"`]+')
 _OPENS = ("if", "range", "with", "define", "block")
+_VALUES_TOKEN = re.compile(r"\$?\.Values((?:\.[A-Za-z_]\w*)+)")
 _RELEASE = {
     ".Release.Name": ReleaseField.NAME,
     "$.Release.Name": ReleaseField.NAME,
@@ -280,4 +325,7 @@ def _part(token: str) -> Part | None:
     literal = _string(token)
     if literal is not None:
         return literal
+    values = _VALUES_TOKEN.fullmatch(token)
+    if values is not None:
+        return ValuesPath(tuple(values.group(1).split(".")[1:]))
     return _RELEASE.get(token)

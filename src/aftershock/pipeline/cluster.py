@@ -184,7 +184,7 @@ def lookup_dependents(
 
 
 def _reached(chart: Chart, review: ChartReview, key: ObjectKey, call: LookupCall) -> AffectedChart:
-    unknown = "; its kind is not known statically" if call.kind.parts is None else ""
+    unknown = "" if call.kind.static else "; its kind is not known statically"
     return AffectedChart(
         chart.path,
         review.affected.path

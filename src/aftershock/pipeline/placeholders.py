@@ -2,8 +2,9 @@
 `lookup` of one named object found nothing (a `fail` or `required` on its result, an index into it),
 in the failing template or in a define it includes.
 
-A call names one object when its kind, namespace and name are known: literal, or the release name
-and namespace the chart renders with. When a chart's default render fails at a side, its calls in
+A call names one object when its kind, namespace and name are known: literal, the release name
+and namespace the chart renders with, or a values path read from the values it rendered with (its
+values.yaml under the render's own). When a chart's default render fails at a side, its calls in
 the template Helm's error names (a failure elsewhere is not theirs) that name an object the side's
 cluster does not hold get a placeholder: that identity, empty `data` (ConfigMap, Secret) or `spec`. The
 chart is rendered again with them, and what it renders is inferred, not observed: its context says
@@ -18,11 +19,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.diff.values_keys import parse_values
 from aftershock.ingest.lookups import LookupCall, ReleaseIdentity
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import Side
+from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.cluster import lookup_targets
+from aftershock.releases.values import merge_maps
 from aftershock.render.cluster import ClusterSnapshot, snapshot_from_objects
 
 # Where Helm says a render failed: `execution error at (c/templates/x.yaml:2:21): ...` (fail,
@@ -93,7 +98,8 @@ def guarded_placeholders(
                 review.chart,
                 tree.text_or_none,
             )
-            for body in _missing(calls, release, cluster):
+            values = _render_values(tree, review.chart, inputs.values)
+            for body in _missing(calls, release, values, cluster):
                 metadata = body["metadata"]
                 key = (
                     review.chart,
@@ -141,11 +147,24 @@ def _at_failure(
     return [c for c in calls if included & set(_DEFINED.findall(read(c.template) or ""))]
 
 
+def _render_values(tree: RefSnapshot, chart: str, given: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The values a render of `chart` had: its values.yaml with the render's values over it."""
+    path = f"{chart}/values.yaml" if chart else "values.yaml"
+    try:
+        defaults = parse_values(tree.text_or_none(path), source=path)
+    except MalformedInputError:
+        defaults = {}
+    return merge_maps(dict(defaults), dict(given))
+
+
 def _missing(
-    calls: Iterable[LookupCall], release: ReleaseIdentity, cluster: ClusterSnapshot
+    calls: Iterable[LookupCall],
+    release: ReleaseIdentity,
+    values: Mapping[str, Any],
+    cluster: ClusterSnapshot,
 ) -> Iterable[dict[str, Any]]:
     for call in calls:
-        identity = call.identity(release)
+        identity = call.identity(release, values)
         if identity is None:
             continue
         api_version, kind, namespace, name = identity
