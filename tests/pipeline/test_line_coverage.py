@@ -279,3 +279,44 @@ def test_a_toggle_the_chart_rejects_alone_runs_with_the_toggle_its_fail_demands(
     (added,) = [c for c in result.changed_lines if c.side is Side.HEAD]
     assert added.evidence == "traced"
     assert added.scenarios == ("toggle:ingress.tls=true+ingress.enabled",)
+
+
+TENANT = """\
+{{- if .Values.tenant }}
+{{- if ne .Release.Namespace .Values.tenant }}{{ fail "install a tenant into its namespace" }}{{ end }}
+{{- end }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  tenant: {{ .Values.tenant | quote }}
+"""
+
+
+def test_a_test_scenario_renders_as_the_release_its_suite_sets(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    suite = (
+        "suite: tenant\ntemplates: [templates/cm.yaml]\nrelease: {name: shop, namespace: shop}\n"
+        "tests:\n  - it: is the shop's\n    set: {tenant: shop}\n"
+        "    asserts: [{isKind: {of: ConfigMap}}]\n"
+    )
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": chart_yaml("c"),
+            "c/values.yaml": 'tenant: ""\n',
+            "c/templates/cm.yaml": TENANT,
+            "c/tests/tenant_test.yaml": suite,
+        },
+        "feat: c",
+    )
+    commit(
+        repo, {"c/templates/cm.yaml": TENANT.replace("settings", "tenant-settings")}, "feat: name"
+    )
+    result = review(repo, base, renderer)
+    (tested,) = [
+        r for r in result.chart_reviews if r.scenario == "test:tenant_test.yaml/is the shop's"
+    ]
+    assert tested.outcome.value == "changed"
+    assert tested.head_inputs.namespace == "shop" and tested.head_inputs.release_name == "shop"

@@ -313,11 +313,12 @@ tests:
 
 
 def test_base_test_value_sets_head_still_gives_are_not_upgrades():
+    from aftershock.ingest.suite_values import SuiteValueSet
     from aftershock.model.contexts import WHOLE_CHART
     from aftershock.render.scenarios import test_upgrade_scenarios
 
-    same = ("test:a_test.yaml/x", {"mode": "fast"}, WHOLE_CHART)
-    gone = [(f"test:a_test.yaml/{n}", {"mode": n}, WHOLE_CHART) for n in "abcdef"]
+    same = SuiteValueSet("test:a_test.yaml/x", {"mode": "fast"}, WHOLE_CHART)
+    gone = [SuiteValueSet(f"test:a_test.yaml/{n}", {"mode": n}, WHOLE_CHART) for n in "abcdef"]
     found = test_upgrade_scenarios([same, *gone, gone[0]], [same], bound=4)
     assert [s.name for s in found] == [f"upgrade:test:a_test.yaml/{n}" for n in "abcd"]
     assert all(s.values_from_base for s in found)

@@ -6,30 +6,47 @@ import fnmatch
 import json
 import posixpath
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
 from aftershock.gocompat.goyaml import GoYamlError, load_first
 from aftershock.helmtest.selection import ALL_TEMPLATES
-from aftershock.helmtest.suite import SPLITTER, SuiteError, TestJob, TestSuite, parse_suite_text
+from aftershock.helmtest.suite import (
+    SPLITTER,
+    SuiteError,
+    TestJob,
+    TestSuite,
+    effective_release,
+    parse_suite_text,
+)
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.model.contexts import TemplateSelection
 
 TextReader = Callable[[str], str | None]
 
 
+class SuiteValueSet(NamedTuple):
+    """One test's values, the templates its suite renders, and the release it sets (or None)."""
+
+    name: str
+    values: dict[str, Any]
+    templates: TemplateSelection
+    release_name: str | None = None
+    namespace: str | None = None
+
+
 def suite_value_sets(
     chart_path: str, paths: Iterable[str], read: TextReader, changed_templates: Iterable[str] = ()
-) -> list[tuple[str, dict[str, Any], TemplateSelection]]:
-    """(name, values, the suite's templates) for each distinct set of values the chart's own suites
-    (`tests/*_test.yaml`) give their tests, merged as helm-unittest merges them: first those of suites
-    that test a changed template (chart-relative paths), then the rest, each in file order. Tests with
-    no values of their own render the default scenario and are left out, and so are tests expecting the
-    render to fail; a suite that cannot be read contributes nothing."""
+) -> list[SuiteValueSet]:
+    """Each distinct set of values (and release) the chart's own suites (`tests/*_test.yaml`) give
+    their tests, merged as helm-unittest merges them: first those of suites that test a changed
+    template (chart-relative paths), then the rest, each in file order. Tests with neither values
+    nor a release of their own render the default scenario and are left out, and so are tests
+    expecting the render to fail; a suite that cannot be read contributes nothing."""
     prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
-    near: dict[str, tuple[str, dict[str, Any], TemplateSelection]] = {}
-    far: dict[str, tuple[str, dict[str, Any], TemplateSelection]] = {}
+    near: dict[str, SuiteValueSet] = {}
+    far: dict[str, SuiteValueSet] = {}
     for path in sorted(
         p
         for p in paths
@@ -38,12 +55,17 @@ def suite_value_sets(
         for suite in chart_suites(path, read):
             bucket = near if _tests_changed(suite, changed) else far
             for test, values in _test_values(suite, path, read):
-                if values:
-                    name = f"test:{posixpath.basename(path)}/{test.name}"
-                    bucket.setdefault(
-                        json.dumps(values, sort_keys=True, default=str),
-                        (name, values, suite_templates(suite)),
-                    )
+                release = effective_release(suite, test)
+                found = SuiteValueSet(
+                    f"test:{posixpath.basename(path)}/{test.name}",
+                    values,
+                    suite_templates(suite),
+                    release.name or None,
+                    release.namespace or None,
+                )
+                if values or found.release_name or found.namespace:
+                    key = json.dumps([values, found[3:]], sort_keys=True, default=str)
+                    bucket.setdefault(key, found)
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
 

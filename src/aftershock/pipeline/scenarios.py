@@ -234,4 +234,10 @@ def _inputs(
             values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}")
         )
     templates = inputs.templates if scenario.templates.whole else scenario.templates
-    return replace(inputs, values=merge_maps(values, scenario.overrides), templates=templates)
+    return replace(
+        inputs,
+        values=merge_maps(values, scenario.overrides),
+        templates=templates,
+        release_name=scenario.release_name or inputs.release_name,
+        namespace=scenario.namespace or inputs.namespace,
+    )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.diff.values_keys import flatten
+from aftershock.ingest.suite_values import SuiteValueSet
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.releases.values import merge_maps, value_at
@@ -39,6 +40,9 @@ class Scenario:
     # Read the values files from the base ref on both sides: the values an existing install passes,
     # rendered against head (an upgrade), even where the change edited the file.
     values_from_base: bool = False
+    # the release a test sets (helm-unittest's `release:`), over the context's; None keeps it
+    release_name: str | None = None
+    namespace: str | None = None
 
 
 @dataclass(frozen=True)
@@ -225,14 +229,18 @@ def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scena
     ]
 
 
-def test_scenarios(
-    value_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
-) -> list[Scenario]:
+def test_scenarios(value_sets: Iterable[SuiteValueSet]) -> list[Scenario]:
     """Scenarios from the value sets of the chart's helm-unittest tests (ingest/suite_values.py):
-    each renders only its suite's templates, as helm-unittest does."""
+    each renders only its suite's templates, as the release the test sets, as helm-unittest does."""
     return [
-        Scenario(name=name, overrides=values, templates=templates)
-        for name, values, templates in value_sets
+        Scenario(
+            name=found.name,
+            overrides=found.values,
+            templates=found.templates,
+            release_name=found.release_name,
+            namespace=found.namespace,
+        )
+        for found in value_sets
     ]
 
 
@@ -252,7 +260,13 @@ def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
 
 def _inputs_key(scenario: Scenario) -> str:
     return json.dumps(
-        [list(scenario.values_files), scenario.overrides, scenario.values_from_base],
+        [
+            list(scenario.values_files),
+            scenario.overrides,
+            scenario.values_from_base,
+            scenario.release_name,
+            scenario.namespace,
+        ],
         sort_keys=True,
         default=str,
     )
@@ -293,26 +307,28 @@ MAX_TEST_UPGRADES = 3  # base test value sets rendered against head, per chart
 
 
 def test_upgrade_scenarios(
-    base_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
-    head_sets: Iterable[tuple[str, Mapping[str, Any], TemplateSelection]],
+    base_sets: Iterable[SuiteValueSet],
+    head_sets: Iterable[SuiteValueSet],
     bound: int = MAX_TEST_UPGRADES,
 ) -> list[Scenario]:
     """The value sets base's helm-unittest tests give that no head test gives, rendered at base and head
     (`upgrade:test:deployment_test.yaml/<it>`): values a supported install passed before the change edited
     its test. At most `bound`, each distinct set once; head's own sets are its `test:` scenarios."""
-    known = {_values_key(values) for _, values, _ in head_sets}
+    known = {_values_key(found.values) for found in head_sets}
     found = []
-    for name, values, templates in base_sets:
-        key = _values_key(values)
+    for given in base_sets:
+        key = _values_key(given.values)
         if key in known:
             continue
         known.add(key)
         found.append(
             Scenario(
-                name=UPGRADE_PREFIX + name,
-                overrides=values,
-                templates=templates,
+                name=UPGRADE_PREFIX + given.name,
+                overrides=given.values,
+                templates=given.templates,
                 values_from_base=True,
+                release_name=given.release_name,
+                namespace=given.namespace,
             )
         )
     return found[:bound]
