@@ -141,3 +141,23 @@ def test_minimum_version_and_unset_api_versions():
 def test_malformed_parameters_are_suite_errors(text, message):
     with pytest.raises(SuiteError, match=message):
         parse_suite_text(text, "tests/x_test.yaml", "c")
+
+
+def test_a_linked_subcharts_suite_is_named_where_the_chart_holds_it(tmp_path):
+    """A dependency linked in (from the tree at head, from an earlier commit at base) keeps one
+    identity: the suite's place inside the chart, not where the link points."""
+    from aftershock.helmtest.suite import parse_suite_file
+    from aftershock.model.test_results import chart_relative_file
+
+    suite = "suite: s\ntests:\n  - it: works\n    asserts: [{hasDocuments: {count: 1}}]\n"
+    for place in ("tree/lib", ".history/abc123/lib"):
+        (tmp_path / place / "tests").mkdir(parents=True)
+        (tmp_path / place / "tests" / "s_test.yaml").write_text(suite)
+    names = set()
+    for place in ("tree/lib", ".history/abc123/lib"):
+        chart = tmp_path / f"app-{place.count('/')}"
+        (chart / "charts").mkdir(parents=True)
+        (chart / "charts" / "lib").symlink_to(tmp_path / place)
+        (parsed,) = parse_suite_file(chart / "charts" / "lib" / "tests" / "s_test.yaml", "app")
+        names.add(chart_relative_file(parsed.file, chart))
+    assert names == {"charts/lib/tests/s_test.yaml"}

@@ -9,6 +9,7 @@ wrong type is an error for the whole file.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -160,7 +161,8 @@ def parse_suite_file(path: Path, chart_route: str) -> list[TestSuite]:
     suites = []
     for part in SPLITTER.split(text):
         if part.strip():
-            suite = parse_suite_text(part, str(path.resolve()), chart_route)
+            # as found through the chart (a linked subchart keeps its place, as upstream names it)
+            suite = parse_suite_text(part, os.path.abspath(path), chart_route)
             if suite is not None:
                 suites.append(suite)
     return suites
