@@ -68,3 +68,15 @@ def test_another_charts_own_keys_are_not_taken():
 
 def test_an_unreadable_file_is_left_out():
     assert not [s for s in index().sources if s.chart == "c"]
+
+
+def test_the_maps_a_suite_sets_for_all_its_tests_are_found_too():
+    suite = (
+        "suite: s\nset:\n  _cluster.domain: shop.example\n  _namespace: {name: shop}\n"
+        "tests:\n  - it: renders\n    asserts: [{isKind: {of: ConfigMap}}]\n"
+    )
+    files = {"a/tests/s_test.yaml": suite}
+    found = platform_values([IndexedChart("a", tuple(files), tuple(files))], files.get)
+    assert (f := found.find("a", ("_cluster", "domain"))) and f.value == "shop.example"
+    assert f.file == "a/tests/s_test.yaml (set)"
+    assert (f := found.find("a", ("_namespace",))) and f.value == {"name": "shop"}

@@ -1,8 +1,8 @@
 """The values a repository's CI and tests give its charts, indexed to answer "which file sets key K?".
 
 A platform injects values into every chart it installs (`global.registry`, an owner-info map); its
-repository shows them only in the values its CI and tests pass: chart-testing's `ci/*-values.yaml`
-and the values files helm-unittest suites load. When no context renders a chart because a key is
+repository shows them only in the values its CI and tests pass: chart-testing's `ci/*-values.yaml`,
+the values files helm-unittest suites load, and what a suite sets for all its tests (`set:`). When no context renders a chart because a key is
 missing, the render stage looks the key up here (pipeline/inferred_values.py). Built once per side,
 from texts; pure.
 """
@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.diff.values_keys import parse_values
+from aftershock.gocompat.gofmt import stringify_keys_deep
 from aftershock.gocompat.goyaml import GoYamlError
+from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.ingest.suite_values import chart_suites, suite_values_file
 from aftershock.model.errors import AftershockError
 
@@ -113,7 +115,23 @@ def platform_values(charts: Sequence[IndexedChart], read: TextReader) -> Platfor
                 continue
             if values:
                 sources.append(ValuesSource(chart.path, path, values))
+        sources += _suite_sets(chart, read)
     return PlatformValues(tuple(sources), {c.path: dict(c.dependencies) for c in charts})
+
+
+def _suite_sets(chart: IndexedChart, read: TextReader) -> Iterable[ValuesSource]:
+    """The values each suite of the chart sets for all its tests (`set:` at the suite's level: the
+    maps a platform injects into every app, `_cluster`, `_namespace`), after its values files."""
+    for suite_path in chart.suites:
+        for suite in chart_suites(suite_path, read):
+            if not suite.set:
+                continue
+            try:
+                values = stringify_keys_deep(user_values([], dict(suite.set), {}, "chart"))
+            except (ValueError, SetPathError):
+                continue
+            if values:
+                yield ValuesSource(chart.path, f"{suite_path} (set)", values)
 
 
 def _ci_files(chart: IndexedChart) -> Iterable[str]:
