@@ -76,7 +76,7 @@ def _rendered_both_ways(chart, files, copies, renderer):
     plain, marked = renderer.render_many(
         [
             RenderRequest(str(chart)),
-            RenderRequest(str(traced), cluster=trace_cluster(None, markers)),
+            RenderRequest(str(traced), cluster=trace_cluster(None)),
         ]
     )
     assert plain.ok and marked.ok, (plain.error, marked.error)
@@ -116,21 +116,21 @@ def test_markers_change_no_output_and_mark_the_lines_helm_ran(tmp_path, renderer
 def test_instrument_puts_a_marker_after_the_text_and_keeps_trailing_blanks_outside():
     result = instrument("a: b  \n{{- if x }}\n", [1], partial=False)
     assert result.text == (
-        'a: b{{ if lookup "aftershock.dev/v1" "LineTrace" "" "m0" }}{{ end }}  \n{{- if x }}\n'
+        'a: b{{ if lookup "m0.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}  \n{{- if x }}\n'
     )
     assert result.markers == ((0, (1,)),)
 
 
 def test_a_marker_after_a_right_trim_takes_the_trim():
     result = instrument("{{- if x -}}\n  y\n", [1], partial=False)
-    assert result.text.startswith('{{- if x -}}{{ if lookup "aftershock.dev/v1"')
+    assert result.text.startswith('{{- if x -}}{{ if lookup "m0.trace.aftershock.dev/v1"')
     assert "{{ end -}}\n  y" in result.text
 
 
 def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
     result = instrument('{{- define "x" -}}\na\n{{- end }}\n\n', [3, 4], partial=True)
     assert result.text == (
-        '{{- define "x" -}}\na\n{{- if lookup "aftershock.dev/v1" "LineTrace" "" "m0" }}'
+        '{{- define "x" -}}\na\n{{- if lookup "m0.trace.aftershock.dev/v1" "LineTrace" "" "" }}'
         "{{ end }}{{- end }}\n\n"
     )
     assert result.markers == ((0, (3,)),)  # line 4, blank at the top level, is not traceable
@@ -144,9 +144,10 @@ def test_a_line_ending_inside_an_action_is_marked_where_the_action_ends():
 
 def test_the_copy_is_made_once_and_the_markers_are_the_same(tmp_path):
     chart = _chart(tmp_path / "plain")
-    first = traced_chart(chart, {"templates/cm.yaml": [7]}, tmp_path / "copies")
-    second = traced_chart(chart, {"templates/cm.yaml": [7]}, tmp_path / "copies")
-    assert first == second and first[1] == {marker_name(0): ("templates/cm.yaml", (7,))}
+    # three lines of one text: one marker; the second call reads the chart, not the marked copy
+    first = traced_chart(chart, {"templates/cm.yaml": [1, 2, 3]}, tmp_path / "copies")
+    second = traced_chart(chart, {"templates/cm.yaml": [1, 2, 3]}, tmp_path / "copies")
+    assert first == second and first[1] == {marker_name(0): ("templates/cm.yaml", (1, 2, 3))}
     assert (chart / "templates" / "cm.yaml").read_bytes() == TEMPLATE.encode()  # never edited
 
 

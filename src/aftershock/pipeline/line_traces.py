@@ -3,9 +3,9 @@
 After a batch of plans rendered, each side of a plan that rendered and whose chart (its dependencies
 included) holds changed lines at that side is rendered again from a copy that marks those lines
 (render/line_trace.py); the review's side then records which of them were traced and which Helm
-ran. Traces go in rounds: first up to `FIRST_ROUND` sides (default scenarios first), then more only
-for lines no trace ran yet, so a library template reached by many charts costs a few renders, not a
-second render of every chart. A trace that fails (the copy cannot be made, or Helm rejects it) traces
+ran. Traces go in rounds: first one side per changed template and side (default scenarios first),
+then up to `LATER_ROUNDS` more per round only for lines no trace ran yet, so a library template reached by
+many charts costs a few renders, not a second render of every chart. A trace that fails (the copy cannot be made, or Helm rejects it) traces
 nothing: the literal text of the lines is then the evidence (diff/exercise.py).
 """
 
@@ -26,7 +26,7 @@ from aftershock.render.plan import template_repo_path
 # (side, repository path) -> the changed lines of that template at that side
 WantedLines = Mapping[tuple[Side, str], frozenset[int]]
 Entry = tuple[SideJob, list[RenderOutcome]]
-ROUNDS = (8, 32, 128)  # sides traced per round, while lines stay unrun
+LATER_ROUNDS = (32, 128)  # sides traced per round after the first, while lines stay unrun
 _MAX_DEPTH = 8  # subchart nesting followed when looking for a chart's templates
 
 
@@ -54,8 +54,12 @@ def trace_reviews(
     )
     pending = {key: set(lines) for key, lines in wanted.items()}
     traced: dict[tuple[int, Side], tuple[set[tuple[str, int]], set[tuple[str, int]]]] = {}
-    for size in ROUNDS:
-        chosen = [c for c in candidates if _useful(c, pending)][:size]
+    for size in (None, *LATER_ROUNDS):
+        chosen = (
+            _covering(candidates, pending)
+            if size is None
+            else [c for c in candidates if _useful(c, pending)][:size]
+        )
         if not chosen:
             break
         candidates = [c for c in candidates if c not in chosen]
@@ -64,6 +68,21 @@ def trace_reviews(
             for path, line in ran:
                 pending.get((candidate.side, path), set()).discard(line)
     return [_recorded(review, index, traced) for index, review in enumerate(reviews)]
+
+
+def _covering(
+    candidates: Sequence[_Candidate], pending: Mapping[tuple[Side, str], set[int]]
+) -> list[_Candidate]:
+    """The first round: for each template and side with changed lines, the first candidate that
+    holds it (default scenarios first), so that every changed template is traced at least once."""
+    chosen: list[_Candidate] = []
+    covered: set[tuple[Side, str]] = set()
+    for candidate in candidates:
+        keys = {(candidate.side, path) for path in candidate.paths.values()} & set(pending)
+        if keys - covered:
+            chosen.append(candidate)
+            covered |= keys
+    return chosen
 
 
 def _useful(candidate: _Candidate, pending: Mapping[tuple[Side, str], set[int]]) -> bool:
@@ -123,7 +142,7 @@ def _trace(
             )
         except AftershockError:
             continue
-        cluster = trace_cluster(candidate.request.cluster, markers)
+        cluster = trace_cluster(candidate.request.cluster)
         made.append(
             (candidate, replace(candidate.request, chart_dir=str(folder), cluster=cluster), markers)
         )

@@ -157,6 +157,14 @@ class ClusterSnapshot:
         return {key: body for body in self.objects if (key := object_key(body)) is not None}
 
     @functools.cached_property
+    def _object_kinds(self) -> dict[str, set[str]]:
+        """apiVersion -> the kinds of the objects held under it (discovery asks once per lookup)."""
+        kinds: dict[str, set[str]] = {}
+        for key in self._by_key:
+            kinds.setdefault(key.api_version, set()).add(key.kind)
+        return kinds
+
+    @functools.cached_property
     def _scope_table(self) -> dict[tuple[str, str], bool]:
         """(apiVersion, kind) -> namespaced, from the explicit scopes and the snapshot's CRDs."""
         table = dict(_crd_scopes(self.objects))
@@ -168,7 +176,7 @@ class ClusterSnapshot:
         of its objects, its scopes and its CRDs, and Kubernetes' own kinds of the API group."""
         found = {kind for version, kind in self._scope_table if version == api_version}
         if not self.only_scoped_kinds:
-            found |= {key.kind for key in self._by_key if key.api_version == api_version}
+            found |= self._object_kinds.get(api_version, set())
             group = group_of(api_version)
             found |= {
                 kind

@@ -8,7 +8,8 @@ own. Hand-written (not a library) because only these few routes are needed and t
 what a real API server gives: a list is `<Kind>List` of the apiVersion with `items` in namespace
 then name order; a kind the cluster does not serve is absent from discovery, which makes Helm's
 lookup return an empty map. Resource names are the lowercased kind (Helm only uses them in the URL).
-It records the key of every object it returned, which a render reports as its observed lookups.
+It records the key of every object it returned, which a render reports as its observed lookups, and
+each discovery request for a line trace's marker group (`TRACE_GROUP`).
 A snapshot may hold Secrets: the server answers only under a random path prefix of its own, which
 only the kubeconfig it writes for Helm knows (client-go does not send credentials to plain HTTP).
 """
@@ -24,6 +25,12 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from aftershock.render.cluster import ClusterKey, ClusterSnapshot, object_key
+
+# Line traces (render/line_trace.py) ask discovery for `<marker>.trace.aftershock.dev/v1`: the
+# request itself is the observation, recorded as a `LineTrace` named by the marker; the group serves
+# no kind, so Helm's lookup returns an empty map after that one request.
+TRACE_GROUP = "trace.aftershock.dev"
+TRACE_KIND = "LineTrace"
 
 
 def _resource_list(snapshot: ClusterSnapshot, api_version: str) -> dict[str, Any]:
@@ -132,6 +139,11 @@ class SnapshotServer:
             return _not_found(path)
         api_version, rest = split
         if not rest:
+            group = api_version.rpartition("/")[0]
+            if group.endswith(f".{TRACE_GROUP}"):  # a line trace's marker: recorded, serves nothing
+                with self._lock:
+                    marker = group.removesuffix(f".{TRACE_GROUP}")
+                    self._returned.append(ClusterKey(api_version, TRACE_KIND, "", marker))
             return 200, _resource_list(snapshot, api_version)
         namespace: str | None = None
         if len(rest) >= 3 and rest[0] == "namespaces":

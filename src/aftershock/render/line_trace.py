@@ -3,9 +3,10 @@
 A changed line that is template logic only (`{{- with .Values.x }}`, an `include`, a trim marker)
 leaves no text of its own in the output, and text can be lost on the way (`fromYaml`, `b64enc`). So
 a copy of the chart gets, at the end of each line to trace, a marker action that emits nothing:
-`{{ if lookup "aftershock.dev/v1" "LineTrace" "" "m3" }}{{ end }}`. Rendered against a cluster
-that holds a `LineTrace` named `m3`, each marker Helm executes is a `lookup` the loopback API server
-records (render/kubeapi.py), so a line counts as run only when Helm ran past its end. Markers never
+`{{ if lookup "m3.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}`. Rendered against a
+cluster (any: the loopback API server, render/kubeapi.py), each marker Helm executes asks discovery
+for its own API group once, which the server records; the group serves nothing, so the lookup finds
+an empty map and the output is unchanged. A line counts as run only when Helm ran past its end. Markers never
 change the output: one goes right after the line's last non-blank character outside an action
 (trailing blanks stay after it, where a following `{{-` still trims them; a text's trailing `{` too,
 which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
@@ -32,10 +33,9 @@ from typing import NamedTuple
 
 from aftershock.helmtest.chart_copies import copy_chart
 from aftershock.model.errors import AftershockError, RenderError
-from aftershock.render.cluster import ClusterSnapshot, KindScope, snapshot_from_objects
+from aftershock.render.cluster import ClusterSnapshot
+from aftershock.render.kubeapi import TRACE_GROUP, TRACE_KIND
 
-TRACE_API_VERSION = "aftershock.dev/v1"
-TRACE_KIND = "LineTrace"
 _OPENS = frozenset({"if", "with", "range", "define", "block"})
 _DEFINES = frozenset({"define", "block"})
 
@@ -60,11 +60,9 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
         number, position, close = first + index, point.position, point.close
         while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
             position, close = position - 1, "}}"
-        out += [
-            text[done:position],
-            f'{point.open} if lookup "{TRACE_API_VERSION}" "{TRACE_KIND}" ""',
-        ]
-        out.append(f' "{marker_name(number)}" }}}}{{{{ end {close}')
+        group = f"{marker_name(number)}.{TRACE_GROUP}/v1"
+        out += [text[done:position], f'{point.open} if lookup "{group}" "{TRACE_KIND}" "" ""']
+        out.append(f" }}}}{{{{ end {close}")
         done = position
         markers.append((number, point.lines))
     out.append(text[done:])
@@ -90,9 +88,11 @@ class _Lexer:
         self.stack: list[str] = []  # open blocks (`if`, `define`, …)
         # where the last `end` of a `define` starts, and whether it trims left; None after a line end
         self.define_end: tuple[int, bool] | None = None
+        self.actions = 0  # actions and comments read so far
 
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
+        self.actions += 1
         text, i = self.text, start + 2
         left = text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r")
         if left:
@@ -163,7 +163,7 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
     lexer = _Lexer(text)
     points: list[_Point] = []
     pending: list[int] = []
-    i, line = 0, 1
+    i, line, last_actions = 0, 1, -1
     while i <= len(text):
         if i == len(text) or text[i] == "\n":
             if line in lines:
@@ -171,7 +171,11 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
             if pending:
                 point = _point(lexer, partial, tuple(pending))
                 if point is not None:  # else at the top level of a partial: never run
+                    if points and lexer.actions == last_actions:
+                        # one text since the last marker: reached together, one marker for both
+                        point = point._replace(lines=points.pop().lines + point.lines)
                     points.append(point)
+                    last_actions = lexer.actions
             pending, lexer.define_end = [], None
             i, line = i + 1, line + 1
             continue
@@ -225,7 +229,9 @@ def traced_chart(
             copy_chart(chart_dir, building / chart_dir.name)
         target = done if done.is_dir() else building / chart_dir.name
         for path, lines in wanted.items():
-            markers |= _trace_file(target / path, path, lines, len(markers), write=target != done)
+            # read from the chart itself: a copy made before already holds markers
+            write = None if target == done else target / path
+            markers |= _trace_file(chart_dir / path, path, lines, len(markers), write)
         if target != done:
             try:
                 building.rename(copies / key)
@@ -240,31 +246,19 @@ def traced_chart(
 
 
 def _trace_file(
-    file: Path, path: str, lines: list[int], first: int, *, write: bool
+    source: Path, path: str, lines: list[int], first: int, write: Path | None
 ) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The markers of `source`'s lines, written with the text into `write` (the copy's file)."""
     # bytes as they are: no newline translation (`\r\n` stays), undecodable bytes kept
-    text = file.read_bytes().decode("utf-8", "surrogateescape")
-    result = instrument(text, lines, file.name.startswith("_"), first)
-    if write:
-        file.unlink()  # a new file: the copy's may be a hard link to the chart's own
-        file.write_bytes(result.text.encode("utf-8", "surrogateescape"))
+    text = source.read_bytes().decode("utf-8", "surrogateescape")
+    result = instrument(text, lines, source.name.startswith("_"), first)
+    if write is not None:
+        write.unlink()  # a new file: the copy's may be a hard link to the chart's own
+        write.write_bytes(result.text.encode("utf-8", "surrogateescape"))
     return {marker_name(number): (path, traced) for number, traced in result.markers}
 
 
-def trace_cluster(cluster: ClusterSnapshot | None, names: Collection[str]) -> ClusterSnapshot:
-    """`cluster` (or an empty one) holding a `LineTrace` of each marker name, so that `lookup`
-    returns it and the API server records it."""
-    markers = [
-        {"apiVersion": TRACE_API_VERSION, "kind": TRACE_KIND, "metadata": {"name": name}}
-        for name in sorted(names)
-    ]
-    scope = KindScope(TRACE_API_VERSION, TRACE_KIND, False)
-    if cluster is None:
-        return snapshot_from_objects(markers, scopes=[scope])
-    return snapshot_from_objects(
-        [*cluster.objects, *markers],
-        scopes=[*cluster.scopes, scope],
-        only_scoped_kinds=cluster.only_scoped_kinds,
-        list_metadata=cluster.list_metadata,
-        place_namespaces=False,
-    )
+def trace_cluster(cluster: ClusterSnapshot | None) -> ClusterSnapshot:
+    """The cluster a traced render runs against: the render's own, or an empty one (markers need
+    the API server, not objects)."""
+    return cluster if cluster is not None else ClusterSnapshot()
