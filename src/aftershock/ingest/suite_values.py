@@ -40,9 +40,9 @@ def suite_value_sets(
 ) -> list[SuiteValueSet]:
     """Each distinct set of values (and release) the chart's own suites (`tests/*_test.yaml`) give
     their tests, merged as helm-unittest merges them: first those of suites that test a changed
-    template (chart-relative paths), then the rest, each in file order. Tests with neither values
-    nor a release of their own render the default scenario and are left out, and so are tests
-    expecting the render to fail; a suite that cannot be read contributes nothing."""
+    template (chart-relative paths), then the rest, each in file order. Tests with no values of their
+    own render the default scenario and are left out, and so are tests expecting the render to
+    fail; a suite that cannot be read contributes nothing."""
     prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
     near: dict[str, SuiteValueSet] = {}
@@ -63,9 +63,9 @@ def suite_value_sets(
                     release.name or None,
                     release.namespace or None,
                 )
-                if values or found.release_name or found.namespace:
-                    key = json.dumps([values, found[3:]], sort_keys=True, default=str)
-                    bucket.setdefault(key, found)
+                if values:  # a test of the defaults alone is the default scenario's
+                    # the release alone makes no other scenario: it matters where values do
+                    bucket.setdefault(json.dumps(values, sort_keys=True, default=str), found)
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
 

@@ -260,13 +260,7 @@ def choose(candidates: Iterable[Scenario], cap: int) -> ScenarioSet:
 
 def _inputs_key(scenario: Scenario) -> str:
     return json.dumps(
-        [
-            list(scenario.values_files),
-            scenario.overrides,
-            scenario.values_from_base,
-            scenario.release_name,
-            scenario.namespace,
-        ],
+        [list(scenario.values_files), scenario.overrides, scenario.values_from_base],
         sort_keys=True,
         default=str,
     )
