@@ -172,3 +172,34 @@ def test_the_rationale_says_tests_were_not_run_rather_than_that_there_are_none(t
     none_found = verdicts(replace(review, tests=TestEvidence(untested=("c",))), []).merge.rationale
     assert "Chart tests were not run." in not_run and "suites" not in not_run
     assert "No affected chart has helm-unittest suites." in none_found
+
+
+def test_a_change_of_labels_alone_does_not_touch_the_security_surface():
+    from aftershock.diff.fields import diff_documents
+    from aftershock.model.diff import ObjectChange, ObjectChangeKind
+    from aftershock.model.objects import ObjectKey
+    from aftershock.verdict.levels import touches_security
+
+    def change(kind: str, group: str, before: dict, after: dict) -> ObjectChange:
+        return ObjectChange(
+            ObjectChangeKind.CHANGED,
+            ObjectKey(group, kind, "ns", "x"),
+            "v1",
+            "c",
+            (),
+            diff_documents(before, after),
+        )
+
+    version = {"metadata": {"labels": {"app.kubernetes.io/version": "1.0"}}}
+    bumped = {"metadata": {"labels": {"app.kubernetes.io/version": "1.1"}}}
+    role = "rbac.authorization.k8s.io"
+    assert not touches_security(change("ClusterRole", role, version, bumped))
+    pod = {"spec": {"template": {"metadata": {"labels": {"v": "1"}}, "spec": {"image": "a:1"}}}}
+    relabelled = {
+        "spec": {"template": {"metadata": {"labels": {"v": "2"}}, "spec": {"image": "a:1"}}}
+    }
+    assert not touches_security(change("Deployment", "apps", pod, relabelled))
+    imaged = {"spec": {"template": {"metadata": {"labels": {"v": "1"}}, "spec": {"image": "a:2"}}}}
+    assert touches_security(change("Deployment", "apps", pod, imaged))
+    rules = {**version, "rules": [{"verbs": ["get"]}]}
+    assert touches_security(change("ClusterRole", role, version, rules))

@@ -14,8 +14,8 @@ part can only add a floor.
 Security architecture risk = the same over security findings only, with (3) replaced by: Low
 when the change touches the security surface (RBAC, NetworkPolicy, Secret, ServiceAccount,
 Service, Ingress, admission configuration objects; or pod fields for security context, host
-namespaces, volumes, service accounts, images and ports), and (4) unchanged, since an unrendered
-chart can hide anything.
+namespaces, volumes, service accounts, images and ports; a change of labels and annotations alone
+does not), and (4) unchanged, since an unrendered chart can hide anything.
 """
 
 from __future__ import annotations
@@ -103,9 +103,29 @@ def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
 
 
 def touches_security(change: ObjectChange) -> bool:
+    """Whether the change reaches the security surface; a change of labels and annotations alone
+    does not (a version label relabels every object a chart bump renders)."""
+    fields = [f for f in change.fields if not _metadata_only(f.path_parts or (f.path,))]
+    if change.fields and not fields:
+        return False
     if (change.key.group, change.key.kind) in SECURITY_KINDS:
         return True
-    return any(word in field.path for field in change.fields for word in SECURITY_FIELD_WORDS)
+    return any(word in field.path for field in fields for word in SECURITY_FIELD_WORDS)
+
+
+def _metadata_only(parts: tuple[str, ...]) -> bool:
+    """A path under an object's (or a pod template's) labels or annotations."""
+    text = ".".join(parts)
+    return text.startswith(_METADATA) or any(f".{m}" in f".{text}" for m in _TEMPLATE_METADATA)
+
+
+_METADATA = ("metadata.labels", "metadata.annotations")
+_TEMPLATE_METADATA = (
+    "template.metadata.labels",
+    "template.metadata.annotations",
+    "jobTemplate.metadata.labels",
+    "jobTemplate.metadata.annotations",
+)
 
 
 def _finding_candidates(findings: Sequence[Finding]) -> list[tuple[RiskLevel, str]]:
