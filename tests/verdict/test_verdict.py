@@ -133,13 +133,36 @@ def with_chart_gap(review, base_status, head_status):
     return replace(review, chart_reviews=(chart,), not_reviewed=(gap,))
 
 
-def test_an_unreviewed_part_is_a_floor_never_a_clearance(tmp_path):
+def test_an_unreviewed_part_lowers_the_confidence_not_the_level(tmp_path):
     review = with_chart_gap(unchanged_review(tmp_path), RenderStatus.FAILED, RenderStatus.FAILED)
-    assert verdicts(review, []).merge.level is RiskLevel.MEDIUM
-    assert verdicts(review, []).security.level is RiskLevel.MEDIUM
+    result = verdicts(review, [])
+    assert result.merge.level is RiskLevel.MINIMAL and result.security.level is RiskLevel.MINIMAL
+    assert result.merge.title == f"Merge risk: Minimal · up to {'1' * 7} · partly verified (1 part)"
+    assert result.merge.unverified == ("chart charts/app (head)",)
     assert verdicts(review, [make(Severity.CRITICAL)]).merge.level is RiskLevel.CRITICAL
-    rationale = verdicts(review, []).merge.rationale
-    assert "Not verified: chart charts/app (head)" in rationale and "floor" in rationale
+    assert "Not verified: chart charts/app (head)" in result.merge.rationale
+    assert not review.complete
+
+
+def test_a_context_gap_is_listed_apart_and_counts_nowhere(tmp_path):
+    review = with_chart_gap(unchanged_review(tmp_path), RenderStatus.FAILED, RenderStatus.FAILED)
+    review = replace(
+        review, not_reviewed=tuple(replace(g, context=True) for g in review.not_reviewed)
+    )
+    result = verdicts(review, [])
+    assert result.merge.unverified == () and result.merge.title.endswith(f"up to {'1' * 7}")
+    assert review.complete
+    assert "Context not reviewed" in result.merge.rationale
+
+
+def test_a_chart_bump_that_could_not_render_floors_the_merge_level_by_its_kind():
+    from aftershock.verdict.confidence import bump_level
+
+    assert bump_level("1.2.3", "1.2.4") == (RiskLevel.LOW, "patch")
+    assert bump_level("v1.2.3", "v1.3.0") == (RiskLevel.MEDIUM, "minor")
+    assert bump_level("1.2.3", "2.0.0") == (RiskLevel.HIGH, "major")
+    digest = "sha256:" + "a" * 64
+    assert bump_level(f"1.0@{digest}", "1.0@sha256:" + "b" * 64) == (RiskLevel.LOW, "digest")
 
 
 def test_a_chart_the_change_breaks_is_high(tmp_path):
@@ -149,13 +172,14 @@ def test_a_chart_the_change_breaks_is_high(tmp_path):
     assert result.merge.reasons == ("chart charts/app renders at base but fails at head",)
 
 
-def test_rule_errors_count_as_unreviewed(tmp_path):
+def test_rule_errors_count_as_unverified(tmp_path):
     error = replace(
         make(Severity.MEDIUM, Category.RELIABILITY, rule=RULE_ERROR_ID),
         subject=Subject(SubjectKind.CHART, "x", "rule x"),
     )
     result = verdicts(unchanged_review(tmp_path), [error])
-    assert result.merge.level is RiskLevel.MEDIUM
+    assert result.merge.level is RiskLevel.MINIMAL
+    assert result.merge.unverified == ("rule x could not run",)
     assert "Not verified: rule x" in result.merge.rationale
 
 

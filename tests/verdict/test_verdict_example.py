@@ -32,7 +32,7 @@ EXPECTED = {
         "minimal",
         ["tests-newly-failing", "tests-stale-assertion"],
     ),  # the test pins replicas
-    "state-02-lib-part-of-label": ("low", "low", []),
+    "state-02-lib-part-of-label": ("low", "minimal", []),  # labels alone: no security surface
     "state-03-lib-security-context-helpers": ("minimal", "minimal", []),
     "state-04-orders-release-tracing": ("medium", "minimal", ["values-override-trap"]),
     "state-05-node-metrics-process-collector": (

@@ -116,14 +116,17 @@ def _build_name(entry: dict[str, Any]) -> str:
 
 
 def report_gaps(doc: dict[str, Any]) -> None:
-    """One stderr line per part not reviewed, and exit status 3 when there is any."""
-    for group in not_reviewed_groups(doc):
-        side = f" at {group.side}" if group.side else ""
-        click.echo(
-            f"aftershock: not reviewed: {visible_name(group.part)}{side}: {one_line(group.reason)}",
-            err=True,
-        )
-    if doc["not_reviewed"]:
+    """One stderr line per part not reviewed, and exit status 3 when there is any the change itself
+    touches (a context gap, failing alike at both refs, is said but does not make the review partial)."""
+    for context in (False, True):
+        label = "context not reviewed" if context else "not reviewed"
+        for group in not_reviewed_groups(doc, context=context):
+            side = f" at {group.side}" if group.side else ""
+            click.echo(
+                f"aftershock: {label}: {visible_name(group.part)}{side}: {one_line(group.reason)}",
+                err=True,
+            )
+    if doc["status"] == "partial":
         sys.exit(EXIT_PARTIAL)
 
 

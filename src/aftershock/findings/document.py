@@ -50,6 +50,8 @@ def verdict_document(verdict: Verdict) -> dict[str, Any]:
         "title": verdict.title,
         "reasons": list(verdict.reasons),
         "rationale": verdict.rationale,
+        "confidence": verdict.confidence,
+        "unverified": list(verdict.unverified),
     }
 
 

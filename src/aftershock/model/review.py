@@ -194,11 +194,16 @@ class ChangedLines:
 
 @dataclass(frozen=True)
 class NotReviewed:
-    """A part of the change that could not be reviewed, and why. Never reported as fine."""
+    """A part of the change that could not be reviewed, and why. Never reported as fine.
+
+    `context` marks a part the change reaches only through a weak edge (a chart that looks up
+    what the change renders) and that fails the same way at both refs: listed apart, it neither
+    makes the review partial nor lowers the verdicts' confidence."""
 
     part: str
     reason: str
     side: Side | None = None
+    context: bool = False
 
 
 @dataclass(frozen=True)
@@ -243,4 +248,5 @@ class Review:
 
     @property
     def complete(self) -> bool:
-        return not self.not_reviewed
+        """Whether every part the change itself touches was reviewed (context gaps aside)."""
+        return not any(not gap.context for gap in self.not_reviewed)

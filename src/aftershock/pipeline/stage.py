@@ -20,6 +20,7 @@ from aftershock.model.review import (
     ChartOutcome,
     ChartReview,
     NotReviewed,
+    RenderStatus,
     ScenarioSummary,
 )
 from aftershock.model.units import AffectedChart
@@ -103,7 +104,7 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         )
         first = RenderStage(
             first.reviews + more.reviews,
-            first.not_reviewed + more.not_reviewed,
+            first.not_reviewed + _context_gaps(more.not_reviewed, more.reviews),
             first.scenarios + more.scenarios,
             first.following,
             first.contexts + more.contexts,
@@ -131,6 +132,21 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         contexts=_with_lookups(first.contexts, first.reviews),
         reached=tuple(dependents),
     )
+
+
+def _context_gaps(
+    gaps: tuple[NotReviewed, ...], reviews: tuple[ChartReview, ...]
+) -> tuple[NotReviewed, ...]:
+    """The gaps of charts the change reaches only through `lookup`, marked as context where the
+    chart fails the same way at both refs: the change did not make it fail."""
+    same = {
+        r.chart
+        for r in reviews
+        if r.base.status is RenderStatus.FAILED
+        and r.head.status is RenderStatus.FAILED
+        and r.base.error == r.head.error
+    }
+    return tuple(replace(g, context=True) if gap_chart(g) in same else g for g in gaps)
 
 
 def _with_placeholders(

@@ -82,8 +82,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "contexts": [context_document(c) for c in review.contexts],
         "objects": _objects(review),
         "not_reviewed": [
-            {"part": n.part, "side": n.side.value if n.side else None, "reason": n.reason}
-            for n in review.not_reviewed
+            {**asdict(n), "side": n.side.value if n.side else None} for n in review.not_reviewed
         ],
         "graph": _graph(review),
         "tests": test_evidence_document(review.tests) if review.tests is not None else None,

@@ -166,11 +166,15 @@ def _review_state(lifecycle: dict[str, Any]) -> str:
 
 def _not_reviewed(doc: dict[str, Any]) -> Lines:
     parts = not_reviewed_lines(doc)
-    if not parts:
+    context = not_reviewed_lines(doc, context=True)
+    if not parts and not context:
         return (), ()
     body = [f"- {markdown_text(line)}" for line in parts[:MAX_LISTED]]
     if len(parts) > MAX_LISTED:
         body.append(f"- … {len(parts) - MAX_LISTED} more in the JSON output")
+    if context:  # reached only through a lookup, failing alike at both refs: not counted
+        body += ["", "Context, failing alike at both refs (not counted):"]
+        body += [f"- {markdown_text(line)}" for line in context[:MAX_LISTED]]
     return ("### Not reviewed", ""), (*body, "")
 
 

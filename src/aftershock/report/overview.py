@@ -83,6 +83,7 @@ def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
     gaps = [
         f"not reviewed: {n['part']}" + (f" at {n['side']}" if n["side"] else "")
         for n in doc["not_reviewed"]
+        if not n.get("context")
     ]
     out = []
     for key in ("merge", "security"):
@@ -334,11 +335,16 @@ class NotReviewedGroup:
     reason: str
 
 
-def not_reviewed_groups(doc: dict[str, Any]) -> tuple[NotReviewedGroup, ...]:
-    """The parts not reviewed, grouped where one reason at one side covers several: a chart's
-    dependencies, or a chart's scenarios (the default among them)."""
+def not_reviewed_groups(
+    doc: dict[str, Any], *, context: bool = False
+) -> tuple[NotReviewedGroup, ...]:
+    """The parts not reviewed (with `context`, the context gaps instead: listed apart), grouped
+    where one reason at one side covers several: a chart's dependencies, or a chart's scenarios
+    (the default among them)."""
     groups: dict[tuple[str, str, str | None, str], list[str]] = {}
     for n in doc["not_reviewed"]:
+        if bool(n.get("context")) is not context:
+            continue
         dependency = _DEPENDENCY_PART.fullmatch(n["part"])
         scenario = _SCENARIO_PART.fullmatch(n["part"]) if not dependency else None
         if dependency:
@@ -354,11 +360,11 @@ def not_reviewed_groups(doc: dict[str, Any]) -> tuple[NotReviewedGroup, ...]:
     )
 
 
-def not_reviewed_lines(doc: dict[str, Any]) -> tuple[str, ...]:
+def not_reviewed_lines(doc: dict[str, Any], *, context: bool = False) -> tuple[str, ...]:
     """One line per group of `not_reviewed_groups`."""
     return tuple(
         one_line(g.part + (f" at {g.side}" if g.side else "") + f": {g.reason}")
-        for g in not_reviewed_groups(doc)
+        for g in not_reviewed_groups(doc, context=context)
     )
 
 

@@ -79,10 +79,19 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def status_line(doc: dict[str, Any]) -> str:
+    context = sum(bool(n.get("context")) for n in doc["not_reviewed"])
+    apart = (
+        f" {context} part(s) of the context, failing alike at both refs, are listed apart."
+        if context
+        else ""
+    )
     if doc["status"] == "complete":
-        return "Review complete: every affected chart was rendered at base and head."
-    count = len(doc["not_reviewed"])
-    return f"Review partial: {count} part(s) not reviewed (listed below); they are not known to be fine."
+        return "Review complete: every affected chart was rendered at base and head." + apart
+    count = len(doc["not_reviewed"]) - context
+    return (
+        f"Review partial: {count} part(s) not reviewed (listed below); they are not known to be fine."
+        + apart
+    )
 
 
 def range_text(doc: dict[str, Any]) -> str:

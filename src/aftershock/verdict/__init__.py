@@ -24,7 +24,12 @@ def verdicts(review: Review, findings: Sequence[Finding]) -> Verdicts:
     security = security_risk(review, findings)
     return Verdicts(
         merge=Verdict(
-            "merge", merge.level, up_to, merge.reasons, merge_rationale(review, findings, merge)
+            "merge",
+            merge.level,
+            up_to,
+            merge.reasons,
+            merge_rationale(review, findings, merge),
+            merge.unverified,
         ),
         security=Verdict(
             "security",
@@ -32,6 +37,7 @@ def verdicts(review: Review, findings: Sequence[Finding]) -> Verdicts:
             up_to,
             security.reasons,
             security_rationale(review, findings, security),
+            security.unverified,
         ),
         actionable=sum(f.actionable for f in findings),
     )

@@ -6,16 +6,18 @@ Merge risk = the highest of:
    medium -> Medium, high -> High, critical -> Critical; a low-confidence finding counts one level
    lower, never below Low;
 3. Low when any chart renders differently (the change does something to a cluster);
-4. Medium for each part that could not be reviewed (a chart that did not render, a rule that
-   failed), High when a chart renders at base and fails at head (the change breaks rendering).
-Pre-existing, narrowed and resolved findings never raise it, and nothing lowers it: an unreviewed
-part can only add a floor.
+4. High when a chart renders at base and fails at head (the change breaks rendering), and the
+   floor of a chart bump that could not be rendered by its kind (verdict/confidence.py).
+A part that could not be reviewed otherwise (a chart that did not render, a rule that failed, a
+changed line no render ran) does not raise the level, which counts what was observed: it lowers the
+confidence, said on the verdict line ("partly verified (2 parts)"). Pre-existing, narrowed and
+resolved findings never raise it.
 
 Security architecture risk = the same over security findings only, with (3) replaced by: Low
 when the change touches the security surface (RBAC, NetworkPolicy, Secret, ServiceAccount,
 Service, Ingress, admission configuration objects; or pod fields for security context, host
 namespaces, volumes, service accounts, images and ports; a change of labels and annotations alone
-does not), and (4) unchanged, since an unrendered chart can hide anything.
+does not), and (4) unchanged, but a bump's floor only where something rendered touches the security surface.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 from aftershock.findings.model import RULE_ERROR_ID, Category, Confidence, Finding, Severity
 from aftershock.model.diff import ObjectChange
 from aftershock.model.review import ChartOutcome, RenderStatus, Review
+from aftershock.verdict.confidence import bump_floors, unverified_parts
 from aftershock.verdict.model import Assessment, RiskLevel, highest
 
 _BY_SEVERITY = {
@@ -82,7 +85,7 @@ def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
         named = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")
         candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently ({named})"))
     candidates += _unreviewed_candidates(review, findings)
-    return _assess(candidates)
+    return _assess(candidates, unverified_parts(review, findings))
 
 
 def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
@@ -98,8 +101,11 @@ def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
                 f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})",
             )
         )
-    candidates += _unreviewed_candidates(review, findings)
-    return _assess(candidates)
+    unreviewed = _unreviewed_candidates(review, findings)
+    # a bump's floor counts for security only where something rendered touches its surface
+    bumped = {reason for _, reason in bump_floors(review)}
+    candidates += [c for c in unreviewed if touched or c[1] not in bumped]
+    return _assess(candidates, unverified_parts(review, findings))
 
 
 def touches_security(change: ObjectChange) -> bool:
@@ -150,6 +156,8 @@ def _finding_candidates(findings: Sequence[Finding]) -> list[tuple[RiskLevel, st
 def _unreviewed_candidates(
     review: Review, findings: Sequence[Finding]
 ) -> list[tuple[RiskLevel, str]]:
+    """What the parts not reviewed observably do: break rendering (High), or bump a chart's
+    version (by the kind of bump: verdict/confidence.py). The rest lowers confidence, not level."""
     out = []
     for chart in review.chart_reviews:
         for failure in chart.templates_not_rendered:
@@ -164,19 +172,12 @@ def _unreviewed_candidates(
             continue  # rejected upgrade values are observed: upgrade-values-rejected judges them
         if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:
             out.append((RiskLevel.HIGH, f"chart {chart.chart} renders at base but fails at head"))
-        else:
-            out.append((RiskLevel.MEDIUM, f"chart {chart.chart} could not be reviewed"))
-    reviewed_charts = {f"chart {c.chart}" for c in review.chart_reviews}
-    for gap in review.not_reviewed:
-        if gap.part not in reviewed_charts:
-            out.append((RiskLevel.MEDIUM, f"{gap.part} could not be reviewed"))
-    for finding in findings:
-        if finding.rule_id == RULE_ERROR_ID:
-            out.append((RiskLevel.MEDIUM, f"{finding.subject.display} could not run"))
-    return out
+    return out + bump_floors(review)
 
 
-def _assess(candidates: list[tuple[RiskLevel, str]]) -> Assessment:
+def _assess(
+    candidates: list[tuple[RiskLevel, str]], unverified: tuple[str, ...] = ()
+) -> Assessment:
     level = highest([level for level, _ in candidates])
     ordered = sorted(candidates, key=lambda item: (-item[0].rank, item[1]))
     reasons = tuple(
@@ -184,4 +185,4 @@ def _assess(candidates: list[tuple[RiskLevel, str]]) -> Assessment:
             reason for lvl, reason in ordered if lvl is level and lvl is not RiskLevel.MINIMAL
         )
     )
-    return Assessment(level, reasons)
+    return Assessment(level, reasons, unverified)

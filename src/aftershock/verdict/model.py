@@ -39,6 +39,7 @@ class Assessment:
 
     level: RiskLevel
     reasons: tuple[str, ...]
+    unverified: tuple[str, ...] = ()  # the parts that could not be verified: the confidence
 
 
 @dataclass(frozen=True)
@@ -48,11 +49,21 @@ class Verdict:
     up_to: str  # short sha of the head the verdict covers
     reasons: tuple[str, ...]
     rationale: str
+    unverified: tuple[str, ...] = ()
+
+    @property
+    def confidence(self) -> str:
+        """ "verified", or "partly verified (N parts)" when parts could not be verified."""
+        count = len(self.unverified)
+        if not count:
+            return "verified"
+        return f"partly verified ({count} part{'s' if count > 1 else ''})"
 
     @property
     def title(self) -> str:
         name = "Merge risk" if self.kind == "merge" else "Security architecture risk"
-        return f"{name}: {self.level.label} · up to {self.up_to}"
+        title = f"{name}: {self.level.label} · up to {self.up_to}"
+        return title if not self.unverified else f"{title} · {self.confidence}"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
 from aftershock.model.tests import TESTS_PART
+from aftershock.verdict.confidence import unverified_parts
 from aftershock.verdict.levels import touches_security
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS, Assessment
 
@@ -128,16 +129,20 @@ def _tests(review: Review, findings: Sequence[Finding]) -> str:
 
 
 def _unverified(review: Review, findings: Sequence[Finding]) -> str:
-    gaps = [
-        f"{gap.part} ({gap.side.value if gap.side else 'both refs'})" for gap in review.not_reviewed
-    ]
-    gaps += [f.subject.display for f in findings if f.rule_id == RULE_ERROR_ID]
+    gaps = list(unverified_parts(review, findings))
+    context = [gap.part for gap in review.not_reviewed if gap.context]
     pre = sum(f.delta is Delta.PRE_EXISTING for f in findings)
     parts = []
     if gaps:
-        parts.append(f"Not verified: {_named(gaps)}, so the level is a floor, not a clearance.")
+        parts.append(
+            f"Not verified: {_named(gaps)}; the level counts what was observed, the rest is unknown."
+        )
     else:
         parts.append("Every affected chart was rendered and compared at both refs.")
+    if context:
+        parts.append(
+            f"Context not reviewed, failing alike at both refs and reached only through a lookup: {_named(context)}."
+        )
     if pre:
         parts.append(f"{pre} pre-existing concern(s) are listed apart and do not count.")
     return " ".join(parts)
