@@ -80,7 +80,7 @@ def test_config_file_errors_are_one_line():
         parse_config("rules: [unclosed\n")
 
 
-def test_a_failing_rule_becomes_a_finding_and_raises_the_verdict(tmp_path):
+def test_a_failing_rule_becomes_a_finding_and_lowers_the_confidence(tmp_path):
     def explode(ctx):
         raise KeyError("spec")
 
@@ -91,8 +91,9 @@ def test_a_failing_rule_becomes_a_finding_and_raises_the_verdict(tmp_path):
     assert error.rule_id == RULE_ERROR_ID and error.delta is Delta.INTRODUCED
     assert "broken-rule" in error.message and "KeyError" in error.message
     result = verdicts(review, findings)
-    assert result.merge.level is RiskLevel.MEDIUM
-    assert "could not run" in " ".join(result.merge.reasons)
+    # it lowers the confidence, not the level (verdict/confidence.py)
+    assert result.merge.unverified == ("rule broken-rule could not run",)
+    assert result.merge.title.endswith("· partly verified (1 part)")
 
 
 def test_the_collector_is_paused_for_the_pass_and_left_as_it_was(tmp_path):

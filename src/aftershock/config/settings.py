@@ -157,6 +157,9 @@ class ReviewDefaults(BaseModel):
     tests: bool | None = None  # false: as --no-tests
     base_tests: Literal["needed", "all"] | None = None  # --base-tests
     render_timeout: float | None = Field(default=None, ge=0.1)  # --render-timeout, seconds
+    # Field paths left out of "what changed" and the rollout rules (diff/ignored.py); None: the
+    # defaults (version labels, checksum annotations), [] none.
+    ignore_fields: tuple[str, ...] | None = None
 
 
 class AftershockConfig(BaseModel):

@@ -44,6 +44,8 @@ class FieldChange:
     after: Any = None
     # Each part as written in `path` (a key is `["a/b"]` when quoted there); derived, so not compared.
     path_parts: tuple[str, ...] = field(default=(), compare=False)
+    # Left out of "what changed" and the rollout rules (`review.ignore_fields`: diff/ignored.py).
+    ignored: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -245,6 +245,8 @@ class Review:
     conventions: CommitConventions | None = None  # commit conventions the repository shows at base
     # The changed template lines of the charts rendered, and the scenarios that ran them.
     changed_lines: tuple[ChangedLines, ...] = ()
+    # Field paths left out of "what changed" and the rollout rules (`review.ignore_fields`).
+    ignored_fields: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:

@@ -42,13 +42,9 @@ from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.collector import review_collector
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import review_gitops
+from aftershock.pipeline.ignored_fields import ignored_patterns, with_ignored_fields
 from aftershock.pipeline.incremental import changes_since, examined_scope
-from aftershock.pipeline.judge import (
-    judge,
-    repository_files,
-    review_config,
-    source_texts,
-)
+from aftershock.pipeline.judge import judge, repository_files, review_config, source_texts
 from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
 from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
 from aftershock.pipeline.stage import render_stage
@@ -280,6 +276,7 @@ def _review_change(
             renderer.version,
             request.kube_version,
         )
+        ignored = ignored_patterns(config)
         review = Review(
             repository=str(repo.root),
             base=base,
@@ -291,7 +288,10 @@ def _review_change(
             units=units,
             values_changes=values_changes + following.values_changes,
             affected=affected,
-            chart_reviews=chart_reviews + gitops.built + following.reviews + gitops.plain,
+            chart_reviews=with_ignored_fields(
+                chart_reviews + gitops.built + following.reviews + gitops.plain, ignored
+            ),
+            ignored_fields=ignored,
             not_reviewed=unread_values
             + not_reviewed
             + gitops.not_reviewed

@@ -33,6 +33,7 @@ from aftershock.report.overview import (
     scenario_lines,
     verdict_summaries,
 )
+from aftershock.report.shown import ignored_line, listed_objects
 from aftershock.report.text import (
     field_line,
     headline,
@@ -306,7 +307,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         return (), ()
     lines: list[str] = []
     produced_by = provenance_index(doc)
-    for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
+    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
@@ -324,6 +325,8 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         if repeated:
             lines.append(f"- and {repeated} repeated field change(s), listed above")
         lines += ["", "</details>", ""]
+    if ignored := ignored_line(doc):
+        lines += [markdown_text(ignored), ""]
     return ("### Rendered objects", ""), tuple(lines)
 
 

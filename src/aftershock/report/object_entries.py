@@ -56,6 +56,7 @@ def _field(f: FieldChange) -> dict[str, Any]:
         "change": f.kind.value,
         "before": _value(f.before),
         "after": _value(f.after),
+        "ignored": f.ignored,
     }
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.report.shown import listed_objects
 from aftershock.report.text import install_label, value_text, without_dependencies
 
 TOP_REASONS = 3
@@ -148,11 +149,13 @@ def _identical(reviews: list[dict[str, Any]]) -> str:
 def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The object changes of each install's default scenario (another scenario's when it has no default)."""
     with_default = {r["id"] for r in doc["chart_reviews"] if r["scenario"] == "default"}
-    return [
-        o
-        for o in doc["objects"]
-        if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default
-    ]
+    return listed_objects(
+        [
+            o
+            for o in doc["objects"]
+            if o["scenario"] == "default" or o["review"].split("#", 1)[0] not in with_default
+        ]
+    )
 
 
 def _bumps(chart: dict[str, Any] | None) -> Iterable[str]:
@@ -199,9 +202,7 @@ def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
     """Identical field changes (same path, kind and values) on at least MIN_GROUP_OBJECTS objects, largest first."""
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     texts: dict[str, tuple[str, str]] = {}
-    for obj in doc["objects"]:
-        if obj["same_as_default"]:
-            continue
+    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
         for f in obj["fields"]:
             key = field_key(f)
             members[key].append(obj)

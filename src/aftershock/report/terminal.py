@@ -19,6 +19,7 @@ from aftershock.report.overview import (
     not_reviewed_groups,
     verdict_summaries,
 )
+from aftershock.report.shown import ignored_line, listed_objects
 from aftershock.report.text import (
     field_line,
     headline,
@@ -59,7 +60,7 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     if doc.get("tests") is not None:
         console.print(f"[bold]tests[/bold] {terminal_text(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
-    for obj in [o for o in doc["objects"] if not o["same_as_default"]]:
+    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
         console.print(
             f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]"
         )
@@ -78,6 +79,8 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             console.print(
                 f"    … {len(obj['fields']) - MAX_FIELDS_PER_OBJECT} more (see --format json)"
             )
+    if ignored := ignored_line(doc):
+        console.print(f"[dim]{terminal_text(ignored)}[/dim]")
     for v in doc["values_changes"]:
         console.print(
             f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}"

@@ -1,11 +1,14 @@
 """Rule rollout-everywhere: a pod-template change rolls every node (a DaemonSet) or every tenant (a
-workload every release of the chart renders)."""
+workload every release of the chart renders). A template that changes only in fields the review
+ignores (`review.ignore_fields`: a chart's version label) is not called a rollout here."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from aftershock.diff.fields import diff_documents
+from aftershock.diff.ignored import field_ignored
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import dig, text
@@ -63,11 +66,19 @@ def rolled(ctx: RuleContext) -> Iterator[tuple[ObjectPair, PodSpec, PodSpec]]:
             before is None
             or after is None
             or dig(pair.base.body, *template) == dig(pair.head.body, *template)
+            or _relabelled_only(ctx, dig(pair.base.body, *template), dig(pair.head.body, *template))
         ):
             continue
         if text(dig(pair.head.body, "spec", "updateStrategy", "type")) == "OnDelete":
             continue  # pods keep the old template until someone deletes them
         yield pair, before, after
+
+
+def _relabelled_only(ctx: RuleContext, before: Any, after: Any) -> bool:
+    """Whether the template changes only in fields the review ignores (a chart's version label)."""
+    patterns = ctx.review.ignored_fields
+    fields = diff_documents(before, after) if patterns else ()
+    return bool(fields) and all(field_ignored(f.path, patterns) for f in fields)
 
 
 def _concern(ctx: RuleContext, pairs: list[ObjectPair], risky: list[str], reach: str) -> Concern:
