@@ -250,4 +250,4 @@ def test_rules_left_at_the_review_deadline_are_not_run_and_say_so(tmp_path):
     [skipped] = findings
     assert skipped.rule_id == RULE_ERROR_ID
     assert "second-rule was not run: the review deadline was reached" in skipped.message
-    assert verdicts(review, findings).merge.level is RiskLevel.MEDIUM
+    assert verdicts(review, findings).merge.unverified == ("rule second-rule could not run",)
