@@ -33,7 +33,7 @@ from aftershock.report.overview import (
     scenario_lines,
     verdict_summaries,
 )
-from aftershock.report.shown import ignored_line, listed_objects
+from aftershock.report.shown import ignored_line, listed_objects, values_lines
 from aftershock.report.text import (
     field_line,
     headline,
@@ -346,8 +346,7 @@ def _values(doc: dict[str, Any]) -> Lines:
     if not doc["values_changes"]:
         return (), ()
     return ("### Values keys", ""), tuple(
-        f"- {markdown_code(v['file'])}: {markdown_text(v['description'])}"
-        for v in doc["values_changes"]
+        f"- {markdown_code(file)}: {markdown_text(text)}" for file, text in values_lines(doc)
     )
 
 

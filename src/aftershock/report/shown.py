@@ -34,3 +34,25 @@ def ignored_line(doc: dict[str, Any]) -> str | None:
         f"{count} object(s) changed only in ignored fields (review.ignore_fields: version labels, "
         "checksum annotations by default): listed in the JSON"
     )
+
+
+MAX_KEYS_LISTED = 3
+
+
+def values_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(file, what changed) of the values keys: one line per key, except that a file (or release)
+    whose keys are all added, or all removed, says so once with their count ("release added, 36
+    keys") when it has more than a few."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for change in doc["values_changes"]:
+        by_file.setdefault(change["file"], []).append(change)
+    lines = []
+    for file, changes in by_file.items():
+        kinds = {c["change"] for c in changes}
+        if len(changes) > MAX_KEYS_LISTED and kinds in ({"added"}, {"removed"}):
+            named = ", ".join(c["path"] for c in changes[:MAX_KEYS_LISTED])
+            kind = kinds.pop()
+            lines.append((file, f"{len(changes)} keys {kind} ({named}, …): all of it is {kind}"))
+        else:
+            lines += [(file, c["description"]) for c in changes]
+    return lines

@@ -19,7 +19,7 @@ from aftershock.report.overview import (
     not_reviewed_groups,
     verdict_summaries,
 )
-from aftershock.report.shown import ignored_line, listed_objects
+from aftershock.report.shown import ignored_line, listed_objects, values_lines
 from aftershock.report.text import (
     field_line,
     headline,
@@ -81,9 +81,9 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             )
     if ignored := ignored_line(doc):
         console.print(f"[dim]{terminal_text(ignored)}[/dim]")
-    for v in doc["values_changes"]:
+    for file, text in values_lines(doc):
         console.print(
-            f"[cyan]values[/cyan] {terminal_text(v['file'], name=True)}: {terminal_text(v['description'])}"
+            f"[cyan]values[/cyan] {terminal_text(file, name=True)}: {terminal_text(text)}"
         )
 
 

@@ -1,0 +1,38 @@
+"""What a report lists of a review's changes: ignored fields left out, an added release summarised."""
+
+from __future__ import annotations
+
+from aftershock.report.shown import listed_objects, values_lines
+
+
+def _change(file: str, path: str, kind: str) -> dict:
+    return {"file": file, "path": path, "change": kind, "description": f"{path} {kind}"}
+
+
+def test_a_release_whose_keys_are_all_added_is_one_line():
+    doc = {
+        "values_changes": [_change("flux/app.yaml", f"k{n}", "added") for n in range(36)]
+        + [_change("values.yaml", "a", "added"), _change("values.yaml", "b", "modified")]
+    }
+    assert values_lines(doc) == [
+        ("flux/app.yaml", "36 keys added (k0, k1, k2, …): all of it is added"),
+        ("values.yaml", "a added"),
+        ("values.yaml", "b modified"),
+    ]
+
+
+def test_a_few_added_keys_are_each_listed():
+    doc = {"values_changes": [_change("v.yaml", p, "added") for p in "abc"]}
+    assert [text for _, text in values_lines(doc)] == ["a added", "b added", "c added"]
+
+
+def test_an_object_changed_only_in_ignored_fields_is_not_listed():
+    label = {"path": "metadata.labels.chart", "ignored": True}
+    image = {"path": "spec.image", "ignored": False}
+    objects = [
+        {"change": "changed", "fields": [label]},
+        {"change": "changed", "fields": [label, image]},
+        {"change": "added", "fields": []},
+    ]
+    listed = listed_objects(objects)
+    assert [o["fields"] for o in listed] == [[image], []]
