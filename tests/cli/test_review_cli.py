@@ -307,3 +307,21 @@ def test_kustomize_warnings_are_prefixed_lines_said_once(tmp_path):
     ]
     (entry,) = json.loads(out.read_text())["chart_reviews"]
     assert entry["head"]["warnings"] == entry["base"]["warnings"]
+
+
+def test_quiet_prints_the_verdicts_and_the_status_in_three_lines(repo):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicaCount: 3\n"}, "feat: three")
+    result = run("review", "--repo", str(path), "--base", base, "--no-state", "--quiet")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("aftershock ") and "Merge risk: " in lines[0]
+    assert lines[1].startswith("Security architecture risk: ")
+    assert lines[2].startswith("Review complete")
+
+
+def test_quiet_is_for_the_text_format_only(repo):
+    path, base = repo
+    result = run("review", "--repo", str(path), "--base", base, "--quiet", "--format", "json")
+    assert_one_line_error(result, "--quiet prints a summary in text")

@@ -14,7 +14,6 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.rules.engine import check_config, evaluate
 from aftershock.rules.registry import RULES, RULES_BY_ID
 from aftershock.verdict import verdicts
-from aftershock.verdict.model import RiskLevel
 from rulecases import FIXTURES, Case, build_review, load_case, read_manifests
 
 HOST_PID = FIXTURES / "pss-host-namespaces" / "introduced-hostpid"

@@ -24,6 +24,7 @@ from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.overview import not_reviewed_groups
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
+from aftershock.report.terminal import quiet_lines
 from aftershock.report.text import install_label
 from aftershock.verdict.model import RiskLevel
 
@@ -56,16 +57,33 @@ RISK_LEVELS = [level.value for level in RiskLevel]
     show_default=True,
     help="SARIF: leave out the concerns the change did not introduce or widen, or keep them as `unchanged`.",
 )
+@click.option(
+    "--quiet",
+    is_flag=True,
+    default=False,
+    help="Print only the verdicts and the status (three lines, for pre-commit); text format only.",
+)
 @click.pass_context
 def review_command(
-    ctx: click.Context, fmt: str, output: str | None, fail_on: str | None, sarif_baseline: str
+    ctx: click.Context,
+    fmt: str,
+    output: str | None,
+    fail_on: str | None,
+    sarif_baseline: str,
+    quiet: bool,
 ) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
     out_format = OutputFormat.TERMINAL if fmt == TEXT else OutputFormat(fmt)
+    if quiet and out_format is not OutputFormat.TERMINAL:
+        raise ConfigError(
+            f"--quiet prints a summary in text, not --format {fmt}",
+            hint="drop --quiet, or use --format text",
+        )
     if output is not None:
         check_output_file(output, "--output")
-    result, stateful = _run(ctx, progress=out_format not in (OutputFormat.JSON, OutputFormat.SARIF))
+    progress = not quiet and out_format not in (OutputFormat.JSON, OutputFormat.SARIF)
+    result, stateful = _run(ctx, progress=progress)
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     doc = review_document(result.review, result.judgement, stateful)
@@ -74,7 +92,10 @@ def review_command(
         if out_format is OutputFormat.SARIF
         else None
     )
-    _write(doc, out_format, output, sarif)
+    if not quiet or output is not None:  # with --output, the whole report still goes there
+        _write(doc, out_format, output, sarif)
+    if quiet:
+        click.echo("\n".join(quiet_lines(doc)))
     report_warnings(doc)
     report_gaps(doc)
     merge = result.judgement.verdicts.merge

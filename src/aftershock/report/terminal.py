@@ -87,6 +87,17 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
         )
 
 
+def quiet_lines(doc: dict[str, Any]) -> list[str]:
+    """The review in three lines, for pre-commit (`--quiet`): the range and the merge verdict, the
+    security verdict, the status."""
+    titles = (
+        [doc["findings"]["verdicts"][key]["title"] for key in ("merge", "security")]
+        if "findings" in doc
+        else ["no verdicts"]
+    )
+    return [f"aftershock {range_text(doc)}: {titles[0]}", *titles[1:], review_status_line(doc)]
+
+
 def _print_summary(doc: dict[str, Any], console: Console) -> None:
     """Verdicts with their top reasons, what changed per chart, the tests newly failing, repeated field changes."""
     verdicts = doc["findings"]["verdicts"] if "findings" in doc else {}
