@@ -341,3 +341,18 @@ def test_alias_names_are_every_name_a_subchart_folder_renders_under(tmp_path):
     assert alias_names(chart, "app/charts/none/templates/x.yaml") == (
         "app/charts/none/templates/x.yaml",
     )
+
+
+def test_a_template_the_change_adds_that_fails_is_said_to_be_added_not_to_render_at_base(
+    tmp_path, renderer
+):
+    result = reviewed(
+        tmp_path, renderer, guarded_chart(), {f"{CHART}/templates/region.yaml": REGION}
+    )
+    (broken,) = [f for f in result.judgement.findings if f.rule_id == "chart-render-broken"]
+    assert (
+        "region.yaml" in broken.message and "that the change adds fails at head" in broken.message
+    )
+    assert "renders at base" not in broken.message
+    reasons = result.judgement.verdicts.merge.reasons
+    assert any("that the change adds fails at head" in reason for reason in reasons)

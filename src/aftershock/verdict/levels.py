@@ -159,13 +159,19 @@ def _unreviewed_candidates(
     """What the parts not reviewed observably do: break rendering (High), or bump a chart's
     version (by the kind of bump: verdict/confidence.py). The rest lowers confidence, not level."""
     out = []
+    added = {f.path for f in review.files if f.status.value == "added"}
     for chart in review.chart_reviews:
         for failure in chart.templates_not_rendered:
             if chart.base.status is RenderStatus.OK and failure.base_error is None:
+                how = (
+                    "that the change adds fails"
+                    if failure.template in added
+                    else "renders at base but fails"
+                )
                 out.append(
                     (
                         RiskLevel.HIGH,
-                        f"template {failure.template} of chart {chart.chart} renders at base but fails at head",
+                        f"template {failure.template} of chart {chart.chart} {how} at head",
                     )
                 )
         if chart.outcome is not ChartOutcome.NOT_REVIEWED or chart.rejects_upgrade:

@@ -24,7 +24,8 @@ MAX_SCENARIOS = 5  # scenario names a template's finding lists; the rest are cou
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    yield from _broken_templates(ctx.review.chart_reviews)
+    added = {f.path for f in ctx.review.files if f.status.value == "added"}
+    yield from _broken_templates(ctx.review.chart_reviews, added)
     yield from _needs_at_head(ctx.review.contexts)
     for review in ctx.review.chart_reviews:
         if review.outcome is not ChartOutcome.NOT_REVIEWED or review.rejects_upgrade:
@@ -47,9 +48,10 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         )
 
 
-def _broken_templates(reviews: Sequence[ChartReview]) -> Iterator[Concern]:
-    """In charts rendered by template: each template that renders at base and fails at head, once
-    for all the scenarios it fails in (the default scenario's error, else the first's)."""
+def _broken_templates(reviews: Sequence[ChartReview], added: set[str]) -> Iterator[Concern]:
+    """In charts rendered by template: each template that renders at base and fails at head (or
+    that the change adds, `added`, and fails), once for all the scenarios it fails in (the default
+    scenario's error, else the first's)."""
     failing: dict[tuple[str, str], list[tuple[ChartReview, str]]] = {}
     for review in reviews:
         if not review.partial or review.base.status is not RenderStatus.OK:
@@ -67,8 +69,9 @@ def _broken_templates(reviews: Sequence[ChartReview]) -> Iterator[Concern]:
         scenarios = [r.scenario for r, _ in found]
         yield Concern(
             subject=Subject(SubjectKind.CHART, where, where, template),
-            message=f"template {template} of chart {where} renders at base but fails at head "
-            f"in {_scenarios(scenarios)}: {error}",
+            message=f"template {template} of chart {where} "
+            + ("that the change adds fails " if template in added else "renders at base but fails ")
+            + f"at head in {_scenarios(scenarios)}: {error}",
             delta=Delta.INTRODUCED,
             location=Location(template),
             path=(PathStep("file", template, "fails to render at head"),),
