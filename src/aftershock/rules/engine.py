@@ -158,7 +158,7 @@ def to_finding(entry: ConfiguredRule, concern: Concern) -> Finding:
     rule = entry.rule
     return Finding(
         rule_id=rule.id,
-        title=rule.title,
+        title=concern.title or rule.title,
         severity=entry.settings.level or concern.severity or rule.severity,
         confidence=concern.confidence or rule.confidence,
         category=rule.category,

@@ -106,6 +106,7 @@ class Concern:
     confidence: Confidence | None = None
     scope_paths: tuple[str, ...] = ()
     evidence: Evidence | None = None
+    title: str | None = None  # a concern of another nature than the rule's title says
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]) -> IssueFinder:
         else:
             schema = builtin_schema(version, api_version, kind)
             if schema is None:
-                return  # listed once per chart and kind by `unvalidated`
+                return  # listed once per review by `unvalidated`
             errors = validate_builtin(obj.body, schema, version)
             source = f"the Kubernetes {version[0]}.{version[1]} schema"
         for error in errors:
@@ -69,8 +69,9 @@ def issues_for(crds: Mapping[tuple[str, str, str], Any]) -> IssueFinder:
 
 
 def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> Iterator[Concern]:
-    """One info concern per chart and kind with neither a built-in schema nor a CRD, in a group neither
-    owns (a CRD installed apart): left alone, listed. Unknown kinds of a known group are `unknown_kinds`'."""
+    """One info line per review for the kinds with neither a built-in schema nor a CRD, in a group
+    neither owns (a CRD installed apart): left alone, listed apart, never actionable (they were not
+    validated, not rejected). Unknown kinds of a known group are `unknown_kinds`'."""
     version = schema_version(ctx.kube_version)
     known = builtin_kinds(version) | set(crds)
     # (apiVersion, kind) -> whether such objects go unvalidated: the same few pairs recur.
@@ -90,18 +91,21 @@ def unvalidated(ctx: RuleContext, crds: Mapping[tuple[str, str, str], Any]) -> I
                 )
             if found:
                 kinds.setdefault((pair.install, api_version, kind), set()).add(side)
-    for (install, api_version, kind), sides in sorted(kinds.items()):
-        yield Concern(
-            subject=Subject(
-                SubjectKind.CHART, install, install, f"not validated {api_version} {kind}"
-            ),
-            message=f"{install}: {kind} ({api_version}) objects are not validated: no schema for Kubernetes "
-            f"{version[0]}.{version[1]} nor a CRD among the reviewed objects",
-            delta=Delta.INTRODUCED if sides == {"head"} else Delta.PRE_EXISTING,
-            severity=Severity.INFO,
-            facts=(Fact("kind", f"{api_version} {kind}"),),
-            scope_paths=(install.split("@", 1)[0],),
-        )
+    if not kinds:
+        return
+    named = sorted({f"{kind} ({api_version})" for _, api_version, kind in kinds})
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    installs = sorted({install for install, _, _ in kinds})
+    yield Concern(
+        subject=Subject(SubjectKind.CHART, "review", "review", "objects not validated"),
+        message=f"{len(named)} kind(s) not validated: no schema for Kubernetes "
+        f"{version[0]}.{version[1]} nor a CRD among the reviewed objects: {shown}",
+        delta=Delta.PRE_EXISTING,  # said once, apart: nothing the change is judged by
+        severity=Severity.INFO,
+        facts=(Fact("kinds", named), Fact("installs", installs)),
+        scope_paths=tuple(sorted({i.split("@", 1)[0] for i in installs})),
+        title="Objects not validated: no schema for their kind",
+    )
 
 
 def _unvalidated(
@@ -144,8 +148,9 @@ RULE = Rule(
         "required fields are reported, the first five per object. A kind in a group Kubernetes or a reviewed "
         "CRD owns that neither knows (`apps/v11`, `Deploymnet`: a typo) is medium, said once per apiVersion and "
         "kind with the closest known one: the apply fails. Kinds of other groups (custom resources whose CRD "
-        "is installed apart) are left alone and listed once per chart and kind, at severity info; retired "
-        "APIs are `deprecated-api`'s.",
+        'is installed apart) are left alone and listed in one info line per review ("Objects not '
+        'validated"), apart, never actionable: they were not validated, not rejected; retired APIs are '
+        "`deprecated-api`'s.",
         why="Helm renders anything; the API server (or Helm's own client-side validation) then refuses the "
         "object and the release fails at install or upgrade, or, with lax validation, the field is silently "
         "dropped and the setting never applies.",
