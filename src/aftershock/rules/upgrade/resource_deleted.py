@@ -59,6 +59,8 @@ def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
         return Severity.CRITICAL, "deleting it deletes every object it holds"
     if kind == ("", "PersistentVolume"):
         return Severity.HIGH, "with a Delete reclaim policy the storage is deleted"
+    if kind in _FLUX_OWNERS:
+        return _flux_owner(obj, renamed)
     lost = _lost_alerts(obj, deletion.alerts_left)
     if lost:
         return Severity.MEDIUM, f"its alerts stop firing: {_names(lost)}"
@@ -74,6 +76,33 @@ def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
             "the old object is deleted and a new one created: clients of the old name break and pods restart",
         )
     return Severity.INFO, "it is deleted on upgrade"
+
+
+_FLUX_OWNERS = (
+    ("kustomize.toolkit.fluxcd.io", "Kustomization"),
+    ("helm.toolkit.fluxcd.io", "HelmRelease"),
+)
+
+
+def _flux_owner(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
+    """What Flux does with what a deleted Kustomization or HelmRelease applied: a Kustomization with
+    `prune: true` garbage-collects it, a HelmRelease uninstalls its release."""
+    again = "; the new one applies them again: deleted, then recreated" if renamed else ""
+    if obj.key.kind == "HelmRelease":
+        return (
+            Severity.HIGH,
+            f"Flux uninstalls its release: every object the release installed is deleted{again}",
+        )
+    if dig(obj.body, "spec", "prune") is True:
+        return (
+            Severity.HIGH,
+            f"with prune: true, Flux garbage-collects every object it applied{again}",
+        )
+    return (
+        Severity.LOW,
+        "without prune, what it applied stays in the cluster, no longer reconciled"
+        + ("; the new one takes it over" if renamed else ""),
+    )
 
 
 def _statefulset(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
@@ -203,7 +232,9 @@ RULE = Rule(
         "deletes the old object and creates the new one). Graded by what the deletion destroys: a StatefulSet "
         "with volumeClaimTemplates renamed or moved is critical (its pods start on new, empty claims; the data "
         "stays behind), deleted with whenDeleted: Delete high; PersistentVolumeClaims and PersistentVolumes "
-        "high; Namespaces and CustomResourceDefinitions critical; a PrometheusRule deleted, or one losing "
+        "high; Namespaces and CustomResourceDefinitions critical; a Flux Kustomization with prune: true high (Flux "
+        "garbage-collects what it applied; without prune it is left, unreconciled: low) and a HelmRelease "
+        "high (Flux uninstalls its release); a PrometheusRule deleted, or one losing "
         "alerting rules, medium when an alert no object of the release declares any more stops firing (an "
         "alert moved to another group or object is not lost); a cluster-scoped object whose new name lost the "
         "release name or namespace it was unique by high (two releases now collide); other renames low; other "
