@@ -24,6 +24,7 @@ from aftershock.ingest.flux_sources import (
     flux_sources,
     source_ref,
 )
+from aftershock.ingest.kustomize_namespace import kustomize_namespace
 from aftershock.ingest.manifests import in_a_chart
 from aftershock.ingest.plain_objects import manifest_objects
 from aftershock.ingest.snapshot import RefSnapshot
@@ -80,7 +81,8 @@ def find_flux_kustomizations(
         if not any(m in text for m in _MARKERS) or in_a_chart(path, folders):
             continue
         try:
-            objects += [(path, obj) for obj in _objects(path, text, namespace)]
+            given = kustomize_namespace(path, tree.text_or_none) or namespace
+            objects += [(path, obj) for obj in _objects(path, text, given)]
         except AftershockError as error:
             if FLUX_KUSTOMIZE_GROUP in text and "Kustomization" in text:
                 unreadable[path] = error.line()

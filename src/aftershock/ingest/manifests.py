@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from aftershock.ingest.kustomize_namespace import kustomize_namespace
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.yaml_files import yaml_texts
 from aftershock.model.errors import AftershockError
@@ -46,7 +47,8 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
         if not _RELEVANT.search(text) or in_a_chart(path, folders):
             continue
         try:
-            objects = parse_manifests({path: text}, chart="", namespace=namespace)
+            given = kustomize_namespace(path, tree.text_or_none) or namespace
+            objects = parse_manifests({path: text}, chart="", namespace=given)
         except AftershockError as error:
             if _RELEASE.search(text):
                 found.unreadable[path] = error.line()

@@ -1,0 +1,28 @@
+"""The namespace a kustomization gives the files it includes, for files read as they are."""
+
+from __future__ import annotations
+
+from aftershock.ingest.kustomize_namespace import kustomize_namespace
+
+FILES = {
+    "apps/kustomization.yaml": "namespace: flux-system\nresources: [./shop, tools/]\n",
+    "apps/shop/kustomization.yaml": "resources: [ks.yaml]\n",
+    "apps/shop/ks.yaml": "kind: Kustomization\n",
+    "apps/tools/kustomization.yaml": "namespace: tools\nresources: [./ks.yaml]\n",
+    "apps/tools/ks.yaml": "kind: Kustomization\n",
+    "apps/shop/other.yaml": "kind: Kustomization\n",
+    "loose/ks.yaml": "kind: Kustomization\n",
+}
+
+
+def test_the_kustomization_that_includes_the_folder_gives_the_namespace():
+    assert kustomize_namespace("apps/shop/ks.yaml", FILES.get) == "flux-system"
+
+
+def test_the_nearest_namespace_wins():
+    assert kustomize_namespace("apps/tools/ks.yaml", FILES.get) == "tools"
+
+
+def test_a_file_no_kustomization_includes_gets_none():
+    assert kustomize_namespace("apps/shop/other.yaml", FILES.get) is None
+    assert kustomize_namespace("loose/ks.yaml", FILES.get) is None
