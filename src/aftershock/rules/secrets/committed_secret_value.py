@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +17,11 @@ from aftershock.model.diff import FieldChangeKind, ObjectChange, RedactedValue
 from aftershock.model.errors import AftershockError
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.index import ObjectPair
+from aftershock.safety.credential_text import (
+    embedded_credentials,
+    is_sensitive_name,
+    known_format,
+)
 
 SECRET_FIELDS = ("data", "stringData")
 
@@ -57,6 +63,34 @@ def _plain_object(document: Any) -> bool:
     return isinstance(kind, str) and kind != "Secret"
 
 
+_RANDOM = re.compile(r"[A-Za-z0-9+/=_\-.~!@#$%^&*]{12,}")
+
+
+def _credential_shaped(body: Any, field: str, key: str) -> bool:
+    """Whether a value could be a credential: its key names one, it has a known credential format,
+    a config text in it holds one (`password: x`), or it is one token of 12 or more characters
+    mixing letters and digits (a generated secret). Configuration (`LOG_LEVEL: info`, a config
+    file without credentials) is not."""
+    if is_sensitive_name(key):
+        return True
+    data = body.get(field) if isinstance(body, dict) else None
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, str):
+        return True  # nothing to read: said, as before
+    text = value if field == "stringData" else _decoded(value)
+    if text is None:
+        return True  # not text: binary key material
+    if known_format(text) or embedded_credentials(text):
+        return True
+    token = text.strip()
+    return (
+        "\n" not in token
+        and _RANDOM.fullmatch(token) is not None
+        and any(c.isdigit() for c in token)
+        and any(c.isalpha() for c in token)
+    )
+
+
 def _decoded(value: str) -> str | None:
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
@@ -83,6 +117,10 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 continue
             if pair.head and _carries_manifests(pair.head.body, segments[0].key, segments[1].key):
                 continue
+            if pair.head and not _credential_shaped(
+                pair.head.body, segments[0].key, segments[1].key
+            ):
+                continue  # configuration a Secret carries: no credential in it
             key = segments[1].text
             verb = "adds" if field.kind is FieldChangeKind.ADDED else "changes"
             size = field.after.bytes
@@ -116,7 +154,11 @@ RULE = Rule(
         "Renders use the chart's own values and values that vary between two renders (randAlphaNum, genCA, ...) "
         "are masked by the diff, so a changed value comes from the repository's files. Values the change does "
         "not touch are not reported (charts often ship placeholders), nor a value that is Kubernetes objects to "
-        "apply none of which is a Secret (the manifests a ManagedResource's Secret carries). The value is never "
+        "apply none of which is a Secret (the manifests a ManagedResource's Secret carries), nor configuration "
+        "with no credential shape (`LOG_LEVEL: debug`, a config file without a password line): a value counts "
+        "when its key names a credential, it has a known credential format or holds one (`password: x`, a "
+        "URL's user info), or it is one generated-looking token (12 or more characters, letters and digits). "
+        "The value is never "
         "shown, only its size.",
         why="A credential in a chart's values or templates is in Git history for good, readable by everyone "
         "with access to the repository and its forks; rotating it by committing the new value repeats the "
