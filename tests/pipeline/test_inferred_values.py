@@ -397,3 +397,25 @@ def _reviewed_with_placeholder(tmp_path, renderer, template: str, auth: str, key
     (default,) = [r for r in result.chart_reviews if r.scenario == "default"]
     assert not default.partial
     return default
+
+
+FLAVOR = """\
+{{- if not (has "u1.medium" .Values.flavors) }}
+{{- fail "flavor u1.medium is not offered here" }}
+{{- end }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: flavor
+"""
+
+
+def test_a_dotted_name_in_a_message_that_no_template_reads_is_no_values_key(tmp_path, renderer):
+    """`u1.medium` names a looked-up flavor, not a value: no placeholder is invented for it."""
+    repo = make_repo(tmp_path)
+    files = {**platform(), "apps/app/templates/flavor.yaml": FLAVOR}
+    base = commit(repo, files, "feat: apps")
+    commit(repo, {"apps/app/values.yaml": "level: debug\n"}, "feat: debug")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer).review
+    keys = {v.key for c in result.contexts for v in c.inferred_values}
+    assert not any(key.startswith("u1") for key in keys), keys

@@ -48,7 +48,7 @@ from aftershock.render.missing_values import (
     template_scope,
 )
 from aftershock.render.partial_charts import named_templates
-from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
+from aftershock.render.plan import ChartPlan, RenderInputs, dependency_closure, template_repo_path
 
 MAX_ROUNDS = 16  # re-renders of one context, each with what its last error named (one per subchart)
 MAX_CONTEXTS = 2  # contexts of one chart given inferred values
@@ -135,7 +135,7 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     found = [f for need in needs if (f := _lookup(need, chart, index))]
     new = [f for f in dict.fromkeys(found) if ".".join(f.key) not in have]
     if not new:  # texts the template requires that no file sets: the platform injects them
-        new = _placeholders(needs, have)
+        new = _placeholders(needs, have, _chart_texts(chart, run))
     if not new:
         names = [n for n in named_templates(trial.error) if n not in trial.left_out]
         if not names or len(trial.left_out) >= MAX_LEFT_OUT:
@@ -154,14 +154,28 @@ def _next(trial: Inference, chart: str, run: InferenceRun) -> Inference | None:
     return Inference(layered, inferred, trial.error)
 
 
-def _placeholders(needs: Sequence[Need], have: set[str]) -> list[FoundValue]:
-    """A placeholder for each text a `required`/`fail` names, at the first of its keys not tried yet."""
+def _placeholders(needs: Sequence[Need], have: set[str], texts: str) -> list[FoundValue]:
+    """A placeholder for each text a `required`/`fail` names, at the first of its keys not tried yet
+    that the chart's templates read (`.Values.<first key>` in `texts`): a dotted word of a message
+    no template reads as a value (a looked-up object's name, `u1.medium`) is no values key."""
     found = []
     for need in needs:
-        key = next((k for k in need.keys if ".".join(k) not in have), None) if need.stated else None
-        if key is not None:
-            found.append(FoundValue(key, PLACEHOLDER, ""))
+        keys = [k for k in need.keys if ".".join(k) not in have and f".Values.{k[0]}" in texts]
+        if need.stated and keys:
+            found.append(FoundValue(keys[0], PLACEHOLDER, ""))
     return list(dict.fromkeys(found))
+
+
+def _chart_texts(chart: str, run: InferenceRun) -> str:
+    """The chart's templates (its dependencies' included) at the run's side, as one text."""
+    tree, charts = run.side_input
+    by_path = {c.path: c for c in charts}
+    if chart not in by_path:
+        return ""
+    folders = [
+        f"{p}/templates" if p else "templates" for p in dependency_closure(by_path[chart], by_path)
+    ]
+    return "\n".join(tree.texts_under(folders, suffixes=(".yaml", ".yml", ".tpl", ".txt")))
 
 
 def _failing_template(error: str, chart: str, run: InferenceRun) -> str | None:
