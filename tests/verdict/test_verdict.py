@@ -227,3 +227,22 @@ def test_a_change_of_labels_alone_does_not_touch_the_security_surface():
     assert touches_security(change("Deployment", "apps", pod, imaged))
     rules = {**version, "rules": [{"verbs": ["get"]}]}
     assert touches_security(change("ClusterRole", role, version, rules))
+
+
+def test_a_release_bump_that_could_not_render_floors_the_merge_level(tmp_path):
+    from aftershock.render.manifests import parse_manifests
+
+    def source(tag: str):
+        text = (
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+            f"metadata: {{name: podinfo, namespace: flux-system}}\nspec: {{ref: {{tag: {tag}}}}}\n"
+        )
+        return parse_manifests({"app/templates/oci.yaml": text}, chart="charts/app", namespace="x")
+
+    review = build_review(source("6.5.4"), source("6.6.0"), tmp_path=tmp_path)
+    gap = NotReviewed("release flux-system/podinfo", "the chart's archive is not at hand")
+    result = verdicts(replace(review, not_reviewed=(gap,)), [])
+    assert result.merge.level is RiskLevel.MEDIUM
+    assert "podinfo bumped 6.5.4 → 6.6.0 (minor) was not rendered" in result.merge.reasons
+    assert result.security.level is RiskLevel.MINIMAL  # nothing rendered touches its surface
+    assert result.merge.title.endswith("· partly verified (1 part)")

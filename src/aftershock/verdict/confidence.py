@@ -45,7 +45,8 @@ def bump_floors(review: Review) -> list[tuple[RiskLevel, str]]:
     gaps = [gap.part for gap in review.not_reviewed if not gap.context]
     floors = []
     for name, before, after in _bumps(review):
-        if any(name in part for part in gaps):
+        named = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+        if any(named.search(part) for part in gaps):
             level, kind = bump_level(before, after)
             floors.append((level, f"{name} bumped {before} → {after} ({kind}) was not rendered"))
     return floors
