@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aftershock.model.change import Side
-from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline import ReviewRequest, review_change, run_review
 from charts import chart_yaml, library_and_app
 from gitrepo import commit, make_repo
 
@@ -320,3 +320,35 @@ def test_a_test_scenario_renders_as_the_release_its_suite_sets(tmp_path, rendere
     ]
     assert tested.outcome.value == "changed"
     assert tested.head_inputs.namespace == "shop" and tested.head_inputs.release_name == "shop"
+
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+spec:
+  containers:
+    - name: web
+      image: web:1
+  {{- with .Values.tolerations }}
+  tolerations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+"""
+
+
+def test_what_made_up_values_render_is_diffed_and_traced_but_never_judged(tmp_path, renderer):
+    """The probe opening `tolerations` with a made-up entry renders a toleration Kubernetes would
+    reject: that is no finding of the change."""
+    repo = make_repo(tmp_path)
+    chart = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "tolerations: []\n"}
+    base = commit(
+        repo, {**chart, "c/templates/pod.yaml": POD.replace("nindent 4", "nindent 2")}, "feat"
+    )
+    commit(repo, {"c/templates/pod.yaml": POD}, "fix: indent")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    probes = [r for r in result.review.chart_reviews if r.probe]
+    assert probes and all(r.scenario.startswith("guard") for r in probes)
+    assert any(c.evidence == "traced" for c in result.review.changed_lines)
+    assert "object-schema-invalid" not in {f.rule_id for f in result.judgement.findings}

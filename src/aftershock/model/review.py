@@ -149,6 +149,13 @@ class ChartReview:
         )
 
     @property
+    def probe(self) -> bool:
+        """A scenario of values made up to open the edited templates' guards (`guard:…`,
+        `guards:edited`, and those with what a rejection demanded): it exercises and diffs the
+        change; its objects hold made-up values, so no rule judges them."""
+        return self.scenario.startswith(PROBE_PREFIXES)
+
+    @property
     def every_template(self) -> bool:
         """Whether both sides rendered every template of the chart (not a partial render, nor a test
         scenario rendering only its suite's templates): only then is an object's absence observed."""
@@ -157,6 +164,8 @@ class ChartReview:
 
 # The scenario of a values file as it is at base rendered at head: `upgrade:<file>` (render/scenarios.py).
 UPGRADE_PREFIX = "upgrade:"
+# Scenarios of made-up values that open guards (render/scenarios.py, render/range_shapes.py).
+PROBE_PREFIXES = ("guard:", "guards:")
 
 
 @dataclass(frozen=True)

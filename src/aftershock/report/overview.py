@@ -76,16 +76,12 @@ def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
 
 
 def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
-    """Each verdict with the three findings (or gaps) that weigh most on it, worst first."""
+    """Each verdict with the three findings that weigh most on it, worst first; the parts not
+    reviewed are its confidence (on its title line), not reasons for its level."""
     section = doc.get("findings")
     if not section:
         return ()
     actionable = [i for i in section["items"] if i["actionable"]]
-    gaps = [
-        f"not reviewed: {n['part']}" + (f" at {n['side']}" if n["side"] else "")
-        for n in doc["not_reviewed"]
-        if not n.get("context")
-    ]
     out = []
     for key in ("merge", "security"):
         verdict = section["verdicts"][key]
@@ -98,7 +94,6 @@ def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
             )
             for i in items
         ]
-        reasons = (gaps[:1] + reasons) if gaps else reasons
         if not reasons:
             reasons = [one_line(r) for r in verdict["reasons"]] or ["no actionable finding"]
         out.append(VerdictSummary(verdict["title"], verdict["level"], tuple(reasons[:TOP_REASONS])))

@@ -191,7 +191,8 @@ class ReviewIndex:
     def pairs(self) -> tuple[ObjectPair, ...]:
         pairs: list[ObjectPair] = []
         for chart in self.review.chart_reviews:
-            if chart.outcome in REVIEWED:
+            # a probe scenario's objects hold made-up values: what they show is no consequence
+            if chart.outcome in REVIEWED and not chart.probe:
                 pairs.extend(pair_objects(chart))
         return tuple(pairs)
 
