@@ -27,6 +27,15 @@ def review(repo, base, renderer, **options):
     return run_review(ReviewRequest(repo=repo, base=base, run_tests=False, **options), renderer)
 
 
+def chart_repo(tmp_path, values: str, files: dict[str, str]):
+    """A repository holding chart `c` with `values` and `files` (paths inside the chart); (repo,
+    the commit)."""
+    repo = make_repo(tmp_path)
+    chart = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": values}
+    base = commit(repo, {**chart, **{f"c/{path}": text for path, text in files.items()}}, "feat: c")
+    return repo, base
+
+
 def _chart() -> dict[str, str]:
     return {
         "c/Chart.yaml": chart_yaml("c"),
@@ -149,16 +158,7 @@ data:
 
 
 def test_lines_a_change_removes_under_a_toggle_it_removes_run_at_base(tmp_path, renderer):
-    repo = make_repo(tmp_path)
-    base = commit(
-        repo,
-        {
-            "c/Chart.yaml": chart_yaml("c"),
-            "c/values.yaml": "legacy:\n  enabled: false\n",
-            "c/templates/cm.yaml": LEGACY,
-        },
-        "feat: c",
-    )
+    repo, base = chart_repo(tmp_path, "legacy:\n  enabled: false\n", {"templates/cm.yaml": LEGACY})
     # the feature and its toggle go: only the base knows the guard
     commit(
         repo,
@@ -179,20 +179,9 @@ TOGGLES = "".join(f'{{{{- if .Values.t{n} }}}}\n  t{n}: "on"\n{{{{- end }}}}\n' 
 
 
 def test_the_tests_of_a_suite_the_change_adds_render_ahead_of_other_scenarios(tmp_path, renderer):
-    repo = make_repo(tmp_path)
     values = "".join(f"t{n}: false\n" for n in range(6)) + "level: info\n"
-    base = commit(
-        repo,
-        {
-            "c/Chart.yaml": chart_yaml("c"),
-            "c/values.yaml": values,
-            "c/templates/cm.yaml": LEGACY.replace(
-                "{{- if .Values.legacy.enabled }}", "{{- if false }}"
-            )
-            + TOGGLES,
-        },
-        "feat: c",
-    )
+    template = LEGACY.replace("{{- if .Values.legacy.enabled }}", "{{- if false }}") + TOGGLES
+    repo, base = chart_repo(tmp_path, values, {"templates/cm.yaml": template})
     suite = (
         "suite: level\ntemplates: [templates/cm.yaml]\ntests:\n"
         "  - it: sets the level\n    set: {level: debug}\n"
@@ -223,13 +212,7 @@ spec:
 def test_a_range_the_defaults_leave_empty_runs_with_an_entry_shaped_as_its_body_reads(
     tmp_path, renderer
 ):
-    repo = make_repo(tmp_path)
-    chart = {
-        "c/Chart.yaml": chart_yaml("c"),
-        "c/values.yaml": "extraPorts: []\n",
-        "c/templates/svc.yaml": PORTS,
-    }
-    base = commit(repo, chart, "feat: c")
+    repo, base = chart_repo(tmp_path, "extraPorts: []\n", {"templates/svc.yaml": PORTS})
     commit(
         repo,
         {
@@ -265,14 +248,9 @@ VALIDATE = """\
 
 
 def test_a_toggle_the_chart_rejects_alone_runs_with_the_toggle_its_fail_demands(tmp_path, renderer):
-    repo = make_repo(tmp_path)
-    chart = {
-        "c/Chart.yaml": chart_yaml("c"),
-        "c/values.yaml": "ingress:\n  enabled: false\n  tls: false\n",
-        "c/templates/cm.yaml": TLS,
-        "c/templates/validate.yaml": VALIDATE,
-    }
-    base = commit(repo, chart, "feat: c")
+    values = "ingress:\n  enabled: false\n  tls: false\n"
+    files = {"templates/cm.yaml": TLS, "templates/validate.yaml": VALIDATE}
+    repo, base = chart_repo(tmp_path, values, files)
     commit(repo, {"c/templates/cm.yaml": TLS.replace('tls: "on"', 'tls: "strict"')}, "feat: strict")
     result = review(repo, base, renderer, max_scenarios=2)
     assert result.complete, result.not_reviewed
@@ -295,22 +273,13 @@ data:
 
 
 def test_a_test_scenario_renders_as_the_release_its_suite_sets(tmp_path, renderer):
-    repo = make_repo(tmp_path)
     suite = (
         "suite: tenant\ntemplates: [templates/cm.yaml]\nrelease: {name: shop, namespace: shop}\n"
         "tests:\n  - it: is the shop's\n    set: {tenant: shop}\n"
         "    asserts: [{isKind: {of: ConfigMap}}]\n"
     )
-    base = commit(
-        repo,
-        {
-            "c/Chart.yaml": chart_yaml("c"),
-            "c/values.yaml": 'tenant: ""\n',
-            "c/templates/cm.yaml": TENANT,
-            "c/tests/tenant_test.yaml": suite,
-        },
-        "feat: c",
-    )
+    files = {"templates/cm.yaml": TENANT, "tests/tenant_test.yaml": suite}
+    repo, base = chart_repo(tmp_path, 'tenant: ""\n', files)
     commit(
         repo, {"c/templates/cm.yaml": TENANT.replace("settings", "tenant-settings")}, "feat: name"
     )
@@ -341,11 +310,8 @@ spec:
 def test_what_made_up_values_render_is_diffed_and_traced_but_never_judged(tmp_path, renderer):
     """The probe opening `tolerations` with a made-up entry renders a toleration Kubernetes would
     reject: that is no finding of the change."""
-    repo = make_repo(tmp_path)
-    chart = {"c/Chart.yaml": chart_yaml("c"), "c/values.yaml": "tolerations: []\n"}
-    base = commit(
-        repo, {**chart, "c/templates/pod.yaml": POD.replace("nindent 4", "nindent 2")}, "feat"
-    )
+    pod = POD.replace("nindent 4", "nindent 2")
+    repo, base = chart_repo(tmp_path, "tolerations: []\n", {"templates/pod.yaml": pod})
     commit(repo, {"c/templates/pod.yaml": POD}, "fix: indent")
     result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
     probes = [r for r in result.review.chart_reviews if r.probe]
