@@ -191,8 +191,7 @@ class ReviewIndex:
     def pairs(self) -> tuple[ObjectPair, ...]:
         pairs: list[ObjectPair] = []
         for chart in self.review.chart_reviews:
-            # a probe scenario's objects hold made-up values: what they show is no consequence
-            if chart.outcome in REVIEWED and not chart.probe:
+            if chart.outcome in REVIEWED and not chart.probe:  # made-up values: no consequence
                 pairs.extend(pair_objects(chart))
         return tuple(pairs)
 
