@@ -179,8 +179,8 @@ def test_the_terminal_starts_with_the_same_summary():
     order = [
         text.index(s)
         for s in (
+            "charts/apps/orders: replicas 2 → 3",  # what the change does, first
             "Merge risk: High",
-            "charts/apps/orders: replicas 2 → 3",
             "newly failing charts/apps/orders",
             'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
             "changed Deployment.apps",

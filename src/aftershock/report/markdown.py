@@ -33,7 +33,7 @@ from aftershock.report.overview import (
     scenario_lines,
     verdict_summaries,
 )
-from aftershock.report.shown import ignored_line, listed_objects, values_lines
+from aftershock.report.shown import commit_line, ignored_line, listed_objects, values_lines
 from aftershock.report.text import (
     field_line,
     headline,
@@ -61,12 +61,16 @@ Lines = (
 )
 
 
+MAX_VALUES_SAID = 3  # values key changes said under what the change does
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     groups = field_groups(doc)
     sections = [
         Section("Header", tuple(_header(doc)), ()),
+        # what the change does first: the intent a reviewer states, from what was observed
+        Section("What changed", ("### What this change does", ""), tuple(_what_changed(doc))),
         Section("Verdicts", ("### Verdicts", ""), tuple(_verdicts(doc))),
-        Section("What changed", ("### What changed", ""), tuple(_what_changed(doc)), priority=1),
         _section("Tests newly failing", _failing(doc)),
         _section("Not reviewed", _not_reviewed(doc)),
         Section("Concerns", (), tuple(_concerns(doc))),
@@ -129,11 +133,23 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
 
 
 def _what_changed(doc: dict[str, Any]) -> list[str]:
-    lines = [
+    """The commits' titles, then per chart install what rendered differently, then the values
+    keys the change sets (a few; the rest under "Values keys")."""
+    count, titles = commit_line(doc)
+    said = [f"{markdown_code(sha)} {markdown_text(title)}" for sha, title in titles]
+    lines = [f"{count} commits, from {said[0]} to {said[1]}" if count > 1 else "".join(said), ""]
+    lines += [
         f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}"
         for c in chart_lines(doc)
+    ] or ["- No renderable chart is affected by this change."]
+    values = values_lines(doc)
+    lines += [
+        f"- values {markdown_code(file)}: {markdown_text(text)}"
+        for file, text in values[:MAX_VALUES_SAID]
     ]
-    return lines or ["- No renderable chart is affected by this change."]
+    if len(values) > MAX_VALUES_SAID:
+        lines.append(f"- … {len(values) - MAX_VALUES_SAID} more values key change(s) below")
+    return lines + [""]
 
 
 def _failing(doc: dict[str, Any]) -> Lines:

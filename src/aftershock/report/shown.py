@@ -56,3 +56,11 @@ def values_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
         else:
             lines += [(file, c["description"]) for c in changes]
     return lines
+
+
+def commit_line(doc: dict[str, Any]) -> tuple[int, list[tuple[str, str]]]:
+    """How many commits the change holds, and the (short sha, title) of the one, or of the first
+    and the last."""
+    commits = doc["commits"]
+    shown = commits if len(commits) <= 1 else [commits[0], commits[-1]]
+    return len(commits), [(c["short_sha"], c["title"]) for c in shown]

@@ -99,17 +99,18 @@ def quiet_lines(doc: dict[str, Any]) -> list[str]:
 
 
 def _print_summary(doc: dict[str, Any], console: Console) -> None:
-    """Verdicts with their top reasons, what changed per chart, the tests newly failing, repeated field changes."""
+    """What changed per chart, then the verdicts with their top reasons, the tests newly failing,
+    repeated field changes."""
+    for line in chart_lines(doc):
+        console.print(
+            f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}"
+        )
     verdicts = doc["findings"]["verdicts"] if "findings" in doc else {}
     for key, verdict in zip(("merge", "security"), verdict_summaries(doc), strict=False):
         console.print(f"[bold]{terminal_text(verdict.title)}[/bold]")
         console.print(f"  [dim]{terminal_text(verdicts[key]['rationale'])}[/dim]")
         for reason in verdict.reasons:
             console.print(f"  - {terminal_text(reason)}")
-    for line in chart_lines(doc):
-        console.print(
-            f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}"
-        )
     for test in newly_failing_tests(doc):
         console.print(f"[red]newly failing[/red] {terminal_text(test)}")
     for group in field_groups(doc):
