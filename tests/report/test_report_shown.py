@@ -36,3 +36,27 @@ def test_an_object_changed_only_in_ignored_fields_is_not_listed():
     ]
     listed = listed_objects(objects)
     assert [o["fields"] for o in listed] == [[image], []]
+
+
+def test_the_same_change_of_an_object_in_several_scenarios_is_one_entry():
+    from aftershock.report.shown import merged_across_scenarios
+    from aftershock.report.text import object_title
+
+    def entry(scenario: str, after: int) -> dict:
+        return {
+            "id": f"c#{scenario}::cm",
+            "review": f"c#{scenario}",
+            "scenario": scenario,
+            "same_as_default": False,
+            "display": "ConfigMap default/cm",
+            "change": "changed",
+            "previous_key": None,
+            "fields": [{"path": "data.a", "after": after}],
+        }
+
+    merged = merged_across_scenarios(
+        [entry("toggle:a=true", 1), entry("guard:b=x", 1), entry("test:t/x", 2)]
+    )
+    assert [m["scenarios"] for m in merged] == [["toggle:a=true", "guard:b=x"], ["test:t/x"]]
+    assert object_title(merged[0]).endswith("[in 2 scenarios: toggle:a=true, guard:b=x]")
+    assert object_title(merged[1]).endswith("[scenario test:t/x]")

@@ -33,7 +33,13 @@ from aftershock.report.overview import (
     scenario_lines,
     verdict_summaries,
 )
-from aftershock.report.shown import commit_line, ignored_line, listed_objects, values_lines
+from aftershock.report.shown import (
+    commit_line,
+    ignored_line,
+    listed_objects,
+    merged_across_scenarios,
+    values_lines,
+)
 from aftershock.report.text import (
     field_line,
     headline,
@@ -323,7 +329,8 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         return (), ()
     lines: list[str] = []
     produced_by = provenance_index(doc)
-    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
+    shown = listed_objects([o for o in doc["objects"] if not o["same_as_default"]])
+    for obj in merged_across_scenarios(shown):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])

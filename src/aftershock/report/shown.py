@@ -4,6 +4,7 @@ labels, checksum annotations) left out, and an object that changed in nothing el
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -64,3 +65,21 @@ def commit_line(doc: dict[str, Any]) -> tuple[int, list[tuple[str, str]]]:
     commits = doc["commits"]
     shown = commits if len(commits) <= 1 else [commits[0], commits[-1]]
     return len(commits), [(c["short_sha"], c["title"]) for c in shown]
+
+
+def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per object and change across the scenarios of one install: the same change of the
+    same object in five scenarios is one entry naming them (`scenarios`), not five."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for obj in objects:
+        install = obj["review"].split("#", 1)[0]
+        same = {k: v for k, v in obj.items() if k not in _PER_SCENARIO}
+        key = (install, json.dumps(same, sort_keys=True, default=str))
+        if key in groups:
+            groups[key]["scenarios"].append(obj.get("scenario", "default"))
+        else:
+            groups[key] = {**obj, "scenarios": [obj.get("scenario", "default")]}
+    return list(groups.values())
+
+
+_PER_SCENARIO = ("id", "review", "scenario", "same_as_default", "scenarios")

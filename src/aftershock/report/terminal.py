@@ -19,7 +19,12 @@ from aftershock.report.overview import (
     not_reviewed_groups,
     verdict_summaries,
 )
-from aftershock.report.shown import ignored_line, listed_objects, values_lines
+from aftershock.report.shown import (
+    ignored_line,
+    listed_objects,
+    merged_across_scenarios,
+    values_lines,
+)
 from aftershock.report.text import (
     field_line,
     headline,
@@ -60,7 +65,8 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     if doc.get("tests") is not None:
         console.print(f"[bold]tests[/bold] {terminal_text(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
-    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
+    shown = listed_objects([o for o in doc["objects"] if not o["same_as_default"]])
+    for obj in merged_across_scenarios(shown):
         console.print(
             f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]"
         )

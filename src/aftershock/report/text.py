@@ -53,8 +53,14 @@ def object_title(obj: dict[str, Any]) -> str:
     elif obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
         title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
-    if obj.get("scenario", "default") != "default":
-        title += f" [scenario {obj['scenario']}]"
+    scenarios = obj.get("scenarios") or [obj.get("scenario", "default")]
+    if len(scenarios) > 1:
+        named = ", ".join(scenarios[:3]) + (
+            f" and {len(scenarios) - 3} more" if len(scenarios) > 3 else ""
+        )
+        title += f" [in {len(scenarios)} scenarios: {named}]"
+    elif scenarios[0] != "default":
+        title += f" [scenario {scenarios[0]}]"
     return title
 
 
