@@ -60,3 +60,14 @@ def test_the_same_change_of_an_object_in_several_scenarios_is_one_entry():
     assert [m["scenarios"] for m in merged] == [["toggle:a=true", "guard:b=x"], ["test:t/x"]]
     assert object_title(merged[0]).endswith("[in 2 scenarios: toggle:a=true, guard:b=x]")
     assert object_title(merged[1]).endswith("[scenario test:t/x]")
+
+
+def test_a_long_scenario_id_is_shown_by_a_short_label():
+    from aftershock.report.text import MAX_SCENARIO_LABEL, scenario_label
+
+    test = (
+        "test:requirements-config_test.yaml/should pass when using the v3.7.11 CRD naming and TLS"
+    )
+    label = scenario_label(test)
+    assert len(label) == MAX_SCENARIO_LABEL and label.endswith("…") and test.startswith(label[:-1])
+    assert scenario_label("toggle:a=true") == "toggle:a=true"

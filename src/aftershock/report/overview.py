@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.report.shown import listed_objects
-from aftershock.report.text import install_label, value_text, without_dependencies
+from aftershock.report.text import (
+    install_label,
+    scenario_label,
+    value_text,
+    without_dependencies,
+)
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
@@ -265,7 +270,7 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
             ("cut", "cut by the cap"),
         ):
             if s[key]:
-                parts.append(f"{len(s[key])} {label}: {_first(s[key])}")
+                parts.append(f"{len(s[key])} {label}: {_first_scenarios(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)
 
@@ -304,12 +309,17 @@ def _rendered_in_part(doc: dict[str, Any], chart: str) -> bool:
 def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
     """What the scenarios that rendered say; "identical" only of scenarios that rendered at all."""
     if summary["changed_in"]:
-        return f"changes in {len(summary['changed_in'])}: {_first(summary['changed_in'])}"
+        return f"changes in {len(summary['changed_in'])}: {_first_scenarios(summary['changed_in'])}"
     if rendered == 0:
         return "rendered in no scenario"
     if rendered < len(summary["ran"]):
         return f"renders identically in the {rendered} that rendered"
     return "renders identically in all"
+
+
+def _first_scenarios(names: list[str]) -> str:
+    """The first few scenarios, by their short labels."""
+    return _first([scenario_label(n) for n in names])
 
 
 def _first(names: list[str]) -> str:
@@ -378,4 +388,4 @@ def _part_text(kind: str, where: str, names: list[str]) -> str:
         return where
     if len(scenarios) == 1:
         return f"{where} in scenario {scenarios[0]}"
-    return f"{where} in {len(scenarios)} scenarios ({_first(scenarios)})"
+    return f"{where} in {len(scenarios)} scenarios ({_first_scenarios(scenarios)})"

@@ -46,6 +46,15 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
     return [line for line in lines if not line.startswith(("---", "+++"))]
 
 
+MAX_SCENARIO_LABEL = 64
+
+
+def scenario_label(name: str) -> str:
+    """A scenario's short label for people: its id cut to MAX_SCENARIO_LABEL characters (a test's
+    name can be a sentence); the JSON keeps the full id."""
+    return name if len(name) <= MAX_SCENARIO_LABEL else name[: MAX_SCENARIO_LABEL - 1] + "…"
+
+
 def object_title(obj: dict[str, Any]) -> str:
     title: str = obj["display"]
     if obj["change"] == "renamed" and obj["previous_key"] and obj.get("generator"):
@@ -53,7 +62,9 @@ def object_title(obj: dict[str, Any]) -> str:
     elif obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
         title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
-    scenarios = obj.get("scenarios") or [obj.get("scenario", "default")]
+    scenarios = [
+        scenario_label(n) for n in obj.get("scenarios") or [obj.get("scenario", "default")]
+    ]
     if len(scenarios) > 1:
         named = ", ".join(scenarios[:3]) + (
             f" and {len(scenarios) - 3} more" if len(scenarios) > 3 else ""
@@ -149,7 +160,7 @@ def review_label(review: dict[str, Any]) -> str:
     """The install's label, with `[scenario]` for a scenario other than the default."""
     label = install_label(review)
     if review.get("scenario", "default") != "default":
-        label += f" [{review['scenario']}]"
+        label += f" [{scenario_label(review['scenario'])}]"
     return label
 
 
