@@ -9,6 +9,7 @@ from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
+from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_values import suite_value_sets
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
@@ -120,10 +121,8 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
-    # the edited templates' texts (file paths: `texts_under` reads folders), then every template's
-    edited_texts = [
-        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
-    ]
+    # the edited templates' texts, then every template's
+    edited_texts = _edited_texts(tree, near)
     texts = edited_texts + list(
         tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES)
     )
@@ -172,10 +171,9 @@ def _toggles(
     values, then those of the templates as they are at base), then the other toggles; a toggle that
     would close an edited template's guard comes last."""
     own = toggle_scenarios(toggle_paths(edited), defaults)
-    opening = [s for s in own if s.name.endswith("=true")]
+    opening, guards = _openings(own), guard_scenarios(edited, defaults)
     closing = {s.name for s in own} - {s.name for s in opening}
     every = [s for s in toggle_scenarios(toggle_paths(texts), defaults) if s not in opening]
-    guards = guard_scenarios(edited, defaults)
     return (
         opened_together(opening + guards)
         + opening
@@ -193,11 +191,22 @@ def _base_guards(
     there), opened with the base's defaults: what the removed lines need to run at base."""
     if plan.base is None or plan.head is None:
         return []  # a chart at one side only: its own templates' guards are already read
-    texts = [
-        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(base[0], p))
+    texts = _edited_texts(base[0], near)
+    return _openings(toggle_scenarios(toggle_paths(texts), defaults)) + guard_scenarios(
+        texts, defaults
+    )
+
+
+def _edited_texts(tree: RefSnapshot, near: Sequence[str]) -> list[str]:
+    """The texts of the edited template files at one ref (`texts_under` reads folders, not files)."""
+    return [
+        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
     ]
-    own = toggle_scenarios(toggle_paths(texts), defaults)
-    return [s for s in own if s.name.endswith("=true")] + guard_scenarios(texts, defaults)
+
+
+def _openings(toggles: Sequence[Scenario]) -> list[Scenario]:
+    """The toggles that turn a boolean guard on (not those that close one)."""
+    return [s for s in toggles if s.name.endswith("=true")]
 
 
 def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:
