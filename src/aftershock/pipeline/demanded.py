@@ -10,7 +10,6 @@ place, named `<scenario>+<keys>`.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -23,7 +22,7 @@ from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps, value_at
 from aftershock.render.missing_values import missing_values
 from aftershock.render.plan import ChartPlan
-from aftershock.render.range_shapes import OPENED_BY_TYPE
+from aftershock.render.range_shapes import opened_value
 from aftershock.render.scenarios import GUARDS_OPENED
 
 _OPENING = ("toggle:", "guard:", GUARDS_OPENED)
@@ -62,9 +61,9 @@ def _demanded(review: ChartReview, defaults: Mapping[str, Any]) -> dict[str, Any
             default = value_at(defaults, list(key), _ABSENT)
             if default is _ABSENT or default or value_at(given, list(key), None):
                 continue  # undocumented, already open, or set by the scenario
-            opened = OPENED_BY_TYPE.get(type(default))
+            opened = opened_value(default)
             if opened is not None:
-                extra[".".join(key)] = copy.deepcopy(opened)
+                extra[".".join(key)] = opened
                 break
     return extra
 

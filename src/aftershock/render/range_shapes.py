@@ -17,6 +17,7 @@ parser nests blocks; only the shape of the reads matters here, not their evaluat
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
@@ -140,19 +141,25 @@ def _fields_opened(body: RangeBody, default: Any) -> list[tuple[str, Any]]:
     for field in body.guarded:
         value = default.get(field, None)
         if field in default and not value:
-            shaped = OPENED_BY_TYPE.get(type(value))
+            shaped = opened_value(value)
             if shaped is not None:
                 opened.append((f"{body.path}.{field}", shaped))
     return opened
 
 
-OPENED_BY_TYPE: dict[type, Any] = {
+_OPENED_BY_TYPE: dict[type, Any] = {
     bool: True,
     str: _TEXT,
     int: 1,
     dict: {_TEXT: _TEXT},
     list: [_TEXT],
 }
+
+
+def opened_value(empty: Any) -> Any:
+    """A value of the type of `empty` (a default a guard finds closed) that opens the guard: true,
+    a text, 1, a one-entry map or list, each a copy of its own; None for another type."""
+    return copy.deepcopy(_OPENED_BY_TYPE.get(type(empty)))
 
 
 def _opening(field: str, body: RangeBody) -> Any:

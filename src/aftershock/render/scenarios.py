@@ -19,7 +19,7 @@ from aftershock.ingest.suite_values import SuiteValueSet
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.releases.values import merge_maps, value_at
-from aftershock.render.range_shapes import range_bodies, range_openings
+from aftershock.render.range_shapes import opened_value, range_bodies, range_openings
 
 # A `.Values.x.y` read inside an `if`/`with`/`and`/`or`/`not` action: a condition the value toggles.
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
@@ -205,17 +205,11 @@ def _satisfying(operator: str, literal: str) -> Any:
 def _opened(default: Any) -> Any:
     """A value that opens `if`/`with` where the default is empty (None for a boolean or one that
     already opens it)."""
-    if isinstance(default, bool):
-        return None
-    if default is None or default == "":
-        return "aftershock"
-    if isinstance(default, (int, float)) and default == 0:
-        return 1
-    if isinstance(default, dict) and not default:
-        return {"aftershock": "aftershock"}
-    if isinstance(default, list) and not default:
-        return ["aftershock"]
-    return None
+    if isinstance(default, bool) or default:
+        return None  # a boolean is a toggle's; a value that is set already opens the guard
+    if default is None:
+        return opened_value("")
+    return 1 if isinstance(default, float) else opened_value(default)
 
 
 def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scenario]:
