@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from aftershock.gocompat.yamlio import load_one
@@ -16,6 +16,16 @@ _ABSENT = object()
 _SENSITIVE = re.compile(
     r"(pass(word|wd)?|secret|token|credential|private|api[-_]?key|signing|(^|[._-])key$|cert)", re.I
 )
+
+
+def chart_defaults(read: Callable[[str], str | None], chart_path: str) -> Mapping[str, Any]:
+    """A chart's values.yaml as Helm reads it; an empty mapping when it is absent or not YAML (its
+    renders say what the broken file does)."""
+    path = f"{chart_path}/values.yaml" if chart_path else "values.yaml"
+    try:
+        return parse_values(read(path), source=path)
+    except MalformedInputError:
+        return {}
 
 
 def parse_values(text: str | None, *, source: str) -> Mapping[str, Any]:

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from aftershock.model.change import Commit, FileChange, Side
+from aftershock.model.change import Commit, FileChange, FileStatus, Side
 from aftershock.model.contexts import ChartContext, RenderInputs
 from aftershock.model.conventions import CommitConventions
 from aftershock.model.diff import ObjectChange
@@ -256,6 +256,11 @@ class Review:
     changed_lines: tuple[ChangedLines, ...] = ()
     # Field paths left out of "what changed" and the rollout rules (`review.ignore_fields`).
     ignored_fields: tuple[str, ...] = ()
+
+    @property
+    def added_paths(self) -> frozenset[str]:
+        """The files the change adds (absent at base)."""
+        return frozenset(f.path for f in self.files if f.status is FileStatus.ADDED)
 
     @property
     def complete(self) -> bool:

@@ -14,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from aftershock.diff.values_keys import parse_values
+from aftershock.diff.values_keys import chart_defaults
 from aftershock.model.contexts import RenderInputs
-from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ChartReview
 from aftershock.pipeline.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps, value_at
@@ -79,11 +78,4 @@ def _with(inputs: RenderInputs, extra: Mapping[str, Any]) -> RenderInputs:
 
 
 def _defaults(plan: ChartPlan, head: SideInput) -> Mapping[str, Any]:
-    chart = plan.head
-    if chart is None:
-        return {}
-    path = f"{chart.path}/values.yaml" if chart.path else "values.yaml"
-    try:
-        return parse_values(head[0].text_or_none(path), source=path)
-    except MalformedInputError:
-        return {}
+    return {} if plan.head is None else chart_defaults(head[0].text_or_none, plan.head.path)

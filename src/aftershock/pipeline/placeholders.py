@@ -19,11 +19,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.diff.values_keys import parse_values
+from aftershock.diff.values_keys import chart_defaults
 from aftershock.ingest.lookups import LookupCall, ReleaseIdentity
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import Side
-from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.cluster import lookup_targets
@@ -149,12 +148,7 @@ def _at_failure(
 
 def _render_values(tree: RefSnapshot, chart: str, given: Mapping[str, Any]) -> Mapping[str, Any]:
     """The values a render of `chart` had: its values.yaml with the render's values over it."""
-    path = f"{chart}/values.yaml" if chart else "values.yaml"
-    try:
-        defaults = parse_values(tree.text_or_none(path), source=path)
-    except MalformedInputError:
-        defaults = {}
-    return merge_maps(dict(defaults), dict(given))
+    return merge_maps(dict(chart_defaults(tree.text_or_none, chart)), dict(given))
 
 
 def _missing(

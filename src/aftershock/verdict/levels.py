@@ -159,7 +159,7 @@ def _unreviewed_candidates(
     """What the parts not reviewed observably do: break rendering (High), or bump a chart's
     version (by the kind of bump: verdict/confidence.py). The rest lowers confidence, not level."""
     out = []
-    added = {f.path for f in review.files if f.status.value == "added"}
+    added = review.added_paths
     for chart in review.chart_reviews:
         if chart.probe:
             continue  # made-up values: a failure there is not reviewed, not an observed break

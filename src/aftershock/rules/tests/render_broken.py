@@ -24,8 +24,7 @@ MAX_SCENARIOS = 5  # scenario names a template's finding lists; the rest are cou
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    added = {f.path for f in ctx.review.files if f.status.value == "added"}
-    yield from _broken_templates(ctx.review.chart_reviews, added)
+    yield from _broken_templates(ctx.review.chart_reviews, ctx.review.added_paths)
     yield from _needs_at_head(ctx.review.contexts)
     for review in ctx.review.chart_reviews:
         if review.outcome is not ChartOutcome.NOT_REVIEWED or review.rejects_upgrade:
@@ -50,7 +49,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         )
 
 
-def _broken_templates(reviews: Sequence[ChartReview], added: set[str]) -> Iterator[Concern]:
+def _broken_templates(reviews: Sequence[ChartReview], added: frozenset[str]) -> Iterator[Concern]:
     """In charts rendered by template: each template that renders at base and fails at head (or
     that the change adds, `added`, and fails), once for all the scenarios it fails in (the default
     scenario's error, else the first's)."""
