@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from aftershock.gocompat import yamlio
+from aftershock.ingest.kustomizations import KUSTOMIZATION_FILES
 from aftershock.model.errors import MalformedInputError
 
-_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 MAX_LEVELS = 16
 
 TextReader = Callable[[str], str | None]
@@ -42,7 +42,7 @@ def kustomize_namespace(path: str, read: TextReader) -> str | None:
 
 
 def _kustomization(folder: str, read: TextReader) -> dict[str, Any] | None:
-    for name in _NAMES:
+    for name in KUSTOMIZATION_FILES:
         text = read(f"{folder}/{name}" if folder else name)
         if text is not None:
             try:

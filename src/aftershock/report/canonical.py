@@ -5,7 +5,6 @@ document passes through the review's SecretTaint scrub (aftershock/safety/secret
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
-from aftershock.report.object_entries import object_entry, object_id
+from aftershock.report.object_entries import change_fingerprint, object_entry, object_id
 from aftershock.report.redaction import redact_hunk_lines
 from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
@@ -115,27 +114,18 @@ def _objects(review: Review) -> list[dict[str, Any]]:
     default: dict[tuple[str, str | None], set[str]] = {}
     for r in review.chart_reviews:
         if r.scenario == "default":
-            default[(r.chart, r.release)] = {_fingerprint(object_entry("", c)) for c in r.changes}
+            default[(r.chart, r.release)] = {
+                change_fingerprint(object_entry("", c)) for c in r.changes
+            }
     result = []
     for r in review.chart_reviews:
         for change in r.changes:
             entry = object_entry(review_id(r), change)
             seen = default.get((r.chart, r.release), set())
             entry["scenario"] = r.scenario
-            entry["same_as_default"] = r.scenario != "default" and _fingerprint(entry) in seen
+            entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
             result.append(entry)
     return result
-
-
-def _fingerprint(entry: dict[str, Any]) -> str:
-    return json.dumps(
-        {
-            k: v
-            for k, v in entry.items()
-            if k not in ("id", "review", "scenario", "same_as_default")
-        },
-        sort_keys=True,
-    )
 
 
 def _summary(review: Review) -> dict[str, int]:

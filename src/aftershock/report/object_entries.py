@@ -3,6 +3,7 @@ value shows only its size), and a kustomize generator's rename with the workload
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
@@ -48,6 +49,17 @@ def _object_fields(review: str, change: ObjectChange) -> dict[str, Any]:
         "templates": list(change.templates),
         "fields": [_field(f) for f in change.fields],
     }
+
+
+# What differs between the entries of one object change rendered in several scenarios.
+PER_SCENARIO = ("id", "review", "scenario", "same_as_default", "scenarios")
+
+
+def change_fingerprint(entry: dict[str, Any]) -> str:
+    """The change an object entry describes, whatever scenario rendered it: equal for the same
+    change of the same object in two scenarios."""
+    same = {k: v for k, v in entry.items() if k not in PER_SCENARIO}
+    return json.dumps(same, sort_keys=True, default=str)
 
 
 def _field(f: FieldChange) -> dict[str, Any]:

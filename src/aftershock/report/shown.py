@@ -4,8 +4,9 @@ labels, checksum annotations) left out, and an object that changed in nothing el
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from aftershock.report.object_entries import change_fingerprint
 
 
 def visible(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -72,14 +73,9 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
     same object in five scenarios is one entry naming them (`scenarios`), not five."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for obj in objects:
-        install = obj["review"].split("#", 1)[0]
-        same = {k: v for k, v in obj.items() if k not in _PER_SCENARIO}
-        key = (install, json.dumps(same, sort_keys=True, default=str))
+        key = (obj["review"].split("#", 1)[0], change_fingerprint(obj))
         if key in groups:
             groups[key]["scenarios"].append(obj.get("scenario", "default"))
         else:
             groups[key] = {**obj, "scenarios": [obj.get("scenario", "default")]}
     return list(groups.values())
-
-
-_PER_SCENARIO = ("id", "review", "scenario", "same_as_default", "scenarios")
