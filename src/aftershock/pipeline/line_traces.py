@@ -95,17 +95,17 @@ def _useful(candidate: _Candidate, pending: Mapping[tuple[Side, str], set[int]])
 def _candidates(
     reviews: Sequence[ChartReview], entries: Sequence[Mapping[Side, Entry]], wanted: WantedLines
 ) -> Iterator[_Candidate]:
+    walked: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}  # a chart's scenarios share it
     for index, (review, sides) in enumerate(zip(reviews, entries, strict=True)):
         for side, (job, outcomes) in sides.items():
             render = review.base if side is Side.BASE else review.head
             if render.status is not RenderStatus.OK or not job.requests or not outcomes:
                 continue
             request = job.requests[0]
-            paths = {
-                rel: repo
-                for rel, repo in _template_files(job, Path(request.chart_dir))
-                if (side, repo) in wanted
-            }
+            key = (request.chart_dir, job.chart.path)
+            if key not in walked:
+                walked[key] = tuple(_template_files(job, Path(request.chart_dir)))
+            paths = {rel: repo for rel, repo in walked[key] if (side, repo) in wanted}
             if paths:
                 files = {rel: wanted[(side, repo)] for rel, repo in paths.items()}
                 yield _Candidate(index, side, request, files, paths)

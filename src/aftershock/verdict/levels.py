@@ -84,7 +84,7 @@ def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
     if changed:
         named = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")
         candidates.append((RiskLevel.LOW, f"{len(changed)} chart(s) render differently ({named})"))
-    candidates += _unreviewed_candidates(review, findings)
+    candidates += _broken_at_head(review) + bump_floors(review)
     return _assess(candidates, unverified_parts(review, findings))
 
 
@@ -101,10 +101,9 @@ def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
                 f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})",
             )
         )
-    unreviewed = _unreviewed_candidates(review, findings)
-    # a bump's floor counts for security only where something rendered touches its surface
-    bumped = {reason for _, reason in bump_floors(review)}
-    candidates += [c for c in unreviewed if touched or c[1] not in bumped]
+    candidates += _broken_at_head(review)
+    if touched:  # a bump's floor counts for security only where something rendered touches it
+        candidates += bump_floors(review)
     return _assess(candidates, unverified_parts(review, findings))
 
 
@@ -153,11 +152,10 @@ def _finding_candidates(findings: Sequence[Finding]) -> list[tuple[RiskLevel, st
     return out
 
 
-def _unreviewed_candidates(
-    review: Review, findings: Sequence[Finding]
-) -> list[tuple[RiskLevel, str]]:
-    """What the parts not reviewed observably do: break rendering (High), or bump a chart's
-    version (by the kind of bump: verdict/confidence.py). The rest lowers confidence, not level."""
+def _broken_at_head(review: Review) -> list[tuple[RiskLevel, str]]:
+    """High for each chart or template that renders at base and fails at head (or that the change
+    adds and fails): observed. The other parts not reviewed lower confidence, not level, but a chart
+    bump's (verdict/confidence.py)."""
     out = []
     added = review.added_paths
     for chart in review.chart_reviews:
@@ -180,7 +178,7 @@ def _unreviewed_candidates(
             continue  # rejected upgrade values are observed: upgrade-values-rejected judges them
         if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:
             out.append((RiskLevel.HIGH, f"chart {chart.chart} renders at base but fails at head"))
-    return out + bump_floors(review)
+    return out
 
 
 def _assess(
