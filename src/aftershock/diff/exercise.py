@@ -127,19 +127,22 @@ def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) ->
     a run no render of a chart holding it produced at that side is left out (that is *not reviewed*).
     Traced lines are judged by their traces; a run no trace marked, by its literal text."""
     coverage: list[ChangedLines] = []
-    texts: dict[tuple[str, str], list[str] | None] = {}
+    reach: dict[tuple[str, str], list[ChartReview]] = {}  # per template and side, for all its runs
+    texts: dict[tuple[str, str], list[str]] = {}
     for run in runs:
-        reaching = _reaching(run.path, run.side, reviews)
+        key = (run.path, run.side)
+        if key not in reach:
+            reach[key] = _reaching(run.path, run.side, reviews)
+        reaching = reach[key]
         if not reaching:
             continue
         traced = _traced(run, reaching)
         if traced is not None:
             coverage += _with_failures(traced, run, reviews)
             continue
-        key = (run.path, run.side)
         if key not in texts:
-            texts[key] = _rendered_texts(run.path, run.side, reviews)
-        found = texts[key] or []
+            texts[key] = _rendered_texts(run.path, run.side, reaching)
+        found = texts[key]
         shown = bool(run.words) and any(
             all(w in text for w in words) for words in run.words for text in found
         )
@@ -241,14 +244,12 @@ def _union(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
     return first + tuple(s for s in second if s not in first)
 
 
-def _rendered_texts(path: str, side: str, reviews: Sequence[ChartReview]) -> list[str] | None:
-    """The JSON of each object the template's renders produced: objects of the template itself, or of
-    every render of a chart the change reaches through it when it holds named templates only; None
-    when no render of such a chart succeeded at that side (a render by template leaving it out
-    there says so with its error)."""
-    texts: list[str] | None = None
-    for review in _reaching(path, side, reviews):
-        texts = texts or []
+def _rendered_texts(path: str, side: str, reaching: Sequence[ChartReview]) -> list[str]:
+    """The JSON of each object the template's renders (`reaching`, `_reaching`'s) produced: objects
+    of the template itself, or of every render of a chart the change reaches through it when it
+    holds named templates only."""
+    texts: list[str] = []
+    for review in reaching:
         objects: Sequence[RenderedObject] = (
             review.head_objects if side == "head" else review.base_objects
         )
