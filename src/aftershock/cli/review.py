@@ -22,7 +22,7 @@ from aftershock.pipeline.state import review_with_state
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
-from aftershock.report.overview import not_reviewed_groups
+from aftershock.report.overview import labelled_gaps
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
 from aftershock.report.terminal import quiet_lines
 from aftershock.report.text import install_label
@@ -139,14 +139,12 @@ def _build_name(entry: dict[str, Any]) -> str:
 def report_gaps(doc: dict[str, Any]) -> None:
     """One stderr line per part not reviewed, and exit status 3 when there is any the change itself
     touches (a context gap, failing alike at both refs, is said but does not make the review partial)."""
-    for context in (False, True):
-        label = "context not reviewed" if context else "not reviewed"
-        for group in not_reviewed_groups(doc, context=context):
-            side = f" at {group.side}" if group.side else ""
-            click.echo(
-                f"aftershock: {label}: {visible_name(group.part)}{side}: {one_line(group.reason)}",
-                err=True,
-            )
+    for label, group in labelled_gaps(doc):
+        side = f" at {group.side}" if group.side else ""
+        click.echo(
+            f"aftershock: {label}: {visible_name(group.part)}{side}: {one_line(group.reason)}",
+            err=True,
+        )
     if doc["status"] == "partial":
         sys.exit(EXIT_PARTIAL)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -364,6 +364,15 @@ def not_reviewed_groups(
         NotReviewedGroup(_part_text(kind, where, names), side, reason)
         for (kind, where, side, reason), names in groups.items()
     )
+
+
+def labelled_gaps(doc: dict[str, Any]) -> Iterator[tuple[str, NotReviewedGroup]]:
+    """("not reviewed", group) for the parts the change touches, then ("context not reviewed",
+    group) for the context gaps listed apart."""
+    for context in (False, True):
+        label = "context not reviewed" if context else "not reviewed"
+        for group in not_reviewed_groups(doc, context=context):
+            yield label, group
 
 
 def not_reviewed_lines(doc: dict[str, Any], *, context: bool = False) -> tuple[str, ...]:

@@ -15,8 +15,8 @@ from aftershock.report.markdown import review_status_line
 from aftershock.report.overview import (
     chart_lines,
     field_groups,
+    labelled_gaps,
     newly_failing_tests,
-    not_reviewed_groups,
     verdict_summaries,
 )
 from aftershock.report.shown import (
@@ -50,13 +50,11 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     _print_summary(doc, console)
     if "findings" in doc:
         _print_findings(doc["findings"], console, doc.get("lifecycle"))
-    for context in (False, True):
-        label = "context not reviewed" if context else "not reviewed"
-        for group in not_reviewed_groups(doc, context=context):
-            side = f" at {group.side}" if group.side else ""
-            console.print(
-                f"  [yellow]{label}[/yellow] {terminal_text(group.part, name=True)}{side}: {terminal_text(group.reason)}"
-            )
+    for label, group in labelled_gaps(doc):
+        side = f" at {group.side}" if group.side else ""
+        console.print(
+            f"  [yellow]{label}[/yellow] {terminal_text(group.part, name=True)}{side}: {terminal_text(group.reason)}"
+        )
     for entry in doc.get("contexts", ()):
         if context_shown(entry):
             console.print(f"  [cyan]context[/cyan] {terminal_text(context_line(entry))}")
