@@ -12,6 +12,12 @@ FILES = {
     "apps/tools/ks.yaml": "kind: Kustomization\n",
     "apps/shop/other.yaml": "kind: Kustomization\n",
     "loose/ks.yaml": "kind: Kustomization\n",
+    # home-ops: the parent names the Flux Kustomization's file in a folder of no kustomization
+    "kubernetes/apps/flux-system/kustomization.yaml": (
+        "namespace: flux-system\nresources: [./namespace.yaml, ./konflate/ks.yaml]\n"
+    ),
+    "kubernetes/apps/flux-system/konflate/ks.yaml": "kind: Kustomization\n",
+    "kubernetes/apps/flux-system/other/ks.yaml": "kind: Kustomization\n",
 }
 
 
@@ -26,3 +32,9 @@ def test_the_nearest_namespace_wins():
 def test_a_file_no_kustomization_includes_gets_none():
     assert kustomize_namespace("apps/shop/other.yaml", FILES.get) is None
     assert kustomize_namespace("loose/ks.yaml", FILES.get) is None
+
+
+def test_a_file_named_by_its_path_through_a_folder_of_no_kustomization_gets_the_namespace():
+    path = "kubernetes/apps/flux-system/konflate/ks.yaml"
+    assert kustomize_namespace(path, FILES.get) == "flux-system"
+    assert kustomize_namespace("kubernetes/apps/flux-system/other/ks.yaml", FILES.get) is None

@@ -71,3 +71,16 @@ def test_a_long_scenario_id_is_shown_by_a_short_label():
     label = scenario_label(test)
     assert len(label) == MAX_SCENARIO_LABEL and label.endswith("…") and test.startswith(label[:-1])
     assert scenario_label("toggle:a=true") == "toggle:a=true"
+
+
+def test_a_source_bump_is_said_by_its_version_field():
+    from aftershock.report.shown import version_phrases
+
+    oci = {
+        "key": {"kind": "OCIRepository", "name": "konflate"},
+        "fields": [
+            {"path": "spec.ref.tag", "before": "0.6.0", "after": "0.6.1"},
+            {"path": "spec.interval", "before": "1h", "after": "2h"},
+        ],
+    }
+    assert version_phrases([oci, oci]) == ["OCIRepository konflate tag 0.6.0 → 0.6.1"]

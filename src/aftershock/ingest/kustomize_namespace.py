@@ -3,9 +3,10 @@ read as they are (Flux Kustomizations, releases): `default/x` is wrong for an ob
 kustomization puts it in `flux-system`.
 
 From the file's folder up, the first kustomization (`kustomization.yaml`, `.yml`, `Kustomization`)
-decides: when it includes the file (by name, or the subfolder holding it, in `resources`), its
-`namespace:` is the objects' default; without one, the kustomization that includes its folder in
-turn is asked. A kustomization that does not include the file ends the walk. Objects that name
+decides: when it includes the file (by its relative path, `./konflate/ks.yaml`, or a folder holding
+it, in `resources`), its `namespace:` is the objects' default; without one, the kustomization that
+includes its folder in turn is asked. A kustomization that does not include the file ends the walk;
+a folder without one is passed through. Objects that name
 their own namespace keep it here (kustomize would override it: a simplification kept on purpose,
 since such files are read for what they name, not applied).
 """
@@ -27,17 +28,19 @@ TextReader = Callable[[str], str | None]
 
 def kustomize_namespace(path: str, read: TextReader) -> str | None:
     """The namespace the kustomizations that include the file at `path` give it, if any."""
-    folder, included = posixpath.dirname(path), posixpath.basename(path)
+    folder, included = posixpath.dirname(path), path
     for _ in range(MAX_LEVELS):
         found = _kustomization(folder, read)
-        if found is None or not _includes(found, included):
-            return None
-        namespace = found.get("namespace")
-        if isinstance(namespace, str) and namespace:
-            return namespace
+        if found is not None:
+            if not _includes(found, posixpath.relpath(included, folder or ".")):
+                return None
+            namespace = found.get("namespace")
+            if isinstance(namespace, str) and namespace:
+                return namespace
+            included = folder  # what a kustomization further up must include
         if not folder:
             return None
-        folder, included = posixpath.dirname(folder), posixpath.basename(folder)
+        folder = posixpath.dirname(folder)
     return None
 
 
@@ -53,10 +56,11 @@ def _kustomization(folder: str, read: TextReader) -> dict[str, Any] | None:
     return None
 
 
-def _includes(kustomization: dict[str, Any], name: str) -> bool:
+def _includes(kustomization: dict[str, Any], relative: str) -> bool:
+    """Whether a resource of the kustomization is the file (`./konflate/ks.yaml`) or a folder
+    holding it (`./konflate`), relative to the kustomization's folder."""
     resources = kustomization.get("resources")
     if not isinstance(resources, list):
         return False
-    return any(
-        isinstance(r, str) and posixpath.normpath(r.strip()).rstrip("/") == name for r in resources
-    )
+    named = {posixpath.normpath(r.strip()) for r in resources if isinstance(r, str)}
+    return any(relative == r or relative.startswith(f"{r}/") for r in named)

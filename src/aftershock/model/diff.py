@@ -23,6 +23,10 @@ class FieldChangeKind(str, enum.Enum):
     REORDERED = "reordered"  # a list whose entries are the same, in another order
 
 
+# Fields that hold a version a release or source installs (Flux, Argo CD, OCI sources, values).
+VERSION_FIELDS = ("version", "tag", "semver", "targetRevision", "digest")
+
+
 @dataclass(frozen=True)
 class RedactedValue:
     """Stands in for a Secret value: only its size is ever shown."""

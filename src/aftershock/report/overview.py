@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.report.shown import listed_objects
+from aftershock.report.shown import listed_objects, version_phrases
 from aftershock.report.text import (
     install_label,
     scenario_label,
@@ -178,7 +178,8 @@ def _object_phrases(objects: list[dict[str, Any]]) -> list[str]:
             if _IMAGE.match(f["path"])
         }
     )
-    phrases += images[:3] + ([f"{len(images) - 3} more image change(s)"] if len(images) > 3 else [])
+    more = [f"{len(images) - 3} more image change(s)"] if len(images) > 3 else []
+    phrases += images[:3] + more + version_phrases(objects)[:3]
     for o in objects:
         for f in o["fields"]:
             if f["path"] in _REPLICAS and f["change"] == "modified":
@@ -367,8 +368,7 @@ def not_reviewed_groups(
 
 
 def labelled_gaps(doc: dict[str, Any]) -> Iterator[tuple[str, NotReviewedGroup]]:
-    """("not reviewed", group) for the parts the change touches, then ("context not reviewed",
-    group) for the context gaps listed apart."""
+    """Each group of parts not reviewed with its label, the context gaps last ("context not …")."""
     for context in (False, True):
         label = "context not reviewed" if context else "not reviewed"
         for group in not_reviewed_groups(doc, context=context):

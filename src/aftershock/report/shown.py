@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.model.diff import VERSION_FIELDS
 from aftershock.report.object_entries import change_fingerprint
 
 
@@ -79,3 +80,17 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
         else:
             groups[key] = {**obj, "scenarios": [obj.get("scenario", "default")]}
     return list(groups.values())
+
+
+def version_phrases(objects: list[dict[str, Any]]) -> list[str]:
+    """`OCIRepository konflate tag 0.6.0 → 0.6.1` for each version field an object changes (what a
+    release's chart bump says of itself), each once."""
+    found = {
+        f"{o['key']['kind']} {o['key']['name']} {last} {f['before']} → {f['after']}"
+        for o in objects
+        for f in o["fields"]
+        if (last := f["path"].rsplit(".", 1)[-1]) in VERSION_FIELDS
+        and isinstance(f["before"], str)
+        and isinstance(f["after"], str)
+    }
+    return sorted(found)

@@ -19,13 +19,12 @@ import re
 from collections.abc import Iterator, Sequence
 
 from aftershock.findings.model import RULE_ERROR_ID, Finding
+from aftershock.model.diff import VERSION_FIELDS
 from aftershock.model.review import NotReviewed, Review
 from aftershock.verdict.model import RiskLevel
 
 _VERSION = re.compile(r"^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?$")
 _DIGEST = re.compile(r"(?:^|@)sha256:[0-9a-f]{12,}$")
-# Fields that hold the version of a chart a release installs (Flux, Argo CD, OCI sources).
-_VERSION_FIELDS = ("version", "tag", "semver", "targetRevision", "digest")
 
 
 def unverified_parts(review: Review, findings: Sequence[Finding]) -> tuple[str, ...]:
@@ -83,7 +82,7 @@ def _bumps(review: Review) -> Iterator[tuple[str, str, str]]:
         for change in chart_review.changes:
             for field in change.fields:
                 last = field.path.rsplit(".", 1)[-1]
-                if last in _VERSION_FIELDS and _texts(field.before, field.after):
+                if last in VERSION_FIELDS and _texts(field.before, field.after):
                     yield change.key.name, str(field.before), str(field.after)
 
 
