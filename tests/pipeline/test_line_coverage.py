@@ -318,3 +318,30 @@ def test_what_made_up_values_render_is_diffed_and_traced_but_never_judged(tmp_pa
     assert probes and all(r.scenario.startswith("guard") for r in probes)
     assert any(c.evidence == "traced" for c in result.review.changed_lines)
     assert "object-schema-invalid" not in {f.rule_id for f in result.judgement.findings}
+
+
+MODE = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  level: info
+{{- if .Values.mode }}
+  mode: {{ .Values.mode | quote }}
+{{- end }}
+"""
+ENUM = '{"type": "object", "properties": {"mode": {"enum": ["", "fast"]}}}\n'
+
+
+def test_a_probe_the_chart_rejects_at_one_ref_is_rejected_not_a_part_not_reviewed(
+    tmp_path, renderer
+):
+    """The head's new schema refuses the made-up `mode`: that says nothing of the change."""
+    repo, base = chart_repo(tmp_path, 'mode: ""\n', {"templates/cm.yaml": MODE})
+    edited = MODE.replace("mode: {{", "run-mode: {{")
+    commit(repo, {"c/values.schema.json": ENUM, "c/templates/cm.yaml": edited}, "feat: modes")
+    result = review(repo, base, renderer)
+    (probe,) = [r for r in result.chart_reviews if r.probe]
+    assert probe.outcome.value == "scenario_invalid"
+    assert not [g for g in result.not_reviewed if "scenario guard" in g.part]

@@ -15,6 +15,7 @@ from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
+    PROBE_PREFIXES,
     ChartOutcome,
     ChartReview,
     DependencyGap,
@@ -244,7 +245,15 @@ def _review_chart(
 def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
     """Whether the chart rejects the plan's values at both refs: by the same error of Helm's own (a
     timeout, a memory or deadline breach says nothing of the chart), or at base for keys new at head
-    and at head by Helm's own error."""
+    and at head by Helm's own error. A probe's made-up values (`guard:…`) the chart rejects by its
+    own error at either ref are rejected too: no part of the change, and the refill round renders
+    the next scenario in its place."""
+    if plan.scenario.startswith(PROBE_PREFIXES):
+        return any(
+            side.render.status is RenderStatus.FAILED
+            and is_deterministic_error(side.render.error or "")
+            for side in (base, head)
+        )
     return (
         base.render.status is RenderStatus.FAILED
         and head.render.status is RenderStatus.FAILED
