@@ -282,3 +282,24 @@ def test_a_failed_review_is_recorded_as_failed_and_the_previous_state_stays(
         after.lifecycle.previous_head == head1
     )  # compared with the last review that ran, not the failed one
     assert entry(after, LATEST, "a::").state is LifecycleState.RETAINED
+
+
+def test_a_range_starting_inside_the_last_one_carries_what_the_earlier_commits_did(
+    topic, renderer, state_location
+):
+    """Reviewing the second commit alone (base = the last review's head) does not resolve what the
+    first commit did and the pull request still does: it is carried forward; what the head still
+    shows is retained."""
+    repo, base = topic
+    first_commit = commit(
+        repo, {"a/values.yaml": values("nginx:latest")}, "fixup! feat: latest image"
+    )
+    first, _ = review(repo, base, renderer, state_location)
+    assert entry(first, "commit-fixup", "").state is LifecycleState.NEW
+    commit(repo, {"b/values.yaml": values("nginx:1.27.0", replicas=3)}, "feat: three b replicas")
+    second, _ = review(repo, first_commit, renderer, state_location)
+    assert second.plan.narrowed and "carried forward" in second.plan.reason
+    fixup = entry(second, "commit-fixup", "")
+    assert fixup.state is LifecycleState.RETAINED and fixup.carried_forward
+    assert entry(second, LATEST, "a::").state is LifecycleState.RETAINED  # still at head
+    assert not second.lifecycle.resolved

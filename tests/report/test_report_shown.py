@@ -38,28 +38,45 @@ def test_an_object_changed_only_in_ignored_fields_is_not_listed():
     assert [o["fields"] for o in listed] == [[image], []]
 
 
-def test_the_same_change_of_an_object_in_several_scenarios_is_one_entry():
-    from aftershock.report.shown import merged_across_scenarios
+def test_one_object_in_several_scenarios_is_one_entry_saying_where_each_field_changed():
+    from aftershock.report.shown import field_where, merged_across_scenarios
     from aftershock.report.text import object_title
 
-    def entry(scenario: str, after: int) -> dict:
+    rendered = ["default", "toggle:a=true", "guard:b=x", "test:t/x"]
+
+    def entry(scenario: str, after: int, key: str = "cm") -> dict:
         return {
-            "id": f"c#{scenario}::cm",
+            "id": f"c#{scenario}::{key}",
             "review": f"c#{scenario}",
+            "identity": f"c::{key}",
+            "key": {"id": key},
+            "rendered_in": rendered if key == "cm" else ["toggle:a=true"],
             "scenario": scenario,
             "same_as_default": False,
-            "display": "ConfigMap default/cm",
+            "display": f"ConfigMap default/{key}",
             "change": "changed",
             "previous_key": None,
+            "templates": ["t.yaml"],
             "fields": [{"path": "data.a", "after": after}],
         }
 
     merged = merged_across_scenarios(
-        [entry("toggle:a=true", 1), entry("guard:b=x", 1), entry("test:t/x", 2)]
+        [
+            entry("default", 1),
+            entry("toggle:a=true", 1),
+            entry("guard:b=x", 1),
+            entry("test:t/x", 2),
+            entry("toggle:a=true", 1, key="hpa"),
+        ]
     )
-    assert [m["scenarios"] for m in merged] == [["toggle:a=true", "guard:b=x"], ["test:t/x"]]
-    assert object_title(merged[0]).endswith("[in 2 scenarios: toggle:a=true, guard:b=x]")
-    assert object_title(merged[1]).endswith("[scenario test:t/x]")
+    configmap, hpa = merged
+    assert configmap["scenarios"] == ["default", "toggle:a=true", "guard:b=x", "test:t/x"]
+    assert object_title(configmap) == "ConfigMap default/cm"  # changed wherever it rendered
+    one, two = configmap["fields"]
+    assert field_where(configmap, one) == "in 3 of 4 scenarios; not in: test:t/x"
+    assert field_where(configmap, two) == "only in test:t/x"
+    assert object_title(hpa) == "ConfigMap default/hpa [only in toggle:a=true]"
+    assert field_where(hpa, hpa["fields"][0]) is None
 
 
 def test_a_long_scenario_id_is_shown_by_a_short_label():

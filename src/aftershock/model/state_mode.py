@@ -31,12 +31,16 @@ class Ancestry(str, enum.Enum):
 class ReviewPlan:
     """What to review. INCREMENTAL covers `since_sha..head` and carries the rest forward;
     when `since_sha` equals the head there is nothing new and everything is carried forward.
-    `reason` is one line for the output; `force_pushed` is set whatever the mode."""
+    `reason` is one line for the output; `force_pushed` is set whatever the mode. `narrowed`: the
+    range starts inside the commits the last review covered (its base is past the last base), so a
+    finding of the earlier commits that this review does not raise is carried forward, not resolved:
+    the pull request still makes it."""
 
     mode: ReviewMode
     reason: str
     since_sha: str | None = None
     force_pushed: bool = False
+    narrowed: bool = False
 
 
 @dataclass(frozen=True)

@@ -217,7 +217,24 @@ def _plan(
     last: ReviewSummary | None = state.store.latest_review(state.repository, state.target)
     relation = ancestry(repo, last.head_sha, subject.head_sha) if last is not None else None
     current = CurrentReview(subject.head_sha, subject.base_sha, subject.config_hash, __version__)
-    return decide_review_mode(requested, last, current, relation)
+    plan = decide_review_mode(requested, last, current, relation)
+    if last is None or not _starts_inside(repo, last, subject.base_sha):
+        return plan
+    return replace(
+        plan,
+        narrowed=True,
+        reason=f"{plan.reason}; the range starts at {subject.base_sha[:7]}, after the last "
+        f"review's base {last.base_sha[:7]}: findings of the commits before it are carried forward",
+    )
+
+
+def _starts_inside(repo: GitRepository, last: ReviewSummary, base_sha: str) -> bool:
+    """Whether `base_sha` lies within the last review's range: past its base, up to its head."""
+    return (
+        base_sha != last.base_sha
+        and ancestry(repo, last.base_sha, base_sha) is Ancestry.ANCESTOR
+        and ancestry(repo, base_sha, last.head_sha) is Ancestry.ANCESTOR
+    )
 
 
 def presented_judgement(
@@ -249,6 +266,9 @@ def presented_judgement(
 def _record(
     state: TargetState, subject: _Subject, plan: ReviewPlan, result: ReviewResult
 ) -> StatefulReview:
+    if plan.narrowed:  # what the earlier commits did is not looked at again: carried, not resolved
+        commits = frozenset(c.sha for c in result.review.commits)
+        result = replace(result, scope=ReviewScope.only(frozenset(), frozenset(), commits))
     review, judgement = result.review, result.judgement
     scope = result.scope or ReviewScope.whole_change()
     since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None

@@ -16,7 +16,7 @@ from typing import Any
 from aftershock.diff.objects import diff_objects
 from aftershock.model.diff import ObjectChange
 from aftershock.model.objects import RenderedObject
-from aftershock.model.provenance import Check, FieldProvenance, Perturbation
+from aftershock.model.provenance import Check, FieldProvenance, Perturbation, ValuesLink
 from aftershock.model.releases import Evidence
 
 DEFAULT_SCENARIO = "default"
@@ -71,6 +71,9 @@ def settle(
     """Mark each link by its perturbation: `results` maps a render to what it produced (None: failed);
     `unavailable` names reviews whose base render could not be rebuilt."""
     cut_set, blocked = set(cut), set(unavailable)
+    at_default = {
+        (item.object_id, item.field) for item in fields if item.scenario == DEFAULT_SCENARIO
+    }
     settled = []
     for item in fields:
         links = []
@@ -80,9 +83,28 @@ def settle(
                 key, (item.object_id, item.field), results, cut_set, item.review in blocked
             )
             evidence = Evidence.OBSERVED if check is Check.PRODUCED else Evidence.INFERRED
+            if check is Check.NOT_RUN and item.scenario != DEFAULT_SCENARIO:
+                check = _carried(item, link, results, at_default)
             links.append(replace(link, check=check, evidence=evidence))
         settled.append(replace(item, values=tuple(links)))
     return tuple(settled)
+
+
+def _carried(
+    item: FieldProvenance,
+    link: ValuesLink,
+    results: Mapping[Perturbation, Produced | None],
+    at_default: set[tuple[str, str]],
+) -> Check:
+    """A scenario's link judged by the default scenario's render of the same key, where the same
+    field of the same object changed there too: a key that alone did not produce the field in the
+    default scenario is not its source in the others either (evidence stays inferred)."""
+    review = item.review.split("#", 1)[0]
+    target = (f"{review}::{item.key.id}", item.field)
+    produced = results.get(Perturbation(review, link.file, link.key))
+    if produced is None or target not in at_default:
+        return Check.NOT_RUN
+    return Check.PRODUCED if target in produced else Check.NOT_PRODUCED
 
 
 def _check(

@@ -117,15 +117,32 @@ def _objects(review: Review) -> list[dict[str, Any]]:
             default[(r.chart, r.release)] = {
                 change_fingerprint(object_entry("", c)) for c in r.changes
             }
+    rendered_in = _rendered_in(review)
     result = []
     for r in review.chart_reviews:
         for change in r.changes:
             entry = object_entry(review_id(r), change)
             seen = default.get((r.chart, r.release), set())
             entry["scenario"] = r.scenario
+            entry["identity"] = f"{review_id(r).split('#', 1)[0]}::{change.key.id}"
+            entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
             entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
             result.append(entry)
     return result
+
+
+def _rendered_in(review: Review) -> dict[tuple[str, str | None, str], list[str]]:
+    """(chart, release, object key id) -> the scenarios of that install that rendered the object at
+    either ref, for each object that changed in one of them."""
+    changed = {(r.chart, r.release, c.key.id) for r in review.chart_reviews for c in r.changes}
+    found: dict[tuple[str, str | None, str], list[str]] = {}
+    for r in review.chart_reviews:
+        keys = {o.key.id for o in (*r.base_objects, *r.head_objects)}
+        keys.update(c.key.id for c in r.changes)
+        for key in keys:
+            if (r.chart, r.release, key) in changed:
+                found.setdefault((r.chart, r.release, key), []).append(r.scenario)
+    return found
 
 
 def _summary(review: Review) -> dict[str, int]:

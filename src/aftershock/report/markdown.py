@@ -35,6 +35,7 @@ from aftershock.report.overview import (
 )
 from aftershock.report.shown import (
     commit_line,
+    field_where,
     ignored_line,
     listed_objects,
     merged_across_scenarios,
@@ -329,8 +330,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         return (), ()
     lines: list[str] = []
     produced_by = provenance_index(doc)
-    shown = listed_objects([o for o in doc["objects"] if not o["same_as_default"]])
-    for obj in merged_across_scenarios(shown):
+    for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
@@ -340,7 +340,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         )
         lines += ["", f"From {sources}", ""]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
-            lines += _field_lines(f, produced_by.get((obj["id"], f["path"])))
+            lines += _field_lines(f, produced_by.get((f["id"], f["path"])), field_where(obj, f))
         if len(fields) > MAX_FIELDS_PER_OBJECT:
             lines.append(
                 f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output"
@@ -353,9 +353,12 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
     return ("### Rendered objects", ""), tuple(lines)
 
 
-def _field_lines(field: dict[str, Any], produced_by: str | None = None) -> list[str]:
+def _field_lines(
+    field: dict[str, Any], produced_by: str | None = None, where: str | None = None
+) -> list[str]:
     lines = [
         f"- {markdown_code(field_line(field))}"
+        + (f" *({markdown_text(where)})*" if where else "")
         + (f" {markdown_text(produced_by)}" if produced_by else "")
     ]
     diff = text_diff(field)

@@ -52,7 +52,15 @@ def _object_fields(review: str, change: ObjectChange) -> dict[str, Any]:
 
 
 # What differs between the entries of one object change rendered in several scenarios.
-PER_SCENARIO = ("id", "review", "scenario", "same_as_default", "scenarios")
+PER_SCENARIO = (
+    "id",
+    "review",
+    "scenario",
+    "same_as_default",
+    "scenarios",
+    "identity",
+    "rendered_in",
+)
 
 
 def change_fingerprint(entry: dict[str, Any]) -> str:

@@ -3,8 +3,7 @@
 It owns what every format shows before the details: each verdict with its top three reasons; one
 line per chart install saying what changed (version and appVersion bumps, images, replicas, objects
 added, removed and changed); the tests newly failing; identical field changes repeated over many
-objects collapsed into one group; scenario lists bounded to counts and the first names; and
-not-reviewed reasons cut to one line. Pure functions from the document to frozen dataclasses.
+objects as one group; scenario lists bounded; not-reviewed reasons on one line. Pure functions.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
 MAX_SCENARIO_NAMES = 5
 MAX_REASON_CHARS = 240
+MAX_GAP_CHARS = 640  # a part not reviewed: a Helm error (cut at 300 where kept) and what to do
 _IMAGE = re.compile(
     r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$"
 )
@@ -376,9 +376,9 @@ def labelled_gaps(doc: dict[str, Any]) -> Iterator[tuple[str, NotReviewedGroup]]
 
 
 def not_reviewed_lines(doc: dict[str, Any], *, context: bool = False) -> tuple[str, ...]:
-    """One line per group of `not_reviewed_groups`."""
+    """One line per group of `not_reviewed_groups`, never cutting the advice a reason ends with."""
     return tuple(
-        one_line(g.part + (f" at {g.side}" if g.side else "") + f": {g.reason}")
+        one_line(g.part + (f" at {g.side}" if g.side else "") + f": {g.reason}", MAX_GAP_CHARS)
         for g in not_reviewed_groups(doc, context=context)
     )
 

@@ -4,10 +4,12 @@ labels, checksum annotations) left out, and an object that changed in nothing el
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from aftershock.model.diff import VERSION_FIELDS
-from aftershock.report.object_entries import change_fingerprint
+from aftershock.report.text import scenarios_phrase
 
 
 def visible(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -69,17 +71,49 @@ def commit_line(doc: dict[str, Any]) -> tuple[int, list[tuple[str, str]]]:
     return len(commits), [(c["short_sha"], c["title"]) for c in shown]
 
 
+_LIST_INDEX = re.compile(r"\[\d+\]")
+
+
 def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One entry per object and change across the scenarios of one install: the same change of the
-    same object in five scenarios is one entry naming them (`scenarios`), not five."""
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    """One entry per object of one install and change kind, across the scenarios that rendered it:
+        `scenarios` names those it changed in, `rendered` those that rendered it, and each field names
+        its own `scenarios` (an entry added at position 12 in one scenario and 11 in another is one field,
+    shown at the first). A field's `id` is the entry that carries it, for its provenance."""
+    groups: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for obj in objects:
-        key = (obj["review"].split("#", 1)[0], change_fingerprint(obj))
-        if key in groups:
-            groups[key]["scenarios"].append(obj.get("scenario", "default"))
-        else:
-            groups[key] = {**obj, "scenarios": [obj.get("scenario", "default")]}
+        previous = (obj.get("previous_key") or {}).get("id", "")
+        key = (obj["identity"], obj["change"], obj["key"]["id"], previous)
+        scenario = obj.get("scenario", "default")
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = {
+                **obj,
+                "scenarios": [],
+                "fields": [],
+                "templates": [],
+                "rendered": obj["rendered_in"] or [scenario],
+                "_fields": {},
+            }
+        group["scenarios"].append(scenario)
+        group["templates"] += [t for t in obj["templates"] if t not in group["templates"]]
+        for field in obj["fields"]:
+            # the same entry added at another list position in another scenario is one change
+            same = {**field, "path": _LIST_INDEX.sub("[#]", field["path"])}
+            fingerprint = json.dumps(same, sort_keys=True, default=str)
+            if fingerprint not in group["_fields"]:
+                group["_fields"][fingerprint] = {**field, "id": obj["id"], "scenarios": []}
+                group["fields"].append(group["_fields"][fingerprint])
+            group["_fields"][fingerprint]["scenarios"].append(scenario)
+    for group in groups.values():
+        del group["_fields"]
     return list(groups.values())
+
+
+def field_where(obj: dict[str, Any], field: dict[str, Any]) -> str | None:
+    """Where a field of a merged object changed, when not in every scenario the object changed in."""
+    if set(field["scenarios"]) == set(obj["scenarios"]):
+        return None
+    return scenarios_phrase(field["scenarios"], obj["rendered"])
 
 
 def version_phrases(objects: list[dict[str, Any]]) -> list[str]:

@@ -20,6 +20,7 @@ from aftershock.report.overview import (
     verdict_summaries,
 )
 from aftershock.report.shown import (
+    field_where,
     ignored_line,
     listed_objects,
     merged_across_scenarios,
@@ -63,15 +64,16 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
     if doc.get("tests") is not None:
         console.print(f"[bold]tests[/bold] {terminal_text(tests_summary_line(doc['tests']))}")
     produced_by = provenance_index(doc)
-    shown = listed_objects([o for o in doc["objects"] if not o["same_as_default"]])
-    for obj in merged_across_scenarios(shown):
+    for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         console.print(
             f"[bold]{obj['change']}[/bold] {terminal_text(object_title(obj), name=True)}  [dim]{terminal_text(', '.join(obj['templates']), name=True)}[/dim]"
         )
         for field in obj["fields"][:MAX_FIELDS_PER_OBJECT]:
-            source = produced_by.get((obj["id"], field["path"]))
+            source = produced_by.get((field["id"], field["path"]))
+            where = field_where(obj, field)
             console.print(
                 f"    {terminal_text(field_line(field))}"
+                + (f"  [dim]({terminal_text(where)})[/dim]" if where else "")
                 + (f"  [cyan]{terminal_text(source)}[/cyan]" if source else "")
             )
             for line in text_diff(field) or ():

@@ -62,17 +62,31 @@ def object_title(obj: dict[str, Any]) -> str:
     elif obj["change"] == "renamed" and obj["previous_key"]:
         prev = obj["previous_key"]
         title += f" (renamed from {prev['name']}, {round(100 * (obj['similarity'] or 0))}% similar)"
-    scenarios = [
-        scenario_label(n) for n in obj.get("scenarios") or [obj.get("scenario", "default")]
-    ]
-    if len(scenarios) > 1:
-        named = ", ".join(scenarios[:3]) + (
-            f" and {len(scenarios) - 3} more" if len(scenarios) > 3 else ""
+    if "rendered" in obj:  # merged across scenarios (report/shown.py)
+        phrase = scenarios_phrase(obj["scenarios"], obj["rendered"])
+        return f"{title} [{phrase}]" if phrase else title
+    scenario = obj.get("scenario", "default")
+    return title if scenario == "default" else f"{title} [scenario {scenario_label(scenario)}]"
+
+
+def scenarios_phrase(scenarios: list[str], of: list[str]) -> str | None:
+    """Where something changed, among the scenarios `of` that rendered it: None when in all of them
+    and the default; "only in toggle:x"; "in 2 scenarios: a, b" (not the default); "in 5 of 6
+    scenarios; not in: replace-env"."""
+    if "default" not in scenarios and len(scenarios) > 1:
+        named = ", ".join(scenario_label(n) for n in scenarios[:3])
+        return f"in {len(scenarios)} scenarios: {named}" + (
+            " and more" if len(scenarios) > 3 else ""
         )
-        title += f" [in {len(scenarios)} scenarios: {named}]"
-    elif scenarios[0] != "default":
-        title += f" [scenario {scenarios[0]}]"
-    return title
+    if len(scenarios) == 1 and scenarios[0] != "default":
+        return f"only in {scenario_label(scenarios[0])}"
+    if set(of) <= set(scenarios):
+        return None
+    if len(scenarios) == 1:
+        return f"only in {scenario_label(scenarios[0])}"
+    missing = [scenario_label(n) for n in of if n not in scenarios]
+    named = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    return f"in {len(scenarios)} of {len(of)} scenarios; not in: {named}"
 
 
 def generated_rename(obj: dict[str, Any]) -> str:

@@ -95,7 +95,7 @@ def _evaluate(
             findings.append(rule_error(entry.rule, error))
             continue
         findings.extend(to_finding(entry, c) for c in concerns if in_scope(c, entry.settings))
-    return deduplicate(findings)
+    return once_per_source(deduplicate(findings))
 
 
 @contextmanager
@@ -215,3 +215,43 @@ def deduplicate(findings: Sequence[Finding]) -> tuple[Finding, ...]:
             kept.append((key, finding))
     kept.sort(key=lambda pair: pair[0])
     return tuple(finding for _, finding in kept)
+
+
+def once_per_source(findings: Sequence[Finding]) -> tuple[Finding, ...]:
+    """A pre-existing concern once per chart, source line and issue, however many installs of the
+    chart render it (two releases, a release and the chart's own defaults, a test's release): the
+    change did not make it, so its copies in other contexts say nothing more. The one kept is the
+    first not of a non-default scenario; the order stays."""
+    chosen: dict[tuple[str, ...], int] = {}
+    for position, finding in enumerate(findings):
+        source = _source(finding)
+        if source is None:
+            continue
+        kept = chosen.get(source)
+        if kept is None or (_in_scenario(findings[kept]) and not _in_scenario(finding)):
+            chosen[source] = position
+    keep = set(chosen.values())
+    return tuple(f for n, f in enumerate(findings) if n in keep or _source(f) is None)
+
+
+def _in_scenario(finding: Finding) -> bool:
+    return "scenario " in finding.subject.display
+
+
+def _source(finding: Finding) -> tuple[str, ...] | None:
+    """(rule, chart, kind, file, line, facet) of a pre-existing concern about a rendered object."""
+    where = finding.location
+    if finding.delta is not Delta.PRE_EXISTING or finding.subject.kind is not SubjectKind.OBJECT:
+        return None
+    if where is None:
+        return None
+    install, _, key = finding.subject.id.partition("::")
+    kind = "/".join(key.split("/")[:2])
+    return (
+        finding.rule_id,
+        install.split("@", 1)[0],
+        kind,
+        where.file,
+        str(where.line),
+        finding.subject.facet,
+    )
