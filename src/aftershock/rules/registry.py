@@ -18,6 +18,8 @@ from aftershock.rules.network import (
     policy_removed,
     policy_selects_nothing,
     policy_widened,
+    selector_on_version,
+    selector_retargeted,
     service_selects_nothing,
     servicemonitor_selects_nothing,
 )
@@ -167,6 +169,8 @@ RULES: tuple[Rule, ...] = (
     object_schema.RULE,
     selector_mismatch.RULE,
     service_selects_nothing.RULE,
+    selector_retargeted.RULE,
+    selector_on_version.RULE,
     backend_missing.RULE,
     policy_selects_nothing.RULE,
     hpa_target_missing.RULE,
