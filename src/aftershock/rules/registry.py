@@ -52,6 +52,7 @@ from aftershock.rules.rbac import (
     escalation_verbs,
     nodes_proxy,
     pod_exec,
+    role_widened,
     secrets_access,
     webhook_configuration,
     wildcard,
@@ -67,6 +68,7 @@ from aftershock.rules.upgrade import (
     values_rejected,
 )
 from aftershock.rules.values import (
+    key_type_changed,
     override_trap,
     release_override_trap,
     removed_key_documented,
@@ -138,6 +140,7 @@ RULES: tuple[Rule, ...] = (
     cluster_admin_binding.RULE,
     webhook_configuration.RULE,
     cluster_scope_widening.RULE,
+    role_widened.RULE,
     # Exposure, secrets, images, service accounts, network policies
     service_exposure.RULE,
     ingress_tls.RULE,
@@ -191,6 +194,7 @@ RULES: tuple[Rule, ...] = (
     object_conflict.DUPLICATE,
     # Values contract
     removed_key_used.RULE,
+    key_type_changed.RULE,
     removed_key_documented.RULE,
     stale_key_reference.RULE,
     schema_violation.RULE,
