@@ -79,6 +79,7 @@ from aftershock.rules.values import (
     undefined_reference,
 )
 from aftershock.rules.workloads import (
+    config_not_rolled,
     created_without_probes,
     created_without_resources,
     deployment_strategy,
@@ -181,6 +182,7 @@ RULES: tuple[Rule, ...] = (
     port_invalid.RULE,
     servicemonitor_selects_nothing.RULE,
     env_reference_missing.RULE,
+    config_not_rolled.RULE,
     service_account_missing.RULE,
     env_duplicate.RULE,
     service_account_field.RULE,
