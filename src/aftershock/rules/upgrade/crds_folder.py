@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.access import as_map, text
 from aftershock.rules.support.index import ObjectPair
 
 
@@ -68,6 +69,14 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         if change is None:
             continue
         severity, consequence = _WHAT[change]
+        users = _relying(ctx, pair) if change != "removed" else []
+        if users:
+            severity = Severity.HIGH
+            consequence += (
+                f"; the release's own {', '.join(users[:3])}"
+                + (f" and {len(users) - 3} more" if len(users) > 3 else "")
+                + " that the change adds or edits rely on the new definition"
+            )
         yield Concern(
             subject=pair.subject(change),
             delta=Delta.INTRODUCED,
@@ -78,6 +87,24 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             facts=(Fact("object", pair.key.id), Fact("change", change)),
             scope_paths=pair.scope_paths,
         )
+
+
+def _relying(ctx: RuleContext, crd: ObjectPair) -> list[str]:
+    """The custom resources of the CRD's kind, in the same render, that the change adds or edits."""
+    head = crd.head
+    if head is None or head.key.kind != "CustomResourceDefinition":
+        return []
+    spec = as_map(head.body.get("spec"))
+    group, kind = text(spec.get("group")), text(as_map(spec.get("names")).get("kind"))
+    return sorted(
+        str(p.key)
+        for p in ctx.index.pairs
+        if p.chart is crd.chart
+        and p.key.group == group
+        and p.key.kind == kind
+        and p.head is not None
+        and (p.base is None or p.change is not None)
+    )
 
 
 RULE = Rule(
@@ -92,7 +119,8 @@ RULE = Rule(
         what="Objects read from files under a chart's root `crds/` folder (or a subchart's) that the change adds, "
         "modifies or removes, in a chart that exists at base. Helm applies `crds/` only on a first install and "
         "never upgrades or deletes those files' objects, so the change reaches no existing release. Removals are "
-        "info (nothing is deleted); `resource-deleted` ignores these files for the same reason. A CRD rendered "
+        "info (nothing is deleted). High when the same render adds or edits custom resources of the "
+        "changed CRD's kind: the release relies on a definition existing releases will not get. `resource-deleted` ignores these files for the same reason. A CRD rendered "
         "from a template, even one under `templates/crds/`, is not this rule's: Helm upgrades it, and deletes it "
         "with every custom resource when it is removed (`resource-deleted`, critical).",
         why="A CRD change under `crds/` looks shipped in the diff, but every existing release keeps the old "
