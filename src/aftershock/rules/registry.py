@@ -79,6 +79,7 @@ from aftershock.rules.values import (
     undefined_reference,
 )
 from aftershock.rules.workloads import (
+    component_handed_over,
     config_not_rolled,
     created_without_probes,
     created_without_resources,
@@ -183,6 +184,7 @@ RULES: tuple[Rule, ...] = (
     servicemonitor_selects_nothing.RULE,
     env_reference_missing.RULE,
     config_not_rolled.RULE,
+    component_handed_over.RULE,
     service_account_missing.RULE,
     env_duplicate.RULE,
     service_account_field.RULE,
