@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from aftershock.ingest.git import GitRepository
@@ -31,6 +32,20 @@ CONFIG_FILES = (
     "cz.toml",
 )
 
+CONTRIBUTING_FILES = (
+    "CONTRIBUTING.md",
+    ".github/CONTRIBUTING.md",
+    "docs/CONTRIBUTING.md",
+    "docs/contributing.md",
+    "CONTRIBUTING.rst",
+    "CONTRIBUTING",
+)
+# A sentence of a contributing guide asking for squashed commits or one commit per change.
+SQUASH_SENTENCE = re.compile(
+    r"[^.\n]*(?:\bsquash(?:ed|ing)?\b[^.\n]*\bcommits?\b|\bone commit per\b|\bsingle commit\b)[^.\n]*",
+    re.IGNORECASE,
+)
+
 
 def commit_conventions(
     repo: GitRepository, base_sha: str, read: Callable[[str], str | None]
@@ -43,7 +58,17 @@ def commit_conventions(
         found.append("pyproject.toml")
     log = repo.run("log", "--no-merges", f"-n{RECENT_COMMITS}", "--format=%s", base_sha)
     titles = tuple(line for line in log.decode("utf-8", "replace").split("\n") if line)
-    return CommitConventions(tuple(found), titles)
+    return CommitConventions(tuple(found), titles, squash_asked(read))
+
+
+def squash_asked(read: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """The first contributing guide that asks for squashed commits, with the sentence that asks."""
+    for path in CONTRIBUTING_FILES:
+        text = read(path)
+        match = SQUASH_SENTENCE.search(text or "")
+        if match is not None:
+            return path, " ".join(match.group(0).split())[:200]
+    return None
 
 
 def _package_json_configures(text: str | None) -> bool:

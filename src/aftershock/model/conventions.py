@@ -16,3 +16,5 @@ class CommitConventions:
     recent_titles: tuple[
         str, ...
     ] = ()  # titles of the last non-merge commits up to base, newest first
+    # The contributing guide (path, and the sentence) that asks for one commit per change, if any.
+    squash_asked: tuple[str, str] | None = None

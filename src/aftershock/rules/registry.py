@@ -10,7 +10,7 @@ from aftershock.rules.exposure import backend_missing, ingress_tls, service_expo
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.gitops import object_conflict
 from aftershock.rules.helm import hook_deadlock, shell_injection
-from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits
+from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits, review_feedback
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
 from aftershock.rules.network import (
@@ -213,6 +213,7 @@ RULES: tuple[Rule, ...] = (
     commit_title.RULE,
     commit_trailers.RULE,
     fixup_commits.RULE,
+    review_feedback.RULE,
 )
 
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
