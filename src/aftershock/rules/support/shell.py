@@ -21,6 +21,10 @@ _FLOW_SHELL_C_ONLY = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*,\s*[\"']?-
 _ARGS_KEY = re.compile(r"^(\s*)args:\s*$")
 _BLOCK_ITEM = re.compile(r"^(\s*)-\s*[|>][-+0-9]*\s*$")
 _HEREDOC = re.compile(r"<<-?[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
+_TEMPLATE_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.S)
+_RANGE = re.compile(
+    r"\{\{-?\s*range\s+(\$\w+)\s*(?:,\s*(\$\w+)\s*)?:=\s*\$?\.Values((?:\.[A-Za-z_][\w-]*)*)"
+)
 _QUOTED_HEREDOC = re.compile(r"<<-?[ \t]*(?:'(\w+)'|\"(\w+)\"|\\(\w+))")
 ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.S)
 _VALUES = re.compile(r"\$?\.Values((?:\.[A-Za-z_][\w-]*)*)")
@@ -48,12 +52,30 @@ def splices(text: str) -> Iterator[Splice]:
     """Every splice of values into a shell script of one template, in line order, once per line and path."""
     lines = text.split("\n")
     seen: set[tuple[int, str]] = set()
-    for number, context in sorted(script_lines(lines).items()):
+    ranges = range_variables(text)
+    for number, context in sorted(script_lines(without_comments(text).split("\n")).items()):
         for action in ACTION.findall(lines[number - 1]):
-            splice = _splice(action, number, context)
+            splice = _splice(action, number, context, ranges)
             if splice is not None and (number, splice.values_path) not in seen:
                 seen.add((number, splice.values_path))
                 yield splice
+
+
+def without_comments(text: str) -> str:
+    """The text with template comments (`{{/* … */}}`) blanked, line breaks kept: a comment quoting
+    `cat <<EOF` opens no heredoc."""
+    return _TEMPLATE_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def range_variables(text: str) -> dict[str, str]:
+    """`$name` -> the values path (with `[]`) a `range` binds it to: `range $k, $v := .Values.x`."""
+    found: dict[str, str] = {}
+    for match in _RANGE.finditer(text):
+        key, value, path = match.group(1), match.group(2), match.group(3).lstrip(".")
+        for name in (key, value):
+            if name:
+                found[name] = f"{path}[]" if path else "[]"
+    return found
 
 
 def script_lines(lines: list[str]) -> dict[int, str]:
@@ -71,7 +93,9 @@ def script_lines(lines: list[str]) -> dict[int, str]:
         elif _FLOW_SHELL_C_ONLY.search(line):  # command: [sh, -c], the script in args
             for number in _args_script(lines, index):
                 found.setdefault(number, "sh -c")
-        heredoc = _HEREDOC.search(line)
+        heredoc = _HEREDOC.search(
+            line.split(" #", 1)[0] if not line.lstrip().startswith("#") else ""
+        )
         if heredoc:
             for number in _heredoc_body(lines, index, heredoc.group(1)):
                 found[number] = "heredoc"
@@ -121,20 +145,29 @@ def _item(lines: list[str], start: int) -> list[int]:
 
 
 def _heredoc_body(lines: list[str], index: int, delimiter: str) -> list[int]:
-    body = []
+    """The lines up to the delimiter; none when no line ends it (quoted prose, not a heredoc)."""
+    body: list[int] = []
     for number in range(index + 1, len(lines)):
         if lines[number].strip() == delimiter:
-            break
+            return body
         body.append(number + 1)
-    return body
+    return []
 
 
-def _splice(action: str, line: int, context: str) -> Splice | None:
+def _splice(
+    action: str, line: int, context: str, ranges: dict[str, str] | None = None
+) -> Splice | None:
     body = action.strip()
     if _CONTROL.search(body):
         return None
     values = _VALUES.search(body)
-    if values is None:
+    path = values.group(1).lstrip(".") if values else None
+    if path is None:  # a range variable over values: `include "x" $cfg`
+        path = next(
+            (p for name, p in (ranges or {}).items() if re.search(re.escape(name) + r"\b", body)),
+            None,
+        )
+    if path is None:
         return None
     stages = [stage.split() for stage in body.split("|")]
     last = stages[-1][0] if stages[-1] else ""  # `x | int`, or `int x` alone
@@ -150,4 +183,4 @@ def _splice(action: str, line: int, context: str) -> Splice | None:
         if words & {"include", "template"}
         else "value"
     )
-    return Splice(line, values.group(1).lstrip("."), function, context, body)
+    return Splice(line, path, function, context, body)
