@@ -17,7 +17,7 @@ from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
 from aftershock.report.lifecycle_document import lifecycle_document
-from aftershock.report.object_entries import change_fingerprint, object_entry, object_id
+from aftershock.report.object_entries import object_id, review_id, review_objects
 from aftershock.report.redaction import redact_hunk_lines
 from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
@@ -79,7 +79,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
             for c in review.changed_lines
         ],
         "contexts": [context_document(c) for c in review.contexts],
-        "objects": _objects(review),
+        "objects": review_objects(review),
         "not_reviewed": [
             {**asdict(n), "side": n.side.value if n.side else None} for n in review.not_reviewed
         ],
@@ -107,42 +107,6 @@ def _options(review: Review) -> dict[str, Any]:
         "renderer_version": o.renderer_version,
         "kube_version": o.kube_version,
     }
-
-
-def _objects(review: Review) -> list[dict[str, Any]]:
-    """Every object change; one that a non-default scenario shares with the default is marked so."""
-    default: dict[tuple[str, str | None], set[str]] = {}
-    for r in review.chart_reviews:
-        if r.scenario == "default":
-            default[(r.chart, r.release)] = {
-                change_fingerprint(object_entry("", c)) for c in r.changes
-            }
-    rendered_in = _rendered_in(review)
-    result = []
-    for r in review.chart_reviews:
-        for change in r.changes:
-            entry = object_entry(review_id(r), change)
-            seen = default.get((r.chart, r.release), set())
-            entry["scenario"] = r.scenario
-            entry["identity"] = f"{review_id(r).split('#', 1)[0]}::{change.key.id}"
-            entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
-            entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
-            result.append(entry)
-    return result
-
-
-def _rendered_in(review: Review) -> dict[tuple[str, str | None, str], list[str]]:
-    """(chart, release, object key id) -> the scenarios of that install that rendered the object at
-    either ref, for each object that changed in one of them."""
-    changed = {(r.chart, r.release, c.key.id) for r in review.chart_reviews for c in r.changes}
-    found: dict[tuple[str, str | None, str], list[str]] = {}
-    for r in review.chart_reviews:
-        keys = {o.key.id for o in (*r.base_objects, *r.head_objects)}
-        keys.update(c.key.id for c in r.changes)
-        for key in keys:
-            if (r.chart, r.release, key) in changed:
-                found.setdefault((r.chart, r.release, key), []).append(r.scenario)
-    return found
 
 
 def _summary(review: Review) -> dict[str, int]:
@@ -319,12 +283,6 @@ def _render(r: ChartRender) -> dict[str, Any]:
         "seconds": round(r.seconds, 3),
         **({"warnings": list(r.warnings)} if r.warnings else {}),
     }
-
-
-def review_id(r: ChartReview) -> str:
-    """`path`, `path@release` for a chart a release installs, and `#scenario` for a non-default scenario."""
-    base = f"{r.chart}@{r.release}" if r.release else r.chart
-    return base if r.scenario == "default" else f"{base}#{r.scenario}"
 
 
 def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:

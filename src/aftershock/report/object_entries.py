@@ -1,5 +1,7 @@
 """The review document's entries for object changes: identity, key, fields and values (a redacted
-value shows only its size), and a kustomize generator's rename with the workloads it rolls."""
+value shows only its size), a kustomize generator's rename with the workloads it rolls; every
+object change of a review, each with its identity across scenarios and the scenarios that
+rendered it."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
+from aftershock.model.review import ChartReview, Review
 
 
 def object_id(review: str, change: ObjectChange) -> str:
@@ -89,3 +92,45 @@ def _value(value: Any) -> Any:
     if isinstance(value, list):
         return [_value(v) for v in value]
     return value
+
+
+def review_id(r: ChartReview) -> str:
+    """`path`, `path@release` for a chart a release installs, and `#scenario` for a non-default scenario."""
+    base = f"{r.chart}@{r.release}" if r.release else r.chart
+    return base if r.scenario == "default" else f"{base}#{r.scenario}"
+
+
+def review_objects(review: Review) -> list[dict[str, Any]]:
+    """Every object change; one that a non-default scenario shares with the default is marked so."""
+    default: dict[tuple[str, str | None], set[str]] = {}
+    for r in review.chart_reviews:
+        if r.scenario == "default":
+            default[(r.chart, r.release)] = {
+                change_fingerprint(object_entry("", c)) for c in r.changes
+            }
+    rendered_in = _rendered_in(review)
+    result = []
+    for r in review.chart_reviews:
+        for change in r.changes:
+            entry = object_entry(review_id(r), change)
+            seen = default.get((r.chart, r.release), set())
+            entry["scenario"] = r.scenario
+            entry["identity"] = f"{review_id(r).split('#', 1)[0]}::{change.key.id}"
+            entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
+            entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
+            result.append(entry)
+    return result
+
+
+def _rendered_in(review: Review) -> dict[tuple[str, str | None, str], list[str]]:
+    """(chart, release, object key id) -> the scenarios of that install that rendered the object at
+    either ref, for each object that changed in one of them."""
+    changed = {(r.chart, r.release, c.key.id) for r in review.chart_reviews for c in r.changes}
+    found: dict[tuple[str, str | None, str], list[str]] = {}
+    for r in review.chart_reviews:
+        keys = {o.key.id for o in (*r.base_objects, *r.head_objects)}
+        keys.update(c.key.id for c in r.changes)
+        for key in keys:
+            if (r.chart, r.release, key) in changed:
+                found.setdefault((r.chart, r.release, key), []).append(r.scenario)
+    return found
