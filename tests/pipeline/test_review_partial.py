@@ -356,3 +356,51 @@ def test_a_template_the_change_adds_that_fails_is_said_to_be_added_not_to_render
     assert "renders at base" not in broken.message
     reasons = result.judgement.verdicts.merge.reasons
     assert any("that the change adds fails at head" in reason for reason in reasons)
+
+
+DB_PASSWORD = """\
+{{- $secret := lookup "v1" "Secret" .Release.Namespace "db" }}
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: db-client}
+data:
+  password: {{ $secret.data.password | b64dec | quote }}
+"""
+
+
+def _failing_at_head(tmp_path, template: str):
+    repo = make_repo(tmp_path)
+    files = {
+        f"{CHART}/Chart.yaml": chart_yaml("app"),
+        f"{CHART}/values.yaml": "hostPID: false\n",
+        f"{CHART}/templates/agent.yaml": AGENT,
+    }
+    base = commit(repo, files, "feat: agent")
+    commit(repo, {f"{CHART}/templates/db.yaml": template}, "feat: db client")
+    return repo, base
+
+
+def test_a_template_failing_after_a_lookup_the_offline_cluster_answers_empty_is_no_break(
+    tmp_path, renderer
+):
+    """Offline, `lookup` reads a snapshot of the repository's objects: a head failure in a template
+    that calls it is not reviewed, said so, and neither a High verdict nor chart-render-broken."""
+    repo, base = _failing_at_head(tmp_path, DB_PASSWORD)
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (review,) = [r for r in result.review.chart_reviews if r.scenario == "default"]
+    (failure,) = review.templates_not_rendered
+    assert failure.template == f"{CHART}/templates/db.yaml" and failure.reads_cluster
+    assert "chart-render-broken" not in {f.rule_id for f in result.judgement.findings}
+    assert result.judgement.verdicts.merge.level.value != "high"
+    (gap,) = [g for g in result.review.not_reviewed if "db.yaml" in g.part]
+    assert "the template calls lookup" in gap.reason and not result.review.complete
+
+
+def test_the_same_failure_without_a_lookup_is_a_break(tmp_path, renderer):
+    without = DB_PASSWORD.replace(
+        '{{- $secret := lookup "v1" "Secret" .Release.Namespace "db" }}', "{{- $secret := dict }}"
+    )
+    repo, base = _failing_at_head(tmp_path, without)
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    assert "chart-render-broken" in {f.rule_id for f in result.judgement.findings}
+    assert result.judgement.verdicts.merge.level.value == "high"

@@ -64,6 +64,9 @@ class ChartRender:
     # of them Helm ran (render/line_trace.py); () when no trace was made.
     lines_traced: tuple[tuple[str, int], ...] = ()
     lines_run: tuple[tuple[str, int], ...] = ()
+    # A failed render whose error is in a template that calls `lookup`: offline, the cluster it reads
+    # is a snapshot of the repository's objects, so the failure may be the snapshot's, not the chart's.
+    reads_cluster: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class TemplateFailure:
     template: str  # repository path of the template file
     base_error: str | None
     head_error: str | None
+    reads_cluster: bool = False  # it calls `lookup` (see ChartRender.reads_cluster)
 
 
 @dataclass(frozen=True)
@@ -138,14 +142,15 @@ class ChartReview:
     @property
     def rejects_upgrade(self) -> bool:
         """An upgrade scenario (values as installs pass them at base) that renders at base and fails at
-        head by Helm's own error: the change rejects existing values. Observed, and judged by
-        upgrade-values-rejected."""
+        head by Helm's own error, not in a template reading the cluster: the change rejects existing
+        values. Observed, and judged by upgrade-values-rejected."""
         return (
             self.scenario.startswith(UPGRADE_PREFIX)
             and self.outcome is ChartOutcome.NOT_REVIEWED
             and self.base.status is RenderStatus.OK
             and self.head.status is RenderStatus.FAILED
             and is_deterministic_error(self.head.error or "")
+            and not self.head.reads_cluster
         )
 
     @property

@@ -37,6 +37,7 @@ from aftershock.render.plan import (
     RenderInputs,
     dependency_closure,
     may_be_nondeterministic,
+    template_repo_path,
 )
 from aftershock.render.workspace import link_local_dependencies
 
@@ -283,3 +284,19 @@ def _linked_crd_files(root: Path, chart_path: str) -> dict[str, str]:
         ):
             found[f"{chart_path}/{relative}"] = file.read_text("utf-8", "replace")
     return found
+
+
+def reads_cluster(job: SideJob, helm_names: Iterable[str]) -> bool:
+    """Whether one of the templates (Helm names) calls `lookup`, read as the side's workspace holds
+    it: offline, what it looks up is a snapshot, so its failure may be the snapshot's."""
+    if job.root is None:
+        return False
+    for name in helm_names:
+        path = job.root / template_repo_path(name, job.chart, job.charts)
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if has_lookup_call(text):
+            return True
+    return False

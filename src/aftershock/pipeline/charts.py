@@ -29,6 +29,7 @@ from aftershock.pipeline.chart_jobs import (
     RenderSettings,
     SideInput,
     SideJob,
+    reads_cluster,
     same_dependencies,
     side_jobs,
 )
@@ -38,9 +39,16 @@ from aftershock.pipeline.new_keys import base_without_new_keys
 from aftershock.pipeline.partial_renders import PartialPlan, render_by_template
 from aftershock.pipeline.side_results import SideResult, SideResults, rendered_objects
 from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.partial_charts import every_named_template
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 from aftershock.render.schema_errors import unknown_keys
 from aftershock.safety.secret_taint import rendered_secret_texts
+
+# Said of a failure in a template that calls `lookup` (ChartRender.reads_cluster).
+READS_CLUSTER = (
+    " (the template calls lookup: offline it reads a snapshot of the repository's objects, "
+    "so this may be the snapshot's failure, not the chart's; not judged a break)"
+)
 
 
 def review_charts(
@@ -220,7 +228,15 @@ def _review_chart(
         )
         return review, []
     if failed:
-        gaps = [NotReviewed(part, s.render.error or "render failed", s.render.side) for s in failed]
+        gaps = [
+            NotReviewed(
+                part,
+                (s.render.error or "render failed")
+                + (READS_CLUSTER if s.render.reads_cluster else ""),
+                s.render.side,
+            )
+            for s in failed
+        ]
         if len(failed) == 2 and base.render.error == head.render.error:
             gaps = [
                 NotReviewed(part, base.render.error or "render failed")
@@ -310,9 +326,16 @@ def _partial_review(
     if not any(o.template not in job.crds for o in (*base.objects, *head.objects)):
         return None
     failures, fixed, gaps = [], [], []
+    head_job = partial.entries[Side.HEAD][0] if Side.HEAD in partial.entries else job
     for name, errors in sorted(partial.left_out.items()):
         template = template_repo_path(name, job.chart, job.charts)
-        failure = TemplateFailure(template, errors.get(Side.BASE), errors.get(Side.HEAD))
+        named = (name, *every_named_template(errors.get(Side.HEAD) or ""))
+        failure = TemplateFailure(
+            template,
+            errors.get(Side.BASE),
+            errors.get(Side.HEAD),
+            Side.HEAD in errors and reads_cluster(head_job, named),
+        )
         if name in partial.fixed_at_head:  # its head objects are diffed and judged
             if failure not in fixed:  # one per template, not per alias of its subchart
                 fixed.append(failure)
@@ -322,7 +345,10 @@ def _partial_review(
         if len(errors) == 2 and len(set(errors.values())) == 1:
             gaps.append(NotReviewed(part, errors[Side.BASE]))
         else:
-            gaps += [NotReviewed(part, error, side) for side, error in sorted(errors.items())]
+            gaps += [
+                NotReviewed(part, error + (READS_CLUSTER if failure.reads_cluster else ""), side)
+                for side, error in sorted(errors.items())
+            ]
     left_out = tuple(sorted(partial.left_out))
     plan = replace(
         plan,

@@ -20,9 +20,10 @@ from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartRender, RenderStatus
 from aftershock.model.units import Chart
-from aftershock.pipeline.chart_jobs import SideJob
+from aftershock.pipeline.chart_jobs import SideJob, reads_cluster
 from aftershock.render.interface import RenderOutcome
 from aftershock.render.manifests import objects_from_documents, parse_documents
+from aftershock.render.partial_charts import every_named_template
 from aftershock.render.plan import template_repo_path
 
 
@@ -75,9 +76,15 @@ def side_result(entry: Entry | None, side: Side) -> SideResult:
     )
     failed = next((o for o in outcomes if not o.ok), None)
     if failed is not None:
+        named = every_named_template(failed.error or "")
         return SideResult(
             ChartRender(
-                side, RenderStatus.FAILED, error=failed.error, seconds=seconds, lookups=lookups
+                side,
+                RenderStatus.FAILED,
+                error=failed.error,
+                seconds=seconds,
+                lookups=lookups,
+                reads_cluster=reads_cluster(job, named),
             )
         )
     try:

@@ -39,6 +39,11 @@ _TEMPLATE_NAMED = re.compile(
 )
 
 
+def every_named_template(error: str) -> tuple[str, ...]:
+    """The templates (Helm names) an error names, partials included, in order of mention."""
+    return tuple(dict.fromkeys(_TEMPLATE_NAMED.findall(error)))
+
+
 def named_templates(error: str) -> tuple[str, ...]:
     """The templates (Helm names) an error names, in order of mention, partials (`_*`) left out:
     a partial that fails is reached from a template that includes it, which is named first."""

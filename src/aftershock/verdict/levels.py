@@ -162,6 +162,8 @@ def _broken_at_head(review: Review) -> list[tuple[RiskLevel, str]]:
         if chart.probe:
             continue  # made-up values: a failure there is not reviewed, not an observed break
         for failure in chart.templates_not_rendered:
+            if failure.reads_cluster:
+                continue  # a lookup answered offline: not reviewed, not an observed break
             if chart.base.status is RenderStatus.OK and failure.base_error is None:
                 how = (
                     "that the change adds fails"
@@ -176,7 +178,11 @@ def _broken_at_head(review: Review) -> list[tuple[RiskLevel, str]]:
                 )
         if chart.outcome is not ChartOutcome.NOT_REVIEWED or chart.rejects_upgrade:
             continue  # rejected upgrade values are observed: upgrade-values-rejected judges them
-        if chart.base.status is RenderStatus.OK and chart.head.status is RenderStatus.FAILED:
+        if (
+            chart.base.status is RenderStatus.OK
+            and chart.head.status is RenderStatus.FAILED
+            and not chart.head.reads_cluster
+        ):
             out.append((RiskLevel.HIGH, f"chart {chart.chart} renders at base but fails at head"))
     return out
 

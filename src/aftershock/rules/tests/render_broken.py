@@ -34,6 +34,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         if (
             review.base.status is not RenderStatus.OK
             or review.head.status is not RenderStatus.FAILED
+            or review.head.reads_cluster  # a lookup answered offline: not reviewed
         ):
             continue
         where = f"{review.chart}@{review.release}" if review.release else review.chart
@@ -59,7 +60,11 @@ def _broken_templates(reviews: Sequence[ChartReview], added: frozenset[str]) -> 
             continue
         where = f"{review.chart}@{review.release}" if review.release else review.chart
         for failure in review.templates_not_rendered:
-            if failure.base_error is None and failure.head_error is not None:
+            if (
+                failure.base_error is None
+                and failure.head_error is not None
+                and not failure.reads_cluster
+            ):
                 failing.setdefault((where, failure.template), []).append(
                     (review, failure.head_error)
                 )
