@@ -339,3 +339,46 @@ def test_an_alias_bomb_the_build_reads_is_refused_before_kustomize_runs(tmp_path
     assert gap.reason.startswith("apps/base/api.yaml at head ")
     assert "excessive aliasing" in gap.reason
     assert _flux(review).outcome is ChartOutcome.NOT_REVIEWED
+
+
+BROKEN = """\
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: everything, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./everything
+  prune: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+"""
+
+
+def with_broken_build(extra: str = "x: 1") -> dict[str, str]:
+    """The fleet and a second Kustomization whose build lists apps/base twice: it fails at every ref."""
+    return {
+        **fleet(),
+        "clusters/prod/everything.yaml": BROKEN,
+        "everything/kustomization.yaml": "resources: [../apps/base, ../apps/base, extra.yaml]\n",
+        "everything/extra.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: extra}}\ndata: {{{extra}}}\n",
+    }
+
+
+@needs_kustomize
+def test_a_build_failing_alike_whose_edited_files_render_elsewhere_is_context(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, with_broken_build(), "feat: fleet")
+    commit(repo, {"apps/base/deployment.yaml": DEPLOYMENT.replace("/srv", "/data")}, "home")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if "everything" in g.part]
+    assert gap.context and gap.side is None  # said once, for both refs, and apart
+    assert _flux(review).outcome is ChartOutcome.CHANGED and review.complete
+
+
+@needs_kustomize
+def test_a_build_failing_alike_that_alone_reads_an_edited_file_is_not_reviewed(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, with_broken_build(), "feat: fleet")
+    commit(repo, {"everything/extra.yaml": with_broken_build("x: 2")["everything/extra.yaml"]}, "x")
+    review = _review(repo, base, renderer)
+    (gap,) = [g for g in review.not_reviewed if "everything" in g.part]
+    assert not gap.context and not review.complete

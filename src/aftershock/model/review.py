@@ -210,9 +210,10 @@ class ChangedLines:
 class NotReviewed:
     """A part of the change that could not be reviewed, and why. Never reported as fine.
 
-    `context` marks a part the change reaches only through a weak edge (a chart that looks up
-    what the change renders) and that fails the same way at both refs: listed apart, it neither
-    makes the review partial nor lowers the verdicts' confidence."""
+    `context` marks a part that fails the same way at both refs and that the change reaches only
+    through a weak edge (a chart that looks up what the change renders), or a build whose edited
+    files another render reads (pipeline/covered_gaps.py): listed apart, it neither makes the
+    review partial nor lowers the verdicts' confidence."""
 
     part: str
     reason: str

@@ -49,6 +49,8 @@ def built_review(
     failed = [r for r in (base_render, head_render) if r.status is RenderStatus.FAILED]
     if failed:
         gaps = [NotReviewed(part, r.error or "build failed", r.side) for r in failed]
+        if len(failed) == 2 and base_render.error == head_render.error:
+            gaps = [NotReviewed(part, base_render.error or "build failed")]  # once, for both refs
         failure = ChartOutcome.NOT_REVIEWED
         return ChartReview(
             path,

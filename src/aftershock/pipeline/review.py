@@ -41,6 +41,7 @@ from aftershock.pipeline.budget import LateSteps, observe_within_budget
 from aftershock.pipeline.chart_jobs import RenderSettings
 from aftershock.pipeline.collector import review_collector
 from aftershock.pipeline.contexts import Identity
+from aftershock.pipeline.covered_gaps import covered_gaps
 from aftershock.pipeline.gitops import review_gitops
 from aftershock.pipeline.ignored_fields import ignored_patterns, with_ignored_fields
 from aftershock.pipeline.incremental import changes_since, examined_scope
@@ -294,7 +295,12 @@ def _review_change(
             ignored_fields=ignored,
             not_reviewed=unread_values
             + not_reviewed
-            + gitops.not_reviewed
+            + covered_gaps(
+                gitops.built,
+                chart_reviews + gitops.built + following.reviews + gitops.plain,
+                gitops.not_reviewed,
+                files,
+            )
             + following.not_reviewed,
             scenarios=scenarios,
             changed_lines=stage.lines,

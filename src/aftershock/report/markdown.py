@@ -196,7 +196,7 @@ def _not_reviewed(doc: dict[str, Any]) -> Lines:
     body = [f"- {markdown_text(line)}" for line in parts[:MAX_LISTED]]
     if len(parts) > MAX_LISTED:
         body.append(f"- … {len(parts) - MAX_LISTED} more in the JSON output")
-    if context:  # reached only through a lookup, failing alike at both refs: not counted
+    if context:  # failing alike at both refs, the change reviewed elsewhere: not counted
         body += ["", "Context, failing alike at both refs (not counted):"]
         body += [f"- {markdown_text(line)}" for line in context[:MAX_LISTED]]
     return ("### Not reviewed", ""), (*body, "")

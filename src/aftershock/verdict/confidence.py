@@ -9,8 +9,8 @@ raise the level, each from what was observed:
   the bump itself is the observation, so the merge level is at least Low for a patch or digest-only
   bump, Medium for a minor, High for a major one. The security level takes that floor only where
   something rendered touches the security surface.
-Context gaps (`NotReviewed.context`: a chart reached only through `lookup` that fails alike at both
-refs) count in neither.
+Context gaps (`NotReviewed.context`: a part failing alike at both refs that the change reaches only
+through `lookup`, or a build whose edited files render elsewhere) count in neither.
 """
 
 from __future__ import annotations
