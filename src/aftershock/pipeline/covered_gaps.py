@@ -16,6 +16,9 @@ from aftershock.model.change import FileChange
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus
 
 BUILD_INPUTS = (".yaml", ".yml", ".json")  # what a kustomize build reads; other files are not its
+# How a build that ran and failed is said (pipeline/flux.py, pipeline/kustomize.py): a build that
+# never ran here (another repository's source) reads none of these files, so nothing covers it.
+BUILD_FAILED = "kustomize build "
 
 
 def covered_gaps(
@@ -52,7 +55,8 @@ def _failing_alike(review: ChartReview) -> bool:
     return (
         review.base.status is RenderStatus.FAILED
         and review.head.status is RenderStatus.FAILED
-        and review.base.error is not None
+        and (review.base.error or "").startswith(BUILD_FAILED)
+        and "took longer than" not in (review.base.error or "")  # a timeout may be the machine's
         and review.base.error == review.head.error
     )
 
