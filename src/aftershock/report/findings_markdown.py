@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.report.concern_groups import grouped
 from aftershock.report.escape import markdown_code, markdown_text
 
 DEFAULT_MAX_CHARS = 30_000
@@ -65,12 +66,13 @@ def concerns_markdown(
     elif not actionable:
         lines += [f"{section['headline']}.", ""]
     else:
-        shown, budget = _bullets(actionable, budget, bold=True)
+        shown, budget = _bullets(grouped(actionable), budget, bold=True)
         lines += shown + [""]
     if pre_existing and budget > 200:
         title = f"Pre-existing concerns ({len(pre_existing)}), not introduced by this change"
-        shown, budget = _bullets(pre_existing[:max_pre_existing], budget - 80, bold=False)
-        shown += _rule_counts(pre_existing[max_pre_existing:])
+        listed = grouped(pre_existing)
+        shown, budget = _bullets(listed[:max_pre_existing], budget - 80, bold=False)
+        shown += _rule_counts(_members(listed[max_pre_existing:]))
         lines += ["<details>", f"<summary>{title}</summary>", "", *shown, "", "</details>", ""]
     if improved and budget > 200:
         shown, budget = _bullets(improved, budget - 80, bold=False)
@@ -119,6 +121,11 @@ def suppression_notes(lifecycle: dict[str, Any] | None, quote: str) -> dict[str,
         elif entry["carried_forward"]:
             notes[entry["fingerprint"]] = " (carried forward, not re-checked)"
     return notes
+
+
+def _members(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each entry once per finding it stands for (a grouped entry for several), for counting."""
+    return [e for e in entries for _ in range(e.get("grouped", 1))]
 
 
 def _rule_counts(rest: list[dict[str, Any]]) -> list[str]:

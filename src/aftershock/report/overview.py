@@ -15,13 +15,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.report.concern_groups import grouped
 from aftershock.report.shown import listed_objects, version_phrases
-from aftershock.report.text import (
-    install_label,
-    scenario_label,
-    value_text,
-    without_dependencies,
-)
+from aftershock.report.text import install_label, scenario_label, value_text, without_dependencies
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
@@ -81,8 +77,8 @@ def one_line(text: str, limit: int = MAX_REASON_CHARS) -> str:
 
 
 def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
-    """Each verdict with the three findings that weigh most on it, worst first; the parts not
-    reviewed are its confidence (on its title line), not reasons for its level."""
+    """Each verdict with the three findings (or groups) that weigh most on it, worst first; parts
+    not reviewed are its confidence (its title line), not reasons for its level."""
     section = doc.get("findings")
     if not section:
         return ()
@@ -97,7 +93,7 @@ def verdict_summaries(doc: dict[str, Any]) -> tuple[VerdictSummary, ...]:
             one_line(
                 f"{i['severity'].capitalize()} · {i['category']}: {i['message']} ({i['rule']})"
             )
-            for i in items
+            for i in grouped(items)
         ]
         if not reasons:
             reasons = [one_line(r) for r in verdict["reasons"]] or ["no actionable finding"]
