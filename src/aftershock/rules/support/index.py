@@ -3,10 +3,9 @@ changed lines of each file, and where a concern points to in the change.
 
 Objects are paired the way the diff pairs them: by key and occurrence, then RENAMED changes pair
 their previous key at base with their key at head. An object only at head is ADDED, only at base
-REMOVED. Charts that were not reviewed contribute no pairs (their gaps are in `not_reviewed`), nor do
-scenarios the chart rejects alike at both refs. A chart rendered in several scenarios gives one pair
-per scenario; they share their subject id, so the engine keeps one finding per concern (the most
-actionable and severe), whose display names the scenario when it is not the default.
+REMOVED. Charts not reviewed give no pairs, nor scenarios the chart rejects alike at both refs. A
+chart rendered in several scenarios gives one pair per scenario, sharing their subject id: the
+engine keeps one finding per concern, whose display names its scenario when not the default.
 """
 
 from __future__ import annotations
@@ -322,10 +321,11 @@ class ReviewIndex:
     def locate_object(
         self, pair: ObjectPair, tokens: Iterable[str], *, in_change: bool
     ) -> Location | None:
-        """Where a concern about `pair` points: a changed line when the change made it, else the template."""
+        """Where a concern about `pair` points: a changed line when the change made it (in the
+        object's own file first: a build of many files changes them all), else the template."""
         if in_change:
-            found = self.locate_in_change(self.chart_files(pair), tokens)
-            if found is not None:
+            own = [f for f in self.chart_files(pair) if f in pair.templates]
+            if found := self.locate_in_change(own or self.chart_files(pair), tokens):
                 return found
         templates = pair.templates
         return Location(templates[0]) if templates else None
