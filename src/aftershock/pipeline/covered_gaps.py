@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from aftershock.model.change import FileChange
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus
+from aftershock.pipeline.gitops import GitOpsReview
 
 BUILD_INPUTS = (".yaml", ".yml", ".json")  # what a kustomize build reads; other files are not its
 # How a build that ran and failed is said (pipeline/flux.py, pipeline/kustomize.py): a build that
@@ -22,13 +23,13 @@ BUILD_FAILED = "kustomize build "
 
 
 def covered_gaps(
-    builds: Sequence[ChartReview],
-    reviews: Sequence[ChartReview],
-    gaps: Sequence[NotReviewed],
-    files: Sequence[FileChange],
+    gitops: GitOpsReview, others: Sequence[ChartReview], files: Sequence[FileChange]
 ) -> tuple[NotReviewed, ...]:
-    """`gaps`, those of a build failing alike at both refs marked context where every changed build
-    input under its folder (and the file that reached it) was read by a render that worked."""
+    """The GitOps gaps, those of a build failing alike at both refs marked context where every
+    changed build input under its folder (and the file that reached it) was read by a render that
+    worked (of the builds, the plain manifests or `others`)."""
+    builds, gaps = gitops.built, gitops.not_reviewed
+    reviews = (*others, *gitops.built, *gitops.plain)
     rendered = {
         path
         for r in reviews

@@ -3,9 +3,8 @@
 Every render of a review is held to its budget (`render.budget`): the deadline for the whole review
 and the count of renders it may schedule; what they cut is *not reviewed*, and the review still ends.
 
-An incremental review (`ReviewRequest.since`) still reviews base..head as a whole, but renders only
-the charts affected by since..head; `ReviewResult.scope` says what it examined again, so the state
-store carries the rest forward instead of calling it resolved (see `pipeline.incremental`).
+An incremental review (`ReviewRequest.since`) renders only the charts since..head affects;
+`ReviewResult.scope` says what it examined again (the rest is carried: `pipeline.incremental`).
 """
 
 from __future__ import annotations
@@ -295,12 +294,7 @@ def _review_change(
             ignored_fields=ignored,
             not_reviewed=unread_values
             + not_reviewed
-            + covered_gaps(
-                gitops.built,
-                chart_reviews + gitops.built + following.reviews + gitops.plain,
-                gitops.not_reviewed,
-                files,
-            )
+            + covered_gaps(gitops, chart_reviews + following.reviews, files)
             + following.not_reviewed,
             scenarios=scenarios,
             changed_lines=stage.lines,
