@@ -64,7 +64,7 @@ def test_the_example_says_what_changed_and_collapses_the_repeated_label():
     assert "- `charts/apps/orders`: replicas 2 → 3 \\(Deployment orders\\)" in summary
     assert "### Tests newly failing (1)" in summary
     assert "runs two replicas by default" in summary
-    group = "<code>metadata.labels[&quot;app.kubernetes.io/part-of&quot;]</code> added &quot;platform&quot; on 14 objects in 2 chart install(s)"
+    group = '- `metadata.labels["app.kubernetes.io/part-of"]` added "platform" on 13 objects in 2 chart install(s): `core/ConfigMap/orders/orders`'
     assert group in text
     objects = text[text.index("### Rendered objects") :]
     assert (
@@ -182,7 +182,7 @@ def test_the_terminal_starts_with_the_same_summary():
             "charts/apps/orders: replicas 2 → 3",  # what the change does, first
             "Merge risk: High",
             "newly failing charts/apps/orders",
-            'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 14 objects',
+            'repeated metadata.labels["app.kubernetes.io/part-of"] added "platform" on 13 objects',
             "changed Deployment.apps",
         )
     ]

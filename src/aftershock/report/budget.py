@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MORE_NOTE = "- … {n} more line(s) of this section are in the JSON output"
+MORE_NOTE = "- … {n} more line(s) of this section are in the JSON output and the HTML report"
+MIN_OPTIONAL = 1_500  # what the optional sections get however long the required ones are
+ELSEWHERE = "- left out to keep this comment short: in the JSON output and the HTML report"
 LEFT_OUT = (
-    "*{title}: left out to keep this comment under GitHub's limit; it is in the JSON output.*"
+    "*{title}: left out to keep this comment short; it is in the JSON output and the HTML report.*"
 )
 
 
@@ -41,10 +43,14 @@ class Section:
         return self.size(self.head + self.body + self.tail)
 
 
-def compose(sections: list[Section], limit: int) -> str:
-    """The sections joined in display order, the optional ones cut so the text has at most `limit` characters."""
+def compose(sections: list[Section], limit: int, target: int | None = None) -> str:
+    """The sections joined in display order, the optional ones cut so the text has at most `limit`
+    characters, and at most `target` when the required ones leave room (else only those)."""
     placed: dict[int, tuple[str, ...]] = {}
     budget = limit - 1
+    if target is not None:  # what the required sections leave of the target, for the others
+        required = sum(s.full_size for s in sections if s.required)
+        budget = min(budget, max(MIN_OPTIONAL, target - required) + required)
     order = sorted(range(len(sections)), key=lambda i: (sections[i].priority, i))
     for index in order:
         section = sections[index]
@@ -87,6 +93,8 @@ def _fit(section: Section, budget: int) -> tuple[str, ...]:
         kept.append(line)
         room -= len(line) + 1
     kept = _close_open_blocks(kept)
+    if not kept:  # a drawing or table cut before its first line: say where it is, not a count
+        return section.head + (ELSEWHERE, "") + section.tail
     cut = len(section.body) - len(kept)
     return section.head + tuple(kept) + (MORE_NOTE.format(n=cut), "") + section.tail
 

@@ -58,9 +58,12 @@ MAX_FIELDS_PER_OBJECT = 40
 MAX_MERMAID_NODES = 30
 MAX_FINDINGS_CHARS = 30_000
 MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
+# A change reaching this few chart installs is said in about this much; the rest is in the HTML.
+SHORT_COMMENT_INSTALLS = 5
+SHORT_COMMENT_CHARS = 6_000
 MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
 MAX_RATIONALE_CHARS = 2_000
-MAX_GROUP_MEMBERS = 40
+GROUP_NAMED = 3  # objects a repeated field change names; the rest are counted
 # A section's head and body lines, and its tail when the head opens a block (else the default tail).
 Lines = (
     tuple[tuple[str, ...], tuple[str, ...]]
@@ -86,13 +89,16 @@ def render_markdown(doc: dict[str, Any]) -> str:
         _section("Render contexts", _contexts(doc), priority=5),
         # bounded per chart: what ran and what was cut
         _section("Scenarios", _scenarios(doc), priority=2),
-        _section("Charts", _charts(doc), priority=5),
-        _section("Blast radius", _radius(doc), priority=6),
-        _section("Rendered objects", _objects(doc, {g.key for g in groups}), priority=7),
-        _section("Values keys", _values(doc), priority=8),
+        _section("Charts", _charts(doc), priority=6),
+        _section("Blast radius", _radius(doc), priority=7),
+        # the diff itself before the drawings of where it reaches
+        _section("Rendered objects", _objects(doc, {g.key for g in groups}), priority=3),
+        _section("Values keys", _values(doc), priority=5),
         _section("Commits and files", _layers(doc), priority=9),
     ]
-    return compose(sections, MAX_COMMENT_CHARS)
+    installs = {r["id"].split("#", 1)[0] for r in doc["chart_reviews"]}
+    target = SHORT_COMMENT_CHARS if len(installs) <= SHORT_COMMENT_INSTALLS else None
+    return compose(sections, MAX_COMMENT_CHARS, target)
 
 
 def _section(title: str, lines: Lines, priority: int = 0) -> Section:
@@ -212,23 +218,20 @@ def _concerns(doc: dict[str, Any]) -> list[str]:
 
 
 def _groups(groups: tuple[FieldGroup, ...]) -> Lines:
-    """Identical field changes on many objects, each a line that expands to the objects it was seen on."""
+    """Identical field changes on many objects, each one line naming the first objects it was seen
+    on (all of them in the JSON output and the HTML report)."""
     if not groups:
         return (), ()
     body: list[str] = []
     for group in groups:
-        members = [f"- {markdown_code(o)}" for o in group.objects[:MAX_GROUP_MEMBERS]]
-        if len(group.objects) > MAX_GROUP_MEMBERS:
-            members.append(f"- … {len(group.objects) - MAX_GROUP_MEMBERS} more in the JSON output")
-        body += [
-            "<details>",
-            f"<summary><code>{html_text(group.path)}</code> {html_text(group.text)} on {len(group.objects)} "
-            f"objects in {len(group.charts)} chart install(s)</summary>",
-            "",
-            *members,
-            "",
-            "</details>",
-        ]
+        names = [o.split("::", 1)[-1] for o in group.objects]
+        named = ", ".join(markdown_code(n) for n in names[:GROUP_NAMED]) + (
+            f" and {len(names) - GROUP_NAMED} more" if len(names) > GROUP_NAMED else ""
+        )
+        body.append(
+            f"- {markdown_code(group.path)} {markdown_text(group.text)} on {len(group.objects)} "
+            f"objects in {len(group.charts)} chart install(s): {named}"
+        )
     head = (
         "### Repeated field changes",
         "",

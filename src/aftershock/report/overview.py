@@ -209,11 +209,11 @@ def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
             key,
             texts[key][0],
             texts[key][1],
-            tuple(dict.fromkeys(o["id"] for o in objs)),
+            tuple(dict.fromkeys(o.get("identity", o["id"]) for o in objs)),  # once across scenarios
             tuple(dict.fromkeys(o["review"].split("#", 1)[0] for o in objs)),
         )
         for key, objs in members.items()
-        if len({o["id"] for o in objs}) >= MIN_GROUP_OBJECTS
+        if len({o.get("identity", o["id"]) for o in objs}) >= MIN_GROUP_OBJECTS
     ]
     return tuple(sorted(groups, key=lambda g: (-len(g.objects), g.path)))
 
