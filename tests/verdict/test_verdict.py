@@ -246,3 +246,23 @@ def test_a_release_bump_that_could_not_render_floors_the_merge_level(tmp_path):
     assert "podinfo bumped 6.5.4 → 6.6.0 (minor) was not rendered" in result.merge.reasons
     assert result.security.level is RiskLevel.MINIMAL  # nothing rendered touches its surface
     assert result.merge.title.endswith("· partly verified (1 part)")
+
+
+def test_a_template_breaking_at_head_is_merge_risk_not_security_risk(tmp_path):
+    """A failed upgrade is the merge verdict's High; for security the template is a part not
+    verified (its confidence), not a High of its own."""
+    from aftershock.model.review import TemplateFailure
+
+    review = changed_review(tmp_path)
+    (chart,) = review.chart_reviews
+    broken = TemplateFailure("charts/app/templates/netpol.yaml", None, "render error at head")
+    review = replace(
+        review,
+        chart_reviews=(replace(chart, templates_not_rendered=(broken,)),),
+        not_reviewed=(
+            NotReviewed("template charts/app/templates/netpol.yaml", "error", Side.HEAD),
+        ),
+    )
+    result = verdicts(review, [])
+    assert result.merge.level is RiskLevel.HIGH
+    assert result.security.level is not RiskLevel.HIGH and result.security.unverified

@@ -101,8 +101,10 @@ def security_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
                 f"the change touches the security surface ({', '.join(touched[:3])}{', …' if len(touched) > 3 else ''})",
             )
         )
-    candidates += _broken_at_head(review)
-    if touched:  # a bump's floor counts for security only where something rendered touches it
+    # A template that breaks at head is a failed upgrade (merge risk), nothing it grants or opens:
+    # for security it is a part not verified, on the confidence. A bump's floor counts only where
+    # something rendered touches the security surface.
+    if touched:
         candidates += bump_floors(review)
     return _assess(candidates, unverified_parts(review, findings))
 
