@@ -224,3 +224,13 @@ def test_a_chart_that_rendered_in_no_scenario_never_reads_identical(tmp_path, re
     assert summary["not_reviewed_in"] == summary["ran"] and len(summary["ran"]) == 2
     (line,) = [line for line in render_markdown(doc).split("\n") if line.startswith("- `c`: 2 ran")]
     assert "identically" not in line and "rendered in no scenario" in line
+
+
+def test_the_html_header_says_first_what_the_change_does():
+    from aftershock.report.html import render_html
+
+    page = render_html(example_doc("demo-head"))
+    what = page[page.index('<div class="what">') :]
+    assert what.startswith('<div class="what">7 commits: 96fa738 feat(orders): run three replicas')
+    assert "<b>charts/apps/orders</b>: replicas 2 → 3 (Deployment orders)" in what
+    assert page.index('<div class="what">') < page.index("<main>")

@@ -14,9 +14,11 @@ import json
 from importlib import resources
 from typing import Any
 
-from aftershock.report.overview import not_reviewed_groups
+from aftershock.report.overview import chart_lines, not_reviewed_groups
+from aftershock.report.shown import commit_line
 
 WARNING_LINES = 4  # parts not reviewed listed open in the header; the rest behind "N more"
+WHAT_LINES = 3  # chart installs said in the header's line of what the change does
 
 # Nothing may load from elsewhere: inline script and style only, images only as data: URLs.
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
@@ -44,6 +46,7 @@ def render_html(doc: dict[str, Any]) -> str:
 {_tests_button(doc)}
 <input id="search" type="search" placeholder="Search nodes by name or id" aria-label="Search nodes">
 <span id="search-count"></span>
+{_what(doc)}
 {_warning(doc)}
 </header>
 <main>
@@ -89,6 +92,22 @@ def _chips(doc: dict[str, Any]) -> str:
     ]
     status = "complete" if doc.get("status") == "complete" else "partial: some parts not reviewed"
     return "".join(chips) + f'<span class="chip">{html.escape(status)}</span>'
+
+
+def _what(doc: dict[str, Any]) -> str:
+    """What the change does, first: the commit's title (or the first and last) and what each chart
+    install renders differently, as the comment and the terminal open."""
+    count, shown = commit_line(doc)
+    titles = " … ".join(f"{sha} {title}" for sha, title in shown)
+    said = f"{count} commits: {titles}" if count > 1 else titles
+    lines = chart_lines(doc)
+    items = [
+        f"<li><b>{html.escape(line.label)}</b>: {html.escape(', '.join(line.phrases))}</li>"
+        for line in lines[:WHAT_LINES]
+    ]
+    if len(lines) > WHAT_LINES:
+        items.append(f"<li>and {len(lines) - WHAT_LINES} more chart install(s)</li>")
+    return f'<div class="what">{html.escape(said)}<ul>{"".join(items)}</ul></div>'
 
 
 def _warning(doc: dict[str, Any]) -> str:
