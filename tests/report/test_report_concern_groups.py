@@ -33,8 +33,8 @@ def test_three_findings_saying_the_same_thing_are_one_entry_where_the_first_stoo
     assert out[1] is items[1]
 
 
-def test_two_alike_or_other_rules_stay_apart():
-    items = [finding("a"), finding("b"), finding("c", rule="other")]
+def test_one_alike_or_other_rules_stay_apart():
+    items = [finding("a"), finding("b", "is exposed"), finding("c", rule="other")]
     assert grouped(items) == items
 
 

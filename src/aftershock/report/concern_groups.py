@@ -2,7 +2,7 @@
 
 Twenty-three Kustomizations that each "no longer depend on rook-ceph/rook-ceph-cluster" are one
 concern about one edit, so the comment and the verdicts' reasons list it once with the objects it
-was found on. Findings group when they share rule, severity, category, evidence, change and the
+was found on (two are enough). Findings group when they share rule, severity, category, evidence, change and the
 message after their subject's name; the JSON keeps each finding.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MIN_GROUP = 3  # this many findings saying the same thing are one entry
+MIN_GROUP = 2  # this many findings saying the same thing are one entry
 MAX_NAMED = 3  # subjects named in a group's entry; the rest are counted
 
 

@@ -336,6 +336,8 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
     for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
+        if repeated and not fields:
+            continue  # said whole by the repeated field changes above
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
         lines.append("<details>")
         lines.append(

@@ -113,6 +113,8 @@ def field_where(obj: dict[str, Any], field: dict[str, Any]) -> str | None:
     """Where a field of a merged object changed, when not in every scenario the object changed in."""
     if set(field["scenarios"]) == set(obj["scenarios"]):
         return None
+    if len(field["scenarios"]) > 1 and "default" not in field["scenarios"]:
+        return f"in {len(field['scenarios'])} of {len(obj['rendered'])} scenarios"  # named above
     return scenarios_phrase(field["scenarios"], obj["rendered"])
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from aftershock.report.concern_groups import grouped
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import terminal_text
 from aftershock.report.evidence_markdown import tests_summary_line
@@ -29,12 +30,12 @@ from aftershock.report.shown import (
 from aftershock.report.text import (
     field_line,
     headline,
+    install_label,
     object_title,
     outcome_cell,
     provenance_index,
     range_text,
     render_cell,
-    review_label,
     text_diff,
 )
 
@@ -111,10 +112,9 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
         console.print(
             f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}"
         )
-    verdicts = doc["findings"]["verdicts"] if "findings" in doc else {}
-    for key, verdict in zip(("merge", "security"), verdict_summaries(doc), strict=False):
+    # each verdict once, with its reasons; the paragraph of why is in the other formats
+    for verdict in verdict_summaries(doc):
         console.print(f"[bold]{terminal_text(verdict.title)}[/bold]")
-        console.print(f"  [dim]{terminal_text(verdicts[key]['rationale'])}[/dim]")
         for reason in verdict.reasons:
             console.print(f"  - {terminal_text(reason)}")
     for test in newly_failing_tests(doc):
@@ -124,14 +124,26 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
 
 
 def _charts_table(doc: dict[str, Any]) -> Table:
+    """One row per chart install: its default render, and how its scenarios came out (each
+    scenario's row is in the Markdown and the JSON)."""
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
+    installs: dict[str, list[dict[str, Any]]] = {}
     for r in doc["chart_reviews"]:
+        installs.setdefault(r["id"].split("#", 1)[0], []).append(r)
+    changed = {o["identity"] for o in doc["objects"] if "identity" in o}
+    for install, reviews in installs.items():
+        first = reviews[0]
+        outcomes = [r["outcome"] for r in reviews]
+        outcome = outcome_cell(first)
+        if len(reviews) > 1:
+            moved = sum(o == "changed" for o in outcomes)
+            outcome += f"; {len(reviews)} scenarios, {moved} changed"
         table.add_row(
-            terminal_text(review_label(r), name=True),
-            outcome_cell(r),
-            render_cell(r["base"]),
-            render_cell(r["head"]),
-            str(len(r["objects"])),
+            terminal_text(install_label(first), name=True),
+            outcome,
+            render_cell(first["base"]),
+            render_cell(first["head"]),
+            str(sum(i.startswith(f"{install}::") for i in changed) or len(first["objects"])),
         )
     return table
 
@@ -163,7 +175,7 @@ def _print_findings(
     else:
         if not actionable:
             console.print(f"{terminal_text(section['headline'])}.")
-        for item in actionable:
+        for item in grouped(actionable):
             _print_item(item, console)
     _print_repository_says(section, console, suppression_notes(lifecycle, ""))
 
@@ -186,8 +198,10 @@ def _print_repository_says(
 def _print_item(item: dict[str, Any], console: Console, note: str = "") -> None:
     style = _SEVERITY_STYLE.get(item["severity"], "")
     label = f"{item['severity'].capitalize()} · {item['category']} · {item['evidence']}"
+    # a group's fingerprint is its first finding's: the JSON has each
+    fingerprint = "" if item.get("grouped") else f" {item['fingerprint'][:12]}"
     console.print(
-        f"  [{style}]{terminal_text(label)}[/{style}]: {terminal_text(item['message'])}  [dim]{item['rule']} {item['fingerprint'][:12]}{terminal_text(note)}[/dim]"
+        f"  [{style}]{terminal_text(label)}[/{style}]: {terminal_text(item['message'])}  [dim]{item['rule']}{fingerprint}{terminal_text(note)}[/dim]"
     )
 
 

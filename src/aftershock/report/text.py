@@ -178,12 +178,22 @@ def review_label(review: dict[str, Any]) -> str:
     return label
 
 
+MAX_SOURCES = 3  # values keys an arrow names when they share their evidence; the rest are counted
+
+
 def provenance_index(doc: dict[str, Any]) -> dict[tuple[str, str], str]:
     """(object id, field path) -> "← replicaCount (observed)": the standing values keys that produce it."""
     section = doc.get("provenance") or {}
     index = {}
     for entry in section.get("fields", []):
-        keys = [f"{v['key']} ({v['evidence']})" for v in entry["values"] if v["standing"]]
-        if keys:
-            index[(entry["object"], entry["field"])] = "← " + ", ".join(keys)
+        standing = [v for v in entry["values"] if v["standing"]]
+        if not standing:
+            continue
+        evidence = {v["evidence"] for v in standing}
+        if len(standing) > MAX_SOURCES and len(evidence) == 1:  # many candidates, none told apart
+            named = ", ".join(v["key"] for v in standing[: MAX_SOURCES - 1])
+            text = f"{named} and {len(standing) - MAX_SOURCES + 1} more ({evidence.pop()})"
+        else:
+            text = ", ".join(f"{v['key']} ({v['evidence']})" for v in standing)
+        index[(entry["object"], entry["field"])] = "← " + text
     return index
