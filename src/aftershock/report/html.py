@@ -16,6 +16,7 @@ from typing import Any
 
 from aftershock.report.overview import chart_lines, not_reviewed_groups
 from aftershock.report.shown import commit_line
+from aftershock.report.values_intent import intent_lines
 
 WARNING_LINES = 4  # parts not reviewed listed open in the header; the rest behind "N more"
 WHAT_LINES = 3  # chart installs said in the header's line of what the change does
@@ -107,6 +108,10 @@ def _what(doc: dict[str, Any]) -> str:
     ]
     if len(lines) > WHAT_LINES:
         items.append(f"<li>and {len(lines) - WHAT_LINES} more chart install(s)</li>")
+    items += [
+        f"<li>values <b>{html.escape(file)}</b>: {html.escape(text)}</li>"
+        for file, text in intent_lines(doc)[:WHAT_LINES]
+    ]
     return f'<div class="what">{html.escape(said)}<ul>{"".join(items)}</ul></div>'
 
 

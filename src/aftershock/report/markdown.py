@@ -53,6 +53,7 @@ from aftershock.report.text import (
     status_line,
     text_diff,
 )
+from aftershock.report.values_intent import intent_lines
 
 MAX_FIELDS_PER_OBJECT = 40
 MAX_MERMAID_NODES = 30
@@ -146,8 +147,8 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
 
 
 def _what_changed(doc: dict[str, Any]) -> list[str]:
-    """The commits' titles, then per chart install what rendered differently, then the values
-    keys the change sets (a few; the rest under "Values keys")."""
+    """The commits' titles, then per chart install what rendered differently, then what the change
+    does to each values file or release, by intent (a few; each key under "Values keys")."""
     count, titles = commit_line(doc)
     said = [f"{markdown_code(sha)} {markdown_text(title)}" for sha, title in titles]
     lines = [f"{count} commits, from {said[0]} to {said[1]}" if count > 1 else "".join(said), ""]
@@ -155,13 +156,13 @@ def _what_changed(doc: dict[str, Any]) -> list[str]:
         f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}"
         for c in chart_lines(doc)
     ] or ["- No renderable chart is affected by this change."]
-    values = values_lines(doc)
+    values = intent_lines(doc)
     lines += [
         f"- values {markdown_code(file)}: {markdown_text(text)}"
         for file, text in values[:MAX_VALUES_SAID]
     ]
     if len(values) > MAX_VALUES_SAID:
-        lines.append(f"- … {len(values) - MAX_VALUES_SAID} more values key change(s) below")
+        lines.append(f"- … {len(values) - MAX_VALUES_SAID} more values file(s) below")
     return lines + [""]
 
 

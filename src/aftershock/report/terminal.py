@@ -25,7 +25,6 @@ from aftershock.report.shown import (
     ignored_line,
     listed_objects,
     merged_across_scenarios,
-    values_lines,
 )
 from aftershock.report.text import (
     field_line,
@@ -38,6 +37,7 @@ from aftershock.report.text import (
     render_cell,
     text_diff,
 )
+from aftershock.report.values_intent import intent_lines
 
 MAX_FIELDS_PER_OBJECT = 25
 
@@ -88,10 +88,6 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             )
     if ignored := ignored_line(doc):
         console.print(f"[dim]{terminal_text(ignored)}[/dim]")
-    for file, text in values_lines(doc):
-        console.print(
-            f"[cyan]values[/cyan] {terminal_text(file, name=True)}: {terminal_text(text)}"
-        )
 
 
 def quiet_lines(doc: dict[str, Any]) -> list[str]:
@@ -111,6 +107,10 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
     for line in chart_lines(doc):
         console.print(
             f"[cyan]{terminal_text(line.label)}[/cyan]: {terminal_text(', '.join(line.phrases))}"
+        )
+    for file, text in intent_lines(doc):  # what it does to each values file, by intent
+        console.print(
+            f"[cyan]values[/cyan] {terminal_text(file, name=True)}: {terminal_text(text)}"
         )
     # each verdict once, with its reasons; the paragraph of why is in the other formats
     for verdict in verdict_summaries(doc):
