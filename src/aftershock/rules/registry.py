@@ -79,6 +79,7 @@ from aftershock.rules.values import (
     stale_key_reference,
     stale_test_assertion,
     undefined_reference,
+    unknown_reference,
 )
 from aftershock.rules.workloads import (
     component_handed_over,
@@ -203,6 +204,7 @@ RULES: tuple[Rule, ...] = (
     # Values contract
     removed_key_used.RULE,
     key_type_changed.RULE,
+    unknown_reference.RULE,
     removed_key_documented.RULE,
     stale_key_reference.RULE,
     schema_violation.RULE,
