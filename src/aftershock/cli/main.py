@@ -2,27 +2,49 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import NoReturn
 
 import click
 
 from aftershock import __version__
-from aftershock.cli.charts import charts_group
-from aftershock.cli.config import config_group
-from aftershock.cli.radius import radius_command
-from aftershock.cli.review import review_command
-from aftershock.cli.rules import explain_command, rules_command
-from aftershock.cli.serve import serve_command
-from aftershock.cli.state import dismiss_command, history_command, reopen_command
-from aftershock.cli.test import test_command
-from aftershock.cli.worker import worker_command
 from aftershock.model.errors import AftershockError
 from aftershock.model.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
+# Each command's module, imported only when the command runs (or help lists it): `aftershock
+# rules` loads no renderer, `review` no server.
+COMMANDS = {
+    "review": ("aftershock.cli.review", "review_command"),
+    "radius": ("aftershock.cli.radius", "radius_command"),
+    "test": ("aftershock.cli.test", "test_command"),
+    "rules": ("aftershock.cli.rules", "rules_command"),
+    "explain": ("aftershock.cli.rules", "explain_command"),
+    "dismiss": ("aftershock.cli.state", "dismiss_command"),
+    "reopen": ("aftershock.cli.state", "reopen_command"),
+    "history": ("aftershock.cli.state", "history_command"),
+    "serve": ("aftershock.cli.serve", "serve_command"),
+    "worker": ("aftershock.cli.worker", "worker_command"),
+    "config": ("aftershock.cli.config", "config_group"),
+    "charts": ("aftershock.cli.charts", "charts_group"),
+}
+
 
 class AftershockGroup(click.Group):
-    """A click group whose errors never print a traceback unless --debug is given."""
+    """A click group whose errors never print a traceback unless --debug is given, and whose
+    commands are imported when asked for (COMMANDS)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            module, name = COMMANDS[cmd_name]
+            command = getattr(importlib.import_module(module), name)
+            assert isinstance(command, click.Command)
+            _uniform(command)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -58,20 +80,6 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.meta["aftershock.debug"] = debug
 
 
-cli.add_command(review_command)
-cli.add_command(radius_command)
-cli.add_command(test_command)
-cli.add_command(rules_command)
-cli.add_command(explain_command)
-cli.add_command(dismiss_command)
-cli.add_command(reopen_command)
-cli.add_command(history_command)
-cli.add_command(serve_command)
-cli.add_command(worker_command)
-cli.add_command(config_group)
-cli.add_command(charts_group)
-
-
 def _debug_anywhere(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
         ctx.meta["aftershock.debug"] = True  # meta is shared by the whole context chain
@@ -93,10 +101,6 @@ def _uniform(command: click.Command) -> None:
         )
     for sub in getattr(command, "commands", {}).values():
         _uniform(sub)
-
-
-for _command in cli.commands.values():
-    _uniform(_command)
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
 from aftershock.model.errors import ConfigError
 from aftershock.model.judgement import ReviewResult
-from aftershock.model.state_mode import RequestedMode
+from aftershock.model.state_mode import RequestedMode, StateOptions
 from aftershock.pipeline import (
     RenderCallbacks,
     ReviewRequest,
@@ -34,7 +34,6 @@ from aftershock.pipeline import (
     review_change,
 )
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
-from aftershock.pipeline.state import StateOptions
 from aftershock.render.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB

@@ -18,7 +18,6 @@ from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
 from aftershock.model.judgement import ReviewResult
 from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import review_change
-from aftershock.pipeline.state import review_with_state
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
@@ -109,6 +108,9 @@ def _run(ctx: click.Context, *, progress: bool) -> tuple[ReviewResult, StatefulR
     with review_backend(settings, progress=progress) as (backend, callbacks):
         if state is None:
             return review_change(settings.request, backend, callbacks), None
+        # the state store (SQLAlchemy) is loaded only for a review that keeps state
+        from aftershock.pipeline.state import review_with_state
+
         stateful = review_with_state(settings.request, backend, callbacks, state)
         return stateful.result, stateful
 

@@ -133,3 +133,17 @@ def _since_last(last: ReviewSummary, current: CurrentReview) -> ReviewPlan:
     return ReviewPlan(
         ReviewMode.INCREMENTAL, f"reviewing what changed since {short}", since_sha=last.head_sha
     )
+
+
+# Seconds a review waits for another review of the same target to finish.
+DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class StateOptions:
+    """Where a review's state lives and what it is a review of, as the CLI and the Action ask."""
+
+    location: str | None = None  # a path or URL; None: .aftershock/state.db in the repository
+    target: str | None = None  # `pr:42`, `42`, `branch:x` or a branch name; None: resolve_target
+    requested: RequestedMode = RequestedMode.DEFAULT
+    lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS

@@ -29,10 +29,12 @@ from aftershock.model.errors import AftershockError, GitError
 from aftershock.model.judgement import Judgement, ReviewResult
 from aftershock.model.review import Review
 from aftershock.model.state_mode import (
+    DEFAULT_LOCK_TIMEOUT_SECONDS,
     Ancestry,
     CurrentReview,
     RequestedMode,
     ReviewPlan,
+    StateOptions,
     decide_review_mode,
 )
 from aftershock.model.state_records import (
@@ -57,22 +59,12 @@ from aftershock.pipeline.review import (
 )
 from aftershock.render.interface import Renderer
 from aftershock.safety.secret_taint import secret_taint
-from aftershock.state.store import DEFAULT_LOCK_TIMEOUT_SECONDS, StateStore, open_store
+from aftershock.state.store import StateStore, open_store
 from aftershock.verdict import verdicts as judge_verdicts
 from aftershock.verdict.model import Verdict, Verdicts
 
 # The sentence `verdict.rationale` ends a review without gaps with; untrue of an incremental review.
 _ALL_RENDERED = "Every affected chart was rendered and compared at both refs."
-
-
-@dataclass(frozen=True)
-class StateOptions:
-    location: str | None = None  # a path or URL; None: .aftershock/state.db in the repository
-    target: str | None = (
-        None  # `pr:42`, `42`, `branch:x` or a branch name; None: see `resolve_target`
-    )
-    requested: RequestedMode = RequestedMode.DEFAULT
-    lock_timeout_seconds: float = DEFAULT_LOCK_TIMEOUT_SECONDS
 
 
 @dataclass(frozen=True)

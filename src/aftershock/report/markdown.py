@@ -1,10 +1,7 @@
-"""Markdown for a pull-request comment, derived from the canonical JSON document.
-
-Summary first: the verdicts with their top reasons, what changed per chart, the tests newly failing,
-what was not reviewed and the concerns; then the details, folded. The comment is composed within
-GitHub's 65,536-character limit by construction (report/budget.py): the summary sections are
-bounded by their builders and always kept whole; the details are cut, lowest priority first.
-"""
+"""Markdown for a pull-request comment, from the canonical JSON document: what the change does, the
+verdicts, the tests newly failing, what was not reviewed and the concerns, whole; then the details,
+folded and cut lowest priority first (report/budget.py) to about 6,000 characters for a change of
+at most five chart installs, and always within GitHub's 65,536."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from aftershock.model.state_lifecycle import Lifecycle, LifecycleState, Matchable, compare
+from aftershock.model.state_mode import DEFAULT_LOCK_TIMEOUT_SECONDS
 from aftershock.model.state_records import (
     Decision,
     FindingLike,
@@ -42,7 +43,6 @@ from aftershock.state.errors import StateError, StateUnavailableError
 from aftershock.state.locks import TargetLock, acquire, lock_name
 from aftershock.state.migrations import migrate
 
-DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
 _MIN_FINGERPRINT_PREFIX = 8
 
 
