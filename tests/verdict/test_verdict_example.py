@@ -19,7 +19,7 @@ from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.findings_markdown import findings_markdown
 from aftershock.report.sarif import sarif_document
 from aftershock.rules.engine import evaluate
-from aftershock.rules.inputs import source_folders, wanted
+from aftershock.rules.inputs import source_files, source_folders, wanted
 from aftershock.rules.model import SourceTexts
 from aftershock.verdict import verdicts
 
@@ -46,23 +46,28 @@ EXPECTED = {
 STATES = ["state-00-initial", *EXPECTED]
 
 
-def texts_at(repo: Path, ref: str, folders: tuple[str, ...]) -> dict[str, str]:
-    """The source files rules read, from `git archive` of one ref (as the pipeline would read its snapshot)."""
+def texts_at(
+    repo: Path, ref: str, folders: tuple[str, ...], files: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The source files rules read (under `folders`, and `files`: every chart's values.yaml), from
+    `git archive` of one ref, as the pipeline reads its snapshot."""
     archive = subprocess.run(
         ["git", "-C", str(repo), "archive", "--format=tar", ref], capture_output=True, check=True
     ).stdout
     texts = {}
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         for member in tar.getmembers():
-            if member.isfile() and wanted(member.name, folders):
+            if member.isfile() and (wanted(member.name, folders) or member.name in files):
                 texts[member.name] = tar.extractfile(member).read().decode("utf-8")
     return texts
 
 
 def review_range(repo, renderer, base, head):
     review = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
-    folders = source_folders(review)
-    sources = SourceTexts(base=texts_at(repo, base, folders), head=texts_at(repo, head, folders))
+    folders, files = source_folders(review), source_files(review)
+    sources = SourceTexts(
+        base=texts_at(repo, base, folders, files), head=texts_at(repo, head, folders, files)
+    )
     findings = evaluate(review, AftershockConfig(), sources=sources)
     return review, findings, verdicts(review, findings)
 
