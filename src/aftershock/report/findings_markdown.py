@@ -51,9 +51,11 @@ def concerns_markdown(
     max_chars: int = DEFAULT_MAX_CHARS,
     lifecycle: dict[str, Any] | None = None,
     max_pre_existing: int = MAX_PRE_EXISTING,
+    touched: frozenset[str] | None = None,
 ) -> str:
     """The actionable concerns worst first, then the pre-existing ones folded (the most severe, then
-    counts per rule), then what the change narrowed or resolved, all within `max_chars`."""
+    counts per rule; with `touched`, the identities of the objects the change touches, only theirs,
+    the others counted in one line), then what the change narrowed or resolved, within `max_chars`."""
     items = section["items"]
     actionable = [i for i in items if i["actionable"]]
     pre_existing = [i for i in items if i["delta"] == "pre_existing"]
@@ -68,8 +70,17 @@ def concerns_markdown(
     else:
         shown, budget = _bullets(grouped(actionable), budget, bold=True)
         lines += shown + [""]
+    if touched is not None:  # those on objects the change leaves alone are only counted
+        apart = [i for i in pre_existing if i["subject"]["id"] not in touched]
+        pre_existing = [i for i in pre_existing if i["subject"]["id"] in touched]
+        if apart:
+            lines += [
+                f"{len(apart)} pre-existing concern(s) on objects this change does not touch: "
+                "in the JSON output and the HTML report.",
+                "",
+            ]
     if pre_existing and budget > 200:
-        title = f"Pre-existing concerns ({len(pre_existing)}), not introduced by this change"
+        title = f"Pre-existing concerns ({len(pre_existing)}) on objects this change touches"
         listed = grouped(pre_existing)
         shown, budget = _bullets(listed[:max_pre_existing], budget - 80, bold=False)
         shown += _rule_counts(_members(listed[max_pre_existing:]))

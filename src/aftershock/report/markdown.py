@@ -56,9 +56,8 @@ MAX_FIELDS_PER_OBJECT = 40
 MAX_MERMAID_NODES = 30
 MAX_FINDINGS_CHARS = 30_000
 MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
-# A change reaching this few chart installs is said in about this much; the rest is in the HTML.
-SHORT_COMMENT_INSTALLS = 5
-SHORT_COMMENT_CHARS = 6_000
+SHORT_COMMENT_INSTALLS = 5  # a change reaching so few installs is said in about
+SHORT_COMMENT_CHARS = 6_000  # this much; the rest is in the JSON and the HTML
 MAX_LISTED = 20  # failing tests and not-reviewed parts listed in the summary; the rest are counted
 MAX_RATIONALE_CHARS = 2_000
 GROUP_NAMED = 3  # objects a repeated field change names; the rest are counted
@@ -75,9 +74,10 @@ MAX_VALUES_SAID = 3  # values key changes said under what the change does
 def render_markdown(doc: dict[str, Any]) -> str:
     groups = field_groups(doc)
     sections = [
-        Section("Header", tuple(_header(doc)), ()),
+        Section("Header", (f"## aftershock review · `{range_text(doc)}`", ""), ()),
         # what the change does first: the intent a reviewer states, from what was observed
         Section("What changed", ("### What this change does", ""), tuple(_what_changed(doc))),
+        Section("Scope", tuple(_scope(doc)), ()),
         Section("Verdicts", ("### Verdicts", ""), tuple(_verdicts(doc))),
         _section("Tests newly failing", _failing(doc)),
         _section("Not reviewed", _not_reviewed(doc)),
@@ -105,15 +105,9 @@ def _section(title: str, lines: Lines, priority: int = 0) -> Section:
     return Section(title, lines[0], lines[1], priority=priority)
 
 
-def _header(doc: dict[str, Any]) -> list[str]:
-    lines = [
-        f"## aftershock review · `{range_text(doc)}`",
-        "",
-        f"**{headline(doc)}**",
-        "",
-        review_status_line(doc),
-        "",
-    ]
+def _scope(doc: dict[str, Any]) -> list[str]:
+    """The counts and the review's status, after what the change does (meaning before counts)."""
+    lines = [f"**{headline(doc)}**", "", review_status_line(doc), ""]
     if "lifecycle" in doc:
         lines += [_review_state(doc["lifecycle"]), ""]
     return lines
@@ -210,7 +204,10 @@ def _concerns(doc: dict[str, Any]) -> list[str]:
     if "findings" not in doc:
         return []
     text = concerns_markdown(
-        doc["findings"], max_chars=MAX_FINDINGS_CHARS, lifecycle=doc.get("lifecycle")
+        doc["findings"],
+        max_chars=MAX_FINDINGS_CHARS,
+        lifecycle=doc.get("lifecycle"),
+        touched=frozenset(o.get("identity", o["id"]) for o in doc["objects"]),
     )
     return text.rstrip().split("\n") + [""]
 
