@@ -2,7 +2,9 @@
 
 Each entry names a kind (API group and kind), a field (keys from the object's root), when its change
 matters (a test of the value at base and at head; `None` when the object or the field is absent
-there), how much, and the consequence in words a reviewer would use. Not a rule per kind: the rule
+there), how much, and the consequence in words a reviewer would use; only a few matter when the
+change creates the object (a new default StorageClass), the rest only when it changes one (a new
+Kustomization that prunes has pruned nothing yet). Not a rule per kind: the rule
 `field-consequence` reads every entry, and a new entry is one line here.
 
 Sources: the projects' own documentation of each field (cert-manager Certificate and Issuer,
@@ -50,6 +52,7 @@ class FieldMeaning:
     matters: Test
     severity: Severity
     consequence: str  # what follows, said after "<field> changes: "
+    on_create: bool = False  # whether it matters for an object the change adds (else only a change)
 
 
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
@@ -63,6 +66,7 @@ MEANINGS: tuple[FieldMeaning, ...] = (
         Severity.HIGH,
         "a new default StorageClass: every claim without storageClassName binds to it, and with two "
         "defaults the cluster picks one of them",
+        on_create=True,
     ),
     FieldMeaning(
         "storage.k8s.io",
@@ -165,6 +169,7 @@ MEANINGS: tuple[FieldMeaning, ...] = (
         Severity.MEDIUM,
         "every LoadBalancer Service of those namespaces may take an address from this pool, not only "
         "the ones meant for it (no service selector narrows it)",
+        on_create=True,
     ),
     FieldMeaning(
         "crd.projectcalico.org",

@@ -20,6 +20,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         for meaning in MEANINGS:
             if (pair.key.group, pair.key.kind) != (meaning.group, meaning.kind):
                 continue
+            if pair.base is None and not meaning.on_create:
+                continue  # a new object: the consequence is of changing one
             before = dig(pair.base.body, *meaning.field) if pair.base is not None else None
             after = dig(pair.head.body, *meaning.field)
             if not meaning.matters(before, after):
