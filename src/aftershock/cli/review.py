@@ -62,6 +62,12 @@ RISK_LEVELS = [level.value for level in RiskLevel]
     default=False,
     help="Print only the verdicts and the status (three lines, for pre-commit); text format only.",
 )
+@click.option(
+    "--pretty",
+    is_flag=True,
+    default=False,
+    help="Indent JSON and SARIF output (compact by default).",
+)
 @click.pass_context
 def review_command(
     ctx: click.Context,
@@ -70,6 +76,7 @@ def review_command(
     fail_on: str | None,
     sarif_baseline: str,
     quiet: bool,
+    pretty: bool,
 ) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
@@ -92,7 +99,7 @@ def review_command(
         else None
     )
     if not quiet or output is not None:  # with --output, the whole report still goes there
-        _write(doc, out_format, output, sarif)
+        _write(doc, out_format, output, sarif, pretty)
     if quiet:
         click.echo("\n".join(quiet_lines(doc)))
     report_warnings(doc)
@@ -152,16 +159,20 @@ def report_gaps(doc: dict[str, Any]) -> None:
 
 
 def _write(
-    doc: dict[str, Any], fmt: OutputFormat, output: str | None, sarif: dict[str, Any] | None
+    doc: dict[str, Any],
+    fmt: OutputFormat,
+    output: str | None,
+    sarif: dict[str, Any] | None,
+    pretty: bool = False,
 ) -> None:
     if output is None:
         color = fmt is OutputFormat.TERMINAL and sys.stdout.isatty()
-        write_report(doc, fmt, sys.stdout, color=color, sarif=sarif)
+        write_report(doc, fmt, sys.stdout, color=color, sarif=sarif, pretty=pretty)
         return
     tmp = Path(output + ".tmp")
     try:
         with tmp.open("w", encoding="utf-8") as stream:
-            write_report(doc, fmt, stream, color=False, sarif=sarif)
+            write_report(doc, fmt, stream, color=False, sarif=sarif, pretty=pretty)
         tmp.replace(output)
     except OSError as error:  # checked before the review; the disk may still fill up or go away
         tmp.unlink(missing_ok=True)

@@ -28,19 +28,22 @@ def write_report(
     *,
     color: bool,
     sarif: dict[str, Any] | None = None,
+    pretty: bool = False,
 ) -> None:
     """Write the review in `fmt`. SARIF is made from the findings by the caller (`report.sarif`) and
-    passed in, since code scanning wants rule descriptors the canonical document does not carry."""
+    passed in, since code scanning wants rule descriptors the canonical document does not carry.
+    JSON and SARIF are compact unless `pretty` (a platform's review is hundreds of megabytes)."""
+    indent, separators = (2, None) if pretty else (None, (",", ":"))
     if fmt is OutputFormat.JSON:
         # streamed: the text of a platform's review is hundreds of megabytes
-        json.dump(doc, stream, indent=2, ensure_ascii=False)
+        json.dump(doc, stream, indent=indent, separators=separators, ensure_ascii=False)
         stream.write("\n")
     elif fmt is OutputFormat.MARKDOWN:
         stream.write(render_markdown(doc))
     elif fmt is OutputFormat.SARIF:
         if sarif is None:
             raise ValueError("SARIF output needs the SARIF document")
-        json.dump(sarif, stream, indent=2, ensure_ascii=False)
+        json.dump(sarif, stream, indent=indent, separators=separators, ensure_ascii=False)
         stream.write("\n")
     elif fmt is OutputFormat.HTML:
         stream.write(render_html(doc))
