@@ -91,6 +91,24 @@ def _credential_shaped(body: Any, field: str, key: str) -> bool:
     )
 
 
+def _same_embedded(pair: ObjectPair, field: str, key: str) -> bool:
+    """Whether the value is a text holding credentials (a config file, a manifest) whose credentials
+    are the same at both refs: the change edited the text around them, not them."""
+    texts = [_text_of(side.body, field, key) if side else None for side in (pair.base, pair.head)]
+    if any(t is None for t in texts) or is_sensitive_name(key):
+        return False
+    before, after = (embedded_credentials(t or "") for t in texts)
+    return bool(after) and before == after
+
+
+def _text_of(body: Any, field: str, key: str) -> str | None:
+    data = body.get(field) if isinstance(body, dict) else None
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, str):
+        return None
+    return value if field == "stringData" else _decoded(value)
+
+
 def _decoded(value: str) -> str | None:
     try:
         return base64.b64decode(value, validate=True).decode("utf-8")
@@ -121,6 +139,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 pair.head.body, segments[0].key, segments[1].key
             ):
                 continue  # configuration a Secret carries: no credential in it
+            if _same_embedded(pair, segments[0].key, segments[1].key):
+                continue  # a text whose credentials did not change: only what is around them
             key = segments[1].text
             verb = "adds" if field.kind is FieldChangeKind.ADDED else "changes"
             size = field.after.bytes
