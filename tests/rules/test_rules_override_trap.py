@@ -271,3 +271,67 @@ def test_merge_calls_follow_variables_pipes_and_argument_order():
     )  # the merged map itself, not a list in it
     assert override_path(calls[1], ("base", "tolerations")) == ("user", "tolerations")
     assert override_path(calls[1], ("other", "tolerations")) is None
+
+
+DEFAULTS_DEFINE = """\
+{{- define "app.defaults" -}}
+env:
+  - name: LOG_LEVEL
+    value: info
+{{- if .Values.tracing }}
+  - name: TRACING
+    value: "on"
+{{- end }}
+{{- end }}
+"""
+
+DEFINE_DEPLOYMENT = """\
+{{- $cfg := mergeOverwrite (include "app.defaults" . | fromYaml) (.Values.config | default dict) }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app
+spec:
+  selector:
+    matchLabels: {app: app}
+  template:
+    metadata:
+      labels: {app: app}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27.0
+          env: {{- toYaml $cfg.env | nindent 12 }}
+"""
+
+
+def test_defaults_a_define_builds_are_dropped_by_a_partial_override_of_the_merged_values(
+    tmp_path, renderer
+):
+    """Defaults kept in a template (a define merged under `.Values.config`) are probed as the
+    values.yaml ones: the new entry the change adds is lost to a one-entry `config.env`."""
+    repo = make_repo(tmp_path)
+    files = {
+        "charts/app/Chart.yaml": chart_yaml("app"),
+        "charts/app/values.yaml": "config: {}\ntracing: true\n",
+        "charts/app/templates/_defaults.tpl": DEFAULTS_DEFINE.replace(
+            '{{- if .Values.tracing }}\n  - name: TRACING\n    value: "on"\n{{- end }}\n', ""
+        ),
+        "charts/app/templates/deployment.yaml": DEFINE_DEPLOYMENT,
+    }
+    commit(repo, files, "chore: base")
+    commit(repo, {"charts/app/templates/_defaults.tpl": DEFAULTS_DEFINE}, "feat: trace")
+    review = _review(repo, renderer, "HEAD~1", "HEAD")
+    (probe,) = _probe(review, repo, renderer, tmp_path / "work")
+    assert (probe.values_path, probe.values_file, probe.override_path) == (
+        "env of define app.defaults",
+        "charts/app/templates/_defaults.tpl",
+        "config.env",
+    )
+    assert (probe.status, probe.dropped_entries, probe.base_dropped) == (
+        ProbeStatus.DROPPED,
+        ("LOG_LEVEL", "TRACING"),
+        ("LOG_LEVEL",),
+    )
+    (finding,) = _findings(review, (probe,))
+    assert finding.delta is Delta.WIDENED and "TRACING new with this change" in finding.message

@@ -159,7 +159,8 @@ def test_a_release_setting_the_override_side_of_a_template_merge(tmp_path, rende
     assert finding.evidence is Evidence.INFERRED and finding.severity is Severity.LOW
 
 
-def test_a_chart_test_of_a_partial_override_guards_it(tmp_path, renderer):
+def test_a_chart_test_of_a_partial_override_pins_it_and_guards_no_new_default(tmp_path, renderer):
+    """The test asserts the replacement: it shows the trap, it does not make it safe."""
     suite = """\
 suite: env
 templates: [deployment.yaml]
@@ -172,4 +173,8 @@ tests:
 """
     repo, base = web_repo(tmp_path, {"charts/web/tests/env_test.yaml": suite})
     commit(repo, {"charts/web/values.yaml": "env:\n" + LOG_LEVEL + OTEL}, "feat: trace web")
-    assert findings(repo, base, renderer) == []
+    (found,) = findings(repo, base, renderer)
+    assert found.message.endswith(
+        "the chart's test charts/web/tests/env_test.yaml sets the list too: it pins the "
+        "replacement but guards none of the new defaults"
+    )

@@ -33,25 +33,23 @@ from aftershock.model.override import (
     ProbeStatus,
 )
 from aftershock.model.review import ChartReview, RenderStatus, Review
-from aftershock.model.units import Chart, ChartType
+from aftershock.model.units import Chart
 from aftershock.pipeline.chart_jobs import RenderSettings, chart_request
+from aftershock.pipeline.merge_sites import MergeSites, join, read_text
 from aftershock.pipeline.side_results import rendered_objects
+from aftershock.provenance.define_defaults import define_defaults, key_line_in
 from aftershock.provenance.merges import (
-    MergeCall,
+    DEFINE,
     Pattern,
     default_lists,
-    merge_calls,
     override_path,
-    pattern_text,
     probe_entry,
 )
 from aftershock.releases.values import merge_maps
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.render.plan import RenderInputs, dependency_closure
+from aftershock.render.plan import RenderInputs
 
 DEFAULT_MAX_PROBE_RENDERS = 12  # per review, base and head probes together
-_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
-_MAX_TEMPLATE_BYTES = 2**20
 
 
 @dataclass(frozen=True)
@@ -92,7 +90,7 @@ def probe_override_traps(
     """
     charts = {chart.path: chart for chart in review.charts}
     changed = {path for f in review.files for path in (f.path, f.old_path) if path}
-    sites = _MergeSites()
+    sites = MergeSites()
     candidates = sorted(
         (
             c
@@ -159,7 +157,7 @@ def _candidates(
     charts: Mapping[str, Chart],
     changed: set[str],
     roots: tuple[Path, Path],
-    merge_sites: _MergeSites,
+    merge_sites: MergeSites,
 ) -> Iterator[_Candidate]:
     base_root, head_root = roots
     chart = charts.get(chart_review.chart)
@@ -168,15 +166,17 @@ def _candidates(
     sites = merge_sites.of_chart(head_root, chart, charts)
     if not sites:
         return
-    values_file = _join(chart.path, "values.yaml")
-    text = _read(head_root / values_file)
+    values_file = join(chart.path, "values.yaml")
+    text = read_text(head_root / values_file)
     touched = {c.path for c in review.values_changes if c.file == values_file}
     base_sites = (
         merge_sites.of_chart(base_root, chart, charts)
         if chart_review.base.status is RenderStatus.OK
         else []
     )
-    base_lists = dict(default_lists(_values(_read(base_root / values_file)))) if base_sites else {}
+    base_lists = (
+        dict(default_lists(_values(read_text(base_root / values_file)))) if base_sites else {}
+    )
     seen: set[tuple[Pattern, Pattern]] = set()
     for path, entries in default_lists(_values(text)):
         for site, call in sites:
@@ -208,6 +208,63 @@ def _candidates(
                 head_inputs=chart_review.head_inputs,
                 base_inputs=chart_review.base_inputs,
             )
+    yield from _define_candidates(chart_review, chart, charts, changed, roots, merge_sites)
+
+
+def _define_candidates(
+    chart_review: ChartReview,
+    chart: Chart,
+    charts: Mapping[str, Chart],
+    changed: set[str],
+    roots: tuple[Path, Path],
+    merge_sites: MergeSites,
+) -> Iterator[_Candidate]:
+    """Default lists a define builds (`include "app.defaults" . | fromYaml`) that a merge lets the
+    user's values replace, probed like those of values.yaml when the change touches the define or
+    the merge. The list is named `@<define>.<path>` and lives in the define's template."""
+    base_root, head_root = roots
+    seen: set[tuple[Pattern, Pattern]] = set()
+    for site, call in merge_sites.of_chart(head_root, chart, charts):
+        if not call.defaults or not call.defaults[0].startswith(DEFINE):
+            continue
+        name = call.defaults[0][len(DEFINE) :]
+        found = merge_sites.define(head_root, chart, charts, name)
+        tree = define_defaults(found[1]) if found else None
+        if found is None or tree is None or not {found[0], site.template} & changed:
+            continue
+        at_base = merge_sites.define(base_root, chart, charts, name)
+        base_tree = define_defaults(at_base[1]) if at_base else None
+        base_lists = dict(default_lists(base_tree)) if base_tree else {}
+        for path, entries in default_lists(tree):
+            values_path = (call.defaults[0], *path)
+            override = override_path(call, values_path)
+            probe = probe_entry(entries, PROBE_NAME)
+            if override is None or probe is None or (values_path, override) in seen:
+                continue
+            seen.add((values_path, override))
+            yield _Candidate(
+                chart,
+                found[0],
+                values_path,
+                override,
+                site,
+                probe[0],
+                probe[1],
+                key_line_in(found[1], found[2], path[-1]),
+                head=_Side(entries, chart_review.head_objects),
+                base=_Side(base_lists[path], chart_review.base_objects)
+                if path in base_lists and chart_review.base.status is RenderStatus.OK
+                else None,
+                head_inputs=chart_review.head_inputs,
+                base_inputs=chart_review.base_inputs,
+            )
+
+
+def _list_name(path: Pattern) -> str:
+    """`defaults.orders.env`, or `env of define app.defaults` for a list a define builds."""
+    if path and path[0].startswith(DEFINE):
+        return f"{'.'.join(path[1:])} of define {path[0][len(DEFINE) :]}"
+    return ".".join(path)
 
 
 def _probe(
@@ -219,7 +276,7 @@ def _probe(
     probe = OverrideProbe(
         chart=candidate.chart.path,
         values_file=candidate.values_file,
-        values_path=".".join(candidate.values_path),
+        values_path=_list_name(candidate.values_path),
         override_path=".".join(candidate.override),
         site=candidate.site,
         status=ProbeStatus.CUT,
@@ -294,53 +351,6 @@ def _same_entry(entry: Any, rendered: Any, identity: str | None) -> bool:
     return deep_equal(entry, rendered)
 
 
-class _MergeSites:
-    """The merge calls of each template folder, found once per review: a library's are in every
-    chart that includes it."""
-
-    def __init__(self) -> None:
-        self._by_folder: dict[tuple[Path, str], list[tuple[MergeSite, MergeCall]]] = {}
-
-    def of_chart(
-        self, root: Path, chart: Chart, charts: Mapping[str, Chart]
-    ) -> list[tuple[MergeSite, MergeCall]]:
-        """The merge calls of the chart's templates and of the library charts it includes."""
-        folders = [
-            p
-            for p in dependency_closure(chart, charts)
-            if p == chart.path or _is_library(charts.get(p))
-        ]
-        return [site for folder in folders for site in self._of_folder(root, folder)]
-
-    def _of_folder(self, root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
-        key = (root, folder)
-        if key not in self._by_folder:
-            self._by_folder[key] = _folder_sites(root, folder)
-        return self._by_folder[key]
-
-
-def _folder_sites(root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:
-    templates = root / folder / "templates" if folder else root / "templates"
-    files = templates.rglob("*") if templates.is_dir() else ()
-    sites = []
-    for file in sorted(p for p in files if p.is_file() and p.suffix in _TEMPLATE_SUFFIXES):
-        template = _join(folder, "templates/" + file.relative_to(templates).as_posix())
-        for call in merge_calls(_read(file)):
-            site = MergeSite(
-                template,
-                call.line,
-                call.function,
-                pattern_text(call.defaults),
-                pattern_text(call.overrides),
-            )
-            sites.append((site, call))
-    return sites
-
-
-def _is_library(chart: Chart | None) -> bool:
-    return chart is not None and chart.type is ChartType.LIBRARY
-
-
 def _touches(path: Pattern, changed_paths: set[str]) -> bool:
     """Whether a values change of the change is at, inside or above the list."""
     dotted = ".".join(path)
@@ -364,16 +374,3 @@ def _values(text: str) -> Mapping[str, Any]:
         return parse_values(text, source="values.yaml")
     except AftershockError:
         return {}
-
-
-def _read(path: Path) -> str:
-    try:
-        if path.stat().st_size > _MAX_TEMPLATE_BYTES:
-            return ""
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name

@@ -5,7 +5,8 @@ Sprig's `merge`/`mustMerge` keep the first argument's values and `mergeOverwrite
 whole, so a partial override of a default list drops the default entries it does not repeat. This
 module reads template text only (with `gotemplate`), never evaluates it: an argument is followed
 through `deepCopy`, `default`, `index`/`get`, parentheses and `$var := ...`/`range` variables to a
-values path, and anything else (a `dict` literal, `fromYaml`, `include`) is left out.
+values path, or to a named template whose YAML output is decoded (`include "app.defaults" . |
+fromYaml`: the pattern `@app.defaults`); anything else (a `dict` literal) is left out.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ MERGE_FUNCTIONS = {
     "mustMerge": False,
 }
 _PASSTHROUGH = frozenset({"deepCopy", "mustDeepCopy"})
+_INCLUDES = frozenset({"include", "template"})
+_DECODERS = frozenset({"fromYaml", "fromJson", "mustFromJson"})
+DEFINE = (
+    "@"  # a pattern's first key naming a define whose YAML output is the defaults: "@app.defaults"
+)
 _ACTION = re.compile(r"\{\{.*?\}\}", re.S)
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 ANY = "*"  # a key chosen by an expression that cannot be followed
@@ -195,6 +201,16 @@ def _command(
             piped
             if piped is not None
             else (_resolve(args[-1], variables) if len(args) == 2 else None)
+        )
+    if head.name in _INCLUDES and args and isinstance(args[0], Str) and piped is None:
+        return (
+            f"{DEFINE}{args[0].value}",
+        )  # defaults a named template builds (`include … | fromYaml`)
+    if head.name in _DECODERS:
+        return (
+            piped
+            if piped is not None
+            else (_resolve(args[0], variables) if len(args) == 1 else None)
         )
     if head.name in ("index", "get") and args and piped is None:
         base = _resolve(args[0], variables)

@@ -156,8 +156,9 @@ def _rendered_in(objects: Sequence[RenderedObject], entry: Any) -> RenderedObjec
     return next((o for o in objects if _holds(o.body, entry)), None)
 
 
-def _tested(ctx: RuleContext, chart: str, path: Sequence[str]) -> bool:
-    """Whether a head helm-unittest test of the chart renders a partial override there (sets a list)."""
+def _tested(ctx: RuleContext, chart: str, path: Sequence[str]) -> str | None:
+    """The head helm-unittest suite of the chart that renders a partial override there (sets a
+    list), if one does."""
     folder = f"{chart}/tests" if chart else "tests"
     for suite, _ in files_under(ctx.sources.head, folder, ("_test.yaml",)):
         if "/" in suite[len(folder) + 1 :]:
@@ -166,8 +167,8 @@ def _tested(ctx: RuleContext, chart: str, path: Sequence[str]) -> bool:
             isinstance(value_at(values, path), list)
             for _, values in suite_file_values(suite, ctx.sources.head.get)
         ):
-            return True
-    return False
+            return suite
+    return None
 
 
 def _trap(
@@ -222,7 +223,9 @@ def _message(trap: _Trap, labels: Sequence[str]) -> str:
     )
 
 
-def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
+def _concern(ctx: RuleContext, trap: _Trap, suite: str | None = None) -> Concern:
+    """The trap's concern; a chart test that sets the list pins the replacement and guards none
+    of the new defaults, so it is said, not taken for safety."""
     default, replacer = trap.default, trap.replacer
     labels = sorted({_label(e, default.identity) for e in trap.missed})
     key, sets = ".".join(default.path), ".".join(replacer.path)
@@ -245,7 +248,13 @@ def _concern(ctx: RuleContext, trap: _Trap) -> Concern:
             f"{key} in {default.file}",
             trap.release,
         ),
-        message=_message(trap, labels),
+        message=_message(trap, labels)
+        + (
+            f"; the chart's test {suite} sets the list too: it pins the replacement but guards "
+            "none of the new defaults"
+            if suite
+            else ""
+        ),
         delta=Delta.WIDENED if trap.widened else Delta.INTRODUCED,
         location=Location(default.file, key_line(text, default.path) if text else None),
         path=tuple(path),
@@ -272,8 +281,8 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
                 if install.chart != default.chart:
                     continue
                 trap = _trap(default, replacer, release, install)
-                if trap is not None and not _tested(ctx, default.chart, replacer.path):
-                    yield _concern(ctx, trap)
+                if trap is not None:
+                    yield _concern(ctx, trap, _tested(ctx, default.chart, replacer.path))
 
 
 RULE = Rule(
@@ -294,8 +303,9 @@ RULE = Rule(
         "One Low concern per list and release, naming the entries it misses; observed when the release's "
         "render at head shows its own entries and none of the new ones, inferred when only its values are "
         "read. Entries the release already lists (by name, key, ...) or that its render shows anyway (a "
-        "template that appends the defaults) are not missed. Not reported when a helm-unittest test of the "
-        "chart sets a list at the same path: the partial override is tested.",
+        "template that appends the defaults) are not missed. A helm-unittest test of the chart that sets a "
+        "list at the same path shows the trap, it does not make it safe: the concern names the test, which "
+        "pins the replacement and guards none of the new defaults.",
         why="The change looks complete: its default reaches every install that does not override the list. "
         "Releases that override one entry (a log level, one extra host) keep their old list and silently "
         "miss the new default, an environment variable or a toleration that the change meant for all; the "
