@@ -13,7 +13,8 @@ Reviews the last N first-parent commits of each repository (each as `C^..C`, tes
   of one install, across scenarios); `entries_per_object_before` is the same count by the listing
   before issue 33 (one entry per distinct change and scenario, repeats of the default left out);
 - comment_bytes median and max; terminal lines, median and max, over one-chart reviews;
-- each review's verdict titles, comment size and terminal lines, kept in `--json`; with `--keep`,
+- each review's verdict titles, comment size, terminal lines and actionable findings (rule and
+  message), kept in `--json`; with `--keep`,
   each comment as DIR/<repo>-<sha>.md, to read.
 Counts and bytes, not seconds: the figures do not depend on the machine's load.
 """
@@ -110,6 +111,10 @@ def measure_one(repo: Path, sha: str, renderer: SdkRenderer, tests: bool) -> dic
         "comment_bytes": len(comment.getvalue().encode("utf-8")),
         "terminal_lines": terminal.getvalue().count("\n"),
         "installs": len(installs),
+        # each actionable finding's rule, and its message: what a maintainer would act on
+        "actionable": [
+            [f["rule"], f["message"][:300]] for f in doc["findings"]["items"] if f["actionable"]
+        ],
         "comment": comment.getvalue(),
     }
 
