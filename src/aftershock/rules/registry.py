@@ -89,6 +89,7 @@ from aftershock.rules.workloads import (
     deployment_strategy,
     env_duplicate,
     env_reference_missing,
+    hash_rename_rolls,
     host_path_node_binaries,
     hpa_target_missing,
     pdb_above_hpa,
@@ -198,6 +199,7 @@ RULES: tuple[Rule, ...] = (
     pdb_above_hpa.RULE,
     restart_policy.RULE,
     rollout_everywhere.RULE,
+    hash_rename_rolls.RULE,
     # Sources of objects
     object_conflict.CONFLICT,
     object_conflict.DUPLICATE,
