@@ -53,6 +53,7 @@ from aftershock.rules.rbac import (
     escalation_verbs,
     nodes_proxy,
     pod_exec,
+    role_narrowed_in_use,
     role_widened,
     secrets_access,
     webhook_configuration,
@@ -147,6 +148,7 @@ RULES: tuple[Rule, ...] = (
     webhook_configuration.RULE,
     cluster_scope_widening.RULE,
     role_widened.RULE,
+    role_narrowed_in_use.RULE,
     # Exposure, secrets, images, service accounts, network policies
     service_exposure.RULE,
     ingress_tls.RULE,

@@ -49,7 +49,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         if not added:
             continue
         reasons = sorted({why for p in added if (why := _high(p))})
-        listed = ", ".join(_text(p) for p in added[:MAX_LISTED]) + (
+        listed = ", ".join(permission_text(p) for p in added[:MAX_LISTED]) + (
             f" and {len(added) - MAX_LISTED} more" if len(added) > MAX_LISTED else ""
         )
         message = f"{pair.display} grants more at head than at base: {listed}"
@@ -59,7 +59,7 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
             subject=pair.subject("widened"),
             message=message,
             delta=Delta.INTRODUCED,
-            facts=(Fact("field", "rules"), Fact("added", [_text(p) for p in added])),
+            facts=(Fact("field", "rules"), Fact("added", [permission_text(p) for p in added])),
             location=ctx.index.locate_object(pair, ("verbs", "resources"), in_change=True),
             path=pair.impact_path("rules"),
             severity=Severity.HIGH if reasons else Severity.MEDIUM,
@@ -83,7 +83,7 @@ def _high(permission: Permission) -> str | None:
     return f"{resource}: {why}"
 
 
-def _text(permission: Permission) -> str:
+def permission_text(permission: Permission) -> str:
     group, resource, verb, name = permission
     where = f"{group}/{resource}" if group else resource
     return f"{verb} {where}" + (f" ({name})" if name != "*" else "")
