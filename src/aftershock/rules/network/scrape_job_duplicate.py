@@ -1,7 +1,8 @@
 """Rule scrape-job-duplicate: a Prometheus configuration names one scrape job twice.
 
 Read from the rendered text of a ConfigMap key holding a Prometheus configuration (a YAML document
-with `scrape_configs`); a Secret's data is base64 and is not read.
+with `scrape_configs`; a Secret's data is base64 and is not read), and across the Prometheus
+operator's monitors of one render, by the job name each gives its series.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from collections.abc import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.network.servicemonitor_selects_nothing import MONITORING_GROUP
 from aftershock.rules.support.access import as_list, as_map, text
 from aftershock.rules.support.judge import Issue, judge_objects
+from aftershock.rules.support.release import ReleaseObjects, judge_in_release
 from aftershock.rules.support.sources import load_yaml_documents
 
 CONFIG_KINDS = frozenset({("", "ConfigMap")})
+MONITOR_KINDS = ("ServiceMonitor", "PodMonitor", "ScrapeConfig")
 MARKER = "scrape_configs"
 
 
@@ -48,8 +52,46 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
             )
 
 
+def monitor_job(obj: RenderedObject) -> str | None:
+    """The job name a monitor gives its series: a ScrapeConfig's `jobName`, or a static `job` a
+    relabeling of a ServiceMonitor's or PodMonitor's endpoints writes."""
+    spec = as_map(obj.body.get("spec"))
+    if obj.key.kind == "ScrapeConfig":
+        return text(spec.get("jobName")) or None
+    for endpoint in map(as_map, as_list(spec.get("endpoints") or spec.get("podMetricsEndpoints"))):
+        for relabel in map(as_map, as_list(endpoint.get("relabelings"))):
+            if text(relabel.get("targetLabel")) == "job" and text(relabel.get("replacement")):
+                return text(relabel.get("replacement"))
+    return None
+
+
+def monitor_issues(
+    obj: RenderedObject, release: ReleaseObjects, ctx: RuleContext
+) -> Iterator[Issue]:
+    if obj.key.group != MONITORING_GROUP:
+        return
+    job = monitor_job(obj)
+    others = sorted(
+        str(o.key)
+        for o in release.of_kind(*MONITOR_KINDS)
+        if o.key != obj.key and o.key.group == MONITORING_GROUP and monitor_job(o) == job
+    )
+    if job and others:
+        yield Issue(
+            facet="job",
+            message=f"names its scrape job {job}, as {', '.join(others[:3])} does: their series "
+            "share one job label and overwrite each other",
+            field="spec",
+            tokens=("job", "jobName", job),
+            facts=(Fact("job", job), Fact("also", others)),
+            severity=Severity.MEDIUM,
+            summary=f"job {job} shared",
+        )
+
+
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues, kinds=CONFIG_KINDS)
+    yield from judge_objects(ctx, issues, kinds=CONFIG_KINDS)
+    yield from judge_in_release(ctx, monitor_issues, MONITOR_KINDS)
 
 
 RULE = Rule(
@@ -62,7 +104,9 @@ RULE = Rule(
     check=check,
     doc=RuleDoc(
         what="A ConfigMap key holding a Prometheus configuration (a YAML document with `scrape_configs`) "
-        "whose `job_name`s are not unique, as rendered.",
+        "whose `job_name`s are not unique, as rendered (High); and Prometheus operator monitors of one "
+        "render that name the same job (a ScrapeConfig's `jobName`, a `job` relabeling of a "
+        "ServiceMonitor's or PodMonitor's endpoints) (Medium: their series collide).",
         why="Prometheus rejects a configuration with a duplicate job name (`found multiple scrape configs "
         "with job name`): the reload fails, the server keeps its previous configuration, and nothing "
         "the change adds is scraped, often unnoticed until an alert does not fire.",
