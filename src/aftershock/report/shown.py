@@ -76,9 +76,9 @@ _LIST_INDEX = re.compile(r"\[\d+\]")
 
 def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One entry per object of one install and change kind, across the scenarios that rendered it:
-        `scenarios` names those it changed in, `rendered` those that rendered it, and each field names
-        its own `scenarios` (an entry added at position 12 in one scenario and 11 in another is one field,
-    shown at the first). A field's `id` is the entry that carries it, for its provenance."""
+    `scenarios` names those it changed in, `rendered` those that rendered it, and each field names
+    its own `scenarios` (an entry added at position 12 in one scenario and 11 in another is one
+    field, shown at the first). A field's `id` is the entry that carries it, for its provenance."""
     groups: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for obj in objects:
         previous = (obj.get("previous_key") or {}).get("id", "")
