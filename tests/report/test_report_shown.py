@@ -101,3 +101,15 @@ def test_a_source_bump_is_said_by_its_version_field():
         ],
     }
     assert version_phrases([oci, oci]) == ["OCIRepository konflate tag 0.6.0 → 0.6.1"]
+
+
+def test_a_change_reaching_only_builds_counts_them_not_zero_charts():
+    from aftershock.report.text import headline
+
+    summary = {"commits": 1, "files": 6, "charts_affected": 0, "charts_rendered": 3}
+    doc = {"summary": {**summary, "objects_changed": 7}}
+    assert headline(doc) == (
+        "1 commit(s) · 6 file(s) · 3 build(s) or release(s) rendered · 7 object(s) changed"
+    )
+    doc["summary"]["charts_affected"] = 2
+    assert "2 chart(s) affected · 3 rendered" in headline(doc)

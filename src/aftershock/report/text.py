@@ -102,10 +102,17 @@ def generated_rename(obj: dict[str, Any]) -> str:
 
 
 def headline(doc: dict[str, Any]) -> str:
+    """The counts; a change that reaches no Helm chart but renders builds (kustomizations, Flux
+    Kustomizations) counts those, not "0 chart(s) affected"."""
     s = doc["summary"]
+    reached = (
+        f"{s['charts_affected']} chart(s) affected · {s['charts_rendered']} rendered"
+        if s["charts_affected"] or not s["charts_rendered"]
+        else f"{s['charts_rendered']} build(s) or release(s) rendered"
+    )
     return (
-        f"{s['commits']} commit(s) · {s['files']} file(s) · {s['charts_affected']} chart(s) affected · "
-        f"{s['charts_rendered']} rendered · {s['objects_changed']} object(s) changed"
+        f"{s['commits']} commit(s) · {s['files']} file(s) · {reached} · "
+        f"{s['objects_changed']} object(s) changed"
     )
 
 
