@@ -3,7 +3,7 @@ fetches share one line, and so do its scenarios failing alike; every other part 
 
 from __future__ import annotations
 
-from aftershock.report.overview import not_reviewed_lines
+from aftershock.report.gaps import not_reviewed_lines
 
 FETCH = "run `aftershock charts fetch --repo . --chart-cache DIR apps/a` and review with that --chart-cache"
 

@@ -113,3 +113,26 @@ def test_a_change_reaching_only_builds_counts_them_not_zero_charts():
     )
     doc["summary"]["charts_affected"] = 2
     assert "2 chart(s) affected · 3 rendered" in headline(doc)
+
+
+def test_installs_that_render_differently_come_first_and_identical_ones_fold():
+    from aftershock.report.overview import chart_lines
+
+    def review(chart: str, outcome: str) -> dict:
+        return {
+            "id": chart,
+            "chart": chart,
+            "release": None,
+            "scenario": "default",
+            "outcome": outcome,
+        }
+
+    doc = {
+        "charts": [],
+        "objects": [],
+        "chart_reviews": [review(c, "unchanged") for c in ("a", "b", "c")]
+        + [review("d", "not_reviewed")],
+    }
+    lines = chart_lines(doc)
+    assert [line.label for line in lines] == ["d", "3 other install(s)"]
+    assert lines[1].phrases == ("render identically (a, b, …)",)

@@ -21,7 +21,7 @@ from aftershock.pipeline import review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
-from aftershock.report.overview import labelled_gaps
+from aftershock.report.gaps import labelled_gaps
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
 from aftershock.report.terminal import quiet_lines
 from aftershock.report.text import install_label

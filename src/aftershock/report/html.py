@@ -14,7 +14,8 @@ import json
 from importlib import resources
 from typing import Any
 
-from aftershock.report.overview import chart_lines, not_reviewed_groups
+from aftershock.report.gaps import not_reviewed_groups
+from aftershock.report.overview import chart_lines
 from aftershock.report.shown import commit_line
 from aftershock.report.values_intent import intent_lines
 

@@ -18,6 +18,7 @@ from aftershock.report.escape import (
 )
 from aftershock.report.evidence_markdown import test_evidence_markdown
 from aftershock.report.findings_markdown import concerns_markdown
+from aftershock.report.gaps import not_reviewed_lines
 from aftershock.report.mermaid import layered_mermaid
 from aftershock.report.overview import (
     FieldGroup,
@@ -25,7 +26,6 @@ from aftershock.report.overview import (
     field_groups,
     field_key,
     newly_failing_tests,
-    not_reviewed_lines,
     one_line,
     scenario_lines,
     verdict_summaries,

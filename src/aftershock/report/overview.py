@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,6 @@ TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
 MAX_SCENARIO_NAMES = 5
 MAX_REASON_CHARS = 240
-MAX_GAP_CHARS = 640  # a part not reviewed: a Helm error (cut at 300 where kept) and what to do
 _IMAGE = re.compile(
     r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$"
 )
@@ -130,7 +129,21 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
             )
         phrases += _object_phrases(objects.get(install, []))
         lines.append(ChartLine(install_label(first), tuple(phrases) or (_identical(reviews),)))
-    return tuple(lines)
+    return _changed_first(lines)
+
+
+def _changed_first(lines: list[ChartLine]) -> tuple[ChartLine, ...]:
+    """The installs that render differently first; those that render identically after, as one line
+    when there are more than two of them."""
+    same = [line for line in lines if line.phrases == ("renders identically",)]
+    rest = [line for line in lines if line not in same]
+    if len(same) <= 2:
+        return (*rest, *same)
+    names = ", ".join(line.label for line in same[:2])
+    return (
+        *rest,
+        ChartLine(f"{len(same)} other install(s)", (f"render identically ({names}, …)",)),
+    )
 
 
 def _identical(reviews: list[dict[str, Any]]) -> str:
@@ -267,7 +280,7 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
             ("cut", "cut by the cap"),
         ):
             if s[key]:
-                parts.append(f"{len(s[key])} {label}: {_first_scenarios(s[key])}")
+                parts.append(f"{len(s[key])} {label}: {first_scenarios(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)
 
@@ -306,7 +319,7 @@ def _rendered_in_part(doc: dict[str, Any], chart: str) -> bool:
 def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
     """What the scenarios that rendered say; "identical" only of scenarios that rendered at all."""
     if summary["changed_in"]:
-        return f"changes in {len(summary['changed_in'])}: {_first_scenarios(summary['changed_in'])}"
+        return f"changes in {len(summary['changed_in'])}: {first_scenarios(summary['changed_in'])}"
     if rendered == 0:
         return "rendered in no scenario"
     if rendered < len(summary["ran"]):
@@ -314,7 +327,7 @@ def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
     return "renders identically in all"
 
 
-def _first_scenarios(names: list[str]) -> str:
+def first_scenarios(names: list[str]) -> str:
     """The first few scenarios, by their short labels."""
     return _first([scenario_label(n) for n in names])
 
@@ -326,71 +339,3 @@ def _first(names: list[str]) -> str:
         if len(names) > MAX_SCENARIO_NAMES
         else ""
     )
-
-
-@dataclass(frozen=True)
-class NotReviewedGroup:
-    """Parts not reviewed that one line says: a part; a chart's dependencies missing for one reason
-    (the one command that fetches them all); or a chart's scenarios that fail alike."""
-
-    part: str  # `chart c`, `dependencies d 1.0, e 2.0 of chart c`, `chart c in 3 scenarios (…)`
-    side: str | None
-    reason: str
-
-
-def not_reviewed_groups(
-    doc: dict[str, Any], *, context: bool = False
-) -> tuple[NotReviewedGroup, ...]:
-    """The parts not reviewed (with `context`, the context gaps instead: listed apart), grouped
-    where one reason at one side covers several: a chart's dependencies, or a chart's scenarios
-    (the default among them)."""
-    groups: dict[tuple[str, str, str | None, str], list[str]] = {}
-    for n in doc["not_reviewed"]:
-        if bool(n.get("context")) is not context:
-            continue
-        dependency = _DEPENDENCY_PART.fullmatch(n["part"])
-        scenario = _SCENARIO_PART.fullmatch(n["part"]) if not dependency else None
-        if dependency:
-            kind, where, name = "dependency", dependency.group(2), dependency.group(1)
-        elif scenario:
-            kind, where, name = "scenario", scenario.group(1), scenario.group(2)
-        else:
-            kind, where, name = "scenario", n["part"], "default"
-        groups.setdefault((kind, where, n["side"], n["reason"]), []).append(name)
-    return tuple(
-        NotReviewedGroup(_part_text(kind, where, names), side, reason)
-        for (kind, where, side, reason), names in groups.items()
-    )
-
-
-def labelled_gaps(doc: dict[str, Any]) -> Iterator[tuple[str, NotReviewedGroup]]:
-    """Each group of parts not reviewed with its label, the context gaps last ("context not …")."""
-    for context in (False, True):
-        label = "context not reviewed" if context else "not reviewed"
-        for group in not_reviewed_groups(doc, context=context):
-            yield label, group
-
-
-def not_reviewed_lines(doc: dict[str, Any], *, context: bool = False) -> tuple[str, ...]:
-    """One line per group of `not_reviewed_groups`, never cutting the advice a reason ends with."""
-    return tuple(
-        one_line(g.part + (f" at {g.side}" if g.side else "") + f": {g.reason}", MAX_GAP_CHARS)
-        for g in not_reviewed_groups(doc, context=context)
-    )
-
-
-_DEPENDENCY_PART = re.compile(r"dependency (.+) of (chart .+)")
-_SCENARIO_PART = re.compile(r"(chart .+?) in scenario (.+)")
-
-
-def _part_text(kind: str, where: str, names: list[str]) -> str:
-    """The part of a group: `where` alone (its default scenario), its dependencies, or its scenarios."""
-    if kind == "dependency":
-        label = "dependency" if len(names) == 1 else "dependencies"
-        return f"{label} {', '.join(names)} of {where}"
-    scenarios = names
-    if scenarios == ["default"]:
-        return where
-    if len(scenarios) == 1:
-        return f"{where} in scenario {scenarios[0]}"
-    return f"{where} in {len(scenarios)} scenarios ({_first_scenarios(scenarios)})"

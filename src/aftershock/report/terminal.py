@@ -12,11 +12,11 @@ from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import terminal_text
 from aftershock.report.evidence_markdown import tests_summary_line
 from aftershock.report.findings_markdown import suppression_notes
+from aftershock.report.gaps import labelled_gaps
 from aftershock.report.markdown import review_status_line
 from aftershock.report.overview import (
     chart_lines,
     field_groups,
-    labelled_gaps,
     newly_failing_tests,
     verdict_summaries,
 )
