@@ -567,3 +567,32 @@ def test_the_graph_pans_and_zooms_from_the_keyboard(browser, lib_page):
         " return g.left >= box.left - 1 && g.right <= box.right + 1; })()"
     )
     assert browser.evaluate("document.querySelector('g.node').getAttribute('tabindex')") == "0"
+
+
+@needs_chromium
+def test_findings_that_say_the_same_thing_are_one_card(browser, replicas_doc, tmp_path):
+    """As in the comment: three Deployments that each lack a digest are one card naming them."""
+    doc = json.loads(json.dumps(replicas_doc))
+    template = next(i for i in doc["findings"]["items"] if i["actionable"])
+    items = []
+    for name in ("a", "b", "c"):
+        display = f"Deployment.apps default/{name}"
+        items.append(
+            {
+                **template,
+                "fingerprint": f"{name}{template['fingerprint']}",
+                "subject": {**template["subject"], "display": display},
+                "message": f"{display} runs an image without a digest",
+            }
+        )
+    doc["findings"]["items"] = items
+    page = tmp_path / "grouped.html"
+    page.write_text(render_html(doc), encoding="utf-8")
+    browser.open(page.as_uri())
+    cards = browser.evaluate(
+        "[...document.querySelectorAll('#findings .finding .finding-subject')].map(s => s.textContent)"
+    )
+    assert cards == [
+        "3 objects: Deployment.apps default/a, Deployment.apps default/b, Deployment.apps default/c"
+    ]
+    assert browser.evaluate("document.querySelector('#findings h3').textContent") == "Concerns (3)"

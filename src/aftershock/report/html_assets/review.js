@@ -52,10 +52,31 @@ function explorerReview(ctx) {
     b.appendChild(el("span", { class: levelClass(item.severity) }, item.severity));
     b.appendChild(el("span", { class: "finding-title" }, item.title));
     b.appendChild(el("span", { class: "finding-subject" }, item.subject.display));
-    const ids = targets(item);
+    // a group's card selects what every member is about
+    const ids = item.members ? [...new Set(item.members.flatMap((m) => targets(m)))] : targets(item);
     b.dataset.targets = ids.join("\u0000");
     b.addEventListener("click", () => { selectMany(ids, item); for (const o of column.querySelectorAll(".finding.active")) o.classList.remove("active"); b.classList.add("active"); });
     return b;
+  }
+
+  // Findings that say the same thing of several objects are one card (as in the comment): same
+  // rule, severity, category, evidence and change, and the same message after the subject's name.
+  function grouped(items) {
+    const key = (i) => i.message.startsWith(i.subject.display)
+      ? [i.rule, i.severity, i.category, i.evidence, i.delta, i.message.slice(i.subject.display.length)].join("\u0000")
+      : null;
+    const members = new Map();
+    for (const i of items) { const k = key(i); if (k !== null) members.set(k, (members.get(k) || []).concat([i])); }
+    const out = [], placed = new Set();
+    for (const i of items) {
+      const k = key(i), group = k === null ? null : members.get(k);
+      if (!group || group.length < 2) { out.push(i); continue; }
+      if (placed.has(k)) continue;
+      placed.add(k);
+      const names = group.slice(0, 3).map((g) => g.subject.display).join(", ") + (group.length > 3 ? ` and ${group.length - 3} more` : "");
+      out.push({ ...i, members: group, subject: { ...i.subject, display: `${group.length} objects: ${names}` } });
+    }
+    return out;
   }
 
   function findings() {
@@ -64,7 +85,7 @@ function explorerReview(ctx) {
     const actionable = section.items.filter((i) => i.actionable);
     box.appendChild(el("h3", {}, `Concerns (${actionable.length})`));
     if (!actionable.length) box.appendChild(el("p", { class: "hint" }, section.headline + "."));
-    for (const item of actionable) box.appendChild(findingButton(item));
+    for (const item of grouped(actionable)) box.appendChild(findingButton(item));
     const rest = section.items.filter((i) => !i.actionable);
     if (rest.length) {
       const fold = el("details");
