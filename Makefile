@@ -20,13 +20,9 @@ demo: setup
 	$(VENV)/bin/aftershock review --repo .demo/platform --base demo-base --head demo-head
 
 # The HTML explorer's test drives Debian's headless Chromium; without it (or without root and
-# apt-get) that test skips and says why.
+# apt-get) that test skips and says why (scripts/install-browser.sh names apt's own reason).
 browser:
-	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		echo "installing chromium for the HTML explorer test"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-			|| echo "chromium could not be installed: the HTML explorer test will skip"; \
-	fi
+	@scripts/install-browser.sh
 
 # ruff (lint and format) over the code, mypy over src/ (strict for the core layers: see pyproject.toml),
 # lint-imports over the layers (pyproject.toml's [tool.importlinter]).
