@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.state_mode import RequestedMode
 from aftershock.model.state_records import ReviewMode
-from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import StateOptions, review_with_state
 from aftershock.render.cache import CacheStats, CachingRenderer, open_render_cache

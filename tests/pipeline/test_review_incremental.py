@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import AftershockError
 from aftershock.model.state_lifecycle import LifecycleState
 from aftershock.model.state_mode import RequestedMode
 from aftershock.model.state_records import ReviewMode, ReviewStatus
-from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
     StateOptions,

@@ -16,9 +16,9 @@ from pathlib import Path
 import jsonschema
 from rich.console import Console
 
+from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.state_lifecycle import LifecycleState
 from aftershock.model.state_mode import RequestedMode
-from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import (
     StateOptions,

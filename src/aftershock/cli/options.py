@@ -24,8 +24,8 @@ from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.synthetic import staged_commit
+from aftershock.judgement.result import ReviewResult
 from aftershock.model.errors import ConfigError
-from aftershock.model.judgement import ReviewResult
 from aftershock.model.state_mode import RequestedMode, StateOptions
 from aftershock.pipeline import (
     RenderCallbacks,

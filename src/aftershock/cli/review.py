@@ -13,10 +13,10 @@ from aftershock.cli.formats import TEXT, format_option
 from aftershock.cli.option_declarations import review_options, state_options
 from aftershock.cli.options import review_backend, review_settings, state_settings
 from aftershock.cli.paths import check_output_file
+from aftershock.judgement.result import ReviewResult
+from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import ConfigError
 from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
-from aftershock.model.judgement import ReviewResult
-from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline import review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name

@@ -12,8 +12,8 @@ from aftershock.findings.dismissals import DISMISSALS_FILE, DismissalsFile, pars
 from aftershock.findings.suppressions import apply_suppressions
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.tree import EntryKind
+from aftershock.judgement.result import Judgement
 from aftershock.model.errors import AftershockError
-from aftershock.model.judgement import Judgement
 from aftershock.model.review import Review
 from aftershock.render.limits import Deadline
 from aftershock.rules.engine import check_config, evaluate

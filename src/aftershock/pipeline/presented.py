@@ -23,7 +23,7 @@ from aftershock.findings.model import (
     sort_key,
 )
 from aftershock.findings.suppressions import Suppressed
-from aftershock.model.judgement import Judgement
+from aftershock.judgement.result import Judgement
 from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
 from aftershock.model.state_records import StoredFinding, SuppressedFinding, Suppression
 

@@ -30,9 +30,9 @@ from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
+from aftershock.judgement.result import ReviewResult
 from aftershock.model.change import FileChange, Side
 from aftershock.model.errors import ConfigError, MalformedInputError, OverBoundError
-from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import Chart, Unit, UnitKind, ValuesKeyChange

@@ -25,8 +25,9 @@ from aftershock.config.settings import AftershockConfig
 from aftershock.findings.document import finding_document
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.judgement.result import Judgement, ReviewResult
+from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import AftershockError, GitError
-from aftershock.model.judgement import Judgement, ReviewResult
 from aftershock.model.review import Review
 from aftershock.model.state_mode import (
     DEFAULT_LOCK_TIMEOUT_SECONDS,
@@ -48,7 +49,6 @@ from aftershock.model.state_records import (
     normalize_repository,
 )
 from aftershock.model.state_scope import ReviewScope
-from aftershock.model.stateful_review import StatefulReview
 from aftershock.pipeline.judge import review_config
 from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
 from aftershock.pipeline.review import (

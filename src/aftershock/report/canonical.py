@@ -23,8 +23,8 @@ from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
-    from aftershock.model.judgement import Judgement
-    from aftershock.model.stateful_review import StatefulReview
+    from aftershock.judgement.result import Judgement
+    from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 

@@ -10,7 +10,7 @@ from aftershock.model.state_records import Decision, stored_finding
 from aftershock.verdict.model import NO_ACTIONABLE_FINDINGS
 
 if TYPE_CHECKING:
-    from aftershock.model.stateful_review import StatefulReview
+    from aftershock.judgement.stateful import StatefulReview
 
 
 def lifecycle_document(state: StatefulReview) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.findings.model import Finding, Severity
-from aftershock.model.judgement import ReviewResult
+from aftershock.judgement.result import ReviewResult
 from aftershock.report.canonical import review_document
 from aftershock.report.sarif import FINGERPRINT_KEY, sarif_document
 from aftershock.verdict import RiskLevel, Verdicts

@@ -15,8 +15,8 @@ from pathlib import Path
 from aftershock import __version__
 from aftershock.config.settings import load_config
 from aftershock.findings.document import finding_document
+from aftershock.judgement.result import ReviewResult
 from aftershock.model.errors import AftershockError
-from aftershock.model.judgement import ReviewResult
 from aftershock.model.review import Review
 from aftershock.model.state_mode import Ancestry, CurrentReview, ReviewPlan, decide_review_mode
 from aftershock.model.state_records import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aftershock.model.judgement import ReviewResult
+from aftershock.judgement.result import ReviewResult
 from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.model.state_mode import ReviewPlan
 from aftershock.model.state_records import ReviewStatus, ReviewTarget
