@@ -23,6 +23,8 @@ class MergeSites:
 
     def __init__(self) -> None:
         self._by_folder: dict[tuple[Path, str], list[tuple[MergeSite, MergeCall]]] = {}
+        # a define found once per side and name: every merge call and chart using it asks again
+        self._defines: dict[tuple[Path, str, str], tuple[str, str, int] | None] = {}
 
     def of_chart(
         self, root: Path, chart: Chart, charts: Mapping[str, Chart]
@@ -43,14 +45,21 @@ class MergeSites:
     ) -> tuple[str, str, int] | None:
         """(template path, body, first line) of the define `name` among the chart's templates and
         its libraries', as the side's workspace holds them."""
-        for folder in _folders(chart, charts):
-            templates = root / folder / "templates" if folder else root / "templates"
-            for file in _template_files(templates):
-                found = define_body(read_text(file), name)
-                if found is not None:
-                    template = join(folder, "templates/" + file.relative_to(templates).as_posix())
-                    return template, found[0], found[1]
-        return None
+        key = (root, chart.path, name)
+        if key not in self._defines:
+            self._defines[key] = _find_define(root, _folders(chart, charts), name)
+        return self._defines[key]
+
+
+def _find_define(root: Path, folders: list[str], name: str) -> tuple[str, str, int] | None:
+    for folder in folders:
+        templates = root / folder / "templates" if folder else root / "templates"
+        for file in _template_files(templates):
+            found = define_body(read_text(file), name)
+            if found is not None:
+                template = join(folder, "templates/" + file.relative_to(templates).as_posix())
+                return template, found[0], found[1]
+    return None
 
 
 def _folder_sites(root: Path, folder: str) -> list[tuple[MergeSite, MergeCall]]:

@@ -194,19 +194,13 @@ def _candidates(
             at_base = path in base_lists and any(
                 override_path(c, path) == override for _, c in base_sites
             )
-            yield _Candidate(
+            yield _candidate(
+                chart_review,
                 chart,
-                values_file,
-                path,
-                override,
-                site,
-                probe[0],
-                probe[1],
-                key_line(text, path),
-                head=_Side(entries, chart_review.head_objects),
-                base=_Side(base_lists[path], chart_review.base_objects) if at_base else None,
-                head_inputs=chart_review.head_inputs,
-                base_inputs=chart_review.base_inputs,
+                (values_file, path, key_line(text, path)),
+                (site, override, probe),
+                entries,
+                base_lists[path] if at_base else None,
             )
     yield from _define_candidates(chart_review, chart, charts, changed, roots, merge_sites)
 
@@ -242,22 +236,41 @@ def _define_candidates(
             if override is None or probe is None or (values_path, override) in seen:
                 continue
             seen.add((values_path, override))
-            yield _Candidate(
+            yield _candidate(
+                chart_review,
                 chart,
-                found[0],
-                values_path,
-                override,
-                site,
-                probe[0],
-                probe[1],
-                key_line_in(found[1], found[2], path[-1]),
-                head=_Side(entries, chart_review.head_objects),
-                base=_Side(base_lists[path], chart_review.base_objects)
-                if path in base_lists and chart_review.base.status is RenderStatus.OK
-                else None,
-                head_inputs=chart_review.head_inputs,
-                base_inputs=chart_review.base_inputs,
+                (found[0], values_path, key_line_in(found[1], found[2], path[-1])),
+                (site, override, probe),
+                entries,
+                base_lists.get(path) if chart_review.base.status is RenderStatus.OK else None,
             )
+
+
+def _candidate(
+    chart_review: ChartReview,
+    chart: Chart,
+    where: tuple[str, Pattern, int | None],
+    how: tuple[MergeSite, Pattern, tuple[Any, str | None]],
+    entries: list[Any],
+    base_entries: list[Any] | None,
+) -> _Candidate:
+    """A candidate: the default list (`where`: file, path, line), the merge and the probe (`how`),
+    its entries at head and, when it and its merge exist there, at base."""
+    (file, path, line), (site, override, probe) = where, how
+    return _Candidate(
+        chart,
+        file,
+        path,
+        override,
+        site,
+        probe[0],
+        probe[1],
+        line,
+        head=_Side(entries, chart_review.head_objects),
+        base=_Side(base_entries, chart_review.base_objects) if base_entries is not None else None,
+        head_inputs=chart_review.head_inputs,
+        base_inputs=chart_review.base_inputs,
+    )
 
 
 def _list_name(path: Pattern) -> str:
