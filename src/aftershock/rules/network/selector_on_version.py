@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
-from aftershock.rules.support.access import as_map, dig
 from aftershock.rules.support.judge import Issue, judge_objects
 from aftershock.rules.support.release import WORKLOAD_KINDS
-from aftershock.rules.support.selectors import Selector, label_selector, workload_selector
+from aftershock.rules.support.selectors import Selector, object_selector, workload_selector
 
 # Labels whose value is the chart's or the app's version: they change with every chart bump.
 VERSION_LABELS = frozenset(
@@ -22,14 +21,9 @@ IMMUTABLE_SELECTORS = frozenset(WORKLOAD_KINDS) - {"Pod", "Job", "CronJob"}
 
 def _selector(obj: RenderedObject) -> tuple[str, Selector | None]:
     """The field and the selector of the object, when its kind selects pods by one."""
-    kind = obj.key.kind
-    if kind in IMMUTABLE_SELECTORS or kind == "Service":
+    if obj.key.kind in IMMUTABLE_SELECTORS:
         return "spec.selector", workload_selector(obj.body)
-    if kind == "NetworkPolicy":
-        return "spec.podSelector", label_selector(dig(obj.body, "spec", "podSelector"))
-    if kind in ("PodDisruptionBudget", "PodMonitor", "ServiceMonitor"):
-        return "spec.selector", label_selector(as_map(obj.body.get("spec")).get("selector"))
-    return "", None
+    return object_selector(obj.key.kind, obj.body)
 
 
 def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:

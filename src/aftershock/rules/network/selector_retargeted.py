@@ -17,7 +17,7 @@ from aftershock.rules.network.servicemonitor_selects_nothing import MONITORING_G
 from aftershock.rules.support.access import as_map, dig, text
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.support.release import ReleaseObjects, release_objects
-from aftershock.rules.support.selectors import Selector, label_selector, map_selector
+from aftershock.rules.support.selectors import object_selector
 
 KINDS = frozenset(
     {"Service", "PodDisruptionBudget", "NetworkPolicy", "PodMonitor", "ServiceMonitor"}
@@ -27,16 +27,10 @@ MAX_NAMED = 3
 
 def selected(obj: RenderedObject, release: ReleaseObjects) -> frozenset[str] | None:
     """What `obj` selects in its render, by display name; None when it selects by no selector."""
-    kind, spec = obj.key.kind, as_map(obj.body.get("spec"))
-    selector: Selector | None
-    if kind == "Service":
-        if text(spec.get("type")) == "ExternalName":
-            return None
-        selector = map_selector(spec.get("selector"))
-    elif kind == "NetworkPolicy":
-        selector = label_selector(spec.get("podSelector"))
-    else:
-        selector = label_selector(spec.get("selector"))
+    kind = obj.key.kind
+    if kind == "Service" and text(as_map(obj.body.get("spec")).get("type")) == "ExternalName":
+        return None
+    _, selector = object_selector(kind, obj.body)
     if selector is None or selector.empty:
         return None  # no selector, or one that selects everything: nothing to retarget
     where: frozenset[str] | None = frozenset({obj.key.namespace})

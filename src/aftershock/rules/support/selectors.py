@@ -79,3 +79,17 @@ def workload_selector(body: Mapping[str, Any]) -> Selector | None:
     if is_map(value) and ("matchLabels" in value or "matchExpressions" in value):
         return label_selector(value)
     return map_selector(value)
+
+
+def object_selector(obj_kind: str, body: Mapping[str, Any]) -> tuple[str, Selector | None]:
+    """The field and the selector by which an object of `obj_kind` picks pods (or Services): a
+    Service's map, a NetworkPolicy's `podSelector`, the LabelSelector of a PodDisruptionBudget,
+    PodMonitor or ServiceMonitor; ("", None) for other kinds."""
+    spec = as_map(body.get("spec"))
+    if obj_kind == "Service":
+        return "spec.selector", map_selector(spec.get("selector"))
+    if obj_kind == "NetworkPolicy":
+        return "spec.podSelector", label_selector(spec.get("podSelector"))
+    if obj_kind in ("PodDisruptionBudget", "PodMonitor", "ServiceMonitor"):
+        return "spec.selector", label_selector(spec.get("selector"))
+    return "", None
