@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
@@ -130,7 +131,10 @@ def _charts_table(doc: dict[str, Any]) -> Table:
     installs: dict[str, list[dict[str, Any]]] = {}
     for r in doc["chart_reviews"]:
         installs.setdefault(r["id"].split("#", 1)[0], []).append(r)
-    changed = {o["identity"] for o in doc["objects"] if "identity" in o}
+    # objects changed per install, each once across its scenarios
+    changed = Counter(
+        i.rsplit("::", 1)[0] for i in {o["identity"] for o in doc["objects"] if "identity" in o}
+    )
     for install, reviews in installs.items():
         first = reviews[0]
         outcomes = [r["outcome"] for r in reviews]
@@ -143,7 +147,7 @@ def _charts_table(doc: dict[str, Any]) -> Table:
             outcome,
             render_cell(first["base"]),
             render_cell(first["head"]),
-            str(sum(i.startswith(f"{install}::") for i in changed) or len(first["objects"])),
+            str(changed[install] or len(first["objects"])),
         )
     return table
 

@@ -78,9 +78,7 @@ def scenarios_phrase(scenarios: list[str], of: list[str]) -> str | None:
         return f"in {len(scenarios)} scenarios: {named}" + (
             " and more" if len(scenarios) > 3 else ""
         )
-    if len(scenarios) == 1 and scenarios[0] != "default":
-        return f"only in {scenario_label(scenarios[0])}"
-    if set(of) <= set(scenarios):
+    if "default" in scenarios and set(of) <= set(scenarios):
         return None
     if len(scenarios) == 1:
         return f"only in {scenario_label(scenarios[0])}"

@@ -40,11 +40,7 @@ def _secret_changes(ctx: RuleContext) -> Iterator[tuple[ObjectPair, ObjectChange
 def _carries_manifests(body: Any, field: str, key: str) -> bool:
     """A value that is Kubernetes objects to apply (a ManagedResource's Secret carries its manifests),
     none of them a Secret: it is no credential. A carried Secret still is."""
-    data = body.get(field) if isinstance(body, dict) else None
-    value = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(value, str):
-        return False
-    text = value if field == "stringData" else _decoded(value)
+    text = _text_of(body, field, key)
     if text is None or "apiVersion" not in text:
         return False
     try:
@@ -73,13 +69,9 @@ def _credential_shaped(body: Any, field: str, key: str) -> bool:
     file without credentials) is not."""
     if is_sensitive_name(key):
         return True
-    data = body.get(field) if isinstance(body, dict) else None
-    value = data.get(key) if isinstance(data, dict) else None
-    if not isinstance(value, str):
-        return True  # nothing to read: said, as before
-    text = value if field == "stringData" else _decoded(value)
+    text = _text_of(body, field, key)
     if text is None:
-        return True  # not text: binary key material
+        return True  # nothing to read, or not text (binary key material): said
     if known_format(text) or embedded_credentials(text):
         return True
     token = text.strip()
@@ -102,6 +94,8 @@ def _same_embedded(pair: ObjectPair, field: str, key: str) -> bool:
 
 
 def _text_of(body: Any, field: str, key: str) -> str | None:
+    """The value of `field`.`key` as text (`data` decoded from base64); None when it is absent,
+    not a string, or not text."""
     data = body.get(field) if isinstance(body, dict) else None
     value = data.get(key) if isinstance(data, dict) else None
     if not isinstance(value, str):
