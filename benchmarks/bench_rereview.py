@@ -22,7 +22,7 @@ SdkRenderer whose workers start before any timing, and runs through `review_with
 Each review opens the disk cache anew, as a new process would (its memory layer starts empty).
 Ratios are re-review / first review from medians of the same run; the target is <= 0.20. The
 pushed chart's share of the first review's render requests is reported beside the incremental ratio.
-A stage breakdown (stages.py) of one more full re-review shows where its time goes.
+The stage timings the pipeline records (stages.py) of one more full re-review show where its time goes.
 """
 
 from __future__ import annotations

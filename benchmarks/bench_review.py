@@ -13,7 +13,7 @@ folder, then, with one SdkRenderer (same settings throughout, workers started be
     on trees materialised beforehand. Target: review/renders <= 1.25.
 
 Each timing runs `--repeat` times, interleaved, and the median is kept; ratios come from the
-medians of the same run. A separate instrumented pass of each review times its stages (stages.py).
+medians of the same run. One more review of each gives the stage timings the pipeline records (stages.py).
 Peak RSS: VmHWM of this process and of each render worker (read before the workers stop).
 Each review's result is checked (the expected charts, all changed, the expected renders planned).
 """
@@ -41,7 +41,7 @@ from aftershock.pipeline import RenderCallbacks, ReviewRequest, open_renderer, r
 from aftershock.render.interface import Renderer, RenderRequest
 from aftershock.render.sdk import SdkRenderer
 from monorepo import LIBRARY, Monorepo, MonorepoSpec, build_monorepo
-from stages import RENDER, StageClock, TimedRenderer, stage_breakdown
+from stages import TimedRenderer, stage_breakdown
 
 NAIVE_TARGET = 20.0  # naive / review (a), at least
 OVERHEAD_TARGET = 1.25  # review (b) / its renders alone, at most
@@ -234,12 +234,12 @@ def timed_review(
     renderer: Renderer, repo: Monorepo, head: str, check: Callable[[Review, int, Monorepo], None]
 ) -> tuple[float, float]:
     """Seconds of one review and of its `render_many` calls; the result is checked after the clock stops."""
-    clock = StageClock()
+    timed = TimedRenderer(renderer)
     started = time.perf_counter()
-    result, planned = review(TimedRenderer(renderer, clock), repo, head)
+    result, planned = review(timed, repo, head)
     seconds = time.perf_counter() - started
     check(result, planned, repo)
-    return seconds, clock.inclusive[RENDER]
+    return seconds, timed.seconds
 
 
 def warm_up(renderer: Renderer, repo: Monorepo, requests: Sequence[RenderRequest]) -> None:
@@ -452,13 +452,13 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"{label:<38}{value:>12}  {note}")
     for change, breakdown in result["stages"].items():
         print(
-            f"stages of one instrumented review, {change}: {breakdown['total_seconds']:.3f} s "
-            f"(main process CPU {breakdown['main_process_cpu_seconds']:.3f} s)"
+            f"stages of one more review, {change}: {breakdown['total_seconds']:.3f} s "
+            f"(CPU {breakdown['cpu_seconds']:.3f} s, render workers included)"
         )
         for label, stage in breakdown["stages"].items():
             print(
                 f"  {label:<36}{stage['seconds']:>10.3f} s {100 * stage['share']:5.1f}%"
-                f"  {stage['calls']:>5} calls  {stage['inclusive_seconds']:8.3f} s with nested stages"
+                f"  CPU {stage['cpu_seconds']:8.3f} s"
             )
     print(
         f"work folders in {result['environment']['temp_dir']} ({result['environment']['temp_dir_filesystem']}; set TMPDIR to move them)"

@@ -325,3 +325,19 @@ def test_quiet_is_for_the_text_format_only(repo):
     path, base = repo
     result = run("review", "--repo", str(path), "--base", base, "--quiet", "--format", "json")
     assert_one_line_error(result, "--quiet prints a summary in text")
+
+
+def test_profile_prints_the_stages_and_the_json_carries_them_only_when_asked(repo, tmp_path):
+    path, base = repo
+    commit(path, {"c/values.yaml": "replicas: 5\nimage: nginx:1.27.0\nmode: fast\n"}, "feat: five")
+    common = ("review", "--repo", str(path), "--base", base, "--no-state", "--format", "json")
+    profiled = run(*common, "--profile", "--output", str(tmp_path / "p.json"))
+    assert profiled.returncode == 0, profiled.stderr
+    stages = [line.split()[1] for line in profiled.stderr.splitlines()[1:-1]]
+    assert stages[:4] == ["open", "charts", "gitops", "render"] and stages[-1] == "judge"
+    assert profiled.stderr.splitlines()[-1].split()[1] == "total"
+    timings = json.loads((tmp_path / "p.json").read_text())["timings"]
+    assert [t["stage"] for t in timings] == stages
+    plain = run(*common, "--output", str(tmp_path / "plain.json"))
+    assert plain.returncode == 0 and plain.stderr == ""
+    assert "timings" not in json.loads((tmp_path / "plain.json").read_text())

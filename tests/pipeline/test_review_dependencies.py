@@ -4,7 +4,9 @@ mapped in .aftershock.yaml), vendored archives first; and `file://` paths that l
 from __future__ import annotations
 
 from aftershock.ingest import dependency_history
+from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
+from aftershock.ingest.git import GitRepository
 from aftershock.model.review import ChartOutcome
 from aftershock.model.units import DependencySource
 from aftershock.pipeline import ReviewRequest, review_change, run_review
@@ -173,10 +175,7 @@ def test_the_version_chart_lock_pins_is_rendered_not_the_newest_chart_here(tmp_p
     assert documented["dependencies"][0]["source"] == "in_repo_locked"
 
 
-def test_a_locked_version_older_than_the_history_window_is_found_in_the_whole_history(
-    tmp_path, renderer, monkeypatch
-):
-    monkeypatch.setattr(dependency_history, "HISTORY_LIMIT", 2)  # a chart bumped on every push
+def test_a_locked_version_many_bumps_back_is_found(tmp_path, renderer):
     repo = make_repo(tmp_path)
     commit(repo, {**LIBRARY, **_locked("2.1.0")}, "feat: web locked on lib 2.1.0")
     renamed = LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "newmode:")
@@ -186,6 +185,75 @@ def test_a_locked_version_older_than_the_history_window_is_found_in_the_whole_hi
         base = commit(repo, {"charts/lib/Chart.yaml": chart}, f"lib 2.1.{patch}")
     head = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "feat: slow")
     _renders_the_earlier_lib(repo, base, head, renderer)  # 2.1.0's key
+
+
+class _CountingReader(BlobReader):
+    """A real blob reader that counts the blobs it is asked for."""
+
+    def __init__(self, repo):
+        super().__init__(repo)
+        self.asked = 0
+
+    def read(self, sha):
+        self.asked += 1
+        return super().read(sha)
+
+
+def test_the_history_walk_ends_at_the_version_it_looks_for(tmp_path):
+    """lib bumped eight times; web pins the version one bump back: one Chart.yaml is read, not nine."""
+    repo = make_repo(tmp_path)
+    commit(repo, {**LIBRARY, **_locked("2.1.7")}, "feat: web")
+    for patch in range(1, 9):
+        chart = LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", f"2.1.{patch}")
+        head = commit(repo, {"charts/lib/Chart.yaml": chart}, f"lib 2.1.{patch}")
+    git = GitRepository.open(repo)
+    tree = MemTree({**LIBRARY, **_locked("2.1.7")})
+    tree_charts = discover_charts(tree, "head")
+    with _CountingReader(git) as reader:
+        (web,) = [
+            c
+            for c in dependency_history.resolve_from_history(git, head, tree_charts, reader)
+            if c.path == "apps/web"
+        ]
+        assert web.dependencies[0].source is DependencySource.IN_REPO_LOCKED
+        assert reader.asked == 2  # 2.1.8, then 2.1.7: found, the walk ends
+    with _CountingReader(git) as reader:
+        untouched = dependency_history.resolve_from_history(
+            git, head, tree_charts, reader, needed_by={"charts/lib"}
+        )
+        assert untouched == tree_charts and reader.asked == 0  # web is not rendered: not asked
+
+
+def test_a_chart_a_release_brings_in_resolves_its_dependency_from_history(tmp_path, renderer):
+    """web is rendered only because a HelmRelease the change edits installs it: its lib, pinned to
+    the version before a rename, still comes from history."""
+    repo = make_repo(tmp_path)
+    older = {
+        **LIBRARY,
+        "charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", "2.0.0"),
+    }
+    commit(repo, older, "feat: lib 2.0.0")
+    renamed = LIBRARY["charts/lib/templates/_cm.tpl"].replace("mode:", "lib21mode:")
+    commit(repo, {**LIBRARY, "charts/lib/templates/_cm.tpl": renamed}, "feat!: lib 2.1.0")
+    release = (
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+        "metadata: {name: web, namespace: prod}\nspec:\n  chart:\n    spec:\n"
+        "      chart: ./apps/web\n"
+        "      sourceRef: {kind: GitRepository, name: platform, namespace: flux-system}\n"
+        "  values: {mode: MODE}\n"
+    )
+    base = commit(
+        repo,
+        {**_locked("2.0.0"), "clusters/prod/web.yaml": release.replace("MODE", "fast")},
+        "feat: web in prod",
+    )
+    head = commit(
+        repo, {"clusters/prod/web.yaml": release.replace("MODE", "slow")}, "feat: prod slow"
+    )
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert result.not_reviewed == ()
+    (web,) = [r for r in result.chart_reviews if r.chart == "apps/web"]
+    assert [f.path for c in web.changes for f in c.fields] == ["data.mode"]  # 2.0.0's key
 
 
 def _renders_the_earlier_lib(repo, base, head, renderer):

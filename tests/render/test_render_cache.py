@@ -171,6 +171,22 @@ def test_function_names_outside_template_actions_leave_a_chart_cacheable(tmp_pat
     assert cache.stats.uncacheable == 1
 
 
+def test_a_function_name_in_a_string_a_field_or_a_variable_calls_nothing(tmp_path, renderer):
+    """sapcc's pgbackup: `{{ fail "… are now always autodiscovered …" }}` made every chart that
+    includes it render twice and never cache."""
+    words = (
+        '{{- if .Values.swift }}{{ fail "credentials are now always found" }}{{ end }}\n'
+        "v: {{ .Values.date }}{{ $now := 1 }}{{ `shuffle` }}\n"
+    )
+    chart = write_chart(tmp_path, "web", {"cm.yaml": "kind: X\n" + words})
+    cache = caching(renderer, tmp_path / "cache")
+    cache.render_many([RenderRequest(str(chart), values={"date": "d"})] * 2)
+    assert (cache.stats.uncacheable, cache.stats.misses, cache.stats.merged) == (0, 1, 1)
+    (chart / "templates" / "cm.yaml").write_text('kind: X\nv: {{ printf "%s" (now) }}\n')
+    cache.render_many([RenderRequest(str(chart))])
+    assert cache.stats.uncacheable == 1
+
+
 def test_a_symlinked_subchart_is_part_of_its_parents_key(tmp_path, renderer):
     lib = write_chart(
         tmp_path / "lib", "common", {"_labels.tpl": '{{- define "common.tier" -}}web{{- end -}}\n'}

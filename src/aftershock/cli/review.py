@@ -4,6 +4,7 @@ unless --no-state (see `aftershock.pipeline.state`)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.gaps import labelled_gaps
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
-from aftershock.report.terminal import quiet_lines
+from aftershock.report.terminal import profile_lines, quiet_lines
 from aftershock.report.text import install_label
 from aftershock.verdict.model import RiskLevel
 
@@ -68,6 +69,13 @@ RISK_LEVELS = [level.value for level in RiskLevel]
     default=False,
     help="Indent JSON and SARIF output (compact by default).",
 )
+@click.option(
+    "--profile",
+    is_flag=True,
+    default=False,
+    help="Print where the review's time went, stage by stage (wall and CPU seconds), to stderr; "
+    "the JSON carries them as `timings`.",
+)
 @click.pass_context
 def review_command(
     ctx: click.Context,
@@ -77,6 +85,7 @@ def review_command(
     sarif_baseline: str,
     quiet: bool,
     pretty: bool,
+    profile: bool,
 ) -> None:
     """Review base..head: commits, files, units, rendered objects that changed, what they reach,
     findings and verdicts, and what became of each finding since the last review of the target."""
@@ -93,6 +102,9 @@ def review_command(
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     doc = review_document(result.review, result.judgement, stateful)
+    if profile:  # not by default: the document stays the same from run to run
+        doc["timings"] = [asdict(t) for t in result.timings]
+        click.echo("\n".join(profile_lines(result.timings)), err=True)
     sarif = (
         sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
         if out_format is OutputFormat.SARIF

@@ -6,18 +6,21 @@ Helm would download 4.1.0, which is that chart folder as it was at the last comm
 Chart.yaml carried a version in the range (exactly the version its Chart.lock pins, when it has one:
 that is what `helm dependency build` puts under charts/). Such a dependency resolves to that folder at that
 commit (inferred, like any in-repo dependency), under the workspace path
-`.aftershock-history/<commit>/<chart path>`; nothing is downloaded. Only the first-parent history
-of the reviewed commit is searched, newest first, at most `HISTORY_LIMIT` changes of each Chart.yaml;
-a version older than that (a chart bumped on every image update) is looked for in the whole history
-of the charts still wanted, in one more walk: by a review, only for the charts it reaches.
+`.aftershock-history/<commit>/<chart path>`; nothing is downloaded.
+
+Only the first-parent history of the reviewed commit is searched, newest first, in one walk over the
+Chart.yaml files of the charts wanted, which ends as soon as every wanted version is found (a pinned
+version is most often a few bumps back): a version found nowhere costs the whole history of those
+files, once. A review asks only for the charts it renders (`needed_by`), and again for each chart it
+comes to render later (`pipeline.chart_history`).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.gocompat.yamlio import load_one
@@ -30,11 +33,19 @@ from aftershock.model.units import Chart, ChartDependency, DependencySource
 from aftershock.render.kubeversion import satisfies
 
 HISTORY_PREFIX = ".aftershock-history"
-HISTORY_LIMIT = 200
 
 
 def history_path(commit: str, chart_path: str) -> str:
     return posixpath.join(HISTORY_PREFIX, commit, chart_path)
+
+
+@dataclass(frozen=True)
+class _Want:
+    """A version range of a chart name, looked for among the charts here of that name."""
+
+    name: str
+    version_range: str
+    candidates: tuple[str, ...]  # chart paths of that name, in the charts' order
 
 
 def resolve_from_history(
@@ -42,37 +53,26 @@ def resolve_from_history(
     sha: str,
     charts: tuple[Chart, ...],
     blobs: BlobReader | None = None,
-    *,
-    deep: bool = True,
+    needed_by: Collection[str] | None = None,
 ) -> tuple[Chart, ...]:
-    """The charts, with each remote dependency that names a chart of this tree but not its version
-    resolved to that chart at the newest earlier commit whose version is in the range: in the last
-    `HISTORY_LIMIT` changes of its Chart.yaml, then (`deep`) in its whole history."""
-    wanted = sorted(_still_wanted(charts))
-    if not wanted:
+    """The charts, with each remote dependency of `needed_by` (chart paths, and the charts they
+    include; None: every chart) that names a chart of this tree but not its version resolved to that
+    chart at the newest earlier commit whose version is in the range."""
+    of = None if needed_by is None else _closure(charts, needed_by)
+    wants = _wants(charts, of)
+    if not wants:
         return charts
-    histories, cut = _chart_histories(git, sha, wanted, blobs, HISTORY_LIMIT)
-    out = _resolved(charts, histories)
-    return deepen_from_history(git, sha, out, None, blobs, cut) if deep else out
-
-
-def deepen_from_history(
-    git: GitRepository,
-    sha: str,
-    charts: tuple[Chart, ...],
-    needed_by: Collection[str] | None,
-    blobs: BlobReader | None = None,
-    cut: set[str] | None = None,
-) -> tuple[Chart, ...]:
-    """The charts, with the dependencies still unresolved of `needed_by` (chart paths; None: all) and
-    of the charts they include looked for in the whole history of the charts they name: a version
-    older than the window (a chart bumped on every image update). One walk of the history, which a
-    review pays only for the charts it renders. `cut`: the charts whose window was cut, when known."""
-    wanted = _still_wanted(charts, None if needed_by is None else _closure(charts, needed_by))
-    deeper = sorted(wanted if cut is None else wanted & cut)
-    if not deeper:
-        return charts
-    return _resolved(charts, _chart_histories(git, sha, deeper, blobs, None)[0])
+    with ExitStack() as stack:
+        reader = blobs or stack.enter_context(BlobReader(git))
+        found = _walk(git, sha, wants, reader)
+    out = []
+    for chart in charts:
+        if of is not None and chart.path not in of:
+            out.append(chart)
+            continue
+        deps = tuple(_from_history(chart, dep, charts, found) for dep in chart.dependencies)
+        out.append(chart if deps == chart.dependencies else replace(chart, dependencies=deps))
+    return tuple(out)
 
 
 def _closure(charts: tuple[Chart, ...], paths: Collection[str]) -> set[str]:
@@ -88,143 +88,106 @@ def _closure(charts: tuple[Chart, ...], paths: Collection[str]) -> set[str]:
     return found
 
 
-def _resolved(
-    charts: tuple[Chart, ...], histories: dict[str, list[tuple[str, str, str]]]
-) -> tuple[Chart, ...]:
-    out = []
+def _wants(charts: tuple[Chart, ...], of: set[str] | None) -> set[_Want]:
+    """What the dependencies of the charts `of` (None: all) ask history for."""
+    wants = set()
     for chart in charts:
-        deps = tuple(_from_history(chart, dep, charts, histories) for dep in chart.dependencies)
-        out.append(chart if deps == chart.dependencies else replace(chart, dependencies=deps))
-    return tuple(out)
+        if of is not None and chart.path not in of:
+            continue
+        for dep in chart.dependencies:
+            want = _want(chart, dep, charts)
+            if want is not None:
+                wants.add(want)
+    return wants
 
 
-def _still_wanted(charts: tuple[Chart, ...], of: set[str] | None = None) -> set[str]:
-    """Paths of the charts here named by a dependency (of the charts `of`, None: all) that history
-    has not resolved yet."""
-    return {
-        same.path
-        for chart in charts
-        if of is None or chart.path in of
-        for dep in chart.dependencies
-        if _searched(dep)
-        for same in charts
-        if same.name == dep.name and same.path != chart.path
-    }
-
-
-def _searched(dep: ChartDependency) -> bool:
-    return (
+def _want(chart: Chart, dep: ChartDependency, charts: tuple[Chart, ...]) -> _Want | None:
+    if not (
         dep.source is DependencySource.REMOTE
         and dep.repository.startswith(("https://", "oci://"))
-        and bool(dep.locked or dep.version)
-    )
+        and (dep.locked or dep.version)
+    ):
+        return None
+    candidates = tuple(c.path for c in charts if c.name == dep.name and c.path != chart.path)
+    if not candidates:
+        return None
+    wanted = f"={dep.locked.removeprefix('v')}" if dep.locked else dep.version
+    return _Want(dep.name, wanted, candidates)
 
 
 def _from_history(
     chart: Chart,
     dep: ChartDependency,
     charts: tuple[Chart, ...],
-    histories: dict[str, list[tuple[str, str, str]]],
+    found: dict[_Want, tuple[str, str]],
 ) -> ChartDependency:
-    if not _searched(dep):
+    want = _want(chart, dep, charts)
+    if want is None or want not in found:
         return dep
-    wanted = f"={dep.locked.removeprefix('v')}" if dep.locked else dep.version
-    for same in (c for c in charts if c.name == dep.name and c.path != chart.path):
-        commit = _commit_with_version(histories.get(same.path, []), dep.name, wanted)
-        if commit is not None:
-            return replace(
-                dep,
-                # the folder at the exact version the lock pins is what Helm installs: observed
-                source=DependencySource.IN_REPO_LOCKED
-                if dep.locked
-                else DependencySource.IN_REPO_INFERRED,
-                resolved_path=history_path(commit, same.path),
-            )
-    return dep
+    commit, path = found[want]
+    return replace(
+        dep,
+        # the folder at the exact version the lock pins is what Helm installs: observed
+        source=DependencySource.IN_REPO_LOCKED if dep.locked else DependencySource.IN_REPO_INFERRED,
+        resolved_path=history_path(commit, path),
+    )
 
 
-def _chart_histories(
-    git: GitRepository,
-    sha: str,
-    chart_paths: list[str],
-    reader: BlobReader | None,
-    limit: int | None,
-) -> tuple[dict[str, list[tuple[str, str, str]]], set[str]]:
-    """Chart path -> (commit, name, version) of each change of its Chart.yaml, newest first, at most
-    `limit` each (all of them for None): one walk of the history and one batch of blob reads for all
-    of them. Also the paths whose history the limit cut."""
-    files = {posixpath.join(p, "Chart.yaml"): p for p in chart_paths}
-    most = [f"-{limit * len(files)}"] if limit else []
+def _walk(
+    git: GitRepository, sha: str, wants: set[_Want], blobs: BlobReader
+) -> dict[_Want, tuple[str, str]]:
+    """Each want -> (commit, chart path) of the newest change of a candidate's Chart.yaml whose name
+    and version match: one walk of the first-parent history, ended when nothing is left to find."""
+    files = {posixpath.join(p, "Chart.yaml"): p for w in wants for p in w.candidates}
+    pending, found = set(wants), {}
+    lines = git.stream_lines(
+        "log", "--first-parent", "--format=%H", "--raw", "--no-abbrev", sha, "--", *sorted(files)
+    )
     try:
-        log = git.run(
-            "log",
-            "--first-parent",
-            *most,
-            "--format=%H",
-            "--raw",
-            "--no-abbrev",
-            sha,
-            "--",
-            *files,
-        ).decode()
+        for commit, chart_path, blob in _changes(lines, files):
+            meta = _name_and_version(blobs.read(blob), chart_path)
+            for want in [w for w in pending if chart_path in w.candidates]:
+                if meta is None or meta[0] != want.name:
+                    continue
+                try:
+                    matches = satisfies(meta[1], want.version_range)
+                except ValueError:
+                    pending.discard(want)  # a range Helm cannot read: left unresolved
+                    continue
+                if matches:
+                    found[want] = (commit, chart_path)
+                    pending.discard(want)
+            if not pending:
+                break
     except AftershockError:
-        return {}, set()
-    changes, cut = _changes(log, files, limit)
-    found: dict[str, list[tuple[str, str, str]]] = {}
-    with ExitStack() as stack:
-        blobs = reader or stack.enter_context(BlobReader(git))
-        for (chart_path, commit, _), (_, data) in zip(
-            changes, blobs.read_many(b for _, _, b in changes)
-        ):
-            try:
-                meta = load_one(data.decode("utf-8", "replace"), source=f"{chart_path}/Chart.yaml")
-            except AftershockError:
-                continue
-            if isinstance(meta, dict):
-                entry = (commit, str(meta.get("name")), str(meta.get("version", "")))
-                found.setdefault(chart_path, []).append(entry)
-    return found, cut
+        return found
+    finally:
+        lines.close()  # stops git when the walk ends early
+    return found
 
 
-def _changes(
-    log: str, files: dict[str, str], limit: int | None
-) -> tuple[list[tuple[str, str, str]], set[str]]:
-    """(chart path, commit, blob of its Chart.yaml) of each change `git log --raw` lists, at most
-    `limit` per chart; and the charts whose list the limit (per chart, or of commits) may have cut."""
-    changes: list[tuple[str, str, str]] = []
-    counts: dict[str, int] = {}
-    commits = 0
+def _changes(lines: Iterator[bytes], files: dict[str, str]) -> Iterator[tuple[str, str, str]]:
+    """(commit, chart path, blob of its Chart.yaml) of each change `git log --raw` lists, newest first."""
     commit = ""
-    for line in log.splitlines():
-        if line.startswith(":"):
-            fields, _, path = line.partition("\t")
-            blob, chart_path = fields.split()[3], files.get(path)
-            if chart_path is None or set(blob) == {"0"}:
-                continue
-            counts[chart_path] = counts.get(chart_path, 0) + 1
-            if limit is None or counts[chart_path] <= limit:
-                changes.append((chart_path, commit, blob))
-        elif line.strip():
-            commit, commits = line.strip(), commits + 1
-    if limit is None:
-        return changes, set()
-    if commits >= limit * len(files):
-        return changes, set(files.values())
-    return changes, {p for p, n in counts.items() if n > limit}
-
-
-def _commit_with_version(
-    history: list[tuple[str, str, str]], name: str, version_range: str
-) -> str | None:
-    for commit, chart_name, version in history:
-        if chart_name != name:
+    for raw in lines:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        if not line.startswith(":"):
+            commit = line.strip() or commit
             continue
-        try:
-            if satisfies(version, version_range):
-                return commit
-        except ValueError:
-            return None
-    return None
+        fields, _, path = line.partition("\t")
+        blob, chart_path = fields.split()[3], files.get(path)
+        if chart_path is not None and set(blob) != {"0"}:
+            yield commit, chart_path, blob
+
+
+def _name_and_version(data: bytes, chart_path: str) -> tuple[str, str] | None:
+    try:
+        meta = load_one(data.decode("utf-8", "replace"), source=f"{chart_path}/Chart.yaml")
+    except AftershockError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    return str(meta.get("name")), str(meta.get("version", ""))
 
 
 def history_dependencies(charts: Iterable[Chart]) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -206,7 +206,7 @@ class GitRepository:
             raise self._failure(args, completed.stderr)
         return completed.stdout
 
-    def stream_lines(self, *args: str) -> Iterator[bytes]:
+    def stream_lines(self, *args: str) -> Generator[bytes, None, None]:
         """Stdout lines of a git command as it runs; raises GitError at the end if it failed."""
         with tempfile.TemporaryFile() as stderr:
             process = self._popen(args, stdin=subprocess.DEVNULL, stderr=stderr)

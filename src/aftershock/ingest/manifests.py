@@ -5,7 +5,8 @@ HelmRepositories and OCIRepositories their external charts come from."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from aftershock.ingest.kustomize_namespace import kustomize_namespace
@@ -35,16 +36,31 @@ class PlainManifests:
         return tuple(o for path in sorted(self.objects) for o in self.objects[path])
 
 
+_READ: OrderedDict[tuple[str, int, frozenset[str], str], PlainManifests] = OrderedDict()
+_KEPT = 4  # a review reads two refs (its GitOps inputs and its render stage both ask)
+
+
 def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) -> PlainManifests:
-    """Read every YAML file outside the charts that declares a release, ConfigMap or Secret."""
-    folders = {c.path for c in charts}
+    """Read every YAML file outside the charts that declares a release, ConfigMap or Secret: once per
+    commit, charts and namespace (treat the result as read-only)."""
+    folders = frozenset(c.path for c in charts)
+    key = (tree.tree.ref, tree.max_file_bytes, folders, namespace)
+    if key not in _READ:
+        _READ[key] = _read(tree, folders, namespace)
+        while len(_READ) > _KEPT:
+            _READ.popitem(last=False)
+    _READ.move_to_end(key)
+    return _READ[key]
+
+
+def _read(tree: RefSnapshot, folders: frozenset[str], namespace: str) -> PlainManifests:
     found = PlainManifests()
     texts, _ = yaml_texts(
         tree
     )  # a file too large or not UTF-8 is not a manifest this review can follow
     for path in sorted(texts):
         text = texts[path]
-        if not _RELEVANT.search(text) or in_a_chart(path, folders):
+        if in_a_chart(path, folders) or not _RELEVANT.search(text):
             continue
         try:
             given = kustomize_namespace(path, tree.text_or_none) or namespace
@@ -57,7 +73,7 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
     return found
 
 
-def in_a_chart(path: str, folders: set[str]) -> bool:
+def in_a_chart(path: str, folders: Collection[str]) -> bool:
     """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
     if "" in folders:
         return True

@@ -10,6 +10,7 @@ from aftershock.findings.model import Finding
 from aftershock.findings.suppressions import Suppressed
 from aftershock.model.review import Review
 from aftershock.model.state_scope import ReviewScope
+from aftershock.model.timings import StageTiming
 from aftershock.verdict.model import Verdicts
 
 
@@ -34,3 +35,4 @@ class ReviewResult:
     review: Review
     judgement: Judgement
     scope: ReviewScope | None = None
+    timings: tuple[StageTiming, ...] = ()  # where its time went, stage by stage

@@ -16,6 +16,7 @@ from aftershock.model.review import ChartReview, NotReviewed, Review
 from aftershock.model.tests import TESTS_PART, BaseTests
 from aftershock.pipeline.override_trap import probe_override_traps
 from aftershock.pipeline.provenance import trace_provenance, unlinked_gap
+from aftershock.pipeline.stage_clock import StageClock
 from aftershock.pipeline.tests import collect_test_evidence
 from aftershock.render.budget import RenderBudget
 from aftershock.render.interface import Renderer
@@ -57,40 +58,45 @@ def observe_within_budget(
     work: Path,
     renderer: Renderer,
     budget: RenderBudget,
+    clock: StageClock | None = None,
 ) -> Review:
     """The tests (of the `tested` charts), provenance and override probes of `review`, each within `budget`,
     on the workspaces under `work`; with what they could not review."""
     base, head = work / "base", work / "head"
+    clock = clock or StageClock()
     gaps: list[NotReviewed | None] = []
     if steps.run_tests:
-        tests, gap = run_within(
-            budget,
-            TESTS_PART,
-            lambda: collect_test_evidence(
-                tested,
-                base,
-                head,
-                renderer,
-                patterns=steps.suite_patterns,
-                base_tests=steps.base_tests,
-            ),
-        )
+        with clock.stage("tests"):
+            tests, gap = run_within(
+                budget,
+                TESTS_PART,
+                lambda: collect_test_evidence(
+                    tested,
+                    base,
+                    head,
+                    renderer,
+                    patterns=steps.suite_patterns,
+                    base_tests=steps.base_tests,
+                ),
+            )
         review = replace(review, tests=None if gap else tests)
         gaps.append(gap)
-    provenance, gap = run_within(
-        budget,
-        PROVENANCE_PART,
-        lambda: trace_provenance(
-            review, base, head, renderer, max_renders=steps.max_provenance_renders
-        ),
-    )
+    with clock.stage("provenance"):
+        provenance, gap = run_within(
+            budget,
+            PROVENANCE_PART,
+            lambda: trace_provenance(
+                review, base, head, renderer, max_renders=steps.max_provenance_renders
+            ),
+        )
     review = replace(review, provenance=provenance)
     gaps += [gap, unlinked_gap(provenance)]
-    probes, gap = run_within(
-        budget,
-        PROBES_PART,
-        lambda: probe_override_traps(review, base, head, renderer, steps.max_override_renders),
-    )
+    with clock.stage("probes"):
+        probes, gap = run_within(
+            budget,
+            PROBES_PART,
+            lambda: probe_override_traps(review, base, head, renderer, steps.max_override_renders),
+        )
     review = replace(review, override_probes=probes)
     gaps.append(gap)
     return replace(

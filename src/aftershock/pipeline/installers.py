@@ -127,6 +127,11 @@ def _plain_releases(manifests: PlainManifests) -> list[_Found]:
     ]
 
 
+def _declares_release(text: str) -> bool:
+    # the plain substring test first: most templates of a fleet name neither kind
+    return ("HelmRelease" in text or "Application" in text) and bool(_DECLARES_RELEASE.search(text))
+
+
 def _rendered_releases(
     side: Side,
     side_input: SideInput,
@@ -143,7 +148,7 @@ def _rendered_releases(
     unrendered: list[tuple[str, str]] = []  # (chart path, why it was not rendered)
     for chart in charts:
         if not chart.renderable or not any(
-            _DECLARES_RELEASE.search(text)
+            _declares_release(text)
             for text in tree.texts_under([_templates(chart.path)], suffixes=_TEMPLATE_SUFFIXES)
         ):
             continue

@@ -13,7 +13,7 @@ resolves to, and whether the change reaches it, is pipeline/release_resolution.p
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -114,12 +114,15 @@ def follow_releases(
     covered: frozenset[tuple[str, str]] = frozenset(),
     cache: ChartCache = ChartCache(),
     trace: WantedLines | None = None,
+    reach: Callable[[tuple[SideInput, SideInput], Collection[str]], tuple[SideInput, SideInput]]
+    | None = None,
 ) -> ReleaseFollowing:
     """`trace`: the changed template lines to trace through the renders (pipeline/line_traces.py).
     `chart_map` is the configuration's `releases.charts`: chart or source name -> chart folder;
     `cache` holds the archives of charts from outside the repository. `covered` holds (chart, release id)
     pairs already reviewed as an affected chart's render context: their values diff is still reported,
-    but the chart is not rendered a second time."""
+    but the chart is not rendered a second time. `reach` resolves from history the dependencies of
+    the charts a round comes to render (pipeline/chart_history.py)."""
     by_chart = {a.chart: a for a in affected}
     reviews: list[ChartReview] = []
     changes: list[ValuesKeyChange] = []
@@ -127,9 +130,17 @@ def follow_releases(
     current: list[ReleaseSource] = list(sources)
     seen: set[tuple[str, str]] = set()  # (release id, the values it passes)
     for depth in range(MAX_DEPTH):
+        before = set(seen)
         plans, round_changes, round_gaps = _plans(
             current, base, head, by_chart, seen, chart_map or {}, covered, cache
         )
+        if reach is not None and plans:
+            sides = reach((base, head), {p.path for p, _ in plans})
+            if sides != (base, head):  # planned again on the charts as history resolves them
+                (base, head), seen = sides, before
+                plans, round_changes, round_gaps = _plans(
+                    current, base, head, by_chart, seen, chart_map or {}, covered, cache
+                )
         changes += round_changes
         gaps += round_gaps
         if not plans:

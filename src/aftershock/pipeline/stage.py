@@ -5,6 +5,7 @@ and the changed template lines no render exercised.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -42,7 +43,7 @@ from aftershock.pipeline.releases import (
     follow_releases,
     manifest_sources,
 )
-from aftershock.pipeline.stage_input import StageInput
+from aftershock.pipeline.stage_input import StageInput, with_history
 from aftershock.pipeline.values_sources import with_value_sources
 from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer
@@ -90,6 +91,8 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     first = _with_placeholders(given, plans, first, clusters, plain, settings, renderer)
     dependents = lookup_dependents(first.reviews, [p.path for p in plans], given.sides, release)
     if dependents:
+        given = given.reaching([d.chart for d in dependents])
+        (_, charts_base), (_, charts_head) = given.sides
         around = with_rendered(clusters, first.reviews, plain, declared, ns)
         settings = replace(settings, clusters={s.value: c for s, c in around.items()})
         # in the review's own workspace, so the test step and provenance find these charts as the others
@@ -290,6 +293,7 @@ def _follow(
         covered=covered,
         cache=given.chart_cache,
         trace=given.changed_lines,
+        reach=functools.partial(with_history, given.history),
     )
     return replace(following, not_reviewed=unreadable + following.not_reviewed)
 

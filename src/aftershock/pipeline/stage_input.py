@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
@@ -12,6 +12,7 @@ from aftershock.diff.exercise import ChangedRun, changed_runs
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import FileChange, Side
 from aftershock.model.units import AffectedChart
+from aftershock.pipeline.chart_history import DependencyHistory
 from aftershock.pipeline.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.contexts import Identity
 from aftershock.pipeline.gitops import BuiltSources
@@ -44,6 +45,11 @@ class StageInput:
     suite_patterns: Mapping[str, SuitePatterns] = field(
         default_factory=dict
     )  # chart -> where its suites are
+    history: DependencyHistory | None = None  # resolves the dependencies of charts rendered later
+
+    def reaching(self, paths: Collection[str]) -> StageInput:
+        """This input, with the dependencies of the charts `paths` resolved from history."""
+        return replace(self, sides=with_history(self.history, self.sides, paths))
 
     @functools.cached_property
     def changed_runs(self) -> tuple[ChangedRun, ...]:
@@ -63,3 +69,19 @@ class StageInput:
                 range(run.first, run.last + 1)
             )
         return {key: frozenset(lines) for key, lines in wanted.items()}
+
+
+def with_history(
+    history: DependencyHistory | None,
+    sides: tuple[SideInput, SideInput],
+    paths: Collection[str],
+) -> tuple[SideInput, SideInput]:
+    """Both sides, with the dependencies of the charts `paths` resolved from history (the same
+    sides when there was nothing left to resolve)."""
+    if history is None:
+        return sides
+    (base_tree, base), (head_tree, head) = sides
+    new_base, new_head = history.resolve((base, head), paths)
+    if new_base is base and new_head is head:
+        return sides
+    return (base_tree, new_base), (head_tree, new_head)

@@ -18,13 +18,16 @@ __all__ = [
     "template_repo_path",
 ]
 
-# Sprig/Helm functions whose output differs between two renders of the same input.
+# Sprig/Helm functions whose output differs between two renders of the same input, called by name:
+# not a field (`.Values.date`), a variable (`$now`) or a word in a string literal.
 _NONDETERMINISTIC = re.compile(
-    r"\b(randAlphaNum|randAlpha|randNumeric|randAscii|randBytes|randInt|uuidv4|genCA|genCAWithKey|"
-    r"genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|genSignedCertWithKey|"
-    r"htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
+    r"(?<![\w.$])(randAlphaNum|randAlpha|randNumeric|randAscii|randBytes|randInt|uuidv4|genCA|"
+    r"genCAWithKey|genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|"
+    r"genSignedCertWithKey|htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
 )
 _ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+# Go template string literals ("…" with escapes, `…` raw) and comments: no call is in them
+_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`|/\*.*?\*/', re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,7 @@ def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
     its name inside a `{{ ... }}` action (words in YAML text, such as `format: date-time` in a CRD,
     call nothing). Also for values texts, which `tpl` may render."""
     return any(
-        _NONDETERMINISTIC.search(action)
+        _NONDETERMINISTIC.search(_LITERAL.sub('""', action))
         for text in template_texts
         if "{{" in text
         for action in _ACTION.findall(text)

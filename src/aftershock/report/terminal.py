@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from aftershock.model.timings import StageTiming
 from aftershock.report.concern_groups import grouped
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import terminal_text
@@ -89,6 +91,20 @@ def print_terminal(doc: dict[str, Any], console: Console) -> None:
             )
     if ignored := ignored_line(doc):
         console.print(f"[dim]{terminal_text(ignored)}[/dim]")
+
+
+def profile_lines(timings: Sequence[StageTiming]) -> list[str]:
+    """`--profile`: one line per stage, its wall and CPU seconds and its share of the CPU, then the total."""
+    cpu = sum(t.cpu_seconds for t in timings)
+    lines = [f"aftershock: {'stage':<16} {'wall s':>8} {'CPU s':>8} {'CPU %':>6}"]
+    for t in timings:
+        share = 100 * t.cpu_seconds / cpu if cpu > 0 else 0.0
+        lines.append(
+            f"aftershock: {t.stage:<16} {t.wall_seconds:>8.2f} {t.cpu_seconds:>8.2f} {share:>5.0f}%"
+        )
+    wall = sum(t.wall_seconds for t in timings)
+    lines.append(f"aftershock: {'total':<16} {wall:>8.2f} {cpu:>8.2f}")
+    return lines
 
 
 def quiet_lines(doc: dict[str, Any]) -> list[str]:
