@@ -37,7 +37,7 @@ from aftershock.ingest.manifests import plain_manifests
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.pipeline.flux import FluxSide, build_closure, build_side
+from aftershock.pipeline.builds.flux import FluxSide, build_closure, build_side
 from aftershock.render.kustomize import PyKustomizeBuilder
 from aftershock.render.sdk import SdkRenderer
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from aftershock.helmtest.runner import run_suites
 from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.tests import collect_test_evidence_for_refs
+from aftershock.pipeline.testing.tests import collect_test_evidence_for_refs
 from aftershock.render.sdk import SdkRenderer
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"

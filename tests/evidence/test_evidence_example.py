@@ -11,7 +11,7 @@ import pytest
 from aftershock.evidence import document
 from aftershock.model.tests import Coverage, ProblemKind, TestChange, TestStatus
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.tests import collect_test_evidence_for_refs
+from aftershock.pipeline.testing.tests import collect_test_evidence_for_refs
 from aftershock.report import evidence_markdown as markdown
 
 FRAGMENT = (

@@ -22,7 +22,7 @@ from aftershock.model.tests import (
     TestStatus,
 )
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.tests import (
+from aftershock.pipeline.testing.tests import (
     collect_test_evidence,
     collect_test_evidence_for_refs,
     materialize_charts,

@@ -11,7 +11,7 @@ import pytest
 from aftershock.ingest.git import GitRepository
 from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.pipeline.build_origin import Attribution, kustomization_file, request_origins
+from aftershock.pipeline.builds.build_origin import Attribution, kustomization_file, request_origins
 from aftershock.render.kustomize import available, open_builder
 from aftershock.render.manifests import objects_from_documents, parse_documents
 from gitrepo import commit, make_repo

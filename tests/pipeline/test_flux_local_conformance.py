@@ -5,7 +5,7 @@
 
 Kustomizations are found by reading the tree (ingest/flux.py, with the `sources:` mapping SOURCES gives,
 as flux-local's `--sources`); HelmReleases and objects by building every Kustomization of the tree as a
-review does (pipeline/flux.py, real kustomize). AGREEMENT and BUILDS record, tree by tree, where the sets
+review does (pipeline/builds/flux.py, real kustomize). AGREEMENT and BUILDS record, tree by tree, where the sets
 agree (README: "Conformance with flux-local"); a tree that starts or stops agreeing fails the test until
 the record is updated.
 """
@@ -30,7 +30,7 @@ from aftershock.ingest.kustomizations import find_kustomizations
 from aftershock.ingest.manifests import plain_manifests
 from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.change import Side
-from aftershock.pipeline.flux import FluxSide, build_closure, build_side
+from aftershock.pipeline.builds.flux import FluxSide, build_closure, build_side
 from aftershock.render.kustomize import PyKustomizeBuilder, available
 from conftest import CORPUS
 

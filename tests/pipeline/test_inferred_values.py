@@ -11,7 +11,7 @@ import jsonschema
 from aftershock.model.contexts import PLACEHOLDER, ContextKind, InferredValue
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.inferred_values import MAX_CONTEXTS, MAX_ROUNDS
+from aftershock.pipeline.context.inferred_values import MAX_CONTEXTS, MAX_ROUNDS
 from aftershock.pipeline.review import review_change
 from aftershock.render.interface import WrappingRenderer
 from aftershock.report.canonical import review_document

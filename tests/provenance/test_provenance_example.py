@@ -6,7 +6,7 @@ from __future__ import annotations
 from aftershock.graph import EdgeKind, NodeKind, blast_radius, build_graph
 from aftershock.model.releases import Evidence
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.provenance import materialize_workspaces, trace_provenance
+from aftershock.pipeline.observation.provenance import materialize_workspaces, trace_provenance
 from aftershock.provenance import Check, provenance_edges
 
 ORDERS_RELEASE = "helm.toolkit.fluxcd.io/HelmRelease/flux-system/orders"

@@ -11,7 +11,11 @@ import jsonschema
 from aftershock.graph import EdgeKind, blast_radius, build_graph
 from aftershock.model.releases import Evidence
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.provenance import chart_folder, materialize_workspaces, trace_provenance
+from aftershock.pipeline.observation.provenance import (
+    chart_folder,
+    materialize_workspaces,
+    trace_provenance,
+)
 from aftershock.provenance import Check, provenance_document, provenance_edges
 from charts import app_chart, chart_yaml, library_and_app, releases_chart
 from gitrepo import commit, make_repo

@@ -102,7 +102,7 @@ def test_a_chart_that_stops_rendering_is_a_high_finding(tmp_path, renderer):
     }
     judgement = review(tmp_path, renderer, base, head)
     [finding] = by_rule(judgement, "chart-render-broken")
-    # the head renders with a placeholder for what it requires (pipeline/head_values.py), and fails without
+    # the head renders with a placeholder for what it requires (pipeline/context/head_values.py), and fails without
     assert (
         finding.severity.value == "high"
         and "missing (placeholder)" in finding.message

@@ -13,8 +13,8 @@ from aftershock.ingest.snapshot import RefSnapshot
 from aftershock.model.override import ProbeStatus, probe_summary
 from aftershock.model.review import Review
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.pipeline.override_trap import probe_override_traps
-from aftershock.pipeline.tests import materialize_charts
+from aftershock.pipeline.observation.override_trap import probe_override_traps
+from aftershock.pipeline.testing.tests import materialize_charts
 from aftershock.provenance.merges import merge_calls, override_path
 from aftershock.rules.engine import evaluate
 from charts import chart_yaml

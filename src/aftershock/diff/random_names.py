@@ -2,7 +2,7 @@
 
 Such an object paired with nothing across refs: the review showed it removed and added, and each run
 gave its findings other subjects, so their fingerprints and lifecycle changed with no change at all.
-A chart whose templates call a random function renders twice per side (pipeline/chart_jobs.py); here
+A chart whose templates call a random function renders twice per side (pipeline/rendering/chart_jobs.py); here
 an object of the first render and one of the second that no key pairs, from the same template and
 document and of the same group, kind and namespace, are one object under a random name. Each part of
 the name (split at `-`, `.` and `_`) that differs between the two is replaced by RANDOM_PART in both,

@@ -210,7 +210,7 @@ def _charts(review: Review, file_keys: tuple[ValuesKeyChange, ...]) -> Part:
 
 
 def _lookups(review: Review) -> Part:
-    """A changed object that another chart's `lookup` reads feeds that chart (pipeline/cluster.py: the
+    """A changed object that another chart's `lookup` reads feeds that chart (pipeline/context/cluster.py: the
     chart's path ends object, rendered by a chart, then the chart that looks it up)."""
     edges = []
     for r in review.chart_reviews:

@@ -93,7 +93,7 @@ def rendered_part(
 
 def _tree(review: ChartReview, change: ObjectChange) -> str | None:
     """The cluster tree a rendered object lives in: its render's release's, else its manifest file's
-    (as pipeline/releases.py names the releases it finds)."""
+    (as pipeline/following/releases.py names the releases it finds)."""
     if review.release:
         return split_release_id(review.release)[1]
     return cluster_tree(change.templates[0]) if change.templates else None

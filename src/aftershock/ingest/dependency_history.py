@@ -12,7 +12,7 @@ Only the first-parent history of the reviewed commit is searched, newest first, 
 Chart.yaml files of the charts wanted, which ends as soon as every wanted version is found (a pinned
 version is most often a few bumps back): a version found nowhere costs the whole history of those
 files, once. A review asks only for the charts it renders (`needed_by`), and again for each chart it
-comes to render later (`pipeline.chart_history`).
+comes to render later (`pipeline.rendering.chart_history`).
 """
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ def materialize_history(
     git: GitRepository, charts: Iterable[Chart], dest: Path, max_file_bytes: int
 ) -> None:
     """Write each chart folder resolved from history under `dest/<commit>/` (once per commit and
-    folder); each chart workspace hard-links what it needs from there (pipeline.chart_jobs)."""
+    folder); each chart workspace hard-links what it needs from there (pipeline.rendering.chart_jobs)."""
     for commit, chart_path in history_dependencies(charts):
         if (dest / commit / chart_path).is_dir():
             continue

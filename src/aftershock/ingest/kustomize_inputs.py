@@ -1,7 +1,7 @@
 """What the kustomizations of a build patch and generate, read from their files: so each object a build
 makes can be linked to the patch files that changed it and the files its generator read.
 
-kustomize records where an object was declared (its origin annotation, see pipeline/build_origin.py) but
+kustomize records where an object was declared (its origin annotation, see pipeline/builds/build_origin.py) but
 not which patches changed it. A patch names its targets: a `target` selector (group, kind, name as a
 regex, labelSelector), or, for a strategic-merge patch without one, the kind and name of each of its
 documents. A patch applies to what its own kustomization accumulates; a match here is by kind (and

@@ -3,7 +3,7 @@
 A platform injects values into every chart it installs (`global.registry`, an owner-info map); its
 repository shows them only in the values its CI and tests pass: chart-testing's `ci/*-values.yaml`,
 the values files helm-unittest suites load, and what a suite sets for all its tests (`set:`). When no context renders a chart because a key is
-missing, the render stage looks the key up here (pipeline/inferred_values.py). Built once per side,
+missing, the render stage looks the key up here (pipeline/context/inferred_values.py). Built once per side,
 from texts; pure.
 """
 

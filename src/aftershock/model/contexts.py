@@ -87,7 +87,7 @@ class InferredValue:
 @dataclass(frozen=True)
 class HeadNeed:
     """Values the head needs that the chart's context does not give, while the base renders without
-    them (pipeline/head_values.py): given at both refs, so that the rest of the change is reviewed."""
+    them (pipeline/context/head_values.py): given at both refs, so that the rest of the change is reviewed."""
 
     values: tuple[InferredValue, ...]
     error: str  # Helm's error at head without them

@@ -132,7 +132,7 @@ class ChartReview:
     # their head objects show as added; never not reviewed.
     templates_fixed_at_head: tuple[TemplateFailure, ...] = ()
     # Keys (dotted) a scenario sets that its base was rendered without: new at head, the base's values
-    # schema rejected them (pipeline/new_keys.py).
+    # schema rejected them (pipeline/context/new_keys.py).
     keys_left_out_at_base: tuple[str, ...] = ()
 
     @property
@@ -212,7 +212,7 @@ class NotReviewed:
 
     `context` marks a part that fails the same way at both refs and that the change reaches only
     through a weak edge (a chart that looks up what the change renders), or a build whose edited
-    files another render reads (pipeline/covered_gaps.py): listed apart, it neither makes the
+    files another render reads (pipeline/builds/covered_gaps.py): listed apart, it neither makes the
     review partial nor lowers the verdicts' confidence."""
 
     part: str
@@ -249,7 +249,7 @@ class Review:
     provenance: ProvenanceReport | None = (
         None  # which values keys and templates produce each changed field
     )
-    # Default lists a template merges with overrides, rendered with a partial override (pipeline/override_trap.py).
+    # Default lists a template merges with overrides, rendered with a partial override (pipeline/observation/override_trap.py).
     override_probes: tuple[OverrideProbe, ...] = ()
     contexts: tuple[ChartContext, ...] = ()  # the render context of each affected chart, and why
     # Texts bound for a Secret that no rendered object shows (test expectations; see aftershock.safety.secret_taint).

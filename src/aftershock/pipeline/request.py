@@ -9,9 +9,9 @@ from pathlib import Path
 
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.tests import BaseTests
-from aftershock.pipeline.budget import LateSteps
-from aftershock.pipeline.override_trap import DEFAULT_MAX_PROBE_RENDERS
-from aftershock.pipeline.provenance import DEFAULT_MAX_RENDERS
+from aftershock.pipeline.observation.budget import LateSteps
+from aftershock.pipeline.observation.override_trap import DEFAULT_MAX_PROBE_RENDERS
+from aftershock.pipeline.observation.provenance import DEFAULT_MAX_RENDERS
 from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 
 

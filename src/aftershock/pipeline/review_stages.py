@@ -26,20 +26,20 @@ from aftershock.model.change import Commit, FileChange
 from aftershock.model.errors import ConfigError
 from aftershock.model.review import NotReviewed, RefInfo, Review, ReviewOptions
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
-from aftershock.pipeline.budget import observe_within_budget
-from aftershock.pipeline.chart_history import DependencyHistory
-from aftershock.pipeline.chart_jobs import RenderSettings
-from aftershock.pipeline.contexts import Identity
-from aftershock.pipeline.covered_gaps import covered_gaps
-from aftershock.pipeline.gitops import GitOpsReview, review_gitops
-from aftershock.pipeline.ignored_fields import ignored_patterns, with_ignored_fields
+from aftershock.pipeline.builds.covered_gaps import covered_gaps
+from aftershock.pipeline.builds.gitops import GitOpsReview, review_gitops
+from aftershock.pipeline.context.contexts import Identity
 from aftershock.pipeline.incremental import SinceChanges, changes_since, examined_scope
 from aftershock.pipeline.judge import judge, repository_files, review_config, source_texts
+from aftershock.pipeline.observation.budget import observe_within_budget
+from aftershock.pipeline.rendering.chart_history import DependencyHistory
+from aftershock.pipeline.rendering.chart_jobs import RenderSettings
+from aftershock.pipeline.rendering.ignored_fields import ignored_patterns, with_ignored_fields
+from aftershock.pipeline.rendering.stage import RenderStage, render_stage
+from aftershock.pipeline.rendering.stage_input import StageInput
 from aftershock.pipeline.request import ReviewRequest, late_steps, namespace_of, release_name_of
-from aftershock.pipeline.stage import RenderStage, render_stage
 from aftershock.pipeline.stage_clock import StageClock
-from aftershock.pipeline.stage_input import StageInput
-from aftershock.pipeline.tests import review_suite_patterns
+from aftershock.pipeline.testing.tests import review_suite_patterns
 from aftershock.pipeline.values_changes import values_changes
 from aftershock.render.budget import RenderBudget
 from aftershock.render.chart_archives import ChartCache

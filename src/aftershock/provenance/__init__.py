@@ -2,7 +2,7 @@
 
 Static analysis of Go templates (gotemplate.py, reads.py, templates.py), links per field (link.py),
 the pure side of perturbation renders (perturb.py), and the document and graph edges (document.py).
-The renders themselves are wired in aftershock.pipeline.provenance.
+The renders themselves are wired in aftershock.pipeline.observation.provenance.
 """
 
 from aftershock.model.provenance import (

@@ -46,7 +46,7 @@ from aftershock.safety.private_files import private_folder
 CACHE_FORMAT = 3  # of an entry's file; 2: entries keep the parsed documents; 3: no entry holds a Secret (older ones are dropped when read)
 DEFAULT_MAX_BYTES = 512 * 2**20
 DEFAULT_MEMORY_BYTES = 64 * 2**20
-# The files whose text the pipeline scans for nondeterministic functions (see pipeline.chart_jobs).
+# The files whose text the pipeline scans for nondeterministic functions (see pipeline.rendering.chart_jobs).
 _STALE_TEMP_SECONDS = 3600.0
 
 

@@ -44,7 +44,9 @@ from aftershock.rules.support.sources import files_under, library_dependencies
 
 _SHOWN = 5  # missed entries named in a message
 _DEFAULT = "default"  # the default scenario's name (render/scenarios.py)
-_RELEASE_CONTEXT = "release:"  # the name prefix of a release context (pipeline/installers.py)
+_RELEASE_CONTEXT = (
+    "release:"  # the name prefix of a release context (pipeline/context/installers.py)
+)
 
 
 @dataclass(frozen=True)

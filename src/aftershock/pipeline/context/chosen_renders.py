@@ -1,0 +1,175 @@
+"""Rendering the affected charts in the contexts chosen for them: each with its scenarios at both refs,
+the refill round for scenarios a chart rejects alike, and replacing one render's results of a chart
+with another's."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from aftershock.diff.exercise import changed_fields
+from aftershock.model.contexts import ChartContext
+from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
+from aftershock.pipeline.context.contexts import suite_paths_of
+from aftershock.pipeline.context.demanded import demanded_plans
+from aftershock.pipeline.context.head_values import HeadRun, head_failures, values_required_at_head
+from aftershock.pipeline.context.scenarios import expand_scenarios
+from aftershock.pipeline.rendering.chart_jobs import RenderSettings
+from aftershock.pipeline.rendering.charts import review_charts
+from aftershock.pipeline.rendering.stage_input import StageInput
+from aftershock.render.interface import Renderer
+from aftershock.render.plan import ChartPlan
+
+
+def gap_chart(gap: NotReviewed) -> str:
+    """The chart a gap of a chart render names (its scenarios' gaps included)."""
+    return gap.part.removeprefix("chart ").split(" in scenario ")[0]
+
+
+Rendered = tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...], tuple[ScenarioSummary, ...]]
+
+
+def render_chosen(
+    given: StageInput,
+    chosen: Sequence[ChartPlan],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    planned: Callable[[int], None] | None = None,
+) -> Rendered:
+    """The plans in their contexts, each with its scenarios, rendered at both refs."""
+    fields = {p.path: changed_fields(given.files, p.path) for p in chosen}
+    changed = [p for f in given.files for p in (f.path, f.old_path) if p]
+    expanded, scenarios = expand_scenarios(
+        chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
+    )
+    reviews, gaps = review_charts(
+        expanded,
+        *given.sides,
+        renderer,
+        settings,
+        work,
+        planned=planned,
+        rendered=given.rendered,
+        trace=given.changed_lines,
+    )
+    return _refill(
+        given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
+    )
+
+
+def with_head_values(
+    given: StageInput,
+    chosen: Sequence[ChartPlan],
+    contexts: tuple[ChartContext, ...],
+    done: Rendered,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+) -> tuple[Rendered, tuple[ChartContext, ...]]:
+    """The charts whose context renders their base and not their head rendered again with the values
+    the head needs (pipeline/context/head_values.py), when it renders whole with them."""
+    failures = head_failures(done[0])
+    if not failures:
+        return done, contexts
+    suite_paths = suite_paths_of(given.suite_patterns)
+    run = HeadRun(
+        given.sides[1], suite_paths, renderer, settings, work / "head-values", given.rendered
+    )
+    again, contexts = values_required_at_head(failures, chosen, contexts, run)
+    if not again:
+        return done, contexts
+    more = render_chosen(given, list(again.values()), renderer, settings, work / "again")
+    return replaced(done, more, set(again)), contexts
+
+
+def replaced(done: Rendered, again: Rendered, charts: set[str]) -> Rendered:
+    """`done` with the default renders (no release) of `charts`, their scenarios' and their gaps
+    from `again`, each chart's where its first render was."""
+    reviews: list[ChartReview] = []
+    placed: set[str] = set()
+    for review in done[0]:
+        if review.release is not None or review.chart not in charts:
+            reviews.append(review)
+        elif review.chart not in placed:
+            placed.add(review.chart)
+            reviews += [r for r in again[0] if r.chart == review.chart]
+    gaps = [g for g in done[1] if not any(_gap_of(g, chart) for chart in charts)]
+    summaries = [next((a for a in again[2] if a.chart == s.chart), s) for s in done[2]]
+    return tuple(reviews), tuple(gaps) + again[1], tuple(summaries)
+
+
+def _gap_of(gap: NotReviewed, chart: str) -> bool:
+    """Whether a gap is of the chart's own renders (no release's): the chart or one of its scenarios
+    (`gap_chart`), or a template or dependency `of chart <path>` in them."""
+    inside = gap.part.partition(" of chart ")[2].split(" in scenario")[0]
+    return chart in (gap_chart(gap), inside)
+
+
+def _demanded(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    reviews: tuple[ChartReview, ...],
+    ran: set[tuple[str, str | None, str]],
+) -> list[ChartPlan]:
+    """The rejected scenarios that open guards, with what the chart's error demands (pipeline/context/demanded.py)."""
+    own = {p.path: p for p in plans if p.release is None}
+    rejected = [
+        r for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
+    ]
+    return [
+        p
+        for p in demanded_plans(rejected, own, given.sides[1])
+        if (p.path, p.release, p.scenario) not in ran
+    ]
+
+
+def _refill(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    changed: list[str],
+    fields: dict[str, frozenset[str]],
+    done: Rendered,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+) -> Rendered:
+    """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
+    cap render in its place, and so does the rejected one with what the chart's error demands of it
+    (one round)."""
+    reviews, gaps, summaries = done
+    invalid = Counter(
+        r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
+    )
+    if not invalid:
+        return done
+    ran = {(r.chart, r.release, r.scenario) for r in reviews}
+    more: list[ChartPlan] = []
+    replaced: dict[str, ScenarioSummary] = {}
+    for plan in plans:
+        if plan.path in invalid and plan.release is None:
+            cap = given.max_scenarios + invalid[plan.path]
+            found, summary = expand_scenarios(
+                [plan], *given.sides, changed, cap, given.config.scenarios, fields
+            )
+            more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
+            replaced[plan.path] = summary[0]
+    demanded = _demanded(given, plans, reviews, ran)
+    more += demanded
+    for plan in demanded:
+        before = replaced.get(plan.path) or next(s for s in summaries if s.chart == plan.path)
+        replaced[plan.path] = replace(before, ran=(*before.ran, plan.scenario))
+    if not more:
+        return done
+    extra, extra_gaps = review_charts(
+        more,
+        *given.sides,
+        renderer,
+        settings,
+        work / "refill",
+        rendered=given.rendered,
+        trace=given.changed_lines,
+    )
+    return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)

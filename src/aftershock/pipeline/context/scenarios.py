@@ -1,0 +1,252 @@
+"""Wiring of values scenarios: each planned chart is also rendered with its values files and toggles."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from aftershock.config.settings import ScenarioSettings
+from aftershock.diff.values_keys import parse_values
+from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.suite_values import suite_value_sets
+from aftershock.model.errors import MalformedInputError
+from aftershock.model.review import ScenarioSummary
+from aftershock.model.units import Chart
+from aftershock.pipeline.context.refused import readable_text
+from aftershock.pipeline.rendering.chart_jobs import SideInput
+from aftershock.releases.values import merge_maps
+from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.scenarios import (
+    DEFAULT,
+    GUARDS_OPENED,
+    Scenario,
+    choose,
+    configured_scenarios,
+    defaults_upgrade_scenarios,
+    guard_scenarios,
+    opened_together,
+    test_scenarios,
+    test_upgrade_scenarios,
+    toggle_paths,
+    toggle_scenarios,
+    upgrade_scenarios,
+    values_file_scenarios,
+)
+
+_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
+
+
+def expand_scenarios(
+    plans: Sequence[ChartPlan],
+    base: SideInput,
+    head: SideInput,
+    changed: Iterable[str],
+    cap: int,
+    declared: Sequence[ScenarioSettings] = (),
+    fields: Mapping[str, frozenset[str]] | None = None,
+) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
+    """Every plan in each of its chart's scenarios (the default first, then those the configuration
+    declares, then the others ranked by what they reach of the change), and what ran or was cut per chart.
+    `fields` names, per chart, the field names the changed template lines read (diff/exercise.py)."""
+    changed_paths = sorted(set(changed))
+    expanded: list[ChartPlan] = []
+    summaries = []
+    for plan in plans:
+        found = _edits_first(
+            rank_scenarios(
+                _candidates(plan, base, head, changed_paths),
+                (fields or {}).get(plan.path, frozenset()),
+            ),
+            plan,
+            changed_paths,
+        )
+        candidates = configured_scenarios(plan.path, declared) + found
+        chosen = choose(candidates, cap)
+        summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
+        for scenario in chosen.ran:
+            expanded.append(
+                plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head)
+            )
+    return tuple(expanded), tuple(summaries)
+
+
+def _edits_first(
+    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str]
+) -> list[Scenario]:
+    """The scenario opening the edited templates' guards, then the tests of suites the change adds or
+    edits, ahead of the others (within the cap, what exercises the edit renders first)."""
+    prefix = f"{plan.path}/tests/" if plan.path else "tests/"
+    suites = {
+        posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
+    }
+
+    def first(scenario: Scenario) -> bool:
+        suite = scenario.name.removeprefix("test:").split("/", 1)[0]
+        return scenario.name == GUARDS_OPENED or (
+            scenario.name.startswith("test:") and suite in suites
+        )
+
+    return [s for s in scenarios if first(s)] + [s for s in scenarios if not first(s)]
+
+
+def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
+    """Scenarios whose values set paths through more of the fields the changed lines read come first (a
+    stable sort: among equals, the order of discovery, which puts what changed templates read first)."""
+    if not fields:
+        return candidates
+    return sorted(candidates, key=lambda s: -len(_segments(s.overrides) & fields))
+
+
+def _segments(values: Mapping[str, Any]) -> set[str]:
+    found: set[str] = set()
+    for key, value in values.items():
+        found.add(str(key))
+        if isinstance(value, Mapping):
+            found |= _segments(value)
+    return found
+
+
+def _candidates(
+    plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]
+) -> list[Scenario]:
+    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
+    assert chart is not None
+    prefix = f"{chart.path}/" if chart.path else ""
+    files = {
+        p[len(prefix) :]
+        for side, c in ((base, plan.base), (head, plan.head))
+        if c
+        for p in side[0].tree.paths_under(c.path)
+    }
+    near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
+    # the edited templates' texts, then every template's
+    edited_texts = _edited_texts(tree, near)
+    texts = edited_texts + list(
+        tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES)
+    )
+    try:
+        defaults = parse_values(
+            tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
+        )
+        base_defaults = _base_defaults(plan, base)
+    except MalformedInputError:
+        defaults = base_defaults = {}  # no toggles: its renders say what the broken file does
+    tests = suite_value_sets(
+        chart.path,
+        tree.tree.paths_under(chart.path),
+        tree.text_or_none,
+        [p[len(prefix) :] for p in near],
+    )
+    base_tests = (
+        suite_value_sets(
+            plan.base.path,
+            base[0].tree.paths_under(plan.base.path),
+            base[0].text_or_none,
+            [p[len(prefix) :] for p in near],
+        )
+        if plan.base is not None and plan.head is not None
+        else []
+    )
+    edited = [p[len(prefix) :] for p in changed if p.startswith(prefix)]
+    at_base = (
+        {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
+    )
+    return (
+        defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else []
+    ) + (
+        upgrade_scenarios(p for p in edited if p in at_base)
+        + test_upgrade_scenarios(base_tests, tests)
+        + values_file_scenarios(files)
+        + _toggles(edited_texts, texts, defaults, _base_guards(plan, base, near, base_defaults))
+        + test_scenarios(tests)
+    )
+
+
+def _toggles(
+    edited: list[str], texts: list[str], defaults: Mapping[str, Any], at_base: list[Scenario]
+) -> list[Scenario]:
+    """The edited templates' guards opened first (all at once, then booleans turned on, then other
+    values, then those of the templates as they are at base), then the other toggles; a toggle that
+    would close an edited template's guard comes last."""
+    own = toggle_scenarios(toggle_paths(edited), defaults)
+    opening, guards = _openings(own), guard_scenarios(edited, defaults)
+    closing = {s.name for s in own} - {s.name for s in opening}
+    every = [s for s in toggle_scenarios(toggle_paths(texts), defaults) if s not in opening]
+    return (
+        opened_together(opening + guards)
+        + opening
+        + guards
+        + at_base
+        + [s for s in every if s.name not in closing]
+        + [s for s in every if s.name in closing]
+    )
+
+
+def _base_guards(
+    plan: ChartPlan, base: SideInput, near: Sequence[str], defaults: Mapping[str, Any]
+) -> list[Scenario]:
+    """The guards of the edited templates as they are at base (a removed feature's toggle exists only
+    there), opened with the base's defaults: what the removed lines need to run at base."""
+    if plan.base is None or plan.head is None:
+        return []  # a chart at one side only: its own templates' guards are already read
+    texts = _edited_texts(base[0], near)
+    return _openings(toggle_scenarios(toggle_paths(texts), defaults)) + guard_scenarios(
+        texts, defaults
+    )
+
+
+def _edited_texts(tree: RefSnapshot, near: Sequence[str]) -> list[str]:
+    """The texts of the edited template files at one ref (`texts_under` reads folders, not files)."""
+    return [
+        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
+    ]
+
+
+def _openings(toggles: Sequence[Scenario]) -> list[Scenario]:
+    """The toggles that turn a boolean guard on (not those that close one)."""
+    return [s for s in toggles if s.name.endswith("=true")]
+
+
+def _base_defaults(plan: ChartPlan, base: SideInput) -> Mapping[str, Any]:
+    if plan.base is None:
+        return {}
+    path = f"{plan.base.path}/values.yaml" if plan.base.path else "values.yaml"
+    return parse_values(base[0].text_or_none(path), source=f"{path} at {base[0].label}")
+
+
+def _scenario_plan(
+    plan: ChartPlan, scenario: Scenario, base: SideInput, head: SideInput
+) -> ChartPlan:
+    return replace(
+        plan,
+        scenario=scenario.name,
+        base_inputs=_inputs(plan.base_inputs, plan.base, scenario, base),
+        head_inputs=_inputs(
+            plan.head_inputs, plan.head, scenario, base if scenario.values_from_base else head
+        ),
+    )
+
+
+def _inputs(
+    inputs: RenderInputs, chart: Chart | None, scenario: Scenario, side: SideInput
+) -> RenderInputs:
+    if chart is None:
+        return inputs
+
+    tree = side[0]
+    values: dict[str, Any] = dict(inputs.values)
+    for rel in scenario.values_files:
+        path = f"{chart.path}/{rel}" if chart.path else rel
+        values = merge_maps(
+            values, parse_values(tree.text_or_none(path), source=f"{path} at {tree.label}")
+        )
+    templates = inputs.templates if scenario.templates.whole else scenario.templates
+    return replace(
+        inputs,
+        values=merge_maps(values, scenario.overrides),
+        templates=templates,
+        release_name=scenario.release_name or inputs.release_name,
+        namespace=scenario.namespace or inputs.namespace,
+    )

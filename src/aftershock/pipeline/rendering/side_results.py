@@ -1,0 +1,141 @@
+"""What one side's renders of a chart gave: its objects (templates named by repository path, with the
+chart's crds/ files), the fields that differ between two renders of the same input, or why none.
+
+crds/ files are parsed once for every render that has them (scenarios, a second render of a volatile
+chart, a CRD chart many charts depend on): they can be large. `SideResults` keeps each side's result
+for the rest of its review.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from aftershock.diff.normalize import UnstablePaths, find_unstable_paths
+from aftershock.diff.random_names import mask_random_names
+from aftershock.model.change import Side
+from aftershock.model.errors import AftershockError
+from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.review import ChartRender, RenderStatus
+from aftershock.model.units import Chart
+from aftershock.pipeline.rendering.chart_jobs import SideJob, reads_cluster
+from aftershock.render.interface import RenderOutcome
+from aftershock.render.manifests import objects_from_documents, parse_documents
+from aftershock.render.partial_charts import every_named_template
+from aftershock.render.plan import template_repo_path
+
+
+@dataclass(frozen=True)
+class SideResult:
+    render: ChartRender
+    objects: tuple[RenderedObject, ...] = ()
+    unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
+
+
+Entry = tuple[SideJob, list[RenderOutcome]]
+
+
+class SideResults:
+    """`side_result` of each side's renders in one review, made once: the checks for new keys and
+    for templates that fail ask each side why it failed, and the review then asks for its objects."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[Entry, SideResult]] = {}  # id(entry) -> (entry, its result)
+
+    def result(self, entry: Entry | None, side: Side) -> SideResult:
+        if entry is None:
+            return side_result(None, side)
+        made = self._made.get(id(entry))
+        if made is None or made[0] is not entry:
+            made = self._made[id(entry)] = (entry, side_result(entry, side))
+        return made[1]
+
+    def failure(self, entry: Entry) -> str | None:
+        """Why one side's renders give no objects (Helm's error, a document that is not YAML), or None."""
+        result = self.result(entry, entry[0].side)
+        return result.render.error if result.render.status is RenderStatus.FAILED else None
+
+
+def side_result(entry: Entry | None, side: Side) -> SideResult:
+    if entry is None:
+        return SideResult(ChartRender(side, RenderStatus.ABSENT))
+    job, outcomes = entry
+    if job.blocked:
+        return SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
+    seconds = sum(o.seconds for o in outcomes)
+    lookups = tuple(
+        sorted(
+            {
+                f"{k.kind} {k.namespace + '/' if k.namespace else ''}{k.name}"
+                for o in outcomes
+                for k in o.lookups
+            }
+        )
+    )
+    failed = next((o for o in outcomes if not o.ok), None)
+    if failed is not None:
+        named = every_named_template(failed.error or "")
+        return SideResult(
+            ChartRender(
+                side,
+                RenderStatus.FAILED,
+                error=failed.error,
+                seconds=seconds,
+                lookups=lookups,
+                reads_cluster=reads_cluster(job, named),
+            )
+        )
+    try:
+        renders = [_objects(job, o) for o in outcomes]
+    except AftershockError as error:
+        return SideResult(
+            ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds)
+        )
+    unstable: UnstablePaths = frozenset()
+    if len(renders) == 2:  # a chart calling a random function: what varies is masked
+        first, second = mask_random_names(renders[0], renders[1])
+        renders, unstable = [first, second], find_unstable_paths(first, second)
+    render = ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds, lookups=lookups)
+    return SideResult(render, renders[0], unstable)
+
+
+def rendered_objects(
+    outcome: RenderOutcome, chart: Chart, charts: Mapping[str, Chart]
+) -> tuple[RenderedObject, ...]:
+    """The objects of one successful render, templates named by repository path (files under crds/ not
+    included); MalformedInputError when a rendered document is not YAML."""
+    documents = (
+        outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
+    )
+    objects = objects_from_documents(
+        documents, chart=chart.path, namespace=outcome.request.namespace
+    )
+    return tuple(
+        replace(o, template=template_repo_path(o.template, chart, charts)) for o in objects
+    )
+
+
+def _objects(job: SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
+    crds = _crd_objects(tuple(sorted(job.crds.items())), job.chart.path, outcome.request.namespace)
+    return crds + rendered_objects(outcome, job.chart, job.charts)
+
+
+@functools.lru_cache(maxsize=8)  # small: parsed CRDs can be large, and a service lives long
+def _crd_objects(
+    crds: tuple[tuple[str, str], ...], chart: str, namespace: str
+) -> tuple[RenderedObject, ...]:
+    """The objects of a chart's crds/ files, parsed once for every render that has them (scenarios,
+    the second render of a volatile chart, an unchanged side): they can be large."""
+    documents = [
+        (path, index, body) for path, text in crds for index, body in _crd_bodies(path, text)
+    ]
+    return objects_from_documents(documents, chart=chart, namespace=namespace)
+
+
+@functools.lru_cache(maxsize=64)
+def _crd_bodies(path: str, text: str) -> tuple[tuple[int, Any], ...]:
+    """One crds/ file's documents, parsed once for every chart that installs it (a CRD chart many
+    charts depend on): bodies are shared, never changed."""
+    return tuple((index, body) for _, index, body in parse_documents({path: text}))

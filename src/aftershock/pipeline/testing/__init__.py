@@ -1,0 +1,2 @@
+"""The test step: the affected charts' helm-unittest suites run at head and base in the review's
+workspace."""
