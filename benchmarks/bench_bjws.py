@@ -29,12 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.review import RenderStatus
 from aftershock.model.tests import BaseTests
 from aftershock.model.units import ChartType
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.review import open_renderer
+from aftershock.testrun.runner import run_suites
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_review import memory_figures, worker_pids

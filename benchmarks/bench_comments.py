@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
 

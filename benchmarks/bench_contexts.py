@@ -24,7 +24,7 @@ from pathlib import Path
 
 from aftershock.model.review import RenderStatus
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 
 PROJECT = Path(__file__).resolve().parents[1]
 

@@ -30,16 +30,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from aftershock.ingest.flux import find_flux_kustomizations
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.kustomizations import find_kustomizations
-from aftershock.ingest.manifests import plain_manifests
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.gitops.flux import find_flux_kustomizations
+from aftershock.ingest.gitops.kustomizations import find_kustomizations
+from aftershock.ingest.gitops.manifests import plain_manifests
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.pipeline.builds.flux import FluxSide, build_closure, build_side
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.kustomize import PyKustomizeBuilder
-from aftershock.render.sdk import SdkRenderer
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

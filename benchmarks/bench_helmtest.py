@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.testing.tests import collect_test_evidence_for_refs
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.testrun.runner import run_suites
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 BUNDLE = CORPUS / "traefik-helm-chart.bundle"

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import kubelinter
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 
 
 def main() -> int:

@@ -30,7 +30,7 @@ from aftershock.diff.exercise import ChangedRun, changed_runs
 from aftershock.model.contexts import ContextKind
 from aftershock.model.review import Review
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 
 
 def template_commits(repo: Path, count: int) -> list[str]:

@@ -4,7 +4,7 @@ A chart whose template makes `--lookups` lookups (one object each) is rendered `
 with the SDK backend (one worker), in one run:
 
 * offline: no snapshot, every lookup finds nothing (today's behaviour, the baseline);
-* server: with a snapshot of `--objects` ConfigMaps, served by `render.kubeapi` (what aftershock does);
+* server: with a snapshot of `--objects` ConfigMaps, served by `render.lookup.kubeapi` (what aftershock does);
 * rewrite: the chart as rewriting `lookup` calls into `include "aftershock.lookup" ... | fromJson`
   would make it, with a generated named template holding the snapshot (the alternative not taken).
 
@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from aftershock.render.cluster import snapshot_from_objects
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderRequest
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.lookup.cluster import snapshot_from_objects
 
 
 def _objects(count: int) -> list[dict]:
@@ -104,7 +104,7 @@ def main() -> None:
         f"{args.lookups} lookups per render, snapshot of {args.objects} objects, median of {args.renders} renders"
     )
     print(f"offline (no snapshot)   {offline * 1000:8.2f} ms  1.00x")
-    print(f"server (render.kubeapi) {served * 1000:8.2f} ms  {served / offline:.2f}x")
+    print(f"server (render.lookup.kubeapi) {served * 1000:8.2f} ms  {served / offline:.2f}x")
     print(f"rewrite (include+fromJson) {rewritten * 1000:5.2f} ms  {rewritten / offline:.2f}x")
 
 

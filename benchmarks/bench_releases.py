@@ -28,8 +28,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from aftershock.pipeline import ReviewRequest, run_review
-from aftershock.render.cache import CachingRenderer, open_render_cache
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.caching.cache import CachingRenderer, open_render_cache
+from aftershock.render.helm.sdk import SdkRenderer
 from monorepo import (
     BASE_BRANCH,
     MonorepoSpec,

@@ -45,9 +45,9 @@ from aftershock.model.state_mode import RequestedMode
 from aftershock.model.state_records import ReviewMode
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.state import StateOptions, review_with_state
-from aftershock.render.cache import CacheStats, CachingRenderer, open_render_cache
+from aftershock.render.caching.cache import CacheStats, CachingRenderer, open_render_cache
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
-from aftershock.render.sdk import SdkRenderer
 from monorepo import BASE_BRANCH, LIBRARY_BRANCH, MonorepoSpec, _git, build_monorepo, chart_path
 from stages import stage_breakdown
 

@@ -38,8 +38,8 @@ from typing import Any
 
 from aftershock.model.review import ChartOutcome, Review
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, open_renderer, run_review
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import Renderer, RenderRequest
-from aftershock.render.sdk import SdkRenderer
 from monorepo import LIBRARY, Monorepo, MonorepoSpec, build_monorepo
 from stages import TimedRenderer, stage_breakdown
 

@@ -42,6 +42,7 @@ import yaml
 
 from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
+from aftershock.ingest.object_documents import parse_manifests
 from aftershock.model.change import Side
 from aftershock.model.review import (
     ChartOutcome,
@@ -54,7 +55,6 @@ from aftershock.model.review import (
 )
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.collector import review_collector
-from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 
 SEED = 20250311

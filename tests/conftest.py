@@ -16,7 +16,7 @@ CORPUS = Path(os.environ.get("AFTERSHOCK_CORPUS") or PROJECT.parent / "shared" /
 
 @pytest.fixture(scope="session")
 def renderer():
-    from aftershock.render.sdk import SdkRenderer
+    from aftershock.render.helm.sdk import SdkRenderer
 
     with SdkRenderer(workers=2, timeout_seconds=60.0) as backend:
         yield backend

@@ -38,8 +38,9 @@ from aftershock.diff.objects import diff_objects
 from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.findings.model import Finding
 from aftershock.ingest.conventions import commit_conventions
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.plain_objects import manifest_objects
+from aftershock.ingest.gitops.plain_objects import manifest_objects
+from aftershock.ingest.object_documents import parse_manifests
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.change import Side
 from aftershock.model.contexts import RenderInputs
 from aftershock.model.objects import RenderedObject
@@ -70,7 +71,6 @@ from aftershock.model.tests import (
     TestStatus,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
-from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts
 from gitrepo import commit, make_repo

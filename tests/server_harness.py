@@ -78,7 +78,7 @@ def start_service(
 def signed_headers(
     event: str, body: bytes, delivery: str, secret: bytes = SECRET
 ) -> dict[str, str]:
-    from aftershock.server.signature import sign
+    from aftershock.server.github.signature import sign
 
     return {
         "X-GitHub-Event": event,

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from aftershock.model.state_records import ReviewTarget
-from aftershock.server.ledger import Outcome
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from pg_outage import PgProxy, throwaway_database

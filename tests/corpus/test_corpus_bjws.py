@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest.runner import run_suites
+from aftershock.testrun.runner import run_suites
 from conftest import CORPUS
 
 BUNDLE = CORPUS / "bjw-s-helm-charts.bundle"

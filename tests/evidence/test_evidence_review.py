@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.tests import (
     Coverage,
     GuardTarget,

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import jsonschema
 
-from aftershock.findings.document import findings_document
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -22,10 +21,15 @@ from aftershock.findings.model import (
     SubjectKind,
     sort_key,
 )
+from aftershock.report.findings_document import findings_document
 from aftershock.verdict.model import RiskLevel, Verdict, Verdicts
 
 FRAGMENT = (
-    Path(__file__).resolve().parents[2] / "src" / "aftershock" / "findings" / "schema_fragment.json"
+    Path(__file__).resolve().parents[2]
+    / "src"
+    / "aftershock"
+    / "report"
+    / "findings_schema_fragment.json"
 )
 
 

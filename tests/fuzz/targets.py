@@ -22,12 +22,12 @@ from aftershock.diff.objects import diff_objects
 from aftershock.diff.values_keys import diff_values, parse_values
 from aftershock.helmtest.suite import SuiteError, parse_suite_text
 from aftershock.ingest.charts import discover_charts
+from aftershock.ingest.object_documents import parse_manifests
 from aftershock.model.errors import AftershockError
 from aftershock.releases.parse import release_spec
 from aftershock.releases.values import release_values
-from aftershock.render.manifests import parse_manifests
-from aftershock.server.events import MalformedPayload, RoutingOptions, route
-from aftershock.server.jobspec import job_from_json, job_to_json
+from aftershock.server.github.events import MalformedPayload, RoutingOptions, route
+from aftershock.server.queue.jobspec import job_from_json, job_to_json
 from memtree import MemoryTree
 
 CHART = {

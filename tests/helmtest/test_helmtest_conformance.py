@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest.runner import run_suites
-from aftershock.helmtest.summary import write_report
 from aftershock.model.test_results import JobStatus, RunResult
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.testrun.runner import run_suites
+from aftershock.testrun.summary import write_report
 
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 FIXTURES = CORPUS / "helm-unittest-v3"

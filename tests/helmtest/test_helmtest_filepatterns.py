@@ -6,8 +6,8 @@ import io
 import textwrap
 from pathlib import Path
 
-from aftershock.helmtest import cli_entry
 from aftershock.helmtest.filepatterns import expand, suite_paths
+from aftershock.testrun import cli_entry
 
 
 def _touch(root: Path, *names: str) -> None:

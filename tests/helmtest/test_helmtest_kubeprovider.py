@@ -13,9 +13,9 @@ import textwrap
 import pytest
 
 from aftershock.helmtest.kubeprovider import guessed_resource
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.test_results import JobStatus, RunResult
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.testrun.runner import run_suites
 
 FILES = {
     "Chart.yaml": "apiVersion: v2\nname: fake\nversion: 0.1.0\n",

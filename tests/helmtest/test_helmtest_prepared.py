@@ -8,9 +8,9 @@ import json
 import textwrap
 from pathlib import Path
 
-from aftershock.helmtest import cli_entry
-from aftershock.helmtest.chart_copies import copy_chart
-from aftershock.render.schema_refs import inline_schema_refs
+from aftershock.render.schemas.schema_refs import inline_schema_refs
+from aftershock.render.workspaces.chart_copies import copy_chart
+from aftershock.testrun import cli_entry
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest import cli_entry
 from aftershock.helmtest.junit import junit_xml
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.test_results import JobStatus, RunResult, SuiteResult
-from aftershock.render.sdk import SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.testrun import cli_entry
+from aftershock.testrun.runner import run_suites
 
 FILES = {
     "Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\nkubeVersion: '>=1.25.0-0'\n",
@@ -206,7 +206,7 @@ def test_console_entry_point(chart: Path, tmp_path: Path):
 def test_chart_copies_on_the_same_file_system_never_change_the_chart(tmp_path: Path):
     """Copies are hard links where they can be (here: the chart in the copies' own folder); a copy's
     Chart.yaml is edited by replacing it, so the chart itself keeps its version."""
-    from aftershock.render.tempdirs import fast_temp_root
+    from aftershock.render.workspaces.tempdirs import fast_temp_root
 
     root = Path(tempfile.mkdtemp(prefix="aftershock-test-chart-", dir=fast_temp_root()))
     try:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.ingest.blobs import BlobReader
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.gitparse import parse_patch
-from aftershock.ingest.tree import Tree, check_symlinks, materialize
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.gitparse import parse_patch
+from aftershock.ingest.repository.tree import Tree, check_symlinks, materialize
 from aftershock.model.change import FileChange, FileStatus, Hunk, Person, Trailer
 from aftershock.model.errors import EmptyRangeError, GitError
 from gitrepo import Executable, Gitlink, Symlink, commit, git, make_repo

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.ingest.blobs import BlobReader
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.tree import (
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.tree import (
     EntryKind,
     Tree,
     TreeEntry,

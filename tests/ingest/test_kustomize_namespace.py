@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.ingest.kustomize_namespace import kustomize_namespace
+from aftershock.ingest.gitops.kustomize_namespace import kustomize_namespace
 
 FILES = {
     "apps/kustomization.yaml": "namespace: flux-system\nresources: [./shop, tools/]\n",

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.kustomizations import find_kustomizations
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.gitops.kustomizations import find_kustomizations
+from aftershock.ingest.object_documents import objects_from_documents, parse_documents
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline.builds.build_origin import Attribution, kustomization_file, request_origins
 from aftershock.render.kustomize import available, open_builder
-from aftershock.render.manifests import objects_from_documents, parse_documents
 from gitrepo import commit, make_repo
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=str(available()))

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from aftershock.config.settings import parse_config
-from aftershock.ingest.cluster_objects import parse_cluster_objects, read_cluster_objects
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.gitops.cluster_objects import parse_cluster_objects, read_cluster_objects
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import ConfigError
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.render.cluster import ClusterKey, cluster_snapshot
 from aftershock.render.interface import RenderRequest
+from aftershock.render.lookup.cluster import ClusterKey, cluster_snapshot
 from gitrepo import commit, make_repo
 
 CONFIG = """\

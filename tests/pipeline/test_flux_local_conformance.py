@@ -3,7 +3,7 @@
 `build` snapshot lists the objects a tree's Kustomizations build, aftershock's builds hold the same
 (kind, namespace, name) set.
 
-Kustomizations are found by reading the tree (ingest/flux.py, with the `sources:` mapping SOURCES gives,
+Kustomizations are found by reading the tree (ingest/gitops/flux.py, with the `sources:` mapping SOURCES gives,
 as flux-local's `--sources`); HelmReleases and objects by building every Kustomization of the tree as a
 review does (pipeline/builds/flux.py, real kustomize). AGREEMENT and BUILDS record, tree by tree, where the sets
 agree (README: "Conformance with flux-local"); a tree that starts or stops agreeing fails the test until
@@ -23,12 +23,12 @@ import pytest
 import yaml
 
 from aftershock.config.settings import SourceSettings
-from aftershock.ingest.flux import find_flux_kustomizations
-from aftershock.ingest.flux_sources import FluxSources, SourceRef
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.kustomizations import find_kustomizations
-from aftershock.ingest.manifests import plain_manifests
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.gitops.flux import find_flux_kustomizations
+from aftershock.ingest.gitops.flux_sources import FluxSources, SourceRef
+from aftershock.ingest.gitops.kustomizations import find_kustomizations
+from aftershock.ingest.gitops.manifests import plain_manifests
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.pipeline.builds.flux import FluxSide, build_closure, build_side
 from aftershock.render.kustomize import PyKustomizeBuilder, available

@@ -4,9 +4,9 @@ mapped in .aftershock.yaml), vendored archives first; and `file://` paths that l
 from __future__ import annotations
 
 from aftershock.ingest import dependency_history
-from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.review import ChartOutcome
 from aftershock.model.units import DependencySource
 from aftershock.pipeline import ReviewRequest, review_change, run_review

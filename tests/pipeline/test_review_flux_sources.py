@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from aftershock.config.settings import parse_config
-from aftershock.ingest.flux_sources import normalized_url
+from aftershock.ingest.gitops.flux_sources import normalized_url
 from aftershock.model.errors import ConfigError
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change

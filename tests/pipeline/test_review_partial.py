@@ -327,7 +327,7 @@ def test_a_failing_template_of_a_subchart_taken_under_two_aliases_is_left_out_un
 
 
 def test_alias_names_are_every_name_a_subchart_folder_renders_under(tmp_path):
-    from aftershock.render.partial_charts import alias_names
+    from aftershock.render.workspaces.partial_charts import alias_names
 
     chart = tmp_path / "app"
     (chart / "charts" / "sub").mkdir(parents=True)

@@ -313,7 +313,7 @@ tests:
 
 
 def test_base_test_value_sets_head_still_gives_are_not_upgrades():
-    from aftershock.ingest.suite_values import SuiteValueSet
+    from aftershock.helmtest.suite_values import SuiteValueSet
     from aftershock.model.contexts import WHOLE_CHART
     from aftershock.render.scenarios import test_upgrade_scenarios
 

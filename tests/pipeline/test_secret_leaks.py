@@ -17,7 +17,7 @@ import zlib
 from pathlib import Path
 
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.render.cache import CacheEntry, DiskRenderCache
+from aftershock.render.caching.cache import CacheEntry, DiskRenderCache
 from aftershock.report.canonical import review_document
 from aftershock.report.formats import OutputFormat, write_report
 from charts import app_chart, chart_yaml

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aftershock.render.interface import RenderRequest
-from aftershock.render.line_trace import (
+from aftershock.render.lookup.line_trace import (
     TRACE_KIND,
     instrument,
     marker_name,

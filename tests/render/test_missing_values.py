@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.render.missing_values import (
+from aftershock.render.schemas.missing_values import (
     Need,
     missing_values,
     piped_need,
@@ -121,7 +121,7 @@ def test_every_required_call_of_the_failing_template_is_read_the_positioned_one_
 
 
 def test_a_template_whose_output_is_not_yaml_is_named_and_its_reads_are_candidates():
-    from aftershock.render.missing_values import invalid_yaml_template, read_needs
+    from aftershock.render.schemas.missing_values import invalid_yaml_template, read_needs
 
     error = (
         "rendered template is not valid YAML: mapping values are not allowed in this context "

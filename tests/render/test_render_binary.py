@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from aftershock.ingest.object_documents import parse_manifests
 from aftershock.model.errors import ConfigError
-from aftershock.render.binary import HelmBinaryRenderer, helm_error_text, split_template_output
+from aftershock.render.helm.binary import HelmBinaryRenderer, helm_error_text, split_template_output
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderRequest
-from aftershock.render.manifests import parse_manifests
-from aftershock.render.sdk import SdkRenderer
 
 needs_helm = pytest.mark.skipif(
     shutil.which("helm") is None, reason="the helm binary is not installed on this machine"

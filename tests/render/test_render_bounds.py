@@ -13,8 +13,8 @@ from pathlib import Path
 
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderRequest
-from aftershock.render.sdk import SdkRenderer
 from charts import app_chart
 from gitrepo import commit, make_repo
 
@@ -91,7 +91,7 @@ def _workers_of(pid: int) -> set[int]:
             if (
                 int(stat[1]) == pid
                 and stat[0] != "Z"
-                and b"aftershock.render.sdk_worker" in cmdline
+                and b"aftershock.render.helm.sdk_worker" in cmdline
             ):
                 found.add(int(entry.name))
     return found
@@ -159,7 +159,7 @@ def test_the_lifeline_alone_ends_a_process_when_its_write_end_closes(tmp_path):
             sys.executable,
             "-c",
             "import sys, threading, time\n"
-            "from aftershock.render.process_bounds import watch_lifeline\n"
+            "from aftershock.render.helm.process_bounds import watch_lifeline\n"
             "threading.Thread(target=watch_lifeline, args=(int(sys.argv[1]),), daemon=True).start()\n"
             "time.sleep(120)\n",
             str(read_end),

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from aftershock.model.review import is_deterministic_error
-from aftershock.render.cache import (
+from aftershock.render.caching.cache import (
     CacheEntry,
     CachingRenderer,
     DiskRenderCache,
@@ -17,11 +17,11 @@ from aftershock.render.cache import (
     default_render_cache_dir,
     open_render_cache,
 )
-from aftershock.render.digest import chart_digest
+from aftershock.render.caching.digest import chart_digest
+from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.render.helm.values import values_error
 from aftershock.render.interface import RenderRequest
 from aftershock.render.limits import oversize_error, timeout_error
-from aftershock.render.sdk import SdkRenderer
-from aftershock.render.values import values_error
 
 CONFIGMAP = """\
 apiVersion: v1

@@ -17,17 +17,17 @@ import pytest
 
 from aftershock.gocompat import yamlio
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.render.batch import KEY_FORMAT, request_key
-from aftershock.render.binary import LOOKUP_UNSUPPORTED, HelmBinaryRenderer, calls_lookup
-from aftershock.render.cache import CachingRenderer, MemoryRenderCache
-from aftershock.render.cluster import (
+from aftershock.render.caching.batch import KEY_FORMAT, request_key
+from aftershock.render.caching.cache import CachingRenderer, MemoryRenderCache
+from aftershock.render.helm.binary import LOOKUP_UNSUPPORTED, HelmBinaryRenderer, calls_lookup
+from aftershock.render.interface import RenderRequest
+from aftershock.render.lookup.cluster import (
     ClusterKey,
     KindScope,
     cluster_snapshot,
     snapshot_from_objects,
     snapshot_from_rendered,
 )
-from aftershock.render.interface import RenderRequest
 
 PLATFORM_CONFIG = {
     "apiVersion": "v1",
@@ -382,8 +382,8 @@ def test_the_binary_backend_refuses_lookup_against_a_snapshot_it_cannot_serve(tm
 def test_a_worker_holds_snapshots_by_digest_and_is_sent_them_again_when_it_has_dropped_them(
     tmp_path,
 ):
-    from aftershock.render.sdk import SdkRenderer
-    from aftershock.render.sdk_worker import MAX_SNAPSHOTS
+    from aftershock.render.helm.sdk import SdkRenderer
+    from aftershock.render.helm.sdk_worker import MAX_SNAPSHOTS
 
     chart = write_chart(tmp_path, "app", {"cm.yaml": PLATFORM_TEMPLATE})
     hosts = [f"db{i}.internal" for i in range(MAX_SNAPSHOTS + 2)]
@@ -411,7 +411,7 @@ def test_the_api_server_answers_only_under_the_prefix_its_kubeconfig_names():
     import urllib.error
     import urllib.request
 
-    from aftershock.render.kubeapi import SnapshotServer
+    from aftershock.render.lookup.kubeapi import SnapshotServer
 
     server = SnapshotServer()
     try:
@@ -432,7 +432,7 @@ def test_a_restarted_worker_is_sent_the_snapshot_whole(tmp_path):
     import os
     import signal
 
-    from aftershock.render.sdk import SdkRenderer
+    from aftershock.render.helm.sdk import SdkRenderer
 
     chart = write_chart(tmp_path, "app", {"cm.yaml": PLATFORM_TEMPLATE})
     request = RenderRequest(str(chart), cluster=SNAPSHOT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
-from aftershock.render.dependency_archives import with_cached
+from aftershock.render.external.dependency_archives import with_cached
 
 DEP = ChartDependency(
     "lib", ">= 0", "https://charts.example.invalid", DependencySource.REMOTE, locked="3.0.0"

@@ -1,4 +1,4 @@
-"""The content key of a chart folder (render/digest.py): what Helm loads, and nothing it does not."""
+"""The content key of a chart folder (render/caching/digest.py): what Helm loads, and nothing it does not."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from aftershock.render.digest import chart_digest
+from aftershock.render.caching.digest import chart_digest
 from aftershock.render.interface import RenderRequest
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  size: {{ .Values.size | quote }}\n"

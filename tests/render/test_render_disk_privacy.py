@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.render.disk_privacy import can_render_secret, holds_secret
+from aftershock.render.caching.disk_privacy import can_render_secret, holds_secret
 
 
 def test_a_credential_named_value_keeps_a_render_off_disk_unless_it_is_ordinary():

@@ -9,8 +9,8 @@ import hashlib
 import pytest
 
 from aftershock.model.errors import AftershockError
-from aftershock.render.chart_archives import ChartCache, ExternalChart
-from aftershock.render.oci_registry import locate
+from aftershock.render.external.chart_archives import ChartCache, ExternalChart
+from aftershock.render.external.oci_registry import locate
 from ociregistry import serve_registry
 
 

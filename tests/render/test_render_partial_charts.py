@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aftershock.model.contexts import TemplateSelection
 from aftershock.render.interface import RenderRequest
-from aftershock.render.partial_charts import named_templates, partial_chart
+from aftershock.render.workspaces.partial_charts import named_templates, partial_chart
 
 NIL = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Values.global.region }}}\n"
 INDEX = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ index .Values.platform "r" }}}\n'

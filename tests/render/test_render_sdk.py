@@ -15,8 +15,8 @@ import pytest
 
 from aftershock.gocompat import yamlio
 from aftershock.model.errors import RenderError
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderOutcome, RenderRequest
-from aftershock.render.sdk import SdkRenderer
 
 CONFIGMAP = """\
 apiVersion: v1
@@ -57,7 +57,7 @@ def worker_pids() -> set[int]:
         except OSError:
             continue
         parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == os.getpid() and b"aftershock.render.sdk_worker" in cmdline:
+        if parent == os.getpid() and b"aftershock.render.helm.sdk_worker" in cmdline:
             pids.add(int(entry.name))
     return pids
 
@@ -233,17 +233,15 @@ def test_a_worker_that_cannot_start_gives_error_outcomes_and_a_clear_version_err
 
 
 def test_importing_the_backend_does_not_load_helm_python() -> None:
-    check = (
-        "import sys, aftershock.render.sdk\nsys.exit(1 if 'helm_python' in sys.modules else 0)\n"
-    )
+    check = "import sys, aftershock.render.helm.sdk\nsys.exit(1 if 'helm_python' in sys.modules else 0)\n"
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
 
 
 def test_default_kube_version_is_the_one_the_constraint_check_assumes(tmp_path):
+    from aftershock.gocompat.semver import SDK_DEFAULT_KUBE_VERSION
+    from aftershock.render.helm.sdk import SdkRenderer
     from aftershock.render.interface import RenderRequest
-    from aftershock.render.kubeversion import SDK_DEFAULT_KUBE_VERSION
-    from aftershock.render.sdk import SdkRenderer
 
     chart = tmp_path / "kv"
     (chart / "templates").mkdir(parents=True)

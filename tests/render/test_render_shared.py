@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aftershock.render.caching.shared import SharedDrawRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderRequest
-from aftershock.render.sdk import SdkRenderer
-from aftershock.render.shared import SharedDrawRenderer
 
 RANDOM = """\
 apiVersion: v1

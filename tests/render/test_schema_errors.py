@@ -1,8 +1,8 @@
-"""Helm's values-schema error read for the keys a chart's schema does not know (render/schema_errors.py)."""
+"""Helm's values-schema error read for the keys a chart's schema does not know (render/schemas/schema_errors.py)."""
 
 from __future__ import annotations
 
-from aftershock.render.schema_errors import sets_every, unknown_keys, without_keys
+from aftershock.render.schemas.schema_errors import sets_every, unknown_keys, without_keys
 
 HEADER = "values don't meet the specifications of the schema(s) in the following chart(s):\n"
 

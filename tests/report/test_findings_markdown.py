@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from aftershock.findings.document import findings_document
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -17,6 +16,7 @@ from aftershock.findings.model import (
     SubjectKind,
     sort_key,
 )
+from aftershock.report.findings_document import findings_document
 from aftershock.report.findings_markdown import findings_markdown
 from aftershock.verdict.model import RiskLevel, Verdict, Verdicts
 

@@ -130,8 +130,8 @@ def test_only_the_reports_own_colours_reach_the_terminal():
 def test_aftershock_test_prints_no_control_byte_from_a_suite(tmp_path, renderer):
     import io
 
-    from aftershock.helmtest.runner import run_suites
-    from aftershock.helmtest.summary import write_report
+    from aftershock.testrun.runner import run_suites
+    from aftershock.testrun.summary import write_report
 
     chart = tmp_path / "c"
     for name, text in {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Delta, Severity
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.override import ProbeStatus, probe_summary
 from aftershock.model.review import Review
 from aftershock.pipeline import ReviewRequest, run_review

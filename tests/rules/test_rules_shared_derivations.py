@@ -7,6 +7,7 @@ from __future__ import annotations
 from aftershock.config.settings import AftershockConfig
 from aftershock.diff.objects import diff_objects
 from aftershock.findings.model import Delta, Finding
+from aftershock.ingest.object_documents import parse_manifests
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import (
     ChartOutcome,
@@ -19,7 +20,6 @@ from aftershock.model.review import (
     Side,
 )
 from aftershock.model.units import AffectedChart, AffectStep
-from aftershock.render.manifests import parse_manifests
 from aftershock.rules.engine import evaluate
 from aftershock.rules.registry import RULES
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document

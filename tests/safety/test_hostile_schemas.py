@@ -24,7 +24,7 @@ import pytest
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.interface import RenderRequest
-from aftershock.render.schema_reach import folder_schema_refusal
+from aftershock.render.schemas.schema_reach import folder_schema_refusal
 from aftershock.report.canonical import review_document
 from charts import chart_yaml
 from gitrepo import commit, make_repo

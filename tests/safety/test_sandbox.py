@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.test_results import JobStatus, RunResult
 from aftershock.safety.sandbox import Sandbox, SandboxError
+from aftershock.testrun.runner import run_suites
 
 CHART = {
     "Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",

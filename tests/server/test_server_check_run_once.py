@@ -5,7 +5,7 @@ service announces a push's queued check run, and when a review a command asked f
 
 from __future__ import annotations
 
-from aftershock.server.ledger import Outcome
+from aftershock.server.queue.ledger import Outcome
 from server_harness import comment_payload, wait_for
 from server_outage import PULL, REPO, outage  # noqa: F401 (fixture)
 

@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from aftershock.model.state_records import ReviewTarget
-from aftershock.server.commands import CommandKind, parse_command
-from aftershock.server.events import IntakeKind, RoutingOptions, route
-from aftershock.server.ledger import Outcome
+from aftershock.server.github.commands import CommandKind, parse_command
+from aftershock.server.github.events import IntakeKind, RoutingOptions, route
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from aftershock.server.events import IntakeKind, RoutingOptions, route
+from aftershock.server.github.events import IntakeKind, RoutingOptions, route
 from charts import app_chart
 from conftest import CORPUS
 from gitrepo import commit, make_repo

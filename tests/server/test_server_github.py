@@ -9,8 +9,8 @@ import httpx
 import jwt
 import pytest
 
-from aftershock.server.github_api import CHECK_RUN_NAME, GitHubClient, GitHubError
-from aftershock.server.github_auth import InstallationTokens, app_jwt
+from aftershock.server.github.github_api import CHECK_RUN_NAME, GitHubClient, GitHubError
+from aftershock.server.github.github_auth import InstallationTokens, app_jwt
 from aftershock.server.settings import AppCredentials, git_url_for
 from server_fakes import AppKey, FakeGitHub
 

@@ -10,8 +10,8 @@ import socket
 import httpx
 import pytest
 
-from aftershock.server.github_api import GitHubClient, GitHubError, RetryPolicy
-from aftershock.server.ledger import Outcome
+from aftershock.server.github.github_api import GitHubClient, GitHubError, RetryPolicy
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub

@@ -10,13 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from aftershock.server.fetch import job_folder, remove_abandoned_job_folders
+from aftershock.server.github.fetch import job_folder, remove_abandoned_job_folders
 
 # A worker that takes a job folder, says where it is, and then waits to be killed.
 WORKER = """
 import sys, time
 from pathlib import Path
-from aftershock.server.fetch import job_folder
+from aftershock.server.github.fetch import job_folder
 with job_folder(Path(sys.argv[1]), "delivery-1") as folder:
     (folder / "repo").mkdir()
     print(folder, flush=True)

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from aftershock.model.state_records import ReviewTarget
-from aftershock.server.ledger import Ledger, Outcome
-from aftershock.server.supersede import RivalReview
+from aftershock.server.queue.ledger import Ledger, Outcome
+from aftershock.server.queue.supersede import RivalReview
 from aftershock.state.store import open_store
 from state_support import state_location  # noqa: F401 (fixture)
 

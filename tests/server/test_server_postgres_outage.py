@@ -17,7 +17,7 @@ import uuid
 import httpx
 import pytest
 
-from aftershock.server.ledger import Outcome
+from aftershock.server.queue.ledger import Outcome
 from server_harness import deliver, wait_for
 from server_outage import outage  # noqa: F401 (fixture)
 

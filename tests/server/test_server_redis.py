@@ -13,7 +13,7 @@ import uuid
 import httpx
 import pytest
 
-from aftershock.server.ledger import Outcome
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
@@ -203,7 +203,7 @@ def test_a_job_that_fails_in_the_queue_ends_its_delivery_failed(tmp_path):
     from rq.serializers import JSONSerializer
 
     from aftershock.server.metrics import MemoryMetrics
-    from aftershock.server.rq_jobs import RedisJobQueue
+    from aftershock.server.queue.rq_jobs import RedisJobQueue
     from aftershock.server.service import WebhookService
     from aftershock.server.settings import ServiceSettings
     from aftershock.state.store import open_store

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from aftershock.server.ledger import Outcome
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub

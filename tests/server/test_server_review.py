@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from aftershock.server.events import IntakeKind, RoutingOptions, route
-from aftershock.server.ledger import Outcome
+from aftershock.server.github.events import IntakeKind, RoutingOptions, route
 from aftershock.server.publish import COMMENT_MARKER
+from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import time
 
-from aftershock.server.ledger import Outcome
 from aftershock.server.metrics import MemoryMetrics
+from aftershock.server.queue.ledger import Outcome
+from aftershock.server.queue.spool import DeliverySpool
 from aftershock.server.service import WebhookService
 from aftershock.server.settings import ServiceSettings
-from aftershock.server.spool import DeliverySpool
 from aftershock.state.store import open_store
 from server_harness import pull_request_payload
 

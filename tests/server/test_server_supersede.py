@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from aftershock.model.state_records import ReviewTarget
-from aftershock.server.fetch import fetch_commits, head_order
-from aftershock.server.ledger import Outcome
-from aftershock.server.supersede import HeadOrder, RivalReview, superseding
+from aftershock.server.github.fetch import fetch_commits, head_order
+from aftershock.server.queue.ledger import Outcome
+from aftershock.server.queue.supersede import HeadOrder, RivalReview, superseding
 from charts import app_chart
 from gitrepo import commit, git, make_repo
 from server_fakes import AppKey, FakeGitHub

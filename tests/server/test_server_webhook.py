@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from aftershock.server.signature import sign, signature_valid
+from aftershock.server.github.signature import sign, signature_valid
 from server_fakes import AppKey, FakeGitHub
 from server_harness import (
     SECRET,
@@ -148,9 +148,9 @@ def test_healthz_and_metrics(running):
 
 
 def test_deliveries_left_unfinished_are_run_after_a_restart(tmp_path, key):
-    from aftershock.server.commands import ChatCommand, CommandKind
-    from aftershock.server.jobspec import CommandJob, PullRequestRef, job_to_json
-    from aftershock.server.ledger import Ledger, Outcome
+    from aftershock.server.github.commands import ChatCommand, CommandKind
+    from aftershock.server.queue.jobspec import CommandJob, PullRequestRef, job_to_json
+    from aftershock.server.queue.ledger import Ledger, Outcome
     from aftershock.state.store import open_store
 
     fake = FakeGitHub.start(tmp_path / "git", "42", key.public_pem)

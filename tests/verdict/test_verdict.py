@@ -230,7 +230,7 @@ def test_a_change_of_labels_alone_does_not_touch_the_security_surface():
 
 
 def test_a_release_bump_that_could_not_render_floors_the_merge_level(tmp_path):
-    from aftershock.render.manifests import parse_manifests
+    from aftershock.ingest.object_documents import parse_manifests
 
     def source(tag: str):
         text = (

@@ -22,8 +22,8 @@ from click.core import ParameterSource
 from aftershock.cli.option_declarations import given_review_options, given_state_options
 from aftershock.cli.paths import check_folder, check_state_location
 from aftershock.cli.progress import render_progress
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.synthetic import staged_commit
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.synthetic import staged_commit
 from aftershock.judgement.result import ReviewResult
 from aftershock.model.errors import ConfigError
 from aftershock.model.state_mode import RequestedMode, StateOptions
@@ -34,7 +34,7 @@ from aftershock.pipeline import (
     review_change,
 )
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
-from aftershock.render.cache import open_render_cache
+from aftershock.render.caching.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 from aftershock.safety.private_files import private_folder

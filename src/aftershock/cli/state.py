@@ -13,7 +13,7 @@ import click
 
 from aftershock.cli.formats import format_option
 from aftershock.findings.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.errors import GitError
 from aftershock.model.state_records import ReviewSummary, ReviewTarget
 from aftershock.pipeline.state import open_target_state

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from aftershock.helmtest.cli_entry import run
 from aftershock.helmtest.filepatterns import DEFAULT_PATTERN
+from aftershock.testrun.cli_entry import run
 
 
 @click.command("test")

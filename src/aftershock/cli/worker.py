@@ -49,7 +49,7 @@ def worker_command(
     state: str | None,
 ) -> None:
     """Run queued reviews; start as many as the renders need (each uses about one core)."""
-    from aftershock.server.rq_jobs import run_worker
+    from aftershock.server.queue.rq_jobs import run_worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = settings_from_environment(require_secret=False)

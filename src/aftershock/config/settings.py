@@ -91,7 +91,7 @@ class ReleaseSettings(BaseModel):
 
 class ClusterSettings(BaseModel):
     """What the cluster holds for `lookup`: inline objects and repository files of YAML documents
-    (read by `ingest.cluster_objects`)."""
+    (read by `ingest.gitops.cluster_objects`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -4,7 +4,7 @@ A change inside a block that no scenario enters (`{{ if .Values.hub.enabled }}` 
 identically everywhere, and "renders identically" would then say nothing. So every run of changed
 lines of a chart template (added lines at head, removed lines at base) is checked against the
 renders of the charts holding or including it. A line is *exercised* when a traced render ran it
-(Helm executed a marker at its end: render/line_trace.py, pipeline/rendering/line_traces.py); a run no trace
+(Helm executed a marker at its end: render/lookup/line_trace.py, pipeline/rendering/line_traces.py); a run no trace
 marked (its trace failed) is exercised when one of its lines' literal text (the words outside
 `{{ }}` actions) appears whole in an object those renders produced. A run with no literal words
 and no trace is not exercised: nothing observed that Helm ran it. A `fail "message"` line runs only

@@ -1,4 +1,4 @@
-"""helm-unittest's `kubernetesProvider`: the fake cluster a test's `lookup` sees, as a ClusterSnapshot.
+"""helm-unittest's `kubernetesProvider`: the fake cluster a test's `lookup` sees (as a ClusterSnapshot: `testrun.provider_cluster`).
 
 Upstream (pkg/unittest/k8s_fake_client.go) gives `lookup` a client-go fake dynamic client holding
 `objects`, and resolves each lookup's kind through `scheme` (keyed `<apiVersion>/<kind>`) to a
@@ -15,7 +15,6 @@ added or dropped), and a list answer carries the fake's `metadata` (`continue` a
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +22,6 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from aftershock.gocompat.goyaml import build_value
 from aftershock.helmtest.structdecode import Decoder
-from aftershock.render.cluster import ClusterSnapshot, KindScope, snapshot_from_objects
-
-FAKE_LIST_METADATA = (("continue", ""), ("resourceVersion", ""))
 
 
 @dataclass(frozen=True)
@@ -93,36 +89,7 @@ def guessed_resource(kind: str) -> str:
     return singular + "s"
 
 
-def _split_key(key: str) -> tuple[str, str] | None:
+def split_key(key: str) -> tuple[str, str] | None:
     """("<apiVersion>", "<kind>") of a scheme key, as path.Join(apiVersion, kind) made it."""
     api_version, _, kind = posixpath.normpath(key).rpartition("/")
     return (api_version, kind) if api_version and kind else None
-
-
-def _served(key: str, entry: SchemeEntry) -> KindScope | None:
-    """The kind a scheme entry makes visible: only when its GVR is where the fake stored the kind."""
-    split = _split_key(key)
-    if split is None:
-        return None
-    api_version, kind = split
-    group, _, version = api_version.rpartition("/")
-    if (entry.group, entry.version, entry.resource) != (group, version, guessed_resource(kind)):
-        return None
-    return KindScope(api_version, kind, entry.namespaced)
-
-
-def provider_snapshot(provider: KubernetesProvider, json_ready: Any) -> ClusterSnapshot | None:
-    """The cluster of a test's effective provider; None when it gives no objects (then upstream
-    renders without a fake client, and `lookup` finds nothing). `json_ready` makes decoded YAML
-    JSON-ready (the planner's)."""
-    if not provider.objects:
-        return None
-    scopes = [scope for key, entry in provider.scheme if (scope := _served(key, entry)) is not None]
-    objects = [json_ready(body) for body in provider.objects if isinstance(body, Mapping)]
-    return snapshot_from_objects(
-        objects,
-        scopes=scopes,
-        only_scoped_kinds=True,
-        place_namespaces=False,
-        list_metadata=FAKE_LIST_METADATA,
-    )

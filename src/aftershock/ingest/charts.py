@@ -11,10 +11,10 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from aftershock.gocompat.gofmt import format_scalar
+from aftershock.gocompat.semver import satisfies  # Helm's semver ranges (Masterminds), pure
 from aftershock.gocompat.yamlio import load_one
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import Chart, ChartDependency, ChartType, DependencySource
-from aftershock.render.kubeversion import satisfies  # Helm's semver ranges (Masterminds), pure
 
 
 class ChartSource(Protocol):

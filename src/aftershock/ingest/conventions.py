@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable
 
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.conventions import CommitConventions
 
 RECENT_COMMITS = 100

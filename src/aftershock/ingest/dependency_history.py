@@ -23,14 +23,14 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from aftershock.gocompat.semver import satisfies
 from aftershock.gocompat.yamlio import load_one
-from aftershock.ingest.blobs import BlobReader
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.tree import EntryKind
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.tree import EntryKind
 from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart, ChartDependency, DependencySource
-from aftershock.render.kubeversion import satisfies
 
 HISTORY_PREFIX = ".aftershock-history"
 

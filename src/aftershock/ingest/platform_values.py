@@ -17,8 +17,8 @@ from typing import Any
 from aftershock.diff.values_keys import parse_values
 from aftershock.gocompat.gofmt import stringify_keys_deep
 from aftershock.gocompat.goyaml import GoYamlError
+from aftershock.helmtest.suite_values import chart_suites, suite_values_file
 from aftershock.helmtest.values import SetPathError, user_values
-from aftershock.ingest.suite_values import chart_suites, suite_values_file
 from aftershock.model.errors import AftershockError
 
 TextReader = Callable[[str], str | None]

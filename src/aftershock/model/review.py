@@ -61,7 +61,7 @@ class ChartRender:
     ] = ()  # cluster objects a `lookup` of the render found ("ConfigMap ns/name")
     warnings: tuple[str, ...] = ()  # what the renderer warned of (kustomize's deprecations)
     # Changed template lines (repository path, line) a traced render of this side marked, and those
-    # of them Helm ran (render/line_trace.py); () when no trace was made.
+    # of them Helm ran (render/lookup/line_trace.py); () when no trace was made.
     lines_traced: tuple[tuple[str, int], ...] = ()
     lines_run: tuple[tuple[str, int], ...] = ()
     # A failed render whose error is in a template that calls `lookup`: offline, the cluster it reads
@@ -186,7 +186,7 @@ class ScenarioSummary:
 class ChangedLines:
     """Consecutive changed lines of a template at one side, and the scenarios whose renders ran them.
 
-    `evidence` says how it is known: "traced" (Helm ran a marker at their end: render/line_trace.py),
+    `evidence` says how it is known: "traced" (Helm ran a marker at their end: render/lookup/line_trace.py),
     "text" (their literal text is in a rendered object), or "none" (no render ran them: not
     exercised). `scenarios` is empty unless they ran."""
 

@@ -3,8 +3,8 @@ downloaded into the chart cache, opt-in and bounded.
 
 At one ref, every chart's dependency that its Chart.lock pins, that is not vendored, not in the
 repository at that version (ingest.charts, ingest.dependency_history) and not already in the cache
-is fetched from its HTTP chart repository or OCI registry (render.chart_archives,
-render.oci_registry: size and time bounds per request) and checked against the digest the
+is fetched from its HTTP chart repository or OCI registry (render.external.chart_archives,
+render.external.oci_registry: size and time bounds per request) and checked against the digest the
 repository's index.yaml (the registry's manifest) records, which is written beside the archive
 (`<archive>.sha256`) for the review to check it again. At most `max_charts` archives are fetched.
 """
@@ -17,13 +17,13 @@ from pathlib import Path
 
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.dependency_history import resolve_from_history
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart
 from aftershock.pipeline.judge import review_config
-from aftershock.render.chart_archives import ChartCache, ExternalChart
-from aftershock.render.dependency_archives import (
+from aftershock.render.external.chart_archives import ChartCache, ExternalChart
+from aftershock.render.external.dependency_archives import (
     DIGEST_SUFFIX,
     is_locked_remote,
     locked_chart,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from aftershock.config.settings import AftershockConfig, ReviewDefaults
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline.judge import review_config
 from aftershock.pipeline.review import ReviewRequest, base_ref
 

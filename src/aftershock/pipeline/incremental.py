@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aftershock.ingest.affected import affected_charts
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.review import ChartOutcome, Review
 from aftershock.model.state_scope import ReviewScope
 from aftershock.model.tests import TESTS_PART

@@ -10,8 +10,8 @@ from aftershock.config.changes import config_notice
 from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
 from aftershock.findings.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
 from aftershock.findings.suppressions import apply_suppressions
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.tree import EntryKind
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.tree import EntryKind
 from aftershock.judgement.result import Judgement
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import Review

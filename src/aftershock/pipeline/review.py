@@ -32,7 +32,7 @@ from aftershock.pipeline.review_stages import (
 )
 from aftershock.pipeline.stage_clock import StageClock
 from aftershock.render.budget import BudgetedRenderer, RenderBudget
-from aftershock.render.cache import CachingRenderer, RenderCacheStore
+from aftershock.render.caching.cache import CachingRenderer, RenderCacheStore
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 
@@ -67,13 +67,13 @@ def open_renderer(
 ) -> Iterator[Renderer]:
     """The embedded SDK renderer by default; a helm binary only when asked for; behind `cache` when given."""
     if kind == "sdk":
-        from aftershock.render.sdk import SdkRenderer
+        from aftershock.render.helm.sdk import SdkRenderer
 
         renderer: Renderer = SdkRenderer(
             workers=workers, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib
         )
     elif kind == "helm":
-        from aftershock.render.binary import HelmBinaryRenderer
+        from aftershock.render.helm.binary import HelmBinaryRenderer
 
         renderer = HelmBinaryRenderer(
             helm_path=helm_binary, timeout_seconds=timeout_seconds, max_memory_mib=max_memory_mib

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
 from aftershock.ingest.affected import affected_charts
-from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.conventions import commit_conventions
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.ingest.units import units_for_file
 from aftershock.judgement.result import ReviewResult
@@ -42,11 +42,11 @@ from aftershock.pipeline.stage_clock import StageClock
 from aftershock.pipeline.testing.tests import review_suite_patterns
 from aftershock.pipeline.values_changes import values_changes
 from aftershock.render.budget import RenderBudget
-from aftershock.render.chart_archives import ChartCache
-from aftershock.render.dependency_archives import with_cached
+from aftershock.render.external.chart_archives import ChartCache
+from aftershock.render.external.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
-from aftershock.render.tempdirs import fast_temp_root
+from aftershock.render.workspaces.tempdirs import fast_temp_root
 from aftershock.safety.secret_taint import test_expectations
 
 Units = tuple[tuple[str, tuple[Unit, ...]], ...]

@@ -22,9 +22,8 @@ from pathlib import Path
 
 from aftershock import __version__
 from aftershock.config.settings import AftershockConfig
-from aftershock.findings.document import finding_document
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.judgement.result import Judgement, ReviewResult
 from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import AftershockError, GitError
@@ -58,6 +57,7 @@ from aftershock.pipeline.review import (
     review_change,
 )
 from aftershock.render.interface import Renderer
+from aftershock.report.findings_document import finding_document
 from aftershock.safety.secret_taint import secret_taint
 from aftershock.state.store import StateStore, open_store
 from aftershock.verdict import verdicts as judge_verdicts

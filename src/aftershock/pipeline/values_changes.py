@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aftershock.diff.values_keys import diff_values, parse_values
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import FileChange, Side
 from aftershock.model.errors import MalformedInputError, OverBoundError
 from aftershock.model.review import NotReviewed

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self
 if TYPE_CHECKING:
     from aftershock.render.limits import Deadline
 
-from aftershock.render.cluster import ClusterKey, ClusterSnapshot
+from aftershock.render.lookup.cluster import ClusterKey, ClusterSnapshot
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class RenderRequest:
 
     `values` is merged over the chart's own defaults by Helm, as `-f` would be.
     `kube_version` (e.g. "v1.30.0") and `api_versions` feed `.Capabilities`.
-    `cluster`, when given, is what Helm's `lookup` finds (served by `render.kubeapi`); without it
+    `cluster`, when given, is what Helm's `lookup` finds (served by `render.lookup.kubeapi`); without it
     `lookup` finds nothing, as offline Helm does.
     """
 
@@ -48,7 +48,7 @@ class RenderOutcome:
     manifests: Mapping[str, str] = field(default_factory=dict, hash=False)
     error: str | None = None
     seconds: float = 0.0
-    # The manifests already split and parsed as `render.manifests.parse_documents` does, when the
+    # The manifests already split and parsed as `ingest.object_documents.parse_documents` does, when the
     # backend did it in its own process (so the reviewer's process need not); None otherwise.
     documents: tuple[tuple[str, int, Any], ...] | None = field(
         default=None, hash=False, compare=False

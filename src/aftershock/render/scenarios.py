@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.diff.values_keys import flatten
-from aftershock.ingest.suite_values import SuiteValueSet
+from aftershock.helmtest.suite_values import SuiteValueSet
 from aftershock.model.contexts import WHOLE_CHART, TemplateSelection
 from aftershock.model.review import UPGRADE_PREFIX
 from aftershock.releases.values import merge_maps, value_at
@@ -224,7 +224,7 @@ def configured_scenarios(chart_path: str, declared: Iterable[Any]) -> list[Scena
 
 
 def test_scenarios(value_sets: Iterable[SuiteValueSet]) -> list[Scenario]:
-    """Scenarios from the value sets of the chart's helm-unittest tests (ingest/suite_values.py):
+    """Scenarios from the value sets of the chart's helm-unittest tests (helmtest/suite_values.py):
     each renders only its suite's templates, as the release the test sets, as helm-unittest does."""
     return [
         Scenario(

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from aftershock import __version__
 from aftershock.diff.values_keys import describe_change, is_sensitive, redact_value
 from aftershock.evidence.document import test_evidence_document
-from aftershock.findings.document import findings_document
 from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
+from aftershock.report.findings_document import findings_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_id, review_id, review_objects
 from aftershock.report.redaction import redact_hunk_lines

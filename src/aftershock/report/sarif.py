@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from aftershock import __version__
-from aftershock.findings.document import json_value
 from aftershock.findings.model import RULE_ERROR_ID, Category, Delta, Finding, Severity, SubjectKind
 from aftershock.model.review import Review
+from aftershock.report.findings_document import json_value
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
 from aftershock.rules.support.added_lines import added_lines

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import httpx
 
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.synthetic import whole_tree_range
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.synthetic import whole_tree_range
 from aftershock.model.errors import AftershockError, ConfigError
 from aftershock.model.exitcodes import (
     EXIT_BAD_INPUT,
@@ -39,11 +39,11 @@ from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
 from aftershock.pipeline.state import StateOptions, review_with_state
-from aftershock.render.cache import open_render_cache
+from aftershock.render.caching.cache import open_render_cache
 from aftershock.render.interface import Renderer
 from aftershock.server.action_event import ActionEvent, ActionKind, read_event
 from aftershock.server.assess import Assessment, assess, reaches
-from aftershock.server.github_api import GitHubClient, GitHubError
+from aftershock.server.github.github_api import GitHubClient, GitHubError
 from aftershock.server.publish import Publication, check_output, publish_review
 from aftershock.server.settings import DEFAULT_API_URL, RISK_LEVELS
 

@@ -25,12 +25,12 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from aftershock.server.events import MalformedPayload
+from aftershock.server.github.events import MalformedPayload
+from aftershock.server.github.signature import SIGNATURE_HEADER, signature_valid
 from aftershock.server.metrics import prometheus_text, sample
-from aftershock.server.reconcile import Reconciler
+from aftershock.server.queue.reconcile import Reconciler
+from aftershock.server.queue.spool import SpoolFull
 from aftershock.server.service import WebhookService
-from aftershock.server.signature import SIGNATURE_HEADER, signature_valid
-from aftershock.server.spool import SpoolFull
 from aftershock.state.errors import StateError
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

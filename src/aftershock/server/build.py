@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aftershock.model.errors import ConfigError
-from aftershock.server.github_api import RetryPolicy
-from aftershock.server.github_auth import GitHubAccess, github_access
-from aftershock.server.jobs import InProcessQueue, JobQueue
+from aftershock.server.github.github_api import RetryPolicy
+from aftershock.server.github.github_auth import GitHubAccess, github_access
 from aftershock.server.metrics import MemoryMetrics, Metrics, RedisMetrics
-from aftershock.server.runner import JobRunner
+from aftershock.server.queue.jobs import InProcessQueue, JobQueue
+from aftershock.server.queue.runner import JobRunner
 from aftershock.server.service import WebhookService
 from aftershock.server.settings import ServiceSettings
 from aftershock.state.store import StateStore, open_store
@@ -74,7 +74,7 @@ def build_service(
         stack.callback(pool.close)  # runs before runner.close: jobs finish, then renderers stop
         queue = pool
     else:
-        from aftershock.server.rq_jobs import RedisJobQueue, connect
+        from aftershock.server.queue.rq_jobs import RedisJobQueue, connect
 
         connection = connect(choice.url, socket_timeout=5.0)
         metrics = RedisMetrics(connection, choice.name)
@@ -89,7 +89,7 @@ def build_worker_runner(
     settings: ServiceSettings, choice: QueueChoice, stack: ExitStack
 ) -> tuple[JobRunner, Redis]:
     """A runner for `aftershock worker`, reporting metrics to Redis; returns it and the Redis connection."""
-    from aftershock.server.rq_jobs import connect
+    from aftershock.server.queue.rq_jobs import connect
 
     if choice.url is None:
         raise ConfigError("a worker needs --queue redis://HOST:PORT/DB")

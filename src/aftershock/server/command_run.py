@@ -12,10 +12,16 @@ from aftershock.model.errors import AftershockError
 from aftershock.model.state_records import ReviewTarget
 from aftershock.rules.catalog import explain
 from aftershock.rules.registry import RULES
-from aftershock.server.commands import ChatCommand, CommandKind, help_text, refusal, usage_hint
 from aftershock.server.context import JobContext
-from aftershock.server.jobspec import CommandJob
-from aftershock.server.ledger import Outcome
+from aftershock.server.github.commands import (
+    ChatCommand,
+    CommandKind,
+    help_text,
+    refusal,
+    usage_hint,
+)
+from aftershock.server.queue.jobspec import CommandJob
+from aftershock.server.queue.ledger import Outcome
 
 _MIN_PREFIX = 8
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from aftershock.pipeline import open_renderer
 from aftershock.render.interface import Renderer
-from aftershock.server.github_auth import GitHubAccess
-from aftershock.server.ledger import Ledger
+from aftershock.server.github.github_auth import GitHubAccess
 from aftershock.server.metrics import Metrics
+from aftershock.server.queue.ledger import Ledger
 from aftershock.server.settings import RenderSettings, ServiceSettings
 from aftershock.state.store import StateStore
 

@@ -14,7 +14,7 @@ from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
 from aftershock.report.escape import html_text, markdown_text
 from aftershock.report.markdown import render_markdown
 from aftershock.server.assess import Assessment, check_run_annotations, reaches
-from aftershock.server.github_api import GitHubClient
+from aftershock.server.github.github_api import GitHubClient
 
 COMMENT_MARKER = "<!-- aftershock:review-comment -->"
 _SUMMARY_CHARS = 60_000

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from aftershock import __version__
 from aftershock.config.settings import load_config
-from aftershock.findings.document import finding_document
 from aftershock.judgement.result import ReviewResult
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import Review
@@ -30,9 +29,10 @@ from aftershock.model.state_scope import ReviewScope
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
+from aftershock.report.findings_document import finding_document
 from aftershock.server.assess import Assessment, assess
 from aftershock.server.context import JobContext
-from aftershock.server.fetch import (
+from aftershock.server.github.fetch import (
     FetchedCommits,
     clone_url,
     fetch_commits,
@@ -42,12 +42,12 @@ from aftershock.server.fetch import (
     is_ancestor,
     job_folder,
 )
-from aftershock.server.github_api import GitHubClient
-from aftershock.server.jobspec import ReviewJob, Trigger, job_to_json
-from aftershock.server.ledger import Outcome
+from aftershock.server.github.github_api import GitHubClient
 from aftershock.server.metrics import observe_review, sample
 from aftershock.server.publish import Publication, failure_output, publish_review
-from aftershock.server.supersede import RivalReview, superseding
+from aftershock.server.queue.jobspec import ReviewJob, Trigger, job_to_json
+from aftershock.server.queue.ledger import Outcome
+from aftershock.server.queue.supersede import RivalReview, superseding
 from aftershock.state.errors import StateError, StateUnavailableError
 
 _log = logging.getLogger("aftershock.server")

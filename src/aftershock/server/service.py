@@ -21,14 +21,20 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from aftershock.server.events import Intake, IntakeKind, MalformedPayload, RoutingOptions, route
-from aftershock.server.github_auth import GitHubAccess
-from aftershock.server.jobs import JobQueue
-from aftershock.server.jobspec import Job, ReviewJob, Trigger, job_from_json, job_to_json
-from aftershock.server.ledger import Ledger, Outcome
+from aftershock.server.github.events import (
+    Intake,
+    IntakeKind,
+    MalformedPayload,
+    RoutingOptions,
+    route,
+)
+from aftershock.server.github.github_auth import GitHubAccess
 from aftershock.server.metrics import Metrics, sample
+from aftershock.server.queue.jobs import JobQueue
+from aftershock.server.queue.jobspec import Job, ReviewJob, Trigger, job_from_json, job_to_json
+from aftershock.server.queue.ledger import Ledger, Outcome
+from aftershock.server.queue.spool import DeliverySpool, spool_owner
 from aftershock.server.settings import ServiceSettings
-from aftershock.server.spool import DeliverySpool, spool_owner
 from aftershock.state.errors import StateError
 from aftershock.state.store import StateStore
 

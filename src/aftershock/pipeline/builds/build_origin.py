@@ -8,7 +8,7 @@ and `configuredBy:` its generator), relative to the built folder. The annotation
 again, so the objects are what the build gives without it (kustomize's content hash does not cover
 annotations, so generated names are unchanged). A kustomization that declares `buildMetadata` itself is
 built as it is: its annotations are output the user sees, kept, and read when they are there. Patch and
-generator files are matched from the kustomizations' own fields (ingest/kustomize_inputs.py).
+generator files are matched from the kustomizations' own fields (ingest/gitops/kustomize_inputs.py).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import yaml
 
 from aftershock.gocompat import yamlio
 from aftershock.gocompat.yamlnodes import safe_load
-from aftershock.ingest.kustomizations import KustomizationSet
-from aftershock.ingest.kustomize_inputs import (
+from aftershock.ingest.gitops.kustomizations import KustomizationSet
+from aftershock.ingest.gitops.kustomize_inputs import (
     BuildInputs,
     PatchTarget,
     build_inputs,
     patch_selects,
 )
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartReview

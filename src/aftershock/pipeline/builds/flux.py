@@ -26,12 +26,13 @@ from typing import Any
 import yaml
 
 from aftershock.gocompat import yamlio
-from aftershock.ingest.flux import FluxKustomization, cluster_of
-from aftershock.ingest.kustomizations import KustomizationSet
-from aftershock.ingest.kustomize_inputs import patch_targets
-from aftershock.ingest.plain_objects import looks_like_manifest
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.yaml_files import over_bound
+from aftershock.ingest.gitops.flux import FluxKustomization, cluster_of
+from aftershock.ingest.gitops.kustomizations import KustomizationSet
+from aftershock.ingest.gitops.kustomize_inputs import patch_targets
+from aftershock.ingest.gitops.plain_objects import looks_like_manifest
+from aftershock.ingest.object_documents import objects_from_documents, parse_documents
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.yaml_files import over_bound
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -47,7 +48,6 @@ from aftershock.pipeline.builds.build_origin import Attribution
 from aftershock.pipeline.builds.built_review import Built, built_review, with_warnings
 from aftershock.releases import envsubst
 from aftershock.render.kustomize import KustomizeBuilder
-from aftershock.render.manifests import objects_from_documents, parse_documents
 
 Lookup = Mapping[
     ObjectKey, tuple[RenderedObject, ...]

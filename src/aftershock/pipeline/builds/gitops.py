@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aftershock.config.settings import SourceSettings
-from aftershock.ingest.flux import FluxKustomization, find_flux_kustomizations
-from aftershock.ingest.kustomizations import find_kustomizations
-from aftershock.ingest.manifests import plain_manifests
+from aftershock.ingest.gitops.flux import FluxKustomization, find_flux_kustomizations
+from aftershock.ingest.gitops.kustomizations import find_kustomizations
+from aftershock.ingest.gitops.manifests import plain_manifests
 from aftershock.model.change import FileChange, Side
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview, NotReviewed

@@ -15,10 +15,11 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftershock.ingest.kustomizations import KustomizationSet, find_kustomizations
-from aftershock.ingest.manifests import in_a_chart
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.yaml_files import over_bound
+from aftershock.ingest.gitops.kustomizations import KustomizationSet, find_kustomizations
+from aftershock.ingest.gitops.manifests import in_a_chart
+from aftershock.ingest.object_documents import objects_from_documents, parse_documents
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.yaml_files import over_bound
 from aftershock.model.change import FileChange, Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
@@ -37,7 +38,6 @@ from aftershock.pipeline.builds.build_origin import (
 from aftershock.pipeline.builds.built_review import Built, built_review, with_warnings
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
-from aftershock.render.manifests import objects_from_documents, parse_documents
 
 KUSTOMIZATION_NAME = "kustomization"
 

@@ -13,7 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from aftershock.diff.objects import diff_objects
-from aftershock.ingest.plain_objects import PlainObjects, folder_of, plain_objects
+from aftershock.ingest.gitops.plain_objects import PlainObjects, folder_of, plain_objects
 from aftershock.model.change import FileChange, Side
 from aftershock.model.review import (
     ChartOutcome,

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.config.settings import AftershockConfig
-from aftershock.ingest.cluster_objects import read_cluster_objects
+from aftershock.ingest.gitops.cluster_objects import read_cluster_objects
+from aftershock.ingest.gitops.manifests import PlainManifests
 from aftershock.ingest.lookups import (
     UNKNOWN_RELEASE,
     LookupCall,
@@ -24,16 +25,15 @@ from aftershock.ingest.lookups import (
     parse_template,
     reachable_calls,
 )
-from aftershock.ingest.manifests import PlainManifests
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.rendering.charts import one_side_plan, render_side, side_objects
-from aftershock.render.cluster import ClusterSnapshot, cluster_snapshot
 from aftershock.render.interface import Renderer, RenderOutcome
+from aftershock.render.lookup.cluster import ClusterSnapshot, cluster_snapshot
 from aftershock.render.plan import ChartPlan, dependency_closure
 
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt")

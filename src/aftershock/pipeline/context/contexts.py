@@ -44,9 +44,9 @@ from aftershock.render.contexts import (
     tests_context,
 )
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.missing_values import missing_values
-from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan
+from aftershock.render.schemas.missing_values import missing_values
+from aftershock.render.workspaces.partial_charts import named_templates
 
 MAX_ERROR = 300  # characters of Helm's error kept per context tried
 SuitePaths = Callable[[ChartFiles], Sequence[str]]

@@ -3,7 +3,7 @@
 A guard scenario opens one toggle; the chart may reject it unless another holds too (`fail
 "ingress.tls needs ingress.enabled"`, `required "a.b is required" .Values.a.b`). When a scenario that
 opens guards (a toggle, a guard, `guards:edited`) is rejected at both refs, the keys Helm's error
-names (render/missing_values.py) that the chart's values.yaml documents and leaves empty are opened
+names (render/schemas/missing_values.py) that the chart's values.yaml documents and leaves empty are opened
 too (a value of their type), once: the refill round renders that scenario in the rejected one's
 place, named `<scenario>+<keys>`.
 """
@@ -19,10 +19,10 @@ from aftershock.model.contexts import RenderInputs
 from aftershock.model.review import ChartReview
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps, value_at
-from aftershock.render.missing_values import missing_values
 from aftershock.render.plan import ChartPlan
 from aftershock.render.range_shapes import opened_value
 from aftershock.render.scenarios import GUARDS_OPENED
+from aftershock.render.schemas.missing_values import missing_values
 
 _OPENING = ("toggle:", "guard:", GUARDS_OPENED)
 _ABSENT = object()

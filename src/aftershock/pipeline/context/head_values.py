@@ -28,8 +28,8 @@ from aftershock.pipeline.context.inferred_values import InferenceRun, indexed_ch
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.render.contexts import ChartFiles, ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.missing_values import error_position, missing_values
 from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.schemas.missing_values import error_position, missing_values
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ from aftershock.pipeline.rendering.charts import render_side
 from aftershock.releases.values import merge_maps, value_at
 from aftershock.render.contexts import ChartFiles, ContextCandidate
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.missing_values import (
+from aftershock.render.plan import ChartPlan, RenderInputs, dependency_closure, template_repo_path
+from aftershock.render.schemas.missing_values import (
     Need,
     error_position,
     invalid_yaml_template,
@@ -47,8 +48,7 @@ from aftershock.render.missing_values import (
     required_needs,
     template_scope,
 )
-from aftershock.render.partial_charts import named_templates
-from aftershock.render.plan import ChartPlan, RenderInputs, dependency_closure, template_repo_path
+from aftershock.render.workspaces.partial_charts import named_templates
 
 MAX_ROUNDS = 16  # re-renders of one context, each with what its last error named (one per subchart)
 MAX_CONTEXTS = 2  # contexts of one chart given inferred values

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.ingest.manifests import PlainManifests
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.gitops.manifests import PlainManifests
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.errors import AftershockError

@@ -4,7 +4,7 @@ the chart has anything left to render without them.
 
 Helm refuses a chart one of whose dependencies is missing, so one chart from a chart repository that
 nobody vendored (a locked version no cache holds) would leave all of the parent's own templates
-unreviewed. The parent renders without it instead (`render.partial_charts` takes it out of a copy's
+unreviewed. The parent renders without it instead (`render.workspaces.partial_charts` takes it out of a copy's
 Chart.yaml); the dependency's objects are *not reviewed*, with the reason and the command.
 """
 
@@ -15,11 +15,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from aftershock.ingest.charts import same_named_charts
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.contexts import TemplateSelection
 from aftershock.model.review import ChartOutcome, ChartReview, DependencyGap, NotReviewed
 from aftershock.model.units import Chart, ChartDependency, DependencySource
-from aftershock.render.dependency_archives import fetch_command, is_locked_remote
+from aftershock.render.external.dependency_archives import fetch_command, is_locked_remote
 from aftershock.render.plan import dependency_closure
 
 MAX_DEPTH = 8  # local dependencies of local dependencies, followed this deep

@@ -3,7 +3,7 @@
 A toggle or a test's `set` of a key new at head is rejected at base by a values schema that does not
 know it yet (`additionalProperties: false`), where a chart without a schema would ignore the key: the
 scenario would be *not reviewed* at base for a key that did not exist there. When a scenario's head
-renders and its base fails with nothing but such keys of the chart (render/schema_errors.py), set by
+renders and its base fails with nothing but such keys of the chart (render/schemas/schema_errors.py), set by
 the scenario, its base is rendered once more without them, so that its diff is what the new keys do;
 the review says which keys its base left out. Only non-default scenarios: a context's own values are
 each side's. The renders go through the review's renderer (they count against its budget).
@@ -18,7 +18,7 @@ from aftershock.model.change import Side
 from aftershock.pipeline.context.partial_renders import Entry, Failure, Key
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
 from aftershock.render.plan import ChartPlan
-from aftershock.render.schema_errors import KeyPath, sets_every, unknown_keys, without_keys
+from aftershock.render.schemas.schema_errors import KeyPath, sets_every, unknown_keys, without_keys
 
 
 def base_without_new_keys(

@@ -32,8 +32,8 @@ from aftershock.model.errors import AftershockError
 from aftershock.model.review import UPGRADE_PREFIX, is_deterministic_error
 from aftershock.pipeline.rendering.chart_jobs import SideJob, template_aliases, without_templates
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.partial_charts import named_templates
 from aftershock.render.plan import ChartPlan
+from aftershock.render.workspaces.partial_charts import named_templates
 
 MAX_LEFT_OUT = 16  # templates left out per side before the chart counts as failing as a whole
 

@@ -21,13 +21,13 @@ from typing import Any
 
 from aftershock.diff.values_keys import chart_defaults
 from aftershock.ingest.lookups import LookupCall, ReleaseIdentity
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.model.review import ChartOutcome, ChartReview, RenderStatus
 from aftershock.pipeline.context.cluster import lookup_targets
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.releases.values import merge_maps
-from aftershock.render.cluster import ClusterSnapshot, snapshot_from_objects
+from aftershock.render.lookup.cluster import ClusterSnapshot, snapshot_from_objects
 
 # Where Helm says a render failed: `execution error at (c/templates/x.yaml:2:21): ...` (fail,
 # required) or `template: c/templates/x.yaml:8:20: executing ...` (a nil map, for one).

@@ -3,7 +3,7 @@ or would make Helm reach outside the repository.
 
 A chart (with its local dependencies) holding a file over the size limit, a values or metadata file
 whose YAML aliases expand past go-yaml's bound (an alias bomb), or a values schema referring to an
-address or a file outside the repository (`render.schema_reach`: Helm would fetch or open it), is not rendered, nor are its contexts, scenarios or tests
+address or a file outside the repository (`render.schemas.schema_reach`: Helm would fetch or open it), is not rendered, nor are its contexts, scenarios or tests
 read: it is *not reviewed* with the reason, once, and the rest of the review goes on.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.yaml_files import over_bound
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.yaml_files import over_bound
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
@@ -25,7 +25,7 @@ from aftershock.model.review import (
 )
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.render.plan import ChartPlan, dependency_closure
-from aftershock.render.schema_reach import tree_schema_refusal
+from aftershock.render.schemas.schema_reach import tree_schema_refusal
 
 
 def refusal(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[Side, str] | None:

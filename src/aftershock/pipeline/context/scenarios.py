@@ -9,8 +9,8 @@ from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
-from aftershock.ingest.snapshot import RefSnapshot
-from aftershock.ingest.suite_values import suite_value_sets
+from aftershock.helmtest.suite_values import suite_value_sets
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart

@@ -12,7 +12,7 @@ from aftershock.model.change import Side
 from aftershock.model.releases import ResolvedRelease
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType
 from aftershock.pipeline.rendering.chart_jobs import SideInput
-from aftershock.render.chart_archives import ExternalChart, unpack
+from aftershock.render.external.chart_archives import ExternalChart, unpack
 from aftershock.render.plan import ChartPlan, RenderInputs
 
 Archives = tuple[tuple[Side, ExternalChart, bytes], ...]

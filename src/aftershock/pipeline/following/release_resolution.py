@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aftershock.diff.values_keys import diff_values, flatten
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
@@ -27,8 +27,12 @@ from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.parse import release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
-from aftershock.render.chart_archives import ChartCache
-from aftershock.render.external_charts import changed_source_file, is_external, resolve_external
+from aftershock.render.external.chart_archives import ChartCache
+from aftershock.render.external.external_charts import (
+    changed_source_file,
+    is_external,
+    resolve_external,
+)
 from aftershock.render.plan import ChartPlan
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from aftershock.ingest.manifests import PlainManifests
+from aftershock.ingest.gitops.manifests import PlainManifests
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
@@ -39,7 +39,7 @@ from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.line_traces import WantedLines
 from aftershock.releases.parse import declares_release
-from aftershock.render.chart_archives import ChartCache
+from aftershock.render.external.chart_archives import ChartCache
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan
 

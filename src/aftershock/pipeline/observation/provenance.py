@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.object_documents import objects_from_documents, parse_documents
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey
 from aftershock.model.provenance import Perturbation, ProvenanceReport
@@ -48,9 +49,8 @@ from aftershock.provenance.perturb import (
 from aftershock.releases.parse import release_spec
 from aftershock.releases.values import merge_maps, release_values
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.render.manifests import objects_from_documents, parse_documents
 from aftershock.render.plan import RenderInputs, dependency_closure
-from aftershock.render.workspace import link_local_dependencies
+from aftershock.render.workspaces.workspace import link_local_dependencies
 
 DEFAULT_MAX_RENDERS = 20
 _TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")

@@ -12,9 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aftershock.ingest.blobs import BlobReader
 from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
-from aftershock.ingest.git import GitRepository
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.units import Chart
 
 ChartSides = tuple[tuple[Chart, ...], tuple[Chart, ...]]

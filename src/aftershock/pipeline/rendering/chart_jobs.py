@@ -15,7 +15,7 @@ from pathlib import Path
 from aftershock.ingest.dependency_history import HISTORY_PREFIX
 from aftershock.ingest.helmignore import parse_helmignore
 from aftershock.ingest.lookups import has_lookup_call
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.change import Side
 from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import AftershockError
@@ -28,10 +28,9 @@ from aftershock.pipeline.context.missing_dependencies import (
     renders_without,
     without_dependencies,
 )
-from aftershock.render.cluster import ClusterSnapshot
-from aftershock.render.dependency_archives import link_cached
+from aftershock.render.external.dependency_archives import link_cached
 from aftershock.render.interface import RenderRequest
-from aftershock.render.partial_charts import alias_names, partial_chart
+from aftershock.render.lookup.cluster import ClusterSnapshot
 from aftershock.render.plan import (
     ChartPlan,
     RenderInputs,
@@ -39,7 +38,8 @@ from aftershock.render.plan import (
     may_be_nondeterministic,
     template_repo_path,
 )
-from aftershock.render.workspace import link_local_dependencies
+from aftershock.render.workspaces.partial_charts import alias_names, partial_chart
+from aftershock.render.workspaces.workspace import link_local_dependencies
 
 SideInput = tuple[RefSnapshot, tuple[Chart, ...]]
 

@@ -39,9 +39,9 @@ from aftershock.pipeline.rendering.chart_jobs import (
 from aftershock.pipeline.rendering.line_traces import Entry, WantedLines, trace_reviews
 from aftershock.pipeline.rendering.side_results import SideResult, SideResults, rendered_objects
 from aftershock.render.interface import Renderer, RenderOutcome
-from aftershock.render.partial_charts import every_named_template
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
-from aftershock.render.schema_errors import unknown_keys
+from aftershock.render.schemas.schema_errors import unknown_keys
+from aftershock.render.workspaces.partial_charts import every_named_template
 from aftershock.safety.secret_taint import rendered_secret_texts
 
 # Said of a failure in a template that calls `lookup` (ChartRender.reads_cluster).

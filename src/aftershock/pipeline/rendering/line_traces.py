@@ -2,7 +2,7 @@
 
 After a batch of plans rendered, each side of a plan that rendered and whose chart (its dependencies
 included) holds changed lines at that side is rendered again from a copy that marks those lines
-(render/line_trace.py); the review's side then records which of them were traced and which Helm
+(render/lookup/line_trace.py); the review's side then records which of them were traced and which Helm
 ran. Traces go in rounds: first one side per changed template and side (default scenarios first),
 then up to `LATER_ROUNDS` more per round only for lines no trace ran yet, so a library template reached by
 many charts costs a few renders, not a second render of every chart. A trace that fails (the copy cannot be made, or Helm rejects it) traces
@@ -20,7 +20,7 @@ from aftershock.model.errors import AftershockError
 from aftershock.model.review import ChartReview, RenderStatus
 from aftershock.pipeline.rendering.chart_jobs import SideJob
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.render.line_trace import TRACE_KIND, trace_cluster, traced_chart
+from aftershock.render.lookup.line_trace import TRACE_KIND, trace_cluster, traced_chart
 from aftershock.render.plan import template_repo_path
 
 # (side, repository path) -> the changed lines of that template at that side

@@ -15,6 +15,7 @@ from typing import Any
 
 from aftershock.diff.normalize import UnstablePaths, find_unstable_paths
 from aftershock.diff.random_names import mask_random_names
+from aftershock.ingest.object_documents import objects_from_documents, parse_documents
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -22,9 +23,8 @@ from aftershock.model.review import ChartRender, RenderStatus
 from aftershock.model.units import Chart
 from aftershock.pipeline.rendering.chart_jobs import SideJob, reads_cluster
 from aftershock.render.interface import RenderOutcome
-from aftershock.render.manifests import objects_from_documents, parse_documents
-from aftershock.render.partial_charts import every_named_template
 from aftershock.render.plan import template_repo_path
+from aftershock.render.workspaces.partial_charts import every_named_template
 
 
 @dataclass(frozen=True)

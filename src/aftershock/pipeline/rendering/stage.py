@@ -11,8 +11,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.diff.exercise import line_coverage
+from aftershock.ingest.gitops.manifests import PlainManifests, plain_manifests
 from aftershock.ingest.lookups import ReleaseIdentity
-from aftershock.ingest.manifests import PlainManifests, plain_manifests
 from aftershock.model.change import Side
 from aftershock.model.contexts import ChartContext, ContextKind
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -45,8 +45,8 @@ from aftershock.pipeline.following.releases import (
 from aftershock.pipeline.following.values_sources import with_value_sources
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.stage_input import StageInput, with_history
-from aftershock.render.cluster import ClusterSnapshot
 from aftershock.render.interface import Renderer
+from aftershock.render.lookup.cluster import ClusterSnapshot
 from aftershock.render.plan import ChartPlan, plan_renders
 
 

@@ -17,7 +17,7 @@ from aftershock.pipeline.context.contexts import Identity
 from aftershock.pipeline.rendering.chart_history import DependencyHistory
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.rendering.line_traces import WantedLines
-from aftershock.render.chart_archives import ChartCache
+from aftershock.render.external.chart_archives import ChartCache
 from aftershock.render.interface import RenderOutcome
 
 

@@ -8,13 +8,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from aftershock.evidence.base_needs import base_not_needed, removals
-from aftershock.helmtest.runner import run_suites
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import ChartReview
 from aftershock.model.test_results import ChartResult, TestKey
 from aftershock.pipeline.testing.suite_templates import chart_relative, template_paths
+from aftershock.render.caching.shared import SharedDrawRenderer
 from aftershock.render.interface import Renderer
-from aftershock.render.shared import SharedDrawRenderer
+from aftershock.testrun.runner import run_suites
 
 
 class SuiteRuns:
@@ -47,7 +47,7 @@ class SuiteRuns:
             self._shared = SharedDrawRenderer(renderer)
             yield
             return
-        from aftershock.render.sdk import SdkRenderer
+        from aftershock.render.helm.sdk import SdkRenderer
 
         # the runner reads YAML itself
         with SdkRenderer(workers=workers, parse_documents=False) as own:

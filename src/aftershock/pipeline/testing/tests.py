@@ -28,8 +28,8 @@ from aftershock.evidence.outcomes import summarize
 from aftershock.helmtest.charts import TEST_FILE_PATTERN, load_chart
 from aftershock.helmtest.filepatterns import suite_paths
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.git import GitRepository
-from aftershock.ingest.snapshot import RefSnapshot
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.suite_files import SuitePatterns, ci_files, suite_patterns
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import ChartReview
@@ -38,8 +38,8 @@ from aftershock.model.units import AffectedChart
 from aftershock.pipeline.testing.suite_runs import SuiteRuns, base_skips
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import dependency_closure
-from aftershock.render.tempdirs import fast_temp_root
-from aftershock.render.workspace import link_local_dependencies
+from aftershock.render.workspaces.tempdirs import fast_temp_root
+from aftershock.render.workspaces.workspace import link_local_dependencies
 
 DEFAULT_MAX_FILE_BYTES = 5 * 2**20
 _DEFAULT = SuitePatterns((TEST_FILE_PATTERN,), "default")

@@ -31,7 +31,7 @@ from aftershock.findings.model import (
     SubjectKind,
 )
 from aftershock.gocompat.yamlnodes import key_line
-from aftershock.ingest.suite_values import suite_file_values
+from aftershock.helmtest.suite_values import suite_file_values
 from aftershock.model.contexts import ContextKind
 from aftershock.model.objects import RenderedObject
 from aftershock.model.releases import release_label

@@ -23,7 +23,7 @@ from aftershock.findings.model import (
     SubjectKind,
 )
 from aftershock.gocompat.schema_reach import schema_bomb
-from aftershock.ingest.suite_values import suite_file_values
+from aftershock.helmtest.suite_values import suite_file_values
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.linear_patterns import linear_patterns
 from aftershock.rules.support.sources import files_under, load_json, load_yaml_documents
@@ -89,7 +89,7 @@ def violations(texts: Mapping[str, str], chart: str) -> dict[tuple[str, str, str
     from referencing.exceptions import Unresolvable
 
     if schema_bomb(schema) or _unevaluated_with_patterns(schema):
-        return {}  # Helm's render refuses the first (`render.schema_reach`); the second would match with `re`
+        return {}  # Helm's render refuses the first (`render.schemas.schema_reach`); the second would match with `re`
     validator_class = linear_patterns(
         jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
     )

@@ -1,0 +1,212 @@
+"""A read-only Kubernetes API server on loopback that serves a `ClusterSnapshot` to Helm's `lookup`.
+
+Helm's `lookup` (pkg/engine/lookup_func.go) asks discovery for the apiVersion's resources
+(`/api/v1`, `/apis/<group>/<version>`), finds the kind there (its resource name and whether it is
+namespaced), then GETs one object or a list through the dynamic client; a 404 becomes an empty map.
+This server answers exactly those requests from the snapshot, so the Helm code that runs is Helm's
+own. Hand-written (not a library) because only these few routes are needed and their answers must be
+what a real API server gives: a list is `<Kind>List` of the apiVersion with `items` in namespace
+then name order; a kind the cluster does not serve is absent from discovery, which makes Helm's
+lookup return an empty map. Resource names are the lowercased kind (Helm only uses them in the URL).
+It records the key of every object it returned, which a render reports as its observed lookups, and
+each discovery request for a line trace's marker group (`TRACE_GROUP`).
+A snapshot may hold Secrets: the server answers only under a random path prefix of its own, which
+only the kubeconfig it writes for Helm knows (client-go does not send credentials to plain HTTP).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from aftershock.render.lookup.cluster import ClusterKey, ClusterSnapshot, object_key
+
+# Line traces (render/lookup/line_trace.py) ask discovery for `<marker>.trace.aftershock.dev/v1`: the
+# request itself is the observation, recorded as a `LineTrace` named by the marker; the group serves
+# no kind, so Helm's lookup returns an empty map after that one request.
+TRACE_GROUP = "trace.aftershock.dev"
+TRACE_KIND = "LineTrace"
+
+
+def _resource_list(snapshot: ClusterSnapshot, api_version: str) -> dict[str, Any]:
+    resources = [
+        {
+            "name": kind.lower(),
+            "singularName": kind.lower(),
+            "namespaced": namespaced,
+            "kind": kind,
+            "verbs": ["get", "list"],
+        }
+        for kind, namespaced in snapshot.kinds(api_version)
+    ]
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": api_version,
+        "resources": resources,
+    }
+
+
+def _not_found(what: str) -> tuple[int, dict[str, Any]]:
+    return 404, {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": f"{what} not found",
+        "reason": "NotFound",
+        "code": 404,
+    }
+
+
+def _split(path: str) -> tuple[str, list[str]] | None:
+    """(apiVersion, the segments after it) of an /api/v1/... or /apis/<g>/<v>/... path."""
+    parts = [unquote(part) for part in path.strip("/").split("/")]
+    if len(parts) >= 2 and parts[0] == "api" and parts[1] == "v1":
+        return "v1", parts[2:]
+    if len(parts) >= 3 and parts[0] == "apis":
+        return f"{parts[1]}/{parts[2]}", parts[3:]
+    return None
+
+
+class SnapshotServer:
+    """The server, started at construction on 127.0.0.1 (a free port); `use` swaps the snapshot it
+    serves and clears what it recorded. One render at a time uses a server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._snapshot = ClusterSnapshot()
+        self._returned: list[ClusterKey] = []
+        self._token = secrets.token_hex(16)
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._http.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._http.serve_forever, name="kubeapi", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._http.server_address[1]}/{self._token}"
+
+    def kubeconfig(self) -> str:
+        """A kubeconfig whose only context is this server."""
+        return json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "snapshot",
+                "clusters": [{"name": "snapshot", "cluster": {"server": self.url}}],
+                "contexts": [
+                    {"name": "snapshot", "context": {"cluster": "snapshot", "user": "helm"}}
+                ],
+                "users": [{"name": "helm", "user": {}}],
+            }
+        )
+
+    def use(self, snapshot: ClusterSnapshot) -> None:
+        with self._lock:
+            self._snapshot = snapshot
+            self._returned = []
+
+    def returned(self) -> tuple[ClusterKey, ...]:
+        """The keys of the objects served since `use`, each once, in the order first served."""
+        with self._lock:
+            return tuple(dict.fromkeys(self._returned))
+
+    def close(self) -> None:
+        self._http.shutdown()
+        self._http.server_close()
+
+    def unprefixed(self, path: str) -> str | None:
+        """`path` without the server's secret prefix; None when it does not start with it."""
+        prefix, _, rest = path.lstrip("/").partition("/")
+        if not hmac.compare_digest(prefix.encode("utf-8"), self._token.encode("utf-8")):
+            return None
+        return "/" + rest
+
+    def answer(self, path: str) -> tuple[int, dict[str, Any]]:
+        """The status and body for a GET of `path` (query ignored)."""
+        with self._lock:
+            snapshot = self._snapshot
+        split = _split(urlsplit(path).path)
+        if split is None:
+            return _not_found(path)
+        api_version, rest = split
+        if not rest:
+            group = api_version.rpartition("/")[0]
+            if group.endswith(f".{TRACE_GROUP}"):  # a line trace's marker: recorded, serves nothing
+                with self._lock:
+                    marker = group.removesuffix(f".{TRACE_GROUP}")
+                    self._returned.append(ClusterKey(api_version, TRACE_KIND, "", marker))
+            return 200, _resource_list(snapshot, api_version)
+        namespace: str | None = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        kinds = {
+            kind.lower(): (kind, namespaced) for kind, namespaced in snapshot.kinds(api_version)
+        }
+        if rest[0] not in kinds or len(rest) > 2:
+            return _not_found(path)
+        kind, namespaced = kinds[rest[0]]
+        if len(rest) == 1:
+            items = snapshot.items(api_version, kind, namespace if namespaced else None)
+            self._record(items)
+            return 200, {
+                "apiVersion": api_version,
+                "kind": f"{kind}List",
+                "metadata": dict(snapshot.list_metadata),
+                "items": list(items),
+            }
+        if namespaced and namespace is None:
+            return _not_found(path)  # a namespaced object has no cluster-wide name
+        found = snapshot.get(api_version, kind, (namespace or "") if namespaced else "", rest[1])
+        if found is None:
+            return _not_found(f'{rest[0]} "{rest[1]}"')
+        self._record([found])
+        return 200, dict(found)
+
+    def _record(self, bodies: list[Any]) -> None:
+        with self._lock:
+            self._returned.extend(key for body in bodies if (key := object_key(body)) is not None)
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive: client-go reuses connections
+            disable_nagle_algorithm = (
+                True  # else headers and body wait on delayed ACKs (40 ms each)
+            )
+
+            def do_GET(self) -> None:
+                path = server.unprefixed(self.path)
+                if path is not None:
+                    status, body = server.answer(path)
+                else:
+                    status, body = (
+                        401,
+                        {
+                            "kind": "Status",
+                            "apiVersion": "v1",
+                            "status": "Failure",
+                            "reason": "Unauthorized",
+                            "code": 401,
+                        },
+                    )
+                data = json.dumps(body, separators=(",", ":")).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return  # the render's own output must stay clean
+
+        return Handler

@@ -1,0 +1,264 @@
+"""Line traces: which lines of a template a render executed, observed through `lookup`.
+
+A changed line that is template logic only (`{{- with .Values.x }}`, an `include`, a trim marker)
+leaves no text of its own in the output, and text can be lost on the way (`fromYaml`, `b64enc`). So
+a copy of the chart gets, at the end of each line to trace, a marker action that emits nothing:
+`{{ if lookup "m3.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}`. Rendered against a
+cluster (any: the loopback API server, render/lookup/kubeapi.py), each marker Helm executes asks discovery
+for its own API group once, which the server records; the group serves nothing, so the lookup finds
+an empty map and the output is unchanged. A line counts as run only when Helm ran past its end. Markers never
+change the output: one goes right after the line's last non-blank character outside an action
+(trailing blanks stay after it, where a following `{{-` still trims them; a text's trailing `{` too,
+which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
+follows that had one. A line ending inside an action is marked where that
+action ends. A marker at the top level of a partial (`_helpers.tpl` outside any `define`) would
+never run, as Helm does not execute partials: the line that ends a `define` is marked just before
+its `end` instead, and the other lines there are not traceable.
+
+Hand-written, not a library: the markers must sit where Go's text/template lexer puts action
+boundaries (strings, raw strings, comments and trim markers as `text/template/parse` reads them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from aftershock.model.errors import AftershockError, RenderError
+from aftershock.render.lookup.cluster import ClusterSnapshot
+from aftershock.render.lookup.kubeapi import TRACE_GROUP, TRACE_KIND
+from aftershock.render.workspaces.chart_copies import copy_chart
+
+_OPENS = frozenset({"if", "with", "range", "define", "block"})
+_DEFINES = frozenset({"define", "block"})
+
+
+@dataclass(frozen=True)
+class Instrumented:
+    """A template's text with markers, and the lines each marker (by number) stands for."""
+
+    text: str
+    markers: tuple[tuple[int, tuple[int, ...]], ...]  # marker number -> the lines it traces
+
+
+def marker_name(number: int) -> str:
+    return f"m{number}"
+
+
+def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0) -> Instrumented:
+    """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
+    points = _points(text, frozenset(lines), partial)
+    out, markers, done = [], [], 0
+    for index, point in enumerate(points):
+        number, position, close = first + index, point.position, point.close
+        while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
+            position, close = position - 1, "}}"
+        group = f"{marker_name(number)}.{TRACE_GROUP}/v1"
+        out += [text[done:position], f'{point.open} if lookup "{group}" "{TRACE_KIND}" "" ""']
+        out.append(f" }}}}{{{{ end {close}")
+        done = position
+        markers.append((number, point.lines))
+    out.append(text[done:])
+    return Instrumented("".join(out), tuple(markers))
+
+
+class _Point(NamedTuple):
+    """Where a marker goes, its delimiters (the trims it takes over), and the lines it traces."""
+
+    position: int
+    open: str
+    close: str
+    lines: tuple[int, ...]
+
+
+class _Lexer:
+    """Walks a template as Go's lexer does, remembering where the last text or action ended."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.end = 0  # after the last non-blank character outside an action
+        self.trims = False  # whether that character closed an action with a right trim
+        self.stack: list[str] = []  # open blocks (`if`, `define`, …)
+        # where the last `end` of a `define` starts, and whether it trims left; None after a line end
+        self.define_end: tuple[int, bool] | None = None
+        self.actions = 0  # actions and comments read so far
+
+    def action(self, start: int) -> int:
+        """Read the action or comment opening at `start`; the index after its `}}`."""
+        self.actions += 1
+        text, i = self.text, start + 2
+        left = text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r")
+        if left:
+            i += 1
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        if text.startswith("/*", i):
+            close = text.find("*/", i + 2)
+            close = len(text) if close < 0 else text.find("}}", close + 2)
+            end = len(text) if close < 0 else close + 2
+            self._closed(end, start)
+            return end
+        word = _word(text, i)
+        i = self._skip_code(i)
+        if self._keyword(word) in _DEFINES:
+            self.define_end = (start, left)
+        self._closed(i, start)
+        return i
+
+    def _skip_code(self, i: int) -> int:
+        text = self.text
+        while i < len(text):
+            char = text[i]
+            if char in "\"'":
+                i = _string_end(text, i, char)
+            elif char == "`":
+                found = text.find("`", i + 1)
+                i = len(text) if found < 0 else found + 1
+            elif text.startswith("}}", i):
+                return i + 2
+            else:
+                i += 1
+        return i
+
+    def _keyword(self, word: str) -> str | None:
+        """The block an `end` closes; None for any other action."""
+        if word in _OPENS:
+            self.stack.append(word)
+        elif word == "end" and self.stack:
+            return self.stack.pop()
+        return None
+
+    def _closed(self, end: int, start: int) -> None:
+        self.end = end
+        self.trims = self.text[max(start, end - 4) : end] in (" -}}", "\t-}}", "\n-}}", "\r-}}")
+
+    def in_define(self) -> bool:
+        return any(word in _DEFINES for word in self.stack)
+
+
+def _word(text: str, i: int) -> str:
+    j = i
+    while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+        j += 1
+    return text[i:j]
+
+
+def _string_end(text: str, i: int, quote: str) -> int:
+    j = i + 1
+    while j < len(text) and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
+    """Where each marker goes, in text order. At the top level of a partial, a line that ends the
+    `define` is marked just before its `end` (inside it, taking over the `end`'s left trim)."""
+    lexer = _Lexer(text)
+    points: list[_Point] = []
+    pending: list[int] = []
+    i, line, last_actions = 0, 1, -1
+    while i <= len(text):
+        if i == len(text) or text[i] == "\n":
+            if line in lines:
+                pending.append(line)
+            if pending:
+                point = _point(lexer, partial, tuple(pending))
+                if point is not None:  # else at the top level of a partial: never run
+                    if points and lexer.actions == last_actions:
+                        # one text since the last marker: reached together, one marker for both
+                        point = point._replace(lines=points.pop().lines + point.lines)
+                    points.append(point)
+                    last_actions = lexer.actions
+            pending, lexer.define_end = [], None
+            i, line = i + 1, line + 1
+            continue
+        if text.startswith("{{", i):
+            end = lexer.action(i)
+            spanned = text.count("\n", i, end)
+            pending += [n for n in range(line, line + spanned) if n in lines]
+            line += spanned
+            i = end
+            continue
+        if text[i] not in " \t\r":
+            lexer.end, lexer.trims = i + 1, False
+        i += 1
+    return _merged(points)
+
+
+def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | None:
+    if lexer.in_define() or not partial:
+        return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines)
+    if lexer.define_end is not None:
+        start, left = lexer.define_end
+        return _Point(start, "{{-" if left else "{{", "}}", lines)
+    return None
+
+
+def _merged(points: list[_Point]) -> list[_Point]:
+    """One marker per place: blank lines share the marker of the text before them."""
+    merged: list[_Point] = []
+    for point in points:
+        if merged and merged[-1].position == point.position:
+            merged[-1] = merged[-1]._replace(lines=merged[-1].lines + point.lines)
+        else:
+            merged.append(point)
+    return merged
+
+
+def traced_chart(
+    chart_dir: Path, files: Mapping[str, Collection[int]], copies: Path
+) -> tuple[Path, dict[str, tuple[str, tuple[int, ...]]]]:
+    """A copy of the chart at `chart_dir` whose files (paths relative to it) trace `files`' lines, made
+    once under `copies`; and each marker's name -> (that relative path, the lines it traces).
+    RenderError when the copy cannot be made."""
+    wanted = {path: sorted(set(lines)) for path, lines in sorted(files.items())}
+    key = hashlib.sha256(json.dumps([str(chart_dir), wanted]).encode()).hexdigest()[:20]
+    done = copies / key / chart_dir.name
+    building = copies / f".{key}-{os.getpid()}-{threading.get_ident()}"
+    markers: dict[str, tuple[str, tuple[int, ...]]] = {}
+    try:
+        if not done.is_dir():
+            shutil.rmtree(building, ignore_errors=True)
+            copy_chart(chart_dir, building / chart_dir.name)
+        target = done if done.is_dir() else building / chart_dir.name
+        for path, lines in wanted.items():
+            # read from the chart itself: a copy made before already holds markers
+            write = None if target == done else target / path
+            markers |= _trace_file(chart_dir / path, path, lines, len(markers), write)
+        if target != done:
+            try:
+                building.rename(copies / key)
+            except OSError:  # made meanwhile by another trace of the same lines
+                shutil.rmtree(building, ignore_errors=True)
+    except (OSError, shutil.Error, AftershockError) as exc:
+        shutil.rmtree(building, ignore_errors=True)
+        raise RenderError(
+            "cannot copy the chart to trace its changed lines", where=str(chart_dir), hint=str(exc)
+        ) from exc
+    return done, markers
+
+
+def _trace_file(
+    source: Path, path: str, lines: list[int], first: int, write: Path | None
+) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The markers of `source`'s lines, written with the text into `write` (the copy's file)."""
+    # bytes as they are: no newline translation (`\r\n` stays), undecodable bytes kept
+    text = source.read_bytes().decode("utf-8", "surrogateescape")
+    result = instrument(text, lines, source.name.startswith("_"), first)
+    if write is not None:
+        write.unlink()  # a new file: the copy's may be a hard link to the chart's own
+        write.write_bytes(result.text.encode("utf-8", "surrogateescape"))
+    return {marker_name(number): (path, traced) for number, traced in result.markers}
+
+
+def trace_cluster(cluster: ClusterSnapshot | None) -> ClusterSnapshot:
+    """The cluster a traced render runs against: the render's own, or an empty one (markers need
+    the API server, not objects)."""
+    return cluster if cluster is not None else ClusterSnapshot()
