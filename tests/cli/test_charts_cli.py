@@ -230,3 +230,84 @@ def test_a_missing_oci_tag_says_which_and_where(tmp_path, registry):
         f"{oci_url(registry)}/lib (GET {url} answered 404: MANIFEST_UNKNOWN); check the version "
         "Chart.lock pins and that the chart is pushed to that registry"
     ]
+
+
+def app_archive(name: str, version: str, key: str) -> bytes:
+    """An application chart's archive: one ConfigMap whose data key names the version's layout."""
+    files = {
+        f"{name}/Chart.yaml": f"apiVersion: v2\nname: {name}\nversion: {version}\n",
+        f"{name}/values.yaml": "mode: fast\n",
+        f"{name}/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n"
+        f"data: {{{key}: {{{{ .Values.mode | quote }}}}}}\n",
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def flux_apps(oci: str, http: str, tag: str) -> dict[str, str]:
+    """A Flux tree: podinfo from an OCIRepository (`chartRef`, `ref.tag`), web from a HelmRepository
+    by a version range."""
+    return {
+        "apps/podinfo/ocirepository.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\n"
+        f"metadata: {{name: podinfo, namespace: apps}}\nspec:\n  url: {oci}/podinfo\n  ref: {{tag: {tag}}}\n",
+        "apps/podinfo/helmrelease.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+        "metadata: {name: podinfo, namespace: apps}\nspec:\n"
+        "  chartRef: {kind: OCIRepository, name: podinfo}\n  values: {mode: slow}\n",
+        "apps/web/helmrepository.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\n"
+        f"metadata: {{name: charts, namespace: apps}}\nspec: {{url: {http}}}\n",
+        "apps/web/helmrelease.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\n"
+        "metadata: {name: web, namespace: apps}\nspec:\n  chart:\n    spec:\n      chart: web\n"
+        '      version: "1.x"\n      sourceRef: {kind: HelmRepository, name: charts}\n',
+    }
+
+
+def test_fetch_reads_the_releases_charts_at_base_and_head_and_the_bump_is_reviewed(
+    tmp_path, registry, served, renderer
+):
+    """A Renovate-style bump of an OCIRepository tag: not reviewed without the chart cache; with it,
+    filled by `charts fetch` for both refs, the bump renders at both versions."""
+    for version, key in (("1.0.0", "old"), ("1.1.0", "new")):
+        registry.push("charts/podinfo", version, app_archive("podinfo", version, key))
+    folder, url = served
+    web = app_archive("web", "1.2.0", "web")
+    (folder / "web-1.2.0.tgz").write_bytes(web)
+    entry = {
+        "version": "1.2.0",
+        "digest": hashlib.sha256(web).hexdigest(),
+        "urls": ["web-1.2.0.tgz"],
+    }
+    (folder / "index.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "entries": {"web": [entry]}})
+    )
+    repo = make_repo(tmp_path)
+    oci = oci_url(registry)
+    base = commit(repo, flux_apps(oci, url, "1.0.0"), "feat: podinfo and web")
+    head = commit(repo, flux_apps(oci, url, "1.1.0"), "chore(deps): update podinfo to 1.1.0")
+    cache = tmp_path / "cache"
+    before = run_review(ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer)
+    assert any("podinfo" in g.part for g in before.not_reviewed)
+    done = fetch("--repo", str(repo), "--chart-cache", str(cache), "--ref", base, "--ref", head)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(done.stdout.splitlines()) == sorted(
+        [
+            f"fetched: {oci}/podinfo 1.0.0 (for apps/podinfo/helmrelease.yaml) into {cache} (digest checked)",
+            f"fetched: {oci}/podinfo 1.1.0 (for apps/podinfo/helmrelease.yaml) into {cache} (digest checked)",
+            f"fetched: {url}/web 1.2.0 (for apps/web/helmrelease.yaml) into {cache} (digest checked)",
+        ]
+    )
+    again = fetch("--repo", str(repo), "--chart-cache", str(cache), "--ref", base, "--ref", head)
+    assert again.stdout.startswith("nothing to fetch")
+    after = run_review(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False, chart_cache=cache),
+        renderer,
+    )
+    assert after.not_reviewed == ()
+    (podinfo,) = [r for r in after.chart_reviews if r.chart == f"{oci}/podinfo"]
+    assert podinfo.release == "helm.toolkit.fluxcd.io/HelmRelease/apps/podinfo"
+    assert sorted(f.path for c in podinfo.changes for f in c.fields) == ["data.new", "data.old"]

@@ -132,3 +132,23 @@ def test_base_tests_come_from_the_config_and_the_flag_wins(tmp_path):
     configured, flagged = base_side(), base_side("--base-tests", "needed")
     assert (configured["passed"], configured["not_run"]) == (1, 0)
     assert (flagged["passed"], flagged["not_run"]) == (0, 1)
+
+
+def test_help_lists_each_command_as_its_own_help_begins_without_importing_it():
+    import importlib
+
+    from aftershock.cli.main import COMMANDS, SHORT_HELP
+
+    assert set(SHORT_HELP) == set(COMMANDS)
+    for name, (module, attribute) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), attribute)
+        own = " ".join((command.help or "").split())
+        assert own.startswith(SHORT_HELP[name].removesuffix("...").rstrip()), name
+    listed = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "aftershock.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "aftershock.cli.review" not in listed.stderr  # no command's module was imported
+    assert all(name in listed.stdout for name in COMMANDS)

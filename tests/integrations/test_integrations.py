@@ -83,6 +83,7 @@ def test_pre_commit_hook_reviews_the_index_and_fails_on_risk(tmp_path, pre_commi
     )
     assert risky.returncode != 0, risky.stdout + risky.stderr
     assert "reaches --fail-on-risk high" in risky.stdout + risky.stderr
+    assert "Merge risk:" in risky.stdout and "Chart tests" not in risky.stdout  # the quick summary
     assert (
         git(repo, "rev-parse", "HEAD") == head and git(repo, "write-tree") == index_before
     )  # nothing committed
@@ -102,7 +103,9 @@ def test_helm_plugin_manifest_is_valid_for_helm_and_its_command_runs(tmp_path):
     assert set(manifest) <= HELM3_PLUGIN_FIELDS, set(manifest) - HELM3_PLUGIN_FIELDS
     assert HELM_PLUGIN_NAME.fullmatch(manifest["name"]) and manifest["name"] == "aftershock"
     assert re.fullmatch(r"\d+\.\d+\.\d+", manifest["version"])
-    assert "command" in manifest and "platformCommand" not in manifest
+    assert "command" not in manifest  # deprecated: Helm 4 wants platformCommand
+    (platform,) = manifest["platformCommand"]  # no os/arch: every platform
+    assert set(platform) == {"command"}
     repo = make_repo(tmp_path)
     base = commit(repo, app_chart("charts/app", "app"), "base")
     commit(
@@ -116,7 +119,7 @@ def test_helm_plugin_manifest_is_valid_for_helm_and_its_command_runs(tmp_path):
         "PYTHON": sys.executable,
     }
     command = os.path.expandvars(
-        manifest["command"].replace("$HELM_PLUGIN_DIR", env["HELM_PLUGIN_DIR"])
+        platform["command"].replace("$HELM_PLUGIN_DIR", env["HELM_PLUGIN_DIR"])
     )
     done = subprocess.run(
         [
@@ -138,6 +141,18 @@ def test_helm_plugin_manifest_is_valid_for_helm_and_its_command_runs(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["base"]["sha"] == base
+    bare = tmp_path / "bare"  # a Python without aftershock's dependencies, and none on PATH
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    missing = subprocess.run(
+        [command, "review", "--repo", str(repo)],
+        env={**env, "PYTHON": str(bare / "bin" / "python")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    (line,) = missing.stderr.splitlines()
+    assert "aftershock is not installed; run `pipx install " in line
 
 
 def _docker_answers() -> bool:

@@ -1,5 +1,6 @@
-"""`aftershock charts fetch`: fill the chart cache with the locked versions of remote dependencies
-(pipeline/chart_fetch.py); thin: options in, one line per archive out."""
+"""`aftershock charts fetch`: fill the chart cache with the locked versions of remote dependencies and
+the charts releases install from outside the repository (pipeline/chart_fetch.py); thin: options
+in, one line per archive out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import click
 
 from aftershock.cli.paths import check_folder
 from aftershock.model.exitcodes import EXIT_PARTIAL, HELP
-from aftershock.pipeline.chart_fetch import MAX_FETCHED, FetchRequest, fetch_locked
+from aftershock.pipeline.chart_fetch import MAX_FETCHED, FetchRequest, fetch_charts
 
 
 @click.group("charts", epilog=HELP)
@@ -24,9 +25,16 @@ def charts_group() -> None:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=".",
     show_default=True,
-    help="The git repository whose Chart.lock files name the dependencies.",
+    help="The git repository whose Chart.lock files and releases name the charts.",
 )
-@click.option("--ref", default="HEAD", show_default=True, help="The commit whose charts to read.")
+@click.option(
+    "--ref",
+    "refs",
+    multiple=True,
+    default=("HEAD",),
+    show_default=True,
+    help="A commit whose charts and releases to read; repeat it for a pull request's base and head.",
+)
 @click.option(
     "--chart-cache",
     "cache",
@@ -55,7 +63,7 @@ def charts_group() -> None:
 @click.argument("charts", nargs=-1)
 def fetch_command(
     repo: Path,
-    ref: str,
+    refs: tuple[str, ...],
     cache: str | None,
     max_charts: int,
     timeout: float,
@@ -63,12 +71,13 @@ def fetch_command(
     charts: tuple[str, ...],
 ) -> None:
     """Download the version each Chart.lock pins of every remote dependency that is neither vendored,
-    nor in the repository at that version, nor in the chart cache, and check it against the digest
-    the chart repository's index.yaml (an OCI registry's manifest) records. CHARTS limits it to
-    those chart folders."""
+    nor in the repository at that version, nor in the chart cache, and the chart each HelmRelease
+    (HelmRepository or chartRef OCIRepository) or Argo CD Application installs from outside the
+    repository; check each against the digest the chart repository's index.yaml (an OCI registry's
+    manifest) records. CHARTS limits it to those chart folders' dependencies."""
     folder = check_folder(cache, "--chart-cache") if cache else None
-    request = FetchRequest(repo, ref, folder, charts, max_charts, timeout, plain_http)
-    where, results = fetch_locked(request)
+    request = FetchRequest(repo, refs, folder, charts, max_charts, timeout, plain_http)
+    where, results = fetch_charts(request)
     for result in results:
         wanted = ", ".join(result.wanted_by)
         name = f"{result.chart.id} {result.chart.version} (for {wanted})"
@@ -78,6 +87,8 @@ def fetch_command(
             checked = "digest checked" if result.digest else "no digest in index.yaml to check"
             click.echo(f"fetched: {name} into {where} ({checked})")
     if not results:
-        click.echo(f"nothing to fetch: every locked dependency is vendored, here or in {where}")
+        click.echo(
+            f"nothing to fetch: every locked dependency and release chart is vendored, here or in {where}"
+        )
     if any(r.skipped for r in results):
         sys.exit(EXIT_PARTIAL)  # what was fetched is in the cache; the rest is listed

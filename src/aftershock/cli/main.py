@@ -12,8 +12,8 @@ from aftershock import __version__
 from aftershock.model.errors import AftershockError
 from aftershock.model.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
-# Each command's module, imported only when the command runs (or help lists it): `aftershock
-# rules` loads no renderer, `review` no server.
+# Each command's module, imported only when the command runs: `aftershock rules` loads no
+# renderer, `review` no server, `--help` none (it lists SHORT_HELP; a test keeps it in step).
 COMMANDS = {
     "review": ("aftershock.cli.review", "review_command"),
     "radius": ("aftershock.cli.radius", "radius_command"),
@@ -28,6 +28,20 @@ COMMANDS = {
     "config": ("aftershock.cli.config", "config_group"),
     "charts": ("aftershock.cli.charts", "charts_group"),
 }
+SHORT_HELP = {
+    "charts": "Charts from outside the repository: the chart cache a review...",
+    "config": "The repository configuration file, `.aftershock.yaml`.",
+    "dismiss": "Dismiss a finding of the target's last review: it is not...",
+    "explain": "Print a rule's documentation: what it checks, why it matters,...",
+    "history": "The past reviews of a target, newest first: when, base..head,...",
+    "radius": "The blast radius of base..head through commits, files, units,...",
+    "reopen": "Withdraw the dismissal of a finding: the next review raises it...",
+    "review": "Review base..head: commits, files, units, rendered objects...",
+    "rules": "List every rule: id, category, default severity and title.",
+    "serve": "Receive GitHub webhooks at POST /webhook; /healthz and...",
+    "test": "Run every helm-unittest suite (tests/*_test.yaml, or -f) of...",
+    "worker": "Run queued reviews; start as many as the renders need (each...",
+}
 
 
 class AftershockGroup(click.Group):
@@ -36,6 +50,12 @@ class AftershockGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of `--help`, without importing every command."""
+        rows = [(name, SHORT_HELP[name]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS and cmd_name not in self.commands:

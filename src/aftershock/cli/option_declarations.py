@@ -214,7 +214,8 @@ _OPTIONS = (
         "render_cache",
         metavar="PATH|off",
         default=None,
-        help="Folder of the persistent render cache, or `off` [default: $XDG_CACHE_HOME/aftershock/renders "
+        help="Folder of the persistent render cache, or `off` (equal renders of one review are still "
+        "made once, in memory) [default: $XDG_CACHE_HOME/aftershock/renders "
         "when XDG_CACHE_HOME is set, else .aftershock/render-cache in the repository].",
         expose_value=False,
         callback=_keep,

@@ -1,8 +1,12 @@
-"""`aftershock charts fetch`: the locked versions of the remote dependencies a review cannot find,
-downloaded into the chart cache, opt-in and bounded.
+"""`aftershock charts fetch`: the external charts a review cannot find, downloaded into the chart
+cache, opt-in and bounded.
 
-At one ref, every chart's dependency that its Chart.lock pins, that is not vendored, not in the
-repository at that version (ingest.charts, ingest.dependency_history) and not already in the cache
+At each ref asked for (a pull request's base and head), two kinds of chart are wanted: every chart's
+dependency that its Chart.lock pins, that is not vendored and not in the repository at that version
+(ingest.charts, ingest.dependency_history); and the chart each release of the repository's plain
+manifests installs from outside it: a Flux HelmRelease's HelmRepository chart, its `chartRef`
+OCIRepository, an Argo CD Application's chart source (render.external.external_charts), a version
+range pinned to the highest version the repository's index lists. Each one not already in the cache
 is fetched from its HTTP chart repository or OCI registry (render.external.chart_archives,
 render.external.oci_registry: size and time bounds per request) and checked against the digest the
 repository's index.yaml (the registry's manifest) records, which is written beside the archive
@@ -11,17 +15,19 @@ repository's index.yaml (the registry's manifest) records, which is written besi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from aftershock.ingest.charts import discover_charts
 from aftershock.ingest.dependency_history import resolve_from_history
+from aftershock.ingest.gitops.manifests import plain_manifests
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import AftershockError
 from aftershock.model.units import Chart
 from aftershock.pipeline.judge import review_config
+from aftershock.releases.parse import declares_release, release_spec
 from aftershock.render.external.chart_archives import ChartCache, ExternalChart
 from aftershock.render.external.dependency_archives import (
     DIGEST_SUFFIX,
@@ -29,6 +35,7 @@ from aftershock.render.external.dependency_archives import (
     locked_chart,
     with_cached,
 )
+from aftershock.render.external.external_charts import external_chart, is_external
 from aftershock.render.plan import dependency_closure
 
 MAX_FETCHED = 50
@@ -38,7 +45,7 @@ MAX_FILE_BYTES = 5 * 2**20  # as a review reads the repository
 @dataclass(frozen=True)
 class FetchRequest:
     repo: Path
-    ref: str
+    refs: tuple[str, ...]  # the commits whose charts and releases to read (base and head)
     cache: Path | None  # else `chart_cache:` of the configuration at `ref`
     charts: tuple[str, ...] = ()  # chart folders whose dependencies to fetch; all when empty
     max_charts: int = MAX_FETCHED
@@ -51,42 +58,95 @@ class Fetched:
     """One locked dependency: fetched (`digest` checked), or why not (`skipped`)."""
 
     chart: ExternalChart
-    wanted_by: tuple[str, ...]  # chart folders whose lock pins it
+    wanted_by: tuple[
+        str, ...
+    ]  # chart folders whose lock pins it, files of the releases installing it
     digest: str | None = None
     skipped: str | None = None
 
 
-def fetch_locked(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
-    """The cache folder, and each locked dependency missing from it, fetched or skipped with why."""
+def fetch_charts(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
+    """The cache folder, and each external chart missing from it, fetched or skipped with why."""
     repo = GitRepository.open(request.repo)
-    sha = repo.resolve(request.ref)
-    with RefSnapshot.open(repo, sha, f"{request.ref} {sha[:7]}", MAX_FILE_BYTES) as tree:
-        config, _ = review_config(None, tree)
-        folder = request.cache or (
-            request.repo / config.chart_cache if config.chart_cache else None
-        )
-        if folder is None:
-            raise AftershockError(
-                "no chart cache to fetch into",
-                hint="pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)",
-            )
-        charts = with_cached(
-            resolve_from_history(repo, sha, discover_charts(tree, tree.label, config.dependencies)),
-            folder,
-        )
-    wanted = _wanted(charts, request.charts)
+    wanted: dict[ExternalChart, set[str]] = {}
+    skipped: dict[ExternalChart, tuple[set[str], str]] = {}
+    folder = request.cache
+    for ref in request.refs or ("HEAD",):
+        sha = repo.resolve(ref)
+        with RefSnapshot.open(repo, sha, f"{ref} {sha[:7]}", MAX_FILE_BYTES) as tree:
+            config, _ = review_config(None, tree)
+            folder = folder or (request.repo / config.chart_cache if config.chart_cache else None)
+            if folder is None:
+                raise AftershockError(
+                    "no chart cache to fetch into",
+                    hint="pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)",
+                )
+            found = discover_charts(tree, tree.label, config.dependencies)
+            charts = with_cached(resolve_from_history(repo, sha, found), folder)
+            for chart, parents in _wanted(charts, request.charts):
+                wanted.setdefault(chart, set()).update(parents)
+            if not request.charts:
+                for chart, files, problem in release_charts(tree, found, folder, request):
+                    if problem:
+                        skipped.setdefault(chart, (set(), problem))[0].update(files)
+                    else:
+                        wanted.setdefault(chart, set()).update(files)
+    assert folder is not None
+    return folder, _fetch_all(request, folder, wanted, skipped)
+
+
+def _fetch_all(
+    request: FetchRequest,
+    folder: Path,
+    wanted: dict[ExternalChart, set[str]],
+    skipped: dict[ExternalChart, tuple[set[str], str]],
+) -> tuple[Fetched, ...]:
     cache = ChartCache(
         folder, fetch=True, timeout_seconds=request.timeout_seconds, plain_http=request.plain_http
     )
-    results = []
-    for index, (chart, parents) in enumerate(wanted):
+    results = [
+        Fetched(chart, tuple(sorted(files)), skipped=why)
+        for chart, (files, why) in sorted(skipped.items(), key=lambda i: (i[0].id, i[0].version))
+    ]
+    todo = sorted(
+        ((c, f) for c, f in wanted.items() if not (folder / c.archive_name).is_file()),
+        key=lambda i: (i[0].id, i[0].version),
+    )
+    for index, (chart, files) in enumerate(todo):
+        parents = tuple(sorted(files))
         if index >= request.max_charts:
             results.append(
                 Fetched(chart, parents, skipped=f"over --max-charts {request.max_charts}")
             )
             continue
         results.append(_fetch_one(cache, folder, chart, parents))
-    return folder, tuple(results)
+    return tuple(results)
+
+
+def release_charts(
+    tree: RefSnapshot, charts: Sequence[Chart], folder: Path, request: FetchRequest
+) -> Iterator[tuple[ExternalChart, tuple[str, ...], str | None]]:
+    """(chart at an exact version, the file of the release installing it, why it cannot be had) for
+    each release of the plain manifests that installs a chart from outside the repository."""
+    manifests = plain_manifests(tree, charts, "default")
+    objects = {o.key: o for o in manifests.all_objects()}
+    cache = ChartCache(
+        folder, fetch=True, timeout_seconds=request.timeout_seconds, plain_http=request.plain_http
+    )
+    for obj in manifests.all_objects():
+        try:
+            spec = release_spec(obj) if declares_release(obj) else None
+            if spec is None or not is_external(spec):
+                continue
+            chart = external_chart(spec, objects)
+        except AftershockError:
+            continue  # the review says why it cannot render this release
+        try:
+            chart = cache.pin(chart).chart
+        except AftershockError as error:
+            yield chart, (obj.template,), error.line()
+            continue
+        yield chart, (obj.template,), None
 
 
 def _wanted(

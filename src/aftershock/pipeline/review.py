@@ -32,7 +32,11 @@ from aftershock.pipeline.review_stages import (
 )
 from aftershock.pipeline.stage_clock import StageClock
 from aftershock.render.budget import BudgetedRenderer, RenderBudget
-from aftershock.render.caching.cache import CachingRenderer, RenderCacheStore
+from aftershock.render.caching.cache import (
+    CachingRenderer,
+    MemoryRenderCache,
+    RenderCacheStore,
+)
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
 
@@ -118,7 +122,7 @@ def _review_change(
     clock: StageClock,
 ) -> ReviewResult:
     budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
-    renderer = BudgetedRenderer(renderer, budget)
+    renderer = BudgetedRenderer(_each_input_once(renderer), budget)
     progress = (callbacks.rendered, callbacks.planned) if callbacks else (None, None)
     with ExitStack() as stack:
         with clock.stage("open"):
@@ -133,3 +137,11 @@ def _review_change(
         review = observe_late(request, opened, reach, review, stage, renderer, budget, clock)
         with clock.stage("judge"):
             return judged(opened, reach, review, budget)
+
+
+def _each_input_once(renderer: Renderer) -> Renderer:
+    """The renderer, behind a cache in memory for this review alone when it has none: equal inputs
+    (a context's trial render and a scenario's, base and head of an unchanged chart) render once."""
+    if isinstance(renderer, CachingRenderer):
+        return renderer
+    return CachingRenderer(renderer, MemoryRenderCache())
