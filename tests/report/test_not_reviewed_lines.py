@@ -3,7 +3,7 @@ fetches share one line, and so do its scenarios failing alike; every other part 
 
 from __future__ import annotations
 
-from aftershock.report.gaps import not_reviewed_lines
+from aftershock.report.gaps import labelled_gaps, not_reviewed_lines
 
 FETCH = "run `aftershock charts fetch --repo . --chart-cache DIR apps/a` and review with that --chart-cache"
 
@@ -47,3 +47,23 @@ def test_a_charts_scenarios_failing_alike_share_one_line():
         f"chart apps/b in scenario toggle:y=true at base: {broken}",
         f"chart apps/b at head: {broken}",
     )
+
+
+def test_a_part_over_its_time_is_labelled_apart_from_a_part_that_failed():
+    doc = {
+        "not_reviewed": [
+            {"part": "chart apps/web", "reason": "render timed out after 60 s", "side": "head"},
+            {
+                "part": "kustomization apps",
+                "reason": "kustomize build took longer than 60 s, twice (the second time in a "
+                "fresh worker); the machine may be busy: review again",
+                "side": None,
+            },
+            {"part": "chart apps/api", "reason": 'template: no template "x"', "side": None},
+        ]
+    }
+    assert [(label, group.part) for label, group in labelled_gaps(doc)] == [
+        ("not reviewed (timed out)", "chart apps/web"),
+        ("not reviewed (timed out)", "kustomization apps"),
+        ("not reviewed", "chart apps/api"),
+    ]

@@ -38,6 +38,16 @@ _TRANSIENT_ERRORS = (
 )
 
 
+# How the error of a build or render over its time starts: most often the machine's load, not the
+# change's doing, so reports list such a part apart.
+KUSTOMIZE_TIMEOUT = "kustomize build took longer than"
+_TIMEOUTS = ("render timed out", KUSTOMIZE_TIMEOUT)
+
+
+def is_timeout(reason: str) -> bool:
+    return any(t in reason for t in _TIMEOUTS)
+
+
 def is_deterministic_error(error: str) -> bool:
     """True for Helm's own errors (templates, chart metadata), which the same input reproduces."""
     return not error.startswith(_TRANSIENT_ERRORS)

@@ -7,6 +7,10 @@ interface; `PyKustomizeBuilder` the implementation; each outcome is the built YA
 with the warnings kustomize wrote (`# Warning: 'patchesStrategicMerge' is deprecated…`): its Go code
 writes them to file descriptor 2, which the worker points at a file during each build, so that they
 reach the review as warnings of that build instead of the reviewer's stderr, unprefixed.
+
+A build over its time is most often a busy machine's, not the build's: its worker is stopped (the
+builds after it do not wait behind it) and it is built once more in a fresh worker; a build that
+times out twice says so (`TIMED_OUT`), apart from kustomize's own errors.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ import atexit
 import multiprocessing
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
+
+from aftershock.model.review import KUSTOMIZE_TIMEOUT
+
+TIMED_OUT = KUSTOMIZE_TIMEOUT  # how a timed-out build's error starts
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,7 @@ class BuildOutcome:
     yaml: str | None = None
     error: str | None = None
     warnings: tuple[str, ...] = ()  # what kustomize warned of, a line each
+    timed_out: bool = False  # over its time, twice: the machine's load, most likely
 
     @property
     def ok(self) -> bool:
@@ -104,40 +113,72 @@ def available() -> str | None:
     return None
 
 
+BuildOne = Callable[[str], tuple[str | None, str | None, tuple[str, ...]]]
+
+
 class PyKustomizeBuilder:
-    """kustomize v0.21 through pykustomize, in one spawned process started on first use."""
+    """kustomize v0.21 through pykustomize, in one spawned process started on first use. `build` is
+    what the worker runs for a folder (kustomize's build; a test gives a slow one)."""
 
     name = "pykustomize"
 
-    def __init__(self, timeout_seconds: float = 60.0) -> None:
+    def __init__(self, timeout_seconds: float = 60.0, build: BuildOne | None = None) -> None:
         self.timeout_seconds = timeout_seconds
+        self._build = build or _build_one
         self._pool: ProcessPoolExecutor | None = None
         self._pid = os.getpid()  # a forked copy of this object must not use its parent's worker
+        self.retried = 0  # builds run again after a timeout
 
     def build_many(self, folders: Sequence[str]) -> list[BuildOutcome]:
         if not folders:
             return []
-        missing = available()
+        missing = available() if self._build is _build_one else None
         if missing:
             return [BuildOutcome(f, error=missing) for f in folders]
+        outcomes = [self._build_within_time(f) for f in folders]
+        for index, outcome in enumerate(outcomes):
+            if outcome.timed_out:
+                self.retried += 1
+                again = self._build_within_time(outcome.folder)
+                outcomes[index] = (
+                    replace(
+                        again,
+                        error=f"{again.error}, twice (the second time in a fresh worker); "
+                        "the machine may be busy: review again",
+                    )
+                    if again.timed_out
+                    else again
+                )
+        return outcomes
+
+    def _build_within_time(self, folder: str) -> BuildOutcome:
+        """One build in the worker; over its time, the worker is stopped (it would hold up the next)."""
         if self._pool is None or self._pid != os.getpid():
             self._pid = os.getpid()
             self._pool = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn")
             )
-        futures = [self._pool.submit(_build_one, f) for f in folders]
-        outcomes = []
-        for folder, future in zip(folders, futures):
-            try:
-                text, error, warnings = future.result(timeout=self.timeout_seconds)
-            except TimeoutError:
-                text, error = None, f"kustomize build took longer than {self.timeout_seconds:g} s"
-                warnings = ()
-            except Exception as failure:  # the worker died: every later build says so too
-                text, error = None, f"kustomize worker failed: {type(failure).__name__}: {failure}"
-                warnings = ()
-            outcomes.append(BuildOutcome(folder, text, error, warnings))
-        return outcomes
+        future = self._pool.submit(self._build, folder)
+        try:
+            text, error, warnings = future.result(timeout=self.timeout_seconds)
+        except TimeoutError:
+            self._stop_worker()
+            error = f"{TIMED_OUT} {self.timeout_seconds:g} s"
+            return BuildOutcome(folder, None, error, (), timed_out=True)
+        except Exception as failure:  # the worker died: start a fresh one for the next build
+            self._stop_worker()
+            error = f"kustomize worker failed: {type(failure).__name__}: {failure}"
+            return BuildOutcome(folder, None, error)
+        return BuildOutcome(folder, text, error, warnings)
+
+    def _stop_worker(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # ProcessPoolExecutor cannot cancel a running call: its process is killed
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.model.review import is_timeout
 from aftershock.report.overview import first_scenarios, one_line
 
 MAX_GAP_CHARS = 640  # a part not reviewed: a Helm error (cut at 300 where kept) and what to do
@@ -50,11 +51,12 @@ def not_reviewed_groups(
 
 
 def labelled_gaps(doc: dict[str, Any]) -> Iterator[tuple[str, NotReviewedGroup]]:
-    """Each group of parts not reviewed with its label, the context gaps last ("context not …")."""
+    """Each group of parts not reviewed with its label, the context gaps last ("context not …"); a
+    part over its time says so in its label (the machine's load, more often than the change)."""
     for context in (False, True):
         label = "context not reviewed" if context else "not reviewed"
         for group in not_reviewed_groups(doc, context=context):
-            yield label, group
+            yield (f"{label} (timed out)" if is_timeout(group.reason) else label), group
 
 
 def not_reviewed_lines(doc: dict[str, Any], *, context: bool = False) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from aftershock.model.change import FileChange
 from aftershock.model.review import ChartReview, NotReviewed, RenderStatus
 from aftershock.pipeline.builds.gitops import GitOpsReview
+from aftershock.render.kustomize import TIMED_OUT
 
 BUILD_INPUTS = (".yaml", ".yml", ".json")  # what a kustomize build reads; other files are not its
 # How a build that ran and failed is said (pipeline/builds/flux.py, pipeline/builds/kustomize.py): a build that
@@ -57,7 +58,7 @@ def _failing_alike(review: ChartReview) -> bool:
         review.base.status is RenderStatus.FAILED
         and review.head.status is RenderStatus.FAILED
         and (review.base.error or "").startswith(BUILD_FAILED)
-        and "took longer than" not in (review.base.error or "")  # a timeout may be the machine's
+        and TIMED_OUT not in (review.base.error or "")  # a timeout may be the machine's
         and review.base.error == review.head.error
     )
 
