@@ -120,7 +120,7 @@ def test_no_folder_imports_itself_back_through_others() -> None:
 # A rule family holds one rule per file, as ruff does: it grows by a file per rule.
 RULE_FAMILIES = ("rules/workloads", "rules/pss")
 # Folders over the bound today, each with its count now: they may shrink, never grow.
-CROWDED = {"report": 22, "model": 19, "helmtest": 16, "cli": 16, "rules/support": 31}
+CROWDED = {"report": 18, "model": 19, "helmtest": 16, "cli": 16, "rules/support": 31}
 
 
 def test_no_folder_holds_more_than_15_modules_flat() -> None:

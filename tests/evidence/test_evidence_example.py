@@ -12,7 +12,7 @@ from aftershock.evidence import document
 from aftershock.model.tests import Coverage, ProblemKind, TestChange, TestStatus
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.testing.tests import collect_test_evidence_for_refs
-from aftershock.report import evidence_markdown as markdown
+from aftershock.report.comment import evidence_markdown as markdown
 
 FRAGMENT = (
     Path(__file__).resolve().parents[2] / "src" / "aftershock" / "evidence" / "schema_fragment.json"

@@ -13,7 +13,7 @@ import jsonschema
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import agent_daemonset as agent
 from charts import app_chart
 from conftest import PROJECT

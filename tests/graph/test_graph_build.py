@@ -21,7 +21,7 @@ from aftershock.graph import (
 from aftershock.model.errors import ConfigError
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
-from aftershock.report.mermaid import mermaid
+from aftershock.report.comment.mermaid import mermaid
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

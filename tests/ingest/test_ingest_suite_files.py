@@ -8,7 +8,7 @@ import textwrap
 from aftershock.ingest.suite_files import suite_patterns, unittest_commands
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

@@ -14,7 +14,7 @@ from aftershock.model.diff import ObjectChangeKind
 from aftershock.pipeline import ReviewRequest
 from aftershock.pipeline.review import review_change
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

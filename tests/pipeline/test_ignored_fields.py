@@ -9,7 +9,7 @@ from rich.console import Console
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
 from gitrepo import commit, make_repo
 

@@ -15,7 +15,7 @@ from aftershock.pipeline.context.inferred_values import MAX_CONTEXTS, MAX_ROUNDS
 from aftershock.pipeline.review import review_change
 from aftershock.render.interface import WrappingRenderer
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.text import outcome_cell
 from charts import chart_yaml
 from gitrepo import commit, make_repo

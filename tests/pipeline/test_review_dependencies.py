@@ -11,7 +11,7 @@ from aftershock.model.review import ChartOutcome
 from aftershock.model.units import DependencySource
 from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 from memtree import MemoryTree as MemTree

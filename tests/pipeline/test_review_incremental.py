@@ -24,7 +24,7 @@ from aftershock.pipeline.state import (
 )
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import app_chart
 from gitrepo import Symlink, commit, git, make_repo
 from state_support import state_location  # noqa: F401 (fixture)

@@ -15,7 +15,7 @@ from aftershock.model.change import Side
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.render.scenarios import Scenario, choose, toggle_paths, toggle_scenarios
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from charts import app_chart
 from gitrepo import commit, make_repo
 

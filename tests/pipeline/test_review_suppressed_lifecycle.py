@@ -27,7 +27,7 @@ from aftershock.pipeline.state import (
 )
 from aftershock.render.interface import Renderer
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
 from charts import agent_daemonset as agent
 from charts import app_chart

@@ -15,7 +15,7 @@ from test_report_comment import COMMENTS, assert_reads_well
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
-from aftershock.report.markdown import render_markdown
+from aftershock.report.comment.markdown import render_markdown
 from conftest import CORPUS
 from gitrepo import git
 

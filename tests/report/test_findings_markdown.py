@@ -16,8 +16,8 @@ from aftershock.findings.model import (
     SubjectKind,
     sort_key,
 )
+from aftershock.report.comment.findings_markdown import findings_markdown
 from aftershock.report.findings_document import findings_document
-from aftershock.report.findings_markdown import findings_markdown
 from aftershock.verdict.model import RiskLevel, Verdict, Verdicts
 
 

@@ -1,11 +1,11 @@
-"""Blast-radius labels in the comment's Mermaid chart, shortened by what they are (report/mermaid.py):
+"""Blast-radius labels in the comment's Mermaid chart, shortened by what they are (report/comment/mermaid.py):
 a commit subject or test name keeps its start, a path its last whole segments, an object its kind
 and name."""
 
 from __future__ import annotations
 
 from aftershock.graph.model import Layer
-from aftershock.report.mermaid import _short
+from aftershock.report.comment.mermaid import _short
 
 
 def test_a_commit_subject_keeps_its_start():

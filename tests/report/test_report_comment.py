@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.report.budget import Section, compose
+from aftershock.report.comment.budget import Section, compose
+from aftershock.report.comment.markdown import MAX_COMMENT_CHARS, render_markdown
 from aftershock.report.escape import markdown_text
-from aftershock.report.markdown import MAX_COMMENT_CHARS, render_markdown
 from aftershock.report.overview import verdict_summaries
 from example_states import RANGES, SNAPSHOTS
 
@@ -143,7 +143,7 @@ def test_compose_refuses_required_sections_over_the_limit():
 
 def test_the_blast_radius_chart_fits_a_comment():
     """Top to bottom, one box per layer with its count, about 30 nodes, at most four side by side."""
-    from aftershock.report.mermaid import layered_mermaid
+    from aftershock.report.comment.mermaid import layered_mermaid
 
     graph = enlarged(example_doc("demo-head"), 1)["graph"]
     text = layered_mermaid(graph, 30)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from aftershock.report.comment.findings_markdown import concerns_markdown
 from aftershock.report.concern_groups import grouped
-from aftershock.report.findings_markdown import concerns_markdown
 
 
 def finding(name: str, said: str = "no longer depends on rook-ceph/cluster", rule: str = "r"):

@@ -15,8 +15,8 @@ import pytest
 from aftershock.config.settings import AftershockConfig
 from aftershock.findings.model import Delta
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.report.comment.findings_markdown import findings_markdown
 from aftershock.report.findings_document import findings_document
-from aftershock.report.findings_markdown import findings_markdown
 from aftershock.report.sarif import sarif_document
 from aftershock.rules.engine import evaluate
 from aftershock.rules.inputs import source_files, source_folders, wanted

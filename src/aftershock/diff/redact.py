@@ -83,6 +83,27 @@ def redact_secret_changes(
     return tuple(out)
 
 
+def shown_body(key: ObjectKey, body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The whole object as a report may show it: a Secret's `data`/`stringData` values and its
+    annotations as sizes; in any other object, credential-named fields as sizes (a CRD's schemas
+    in clear). The same rules as its changes."""
+    if not is_secret(key):
+        hidden = _hide_credentials(dict(body), schema_roots(key))
+        return hidden if isinstance(hidden, dict) else body
+    shown = dict(body)
+    for field in SECRET_FIELDS:
+        value = body.get(field)
+        if isinstance(value, Mapping):
+            shown[field] = {k: redacted(field, v) for k, v in value.items()}
+        elif value is not None:
+            shown[field] = redacted(field, value)
+    metadata = body.get("metadata")
+    if isinstance(metadata, Mapping) and isinstance(metadata.get("annotations"), Mapping):
+        sized = {k: redacted("stringData", v) for k, v in metadata["annotations"].items()}
+        shown["metadata"] = {**metadata, "annotations": sized}
+    return shown
+
+
 def _credentials_hidden(change: FieldChange, roots: Roots) -> FieldChange:
     """`change` with the values of credential-named fields as sizes (see the module docstring);
     `roots`: where the object holds schemas, shown but for the values they give."""

@@ -2,5 +2,5 @@
 
 `model` holds the vocabulary (Finding and its parts), `document` the JSON section of a review,
 `suppressions` and `dismissals` what the repository silences. Its comment fragment is
-`report.findings_markdown`.
+`report.comment.findings_markdown`.
 """

@@ -1,5 +1,5 @@
 """The impact graph: typed nodes and edges from a review, its blast radius, and its JSON section
-(its Mermaid drawing is `report.mermaid`)."""
+(its Mermaid drawing is `report.comment.mermaid`)."""
 
 from aftershock.graph.build import build_graph
 from aftershock.graph.document import graph_document

@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -109,7 +110,11 @@ def available() -> str | None:
     import importlib.util
 
     if importlib.util.find_spec("pykustomize") is None:
-        return "pykustomize is not installed: run `make setup` (it installs pykustomize==0.1.4, see README)"
+        return (
+            "pykustomize is not installed: run `"
+            + f"{sys.executable} -m pip install --no-deps --ignore-requires-python pykustomize==0.1.4"
+            + " cffi` (it declares Python >= 3.14 and runs on 3.11; see the README's Install)"
+        )
     return None
 
 

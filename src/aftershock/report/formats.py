@@ -8,8 +8,8 @@ from typing import IO, Any, assert_never
 
 from rich.console import Console
 
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.html import render_html
-from aftershock.report.markdown import render_markdown
 from aftershock.report.terminal import print_terminal
 
 

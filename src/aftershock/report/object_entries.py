@@ -1,7 +1,8 @@
 """The review document's entries for object changes: identity, key, fields and values (a redacted
 value shows only its size), a kustomize generator's rename with the workloads it rolls; every
 object change of a review, each with its identity across scenarios and the scenarios that
-rendered it."""
+rendered it, and its plain diff where it says something the default scenario's does not
+(report/object_diffs.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, Review
+from aftershock.report.object_diffs import object_diff
 
 
 def object_id(review: str, change: ObjectChange) -> str:
@@ -118,6 +120,8 @@ def review_objects(review: Review) -> list[dict[str, Any]]:
             entry["identity"] = f"{review_id(r).split('#', 1)[0]}::{change.key.id}"
             entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
             entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
+            # one diff per object and install: the default scenario's, or a scenario's own change
+            entry["diff"] = None if entry["same_as_default"] else object_diff(review, r, change)
             result.append(entry)
     return result
 

@@ -10,13 +10,13 @@ from rich.console import Console
 from rich.table import Table
 
 from aftershock.model.timings import StageTiming
+from aftershock.report.comment.evidence_markdown import tests_summary_line
+from aftershock.report.comment.findings_markdown import suppression_notes
+from aftershock.report.comment.markdown import review_status_line
 from aftershock.report.concern_groups import grouped
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import terminal_text
-from aftershock.report.evidence_markdown import tests_summary_line
-from aftershock.report.findings_markdown import suppression_notes
 from aftershock.report.gaps import labelled_gaps
-from aftershock.report.markdown import review_status_line
 from aftershock.report.overview import (
     chart_lines,
     field_groups,

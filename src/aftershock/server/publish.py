@@ -11,8 +11,8 @@ from typing import Any
 
 from aftershock.model.review import Review
 from aftershock.model.state_lifecycle import Lifecycle, LifecycleState
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.escape import html_text, markdown_text
-from aftershock.report.markdown import render_markdown
 from aftershock.server.assess import Assessment, check_run_annotations, reaches
 from aftershock.server.github.github_api import GitHubClient
 

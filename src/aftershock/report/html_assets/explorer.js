@@ -320,6 +320,17 @@
     }
     panel.appendChild(t);
     if (obj.fields.length > 200) panel.appendChild(el("p", { class: "hint" }, `${obj.fields.length - 200} more in the JSON output`));
+    const plain = obj.diff || ((DOC.objects || []).find((o) => o.identity === obj.identity && o.diff) || {}).diff;
+    if (plain) {
+      // the object's YAML, base to head (an added object: all of it), secrets shown by size only
+      section(obj.change === "added" ? "YAML (added)" : "Plain diff");
+      const pre = el("pre", { class: "diff" });
+      for (const line of plain.split("\n")) {
+        const cls = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx";
+        pre.appendChild(el("span", { class: cls }, line + "\n"));
+      }
+      panel.appendChild(pre);
+    }
   }
   function fileDiff(f) {
     section(`Diff (${f.status}, +${f.additions} −${f.deletions})`);

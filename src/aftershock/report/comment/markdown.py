@@ -1,13 +1,17 @@
 """Markdown for a pull-request comment, from the canonical JSON document: what the change does, the
 verdicts, the tests newly failing, what was not reviewed and the concerns, whole; then the details,
-folded and cut lowest priority first (report/budget.py) to about 6,000 characters for a change of
+folded and cut lowest priority first (report/comment/budget.py) to about 6,000 characters for a change of
 at most five chart installs, and always within GitHub's 65,536."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from aftershock.report.budget import Section, compose
+from aftershock.report.comment.budget import Section, compose
+from aftershock.report.comment.evidence_markdown import test_evidence_markdown
+from aftershock.report.comment.findings_markdown import concerns_markdown
+from aftershock.report.comment.mermaid import layered_mermaid
+from aftershock.report.comment.plain_diffs import plain_diffs
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import (
     code_block_fence,
@@ -16,10 +20,7 @@ from aftershock.report.escape import (
     markdown_text,
     visible_name,
 )
-from aftershock.report.evidence_markdown import test_evidence_markdown
-from aftershock.report.findings_markdown import concerns_markdown
 from aftershock.report.gaps import not_reviewed_lines
-from aftershock.report.mermaid import layered_mermaid
 from aftershock.report.overview import (
     FieldGroup,
     chart_lines,
@@ -91,6 +92,7 @@ def render_markdown(doc: dict[str, Any]) -> str:
         _section("Blast radius", _radius(doc), priority=7),
         # the diff itself before the drawings of where it reaches
         _section("Rendered objects", _objects(doc, {g.key for g in groups}), priority=3),
+        _section("Plain diff", plain_diffs(doc), priority=3),  # as flux-local readers expect it
         _section("Values keys", _values(doc), priority=5),
         _section("Commits and files", _layers(doc), priority=9),
     ]

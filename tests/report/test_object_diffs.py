@@ -1,0 +1,61 @@
+"""The plain diff of each changed object (JSON `objects[].diff`, the comment's "Plain diff"): the
+YAML at base to the YAML at head, with what a report may not show hidden, from a real review."""
+
+from __future__ import annotations
+
+from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.report.canonical import review_document
+from aftershock.report.comment.markdown import render_markdown
+from charts import chart_yaml
+from gitrepo import commit, make_repo
+
+TEMPLATES = {
+    "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata: {name: web}\n"
+    "stringData: {password: {{ .Values.password | quote }}}\n",
+    "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+    "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+    "    spec:\n      containers:\n      - name: web\n        image: nginx:1.27.0\n"
+    "        env:\n        - {name: API_TOKEN, value: {{ .Values.token | quote }}}\n",
+    "config.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata:\n"
+    "  app.conf: |\n    port: 8080\n    level: {{ .Values.level }}\n    workers: 4\n",
+}
+
+
+def values(password: str, token: str, level: str) -> str:
+    return f"password: {password}\ntoken: {token}\nlevel: {level}\n"
+
+
+def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    files = {f"web/templates/{name}": text for name, text in TEMPLATES.items()}
+    files |= {
+        "web/Chart.yaml": chart_yaml("web"),
+        "web/values.yaml": values("s3cr3t-a", "tok-aaaa", "info"),
+    }
+    base = commit(repo, files, "feat: web")
+    head = commit(
+        repo,
+        {
+            "web/values.yaml": values("s3cr3t-b", "tok-bbbb", "debug"),
+            "web/templates/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web}\n",
+        },
+        "feat: debug, new credentials, an account",
+    )
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer
+    )
+    doc = review_document(result.review, result.judgement)
+    diffs = {o["display"]: o["diff"] for o in doc["objects"]}
+    assert diffs["ConfigMap default/web"].splitlines()[-4:] == [
+        "     port: 8080",
+        "-    level: info",
+        "+    level: debug",
+        "     workers: 4",
+    ]  # a text of several lines, diffed line by line
+    assert "+  password: '<redacted: 8 bytes, changed>'" in diffs["Secret default/web"]
+    assert "<redacted: 8 bytes, changed>" in diffs["Deployment.apps default/web"]
+    assert all(line.startswith("+") for line in diffs["ServiceAccount default/web"].splitlines())
+    text = render_markdown(doc)
+    assert "### Plain diff" in text and "+    level: debug" in text
+    for secret in ("s3cr3t-a", "s3cr3t-b", "tok-aaaa", "tok-bbbb"):
+        assert secret not in text and all(secret not in (d or "") for d in diffs.values())
