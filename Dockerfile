@@ -11,7 +11,9 @@ WORKDIR /src
 COPY pyproject.toml constraints.txt README.md ./
 COPY src ./src
 RUN python -m venv /opt/aftershock \
- && /opt/aftershock/bin/pip install --no-cache-dir --disable-pip-version-check -c constraints.txt .
+ && /opt/aftershock/bin/pip install --no-cache-dir --disable-pip-version-check -c constraints.txt '.[server]' \
+ && /opt/aftershock/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps \
+      --ignore-requires-python -c constraints.txt pykustomize
 
 FROM ${PYTHON_IMAGE}
 RUN apt-get update \

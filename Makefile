@@ -11,8 +11,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	@echo "aftershock: creating $(VENV) and installing aftershock with its test tools (about two minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
-	@echo "aftershock: installing the reviewer, Helm (helm-python-sdk), the state store and the test tools"
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,lint]'
+	@echo "aftershock: installing the reviewer, Helm (helm-python-sdk), the service and the test tools"
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[server,test,lint]'
 	@echo "aftershock: installing kustomize (pykustomize)"
 	# pykustomize 0.1.4 declares Python >= 3.14 but runs on 3.11 (a py3-none wheel over kustomize's Go code): see README.
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python -c constraints.txt pykustomize==0.1.4

@@ -28,7 +28,11 @@ install() {
   rm -rf "$venv"
   "${AFTERSHOCK_BASE_PYTHON:-python3}" -m venv "$venv" || return 2
   "$venv/bin/python" -m pip install --disable-pip-version-check --quiet \
-    -c "$action_path/constraints.txt" "${AFTERSHOCK_PACKAGE:-$action_path}" || return 2
+    -c "$action_path/constraints.txt" "${AFTERSHOCK_PACKAGE:-$action_path}[server]" || return 2
+  # kustomize for Flux Kustomizations and kustomizations: pykustomize declares Python >= 3.14 and runs
+  # on 3.11 (a py3-none wheel over kustomize's Go code); without it they are reported not reviewed
+  "$venv/bin/python" -m pip install --disable-pip-version-check --quiet --no-deps \
+    --ignore-requires-python -c "$action_path/constraints.txt" pykustomize || return 2
 }
 
 review() {

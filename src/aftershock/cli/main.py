@@ -10,7 +10,7 @@ import click
 
 from aftershock import __version__
 from aftershock.model.errors import AftershockError
-from aftershock.model.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
+from aftershock.model.exitcodes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
 
 # Each command's module, imported only when the command runs: `aftershock rules` loads no
 # renderer, `review` no server, `--help` none (it lists SHORT_HELP; a test keeps it in step).
@@ -28,6 +28,7 @@ COMMANDS = {
     "config": ("aftershock.cli.config", "config_group"),
     "charts": ("aftershock.cli.charts", "charts_group"),
 }
+SERVER_COMMANDS = ("serve", "worker")  # the `server` extra's packages: starlette, uvicorn, rq, ...
 SHORT_HELP = {
     "charts": "Charts from outside the repository: the chart cache a review...",
     "config": "The repository configuration file, `.aftershock.yaml`.",
@@ -60,7 +61,12 @@ class AftershockGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS and cmd_name not in self.commands:
             module, name = COMMANDS[cmd_name]
-            command = getattr(importlib.import_module(module), name)
+            try:
+                command = getattr(importlib.import_module(module), name)
+            except ModuleNotFoundError as missing:
+                if cmd_name not in SERVER_COMMANDS or ctx.meta.get("aftershock.debug"):
+                    raise
+                _server_packages_missing(cmd_name, missing)
             assert isinstance(command, click.Command)
             _uniform(command)
             self.add_command(command, cmd_name)
@@ -77,6 +83,11 @@ class AftershockGroup(click.Group):
             raise
         except KeyboardInterrupt:
             _fail("interrupted", EXIT_INTERRUPTED)
+        except ModuleNotFoundError as missing:
+            command = ctx.invoked_subcommand or ""
+            if ctx.meta.get("aftershock.debug") or command not in SERVER_COMMANDS:
+                raise
+            _server_packages_missing(command, missing)
         except Exception as error:
             if ctx.meta.get("aftershock.debug"):
                 raise
@@ -84,6 +95,14 @@ class AftershockGroup(click.Group):
                 f"internal error: {type(error).__name__}: {error}; rerun with --debug for details",
                 EXIT_INTERNAL,
             )
+
+
+def _server_packages_missing(command: str, missing: ModuleNotFoundError) -> NoReturn:
+    _fail(
+        f"`aftershock {command}` needs the service's packages ({missing.name} is not installed): "
+        "pip install 'aftershock[server]'",
+        EXIT_BAD_INPUT,
+    )
 
 
 def _fail(line: str, code: int) -> NoReturn:
