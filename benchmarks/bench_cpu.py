@@ -66,15 +66,19 @@ def _child_cpu(command: Sequence[str], env: dict[str, str]) -> tuple[float, int]
     return cpu, done.returncode
 
 
-def review(repo: Path, commit: str, src: Path) -> tuple[float, dict[str, Any] | None]:
+def review(
+    repo: Path, commit: str, src: Path, profile: bool = True
+) -> tuple[float, dict[str, Any] | None]:
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as work:
         output = Path(work) / "review.json"
         command = [
             sys.executable, "-c", "from aftershock.cli.main import main; main()",
             "review", "--repo", str(repo), "--base", f"{commit}^", "--head", commit,
             "--no-state", "--no-tests", "--render-cache", "off", "--format", "json",
-            "--output", str(output), "--profile",
+            "--output", str(output),
         ]  # fmt: skip
+        if profile:  # an older build has no --profile
+            command.append("--profile")
         cpu, status = _child_cpu(command, {**os.environ, "PYTHONPATH": str(src)})
         if status not in (0, 3, 4) or not output.exists():
             return cpu, None
@@ -144,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             row["floor"] = round(floor(repo, commit, reached[0]), 3)
             row["stages"] = {t["stage"]: t["cpu_seconds"] for t in (doc or {}).get("timings", [])}
             if args.baseline_src:
-                before, old = review(repo, commit, args.baseline_src)
+                before, old = review(repo, commit, args.baseline_src, profile=False)
                 row["baseline_cpu"] = round(before, 3)
                 row["same_findings"] = judged(old) == judged(doc)
             rows.append(row)

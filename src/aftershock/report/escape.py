@@ -16,8 +16,6 @@ from __future__ import annotations
 import html
 import re
 
-from rich.markup import escape as rich_escape
-
 ZERO_WIDTH_JOINER = "\u200d"
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]{}()#+!|~])")
@@ -78,6 +76,8 @@ def html_text(text: object, *, name: bool = True) -> str:
 
 def terminal_text(text: object, *, name: bool = False) -> str:
     """Text for a rich console: control bytes dropped (no escape sequence reaches the terminal), markup escaped."""
+    from rich.markup import escape as rich_escape  # loaded by the terminal format alone
+
     return rich_escape(visible_name(text) if name else _CONTROL.sub("", str(text)))
 
 

@@ -1,16 +1,12 @@
-"""The explicit registry of review output formats, each writing the canonical document its own way."""
+"""The explicit registry of review output formats, each writing the canonical document its own way.
+Each format's writer is imported when that format is written: JSON output loads no console library,
+Markdown no HTML assets."""
 
 from __future__ import annotations
 
 import enum
 import json
 from typing import IO, Any, assert_never
-
-from rich.console import Console
-
-from aftershock.report.comment.markdown import render_markdown
-from aftershock.report.html import render_html
-from aftershock.report.terminal import print_terminal
 
 
 class OutputFormat(str, enum.Enum):
@@ -39,6 +35,8 @@ def write_report(
         json.dump(doc, stream, indent=indent, separators=separators, ensure_ascii=False)
         stream.write("\n")
     elif fmt is OutputFormat.MARKDOWN:
+        from aftershock.report.comment.markdown import render_markdown
+
         stream.write(render_markdown(doc))
     elif fmt is OutputFormat.SARIF:
         if sarif is None:
@@ -46,8 +44,14 @@ def write_report(
         json.dump(sarif, stream, indent=indent, separators=separators, ensure_ascii=False)
         stream.write("\n")
     elif fmt is OutputFormat.HTML:
+        from aftershock.report.html import render_html
+
         stream.write(render_html(doc))
     elif fmt is OutputFormat.TERMINAL:
+        from rich.console import Console
+
+        from aftershock.report.terminal import print_terminal
+
         console = Console(
             file=stream, force_terminal=color, no_color=not color, width=None if color else 120
         )

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from aftershock.model.timings import StageTiming
 from aftershock.report.comment.evidence_markdown import tests_summary_line
@@ -43,6 +40,10 @@ from aftershock.report.text import (
 from aftershock.report.values_intent import intent_lines
 
 MAX_FIELDS_PER_OBJECT = 25
+
+if TYPE_CHECKING:  # rich is loaded by the terminal format alone (cli/review.py reads quiet_lines)
+    from rich.console import Console
+    from rich.table import Table
 
 
 def print_terminal(doc: dict[str, Any], console: Console) -> None:
@@ -143,6 +144,8 @@ def _print_summary(doc: dict[str, Any], console: Console) -> None:
 def _charts_table(doc: dict[str, Any]) -> Table:
     """One row per chart install: its default render, and how its scenarios came out (each
     scenario's row is in the Markdown and the JSON)."""
+    from rich.table import Table
+
     table = Table("chart", "outcome", "base", "head", "objects changed", title="Affected charts")
     installs: dict[str, list[dict[str, Any]]] = {}
     for r in doc["chart_reviews"]:

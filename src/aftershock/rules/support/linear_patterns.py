@@ -9,16 +9,19 @@ Go's syntax). A pattern RE2 cannot compile matches nothing here: Helm refuses su
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
-
-from jsonschema import ValidationError
-from jsonschema.validators import extend
+from typing import TYPE_CHECKING, Any
 
 from aftershock.gocompat.goregex import GoRegex, GoRegexError, compile_go
 
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
 
 def linear_patterns(validator_class: Any) -> Any:
-    """`validator_class` with its pattern keywords matched by RE2."""
+    """`validator_class` with its pattern keywords matched by RE2 (jsonschema is loaded only by a
+    review that validates a schema: it costs a tenth of a second to import)."""
+    from jsonschema.validators import extend
+
     return extend(  # type: ignore[no-untyped-call]  # jsonschema's stubs leave it untyped
         validator_class,
         {
@@ -42,6 +45,8 @@ def _matches(pattern: str, text: str) -> bool:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
+
     if validator.is_type(instance, "string") and not _matches(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -73,6 +78,8 @@ def _additional_properties(
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
     elif not additional and extras:
+        from jsonschema import ValidationError
+
         shown = ", ".join(repr(each) for each in sorted(extras, key=str))
         if patterns:
             yield ValidationError(
