@@ -29,7 +29,11 @@ CONTEXT_LINES = 3
 
 def object_diff(review: Review, chart_review: ChartReview, change: ObjectChange) -> str | None:
     """The unified diff of the object `change` names, base to head; None when neither side's body
-    is at hand (a render that kept no objects)."""
+    is at hand (a render that kept no objects), or when the render read what a Secret holds (values
+    a Secret supplied, a Secret found by `lookup`): that may be anywhere in the object, unchanged
+    lines included, which its field changes never show."""
+    if _reads_secrets(chart_review):
+        return None
     base_key = change.previous_key or change.key
     before = _body(chart_review.base_objects, base_key)
     after = _body(chart_review.head_objects, change.key)
@@ -52,6 +56,12 @@ def object_diff(review: Review, chart_review: ChartReview, change: ObjectChange)
     if len(lines) > MAX_DIFF_LINES:
         shown.append(f"… {len(lines) - MAX_DIFF_LINES} more lines")
     return "\n".join(shown) if shown else None
+
+
+def _reads_secrets(chart_review: ChartReview) -> bool:
+    lookups = (*chart_review.base.lookups, *chart_review.head.lookups)
+    private = chart_review.base_inputs.private or chart_review.head_inputs.private
+    return private or any(found.startswith("Secret ") for found in lookups)
 
 
 def _body(objects: tuple[RenderedObject, ...], key: ObjectKey) -> Mapping[str, Any] | None:
