@@ -3,6 +3,7 @@
 # tested outside GitHub:
 #   action.sh keys     cache keys: the lock (constraints + pyproject + sources), the base sha, the target
 #   action.sh install  a virtualenv with aftershock from the action's own checkout and the pinned lock
+#   action.sh charts   the external charts of the base and the head fetched into the chart cache
 #   action.sh review   the review (pull request) or the baseline (push), exit code and outputs
 # Inputs come from the environment the action sets (GITHUB_*, RUNNER_TEMP, AFTERSHOCK_*).
 set -uo pipefail
@@ -17,7 +18,20 @@ keys() {
     | LC_ALL=C sort | xargs sha256sum; } | sha256sum | cut -c1-16)
   base=$(python3 -c 'import json,os,sys; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request") or {}; print((p.get("base") or {}).get("sha") or e.get("before") or "none")')
   target=$(python3 -c 'import json,os; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request"); print("pr" + str(p["number"]) if p else "push")')
-  { echo "lock=$lock"; echo "base=$base"; echo "target=$target"; } >> "$output"
+  # the chart cache is keyed by what names external charts: Chart.lock files and release sources
+  charts=$( { git ls-files -- '*Chart.lock'; git grep -lE '^kind: *(HelmRelease|OCIRepository|HelmRepository|Application)' -- '*.yaml' '*.yml'; } 2>/dev/null \
+    | LC_ALL=C sort -u | xargs -r sha256sum 2>/dev/null | sha256sum | cut -c1-16)
+  { echo "lock=$lock"; echo "base=$base"; echo "target=$target"; echo "charts=$charts"; } >> "$output"
+}
+
+charts() {
+  # best effort: a chart that cannot be fetched leaves its part not reviewed, said in the review
+  local python=${AFTERSHOCK_PYTHON:-$venv/bin/python} refs
+  refs=$(python3 -c 'import json,os; e=json.load(open(os.environ["GITHUB_EVENT_PATH"])); p=e.get("pull_request") or {}; print(" ".join(s for s in ((p.get("base") or {}).get("sha"), (p.get("head") or {}).get("sha")) if s) or "HEAD")')
+  args=(--repo "$PWD" --chart-cache "${AFTERSHOCK_CHART_CACHE:?}")
+  for ref in $refs; do args+=(--ref "$ref"); done
+  "$python" -m aftershock.cli charts fetch "${args[@]}" || echo "::warning::aftershock: some external charts could not be fetched (listed above)"
+  return 0
 }
 
 install() {
@@ -42,6 +56,8 @@ review() {
   [ -z "${KUBE_VERSION:-}" ] || args+=(--kube-version "$KUBE_VERSION")
   [ -z "${AFTERSHOCK_STATE_DIR:-}" ] || { mkdir -p "$AFTERSHOCK_STATE_DIR"; args+=(--state "$AFTERSHOCK_STATE_DIR/state.db"); }
   [ -z "${AFTERSHOCK_RENDER_CACHE:-}" ] || args+=(--render-cache "$AFTERSHOCK_RENDER_CACHE")
+  [ -z "${AFTERSHOCK_CHART_CACHE:-}" ] || args+=(--chart-cache "$AFTERSHOCK_CHART_CACHE")
+  [ "${FAIL_ON_CHART_GAPS:-false}" != "true" ] || args+=(--fail-on-chart-gaps)
   "$python" -m aftershock.server.action "${args[@]}"
   code=$?
   echo "exit-code=$code" >> "$output"
@@ -56,6 +72,6 @@ review() {
 }
 
 case "${1:-}" in
-  keys|install|review) "$1" ;;
-  *) echo "usage: action.sh keys|install|review" >&2; exit 2 ;;
+  keys|install|charts|review) "$1" ;;
+  *) echo "usage: action.sh keys|install|charts|review" >&2; exit 2 ;;
 esac

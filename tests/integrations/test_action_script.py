@@ -5,14 +5,21 @@ through the state database; the default branch's baseline on push; distinct exit
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
+import tarfile
+import threading
 import time
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import yaml
 
 from aftershock.report.sarif import FINGERPRINT_KEY
 from charts import HOST_PID_DAEMONSET, app_chart
@@ -179,6 +186,7 @@ def test_cache_keys_name_the_lock_the_base_and_the_pull_request(tmp_path):
     )
     keys = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert keys["base"] == "b" * 40 and keys["target"] == "pr12" and len(keys["lock"]) == 16
+    assert len(keys["charts"]) == 16  # the chart cache's key: the files naming external charts
 
 
 def test_other_pushes_are_skipped_and_other_events_are_bad_input(tmp_path):
@@ -204,3 +212,77 @@ def test_other_pushes_are_skipped_and_other_events_are_bad_input(tmp_path):
         assert "Traceback" not in err
     finally:
         fake.stop()
+
+
+WEB_RELEASE = (
+    "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: apps}\n"
+    "spec:\n  chart:\n    spec:\n      chart: web\n      version: VERSION\n"
+    "      sourceRef: {kind: HelmRepository, name: charts}\n"
+)
+
+
+def test_the_charts_step_fills_the_cache_and_a_chart_gap_fails_only_when_asked(tmp_path):
+    """`action.sh charts` fetches the release's chart at base and head from a loopback chart
+    repository; the version it cannot fetch is a gap the job does not fail on by default."""
+    served = tmp_path / "served"
+    served.mkdir()
+    entries = []
+    for version in ("1.0.0", "1.1.0"):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+            for name, text in {
+                "web/Chart.yaml": f"apiVersion: v2\nname: web\nversion: {version}\n",
+                "web/templates/cm.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web}}\ndata: {{v: '{version}'}}\n",
+            }.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(text.encode())
+                tar.addfile(info, io.BytesIO(text.encode()))
+        (served / f"web-{version}.tgz").write_bytes(buffer.getvalue())
+        digest = hashlib.sha256(buffer.getvalue()).hexdigest()
+        entries.append({"version": version, "digest": digest, "urls": [f"web-{version}.tgz"]})
+    (served / "index.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v1", "entries": {"web": entries}})
+    )
+    handler = partial(SimpleHTTPRequestHandler, directory=str(served))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    source = f"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {{name: charts, namespace: apps}}\nspec: {{url: {url}}}\n"
+    repo = make_repo(tmp_path / "work")
+    base = commit(
+        repo,
+        {"apps/source.yaml": source, "apps/web.yaml": WEB_RELEASE.replace("VERSION", "1.0.0")},
+        "web",
+    )
+    head = commit(repo, {"apps/web.yaml": WEB_RELEASE.replace("VERSION", "1.1.0")}, "bump web")
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps({"pull_request": {"number": 3, "head": {"sha": head}, "base": {"sha": base}}})
+    )
+    cache = tmp_path / "charts"
+    env = {**os.environ, "GITHUB_EVENT_PATH": str(event), "AFTERSHOCK_CHART_CACHE": str(cache),
+           "AFTERSHOCK_PYTHON": sys.executable, "PYTHONPATH": str(PROJECT / "src")}  # fmt: skip
+    try:
+        fetched = subprocess.run(
+            [str(PROJECT / "scripts" / "action.sh"), "charts"],
+            cwd=repo, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert fetched.returncode == 0, fetched.stdout + fetched.stderr
+    assert sorted(p.name for p in cache.glob("*.tgz")) == ["web-1.0.0.tgz", "web-1.1.0.tgz"]
+    (cache / "web-1.1.0.tgz").unlink()  # a chart the runner could not fetch
+    (cache / "web-1.1.0.tgz.sha256").unlink(missing_ok=True)
+    fake = FakeGitHub.start(tmp_path / "git", "42", AppKey.generate().public_pem)
+    try:
+        quiet, values, stderr = _step(repo, tmp_path, "pull_request", event, fake,
+                                      AFTERSHOCK_CHART_CACHE=str(cache), FAIL_ON="never", COMMENT="false")  # fmt: skip
+        _, strict, _ = _step(repo, tmp_path, "pull_request", event, fake, FAIL_ON="never",
+                             AFTERSHOCK_CHART_CACHE=str(cache), FAIL_ON_CHART_GAPS="true", COMMENT="false")  # fmt: skip
+    finally:
+        fake.stop()
+    assert "web-1.1.0.tgz" in stderr and "not in the chart cache" in stderr  # said either way
+    assert (quiet, values["exit-code"], "fail-job" in values) == (0, "0", False)
+    assert (strict["exit-code"], strict["fail-job"]) == ("3", "true")

@@ -44,6 +44,15 @@ KUSTOMIZE_TIMEOUT = "kustomize build took longer than"
 _TIMEOUTS = ("render timed out", KUSTOMIZE_TIMEOUT)
 
 
+# How the reason of a part that needs a chart from outside the repository reads (render/external):
+# the chart cache lacks it, and `aftershock charts fetch` would bring it.
+_CHART_CACHE_GAPS = ("is not in the chart cache", "aftershock charts fetch")
+
+
+def is_chart_cache_gap(reason: str) -> bool:
+    return any(marker in reason for marker in _CHART_CACHE_GAPS)
+
+
 def is_timeout(reason: str) -> bool:
     return any(t in reason for t in _TIMEOUTS)
 

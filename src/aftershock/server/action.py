@@ -34,7 +34,7 @@ from aftershock.model.exitcodes import (
     EXIT_PARTIAL,
     EXIT_RISK,
 )
-from aftershock.model.review import Review
+from aftershock.model.review import Review, is_chart_cache_gap
 from aftershock.model.state_lifecycle import Lifecycle
 from aftershock.pipeline import ReviewRequest, open_renderer, review_change
 from aftershock.pipeline.config_defaults import config_at_base, with_config_defaults
@@ -67,6 +67,16 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--render-cache", default=None, help="folder of the render cache [default: none]"
     )
+    parser.add_argument(
+        "--chart-cache",
+        default=None,
+        help="folder of chart archives (`charts fetch`) [default: none]",
+    )
+    parser.add_argument(
+        "--fail-on-chart-gaps",
+        action="store_true",
+        help="a part not reviewed for want of a chart from outside the repository fails the job too",
+    )
     parser.add_argument("--render-timeout", type=float, default=60.0)
     parser.add_argument("--kube-version", default=None)
     return parser.parse_args(argv)
@@ -98,7 +108,13 @@ def _review_pull(
             hint="check out with actions/checkout and `fetch-depth: 0`",
         ) from None
     request = _configured(
-        ReviewRequest(repo=repo_path, base=base, head=event.head, kube_version=args.kube_version),
+        ReviewRequest(
+            repo=repo_path,
+            base=base,
+            head=event.head,
+            kube_version=args.kube_version,
+            chart_cache=Path(args.chart_cache) if args.chart_cache else None,
+        ),
         args,
     )
     with ExitStack() as stack:
@@ -118,7 +134,14 @@ def _review_baseline(
     """The whole tree at the pushed commit, every file as added: what code scanning compares pull requests with."""
     base, head = whole_tree_range(GitRepository.open(repo_path), event.head)
     request = _configured(
-        ReviewRequest(repo=repo_path, base=base, head=head, kube_version=args.kube_version), args
+        ReviewRequest(
+            repo=repo_path,
+            base=base,
+            head=head,
+            kube_version=args.kube_version,
+            chart_cache=Path(args.chart_cache) if args.chart_cache else None,
+        ),
+        args,
     )
     with ExitStack() as stack:
         result = review_change(request, _renderer(stack, args))
@@ -180,12 +203,18 @@ def _write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
             stream.writelines(f"{key}={value}\n" for key, value in values.items())
 
 
-def _status(review: Review, assessment: Assessment, fail_on: str) -> int:
+def _status(
+    review: Review, assessment: Assessment, fail_on: str, chart_gaps_fail: bool = False
+) -> int:
     merge = assessment.verdicts.merge
     print(f"aftershock: {merge.title}; {assessment.verdicts.headline}")
     for part in review.not_reviewed:
         print(f"::warning::aftershock: not reviewed: {part.part}: {part.reason}", file=sys.stderr)
-    if review.not_reviewed:
+    # a chart the cache lacks is the runner's network, not the change: said, and failing only if asked
+    failing = [
+        p for p in review.not_reviewed if chart_gaps_fail or not is_chart_cache_gap(p.reason)
+    ]
+    if failing:
         return EXIT_PARTIAL  # as `aftershock review`: an incomplete review is never called clean
     if reaches(merge.level, fail_on):
         print(
@@ -212,7 +241,7 @@ def _act(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     if event.kind is ActionKind.PULL_REQUEST and not args.no_comment:
         _comment(env, event.number, review, assessment, lifecycle, args.fail_on)
     _outputs(env, review, assessment, args.sarif, event.kind.value)
-    return _status(review, assessment, args.fail_on)
+    return _status(review, assessment, args.fail_on, args.fail_on_chart_gaps)
 
 
 def run(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
