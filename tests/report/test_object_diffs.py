@@ -4,6 +4,7 @@ YAML at base to the YAML at head, with what a report may not show hidden, from a
 from __future__ import annotations
 
 from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.report import object_entries
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
 from charts import chart_yaml
@@ -25,7 +26,7 @@ def values(password: str, token: str, level: str) -> str:
     return f"password: {password}\ntoken: {token}\nlevel: {level}\n"
 
 
-def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, renderer):
+def _reviewed(tmp_path, renderer):
     repo = make_repo(tmp_path)
     files = {f"web/templates/{name}": text for name, text in TEMPLATES.items()}
     files |= {
@@ -41,9 +42,13 @@ def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, re
         },
         "feat: debug, new credentials, an account",
     )
-    result = review_change(
+    return review_change(
         ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer
     )
+
+
+def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, renderer):
+    result = _reviewed(tmp_path, renderer)
     doc = review_document(result.review, result.judgement)
     diffs = {o["display"]: o["diff"] for o in doc["objects"]}
     assert diffs["ConfigMap default/web"].splitlines()[-4:] == [
@@ -59,3 +64,11 @@ def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, re
     assert "### Plain diff" in text and "+    level: debug" in text
     for secret in ("s3cr3t-a", "s3cr3t-b", "tok-aaaa", "tok-bbbb"):
         assert secret not in text and all(secret not in (d or "") for d in diffs.values())
+
+
+def test_the_diffs_of_one_document_are_bounded(tmp_path, renderer, monkeypatch):
+    """Past the document's bound (a review reaching a whole fleet), objects go without their diff."""
+    monkeypatch.setattr(object_entries, "MAX_REVIEW_DIFF_CHARS", 1)
+    result = _reviewed(tmp_path, renderer)
+    diffs = [o["diff"] for o in review_document(result.review, result.judgement)["objects"]]
+    assert len(diffs) == 4 and diffs[0] and diffs[1:] == [None, None, None]

@@ -102,6 +102,9 @@ def review_id(r: ChartReview) -> str:
     return base if r.scenario == "default" else f"{base}#{r.scenario}"
 
 
+MAX_REVIEW_DIFF_CHARS = 2_000_000  # of plain diffs in one document; the objects after go without
+
+
 def review_objects(review: Review) -> list[dict[str, Any]]:
     """Every object change; one that a non-default scenario shares with the default is marked so."""
     default: dict[tuple[str, str | None], set[str]] = {}
@@ -112,6 +115,9 @@ def review_objects(review: Review) -> list[dict[str, Any]]:
             }
     rendered_in = _rendered_in(review)
     result = []
+    room = (
+        MAX_REVIEW_DIFF_CHARS  # a review reaching a whole fleet must not write every object's YAML
+    )
     for r in review.chart_reviews:
         for change in r.changes:
             entry = object_entry(review_id(r), change)
@@ -121,7 +127,9 @@ def review_objects(review: Review) -> list[dict[str, Any]]:
             entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
             entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
             # one diff per object and install: the default scenario's, or a scenario's own change
-            entry["diff"] = None if entry["same_as_default"] else object_diff(review, r, change)
+            diff = None if entry["same_as_default"] or room <= 0 else object_diff(review, r, change)
+            room -= len(diff or "")
+            entry["diff"] = diff
             result.append(entry)
     return result
 
