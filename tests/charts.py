@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import tarfile
 
 
 def chart_yaml(name: str, *, kind: str = "application", deps: str = "") -> str:
@@ -148,3 +150,16 @@ spec:
       hostPID: {str(host_pid).lower()}
       containers: [{{name: agent, image: "busybox:1.36"}}]
 """
+
+
+def packaged(files: dict[str, str]) -> bytes:
+    """A chart archive as `helm package` writes it: the files (paths under the chart's folder name),
+    gzipped tar."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

@@ -5,11 +5,9 @@ index.yaml digest (the manifest's layer digest), then rendered by the review fro
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import subprocess
 import sys
-import tarfile
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +18,7 @@ import yaml
 
 from aftershock.model.units import DependencySource
 from aftershock.pipeline import ReviewRequest, run_review
-from charts import chart_yaml
+from charts import chart_yaml, packaged
 from gitrepo import commit, make_repo
 from ociregistry import serve_registry
 
@@ -36,14 +34,7 @@ def lib_archive(version: str, key: str) -> bytes:
         "lib/Chart.yaml": f"apiVersion: v2\nname: lib\nversion: {version}\ntype: library\n",
         "lib/templates/_cm.tpl": CM.replace("KEY", key),
     }
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return packaged(files)
 
 
 @pytest.fixture
@@ -240,14 +231,7 @@ def app_archive(name: str, version: str, key: str) -> bytes:
         f"{name}/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: {{ .Release.Name }}}\n"
         f"data: {{{key}: {{{{ .Values.mode | quote }}}}}}\n",
     }
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(path)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return packaged(files)
 
 
 def flux_apps(oci: str, http: str, tag: str) -> dict[str, str]:

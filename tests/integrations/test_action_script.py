@@ -6,12 +6,10 @@ through the state database; the default branch's baseline on push; distinct exit
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 from functools import partial
@@ -22,7 +20,7 @@ import pytest
 import yaml
 
 from aftershock.report.sarif import FINGERPRINT_KEY
-from charts import HOST_PID_DAEMONSET, app_chart
+from charts import HOST_PID_DAEMONSET, app_chart, packaged
 from conftest import CORPUS, PROJECT
 from gitrepo import commit, make_repo
 from server_fakes import AppKey, FakeGitHub
@@ -228,17 +226,15 @@ def test_the_charts_step_fills_the_cache_and_a_chart_gap_fails_only_when_asked(t
     served.mkdir()
     entries = []
     for version in ("1.0.0", "1.1.0"):
-        buffer = io.BytesIO()
-        with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-            for name, text in {
+        archive = packaged(
+            {
                 "web/Chart.yaml": f"apiVersion: v2\nname: web\nversion: {version}\n",
-                "web/templates/cm.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web}}\ndata: {{v: '{version}'}}\n",
-            }.items():
-                info = tarfile.TarInfo(name)
-                info.size = len(text.encode())
-                tar.addfile(info, io.BytesIO(text.encode()))
-        (served / f"web-{version}.tgz").write_bytes(buffer.getvalue())
-        digest = hashlib.sha256(buffer.getvalue()).hexdigest()
+                "web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n"
+                f"data: {{v: '{version}'}}\n",
+            }
+        )
+        (served / f"web-{version}.tgz").write_bytes(archive)
+        digest = hashlib.sha256(archive).hexdigest()
         entries.append({"version": version, "digest": digest, "urls": [f"web-{version}.tgz"]})
     (served / "index.yaml").write_text(
         yaml.safe_dump({"apiVersion": "v1", "entries": {"web": entries}})

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
-import tarfile
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +14,7 @@ import yaml
 
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
-from charts import DEPLOYMENT, chart_yaml
+from charts import DEPLOYMENT, chart_yaml, packaged
 from gitrepo import commit, make_repo
 
 REPOSITORY = """\
@@ -45,14 +43,7 @@ def archive(version: str, image: str) -> bytes:
         "podinfo/values.yaml": f"replicas: 1\nimage: {image}\nmode: fast\n",
         "podinfo/templates/deployment.yaml": DEPLOYMENT,
     }
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, text in files.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
+    return packaged(files)
 
 
 def write_repository(folder: Path, archives: dict[str, bytes], url: str = "") -> None:
