@@ -134,10 +134,11 @@ def test_workers_die_with_a_killed_review(tmp_path):
     )
     try:
         end = time.monotonic() + 60
-        while len(workers := _workers_of(review.pid)) < 2 and time.monotonic() < end:
+        # equal inputs render once, so how many workers hang at a time depends on the batch
+        while not (workers := _workers_of(review.pid)) and time.monotonic() < end:
             time.sleep(0.2)
-        assert len(workers) == 2, "the review started no render workers"
-        time.sleep(1.0)  # both are rendering the hanging template by now
+        assert workers, "the review started no render workers"
+        time.sleep(1.0)  # the hanging template is rendering by now
         review.send_signal(signal.SIGKILL)
         review.wait()
         end = time.monotonic() + 5

@@ -82,7 +82,7 @@ def test_action_yml_runs_its_script_and_pins_every_third_party_action():
     }
     steps = action["runs"]["steps"]
     scripts = [step["run"] for step in steps if "action.sh" in step.get("run", "")]
-    assert [s.split()[-1] for s in scripts] == ["keys", "install", "review"]
+    assert [s.split()[-1] for s in scripts] == ["keys", "install", "charts", "review"]
     used = [step["uses"] for step in steps if "uses" in step]
     assert all(re.fullmatch(r"[\w/-]+@[0-9a-f]{40}", uses) for uses in used), used
     text = (PROJECT / "action.yml").read_text()
@@ -91,6 +91,6 @@ def test_action_yml_runs_its_script_and_pins_every_third_party_action():
     )  # which version each sha is
     assert any(uses.startswith("github/codeql-action/upload-sarif@") for uses in used)
     assert (
-        sum(uses.startswith("actions/cache@") for uses in used) == 3
-    )  # venv, render cache, review state
+        sum(uses.startswith("actions/cache@") for uses in used) == 4
+    )  # venv, render cache, review state, chart cache
     assert set(action["outputs"]) >= {"merge-risk", "security-risk", "sarif-file", "exit-code"}
