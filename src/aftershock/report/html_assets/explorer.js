@@ -302,7 +302,7 @@
     return el("pre", {}, typeof value === "string" ? value : JSON.stringify(value, null, 2));
   };
   function objectDiff(obj) {
-    section(`Field changes (${obj.change}, ${obj.fields.length})`);
+    section(obj.fields.length ? `Field changes (${obj.change}, ${obj.fields.length})` : `Object (${obj.change})`);
     table([["object", obj.display], ["render", obj.review || obj.chart], ["templates", obj.templates.join(", ")]]);
     const t = el("table", { class: "fields" });
     for (const f of obj.fields.slice(0, 200)) {
