@@ -62,6 +62,9 @@ def test_each_changed_object_has_its_plain_diff_and_no_secret_shows(tmp_path, re
     assert all(line.startswith("+") for line in diffs["ServiceAccount default/web"].splitlines())
     text = render_markdown(doc)
     assert "### Plain diff" in text and "+    level: debug" in text
+    # an object added whole has no field changes: its YAML is in its own entry, once
+    assert text.count("+kind: ServiceAccount") == 1
+    assert text.index("+kind: ServiceAccount") < text.index("### Plain diff")
     for secret in ("s3cr3t-a", "s3cr3t-b", "tok-aaaa", "tok-bbbb"):
         assert secret not in text and all(secret not in (d or "") for d in diffs.values())
 

@@ -11,7 +11,7 @@ from aftershock.report.comment.budget import Section, compose
 from aftershock.report.comment.evidence_markdown import test_evidence_markdown
 from aftershock.report.comment.findings_markdown import concerns_markdown
 from aftershock.report.comment.mermaid import layered_mermaid
-from aftershock.report.comment.plain_diffs import plain_diffs
+from aftershock.report.comment.plain_diffs import object_diffs, plain_diffs, whole_object_lines
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import (
     code_block_fence,
@@ -329,7 +329,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
     if not doc["objects"]:
         return (), ()
     lines: list[str] = []
-    produced_by = provenance_index(doc)
+    produced_by, diffs = provenance_index(doc), object_diffs(doc)
     for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
@@ -340,7 +340,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         lines.append(
             f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>"
         )
-        lines += ["", f"From {sources}", ""]
+        lines += ["", f"From {sources}", "", *whole_object_lines(obj, diffs)]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
             lines += _field_lines(f, produced_by.get((f["id"], f["path"])), field_where(obj, f))
         if len(fields) > MAX_FIELDS_PER_OBJECT:

@@ -1,6 +1,7 @@
 """The comment's plain diffs: each changed object's unified diff, folded, after its judgement (the
 JSON's `objects[].diff`, report/object_diffs.py). One per object of an install, whatever the
-scenarios; each diff is one unit of the comment's budget, so none is cut open."""
+scenarios; each diff is one unit of the comment's budget, so none is cut open. An object added or
+removed whole has no field changes to list: its YAML goes in its own entry (`whole_object_lines`)."""
 
 from __future__ import annotations
 
@@ -13,17 +14,44 @@ from aftershock.report.text import object_title
 Lines = tuple[tuple[str, ...], tuple[str, ...]]
 
 
-def plain_diffs(doc: dict[str, Any]) -> Lines:
-    """("### Plain diff", the folded diff of each changed object that has one)."""
+def object_diffs(doc: dict[str, Any]) -> dict[str, str]:
+    """Identity -> the first diff its entries carry (the default scenario's first)."""
     diffs: dict[str, str] = {}
     for obj in doc["objects"]:
         if obj.get("diff") and obj["identity"] not in diffs:
             diffs[obj["identity"]] = obj["diff"]
+    return diffs
+
+
+WHOLE_OBJECT_LINES = (
+    20  # of an added or removed object's YAML in the comment; all of it in the HTML
+)
+
+
+def whole_object_lines(obj: dict[str, Any], diffs: dict[str, str]) -> list[str]:
+    """The YAML of an object without field changes (added or removed whole), fenced and cut at
+    WHOLE_OBJECT_LINES; else none."""
+    text = diffs.get(obj["identity"]) if not obj["fields"] else None
+    if text is None:
+        return []
+    lines = [visible_name(line) for line in text.splitlines()]
+    fence = code_block_fence(lines)
+    shown = [f"{fence}diff", *lines[:WHOLE_OBJECT_LINES], fence, ""]
+    if len(lines) > WHOLE_OBJECT_LINES:
+        shown.append(
+            f"… {len(lines) - WHOLE_OBJECT_LINES} more lines in the JSON output and the HTML report"
+        )
+    return shown
+
+
+def plain_diffs(doc: dict[str, Any]) -> Lines:
+    """("### Plain diff", the folded diff of each changed object that has one and has field changes)."""
+    diffs = object_diffs(doc)
     blocks = []
     for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         text = diffs.pop(obj["identity"], None)
-        if text is None:
-            continue
+        if text is None or not obj["fields"]:
+            continue  # an object without field changes shows its YAML in its own entry
         lines = [visible_name(line) for line in text.splitlines()]
         fence = code_block_fence(lines)
         summary = f"{obj['change']} <code>{html_text(object_title(obj))}</code>"
