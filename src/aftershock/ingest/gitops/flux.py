@@ -25,7 +25,6 @@ from aftershock.ingest.gitops.flux_sources import (
     source_ref,
 )
 from aftershock.ingest.gitops.kustomize_namespace import kustomize_namespace
-from aftershock.ingest.gitops.manifests import in_a_chart
 from aftershock.ingest.gitops.plain_objects import manifest_objects
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.repository.yaml_files import yaml_texts
@@ -74,11 +73,11 @@ def find_flux_kustomizations(
     """Every Flux Kustomization by id (file, key), and files that declare one but cannot be read (path -> reason).
 
     `mappings` (`.aftershock.yaml` `sources:`) say where sources other than this repository's root live."""
-    folders = {c.path for c in charts}
+    folders = frozenset(c.path for c in charts)
     objects: list[tuple[str, RenderedObject]] = []
     unreadable: dict[str, str] = {}
-    for path, text in yaml_texts(tree)[0].items():
-        if not any(m in text for m in _MARKERS) or in_a_chart(path, folders):
+    for path, text in yaml_texts(tree, folders)[0].items():
+        if not any(m in text for m in _MARKERS):
             continue
         try:
             given = kustomize_namespace(path, tree.text_or_none) or namespace

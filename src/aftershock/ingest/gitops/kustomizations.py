@@ -18,7 +18,7 @@ from typing import Any
 
 from aftershock.gocompat import yamlio
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.ingest.repository.yaml_files import read_texts, yaml_texts
+from aftershock.ingest.repository.yaml_files import read_texts
 from aftershock.model.errors import AftershockError
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -102,8 +102,7 @@ def _parsed(path: str, text: str) -> tuple[tuple[str, ...], Any]:
 def kustomization_body(tree: RefSnapshot, path: str) -> dict[str, Any] | None:
     """The parsed kustomization file at `path`; None when it cannot be read or is not a mapping."""
     try:
-        text = yaml_texts(tree)[0].get(path) if path.endswith((".yaml", ".yml")) else None
-        text = text if text is not None else tree.text_or_none(path)
+        text = tree.text_or_none(path)
         body = _parsed(path, text)[1] if text is not None else None
     except AftershockError:
         return None

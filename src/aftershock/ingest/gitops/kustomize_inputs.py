@@ -23,7 +23,6 @@ from typing import Any
 from aftershock.gocompat import yamlio
 from aftershock.ingest.gitops.kustomizations import KustomizationSet, kustomization_body
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.ingest.repository.yaml_files import yaml_texts
 from aftershock.model.errors import AftershockError
 
 GENERATOR_KINDS = {"configMapGenerator": "ConfigMapGenerator", "secretGenerator": "SecretGenerator"}
@@ -170,10 +169,7 @@ def _list(value: Any) -> list[Any]:
 
 
 def _text(tree: RefSnapshot, path: str) -> str | None:
-    """The file's text, from the ref's YAML texts read once (discovery read them) when it is YAML."""
-    cached = yaml_texts(tree)[0].get(path)
-    if cached is not None:
-        return cached
+    """The file's text (the blob reader keeps what it read: both refs share most files)."""
     try:
         return tree.text_or_none(path)
     except AftershockError:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from aftershock.ingest.gitops.kustomize_namespace import kustomize_namespace
 from aftershock.ingest.object_documents import parse_manifests
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.ingest.repository.yaml_files import yaml_texts
+from aftershock.ingest.repository.yaml_files import in_folders, yaml_texts
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
@@ -55,12 +55,11 @@ def plain_manifests(tree: RefSnapshot, charts: Iterable[Chart], namespace: str) 
 
 def _read(tree: RefSnapshot, folders: frozenset[str], namespace: str) -> PlainManifests:
     found = PlainManifests()
-    texts, _ = yaml_texts(
-        tree
-    )  # a file too large or not UTF-8 is not a manifest this review can follow
+    # a file too large or not UTF-8 is not a manifest this review can follow
+    texts, _ = yaml_texts(tree, folders)
     for path in sorted(texts):
         text = texts[path]
-        if in_a_chart(path, folders) or not _RELEVANT.search(text):
+        if not _RELEVANT.search(text):
             continue
         try:
             given = kustomize_namespace(path, tree.text_or_none) or namespace
@@ -75,12 +74,4 @@ def _read(tree: RefSnapshot, folders: frozenset[str], namespace: str) -> PlainMa
 
 def in_a_chart(path: str, folders: Collection[str]) -> bool:
     """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
-    if "" in folders:
-        return True
-    cut = path.rfind("/")
-    while cut > 0:
-        path = path[:cut]
-        if path in folders:
-            return True
-        cut = path.rfind("/")
-    return False
+    return in_folders(path, folders)

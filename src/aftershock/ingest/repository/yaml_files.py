@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 import yaml
 
@@ -45,18 +45,28 @@ def read_texts(
     return texts
 
 
-_ALL: OrderedDict[tuple[str, int], tuple[dict[str, str], dict[str, str]]] = OrderedDict()
-_KEPT = 4  # refs: a review reads two, a re-review the same two again
+_ALL: OrderedDict[tuple[str, int, frozenset[str]], tuple[dict[str, str], dict[str, str]]] = (
+    OrderedDict()
+)
+_KEPT = 8  # refs, with and without the charts: a review reads two, a re-review the same two again
 
 
-def yaml_texts(tree: RefSnapshot) -> tuple[dict[str, str], dict[str, str]]:
-    """(path -> text, path -> why unreadable) of every YAML file of the ref, read once per commit: discovery of
-    plain manifests, Flux Kustomizations and kustomizations all start from it. Keyed by the commit, so
-    it never goes stale; treat the mappings as read-only."""
-    key = (tree.tree.ref, tree.max_file_bytes)
+def yaml_texts(
+    tree: RefSnapshot, outside: frozenset[str] = frozenset()
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(path -> text, path -> why unreadable) of every YAML file of the ref, less those inside the
+    folders `outside` names (chart folders: a platform monorepo's YAML is mostly chart templates, which
+    plain-manifest and Flux discovery skip), read once per commit: discovery of plain manifests, Flux
+    Kustomizations and kustomizations all start from it. Keyed by the commit, so it never goes stale;
+    treat the mappings as read-only."""
+    key = (tree.tree.ref, tree.max_file_bytes, outside)
     if key not in _ALL:
         unreadable: dict[str, str] = {}
-        paths = sorted(p for p in tree.file_paths() if p.endswith((".yaml", ".yml")))
+        paths = sorted(
+            p
+            for p in tree.file_paths()
+            if p.endswith((".yaml", ".yml")) and not (outside and in_folders(p, outside))
+        )
         _ALL[key] = read_texts(tree, paths, unreadable), unreadable
         while len(_ALL) > _KEPT:
             _ALL.popitem(last=False)
@@ -64,13 +74,28 @@ def yaml_texts(tree: RefSnapshot) -> tuple[dict[str, str], dict[str, str]]:
     return _ALL[key]
 
 
+def in_folders(path: str, folders: Collection[str]) -> bool:
+    """Whether a folder holding `path` (or the root) is one of `folders`."""
+    if "" in folders:
+        return True
+    cut = path.rfind("/")
+    while cut > 0:
+        path = path[:cut]
+        if path in folders:
+            return True
+        cut = path.rfind("/")
+    return False
+
+
 def over_bound(
     tree: RefSnapshot, paths: Iterable[str], parsed: Callable[[str], bool] = lambda _: True
 ) -> str | None:
     """Why a build or render reading `paths` is refused: the first file among them over the size limit,
     or the first YAML file it parses (`parsed`) that is an alias bomb; None when all are within bounds."""
-    entries, texts = tree.tree.entries, yaml_texts(tree)[0]
-    for path in sorted(paths):
+    entries, ordered = tree.tree.entries, sorted(paths)
+    # the YAML files among them read in one batch (the blob reader keeps what it read)
+    texts = read_texts(tree, [p for p in ordered if p.endswith((".yaml", ".yml"))], {})
+    for path in ordered:
         entry = entries.get(path)
         if entry is not None and (entry.size or 0) > tree.max_file_bytes:
             return (
