@@ -11,7 +11,6 @@ import pytest
 from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.gitparse import parse_patch
-from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.repository.tree import Tree, check_symlinks, materialize
 from aftershock.model.change import FileChange, FileStatus, Hunk, Person, Trailer
 from aftershock.model.errors import EmptyRangeError, GitError
@@ -522,24 +521,3 @@ def test_blob_reader_answers_a_blob_read_before_from_memory_within_its_bound(tmp
         assert reader.read(small) == b"tiny\n"
         with pytest.raises(GitError):
             reader.read(big)  # over the bound: never kept
-
-
-def test_files_containing_a_word_are_found_by_one_grep_of_the_commit(tmp_path):
-    """The installer scan's question: which templates name a release kind. Folder names are taken
-    literally (a `*` in one is no pattern); a commit where nothing matches answers empty."""
-    repo = make_repo(tmp_path)
-    files = {
-        "a/templates/hr.yaml": "kind: HelmRelease\n",
-        "a/templates/cm.yaml": "kind: ConfigMap\n",
-        "b*/templates/app.yaml": "kind: Application\n",
-        "bx/templates/app.yaml": "kind: Application\n",
-        "c/other.yaml": "kind: HelmRelease\n",
-    }
-    sha = commit(repo, files, "feat: charts")
-    git = GitRepository.open(repo)
-    with BlobReader(git) as blobs, RefSnapshot.open(git, sha, "head", 2**20, blobs) as tree:
-        found = tree.files_containing(
-            ("HelmRelease", "Application"), ["a/templates", "b*/templates"]
-        )
-        assert found == {"a/templates/hr.yaml", "b*/templates/app.yaml"}
-        assert tree.files_containing(("NoSuchKind",), ["a/templates"]) == set()

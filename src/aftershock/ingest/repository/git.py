@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -205,24 +205,6 @@ class GitRepository:
         if completed.returncode != 0:
             raise self._failure(args, completed.stderr)
         return completed.stdout
-
-    def files_containing(
-        self, treeish: str, words: Sequence[str], pathspecs: Sequence[str]
-    ) -> list[str]:
-        """Paths under `pathspecs` in `treeish` whose text holds one of `words` (fixed strings, text
-        files only, no textconv): `git grep -l`, which exits 1 when it finds none."""
-        patterns = [arg for word in words for arg in ("-e", word)]
-        literal = [f":(literal){path}" for path in pathspecs]  # a folder name is no pattern
-        args = ("grep", "-l", "-z", "-I", "-F", "--no-textconv", "--no-color", *patterns,
-                treeish, "--", *literal)  # fmt: skip
-        completed = self._call(args)
-        if completed.returncode == 1 and not completed.stderr.strip():
-            return []
-        if completed.returncode != 0:
-            raise self._failure(args, completed.stderr)
-        prefix = f"{treeish}:"
-        names = completed.stdout.decode("utf-8", "surrogateescape").split("\0")
-        return [name.removeprefix(prefix) for name in names if name]
 
     def stream_lines(self, *args: str) -> Generator[bytes, None, None]:
         """Stdout lines of a git command as it runs; raises GitError at the end if it failed."""

@@ -9,19 +9,16 @@ from pathlib import Path
 from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.tree import EntryKind, Tree, check_symlinks, materialize
-from aftershock.model.errors import FileTooLargeError, GitError, MalformedInputError
+from aftershock.model.errors import FileTooLargeError, MalformedInputError
 
 
 class RefSnapshot:
     """The tree of one commit with the limits of the review applied to every read."""
 
-    def __init__(
-        self, tree: Tree, label: str, max_file_bytes: int, repo: GitRepository | None = None
-    ) -> None:
+    def __init__(self, tree: Tree, label: str, max_file_bytes: int) -> None:
         self.tree = tree
         self.label = label
         self.max_file_bytes = max_file_bytes
-        self._repo = repo
 
     @classmethod
     @contextmanager
@@ -38,20 +35,10 @@ class RefSnapshot:
         shared (two refs share most blobs) and stays open afterwards; otherwise one is opened and
         closed here."""
         if reader is not None:
-            yield cls(Tree.load(repo, sha, reader, only), label, max_file_bytes, repo)
+            yield cls(Tree.load(repo, sha, reader, only), label, max_file_bytes)
             return
         with BlobReader(repo) as own:
-            yield cls(Tree.load(repo, sha, own, only), label, max_file_bytes, repo)
-
-    def files_containing(self, words: Sequence[str], under: Sequence[str]) -> set[str] | None:
-        """The files under the folders `under` whose text holds one of `words`, found by one
-        `git grep` of the commit (no file read here); None when that cannot be asked (then read)."""
-        if self._repo is None or not under or not words:
-            return None
-        try:
-            return set(self._repo.files_containing(self.tree.ref, words, under))
-        except GitError:
-            return None
+            yield cls(Tree.load(repo, sha, own, only), label, max_file_bytes)
 
     def check_safe(self) -> None:
         """Refuse the ref when any symlink leaves the repository (raises UnsafeRepositoryError)."""

@@ -146,16 +146,8 @@ def _rendered_releases(
     tree, charts = side_input
     plans: list[ChartPlan] = []
     unrendered: list[tuple[str, str]] = []  # (chart path, why it was not rendered)
-    renderable = [c for c in charts if c.renderable]
-    # one `git grep` names the templates that may declare a release; only those charts are read
-    named = tree.files_containing(
-        ("HelmRelease", "Application"), [_templates(c.path) for c in renderable]
-    )
-    for chart in renderable:
-        folder = _templates(chart.path) + "/"
-        if named is not None and not any(path.startswith(folder) for path in named):
-            continue
-        if not any(
+    for chart in charts:
+        if not chart.renderable or not any(
             _declares_release(text)
             for text in tree.texts_under([_templates(chart.path)], suffixes=_TEMPLATE_SUFFIXES)
         ):
