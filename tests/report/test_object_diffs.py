@@ -3,7 +3,12 @@ YAML at base to the YAML at head, with what a report may not show hidden, from a
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.render.kustomize import available
 from aftershock.report import object_entries
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
@@ -75,3 +80,40 @@ def test_the_diffs_of_one_document_are_bounded(tmp_path, renderer, monkeypatch):
     result = _reviewed(tmp_path, renderer)
     diffs = [o["diff"] for o in review_document(result.review, result.judgement)["objects"]]
     assert len(diffs) == 4 and diffs[0] and diffs[1:] == [None, None, None]
+
+
+def test_a_flux_build_substituting_a_secret_shows_no_plain_diff_and_no_secret(tmp_path, renderer):
+    """postBuild.substituteFrom a Secret of the repository: its value may land on any line of any
+    object the build makes, changed or not, so those objects show no plain diff and the value
+    shows nowhere."""
+    if available() is not None:
+        pytest.skip(str(available()))
+    ks = (
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"
+        "metadata: {name: apps, namespace: flux-system}\n"
+        "spec:\n  interval: 10m\n  path: ./apps\n  prune: true\n"
+        "  sourceRef: {kind: GitRepository, name: flux-system}\n"
+        "  postBuild:\n    substituteFrom: [{kind: Secret, name: tunnel}]\n"
+    )
+    secret = (
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: tunnel, namespace: flux-system}\n"
+        "stringData: {TUNNEL_ID: 7f3c9e2a-tunnel-4b1d}\n"
+    )
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tunnel}\ndata:\n  id: ${TUNNEL_ID}\n  mode: MODE\n"
+    repo = make_repo(tmp_path)
+    files = {
+        "clusters/prod/apps.yaml": ks,
+        "clusters/prod/secret.yaml": secret,
+        "apps/kustomization.yaml": "resources: [config.yaml]\n",
+        "apps/config.yaml": config.replace("MODE", "fast"),
+    }
+    base = commit(repo, files, "feat: tunnel")
+    head = commit(repo, {"apps/config.yaml": config.replace("MODE", "slow")}, "feat: slow")
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer
+    )
+    doc = review_document(result.review, result.judgement)
+    (config_map,) = [o for o in doc["objects"] if o["display"] == "ConfigMap default/tunnel"]
+    assert [f["path"] for f in config_map["fields"]] == ["data.mode"] and config_map["diff"] is None
+    text = json.dumps(doc) + render_markdown(doc)
+    assert "7f3c9e2a-tunnel-4b1d" not in text

@@ -19,7 +19,7 @@ import base64
 import binascii
 import posixpath
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from aftershock.ingest.object_documents import objects_from_documents, parse_doc
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.repository.yaml_files import over_bound
 from aftershock.model.change import Side
+from aftershock.model.contexts import RenderInputs
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import release_id
@@ -348,4 +349,10 @@ def review_one(
         f" in cluster {flux.cluster}" if flux.cluster else ""
     )
     release, cluster = release_id(flux.key, flux.cluster), flux.cluster or "in-cluster"
-    return built_review(flux.path, name, affected, part, (base, head), release, cluster)
+    review, gaps = built_review(flux.path, name, affected, part, (base, head), release, cluster)
+    if any(ref.kind == "Secret" for ref in flux.substitute_from):
+        # what a Secret holds may be substituted anywhere in the build: its objects are not shown
+        # in clear (the Secret taint, the plain diff), as a chart's rendered from a Secret's values
+        secret = RenderInputs(private=True)
+        review = replace(review, base_inputs=secret, head_inputs=secret)
+    return review, gaps
