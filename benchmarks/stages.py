@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from aftershock.pipeline import ReviewRequest, review_change
@@ -50,7 +51,7 @@ class TimedRenderer:
 
 def stage_breakdown(renderer: Renderer, request: ReviewRequest) -> dict[str, Any]:
     """One review's stages as the pipeline timed them: seconds, CPU seconds and share of the wall."""
-    result = review_change(request, renderer)
+    result = review_change(replace(request, profile=True), renderer)
     total = sum(t.wall_seconds for t in result.timings)
     stages = {
         t.stage: {

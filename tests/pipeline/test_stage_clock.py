@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
 from aftershock.model.timings import StageTiming
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.pipeline.stage_clock import StageClock, process_tree_cpu
+from aftershock.pipeline.stage_clock import StageClock, process_cpu, process_tree_cpu
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 
@@ -41,24 +40,35 @@ def test_a_stage_that_raises_is_still_timed():
     assert clock.timings() == (StageTiming("judge", 4.0, 0.0),)
 
 
-def test_the_process_tree_cpu_counts_a_running_child(tmp_path):
+BUSY_CHILD = """
+import sys, time
+sys.stdin.readline()  # go
+start = time.process_time()
+while time.process_time() - start < 0.3:
+    pass
+print("burnt", flush=True)
+sys.stdin.readline()  # stay running until told to end
+"""
+
+
+def test_the_process_tree_cpu_counts_a_running_child():
+    """A child still running (as a render worker is) counts with the tree, not with this process."""
     busy = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\nimport sys; sys.stdin.read()",
-        ],
+        [sys.executable, "-c", BUSY_CHILD],
         stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
+    assert busy.stdin is not None and busy.stdout is not None
     try:
-        before = process_tree_cpu()
-        for _ in range(200):  # until the child has burnt its CPU, still running
-            if process_tree_cpu() - before >= 0.25:
-                break
-            time.sleep(0.02)
-        assert process_tree_cpu() - before >= 0.25 and busy.poll() is None
+        tree, own = process_tree_cpu(), process_cpu()
+        busy.stdin.write("go\n")
+        busy.stdin.flush()
+        assert busy.stdout.readline() == "burnt\n"  # its 0.3 CPU-s are spent, and it still runs
+        assert process_tree_cpu() - tree >= 0.25 and busy.poll() is None
+        assert process_cpu() - own < 0.25  # not reaped: no CPU of it counted as this process's
     finally:
-        busy.communicate(b"")
+        busy.communicate("end\n")
 
 
 def test_a_review_records_its_stages_in_the_order_they_ran(tmp_path, renderer):

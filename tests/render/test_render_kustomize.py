@@ -73,7 +73,8 @@ def test_a_build_over_its_time_is_built_again_in_a_fresh_worker(tmp_path):
     first.mkdir()
     second.mkdir()
     (second / "built-once").write_text("already\n")  # builds at once
-    builder = PyKustomizeBuilder(timeout_seconds=5.0, build=slow_the_first_time)
+    # the retry spawns a fresh worker inside this time: room for a loaded machine
+    builder = PyKustomizeBuilder(timeout_seconds=15.0, build=slow_the_first_time)
     try:
         outcomes = builder.build_many([str(first), str(second)])
     finally:

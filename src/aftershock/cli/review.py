@@ -4,7 +4,7 @@ unless --no-state (see `aftershock.pipeline.state`)."""
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,7 @@ def review_command(
     if output is not None:
         check_output_file(output, "--output")
     progress = not quiet and out_format not in (OutputFormat.JSON, OutputFormat.SARIF)
-    result, stateful = _run(ctx, progress=progress)
+    result, stateful = _run(ctx, progress=progress, profile=profile)
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     doc = review_document(result.review, result.judgement, stateful)
@@ -122,15 +122,18 @@ def review_command(
         sys.exit(EXIT_RISK)
 
 
-def _run(ctx: click.Context, *, progress: bool) -> tuple[ReviewResult, StatefulReview | None]:
+def _run(
+    ctx: click.Context, *, progress: bool, profile: bool
+) -> tuple[ReviewResult, StatefulReview | None]:
     settings, state = review_settings(ctx), state_settings(ctx)
+    request = replace(settings.request, profile=profile)
     with review_backend(settings, progress=progress) as (backend, callbacks):
         if state is None:
-            return review_change(settings.request, backend, callbacks), None
+            return review_change(request, backend, callbacks), None
         # the state store (SQLAlchemy) is loaded only for a review that keeps state
         from aftershock.pipeline.state import review_with_state
 
-        stateful = review_with_state(settings.request, backend, callbacks, state)
+        stateful = review_with_state(request, backend, callbacks, state)
         return stateful.result, stateful
 
 

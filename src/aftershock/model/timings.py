@@ -9,5 +9,6 @@ from dataclasses import dataclass
 class StageTiming:
     stage: str  # the pipeline's name for it: "open", "charts", "render", "tests", …
     wall_seconds: float
-    # CPU of the reviewing process and of every process it ran: git, kustomize, the render workers
+    # CPU of the reviewing process and of the processes it ran and waited for (git, kustomize); with
+    # `ReviewRequest.profile`, of the render workers still running too
     cpu_seconds: float

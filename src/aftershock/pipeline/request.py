@@ -49,6 +49,9 @@ class ReviewRequest:
         None  # external chart archives; else `chart_cache:` of the configuration
     )
     fetch_charts: bool = False  # download a missing external chart archive over HTTP
+    # time each stage's CPU with the running render workers' too (a scan of /proc at each stage:
+    # `--profile` and the benchmarks ask for it; a review without it counts its own and git's)
+    profile: bool = False
 
 
 def release_name_of(request: ReviewRequest) -> str:

@@ -30,7 +30,7 @@ from aftershock.pipeline.review_stages import (
     open_change,
     render_change,
 )
-from aftershock.pipeline.stage_clock import StageClock
+from aftershock.pipeline.stage_clock import StageClock, process_cpu, process_tree_cpu
 from aftershock.render.budget import BudgetedRenderer, RenderBudget
 from aftershock.render.caching.cache import (
     CachingRenderer,
@@ -109,7 +109,7 @@ def review_change(
 ) -> ReviewResult:
     """Observe base..head layer by layer, then judge it: findings and verdicts. The garbage collector
     keeps the review's thresholds meanwhile (`collector`)."""
-    clock = clock or StageClock()
+    clock = clock or StageClock(cpu=process_tree_cpu if request.profile else process_cpu)
     with review_collector():
         result = _review_change(request, renderer, callbacks, clock)
     return replace(result, timings=clock.timings())

@@ -17,12 +17,17 @@ from dataclasses import dataclass, field
 from aftershock.model.timings import StageTiming
 
 
-def process_tree_cpu() -> float:
-    """CPU seconds of this process, of its children that ended (git, kustomize) and of those still
-    running (the render workers), read from /proc where there is one."""
+def process_cpu() -> float:
+    """CPU seconds of this process and of its children that ended (git, kustomize)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     ended = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime + _running_children_cpu()
+    return own.ru_utime + own.ru_stime + ended.ru_utime + ended.ru_stime
+
+
+def process_tree_cpu() -> float:
+    """`process_cpu` and the CPU of the children still running (the render workers), read from
+    /proc where there is one: a scan of every process, so only when a profile is asked for."""
+    return process_cpu() + _running_children_cpu()
 
 
 def _running_children_cpu() -> float:
