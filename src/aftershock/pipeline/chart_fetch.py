@@ -70,7 +70,7 @@ def fetch_charts(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
     repo = GitRepository.open(request.repo)
     wanted: dict[ExternalChart, set[str]] = {}
     skipped: dict[ExternalChart, tuple[set[str], str]] = {}
-    folder = request.cache
+    folder, cache = request.cache, None
     for ref in request.refs or ("HEAD",):
         sha = repo.resolve(ref)
         with RefSnapshot.open(repo, sha, f"{ref} {sha[:7]}", MAX_FILE_BYTES) as tree:
@@ -81,29 +81,33 @@ def fetch_charts(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
                     "no chart cache to fetch into",
                     hint="pass --chart-cache DIR (or set chart_cache: in .aftershock.yaml)",
                 )
+            cache = cache or ChartCache(
+                folder,
+                fetch=True,
+                timeout_seconds=request.timeout_seconds,
+                plain_http=request.plain_http,
+            )
             found = discover_charts(tree, tree.label, config.dependencies)
             charts = with_cached(resolve_from_history(repo, sha, found), folder)
             for chart, parents in _wanted(charts, request.charts):
                 wanted.setdefault(chart, set()).update(parents)
             if not request.charts:
-                for chart, files, problem in release_charts(tree, found, folder, request):
+                for chart, files, problem in release_charts(tree, found, cache):
                     if problem:
                         skipped.setdefault(chart, (set(), problem))[0].update(files)
                     else:
                         wanted.setdefault(chart, set()).update(files)
-    assert folder is not None
-    return folder, _fetch_all(request, folder, wanted, skipped)
+    assert folder is not None and cache is not None
+    return folder, _fetch_all(request.max_charts, cache, folder, wanted, skipped)
 
 
 def _fetch_all(
-    request: FetchRequest,
+    max_charts: int,
+    cache: ChartCache,
     folder: Path,
     wanted: dict[ExternalChart, set[str]],
     skipped: dict[ExternalChart, tuple[set[str], str]],
 ) -> tuple[Fetched, ...]:
-    cache = ChartCache(
-        folder, fetch=True, timeout_seconds=request.timeout_seconds, plain_http=request.plain_http
-    )
     results = [
         Fetched(chart, tuple(sorted(files)), skipped=why)
         for chart, (files, why) in sorted(skipped.items(), key=lambda i: (i[0].id, i[0].version))
@@ -114,25 +118,21 @@ def _fetch_all(
     )
     for index, (chart, files) in enumerate(todo):
         parents = tuple(sorted(files))
-        if index >= request.max_charts:
-            results.append(
-                Fetched(chart, parents, skipped=f"over --max-charts {request.max_charts}")
-            )
+        if index >= max_charts:
+            results.append(Fetched(chart, parents, skipped=f"over --max-charts {max_charts}"))
             continue
         results.append(_fetch_one(cache, folder, chart, parents))
     return tuple(results)
 
 
 def release_charts(
-    tree: RefSnapshot, charts: Sequence[Chart], folder: Path, request: FetchRequest
+    tree: RefSnapshot, charts: Sequence[Chart], cache: ChartCache
 ) -> Iterator[tuple[ExternalChart, tuple[str, ...], str | None]]:
     """(chart at an exact version, the file of the release installing it, why it cannot be had) for
-    each release of the plain manifests that installs a chart from outside the repository."""
+    each release of the plain manifests that installs a chart from outside the repository; a
+    version range is pinned by `cache` (its repository's index)."""
     manifests = plain_manifests(tree, charts, "default")
     objects = {o.key: o for o in manifests.all_objects()}
-    cache = ChartCache(
-        folder, fetch=True, timeout_seconds=request.timeout_seconds, plain_http=request.plain_http
-    )
     for obj in manifests.all_objects():
         try:
             spec = release_spec(obj) if declares_release(obj) else None

@@ -89,8 +89,13 @@ def _renderer(stack: ExitStack, args: argparse.Namespace) -> Renderer:
     )
 
 
-def _configured(request: ReviewRequest, args: argparse.Namespace) -> ReviewRequest:
-    """The `review:` options of the configuration at the base ref, under the action's own inputs."""
+def _configured(repo: Path, base: str, head: str, args: argparse.Namespace) -> ReviewRequest:
+    """The review of base..head with the action's inputs, and the `review:` options of the
+    configuration at the base ref under them."""
+    chart_cache = Path(args.chart_cache) if args.chart_cache else None
+    request = ReviewRequest(
+        repo=repo, base=base, head=head, kube_version=args.kube_version, chart_cache=chart_cache
+    )
     explicit = frozenset({"kube_version"} if args.kube_version else ())
     return with_config_defaults(request, config_at_base(request).review, explicit)
 
@@ -107,16 +112,7 @@ def _review_pull(
             where=str(repo_path),
             hint="check out with actions/checkout and `fetch-depth: 0`",
         ) from None
-    request = _configured(
-        ReviewRequest(
-            repo=repo_path,
-            base=base,
-            head=event.head,
-            kube_version=args.kube_version,
-            chart_cache=Path(args.chart_cache) if args.chart_cache else None,
-        ),
-        args,
-    )
+    request = _configured(repo_path, base, event.head, args)
     with ExitStack() as stack:
         renderer = _renderer(stack, args)
         if args.state is None:
@@ -133,16 +129,7 @@ def _review_baseline(
 ) -> tuple[Review, Assessment]:
     """The whole tree at the pushed commit, every file as added: what code scanning compares pull requests with."""
     base, head = whole_tree_range(GitRepository.open(repo_path), event.head)
-    request = _configured(
-        ReviewRequest(
-            repo=repo_path,
-            base=base,
-            head=head,
-            kube_version=args.kube_version,
-            chart_cache=Path(args.chart_cache) if args.chart_cache else None,
-        ),
-        args,
-    )
+    request = _configured(repo_path, base, head, args)
     with ExitStack() as stack:
         result = review_change(request, _renderer(stack, args))
     return result.review, assess(result)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aftershock.ingest.gitops.kustomize_namespace import kustomize_namespace
 from aftershock.ingest.object_documents import parse_manifests
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.ingest.repository.yaml_files import in_folders, yaml_texts
+from aftershock.ingest.repository.yaml_files import yaml_texts
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
@@ -70,8 +70,3 @@ def _read(tree: RefSnapshot, folders: frozenset[str], namespace: str) -> PlainMa
             continue
         found.objects[path] = tuple(o for o in objects if o.key.kind in _KINDS)
     return found
-
-
-def in_a_chart(path: str, folders: Collection[str]) -> bool:
-    """Whether a folder holding `path` (or the root) is a chart: a walk up the path, not over the charts."""
-    return in_folders(path, folders)

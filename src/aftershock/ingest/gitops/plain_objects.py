@@ -18,9 +18,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aftershock.ingest.gitops.manifests import in_a_chart
 from aftershock.ingest.object_documents import objects_from_documents, parse_documents
 from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.yaml_files import in_folders
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import RenderedObject
 from aftershock.model.units import Chart
@@ -70,7 +70,7 @@ def plain_objects(
         if p.endswith((".yaml", ".yml"))
         and p not in excluded
         and (wanted is None or folder_of(p) in wanted)
-        and not in_a_chart(p, chart_folders)
+        and not in_folders(p, chart_folders)
     ]
     found = PlainObjects()
     for path, text in _texts(tree, candidates, found.unreadable):

@@ -75,7 +75,8 @@ def yaml_texts(
 
 
 def in_folders(path: str, folders: Collection[str]) -> bool:
-    """Whether a folder holding `path` (or the root) is one of `folders`."""
+    """Whether a folder holding `path` (or the root) is one of `folders` (with chart folders: whether
+    `path` is inside a chart): a walk up the path, not over the folders."""
     if "" in folders:
         return True
     cut = path.rfind("/")

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aftershock.ingest.gitops.kustomizations import KustomizationSet, find_kustomizations
-from aftershock.ingest.gitops.manifests import in_a_chart
 from aftershock.ingest.object_documents import objects_from_documents, parse_documents
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.ingest.repository.yaml_files import over_bound
+from aftershock.ingest.repository.yaml_files import in_folders, over_bound
 from aftershock.model.change import FileChange, Side
 from aftershock.model.errors import AftershockError
 from aftershock.model.review import (
@@ -77,7 +76,7 @@ def review_kustomizations(
     roots = [
         r
         for r in _reached(sets, changed)
-        if r.folder not in skip and not in_a_chart(f"{r.folder}/x", charts)
+        if r.folder not in skip and not in_folders(f"{r.folder}/x", charts)
     ]
     built = {
         Side.BASE: _build_side(Side.BASE, base[0], sets[0], roots, builder, work, namespace),

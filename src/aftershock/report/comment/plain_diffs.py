@@ -34,14 +34,18 @@ def whole_object_lines(obj: dict[str, Any], diffs: dict[str, str]) -> list[str]:
     text = diffs.get(obj["identity"]) if not obj["fields"] else None
     if text is None:
         return []
-    lines = [visible_name(line) for line in text.splitlines()]
-    fence = code_block_fence(lines)
-    shown = [f"{fence}diff", *lines[:WHOLE_OBJECT_LINES], fence, ""]
-    if len(lines) > WHOLE_OBJECT_LINES:
-        shown.append(
-            f"… {len(lines) - WHOLE_OBJECT_LINES} more lines in the JSON output and the HTML report"
-        )
+    left = len(text.splitlines()) - WHOLE_OBJECT_LINES
+    shown = [*_fenced(text, WHOLE_OBJECT_LINES), ""]
+    if left > 0:
+        shown.append(f"… {left} more lines in the JSON output and the HTML report")
     return shown
+
+
+def _fenced(text: str, most: int | None = None) -> list[str]:
+    """A diff as a fenced `diff` block (its first `most` lines), no backtick run inside closing it."""
+    lines = [visible_name(line) for line in text.splitlines()][:most]
+    fence = code_block_fence(lines)
+    return [f"{fence}diff", *lines, fence]
 
 
 def plain_diffs(doc: dict[str, Any]) -> Lines:
@@ -52,20 +56,10 @@ def plain_diffs(doc: dict[str, Any]) -> Lines:
         text = diffs.pop(obj["identity"], None)
         if text is None or not obj["fields"]:
             continue  # an object without field changes shows its YAML in its own entry
-        lines = [visible_name(line) for line in text.splitlines()]
-        fence = code_block_fence(lines)
         summary = f"{obj['change']} <code>{html_text(object_title(obj))}</code>"
         blocks.append(
             "\n".join(
-                [
-                    f"<details><summary>{summary}</summary>",
-                    "",
-                    f"{fence}diff",
-                    *lines,
-                    fence,
-                    "",
-                    "</details>",
-                ]
+                [f"<details><summary>{summary}</summary>", "", *_fenced(text), "", "</details>"]
             )
         )
     if not blocks:
