@@ -6,7 +6,7 @@
 Kustomizations are found by reading the tree (ingest/gitops/flux.py, with the `sources:` mapping SOURCES gives,
 as flux-local's `--sources`); HelmReleases and objects by building every Kustomization of the tree as a
 review does (pipeline/builds/flux.py, real kustomize). AGREEMENT and BUILDS record, tree by tree, where the sets
-agree (README: "Conformance with flux-local"); a tree that starts or stops agreeing fails the test until
+agree (docs/rendering.md: "Conformance with flux-local"); a tree that starts or stops agreeing fails the test until
 the record is updated.
 """
 
