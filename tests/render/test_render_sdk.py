@@ -15,7 +15,7 @@ import pytest
 
 from aftershock.gocompat import yamlio
 from aftershock.model.errors import RenderError
-from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.render.helm.sdk import RENDERS_PER_START, SdkRenderer
 from aftershock.render.interface import RenderOutcome, RenderRequest
 
 CONFIGMAP = """\
@@ -150,8 +150,8 @@ def test_outcomes_keep_request_order_while_workers_run_in_parallel(
 ) -> None:
     requests = [
         request(charts, "slow", values={"n": 15000}, release_name="slow"),
-        *(request(charts, "app", release_name=f"fast{i}") for i in range(3)),
-    ]
+        *(request(charts, "app", release_name=f"fast{i}") for i in range(7)),
+    ]  # eight renders: enough to start the second worker
     finished: list[str] = []
     outcomes = two_workers.render_many(
         requests, progress=lambda outcome: finished.append(outcome.request.release_name)
@@ -161,6 +161,16 @@ def test_outcomes_keep_request_order_while_workers_run_in_parallel(
     assert finished[-1] == "slow"
     assert sorted(finished) == sorted(r.release_name for r in requests)
     assert two_workers.render_many([]) == []
+
+
+def test_a_second_worker_starts_only_when_the_renders_pay_for_its_start(charts: Path) -> None:
+    few = [request(charts, "app", release_name=f"r{i}") for i in range(RENDERS_PER_START)]
+    many = [*few, request(charts, "app", release_name="one-more")]
+    with SdkRenderer(workers=2) as sdk:
+        assert all(o.ok for o in sdk.render_many(few))
+        assert [w.running for w in sdk._processes] == [True, False]
+        assert all(o.ok for o in sdk.render_many(many))
+        assert [w.running for w in sdk._processes] == [True, True]
 
 
 def test_values_that_are_not_json_give_an_error_outcome(

@@ -29,6 +29,8 @@ from aftershock.render.limits import (
     check_limits,
 )
 
+RENDERS_PER_START = 4  # renders that pay for starting one more worker (see _workers_for)
+
 
 class SdkRenderer(ClosingRenderer):
     """Renders with helm-python-sdk in `workers` reusable child processes (default min(CPUs, 4)).
@@ -92,9 +94,18 @@ class SdkRenderer(ClosingRenderer):
         with self._lock:
             lanes = [
                 functools.partial(worker.render, batch=batch, deadline=deadline)
-                for worker in self._processes
+                for worker in self._workers_for(len(requests))
             ]
             return dispatch(requests, lanes, progress)
+
+    def _workers_for(self, count: int) -> list[WorkerProcess]:
+        """The running workers, and as many more as `count` renders pay for: a start loads the Go
+        library (~0.16 CPU-s, more than a typical chart's render), so a worker that is not running
+        yet is started only for every `RENDERS_PER_START` renders."""
+        running = [w for w in self._processes if w.running]
+        idle = [w for w in self._processes if not w.running]
+        wanted = max(1, -(-count // RENDERS_PER_START))
+        return running + idle[: max(0, wanted - len(running))]
 
     def close(self) -> None:
         """Stop every worker."""

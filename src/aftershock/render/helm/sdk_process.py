@@ -188,6 +188,11 @@ class WorkerProcess:
         while len(self._clusters_sent) > MAX_SNAPSHOTS:
             self._clusters_sent.popitem(last=False)
 
+    @property
+    def running(self) -> bool:
+        """Whether the child is up (started, and neither stopped nor dead)."""
+        return self._process is not None and self._process.poll() is None
+
     def start(self) -> None:
         """Start the worker unless it is running; raise WorkerGone when it cannot start."""
         if self._process is not None and self._process.poll() is None:
