@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+from aftershock.ingest.charts import discover_charts
+from aftershock.ingest.repository.blobs import BlobReader
+from aftershock.ingest.repository.git import GitRepository
+from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.context.cluster import folders_naming_lookup
 from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
 
@@ -54,9 +59,8 @@ data:
 UNKNOWN_KIND = "looks it up (apps/anykind/templates/cm.yaml; its kind is not known statically)"
 
 
-def platform_repo(tmp_path) -> tuple:
-    repo = make_repo(tmp_path)
-    files = {
+def platform_files() -> dict[str, str]:
+    return {
         **app_chart("platform", "platform"),
         "platform/values.yaml": "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nhost: db-1\n",
         "platform/templates/settings.yaml": SETTINGS,
@@ -73,7 +77,11 @@ def platform_repo(tmp_path) -> tuple:
         "apps/anykind/values.yaml": "apiVersion: v1\nkind: Secret\n",
         "apps/anykind/templates/cm.yaml": ANY_KIND,
     }
-    return repo, commit(repo, files, "feat: platform")
+
+
+def platform_repo(tmp_path) -> tuple:
+    repo = make_repo(tmp_path)
+    return repo, commit(repo, platform_files(), "feat: platform")
 
 
 def reached(repo, base, renderer) -> dict[str, str]:
@@ -104,3 +112,36 @@ def test_a_change_to_the_looked_up_configmap_reaches_its_chart_only(tmp_path, re
         "apps/watcher": "looks it up (apps/watcher/templates/cm.yaml)",
         "apps/anykind": UNKNOWN_KIND,
     }
+
+
+class _CountingReader(BlobReader):
+    """A real blob reader that counts the blobs it is asked for."""
+
+    def __init__(self, repo):
+        super().__init__(repo)
+        self.asked = 0
+
+    def read_many(self, shas):
+        shas = list(shas)
+        self.asked += len(shas)
+        return super().read_many(shas)
+
+
+def test_the_lookup_scan_reads_each_template_blob_once_over_both_refs(tmp_path):
+    """Which charts' templates name `lookup`, before any is parsed: the base ref reads every template
+    once, the head ref only the one file the commit changed; a library's folder counts."""
+    repo, base = platform_repo(tmp_path)
+    head = commit(repo, {"apps/watcher/templates/extra.yaml": "kind: ConfigMap\n"}, "feat: extra")
+    git = GitRepository.open(repo)
+    known: dict[str, bool] = {}
+    found, asked = [], []
+    with _CountingReader(git) as reader:
+        for sha in (base, head):
+            with RefSnapshot.open(git, sha, sha, 1 << 20, reader) as tree:
+                folders = {c.path for c in discover_charts(tree, sha)}
+                reader.asked = 0
+                found.append(folders_naming_lookup(tree, folders, known))
+                asked.append(reader.asked)
+    templates = [p for p in platform_files() if "/templates/" in p]
+    assert asked == [len(templates), 1]  # every template once; then only the commit's new file
+    assert found[0] == found[1] == {"apps/watcher", "lib", "apps/bystander", "apps/anykind"}

@@ -26,6 +26,7 @@ from aftershock.ingest.lookups import (
     reachable_calls,
 )
 from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.ingest.repository.tree import EntryKind
 from aftershock.model.change import Side
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartOutcome, ChartReview
@@ -53,6 +54,10 @@ def call_matches(call: LookupCall, obj: RenderedObject, release: ReleaseIdentity
     )
 
 
+def _templates(folder: str) -> str:
+    return f"{folder}/templates" if folder else "templates"
+
+
 def lookup_targets(
     tree: RefSnapshot, chart: Chart, charts: Mapping[str, Chart]
 ) -> tuple[LookupCall, ...]:
@@ -61,7 +66,7 @@ def lookup_targets(
     texts = {
         path: tree.text_or_none(path) or ""
         for folder in dependency_closure(chart, charts)
-        for path in tree.tree.paths_under(f"{folder}/templates" if folder else "templates")
+        for path in tree.tree.paths_under(_templates(folder))
         if path.endswith(_TEMPLATE_SUFFIXES)
     }
     if not any("lookup" in text for text in texts.values()):
@@ -130,9 +135,7 @@ def provider_objects(
     for chart in charts:
         if not chart.renderable or chart.path in skip or len(plans) >= MAX_PROVIDERS:
             continue
-        texts = tree.texts_under(
-            [f"{chart.path}/templates" if chart.path else "templates"], suffixes=_TEMPLATE_SUFFIXES
-        )
+        texts = tree.texts_under([_templates(chart.path)], suffixes=_TEMPLATE_SUFFIXES)
         if any(name in text for text in texts for name in names):
             plans.append(one_side_plan(chart, side, "cluster"))
     if not plans:
@@ -161,10 +164,17 @@ def lookup_dependents(
     objects = {(r.chart, o.key): o for r in reviews for o in (*r.base_objects, *r.head_objects)}
     done = set(planned)
     found: list[AffectedChart] = []
+    known: dict[str, bool] = {}  # blob sha: names `lookup` (most blobs are the same at both refs)
     for tree, charts in side_inputs:
         by_path = {c.path: c for c in charts}
+        closures = {
+            c.path: dependency_closure(c, by_path)
+            for c in charts
+            if c.renderable and c.path not in done
+        }
+        naming = folders_naming_lookup(tree, {f for fs in closures.values() for f in fs}, known)
         for chart in charts:
-            if not chart.renderable or chart.path in done:
+            if chart.path in done or naming.isdisjoint(closures.get(chart.path, ())):
                 continue
             for target in lookup_targets(tree, chart, by_path):
                 hit = next(
@@ -181,6 +191,31 @@ def lookup_dependents(
                     found.append(_reached(chart, *hit, target))
                     break
     return found
+
+
+def folders_naming_lookup(
+    tree: RefSnapshot, folders: Iterable[str], known: dict[str, bool]
+) -> frozenset[str]:
+    """The folders among `folders` with a template whose text names `lookup`, every blob read once
+    in one batch (`known` carries what was read at the other ref). A symlink or a file over the
+    size limit counts as naming it, so `lookup_targets` reads (or refuses) it as before."""
+    entries = tree.tree.entries
+    paths = {
+        folder: [
+            p for p in tree.tree.paths_under(_templates(folder)) if p.endswith(_TEMPLATE_SUFFIXES)
+        ]
+        for folder in folders
+    }
+    unread: dict[str, str] = {}
+    for path in (p for listed in paths.values() for p in listed):
+        entry = entries[path]
+        if entry.kind is not EntryKind.BLOB or (entry.size or 0) > tree.max_file_bytes:
+            known[entry.sha] = True
+        elif entry.sha not in known:
+            unread.setdefault(entry.sha, path)
+    for path, data in tree.tree.read_many(unread.values(), max_bytes=tree.max_file_bytes):
+        known[entries[path].sha] = b"lookup" in data
+    return frozenset(f for f, listed in paths.items() if any(known[entries[p].sha] for p in listed))
 
 
 def _reached(chart: Chart, review: ChartReview, key: ObjectKey, call: LookupCall) -> AffectedChart:
