@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -46,6 +47,10 @@ def test_fresh_venv_from_the_wheel_reviews_traefik_without_config(tmp_path):
     if built.returncode != 0:
         pytest.skip(f"the wheel cannot be built here: {_last_line(built)}")
     (wheel,) = wheels.glob("aftershock-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(next(n for n in archive.namelist() if n.endswith("/METADATA")))
+    # where pykustomize's own metadata allows it, pip installs kustomize with the package
+    assert 'Requires-Dist: pykustomize<0.2,>=0.1.4; python_version >= "3.14"' in metadata.decode()
     # the Action's own install step: a virtualenv, the package, the action's pinned constraints
     venv = tmp_path / "venv"
     env = {
