@@ -1,6 +1,7 @@
 """`aftershock charts fetch` as a user runs it: the version a Chart.lock pins, downloaded from a real
 chart repository (an OCI registry) on loopback into the chart cache and checked against its
-index.yaml digest (the manifest's layer digest), then rendered by the review from there."""
+index.yaml digest (the manifest's layer digest), then rendered by the review from there; a chart of
+an unreachable registry (ghcr.io) pulled from its mirror on loopback and cached as from ghcr.io."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -295,3 +297,67 @@ def test_fetch_reads_the_releases_charts_at_base_and_head_and_the_bump_is_review
     (podinfo,) = [r for r in after.chart_reviews if r.chart == f"{oci}/podinfo"]
     assert podinfo.release == "helm.toolkit.fluxcd.io/HelmRelease/apps/podinfo"
     assert sorted(f.path for c in podinfo.changes for f in c.fields) == ["data.new", "data.old"]
+
+
+def test_a_ghcr_chart_is_fetched_through_a_mirror_and_the_bump_is_reviewed_offline(
+    tmp_path, renderer
+):
+    """A HelmRelease whose OCIRepository names oci://ghcr.io/…, which this machine cannot reach: `charts
+    fetch --mirror ghcr.io=<a proxy on loopback>` pulls both versions from the mirror and caches them
+    as from ghcr.io; the review, with the mirror gone, renders the bump from the cache."""
+    oci = "oci://ghcr.io/org/charts"
+    files = {k: v for k, v in flux_apps(oci, "", "1.0.0").items() if k.startswith("apps/podinfo")}
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: podinfo")
+    files = {k: v.replace("tag: 1.0.0", "tag: 1.1.0") for k, v in files.items()}
+    head = commit(repo, files, "chore(deps): update podinfo to 1.1.0")
+    cache = tmp_path / "cache"
+    request = ReviewRequest(repo=repo, base=base, head=head, run_tests=False)
+    before = run_review(request, renderer)
+    (gap,) = before.not_reviewed
+    assert gap.part == "release HelmRelease.helm.toolkit.fluxcd.io apps/podinfo"
+    assert "podinfo-1.1.0.tgz from oci://ghcr.io/org/charts is not in the chart cache" in gap.reason
+    with serve_registry() as proxy:
+        for version, key in (("1.0.0", "old"), ("1.1.0", "new")):
+            proxy.push("ghcr/org/charts/podinfo", version, app_archive("podinfo", version, key))
+        mirror = f"{proxy.url}/ghcr"
+        refs = ("--ref", base, "--ref", head)
+        done = fetch(
+            "--repo", str(repo), "--chart-cache", str(cache), *refs, "--mirror", f"ghcr.io={mirror}"
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert {p.split(" /v2/")[1].split("/")[0] for p in proxy.asked} == {"ghcr"}
+    assert done.stdout.splitlines() == [
+        f"fetched: {oci}/podinfo {v} (for apps/podinfo/helmrelease.yaml) from mirror {mirror} "
+        f"into {cache} (digest checked)"
+        for v in ("1.0.0", "1.1.0")
+    ]
+    assert sorted(p.name for p in cache.iterdir()) == [
+        "podinfo-1.0.0.tgz",
+        "podinfo-1.0.0.tgz.sha256",
+        "podinfo-1.1.0.tgz",
+        "podinfo-1.1.0.tgz.sha256",
+    ]
+    again = fetch("--repo", str(repo), "--chart-cache", str(cache), *refs)
+    assert again.returncode == 0 and again.stdout.startswith("nothing to fetch")
+    after = run_review(replace(request, chart_cache=cache), renderer)
+    assert after.not_reviewed == ()
+    (podinfo,) = [r for r in after.chart_reviews if r.chart == f"{oci}/podinfo"]
+    assert sorted(f.path for c in podinfo.changes for f in c.fields) == ["data.new", "data.old"]
+
+
+def test_a_plain_http_mirror_off_loopback_is_refused_before_any_work(tmp_path):
+    repo, _ = platform(tmp_path, "oci://ghcr.io/org/charts")
+    done = fetch(
+        "--repo",
+        str(repo),
+        "--chart-cache",
+        str(tmp_path / "c"),
+        "--mirror",
+        "ghcr.io=http://harbor.lan",
+    )
+    assert done.returncode == 2 and not (tmp_path / "c").exists()
+    assert done.stderr.strip().splitlines() == [
+        "aftershock: error: --mirror ghcr.io=http://harbor.lan: plain http off loopback; use https, "
+        "or pass --plain-http for a mirror you trust over plain http"
+    ]

@@ -1,6 +1,6 @@
 """`aftershock charts fetch`: fill the chart cache with the locked versions of remote dependencies and
-the charts releases install from outside the repository (pipeline/chart_fetch.py); thin: options
-in, one line per archive out."""
+the charts releases install from outside the repository (pipeline/chart_fetch.py), from registry
+mirrors where given (`--mirror HOST=URL`); thin: options in, one line per archive out."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import click
 from aftershock.cli.paths import check_folder
 from aftershock.model.exitcodes import EXIT_PARTIAL, HELP
 from aftershock.pipeline.chart_fetch import MAX_FETCHED, FetchRequest, fetch_charts
+from aftershock.render.external.mirrors import parse_mirror
 
 
 @click.group("charts", epilog=HELP)
@@ -58,7 +59,15 @@ def charts_group() -> None:
 @click.option(
     "--plain-http",
     is_flag=True,
-    help="Reach OCI registries over plain http (always so for a loopback registry).",
+    help="Reach OCI registries and mirrors over plain http (always so on loopback).",
+)
+@click.option(
+    "--mirror",
+    "mirrors",
+    multiple=True,
+    metavar="HOST=URL",
+    help="Download the charts of registry or chart repository HOST from the mirror at URL "
+    "(e.g. ghcr.io=https://harbor.example/ghcr); they are cached as if from HOST. Repeatable.",
 )
 @click.argument("charts", nargs=-1)
 def fetch_command(
@@ -68,15 +77,18 @@ def fetch_command(
     max_charts: int,
     timeout: float,
     plain_http: bool,
+    mirrors: tuple[str, ...],
     charts: tuple[str, ...],
 ) -> None:
     """Download the version each Chart.lock pins of every remote dependency that is neither vendored,
     nor in the repository at that version, nor in the chart cache, and the chart each HelmRelease
     (HelmRepository or chartRef OCIRepository) or Argo CD Application installs from outside the
     repository; check each against the digest the chart repository's index.yaml (an OCI registry's
-    manifest) records. CHARTS limits it to those chart folders' dependencies."""
+    manifest) records. A chart whose host has a --mirror is downloaded from the mirror, checked and
+    cached as from its own repository. CHARTS limits it to those chart folders' dependencies."""
     folder = check_folder(cache, "--chart-cache") if cache else None
-    request = FetchRequest(repo, refs, folder, charts, max_charts, timeout, plain_http)
+    mirrored = tuple(parse_mirror(m, plain_http) for m in mirrors)
+    request = FetchRequest(repo, refs, folder, charts, max_charts, timeout, plain_http, mirrored)
     where, results = fetch_charts(request)
     for result in results:
         wanted = ", ".join(result.wanted_by)
@@ -85,7 +97,8 @@ def fetch_command(
             click.echo(f"not fetched: {name}: {result.skipped}")
         else:
             checked = "digest checked" if result.digest else "no digest in index.yaml to check"
-            click.echo(f"fetched: {name} into {where} ({checked})")
+            via = f" from mirror {result.via}" if result.via else ""
+            click.echo(f"fetched: {name}{via} into {where} ({checked})")
     if not results:
         click.echo(
             f"nothing to fetch: every locked dependency and release chart is vendored, here or in {where}"

@@ -8,9 +8,11 @@ manifests installs from outside it: a Flux HelmRelease's HelmRepository chart, i
 OCIRepository, an Argo CD Application's chart source (render.external.external_charts), a version
 range pinned to the highest version the repository's index lists. Each one not already in the cache
 is fetched from its HTTP chart repository or OCI registry (render.external.chart_archives,
-render.external.oci_registry: size and time bounds per request) and checked against the digest the
-repository's index.yaml (the registry's manifest) records, which is written beside the archive
-(`<archive>.sha256`) for the review to check it again. At most `max_charts` archives are fetched.
+render.external.oci_registry: size and time bounds per request), or from the mirror given for its
+host (render.external.mirrors: a proxy of ghcr.io for a machine that cannot reach it), and checked
+against the digest the repository's index.yaml (the registry's manifest) records, which is written
+beside the archive (`<archive>.sha256`) for the review to check it again. An archive from a mirror
+is stored as one from the original. At most `max_charts` archives are fetched.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from aftershock.render.external.dependency_archives import (
     with_cached,
 )
 from aftershock.render.external.external_charts import external_chart, is_external
+from aftershock.render.external.mirrors import Mirror, mirror_for
 from aftershock.render.plan import dependency_closure
 
 MAX_FETCHED = 50
@@ -51,6 +54,7 @@ class FetchRequest:
     max_charts: int = MAX_FETCHED
     timeout_seconds: float = 30.0
     plain_http: bool = False  # OCI registries over http off loopback too
+    mirrors: tuple[Mirror, ...] = ()  # hosts whose charts are downloaded from a mirror
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class Fetched:
     ]  # chart folders whose lock pins it, files of the releases installing it
     digest: str | None = None
     skipped: str | None = None
+    via: str | None = None  # the mirror it was downloaded from
 
 
 def fetch_charts(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
@@ -86,6 +91,7 @@ def fetch_charts(request: FetchRequest) -> tuple[Path, tuple[Fetched, ...]]:
                 fetch=True,
                 timeout_seconds=request.timeout_seconds,
                 plain_http=request.plain_http,
+                mirrors=request.mirrors,
             )
             found = discover_charts(tree, tree.label, config.dependencies)
             charts = with_cached(resolve_from_history(repo, sha, found), folder)
@@ -173,10 +179,12 @@ def _wanted(
 def _fetch_one(
     cache: ChartCache, folder: Path, chart: ExternalChart, parents: tuple[str, ...]
 ) -> Fetched:
+    mirror = mirror_for(chart.repository, cache.mirrors)
+    via = mirror.url if mirror else None
     try:
         data, digest = cache.download(chart)
     except AftershockError as error:
-        return Fetched(chart, parents, skipped=error.line())
+        return Fetched(chart, parents, skipped=error.line(), via=via)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / chart.archive_name).write_bytes(data)
     sidecar = folder / (chart.archive_name + DIGEST_SUFFIX)
@@ -184,4 +192,4 @@ def _fetch_one(
         sidecar.write_text(digest + "\n", "utf-8")
     else:
         sidecar.unlink(missing_ok=True)  # an earlier archive's digest: this one has none to check
-    return Fetched(chart, parents, digest=digest)
+    return Fetched(chart, parents, digest=digest, via=via)

@@ -1,8 +1,9 @@
 """Charts from outside the repository: archives `<name>-<version>.tgz` in a chart cache folder, verified
 against a Helm repository `index.yaml` digest when one is present, and, only when asked for
 (`--fetch-charts`), downloaded with size and time bounds: over HTTP from a chart repository, or from
-an OCI registry (render/external/oci_registry.py) checked against the manifest's layer digest. Nothing in an archive is ever run:
-it is unpacked (regular files only, no links, no path leaving the folder) for Helm to render.
+an OCI registry (render/external/oci_registry.py) checked against the manifest's layer digest; each
+through the mirror given for its host, if any (render/external/mirrors.py). Nothing in an archive is ever run: it
+is unpacked (regular files only, no links, no path leaving the folder) for Helm to render.
 
 A version that is a semver range (`4.x`, `>=4.11.0 <5`, `~4.11`) is pinned as Helm and Flux pin it, to
 the highest version that satisfies it (gocompat/semver.py matches), among the versions the cache's
@@ -29,6 +30,7 @@ from aftershock.gocompat.semver import parse_version, satisfies
 from aftershock.ingest.repository.safewrite import SafeWriter
 from aftershock.model.errors import AftershockError
 from aftershock.render.external.bounded_http import read_capped
+from aftershock.render.external.mirrors import Mirror, mirror_for, mirrored
 from aftershock.render.external.oci_registry import locate, pull
 
 MAX_ARCHIVE_BYTES = 20 * 2**20
@@ -78,6 +80,7 @@ class ChartCache:
     timeout_seconds: float = 30.0
     max_bytes: int = MAX_ARCHIVE_BYTES
     plain_http: bool = False  # an OCI registry over http even off loopback (Helm's --plain-http)
+    mirrors: tuple[Mirror, ...] = ()  # hosts whose charts are downloaded from a mirror
 
     def pin(self, chart: ExternalChart) -> PinnedChart:
         """The chart at the version its range resolves to (itself when exact); AftershockError saying
@@ -131,9 +134,9 @@ class ChartCache:
         ]
 
     def _remote_index(self, chart: ExternalChart) -> Any:
-        base = chart.repository.rstrip("/") + "/"
-        text = _get(urljoin(base, "index.yaml"), MAX_INDEX_BYTES, self.timeout_seconds)
-        return yamlio.load_one(text.decode("utf-8", "replace"), source=f"{base}index.yaml")
+        url = mirrored(chart.repository.rstrip("/") + "/index.yaml", self.mirrors)
+        text = _get(url, MAX_INDEX_BYTES, self.timeout_seconds)
+        return yamlio.load_one(text.decode("utf-8", "replace"), source=url)
 
     def archive(self, chart: ExternalChart) -> bytes:
         """The archive's bytes, verified; AftershockError saying what is missing and how to provide it."""
@@ -159,7 +162,9 @@ class ChartCache:
         """The archive as the repository serves it, checked against the digest its index.yaml
         (an OCI registry's manifest) records: returned, without `sha256:`; None when none is recorded."""
         if chart.repository.startswith("oci://"):
-            where = locate(chart.repository, chart.name, chart.version, self.plain_http)
+            mirror = mirror_for(chart.repository, self.mirrors)
+            url = mirror.url if mirror else None
+            where = locate(chart.repository, chart.name, chart.version, self.plain_http, url)
             return pull(where, chart.archive_name, self.timeout_seconds, self.max_bytes)
         if not chart.repository.startswith(("http://", "https://")):
             raise AftershockError(
@@ -174,9 +179,10 @@ class ChartCache:
                 hint="check the chart version",
             )
         urls = entry.get("urls") or [chart.archive_name]
-        data = _get(urljoin(base, str(urls[0])), self.max_bytes, self.timeout_seconds)
+        url = mirrored(urljoin(mirrored(base, self.mirrors), str(urls[0])), self.mirrors)
+        data = _get(url, self.max_bytes, self.timeout_seconds)
         digest = str(entry["digest"]).removeprefix("sha256:") if entry.get("digest") else None
-        _verify(data, chart, digest, f"{base}{urls[0]}")
+        _verify(data, chart, digest, url)
         return data, digest
 
 

@@ -3,7 +3,8 @@ distribution API: the manifest of the chart's tag (the version, `+` written `_` 
 its Helm chart layer, and that layer's blob, checked against the layer's sha256 digest and size
 before anything is returned. A registry answering 401 with a Bearer challenge is asked once for an
 anonymous token (no credentials are read or sent). Plain http only for a loopback registry or when
-asked (`plain_http`, Helm's `--plain-http`); every other request is https.
+asked (`plain_http`, Helm's `--plain-http`); every other request is https. A registry's mirror
+(render/external/mirrors.py, checked there for plain http) is asked for the same path under its own.
 """
 
 from __future__ import annotations
@@ -39,30 +40,40 @@ class OciChart:
     path: str
     tag: str
     plain_http: bool  # http allowed for every request (loopback, or asked for)
-    shown: str  # oci://host/path/name:tag, as messages name it
+    shown: str  # oci://host/path/name:tag of the original registry
+    mirror: str | None = None  # the mirror's URL when `base` is a mirror's
 
     def url(self, kind: str, reference: str) -> str:
         return f"{self.base}/v2/{self.path}/{kind}/{reference}"
 
+    @property
+    def named(self) -> str:
+        """The chart as messages name it: its original place, and the mirror asked for it."""
+        return self.shown + (f" (mirror {self.mirror})" if self.mirror else "")
 
-def locate(repository: str, name: str, version: str, plain_http: bool = False) -> OciChart:
-    """Where `name` at `version` of the `oci://` repository is; AftershockError for a malformed URL."""
+
+def locate(
+    repository: str, name: str, version: str, plain_http: bool = False, mirror: str | None = None
+) -> OciChart:
+    """Where `name` at `version` of the `oci://` repository is: on the registry itself, or on its
+    `mirror` (`http(s)://host[:port][/path]`, render/external/mirrors.py) when one is given;
+    AftershockError for a malformed URL."""
     parts = urlsplit(repository)
     if parts.scheme != "oci" or not parts.hostname:
         raise AftershockError(
             f"{repository} is not an OCI registry URL",
             hint="write the repository as oci://host/path",
         )
-    plain = plain_http or is_loopback(parts.hostname)
-    path = "/".join(p for p in (*parts.path.split("/"), name) if p)
     tag = version.replace("+", "_")
-    return OciChart(
-        f"{'http' if plain else 'https'}://{parts.netloc}",
-        path,
-        tag,
-        plain,
-        f"oci://{parts.netloc}/{path}:{tag}",
-    )
+    path = "/".join(p for p in (*parts.path.split("/"), name) if p)
+    shown = f"oci://{parts.netloc}/{path}:{tag}"
+    if mirror is not None:
+        where = urlsplit(mirror)
+        path = "/".join(p for p in (*where.path.split("/"), path) if p)
+        base, plain = f"{where.scheme}://{where.netloc}", where.scheme == "http"
+        return OciChart(base, path, tag, plain, shown, mirror)
+    plain = plain_http or is_loopback(parts.hostname)
+    return OciChart(f"{'http' if plain else 'https'}://{parts.netloc}", path, tag, plain, shown)
 
 
 def is_loopback(host: str) -> bool:
@@ -84,7 +95,7 @@ def pull(chart: OciChart, archive_name: str, timeout: float, max_bytes: int) -> 
         status, body, auth = _get(client, chart, url, MANIFEST_TYPE, MAX_MANIFEST_BYTES, {})
         if status == 404:
             raise AftershockError(
-                f"{archive_name}: no tag {chart.tag} in {chart.shown.rsplit(':', 1)[0]}",
+                f"{archive_name}: no tag {chart.tag} in {chart.shown.rsplit(':', 1)[0]}{_on(chart)}",
                 where=f"GET {url} answered 404{_registry_code(body)}",
                 hint="check the version Chart.lock pins and that the chart is pushed to that registry",
             )
@@ -96,7 +107,7 @@ def pull(chart: OciChart, archive_name: str, timeout: float, max_bytes: int) -> 
     got = hashlib.sha256(data).hexdigest()
     if got != digest.removeprefix("sha256:") or len(data) != size:
         raise AftershockError(
-            f"chart archive {archive_name} from {chart.shown} does not match its manifest's layer "
+            f"chart archive {archive_name} from {chart.named} does not match its manifest's layer "
             f"digest {digest} ({size} bytes; got sha256:{got}, {len(data)} bytes)",
             where=url,
             hint="nothing was kept; the registry serves another blob than its manifest names",
@@ -114,7 +125,7 @@ def _get(
         status, headers, body = _send(client, url, {"Accept": accept, **auth}, limit)
     if status == 401:
         raise AftershockError(
-            f"{chart.shown} is not public, or not there: the registry refuses an anonymous pull",
+            f"{chart.named} is not public, or not there: the registry refuses an anonymous pull",
             where=f"GET {url} answered 401",
             hint="pull the chart with `helm registry login` and `helm pull … -d DIR` into the cache",
         )
@@ -145,12 +156,12 @@ def _token(client: httpx.Client, chart: OciChart, headers: httpx.Headers) -> str
     realm = params.pop("realm", "")
     if scheme.lower() != "bearer" or not realm:
         raise AftershockError(
-            f"{chart.shown} asks for credentials ({challenge or 'no challenge'}), not an anonymous token",
+            f"{chart.named} asks for credentials ({challenge or 'no challenge'}), not an anonymous token",
             hint="pull the chart with `helm registry login` and `helm pull … -d DIR` into the cache",
         )
     if not realm.startswith("https://") and not (realm.startswith("http://") and chart.plain_http):
         raise AftershockError(
-            f"{chart.shown} names token realm {realm}, which is not https",
+            f"{chart.named} names token realm {realm}, which is not https",
             hint="pass --plain-http only for a registry you trust over plain http",
         )
     params.setdefault("scope", f"repository:{chart.path}:pull")
@@ -160,7 +171,7 @@ def _token(client: httpx.Client, chart: OciChart, headers: httpx.Headers) -> str
     token = answer.get("token") or answer.get("access_token") if isinstance(answer, dict) else None
     if not isinstance(token, str) or not token:
         raise AftershockError(
-            f"{chart.shown}: the token realm gives no anonymous token",
+            f"{chart.named}: the token realm gives no anonymous token",
             where=f"GET {url} answered {status}",
             hint="pull the chart with `helm registry login` and `helm pull … -d DIR` into the cache",
         )
@@ -176,7 +187,7 @@ def _chart_layer(body: bytes, chart: OciChart, max_bytes: int) -> tuple[str, int
     wanted = CHART_LAYER if CHART_LAYER in types else LEGACY_CHART_LAYER
     if wanted not in types:
         raise AftershockError(
-            f"{chart.shown} holds no Helm chart (no layer of type {CHART_LAYER}; "
+            f"{chart.named} holds no Helm chart (no layer of type {CHART_LAYER}; "
             f"its layers: {', '.join(types) or 'none'})",
             hint="name the chart's own repository in Chart.yaml; this artifact is not a chart `helm push` wrote",
         )
@@ -184,21 +195,25 @@ def _chart_layer(body: bytes, chart: OciChart, max_bytes: int) -> tuple[str, int
     digest, size = str(layer.get("digest")), layer.get("size")
     if not _DIGEST.match(digest) or not isinstance(size, int) or size < 0:
         raise AftershockError(
-            f"{chart.shown}: the chart layer names digest {digest!r} and size {size!r}",
+            f"{chart.named}: the chart layer names digest {digest!r} and size {size!r}",
             hint="only sha256 digests are checked; re-push the chart with Helm",
         )
     if size > max_bytes:
         raise AftershockError(
-            f"{chart.shown}: the chart layer is {size} bytes, over {max_bytes}",
+            f"{chart.named}: the chart layer is {size} bytes, over {max_bytes}",
             hint="that is no chart archive this review reads",
         )
     return digest, size
 
 
+def _on(chart: OciChart) -> str:
+    return f" on mirror {chart.mirror}" if chart.mirror else ""
+
+
 def _expect_ok(status: int, url: str, chart: OciChart) -> None:
     if status != 200:
         raise AftershockError(
-            f"GET {url} answered {status}", hint=f"check the registry of {chart.shown}"
+            f"GET {url} answered {status}", hint=f"check the registry of {chart.named}"
         )
 
 
