@@ -1,15 +1,20 @@
-"""`aftershock worker`: runs review and command jobs that `aftershock serve --queue redis://…` queued (RQ)."""
+"""`aftershock worker`: runs review and command jobs that `aftershock serve --queue redis://…` queued
+(RQ), and the render batches of large reviews; with `--renders-only`, those batches alone."""
 
 from __future__ import annotations
 
 import logging
 from contextlib import ExitStack
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
 from aftershock.server.build import QueueChoice, build_worker_runner
 from aftershock.server.settings import settings_from_environment
+
+if TYPE_CHECKING:
+    from aftershock.server.queue.runner import JobRunner
 
 
 @click.command("worker")
@@ -39,6 +44,12 @@ from aftershock.server.settings import settings_from_environment
     envvar="AFTERSHOCK_STATE",
     help="State database: a path or postgresql:// URL.",
 )
+@click.option(
+    "--renders-only",
+    is_flag=True,
+    help="Render batches of large reviews (queue <queue-name>-renders) and nothing else: no state "
+    "database or GitHub App needed. Start it on the host whose disk the reviews use.",
+)
 def worker_command(
     queue_url: str,
     queue_name: str,
@@ -47,21 +58,28 @@ def worker_command(
     heartbeat_seconds: int,
     maintenance_seconds: int,
     state: str | None,
+    renders_only: bool,
 ) -> None:
     """Run queued reviews; start as many as the renders need (each uses about one core)."""
-    from aftershock.server.queue.rq_jobs import run_worker
+    from aftershock.server.queue.rq_jobs import connect, run_worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = settings_from_environment(require_secret=False)
     if state:
         settings = replace(settings, state=state)
+    runner: JobRunner | None = None
     with ExitStack() as stack:
-        runner, connection = build_worker_runner(
-            settings, QueueChoice(queue_url, queue_name), stack
-        )
+        if renders_only:
+            connection = connect(queue_url)
+            stack.callback(connection.close)
+        else:
+            runner, connection = build_worker_runner(
+                settings, QueueChoice(queue_url, queue_name), stack
+            )
         run_worker(
             connection,
             runner,
+            render=settings.render,
             queue_name=queue_name,
             name=name,
             burst=burst,

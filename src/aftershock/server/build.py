@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aftershock.model.errors import ConfigError
+from aftershock.server.context import RenderSpread
 from aftershock.server.github.github_api import RetryPolicy
 from aftershock.server.github.github_auth import GitHubAccess, github_access
 from aftershock.server.metrics import MemoryMetrics, Metrics, RedisMetrics
@@ -88,7 +89,8 @@ def build_service(
 def build_worker_runner(
     settings: ServiceSettings, choice: QueueChoice, stack: ExitStack
 ) -> tuple[JobRunner, Redis]:
-    """A runner for `aftershock worker`, reporting metrics to Redis; returns it and the Redis connection."""
+    """A runner for `aftershock worker`, reporting metrics to Redis, spreading large render steps
+    over the workers when the settings say so; returns it and the Redis connection."""
     from aftershock.server.queue.rq_jobs import connect
 
     if choice.url is None:
@@ -96,7 +98,12 @@ def build_worker_runner(
     store = _open_store(settings, stack)
     connection = connect(choice.url)
     stack.callback(connection.close)
-    runner = JobRunner(
-        settings, store, _access(settings, stack), RedisMetrics(connection, choice.name)
-    )
+    spread = None
+    if settings.spread_renders > 0:
+        from aftershock.server.queue.render_queue import SpreadOptions
+
+        options = SpreadOptions(choice.name, min_renders=settings.spread_renders)
+        spread = RenderSpread(connection, options)
+    metrics = RedisMetrics(connection, choice.name)
+    runner = JobRunner(settings, store, _access(settings, stack), metrics, spread)
     return runner, connection

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from aftershock.pipeline import open_renderer
 from aftershock.render.interface import Renderer
@@ -14,12 +15,27 @@ from aftershock.server.queue.ledger import Ledger
 from aftershock.server.settings import RenderSettings, ServiceSettings
 from aftershock.state.store import StateStore
 
+if TYPE_CHECKING:  # redis and rq are imported only when renders are spread
+    from redis import Redis
+
+    from aftershock.server.queue.render_queue import SpreadOptions
+
+
+@dataclass(frozen=True)
+class RenderSpread:
+    """Where a worker's reviews spread their large render steps: the queue's Redis and how."""
+
+    connection: Redis
+    options: SpreadOptions
+
 
 class RendererPool:
-    """One open renderer per thread, closed together at the end."""
+    """One open renderer per thread, closed together at the end; with `spread`, each one renders
+    large steps as batches on the workers (`server.queue.render_queue`)."""
 
-    def __init__(self, settings: RenderSettings) -> None:
+    def __init__(self, settings: RenderSettings, spread: RenderSpread | None = None) -> None:
         self._settings = settings
+        self._spread = spread
         self._local = threading.local()
         self._stack = ExitStack()
         self._guard = threading.Lock()
@@ -37,8 +53,19 @@ class RendererPool:
                         workers=s.workers,
                     )
                 )
+            if self._spread is not None:
+                renderer = self._spreading(renderer, self._spread)
             self._local.renderer = renderer
         return renderer
+
+    def _spreading(self, local: Renderer, spread: RenderSpread) -> Renderer:
+        from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB
+        from aftershock.server.queue.render_batches import RenderSpec
+        from aftershock.server.queue.render_queue import QueueRenderer
+
+        s = self._settings
+        spec = RenderSpec(s.renderer, s.timeout_seconds, DEFAULT_MAX_MEMORY_MIB)
+        return QueueRenderer(local, spread.connection, spec, spread.options)
 
     def close(self) -> None:
         with self._guard:

@@ -21,6 +21,8 @@ AFTERSHOCK_BODY_TIMEOUT_SECONDS    and then its body within [default: 30]
 AFTERSHOCK_KEEP_ALIVE_SECONDS      an idle kept-alive connection is closed after [default: 5]
 AFTERSHOCK_MAX_CONNECTIONS     open connections at most; at the cap a new one displaces the one
                                waiting longest for its request, else is closed [default: 200]
+AFTERSHOCK_SPREAD_RENDERS      with a Redis queue: a review's render step of at least this many
+                               renders runs as batches on the workers [default: off]
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ class ServiceSettings:
     spool_dir: Path | None = None  # None: `aftershock-spool` under work_dir
     http: HttpLimits = HttpLimits()
     render: RenderSettings = RenderSettings()
+    spread_renders: int = (
+        0  # renders of one step from which a worker's review spreads them; 0: never
+    )
 
     @property
     def spool_folder(self) -> Path:
@@ -178,6 +183,7 @@ def settings_from_environment(
         state_backoff_seconds=_number(env, "AFTERSHOCK_STATE_BACKOFF_SECONDS", 1.0),
         spool_dir=Path(spool) if spool else None,
         http=_http_limits(env),
+        spread_renders=int(_number(env, "AFTERSHOCK_SPREAD_RENDERS", 0, whole=True)),
     )
 
 

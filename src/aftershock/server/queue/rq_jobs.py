@@ -10,6 +10,9 @@ A job's result is its `JobResult` (kept `RESULT_TTL_SECONDS`, or as long as a fa
 ledger could not take it); a job that raised, or was lost more
 than `RETRIES` times, ends failed in RQ. `results` reads both, for the deliveries the ledger still
 has queued or running: their worker could not record how they ended.
+
+Every worker also renders batches of a large review (`render_queue`), from the render queue first;
+`aftershock worker --renders-only` renders nothing else and needs no state database or GitHub App.
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ from aftershock.model.errors import ConfigError
 from aftershock.server.queue.jobs import JobResult
 from aftershock.server.queue.jobspec import Job, job_from_json, job_to_json
 from aftershock.server.queue.ledger import Outcome
+from aftershock.server.queue.render_jobs import (
+    BatchRenderers,
+    render_queue_name,
+    serve_render_batches,
+)
 from aftershock.server.queue.runner import JobRunner
+from aftershock.server.settings import RenderSettings
 
 QUEUE_NAME = "aftershock"
 RETRIES = 3
@@ -155,20 +164,25 @@ class ReviewWorker(SimpleWorker):
 
 def run_worker(
     connection: Redis,
-    runner: JobRunner,
+    runner: JobRunner | None,
     *,
+    render: RenderSettings,
     queue_name: str = QUEUE_NAME,
     name: str | None = None,
     burst: bool = False,
     heartbeat_seconds: int = 10,
     maintenance_seconds: int = 30,
 ) -> None:
-    """Work the queue until stopped (or, with `burst`, until it is empty)."""
+    """Work the queues until stopped (or, with `burst`, until they are empty): render batches first
+    (a review waits on them), then, given a `runner`, reviews and commands."""
     global _runner
     _runner = runner
+    renderers = BatchRenderers(render)
+    serve_render_batches(renderers)
+    names = [render_queue_name(queue_name), *([queue_name] if runner is not None else [])]
     try:
         worker = ReviewWorker(
-            [Queue(queue_name, connection=connection, serializer=JSONSerializer)],
+            [Queue(n, connection=connection, serializer=JSONSerializer) for n in names],
             connection=connection,
             name=name,
             serializer=JSONSerializer,
@@ -181,4 +195,7 @@ def run_worker(
         worker.work(burst=burst, with_scheduler=False)
     finally:
         _runner = None
-        runner.close()
+        serve_render_batches(None)
+        renderers.close()
+        if runner is not None:
+            runner.close()

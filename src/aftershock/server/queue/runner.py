@@ -23,7 +23,7 @@ import time
 
 from aftershock.model.errors import AftershockError
 from aftershock.server.command_run import run_command_job
-from aftershock.server.context import JobContext, RendererPool
+from aftershock.server.context import JobContext, RendererPool, RenderSpread
 from aftershock.server.github.github_api import GitHubError
 from aftershock.server.github.github_auth import GitHubAccess
 from aftershock.server.metrics import Metrics, sample
@@ -41,11 +41,16 @@ _MAX_STATE_BACKOFF_SECONDS = 30.0
 
 class JobRunner:
     def __init__(
-        self, settings: ServiceSettings, store: StateStore, access: GitHubAccess, metrics: Metrics
+        self,
+        settings: ServiceSettings,
+        store: StateStore,
+        access: GitHubAccess,
+        metrics: Metrics,
+        spread: RenderSpread | None = None,
     ) -> None:
-        self.context = JobContext(
-            settings, store, Ledger(store), access, metrics, RendererPool(settings.render)
-        )
+        """`spread`: where reviews spread their large render steps (an `aftershock worker`'s queue)."""
+        renderers = RendererPool(settings.render, spread)
+        self.context = JobContext(settings, store, Ledger(store), access, metrics, renderers)
 
     def run(self, job: Job) -> JobResult:
         """Run the job unless its delivery already has a final outcome; returns what it ended as."""
