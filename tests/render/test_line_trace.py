@@ -170,3 +170,19 @@ def test_every_line_of_a_real_chart_traced_renders_the_same(tmp_path, renderer):
     ran = [key for key in marked.lookups if key.kind == TRACE_KIND]
     assert 0 < len(ran) < len(markers)  # some lines ran, the others sit in blocks left off
     shutil.rmtree(clone)
+
+
+def test_lines_with_no_control_action_between_them_share_one_marker():
+    text = (
+        "name: {{ .Values.name }}\n"  # 1
+        '{{ include "x" . }}\n'  # 2
+        "{{- $v := .Values.v }}\n"  # 3
+        "{{- if .Values.on }}\n"  # 4: control, a marker of its own
+        "on: {{ .Values.on }}\n"  # 5
+        "{{- end }}\n"  # 6
+        "{{- range .Values.items }}\n"  # 7
+        "- {{ . }}\n"  # 8
+        "{{- end }}\n"  # 9
+    )
+    result = instrument(text, range(1, 10), partial=False)
+    assert [lines for _, lines in result.markers] == [(1, 2, 3), (4, 5), (6,), (7, 8), (9,)]

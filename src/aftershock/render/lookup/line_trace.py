@@ -6,7 +6,10 @@ a copy of the chart gets, at the end of each line to trace, a marker action that
 `{{ if lookup "m3.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}`. Rendered against a
 cluster (any: the loopback API server, render/lookup/kubeapi.py), each marker Helm executes asks discovery
 for its own API group once, which the server records; the group serves nothing, so the lookup finds
-an empty map and the output is unchanged. A line counts as run only when Helm ran past its end. Markers never
+an empty map and the output is unchanged. A line counts as run only when Helm ran past its end. Lines
+with no control action between them (`if`, `else`, `with`, `range`, `end`, `break`, `continue`, a
+`define` or `block`) share one marker at the last one's end: they run together, as any other action
+runs to its end or aborts the render, and each marker Helm runs costs an HTTP request. Markers never
 change the output: one goes right after the line's last non-blank character outside an action
 (trailing blanks stay after it, where a following `{{-` still trims them; a text's trailing `{` too,
 which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
@@ -38,6 +41,8 @@ from aftershock.render.workspaces.chart_copies import copy_chart
 
 _OPENS = frozenset({"if", "with", "range", "define", "block"})
 _DEFINES = frozenset({"define", "block"})
+# Actions that decide what runs next; any other action runs to its end or aborts the whole render.
+_CONTROL = _OPENS | {"else", "end", "break", "continue"}
 
 
 @dataclass(frozen=True)
@@ -88,11 +93,10 @@ class _Lexer:
         self.stack: list[str] = []  # open blocks (`if`, `define`, …)
         # where the last `end` of a `define` starts, and whether it trims left; None after a line end
         self.define_end: tuple[int, bool] | None = None
-        self.actions = 0  # actions and comments read so far
+        self.controls = 0  # control actions (`if`, `else`, `end`, …) read so far
 
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
-        self.actions += 1
         text, i = self.text, start + 2
         left = text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r")
         if left:
@@ -106,6 +110,8 @@ class _Lexer:
             self._closed(end, start)
             return end
         word = _word(text, i)
+        if word in _CONTROL:
+            self.controls += 1
         i = self._skip_code(i)
         if self._keyword(word) in _DEFINES:
             self.define_end = (start, left)
@@ -163,7 +169,7 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
     lexer = _Lexer(text)
     points: list[_Point] = []
     pending: list[int] = []
-    i, line, last_actions = 0, 1, -1
+    i, line, last_controls = 0, 1, -1
     while i <= len(text):
         if i == len(text) or text[i] == "\n":
             if line in lines:
@@ -171,11 +177,12 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
             if pending:
                 point = _point(lexer, partial, tuple(pending))
                 if point is not None:  # else at the top level of a partial: never run
-                    if points and lexer.actions == last_actions:
-                        # one text since the last marker: reached together, one marker for both
+                    if points and lexer.controls == last_controls:
+                        # no control action since the last marker: its lines and these run
+                        # together (any other action runs to its end or aborts the render)
                         point = point._replace(lines=points.pop().lines + point.lines)
                     points.append(point)
-                    last_actions = lexer.actions
+                    last_controls = lexer.controls
             pending, lexer.define_end = [], None
             i, line = i + 1, line + 1
             continue
