@@ -42,3 +42,27 @@ def test_the_comment_lists_a_group_once():
     section = {"items": [finding(n) for n in "abcdef"], "headline": "", "notices": []}
     text = concerns_markdown(section)
     assert text.count("no longer depends on") == 1 and "6 Kustomization" in text
+
+
+def test_a_colon_joining_the_subject_to_its_message_is_said_once():
+    """`X: the change edits spec.selector` on many objects reads `each: the change edits`, never
+    `each: : the change`; a dash or a semicolon joining them is dropped the same way."""
+    for join in (":", ";", ",", " —", " -"):
+        items = [finding(n, f"{join} the change edits spec.selector").copy() for n in "abc"]
+        for item in items:  # the join follows the name directly, as rules write it
+            item["message"] = item["message"].replace(f" {join}", join, 1)
+        (entry,) = grouped(items)
+        assert entry["message"].startswith(
+            "3 Kustomization.kustomize.toolkit.fluxcd.io objects, each: the change edits"
+        ), (join, entry["message"])
+
+
+def test_a_message_that_says_nothing_after_its_subject_or_runs_on_from_it_stays_apart():
+    """`X's selector …` (no subject and predicate) and `X:` alone (nothing said) are not grouped."""
+    runs_on = [finding(n, "") for n in "abc"]
+    for item in runs_on:
+        item["message"] = item["subject"]["display"] + "'s selector changes"
+    said_nothing = [finding(n, "") for n in "def"]
+    for item in said_nothing:
+        item["message"] = item["subject"]["display"] + ":"
+    assert grouped(runs_on) == runs_on and grouped(said_nothing) == said_nothing

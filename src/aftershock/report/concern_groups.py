@@ -3,7 +3,8 @@
 Twenty-three Kustomizations that each "no longer depend on rook-ceph/rook-ceph-cluster" are one
 concern about one edit, so the comment and the verdicts' reasons list it once with the objects it
 was found on (two are enough). Findings group when they share rule, severity, category, evidence, change and the
-message after their subject's name; the JSON keeps each finding.
+message after their subject's name (less the colon or comma that joined it to the name: the entry
+says `each:` once); the JSON keeps each finding.
 """
 
 from __future__ import annotations
@@ -35,12 +36,27 @@ def grouped(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _key(item: dict[str, Any]) -> tuple[str, ...] | None:
-    display = item["subject"]["display"]
-    if not item["message"].startswith(display):
+    said = _said(item["message"], item["subject"]["display"])
+    if said is None:
         return None
-    said = item["message"][len(display) :].strip()
     fields = ("rule", "severity", "category", "evidence", "delta")
     return (*(str(item[f]) for f in fields), said)
+
+
+# What may follow a subject's name to join what is said of it: `X: the change edits …`.
+_JOINS = ":;,"
+_DASHES = "—–-"  # and after a space: `X — …`
+
+
+def _said(message: str, display: str) -> str | None:
+    """What `message` says after its subject's name, without the punctuation that joined the two
+    (`each:` says it once); None when the message does not start with the whole name, or says
+    nothing after it (`X's selector …` is no subject and predicate)."""
+    rest = message.removeprefix(display)
+    if rest == message or not rest or not (rest[0].isspace() or rest[0] in _JOINS):
+        return None
+    said = rest.lstrip(_JOINS).strip().lstrip(_DASHES).strip()
+    return said or None
 
 
 def _message(group: list[dict[str, Any]], said: str) -> str:
