@@ -66,6 +66,13 @@ class PinnedChart:
     )
 
 
+def release_fetch_command(folder: Path | None) -> str:
+    """The command that puts the charts the repository's releases install from outside it into the
+    chart cache, at a pull request's base and head (DIR, BASE: what the reader fills in)."""
+    cache = str(folder) if folder is not None else "DIR"
+    return f"aftershock charts fetch --repo . --ref BASE --ref HEAD --chart-cache {cache}"
+
+
 def is_exact(version: str) -> bool:
     """Whether `version` names one version (`6.5.0`, `v1.2.3-rc.1`), not a range."""
     return bool(_EXACT.match(version))
@@ -150,7 +157,8 @@ class ChartCache:
             where = f"in {self.folder}" if self.folder else "(no --chart-cache given)"
             raise AftershockError(
                 f"chart archive {chart.archive_name} from {chart.repository} is not in the chart cache {where}",
-                hint="put the archive in the folder of --chart-cache (or chart_cache: in .aftershock.yaml), or pass --fetch-charts",
+                hint=f"run `{release_fetch_command(self.folder)}` and review with that --chart-cache "
+                "(or chart_cache: in .aftershock.yaml), or pass --fetch-charts",
             )
         data, _ = self.download(chart)
         if self.folder is not None:
