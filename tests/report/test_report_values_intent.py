@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.report.canonical import review_document
+from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.values_intent import intent_lines
+from charts import chart_yaml
+from gitrepo import commit, make_repo
 
 
 def change(path: str, kind: str, before, after, file: str = "release db") -> dict:
@@ -38,3 +43,47 @@ def test_a_secret_value_is_never_said_and_many_added_keys_are_counted():
     (secret, new) = intent_lines(doc)
     assert secret == ("release db", "changes auth.token (secret)")
     assert new == ("new.yaml", "adds 36 keys (k0 = 0, k1 = 1, k2 = 2, …)")
+
+
+def test_a_list_whose_size_stays_says_what_changed_in_its_item():
+    before = [{"backendRefs": [{"name": "plex", "port": 80}]}]
+    after = [{"backendRefs": [{"identifier": "app", "port": 80}]}]
+    doc = {"values_changes": [change("route.app.rules", "changed", before, after)]}
+    assert intent_lines(doc) == [
+        (
+            "release db",
+            "route.app.rules changed in its item (backendRefs[port=80].name removed, "
+            "backendRefs[port=80].identifier added)",
+        )
+    ]
+    grown = {"values_changes": [change("route.app.rules", "changed", before, before * 2)]}
+    assert intent_lines(grown) == [("release db", "route.app.rules (1 entry) → (2 entries)")]
+
+
+def test_a_review_of_a_list_item_edit_says_what_changed_in_it(tmp_path, renderer):
+    """A real review: an Ingress's one rule changes its path; the JSON's description and the comment
+    say which field of the rule changed, not two equal sizes."""
+    template = (
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n"
+        "  rules:\n  {{- range .Values.rules }}\n  - host: {{ .host }}\n    http:\n      paths:\n"
+        "      - {path: {{ .path }}, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}\n"
+        "  {{- end }}\n"
+    )
+    repo = make_repo(tmp_path)
+    files = {
+        "web/Chart.yaml": chart_yaml("web"),
+        "web/templates/ingress.yaml": template,
+        "web/values.yaml": "rules:\n  - {host: web.example.com, path: /}\n",
+    }
+    base = commit(repo, files, "feat: web")
+    head = commit(
+        repo, {"web/values.yaml": "rules:\n  - {host: web.example.com, path: /v2}\n"}, "v2"
+    )
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer
+    )
+    doc = review_document(result.review, result.judgement)
+    (described,) = [v["description"] for v in doc["values_changes"]]
+    assert described == "rules changed in its item (path changed)"
+    text = render_markdown(doc)
+    assert "rules changed in its item \\(path changed\\)" in text and "1-item list" not in text

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from aftershock.diff.fields import diff_documents
 from aftershock.gocompat.yamlio import load_one
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.units import ValuesKeyChange, ValuesKeyChangeKind
@@ -136,7 +137,51 @@ def describe_change(change: ValuesKeyChange, *, secret: bool = False) -> str:
     after = (
         "absent" if change.kind is ValuesKeyChangeKind.REMOVED else _describe(change.after, hide)
     )
+    if before == after and (inside := what_differs(change.before, change.after, hide=hide)):
+        return f"{change.path} changed {inside}"  # never `from a 1-item list to a 1-item list`
     return f"{change.path} changed from {before} to {after}"
+
+
+MAX_INNER_NAMED = 3  # fields named of a list's or map's changed items; the rest are counted
+_VERBS = {"added": "added", "removed": "removed", "modified": "changed", "reordered": "reordered"}
+
+
+def what_differs(before: Any, after: Any, *, hide: bool = False) -> str | None:
+    """What differs inside two lists (or two maps) of the same size, where their sizes say nothing:
+    `in its item (backendRefs[port=80].name removed, …)`, `in 1 of its 2 items ([1].path changed)`,
+    `in order`; with `hide` (a credential's key) which items only. None for anything else."""
+    if not (isinstance(before, list) and isinstance(after, list)) and not (
+        isinstance(before, dict) and isinstance(after, dict)
+    ):
+        return None
+    if len(before) != len(after):
+        return None
+    changes = diff_documents(before, after)
+    if not changes:
+        return None
+    if len(changes) == 1 and not changes[0].path:  # the same entries, in another order
+        return "in order"
+    if isinstance(before, dict):
+        where, parts = "in its keys", [(c.path, c.kind.value) for c in changes]
+    elif len(before) == 1:
+        where, parts = "in its item", [(_below(c.path_parts), c.kind.value) for c in changes]
+    else:
+        items = {c.path_parts[0] for c in changes if c.path_parts}
+        where = f"in {len(items)} of its {len(before)} items"
+        parts = [(c.path, c.kind.value) for c in changes]
+    if hide:  # a field path may name a list entry by its value
+        return where
+    named = [f"{path} {_VERBS[kind]}" if path else _VERBS[kind] for path, kind in parts]
+    more = len(named) - MAX_INNER_NAMED
+    return (
+        f"{where} ({', '.join(named[:MAX_INNER_NAMED])}{f' and {more} more' if more > 0 else ''})"
+    )
+
+
+def _below(parts: tuple[str, ...]) -> str:
+    """A path inside a list's only item, without the item's own segment (`[0]`)."""
+    rest = list(parts[1:])
+    return "".join(p if p.startswith("[") or not i else f".{p}" for i, p in enumerate(rest))
 
 
 def _describe(value: Any, hide: bool) -> str:

@@ -2,13 +2,16 @@
 way together, lists and maps added by their size.
 
 `release orders: backup.enabled and metrics.enabled true → false, adds env (5 entries)` rather than
-one line per key. Built from the document's `values_changes`; values that are secret show no value.
+one line per key; a list whose size stays says what changed in its items. Built from the document's
+`values_changes`; values that are secret show no value.
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from aftershock.diff.values_keys import what_differs
 
 MAX_NAMED = 3  # keys named in one phrase; the rest are counted
 MAX_PHRASES = 4  # phrases said for one file; the rest are counted
@@ -40,13 +43,21 @@ def _said(changes: list[dict[str, Any]]) -> str:
                 path
             )
         else:
-            other.append(f"{path}{_size(change['before'], ' ')} →{_size(change['after'], ' ')}")
+            other.append(_reshaped(path, change["before"], change["after"]))
     said = [f"{_names(keys)} {how}" for how, keys in same.items()]
     said += [f"adds {_listed(added)}"] if added else []
     said += [f"removes {_listed(removed)}"] if removed else []
     said += other
     more = len(said) - MAX_PHRASES
     return ", ".join(said[:MAX_PHRASES]) + (f" and {more} more change(s)" if more > 0 else "")
+
+
+def _reshaped(path: str, before: Any, after: Any) -> str:
+    """`env (5 entries) → (6 entries)`; when the sizes read the same, what differs inside."""
+    sizes = (_size(before, " "), _size(after, " "))
+    if sizes[0] == sizes[1] and (inside := what_differs(before, after)):
+        return f"{path} changed {inside}"
+    return f"{path}{sizes[0]} →{sizes[1]}"
 
 
 def _listed(keys: list[str]) -> str:
