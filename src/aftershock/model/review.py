@@ -86,6 +86,9 @@ class ChartRender:
     # A failed render whose error is in a template that calls `lookup`: offline, the cluster it reads
     # is a snapshot of the repository's objects, so the failure may be the snapshot's, not the chart's.
     reads_cluster: bool = False
+    # The version of the Helm chart rendered (its Chart.yaml's, an external chart's archive's); None
+    # for a kustomize build and a chart absent at this ref.
+    chart_version: str | None = None
 
 
 @dataclass(frozen=True)

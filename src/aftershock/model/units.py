@@ -45,7 +45,7 @@ class ChartDependency:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart found at one ref: a folder holding a Chart.yaml."""
+    """A chart found at one ref: a folder holding a Chart.yaml, or an external chart unpacked."""
 
     path: str
     name: str
@@ -58,6 +58,15 @@ class Chart:
     embedded_in: str | None = None
     # why its Chart.yaml (or requirements.yaml) cannot be read; its renders fail and say so
     metadata_error: str | None = None
+    # a chart from outside the repository (a release's `oci://…/app-template`, a chart repository's
+    # URL and chart name), unpacked at `path` in the review's workspace only: what it is called
+    source: str | None = None
+
+    @property
+    def address(self) -> str:
+        """What the review calls the chart: its repository path, or an external chart's source (its
+        workspace folder is never shown)."""
+        return self.source if self.source is not None else self.path
 
     @property
     def renderable(self) -> bool:

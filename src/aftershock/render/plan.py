@@ -100,7 +100,11 @@ def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
 
 
 def template_repo_path(helm_path: str, chart: Chart, charts: Mapping[str, Chart]) -> str:
-    """Map Helm's `name/charts/sub/templates/x.yaml` to the repository path of that template file."""
+    """Map Helm's `name/charts/sub/templates/x.yaml` to the repository path of that template file; a
+    chart from outside the repository keeps Helm's name (`app-template/templates/common.yaml`), never
+    the folder of the review's workspace it was unpacked in."""
+    if chart.source is not None:
+        return helm_path
     parts = helm_path.split("/")[1:]
     current = chart
     while len(parts) >= 2 and parts[0] == "charts":

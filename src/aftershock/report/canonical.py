@@ -281,6 +281,7 @@ def _render(r: ChartRender) -> dict[str, Any]:
         "objects": r.object_count,
         "error": r.error,
         "seconds": round(r.seconds, 3),
+        **({"version": r.chart_version} if r.chart_version else {}),
         **({"warnings": list(r.warnings)} if r.warnings else {}),
     }
 

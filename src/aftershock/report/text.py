@@ -166,13 +166,24 @@ def without_dependencies(names: str, count: int) -> str:
 def install_label(review: dict[str, Any]) -> str:
     """`charts/apps/orders`, or `charts/apps/orders via HelmRelease flux-system/orders` for a followed
     release (`... in cluster prod` for one of a fleet's cluster tree); `.` for what lies at the
-    repository's root (a Flux Kustomization of path `./`)."""
-    label = str(review["chart"] or ".")
+    repository's root (a Flux Kustomization of path `./`). A chart from outside the repository is
+    its address and version: `oci://ghcr.io/org/app-template 3.7.3 → 4.0.1 via HelmRelease …`."""
+    label = str(review["chart"] or ".") + external_version(review)
     if review.get("release"):
         key, tree = split_release_id(review["release"])
         where = f"{key.namespace}/" if key.namespace else ""
         label += f" via {key.kind} {where}{key.name}" + (f" in cluster {tree}" if tree else "")
     return label
+
+
+def external_version(review: dict[str, Any]) -> str:
+    """` 4.0.1`, or ` 3.7.3 → 4.0.1` when it changes, for a chart from outside the repository (its
+    address, unlike a repository path, holds `://` and no version); else nothing."""
+    if "://" not in str(review["chart"]):
+        return ""
+    versions = [(review.get(side) or {}).get("version") for side in ("base", "head")]
+    said = list(dict.fromkeys(v for v in versions if v))
+    return f" {' → '.join(said)}" if said else ""
 
 
 def review_label(review: dict[str, Any]) -> str:

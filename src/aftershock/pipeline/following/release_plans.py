@@ -78,6 +78,7 @@ def _chart(resolved: ResolvedRelease | None, charts: Mapping[str, Chart]) -> Cha
         str(resolved.version),
         ChartType.APPLICATION,
         "v2",
+        source=resolved.chart_path,  # its objects and templates are named by it, not the folder
     )
 
 

@@ -1,5 +1,6 @@
-"""What one side's renders of a chart gave: its objects (templates named by repository path, with the
-chart's crds/ files), the fields that differ between two renders of the same input, or why none.
+"""What one side's renders of a chart gave: its objects (of the chart as its review names it, templates
+named by repository path, or by Helm for an external chart; with the chart's crds/ files), the fields
+that differ between two renders of the same input, or why none.
 
 crds/ files are parsed once for every render that has them (scenarios, a second render of a volatile
 chart, a CRD chart many charts depend on): they can be large. `SideResults` keeps each side's result
@@ -61,7 +62,12 @@ class SideResults:
 def side_result(entry: Entry | None, side: Side) -> SideResult:
     if entry is None:
         return SideResult(ChartRender(side, RenderStatus.ABSENT))
-    job, outcomes = entry
+    result = _side_result(*entry, side)
+    version = entry[0].chart.version or None  # what rendered, or failed to
+    return replace(result, render=replace(result.render, chart_version=version))
+
+
+def _side_result(job: SideJob, outcomes: list[RenderOutcome], side: Side) -> SideResult:
     if job.blocked:
         return SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
     seconds = sum(o.seconds for o in outcomes)
@@ -110,7 +116,7 @@ def rendered_objects(
         outcome.documents if outcome.documents is not None else parse_documents(outcome.manifests)
     )
     objects = objects_from_documents(
-        documents, chart=chart.path, namespace=outcome.request.namespace
+        documents, chart=chart.address, namespace=outcome.request.namespace
     )
     return tuple(
         replace(o, template=template_repo_path(o.template, chart, charts)) for o in objects
@@ -118,7 +124,9 @@ def rendered_objects(
 
 
 def _objects(job: SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    crds = _crd_objects(tuple(sorted(job.crds.items())), job.chart.path, outcome.request.namespace)
+    crds = _crd_objects(
+        tuple(sorted(job.crds.items())), job.chart.address, outcome.request.namespace
+    )
     return crds + rendered_objects(outcome, job.chart, job.charts)
 
 

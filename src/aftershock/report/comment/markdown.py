@@ -42,6 +42,7 @@ from aftershock.report.shown import (
 from aftershock.report.text import (
     field_line,
     headline,
+    install_label,
     object_title,
     outcome_cell,
     provenance_index,
@@ -330,6 +331,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         return (), ()
     lines: list[str] = []
     produced_by, diffs = provenance_index(doc), object_diffs(doc)
+    installs = {r["id"]: install_label(r) for r in doc["chart_reviews"]}
     for obj in merged_across_scenarios(listed_objects(doc["objects"])):
         fields = [f for f in obj["fields"] if field_key(f) not in grouped]
         repeated = len(obj["fields"]) - len(fields)
@@ -338,7 +340,7 @@ def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
         sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
         lines.append("<details>")
         lines.append(
-            f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(obj['chart'])}</code></summary>"
+            f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(installs.get(obj['review'], obj['chart']))}</code></summary>"
         )
         lines += ["", f"From {sources}", "", *whole_object_lines(obj, diffs)]
         for f in fields[:MAX_FIELDS_PER_OBJECT]:
