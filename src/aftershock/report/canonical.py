@@ -15,10 +15,10 @@ from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
+from aftershock.report.file_hunks import HunkBudget, hunk_documents
 from aftershock.report.findings_document import findings_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_id, review_id, review_objects
-from aftershock.report.redaction import redact_hunk_lines
 from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
@@ -54,6 +54,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     unit_ids = {path: [u.id for u in units] for path, units in review.units}
     secret_files = _secret_templates(review)
     base_charts = {c.path: c for c in review.base_charts}
+    budget = HunkBudget()
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aftershock", "version": __version__},
@@ -65,7 +66,11 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "summary": _summary(review),
         "commits": [_commit(c) for c in review.commits],
         "files": [
-            _file(f, unit_ids.get(f.path, []), f.path in secret_files, _secret_keys(taint, f.path))
+            _file(
+                f,
+                unit_ids.get(f.path, []),
+                hunk_documents(f, f.path in secret_files, _secret_keys(taint, f.path), budget),
+            )
             for f in review.files
         ],
         "units": _units(review),
@@ -170,8 +175,9 @@ def _secret_keys(taint: SecretTaint, path: str) -> frozenset[str]:
 
 
 def _file(
-    f: FileChange, units: list[str], secret_file: bool, secret_keys: frozenset[str]
+    f: FileChange, units: list[str], hunks: tuple[list[dict[str, Any]], int]
 ) -> dict[str, Any]:
+    shown, omitted = hunks
     return {
         "path": f.path,
         "old_path": f.old_path,
@@ -186,19 +192,8 @@ def _file(
         "deletions": f.deletions,
         "commits": list(f.commits),
         "units": units,
-        "hunks": [
-            {
-                "old_start": h.old_start,
-                "old_lines": h.old_lines,
-                "new_start": h.new_start,
-                "new_lines": h.new_lines,
-                "header": h.header,
-                "lines": list(
-                    redact_hunk_lines(h.lines, secret_file=secret_file, secret_keys=secret_keys)
-                ),
-            }
-            for h in f.hunks
-        ],
+        "hunks": shown,
+        **({"lines_omitted": omitted} if omitted else {}),
     }
 
 
