@@ -275,7 +275,6 @@ def _render(r: ChartRender) -> dict[str, Any]:
         "status": r.status.value,
         "objects": r.object_count,
         "error": r.error,
-        "seconds": round(r.seconds, 3),
         **({"version": r.chart_version} if r.chart_version else {}),
         **({"warnings": list(r.warnings)} if r.warnings else {}),
     }
