@@ -3,7 +3,8 @@
 It owns what every format shows before the details: each verdict with its top three reasons; one
 line per chart install saying what changed (version and appVersion bumps, images, replicas, objects
 added, removed and changed); the tests newly failing; identical field changes repeated over many
-objects as one group; scenario lists bounded; not-reviewed reasons on one line. Pure functions.
+objects as one group (a value that is each object's own name, or its release's, is the same);
+scenario lists bounded; not-reviewed reasons on one line. Pure functions.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.report.concern_groups import grouped
-from aftershock.report.shown import listed_objects, version_phrases
+from aftershock.report.shown import listed_objects, own_names, version_phrases
 from aftershock.report.text import install_label, scenario_label, value_text, without_dependencies
 
 TOP_REASONS = 3
@@ -209,14 +210,15 @@ _CHANGE_ORDER = {"added": 0, "removed": 1, "renamed": 2, "changed": 3}
 
 
 def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
-    """Identical field changes (same path, kind and values) on at least MIN_GROUP_OBJECTS objects, largest first."""
+    """Identical field changes (same path, kind and values, a value that is each object's own name
+    or its release's counting as the same) on at least MIN_GROUP_OBJECTS objects, largest first."""
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     texts: dict[str, tuple[str, str]] = {}
     for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
         for f in obj["fields"]:
-            key = field_key(f)
+            key = field_key(f, obj)
             members[key].append(obj)
-            texts[key] = (f["path"], _change_text(f))
+            texts[key] = (f["path"], _change_text(f, own_names(obj)))
     groups = [
         FieldGroup(
             key,
@@ -231,23 +233,36 @@ def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
     return tuple(sorted(groups, key=lambda g: (-len(g.objects), g.path)))
 
 
-def field_key(field: dict[str, Any]) -> str:
-    """What makes two field changes identical: path, kind and both values."""
+def field_key(field: dict[str, Any], obj: dict[str, Any] | None = None) -> str:
+    """What makes two field changes identical: path, kind and both values, where a value that is
+    the name of the object changed (or of the release installing it) counts as that name: 28
+    Deployments that each add their own name as a label make one change."""
+    names = own_names(obj) if obj is not None else {}
     return json.dumps(
-        [field["path"], field["change"], field["before"], field["after"]],
+        [field["path"], field["change"], *(_named(field[v], names) for v in ("before", "after"))],
         sort_keys=True,
         default=str,
     )
 
 
-def _change_text(field: dict[str, Any]) -> str:
+def _named(value: Any, names: dict[str, str]) -> Any:
+    return {"named": names[value]} if isinstance(value, str) and value in names else value
+
+
+def _change_text(field: dict[str, Any], names: dict[str, str] | None = None) -> str:
+    said = {
+        side: names[value]
+        if names and isinstance(value := field[side], str) and value in names
+        else value_text(value)
+        for side in ("before", "after")
+    }
     if field["change"] == "added":
-        return f"added {value_text(field['after'])}"
+        return f"added {said['after']}"
     if field["change"] == "removed":
-        return f"removed (was {value_text(field['before'])})"
+        return f"removed (was {said['before']})"
     if field["change"] == "reordered":
         return "reordered"
-    return f"{value_text(field['before'])} → {value_text(field['after'])}"
+    return f"{said['before']} → {said['after']}"
 
 
 def newly_failing_tests(doc: dict[str, Any]) -> tuple[str, ...]:

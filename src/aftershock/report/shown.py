@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from aftershock.model.diff import VERSION_FIELDS
+from aftershock.model.releases import split_release_id
 from aftershock.report.text import scenarios_phrase
 
 
@@ -47,7 +48,7 @@ MAX_KEYS_LISTED = 3
 def values_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
     """(file, what changed) of the values keys: one line per key, except that a file (or release)
     whose keys are all added, or all removed, says so once with their count ("release added, 36
-    keys") when it has more than a few."""
+    keys") when it has more than a few, and a change said alike of many files is said once."""
     by_file: dict[str, list[dict[str, Any]]] = {}
     for change in doc["values_changes"]:
         by_file.setdefault(change["file"], []).append(change)
@@ -60,7 +61,36 @@ def values_lines(doc: dict[str, Any]) -> list[tuple[str, str]]:
             lines.append((file, f"{len(changes)} keys {kind} ({named}, …): all of it is {kind}"))
         else:
             lines += [(file, c["description"]) for c in changes]
-    return lines
+    return alike_once(lines)
+
+
+MIN_ALIKE = 3  # values files (releases) changing a key alike, said once
+NAMED_ALIKE = 3  # of the others, named; the rest are counted
+
+
+def alike_once(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The lines with the same change said of MIN_ALIKE or more files said once, where the first
+    stood, its file naming the others (`release … default/atuin and 16 more (default/autobrr, …)`)."""
+    files: dict[str, list[str]] = {}
+    for file, text in lines:
+        files.setdefault(text, []).append(file)
+    out = []
+    for file, text in lines:
+        alike = files[text]
+        if len(alike) < MIN_ALIKE:
+            out.append((file, text))
+        elif file == alike[0]:
+            others = [_after_shared_words(other, file) for other in alike[1:]]
+            named = ", ".join(others[:NAMED_ALIKE]) + (", …" if len(others) > NAMED_ALIKE else "")
+            out.append((f"{file} and {len(others)} more ({named})", text))
+    return out
+
+
+def _after_shared_words(label: str, first: str) -> str:
+    """`default/autobrr` of `release HelmRelease.x default/autobrr` after `release HelmRelease.x default/atuin`."""
+    words, shared = label.split(" "), first.split(" ")
+    same = next((i for i, (a, b) in enumerate(zip(words, shared)) if a != b), len(words))
+    return " ".join(words[same:]) or label
 
 
 def commit_line(doc: dict[str, Any]) -> tuple[int, list[tuple[str, str]]]:
@@ -130,3 +160,20 @@ def version_phrases(objects: list[dict[str, Any]]) -> list[str]:
         and isinstance(f["after"], str)
     }
     return sorted(found)
+
+
+# What installs a release; a Flux Kustomization builds and installs none.
+_RELEASE_KINDS = ("HelmRelease", "Application")
+
+
+def own_names(obj: dict[str, Any]) -> dict[str, str]:
+    """The texts a field value may be that name its object: its own name, its release's name."""
+    names = {}
+    _, _, release = obj["review"].split("#", 1)[0].partition("@")  # `chart@release id`
+    if release.count("/") >= 3:
+        key, _ = split_release_id(release)
+        if key.kind in _RELEASE_KINDS and key.name:
+            names[key.name] = "its release's name"
+    if obj["key"]["name"]:
+        names[obj["key"]["name"]] = "the object's name"
+    return names

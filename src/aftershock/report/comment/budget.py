@@ -100,12 +100,14 @@ def _fit(section: Section, budget: int) -> tuple[str, ...]:
 
 
 def _close_open_blocks(lines: list[str]) -> list[str]:
-    """The longest prefix of `lines` that leaves no code fence or `<details>` of the body open."""
+    """The longest prefix of `lines` that leaves no code fence or `<details>` of the body open; a
+    line may be a whole block (a plain diff's `<details>` … `</details>`, one unit of the budget)."""
     fences = details = 0
     balanced = 0
     for index, line in enumerate(lines, 1):
-        fences ^= line.strip().startswith("```")
-        details += line.startswith("<details") - line.startswith("</details>")
+        for part in line.split("\n"):
+            fences ^= part.strip().startswith("```")
+            details += part.startswith("<details") - part.startswith("</details>")
         if not fences and details <= 0:
             balanced = index
     return lines[:balanced]

@@ -11,50 +11,39 @@ from aftershock.report.comment.budget import Section, compose
 from aftershock.report.comment.evidence_markdown import test_evidence_markdown
 from aftershock.report.comment.findings_markdown import concerns_markdown
 from aftershock.report.comment.mermaid import layered_mermaid
-from aftershock.report.comment.plain_diffs import object_diffs, plain_diffs, whole_object_lines
+from aftershock.report.comment.objects_markdown import rendered_objects
+from aftershock.report.comment.plain_diffs import plain_diffs
 from aftershock.report.contexts import context_line, context_shown
 from aftershock.report.escape import (
-    code_block_fence,
     html_text,
     markdown_code,
     markdown_text,
-    visible_name,
 )
 from aftershock.report.gaps import not_reviewed_lines
 from aftershock.report.overview import (
     FieldGroup,
     chart_lines,
     field_groups,
-    field_key,
     newly_failing_tests,
     one_line,
     scenario_lines,
     verdict_summaries,
 )
 from aftershock.report.shown import (
+    alike_once,
     commit_line,
-    field_where,
-    ignored_line,
-    listed_objects,
-    merged_across_scenarios,
     values_lines,
 )
 from aftershock.report.text import (
-    field_line,
     headline,
-    install_label,
-    object_title,
     outcome_cell,
-    provenance_index,
     range_text,
     render_cell,
     review_label,
     status_line,
-    text_diff,
 )
 from aftershock.report.values_intent import intent_lines
 
-MAX_FIELDS_PER_OBJECT = 40
 MAX_MERMAID_NODES = 30
 MAX_FINDINGS_CHARS = 30_000
 MAX_COMMENT_CHARS = 65_536  # GitHub refuses comments over 65,536 characters
@@ -75,6 +64,7 @@ MAX_VALUES_SAID = 3  # values key changes said under what the change does
 
 def render_markdown(doc: dict[str, Any]) -> str:
     groups = field_groups(doc)
+    grouped = {g.key for g in groups}
     sections = [
         Section("Header", (f"## aftershock review · `{range_text(doc)}`", ""), ()),
         # what the change does first: the intent a reviewer states, from what was observed
@@ -92,8 +82,10 @@ def render_markdown(doc: dict[str, Any]) -> str:
         _section("Charts", _charts(doc), priority=6),
         _section("Blast radius", _radius(doc), priority=7),
         # the diff itself before the drawings of where it reaches
-        _section("Rendered objects", _objects(doc, {g.key for g in groups}), priority=3),
-        _section("Plain diff", plain_diffs(doc), priority=3),  # as flux-local readers expect it
+        _section("Rendered objects", rendered_objects(doc, grouped), priority=3),
+        _section(
+            "Plain diff", plain_diffs(doc, grouped), priority=3
+        ),  # as flux-local readers expect it
         _section("Values keys", _values(doc), priority=5),
         _section("Commits and files", _layers(doc), priority=9),
     ]
@@ -150,7 +142,7 @@ def _what_changed(doc: dict[str, Any]) -> list[str]:
         f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}"
         for c in chart_lines(doc)
     ] or ["- No renderable chart is affected by this change."]
-    values = intent_lines(doc)
+    values = alike_once(intent_lines(doc))
     lines += [
         f"- values {markdown_code(file)}: {markdown_text(text)}"
         for file, text in values[:MAX_VALUES_SAID]
@@ -323,53 +315,6 @@ def _radius(doc: dict[str, Any]) -> Lines:
         chart,
         ("", "</details>", ""),
     )
-
-
-def _objects(doc: dict[str, Any], grouped: set[str]) -> Lines:
-    """Each changed object folded, with its field changes less those listed as repeated changes."""
-    if not doc["objects"]:
-        return (), ()
-    lines: list[str] = []
-    produced_by, diffs = provenance_index(doc), object_diffs(doc)
-    installs = {r["id"]: install_label(r) for r in doc["chart_reviews"]}
-    for obj in merged_across_scenarios(listed_objects(doc["objects"])):
-        fields = [f for f in obj["fields"] if field_key(f) not in grouped]
-        repeated = len(obj["fields"]) - len(fields)
-        if repeated and not fields:
-            continue  # said whole by the repeated field changes above
-        sources = ", ".join(f"{markdown_code(t)}" for t in obj["templates"])
-        lines.append("<details>")
-        lines.append(
-            f"<summary><b>{obj['change']}</b> <code>{html_text(object_title(obj))}</code> in <code>{html_text(installs.get(obj['review'], obj['chart']))}</code></summary>"
-        )
-        lines += ["", f"From {sources}", "", *whole_object_lines(obj, diffs)]
-        for f in fields[:MAX_FIELDS_PER_OBJECT]:
-            lines += _field_lines(f, produced_by.get((f["id"], f["path"])), field_where(obj, f))
-        if len(fields) > MAX_FIELDS_PER_OBJECT:
-            lines.append(
-                f"- … {len(fields) - MAX_FIELDS_PER_OBJECT} more field change(s) in the JSON output"
-            )
-        if repeated:
-            lines.append(f"- and {repeated} repeated field change(s), listed above")
-        lines += ["", "</details>", ""]
-    if ignored := ignored_line(doc):
-        lines += [markdown_text(ignored), ""]
-    return ("### Rendered objects", ""), tuple(lines)
-
-
-def _field_lines(
-    field: dict[str, Any], produced_by: str | None = None, where: str | None = None
-) -> list[str]:
-    lines = [
-        f"- {markdown_code(field_line(field))}"
-        + (f" *({markdown_text(where)})*" if where else "")
-        + (f" {markdown_text(produced_by)}" if produced_by else "")
-    ]
-    diff = text_diff(field)
-    if diff:
-        fence = code_block_fence(diff)
-        lines += ["", f"  {fence}diff", *(f"  {visible_name(line)}" for line in diff), f"  {fence}"]
-    return lines
 
 
 def _values(doc: dict[str, Any]) -> Lines:
