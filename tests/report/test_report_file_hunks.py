@@ -10,8 +10,12 @@ import jsonschema
 
 from aftershock.model.change import FileChange, FileStatus, Hunk
 from aftershock.pipeline import ReviewRequest, review_change
-from aftershock.report.canonical import review_document
-from aftershock.report.file_hunks import MAX_FILE_LINES, HunkBudget, hunk_documents
+from aftershock.report.canonical import (
+    MAX_FILE_LINES,
+    HunkBudget,
+    hunk_documents,
+    review_document,
+)
 from gitrepo import commit, make_repo
 
 SCHEMA = Path(__file__).resolve().parents[2] / "src/aftershock/schema/review.schema.json"

@@ -5,7 +5,7 @@ document passes through the review's SecretTaint scrub (aftershock/safety/secret
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from aftershock import __version__
@@ -15,10 +15,10 @@ from aftershock.graph import blast_radius, build_graph, graph_document
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
-from aftershock.report.file_hunks import HunkBudget, hunk_documents
 from aftershock.report.findings_document import findings_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import object_id, review_id, review_objects
+from aftershock.report.redaction import redact_hunk_lines
 from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
@@ -29,6 +29,10 @@ from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Revi
 from aftershock.model.units import Chart, ValuesKeyChange
 
 SCHEMA_VERSION = "1.0"
+MAX_FILE_LINES = (
+    300  # of a changed file's hunks in the document (files[].lines_omitted says the rest)
+)
+MAX_DOCUMENT_CHARS = 4_000_000  # of hunk lines in one document
 
 
 def review_document(
@@ -195,6 +199,45 @@ def _file(
         "hunks": shown,
         **({"lines_omitted": omitted} if omitted else {}),
     }
+
+
+@dataclass
+class HunkBudget:
+    """What is left of the document's characters for hunk lines (spent file by file, in order). The
+    repository holds the text; the document keeps what a reader reads of it (the HTML explorer shows
+    300 lines a file), so a tree reviewed as added does not turn into a copy of the repository."""
+
+    chars: int = MAX_DOCUMENT_CHARS
+
+
+def hunk_documents(
+    change: FileChange, secret_file: bool, secret_keys: frozenset[str], budget: HunkBudget
+) -> tuple[list[dict[str, Any]], int]:
+    """The file's hunks as JSON data, and how many of their lines were left out."""
+    hunks, shown, omitted = [], 0, 0
+    for hunk in change.hunks:
+        lines = list(
+            redact_hunk_lines(hunk.lines, secret_file=secret_file, secret_keys=secret_keys)
+        )
+        kept: list[str] = []
+        for line in lines:
+            if shown >= MAX_FILE_LINES or budget.chars < len(line):
+                break
+            kept.append(line)
+            shown += 1
+            budget.chars -= len(line)
+        omitted += len(lines) - len(kept)
+        hunks.append(
+            {
+                "old_start": hunk.old_start,
+                "old_lines": hunk.old_lines,
+                "new_start": hunk.new_start,
+                "new_lines": hunk.new_lines,
+                "header": hunk.header,
+                "lines": kept,
+            }
+        )
+    return hunks, omitted
 
 
 def _units(review: Review) -> list[dict[str, Any]]:
