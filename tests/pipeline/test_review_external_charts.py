@@ -351,8 +351,9 @@ def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, 
     assert "(inferred: version 6.6.0, the highest in the chart cache" in (
         podinfo.affected.path[-1].relation
     )
-    assert [(s.kind, s.id) for s in podinfo.affected.path[:2]] == [
+    assert [(s.kind, s.id) for s in podinfo.affected.path[:3]] == [
         ("file", "clusters/prod/source.yaml"),
+        ("object", "source.toolkit.fluxcd.io/OCIRepository/flux-system/podinfo"),
         ("release", "helm.toolkit.fluxcd.io/HelmRelease/flux-system/podinfo@prod"),
     ]
 

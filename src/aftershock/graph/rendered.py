@@ -7,6 +7,7 @@ A chart review is one render scope: a chart with its defaults (`path`), a chart 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ from aftershock.model.releases import (
 )
 from aftershock.model.review import ChartReview
 from aftershock.model.units import ValuesKeyChange
+from aftershock.releases.chart_sources import DECLARED_SOURCE
 from aftershock.releases.parse import release_spec
 
 DEFAULT_SCENARIO = "default"
@@ -88,7 +90,13 @@ def rendered_part(
         for c in r.changes
         if (declared := release_id(c.key, _tree(r, c))) in releases
     )
-    return Part(part.nodes, part.edges + defines + _values_from(reviews, part.nodes, releases))
+    return Part(
+        part.nodes,
+        part.edges
+        + defines
+        + _values_from(reviews, part.nodes, releases)
+        + _chart_sources(reviews, releases),
+    )
 
 
 def _tree(review: ChartReview, change: ObjectChange) -> str | None:
@@ -122,6 +130,30 @@ def _values_from(
             edges += [
                 Edge(o, release_node, EdgeKind.FEEDS, f"valuesFrom {ref.kind} {ref.name}")
                 for o in objects.get(source, ())
+            ]
+    return tuple(edges)
+
+
+def _chart_sources(reviews: Sequence[ChartReview], releases: Mapping[str, str]) -> tuple[Edge, ...]:
+    """A changed chart source (an OCIRepository, a HelmRepository, ...) feeds each release whose
+    path names it (file -> source object -> release: releases/chart_sources.py), from the object
+    of that key the file declares, in whichever render shows it changed."""
+    changed: dict[tuple[str, str], list[str]] = {}
+    for review in reviews:
+        for change in review.changes:
+            for template in change.templates:
+                changed.setdefault((template, change.key.id), []).append(
+                    _object_node(review, change)
+                )
+    edges = []
+    for review in reviews:
+        release = releases.get(str(review.release)) if review.release else None
+        for first, second in itertools.pairwise(review.affected.path):
+            if release is None or (second.kind, second.relation) != ("object", DECLARED_SOURCE):
+                continue
+            edges += [
+                Edge(o, release, EdgeKind.FEEDS, "its chart source")
+                for o in changed.get((first.id, second.id), ())
             ]
     return tuple(edges)
 

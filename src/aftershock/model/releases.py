@@ -84,6 +84,7 @@ class ReleaseSpec:
         None  # the chart version asked for (Flux `version`, Argo `targetRevision`)
     )
     repository: str | None = None  # an Argo source's repoURL when it names a chart, not a path
+    source_namespace: str | None = None  # a Flux sourceRef's (chartRef's) own namespace, when set
 
 
 @dataclass(frozen=True)

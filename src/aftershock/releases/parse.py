@@ -83,6 +83,7 @@ def _flux(obj: RenderedObject) -> ReleaseSpec:
         values_from=refs,
         cluster=str(kube) if kube else None,
         version=str(chart_spec["version"]) if chart_spec.get("version") else None,
+        source_namespace=str(source["namespace"]) if source.get("namespace") else None,
     )
 
 

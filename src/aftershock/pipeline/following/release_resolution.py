@@ -24,6 +24,7 @@ from aftershock.model.releases import (
 from aftershock.model.units import AffectedChart, AffectStep, ValuesKeyChange
 from aftershock.pipeline.following.release_plans import Archives, chart_plan
 from aftershock.pipeline.rendering.chart_jobs import SideInput
+from aftershock.releases.chart_sources import DECLARED_SOURCE, chart_source_key
 from aftershock.releases.parse import release_spec
 from aftershock.releases.resolve import resolve_chart
 from aftershock.releases.values import release_values, secret_values
@@ -100,11 +101,19 @@ def plan_release(
         (b.secret_paths if b else frozenset()) | (h.secret_paths if h else frozenset()),
     )
     how = current.evidence.value + (f": version {current.chosen}" if current.chosen else "")
+    through = _source_change(source, b, h)
     steps = _steps(source, release, chart_path, how, affected) or _through_source(
-        source, release, chart_path, how, (b, h)
+        release, chart_path, how, current.spec, through
     )
-    moved = (b is None) != (h is None) or (
-        b is not None and h is not None and b.version != h.version
+    # A chart source whose chart-deciding fields changed moves the release, whatever its versions.
+    moved = (
+        (b is None) != (h is None)
+        or (
+            b is not None
+            and h is not None
+            and (b.version, b.chart_path) != (h.version, h.chart_path)
+        )
+        or through is not None
     )
     if steps is None or (not values_changes and chart_path not in affected and not moved):
         return None, []
@@ -138,28 +147,31 @@ def _check_resolved(
 
 def _source_change(
     source: ReleaseSource, b: ResolvedRelease | None, h: ResolvedRelease | None
-) -> AffectStep | None:
+) -> tuple[AffectStep, AffectStep] | None:
+    """The changed file and the chart source in it, when the release's chart source changed."""
     resolved = h or b
     if resolved is None:
         return None
     changed = changed_source_file(resolved.spec, source.base_lookup, source.head_lookup)
-    return AffectStep("file", changed, "changed") if changed else None
+    key = chart_source_key(resolved.spec)
+    if changed is None or key is None:
+        return None
+    return AffectStep("file", changed, "changed"), AffectStep("object", key.id, DECLARED_SOURCE)
 
 
 def _through_source(
-    source: ReleaseSource,
     release: str,
     chart_path: str,
     how: str,
-    sides: tuple[ResolvedRelease | None, ResolvedRelease | None],
+    spec: ReleaseSpec,
+    changed: tuple[AffectStep, AffectStep] | None,
 ) -> tuple[AffectStep, ...] | None:
-    """The path to the downstream render when only the release's chart source changed."""
-    changed = _source_change(source, *sides)
+    """The path to the downstream render when only the release's chart source changed: the file,
+    the source object, the release reading its chart from it, the chart."""
     if changed is None:
         return None
-    spec = (sides[1] or sides[0]).spec  # type: ignore[union-attr]
     return (
-        changed,
+        *changed,
         AffectStep(
             "release", release, f"reads its chart from {spec.source_kind} {spec.source_name}"
         ),

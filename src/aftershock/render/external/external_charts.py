@@ -15,10 +15,9 @@ from typing import Any
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import Evidence, ReleaseKind, ReleaseSpec, ResolvedRelease
+from aftershock.releases.chart_sources import SOURCE_GROUP, changes_chart, chart_source_key
 from aftershock.releases.values import FileReader, release_values
 from aftershock.render.external.chart_archives import ChartCache, ExternalChart, is_exact
-
-SOURCE_GROUP = "source.toolkit.fluxcd.io"
 
 
 def is_external(spec: ReleaseSpec) -> bool:
@@ -54,14 +53,15 @@ def changed_source_file(
     base: Mapping[ObjectKey, RenderedObject],
     head: Mapping[ObjectKey, RenderedObject],
 ) -> str | None:
-    """The file of the chart source (a HelmRepository, an OCIRepository: its URL, its `ref.semver`)
-    the release reads, when that object differs between base and head."""
-    if spec.source_kind not in ("HelmRepository", "OCIRepository"):
+    """The file of the chart source the release reads (a HelmRepository, an OCIRepository, a
+    HelmChart, ...: releases/chart_sources.py), when what decides its chart differs between base and
+    head (its URL, its `ref`, ...; not its `interval`), or it is there at one ref only."""
+    key = chart_source_key(spec)
+    if key is None:
         return None
-    key = ObjectKey(SOURCE_GROUP, spec.source_kind, spec.key.namespace, str(spec.source_name))
     before, after = base.get(key), head.get(key)
-    if before is not None and after is not None and before.body != after.body:
-        return after.template
+    if (before is not None or after is not None) and changes_chart(before, after):
+        return (after or before).template  # type: ignore[union-attr]
     return None
 
 
@@ -107,7 +107,8 @@ def _source(spec: ReleaseSpec, objects: Mapping[ObjectKey, RenderedObject]) -> R
         for k, o in objects.items()
         if k.group == SOURCE_GROUP and k.kind == spec.source_kind and k.name == spec.source_name
     ]
-    same = [o for o in found if o.key.namespace == spec.key.namespace]
+    namespace = spec.source_namespace or spec.key.namespace
+    same = [o for o in found if o.key.namespace == namespace]
     if len(same or found) != 1:
         raise AftershockError(
             f"{spec.source_kind} {spec.source_name} of {spec.key} is not (once) in the repository",
