@@ -332,9 +332,11 @@ def review_one(
     changed: Sequence[str],
     base: Built | None,
     head: Built | None,
+    via: tuple[AffectStep, ...] = (),
 ) -> tuple[ChartReview, list[NotReviewed]]:
-    """The review of one Kustomization from its two sides' builds (None: absent at that ref)."""
-    steps = (AffectStep("file", changed[0], "changed"),) if changed else ()
+    """The review of one Kustomization from its two sides' builds (None: absent at that ref);
+    `via`: how the change reaches it when no file it reads changed (a chart source its releases read)."""
+    steps = (AffectStep("file", changed[0], "changed"),) if changed else via
     affected = AffectedChart(
         flux.path,
         steps

@@ -32,6 +32,7 @@ from aftershock.pipeline.builds.flux import (
 )
 from aftershock.pipeline.builds.kustomize import kustomize_units, review_kustomizations
 from aftershock.pipeline.builds.plain import plain_units, review_plain
+from aftershock.pipeline.builds.source_reach import reach_through_sources
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.render.kustomize import KustomizeBuilder
 
@@ -56,10 +57,14 @@ class GitOpsReview:
     not_reviewed: tuple[NotReviewed, ...]
     units: Units  # the review's units, with each changed file linked to the sources that read it
     built_files: frozenset[str] = frozenset()
+    # Flux Kustomizations reached only through a chart source their releases read
+    # (pipeline/builds/source_reach.py): release following starts from them; the report shows
+    # their releases, not their unchanged builds
+    carriers: tuple[ChartReview, ...] = ()
 
     @property
     def sources(self) -> BuiltSources:
-        return BuiltSources(self.built, self.built_files)
+        return BuiltSources(self.built + self.carriers, self.built_files)
 
 
 def review_gitops(
@@ -104,12 +109,15 @@ def review_gitops(
     linked = _flux_units(
         kustomize_units(plain_units(units, plain), kustomized), reached, sides, flux_reviews
     )
+    found = (*flux_reviews, *kustomized.reviews, *plain.reviews)
+    through = reach_through_sources(sides, plans, reached, found, builder, work, namespace)
     return GitOpsReview(
         tuple(flux_reviews) + kustomized.reviews,
         plain.reviews,
-        tuple(gaps) + kustomized.not_reviewed + plain.not_reviewed,
+        tuple(gaps) + kustomized.not_reviewed + plain.not_reviewed + through.not_reviewed,
         linked,
         frozenset(kustomized.built | flux_files),
+        through.carriers,
     )
 
 
