@@ -5,9 +5,10 @@ A batch names each request's chart folder by its absolute path, so the workers t
 see the reviewer's disk (the same host, or storage both mount). Values travel as the JSON Helm reads
 (`render.helm.values.values_json`), a cluster snapshot once per batch by its digest, and the outcome
 back with its manifests, parsed documents and lookups; the reviewer puts each outcome back on its
-own request, so a spread review's outcomes equal a local one's. Renders from values a Secret
-supplied, against a cluster snapshot holding a Secret, or with values that are not JSON, never
-leave the reviewer's process (`stays_local`).
+own request, so a spread review's outcomes equal a local one's. What travels is the repository's
+content and its renders (a chart's Secrets, the cluster snapshot of the repository's objects);
+renders from values a Secret supplied, and values that are not JSON, never leave the reviewer's
+process (`stays_local`).
 """
 
 from __future__ import annotations
@@ -77,12 +78,9 @@ def job_id(queue_name: str, token: str, index: int) -> str:
 
 
 def stays_local(request: RenderRequest) -> bool:
-    """True for a render that must not leave the reviewer's process: values a Secret supplied, a
-    cluster snapshot holding a Secret, or values Helm could not be given (the local error says so)."""
+    """True for a render that must not leave the reviewer's process: values a Secret supplied, or
+    values Helm could not be given (the local render gives the error)."""
     if request.private:
-        return True
-    cluster = request.cluster
-    if cluster is not None and any(o.get("kind") == "Secret" for o in cluster.objects):
         return True
     try:
         values_json(request.values)

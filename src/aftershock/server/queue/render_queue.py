@@ -53,6 +53,7 @@ from aftershock.server.queue.render_batches import (
 from aftershock.server.queue.render_jobs import render_queue_name
 
 _ENDED = {JobStatus.FAILED.value, JobStatus.STOPPED.value, JobStatus.CANCELED.value}
+_FINISHED_TTL_SECONDS = 300
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ class _Spread:
                 args=(self._payload(batch, indices),),
                 timeout=timeout,
                 ttl=timeout,
-                result_ttl=KEY_TTL_SECONDS,
+                result_ttl=_FINISHED_TTL_SECONDS,  # the job and its payload, once done
                 failure_ttl=KEY_TTL_SECONDS,
                 description=f"render batch {batch} of {self.token} ({len(indices)} renders)",
                 job_id=self._job(batch),
