@@ -37,6 +37,7 @@ from aftershock.releases.chart_sources import (
     ChangedSource,
     changed_sources,
     chart_source_key,
+    is_chart_source,
 )
 from aftershock.releases.parse import FLUX_GROUP, release_spec
 from aftershock.render.kustomize import KustomizeBuilder
@@ -103,13 +104,21 @@ def reach_through_sources(
 
 
 def _changed(reviews: Sequence[ChartReview]) -> list[_Found]:
-    found: dict[tuple[str, str | None], _Found] = {}
+    """The chart sources whose chart differs between the refs, per cluster tree, over all the
+    reviews together: a source moved from one build to another (both reached) did not change."""
+    pools: dict[str | None, tuple[list[RenderedObject], list[RenderedObject]]] = {}
     for review in reviews:
         tree = split_release_id(review.release)[1] if review.release else None
-        for source in changed_sources(review.base_objects, review.head_objects):
-            cluster = tree or cluster_tree(source.file)
-            found.setdefault((source.key.id, cluster), _Found(source, cluster))
-    return list(found.values())
+        for index, objects in enumerate((review.base_objects, review.head_objects)):
+            for obj in objects:
+                if is_chart_source(obj.key):
+                    pool = pools.setdefault(tree or cluster_tree(obj.template), ([], []))
+                    pool[index].append(obj)
+    return [
+        _Found(source, cluster)
+        for cluster, (base, head) in pools.items()
+        for source in changed_sources(base, head)
+    ]
 
 
 def _same_cluster(found: _Found, cluster: str | None) -> bool:
