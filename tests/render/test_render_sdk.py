@@ -15,7 +15,7 @@ import pytest
 
 from aftershock.gocompat import yamlio
 from aftershock.model.errors import RenderError
-from aftershock.render.helm.sdk import RENDERS_PER_START, SdkRenderer
+from aftershock.render.helm.sdk import SdkRenderer
 from aftershock.render.interface import RenderOutcome, RenderRequest
 
 CONFIGMAP = """\
@@ -64,7 +64,7 @@ def worker_pids() -> set[int]:
 
 @pytest.fixture(scope="module")
 def two_workers() -> Iterator[SdkRenderer]:
-    with SdkRenderer(workers=2) as sdk:
+    with SdkRenderer(workers=2, spill_seconds=0) as sdk:
         yield sdk
 
 
@@ -150,8 +150,8 @@ def test_outcomes_keep_request_order_while_workers_run_in_parallel(
 ) -> None:
     requests = [
         request(charts, "slow", values={"n": 15000}, release_name="slow"),
-        *(request(charts, "app", release_name=f"fast{i}") for i in range(7)),
-    ]  # eight renders: enough to start the second worker
+        *(request(charts, "app", release_name=f"fast{i}") for i in range(3)),
+    ]
     finished: list[str] = []
     outcomes = two_workers.render_many(
         requests, progress=lambda outcome: finished.append(outcome.request.release_name)
@@ -163,13 +163,15 @@ def test_outcomes_keep_request_order_while_workers_run_in_parallel(
     assert two_workers.render_many([]) == []
 
 
-def test_a_second_worker_starts_only_when_the_renders_pay_for_its_start(charts: Path) -> None:
-    few = [request(charts, "app", release_name=f"r{i}") for i in range(RENDERS_PER_START)]
-    many = [*few, request(charts, "app", release_name="one-more")]
-    with SdkRenderer(workers=2) as sdk:
-        assert all(o.ok for o in sdk.render_many(few))
-        assert [w.running for w in sdk._processes] == [True, False]
-        assert all(o.ok for o in sdk.render_many(many))
+def test_a_worker_not_running_yet_joins_only_a_batch_that_outlasts_the_spill_time(
+    charts: Path,
+) -> None:
+    renders = [request(charts, "app", release_name=f"r{i}") for i in range(6)]
+    with SdkRenderer(workers=2, spill_seconds=600) as sdk:
+        assert all(o.ok for o in sdk.render_many(renders))
+        assert [w.running for w in sdk._processes] == [True, False]  # done before 600 s
+    with SdkRenderer(workers=2, spill_seconds=0) as sdk:
+        assert all(o.ok for o in sdk.render_many(renders))
         assert [w.running for w in sdk._processes] == [True, True]
 
 

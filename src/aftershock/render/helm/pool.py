@@ -15,10 +15,13 @@ def dispatch(
     requests: Sequence[RenderRequest],
     lanes: Sequence[RenderOne],
     progress: ProgressCallback | None = None,
+    delays: Sequence[float] = (),
 ) -> list[RenderOutcome]:
     """Render every request on whichever lane is free; outcomes come back in request order.
 
-    Each lane renders one request at a time, so a lane may own a stateful worker.
+    Each lane renders one request at a time, so a lane may own a stateful worker. A lane with a
+    delay (`delays`, by lane; none by default) takes work only once that long has passed and work
+    is left: one whose start is dear joins only batches the others do not finish by then.
     `progress` is called once per outcome as it finishes, never from two threads at once.
     An exception from a lane or from `progress` stops the dispatch and is re-raised.
     """
@@ -32,12 +35,16 @@ def dispatch(
     outcomes: list[RenderOutcome | None] = [None] * len(requests)
     failures: list[BaseException] = []
     progress_lock = threading.Lock()
+    finished = threading.Event()  # every request was taken (or the dispatch failed)
 
-    def run(lane: RenderOne) -> None:
+    def run(lane: RenderOne, delay: float) -> None:
+        if delay > 0 and finished.wait(delay):
+            return
         while not failures:
             try:
                 index, request = pending.get_nowait()
             except queue.Empty:
+                finished.set()
                 return
             try:
                 outcome = lane(request)
@@ -47,12 +54,17 @@ def dispatch(
                         progress(outcome)
             except BaseException as exc:  # re-raised in the caller's thread below
                 failures.append(exc)
+                finished.set()
 
     active = lanes[: len(requests)]
+    waits = [delays[i] if i < len(delays) else 0.0 for i in range(len(active))]
     if len(active) == 1:
-        run(active[0])
+        run(active[0], waits[0])
     else:
-        threads = [threading.Thread(target=run, args=(lane,), daemon=True) for lane in active]
+        threads = [
+            threading.Thread(target=run, args=(lane, wait), daemon=True)
+            for lane, wait in zip(active, waits, strict=True)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -29,7 +29,10 @@ from aftershock.render.limits import (
     check_limits,
 )
 
-RENDERS_PER_START = 4  # renders that pay for starting one more worker (see _workers_for)
+# A worker that is not running yet joins a batch only after this long: its start loads the Go library
+# (~0.16 CPU-s, more than most charts' renders), so a batch the running workers finish sooner never
+# starts it, and a long batch loses at most this much of its parallel time.
+SPILL_SECONDS = 0.5
 
 
 class SdkRenderer(ClosingRenderer):
@@ -49,8 +52,10 @@ class SdkRenderer(ClosingRenderer):
         max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
         parse_documents: bool = True,
         max_memory_mib: int = DEFAULT_MAX_MEMORY_MIB,
+        spill_seconds: float = SPILL_SECONDS,
     ) -> None:
-        """`parse_documents`: workers also parse what they render (RenderOutcome.documents), in parallel."""
+        """`parse_documents`: workers also parse what they render (RenderOutcome.documents), in parallel;
+        `spill_seconds`: how long a batch runs before a worker that is not running yet joins it."""
         check_limits(timeout_seconds, max_output_bytes, max_memory_mib)
         count = workers if workers is not None else min(os.cpu_count() or 1, 4)
         if count < 1:
@@ -61,6 +66,7 @@ class SdkRenderer(ClosingRenderer):
         bounds = WorkerBounds(timeout_seconds, max_output_bytes, max_memory_mib)
         self._processes = [WorkerProcess(bounds, parse_documents) for _ in range(count)]
         self._lock = threading.Lock()
+        self._spill_seconds = spill_seconds
         self._version: str | None = None
 
     @property
@@ -92,20 +98,14 @@ class SdkRenderer(ClosingRenderer):
         """Render every request across the workers in parallel; outcomes keep request order."""
         batch = os.urandom(8).hex()
         with self._lock:
+            workers = sorted(self._processes, key=lambda w: not w.running)  # running ones first
             lanes = [
                 functools.partial(worker.render, batch=batch, deadline=deadline)
-                for worker in self._workers_for(len(requests))
+                for worker in workers
             ]
-            return dispatch(requests, lanes, progress)
-
-    def _workers_for(self, count: int) -> list[WorkerProcess]:
-        """The running workers, and as many more as `count` renders pay for: a start loads the Go
-        library (~0.16 CPU-s, more than a typical chart's render), so a worker that is not running
-        yet is started only for every `RENDERS_PER_START` renders."""
-        running = [w for w in self._processes if w.running]
-        idle = [w for w in self._processes if not w.running]
-        wanted = max(1, -(-count // RENDERS_PER_START))
-        return running + idle[: max(0, wanted - len(running))]
+            delays = [0.0 if w.running else self._spill_seconds for w in workers]
+            delays[0] = 0.0  # a batch always has one lane at once
+            return dispatch(requests, lanes, progress, delays)
 
     def close(self) -> None:
         """Stop every worker."""
