@@ -181,16 +181,21 @@ def _with_locked(
 def _locked_versions(text: str) -> dict[str, str]:
     """name -> version of a lock file's entries; a lock that does not parse pins nothing (Helm's
     `dependency build` would fail on it, and the dependency resolves as if unlocked)."""
+    return dict(_lock_entries(text))
+
+
+@functools.lru_cache(maxsize=8192)  # base and head mostly hold the same locks
+def _lock_entries(text: str) -> tuple[tuple[str, str], ...]:
     try:
         lock = load_one(text, source="Chart.lock")
     except MalformedInputError:
-        return {}
+        return ()
     entries = lock.get("dependencies") if isinstance(lock, dict) else None
-    return {
-        _text(e["name"]): _text(e["version"])
+    return tuple(
+        (_text(e["name"]), _text(e["version"]))
         for e in (entries if isinstance(entries, list) else ())
         if isinstance(e, dict) and e.get("name") and e.get("version")
-    }
+    )
 
 
 def same_named_charts(dep: ChartDependency, charts: Iterable[Chart]) -> list[Chart]:
@@ -252,8 +257,10 @@ def _text(value: Any) -> str:
 
 
 @functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=8192)
 def _parsed(text: str) -> Any:
-    """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones."""
+    """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones (the
+    result is shared: read it, never change it)."""
     return load_one(text, source="Chart.yaml")
 
 
