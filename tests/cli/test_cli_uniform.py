@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from aftershock.cli.main import cli
 from aftershock.config.schema import config_schema, config_schema_text, shipped_schema_text
 from conftest import PROJECT
-from gitrepo import commit, make_repo
+from gitrepo import Symlink, commit, make_repo
 
 CHART = {
     "c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
@@ -95,6 +95,20 @@ def test_config_sets_review_options_and_flags_win(tmp_path):
         assert shown.returncode == 0 and "aftershock review" in shown.stdout, shown.stderr
         radius = _run("radius", "--base", base, "--format", alias, cwd=repo)
         assert radius.returncode == 0, radius.stderr
+
+
+def test_a_linked_config_file_sets_review_options_too(tmp_path):
+    """The options are read from the base ref's one config file; a link to it is followed."""
+    repo = make_repo(tmp_path)
+    files = {
+        **CHART,
+        "ci/aftershock.yaml": "review: {release_name: shop, tests: false}\n",
+        ".aftershock.yaml": Symlink("ci/aftershock.yaml"),
+    }
+    base = commit(repo, files, "base")
+    commit(repo, {"c/values.yaml": "a: 2\n"}, "head")
+    configured = _run("review", "--base", base, "--no-state", "--format", "json", cwd=repo)
+    assert json.loads(configured.stdout)["options"]["release_name"] == "shop", configured.stderr
 
 
 def test_config_schema_is_the_shipped_copy_and_validates_a_config():

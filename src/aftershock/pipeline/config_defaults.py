@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from aftershock.config.settings import AftershockConfig, ReviewDefaults
+from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, ReviewDefaults
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline.judge import review_config
@@ -26,9 +26,15 @@ def config_at_base(request: ReviewRequest) -> AftershockConfig:
     """The configuration the review of `request` will use: `--config FILE`, else the file at the base ref."""
     repo = GitRepository.open(request.repo)
     base = base_ref(repo, request, repo.resolve(request.head))
-    with RefSnapshot.open(repo, base.sha, f"base {base.sha[:7]}", request.max_file_bytes) as tree:
-        config, _ = review_config(request.config_file, tree)
-    return config
+    label = f"base {base.sha[:7]}"
+    # the one file, unless it is a link (its target may be anywhere in the tree)
+    with RefSnapshot.open(
+        repo, base.sha, label, request.max_file_bytes, only=(CONFIG_FILE_NAME,)
+    ) as tree:
+        if tree.symlink_target(CONFIG_FILE_NAME) is None:
+            return review_config(request.config_file, tree)[0]
+    with RefSnapshot.open(repo, base.sha, label, request.max_file_bytes) as tree:
+        return review_config(request.config_file, tree)[0]
 
 
 def with_config_defaults(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -103,6 +103,26 @@ class RefSnapshot:
         ]
         for _, data in self.tree.read_many(paths, max_bytes=self.max_file_bytes):
             yield data.decode("utf-8", "replace")
+
+    def scan(
+        self, paths: Iterable[str], test: Callable[[str], bool], known: dict[str, bool]
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """The paths whose text passes `test`, and those not read (a symlink, a file over the size
+        limit). Each blob is read once, in one batch; `known` (blob sha: passed) carries what was
+        read before, at this ref or another: two refs share most blobs."""
+        entries, unread = self.tree.entries, set()
+        wanted: dict[str, str] = {}  # blob sha: the first path holding it
+        listed = [p for p in paths if p in entries]
+        for path in listed:
+            entry = entries[path]
+            if entry.kind is not EntryKind.BLOB or (entry.size or 0) > self.max_file_bytes:
+                unread.add(path)
+            elif entry.sha not in known:
+                wanted.setdefault(entry.sha, path)
+        for path, data in self.tree.read_many(wanted.values(), max_bytes=self.max_file_bytes):
+            known[entries[path].sha] = test(data.decode("utf-8", "replace"))
+        passed = (p for p in listed if p not in unread and known[entries[p].sha])
+        return frozenset(passed), frozenset(unread)
 
     def _is_file(self, path: str) -> bool:
         entry = self.tree.entries.get(path)

@@ -63,12 +63,15 @@ def lookup_targets(
 ) -> tuple[LookupCall, ...]:
     """The `lookup` calls a render of the chart may run: in its templates and its dependencies',
     those inside a `define` only when the rendered text includes it."""
-    texts = {
-        path: tree.text_or_none(path) or ""
+    paths = [
+        path
         for folder in dependency_closure(chart, charts)
         for path in tree.tree.paths_under(_templates(folder))
         if path.endswith(_TEMPLATE_SUFFIXES)
-    }
+    ]
+    entries = tree.tree.entries
+    batch = tree.read_texts(p for p in paths if entries[p].kind is EntryKind.BLOB)  # one batch
+    texts = {p: batch[p] if p in batch else (tree.text_or_none(p) or "") for p in paths}
     if not any("lookup" in text for text in texts.values()):
         return ()  # the common case, without reading any template's actions
     return reachable_calls(parse_template(path, text) for path, text in texts.items())
@@ -199,23 +202,18 @@ def folders_naming_lookup(
     """The folders among `folders` with a template whose text names `lookup`, every blob read once
     in one batch (`known` carries what was read at the other ref). A symlink or a file over the
     size limit counts as naming it, so `lookup_targets` reads (or refuses) it as before."""
-    entries = tree.tree.entries
     paths = {
         folder: [
             p for p in tree.tree.paths_under(_templates(folder)) if p.endswith(_TEMPLATE_SUFFIXES)
         ]
         for folder in folders
     }
-    unread: dict[str, str] = {}
-    for path in (p for listed in paths.values() for p in listed):
-        entry = entries[path]
-        if entry.kind is not EntryKind.BLOB or (entry.size or 0) > tree.max_file_bytes:
-            known[entry.sha] = True
-        elif entry.sha not in known:
-            unread.setdefault(entry.sha, path)
-    for path, data in tree.tree.read_many(unread.values(), max_bytes=tree.max_file_bytes):
-        known[entries[path].sha] = b"lookup" in data
-    return frozenset(f for f, listed in paths.items() if any(known[entries[p].sha] for p in listed))
+    naming, unread = tree.scan((p for ps in paths.values() for p in ps), _names_lookup, known)
+    return frozenset(f for f, listed in paths.items() if not (naming | unread).isdisjoint(listed))
+
+
+def _names_lookup(text: str) -> bool:
+    return "lookup" in text
 
 
 def _reached(chart: Chart, review: ChartReview, key: ObjectKey, call: LookupCall) -> AffectedChart:

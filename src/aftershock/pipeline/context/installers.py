@@ -75,9 +75,10 @@ def find_installers(
     if not wanted:
         return {}
     per_side: dict[Side, dict[tuple[str, str], tuple[_Found, str]]] = {}
+    known: dict[str, bool] = {}  # template blob sha: declares a release (read once for both refs)
     for side, side_input, manifests in ((Side.BASE, base, plain[0]), (Side.HEAD, head, plain[1])):
         renders, rendered_charts = _rendered_releases(
-            side, side_input, manifests, renderer, settings, work, rendered
+            side, side_input, manifests, renderer, settings, work, rendered, known
         )
         found = _plain_releases(manifests) + renders
         shared = with_value_sources(
@@ -132,6 +133,20 @@ def _declares_release(text: str) -> bool:
     return ("HelmRelease" in text or "Application" in text) and bool(_DECLARES_RELEASE.search(text))
 
 
+def _charts_declaring(
+    tree: RefSnapshot, chart_paths: Iterable[str], known: dict[str, bool]
+) -> frozenset[str]:
+    """The charts whose templates declare a release, each template blob read once (`known`)."""
+    paths = {
+        chart: [
+            p for p in tree.tree.paths_under(_templates(chart)) if p.endswith(_TEMPLATE_SUFFIXES)
+        ]
+        for chart in chart_paths
+    }
+    declaring, _ = tree.scan((p for ps in paths.values() for p in ps), _declares_release, known)
+    return frozenset(chart for chart, ps in paths.items() if not declaring.isdisjoint(ps))
+
+
 def _rendered_releases(
     side: Side,
     side_input: SideInput,
@@ -140,17 +155,16 @@ def _rendered_releases(
     settings: RenderSettings,
     work: Path,
     rendered: Callable[[RenderOutcome], None] | None,
+    known: dict[str, bool],
 ) -> tuple[list[_Found], set[str]]:
     """Releases rendered, with their defaults, by the charts of this side whose templates declare one,
     and the charts rendered; a chart that does not render (or is over the cap) is read statically."""
     tree, charts = side_input
     plans: list[ChartPlan] = []
     unrendered: list[tuple[str, str]] = []  # (chart path, why it was not rendered)
+    declaring = _charts_declaring(tree, [c.path for c in charts if c.renderable], known)
     for chart in charts:
-        if not chart.renderable or not any(
-            _declares_release(text)
-            for text in tree.texts_under([_templates(chart.path)], suffixes=_TEMPLATE_SUFFIXES)
-        ):
+        if chart.path not in declaring or not chart.renderable:
             continue
         if len(plans) < MAX_RELEASE_CHARTS:
             plans.append(one_side_plan(chart, side, "installers"))
