@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 
-from test_review_external_charts import ARCHIVES, OCI_RELEASE, OCI_SOURCE
+from test_review_external_charts import podinfo_tag_bump
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.html import render_html
 from aftershock.report.sarif import sarif_document
-from gitrepo import commit, make_repo
 from ociregistry import serve_registry
 
 WORKSPACE = ".aftershock-charts"  # where the pipeline unpacks external charts
@@ -23,23 +22,13 @@ WORKSPACE = ".aftershock-charts"  # where the pipeline unpacks external charts
 
 def test_an_oci_chart_bump_is_named_by_its_address_and_helm_template_names(tmp_path, renderer):
     with serve_registry() as registry:
-        for version, data in ARCHIVES.items():
-            registry.push("charts/podinfo", version, data)
-        host = registry.url.removeprefix("http://")
-        source = OCI_SOURCE.replace("registry.example.com", host)
-        repo = make_repo(tmp_path / "src")
-        files = {
-            "clusters/prod/source.yaml": source.format(ref="tag: 6.5.0"),
-            "clusters/prod/podinfo.yaml": OCI_RELEASE,
-        }
-        base = commit(repo, files, "feat: podinfo")
-        commit(repo, {"clusters/prod/source.yaml": source.format(ref="tag: 6.6.0")}, "6.6.0")
+        repo, base = podinfo_tag_bump(tmp_path, registry)
         request = ReviewRequest(
             repo=repo, base=base, run_tests=False, chart_cache=tmp_path / "cache", fetch_charts=True
         )
         result = review_change(request, renderer)
+        address = f"oci://{registry.url.removeprefix('http://')}/charts/podinfo"
     doc = review_document(result.review, result.judgement)
-    address = f"oci://{host}/charts/podinfo"
     (install,) = [r for r in doc["chart_reviews"] if r["chart"] == address]
     assert (install["base"]["version"], install["head"]["version"]) == ("6.5.0", "6.6.0")
     (deployment,) = [o for o in doc["objects"] if o["review"] == install["id"]]

@@ -330,6 +330,22 @@ spec:
 """
 
 
+def podinfo_tag_bump(tmp_path: Path, registry) -> tuple[Path, str]:
+    """Both podinfo archives pushed to `registry` (a loopback one), and a repository whose second
+    commit bumps its OCIRepository's tag 6.5.0 -> 6.6.0; the repository and its first commit."""
+    for version, data in ARCHIVES.items():
+        registry.push("charts/podinfo", version, data)
+    source = OCI_SOURCE.replace("registry.example.com", registry.url.removeprefix("http://"))
+    repo = make_repo(tmp_path / "src")
+    files = {
+        "clusters/prod/source.yaml": source.format(ref="tag: 6.5.0"),
+        "clusters/prod/podinfo.yaml": OCI_RELEASE,
+    }
+    base = commit(repo, files, "feat: podinfo")
+    commit(repo, {"clusters/prod/source.yaml": source.format(ref="tag: 6.6.0")}, "6.6.0")
+    return repo, base
+
+
 def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, renderer):
     repo = make_repo(tmp_path / "src")
 

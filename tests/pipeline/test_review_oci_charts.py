@@ -5,31 +5,19 @@ from __future__ import annotations
 
 from test_review_external_charts import (
     ARCHIVES,
-    OCI_RELEASE,
-    OCI_SOURCE,
     _images,
     _podinfo,
     _review,
+    podinfo_tag_bump,
 )
 
 from aftershock.model.review import ChartOutcome
-from gitrepo import commit, make_repo
 from ociregistry import serve_registry
 
 
 def test_fetch_charts_pulls_an_oci_repository_chart_from_a_registry_on_loopback(tmp_path, renderer):
     with serve_registry() as registry:
-        for version, data in ARCHIVES.items():
-            registry.push("charts/podinfo", version, data)
-        host = registry.url.removeprefix("http://")
-        source = OCI_SOURCE.replace("registry.example.com", host)
-        repo = make_repo(tmp_path / "src")
-        files = {
-            "clusters/prod/source.yaml": source.format(ref="tag: 6.5.0"),
-            "clusters/prod/podinfo.yaml": OCI_RELEASE,
-        }
-        base = commit(repo, files, "feat: podinfo")
-        commit(repo, {"clusters/prod/source.yaml": source.format(ref="tag: 6.6.0")}, "6.6.0")
+        repo, base = podinfo_tag_bump(tmp_path, registry)
         cache = tmp_path / "fetched"
         review = _review(repo, base, renderer, chart_cache=cache, fetch_charts=True)
         (podinfo,) = _podinfo(review)
