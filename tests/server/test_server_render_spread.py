@@ -17,6 +17,7 @@ import pytest
 
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.render.helm.sdk import SdkRenderer
+from aftershock.render.interface import WrappingRenderer
 from aftershock.report.canonical import review_document
 from aftershock.server.queue.render_batches import RenderSpec
 from aftershock.server.queue.render_jobs import render_queue_name
@@ -126,7 +127,7 @@ def workers(tmp_path):
     connection.close()
 
 
-def _spreading(local: SdkRenderer, connection: Any, name: str) -> QueueRenderer:
+def _spreading(local: Any, connection: Any, name: str) -> QueueRenderer:
     """Every render step spread, none rendered here: the workers render them all."""
     options = SpreadOptions(name, min_renders=1, help_while_waiting=False, poll_seconds=0.2)
     return QueueRenderer(local, connection, RenderSpec("sdk", 60.0, 1024), options)
@@ -246,3 +247,28 @@ def test_a_small_render_step_stays_in_the_reviewers_process(tmp_path, workers):
         renderer = QueueRenderer(local, connection, RenderSpec("sdk", 60.0, 1024), options)
         (outcome,) = renderer.render_many([RenderRequest(str(folder))])
     assert outcome.ok and "app/templates/cm.yaml" in outcome.manifests
+
+
+class _OtherHelm(WrappingRenderer):
+    """The reviewer's renderer, reporting another version than the workers' (a mixed deployment)."""
+
+    def render_many(self, requests, progress=None, deadline=None):
+        return self.inner.render_many(requests, progress, deadline)
+
+    @property
+    def version(self) -> str:
+        return "helm-python-sdk 0.0.1 (Helm v3.0.0)"
+
+
+def test_a_worker_with_another_helm_renders_nothing_and_says_so(tmp_path, workers):
+    name, connection, start = workers
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**LIBRARY, **_user("api")}, "feat: api")
+    commit(repo, {"charts/api/values.yaml": "replicas: 3\n"}, "feat: three replicas")
+    request = ReviewRequest(repo=repo, base=base, head="HEAD", run_tests=False)
+    start(1)
+    with SdkRenderer(workers=1) as local:
+        doc = _document(request, _spreading(_OtherHelm(local), connection, name))
+    reasons = [g["reason"] for g in doc["not_reviewed"] if "charts/api" in g["part"]]
+    assert reasons and all("the review renders with helm-python-sdk 0.0.1" in r for r in reasons)
+    assert all(r["outcome"] != "changed" for r in doc["chart_reviews"])
