@@ -272,3 +272,44 @@ def test_a_worker_with_another_helm_renders_nothing_and_says_so(tmp_path, worker
     reasons = [g["reason"] for g in doc["not_reviewed"] if "charts/api" in g["part"]]
     assert reasons and all("the review renders with helm-python-sdk 0.0.1" in r for r in reasons)
     assert all(r["outcome"] != "changed" for r in doc["chart_reviews"])
+
+
+def test_a_worker_set_to_spread_renders_its_batches_itself_when_no_worker_takes_them(
+    tmp_path, workers
+):
+    from contextlib import ExitStack
+
+    from aftershock.render.interface import RenderRequest
+    from aftershock.server.build import QueueChoice, build_worker_runner
+    from aftershock.server.settings import settings_from_environment
+    from server_fakes import AppKey
+
+    name, connection, _ = workers  # no worker listens on the render queue
+    env = {
+        "AFTERSHOCK_APP_ID": "42",
+        "AFTERSHOCK_PRIVATE_KEY": AppKey.generate().private_pem,
+        "AFTERSHOCK_STATE": str(tmp_path / "state.db"),
+        "AFTERSHOCK_SPREAD_RENDERS": "2",
+    }
+    settings = settings_from_environment(env, require_secret=False)
+    folders = []
+    for chart in ("a", "b", "c"):
+        folder = tmp_path / chart
+        (folder / "templates").mkdir(parents=True)
+        (folder / "Chart.yaml").write_text(chart_yaml(chart))
+        (folder / "templates" / "cm.yaml").write_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}\n"
+        )
+        folders.append(str(folder))
+    with ExitStack() as stack:
+        runner, _ = build_worker_runner(settings, QueueChoice(REDIS_URL, name), stack)
+        stack.callback(runner.close)
+        renderer = runner.context.renderers.get()
+        assert isinstance(renderer, QueueRenderer)
+        assert (renderer.options.min_renders, renderer.queue.name) == (2, f"{name}-renders")
+        outcomes = renderer.render_many([RenderRequest(f) for f in folders])
+    assert [o.request.chart_dir for o in outcomes] == folders
+    assert [o.manifests[f"{c}/templates/cm.yaml"] for c, o in zip("abc", outcomes)] == [
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {c}\n" for c in "abc"
+    ]
+    assert len(renderer.queue) == 0 and _finished_batches(connection, name) == 0
