@@ -168,3 +168,15 @@ def test_objects_of_one_diff_are_said_to_share_it():
     doc = {"objects": [_object(n, same) for n in ("web", "api", "db")]}
     _, (block,) = plain_diffs(doc)
     assert "and 2 more with the same diff (apps/api, apps/db)" in block
+
+
+def test_a_repeated_change_on_objects_with_no_name_of_their_own_is_said_plainly():
+    """No release and an empty name (a manifest Kubernetes would reject): nothing to name, values said."""
+
+    def nameless(n: int) -> dict:
+        obj = _object(f"o{n}", "")
+        return {**obj, "review": "charts/app", "key": {**obj["key"], "name": ""}}
+
+    doc = {"objects": [nameless(n) for n in range(3)]}
+    (group,) = field_groups(doc)
+    assert (group.path, group.text) == ("spec.replicas", "1 → 2")

@@ -167,7 +167,7 @@ def _with_locked(
     for name in ("Chart.lock", "requirements.lock"):
         text = texts.get(posixpath.join(chart_dir, name))
         if text is not None and not locked:
-            locked = _locked_versions(text)
+            locked = dict(_lock_entries(text))
     if not locked:
         return deps
     return tuple(
@@ -178,14 +178,10 @@ def _with_locked(
     )
 
 
-def _locked_versions(text: str) -> dict[str, str]:
-    """name -> version of a lock file's entries; a lock that does not parse pins nothing (Helm's
-    `dependency build` would fail on it, and the dependency resolves as if unlocked)."""
-    return dict(_lock_entries(text))
-
-
 @functools.lru_cache(maxsize=8192)  # base and head mostly hold the same locks
 def _lock_entries(text: str) -> tuple[tuple[str, str], ...]:
+    """(name, version) of a lock file's entries; a lock that does not parse pins nothing (Helm's
+    `dependency build` would fail on it, and the dependency resolves as if unlocked)."""
     try:
         lock = load_one(text, source="Chart.lock")
     except MalformedInputError:

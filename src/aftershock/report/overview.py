@@ -250,12 +250,7 @@ def _named(value: Any, names: dict[str, str]) -> Any:
 
 
 def _change_text(field: dict[str, Any], names: dict[str, str] | None = None) -> str:
-    said = {
-        side: names[value]
-        if names and isinstance(value := field[side], str) and value in names
-        else value_text(value)
-        for side in ("before", "after")
-    }
+    said = {side: _said(field[side], names or {}) for side in ("before", "after")}
     if field["change"] == "added":
         return f"added {said['after']}"
     if field["change"] == "removed":
@@ -263,6 +258,10 @@ def _change_text(field: dict[str, Any], names: dict[str, str] | None = None) -> 
     if field["change"] == "reordered":
         return "reordered"
     return f"{said['before']} → {said['after']}"
+
+
+def _said(value: Any, names: dict[str, str]) -> str:
+    return names[value] if isinstance(value, str) and value in names else value_text(value)
 
 
 def newly_failing_tests(doc: dict[str, Any]) -> tuple[str, ...]:
