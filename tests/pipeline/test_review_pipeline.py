@@ -159,6 +159,23 @@ def test_randomness_is_not_a_change(tmp_path, renderer):
     assert chart.unstable_fields >= 1
 
 
+def test_a_map_listed_in_go_s_order_is_not_a_change(tmp_path, renderer):
+    """sprig's `values` lists a dict in Go's map order, which differs render to render."""
+    repo = make_repo(tmp_path)
+    regions = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))
+    listing = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ips\ndata:\n"
+        '  ips: {{ values .Values.regions | join "," | quote }}\n  mode: {{ .Values.mode | quote }}\n'
+    )
+    values = f"replicas: 2\nimage: nginx:1.27.0\nmode: fast\nregions:\n{regions}"
+    files = {**app_chart("c", "c"), "c/templates/ips.yaml": listing, "c/values.yaml": values}
+    base = commit(repo, files, "feat: chart")
+    commit(repo, {"c/values.yaml": values.replace("mode: fast", "mode: slow")}, "feat: slow")
+    (chart,) = review(repo, base, renderer=renderer).chart_reviews
+    fields = sorted(f.path for c in chart.changes for f in c.fields)
+    assert fields == ["data.mode", "spec.template.spec.containers[name=app].env[name=MODE].value"]
+
+
 def test_a_random_name_is_one_object_and_the_same_findings_run_after_run(tmp_path, renderer):
     repo = make_repo(tmp_path)
     job = (

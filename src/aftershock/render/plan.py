@@ -25,6 +25,9 @@ _NONDETERMINISTIC = re.compile(
     r"genCAWithKey|genPrivateKey|genSelfSignedCert|genSelfSignedCertWithKey|genSignedCert|"
     r"genSignedCertWithKey|htpasswd|bcrypt|now|date|dateInZone|unixEpoch|shuffle)\b"
 )
+# Sprig's `keys` and `values` list a dict in Go's map order, which changes from run to run, unless
+# the action sorts what they return.
+_UNORDERED = re.compile(r"(?<![\w.$])(keys|values)\b")
 _ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 # Go template string literals ("…" with escapes, `…` raw) and comments: no call is in them
 _LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"|`[^`]*`|/\*.*?\*/', re.DOTALL)
@@ -90,13 +93,20 @@ def dependency_closure(chart: Chart, charts: Mapping[str, Chart]) -> tuple[str, 
 def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:
     """True when a template may call a function whose output changes from one render to the next:
     its name inside a `{{ ... }}` action (words in YAML text, such as `format: date-time` in a CRD,
-    call nothing). Also for values texts, which `tpl` may render."""
+    call nothing), or `keys`/`values` in an action that does not sort them. Also for values texts,
+    which `tpl` may render."""
     return any(
-        _NONDETERMINISTIC.search(_LITERAL.sub('""', action))
+        _varies(_LITERAL.sub('""', action))
         for text in template_texts
         if "{{" in text
         for action in _ACTION.findall(text)
     )
+
+
+def _varies(code: str) -> bool:
+    if _NONDETERMINISTIC.search(code):
+        return True
+    return _UNORDERED.search(code) is not None and "sortAlpha" not in code
 
 
 def template_repo_path(helm_path: str, chart: Chart, charts: Mapping[str, Chart]) -> str:
