@@ -16,25 +16,13 @@ import pytest
 from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
+from redis_support import REDIS_URL, needs_redis
 from server_fakes import AppKey, FakeGitHub
 from server_harness import deliver, pull_request_payload, service_settings, start_service, wait_for
 
-REDIS_URL = os.environ.get("AFTERSHOCK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 REPO = "acme/platform"
 
-
-def _redis_reachable() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(
-    not _redis_reachable(), reason=f"no redis-server answering at {REDIS_URL}"
-)
+pytestmark = needs_redis
 
 
 @pytest.fixture

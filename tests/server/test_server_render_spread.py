@@ -24,23 +24,10 @@ from aftershock.server.queue.render_jobs import render_queue_name
 from aftershock.server.queue.render_queue import QueueRenderer, SpreadOptions
 from charts import chart_yaml
 from gitrepo import commit, make_repo
+from redis_support import REDIS_URL, needs_redis
 from server_harness import wait_for
 
-REDIS_URL = os.environ.get("AFTERSHOCK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def _redis_reachable() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping())
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(
-    not _redis_reachable(), reason=f"no redis-server answering at {REDIS_URL}"
-)
+pytestmark = needs_redis
 
 LIBRARY = {
     "lib/common/Chart.yaml": chart_yaml("common", kind="library"),
