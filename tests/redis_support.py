@@ -4,6 +4,9 @@ needs it sets `pytestmark = needs_redis`, so it skips with the reason where none
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+from collections.abc import Iterable
 
 import pytest
 
@@ -22,3 +25,16 @@ def redis_reachable() -> bool:
 needs_redis = pytest.mark.skipif(
     not redis_reachable(), reason=f"no redis-server answering at {REDIS_URL}"
 )
+
+
+def stop_workers(processes: Iterable[subprocess.Popen]) -> None:
+    """Each `aftershock worker` still running asked to stop (SIGTERM: it finishes its job), killed
+    after 20 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

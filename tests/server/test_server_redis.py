@@ -5,7 +5,6 @@ killed mid-job has its job finished by another worker; metrics of workers show o
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import uuid
@@ -16,7 +15,7 @@ import pytest
 from aftershock.server.queue.ledger import Outcome
 from charts import app_chart
 from gitrepo import commit, make_repo
-from redis_support import REDIS_URL, needs_redis
+from redis_support import REDIS_URL, needs_redis, stop_workers
 from server_fakes import AppKey, FakeGitHub
 from server_harness import deliver, pull_request_payload, service_settings, start_service, wait_for
 
@@ -72,13 +71,7 @@ def setup(tmp_path):
         return process
 
     yield fake, repo, base, running, start_worker, name
-    for process in workers:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    stop_workers(workers)
     running.stop()
     fake.stop()
     connection = redis.Redis.from_url(REDIS_URL)

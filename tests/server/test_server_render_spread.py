@@ -24,7 +24,7 @@ from aftershock.server.queue.render_jobs import render_queue_name
 from aftershock.server.queue.render_queue import QueueRenderer, SpreadOptions
 from charts import chart_yaml
 from gitrepo import commit, make_repo
-from redis_support import REDIS_URL, needs_redis
+from redis_support import REDIS_URL, needs_redis, stop_workers
 from server_harness import wait_for
 
 pytestmark = needs_redis
@@ -101,14 +101,7 @@ def workers(tmp_path):
         return new
 
     yield name, connection, start
-    for process in started:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    stop_workers(started)
     for found in connection.scan_iter(f"rq:*{name}*"):
         connection.delete(found)
     connection.close()
