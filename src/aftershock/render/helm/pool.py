@@ -57,18 +57,24 @@ def dispatch(
                 finished.set()
 
     active = lanes[: len(requests)]
-    waits = [delays[i] if i < len(delays) else 0.0 for i in range(len(active))]
-    if len(active) == 1:
-        run(active[0], waits[0])
-    else:
-        threads = [
-            threading.Thread(target=run, args=(lane, wait), daemon=True)
-            for lane, wait in zip(active, waits, strict=True)
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+    _run_all(run, active, [delays[i] if i < len(delays) else 0.0 for i in range(len(active))])
     if failures:
         raise failures[0]
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _run_all(
+    run: Callable[[RenderOne, float], None], lanes: Sequence[RenderOne], waits: Sequence[float]
+) -> None:
+    """Each lane run on a thread of its own (a single lane on this one), all joined."""
+    if len(lanes) == 1:
+        run(lanes[0], waits[0])
+        return
+    threads = [
+        threading.Thread(target=run, args=(lane, wait), daemon=True)
+        for lane, wait in zip(lanes, waits, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
