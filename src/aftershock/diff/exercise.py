@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from aftershock.model.change import FileChange, Hunk, Side
 from aftershock.model.objects import RenderedObject
-from aftershock.model.review import ChangedLines, ChartReview, RenderStatus
+from aftershock.model.review import ChangedLines, ChartRender, ChartReview, RenderStatus
 
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
@@ -129,14 +129,15 @@ def line_coverage(runs: Sequence[ChangedRun], reviews: Sequence[ChartReview]) ->
     coverage: list[ChangedLines] = []
     reach: dict[tuple[str, str], list[ChartReview]] = {}  # per template and side, for all its runs
     texts: dict[tuple[str, str], list[str]] = {}
+    lines = _Lines()
     for run in runs:
         key = (run.path, run.side)
         if key not in reach:
-            reach[key] = _reaching(run.path, run.side, reviews)
+            reach[key] = _reaching(run.path, run.side, reviews, lines)
         reaching = reach[key]
         if not reaching:
             continue
-        traced = _traced(run, reaching)
+        traced = _traced(run, reaching, lines)
         if traced is not None:
             coverage += _with_failures(traced, run, reviews)
             continue
@@ -197,7 +198,35 @@ def _grouped(
     return groups
 
 
-def _reaching(path: str, side: str, reviews: Sequence[ChartReview]) -> list[ChartReview]:
+class _Lines:
+    """Each render's traced and run lines by template path, read once for all the runs: a tree
+    reviewed as added traces every line of every template (627 runs × their renders' lines)."""
+
+    def __init__(self) -> None:
+        self._traced: dict[int, dict[str, frozenset[int]]] = {}
+        self._run: dict[int, dict[str, frozenset[int]]] = {}
+
+    def traced(self, render: ChartRender) -> dict[str, frozenset[int]]:
+        if id(render) not in self._traced:
+            self._traced[id(render)] = _by_path(render.lines_traced)
+        return self._traced[id(render)]
+
+    def run(self, render: ChartRender) -> dict[str, frozenset[int]]:
+        if id(render) not in self._run:
+            self._run[id(render)] = _by_path(render.lines_run)
+        return self._run[id(render)]
+
+
+def _by_path(lines: Iterable[tuple[str, int]]) -> dict[str, frozenset[int]]:
+    found: dict[str, set[int]] = {}
+    for path, number in lines:
+        found.setdefault(path, set()).add(number)
+    return {path: frozenset(numbers) for path, numbers in found.items()}
+
+
+def _reaching(
+    path: str, side: str, reviews: Sequence[ChartReview], lines: _Lines
+) -> list[ChartReview]:
     """The reviews of a chart holding or including the template that rendered it at `side` (a
     chart the change reaches through the template, or whose trace marked it)."""
     found = []
@@ -208,28 +237,26 @@ def _reaching(path: str, side: str, reviews: Sequence[ChartReview]) -> list[Char
         if (
             path.startswith(f"{review.chart}/")
             or any(step.id == path for step in review.affected.path)
-            or any(p == path for p, _ in render.lines_traced)
+            or path in lines.traced(render)
         ):
             found.append(review)
     return found
 
 
-def _traced(run: ChangedRun, reaching: Sequence[ChartReview]) -> list[ChangedLines] | None:
+def _traced(
+    run: ChangedRun, reaching: Sequence[ChartReview], lines: _Lines
+) -> list[ChangedLines] | None:
     """The run's lines by what traces saw, or None when no trace marked any of them. A line no trace
     could mark (the end of a `define`) goes with the line before it."""
     renders = [(r.scenario, r.head if run.side == "head" else r.base) for r in reaching]
     numbers = range(run.first, run.last + 1)
-    marked = {n for _, render in renders for p, n in render.lines_traced if p == run.path}
+    marked = {n for _, render in renders for n in lines.traced(render).get(run.path, ())}
     if not marked.intersection(numbers):
         return None
     ran: dict[int, list[str]] = {}
     for scenario, render in renders:
-        for path, number in render.lines_run:
-            if (
-                path == run.path
-                and number in numbers
-                and scenario not in ran.setdefault(number, [])
-            ):
+        for number in lines.run(render).get(run.path, ()):
+            if number in numbers and scenario not in ran.setdefault(number, []):
                 ran[number].append(scenario)
     per_line = []
     previous = next(n for n in numbers if n in marked)
