@@ -104,16 +104,29 @@ class RefSnapshot:
         for _, data in self.tree.read_many(paths, max_bytes=self.max_file_bytes):
             yield data.decode("utf-8", "replace")
 
-    def scan(
-        self, paths: Iterable[str], test: Callable[[str], bool], known: dict[str, bool]
+    def scan_templates(
+        self,
+        folders: Iterable[str],
+        suffixes: tuple[str, ...],
+        test: Callable[[str], bool],
+        known: dict[str, bool],
     ) -> tuple[frozenset[str], frozenset[str]]:
-        """The paths whose text passes `test`, and those not read (a symlink, a file over the size
-        limit). Each blob is read once, in one batch; `known` (blob sha: passed) carries what was
-        read before, at this ref or another: two refs share most blobs."""
-        entries, unread = self.tree.entries, set()
+        """Of the chart `folders`, those with a file under `templates/` (named with one of
+        `suffixes`) whose text passes `test`, and those with such a file not read (a symlink, a file
+        over the size limit). Each blob is read once, in one batch; `known` (blob sha: passed)
+        carries what was read before, at this ref or another: two refs share most blobs."""
+        entries = self.tree.entries
+        listed = {
+            folder: [
+                p
+                for p in self.tree.paths_under(f"{folder}/templates" if folder else "templates")
+                if p.endswith(suffixes)
+            ]
+            for folder in folders
+        }
+        unread: set[str] = set()
         wanted: dict[str, str] = {}  # blob sha: the first path holding it
-        listed = [p for p in paths if p in entries]
-        for path in listed:
+        for path in (p for paths in listed.values() for p in paths):
             entry = entries[path]
             if entry.kind is not EntryKind.BLOB or (entry.size or 0) > self.max_file_bytes:
                 unread.add(path)
@@ -121,8 +134,14 @@ class RefSnapshot:
                 wanted.setdefault(entry.sha, path)
         for path, data in self.tree.read_many(wanted.values(), max_bytes=self.max_file_bytes):
             known[entries[path].sha] = test(data.decode("utf-8", "replace"))
-        passed = (p for p in listed if p not in unread and known[entries[p].sha])
-        return frozenset(passed), frozenset(unread)
+        passed = {
+            f
+            for f, ps in listed.items()
+            if any(p not in unread and known[entries[p].sha] for p in ps)
+        }
+        return frozenset(passed), frozenset(
+            f for f, ps in listed.items() if not unread.isdisjoint(ps)
+        )
 
     def _is_file(self, path: str) -> bool:
         entry = self.tree.entries.get(path)

@@ -202,14 +202,8 @@ def folders_naming_lookup(
     """The folders among `folders` with a template whose text names `lookup`, every blob read once
     in one batch (`known` carries what was read at the other ref). A symlink or a file over the
     size limit counts as naming it, so `lookup_targets` reads (or refuses) it as before."""
-    paths = {
-        folder: [
-            p for p in tree.tree.paths_under(_templates(folder)) if p.endswith(_TEMPLATE_SUFFIXES)
-        ]
-        for folder in folders
-    }
-    naming, unread = tree.scan((p for ps in paths.values() for p in ps), _names_lookup, known)
-    return frozenset(f for f, listed in paths.items() if not (naming | unread).isdisjoint(listed))
+    naming, unread = tree.scan_templates(folders, _TEMPLATE_SUFFIXES, _names_lookup, known)
+    return naming | unread
 
 
 def _names_lookup(text: str) -> bool:

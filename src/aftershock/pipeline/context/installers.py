@@ -137,14 +137,7 @@ def _charts_declaring(
     tree: RefSnapshot, chart_paths: Iterable[str], known: dict[str, bool]
 ) -> frozenset[str]:
     """The charts whose templates declare a release, each template blob read once (`known`)."""
-    paths = {
-        chart: [
-            p for p in tree.tree.paths_under(_templates(chart)) if p.endswith(_TEMPLATE_SUFFIXES)
-        ]
-        for chart in chart_paths
-    }
-    declaring, _ = tree.scan((p for ps in paths.values() for p in ps), _declares_release, known)
-    return frozenset(chart for chart, ps in paths.items() if not declaring.isdisjoint(ps))
+    return tree.scan_templates(chart_paths, _TEMPLATE_SUFFIXES, _declares_release, known)[0]
 
 
 def _rendered_releases(
