@@ -12,6 +12,7 @@ are counted and left to the JSON output.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from aftershock.report.concern_groups import grouped
@@ -201,28 +202,31 @@ def _lifecycle_note(entry: dict[str, Any] | None) -> str:
 
 def _entry_bullets(entries: list[dict[str, Any]], budget: int) -> tuple[list[str], int]:
     """Resolved or dismissed findings from the lifecycle section (no longer raised at head)."""
-    out: list[str] = []
-    for index, entry in enumerate(entries):
-        line = f"- {entry['severity'].capitalize()}: {_escape(entry['message'])} — `{entry['rule']}` `{entry['fingerprint'][:12]}`"
-        dismissal = entry["dismissal"]
-        if dismissal:
-            line += f" · dismissed by {_escape(dismissal['by'] or 'someone')} on {dismissal['at'][:10]}: {_escape(dismissal['reason'])}"
-        if len(line) + 1 > budget - 80:
-            out.append(f"- … {len(entries) - index} more in the JSON output")
-            return out, 0
-        out.append(line)
-        budget -= len(line) + 1
-    return out, budget
+    return _fitting((_entry_line(entry) for entry in entries), len(entries), budget)
+
+
+def _entry_line(entry: dict[str, Any]) -> str:
+    line = f"- {entry['severity'].capitalize()}: {_escape(entry['message'])} — `{entry['rule']}` `{entry['fingerprint'][:12]}`"
+    dismissal = entry["dismissal"]
+    if dismissal:
+        line += f" · dismissed by {_escape(dismissal['by'] or 'someone')} on {dismissal['at'][:10]}: {_escape(dismissal['reason'])}"
+    return line
 
 
 def _bullets(
     items: list[dict[str, Any]], budget: int, *, bold: bool, notes: dict[str, str] | None = None
 ) -> tuple[list[str], int]:
+    lines = (_bullet(item, bold) + (notes or {}).get(item["fingerprint"], "") for item in items)
+    return _fitting(lines, len(items), budget)
+
+
+def _fitting(lines: Iterable[str], count: int, budget: int) -> tuple[list[str], int]:
+    """The first of the `count` lines that fit in `budget` (80 kept for the line saying how many
+    more the JSON holds), and what is left of it; a line after those is never made."""
     out: list[str] = []
-    for index, item in enumerate(items):
-        line = _bullet(item, bold) + (notes or {}).get(item["fingerprint"], "")
+    for index, line in enumerate(lines):
         if len(line) + 1 > budget - 80:
-            out.append(f"- … {len(items) - index} more in the JSON output")
+            out.append(f"- … {count - index} more in the JSON output")
             return out, 0
         out.append(line)
         budget -= len(line) + 1
