@@ -7,7 +7,7 @@ is not reviewed, and a release reading another source is not reached
 from __future__ import annotations
 
 import pytest
-from test_review_external_charts import ARCHIVES, _images, write_repository
+from test_review_external_charts import ARCHIVES, REPOSITORY, _images, write_repository
 
 from aftershock.graph.build import build_graph
 from aftershock.graph.model import EdgeKind, NodeKind, node_id
@@ -52,13 +52,6 @@ metadata: {{name: other}}
 spec:
   url: oci://registry.example.com/charts/podinfo
   ref: {{tag: 6.5.0}}
-"""
-
-HELM_REPOSITORY = """\
-apiVersion: source.toolkit.fluxcd.io/v1
-kind: HelmRepository
-metadata: {{name: upstream, namespace: flux-system}}
-spec: {{url: "{url}"}}
 """
 
 CHART_REF = """\
@@ -222,7 +215,7 @@ def helm_repository_fleet(url: str) -> dict[str, str]:
     return {
         "clusters/prod/apps.yaml": kustomization("sources", "./infra")
         + kustomization("web", "./apps/web", "team-a"),
-        "infra/repository.yaml": HELM_REPOSITORY.format(url=url),
+        "infra/repository.yaml": REPOSITORY.format(url=url),
         "apps/web/release.yaml": SOURCE_REF,
     }
 

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from aftershock.server.queue.ledger import Outcome
+from redis_support import REDIS_URL, redis_reachable
 from server_harness import deliver, wait_for
 from server_outage import outage  # noqa: F401 (fixture)
 
@@ -99,15 +100,9 @@ def test_a_delivery_while_the_database_is_down_is_kept_then_reviewed_once(outage
 
 
 def _redis_url() -> str:
-    url = os.environ.get("AFTERSHOCK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-    try:
-        import redis
-
-        if redis.Redis.from_url(url, socket_connect_timeout=1).ping():
-            return url
-    except Exception:
-        pass
-    pytest.skip("no redis-server answering at 127.0.0.1:6379")
+    if not redis_reachable():
+        pytest.skip(f"no redis-server answering at {REDIS_URL}")
+    return REDIS_URL
 
 
 class _Worker:
