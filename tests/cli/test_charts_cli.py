@@ -9,10 +9,7 @@ import hashlib
 import os
 import subprocess
 import sys
-import threading
 from dataclasses import replace
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,7 @@ from aftershock.pipeline import ReviewRequest, run_review
 from charts import chart_yaml, packaged
 from gitrepo import commit, make_repo
 from ociregistry import serve_registry
+from served_folder import serve_folder
 
 AFTERSHOCK = [sys.executable, "-m", "aftershock.cli"]
 CM = (
@@ -44,13 +42,8 @@ def served(tmp_path):
     """A Helm chart repository (index.yaml and archives) served over HTTP on loopback."""
     folder = tmp_path / "served"
     folder.mkdir()
-    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield folder, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(folder) as url:
+        yield folder, url
 
 
 def publish(folder: Path, data: bytes, digest: str | None = None) -> None:

@@ -4,9 +4,6 @@
 from __future__ import annotations
 
 import hashlib
-import threading
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -16,6 +13,7 @@ from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from charts import DEPLOYMENT, chart_yaml, packaged
 from gitrepo import commit, make_repo
+from served_folder import serve_folder
 
 REPOSITORY = """\
 apiVersion: source.toolkit.fluxcd.io/v1
@@ -68,14 +66,8 @@ def chart_server(tmp_path):
     """A Helm chart repository (index.yaml and archives) served over HTTP on loopback."""
     folder = tmp_path / "served"
     folder.mkdir()
-    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield folder, f"http://127.0.0.1:{server.server_address[1]}/charts"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(folder) as url:
+        yield folder, f"{url}/charts"
 
 
 def fleet_repo(tmp_path: Path, url: str):

@@ -6,9 +6,6 @@ A registry's (a chart repository's) mirror serves its charts under the mirror's 
 from __future__ import annotations
 
 import hashlib
-import threading
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
@@ -18,6 +15,7 @@ from aftershock.render.external.chart_archives import ChartCache, ExternalChart
 from aftershock.render.external.mirrors import Mirror, parse_mirror
 from aftershock.render.external.oci_registry import locate
 from ociregistry import serve_registry
+from served_folder import serve_folder
 
 
 def test_a_registry_off_loopback_is_reached_over_https_unless_plain_http_is_asked_for():
@@ -105,13 +103,8 @@ def chart_repository(tmp_path):
     """A Helm chart repository's files served over HTTP on loopback, under /proxy/stable/."""
     folder = tmp_path / "served" / "proxy" / "stable"
     folder.mkdir(parents=True)
-    handler = partial(SimpleHTTPRequestHandler, directory=str(tmp_path / "served"))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield folder, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(tmp_path / "served") as url:
+        yield folder, url
 
 
 def test_a_chart_repository_s_index_and_archive_are_read_from_its_mirror(chart_repository):
