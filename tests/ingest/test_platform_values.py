@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.ingest.platform_values import IndexedChart, platform_values
+from aftershock.ingest.platform_values import IndexedChart, gives_any_values, platform_values
 
 SUITE = """\
 suite: s
@@ -80,3 +80,22 @@ def test_the_maps_a_suite_sets_for_all_its_tests_are_found_too():
     assert (f := found.find("a", ("_cluster", "domain"))) and f.value == "shop.example"
     assert f.file == "a/tests/s_test.yaml (set)"
     assert (f := found.find("a", ("_namespace",))) and f.value == {"name": "shop"}
+
+
+def test_whether_any_values_are_given_reads_charts_only_until_one_gives_some():
+    read: list[str] = []
+
+    def reading(path: str) -> str | None:
+        read.append(path)
+        return FILES.get(path)
+
+    broken = IndexedChart("c", ("c/ci/broken-values.yaml",), ())
+    charts = [
+        broken,
+        IndexedChart("b", ("b/ci/test-values.yaml",), ()),
+        IndexedChart("lib", ("lib/ci/test-values.yaml",), ()),
+    ]
+    assert gives_any_values(charts, reading)
+    assert read == ["c/ci/broken-values.yaml", "b/ci/test-values.yaml"]
+    assert not gives_any_values([broken], FILES.get)
+    assert not gives_any_values([], FILES.get)

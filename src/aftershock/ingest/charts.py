@@ -72,7 +72,10 @@ def discover_charts(
             continue
         deps = _with_locked(deps, chart_dir, texts)
         charts.append(_chart(chart_dir, meta, deps, _embedding_parent(chart_dir, dir_set)))
-    found = [_in_repository(chart, charts, dependency_map or {}) for chart in charts]
+    named: dict[str, list[Chart]] = {}
+    for chart in charts:
+        named.setdefault(chart.name, []).append(chart)
+    found = [_in_repository(chart, named, dependency_map or {}) for chart in charts]
     return _with_vendoring_parents(found)
 
 
@@ -100,24 +103,31 @@ def _with_vendoring_parents(charts: list[Chart]) -> tuple[Chart, ...]:
     )
 
 
-def _in_repository(chart: Chart, charts: list[Chart], dependency_map: Mapping[str, str]) -> Chart:
+def _in_repository(
+    chart: Chart, named: Mapping[str, list[Chart]], dependency_map: Mapping[str, str]
+) -> Chart:
+    """The chart with its remote dependencies resolved to charts of this tree where one matches
+    (`named`: the tree's charts by name)."""
     deps = tuple(
-        _in_repository_dependency(chart, dep, charts, dependency_map) for dep in chart.dependencies
+        _in_repository_dependency(chart, dep, named, dependency_map) for dep in chart.dependencies
     )
     return chart if deps == chart.dependencies else replace(chart, dependencies=deps)
 
 
 def _in_repository_dependency(
-    chart: Chart, dep: ChartDependency, charts: list[Chart], dependency_map: Mapping[str, str]
+    chart: Chart,
+    dep: ChartDependency,
+    named: Mapping[str, list[Chart]],
+    dependency_map: Mapping[str, str],
 ) -> ChartDependency:
     if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(
         ("https://", "oci://")
     ):
         return dep
-    paths = {c.path for c in charts}
+    charts = named.get(dep.name, [])
     for key in (f"{dep.repository.rstrip('/')}/{dep.name}", dep.name):
         mapped = dependency_map.get(key)
-        if mapped is not None and posixpath.normpath(mapped).strip("/") in paths:
+        if mapped is not None and _is_chart(posixpath.normpath(mapped).strip("/"), named):
             return replace(
                 dep,
                 source=DependencySource.IN_REPO_CONFIGURED,
@@ -146,6 +156,10 @@ def _in_repository_dependency(
     if len(matches) == 1:
         return replace(dep, source=DependencySource.IN_REPO_INFERRED, resolved_path=matches[0].path)
     return dep
+
+
+def _is_chart(path: str, named: Mapping[str, list[Chart]]) -> bool:
+    return any(c.path == path for charts in named.values() for c in charts)
 
 
 def _satisfies(version: str, constraint: str) -> bool:

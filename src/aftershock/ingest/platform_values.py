@@ -104,19 +104,29 @@ def _found(source: ValuesSource, key: Key) -> FoundValue | None:
 def platform_values(charts: Sequence[IndexedChart], read: TextReader) -> PlatformValues:
     """The CI and test values files of `charts`, each chart's in order: `ci/*-values.yaml` by name,
     then the files its suites load in suite order; a file that cannot be read is left out."""
-    sources = []
-    for chart in sorted(charts, key=lambda c: c.path):
-        readers = dict.fromkeys(_ci_files(chart), _ci_values)
-        readers |= {p: suite_values_file for p in _suite_files(chart, read) if p not in readers}
-        for path, reader in readers.items():
-            try:
-                values = reader(path, read)
-            except (AftershockError, ValueError, GoYamlError):
-                continue
-            if values:
-                sources.append(ValuesSource(chart.path, path, values))
-        sources += _suite_sets(chart, read)
+    sources = [
+        s for chart in sorted(charts, key=lambda c: c.path) for s in _chart_sources(chart, read)
+    ]
     return PlatformValues(tuple(sources), {c.path: dict(c.dependencies) for c in charts})
+
+
+def gives_any_values(charts: Iterable[IndexedChart], read: TextReader) -> bool:
+    """Whether `platform_values` of these charts would hold any source, reading charts only until
+    the first one that gives some (a one-chart review need not parse every suite of the tree)."""
+    return any(next(iter(_chart_sources(chart, read)), None) is not None for chart in charts)
+
+
+def _chart_sources(chart: IndexedChart, read: TextReader) -> Iterable[ValuesSource]:
+    readers = dict.fromkeys(_ci_files(chart), _ci_values)
+    readers |= {p: suite_values_file for p in _suite_files(chart, read) if p not in readers}
+    for path, reader in readers.items():
+        try:
+            values = reader(path, read)
+        except (AftershockError, ValueError, GoYamlError):
+            continue
+        if values:
+            yield ValuesSource(chart.path, path, values)
+    yield from _suite_sets(chart, read)
 
 
 def _suite_sets(chart: IndexedChart, read: TextReader) -> Iterable[ValuesSource]:

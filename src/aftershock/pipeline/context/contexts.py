@@ -20,7 +20,7 @@ from typing import Any
 from aftershock.config.settings import AftershockConfig
 from aftershock.diff.edited_defaults import spare_edited
 from aftershock.diff.values_keys import parse_values
-from aftershock.ingest.platform_values import PlatformValues, platform_values
+from aftershock.ingest.platform_values import PlatformValues, gives_any_values, platform_values
 from aftershock.ingest.suite_files import SuitePatterns
 from aftershock.model.change import Side
 from aftershock.model.contexts import ChartContext, ContextAttempt, RenderInputs
@@ -29,6 +29,7 @@ from aftershock.model.units import Chart
 from aftershock.pipeline.context.inferred_values import (
     Inference,
     InferenceRun,
+    each_indexed_chart,
     indexed_charts,
     infer_contexts,
 )
@@ -256,7 +257,10 @@ class _PlatformIndexes:
         return self.built[side]
 
     def any_values(self, side: Side) -> bool:
-        return bool(self.of(side).sources)
+        if side in self.built:
+            return bool(self.built[side].sources)
+        tree, _ = side_input = self.sides[side]
+        return gives_any_values(each_indexed_chart(side_input, self.suite_paths), tree.text_or_none)
 
 
 def _try(

@@ -18,7 +18,7 @@ the review's budget.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -289,16 +289,19 @@ def indexed_charts(
     side_input: SideInput, suite_paths: Callable[[ChartFiles], Sequence[str]]
 ) -> list[IndexedChart]:
     """Every chart of one side as the index reads it: its files, suites and local dependencies."""
+    return list(each_indexed_chart(side_input, suite_paths))
+
+
+def each_indexed_chart(
+    side_input: SideInput, suite_paths: Callable[[ChartFiles], Sequence[str]]
+) -> Iterator[IndexedChart]:
+    """`indexed_charts` one chart at a time, for a caller that may stop early."""
     tree, charts = side_input
-    found = []
     for chart in charts:
         files = ChartFiles(
             chart.path, tuple(tree.tree.paths_under(chart.path)), tree.text_or_none, tree.label
         )
-        found.append(
-            IndexedChart(chart.path, files.paths, tuple(suite_paths(files)), _dependencies(chart))
-        )
-    return found
+        yield IndexedChart(chart.path, files.paths, tuple(suite_paths(files)), _dependencies(chart))
 
 
 def _dependencies(chart: Chart) -> dict[str, str]:

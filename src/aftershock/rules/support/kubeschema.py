@@ -13,12 +13,13 @@ it against `jsonschema` on the same objects.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -38,9 +39,19 @@ class SchemaError:
 
 
 @lru_cache(maxsize=1)
+def _package_root() -> Path:
+    """The `kubernetes-validate` package's schema folder, found without importing the package
+    (its import loads `jsonschema` and `referencing`, a tenth of a review's start-up)."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kubernetes_validate")
+    return Path(spec.submodule_search_locations[0])
+
+
+@lru_cache(maxsize=1)
 def schema_versions() -> tuple[tuple[int, int], ...]:
     """The Kubernetes minor versions with strict schemas in the package, oldest first."""
-    root = resources.files("kubernetes_validate") / _SCHEMA_ROOT
+    root = _package_root() / _SCHEMA_ROOT
     found = []
     for entry in root.iterdir():
         match = re.fullmatch(r"v(\d+)\.(\d+)\.0-local-strict", entry.name)
@@ -59,11 +70,7 @@ def schema_version(target: tuple[int, int]) -> tuple[int, int]:
 
 @lru_cache(maxsize=4)
 def _definitions(version: tuple[int, int]) -> Mapping[str, Any]:
-    folder = (
-        resources.files("kubernetes_validate")
-        / _SCHEMA_ROOT
-        / f"v{version[0]}.{version[1]}.0-local-strict"
-    )
+    folder = _package_root() / _SCHEMA_ROOT / f"v{version[0]}.{version[1]}.0-local-strict"
     definitions = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
     if not isinstance(definitions, dict):
         raise ValueError(f"{folder}/_definitions.json: $defs is not an object")
@@ -89,11 +96,7 @@ def builtin_schema(
     """The strict schema of a built-in kind at `version`, or None when Kubernetes has no such kind."""
     group, _, ver = api_version.rpartition("/")
     prefix = f"{group.split('.', 1)[0]}-" if group else ""
-    folder = (
-        resources.files("kubernetes_validate")
-        / _SCHEMA_ROOT
-        / f"v{version[0]}.{version[1]}.0-local-strict"
-    )
+    folder = _package_root() / _SCHEMA_ROOT / f"v{version[0]}.{version[1]}.0-local-strict"
     entry = folder / f"{kind.lower()}-{prefix}{ver}.json"
     if not entry.is_file():
         return None
