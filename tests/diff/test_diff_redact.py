@@ -9,7 +9,7 @@ import pytest
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.objects import diff_objects
-from aftershock.diff.redact import redact_secret_changes
+from aftershock.diff.redact import redact_secret_changes, shown_body
 from aftershock.model.diff import (
     FieldChange,
     FieldChangeKind,
@@ -249,6 +249,40 @@ def test_where_a_credential_comes_from_is_shown():
     after = {"spec": {"env": [{"name": "DB_PASSWORD", "valueFrom": ref("pw")}]}}
     (field,) = diff_one(before, after, kind="Deployment").fields
     assert (field.before, field.after) == ("password", "pw")
+
+
+def test_the_key_a_selector_toleration_or_key_reference_names_is_shown():
+    def spec(label: str, taint: str, item: str, ref: str) -> dict[str, Any]:
+        expression = {"key": label, "operator": "In", "values": ["helm"]}
+        return {
+            "spec": {
+                "selector": {"matchExpressions": [expression]},
+                "tolerations": [{"key": taint, "operator": "Exists"}],
+                "volumes": [
+                    {"name": "v", "configMap": {"name": "c", "items": [{"key": item, "path": "p"}]}}
+                ],
+                "env": [
+                    {"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "c", "key": ref}}}
+                ],
+                "tls": {"key": OLD_PLAIN},
+            }
+        }
+
+    change = diff_one(
+        spec("owner", "gpu", "a.conf", "mode"),
+        spec("team", "cpu", "b.conf", "m"),
+        kind="Deployment",
+    )
+    shown = {f.path: f.before or f.after for f in change.fields}
+    assert shown["spec.selector.matchExpressions[key=owner]"]["key"] == "owner"
+    assert shown["spec.selector.matchExpressions[key=team]"]["key"] == "team"
+    assert shown["spec.tolerations[key=gpu]"] == {"key": "gpu", "operator": "Exists"}
+    assert shown["spec.volumes[name=v].configMap.items[key=b.conf]"]["key"] == "b.conf"
+    assert shown["spec.env[name=MODE].valueFrom.configMapKeyRef.key"] == "mode"
+    body = shown_body(ObjectKey("apps", "Deployment", "prod", "a"), spec("owner", "gpu", "f", "m"))
+    assert body["spec"]["selector"]["matchExpressions"][0]["key"] == "owner"
+    assert body["spec"]["tolerations"][0]["key"] == "gpu"
+    assert body["spec"]["tls"]["key"] == RedactedValue(len(OLD_PLAIN))  # a key, not a name
 
 
 def _crd(password_schema: dict[str, Any], *, validation: bool = False) -> dict[str, Any]:

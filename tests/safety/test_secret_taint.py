@@ -62,7 +62,24 @@ def test_a_multiline_values_document_is_hidden_line_by_line_and_leaf_by_leaf():
     from aftershock.safety.secret_taint import _expanded
 
     texts = set(_expanded(["mode: leaf-value-1\nnested:\n  deep: leaf-value-2\n"]))
-    assert {"mode: leaf-value-1", "leaf-value-1", "leaf-value-2"} <= texts
+    assert {"leaf-value-1", "leaf-value-2"} <= texts
+
+
+def test_a_script_in_a_secret_hides_its_tokens_and_assignments_not_its_code():
+    from aftershock.safety.secret_taint import _expanded
+
+    script = (
+        "#!/bin/sh\nexport TOKEN=t0k3n-value\npassword = pa55-value\n"
+        "if [ -z $TOKEN ]; then\n  exit 1\nfi\nXk29fQ7mLwTq\n"
+    )
+    texts = set(_expanded([script]))
+    assert {script, "t0k3n-value", "pa55-value", "Xk29fQ7mLwTq"} <= texts
+    assert "export TOKEN=t0k3n-value" in texts  # a credential-named line, whatever its value
+    assert not {"exit 1", "if [ -z $TOKEN ]; then"} & texts  # ("fi": one word, ordinary)
+    taint = SecretTaint(frozenset(t for t in texts if len(t) > 2))
+    assert taint.scrub("run: |\n  exit 1\n  echo Xk29fQ7mLwTq") == (
+        "run: |\n  exit 1\n  echo <redacted: 12 bytes>"
+    )
 
 
 def test_a_finding_is_scrubbed_everywhere_it_can_quote():

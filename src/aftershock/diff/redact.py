@@ -43,6 +43,9 @@ from aftershock.model.objects import ObjectKey
 from aftershock.safety.credential_text import is_sensitive_name
 
 SECRET_FIELDS = ("data", "stringData")
+# The lists whose entries' `key` names a label, a node field, a taint or a ConfigMap's or Secret's
+# key (apimachinery's selector requirements, tolerations, KeyToPath items); `*KeyRef` maps as well.
+_KEY_NAMING = frozenset({"matchExpressions", "matchFields", "tolerations", "items"})
 
 _ABSENT: Any = object()
 
@@ -111,12 +114,13 @@ def _credentials_hidden(change: FieldChange, roots: Roots) -> FieldChange:
     depth = schema_depth(segments, roots)
     if depth is not None:
         return _in_schema(change, segments[depth:])
-    named = [s for s in segments if isinstance(s, (KeySegment, MatchSegment))]
-    if any(_names_credential(s) for s in named) and not _is_reference(segments):
+    if _names_credential_on(segments) and not _is_reference(segments):
         return _sizes_only(change)
     for segment in segments:
         roots = descend(roots, step(segment))
-    before, after = _hide_credentials(change.before, roots), _hide_credentials(change.after, roots)
+    within = next((s.key for s in reversed(segments) if isinstance(s, KeySegment)), "")
+    before = _hide_credentials(change.before, roots, within)
+    after = _hide_credentials(change.after, roots, within)
     if before is change.before and after is change.after:
         return change
     return FieldChange(
@@ -124,10 +128,30 @@ def _credentials_hidden(change: FieldChange, roots: Roots) -> FieldChange:
     )
 
 
-def _names_credential(segment: KeySegment | MatchSegment) -> bool:
-    if isinstance(segment, KeySegment):
-        return is_sensitive_name(segment.key)
-    return segment.field == "name" and is_sensitive_name(str(segment.value))
+def _names_credential_on(segments: Sequence[Any]) -> bool:
+    """Whether a segment of the path names a credential (`data.DB_PASSWORD`, `env[name=API_KEY]`)."""
+    within = ""
+    for segment in segments:
+        if isinstance(segment, KeySegment):
+            if _credential_key(segment.key, within):
+                return True
+            within = segment.key
+        elif (
+            isinstance(segment, MatchSegment)
+            and segment.field == "name"
+            and is_sensitive_name(str(segment.value))
+        ):
+            return True
+    return False
+
+
+def _credential_key(key: object, within: str) -> bool:
+    """A map key that names a credential, `within` the key holding the map (a list's own key for
+    its entries): the `key` of a selector requirement, a toleration, a KeyToPath item or a `*KeyRef`
+    names a label, a taint or a ConfigMap's or Secret's key, not a credential."""
+    if not isinstance(key, str) or not is_sensitive_name(key):
+        return False
+    return not (key == "key" and (within in _KEY_NAMING or within.endswith("KeyRef")))
 
 
 def _is_reference(segments: Sequence[Any]) -> bool:
@@ -152,29 +176,32 @@ def _in_schema(change: FieldChange, inside: Sequence[Any]) -> FieldChange:
     )
 
 
-def _hide_credentials(value: Any, roots: Roots = ()) -> Any:
+def _hide_credentials(value: Any, roots: Roots = (), within: str = "") -> Any:
     """`value` (a map or list) with credential-named entries as sizes; the same object when it has
-    none. `roots`: the paths below `value` to schemas, shown but for the values they give."""
+    none. `roots`: the paths below `value` to schemas, shown but for the values they give;
+    `within`: the key holding `value`."""
     if isinstance(value, list):
         below = descend(roots, ANY_ENTRY)
-        items = [_hide_credentials(v, below) for v in value]
+        items = [_hide_credentials(v, below, within) for v in value]
         return items if any(a is not b for a, b in zip(items, value)) else value
     if not isinstance(value, dict):
         return value
     named = value.get("name")
     credential = isinstance(named, str) and is_sensitive_name(named)
-    hidden = {k: _entry_hidden(k, v, credential, descend(roots, k)) for k, v in value.items()}
+    hidden = {
+        k: _entry_hidden(k, v, credential, descend(roots, k), within) for k, v in value.items()
+    }
     return hidden if any(hidden[k] is not value[k] for k in value) else value
 
 
-def _entry_hidden(key: Any, value: Any, named_credential: bool, roots: Roots) -> Any:
+def _entry_hidden(key: Any, value: Any, named_credential: bool, roots: Roots, within: str) -> Any:
     if () in roots:
         return schema_shown(value, _sized)
     if roots:
-        return _hide_credentials(value, roots)
-    if (named_credential and key == "value") or (isinstance(key, str) and is_sensitive_name(key)):
+        return _hide_credentials(value, roots, str(key))
+    if (named_credential and key == "value") or _credential_key(key, within):
         return _sized(value)
-    return _hide_credentials(value)
+    return _hide_credentials(value, (), str(key))
 
 
 def _sized(value: Any) -> Any:

@@ -12,7 +12,9 @@ does not observe it outside every Secret, AND it is not an ordinary token.
   text, and their values at both refs; what helm-unittest tests of a template rendering a Secret
   expect or set, and the Secrets their snapshots hold (`test_expectations`, kept in
   `Review.secret_texts` by the pipeline). A multi-line
-  value also contributes its lines, and a value that parses as a YAML mapping its scalar leaves,
+  value also contributes its one-token lines and what its `key: value` or `KEY=value` lines
+  assign (not a line of prose or code: `exit 1` would hide those words everywhere), and a value
+  that parses as a YAML mapping its scalar leaves,
   since a Secret holding a values document is read key by key. Outside Secrets, the values of
   credential-named keys (`DB_PASSWORD: x`, an env var `API_KEY`) count too.
 - Observed outside every Secret (`observed_texts`): object API groups, kinds, names and namespaces, map keys, chart
@@ -38,6 +40,7 @@ import base64
 import binascii
 import copy
 import json
+import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -363,13 +366,32 @@ def _expanded(texts: Iterable[str]) -> Iterator[str]:
             yield stripped
         if "\n" not in text:
             continue
-        yield from (line.strip() for line in text.splitlines() if line.strip())
+        for line in text.splitlines():
+            yield from _line_texts(line.strip())
         try:
             document = safe_load(text)
         except yaml.YAMLError:
             continue
         if isinstance(document, (dict, list)):
             yield from _leaves(document)
+
+
+# `key: value`, `key=value`, `key = value`, `export KEY=value`: a line of a config or a script
+_ASSIGNMENT = re.compile(r"(?:export\s+)?(?P<key>[\w.\-]+)\s*(?::\s|=)\s*(?P<value>\S.*)")
+
+
+def _line_texts(line: str) -> Iterator[str]:
+    """What a line of a multi-line Secret value may hold on its own: the line when it is one token (a
+    PEM line, a password); the value it assigns, and the line too when its key names a credential
+    (`password: secret123`, whose value alone looks ordinary); not a line of prose or code (`exit 1`,
+    `fi`), which would hide the same words everywhere (the whole value is hidden as it is)."""
+    assigned = _ASSIGNMENT.fullmatch(line)
+    if assigned is not None:
+        yield assigned.group("value").strip()
+        if is_sensitive_name(assigned.group("key")):
+            yield line
+    elif line and not any(c.isspace() for c in line):
+        yield line
 
 
 def _b64(text: str) -> str:
