@@ -13,7 +13,9 @@ holds the whole object, data included).
 
 In any other object, a credential-named field (`data.DB_PASSWORD`, the `value` of an env var
 `env[name=API_KEY]`, see `credential_text.is_sensitive_name`) shows sizes only as well, and so do
-such fields inside an added, removed or modified map or list. A CustomResourceDefinition's schemas
+such fields inside an added, removed or modified map or list. A `key` names a credential but where
+it names a label, a node field, a taint or another object's key (the entries of `matchExpressions`,
+`matchFields`, `tolerations`, `items`, and a `*KeyRef`): those are shown. A CustomResourceDefinition's schemas
 are the one exception: they describe fields and hold no credentials, so a `password` property shows
 in clear, all but the values it gives (`crd_schema`).
 """
