@@ -334,10 +334,13 @@ def test_profile_prints_the_stages_and_the_json_carries_them_only_when_asked(rep
     profiled = run(*common, "--profile", "--output", str(tmp_path / "p.json"))
     assert profiled.returncode == 0, profiled.stderr
     stages = [line.split()[1] for line in profiled.stderr.splitlines()[1:-1]]
-    assert stages[:4] == ["open", "charts", "gitops", "render"] and stages[-1] == "judge"
+    assert stages[:5] == ["start-up", "open", "charts", "gitops", "render"]
+    assert stages[-3:] == ["judge", "document", "write"]
     assert profiled.stderr.splitlines()[-1].split()[1] == "total"
     timings = json.loads((tmp_path / "p.json").read_text())["timings"]
-    assert [t["stage"] for t in timings] == stages
+    assert [t["stage"] for t in timings] == stages[:-1]  # written after it says the others
+    startup = timings[0]
+    assert 0 < startup["cpu_seconds"] and 0 < startup["wall_seconds"]
     plain = run(*common, "--output", str(tmp_path / "plain.json"))
     assert plain.returncode == 0 and plain.stderr == ""
     assert "timings" not in json.loads((tmp_path / "plain.json").read_text())

@@ -19,6 +19,7 @@ from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import ConfigError
 from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
 from aftershock.pipeline import review_change
+from aftershock.pipeline.stage_clock import StageClock, process_cpu, startup_timing
 from aftershock.report.canonical import review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
@@ -98,20 +99,26 @@ def review_command(
     if output is not None:
         check_output_file(output, "--output")
     progress = not quiet and out_format not in (OutputFormat.JSON, OutputFormat.SARIF)
+    started = startup_timing()  # the imports and the options, before the review
     result, stateful = _run(ctx, progress=progress, profile=profile)
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
-    doc = review_document(result.review, result.judgement, stateful)
+    clock = StageClock(cpu=process_cpu)
+    with clock.stage("document"):
+        doc = review_document(result.review, result.judgement, stateful)
+        sarif = (
+            sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
+            if out_format is OutputFormat.SARIF
+            else None
+        )
+    timings = (started, *result.timings, *clock.timings())
     if profile:  # not by default: the document stays the same from run to run
-        doc["timings"] = [asdict(t) for t in result.timings]
-        click.echo("\n".join(profile_lines(result.timings)), err=True)
-    sarif = (
-        sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
-        if out_format is OutputFormat.SARIF
-        else None
-    )
-    if not quiet or output is not None:  # with --output, the whole report still goes there
-        _write(doc, out_format, output, sarif, pretty)
+        doc["timings"] = [asdict(t) for t in timings]
+    with clock.stage("write"):
+        if not quiet or output is not None:  # with --output, the whole report still goes there
+            _write(doc, out_format, output, sarif, pretty)
+    if profile:  # writing is timed after the document that says the other timings
+        click.echo("\n".join(profile_lines((*timings, clock.timings()[-1]))), err=True)
     if quiet:
         click.echo("\n".join(quiet_lines(doc)))
     report_warnings(doc)

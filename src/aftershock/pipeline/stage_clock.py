@@ -54,6 +54,21 @@ def _running_children_cpu() -> float:
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def startup_timing() -> StageTiming:
+    """The process's own time until now as the stage `start-up` (the interpreter, the imports, the
+    options): CPU from its usage; wall from its start time in /proc where there is one, else the CPU."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = own.ru_utime + own.ru_stime
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            started = int(stat.read().rsplit(b")", 1)[1].split()[19]) / _TICKS
+        with open("/proc/uptime", "rb") as uptime:
+            wall = float(uptime.read().split()[0]) - started
+    except (OSError, IndexError, ValueError):
+        wall = cpu
+    return StageTiming("start-up", round(wall, 3), round(cpu, 3))
+
+
 @dataclass
 class StageClock:
     wall: Callable[[], float] = time.perf_counter
