@@ -123,7 +123,7 @@ def _object(name: str, diff: str) -> dict:
         "display": f"Deployment.apps apps/{name}",
         "scenario": "default",
         "rendered_in": ["default"],
-        "same_as_default": False,
+        "same_in": [],
         "templates": ["charts/app/templates/deployment.yaml"],
         "fields": [{"path": "spec.replicas", "change": "modified", "before": 1, "after": 2}],
         "diff": diff,

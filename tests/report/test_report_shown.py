@@ -52,7 +52,7 @@ def test_one_object_in_several_scenarios_is_one_entry_saying_where_each_field_ch
             "key": {"id": key},
             "rendered_in": rendered if key == "cm" else ["toggle:a=true"],
             "scenario": scenario,
-            "same_as_default": False,
+            "same_in": [],
             "display": f"ConfigMap default/{key}",
             "change": "changed",
             "previous_key": None,
@@ -77,6 +77,40 @@ def test_one_object_in_several_scenarios_is_one_entry_saying_where_each_field_ch
     assert field_where(configmap, two) == "only in test:t/x"
     assert object_title(hpa) == "ConfigMap default/hpa [only in toggle:a=true]"
     assert field_where(hpa, hpa["fields"][0]) is None
+
+
+def test_an_entry_standing_for_scenarios_that_changed_alike_merges_as_their_own_entries_did():
+    """The JSON says a scenario's change identical to the default's once, by the default's entry
+    (`same_in`): merged, it reads as one entry per scenario did, scenarios in rendered order."""
+    from aftershock.report.shown import field_where, merged_across_scenarios
+
+    rendered = ["default", "toggle:a=true", "guard:b=x", "test:t/x"]
+
+    def entry(scenario: str, after: int, same_in: tuple[str, ...] = ()) -> dict:
+        return {
+            "id": f"c#{scenario}::cm",
+            "identity": "c::cm",
+            "key": {"id": "cm"},
+            "rendered_in": rendered,
+            "scenario": scenario,
+            "same_in": list(same_in),
+            "change": "changed",
+            "templates": ["t.yaml"],
+            "fields": [{"path": "data.a", "after": after}],
+        }
+
+    each = [entry(s, 2 if s == "toggle:a=true" else 1) for s in rendered]
+    compact = [entry("default", 1, ("guard:b=x", "test:t/x")), entry("toggle:a=true", 2)]
+    for entries in (each, compact):
+        (configmap,) = merged_across_scenarios(entries)
+        assert configmap["scenarios"] == rendered
+        one, two = configmap["fields"]
+        assert (
+            one["scenarios"] == ["default", "guard:b=x", "test:t/x"]
+            and one["id"] == "c#default::cm"
+        )
+        assert field_where(configmap, one) == "in 3 of 4 scenarios; not in: toggle:a=true"
+        assert field_where(configmap, two) == "only in toggle:a=true"
 
 
 def test_a_long_scenario_id_is_shown_by_a_short_label():

@@ -17,7 +17,7 @@ from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
 from aftershock.report.findings_document import findings_document
 from aftershock.report.lifecycle_document import lifecycle_document
-from aftershock.report.object_entries import object_id, review_id, review_objects
+from aftershock.report.object_entries import review_id, review_objects
 from aftershock.report.redaction import redact_hunk_lines
 from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 MAX_FILE_LINES = (
     300  # of a changed file's hunks in the document (files[].lines_omitted says the rest)
 )
@@ -59,6 +59,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     secret_files = _secret_templates(review)
     base_charts = {c.path: c for c in review.base_charts}
     budget = HunkBudget()
+    objects = review_objects(review)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aftershock", "version": __version__},
@@ -81,14 +82,14 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c, base_charts.get(c.path)) for c in review.charts],
         "affected_charts": _affected(review),
-        "chart_reviews": [_chart_review(r) for r in review.chart_reviews],
+        "chart_reviews": list(map(_chart_review, review.chart_reviews, objects.review_ids)),
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
         "changed_lines": [
             {**asdict(c), "side": c.side.value, "scenarios": list(c.scenarios)}
             for c in review.changed_lines
         ],
         "contexts": [context_document(c) for c in review.contexts],
-        "objects": review_objects(review),
+        "objects": objects.entries,
         "not_reviewed": [
             {**asdict(n), "side": n.side.value if n.side else None} for n in review.not_reviewed
         ],
@@ -368,7 +369,7 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
     }
 
 
-def _chart_review(r: ChartReview) -> dict[str, Any]:
+def _chart_review(r: ChartReview, object_ids: list[str]) -> dict[str, Any]:
     return {
         "id": review_id(r),
         "release": r.release,
@@ -382,7 +383,7 @@ def _chart_review(r: ChartReview) -> dict[str, Any]:
         "affected_path": [
             {"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path
         ],
-        "objects": [object_id(review_id(r), c) for c in r.changes],
+        "objects": object_ids,
         "partial": r.partial,
         "templates_not_rendered": [
             {"template": t.template, "base_error": t.base_error, "head_error": t.head_error}

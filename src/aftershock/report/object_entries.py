@@ -7,6 +7,7 @@ rendered it, and its plain diff where it says something the default scenario's d
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
@@ -61,7 +62,7 @@ PER_SCENARIO = (
     "id",
     "review",
     "scenario",
-    "same_as_default",
+    "same_in",
     "scenarios",
     "identity",
     "rendered_in",
@@ -105,33 +106,69 @@ def review_id(r: ChartReview) -> str:
 MAX_REVIEW_DIFF_CHARS = 2_000_000  # of plain diffs in one document; the objects after go without
 
 
-def review_objects(review: Review) -> list[dict[str, Any]]:
-    """Every object change; one that a non-default scenario shares with the default is marked so."""
-    default: dict[tuple[str, str | None], set[str]] = {}
-    for r in review.chart_reviews:
-        if r.scenario == "default":
-            default[(r.chart, r.release)] = {
-                change_fingerprint(object_entry("", c)) for c in r.changes
-            }
+@dataclass(frozen=True)
+class ObjectEntries:
+    """The document's `objects`, and for each chart review (in the review's order) the ids of the
+    entries that hold its object changes.
+
+    A non-default scenario's change identical to its install's default scenario's change of the same
+    object is said once: by the default scenario's entry, whose `same_in` names that scenario, and
+    whose id the scenario's chart review lists. A review of a whole tree renders most objects alike in
+    every scenario: one entry each would be two thirds of the document's objects."""
+
+    entries: list[dict[str, Any]]
+    review_ids: list[list[str]]
+
+
+def review_objects(review: Review) -> ObjectEntries:
+    """Every object change, one entry per change a scenario does not share with its default."""
+    defaults = _default_changes(review)
     rendered_in = _rendered_in(review)
-    result = []
+    entries, review_ids = [], []
+    stand_ins: dict[tuple[str, str], dict[str, Any]] = {}  # (install, fingerprint) -> default entry
+    same: dict[tuple[str, str], list[str]] = {}  # (install, fingerprint) -> the scenarios alike
     room = (
         MAX_REVIEW_DIFF_CHARS  # a review reaching a whole fleet must not write every object's YAML
     )
     for r in review.chart_reviews:
+        install = review_id(r).split("#", 1)[0]
+        ids = []
         for change in r.changes:
             entry = object_entry(review_id(r), change)
-            seen = default.get((r.chart, r.release), set())
             entry["scenario"] = r.scenario
-            entry["identity"] = f"{review_id(r).split('#', 1)[0]}::{change.key.id}"
+            entry["identity"] = f"{install}::{change.key.id}"
             entry["rendered_in"] = rendered_in.get((r.chart, r.release, change.key.id), [])
-            entry["same_as_default"] = r.scenario != "default" and change_fingerprint(entry) in seen
+            fingerprint = change_fingerprint(entry)
+            if r.scenario != "default" and fingerprint in defaults.get(install, {}):
+                ids.append(defaults[install][fingerprint])
+                same.setdefault((install, fingerprint), []).append(r.scenario)
+                continue
+            entry["same_in"] = []
+            if r.scenario == "default":
+                stand_ins.setdefault((install, fingerprint), entry)
             # one diff per object and install: the default scenario's, or a scenario's own change
-            diff = None if entry["same_as_default"] or room <= 0 else object_diff(review, r, change)
+            diff = None if room <= 0 else object_diff(review, r, change)
             room -= len(diff or "")
             entry["diff"] = diff
-            result.append(entry)
-    return result
+            entries.append(entry)
+            ids.append(entry["id"])
+        review_ids.append(ids)
+    for alike, scenarios in same.items():
+        stand_ins[alike]["same_in"] = scenarios
+    return ObjectEntries(entries, review_ids)
+
+
+def _default_changes(review: Review) -> dict[str, dict[str, str]]:
+    """Install (`path[@release]`) -> the fingerprint of each change of its default scenario -> the
+    id of its entry (the first, should the scenario change two objects alike)."""
+    found: dict[str, dict[str, str]] = {}
+    for r in review.chart_reviews:
+        if r.scenario == "default":
+            own = found.setdefault(review_id(r), {})
+            for change in r.changes:
+                fingerprint = change_fingerprint(object_entry("", change))
+                own.setdefault(fingerprint, object_id(review_id(r), change))
+    return found
 
 
 def _rendered_in(review: Review) -> dict[tuple[str, str | None, str], list[str]]:

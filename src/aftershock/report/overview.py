@@ -214,7 +214,7 @@ def field_groups(doc: dict[str, Any]) -> tuple[FieldGroup, ...]:
     or its release's counting as the same) on at least MIN_GROUP_OBJECTS objects, largest first."""
     members: dict[str, list[dict[str, Any]]] = defaultdict(list)
     texts: dict[str, tuple[str, str]] = {}
-    for obj in listed_objects([o for o in doc["objects"] if not o["same_as_default"]]):
+    for obj in listed_objects(doc["objects"]):
         for f in obj["fields"]:
             key = field_key(f, obj)
             members[key].append(obj)

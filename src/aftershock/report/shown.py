@@ -27,9 +27,9 @@ def listed_objects(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def ignored_only(doc: dict[str, Any]) -> int:
-    """How many changed objects (other than the default scenario's repeats) changed only in
-    ignored fields."""
-    return sum(visible(o) is None for o in doc["objects"] if not o["same_as_default"])
+    """How many changed objects (a default scenario's entry counting once for the scenarios that
+    changed it alike) changed only in ignored fields."""
+    return sum(visible(o) is None for o in doc["objects"])
 
 
 def ignored_line(doc: dict[str, Any]) -> str | None:
@@ -108,12 +108,14 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
     """One entry per object of one install and change kind, across the scenarios that rendered it:
     `scenarios` names those it changed in, `rendered` those that rendered it, and each field names
     its own `scenarios` (an entry added at position 12 in one scenario and 11 in another is one
-    field, shown at the first). A field's `id` is the entry that carries it, for its provenance."""
+    field, shown at the first). A field's `id` is the entry that carries it, for its provenance. An
+    entry stands for its own scenario and for those its `same_in` names; scenarios keep the order
+    the object rendered in."""
     groups: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for obj in objects:
         previous = (obj.get("previous_key") or {}).get("id", "")
         key = (obj["identity"], obj["change"], obj["key"]["id"], previous)
-        scenario = obj.get("scenario", "default")
+        scenarios = [obj.get("scenario", "default"), *obj.get("same_in", ())]
         group = groups.get(key)
         if group is None:
             group = groups[key] = {
@@ -121,10 +123,10 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
                 "scenarios": [],
                 "fields": [],
                 "templates": [],
-                "rendered": obj["rendered_in"] or [scenario],
+                "rendered": obj["rendered_in"] or scenarios[:1],
                 "_fields": {},
             }
-        group["scenarios"].append(scenario)
+        group["scenarios"] += scenarios
         group["templates"] += [t for t in obj["templates"] if t not in group["templates"]]
         for field in obj["fields"]:
             # the same entry added at another list position in another scenario is one change
@@ -133,10 +135,23 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
             if fingerprint not in group["_fields"]:
                 group["_fields"][fingerprint] = {**field, "id": obj["id"], "scenarios": []}
                 group["fields"].append(group["_fields"][fingerprint])
-            group["_fields"][fingerprint]["scenarios"].append(scenario)
+            group["_fields"][fingerprint]["scenarios"] += scenarios
     for group in groups.values():
-        del group["_fields"]
+        _in_rendered_order(group)
     return list(groups.values())
+
+
+def _in_rendered_order(group: dict[str, Any]) -> None:
+    """The group's and its fields' scenarios in the order the object rendered in (a scenario it
+    did not render in, last)."""
+    order = {scenario: n for n, scenario in enumerate(group["rendered"])}
+
+    def place(scenario: str) -> int:
+        return order.get(scenario, len(order))
+
+    group["scenarios"].sort(key=place)
+    for field in group.pop("_fields").values():
+        field["scenarios"].sort(key=place)
 
 
 def field_where(obj: dict[str, Any], field: dict[str, Any]) -> str | None:

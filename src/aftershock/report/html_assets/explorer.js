@@ -303,7 +303,8 @@
   };
   function objectDiff(obj) {
     section(obj.fields.length ? `Field changes (${obj.change}, ${obj.fields.length})` : `Object (${obj.change})`);
-    table([["object", obj.display], ["render", obj.review || obj.chart], ["templates", obj.templates.join(", ")]]);
+    const alike = (obj.same_in || []).length ? [["changed alike in", obj.same_in.join(", ")]] : [];
+    table([["object", obj.display], ["render", obj.review || obj.chart], ...alike, ["templates", obj.templates.join(", ")]]);
     const t = el("table", { class: "fields" });
     for (const f of obj.fields.slice(0, 200)) {
       const tr = el("tr");
