@@ -84,9 +84,15 @@ def test_json_answers_carry_the_paths(run):
     result = run("--node", "chart:charts/library/platform-lib", "--format", "json")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
-    assert answer["node"]["path_edges"] == ["touches", "maps_to", "in_chart"]
+    node = answer["node"]
+    assert node["via"]["edge"] == "in_chart" and node["distance"] == 3
+    assert [e["kind"] for e in answer["causes"][0]] == ["touches", "maps_to", "in_chart"]
     effects = {e["id"]: e for e in answer["effects"]}
-    assert effects["namespace:orders"]["path"][0] == "chart:charts/library/platform-lib"
+    step, hops = effects["namespace:orders"], []  # its path from the node, step by step
+    while step["id"] != node["id"]:
+        hops.append(step["via"]["edge"])
+        step = effects.get(step["via"]["node"], node)
+    assert hops[0] == "in_namespace" and len(hops) == effects["namespace:orders"]["distance"]
     assert WORKLOAD in effects and "chart:charts/apps/payments" in effects
     assert answer["causes"][0][-1]["target"] == "chart:charts/library/platform-lib"
 

@@ -14,6 +14,7 @@ from aftershock.graph import (
     NodeKind,
     blast_radius,
     build_graph,
+    document_path,
     explain,
     find_node,
     graph_document,
@@ -121,10 +122,27 @@ def test_graph_document_follows_its_schema_fragment(lib_review):
     fragment = json.loads(FRAGMENT.read_text())
     jsonschema.Draft202012Validator(fragment).validate(doc)
     node = next(n for n in doc["nodes"] if n["id"] == "namespace:orders")
-    assert (
-        node["path_edges"][-2:] == ["defines", "in_namespace"]
-        and node["path"][-1] == "namespace:orders"
-    )
+    assert node["via"] == {"node": ORDERS_WORKLOAD, "edge": "in_namespace"}
+    assert all(n["via"] is None for n in doc["nodes"] if n["id"] in doc["roots"])
+
+
+def test_each_nodes_last_step_rebuilds_the_path_that_justifies_it(lib_review):
+    """A node's document says only its last step (`via`); followed back to a root, the steps are the
+    radius's path, node for node and edge for edge."""
+    graph = build_graph(lib_review)
+    radius = blast_radius(graph)
+    doc = graph_document(graph, radius)
+    nodes = {n["id"]: n for n in doc["nodes"]}
+    for node in graph.nodes:
+        reach = radius.get(node.id)
+        path, kinds = document_path(nodes, node.id)
+        if reach is None:
+            assert (path, kinds) == ([], []) and nodes[node.id]["via"] is None
+        else:
+            assert path == list(reach.nodes) and kinds == [e.kind.value for e in reach.path]
+    path, kinds = document_path(nodes, "namespace:orders")
+    assert kinds[-2:] == ["defines", "in_namespace"] and path[-1] == "namespace:orders"
+    assert len(path) == nodes["namespace:orders"]["distance"] + 1 and path[0] in doc["roots"]
 
 
 def test_schema_fragment_names_every_node_edge_and_layer_kind():
@@ -133,9 +151,8 @@ def test_schema_fragment_names_every_node_edge_and_layer_kind():
     assert props["edges"]["items"]["properties"]["kind"]["enum"] == [k.value for k in EdgeKind]
     assert props["layers"]["items"]["properties"]["id"]["enum"] == [k.value for k in Layer]
     assert props["nodes"]["items"]["properties"]["layer"]["enum"] == [k.value for k in Layer]
-    assert props["nodes"]["items"]["properties"]["path_edges"]["items"]["enum"] == [
-        k.value for k in EdgeKind
-    ]
+    via = props["nodes"]["items"]["properties"]["via"]["oneOf"][1]
+    assert via["properties"]["edge"]["enum"] == [k.value for k in EdgeKind]
 
 
 def test_mermaid_summary_is_bounded_and_keeps_whole_paths(lib_review):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.graph import blast_radius, build_graph, graph_document
+from aftershock.graph import blast_radius, build_graph, document_path, graph_document
 from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.html import render_html
@@ -46,6 +46,13 @@ ORDERS_DEPLOYMENT = "object:charts/apps/orders::apps/Deployment/orders/orders"
 STALE_TEST = "runs two replicas by default"
 ASSETS = Path(__file__).resolve().parents[2] / "src" / "aftershock" / "report" / "html_assets"
 HOSTILE = "</script><script>document.body.dataset.pwned = 'yes'</script>"
+
+
+def page_doc(page: Path) -> dict:
+    """The review document a page embeds."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index('id="aftershock-data">') + len('id="aftershock-data">')
+    return json.loads(text[start : text.index("</script>", start)])
 
 
 def explorer_html(review) -> str:
@@ -263,13 +270,45 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
     )
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
+    # the path, rebuilt from each node's last step (`via`), root first, its edges drawn bold
+    nodes = {n["id"]: n for n in page_doc(lib_page)["graph"]["nodes"]}
+    path, kinds = document_path(nodes, WORKLOAD)
+    steps = browser.evaluate(
+        "[...document.querySelectorAll('#panel ol.path li')].map((li) => li.textContent)"
+    )
+    labels = [f"{nodes[i]['kind'].replace('_', ' ')} {nodes[i]['label']}" for i in path]
+    assert steps == labels[:1] + [f"{k} → {text}" for k, text in zip(kinds, labels[1:])]
+    assert kinds[:2] == ["touches", "maps_to"] and len(steps) == nodes[WORKLOAD]["distance"] + 1
+    assert browser.evaluate("document.querySelectorAll('path.edge.on-path').length") == len(kinds)
     assert browser.evaluate("location.hash") == "#node=" + browser.evaluate(
         f"encodeURIComponent({json.dumps(WORKLOAD)})"
     )
     png = browser.screenshot()
     (tmp_path / "explorer.png").write_bytes(png)
+    if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
+        Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("explorer.png").write_bytes(png)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
     assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+
+
+@needs_chromium
+def test_an_object_says_the_scenarios_that_changed_it_alike(browser, lib_page, tmp_path):
+    """The default scenario's entry stands for the scenarios whose change is the same: its panel
+    names them."""
+    browser.open(lib_page.as_uri())
+    browser.click(selector(ORDERS_DEPLOYMENT))
+    rows = browser.evaluate(
+        "[...document.querySelectorAll('#panel tr')].map((tr) => [...tr.cells].map((c) => c.textContent))"
+    )
+    assert ["render", "charts/apps/orders"] in rows
+    assert [
+        "changed alike in",
+        "toggle:autoscaling.enabled=true, toggle:ingress.enabled=true, toggle:serviceAccount.create=false",
+    ] in rows
+    png = browser.screenshot()
+    (tmp_path / "object.png").write_bytes(png)
+    if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
+        Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("object.png").write_bytes(png)
 
 
 @needs_chromium

@@ -2,7 +2,7 @@
 (its Mermaid drawing is `report.comment.mermaid`)."""
 
 from aftershock.graph.build import build_graph
-from aftershock.graph.document import graph_document
+from aftershock.graph.document import document_path, graph_document
 from aftershock.graph.model import LAYER_ORDER, Edge, EdgeKind, ImpactGraph, Layer, Node, NodeKind
 from aftershock.graph.radius import Explanation, Radius, Reach, blast_radius, explain, find_node
 
@@ -19,6 +19,7 @@ __all__ = [
     "Reach",
     "blast_radius",
     "build_graph",
+    "document_path",
     "explain",
     "find_node",
     "graph_document",

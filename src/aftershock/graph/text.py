@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.graph.document import edge_document, node_document
+from aftershock.graph.document import edge_document, last_step, node_document
 from aftershock.graph.model import LAYER_ORDER, Edge, ImpactGraph, Node
 from aftershock.graph.radius import Explanation, Radius
 
@@ -70,14 +70,9 @@ def explanation_document(explanation: Explanation, radius: Radius) -> dict[str, 
         "node": node_document(explanation.node, radius),
         "causes": [[edge_document(e) for e in path] for path in explanation.causes],
         "upstream": list(explanation.upstream),
+        # each with the last step of its shortest path from the node, as the graph's nodes say theirs
         "effects": [
-            {
-                "id": r.node,
-                "distance": r.distance,
-                "path": list(r.nodes),
-                "path_edges": [e.kind.value for e in r.path],
-            }
-            for r in explanation.effects
+            {"id": r.node, "distance": r.distance, "via": last_step(r)} for r in explanation.effects
         ],
     }
 

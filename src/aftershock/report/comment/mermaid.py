@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from aftershock.graph.document import graph_document
+from aftershock.graph.document import document_path, graph_document
 from aftershock.graph.model import LAYER_ORDER, ImpactGraph, Layer
 from aftershock.graph.radius import Radius
 from aftershock.report.escape import visible_name
@@ -139,9 +139,10 @@ def _pick(nodes: list[dict[str, Any]], budget: int) -> list[str]:
     reached = sorted(
         (n for n in nodes if n["reached"]), key=lambda n: (-rank[n["layer"]], n["distance"])
     )
+    by_id = {n["id"]: n for n in nodes}
     kept: set[str] = set()
     for node in reached:
-        needed = [n for n in node["path"] if n not in kept]
+        needed = [n for n in document_path(by_id, node["id"])[0] if n not in kept]
         if len(kept) + len(needed) <= budget:
             kept.update(needed)
     return [n["id"] for n in nodes if n["id"] in kept]

@@ -17,6 +17,15 @@
     out.get(e.source).push(e);
     inc.get(e.target).push(e);
   }
+  // The path that justifies a reached node, root first: each node says its last step (`via`).
+  const pathOf = (n) => {
+    const nodes = n.reached ? [n.id] : [], edges = [];
+    for (let at = n; at && at.via && nodes.length <= G.nodes.length; at = byId.get(at.via.node)) {
+      nodes.unshift(at.via.node);
+      edges.unshift(at.via.edge);
+    }
+    return { nodes, edges };
+  };
   const el = (tag, attrs, text) => {
     const node = tag.startsWith("svg:") ? document.createElementNS(SVG_NS, tag.slice(4)) : document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
@@ -131,8 +140,8 @@
     if (!n) return;
     selected = id;
     const up = walk(id, inc, (e) => e.source), down = walk(id, out, (e) => e.target);
-    const onPath = new Set();
-    for (let i = 1; i < n.path.length; i++) onPath.add(n.path[i - 1] + "\u0000" + n.path[i]);
+    const onPath = new Set(), path = pathOf(n).nodes;
+    for (let i = 1; i < path.length; i++) onPath.add(path[i - 1] + "\u0000" + path[i]);
     svg.classList.add("has-selection");
     for (const [nid, g] of nodeEls) {
       g.classList.toggle("selected", nid === id);
@@ -252,19 +261,20 @@
     panel.appendChild(el("div", { class: "id" }, n.id));
     if (Object.keys(n.facts).length) { section("Facts"); table(Object.entries(n.facts)); }
     section("Why it is affected");
+    const path = pathOf(n);
     if (!n.reached) panel.appendChild(el("p", { class: "hint" }, "Nothing in the change reaches this node."));
-    else if (n.path.length === 1) panel.appendChild(el("p", { class: "hint" }, "It is part of the change itself."));
+    else if (path.nodes.length === 1) panel.appendChild(el("p", { class: "hint" }, "It is part of the change itself."));
     else {
       const ol = el("ol", { class: "path" });
-      n.path.forEach((id, i) => {
+      path.nodes.forEach((id, i) => {
         const li = el("li");
-        if (i > 0) li.appendChild(el("span", { class: "edge-kind" }, `${n.path_edges[i - 1]} → `));
+        if (i > 0) li.appendChild(el("span", { class: "edge-kind" }, `${path.edges[i - 1]} → `));
         li.appendChild(link(id));
         ol.appendChild(li);
       });
       panel.appendChild(ol);
     }
-    const fedBy = (inc.get(n.id) || []).filter((e) => !n.path.length || e.source !== n.path[n.path.length - 2]);
+    const fedBy = (inc.get(n.id) || []).filter((e) => !n.via || e.source !== n.via.node);
     if (fedBy.length) {
       section(`Also caused by (${fedBy.length})`);
       table(fedBy.map((e) => [e.kind + (e.via ? ` (${e.via})` : ""), link(e.source)]));
