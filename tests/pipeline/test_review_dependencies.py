@@ -224,6 +224,55 @@ def test_the_history_walk_ends_at_the_version_it_looks_for(tmp_path):
         assert untouched == tree_charts and reader.asked == 0  # web is not rendered: not asked
 
 
+class _CountingGit(GitRepository):
+    """A real repository that counts the history walks (`git log`) it runs."""
+
+    walks = 0
+
+    def stream_lines(self, *args):
+        self.walks += args[0] == "log"
+        return super().stream_lines(*args)
+
+
+def _lib(version: str) -> dict[str, str]:
+    return {"charts/lib/Chart.yaml": LIBRARY["charts/lib/Chart.yaml"].replace("2.1.0", version)}
+
+
+def test_base_and_head_on_one_line_share_one_history_walk(tmp_path):
+    """base pins 2.1.1 and 2.1.3, head 2.1.3 too; 2.1.3 comes after base, so base does not find it
+    (a walk that did not skip head's own commits would); one walk answers as two would."""
+    repo = make_repo(tmp_path)
+    commit(repo, {**LIBRARY, **_locked("2.1.1")}, "feat: web")
+    commit(repo, _lib("2.1.1"), "lib 2.1.1")
+    base = commit(repo, _lib("2.1.2"), "lib 2.1.2")
+    commit(repo, _lib("2.1.3"), "lib 2.1.3")
+    head = commit(repo, {**_lib("2.1.4"), **_locked("2.1.3")}, "lib 2.1.4, web on 2.1.3")
+    git = _CountingGit.open(repo)
+    sides = tuple(
+        discover_charts(MemTree({**LIBRARY, **_lib(v), **_locked(pin)}), label)
+        for v, pin, label in (("2.1.2", "2.1.1", "base"), ("2.1.4", "2.1.3", "head"))
+    )
+    with BlobReader(git) as reader:
+        shared = dependency_history.resolve_sides_from_history(
+            git, (base, head), sides, reader, {"apps/web"}
+        )
+        assert git.walks == 1
+        apart = tuple(
+            dependency_history.resolve_from_history(git, sha, charts, reader, {"apps/web"})
+            for sha, charts in zip((base, head), sides)
+        )
+    assert shared == apart
+    pins = [next(c for c in charts if c.path == "apps/web").dependencies[0] for charts in shared]
+    assert all(p.resolved_path.startswith(".aftershock-history/") for p in pins)
+    assert pins[0].resolved_path != pins[1].resolved_path  # 2.1.1 at base, 2.1.3 at head
+    late = tuple(discover_charts(MemTree({**LIBRARY, **_lib("2.1.2"), **_locked("2.1.3")}), "base"))
+    with BlobReader(git) as reader:
+        found = dependency_history.resolve_sides_from_history(
+            git, (base, head), (late, sides[1]), reader, {"apps/web"}
+        )
+    assert found[0] == late  # 2.1.3 is not in base's history
+
+
 def test_a_chart_a_release_brings_in_resolves_its_dependency_from_history(tmp_path, renderer):
     """web is rendered only because a HelmRelease the change edits installs it: its lib, pinned to
     the version before a rename, still comes from history."""

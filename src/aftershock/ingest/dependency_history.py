@@ -12,13 +12,14 @@ Only the first-parent history of the reviewed commit is searched, newest first, 
 Chart.yaml files of the charts wanted, which ends as soon as every wanted version is found (a pinned
 version is most often a few bumps back): a version found nowhere costs the whole history of those
 files, once. A review asks only for the charts it renders (`needed_by`), and again for each chart it
-comes to render later (`pipeline.rendering.chart_history`).
+comes to render later (`pipeline.rendering.chart_history`); when base lies on head's first-parent
+line, one walk from head answers both refs (base's search skips the commits above it).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,6 +66,49 @@ def resolve_from_history(
     with ExitStack() as stack:
         reader = blobs or stack.enter_context(BlobReader(git))
         found = _walk(git, sha, wants, reader)
+    return _resolved(charts, of, found)
+
+
+def resolve_sides_from_history(
+    git: GitRepository,
+    shas: tuple[str, str],
+    sides: tuple[tuple[Chart, ...], tuple[Chart, ...]],
+    blobs: BlobReader,
+    needed_by: Collection[str],
+) -> tuple[tuple[Chart, ...], tuple[Chart, ...]]:
+    """`resolve_from_history` at base and at head. When base lies on head's first-parent line (a
+    branch on its target, a commit on its parent), one walk from head serves both: base's history is
+    the rest of head's after the commits between them."""
+    (base_sha, head_sha), (base, head) = shas, sides
+    above = _commits_above(git, base_sha, head_sha)
+    if above is None:
+        return (
+            resolve_from_history(git, base_sha, base, blobs, needed_by),
+            resolve_from_history(git, head_sha, head, blobs, needed_by),
+        )
+    ofs = (_closure(base, needed_by), _closure(head, needed_by))
+    wants = (_wants(base, ofs[0]), _wants(head, ofs[1]))
+    if not any(wants):
+        return base, head
+    found = _walk_searches(git, head_sha, [(wants[0], above), (wants[1], frozenset())], blobs)
+    return _resolved(base, ofs[0], found[0]), _resolved(head, ofs[1], found[1])
+
+
+def _commits_above(git: GitRepository, base: str, head: str) -> frozenset[str] | None:
+    """The commits of head's first-parent line above base; None when base is not on that line."""
+    try:
+        above = git.run("rev-list", "--first-parent", f"{base}..{head}").decode().split()
+        if not above:
+            return frozenset() if git.resolve(base) == git.resolve(head) else None
+        parent = git.resolve(f"{above[-1]}^1")
+    except AftershockError:  # the line ends in a root commit: base is not on it
+        return None
+    return frozenset(above) if parent == git.resolve(base) else None
+
+
+def _resolved(
+    charts: tuple[Chart, ...], of: set[str] | None, found: dict[_Want, tuple[str, str]]
+) -> tuple[Chart, ...]:
     out = []
     for chart in charts:
         if of is not None and chart.path not in of:
@@ -138,32 +182,62 @@ def _walk(
 ) -> dict[_Want, tuple[str, str]]:
     """Each want -> (commit, chart path) of the newest change of a candidate's Chart.yaml whose name
     and version match: one walk of the first-parent history, ended when nothing is left to find."""
-    files = {posixpath.join(p, "Chart.yaml"): p for w in wants for p in w.candidates}
-    pending, found = set(wants), {}
+    return _walk_searches(git, sha, [(wants, frozenset())], blobs)[0]
+
+
+def _walk_searches(
+    git: GitRepository,
+    sha: str,
+    searches: Sequence[tuple[set[_Want], frozenset[str]]],
+    blobs: BlobReader,
+) -> list[dict[_Want, tuple[str, str]]]:
+    """`_walk` of several searches in one walk from `sha`: each its wants, and the commits it skips
+    (those above the ref it searches from, on the same first-parent line)."""
+    files = {
+        posixpath.join(p, "Chart.yaml"): p
+        for wants, _ in searches
+        for w in wants
+        for p in w.candidates
+    }
+    pending = [set(wants) for wants, _ in searches]
+    found: list[dict[_Want, tuple[str, str]]] = [{} for _ in searches]
     lines = git.stream_lines(
         "log", "--first-parent", "--format=%H", "--raw", "--no-abbrev", sha, "--", *sorted(files)
     )
     try:
         for commit, chart_path, blob in _changes(lines, files):
             meta = _name_and_version(blobs.read(blob), chart_path)
-            for want in [w for w in pending if chart_path in w.candidates]:
-                if meta is None or meta[0] != want.name:
-                    continue
-                try:
-                    matches = satisfies(meta[1], want.version_range)
-                except ValueError:
-                    pending.discard(want)  # a range Helm cannot read: left unresolved
-                    continue
-                if matches:
-                    found[want] = (commit, chart_path)
-                    pending.discard(want)
-            if not pending:
+            for (_, skipped), left, done in zip(searches, pending, found, strict=True):
+                if commit not in skipped:
+                    _match(meta, chart_path, commit, left, done)
+            if not any(pending):
                 break
     except AftershockError:
         return found
     finally:
         lines.close()  # stops git when the walk ends early
     return found
+
+
+def _match(
+    meta: tuple[str, str] | None,
+    chart_path: str,
+    commit: str,
+    pending: set[_Want],
+    found: dict[_Want, tuple[str, str]],
+) -> None:
+    """The wants of `pending` this Chart.yaml change satisfies, moved to `found`."""
+    for want in [w for w in pending if chart_path in w.candidates]:
+        if meta is None or meta[0] != want.name:
+            continue
+        try:
+            matches = satisfies(meta[1], want.version_range)
+        except ValueError:
+            pending.discard(want)  # a range Helm cannot read: left unresolved
+            continue
+        if matches:
+            found[want] = (commit, chart_path)
+            pending.discard(want)
 
 
 def _changes(lines: Iterator[bytes], files: dict[str, str]) -> Iterator[tuple[str, str, str]]:

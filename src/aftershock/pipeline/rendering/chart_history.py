@@ -9,10 +9,11 @@ cache holds was resolved to its archive before. Side effects: git reads and thos
 from __future__ import annotations
 
 from collections.abc import Collection
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aftershock.ingest.dependency_history import materialize_history, resolve_from_history
+from aftershock.ingest.dependency_history import materialize_history, resolve_sides_from_history
 from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.units import Chart
@@ -36,10 +37,9 @@ class DependencyHistory:
         if not new:
             return sides
         self._asked |= new
-        base, head = (
-            resolve_from_history(self.git, sha, charts, self.blobs, needed_by=new)
-            for sha, charts in zip(self.shas, sides, strict=True)
-        )
+        with ExitStack() as stack:
+            blobs = self.blobs or stack.enter_context(BlobReader(self.git))
+            base, head = resolve_sides_from_history(self.git, self.shas, sides, blobs, new)
         for charts in (base, head):
             materialize_history(self.git, charts, self.dest, self.max_file_bytes)
         return base, head
