@@ -82,6 +82,10 @@ def test_a_chart_is_justified_by_its_template_rather_than_its_readme(lib_review)
     readme = f"unit:docs:{LIB}/README.md"
     assert any(e.source == readme and e.weak for e in graph.edges)
     assert readme not in blast_radius(graph).get(f"chart:{LIB}").nodes
+    # the document says `weak` only of a weak link
+    edges = graph_document(graph, blast_radius(graph))["edges"]
+    assert {e["source"] for e in edges if "weak" in e} == {readme}
+    assert all(e["weak"] is True for e in edges if "weak" in e)
 
 
 def test_explain_names_every_object_feeding_the_workload_and_what_it_reaches(lib_review):

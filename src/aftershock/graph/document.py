@@ -79,10 +79,11 @@ def document_path(
 
 
 def edge_document(edge: Edge) -> dict[str, Any]:
+    """The edge; `weak` only on a weak one (a few hundred of a tree's ninety thousand edges)."""
     return {
         "source": edge.source,
         "target": edge.target,
         "kind": edge.kind.value,
         "via": edge.via,
-        "weak": edge.weak,
+        **({"weak": True} if edge.weak else {}),
     }
