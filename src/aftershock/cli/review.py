@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -15,7 +15,6 @@ from aftershock.cli.option_declarations import review_options, state_options
 from aftershock.cli.options import review_backend, review_settings, state_settings
 from aftershock.cli.paths import check_output_file
 from aftershock.judgement.result import ReviewResult
-from aftershock.judgement.stateful import StatefulReview
 from aftershock.model.errors import ConfigError
 from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
 from aftershock.pipeline import review_change
@@ -25,9 +24,11 @@ from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.gaps import labelled_gaps
 from aftershock.report.sarif import BASELINE_CHOICES, sarif_document
-from aftershock.report.terminal import profile_lines, quiet_lines
 from aftershock.report.text import install_label
 from aftershock.verdict.model import RiskLevel
+
+if TYPE_CHECKING:
+    from aftershock.judgement.stateful import StatefulReview
 
 RISK_LEVELS = [level.value for level in RiskLevel]
 
@@ -118,8 +119,12 @@ def review_command(
         if not quiet or output is not None:  # with --output, the whole report still goes there
             _write(doc, out_format, output, sarif, pretty)
     if profile:  # writing is timed after the document that says the other timings
+        from aftershock.report.terminal import profile_lines  # the terminal report's, loaded here
+
         click.echo("\n".join(profile_lines((*timings, clock.timings()[-1]))), err=True)
     if quiet:
+        from aftershock.report.terminal import quiet_lines  # the terminal report's, loaded here
+
         click.echo("\n".join(quiet_lines(doc)))
     report_warnings(doc)
     report_gaps(doc)

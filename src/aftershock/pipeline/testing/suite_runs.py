@@ -14,7 +14,6 @@ from aftershock.model.test_results import ChartResult, TestKey
 from aftershock.pipeline.testing.suite_templates import chart_relative, template_paths
 from aftershock.render.caching.shared import SharedDrawRenderer
 from aftershock.render.interface import Renderer
-from aftershock.testrun.runner import run_suites
 
 
 class SuiteRuns:
@@ -58,6 +57,8 @@ class SuiteRuns:
         if not paths:
             return
         assert self._shared is not None, "run inside opened()"
+        from aftershock.testrun.runner import run_suites  # loaded by a review that runs tests
+
         merged = self._shared.merged
         try:
             run = run_suites(
