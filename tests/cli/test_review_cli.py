@@ -340,7 +340,7 @@ def test_profile_prints_the_stages_and_the_json_carries_them_only_when_asked(rep
     timings = json.loads((tmp_path / "p.json").read_text())["timings"]
     assert [t["stage"] for t in timings] == stages[:-1]  # written after it says the others
     startup = timings[0]
-    assert 0 < startup["cpu_seconds"] and 0 < startup["wall_seconds"]
+    assert startup["cpu_seconds"] > 0 and startup["wall_seconds"] > 0
     plain = run(*common, "--output", str(tmp_path / "plain.json"))
     assert plain.returncode == 0 and plain.stderr == ""
     assert "timings" not in json.loads((tmp_path / "plain.json").read_text())

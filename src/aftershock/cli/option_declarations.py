@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
-from aftershock.model.state_lock import DEFAULT_LOCK_TIMEOUT_SECONDS
+from aftershock.model.state_mode import DEFAULT_LOCK_TIMEOUT_SECONDS
 from aftershock.render.budget import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_REVIEW_RENDERS
 from aftershock.render.limits import DEFAULT_MAX_MEMORY_MIB, MIN_MEMORY_MIB
 

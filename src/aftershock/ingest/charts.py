@@ -106,8 +106,7 @@ def _with_vendoring_parents(charts: list[Chart]) -> tuple[Chart, ...]:
 def _in_repository(
     chart: Chart, named: Mapping[str, list[Chart]], dependency_map: Mapping[str, str]
 ) -> Chart:
-    """The chart with its remote dependencies resolved to charts of this tree where one matches
-    (`named`: the tree's charts by name)."""
+    """The chart, its remote dependencies resolved to charts of the tree (`named`: by name)."""
     deps = tuple(
         _in_repository_dependency(chart, dep, named, dependency_map) for dep in chart.dependencies
     )
@@ -124,42 +123,25 @@ def _in_repository_dependency(
         ("https://", "oci://")
     ):
         return dep
-    charts = named.get(dep.name, [])
+    others = [c for c in named.get(dep.name, ()) if c.path != chart.path]  # charts of its name
     for key in (f"{dep.repository.rstrip('/')}/{dep.name}", dep.name):
         mapped = dependency_map.get(key)
-        if mapped is not None and _is_chart(posixpath.normpath(mapped).strip("/"), named):
-            return replace(
-                dep,
-                source=DependencySource.IN_REPO_CONFIGURED,
-                resolved_path=posixpath.normpath(mapped).strip("/"),
-            )
+        folder = None if mapped is None else posixpath.normpath(mapped).strip("/")
+        if folder is not None and any(c.path == folder for same in named.values() for c in same):
+            return replace(dep, source=DependencySource.IN_REPO_CONFIGURED, resolved_path=folder)
     if dep.locked:
         # Helm builds charts/ from the lock: only a chart at the locked version is what it installs
         # (else that version from history or the chart cache, never the newest chart here).
-        locked = [
-            c
-            for c in charts
-            if c.name == dep.name and c.path != chart.path and same_version(c.version, dep.locked)
-        ]
+        locked = [c for c in others if same_version(c.version, dep.locked)]
         if len(locked) == 1:
             return replace(
                 dep, source=DependencySource.IN_REPO_LOCKED, resolved_path=locked[0].path
             )
         return dep
-    matches = [
-        c
-        for c in charts
-        if c.name == dep.name
-        and c.path != chart.path
-        and (not dep.version or _satisfies(c.version, dep.version))
-    ]
+    matches = [c for c in others if not dep.version or _satisfies(c.version, dep.version)]
     if len(matches) == 1:
         return replace(dep, source=DependencySource.IN_REPO_INFERRED, resolved_path=matches[0].path)
     return dep
-
-
-def _is_chart(path: str, named: Mapping[str, list[Chart]]) -> bool:
-    return any(c.path == path for charts in named.values() for c in charts)
 
 
 def _satisfies(version: str, constraint: str) -> bool:
@@ -266,7 +248,6 @@ def _text(value: Any) -> str:
     return str(value)  # a map or list: Helm refuses the chart, and says so
 
 
-@functools.lru_cache(maxsize=8192)
 @functools.lru_cache(maxsize=8192)
 def _parsed(text: str) -> Any:
     """A Chart.yaml parsed once per distinct text: base and head mostly hold the same ones (the

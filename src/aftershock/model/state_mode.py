@@ -12,7 +12,6 @@ import enum
 from dataclasses import dataclass
 from typing import assert_never
 
-from aftershock.model.state_lock import DEFAULT_LOCK_TIMEOUT_SECONDS
 from aftershock.model.state_records import ReviewMode, ReviewStatus, ReviewSummary
 
 
@@ -134,6 +133,10 @@ def _since_last(last: ReviewSummary, current: CurrentReview) -> ReviewPlan:
     return ReviewPlan(
         ReviewMode.INCREMENTAL, f"reviewing what changed since {short}", since_sha=last.head_sha
     )
+
+
+# Seconds a review waits for another review of the same target to finish.
+DEFAULT_LOCK_TIMEOUT_SECONDS = 30.0
 
 
 @dataclass(frozen=True)

@@ -210,3 +210,21 @@ def _scalars(value: Any) -> Iterator[str]:
             yield from _scalars(item)
     elif value is not None and not isinstance(value, bool):
         yield str(value)
+
+
+# `key: value`, `key=value`, `key = value`, `export KEY=value`: a line of a config or a script
+_ASSIGNMENT = re.compile(r"(?:export\s+)?(?P<key>[\w.\-]+)\s*(?::\s|=)\s*(?P<value>\S.*)")
+
+
+def held_line_texts(line: str) -> Iterator[str]:
+    """What a line of a multi-line Secret value may hold on its own: the line when it is one token (a
+    PEM line, a password); the value it assigns, and the line too when its key names a credential
+    (`password: secret123`, whose value alone looks ordinary); not a line of prose or code (`exit 1`,
+    `fi`), which would hide the same words everywhere (the whole value is hidden as it is)."""
+    assigned = _ASSIGNMENT.fullmatch(line)
+    if assigned is not None:
+        yield assigned.group("value").strip()
+        if is_sensitive_name(assigned.group("key")):
+            yield line
+    elif line and not any(c.isspace() for c in line):
+        yield line

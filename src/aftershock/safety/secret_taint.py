@@ -40,7 +40,6 @@ import base64
 import binascii
 import copy
 import json
-import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -52,7 +51,12 @@ import yaml
 from aftershock.findings.model import Fact, Finding, Subject
 from aftershock.gocompat.yamlnodes import safe_load, safe_load_all
 from aftershock.model.objects import RenderedObject
-from aftershock.safety.credential_text import credential_values, is_ordinary, is_sensitive_name
+from aftershock.safety.credential_text import (
+    credential_values,
+    held_line_texts,
+    is_ordinary,
+    is_sensitive_name,
+)
 from aftershock.safety.scrubber import Scrubber, scrub_strings
 
 if TYPE_CHECKING:
@@ -367,31 +371,13 @@ def _expanded(texts: Iterable[str]) -> Iterator[str]:
         if "\n" not in text:
             continue
         for line in text.splitlines():
-            yield from _line_texts(line.strip())
+            yield from held_line_texts(line.strip())
         try:
             document = safe_load(text)
         except yaml.YAMLError:
             continue
         if isinstance(document, (dict, list)):
             yield from _leaves(document)
-
-
-# `key: value`, `key=value`, `key = value`, `export KEY=value`: a line of a config or a script
-_ASSIGNMENT = re.compile(r"(?:export\s+)?(?P<key>[\w.\-]+)\s*(?::\s|=)\s*(?P<value>\S.*)")
-
-
-def _line_texts(line: str) -> Iterator[str]:
-    """What a line of a multi-line Secret value may hold on its own: the line when it is one token (a
-    PEM line, a password); the value it assigns, and the line too when its key names a credential
-    (`password: secret123`, whose value alone looks ordinary); not a line of prose or code (`exit 1`,
-    `fi`), which would hide the same words everywhere (the whole value is hidden as it is)."""
-    assigned = _ASSIGNMENT.fullmatch(line)
-    if assigned is not None:
-        yield assigned.group("value").strip()
-        if is_sensitive_name(assigned.group("key")):
-            yield line
-    elif line and not any(c.isspace() for c in line):
-        yield line
 
 
 def _b64(text: str) -> str:

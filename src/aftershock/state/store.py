@@ -23,7 +23,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from aftershock.model.state_lifecycle import Lifecycle, LifecycleState, Matchable, compare
-from aftershock.model.state_lock import DEFAULT_LOCK_TIMEOUT_SECONDS
+from aftershock.model.state_mode import DEFAULT_LOCK_TIMEOUT_SECONDS
 from aftershock.model.state_records import (
     Decision,
     FindingLike,
