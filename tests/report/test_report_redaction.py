@@ -52,3 +52,18 @@ def test_an_empty_value_is_shown_empty_not_redacted():
     assert value_text({"redacted": True, "bytes": 0}) == '""'
     assert value_text({"redacted": True, "bytes": 7}) == "<redacted: 7 bytes>"
     assert list(redact_hunk_lines(['+  password: ""'], secret_file=False)) == ['+  password: ""']
+
+
+def test_a_workflow_expression_naming_a_secret_is_shown_a_literal_token_is_not():
+    """sapcc's workflows printed `token: <redacted: 27 bytes>` for `${{ secrets.GITHUB_TOKEN }}`:
+    where the secret is, not the secret."""
+    lines = [
+        "+            token: ${{ secrets.GITHUB_TOKEN }}",
+        '+            token: "${{ secrets.CI_TOKEN }}"',
+        "+            token: ghp_abcdefgh",
+    ]
+    assert list(redact_hunk_lines(lines, secret_file=False)) == [
+        "+            token: ${{ secrets.GITHUB_TOKEN }}",
+        '+            token: "${{ secrets.CI_TOKEN }}"',
+        "+            token: <redacted: 12 bytes>",
+    ]

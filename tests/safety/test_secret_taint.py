@@ -75,6 +75,8 @@ def test_a_script_in_a_secret_hides_its_tokens_and_assignments_not_its_code():
     texts = set(_expanded([script]))
     assert {script, "t0k3n-value", "pa55-value", "Xk29fQ7mLwTq"} <= texts
     assert "export TOKEN=t0k3n-value" in texts  # a credential-named line, whatever its value
+    columns = set(_expanded(["CREATE TABLE t (\n  status,\n  Xk29fQ7mLwTq;\n)\n"]))
+    assert "status" in columns and "Xk29fQ7mLwTq" in columns and "status," not in columns
     assert not {"exit 1", "if [ -z $TOKEN ]; then"} & texts  # ("fi": one word, ordinary)
     taint = SecretTaint(frozenset(t for t in texts if len(t) > 2))
     assert taint.scrub("run: |\n  exit 1\n  echo Xk29fQ7mLwTq") == (

@@ -58,7 +58,7 @@ def redact_hunk_lines(
 def _flow_entry_hidden(line: str) -> str:
     def hide(m: re.Match[str]) -> str:
         value = m.group("value").strip()
-        if not is_sensitive_name(m.group("name")) or value.startswith("{{"):
+        if not is_sensitive_name(m.group("name")) or _is_expression(value):
             return m.group(0)
         return f"{m.group('lead')}{_redacted(value)}"
 
@@ -78,7 +78,7 @@ def redact_hunk_line(
     match = _YAML_PAIR.match(line)
     if match is None:
         env = _ENV_PAIR.match(line) if secret_file else None
-        if env is None or not env.group("value") or env.group("value").startswith("{{"):
+        if env is None or not env.group("value") or _is_expression(env.group("value")):
             return line
         return f"{env.group('lead')}{env.group('key')}={_redacted(env.group('value'))}{env.group('trail')}"
     key = match.group("key").strip("\"'")
@@ -87,8 +87,8 @@ def redact_hunk_line(
     if secret_file and key in _SHOWN_KEYS:
         return line
     value = match.group("value")
-    if value.startswith("{{") and value.endswith("}}"):
-        return line  # a template expression is code, not data
+    if _is_expression(value):
+        return line  # a template or workflow expression is code, not data
     return f"{match.group('lead')}{match.group('key')}{match.group('sep')}{_redacted(value)}"
 
 
@@ -101,14 +101,17 @@ def _flow_line(line: str) -> str | None:
     for entry in _FLOW_SPLIT.split(match.group("body")):
         key, sep, value = entry.partition(":")
         value = value.strip()
-        kept = (
-            not sep
-            or key.strip() in _SHOWN_KEYS
-            or (value.startswith("{{") and value.endswith("}}"))
-        )
+        kept = not sep or key.strip() in _SHOWN_KEYS or _is_expression(value)
         shown = value if kept else _redacted(value)
         entries.append(f"{key.strip()}: {shown}" if sep else key.strip())
     return f"{match.group('lead')}{match.group('key')}{match.group('sep')}{{{', '.join(entries)}}}"
+
+
+def _is_expression(value: str) -> bool:
+    """A Helm template action (`{{ .Values.token }}`) or a workflow expression naming where a secret
+    is (`${{ secrets.GITHUB_TOKEN }}`): code, not the secret."""
+    text = value.strip().strip("\"'")
+    return text.startswith(("{{", "${{")) and text.endswith("}}")
 
 
 def _redacted(value: str) -> str:

@@ -227,4 +227,4 @@ def held_line_texts(line: str) -> Iterator[str]:
         if is_sensitive_name(assigned.group("key")):
             yield line
     elif line and not any(c.isspace() for c in line):
-        yield line
+        yield line.rstrip(",;") or line  # an entry of a list (SQL columns, `a,`), not its comma
