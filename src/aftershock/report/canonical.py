@@ -217,17 +217,15 @@ def hunk_documents(
     """The file's hunks as JSON data, and how many of their lines were left out."""
     hunks, shown, omitted = [], 0, 0
     for hunk in change.hunks:
-        lines = list(
-            redact_hunk_lines(hunk.lines, secret_file=secret_file, secret_keys=secret_keys)
-        )
         kept: list[str] = []
-        for line in lines:
+        # redacted as kept: an added file's hunk is the whole file, of which MAX_FILE_LINES stay
+        for line in redact_hunk_lines(hunk.lines, secret_file=secret_file, secret_keys=secret_keys):
             if shown >= MAX_FILE_LINES or budget.chars < len(line):
                 break
             kept.append(line)
             shown += 1
             budget.chars -= len(line)
-        omitted += len(lines) - len(kept)
+        omitted += len(hunk.lines) - len(kept)
         hunks.append(
             {
                 "old_start": hunk.old_start,
