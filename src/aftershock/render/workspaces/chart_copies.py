@@ -52,7 +52,8 @@ def _link_or_copy(source: str, target: str) -> str:
     """A hard link where the file system allows one (copies are pruned and edited by replacing
     files, never by writing into them), else a copy. A symlinked file is linked to its target:
     a relative link would point elsewhere from the copy."""
-    source = os.path.realpath(source)
+    if os.path.islink(source):  # the folders on the way are followed by link() itself
+        source = os.path.realpath(source)
     try:
         os.link(source, target)
     except OSError:
