@@ -51,11 +51,11 @@ def object_diff(review: Review, chart_review: ChartReview, change: ObjectChange)
     lines = list(
         difflib.unified_diff(old, new, fromfile="base", tofile="head", n=CONTEXT_LINES, lineterm="")
     )[2 if old and new else 3 :]  # the ---/+++ header (an added object's @@ too) says nothing
-    taint = secret_taint(review)
-    shown = [taint.scrub_text(line) for line in lines[:MAX_DIFF_LINES]]
+    # scrubbed as one text: one search, and a secret of several lines is found whole
+    shown = secret_taint(review).scrub_text("\n".join(lines[:MAX_DIFF_LINES]))
     if len(lines) > MAX_DIFF_LINES:
-        shown.append(f"… {len(lines) - MAX_DIFF_LINES} more lines")
-    return "\n".join(shown) if shown else None
+        shown += f"\n… {len(lines) - MAX_DIFF_LINES} more lines"
+    return shown or None
 
 
 def _reads_secrets(chart_review: ChartReview) -> bool:
