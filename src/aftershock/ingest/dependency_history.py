@@ -80,17 +80,15 @@ def resolve_sides_from_history(
     branch on its target, a commit on its parent), one walk from head serves both: base's history is
     the rest of head's after the commits between them."""
     (base_sha, head_sha), (base, head) = shas, sides
-    above = _commits_above(git, base_sha, head_sha)
-    if above is None:
-        return (
-            resolve_from_history(git, base_sha, base, blobs, needed_by),
-            resolve_from_history(git, head_sha, head, blobs, needed_by),
-        )
     ofs = (_closure(base, needed_by), _closure(head, needed_by))
     wants = (_wants(base, ofs[0]), _wants(head, ofs[1]))
     if not any(wants):
-        return base, head
-    found = _walk_searches(git, head_sha, [(wants[0], above), (wants[1], frozenset())], blobs)
+        return base, head  # no git asked: most reviews pin nothing history holds
+    above = _commits_above(git, base_sha, head_sha)
+    if above is None:
+        found = [_walk(git, sha, w, blobs) if w else {} for sha, w in zip(shas, wants, strict=True)]
+    else:
+        found = _walk_searches(git, head_sha, [(wants[0], above), (wants[1], frozenset())], blobs)
     return _resolved(base, ofs[0], found[0]), _resolved(head, ofs[1], found[1])
 
 

@@ -248,6 +248,7 @@ class _PlatformIndexes:
     sides: Mapping[Side, SideInput]
     suite_paths: SuitePaths
     built: dict[Side, PlatformValues] = field(default_factory=dict)
+    given: dict[Side, bool] = field(default_factory=dict)  # whether any chart gives values
 
     def of(self, side: Side) -> PlatformValues:
         if side not in self.built:
@@ -257,10 +258,14 @@ class _PlatformIndexes:
         return self.built[side]
 
     def any_values(self, side: Side) -> bool:
+        """Asked for every chart tried: answered once per side, reading charts until one gives some."""
         if side in self.built:
             return bool(self.built[side].sources)
-        tree, _ = side_input = self.sides[side]
-        return gives_any_values(each_indexed_chart(side_input, self.suite_paths), tree.text_or_none)
+        if side not in self.given:
+            tree, _ = side_input = self.sides[side]
+            charts = each_indexed_chart(side_input, self.suite_paths)
+            self.given[side] = gives_any_values(charts, tree.text_or_none)
+        return self.given[side]
 
 
 def _try(
