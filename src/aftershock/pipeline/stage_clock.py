@@ -40,15 +40,23 @@ def _running_children_cpu() -> float:
     for entry in entries:
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
+        fields = _stat_fields(entry)
+        if fields is None:
             continue  # ended meanwhile
         # after the command: state, ppid, ..., utime (12th), stime, cutime, cstime
         if len(fields) > 14 and int(fields[1]) == me:
             total += sum(int(f) for f in fields[11:15])
     return total / _TICKS
+
+
+def _stat_fields(pid: str) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command (state, ppid, ... utime is the 12th); None
+    when there is no such file (the process ended, or no /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -59,13 +67,13 @@ def startup_timing() -> StageTiming:
     options): CPU from its usage; wall from its start time in /proc where there is one, else the CPU."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     cpu = own.ru_utime + own.ru_stime
+    fields, wall = _stat_fields("self"), cpu
     try:
-        with open("/proc/self/stat", "rb") as stat:
-            started = int(stat.read().rsplit(b")", 1)[1].split()[19]) / _TICKS
-        with open("/proc/uptime", "rb") as uptime:
-            wall = float(uptime.read().split()[0]) - started
+        if fields is not None:  # its start, 22nd field of stat, in ticks after boot
+            with open("/proc/uptime", "rb") as uptime:
+                wall = float(uptime.read().split()[0]) - int(fields[19]) / _TICKS
     except (OSError, IndexError, ValueError):
-        wall = cpu
+        pass
     return StageTiming("start-up", round(wall, 3), round(cpu, 3))
 
 

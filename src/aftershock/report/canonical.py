@@ -29,9 +29,8 @@ from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Revi
 from aftershock.model.units import Chart, ValuesKeyChange
 
 SCHEMA_VERSION = "2.0"
-MAX_FILE_LINES = (
-    300  # of a changed file's hunks in the document (files[].lines_omitted says the rest)
-)
+_NONE: frozenset[str] = frozenset()
+MAX_FILE_LINES = 300  # of a changed file's hunks in the document (files[].lines_omitted: the rest)
 MAX_DOCUMENT_CHARS = 4_000_000  # of hunk lines in one document
 
 
@@ -60,6 +59,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
     base_charts = {c.path: c for c in review.base_charts}
     budget = HunkBudget()
     objects = review_objects(review)
+    secret_keys = _secret_keys(taint)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "aftershock", "version": __version__},
@@ -74,7 +74,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
             _file(
                 f,
                 unit_ids.get(f.path, []),
-                hunk_documents(f, f.path in secret_files, _secret_keys(taint, f.path), budget),
+                hunk_documents(f, f.path in secret_files, secret_keys.get(f.path, _NONE), budget),
             )
             for f in review.files
         ],
@@ -172,11 +172,12 @@ def _secret_templates(review: Review) -> set[str]:
     return paths
 
 
-def _secret_keys(taint: SecretTaint, path: str) -> frozenset[str]:
-    """The last segments of the values keys of file `path` that feed a Secret, as a YAML line names them."""
-    return frozenset(
-        key.rsplit(".", 1)[-1].strip('"') for file, key in taint.values_keys if file == path
-    )
+def _secret_keys(taint: SecretTaint) -> dict[str, frozenset[str]]:
+    """Per values file, the last segments of its keys that feed a Secret, as a YAML line names them."""
+    found: dict[str, set[str]] = {}
+    for file, key in taint.values_keys:
+        found.setdefault(file, set()).add(key.rsplit(".", 1)[-1].strip('"'))
+    return {file: frozenset(keys) for file, keys in found.items()}
 
 
 def _file(

@@ -29,13 +29,8 @@ def write_report(
     """Write the review in `fmt`. SARIF is made from the findings by the caller (`report.sarif`) and
     passed in, since code scanning wants rule descriptors the canonical document does not carry.
     JSON and SARIF are compact unless `pretty` (a platform's review is hundreds of megabytes)."""
-    indent, separators = (2, None) if pretty else (None, (",", ":"))
-    if fmt is OutputFormat.JSON and not pretty:
-        write_compact_json(doc, stream)
-        stream.write("\n")
-    elif fmt is OutputFormat.JSON:
-        json.dump(doc, stream, indent=indent, separators=separators, ensure_ascii=False)
-        stream.write("\n")
+    if fmt is OutputFormat.JSON:
+        _write_json(doc, stream, pretty)
     elif fmt is OutputFormat.MARKDOWN:
         from aftershock.report.comment.markdown import render_markdown
 
@@ -43,8 +38,7 @@ def write_report(
     elif fmt is OutputFormat.SARIF:
         if sarif is None:
             raise ValueError("SARIF output needs the SARIF document")
-        json.dump(sarif, stream, indent=indent, separators=separators, ensure_ascii=False)
-        stream.write("\n")
+        _write_json(sarif, stream, pretty)
     elif fmt is OutputFormat.HTML:
         from aftershock.report.html import render_html
 
@@ -60,6 +54,14 @@ def write_report(
         print_terminal(doc, console)
     else:
         assert_never(fmt)
+
+
+def _write_json(data: dict[str, Any], stream: IO[str], pretty: bool) -> None:
+    if pretty:
+        json.dump(data, stream, indent=2, ensure_ascii=False)
+    else:
+        write_compact_json(data, stream)
+    stream.write("\n")
 
 
 def write_compact_json(data: Any, stream: IO[str], depth: int = 2) -> None:
