@@ -212,19 +212,17 @@ def _scalars(value: Any) -> Iterator[str]:
         yield str(value)
 
 
-# `key: value`, `key=value`, `key = value`, `export KEY=value`: a line of a config or a script
-_ASSIGNMENT = re.compile(r"(?:export\s+)?(?P<key>[\w.\-]+)\s*(?::\s|=)\s*(?P<value>\S.*)")
-
-
 def held_line_texts(line: str) -> Iterator[str]:
     """What a line of a multi-line Secret value may hold on its own: the line when it is one token (a
-    PEM line, a password); the value it assigns, and the line too when its key names a credential
-    (`password: secret123`, whose value alone looks ordinary); not a line of prose or code (`exit 1`,
-    `fi`), which would hide the same words everywhere (the whole value is hidden as it is)."""
-    assigned = _ASSIGNMENT.fullmatch(line)
-    if assigned is not None:
-        yield assigned.group("value").strip()
-        if is_sensitive_name(assigned.group("key")):
+    PEM line, a password); the value a `key: value`, `KEY=value` or `export KEY=value` line
+    assigns, and the line too when its key names a credential (`password: secret123`, whose value
+    alone looks ordinary); not a line of prose or code (`exit 1`, `fi`), which would hide the same
+    words everywhere (the whole value is hidden as it is)."""
+    exported = line.startswith("export") and line[6:7].isspace()
+    pair = _PAIR.fullmatch(line[6:].lstrip() if exported else line)
+    if pair is not None and (value := pair.group("value").strip()):
+        yield value
+        if is_sensitive_name(pair.group("key")):
             yield line
     elif line and not any(c.isspace() for c in line):
         yield line.rstrip(",;") or line  # an entry of a list (SQL columns, `a,`), not its comma
