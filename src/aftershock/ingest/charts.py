@@ -6,7 +6,7 @@ import bisect
 import functools
 import itertools
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -75,7 +75,7 @@ def discover_charts(
     named: dict[str, list[Chart]] = {}
     for chart in charts:
         named.setdefault(chart.name, []).append(chart)
-    found = [_in_repository(chart, named, dependency_map or {}) for chart in charts]
+    found = [_in_repository(chart, named, dir_set, dependency_map or {}) for chart in charts]
     return _with_vendoring_parents(found)
 
 
@@ -104,11 +104,15 @@ def _with_vendoring_parents(charts: list[Chart]) -> tuple[Chart, ...]:
 
 
 def _in_repository(
-    chart: Chart, named: Mapping[str, list[Chart]], dependency_map: Mapping[str, str]
+    chart: Chart,
+    named: Mapping[str, list[Chart]],
+    paths: Collection[str],
+    dependency_map: Mapping[str, str],
 ) -> Chart:
     """The chart, its remote dependencies resolved to charts of the tree (`named`: by name)."""
     deps = tuple(
-        _in_repository_dependency(chart, dep, named, dependency_map) for dep in chart.dependencies
+        _in_repository_dependency(chart, dep, named, paths, dependency_map)
+        for dep in chart.dependencies
     )
     return chart if deps == chart.dependencies else replace(chart, dependencies=deps)
 
@@ -117,6 +121,7 @@ def _in_repository_dependency(
     chart: Chart,
     dep: ChartDependency,
     named: Mapping[str, list[Chart]],
+    paths: Collection[str],
     dependency_map: Mapping[str, str],
 ) -> ChartDependency:
     if dep.source is not DependencySource.REMOTE or not dep.repository.startswith(
@@ -127,7 +132,7 @@ def _in_repository_dependency(
     for key in (f"{dep.repository.rstrip('/')}/{dep.name}", dep.name):
         mapped = dependency_map.get(key)
         folder = None if mapped is None else posixpath.normpath(mapped).strip("/")
-        if folder is not None and any(c.path == folder for same in named.values() for c in same):
+        if folder in paths:
             return replace(dep, source=DependencySource.IN_REPO_CONFIGURED, resolved_path=folder)
     if dep.locked:
         # Helm builds charts/ from the lock: only a chart at the locked version is what it installs
