@@ -328,26 +328,25 @@ def podinfo_tag_bump(tmp_path: Path, registry) -> tuple[Path, str]:
     for version, data in ARCHIVES.items():
         registry.push("charts/podinfo", version, data)
     source = OCI_SOURCE.replace("registry.example.com", registry.url.removeprefix("http://"))
+    return _source_changed(tmp_path, source, "tag: 6.6.0")
+
+
+def _source_changed(tmp_path: Path, source: str, ref: str) -> tuple[Path, str]:
+    """A repository whose podinfo release reads its chart from the OCIRepository `source` at
+    `tag: 6.5.0`, then a commit that changes only the source's ref to `ref`; and its first commit."""
     repo = make_repo(tmp_path / "src")
     files = {
         "clusters/prod/source.yaml": source.format(ref="tag: 6.5.0"),
         "clusters/prod/podinfo.yaml": OCI_RELEASE,
     }
     base = commit(repo, files, "feat: podinfo")
-    commit(repo, {"clusters/prod/source.yaml": source.format(ref="tag: 6.6.0")}, "6.6.0")
+    commit(repo, {"clusters/prod/source.yaml": source.format(ref=ref)}, ref)
     return repo, base
 
 
 def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, renderer):
-    repo = make_repo(tmp_path / "src")
-
-    files = {
-        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
-        "clusters/prod/podinfo.yaml": OCI_RELEASE,
-    }
-    base = commit(repo, files, "feat: podinfo")
     # Only the source changes: the release reads its chart from it, so the change reaches the release.
-    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '6.x'")}, "6.x")
+    repo, base = _source_changed(tmp_path, OCI_SOURCE, "semver: '6.x'")
     write_repository(tmp_path / "cache", RANGE_ARCHIVES)
     (tmp_path / "cache" / "index.yaml").unlink()
     review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
@@ -367,13 +366,7 @@ def test_an_oci_repository_semver_is_pinned_among_the_cached_archives(tmp_path, 
 
 
 def test_a_source_change_that_no_archive_satisfies_is_not_reviewed(tmp_path, renderer):
-    repo = make_repo(tmp_path / "src")
-    files = {
-        "clusters/prod/source.yaml": OCI_SOURCE.format(ref="tag: 6.5.0"),
-        "clusters/prod/podinfo.yaml": OCI_RELEASE,
-    }
-    base = commit(repo, files, "feat: podinfo")
-    commit(repo, {"clusters/prod/source.yaml": OCI_SOURCE.format(ref="semver: '9.x'")}, "9.x")
+    repo, base = _source_changed(tmp_path, OCI_SOURCE, "semver: '9.x'")
     write_repository(tmp_path / "cache", RANGE_ARCHIVES)
     (tmp_path / "cache" / "index.yaml").unlink()
     review = _review(repo, base, renderer, chart_cache=tmp_path / "cache")
