@@ -8,6 +8,7 @@ from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.context import cluster
 from aftershock.pipeline.context.cluster import folders_naming_lookup
 from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
@@ -99,6 +100,32 @@ def test_a_deployment_change_reaches_only_a_lookup_of_unknown_kind(tmp_path, ren
         "feat: replicas",
     )
     assert reached(repo, base, renderer) == {"apps/anykind": UNKNOWN_KIND}
+
+
+def test_a_chart_whose_written_calls_ask_for_nothing_changed_is_not_parsed_whole(
+    tmp_path, renderer, monkeypatch
+):
+    """Reachability needs every file's includes, but only when some call written in the chart's
+    files asks for a changed object: otherwise only the files naming `lookup` are parsed."""
+    repo = make_repo(tmp_path)
+    other = "apps/watcher/templates/other.yaml"
+    base = commit(repo, {**platform_files(), other: '{{ include "lib.services" . }}\n'}, "feat")
+    commit(
+        repo,
+        {"platform/values.yaml": "replicas: 3\nimage: nginx:1.27.0\nmode: fast\nhost: db-1\n"},
+        "feat: replicas",
+    )
+    parsed: list[str] = []
+    real = cluster.parse_template
+
+    def counting(path: str, text: str):  # the real parser, counting what it is asked for
+        parsed.append(path)
+        return real(path, text)
+
+    monkeypatch.setattr(cluster, "parse_template", counting)
+    assert reached(repo, base, renderer) == {"apps/anykind": UNKNOWN_KIND}
+    assert "apps/watcher/templates/cm.yaml" in parsed  # its call asks for a ConfigMap: not changed
+    assert other not in parsed
 
 
 def test_a_change_to_the_looked_up_configmap_reaches_its_chart_only(tmp_path, renderer):

@@ -63,6 +63,11 @@ def lookup_targets(
 ) -> tuple[LookupCall, ...]:
     """The `lookup` calls a render of the chart may run: in its templates and its dependencies',
     those inside a `define` only when the rendered text includes it."""
+    return _reachable_targets(_template_texts(tree, chart, charts))
+
+
+def _template_texts(tree: RefSnapshot, chart: Chart, charts: Mapping[str, Chart]) -> dict[str, str]:
+    """The texts of the templates of the chart and its dependencies, by path."""
     paths = [
         path
         for folder in dependency_closure(chart, charts)
@@ -71,10 +76,24 @@ def lookup_targets(
     ]
     entries = tree.tree.entries
     batch = tree.read_texts(p for p in paths if entries[p].kind is EntryKind.BLOB)  # one batch
-    texts = {p: batch[p] if p in batch else (tree.text_or_none(p) or "") for p in paths}
+    return {p: batch[p] if p in batch else (tree.text_or_none(p) or "") for p in paths}
+
+
+def _reachable_targets(texts: Mapping[str, str]) -> tuple[LookupCall, ...]:
     if not any("lookup" in text for text in texts.values()):
         return ()  # the common case, without reading any template's actions
     return reachable_calls(parse_template(path, text) for path, text in texts.items())
+
+
+def _written_calls(texts: Mapping[str, str]) -> Iterable[LookupCall]:
+    """Every call the texts hold where a render could run it: a superset of the reachable ones,
+    found by parsing only the files that name `lookup` (reachability needs every file's includes)."""
+    for path, text in texts.items():
+        if "lookup" in text:
+            parsed = parse_template(path, text)
+            yield from parsed.top_calls
+            for calls, _ in parsed.defines.values():
+                yield from calls
 
 
 def declared_objects(
@@ -179,21 +198,34 @@ def lookup_dependents(
         for chart in charts:
             if chart.path in done or naming.isdisjoint(closures.get(chart.path, ())):
                 continue
-            for target in lookup_targets(tree, chart, by_path):
-                hit = next(
-                    (
-                        (r, k)
-                        for r, k in changed
-                        if (r.chart, k) in objects
-                        and call_matches(target, objects[(r.chart, k)], release)
-                    ),
-                    None,
-                )
+            texts = _template_texts(tree, chart, by_path)
+            written = _written_calls(texts)
+            if all(_changed_hit(c, changed, objects, release) is None for c in written):
+                continue  # no call written asks for a changed object, whatever renders reach
+            for target in _reachable_targets(texts):
+                hit = _changed_hit(target, changed, objects, release)
                 if hit is not None:
                     done.add(chart.path)
                     found.append(_reached(chart, *hit, target))
                     break
     return found
+
+
+def _changed_hit(
+    call: LookupCall,
+    changed: Sequence[tuple[ChartReview, ObjectKey]],
+    objects: Mapping[tuple[str, ObjectKey], RenderedObject],
+    release: ReleaseIdentity,
+) -> tuple[ChartReview, ObjectKey] | None:
+    """The first changed object (with its review) that `call` asks for."""
+    return next(
+        (
+            (r, k)
+            for r, k in changed
+            if (r.chart, k) in objects and call_matches(call, objects[(r.chart, k)], release)
+        ),
+        None,
+    )
 
 
 def folders_naming_lookup(
