@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from aftershock.render.lookup.kubeapi import TRACE_GROUP, SnapshotServer
 from aftershock.render.lookup.cluster import snapshot_from_objects
+from aftershock.render.lookup.kubeapi import TRACE_GROUP, SnapshotServer
 
 CONFIG = {
     "apiVersion": "v1",
