@@ -26,8 +26,7 @@ import json
 import secrets
 import threading
 from http import HTTPStatus
-from http.server import ThreadingHTTPServer
-from socketserver import StreamRequestHandler
+from socketserver import StreamRequestHandler, ThreadingTCPServer
 from typing import Any, BinaryIO
 from urllib.parse import unquote, urlsplit
 
@@ -90,7 +89,8 @@ class SnapshotServer:
         self._snapshot = ClusterSnapshot()
         self._returned: list[ClusterKey] = []
         self._token = secrets.token_hex(16)
-        self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        # socketserver's, not http.server's: that module loads the email package for nothing here
+        self._http = ThreadingTCPServer(("127.0.0.1", 0), self._handler_class())
         self._http.daemon_threads = True
         self._thread = threading.Thread(
             target=self._http.serve_forever, name="kubeapi", daemon=True
