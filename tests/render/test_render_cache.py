@@ -326,3 +326,21 @@ def test_the_error_of_a_chart_that_can_render_a_secret_stays_in_memory(tmp_path,
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
     (again,) = cache.render_many([RenderRequest(str(chart))])
     assert cache.stats.hits == 1 and again.error == failed.error  # from memory
+
+
+def test_a_store_that_keeps_nothing_on_disk_is_spared_the_secret_scan(tmp_path, renderer):
+    """Whether a failed render's chart can render a Secret (a read of every template) matters only to
+    a store that writes to disk; a memory-only one (`--render-cache off`) keeps every entry as is."""
+    secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {u: {{ .Values.u }}}\n"
+    broken = {"boom.yaml": '{{ fail (printf "bad upstream %s" .Values.u) }}\n', "s.yaml": secret}
+    chart = write_chart(tmp_path, "broken", broken, values="u: Xk29fQ7mLwTq\n")
+    request = RenderRequest(str(chart))
+    memory, layered = MemoryRenderCache(), open_render_cache(tmp_path / "cache")
+    for store in (memory, layered):
+        (failed,) = CachingRenderer(renderer, store).render_many([request])
+        assert failed.error is not None
+    (memory_key,) = CachingRenderer(renderer, memory).keys_for([request])
+    assert memory_key is not None
+    held, kept = memory.get(memory_key), layered.memory.get(memory_key)
+    assert held is not None and kept is not None
+    assert (held.private, kept.private) == (False, True)

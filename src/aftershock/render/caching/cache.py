@@ -65,6 +65,11 @@ class CacheEntry:
 
 
 class RenderCacheStore(Protocol):
+    # Whether entries may reach disk: only then must a put say which are secret-derived (`private`),
+    # which costs a read of every template of a chart whose render failed.
+    @property
+    def keeps_on_disk(self) -> bool: ...
+
     def get(self, key: str) -> CacheEntry | None: ...
 
     def put(self, key: str, entry: CacheEntry) -> None: ...
@@ -82,6 +87,8 @@ class CacheStats:
 
 class MemoryRenderCache:
     """The most recently used entries, up to `max_bytes` of manifest text."""
+
+    keeps_on_disk = False
 
     def __init__(self, max_bytes: int = DEFAULT_MEMORY_BYTES) -> None:
         self._max_bytes = max_bytes
@@ -115,6 +122,8 @@ class DiskRenderCache:
     the least recently used files are removed. Writes are atomic (temp file + rename), so several
     processes can share the folder; a corrupt entry is removed and counted as a miss.
     """
+
+    keeps_on_disk = True
 
     def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.root = root
@@ -212,6 +221,8 @@ class DiskRenderCache:
 class LayeredRenderCache:
     """Memory first, then disk; a disk hit is kept in memory too."""
 
+    keeps_on_disk = True
+
     def __init__(self, memory: MemoryRenderCache, disk: DiskRenderCache) -> None:
         self.memory = memory
         self.disk = disk
@@ -293,7 +304,7 @@ class CachingRenderer(WrappingRenderer):
                 request = requests[pending[position]]
                 # an error may quote what the chart's Secret would have held, and any object may
                 # hold what `lookup` read from a cluster Secret
-                private = (
+                private = self.store.keeps_on_disk and (
                     request.private
                     or (outcome.error is not None and can_render_secret(request.chart_dir))
                     or any(key.kind == "Secret" for key in outcome.lookups)
