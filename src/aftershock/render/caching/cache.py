@@ -240,6 +240,13 @@ class LayeredRenderCache:
         self.disk.put(key, entry)
 
 
+def _can_render_secret(request: RenderRequest, known: dict[str, bool]) -> bool:
+    """Whether the request's chart can render a Secret, asked once per folder (`known`)."""
+    if request.chart_dir not in known:
+        known[request.chart_dir] = can_render_secret(request.chart_dir)
+    return known[request.chart_dir]
+
+
 def default_render_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """`$XDG_CACHE_HOME/aftershock/render`, or `~/.cache/aftershock/render`."""
     base = environ.get("XDG_CACHE_HOME") or str(Path(environ.get("HOME") or Path.home()) / ".cache")
@@ -298,6 +305,7 @@ class CachingRenderer(WrappingRenderer):
         )
         for index, outcome in zip(pending, rendered):
             outcomes[index] = outcome
+        secret_charts: dict[str, bool] = {}  # chart folder -> can render a Secret (asked once)
         for position in rendered_at:
             key, outcome = pending_keys[position], rendered[position]
             if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
@@ -306,7 +314,7 @@ class CachingRenderer(WrappingRenderer):
                 # hold what `lookup` read from a cluster Secret
                 private = self.store.keeps_on_disk and (
                     request.private
-                    or (outcome.error is not None and can_render_secret(request.chart_dir))
+                    or (outcome.error is not None and _can_render_secret(request, secret_charts))
                     or any(key.kind == "Secret" for key in outcome.lookups)
                 )
                 self.store.put(
