@@ -20,8 +20,10 @@ from aftershock.graph.model import (
     Node,
     NodeKind,
     chart_node_id,
+    file_facts,
     node_id,
     template_node_id,
+    values_key_edges,
 )
 from aftershock.graph.rendered import Part, rendered_part
 from aftershock.model.provenance import ProvenanceEdge
@@ -90,11 +92,9 @@ def _files(review: Review) -> Part:
     nodes, edges = [], []
     all_commits = tuple(c.sha for c in review.commits)
     for f in review.files:
-        facts = [("status", f.status.value), ("lines", f"+{f.additions} -{f.deletions}")]
-        if f.old_path:
-            facts.append(("from", f.old_path))
+        facts = file_facts(f.status.value, f.additions, f.deletions, f.old_path)
         file_id = node_id(NodeKind.FILE, f.path)
-        nodes.append(Node(file_id, NodeKind.FILE, f.path, ref=f.path, facts=tuple(facts)))
+        nodes.append(Node(file_id, NodeKind.FILE, f.path, ref=f.path, facts=facts))
         # A net change always has a commit that made it; fall back to the whole range if git named none.
         for sha in f.commits or all_commits:
             edges.append(
@@ -154,7 +154,8 @@ def _chart_relative(unit: Unit) -> str:
 
 
 def _values_keys(changes: tuple[ValuesKeyChange, ...]) -> Part:
-    nodes, edges = [], []
+    nodes: list[Node] = []
+    edges: list[Edge] = []
     for change in changes:
         key_id = node_id(NodeKind.VALUES_KEY, f"{change.file}::{change.path}")
         nodes.append(
@@ -167,13 +168,7 @@ def _values_keys(changes: tuple[ValuesKeyChange, ...]) -> Part:
                 facts=(("change", change.kind.value), ("file", change.file)),
             )
         )
-        edges.append(
-            Edge(node_id(NodeKind.FILE, change.file), key_id, EdgeKind.MAPS_TO, via="values key")
-        )
-        if change.chart is not None:
-            edges.append(
-                Edge(key_id, chart_node_id(change.chart), EdgeKind.IN_CHART, via=change.file)
-            )
+        edges += values_key_edges(key_id, change.file, change.chart)
     return Part(tuple(nodes), tuple(edges))
 
 

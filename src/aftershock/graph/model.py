@@ -175,3 +175,25 @@ def template_node_id(path: str) -> str:
 
 def namespace_node_id(name: str) -> str:
     return node_id(NodeKind.NAMESPACE, name)
+
+
+def file_facts(
+    status: str, additions: int, deletions: int, old_path: str | None
+) -> tuple[tuple[str, str], ...]:
+    """A changed file's facts: its status, its line counts and the path it was renamed from. The
+    review document leaves them out of a file's node (graph/compact.py): its `files` entry says them."""
+    facts = (("status", status), ("lines", f"+{additions} -{deletions}"))
+    return facts + ((("from", old_path),) if old_path else ())
+
+
+VALUES_KEY_VIA = "values key"  # the evidence of the edge from a values file to a key it changes
+
+
+def values_key_edges(key_id: str, file: str, chart: str | None) -> tuple[Edge, ...]:
+    """The edges a changed values key has by what it is: its file maps to it, and it is in its
+    chart (the evidence naming the file). The review document leaves them out of its edges
+    (graph/compact.py), since they follow from the key's node."""
+    holds = Edge(node_id(NodeKind.FILE, file), key_id, EdgeKind.MAPS_TO, via=VALUES_KEY_VIA)
+    if chart is None:
+        return (holds,)
+    return holds, Edge(key_id, chart_node_id(chart), EdgeKind.IN_CHART, via=file)
