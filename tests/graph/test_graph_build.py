@@ -15,14 +15,18 @@ from aftershock.graph import (
     blast_radius,
     build_graph,
     document_path,
+    expand_graph,
     explain,
     find_node,
     graph_document,
+    graph_section,
 )
 from aftershock.model.errors import ConfigError
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.provenance.document import provenance_edges
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.mermaid import mermaid
+from aftershock.report.reading import readable_document
 from charts import chart_yaml
 from gitrepo import commit, make_repo
 
@@ -120,14 +124,51 @@ def test_radius_counts_every_layer_and_refs_match_the_review_document(lib_review
     }
 
 
-def test_graph_document_follows_its_schema_fragment(lib_review):
+def test_graph_section_follows_its_schema_fragment_and_names_nodes_by_index(lib_review):
     graph = build_graph(lib_review)
-    doc = graph_document(graph, blast_radius(graph))
+    section = graph_section(graph, blast_radius(graph))
     fragment = json.loads(FRAGMENT.read_text())
-    jsonschema.Draft202012Validator(fragment).validate(doc)
-    node = next(n for n in doc["nodes"] if n["id"] == "namespace:orders")
-    assert node["via"] == {"node": ORDERS_WORKLOAD, "edge": "in_namespace"}
-    assert all(n["via"] is None for n in doc["nodes"] if n["id"] in doc["roots"])
+    jsonschema.Draft202012Validator(fragment).validate(section)
+    ids = [n["id"] for n in section["nodes"]]
+    node = section["nodes"][ids.index("namespace:orders")]
+    assert node["via"] == [ids.index(ORDERS_WORKLOAD), "in_namespace"]
+    assert all("via" not in n for n in section["nodes"] if n["id"] in section["roots"])
+    # an edge is [source, target, kind, via] by node index, and says it is weak only when it is
+    readme = f"unit:docs:{LIB}/README.md"
+    weak = [e for e in section["edges"] if len(e) == 5]
+    assert [(ids[e[0]], e[4]) for e in weak] == [(readme, True)]
+    touches = next(e for e in section["edges"] if e[2] == "touches")
+    assert ids[touches[0]] in section["roots"] and ids[touches[1]].startswith("file:")
+    # following `via` by index back to a root rebuilds the radius's path, as the explorer does
+    at, path = ids.index(ORDERS_WORKLOAD), []
+    while "via" in section["nodes"][at]:
+        path.insert(
+            0, (ids[section["nodes"][at]["via"][0]], section["nodes"][at]["via"][1], ids[at])
+        )
+        at = section["nodes"][at]["via"][0]
+    justified = blast_radius(graph).get(ORDERS_WORKLOAD).path
+    assert path == [(e.source, e.kind.value, e.target) for e in justified]
+    bad = json.loads(json.dumps(section))
+    bad["edges"][0][0] = ids[bad["edges"][0][0]]  # a node by its id: not the section's form
+    assert not jsonschema.Draft202012Validator(fragment).is_valid(bad)
+
+
+def test_the_graph_section_expands_to_every_field_of_the_graph(example_repo, renderer):
+    """What the section leaves out (layers, distances, a node's label, ref and chart where its id
+    says them, a file's and a values key's facts, the values keys' edges) comes back, in order, from
+    what the review document keeps: the section expands to the whole graph document."""
+    request = ReviewRequest(repo=example_repo, base="demo-base", head="demo-head")
+    review = run_review(request, renderer)
+    graph = build_graph(review, provenance_edges(review.provenance))
+    radius = blast_radius(graph)
+    doc = review_document(review)
+    keys = [n for n in doc["graph"]["nodes"] if n["kind"] == "values_key"]
+    assert keys and all(set(n) == {"id", "kind"} for n in keys)
+    assert doc["graph"]["values_key_edges_at"] > 0
+    assert len(doc["graph"]["edges"]) < len(graph.edges)
+    whole = expand_graph(doc["graph"], doc["values_changes"], doc["files"])
+    assert whole == graph_document(graph, radius)
+    assert readable_document(doc)["graph"] == whole
 
 
 def test_each_nodes_last_step_rebuilds_the_path_that_justifies_it(lib_review):
@@ -152,11 +193,12 @@ def test_each_nodes_last_step_rebuilds_the_path_that_justifies_it(lib_review):
 def test_schema_fragment_names_every_node_edge_and_layer_kind():
     props = json.loads(FRAGMENT.read_text())["properties"]
     assert props["nodes"]["items"]["properties"]["kind"]["enum"] == [k.value for k in NodeKind]
-    assert props["edges"]["items"]["properties"]["kind"]["enum"] == [k.value for k in EdgeKind]
+    assert props["edges"]["items"]["prefixItems"][2]["enum"] == [k.value for k in EdgeKind]
     assert props["layers"]["items"]["properties"]["id"]["enum"] == [k.value for k in Layer]
-    assert props["nodes"]["items"]["properties"]["layer"]["enum"] == [k.value for k in Layer]
-    via = props["nodes"]["items"]["properties"]["via"]["oneOf"][1]
-    assert via["properties"]["edge"]["enum"] == [k.value for k in EdgeKind]
+    kinds = props["layers"]["items"]["properties"]["kinds"]["items"]["enum"]
+    assert kinds == [k.value for k in NodeKind]
+    via = props["nodes"]["items"]["properties"]["via"]["prefixItems"][1]
+    assert via["enum"] == [k.value for k in EdgeKind]
 
 
 def test_mermaid_summary_is_bounded_and_keeps_whole_paths(lib_review):

@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from aftershock.graph import blast_radius, build_graph, document_path, graph_document
+from aftershock.graph import blast_radius, build_graph, document_path
 from aftershock.pipeline import ReviewRequest, review_change, run_review
+from aftershock.provenance.document import provenance_edges
 from aftershock.report.canonical import review_document
 from aftershock.report.html import render_html
+from aftershock.report.reading import readable_document
 from charts import app_chart
 from gitrepo import commit, make_repo
 
@@ -56,19 +58,26 @@ def page_doc(page: Path) -> dict:
 
 
 def explorer_html(review) -> str:
-    doc = review_document(review)
-    graph = build_graph(review)
-    doc["graph"] = graph_document(graph, blast_radius(graph))
-    return render_html(doc)
+    return render_html(review_document(review))
 
 
 @pytest.fixture(scope="module")
-def lib_page(example_repo, renderer, tmp_path_factory) -> Path:
+def lib_review(example_repo, renderer):
     request = ReviewRequest(
         repo=example_repo, base="state-01-orders-replicas", head="state-02-lib-part-of-label"
     )
+    return run_review(request, renderer)
+
+
+@pytest.fixture(scope="module")
+def lib_radius(lib_review):
+    return blast_radius(build_graph(lib_review, provenance_edges(lib_review.provenance)))
+
+
+@pytest.fixture(scope="module")
+def lib_page(lib_review, tmp_path_factory) -> Path:
     page = tmp_path_factory.mktemp("explorer") / "lib.html"
-    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    page.write_text(explorer_html(lib_review), encoding="utf-8")
     return page
 
 
@@ -247,7 +256,7 @@ def test_the_file_is_self_contained_and_loads_nothing(lib_page):
 
 @needs_chromium
 def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
-    browser, lib_page, tmp_path
+    browser, lib_page, lib_radius, tmp_path
 ):
     browser.open(lib_page.as_uri())
     assert browser.evaluate("document.querySelectorAll('g.node').length") > 20
@@ -270,9 +279,11 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
     )
     panel = browser.evaluate("document.getElementById('panel').textContent")
     assert "Why it is affected" in panel and 'metadata.labels["app.kubernetes.io/part-of"]' in panel
-    # the path, rebuilt from each node's last step (`via`), root first, its edges drawn bold
-    nodes = {n["id"]: n for n in page_doc(lib_page)["graph"]["nodes"]}
+    # the path, rebuilt from each node's last step (`via`, by node index), root first, its edges
+    # drawn bold: the radius's path
+    nodes = {n["id"]: n for n in readable_document(page_doc(lib_page))["graph"]["nodes"]}
     path, kinds = document_path(nodes, WORKLOAD)
+    assert path == list(lib_radius.get(WORKLOAD).nodes)
     steps = browser.evaluate(
         "[...document.querySelectorAll('#panel ol.path li')].map((li) => li.textContent)"
     )
@@ -289,6 +300,35 @@ def test_a_click_highlights_causes_and_effects_and_shows_the_field_diff(
         Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("explorer.png").write_bytes(png)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
     assert struct.unpack(">II", png[16:24]) == (1600, 1000)
+
+
+@needs_chromium
+def test_the_explorer_reads_the_graph_by_the_documents_rules(
+    browser, example_repo, renderer, tmp_path
+):
+    """The page embeds the graph as the document writes it (nodes by index, values keys by their
+    values_changes entries, files by their files entries); the explorer writes it out as
+    aftershock's own reader does, and shows a values key as its entry says."""
+    request = ReviewRequest(repo=example_repo, base="demo-base", head="demo-head")
+    page = tmp_path / "demo.html"
+    page.write_text(explorer_html(run_review(request, renderer)), encoding="utf-8")
+    section = page_doc(page)["graph"]
+    assert all(isinstance(e[0], int) for e in section["edges"]) and section["values_key_edges_at"]
+    browser.open(page.as_uri())
+    graph = browser.evaluate(
+        "explorerDocument(JSON.parse(document.getElementById('aftershock-data').textContent)).graph"
+    )
+    assert graph == readable_document(page_doc(page))["graph"]
+    assert len(graph["edges"]) > len(section["edges"])
+    key = next(n for n in graph["nodes"] if n["kind"] == "values_key")
+    browser.click(selector(key["id"]))
+    panel = browser.evaluate("document.getElementById('panel').textContent")
+    assert key["label"] in panel and f"file{key['facts']['file']}" in panel
+    assert "maps_to → " in panel  # its path: reached through its file
+    if os.environ.get("AFTERSHOCK_SCREENSHOTS"):
+        Path(os.environ["AFTERSHOCK_SCREENSHOTS"]).joinpath("values-key.png").write_bytes(
+            browser.screenshot()
+        )
 
 
 @needs_chromium

@@ -19,6 +19,7 @@ from aftershock.report.comment.budget import Section, compose
 from aftershock.report.comment.markdown import MAX_COMMENT_CHARS, render_markdown
 from aftershock.report.escape import markdown_text
 from aftershock.report.overview import verdict_summaries
+from aftershock.report.reading import readable_document
 from example_states import RANGES, SNAPSHOTS
 
 COMMENTS = Path(__file__).resolve().parents[1] / "snapshots" / "comment"
@@ -145,7 +146,7 @@ def test_the_blast_radius_chart_fits_a_comment():
     """Top to bottom, one box per layer with its count, about 30 nodes, at most four side by side."""
     from aftershock.report.comment.mermaid import layered_mermaid
 
-    graph = enlarged(example_doc("demo-head"), 1)["graph"]
+    graph = readable_document(enlarged(example_doc("demo-head"), 1))["graph"]  # nodes by id
     text = layered_mermaid(graph, 30)
     assert text.startswith("flowchart TB\n")
     nodes = [line for line in text.splitlines() if line.startswith("    n") or "_more[" in line]

@@ -1,4 +1,6 @@
-"""The impact graph and its blast radius as plain JSON data (schema: graph/schema_fragment.json).
+"""The impact graph and its blast radius as plain JSON data, every field written out: what
+`aftershock radius --format json` prints and what the review document's graph section
+(graph/compact.py, schema: graph/schema_fragment.json) expands to.
 
 A reached node says the last step of the path that justifies it (`via`: the node before it and the
 kind of the edge between); the whole path is that node's path and this step, so `document_path`
@@ -12,27 +14,43 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from aftershock.graph.model import LAYER_ORDER, Edge, ImpactGraph, Node
+from aftershock.graph.model import LAYER_ORDER, Edge, ImpactGraph, Node, NodeKind, layer_of
 from aftershock.graph.radius import Radius, Reach
 
 
 def graph_document(graph: ImpactGraph, radius: Radius) -> dict[str, Any]:
     """Layers, nodes (with the last step of the path that justifies each reached one), edges, and
-    the radius counts."""
-    reached = dict(radius.counts)
-    totals = Counter(n.layer for n in graph.nodes)  # one pass, not one per layer
+    the radius counts, every field written out: what `aftershock radius --format json` prints, and
+    what the review document's graph section expands to (graph/compact.py)."""
     return {
         "roots": list(graph.roots),
-        "layers": [
-            {"id": layer.value, "nodes": totals[layer], "reached": reached.get(layer, 0)}
-            for layer in LAYER_ORDER
-        ],
+        "layers": layers_document(graph, radius),
         "nodes": [node_document(n, radius) for n in graph.nodes],
         "edges": [edge_document(e) for e in graph.edges],
-        "radius": {
-            "nodes": radius.total,
-            "by_layer": {layer.value: reached.get(layer, 0) for layer in LAYER_ORDER},
-        },
+        "radius": radius_document(radius),
+    }
+
+
+def layers_document(graph: ImpactGraph, radius: Radius) -> list[dict[str, Any]]:
+    """Every layer in order, with the node kinds it holds and how many of its nodes are reached."""
+    reached = dict(radius.counts)
+    totals = Counter(n.layer for n in graph.nodes)  # one pass, not one per layer
+    return [
+        {
+            "id": layer.value,
+            "kinds": [kind.value for kind in NodeKind if layer_of(kind) is layer],
+            "nodes": totals[layer],
+            "reached": reached.get(layer, 0),
+        }
+        for layer in LAYER_ORDER
+    ]
+
+
+def radius_document(radius: Radius) -> dict[str, Any]:
+    reached = dict(radius.counts)
+    return {
+        "nodes": radius.total,
+        "by_layer": {layer.value: reached.get(layer, 0) for layer in LAYER_ORDER},
     }
 
 

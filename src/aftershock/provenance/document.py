@@ -7,6 +7,7 @@ schema_fragment.json next to this module.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aftershock.model.provenance import (
@@ -17,7 +18,7 @@ from aftershock.model.provenance import (
 )
 from aftershock.model.releases import Evidence
 
-SECTION_VERSION = "1"
+SECTION_VERSION = "2"
 
 
 def provenance_document(report: ProvenanceReport) -> dict[str, Any]:
@@ -57,8 +58,8 @@ def _field(item: FieldProvenance) -> dict[str, Any]:
 
 
 def _link(link: ValuesLink, standing: bool) -> dict[str, Any]:
+    """A values key read for the field; its id (`values_key_of`) is left out: its file and key say it."""
     return {
-        "values_key": link.ref,
         "file": link.file,
         "key": link.key,
         "change": link.change,
@@ -68,6 +69,12 @@ def _link(link: ValuesLink, standing: bool) -> dict[str, Any]:
         "check": link.check.value,
         "standing": standing,
     }
+
+
+def values_key_of(link: Mapping[str, Any]) -> str:
+    """The values key a link of the document names, `<file>::<key>`, as values-key nodes and the
+    provenance's `cut` name it."""
+    return f"{link['file']}::{link['key']}"
 
 
 def provenance_edges(report: ProvenanceReport) -> tuple[ProvenanceEdge, ...]:

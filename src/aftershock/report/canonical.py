@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from aftershock import __version__
 from aftershock.diff.values_keys import describe_change, is_sensitive, redact_value
 from aftershock.evidence.document import test_evidence_document
-from aftershock.graph import blast_radius, build_graph, graph_document
+from aftershock.graph import blast_radius, build_graph, graph_section
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
 from aftershock.report.contexts import context_document
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
 from aftershock.model.units import Chart, ValuesKeyChange
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "3.0"
 _NONE: frozenset[str] = frozenset()
 MAX_FILE_LINES = 300  # of a changed file's hunks in the document (files[].lines_omitted: the rest)
 MAX_DOCUMENT_CHARS = 4_000_000  # of hunk lines in one document
@@ -82,7 +82,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "values_changes": [_values_change(v, taint) for v in review.values_changes],
         "charts": [_chart(c, base_charts.get(c.path)) for c in review.charts],
         "affected_charts": _affected(review),
-        "chart_reviews": list(map(_chart_review, review.chart_reviews, objects.review_ids)),
+        "chart_reviews": list(map(_chart_review, review.chart_reviews, objects.review_indexes)),
         "scenarios": [_scenarios(review, s) for s in review.scenarios],
         "changed_lines": [
             {**asdict(c), "side": c.side.value, "scenarios": list(c.scenarios)}
@@ -105,7 +105,7 @@ def _graph(review: Review) -> dict[str, Any]:
     graph = build_graph(
         review, provenance_edges(review.provenance) if review.provenance is not None else ()
     )
-    return graph_document(graph, blast_radius(graph))
+    return graph_section(graph, blast_radius(graph))
 
 
 def _options(review: Review) -> dict[str, Any]:
@@ -368,7 +368,7 @@ def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
     }
 
 
-def _chart_review(r: ChartReview, object_ids: list[str]) -> dict[str, Any]:
+def _chart_review(r: ChartReview, objects: list[int]) -> dict[str, Any]:
     return {
         "id": review_id(r),
         "release": r.release,
@@ -382,7 +382,7 @@ def _chart_review(r: ChartReview, object_ids: list[str]) -> dict[str, Any]:
         "affected_path": [
             {"kind": s.kind, "id": s.id, "relation": s.relation} for s in r.affected.path
         ],
-        "objects": object_ids,
+        "objects": objects,  # indexes in the document's `objects`
         "partial": r.partial,
         "templates_not_rendered": [
             {"template": t.template, "base_error": t.base_error, "head_error": t.head_error}

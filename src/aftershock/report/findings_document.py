@@ -6,14 +6,14 @@ is findings_schema_fragment.json next to this module.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aftershock.findings.model import Delta, Finding, Severity
 from aftershock.findings.suppressions import Suppressed
 from aftershock.verdict.model import Verdict, Verdicts
 
-SECTION_VERSION = "1"
+SECTION_VERSION = "2"
 
 
 def findings_document(
@@ -75,11 +75,17 @@ def finding_document(finding: Finding) -> dict[str, Any]:
             "facet": finding.subject.facet,
         },
         "message": finding.message,
-        "headline": finding.headline,
         "location": None if location is None else {"file": location.file, "line": location.line},
         "path": [{"kind": s.kind, "id": s.id, "relation": s.relation} for s in finding.path],
         "facts": [{"name": fact.name, "value": json_value(fact.value)} for fact in finding.facts],
     }
+
+
+def finding_headline(item: Mapping[str, Any]) -> str:
+    """A finding entry's one-line form, `High · security · observed: <message>` (Finding.headline),
+    which the document leaves out: its severity, category, evidence and message say it."""
+    severity = str(item["severity"]).capitalize()
+    return f"{severity} · {item['category']} · {item['evidence']}: {item['message']}"
 
 
 def json_value(value: Any) -> Any:

@@ -58,6 +58,7 @@ def render_html(doc: dict[str, Any]) -> str:
 </main>
 <script type="application/json" id="aftershock-data">{_embed(doc)}</script>
 <script>
+{_asset("document.js")}
 {_asset("tests.js")}
 {_asset("review.js")}
 {_asset("panzoom.js")}

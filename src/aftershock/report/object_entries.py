@@ -108,23 +108,24 @@ MAX_REVIEW_DIFF_CHARS = 2_000_000  # of plain diffs in one document; the objects
 
 @dataclass(frozen=True)
 class ObjectEntries:
-    """The document's `objects`, and for each chart review (in the review's order) the ids of the
-    entries that hold its object changes.
+    """The document's `objects`, and for each chart review (in the review's order) the indexes in
+    them of the entries that hold its object changes.
 
     A non-default scenario's change identical to its install's default scenario's change of the same
     object is said once: by the default scenario's entry, whose `same_in` names that scenario, and
-    whose id the scenario's chart review lists. A review of a whole tree renders most objects alike in
+    whose index the scenario's chart review lists. A review of a whole tree renders most objects alike in
     every scenario: one entry each would be two thirds of the document's objects."""
 
     entries: list[dict[str, Any]]
-    review_ids: list[list[str]]
+    review_indexes: list[list[int]]
 
 
 def review_objects(review: Review) -> ObjectEntries:
     """Every object change, one entry per change a scenario does not share with its default."""
     defaults = _default_changes(review)
     rendered_in = _rendered_in(review)
-    entries, review_ids = [], []
+    entries: list[dict[str, Any]] = []
+    review_ids: list[list[str]] = []
     stand_ins: dict[tuple[str, str], dict[str, Any]] = {}  # (install, fingerprint) -> default entry
     same: dict[tuple[str, str], list[str]] = {}  # (install, fingerprint) -> the scenarios alike
     room = (
@@ -155,7 +156,10 @@ def review_objects(review: Review) -> ObjectEntries:
         review_ids.append(ids)
     for alike, scenarios in same.items():
         stand_ins[alike]["same_in"] = scenarios
-    return ObjectEntries(entries, review_ids)
+    at: dict[str, int] = {}  # an id -> the index of the first entry of that id
+    for index, entry in enumerate(entries):
+        at.setdefault(entry["id"], index)
+    return ObjectEntries(entries, [[at[i] for i in ids] for ids in review_ids])
 
 
 def _default_changes(review: Review) -> dict[str, dict[str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aftershock.graph.compact import expand_graph
 from aftershock.report.comment.budget import Section, compose
 from aftershock.report.comment.evidence_markdown import test_evidence_markdown
 from aftershock.report.comment.findings_markdown import concerns_markdown
@@ -309,7 +310,8 @@ def _radius(doc: dict[str, Any]) -> Lines:
     if graph["radius"]["nodes"] == 0:
         return (), ()
     counts = ", ".join(f"{n} {layer}" for layer, n in graph["radius"]["by_layer"].items() if n)
-    chart = ("```mermaid", layered_mermaid(graph, MAX_MERMAID_NODES).rstrip(), "```")
+    drawn = expand_graph(graph, doc["values_changes"], doc["files"])  # nodes by id, with layers
+    chart = ("```mermaid", layered_mermaid(drawn, MAX_MERMAID_NODES).rstrip(), "```")
     return (
         (f"<details><summary>Blast radius: {html_text(counts)}</summary>", ""),
         chart,

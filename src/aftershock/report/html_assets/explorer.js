@@ -5,7 +5,8 @@
 // Plain JS, no network, no innerHTML: every text from the document goes through textContent.
 (function () {
   "use strict";
-  const DOC = JSON.parse(document.getElementById("aftershock-data").textContent);
+  // document.js: the graph section with every field written out (nodes and edges by id)
+  const DOC = explorerDocument(JSON.parse(document.getElementById("aftershock-data").textContent));
   const G = DOC.graph || { nodes: [], edges: [], layers: [], roots: [], radius: { nodes: 0, by_layer: {} } };
   const SVG_NS = "http://www.w3.org/2000/svg";
   const W = 260, H = 30, GAP_Y = 10, GAP_X = 110, TOP = 46, LEFT = 24;
