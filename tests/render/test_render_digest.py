@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
 
-from aftershock.render.caching.digest import chart_digest
+from aftershock.render.caching.digest import DigestMemo, chart_digest
 from aftershock.render.interface import RenderRequest
 
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  size: {{ .Values.size | quote }}\n"
@@ -146,3 +147,46 @@ def test_files_no_render_reads_are_not_part_of_the_key_unless_a_template_reads_f
     reading = chart_digest(str(chart))
     (chart / "README.md").write_text("other docs\n")
     assert before != reading != chart_digest(str(chart))  # now README.md can reach a render
+
+
+def _linked_copy(chart: Path, target: Path) -> Path:
+    """A copy of the chart whose files are hard links to the chart's, as the review's copies are."""
+    for folder, _, names in os.walk(chart):
+        inside = target / Path(folder).relative_to(chart)
+        inside.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            os.link(Path(folder) / name, inside / name)
+    return target
+
+
+def test_a_batch_reads_a_file_linked_into_many_copies_once(tmp_path, monkeypatch):
+    chart = _chart(tmp_path / "src", "size: 3\n", subchart_values="port: 80\n")
+    copies = [_linked_copy(chart, tmp_path / f"copy{i}" / "app") for i in range(3)]
+    (copies[2] / "templates" / "cm.yaml").unlink()  # a copy edits a file by replacing it
+    (copies[2] / "templates" / "cm.yaml").write_text(CONFIG_MAP + "# edited\n")
+    alone = [chart_digest(str(c), values_by_content=True) for c in (chart, *copies)]
+    reads: list[str] = []
+    real = Path.read_bytes
+
+    def counting(self: Path) -> bytes:  # the real read, counted
+        reads.append(self.name)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    memo = DigestMemo()
+    batch = [chart_digest(str(c), memo, values_by_content=True) for c in (chart, *copies)]
+    assert batch == alone  # the memo changes no key
+    assert alone[1] == alone[0] and alone[3] != alone[0]
+    # the chart's five files once (its and its subchart's Chart.yaml and values.yaml, cm.yaml),
+    # and the file the third copy replaced
+    assert sorted(reads) == sorted(["Chart.yaml", "values.yaml", "cm.yaml"] * 2)
+
+
+def test_a_file_changed_under_the_same_inode_is_read_again(tmp_path):
+    chart = _chart(tmp_path / "src", "size: 3\n")
+    copy = _linked_copy(chart, tmp_path / "copy" / "app")
+    memo = DigestMemo()
+    first = chart_digest(str(chart), memo)
+    with open(chart / "templates" / "cm.yaml", "a", encoding="utf-8") as handle:
+        handle.write("# appended in place\n")  # the copy's file too: same inode, another size
+    assert chart_digest(str(copy), memo) == chart_digest(str(copy)) != first

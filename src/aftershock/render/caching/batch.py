@@ -16,12 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.render.caching.digest import FolderDigests, chart_digest
+from aftershock.render.caching.digest import DigestMemo, chart_digest
 from aftershock.render.interface import ProgressCallback, Renderer, RenderOutcome, RenderRequest
 from aftershock.render.limits import Deadline
 from aftershock.render.plan import may_be_nondeterministic
 
-KEY_FORMAT = 2  # part of every key: a change of what a key covers changes every key
+# Part of every key: a change of what a key covers changes every key. 3: a file counts by the
+# sha256 of its bytes (read once per batch), not by the bytes themselves.
+KEY_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -81,13 +83,13 @@ def input_keys(
 ) -> list[InputKey | None]:
     """Each request's input key; None when its chart folder or its values cannot be keyed. The
     batch's chart folders are read once each: none is written while the batch renders."""
-    folders: FolderDigests = {}
+    memo = DigestMemo()
     charts: dict[str, tuple[str, bool] | None] = {}
     keys: list[InputKey | None] = []
     for request in requests:
         if request.chart_dir not in charts:
             charts[request.chart_dir] = chart_digest(
-                request.chart_dir, folders, values_by_content=values_by_content
+                request.chart_dir, memo, values_by_content=values_by_content
             )
         chart, values = charts[request.chart_dir], values_text(request.values)
         if chart is None or values is None:

@@ -1,8 +1,12 @@
 """The content key of a chart folder: what Helm loads from it, as one sha256 (pure but for reading files).
 
 Every file under the folder but those the chart's `.helmignore` names, symlinks followed, is hashed
-by name and bytes; each folder over its entries, a subfolder by its own digest, so a folder linked
-into many charts (a library) is read once per batch (`FolderDigests`); never an absolute path. When
+by name and the sha256 of its bytes; each folder over its entries, a subfolder by its own digest, so
+a folder linked into many charts (a library) is read once per batch (`DigestMemo`); never an
+absolute path. A file is read once per batch too, by inode: the copies a review makes of a chart
+(one per template rendered alone, one per line trace) hard-link the files they keep. Nothing is
+written while a batch is keyed, so an inode cannot be freed and reused meanwhile; the memo is
+dropped with the batch. When
 no file of the chart mentions `.Files`, no template can read a file as text: then only what a
 render reads counts (Chart.yaml, values.yaml, the schema, the lock files, templates/ and subchart
 archives, of the chart and its subcharts), so editing docs, CI files or CRDs changes no key; a caller
@@ -21,7 +25,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.gocompat import yamlio
@@ -49,13 +53,32 @@ class FolderDigest:
     reads_nothing: bool = False  # nothing in the folder counts in `loaded` (it adds no entry there)
 
 
-# (device, inode, path prefix in the chart, the chart's ignore rules, values by content) -> the folder's digest
-FolderDigests = dict[tuple[int, int, str, HelmIgnore, bool], FolderDigest]
+@dataclass(frozen=True)
+class _FileFacts:
+    """What the digests need of one file's bytes."""
+
+    stamp: tuple[int, int]  # (size, mtime in ns) when read
+    sha: str  # sha256 of the bytes
+    reads_files: bool  # mentions `.Files`
+    varies: bool | None  # its text may render differently each time; None when not asked
+    values: str | None  # its values as canonical JSON (None: Helm could fail on the text)
+    values_asked: bool
+
+
+@dataclass
+class DigestMemo:
+    """What one batch has hashed: folders by (device, inode, path prefix in the chart, the chart's
+    ignore rules, values by content), files by (device, inode)."""
+
+    folders: dict[tuple[int, int, str, HelmIgnore, bool], FolderDigest] = field(
+        default_factory=dict
+    )
+    files: dict[tuple[int, int], _FileFacts] = field(default_factory=dict)
 
 
 def chart_digest(
     chart_dir: str,
-    folders: FolderDigests | None = None,
+    memo: DigestMemo | None = None,
     *,
     values_by_content: bool = False,
 ) -> tuple[str, bool] | None:
@@ -64,16 +87,14 @@ def chart_digest(
 
     None when the folder cannot be hashed as Helm would read it: a symlink loop, a dangling
     link, a special file or an unreadable file. The inner renderer then reports it its own way.
-    `folders` keeps the digests of folders already hashed (a library linked into every chart).
+    `memo` keeps what a batch hashed already (a library linked into every chart, a copy's files).
     `values_by_content`: a values.yaml counts by the values it holds (it is parsed) rather than by
     its bytes, for callers that render the same chart folders many times.
     """
     try:
         ignore = _chart_ignore(Path(chart_dir))
-        known = {} if folders is None else folders
-        found = _hash_folder(
-            Path(chart_dir), "", frozenset(), _Walk(ignore, values_by_content, known)
-        )
+        walk = _Walk(ignore, values_by_content, DigestMemo() if memo is None else memo)
+        found = _hash_folder(Path(chart_dir), "", frozenset(), walk)
     except (OSError, UnicodeDecodeError, _Unhashable):
         return None
     return (found.text if found.reads_files else found.loaded), found.volatile
@@ -97,7 +118,7 @@ class _Unhashable(Exception):
 class _Walk:
     ignore: HelmIgnore
     values_by_content: bool
-    known: FolderDigests
+    memo: DigestMemo
 
 
 def _hash_folder(
@@ -108,7 +129,7 @@ def _hash_folder(
     identity = (info.st_dev, info.st_ino)
     if identity in ancestors:
         raise _Unhashable(f"symlink loop at {folder}")
-    ignore, known = walk.ignore, walk.known
+    ignore, known = walk.ignore, walk.memo.folders
     key = (info.st_dev, info.st_ino, prefix, ignore, walk.values_by_content)
     if key in known:
         return known[key]
@@ -118,9 +139,9 @@ def _hash_folder(
     counted = 0  # entries in `loaded`
     for name in sorted(os.listdir(folder)):
         path, relative = folder / name, prefix + name
-        mode = path.stat().st_mode  # follows symlinks, as Helm's loader does
+        entry_info = path.stat()  # follows symlinks, as Helm's loader does
         encoded = name.encode("utf-8", "surrogateescape")
-        if stat.S_ISDIR(mode):
+        if stat.S_ISDIR(entry_info.st_mode):
             if not ignore.ignores_folder(relative):
                 sub = _hash_folder(path, relative + "/", ancestors, walk)
                 text.update(b"D%d:%s\0%s" % (len(encoded), encoded, sub.text.encode("ascii")))
@@ -130,22 +151,27 @@ def _hash_folder(
                     )
                     counted += 1
                 volatile, reads_files = volatile or sub.volatile, reads_files or sub.reads_files
-        elif stat.S_ISREG(mode):
+        elif stat.S_ISREG(entry_info.st_mode):
             if ignore.ignores_file(relative):
                 continue
-            data = path.read_bytes()
-            values = _values_entry(relative, encoded, data) if walk.values_by_content else None
-            if values is None:
-                text.update(b"F%d:%s\0%d:" % (len(encoded), encoded, len(data)))
-                text.update(data)
-            else:  # not in `.Files`: a template sees only the values it holds
-                text.update(values)
-            entry = values or _loaded_entry(relative, encoded, data)
+            scanned = name.endswith(_SCANNED_SUFFIXES)
+            values_file = walk.values_by_content and _is_values_file(relative)
+            facts = _file_facts(path, entry_info, scanned, values_file, walk.memo)
+            file_entry = b"F%d:%s\0%d:%s" % (
+                len(encoded),
+                encoded,
+                facts.stamp[0],
+                facts.sha.encode("ascii"),
+            )
+            values = None
+            if values_file and facts.values is not None:  # a template sees only the values it holds
+                values = b"V%d:%s\0%s" % (len(encoded), encoded, facts.values.encode())
+            text.update(values or file_entry)
+            entry = values or (file_entry if _is_loaded(relative) else b"")
             loaded.update(entry)
             counted += bool(entry)
-            if name.endswith(_SCANNED_SUFFIXES):
-                volatile = volatile or may_be_nondeterministic([data.decode("utf-8", "replace")])
-            reads_files = reads_files or b".Files" in data
+            volatile = volatile or (scanned and bool(facts.varies))
+            reads_files = reads_files or facts.reads_files
         else:
             raise _Unhashable(f"special file {path}")
     known[key] = FolderDigest(
@@ -154,29 +180,54 @@ def _hash_folder(
     return known[key]
 
 
-def _values_entry(relative: str, encoded: bytes, data: bytes) -> bytes | None:
-    """A (sub)chart's own values.yaml as the values it holds; None for any other file, or for a
-    values file Helm could fail on (then its error depends on the text)."""
-    match = _IN_A_CHART.fullmatch(relative)
-    if (match.group(2) if match else relative) != _VALUES_FILE:
-        return None
-    values = _values_json(data)
-    return None if values is None else b"V%d:%s\0%s" % (len(encoded), encoded, values.encode())
+def _file_facts(
+    path: Path, info: os.stat_result, scanned: bool, values_file: bool, memo: DigestMemo
+) -> _FileFacts:
+    """The file's facts, read once per batch: again only when a fact not asked before is wanted."""
+    stamp = (info.st_size, info.st_mtime_ns)
+    known = memo.files.get((info.st_dev, info.st_ino))
+    if (
+        known is not None
+        and known.stamp == stamp
+        and (known.varies is not None or not scanned)
+        and (known.values_asked or not values_file)
+    ):
+        return known
+    data = path.read_bytes()
+    scan = scanned or (known is not None and known.varies is not None)
+    parse = values_file or (known is not None and known.values_asked)
+    facts = _FileFacts(
+        stamp,
+        hashlib.sha256(data).hexdigest(),
+        b".Files" in data,
+        may_be_nondeterministic([data.decode("utf-8", "replace")]) if scan else None,
+        _values_json(data) if parse else None,
+        parse,
+    )
+    memo.files[(info.st_dev, info.st_ino)] = facts
+    return facts
 
 
-def _loaded_entry(relative: str, encoded: bytes, data: bytes) -> bytes:
-    """What a file adds to the `loaded` digest: nothing for a file a render cannot read without
-    `.Files` (docs, CI files, CRDs), any other file by its bytes."""
+def _own_path(relative: str) -> str:
+    """The path inside the (sub)chart that holds the file."""
     match = _IN_A_CHART.fullmatch(relative)
-    own = match.group(2) if match else relative
-    if not (
+    return match.group(2) if match else relative
+
+
+def _is_values_file(relative: str) -> bool:
+    """A (sub)chart's own values.yaml: Helm loads it as values, never among `.Files`."""
+    return _own_path(relative) == _VALUES_FILE
+
+
+def _is_loaded(relative: str) -> bool:
+    """Whether a render reads the file without `.Files`: not docs, CI files or CRDs."""
+    own = _own_path(relative)
+    return (
         own in _RENDER_INPUTS
         or own == _VALUES_FILE
         or own.startswith("templates/")
-        or _SUBCHART_ARCHIVE.fullmatch(own)
-    ):
-        return b""
-    return b"F%d:%s\0%d:%s" % (len(encoded), encoded, len(data), data)
+        or bool(_SUBCHART_ARCHIVE.fullmatch(own))
+    )
 
 
 @functools.lru_cache(maxsize=256)  # the copies of one chart hold the same values.yaml
