@@ -194,18 +194,34 @@ def _file_facts(
     ):
         return known
     data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
     scan = scanned or (known is not None and known.varies is not None)
     parse = values_file or (known is not None and known.values_asked)
     facts = _FileFacts(
         stamp,
-        hashlib.sha256(data).hexdigest(),
+        sha,
         b".Files" in data,
-        may_be_nondeterministic([data.decode("utf-8", "replace")]) if scan else None,
+        _text_varies(sha, data) if scan else None,
         _values_json(data) if parse else None,
         parse,
     )
     memo.files[(info.st_dev, info.st_ino)] = facts
     return facts
+
+
+# sha256 of a text -> whether it may render differently each time: a pure function of the bytes,
+# asked again for every copy and both refs of a file (the costliest part of a digest)
+_VARIES: dict[str, bool] = {}
+_MAX_VARIES = 65536
+
+
+def _text_varies(sha: str, data: bytes) -> bool:
+    found = _VARIES.get(sha)
+    if found is None:
+        if len(_VARIES) >= _MAX_VARIES:
+            _VARIES.clear()
+        found = _VARIES[sha] = may_be_nondeterministic([data.decode("utf-8", "replace")])
+    return found
 
 
 def _own_path(relative: str) -> str:
