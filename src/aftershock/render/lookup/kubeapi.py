@@ -22,12 +22,13 @@ traced render (0.15 ms a request against 0.06). Anything but a well-formed GET c
 from __future__ import annotations
 
 import hmac
+import io
 import json
 import secrets
 import threading
 from http import HTTPStatus
 from socketserver import StreamRequestHandler, ThreadingTCPServer
-from typing import Any, BinaryIO
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from aftershock.render.lookup.cluster import ClusterKey, ClusterSnapshot, object_key
@@ -214,7 +215,7 @@ _MAX_LINE = 65536
 _MAX_HEADERS = 100
 
 
-def read_get_request(stream: BinaryIO) -> tuple[str, bool] | None:
+def read_get_request(stream: io.BufferedIOBase) -> tuple[str, bool] | None:
     """(target, keep the connection) of the next GET request on `stream`; None at its end or when
     the request is anything else (the caller then closes the connection, answering nothing)."""
     line = stream.readline(_MAX_LINE + 1)
