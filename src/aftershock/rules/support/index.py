@@ -10,6 +10,7 @@ engine keeps one finding per concern, whose display names its scenario when not 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -245,6 +246,17 @@ class ReviewIndex:
         return {change.path: change for change in self.review.files}
 
     @cached
+    def _sorted_files(self) -> tuple[str, ...]:
+        return tuple(sorted(self.files))
+
+    def _files_under(self, folder: str) -> list[str]:
+        """The changed files inside `folder`: in sorted order, from it to `folder + "0"` ('/' sorts
+        just before '0'; `folder-x/` sorts there too, hence the filter)."""
+        paths = self._sorted_files
+        start, end = bisect_left(paths, folder), bisect_left(paths, folder + "0")
+        return [p for p in (paths[start:end] if folder else paths) if _inside(p, folder)]
+
+    @cached
     def _added_lines(self) -> dict[str, tuple[AddedLine, ...]]:
         return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
 
@@ -296,7 +308,7 @@ class ReviewIndex:
         found = self._chart_dirs_files.get(chart)
         if found is None:
             dirs = self._dependency_dirs.get(chart, (chart,))
-            inside = [p for p in self.files if any(_inside(p, d) for d in dirs)]
+            inside = {p for folder in dirs for p in self._files_under(folder)}
             found = tuple(sorted(inside, key=lambda p: (not _is_values_file(p), p)))
             self._chart_dirs_files[chart] = found
         return found

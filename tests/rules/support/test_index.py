@@ -1,0 +1,23 @@
+"""The review index's changed files of a chart: its folder's, found by a slice of the sorted paths."""
+
+from __future__ import annotations
+
+from rulecases import CHART, build_review
+
+from aftershock.rules.support.index import ReviewIndex
+
+
+def test_a_charts_files_are_its_folders_not_a_sibling_whose_name_it_prefixes(tmp_path):
+    files = {
+        f"{CHART}/values.yaml": "replicas: 2\n",
+        f"{CHART}/templates/deploy.yaml": "kind: Deployment\n",
+        f"{CHART}-extra/values.yaml": "replicas: 1\n",  # sorts inside the slice, outside the folder
+        f"{CHART}x/values.yaml": "replicas: 1\n",
+        f"{CHART}.md": "notes\n",
+        "other/values.yaml": "a: 1\n",
+    }
+    review = build_review(None, None, tmp_path=tmp_path, head_files=files)
+    assert ReviewIndex(review)._files_of_chart(CHART) == (
+        f"{CHART}/values.yaml",  # values files first
+        f"{CHART}/templates/deploy.yaml",
+    )
