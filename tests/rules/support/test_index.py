@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from rulecases import CHART, build_review
-
 from aftershock.rules.support.index import ReviewIndex
+from rulecases import CHART, build_review
 
 
 def test_a_charts_files_are_its_folders_not_a_sibling_whose_name_it_prefixes(tmp_path):
