@@ -117,6 +117,27 @@ def test_a_huge_review_still_fits_with_its_summary_whole():
     )
 
 
+def test_a_change_reaching_hundreds_of_installs_names_the_first_and_counts_the_rest():
+    """A library change reaches every chart of a platform repository: what the change does names
+    the installs that fit and counts the others, and the comment stays within GitHub's limit."""
+    doc = example_doc("demo-head")
+    copies = range(400)  # each chart and its reviews again under another path, its bump included
+    doc["charts"] = [dict(c, path=f"{c['path']}-{n:03}") for n in copies for c in doc["charts"]]
+    doc["chart_reviews"] = [
+        dict(r, id=f"{install}-{n:03}{sep}{rest}", chart=f"{r['chart']}-{n:03}")
+        for n in copies
+        for r in doc["chart_reviews"]
+        for install, sep, rest in [r["id"].partition("#")]
+    ]
+    installs = {r["id"].split("#", 1)[0] for r in doc["chart_reviews"]}
+    text = render_markdown(doc)
+    assert len(text) <= MAX_COMMENT_CHARS
+    said = text.split("### What this change does", 1)[1].split("\n### ", 1)[0]
+    named = [line for line in said.splitlines() if line.startswith("- `")]
+    assert len(named) > 10 and all(" other install(s)" not in line for line in named)
+    assert f"- … {len(installs) - len(named)} more chart install(s) in the JSON output" in said
+
+
 def test_compose_cuts_optional_sections_by_priority_and_never_required_ones():
     required = Section("Verdict", ("### Verdict", ""), ("x" * 500,))
     details = Section(

@@ -43,6 +43,7 @@ class ChartLine:
 
     label: str
     phrases: tuple[str, ...]
+    installs: int = 1  # the installs the line stands for (those rendering identically, as one)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,9 @@ def _changed_first(lines: list[ChartLine]) -> tuple[ChartLine, ...]:
     names = ", ".join(line.label for line in same[:2])
     return (
         *rest,
-        ChartLine(f"{len(same)} other install(s)", (f"render identically ({names}, …)",)),
+        ChartLine(
+            f"{len(same)} other install(s)", (f"render identically ({names}, …)",), len(same)
+        ),
     )
 
 

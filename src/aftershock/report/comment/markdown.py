@@ -61,6 +61,7 @@ Lines = (
 
 
 MAX_VALUES_SAID = 3  # values key changes said under what the change does
+MAX_INSTALL_CHARS = 8_000  # the installs said under what the change does; the rest are counted
 
 
 def render_markdown(doc: dict[str, Any]) -> str:
@@ -139,10 +140,7 @@ def _what_changed(doc: dict[str, Any]) -> list[str]:
     count, titles = commit_line(doc)
     said = [f"{markdown_code(sha)} {markdown_text(title)}" for sha, title in titles]
     lines = [f"{count} commits, from {said[0]} to {said[1]}" if count > 1 else "".join(said), ""]
-    lines += [
-        f"- {markdown_code(c.label)}: {markdown_text(', '.join(c.phrases))}"
-        for c in chart_lines(doc)
-    ] or ["- No renderable chart is affected by this change."]
+    lines += _install_lines(doc) or ["- No renderable chart is affected by this change."]
     values = alike_once(intent_lines(doc))
     lines += [
         f"- values {markdown_code(file)}: {markdown_text(text)}"
@@ -151,6 +149,23 @@ def _what_changed(doc: dict[str, Any]) -> list[str]:
     if len(values) > MAX_VALUES_SAID:
         lines.append(f"- … {len(values) - MAX_VALUES_SAID} more values file(s) below")
     return lines + [""]
+
+
+def _install_lines(doc: dict[str, Any]) -> list[str]:
+    """A line per chart install, those that render differently first, within MAX_INSTALL_CHARS
+    (a library change reaches hundreds); then how many more the JSON and the HTML list."""
+    said, room = [], MAX_INSTALL_CHARS
+    installs = chart_lines(doc)
+    for install in installs:
+        line = f"- {markdown_code(install.label)}: {markdown_text(', '.join(install.phrases))}"
+        if len(line) + 1 > room:
+            break
+        said.append(line)
+        room -= len(line) + 1
+    if len(said) < len(installs):
+        left = sum(install.installs for install in installs[len(said) :])
+        said.append(f"- … {left} more chart install(s) in the JSON output and the HTML report")
+    return said
 
 
 def _failing(doc: dict[str, Any]) -> Lines:
