@@ -147,3 +147,26 @@ def test_a_dependency_left_out_leaves_the_copy_and_keeps_the_workspace(tmp_path,
     ]
     assert (root / "Chart.yaml").read_text() == original  # the workspace's file is untouched
     assert (root / "charts" / "db" / "templates" / "cm.yaml").is_file()
+
+
+def test_a_copy_never_links_the_templates_it_leaves_out(tmp_path, monkeypatch):
+    """A chart rendered one template at a time is copied once per template: each copy links only
+    what it keeps (the partials, Chart.yaml, the selected template), not every template to delete."""
+    from aftershock.render.workspaces import chart_copies
+
+    app = write(
+        chart(tmp_path / "app", plain=PLAIN, uses_helper=USES_HELPER, nil=NIL),
+        {"templates/_h.tpl": HELPERS, "templates/extra/more.yaml": PLAIN},
+    )
+    linked: list[str] = []
+    real = chart_copies._link_or_copy
+
+    def counting(source: str, target: str) -> str:  # the real link, counted
+        linked.append(Path(source).relative_to(app).as_posix())
+        return real(source, target)
+
+    monkeypatch.setattr(chart_copies, "_link_or_copy", counting)
+    copy = partial_chart(app, TemplateSelection(include=("plain.yaml",)), tmp_path / "copies")
+    assert sorted(linked) == ["Chart.yaml", "templates/_h.tpl", "templates/plain.yaml"]
+    kept = sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*") if p.is_file())
+    assert kept == sorted(linked)

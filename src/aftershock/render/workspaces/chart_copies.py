@@ -27,6 +27,7 @@ import posixpath
 import shutil
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +122,9 @@ def _chart_ignores(
         current = parent
 
 
-def copy_chart(source: Path, target: Path) -> None:
-    """Copy a chart folder (links followed, files hard-linked) without what `.helmignore` leaves out."""
+def copy_chart(source: Path, target: Path, leave_out: Callable[[str], bool] | None = None) -> None:
+    """Copy a chart folder (links followed, files hard-linked) without what `.helmignore` leaves out,
+    nor the files `leave_out` names (by their path in `source`, `/`-separated)."""
     cache: dict[str, HelmIgnore | None] = {}
 
     def ignored(folder: str, names: list[str]) -> set[str]:
@@ -136,6 +138,10 @@ def copy_chart(source: Path, target: Path) -> None:
             is_dir = os.path.isdir(os.path.join(folder, name))
             if rules.ignores_folder(relative) if is_dir else rules.ignores_file(relative):
                 skipped.add(name)
+            elif leave_out is not None and not is_dir:
+                in_source = os.path.relpath(os.path.join(folder, name), source)
+                if leave_out(in_source.replace(os.sep, "/")):
+                    skipped.add(name)
         return skipped
 
     shutil.copytree(source, target, symlinks=False, copy_function=_link_or_copy, ignore=ignored)

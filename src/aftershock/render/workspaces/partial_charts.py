@@ -21,7 +21,7 @@ import re
 import shutil
 import tarfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ def partial_chart(chart_dir: Path, selection: TemplateSelection, copies: Path) -
     building = copies / f".{key}-{os.getpid()}-{threading.get_ident()}"
     try:
         shutil.rmtree(building, ignore_errors=True)
-        copy_chart(chart_dir, building / chart_dir.name)
+        copy_chart(chart_dir, building / chart_dir.name, _pruned_templates(chart_dir, selection))
         _prune(building / chart_dir.name, selection)
         try:
             building.rename(done)
@@ -85,6 +85,20 @@ def partial_chart(chart_dir: Path, selection: TemplateSelection, copies: Path) -
             hint=str(exc),
         ) from None
     return done / chart_dir.name
+
+
+def _pruned_templates(chart_dir: Path, selection: TemplateSelection) -> Callable[[str], bool]:
+    """Which files of the chart's own templates/ `_prune` would delete, so the copy never links
+    them (a chart rendered one template at a time is copied once per template); its subcharts'
+    are left to `_prune`, which deletes the same files whether or not they were copied."""
+    name = str(chart_metadata(chart_dir)["name"])
+
+    def pruned(relative: str) -> bool:
+        if not relative.startswith("templates/") or posixpath.basename(relative).startswith("_"):
+            return False
+        return not _kept(f"{name}/{relative}", name, selection)
+
+    return pruned
 
 
 def _prune(chart_dir: Path, selection: TemplateSelection) -> None:
