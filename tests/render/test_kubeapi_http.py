@@ -107,3 +107,22 @@ def test_a_wrong_prefix_is_refused_and_the_connection_stays_open(server):
         assert json.loads(listed.read())["items"] == [CONFIG]
     finally:
         connection.close()
+
+
+def test_discovery_answers_follow_the_snapshot_in_use(server):
+    """A group's resource list is kept for the snapshot in use (a marker in a loop asks for it each
+    time) and made again for the next one."""
+    host, port, prefix = _address(server)
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+
+    def kinds() -> list[str]:
+        connection = http.client.HTTPConnection(host, port, timeout=10)
+        try:
+            connection.request("GET", prefix + "/apis/example.com/v1")
+            return [r["kind"] for r in json.loads(connection.getresponse().read())["resources"]]
+        finally:
+            connection.close()
+
+    assert kinds() == kinds() == []
+    server.use(snapshot_from_objects([CONFIG, widget]))
+    assert kinds() == ["Widget"]

@@ -89,6 +89,9 @@ class SnapshotServer:
         self._lock = threading.Lock()
         self._snapshot = ClusterSnapshot()
         self._returned: list[ClusterKey] = []
+        # apiVersion -> its resource list, for the snapshot in use: a marker Helm runs in a loop or
+        # in a template included many times asks for the same one each time
+        self._discovery: dict[str, dict[str, Any]] = {}
         self._token = secrets.token_hex(16)
         # socketserver's, not http.server's: that module loads the email package for nothing here
         self._http = ThreadingTCPServer(("127.0.0.1", 0), self._handler_class())
@@ -121,6 +124,7 @@ class SnapshotServer:
         with self._lock:
             self._snapshot = snapshot
             self._returned = []
+            self._discovery = {}
 
     def returned(self) -> tuple[ClusterKey, ...]:
         """The keys of the objects served since `use`, each once, in the order first served."""
@@ -152,7 +156,7 @@ class SnapshotServer:
                 with self._lock:
                     marker = group.removesuffix(f".{TRACE_GROUP}")
                     self._returned.append(ClusterKey(api_version, TRACE_KIND, "", marker))
-            return 200, _resource_list(snapshot, api_version)
+            return 200, self._resource_list(snapshot, api_version)
         namespace: str | None = None
         if len(rest) >= 3 and rest[0] == "namespaces":
             namespace, rest = rest[1], rest[2:]
@@ -178,6 +182,16 @@ class SnapshotServer:
             return _not_found(f'{rest[0]} "{rest[1]}"')
         self._record([found])
         return 200, dict(found)
+
+    def _resource_list(self, snapshot: ClusterSnapshot, api_version: str) -> dict[str, Any]:
+        with self._lock:
+            found = self._discovery.get(api_version) if snapshot is self._snapshot else None
+        if found is None:
+            found = _resource_list(snapshot, api_version)
+            with self._lock:
+                if snapshot is self._snapshot:
+                    self._discovery[api_version] = found
+        return found
 
     def _record(self, bodies: list[Any]) -> None:
         with self._lock:
