@@ -24,13 +24,17 @@ TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
 
 
 def _template_splices(
-    texts: Mapping[str, str], folders: tuple[str, ...]
+    texts: Mapping[str, str], folders: tuple[str, ...], read: dict[str, tuple[Splice, ...]]
 ) -> dict[tuple[str, str], Splice]:
-    """(template, values path) -> its first splice, over the templates of the folders."""
+    """(template, values path) -> its first splice, over the templates of the folders. A text is
+    read once (`read`, text -> its splices): a library chart's templates are read for every chart
+    including it, and an unchanged template is the same text at both refs."""
     found: dict[tuple[str, str], Splice] = {}
     for folder in folders:
         for path, text in files_under(texts, f"{folder}/templates", TEMPLATE_SUFFIXES):
-            for splice in splices(text):
+            if text not in read:
+                read[text] = tuple(splices(text))
+            for splice in read[text]:
                 found.setdefault((path, splice.values_path), splice)
     return found
 
@@ -82,10 +86,11 @@ def _concern(
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
+    read: dict[str, tuple[Splice, ...]] = {}
     for chart in sorted({affected.chart for affected in ctx.review.affected}):
         folders = (chart, *library_dependencies(ctx.review, chart))
-        base = _template_splices(ctx.sources.base, folders)
-        head = _template_splices(ctx.sources.head, folders)
+        base = _template_splices(ctx.sources.base, folders, read)
+        head = _template_splices(ctx.sources.head, folders, read)
         for key in sorted(head.keys() | base.keys()):
             if key in head:
                 delta = Delta.PRE_EXISTING if key in base else Delta.INTRODUCED

@@ -18,6 +18,7 @@ _C_ITEM = re.compile(r"^(\s*)-\s*[\"']?-c[\"']?\s*$")
 _FLOW_SHELL_C = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*,\s*[\"']?-c[\"']?\s*,(.*)")
 _FLOW_C = re.compile(r"\[\s*[\"']?-c[\"']?\s*,(.*)")
 _FLOW_SHELL_C_ONLY = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*,\s*[\"']?-c[\"']?\s*\]")
+_FLOW_SHELL = re.compile(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*[,\]]")
 _ARGS_KEY = re.compile(r"^(\s*)args:\s*$")
 _BLOCK_ITEM = re.compile(r"^(\s*)-\s*[|>][-+0-9]*\s*$")
 _HEREDOC = re.compile(r"<<-?[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
@@ -82,8 +83,9 @@ def script_lines(lines: list[str]) -> dict[int, str]:
     """Line numbers (from 1) that belong to a shell script, with the script's context."""
     found: dict[int, str] = {}
     for index, line in enumerate(lines):
-        flow = _FLOW_SHELL_C.search(line) or (
-            _FLOW_C.search(line) if _shell_before(lines, index) else None
+        # the look back only for a line that may need it
+        flow = _FLOW_SHELL_C.search(line) is not None or (
+            _FLOW_C.search(line) is not None and _shell_before(lines, index)
         )
         if flow:
             found.setdefault(index + 1, "sh -c")
@@ -109,7 +111,7 @@ def script_lines(lines: list[str]) -> dict[int, str]:
 
 def _shell_before(lines: list[str], index: int) -> bool:
     for line in lines[max(0, index - LOOK_BACK) : index + 1]:
-        if _SHELL_ITEM.match(line) or re.search(r"\[\s*[\"']?" + _SHELL + r"[\"']?\s*[,\]]", line):
+        if _SHELL_ITEM.match(line) or _FLOW_SHELL.search(line):
             return True
     return False
 
