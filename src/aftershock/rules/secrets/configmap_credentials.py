@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from aftershock.diff.paths import KeySegment, format_path
 from aftershock.findings.model import Category, Confidence, Evidence, Fact, Severity
@@ -18,8 +19,11 @@ from aftershock.rules.support.credentials import (
 from aftershock.rules.support.judge import Issue, judge_objects
 from aftershock.safety.credential_text import is_sensitive_name, known_format
 
+# why a value is a credential, how sure, and whether that is only inferred; None: it is not one
+Reason = tuple[str, Confidence | None, Evidence | None] | None
 
-def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | None] | None:
+
+def _reason(key: str, value: str) -> Reason:
     """Why the value is a credential, how sure, and whether that is only inferred (from names)."""
     found = known_format(value)
     if found:
@@ -43,13 +47,21 @@ def _reason(key: str, value: str) -> tuple[str, Confidence | None, Evidence | No
     return None
 
 
-def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
+def issues(
+    obj: RenderedObject, ctx: RuleContext, read: dict[tuple[str, str], Reason] | None = None
+) -> Iterator[Issue]:
+    """The credentials of a ConfigMap's `data`; `read` keeps the reason of each (key, value) seen,
+    for the same entry of the same ConfigMap rendered in every scenario (and at both refs)."""
     if obj.key.group != "" or obj.key.kind != "ConfigMap":
         return
+    seen = {} if read is None else read
     for key, value in sorted(as_map(obj.body.get("data")).items(), key=lambda item: str(item[0])):
         if not isinstance(value, str):
             continue
-        reason = _reason(str(key), value)
+        entry = (str(key), value)
+        if entry not in seen:
+            seen[entry] = _reason(*entry)
+        reason = seen[entry]
         if reason is None:
             continue
         why, confidence, evidence = reason
@@ -67,7 +79,8 @@ def issues(obj: RenderedObject, ctx: RuleContext) -> Iterator[Issue]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    return judge_objects(ctx, issues, kinds=frozenset({("", "ConfigMap")}))
+    read: dict[tuple[str, str], Reason] = {}
+    return judge_objects(ctx, partial(issues, read=read), kinds=frozenset({("", "ConfigMap")}))
 
 
 RULE = Rule(
