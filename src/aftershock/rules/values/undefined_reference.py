@@ -96,16 +96,27 @@ def references(text: str, kind: str) -> Iterator[tuple[int, str]]:
                 yield line_of(text, offset + match.start()), ".".join(segments)
 
 
-def _kind(path: str, chart_paths: list[str]) -> str | None:
-    if any(
-        path.startswith(f"{c}/templates/" if c else "templates/") for c in chart_paths
-    ) and path.endswith(_TEMPLATE_SUFFIXES):
+def _kind(path: str, chart_paths: frozenset[str]) -> str | None:
+    if _in_templates(path, chart_paths) and path.endswith(_TEMPLATE_SUFFIXES):
         return "template"
     if is_readme(path):
         return "readme"
     if path.startswith("docs/") and path.endswith(_DOC_SUFFIXES):
         return "docs"
     return None
+
+
+def _in_templates(path: str, chart_paths: frozenset[str]) -> bool:
+    """Whether the path is under the `templates/` folder of one of the charts: the folder before
+    each `/templates/` in it looked up, not every chart tried for every changed file."""
+    if path.startswith("templates/") and "" in chart_paths:
+        return True
+    start = path.find("/templates/")
+    while start != -1:
+        if path[:start] in chart_paths:
+            return True
+        start = path.find("/templates/", start + 1)
+    return False
 
 
 def _all_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
@@ -119,7 +130,7 @@ def _all_paths(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
 def _candidates(ctx: RuleContext) -> Iterator[tuple[Any, str, int, str]]:
     """(file change, kind of line, line, values path) for each path named on a line the change adds."""
     removed = {c.path for c in ctx.review.values_changes if c.kind is ValuesKeyChangeKind.REMOVED}
-    chart_paths = [c.path for c in ctx.review.charts]
+    chart_paths = frozenset(c.path for c in ctx.review.charts)
     for change in ctx.review.files:
         text = ctx.sources.head.get(change.path)
         kind = _kind(change.path, chart_paths)
@@ -137,10 +148,13 @@ def _candidates(ctx: RuleContext) -> Iterator[tuple[Any, str, int, str]]:
             yield change, kind, line, ref
 
 
-def _suggestion(ref: str, documents: dict[str, Mapping[str, Any]]) -> str:
-    paths = sorted({p for values in documents.values() for p in _all_paths(values)})[
-        :_MAX_SUGGESTION_PATHS
-    ]
+def _suggestion_paths(documents: dict[str, Mapping[str, Any]]) -> list[str]:
+    """The values paths a suggestion is chosen from, the same for every reference of the review."""
+    paths = {p for values in documents.values() for p in _all_paths(values)}
+    return sorted(paths)[:_MAX_SUGGESTION_PATHS]
+
+
+def _suggestion(ref: str, paths: list[str]) -> str:
     close = difflib.get_close_matches(ref, paths, n=1, cutoff=0.8)
     return f"; did you mean {close[0]}?" if close else ""
 
@@ -152,13 +166,16 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
     documents = chart_values(ctx)
     if not documents:
         return  # no chart's values to compare with: nothing can be said
+    paths: list[str] | None = None  # for suggestions, listed once when the first is wanted
     for change, kind, line, ref in candidates:
         if any(defined(values, tuple(ref.split("."))) for values in documents.values()):
             continue
+        if paths is None:
+            paths = _suggestion_paths(documents)
         yield Concern(
             subject=Subject(SubjectKind.FILE, change.path, change.path, ref),
             message=f"{change.path}:{line} names the values path {ref}, which no chart's values.yaml defines at head"
-            + _suggestion(ref, documents),
+            + _suggestion(ref, paths),
             delta=Delta.INTRODUCED,
             location=Location(change.path, line),
             path=(
