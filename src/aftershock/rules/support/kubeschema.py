@@ -112,8 +112,9 @@ def builtin_schema(
 
 
 def crd_schemas(objects: Iterator[Any]) -> dict[tuple[str, str, str], Mapping[str, Any]]:
-    """(group, version, kind) -> the schema of each served version of the CRDs among `objects`."""
-    found: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    """(group, version, kind) -> the schema of each served version of the CRDs among `objects`; the
+    last CRD of a kind gives it, read once (a chart's CRDs render in each of its scenarios)."""
+    found: dict[tuple[str, str, str], Any] = {}
     for obj in objects:
         if obj.key.group != "apiextensions.k8s.io" or obj.key.kind != "CustomResourceDefinition":
             continue
@@ -124,8 +125,8 @@ def crd_schemas(objects: Iterator[Any]) -> dict[tuple[str, str, str], Mapping[st
                 schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {
                     "type": "object"
                 }
-                found[(group, str(version["name"]), kind)] = _structural(schema, top=True)
-    return found
+                found[(group, str(version["name"]), kind)] = schema
+    return {gvk: _structural(schema, top=True) for gvk, schema in found.items()}
 
 
 def _structural(schema: Any, top: bool = False) -> Any:
