@@ -1,6 +1,7 @@
 """The rule pass reads a text once where a whole tree repeats it: a library template for every chart
 that includes it and at both refs, a ConfigMap entry in every scenario, a template path against the
-charts (issue 35). Counted with the real functions wrapped, the findings unchanged."""
+charts, a CRD in every scenario (issue 35). Counted with the real functions wrapped, the findings
+unchanged."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from aftershock.rules.engine import evaluate
 from aftershock.rules.helm import shell_injection
 from aftershock.rules.model import SourceTexts
 from aftershock.rules.secrets import configmap_credentials
-from aftershock.rules.support import shell
+from aftershock.rules.support import kubeschema, shell
 from aftershock.rules.values.undefined_reference import _in_templates
 from rulecases import build_review
 
@@ -25,12 +26,22 @@ def _counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> Coun
     calls: Counter[object] = Counter()
     real = getattr(module, name)
 
-    def counting(*args: object) -> object:
-        calls[tuple(tuple(a) if isinstance(a, list) else a for a in args)] += 1
-        return real(*args)
+    def counting(*args: object, **named: object) -> object:
+        calls[tuple(_hashable(a) for a in (*args, *named.values()))] += 1
+        return real(*args, **named)
 
     monkeypatch.setattr(module, name, counting)
     return calls
+
+
+def _hashable(value: object) -> object:
+    return (
+        tuple(value)
+        if isinstance(value, list)
+        else repr(value)
+        if isinstance(value, dict)
+        else value
+    )
 
 
 def _findings(review, sources=None):
@@ -111,3 +122,30 @@ def test_a_configmap_entry_in_several_renders_is_judged_once(tmp_path, monkeypat
 def test_a_template_path_is_found_by_its_folder_as_by_trying_every_chart(path, charts):
     every = any(path.startswith(f"{c}/templates/" if c else "templates/") for c in charts)
     assert _in_templates(path, charts) is every
+
+
+def _crd(version_schema: dict[str, object]) -> RenderedObject:
+    spec = {
+        "group": "example.com",
+        "names": {"kind": "Widget"},
+        "versions": [{"name": "v1", "schema": {"openAPIV3Schema": version_schema}}],
+    }
+    return RenderedObject(
+        key=ObjectKey(
+            "apiextensions.k8s.io", "CustomResourceDefinition", "", "widgets.example.com"
+        ),
+        api_version="apiextensions.k8s.io/v1",
+        body={"spec": spec},
+        chart="charts/app",
+        template="charts/app/templates/crd.yaml",
+    )
+
+
+def test_a_crd_rendered_in_every_scenario_is_read_once_and_the_last_one_counts(monkeypatch):
+    first = _crd({"type": "object", "properties": {"size": {"type": "string"}}})
+    last = _crd({"type": "object", "properties": {"size": {"type": "integer"}}})
+    calls = _counted(monkeypatch, kubeschema, "_structural")
+    found = kubeschema.crd_schemas(iter((first, first, last)))
+    assert list(found) == [("example.com", "v1", "Widget")]
+    assert found[("example.com", "v1", "Widget")]["properties"]["size"] == {"type": "integer"}
+    assert sum(n for args, n in calls.items() if args[-1] is True) == 1  # the top, once (not 3)
