@@ -44,12 +44,13 @@ def provenance_document(report: ProvenanceReport) -> dict[str, Any]:
 
 
 def _field(item: FieldProvenance) -> dict[str, Any]:
+    standing = item.standing  # a property that reads every link: once a field, not once a link
     return {
         "review": item.review,
         "object": item.object_id,
         "field": item.field,
         "change": item.change,
-        "values": [_link(v, v in item.standing) for v in item.values],
+        "values": [_link(v, v in standing) for v in item.values],
         "templates": [
             {"path": t.path, "changed": t.changed, "evidence": t.evidence.value}
             for t in item.templates
