@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from aftershock.rules.support.globs import paths_in_folder
 from aftershock.rules.support.index import ReviewIndex
 from rulecases import CHART, build_review
 
@@ -20,3 +21,11 @@ def test_a_charts_files_are_its_folders_not_a_sibling_whose_name_it_prefixes(tmp
         f"{CHART}/values.yaml",  # values files first
         f"{CHART}/templates/deploy.yaml",
     )
+
+
+def test_the_paths_in_a_folder_are_a_slice_of_the_sorted_paths():
+    paths = sorted(["a", "a-b/x", "a.md", "a/b/c", "a/x", "a0/y", "ab/z", "b/a/x"])
+    assert paths_in_folder(paths, "a") == ["a", "a/b/c", "a/x"]
+    assert paths_in_folder(paths, "a/b") == ["a/b/c"]
+    assert paths_in_folder(paths, "") == paths
+    assert paths_in_folder(paths, "c") == []

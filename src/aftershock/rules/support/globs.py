@@ -1,4 +1,5 @@
-"""Path scopes of rule settings: repository-path globs (`*` within a folder, `**` across folders).
+"""Path scopes: repository-path globs of rule settings (`*` within a folder, `**` across folders),
+and the paths inside a folder.
 
 A pattern matches a path when it matches the path itself or one of its parent folders, so
 `charts/apps`, `charts/apps/*` and `charts/apps/**` all cover `charts/apps/orders/values.yaml`.
@@ -7,7 +8,8 @@ A pattern matches a path when it matches the path itself or one of its parent fo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 
@@ -40,3 +42,12 @@ def glob_matches(pattern: str, path: str) -> bool:
 def any_matches(patterns: Iterable[str], paths: Iterable[str]) -> bool:
     paths = tuple(paths)
     return any(glob_matches(pattern, path) for pattern in patterns for path in paths)
+
+
+def paths_in_folder(paths: Sequence[str], folder: str) -> list[str]:
+    """The sorted `paths` inside `folder` ("" for all): a slice, from `folder` to `folder + "0"`
+    ('/' sorts just before '0'; `folder-x/` sorts there too, hence the filter)."""
+    if not folder:
+        return list(paths)
+    inside = paths[bisect_left(paths, folder) : bisect_left(paths, folder + "0")]
+    return [p for p in inside if p == folder or p.startswith(folder + "/")]

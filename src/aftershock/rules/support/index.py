@@ -10,7 +10,6 @@ engine keeps one finding per concern, whose display names its scenario when not 
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,6 +29,7 @@ from aftershock.rules.support.added_lines import (
     word_pattern,
 )
 from aftershock.rules.support.cached import cached
+from aftershock.rules.support.globs import paths_in_folder
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 T = TypeVar("T")
@@ -249,13 +249,6 @@ class ReviewIndex:
     def _sorted_files(self) -> tuple[str, ...]:
         return tuple(sorted(self.files))
 
-    def _files_under(self, folder: str) -> list[str]:
-        """The changed files inside `folder`: in sorted order, from it to `folder + "0"` ('/' sorts
-        just before '0'; `folder-x/` sorts there too, hence the filter)."""
-        paths = self._sorted_files
-        start, end = bisect_left(paths, folder), bisect_left(paths, folder + "0")
-        return [p for p in (paths[start:end] if folder else paths) if _inside(p, folder)]
-
     @cached
     def _added_lines(self) -> dict[str, tuple[AddedLine, ...]]:
         return {change.path: tuple(added_lines(change.hunks)) for change in self.review.files}
@@ -303,12 +296,11 @@ class ReviewIndex:
         return tuple(dict.fromkeys(ordered))
 
     def _files_of_chart(self, chart: str) -> tuple[str, ...]:
-        """Changed files of a chart and of the charts it includes, values files first: once per
-        chart, not per object (a chart added whole holds thousands of both)."""
+        """Changed files of a chart and the charts it includes, values files first; once a chart."""
         found = self._chart_dirs_files.get(chart)
         if found is None:
             dirs = self._dependency_dirs.get(chart, (chart,))
-            inside = {p for folder in dirs for p in self._files_under(folder)}
+            inside = {p for folder in dirs for p in paths_in_folder(self._sorted_files, folder)}
             found = tuple(sorted(inside, key=lambda p: (not _is_values_file(p), p)))
             self._chart_dirs_files[chart] = found
         return found
@@ -401,10 +393,6 @@ def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
     """By key (as its fields: no Python comparison per pair of keys), then sides."""
     key = pair.key
     return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
-
-
-def _inside(path: str, folder: str) -> bool:
-    return folder == "" or path == folder or path.startswith(folder + "/")
 
 
 def _is_values_file(path: str) -> bool:
