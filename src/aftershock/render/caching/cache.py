@@ -305,28 +305,7 @@ class CachingRenderer(WrappingRenderer):
         )
         for index, outcome in zip(pending, rendered):
             outcomes[index] = outcome
-        secret_charts: dict[str, bool] = {}  # chart folder -> can render a Secret (asked once)
-        for position in rendered_at:
-            key, outcome = pending_keys[position], rendered[position]
-            if key is not None and (outcome.ok or is_deterministic_error(outcome.error or "")):
-                request = requests[pending[position]]
-                # an error may quote what the chart's Secret would have held, and any object may
-                # hold what `lookup` read from a cluster Secret
-                private = self.store.keeps_on_disk and (
-                    request.private
-                    or (outcome.error is not None and _can_render_secret(request, secret_charts))
-                    or any(key.kind == "Secret" for key in outcome.lookups)
-                )
-                self.store.put(
-                    key,
-                    CacheEntry(
-                        dict(outcome.manifests),
-                        outcome.error,
-                        outcome.documents,
-                        outcome.lookups,
-                        private,
-                    ),
-                )
+        self._store([(requests[pending[p]], pending_keys[p], rendered[p]) for p in rendered_at])
         uncacheable = pending_keys.count(None)
         self._count(
             {
@@ -337,6 +316,24 @@ class CachingRenderer(WrappingRenderer):
             }
         )
         return [outcome for outcome in outcomes if outcome is not None]
+
+    def _store(self, rendered: Sequence[tuple[RenderRequest, str | None, RenderOutcome]]) -> None:
+        """Keep each keyed render whose outcome Helm would give again (not a timeout, say)."""
+        secret_charts: dict[str, bool] = {}  # chart folder -> can render a Secret (asked once)
+        for request, key, outcome in rendered:
+            if key is None or not (outcome.ok or is_deterministic_error(outcome.error or "")):
+                continue
+            # an error may quote what the chart's Secret would have held, and any object may
+            # hold what `lookup` read from a cluster Secret
+            private = self.store.keeps_on_disk and (
+                request.private
+                or (outcome.error is not None and _can_render_secret(request, secret_charts))
+                or any(found.kind == "Secret" for found in outcome.lookups)
+            )
+            entry = CacheEntry(
+                dict(outcome.manifests), outcome.error, outcome.documents, outcome.lookups, private
+            )
+            self.store.put(key, entry)
 
     def keys_for(self, requests: Sequence[RenderRequest]) -> list[str | None]:
         """Each request's cache key, None when it cannot be cached (its render may differ each time,

@@ -157,17 +157,8 @@ def _hash_folder(
             scanned = name.endswith(_SCANNED_SUFFIXES)
             values_file = walk.values_by_content and _is_values_file(relative)
             facts = _file_facts(path, entry_info, scanned, values_file, walk.memo)
-            file_entry = b"F%d:%s\0%d:%s" % (
-                len(encoded),
-                encoded,
-                facts.stamp[0],
-                facts.sha.encode("ascii"),
-            )
-            values = None
-            if values_file and facts.values is not None:  # a template sees only the values it holds
-                values = b"V%d:%s\0%s" % (len(encoded), encoded, facts.values.encode())
-            text.update(values or file_entry)
-            entry = values or (file_entry if _is_loaded(relative) else b"")
+            text_entry, entry = _file_entries(encoded, relative, facts, values_file)
+            text.update(text_entry)
             loaded.update(entry)
             counted += bool(entry)
             volatile = volatile or (scanned and bool(facts.varies))
@@ -178,6 +169,19 @@ def _hash_folder(
         text.hexdigest(), loaded.hexdigest(), volatile, reads_files, counted == 0
     )
     return known[key]
+
+
+def _file_entries(
+    encoded: bytes, relative: str, facts: _FileFacts, values_file: bool
+) -> tuple[bytes, bytes]:
+    """What a file adds to the `text` digest and to the `loaded` one: its name and bytes' sha256,
+    or a values file's values (a template sees only those); nothing to `loaded` for a file a render
+    cannot read without `.Files` (docs, CI files, CRDs)."""
+    if values_file and facts.values is not None:
+        values = b"V%d:%s\0%s" % (len(encoded), encoded, facts.values.encode())
+        return values, values
+    entry = b"F%d:%s\0%d:%s" % (len(encoded), encoded, facts.stamp[0], facts.sha.encode("ascii"))
+    return entry, entry if _is_loaded(relative) else b""
 
 
 def _file_facts(
