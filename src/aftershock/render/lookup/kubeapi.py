@@ -204,11 +204,11 @@ class SnapshotServer:
             disable_nagle_algorithm = True  # else headers and body wait on delayed ACKs (40 ms)
 
             def handle(self) -> None:
-                while (request := read_get_request(self.rfile)) is not None:
+                while (request := _read_get_request(self.rfile)) is not None:
                     target, keep_alive = request
                     path = server.unprefixed(target)
                     status, body = server.answer(path) if path is not None else _UNAUTHORIZED
-                    self.wfile.write(encode_response(status, body, keep_alive))
+                    self.wfile.write(_encode_response(status, body, keep_alive))
                     if not keep_alive:
                         return
 
@@ -229,7 +229,7 @@ _MAX_LINE = 65536
 _MAX_HEADERS = 100
 
 
-def read_get_request(stream: io.BufferedIOBase) -> tuple[str, bool] | None:
+def _read_get_request(stream: io.BufferedIOBase) -> tuple[str, bool] | None:
     """(target, keep the connection) of the next GET request on `stream`; None at its end or when
     the request is anything else (the caller then closes the connection, answering nothing)."""
     line = stream.readline(_MAX_LINE + 1)
@@ -252,7 +252,7 @@ def read_get_request(stream: io.BufferedIOBase) -> tuple[str, bool] | None:
     return None  # no end of headers
 
 
-def encode_response(status: int, body: dict[str, Any], keep_alive: bool) -> bytes:
+def _encode_response(status: int, body: dict[str, Any], keep_alive: bool) -> bytes:
     """The HTTP/1.1 response carrying `body` as JSON."""
     data = json.dumps(body, separators=(",", ":")).encode("utf-8")
     head = (
