@@ -99,3 +99,21 @@ def test_whether_any_values_are_given_reads_charts_only_until_one_gives_some():
     assert read == ["c/ci/broken-values.yaml", "b/ci/test-values.yaml"]
     assert not gives_any_values([broken], FILES.get)
     assert not gives_any_values([], FILES.get)
+
+
+def test_a_key_the_asking_chart_sets_reads_no_other_charts_files():
+    read: list[str] = []
+
+    def reading(path: str) -> str | None:
+        read.append(path)
+        return FILES.get(path)
+
+    charts = [
+        IndexedChart("b", ("b/ci/test-values.yaml",), ()),
+        IndexedChart("lib", ("lib/ci/test-values.yaml",), ()),
+    ]
+    found = platform_values(charts, reading)
+    assert (f := found.find("lib", ("url",))) and f.value == "https://lib.example"
+    assert read == ["lib/ci/test-values.yaml"]
+    assert (f := found.find("lib", ("global", "only_b"))) and f.file == "b/ci/test-values.yaml"
+    assert read == ["lib/ci/test-values.yaml", "b/ci/test-values.yaml"]  # each file read once

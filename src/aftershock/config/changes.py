@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, parse_config
+from aftershock.config.settings import (
+    CONFIG_FILE_NAME,
+    AftershockConfig,
+    default_config,
+    parse_config,
+)
 from aftershock.model.errors import AftershockError
 
 
@@ -18,7 +23,7 @@ def config_notice(base_text: str | None, head_text: str | None, head_label: str)
         head = (
             parse_config(head_text, source=f"{CONFIG_FILE_NAME} at {head_label}")
             if head_text
-            else AftershockConfig()
+            else default_config()
         )
     except AftershockError as error:
         return f"this change makes {CONFIG_FILE_NAME} invalid ({error.line()}); the review used the base's file"
@@ -51,12 +56,10 @@ def changed_settings(base: AftershockConfig, head: AftershockConfig) -> list[str
 def _parsed(text: str | None, side: str) -> AftershockConfig:
     try:
         return (
-            parse_config(text, source=f"{CONFIG_FILE_NAME} at {side}")
-            if text
-            else AftershockConfig()
+            parse_config(text, source=f"{CONFIG_FILE_NAME} at {side}") if text else default_config()
         )
     except AftershockError:
-        return AftershockConfig()  # the base's file is validated by the review itself
+        return default_config()  # the base's file is validated by the review itself
 
 
 def _named(entries: list[Any]) -> bool:

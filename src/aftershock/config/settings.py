@@ -33,12 +33,15 @@ from aftershock.model.errors import ConfigError, MalformedInputError
 
 CONFIG_FILE_NAME = ".aftershock.yaml"
 _KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(\.\d+)?([-+].*)?")
+# Validators are built when a configuration file is first validated: a repository without one
+# (most) reviews with `default_config()` and never pays pydantic's ~0.1 CPU-s of schema building.
+_MODEL = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class RuleSettings(BaseModel):
     """How one rule runs: on or off, at which severity, and for which repository paths."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     enabled: bool = True
     level: Severity | None = None  # replaces the severity of every finding of the rule
@@ -50,7 +53,7 @@ class RuleSettings(BaseModel):
 class ScenarioSettings(BaseModel):
     """A values scenario declared by the repository, rendered for every affected chart it names."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
     charts: tuple[str, ...] = ("**",)  # globs of chart folders
@@ -65,7 +68,7 @@ class ContextSettings(BaseModel):
 
     Tried first, before the releases, tests and chart-testing values the review finds by itself."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     name: str = Field(min_length=1, pattern=r"^[\w.:/=-]+$")
     charts: tuple[str, ...] = ("**",)  # globs of chart folders
@@ -82,7 +85,7 @@ class ContextSettings(BaseModel):
 class ReleaseSettings(BaseModel):
     """How releases find their charts when the release itself does not say (a chartRef, a HelmRepository)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     charts: dict[str, str] = Field(
         default_factory=dict
@@ -93,7 +96,7 @@ class ClusterSettings(BaseModel):
     """What the cluster holds for `lookup`: inline objects and repository files of YAML documents
     (read by `ingest.gitops.cluster_objects`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     objects: tuple[dict[str, Any], ...] = ()
     files: tuple[str, ...] = ()  # repository paths
@@ -103,7 +106,7 @@ class TestSettings(BaseModel):
     """Where the charts' helm-unittest suites are, when not in `tests/` (else found from CI)."""
 
     __test__ = False  # not a pytest class
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     files: tuple[
         str, ...
@@ -128,7 +131,7 @@ class SourceSettings(BaseModel):
     """Where a Flux source lives in this repository: a Kustomization whose `sourceRef` names it builds
     its `spec.path` under `path` (flux-local's `--sources name=path`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     name: str = Field(min_length=1, pattern=r"^([a-z0-9][a-z0-9.-]*/)?[a-z0-9][a-z0-9.-]*$")
     path: str = (
@@ -148,7 +151,7 @@ class SourceSettings(BaseModel):
 class ReviewDefaults(BaseModel):
     """Review options the repository sets for every review of it; a command-line flag still wins."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     release_name: str | None = None  # --release-name
     namespace: str | None = None  # --namespace
@@ -163,22 +166,22 @@ class ReviewDefaults(BaseModel):
 
 
 class AftershockConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _MODEL
 
     kubernetes_version: str | None = None  # target version for version-dependent rules, e.g. "1.31"
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
     scenarios: tuple[ScenarioSettings, ...] = ()
-    releases: ReleaseSettings = ReleaseSettings()
+    releases: ReleaseSettings = Field(default_factory=ReleaseSettings.model_construct)
     contexts: tuple[ContextSettings, ...] = ()
-    cluster: ClusterSettings = ClusterSettings()
+    cluster: ClusterSettings = Field(default_factory=ClusterSettings.model_construct)
     chart_cache: str | None = (
         None  # folder of external chart archives, relative to the repository (see --chart-cache)
     )
-    tests: TestSettings = TestSettings()
+    tests: TestSettings = Field(default_factory=TestSettings.model_construct)
     dependencies: dict[str, str] = Field(
         default_factory=dict
     )  # dependency name or <repository>/<name> -> chart folder here
-    review: ReviewDefaults = ReviewDefaults()
+    review: ReviewDefaults = Field(default_factory=ReviewDefaults.model_construct)
     sources: tuple[SourceSettings, ...] = ()  # Flux sources (namespace/name or name) -> folder here
 
     @field_validator("kubernetes_version")
@@ -189,7 +192,16 @@ class AftershockConfig(BaseModel):
         return value
 
     def settings_for(self, rule_id: str) -> RuleSettings:
-        return self.rules.get(rule_id) or RuleSettings()
+        return self.rules.get(rule_id) or _DEFAULT_RULE
+
+
+_DEFAULT_RULE = RuleSettings.model_construct()
+
+
+def default_config() -> AftershockConfig:
+    """The configuration of a repository that has none: every field its default, nothing to
+    validate (so no validator is built)."""
+    return AftershockConfig.model_construct()
 
 
 def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> AftershockConfig:
@@ -203,7 +215,7 @@ def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> AftershockConf
             hint="fix the YAML syntax",
         ) from None
     if data is None:
-        return AftershockConfig()
+        return default_config()
     if not isinstance(data, dict):
         raise ConfigError(
             "the configuration is not a mapping", where=source, hint="start it with `rules:`"
@@ -219,7 +231,7 @@ def parse_config(text: str, *, source: str = CONFIG_FILE_NAME) -> AftershockConf
 def load_config(path: Path) -> AftershockConfig:
     """Reads and parses a configuration file; a missing file is the default configuration."""
     if not path.is_file():
-        return AftershockConfig()
+        return default_config()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

@@ -23,7 +23,7 @@ DISMISSALS_FILE = ".aftershock/dismissals.yaml"
 
 
 class FileDismissal(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     fingerprint: str = Field(pattern=r"^[0-9a-f]{32}$")
     reason: str = Field(min_length=1)
@@ -32,15 +32,20 @@ class FileDismissal(BaseModel):
 
 
 class DismissalsFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     dismissals: tuple[FileDismissal, ...] = ()
+
+
+def no_dismissals() -> DismissalsFile:
+    """The dismissals of a repository that has no file: none, with no validator built."""
+    return DismissalsFile.model_construct()
 
 
 def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> DismissalsFile:
     """The dismissals in `text`; None or an empty document is no dismissal."""
     if text is None:
-        return DismissalsFile()
+        return no_dismissals()
     try:
         data = yamlio.load_one(text, source=source)
     except MalformedInputError as error:
@@ -48,7 +53,7 @@ def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> Dism
             f"cannot read the dismissals: {error.what}", where=source, hint="fix the YAML syntax"
         ) from None
     if data is None:
-        return DismissalsFile()
+        return no_dismissals()
     try:
         return DismissalsFile.model_validate(data)
     except ValidationError as error:
@@ -67,7 +72,7 @@ def write_dismissal(root: Path, entry: FileDismissal) -> Path:
     current = (
         parse_dismissals(path.read_text(encoding="utf-8"), source=str(path))
         if path.is_file()
-        else DismissalsFile()
+        else no_dismissals()
     )
     kept = [d for d in current.dismissals if d.fingerprint != entry.fingerprint] + [entry]
     data = {"dismissals": [d.model_dump(exclude_none=True, exclude_defaults=False) for d in kept]}

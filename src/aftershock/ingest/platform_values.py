@@ -2,9 +2,10 @@
 
 A platform injects values into every chart it installs (`global.registry`, an owner-info map); its
 repository shows them only in the values its CI and tests pass: chart-testing's `ci/*-values.yaml`,
-the values files helm-unittest suites load, and what a suite sets for all its tests (`set:`). When no context renders a chart because a key is
-missing, the render stage looks the key up here (pipeline/context/inferred_values.py). Built once per side,
-from texts; pure.
+the values files helm-unittest suites load, and what a suite sets for all its tests (`set:`). When
+no context renders a chart because a key is missing, the render stage looks the key up here
+(pipeline/context/inferred_values.py). Built once per side, from texts; a chart's files are parsed
+when a lookup first reaches that chart.
 """
 
 from __future__ import annotations
@@ -55,12 +56,29 @@ class FoundValue:
     file: str
 
 
-@dataclass(frozen=True)
 class PlatformValues:
-    """Every chart's CI and test values files, in chart order, and each chart's dependencies."""
+    """Every chart's CI and test values files, in chart order, and each chart's dependencies.
 
-    sources: tuple[ValuesSource, ...] = ()
-    dependencies: Mapping[str, Mapping[str, str]] = field(default_factory=dict, hash=False)
+    A chart's files are parsed the first time a lookup reaches it: a key is usually found in the
+    asking chart's own files, so a one-chart review need not parse every values file of the tree.
+    """
+
+    def __init__(self, charts: Sequence[IndexedChart] = (), read: TextReader = lambda _: None):
+        self._charts = {c.path: c for c in sorted(charts, key=lambda c: c.path)}
+        self._read = read
+        self._parsed: dict[str, tuple[ValuesSource, ...]] = {}
+        self.dependencies: Mapping[str, Mapping[str, str]] = {
+            c.path: dict(c.dependencies) for c in charts
+        }
+
+    @property
+    def sources(self) -> tuple[ValuesSource, ...]:
+        """Every chart's sources, in chart order (parses them all)."""
+        return tuple(s for chart in self._charts for s in self._of(chart))
+
+    def gives_any(self) -> bool:
+        """Whether any chart gives values, parsing charts only until one does."""
+        return any(self._of(chart) for chart in self._charts)
 
     def find(self, chart: str, key: Key) -> FoundValue | None:
         """Where `key` is set for `chart`: its own files first; a key under a dependency's name in
@@ -70,15 +88,20 @@ class PlatformValues:
         if found is None and key[0] == "global":
             nearby = list(self.dependencies.get(chart, {}).values())
             found = next((f for c in nearby if (f := self._own(c, key)) is not None), None) or next(
-                (f for s in self.sources if (f := _found(s, key)) is not None), None
+                (f for c in self._charts if (f := self._own(c, key)) is not None), None
             )
         return found
 
+    def _of(self, chart: str) -> tuple[ValuesSource, ...]:
+        if chart not in self._parsed:
+            indexed = self._charts.get(chart)
+            self._parsed[chart] = (
+                tuple(_chart_sources(indexed, self._read)) if indexed is not None else ()
+            )
+        return self._parsed[chart]
+
     def _own(self, chart: str, key: Key) -> FoundValue | None:
-        return next(
-            (f for s in self.sources if s.chart == chart and (f := _found(s, key)) is not None),
-            None,
-        )
+        return next((f for s in self._of(chart) if (f := _found(s, key)) is not None), None)
 
     def _through_dependency(self, chart: str, key: Key, seen: frozenset[str]) -> FoundValue | None:
         dependency = self.dependencies.get(chart, {}).get(key[0])
@@ -103,11 +126,9 @@ def _found(source: ValuesSource, key: Key) -> FoundValue | None:
 
 def platform_values(charts: Sequence[IndexedChart], read: TextReader) -> PlatformValues:
     """The CI and test values files of `charts`, each chart's in order: `ci/*-values.yaml` by name,
-    then the files its suites load in suite order; a file that cannot be read is left out."""
-    sources = [
-        s for chart in sorted(charts, key=lambda c: c.path) for s in _chart_sources(chart, read)
-    ]
-    return PlatformValues(tuple(sources), {c.path: dict(c.dependencies) for c in charts})
+    then the files its suites load in suite order; a file that cannot be read is left out. Each
+    chart's files are read when a lookup first reaches the chart."""
+    return PlatformValues(charts, read)
 
 
 def gives_any_values(charts: Iterable[IndexedChart], read: TextReader) -> bool:

@@ -3,12 +3,23 @@ less those the repository suppresses at the base ref (`aftershock.findings.suppr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from aftershock.config.changes import config_notice
-from aftershock.config.settings import CONFIG_FILE_NAME, AftershockConfig, load_config, parse_config
-from aftershock.findings.dismissals import DISMISSALS_FILE, DismissalsFile, parse_dismissals
+from aftershock.config.settings import (
+    CONFIG_FILE_NAME,
+    AftershockConfig,
+    default_config,
+    load_config,
+    parse_config,
+)
+from aftershock.findings.dismissals import (
+    DISMISSALS_FILE,
+    DismissalsFile,
+    no_dismissals,
+    parse_dismissals,
+)
 from aftershock.findings.suppressions import apply_suppressions
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.ingest.repository.tree import EntryKind
@@ -27,8 +38,8 @@ from aftershock.verdict import verdicts as judge_verdicts
 class RepositoryFiles:
     """The repository's own say on its review: the dismissals file at both refs, and notices on them."""
 
-    base_dismissals: DismissalsFile = DismissalsFile()
-    head_dismissals: DismissalsFile = DismissalsFile()
+    base_dismissals: DismissalsFile = field(default_factory=no_dismissals)
+    head_dismissals: DismissalsFile = field(default_factory=no_dismissals)
     notices: tuple[str, ...] = ()
 
 
@@ -43,7 +54,7 @@ def review_config(explicit: Path | None, base_tree: RefSnapshot) -> tuple[Afters
         config = (
             parse_config(text, source=f"{CONFIG_FILE_NAME} at {base_tree.label}")
             if text
-            else AftershockConfig()
+            else default_config()
         )
         source = f"{CONFIG_FILE_NAME} at {base_tree.label}" if text else "defaults"
     check_config(config)
@@ -106,7 +117,7 @@ def repository_files(base_tree: RefSnapshot, head_tree: RefSnapshot) -> Reposito
             source=f"{DISMISSALS_FILE} at {head_tree.label}",
         )
     except AftershockError as error:
-        head = DismissalsFile()
+        head = no_dismissals()
         notices.append(f"this change makes the dismissals file invalid: {error.line()}")
     edited = config_notice(
         base_tree.text_or_none(CONFIG_FILE_NAME),

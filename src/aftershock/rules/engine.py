@@ -136,6 +136,8 @@ def _options(rule: Rule, settings: RuleSettings) -> BaseModel | None:
         if settings.options:
             raise ConfigError(f"rule {rule.id} takes no options", hint="remove its `options:`")
         return None
+    if not settings.options:  # the defaults, which pydantic does not validate either
+        return rule.options_model.model_construct()
     try:
         return rule.options_model.model_validate(settings.options)
     except ValidationError as error:

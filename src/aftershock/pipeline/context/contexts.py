@@ -260,7 +260,7 @@ class _PlatformIndexes:
     def any_values(self, side: Side) -> bool:
         """Asked for every chart tried: answered once per side, reading charts until one gives some."""
         if side in self.built:
-            return bool(self.built[side].sources)
+            return self.built[side].gives_any()
         if side not in self.given:
             tree, _ = side_input = self.sides[side]
             charts = each_indexed_chart(side_input, self.suite_paths)

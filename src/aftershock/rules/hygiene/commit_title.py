@@ -28,7 +28,7 @@ DEFAULT_TYPES = (
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     types: tuple[str, ...] = DEFAULT_TYPES
     pattern: str | None = (

@@ -13,7 +13,7 @@ from aftershock.rules.support.commits import commit_path, commit_subject, is_mer
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     required: tuple[str, ...] = ()  # trailer keys, e.g. ["Signed-off-by"]; none by default
     signoff_matches_author: bool = True  # a required Signed-off-by must name the author's email

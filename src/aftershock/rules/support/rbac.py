@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
@@ -164,6 +164,8 @@ AGGREGATE_LABEL = "rbac.authorization.k8s.io/aggregate-to-"
 
 class ReservedRoles(BaseModel):
     """Options of the RBAC rules about grants the default roles hold: which roles count as reserved."""
+
+    model_config = ConfigDict(defer_build=True)
 
     exempt_roles: list[str] = ["system:*"]  # globs over role names: Kubernetes' reserved prefix
     aggregated_defaults: bool = (
