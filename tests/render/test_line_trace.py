@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -113,25 +116,37 @@ def test_markers_change_no_output_and_mark_the_lines_helm_ran(tmp_path, renderer
     assert 4 not in traceable  # the top level of a partial never runs
 
 
+RAN = "$__aftershockTrace"
+DECLARED = "{{ $__aftershockTrace := dict }}"
+
+
+def marker(number: int, open_: str = "{{", close: str = "}}") -> str:
+    name = f"m{number}"
+    return (
+        f'{open_} if not (hasKey {RAN} "{name}") }}}}{{{{ $_ := set {RAN} "{name}" true }}}}'
+        f'{{{{ if lookup "{name}.trace.aftershock.dev/v1" "LineTrace" "" "" }}}}{{{{ end }}}}'
+        f"{{{{ end {close}"
+    )
+
+
 def test_instrument_puts_a_marker_after_the_text_and_keeps_trailing_blanks_outside():
     result = instrument("a: b  \n{{- if x }}\n", [1], partial=False)
-    assert result.text == (
-        'a: b{{ if lookup "m0.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}  \n{{- if x }}\n'
-    )
+    assert result.text == DECLARED + "a: b" + marker(0) + "  \n{{- if x }}\n"
     assert result.markers == ((0, (1,)),)
 
 
 def test_a_marker_after_a_right_trim_takes_the_trim():
     result = instrument("{{- if x -}}\n  y\n", [1], partial=False)
-    assert result.text.startswith('{{- if x -}}{{ if lookup "m0.trace.aftershock.dev/v1"')
-    assert "{{ end -}}\n  y" in result.text
+    assert result.text == DECLARED + "{{- if x -}}" + marker(0, close="-}}") + "\n  y\n"
 
 
 def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
     result = instrument('{{- define "x" -}}\na\n{{- end }}\n\n', [3, 4], partial=True)
+    # the define's record is declared where its body starts, taking over the define's right trim
     assert result.text == (
-        '{{- define "x" -}}\na\n{{- if lookup "m0.trace.aftershock.dev/v1" "LineTrace" "" "" }}'
-        "{{ end }}{{- end }}\n\n"
+        '{{- define "x" -}}{{ $__aftershockTrace := dict -}}\na\n'
+        + marker(0, open_="{{-")
+        + "{{- end }}\n\n"
     )
     assert result.markers == ((0, (3,)),)  # line 4, blank at the top level, is not traceable
 
@@ -139,7 +154,7 @@ def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
 def test_a_line_ending_inside_an_action_is_marked_where_the_action_ends():
     result = instrument('{{ include "x" (dict\n "a" 1) }}\nz\n', [1], partial=False)
     assert result.markers == ((0, (1,)),)
-    assert result.text.startswith('{{ include "x" (dict\n "a" 1) }}{{ if lookup')
+    assert result.text.startswith(DECLARED + '{{ include "x" (dict\n "a" 1) }}' + marker(0))
 
 
 def test_the_copy_is_made_once_and_the_markers_are_the_same(tmp_path):
@@ -186,3 +201,48 @@ def test_lines_with_no_control_action_between_them_share_one_marker():
     )
     result = instrument(text, range(1, 10), partial=False)
     assert [lines for _, lines in result.markers] == [(1, 2, 3), (4, 5), (6,), (7, 8), (9,)]
+
+
+COUNTED = """
+import json, sys
+import helm_python as helm
+from aftershock.render.helm.sdk_worker import ClusterAccess, _render_chart
+from aftershock.render.lookup.cluster import ClusterSnapshot, snapshot_message
+helm.disable_logging()
+access = ClusterAccess(helm)
+config = access.serve(snapshot_message(ClusterSnapshot()))
+options = {"name": "r", "namespace": "default", "revision": 1, "is_install": True,
+           "is_upgrade": False}
+request = {"options": options, "values_json": "{}"}
+_render_chart(helm, helm.Chart.load(sys.argv[1]), request, config)
+print(json.dumps([key[3] for key in access._server._returned]))  # every marker run, repeats too
+"""
+
+
+def test_a_marker_runs_its_lookup_once_per_run_of_its_scope(tmp_path):
+    """Ten items: a line in the `range` asks the API server once, not ten times; a `define`
+    included ten times is a scope run ten times, each asking once."""
+    chart = tmp_path / "plain" / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("items: [a, b, c, d, e, f, g, h, i, j]\n")
+    template = (
+        "kind: ConfigMap\n"
+        "data:\n"
+        "  {{- range $i, $v := .Values.items }}\n"
+        '  k{{ $i }}: {{ include "c.item" $v | quote }}\n'
+        "  {{- end }}\n"
+    )
+    helpers = '{{- define "c.item" -}}\nitem-{{ . }}\n{{- end }}\n'
+    (chart / "templates" / "cm.yaml").write_text(template)
+    (chart / "templates" / "_helpers.tpl").write_text(helpers)
+    files = {"templates/cm.yaml": _every_line(template), "templates/_helpers.tpl": [1, 2, 3]}
+    traced, markers = traced_chart(chart, files, tmp_path / "copies")
+    done = subprocess.run(
+        [sys.executable, "-c", COUNTED, str(traced)], capture_output=True, text=True, check=True
+    )
+    runs = Counter(json.loads(done.stdout.splitlines()[-1]))
+    in_define = {name for name, (path, _) in markers.items() if path.endswith("_helpers.tpl")}
+    assert in_define and set(runs) - in_define  # markers of both scopes ran
+    assert {runs[name] for name in in_define} == {10}
+    assert {runs[name] for name in set(runs) - in_define} == {1}  # the range's lines included

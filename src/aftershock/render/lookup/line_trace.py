@@ -18,6 +18,12 @@ action ends. A marker at the top level of a partial (`_helpers.tpl` outside any 
 never run, as Helm does not execute partials: the line that ends a `define` is marked just before
 its `end` instead, and the other lines there are not traceable.
 
+A marker asks the server only the first time Helm gets to it in one run of its scope (the template's
+top level, or a `define` body: Go gives each its own variables): each scope that holds markers
+declares a dict where it starts (`{{ $__aftershockTrace := dict }}`, taking over the right trim of
+the `define` before it), and a marker sets its name there before its lookup, which runs only when
+the name is not set yet. A line in a `range` of a hundred items costs one request, not a hundred.
+
 Hand-written, not a library: the markers must sit where Go's text/template lexer puts action
 boundaries (strings, raw strings, comments and trim markers as `text/template/parse` reads them).
 """
@@ -43,6 +49,7 @@ _OPENS = frozenset({"if", "with", "range", "define", "block"})
 _DEFINES = frozenset({"define", "block"})
 # Actions that decide what runs next; any other action runs to its end or aborts the whole render.
 _CONTROL = _OPENS | {"else", "end", "break", "continue"}
+_RAN = "$__aftershockTrace"  # a scope's markers already run (a dict), declared once per scope
 
 
 @dataclass(frozen=True)
@@ -60,27 +67,49 @@ def marker_name(number: int) -> str:
 def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0) -> Instrumented:
     """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
     points = _points(text, frozenset(lines), partial)
+    # each scope's record of the markers run, declared where the scope starts (before its markers)
+    scopes = [(position, 0, _declaration(trims)) for position, trims in {p.scope for p in points}]
+    marks = [(point.position, 1, point) for point in points]
     out, markers, done = [], [], 0
-    for index, point in enumerate(points):
-        number, position, close = first + index, point.position, point.close
+    for position, _, what in sorted(scopes + marks, key=lambda event: event[:2]):
+        if isinstance(what, str):
+            out += [text[done:position], what]
+            done = position
+            continue
+        number, close = first + len(markers), what.close
         while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
             position, close = position - 1, "}}"
-        group = f"{marker_name(number)}.{TRACE_GROUP}/v1"
-        out += [text[done:position], f'{point.open} if lookup "{group}" "{TRACE_KIND}" "" ""']
-        out.append(f" }}}}{{{{ end {close}")
+        out += [text[done:position], _marker(what.open, marker_name(number), close)]
         done = position
-        markers.append((number, point.lines))
+        markers.append((number, what.lines))
     out.append(text[done:])
     return Instrumented("".join(out), tuple(markers))
 
 
+def _declaration(trims: bool) -> str:
+    """The record of a scope's markers, taking over the right trim of the action it follows."""
+    return f"{{{{ {_RAN} := dict {'-}}' if trims else '}}'}"
+
+
+def _marker(open_: str, name: str, close: str) -> str:
+    """A marker: its lookup runs the first time Helm gets here in this run of the scope (a line in
+    a `range` costs one request, not one per item)."""
+    group = f"{name}.{TRACE_GROUP}/v1"
+    return (
+        f'{open_} if not (hasKey {_RAN} "{name}") }}}}{{{{ $_ := set {_RAN} "{name}" true }}}}'
+        f'{{{{ if lookup "{group}" "{TRACE_KIND}" "" "" }}}}{{{{ end }}}}{{{{ end {close}'
+    )
+
+
 class _Point(NamedTuple):
-    """Where a marker goes, its delimiters (the trims it takes over), and the lines it traces."""
+    """Where a marker goes, its delimiters (the trims it takes over), the lines it traces, and where
+    its scope (the template's top level, or a `define` body) starts and whether that takes a trim."""
 
     position: int
     open: str
     close: str
     lines: tuple[int, ...]
+    scope: tuple[int, bool]
 
 
 class _Lexer:
@@ -94,6 +123,7 @@ class _Lexer:
         # where the last `end` of a `define` starts, and whether it trims left; None after a line end
         self.define_end: tuple[int, bool] | None = None
         self.controls = 0  # control actions (`if`, `else`, `end`, …) read so far
+        self.body = (0, False)  # where the last `define` body started, and whether after a trim
 
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
@@ -116,6 +146,8 @@ class _Lexer:
         if self._keyword(word) in _DEFINES:
             self.define_end = (start, left)
         self._closed(i, start)
+        if word in _DEFINES:
+            self.body = (i, self.trims)
         return i
 
     def _skip_code(self, i: int) -> int:
@@ -201,10 +233,11 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
 
 def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | None:
     if lexer.in_define() or not partial:
-        return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines)
+        scope = lexer.body if lexer.in_define() else (0, False)
+        return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines, scope)
     if lexer.define_end is not None:
         start, left = lexer.define_end
-        return _Point(start, "{{-" if left else "{{", "}}", lines)
+        return _Point(start, "{{-" if left else "{{", "}}", lines, lexer.body)
     return None
 
 
