@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aftershock.ingest.helmignore import parse_helmignore
+from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
 
 RULES = """\
 # comment
@@ -46,3 +46,22 @@ def test_negation_keeps_helms_own_quirk():
     the SDK fails to load the chart, "Chart.yaml file is missing")."""
     rules = parse_helmignore("!keep.orig\n")
     assert rules.ignores("Chart.yaml") and not rules.ignores("keep.orig")
+
+
+def test_charts_sharing_a_helmignore_share_its_rules_and_each_path_is_judged_once(monkeypatch):
+    text = "# shared\n*.md\nci/\n"
+    rules = parse_helmignore(text)
+    assert parse_helmignore(text) is rules  # every copy of every chart with this file
+    judged: list[tuple[str, bool]] = []
+    real = HelmIgnore._judged
+
+    def counted(self: HelmIgnore, path: str, is_dir: bool) -> bool:
+        judged.append((path, is_dir))
+        return real(self, path, is_dir)
+
+    monkeypatch.setattr(HelmIgnore, "_judged", counted)
+    fresh = parse_helmignore(text + "# another text\n")
+    for _ in range(3):
+        assert fresh.ignores_file("README.md") and fresh.ignores_folder("ci")
+        assert not fresh.ignores_file("templates/a.yaml")
+    assert sorted(judged) == [("README.md", False), ("ci", True), ("templates/a.yaml", False)]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,10 @@ class IgnoreRule:
 @dataclass(frozen=True)
 class HelmIgnore:
     rules: tuple[IgnoreRule, ...]
+    # (path, is_dir) -> ignored: the same rules judge the same paths in every copy of a chart
+    _seen: dict[tuple[str, bool], bool] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
     def ignores(self, rel_path: str) -> bool:
         """True when Helm leaves this chart-relative file out, itself or through an ignored folder."""
@@ -37,6 +42,13 @@ class HelmIgnore:
         return self._ignored(rel_path, is_dir=False)
 
     def _ignored(self, path: str, *, is_dir: bool) -> bool:
+        key = (path, is_dir)
+        found = self._seen.get(key)
+        if found is None:
+            found = self._seen[key] = self._judged(path, is_dir)
+        return found
+
+    def _judged(self, path: str, is_dir: bool) -> bool:
         if path.startswith("templates/.") and not is_dir:
             return True  # Helm's built-in rule: hidden files under templates/
         for rule in self.rules:
@@ -53,6 +65,7 @@ class HelmIgnore:
         return False
 
 
+@functools.lru_cache(maxsize=256)  # most charts of a repository share one .helmignore
 def parse_helmignore(text: str | None) -> HelmIgnore:
     rules = []
     for raw in (text or "").splitlines():

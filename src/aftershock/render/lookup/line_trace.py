@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import threading
 from collections.abc import Collection, Mapping
@@ -50,6 +51,10 @@ _DEFINES = frozenset({"define", "block"})
 # Actions that decide what runs next; any other action runs to its end or aborts the whole render.
 _CONTROL = _OPENS | {"else", "end", "break", "continue"}
 _RAN = "$__aftershockTrace"  # a scope's markers already run (a dict), declared once per scope
+# What the lexers stop at: a line end or an action's opening; in code, a quote or the action's end.
+_TEXT_STOP = re.compile(r"\n|\{\{")
+_CODE_STOP = re.compile(r"[\"'`]|\}\}")
+_STRING_BODY = {q: re.compile(rf"(?:[^{q}\\\n]|\\[\s\S])*") for q in "\"'"}
 
 
 @dataclass(frozen=True)
@@ -68,10 +73,14 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
     """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
     points = _points(text, frozenset(lines), partial)
     # each scope's record of the markers run, declared where the scope starts (before its markers)
-    scopes = [(position, 0, _declaration(trims)) for position, trims in {p.scope for p in points}]
-    marks = [(point.position, 1, point) for point in points]
-    out, markers, done = [], [], 0
-    for position, _, what in sorted(scopes + marks, key=lambda event: event[:2]):
+    events: list[tuple[int, int, str | _Point]] = [
+        (position, 0, _declaration(trims)) for position, trims in {p.scope for p in points}
+    ]
+    events += [(point.position, 1, point) for point in points]
+    out: list[str] = []
+    markers: list[tuple[int, tuple[int, ...]]] = []
+    done = 0
+    for position, _, what in sorted(events, key=lambda event: event[:2]):
         if isinstance(what, str):
             out += [text[done:position], what]
             done = position
@@ -152,18 +161,16 @@ class _Lexer:
 
     def _skip_code(self, i: int) -> int:
         text = self.text
-        while i < len(text):
-            char = text[i]
-            if char in "\"'":
-                i = _string_end(text, i, char)
-            elif char == "`":
+        while (stop := _CODE_STOP.search(text, i)) is not None:
+            char, i = stop.group(), stop.start()
+            if char == "}}":
+                return i + 2
+            if char == "`":
                 found = text.find("`", i + 1)
                 i = len(text) if found < 0 else found + 1
-            elif text.startswith("}}", i):
-                return i + 2
             else:
-                i += 1
-        return i
+                i = _string_end(text, i, char)
+        return max(i, len(text))
 
     def _keyword(self, word: str) -> str | None:
         """The block an `end` closes; None for any other action."""
@@ -189,9 +196,12 @@ def _word(text: str, i: int) -> str:
 
 
 def _string_end(text: str, i: int, quote: str) -> int:
-    j = i + 1
-    while j < len(text) and text[j] != quote and text[j] != "\n":
-        j += 2 if text[j] == "\\" else 1
+    """After the string opening at `i`: its closing quote, or the line end (Go's lexer stops there);
+    an escape takes the next character whatever it is."""
+    body = _STRING_BODY[quote].match(text, i + 1)
+    j = body.end() if body is not None else i + 1
+    if j < len(text) and text[j] == "\\":  # an escape with nothing after it
+        return j + 3
     return j + 1
 
 
@@ -203,6 +213,13 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
     pending: list[int] = []
     i, line, last_controls = 0, 1, -1
     while i <= len(text):
+        stop = _TEXT_STOP.search(text, i)
+        j = stop.start() if stop is not None else len(text)
+        if j > i:  # text up to the next line end or action: where its last non-blank ends
+            run = text[i:j].rstrip(" \t\r")
+            if run:
+                lexer.end, lexer.trims = i + len(run), False
+            i = j
         if i == len(text) or text[i] == "\n":
             if line in lines:
                 pending.append(line)
@@ -224,10 +241,6 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
             pending += [n for n in range(line, line + spanned) if n in lines]
             line += spanned
             i = end
-            continue
-        if text[i] not in " \t\r":
-            lexer.end, lexer.trims = i + 1, False
-        i += 1
     return _merged(points)
 
 

@@ -132,19 +132,27 @@ def copy_chart(source: Path, target: Path, leave_out: Callable[[str], bool] | No
         if found is None:
             return set()
         root, rules = found
+        # `folder` is `root` or under it, and under `source`, as walked: paths by slicing
+        relative, in_source = _under(folder, root), _under(folder, str(source))
         skipped = set()
         for name in names:
-            relative = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
-            is_dir = os.path.isdir(os.path.join(folder, name))
-            if rules.ignores_folder(relative) if is_dir else rules.ignores_file(relative):
+            if os.path.isdir(os.path.join(folder, name)):
+                left = rules.ignores_folder(f"{relative}{name}")
+            else:
+                left = rules.ignores_file(f"{relative}{name}") or (
+                    leave_out is not None and leave_out(f"{in_source}{name}")
+                )
+            if left:
                 skipped.add(name)
-            elif leave_out is not None and not is_dir:
-                in_source = os.path.relpath(os.path.join(folder, name), source)
-                if leave_out(in_source.replace(os.sep, "/")):
-                    skipped.add(name)
         return skipped
 
     shutil.copytree(source, target, symlinks=False, copy_function=_link_or_copy, ignore=ignored)
+
+
+def _under(folder: str, root: str) -> str:
+    """`folder` relative to `root` (an ancestor as walked, or itself), `/`-terminated unless empty."""
+    rest = folder[len(root) :].lstrip(os.sep).replace(os.sep, "/")
+    return f"{rest}/" if rest else ""
 
 
 def _missing_local_dependencies(chart_dir: Path) -> list[tuple[str, Path]]:
