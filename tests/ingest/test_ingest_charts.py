@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from aftershock.ingest.affected import affected_charts
-from aftershock.ingest.charts import discover_charts, owning_chart
+from aftershock.ingest.chart_owners import owning_chart
+from aftershock.ingest.charts import discover_charts
 from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import ChartType, DependencySource
 from memtree import MemoryTree
@@ -63,7 +66,18 @@ def test_owning_chart_is_innermost():
         == "wrap/charts/upstream"
     )
     assert owning_chart("wrap/values.yaml", charts).path == "wrap"
+    assert owning_chart("wrap", charts).path == "wrap"  # a chart's own folder
+    assert owning_chart("wrapper/values.yaml", charts) is None  # a folder named alike is not it
     assert owning_chart("README.md", charts) is None
+    assert owning_chart("README.md", list(charts)) is None  # any iterable, not only a tuple
+
+
+def test_a_chart_at_the_repository_root_holds_every_path_no_inner_chart_does():
+    root = replace(discover_charts(platform(), "head")[0], path="")
+    inner = discover_charts(platform(), "head")
+    charts = (root, *inner)
+    assert owning_chart("docs/README.md", charts) is root
+    assert owning_chart("wrap/values.yaml", charts).path == "wrap"
 
 
 def test_library_change_reaches_every_chart_that_includes_it():

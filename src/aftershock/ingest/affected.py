@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from aftershock.ingest.charts import owning_chart
+from aftershock.ingest.chart_owners import owning_chart
 from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import AffectedChart, AffectStep, Chart
 

@@ -386,12 +386,3 @@ def _vendored_entry(
             first[: -len(".tgz")].rsplit("-", 1)[0], "", "", DependencySource.ARCHIVE
         )
     return None
-
-
-def owning_chart(path: str, charts: Iterable[Chart]) -> Chart | None:
-    """The innermost chart whose folder holds `path`."""
-    best: Chart | None = None
-    for chart in charts:
-        if chart.contains(path) and (best is None or len(chart.path) > len(best.path)):
-            best = chart
-    return best

@@ -6,7 +6,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from aftershock.ingest.charts import owning_chart
+from aftershock.ingest.chart_owners import owning_chart
 from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.units import Chart, Unit, UnitKind
 
