@@ -171,17 +171,17 @@ class AftershockConfig(BaseModel):
     kubernetes_version: str | None = None  # target version for version-dependent rules, e.g. "1.31"
     rules: dict[str, RuleSettings] = Field(default_factory=dict)
     scenarios: tuple[ScenarioSettings, ...] = ()
-    releases: ReleaseSettings = Field(default_factory=ReleaseSettings.model_construct)
+    releases: ReleaseSettings = ReleaseSettings.model_construct()
     contexts: tuple[ContextSettings, ...] = ()
-    cluster: ClusterSettings = Field(default_factory=ClusterSettings.model_construct)
+    cluster: ClusterSettings = ClusterSettings.model_construct()
     chart_cache: str | None = (
         None  # folder of external chart archives, relative to the repository (see --chart-cache)
     )
-    tests: TestSettings = Field(default_factory=TestSettings.model_construct)
+    tests: TestSettings = TestSettings.model_construct()
     dependencies: dict[str, str] = Field(
         default_factory=dict
     )  # dependency name or <repository>/<name> -> chart folder here
-    review: ReviewDefaults = Field(default_factory=ReviewDefaults.model_construct)
+    review: ReviewDefaults = ReviewDefaults.model_construct()
     sources: tuple[SourceSettings, ...] = ()  # Flux sources (namespace/name or name) -> folder here
 
     @field_validator("kubernetes_version")
