@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +12,8 @@ from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.tree import EntryKind, Tree, check_symlinks, materialize
 from aftershock.model.errors import FileTooLargeError, MalformedInputError
 
+_SNAPSHOTS = itertools.count()
+
 
 class RefSnapshot:
     """The tree of one commit with the limits of the review applied to every read."""
@@ -19,6 +22,12 @@ class RefSnapshot:
         self.tree = tree
         self.label = label
         self.max_file_bytes = max_file_bytes
+        # Names this snapshot in this process: what is made from its files (a chart's workspace)
+        # is the same whichever batch makes it, and another snapshot of the commit may hold less.
+        self.identity = f"{tree.commit}#{next(_SNAPSHOTS)}"
+        # Facts read from this ref's files, by whoever asks (a name of its own per kind of fact):
+        # the ref does not change while a review reads it, so each is read once per review.
+        self.facts: dict[str, bool] = {}
 
     @classmethod
     @contextmanager

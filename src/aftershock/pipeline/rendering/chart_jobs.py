@@ -6,6 +6,7 @@ or why the chart cannot be rendered at all.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
@@ -73,6 +74,7 @@ class SideJob:
     root: Path | None = None  # the side's workspace, where the chart is materialised
     # dependencies no render can be given, left out of the chart (the same at both refs: `same_dependencies`)
     dependencies_left_out: tuple[DependencyGap, ...] = ()
+    source: str | None = None  # what the workspace is made from (`workspace_source`)
 
 
 def without_templates(job: SideJob, left_out: Iterable[str]) -> SideJob:
@@ -121,8 +123,25 @@ def _with_selection(job: SideJob, selection: TemplateSelection) -> SideJob:
     root = job.root or Path()
     chart_dir = root / job.chart.path
     if not selection.whole:
-        chart_dir = partial_chart(chart_dir, selection, root.parent / f"{root.name}-partial")
+        chart_dir = _partial(root, job.chart, selection, job.source)
     return replace(job, requests=tuple(replace(r, chart_dir=str(chart_dir)) for r in job.requests))
+
+
+def workspace_source(tree: RefSnapshot, settings: RenderSettings) -> str:
+    """What a side's workspace is made from: the snapshot, and the chart cache and earlier commits'
+    chart folders linked in. Two workspaces made from the same hold the same chart folders."""
+    return json.dumps([tree.identity, str(settings.dependency_cache), str(settings.history_root)])
+
+
+def _partial(root: Path, chart: Chart, selection: TemplateSelection, source: str | None) -> Path:
+    """The partial copy of the chart materialised under `root`. Copies made from the same source
+    are shared by every workspace of it (a review materialises a side once per batch of renders,
+    and asks for the same copies in each); without a source, by this workspace alone."""
+    if source is None:
+        return partial_chart(root / chart.path, selection, root.parent / f"{root.name}-partial")
+    return partial_chart(
+        root / chart.path, selection, root.parent / "partial", origin=f"{source}:{chart.path}"
+    )
 
 
 def template_aliases(job: SideJob, name: str) -> tuple[str, ...]:
@@ -145,21 +164,24 @@ def side_jobs(
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
     tree.materialize(prefixes, dest)
     _link_history(prefixes, settings.history_root, dest)
-    varies: dict[str, bool] = {}  # chart folder -> its templates call a random or clock function
     return tuple(
-        _side_job(plan, side, chart, by_path, tree, settings, dest, varies)
-        for plan, chart in present
+        _side_job(plan, side, chart, by_path, tree, settings, dest) for plan, chart in present
     )
 
 
 def chart_request(
-    chart: Chart, root: Path, inputs: RenderInputs, settings: RenderSettings
+    chart: Chart,
+    root: Path,
+    inputs: RenderInputs,
+    settings: RenderSettings,
+    source: str | None = None,
 ) -> RenderRequest:
     """The request rendering `chart`, materialised at `root/<chart path>`, with one side's inputs; a
-    selection of its templates renders a partial copy of it (RenderError when it cannot be made)."""
+    selection of its templates renders a partial copy of it (RenderError when it cannot be made),
+    shared with other workspaces made from the same `source` (`workspace_source`)."""
     chart_dir = root / chart.path
     if not inputs.templates.whole:
-        chart_dir = partial_chart(chart_dir, inputs.templates, root.parent / f"{root.name}-partial")
+        chart_dir = _partial(root, chart, inputs.templates, source)
     return RenderRequest(
         chart_dir=str(chart_dir),
         values=inputs.values,
@@ -199,24 +221,26 @@ def _side_job(
     tree: RefSnapshot,
     settings: RenderSettings,
     dest: Path,
-    varies: dict[str, bool],
 ) -> SideJob:
     gaps = missing_dependencies(chart, charts, settings.dependency_cache)
-    job = SideJob(plan, side, chart, charts, root=dest, dependencies_left_out=gaps)
+    source = workspace_source(tree, settings)
+    job = SideJob(plan, side, chart, charts, root=dest, dependencies_left_out=gaps, source=source)
     if gaps and not renders_without(chart, charts, tree, gaps):
         return replace(job, blocked=blocked_reason(gaps))
     link_local_dependencies(chart, charts, dest)
     link_cached(chart, charts, settings.dependency_cache, dest)
     inputs = plan.base_inputs if side is Side.BASE else plan.head_inputs
     try:
-        request = chart_request(chart, dest, replace(inputs, templates=_selection(job)), settings)
+        request = chart_request(
+            chart, dest, replace(inputs, templates=_selection(job)), settings, source
+        )
     except AftershockError as error:
         return replace(job, blocked=error.line())
     closure = dependency_closure(chart, charts)
     cluster = settings.clusters.get(side.value)
-    if cluster is not None and any(_calls_lookup(tree, path, varies) for path in closure):
+    if cluster is not None and any(_calls_lookup(tree, path) for path in closure):
         request = replace(request, cluster=cluster)
-    twice = any(_varies(tree, path, varies) for path in closure)
+    twice = any(_varies(tree, path) for path in closure)
     return replace(
         job,
         requests=(request, request) if twice else (request,),
@@ -224,10 +248,10 @@ def _side_job(
     )
 
 
-def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
-    """Whether a chart's templates call `lookup` in a template action (read once; shares the memo
-    under its own keys): the word in prose or a comment does not give a render the cluster."""
-    key = f"lookup:{chart_path}"
+def _calls_lookup(tree: RefSnapshot, chart_path: str) -> bool:
+    """Whether a chart's templates call `lookup` in a template action (read once per ref): the word
+    in prose or a comment does not give a render the cluster."""
+    memo, key = tree.facts, f"calls-lookup:{chart_path}"
     if key not in memo:
         prefix = f"{chart_path}/templates" if chart_path else "templates"
         memo[key] = any(
@@ -237,12 +261,14 @@ def _calls_lookup(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> 
     return memo[key]
 
 
-def _varies(tree: RefSnapshot, chart_path: str, memo: dict[str, bool]) -> bool:
-    """Whether a chart's own files call a function whose output differs between renders (read once)."""
-    if chart_path not in memo:
+def _varies(tree: RefSnapshot, chart_path: str) -> bool:
+    """Whether a chart's own files call a function whose output differs between renders (read once
+    per ref: every batch of a review asks again for the same charts)."""
+    memo, key = tree.facts, f"varies:{chart_path}"
+    if key not in memo:
         texts = tree.texts_under([chart_path], suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json"))
-        memo[chart_path] = may_be_nondeterministic(texts)
-    return memo[chart_path]
+        memo[key] = may_be_nondeterministic(texts)
+    return memo[key]
 
 
 def _crd_files(tree: RefSnapshot, closure: Sequence[str], root: Path) -> dict[str, str]:

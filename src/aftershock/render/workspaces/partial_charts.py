@@ -51,13 +51,16 @@ def named_templates(error: str) -> tuple[str, ...]:
     return tuple(name for name in found if not posixpath.basename(name).startswith("_"))
 
 
-def partial_chart(chart_dir: Path, selection: TemplateSelection, copies: Path) -> Path:
+def partial_chart(
+    chart_dir: Path, selection: TemplateSelection, copies: Path, origin: str | None = None
+) -> Path:
     """A copy of the chart at `chart_dir` rendering only what `selection` keeps, made once under
-    `copies` (keyed by the folder and the selection); RenderError when it cannot be made."""
+    `copies` (keyed by the folder, or by the `origin` the caller names for what the folder holds,
+    and the selection); RenderError when it cannot be made."""
     key = hashlib.sha256(
         json.dumps(
             [
-                str(chart_dir),
+                str(chart_dir) if origin is None else origin,
                 selection.left_out,
                 selection.include,
                 selection.exclude,
