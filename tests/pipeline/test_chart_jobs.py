@@ -1,5 +1,6 @@
 """What a side's jobs cost when a review makes them batch after batch: the facts read from a chart's
-files once per ref, and a partial copy of a chart once per source, whichever workspace asks."""
+files once per ref, a shared workspace written once, and a partial copy of a chart once per source,
+whichever workspace asks."""
 
 from dataclasses import replace
 from pathlib import Path
@@ -49,7 +50,10 @@ def _plan(snapshot: RefSnapshot, left_out: tuple[str, ...] = ()):
 def test_a_chart_is_read_for_random_functions_once_per_ref_over_many_batches(tmp_path):
     git, sha = _repo(tmp_path)
     settings = RenderSettings("release", "default")
-    with _CountingReader(git) as reader, RefSnapshot.open(git, sha, "head", 1 << 20, reader) as tree:
+    with (
+        _CountingReader(git) as reader,
+        RefSnapshot.open(git, sha, "head", 1 << 20, reader) as tree,
+    ):
         plan, charts = _plan(tree)
         asked = []
         for batch in range(3):
@@ -57,6 +61,10 @@ def test_a_chart_is_read_for_random_functions_once_per_ref_over_many_batches(tmp
             (job,) = side_jobs([plan], Side.HEAD, (tree, charts), settings, tmp_path / f"w{batch}")
             asked.append(reader.asked)
             assert len(job.requests) == 2  # a chart that calls randAlphaNum renders twice
+        reader.asked = 0  # a batch sharing a workspace with an earlier one writes nothing again
+        (job,) = side_jobs([plan], Side.HEAD, (tree, charts), settings, tmp_path / "w0")
+        assert reader.asked == 0 and len(job.requests) == 2
+        assert (tmp_path / "w0" / "apps/web/templates/secret.yaml").read_text() == RANDOM
     files = len(app_chart("apps/web", "web")) + 1
     # every batch writes the chart's files into its workspace; only the first reads them to scan
     assert asked[0] == 2 * files

@@ -25,6 +25,7 @@ class RefSnapshot:
         # Names this snapshot in this process: what is made from its files (a chart's workspace)
         # is the same whichever batch makes it, and another snapshot of the commit may hold less.
         self.identity = f"{tree.commit}#{next(_SNAPSHOTS)}"
+        self._written: dict[Path, set[str]] = {}  # folder -> the prefixes written there
         # Facts read from this ref's files, by whoever asks (a name of its own per kind of fact):
         # the ref does not change while a review reads it, so each is read once per review.
         self.facts: dict[str, bool] = {}
@@ -101,6 +102,15 @@ class RefSnapshot:
 
     def materialize(self, prefixes: Iterable[str], dest: Path) -> None:
         materialize(self.tree, prefixes, dest, max_file_bytes=self.max_file_bytes)
+
+    def materialize_once(self, prefixes: Iterable[str], dest: Path) -> None:
+        """`materialize`, leaving out the prefixes this snapshot wrote into `dest` before: batches of
+        renders that share a workspace write each chart there once."""
+        written = self._written.setdefault(dest, set())
+        wanted = sorted(set(prefixes) - written)
+        if wanted:
+            self.materialize(wanted, dest)
+            written.update(wanted)
 
     def texts_under(self, prefixes: Iterable[str], *, suffixes: tuple[str, ...]) -> Iterator[str]:
         """Decoded texts of the files under `prefixes` whose names end with one of `suffixes`."""

@@ -95,7 +95,7 @@ def infer_contexts(
     inferred value was found for: the context that rendered with them, else the first one tried."""
     trials = {path: [Inference(c, (), e) for c, e in tried] for path, tried in failed.items()}
     results: dict[str, Inference] = {}
-    for number in range(1, MAX_ROUNDS + 1):
+    for _ in range(MAX_ROUNDS):
         pending = {
             path: layered[:MAX_CONTEXTS]
             for path, tried in trials.items()
@@ -103,7 +103,7 @@ def infer_contexts(
         }
         if not pending:
             break
-        errors = _render_round(pending, plans, run, number)
+        errors = _render_round(pending, plans, run)
         trials = {}
         for path, tried in pending.items():
             done = [replace(t, error=e) for t, e in zip(tried, errors[path])]
@@ -254,7 +254,6 @@ def _render_round(
     trials: Mapping[str, Sequence[Inference]],
     plans: Mapping[str, ChartPlan],
     run: InferenceRun,
-    number: int,
 ) -> dict[str, list[str | None]]:
     items = []
     for path, tried in trials.items():
@@ -276,7 +275,7 @@ def _render_round(
         run.side_input,
         run.renderer,
         run.settings,
-        run.work / f"inferred-{run.side.value}-{number}",
+        run.work / f"inferred-{run.side.value}",  # each round adds to one workspace
         run.rendered,
     )
     errors: dict[str, list[str | None]] = {path: [] for path in trials}

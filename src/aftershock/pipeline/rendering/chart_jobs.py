@@ -162,7 +162,7 @@ def side_jobs(
     at_side = [(p, p.base if side is Side.BASE else p.head) for p in plans]
     present = [(p, c) for p, c in at_side if c is not None]
     prefixes = sorted({d for _, c in present for d in dependency_closure(c, by_path)})
-    tree.materialize(prefixes, dest)
+    tree.materialize_once(prefixes, dest)
     _link_history(prefixes, settings.history_root, dest)
     return tuple(
         _side_job(plan, side, chart, by_path, tree, settings, dest) for plan, chart in present
