@@ -14,23 +14,11 @@ from aftershock.model.contexts import RenderInputs, TemplateSelection
 from aftershock.model.units import AffectedChart, AffectStep
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, side_jobs
 from aftershock.render.plan import plan_renders
+from blob_counts import CountingReader
 from charts import app_chart
 from gitrepo import commit, make_repo
 
 RANDOM = "kind: Secret\nmetadata: {name: s}\nstringData: {pw: {{ randAlphaNum 8 | quote }}}\n"
-
-
-class _CountingReader(BlobReader):
-    """A real blob reader that counts the blobs it is asked for."""
-
-    def __init__(self, repo):
-        super().__init__(repo)
-        self.asked = 0
-
-    def read_many(self, shas):
-        shas = list(shas)
-        self.asked += len(shas)
-        return super().read_many(shas)
 
 
 def _repo(tmp_path: Path) -> tuple[GitRepository, str]:
@@ -51,7 +39,7 @@ def test_a_chart_is_read_for_random_functions_once_per_ref_over_many_batches(tmp
     git, sha = _repo(tmp_path)
     settings = RenderSettings("release", "default")
     with (
-        _CountingReader(git) as reader,
+        CountingReader(git) as reader,
         RefSnapshot.open(git, sha, "head", 1 << 20, reader) as tree,
     ):
         plan, charts = _plan(tree)

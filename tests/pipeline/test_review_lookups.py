@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from aftershock.ingest.charts import discover_charts
-from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.pipeline.context import cluster
 from aftershock.pipeline.context.cluster import folders_naming_lookup
+from blob_counts import CountingReader
 from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
 
@@ -141,19 +141,6 @@ def test_a_change_to_the_looked_up_configmap_reaches_its_chart_only(tmp_path, re
     }
 
 
-class _CountingReader(BlobReader):
-    """A real blob reader that counts the blobs it is asked for."""
-
-    def __init__(self, repo):
-        super().__init__(repo)
-        self.asked = 0
-
-    def read_many(self, shas):
-        shas = list(shas)
-        self.asked += len(shas)
-        return super().read_many(shas)
-
-
 def test_the_lookup_scan_reads_each_template_blob_once_over_both_refs(tmp_path):
     """Which charts' templates name `lookup`, before any is parsed: the base ref reads every template
     once, the head ref only the one file the commit changed; a library's folder counts."""
@@ -162,7 +149,7 @@ def test_the_lookup_scan_reads_each_template_blob_once_over_both_refs(tmp_path):
     git = GitRepository.open(repo)
     known: dict[str, bool] = {}
     found, asked = [], []
-    with _CountingReader(git) as reader:
+    with CountingReader(git) as reader:
         for sha in (base, head):
             with RefSnapshot.open(git, sha, sha, 1 << 20, reader) as tree:
                 folders = {c.path for c in discover_charts(tree, sha)}
