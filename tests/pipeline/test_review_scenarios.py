@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from aftershock.findings.model import Location
 from aftershock.pipeline import ReviewRequest, run_review
+from aftershock.pipeline.review import review_change
 from aftershock.render.scenarios import Scenario, choose, toggle_paths, toggle_scenarios
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
@@ -459,3 +461,69 @@ def test_scenarios_open_the_guards_of_the_changed_lines_whatever_their_type(tmp_
         "guard:mode=strict",
         "guard:audit.enabled=true,audit.sink=remote",
     } <= changed
+
+
+RULES = """\
+{{- $_ := required "must is required" .Values.must }}
+{{- range $path, $bytes := .Files.Glob "alerts/*.tpl" }}
+---
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: {{ base $path | trimSuffix ".tpl" }}
+spec:
+{{ tpl (toString $bytes) $ | indent 2 }}
+{{- end }}
+"""
+
+ALERTS = """\
+groups:
+- name: api
+  rules:
+  - alert: ApiDown
+    expr: up == 0
+  - alert: FeatureBroken
+    expr: feature_errors > 0
+"""
+
+
+def test_a_guard_added_to_a_file_the_chart_renders_through_tpl_is_closed_in_a_scenario(
+    tmp_path, renderer
+):
+    """The context (a ci file, as the defaults fail) turns the feature on; the chart's default is
+    off. The change gates an alert behind it in a file kept outside templates/: the scenario that
+    turns it off, as the chart's users have it, shows the alert go."""
+    repo = make_repo(tmp_path)
+    files = app_chart("c", "c")
+    files["c/values.yaml"] += "feature:\n  enabled: false\n"
+    files["c/templates/rules.yaml"] = RULES
+    files["c/alerts/api.tpl"] = ALERTS
+    files["c/ci/test-values.yaml"] = "must: yes\nfeature:\n  enabled: true\n"
+    base = commit(repo, files, "feat: chart")
+    gated = ALERTS.replace(
+        "  - alert: FeatureBroken\n    expr: feature_errors > 0\n",
+        "{{- if .Values.feature.enabled }}\n"
+        "  - alert: FeatureBroken\n    expr: feature_errors > 0\n{{- end }}\n",
+    )
+    files["c/alerts/a-node.tpl"] = (
+        "groups:\n- name: pod\n  rules:\n  - alert: PodDown\n    expr: up == 0\n"
+    )
+    base = commit(repo, {"c/alerts/a-node.tpl": files["c/alerts/a-node.tpl"]}, "feat: pod alert")
+    labelled = files["c/alerts/a-node.tpl"] + "    labels: {severity: info}\n"
+    commit(
+        repo,
+        {"c/alerts/api.tpl": gated, "c/alerts/a-node.tpl": labelled},
+        "fix: alert only where the feature runs",
+    )
+    outcome = review_change(ReviewRequest(repo=repo, base=base), renderer)
+    doc = review_document(outcome.review)
+    (summary,) = doc["scenarios"]
+    # the toggle flips what the context renders (on), not the chart's default (off)
+    assert "toggle:feature.enabled=false" in summary["ran"]
+    assert "toggle:feature.enabled=true" not in summary["ran"]
+    api = [o for o in doc["objects"] if o["key"]["name"] == "api"]
+    assert [o["scenario"] for o in api] == ["toggle:feature.enabled=false"]  # on, as before
+    assert [f["change"] for f in api[0]["fields"]] == ["removed"]
+    # the finding points at the guard that drops the alert, not at the other file's edit
+    (lost,) = [f for f in outcome.judgement.findings if f.rule_id == "resource-deleted"]
+    assert lost.location == Location("c/alerts/api.tpl", 6)

@@ -345,13 +345,21 @@ _COMMON = frozenset(
 )
 
 
-def changed_fields(files: Iterable[FileChange], chart_folder: str) -> frozenset[str]:
+def changed_fields(
+    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
+) -> frozenset[str]:
     """Field names (`.providers.ec2.enabled` gives providers, ec2) read on the added and removed lines
-    of a chart's templates: a scenario setting a values path through one of them may reach the change."""
+    of a chart's templates, and of the files it renders through `tpl` (`templated`, repository
+    paths): a scenario setting a values path through one of them may reach the change."""
     prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
+    also = set(templated)
     names: set[str] = set()
     for change in files:
-        if change.path.startswith(prefix) or (change.old_path or "").startswith(prefix):
+        if (
+            change.path.startswith(prefix)
+            or (change.old_path or "").startswith(prefix)
+            or change.path in also
+        ):
             for hunk in change.hunks:
                 for line in hunk.lines:
                     if line[:1] in "+-":

@@ -30,3 +30,19 @@ def test_a_word_at_a_lines_start_or_end_is_bounded_by_the_line_not_its_neighbour
     assert text.first(word_pattern("x")) == AddedLine(5, "x")  # before "-y": likewise
     assert text.first(word_pattern("y")) is None  # "-y" holds no whole word y, on its own line
     assert AddedText(()).first(word_pattern("a")) is None
+
+
+def test_lines_beside_a_change_point_at_its_first_added_line():
+    from aftershock.model.change import Hunk
+    from aftershock.rules.support.added_lines import lines_beside
+
+    guarded = Hunk(
+        10, 3, 10, 4, "", (" ok: 1", "+{{- if .Values.on }}", " - alert: Gone", "-old: 2")
+    )
+    dropped = Hunk(30, 2, 31, 1, "", (" keep: 1", "-removed: 2"))
+    beside = AddedText(tuple(lines_beside([guarded, dropped])))
+    assert beside.first(word_pattern("Gone")) == AddedLine(11, "- alert: Gone")
+    assert beside.first(word_pattern("old")) == AddedLine(11, "old: 2")
+    # a hunk that adds nothing points where it starts at head
+    assert beside.first(word_pattern("removed")) == AddedLine(31, "removed: 2")
+    assert beside.first(word_pattern("on")) is None  # added lines are not beside themselves

@@ -16,6 +16,7 @@ from aftershock.pipeline.context.contexts import suite_paths_of
 from aftershock.pipeline.context.demanded import demanded_plans
 from aftershock.pipeline.context.head_values import HeadRun, head_failures, values_required_at_head
 from aftershock.pipeline.context.scenarios import expand_scenarios
+from aftershock.pipeline.context.templated_files import templated_files
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
@@ -40,8 +41,12 @@ def render_chosen(
     planned: Callable[[int], None] | None = None,
 ) -> Rendered:
     """The plans in their contexts, each with its scenarios, rendered at both refs."""
-    fields = {p.path: changed_fields(given.files, p.path) for p in chosen}
     changed = [p for f in given.files for p in (f.path, f.old_path) if p]
+    head_tree = given.sides[1][0]
+    fields = {
+        p.path: changed_fields(given.files, p.path, templated_files(head_tree, p.path, changed))
+        for p in chosen
+    }
     expanded, scenarios = expand_scenarios(
         chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
     )

@@ -15,6 +15,7 @@ from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
+from aftershock.pipeline.context.templated_files import TEMPLATE_SUFFIXES, templated_files
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
@@ -34,8 +35,6 @@ from aftershock.render.scenarios import (
     upgrade_scenarios,
     values_file_scenarios,
 )
-
-_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 
 
 def expand_scenarios(
@@ -121,10 +120,11 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
+    near += templated_files(tree, chart.path, changed)
     # the edited templates' texts, then every template's
     edited_texts = _edited_texts(tree, near)
     texts = edited_texts + list(
-        tree.texts_under([f"{prefix}templates"], suffixes=_TEMPLATE_SUFFIXES)
+        tree.texts_under([f"{prefix}templates"], suffixes=TEMPLATE_SUFFIXES)
     )
     try:
         defaults = parse_values(
@@ -153,15 +153,34 @@ def _candidates(
     at_base = (
         {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
     )
+    # toggles and guards flip what the plan renders with: the chart's keys as its context sets them
+    rendered = effective_values(
+        defaults, (plan.head_inputs if plan.head else plan.base_inputs).values
+    )
+    rendered_at_base = effective_values(base_defaults, plan.base_inputs.values)
     return (
         defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else []
     ) + (
         upgrade_scenarios(p for p in edited if p in at_base)
         + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
-        + _toggles(edited_texts, texts, defaults, _base_guards(plan, base, near, base_defaults))
+        + _toggles(edited_texts, texts, rendered, _base_guards(plan, base, near, rendered_at_base))
         + test_scenarios(tests)
     )
+
+
+def effective_values(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The chart's own keys (`defaults`, its values.yaml) with the values a render is given over
+    them: what a toggle flips. Keys the chart does not hold stay out: no toggle is offered on them."""
+    out: dict[str, Any] = {}
+    for key, value in defaults.items():
+        if key not in given:
+            out[key] = value
+        elif isinstance(value, Mapping) and isinstance(given[key], Mapping):
+            out[key] = effective_values(value, given[key])
+        else:
+            out[key] = given[key]
+    return out
 
 
 def _toggles(
@@ -200,7 +219,7 @@ def _base_guards(
 def _edited_texts(tree: RefSnapshot, near: Sequence[str]) -> list[str]:
     """The texts of the edited template files at one ref (`texts_under` reads folders, not files)."""
     return [
-        text for p in near if p.endswith(_TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
+        text for p in near if p.endswith(TEMPLATE_SUFFIXES) and (text := readable_text(tree, p))
     ]
 
 

@@ -1,5 +1,5 @@
-"""The lines a change adds to a file (head line numbers and texts from its hunks), and the pattern of a
-word on such a line: where a concern about a changed object points."""
+"""The lines a change adds to a file (head line numbers and texts from its hunks), the lines beside
+them, and the pattern of a word on such a line: where a concern about a changed object points."""
 
 from __future__ import annotations
 
@@ -35,6 +35,18 @@ def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
                 line += 1
             elif marker == " ":
                 line += 1
+
+
+def lines_beside(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
+    """The unchanged and removed lines of hunks, each numbered by its hunk's first added line (where
+    the hunk starts at head when it adds none): a word on them (an alert a new guard now encloses,
+    a removed key) points at the change beside it."""
+    for hunk in hunks:
+        first = next(added_lines([hunk]), None)
+        at = first.line if first is not None else hunk.new_start
+        for raw in hunk.lines:
+            if raw[:1] in (" ", "-"):
+                yield AddedLine(at, raw[1:])
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from aftershock.rules.support.added_lines import (
     AddedLine,
     AddedText,
     added_lines,
+    lines_beside,
     word_pattern,
 )
 from aftershock.rules.support.cached import cached
@@ -258,6 +259,12 @@ class ReviewIndex:
         return {path: AddedText(lines) for path, lines in self._added_lines.items() if lines}
 
     @cached
+    def _beside_texts(self) -> dict[str, AddedText]:
+        """Per changed file, its hunks' unchanged and removed lines (none in a file added whole)."""
+        found = {change.path: tuple(lines_beside(change.hunks)) for change in self.review.files}
+        return {path: AddedText(lines) for path, lines in found.items() if lines}
+
+    @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
         """chart path -> its own folder and every local dependency's folder, transitively."""
         by_path = {chart.path: chart for chart in self.review.charts}
@@ -306,7 +313,8 @@ class ReviewIndex:
         return found
 
     def locate_in_change(self, files: Sequence[str], tokens: Iterable[str]) -> Location | None:
-        """The first added line of `files` naming a token (as a word); else the first added line."""
+        """The first added line of `files` naming a token (as a word); else the change beside the
+        first unchanged or removed line of their hunks naming one; else the first added line."""
         # a line holds no line break: nor does a token found on one
         patterns = [word_pattern(t) for t in tokens if t and "\n" not in t]
         for pattern in patterns:
@@ -316,6 +324,13 @@ class ReviewIndex:
                 )
                 if added is not None:
                     return Location(path, added.line)
+        for pattern in patterns:  # a word beside a change: the change that encloses or drops it
+            for path in files:
+                beside = (
+                    self._beside_texts[path].first(pattern) if path in self._beside_texts else None
+                )
+                if beside is not None:
+                    return Location(path, beside.line)
         for path in files:
             lines = self.added_lines(path)
             if lines:

@@ -141,7 +141,7 @@ def _alerts_removed(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
             delta=Delta.INTRODUCED,
             severity=Severity.MEDIUM,
             message=f"{pair.display} loses alerting rules, which stop firing: {_names(lost)}",
-            location=ctx.index.locate_object(pair, ("alert", *lost[:3]), in_change=True),
+            location=ctx.index.locate_object(pair, (*lost[:3], "alert"), in_change=True),
             path=pair.impact_path("spec.groups", "removes"),
             facts=(Fact("object", pair.key.id), Fact("alerts", lost)),
             scope_paths=pair.scope_paths,

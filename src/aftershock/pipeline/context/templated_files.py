@@ -1,0 +1,46 @@
+"""Chart files kept outside `templates/` that the chart renders as templates: alert rules or config
+snippets a template reads through `.Files` (`Get`, `Glob`) and passes to `tpl`. An edit to one is an
+edit to a template: its guards are the scenarios that reach the edit, and the values paths its
+changed lines read rank them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.pipeline.context.refused import readable_text
+
+TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
+_TPL_CALL = re.compile(r"\btpl\b")
+
+
+def templated_files(tree: RefSnapshot, chart_path: str, changed: Iterable[str]) -> list[str]:
+    """The changed paths of the chart (repository paths) that its templates may render through
+    `tpl` from `.Files`: outside `templates/` and `charts/`, holding a template action, in a chart
+    one of whose templates reads `.Files` and calls `tpl`."""
+    prefix = f"{chart_path}/" if chart_path else ""
+    found = [
+        path
+        for path in changed
+        if path.startswith(prefix)
+        and path.endswith(TEMPLATE_SUFFIXES)
+        and not path[len(prefix) :].startswith(("templates/", "charts/"))
+        and "/templates/" not in f"/{path[len(prefix) :]}"
+    ]
+    if not found or not _renders_files(tree, chart_path):
+        return []
+    return [path for path in found if "{{" in (readable_text(tree, path) or "")]
+
+
+def _renders_files(tree: RefSnapshot, chart_path: str) -> bool:
+    """Whether one of the chart's own templates reads `.Files` and calls `tpl` (read once per ref)."""
+    memo, key = tree.facts, f"tpl-files:{chart_path}"
+    if key not in memo:
+        prefix = f"{chart_path}/templates" if chart_path else "templates"
+        memo[key] = any(
+            ".Files." in text and _TPL_CALL.search(text) is not None
+            for text in tree.texts_under([prefix], suffixes=TEMPLATE_SUFFIXES)
+        )
+    return memo[key]
