@@ -343,7 +343,7 @@ def test_an_object_says_the_scenarios_that_changed_it_alike(browser, lib_page, t
     assert ["render", "charts/apps/orders"] in rows
     assert [
         "changed alike in",
-        "toggle:autoscaling.enabled=true, toggle:ingress.enabled=true, toggle:serviceAccount.create=false",
+        "toggle:autoscaling.enabled=true, toggle:ingress.enabled=false, toggle:serviceAccount.create=false",
     ] in rows
     png = browser.screenshot()
     (tmp_path / "object.png").write_bytes(png)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from aftershock.model.change import Hunk
@@ -81,3 +81,15 @@ class AddedText:
                 else self.lines[bisect.bisect_right(self.starts, match.start()) - 1]
             )
         return self.found[pattern]
+
+
+def first_naming(
+    texts: Mapping[str, AddedText], files: Sequence[str], patterns: Sequence[re.Pattern[str]]
+) -> tuple[str, AddedLine] | None:
+    """The first line of `files` (their texts in `texts`) holding the first pattern that any holds."""
+    for pattern in patterns:
+        for path in files:
+            found = texts[path].first(pattern) if path in texts else None
+            if found is not None:
+                return path, found
+    return None

@@ -26,11 +26,12 @@ from aftershock.rules.support.added_lines import (
     AddedLine,
     AddedText,
     added_lines,
+    first_naming,
     lines_beside,
     word_pattern,
 )
 from aftershock.rules.support.cached import cached
-from aftershock.rules.support.globs import paths_in_folder
+from aftershock.rules.support.globs import dependency_folders, paths_in_folder
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 T = TypeVar("T")
@@ -266,19 +267,7 @@ class ReviewIndex:
 
     @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
-        """chart path -> its own folder and every local dependency's folder, transitively."""
-        by_path = {chart.path: chart for chart in self.review.charts}
-        closure: dict[str, tuple[str, ...]] = {}
-        for path in by_path:
-            seen, queue = [path], [path]
-            while queue:
-                chart = by_path.get(queue.pop())
-                for dep in chart.dependencies if chart else ():
-                    if dep.resolved_path and dep.resolved_path not in seen:
-                        seen.append(dep.resolved_path)
-                        queue.append(dep.resolved_path)
-            closure[path] = tuple(seen)
-        return closure
+        return dependency_folders(self.review.charts)
 
     def added_lines(self, path: str) -> tuple[AddedLine, ...]:
         return self._added_lines.get(path, ())
@@ -317,20 +306,10 @@ class ReviewIndex:
         first unchanged or removed line of their hunks naming one; else the first added line."""
         # a line holds no line break: nor does a token found on one
         patterns = [word_pattern(t) for t in tokens if t and "\n" not in t]
-        for pattern in patterns:
-            for path in files:
-                added = (
-                    self._added_texts[path].first(pattern) if path in self._added_texts else None
-                )
-                if added is not None:
-                    return Location(path, added.line)
-        for pattern in patterns:  # a word beside a change: the change that encloses or drops it
-            for path in files:
-                beside = (
-                    self._beside_texts[path].first(pattern) if path in self._beside_texts else None
-                )
-                if beside is not None:
-                    return Location(path, beside.line)
+        # a word beside a change (second): the change that encloses or drops it
+        for texts in (self._added_texts, self._beside_texts):
+            if found := first_naming(texts, files, patterns):
+                return Location(found[0], found[1].line)
         for path in files:
             lines = self.added_lines(path)
             if lines:
