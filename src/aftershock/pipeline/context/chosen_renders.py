@@ -15,7 +15,7 @@ from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, Scen
 from aftershock.pipeline.context.contexts import suite_paths_of
 from aftershock.pipeline.context.demanded import demanded_plans
 from aftershock.pipeline.context.head_values import HeadRun, head_failures, values_required_at_head
-from aftershock.pipeline.context.scenarios import expand_scenarios
+from aftershock.pipeline.context.scenarios import ChartEdits, expand_scenarios
 from aftershock.pipeline.context.templated_files import templated_files
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
@@ -42,13 +42,9 @@ def render_chosen(
 ) -> Rendered:
     """The plans in their contexts, each with its scenarios, rendered at both refs."""
     changed = [p for f in given.files for p in (f.path, f.old_path) if p]
-    head_tree = given.sides[1][0]
-    fields = {
-        p.path: changed_fields(given.files, p.path, templated_files(head_tree, p.path, changed))
-        for p in chosen
-    }
+    edits = _chart_edits(given, chosen, changed)
     expanded, scenarios = expand_scenarios(
-        chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, fields
+        chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, edits
     )
     reviews, gaps = review_charts(
         expanded,
@@ -61,8 +57,25 @@ def render_chosen(
         trace=given.changed_lines,
     )
     return _refill(
-        given, chosen, changed, fields, (reviews, gaps, scenarios), renderer, settings, work
+        given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
     )
+
+
+def _chart_edits(
+    given: StageInput, plans: Sequence[ChartPlan], changed: list[str]
+) -> dict[str, ChartEdits]:
+    """What the change edits of each planned chart besides its templates, found once per chart (as
+    its head has it; its base for a chart the head removes)."""
+    (base_tree, _), (head_tree, _) = given.sides
+    edits: dict[str, ChartEdits] = {}
+    for plan in plans:
+        if plan.path not in edits:
+            tree = head_tree if plan.head is not None else base_tree
+            templated = tuple(templated_files(tree, plan.path, changed))
+            edits[plan.path] = ChartEdits(
+                templated, changed_fields(given.files, plan.path, templated)
+            )
+    return edits
 
 
 def with_head_values(
@@ -135,7 +148,7 @@ def _refill(
     given: StageInput,
     plans: Sequence[ChartPlan],
     changed: list[str],
-    fields: dict[str, frozenset[str]],
+    edits: dict[str, ChartEdits],
     done: Rendered,
     renderer: Renderer,
     settings: RenderSettings,
@@ -157,7 +170,7 @@ def _refill(
         if plan.path in invalid and plan.release is None:
             cap = given.max_scenarios + invalid[plan.path]
             found, summary = expand_scenarios(
-                [plan], *given.sides, changed, cap, given.config.scenarios, fields
+                [plan], *given.sides, changed, cap, given.config.scenarios, edits
             )
             more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
             replaced[plan.path] = summary[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
@@ -15,7 +15,7 @@ from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
-from aftershock.pipeline.context.templated_files import TEMPLATE_SUFFIXES, templated_files
+from aftershock.pipeline.context.templated_files import TEMPLATE_SUFFIXES
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.plan import ChartPlan, RenderInputs
@@ -37,6 +37,16 @@ from aftershock.render.scenarios import (
 )
 
 
+@dataclass(frozen=True)
+class ChartEdits:
+    """What a change edits of one chart, for choosing its scenarios: the files it renders through
+    `tpl` (`templated_files`: edited templates too), and the field names its changed template lines
+    read (`diff.exercise.changed_fields`), which rank the scenarios."""
+
+    templated: tuple[str, ...] = ()
+    fields: frozenset[str] = frozenset()
+
+
 def expand_scenarios(
     plans: Sequence[ChartPlan],
     base: SideInput,
@@ -44,19 +54,19 @@ def expand_scenarios(
     changed: Iterable[str],
     cap: int,
     declared: Sequence[ScenarioSettings] = (),
-    fields: Mapping[str, frozenset[str]] | None = None,
+    edits: Mapping[str, ChartEdits] | None = None,
 ) -> tuple[tuple[ChartPlan, ...], tuple[ScenarioSummary, ...]]:
     """Every plan in each of its chart's scenarios (the default first, then those the configuration
     declares, then the others ranked by what they reach of the change), and what ran or was cut per chart.
-    `fields` names, per chart, the field names the changed template lines read (diff/exercise.py)."""
+    `edits` says, per chart, what of it the change edits besides its templates (`ChartEdits`)."""
     changed_paths = sorted(set(changed))
     expanded: list[ChartPlan] = []
     summaries = []
     for plan in plans:
+        edited = (edits or {}).get(plan.path, ChartEdits())
         found = _edits_first(
             rank_scenarios(
-                _candidates(plan, base, head, changed_paths),
-                (fields or {}).get(plan.path, frozenset()),
+                _candidates(plan, base, head, changed_paths, edited.templated), edited.fields
             ),
             plan,
             changed_paths,
@@ -108,7 +118,11 @@ def _segments(values: Mapping[str, Any]) -> set[str]:
 
 
 def _candidates(
-    plan: ChartPlan, base: SideInput, head: SideInput, changed: list[str]
+    plan: ChartPlan,
+    base: SideInput,
+    head: SideInput,
+    changed: list[str],
+    templated: tuple[str, ...],
 ) -> list[Scenario]:
     tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
     assert chart is not None
@@ -120,7 +134,7 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
-    near += templated_files(tree, chart.path, changed)
+    near += templated
     # the edited templates' texts, then every template's
     edited_texts = _edited_texts(tree, near)
     texts = edited_texts + list(
