@@ -527,3 +527,39 @@ def test_a_guard_added_to_a_file_the_chart_renders_through_tpl_is_closed_in_a_sc
     # the finding points at the guard that drops the alert, not at the other file's edit
     (lost,) = [f for f in outcome.judgement.findings if f.rule_id == "resource-deleted"]
     assert lost.location == Location("c/alerts/api.tpl", 6)
+
+
+def test_the_guard_around_the_template_reading_an_edited_file_opens_in_a_scenario(
+    tmp_path, renderer
+):
+    """The alerts render only with `alerts.enabled`, read through a variable holding `.Values` in the
+    template that globs them: an edit to an alert's expression shows in the scenario turning it on."""
+    repo = make_repo(tmp_path)
+    files = app_chart("c", "c")
+    files["c/values.yaml"] += "alerts:\n  enabled: false\n"
+    files["c/templates/rules.yaml"] = (
+        "{{- $values := .Values }}\n{{- if $values.alerts.enabled }}\n"
+        + (RULES.split("\n", 1)[1])
+        + "{{- end }}\n"
+    )
+    files["c/alerts/api.tpl"] = ALERTS
+    base = commit(repo, files, "feat: chart")
+    commit(repo, {"c/alerts/api.tpl": ALERTS.replace("up == 0", "up < 1")}, "fix: expr")
+    doc = scenario_doc(repo, base, renderer, max_scenarios=2)
+    (summary,) = doc["scenarios"]
+    assert summary["ran"] == ["default", "toggle:alerts.enabled=true"]
+    (obj,) = doc["objects"]
+    assert (
+        obj["key"]["kind"] == "PrometheusRule" and obj["scenario"] == "toggle:alerts.enabled=true"
+    )
+
+
+def test_a_variable_holding_the_values_is_read_as_the_values_in_conditions():
+    text = (
+        "{{- $values := .Values }}\n{{- if $values.alerts.enabled }}\n"
+        "{{- if $valuesFor.other }}{{ end }}{{- end }}\n"
+    )
+    assert toggle_paths([text]) == ["alerts.enabled"]
+    assert [
+        s.name for s in toggle_scenarios(toggle_paths([text]), {"alerts": {"enabled": False}})
+    ] == ["toggle:alerts.enabled=true"]

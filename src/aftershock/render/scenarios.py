@@ -25,6 +25,8 @@ from aftershock.render.range_shapes import opened_value, range_bodies, range_ope
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
 # `.Values.a.b`, and `(.Values.a).b` (the nil-safe form) read as `a.b`.
 _VALUES_PATH = re.compile(r"\.Values((?:\.[A-Za-z_]\w*)+)\)?((?:\.[A-Za-z_]\w*)*)")
+# `{{- $values := .Values }}`: a variable naming the values, read as `$values.alerts.enabled`
+_VALUES_ALIAS = re.compile(r"\{\{-?\s*\$(\w+)\s*:?=\s*\$?\.Values\s*-?\}\}")
 
 DEFAULT = "default"
 
@@ -68,11 +70,18 @@ def values_file_scenarios(chart_files: Iterable[str]) -> list[Scenario]:
     return found
 
 
+def _conditions(text: str) -> list[str]:
+    """The template's conditions, a variable set to `.Values` read as `.Values` itself."""
+    for name in set(_VALUES_ALIAS.findall(text)):
+        text = re.sub(rf"\${name}(?=\.[A-Za-z_])", ".Values", text)
+    return _CONDITION.findall(text)
+
+
 def toggle_paths(template_texts: Iterable[str]) -> list[str]:
     """Values paths read in template conditions, in first-seen order."""
     seen: dict[str, None] = {}
     for text in template_texts:
-        for condition in _CONDITION.findall(text):
+        for condition in _conditions(text):
             for inner, outer in _VALUES_PATH.findall(condition):
                 seen.setdefault((inner + outer)[1:], None)
     return list(seen)
@@ -114,7 +123,7 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
     sets: dict[str, dict[str, Any]] = {}
     texts = list(template_texts)
     for text in texts:
-        for condition in _CONDITION.findall(text):
+        for condition in _conditions(text):
             opening = _opening(condition, defaults)
             together = re.search(r"\band\b", condition) is not None and len(opening) > 1
             for group in [opening] if together else [{p: v} for p, v in opening.items()]:

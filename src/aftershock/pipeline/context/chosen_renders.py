@@ -16,7 +16,7 @@ from aftershock.pipeline.context.contexts import suite_paths_of
 from aftershock.pipeline.context.demanded import demanded_plans
 from aftershock.pipeline.context.head_values import HeadRun, head_failures, values_required_at_head
 from aftershock.pipeline.context.scenarios import ChartEdits, expand_scenarios
-from aftershock.pipeline.context.templated_files import templated_files
+from aftershock.pipeline.context.templated_files import reading_templates, templated_files
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
@@ -71,9 +71,10 @@ def _chart_edits(
     for plan in plans:
         if plan.path not in edits:
             tree = head_tree if plan.head is not None else base_tree
-            templated = tuple(templated_files(tree, plan.path, changed))
+            templated = templated_files(tree, plan.path, changed)
+            readers = reading_templates(tree, plan.path, templated)
             edits[plan.path] = ChartEdits(
-                templated, changed_fields(given.files, plan.path, templated)
+                (*templated, *readers), changed_fields(given.files, plan.path, templated)
             )
     return edits
 

@@ -39,11 +39,12 @@ from aftershock.render.scenarios import (
 
 @dataclass(frozen=True)
 class ChartEdits:
-    """What a change edits of one chart, for choosing its scenarios: the files it renders through
-    `tpl` (`templated_files`: edited templates too), and the field names its changed template lines
-    read (`diff.exercise.changed_fields`), which rank the scenarios."""
+    """What a change edits of one chart, for choosing its scenarios: besides its edited templates,
+    the files it renders through `tpl` and the templates that read them (`templated_files`), whose
+    guards open; and the field names its changed template lines read
+    (`diff.exercise.changed_fields`), which rank the scenarios."""
 
-    templated: tuple[str, ...] = ()
+    also_edited: tuple[str, ...] = ()
     fields: frozenset[str] = frozenset()
 
 
@@ -66,7 +67,7 @@ def expand_scenarios(
         edited = (edits or {}).get(plan.path, ChartEdits())
         found = _edits_first(
             rank_scenarios(
-                _candidates(plan, base, head, changed_paths, edited.templated), edited.fields
+                _candidates(plan, base, head, changed_paths, edited.also_edited), edited.fields
             ),
             plan,
             changed_paths,
@@ -122,7 +123,7 @@ def _candidates(
     base: SideInput,
     head: SideInput,
     changed: list[str],
-    templated: tuple[str, ...],
+    also_edited: tuple[str, ...],
 ) -> list[Scenario]:
     tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
     assert chart is not None
@@ -134,7 +135,7 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
-    near += templated
+    near += [p for p in also_edited if p not in near]
     # the edited templates' texts, then every template's
     edited_texts = _edited_texts(tree, near)
     texts = edited_texts + list(
