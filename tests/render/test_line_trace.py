@@ -121,23 +121,24 @@ DECLARED = "{{ $__aftershockTrace := dict }}"
 
 
 def marker(number: int, open_: str = "{{", close: str = "}}") -> str:
-    name = f"m{number}"
-    return (
-        f'{open_} if not (hasKey {RAN} "{name}") }}}}{{{{ $_ := set {RAN} "{name}" true }}}}'
-        f'{{{{ if lookup "{name}.trace.aftershock.dev/v1" "LineTrace" "" "" }}}}{{{{ end }}}}'
-        f"{{{{ end {close}"
-    )
+    return f'{open_} $_ := set {RAN} "m{number}" true {close}'
+
+
+def sent(open_: str = "{{") -> str:
+    """The end of a scope: one request naming every marker the run set."""
+    group = f'(printf "%s.trace.aftershock.dev/v1" (join "-" (keys {RAN})))'
+    return f'{open_} if {RAN} }}}}{{{{ if lookup {group} "LineTrace" "" "" }}}}{{{{ end }}}}{{{{ end }}}}'
 
 
 def test_instrument_puts_a_marker_after_the_text_and_keeps_trailing_blanks_outside():
     result = instrument("a: b  \n{{- if x }}\n", [1], partial=False)
-    assert result.text == DECLARED + "a: b" + marker(0) + "  \n{{- if x }}\n"
+    assert result.text == DECLARED + "a: b" + marker(0) + "  \n{{- if x }}\n" + sent()
     assert result.markers == ((0, (1,)),)
 
 
 def test_a_marker_after_a_right_trim_takes_the_trim():
     result = instrument("{{- if x -}}\n  y\n", [1], partial=False)
-    assert result.text == DECLARED + "{{- if x -}}" + marker(0, close="-}}") + "\n  y\n"
+    assert result.text == DECLARED + "{{- if x -}}" + marker(0, close="-}}") + "\n  y\n" + sent()
 
 
 def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
@@ -146,6 +147,7 @@ def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
     assert result.text == (
         '{{- define "x" -}}{{ $__aftershockTrace := dict -}}\na\n'
         + marker(0, open_="{{-")
+        + sent(open_="{{-")
         + "{{- end }}\n\n"
     )
     assert result.markers == ((0, (3,)),)  # line 4, blank at the top level, is not traceable
@@ -214,14 +216,19 @@ config = access.serve(snapshot_message(ClusterSnapshot()))
 options = {"name": "r", "namespace": "default", "revision": 1, "is_install": True,
            "is_upgrade": False}
 request = {"options": options, "values_json": "{}"}
+server = access._server
+asked = []  # the trace groups Helm asked discovery for
+answer = server.answer
+server.answer = lambda path: (asked.append(path) if ".trace." in path else None, answer(path))[1]
 _render_chart(helm, helm.Chart.load(sys.argv[1]), request, config)
+print(json.dumps(asked))
 print(json.dumps([key[3] for key in access._server._returned]))  # every marker run, repeats too
 """
 
 
-def test_a_marker_runs_its_lookup_once_per_run_of_its_scope(tmp_path):
-    """Ten items: a line in the `range` asks the API server once, not ten times; a `define`
-    included ten times is a scope run ten times, each asking once."""
+def test_a_run_of_a_scope_asks_once_for_all_the_markers_it_ran(tmp_path):
+    """Ten items: a line in the `range` is reported once, not ten times; a `define` included ten
+    times is a scope run ten times, each asking once for both its markers, not once per marker."""
     chart = tmp_path / "plain" / "c"
     (chart / "templates").mkdir(parents=True)
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
@@ -233,16 +240,21 @@ def test_a_marker_runs_its_lookup_once_per_run_of_its_scope(tmp_path):
         '  k{{ $i }}: {{ include "c.item" $v | quote }}\n'
         "  {{- end }}\n"
     )
-    helpers = '{{- define "c.item" -}}\nitem-{{ . }}\n{{- end }}\n'
+    helpers = '{{- define "c.item" -}}\n{{- if . }}\nitem-{{ . }}\n{{- end }}\n{{- end }}\n'
     (chart / "templates" / "cm.yaml").write_text(template)
     (chart / "templates" / "_helpers.tpl").write_text(helpers)
-    files = {"templates/cm.yaml": _every_line(template), "templates/_helpers.tpl": [1, 2, 3]}
+    files = {"templates/cm.yaml": _every_line(template), "templates/_helpers.tpl": [1, 2, 3, 4, 5]}
     traced, markers = traced_chart(chart, files, tmp_path / "copies")
     done = subprocess.run(
         [sys.executable, "-c", COUNTED, str(traced)], capture_output=True, text=True, check=True
     )
-    runs = Counter(json.loads(done.stdout.splitlines()[-1]))
+    asked, ran = (json.loads(line) for line in done.stdout.splitlines()[-2:])
+    runs = Counter(ran)
     in_define = {name for name, (path, _) in markers.items() if path.endswith("_helpers.tpl")}
-    assert in_define and set(runs) - in_define  # markers of both scopes ran
+    assert len(in_define) > 1 and set(runs) - in_define  # markers of both scopes ran
     assert {runs[name] for name in in_define} == {10}
     assert {runs[name] for name in set(runs) - in_define} == {1}  # the range's lines included
+    # one request per run of a scope: the define's ten runs, the template's top level once
+    assert len(asked) == 11
+    groups = [set(path.rpartition("/apis/")[2].split(".")[0].split("-")) for path in asked]
+    assert sum(group == in_define for group in groups) == 10

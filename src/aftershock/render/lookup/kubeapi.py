@@ -14,9 +14,9 @@ A snapshot may hold Secrets: the server answers only under a random path prefix 
 only the kubeconfig it writes for Helm knows (client-go does not send credentials to plain HTTP).
 
 Its HTTP is a lean HTTP/1.1 keep-alive loop over GET requests, not `http.server`'s handler: a line
-trace makes two requests per marker Helm runs (discovery of the marker's group, and `/api`), and
-`http.server` parses each request's headers with the email parser, which cost half the CPU of a
-traced render (0.15 ms a request against 0.06). Anything but a well-formed GET closes the connection.
+trace makes two requests per run of a template scope that ran markers (discovery of their group, and
+`/api`), and `http.server` parses each request's headers with the email parser, which cost half the
+CPU of a traced render (0.15 ms a request against 0.06). Anything but a well-formed GET closes the connection.
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ from urllib.parse import unquote, urlsplit
 
 from aftershock.render.lookup.cluster import ClusterKey, ClusterSnapshot, object_key
 
-# Line traces (render/lookup/line_trace.py) ask discovery for `<marker>.trace.aftershock.dev/v1`: the
-# request itself is the observation, recorded as a `LineTrace` named by the marker; the group serves
-# no kind, so Helm's lookup returns an empty map after that one request.
+# Line traces (render/lookup/line_trace.py) ask discovery for `<markers>.trace.aftershock.dev/v1`
+# (the markers a run of a template scope ran, `m3-m12`): the request itself is the observation,
+# recorded as a `LineTrace` named by each marker; the group serves no kind, so Helm's lookup returns
+# an empty map.
 TRACE_GROUP = "trace.aftershock.dev"
 TRACE_KIND = "LineTrace"
+MARKER_SEPARATOR = "-"  # a scope asks once for every marker it ran: `m3-m12.trace.aftershock.dev`
 
 
 def _resource_list(snapshot: ClusterSnapshot, api_version: str) -> dict[str, Any]:
@@ -153,9 +155,10 @@ class SnapshotServer:
         if not rest:
             group = api_version.rpartition("/")[0]
             if group.endswith(f".{TRACE_GROUP}"):  # a line trace's marker: recorded, serves nothing
+                markers = group.removesuffix(f".{TRACE_GROUP}").split(MARKER_SEPARATOR)
+                keys = [ClusterKey(f"{m}.{TRACE_GROUP}/v1", TRACE_KIND, "", m) for m in markers]
                 with self._lock:
-                    marker = group.removesuffix(f".{TRACE_GROUP}")
-                    self._returned.append(ClusterKey(api_version, TRACE_KIND, "", marker))
+                    self._returned.extend(keys)
             return 200, self._resource_list(snapshot, api_version)
         namespace: str | None = None
         if len(rest) >= 3 and rest[0] == "namespaces":

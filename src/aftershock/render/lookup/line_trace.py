@@ -18,11 +18,16 @@ action ends. A marker at the top level of a partial (`_helpers.tpl` outside any 
 never run, as Helm does not execute partials: the line that ends a `define` is marked just before
 its `end` instead, and the other lines there are not traceable.
 
-A marker asks the server only the first time Helm gets to it in one run of its scope (the template's
-top level, or a `define` body: Go gives each its own variables): each scope that holds markers
-declares a dict where it starts (`{{ $__aftershockTrace := dict }}`, taking over the right trim of
-the `define` before it), and a marker sets its name there before its lookup, which runs only when
-the name is not set yet. A line in a `range` of a hundred items costs one request, not a hundred.
+A marker does not ask the server itself: each scope that holds markers (the template's top level, or
+a `define` body: Go gives each its own variables) declares a dict where it starts
+(`{{ $__aftershockTrace := dict }}`, taking over the right trim of the `define` before it), a marker
+sets its name there (`m12`), and where the scope ends (the text's end, or just before the `define`'s
+`end`) one `lookup` asks for the group naming every marker that run of it set (`m3-m12.trace…`),
+when any did. A run of a scope costs one request whatever it ran: a line in a `range` of a hundred
+items, or the twenty markers of a helper included fifty times, cost what one marker did. A scope
+always runs to its end when the render goes on (Go templates have no `return`; `break` and
+`continue` leave only a `range`), so a render that succeeded reported every scope it ran; one that
+failed traces nothing.
 
 Hand-written, not a library: the markers must sit where Go's text/template lexer puts action
 boundaries (strings, raw strings, comments and trim markers as `text/template/parse` reads them).
@@ -43,7 +48,7 @@ from typing import NamedTuple
 
 from aftershock.model.errors import AftershockError, RenderError
 from aftershock.render.lookup.cluster import ClusterSnapshot
-from aftershock.render.lookup.kubeapi import TRACE_GROUP, TRACE_KIND
+from aftershock.render.lookup.kubeapi import MARKER_SEPARATOR, TRACE_GROUP, TRACE_KIND
 from aftershock.render.workspaces.chart_copies import copy_chart
 
 _OPENS = frozenset({"if", "with", "range", "define", "block"})
@@ -65,18 +70,28 @@ class Instrumented:
     markers: tuple[tuple[int, tuple[int, ...]], ...]  # marker number -> the lines it traces
 
 
+class _ScopeEnd(NamedTuple):
+    """Where a scope sends its markers: the opening delimiter (the trim of the `end` it precedes)."""
+
+    open: str
+    close: str = "}}"
+
+
 def marker_name(number: int) -> str:
     return f"m{number}"
 
 
 def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0) -> Instrumented:
     """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
-    points = _points(text, frozenset(lines), partial)
-    # each scope's record of the markers run, declared where the scope starts (before its markers)
-    events: list[tuple[int, int, str | _Point]] = [
-        (position, 0, _declaration(trims)) for position, trims in {p.scope for p in points}
+    points, ends = _points(text, frozenset(lines), partial)
+    scopes = {p.scope for p in points}
+    # each scope's record of the markers run: declared where the scope starts (before its markers),
+    # sent where it ends (after them)
+    events: list[tuple[int, int, str | _Point | _ScopeEnd]] = [
+        (position, 0, _declaration(trims)) for position, trims in scopes
     ]
     events += [(point.position, 1, point) for point in points]
+    events += [(ends[s][0], 2, _ScopeEnd("{{-" if ends[s][1] else "{{")) for s in scopes]
     out: list[str] = []
     markers: list[tuple[int, tuple[int, ...]]] = []
     done = 0
@@ -85,12 +100,16 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
             out += [text[done:position], what]
             done = position
             continue
-        number, close = first + len(markers), what.close
+        close = what.close
         while position > done and text[position - 1] == "{":  # `{` then `{{` would open an action
             position, close = position - 1, "}}"
-        out += [text[done:position], _marker(what.open, marker_name(number), close)]
+        if isinstance(what, _ScopeEnd):
+            out += [text[done:position], _sent(what.open, close)]
+        else:
+            number = first + len(markers)
+            out += [text[done:position], _marker(what.open, marker_name(number), close)]
+            markers.append((number, what.lines))
         done = position
-        markers.append((number, what.lines))
     out.append(text[done:])
     return Instrumented("".join(out), tuple(markers))
 
@@ -101,12 +120,16 @@ def _declaration(trims: bool) -> str:
 
 
 def _marker(open_: str, name: str, close: str) -> str:
-    """A marker: its lookup runs the first time Helm gets here in this run of the scope (a line in
-    a `range` costs one request, not one per item)."""
-    group = f"{name}.{TRACE_GROUP}/v1"
+    """A marker: notes in its scope's record that Helm got here (no request of its own)."""
+    return f'{open_} $_ := set {_RAN} "{name}" true {close}'
+
+
+def _sent(open_: str, close: str) -> str:
+    """A scope's end: one lookup whose group names the markers this run of the scope set, if any."""
+    group = f'(printf "%s.{TRACE_GROUP}/v1" (join "{MARKER_SEPARATOR}" (keys {_RAN})))'
     return (
-        f'{open_} if not (hasKey {_RAN} "{name}") }}}}{{{{ $_ := set {_RAN} "{name}" true }}}}'
-        f'{{{{ if lookup "{group}" "{TRACE_KIND}" "" "" }}}}{{{{ end }}}}{{{{ end {close}'
+        f'{open_} if {_RAN} }}}}{{{{ if lookup {group} "{TRACE_KIND}" "" "" }}}}'
+        f"{{{{ end }}}}{{{{ end {close}"
     )
 
 
@@ -129,10 +152,14 @@ class _Lexer:
         self.end = 0  # after the last non-blank character outside an action
         self.trims = False  # whether that character closed an action with a right trim
         self.stack: list[str] = []  # open blocks (`if`, `define`, …)
-        # where the last `end` of a `define` starts, and whether it trims left; None after a line end
-        self.define_end: tuple[int, bool] | None = None
+        # where the last `end` of a `define` starts, whether it trims left, and the body it closes;
+        # None after a line end
+        self.define_end: tuple[int, bool, tuple[int, bool]] | None = None
         self.controls = 0  # control actions (`if`, `else`, `end`, …) read so far
-        self.body = (0, False)  # where the last `define` body started, and whether after a trim
+        # where each open `define` (or `block`) body started and whether after a trim, innermost last
+        self.bodies: list[tuple[int, bool]] = []
+        # each scope (where it starts) -> where the `end` that closes it starts, and its left trim
+        self.ends: dict[tuple[int, bool], tuple[int, bool]] = {(0, False): (len(text), False)}
 
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
@@ -153,10 +180,12 @@ class _Lexer:
             self.controls += 1
         i = self._skip_code(i)
         if self._keyword(word) in _DEFINES:
-            self.define_end = (start, left)
+            body = self.bodies.pop() if self.bodies else (0, False)
+            self.define_end = (start, left, body)
+            self.ends[body] = (start, left)
         self._closed(i, start)
         if word in _DEFINES:
-            self.body = (i, self.trims)
+            self.bodies.append((i, self.trims))
         return i
 
     def _skip_code(self, i: int) -> int:
@@ -187,6 +216,11 @@ class _Lexer:
     def in_define(self) -> bool:
         return any(word in _DEFINES for word in self.stack)
 
+    @property
+    def body(self) -> tuple[int, bool]:
+        """Where the innermost `define` body open started (the scope of a marker in it)."""
+        return self.bodies[-1] if self.bodies else (0, False)
+
 
 def _word(text: str, i: int) -> str:
     j = i
@@ -205,9 +239,12 @@ def _string_end(text: str, i: int, quote: str) -> int:
     return j + 1
 
 
-def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
-    """Where each marker goes, in text order. At the top level of a partial, a line that ends the
-    `define` is marked just before its `end` (inside it, taking over the `end`'s left trim)."""
+def _points(
+    text: str, lines: frozenset[int], partial: bool
+) -> tuple[list[_Point], dict[tuple[int, bool], tuple[int, bool]]]:
+    """Where each marker goes, in text order, and where each scope ends. At the top level of a
+    partial, a line that ends the `define` is marked just before its `end` (inside it, taking over
+    the `end`'s left trim)."""
     lexer = _Lexer(text)
     points: list[_Point] = []
     pending: list[int] = []
@@ -241,7 +278,8 @@ def _points(text: str, lines: frozenset[int], partial: bool) -> list[_Point]:
             pending += [n for n in range(line, line + spanned) if n in lines]
             line += spanned
             i = end
-    return _merged(points)
+    # a scope left open (a `define` without `end`) fails to parse: no end to send it from
+    return _merged([p for p in points if p.scope in lexer.ends]), lexer.ends
 
 
 def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | None:
@@ -249,8 +287,8 @@ def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | Non
         scope = lexer.body if lexer.in_define() else (0, False)
         return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines, scope)
     if lexer.define_end is not None:
-        start, left = lexer.define_end
-        return _Point(start, "{{-" if left else "{{", "}}", lines, lexer.body)
+        start, left, body = lexer.define_end
+        return _Point(start, "{{-" if left else "{{", "}}", lines, body)
     return None
 
 
