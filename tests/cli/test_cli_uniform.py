@@ -166,3 +166,50 @@ def test_help_lists_each_command_as_its_own_help_begins_without_importing_it():
     )
     assert "aftershock.cli.review" not in listed.stderr  # no command's module was imported
     assert all(name in listed.stdout for name in COMMANDS)
+
+
+LEAVING = """
+import atexit, sys
+from aftershock.cli.main import main
+ran = sys.argv[1]
+atexit.register(lambda: open(ran, "w").write("handlers ran"))
+
+
+import os
+freed = os.open(ran + ".freed", os.O_CREAT | os.O_WRONLY)
+
+
+class Held:  # freed by the interpreter's teardown, which `leave` skips
+    def __del__(self, write=os.write, fd=freed):
+        write(fd, b"torn down")
+
+
+held = Held()
+sys.argv = ["aftershock", *sys.argv[2:]]
+main()
+"""
+
+
+def test_the_command_ends_the_process_with_its_status_and_runs_the_exit_handlers(tmp_path):
+    """`main` ends the process without the interpreter's teardown (`leave`): the status a command
+    gives, the exit handlers run, and what was printed reaches the pipe."""
+    for args, status in ((["--version"], 0), (["no-such-command"], 2), (["rules", "--x"], 2)):
+        ran = tmp_path / f"ran-{status}-{len(args[0])}"
+        done = subprocess.run(
+            [sys.executable, "-c", LEAVING, str(ran), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == status, (args, done.stderr)
+        assert ran.read_text() == "handlers ran"
+        assert (tmp_path / f"{ran.name}.freed").read_text() == ""  # no teardown freed what was held
+        assert (done.stdout + done.stderr).strip(), args  # the version, or the one-line error
+    # a command that raises SystemExit with a message: the message, and status 1
+    done = subprocess.run(
+        [sys.executable, "-c", "from aftershock.cli.main import leave; leave('gone')"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stderr.strip() == "gone"

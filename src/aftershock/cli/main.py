@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
+import os
 import sys
 from typing import NoReturn
 
@@ -156,4 +158,28 @@ def _imported(module: str, name: str) -> object:
 
 
 def main() -> None:
-    cli(prog_name="aftershock")
+    """The `aftershock` console command."""
+    try:
+        cli(prog_name="aftershock")
+    except SystemExit as done:
+        leave(done.code)
+    leave(0)
+
+
+def leave(code: object) -> NoReturn:
+    """End the process once a command finished, without tearing the interpreter down, as mypy
+    does: a review of a large change holds about a GiB of objects, and freeing them one by one
+    took 1.3 s of a whole-tree review. The exit handlers still run (they stop the kustomize
+    worker), and the output is flushed; the status is what `sys.exit` would give."""
+    if code is None or isinstance(code, int):
+        status = code or 0
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing more to say
+            pass
+    os._exit(status)

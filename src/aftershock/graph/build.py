@@ -261,13 +261,16 @@ _SHOWN_FIELDS = 3
 
 def _produces(nodes: Iterable[Node], provenance: Sequence[ProvenanceEdge]) -> tuple[Edge, ...]:
     """One `produces` edge per values key and object, naming the fields and whether a render observed it."""
-    by_ref: dict[tuple[bool, str], str] = {}
+    values: dict[str, str] = {}  # a values key's ref -> its node's id
+    objects: dict[str, str] = {}  # an object's ref -> its node's id
     for node in nodes:
-        if node.kind in _VALUES_KINDS or node.kind in _OBJECT_KINDS:
-            by_ref.setdefault((node.kind in _VALUES_KINDS, node.ref), node.id)
+        if node.kind in _VALUES_KINDS:
+            values.setdefault(node.ref, node.id)
+        elif node.kind in _OBJECT_KINDS:
+            objects.setdefault(node.ref, node.id)
     grouped: dict[tuple[str, str], list[ProvenanceEdge]] = {}
     for link in provenance:
-        source, target = by_ref.get((True, link.values_ref)), by_ref.get((False, link.object_id))
+        source, target = values.get(link.values_ref), objects.get(link.object_id)
         if source is not None and target is not None:
             grouped.setdefault((source, target), []).append(link)
     return tuple(

@@ -122,22 +122,28 @@ def _walk(starts: tuple[str, ...], adjacency: Mapping[str, tuple[Edge, ...]]) ->
     """Every node reachable from the starts, each by its best path: fewest weak links, then fewest hops,
     then fewest indirect links; remaining ties go to the earlier start and the earlier edge."""
     found: dict[str, Reach] = {}
-    heap: list[tuple[tuple[int, int, int], int, Reach]] = []
-    for start in starts:
-        heapq.heappush(heap, ((0, 0, 0), len(heap), Reach(start, 0, ())))
+    # (cost, order pushed, the reach it extends, the edge): a Reach is made only for the node's
+    # best path, not for each of the edges that offer one (a whole-tree graph has 89,000 edges)
+    heap: list[tuple[tuple[int, int, int], int, Reach | str, Edge | None]] = [
+        ((0, 0, 0), sequence, start, None) for sequence, start in enumerate(starts)
+    ]
     sequence = len(heap)
     while heap:
-        cost, _, reach = heapq.heappop(heap)
-        if reach.node in found:
-            continue
+        cost, _, before, edge = heapq.heappop(heap)
+        if isinstance(before, str):
+            if before in found:
+                continue
+            reach = Reach(before, 0, ())
+        else:
+            assert edge is not None
+            if edge.target in found:
+                continue
+            reach = Reach(edge.target, before.distance + 1, before.path + (edge,))
         found[reach.node] = reach
-        for edge in adjacency.get(reach.node, ()):
-            if edge.target not in found:
-                step = (cost[0] + edge.weak, cost[1] + 1, cost[2] + _indirect(edge.kind))
-                heapq.heappush(
-                    heap,
-                    (step, sequence, Reach(edge.target, reach.distance + 1, reach.path + (edge,))),
-                )
+        for out in adjacency.get(reach.node, ()):
+            if out.target not in found:
+                step = (cost[0] + out.weak, cost[1] + 1, cost[2] + _indirect(out.kind))
+                heapq.heappush(heap, (step, sequence, reach, out))
                 sequence += 1
     return found
 
