@@ -4,6 +4,7 @@ unless --no-state (see `aftershock.pipeline.state`)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,9 +18,10 @@ from aftershock.cli.paths import check_output_file
 from aftershock.judgement.result import ReviewResult
 from aftershock.model.errors import ConfigError
 from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
+from aftershock.model.review import Review
 from aftershock.pipeline import review_change
 from aftershock.pipeline.stage_clock import StageClock, process_cpu, startup_timing
-from aftershock.report.canonical import review_document
+from aftershock.report.canonical import observation_document, review_document
 from aftershock.report.escape import one_line, visible_name
 from aftershock.report.formats import OutputFormat, write_report
 from aftershock.report.gaps import labelled_gaps
@@ -101,12 +103,19 @@ def review_command(
         check_output_file(output, "--output")
     progress = not quiet and out_format not in (OutputFormat.JSON, OutputFormat.SARIF)
     started = startup_timing()  # the imports and the options, before the review
-    result, stateful = _run(ctx, progress=progress, profile=profile)
+    observed: list[tuple[Review, dict[str, Any]]] = []  # made while a large review is judged
+    result, stateful = _run(
+        ctx,
+        progress=progress,
+        profile=profile,
+        beside_judge=lambda review: observed.append((review, observation_document(review))),
+    )
     if stateful is not None and stateful.plan.force_pushed:
         click.echo(f"aftershock: {stateful.plan.reason}", err=True)
     clock = StageClock(cpu=process_cpu)
     with clock.stage("document"):
-        doc = review_document(result.review, result.judgement, stateful)
+        made = next((doc for review, doc in observed if review is result.review), None)
+        doc = review_document(result.review, result.judgement, stateful, made)
         sarif = (
             sarif_document(result.review, result.judgement.findings, baseline=sarif_baseline)
             if out_format is OutputFormat.SARIF
@@ -135,17 +144,21 @@ def review_command(
 
 
 def _run(
-    ctx: click.Context, *, progress: bool, profile: bool
+    ctx: click.Context,
+    *,
+    progress: bool,
+    profile: bool,
+    beside_judge: Callable[[Review], None],
 ) -> tuple[ReviewResult, StatefulReview | None]:
     settings, state = review_settings(ctx), state_settings(ctx)
     request = replace(settings.request, profile=profile)
     with review_backend(settings, progress=progress) as (backend, callbacks):
         if state is None:
-            return review_change(request, backend, callbacks), None
+            return review_change(request, backend, callbacks, beside_judge=beside_judge), None
         # the state store (SQLAlchemy) is loaded only for a review that keeps state
         from aftershock.pipeline.state import review_with_state
 
-        stateful = review_with_state(request, backend, callbacks, state)
+        stateful = review_with_state(request, backend, callbacks, state, beside_judge)
         return stateful.result, stateful
 
 

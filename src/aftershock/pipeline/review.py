@@ -106,12 +106,15 @@ def review_change(
     renderer: Renderer,
     callbacks: RenderCallbacks | None = None,
     clock: StageClock | None = None,
+    beside_judge: Callable[[Review], None] | None = None,
 ) -> ReviewResult:
     """Observe base..head layer by layer, then judge it: findings and verdicts. The garbage collector
-    keeps the review's thresholds meanwhile (`collector`)."""
+    keeps the review's thresholds meanwhile (`collector`). `beside_judge` is work on the review as
+    judged that a large review does while a child process judges it (the document's observed
+    layers): a small one never calls it."""
     clock = clock or StageClock(cpu=process_tree_cpu if request.profile else process_cpu)
     with review_collector():
-        result = _review_change(request, renderer, callbacks, clock)
+        result = _review_change(request, renderer, callbacks, clock, beside_judge)
     return replace(result, timings=clock.timings())
 
 
@@ -120,6 +123,7 @@ def _review_change(
     renderer: Renderer,
     callbacks: RenderCallbacks | None,
     clock: StageClock,
+    beside_judge: Callable[[Review], None] | None,
 ) -> ReviewResult:
     budget = RenderBudget.starting_now(request.deadline_seconds, request.max_renders)
     renderer = BudgetedRenderer(_each_input_once(renderer), budget)
@@ -136,7 +140,7 @@ def _review_change(
             review = observed_review(request, opened, reach, gitops, stage, renderer)
         review = observe_late(request, opened, reach, review, stage, renderer, budget, clock)
         with clock.stage("judge"):
-            return judged(opened, reach, review, budget)
+            return judged(opened, reach, review, budget, beside_judge)
 
 
 def _each_input_once(renderer: Renderer) -> Renderer:

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from aftershock.config.settings import AftershockConfig
@@ -31,6 +32,7 @@ from aftershock.pipeline.builds.gitops import GitOpsReview, review_gitops
 from aftershock.pipeline.context.contexts import Identity
 from aftershock.pipeline.incremental import SinceChanges, changes_since, examined_scope
 from aftershock.pipeline.judge import judge, repository_files, review_config, source_texts
+from aftershock.pipeline.judge_beside import judged_beside
 from aftershock.pipeline.observation.budget import observe_within_budget
 from aftershock.pipeline.rendering.chart_history import DependencyHistory
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
@@ -47,7 +49,7 @@ from aftershock.render.external.dependency_archives import with_cached
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.kustomize import shared_builder
 from aftershock.render.workspaces.tempdirs import fast_temp_root
-from aftershock.safety.secret_taint import test_expectations
+from aftershock.safety.secret_taint import secret_taint, test_expectations
 
 Units = tuple[tuple[str, tuple[Unit, ...]], ...]
 
@@ -276,9 +278,14 @@ def observe_late(
 
 
 def judged(
-    opened: OpenedChange, reach: ChangeReach, review: Review, budget: RenderBudget
+    opened: OpenedChange,
+    reach: ChangeReach,
+    review: Review,
+    budget: RenderBudget,
+    beside: Callable[[Review], None] | None = None,
 ) -> ReviewResult:
-    """Findings and verdicts of the observed review."""
+    """Findings and verdicts of the observed review; a large one judged in a child process while
+    `beside` runs here with the review as judged (`pipeline.judge_beside`)."""
     since = reach.since
     # An incremental review reads the sources of the charts it renders again, not of all affected ones.
     read = (
@@ -289,9 +296,13 @@ def judged(
     sources = source_texts(read, opened.base_tree, opened.head_tree)
     review = replace(review, secret_texts=test_expectations(review, (sources.base, sources.head)))
     own = repository_files(opened.base_tree, opened.head_tree)
-    judgement = judge(
-        review, opened.config, opened.config_source, sources, own, budget.review_deadline
+    judging = partial(
+        judge, review, opened.config, opened.config_source, sources, own, budget.review_deadline
     )
+    # what both the judge and the document hide, found before they part
+    secret_taint(review).scrubber  # noqa: B018
+    late = partial(beside, review) if beside is not None else None
+    judgement = judged_beside(judging, late, opened.work, len(review.chart_reviews))
     return ReviewResult(review, judgement, examined_scope(review, since))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -167,8 +167,10 @@ def review_with_state(
     renderer: Renderer,
     callbacks: RenderCallbacks | None,
     options: StateOptions,
+    beside_judge: Callable[[Review], None] | None = None,
 ) -> StatefulReview:
-    """Review under the target's lock, full or incremental as decided, and record it (or its failure)."""
+    """Review under the target's lock, full or incremental as decided, and record it (or its failure);
+    `beside_judge` as `review_change` takes it."""
     repo = GitRepository.open(request.repo)
     head_sha = repo.resolve(request.head)
     base_sha = base_ref(repo, request, head_sha).sha
@@ -186,7 +188,9 @@ def review_with_state(
             plan = _plan(state, repo, subject, options.requested)
             since = plan.since_sha if plan.mode is ReviewMode.INCREMENTAL else None
             try:
-                result = review_change(replace(request, since=since), renderer, callbacks)
+                result = review_change(
+                    replace(request, since=since), renderer, callbacks, beside_judge=beside_judge
+                )
             except (Exception, KeyboardInterrupt) as error:
                 _record_failure(state, subject, plan, error)
                 raise

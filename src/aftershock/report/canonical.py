@@ -14,18 +14,17 @@ from aftershock.evidence.document import test_evidence_document
 from aftershock.graph import blast_radius, build_graph, graph_section
 from aftershock.model.change import Commit, FileChange
 from aftershock.provenance.document import provenance_document, provenance_edges
-from aftershock.report.contexts import context_document
+from aftershock.report.contexts import context_document, scenarios_document
 from aftershock.report.findings_document import findings_document
 from aftershock.report.lifecycle_document import lifecycle_document
 from aftershock.report.object_entries import review_id, review_objects
 from aftershock.report.redaction import redact_hunk_lines
-from aftershock.report.text import without_dependencies
 from aftershock.safety.secret_taint import SecretTaint, secret_taint
 
 if TYPE_CHECKING:
     from aftershock.judgement.result import Judgement
     from aftershock.judgement.stateful import StatefulReview
-from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review, ScenarioSummary
+from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 
 SCHEMA_VERSION = "3.0"
@@ -35,21 +34,34 @@ MAX_DOCUMENT_CHARS = 4_000_000  # of hunk lines in one document
 
 
 def review_document(
-    review: Review, judgement: Judgement | None = None, state: StatefulReview | None = None
+    review: Review,
+    judgement: Judgement | None = None,
+    state: StatefulReview | None = None,
+    observed: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every layer of the review as plain JSON-compatible data, in a stable order; with its findings
     and verdicts when the rules ran (they always do in `aftershock review`), and the lifecycle of
-    its findings when it was recorded in the review state."""
+    its findings when it was recorded in the review state. `observed` is the review's
+    `observation_document` when it was made already (while the review was judged)."""
     taint = secret_taint(review)
-    doc = _observation(review, taint)
+    doc = dict(observed) if observed is not None else observation_document(review)
     if judgement is not None:
-        doc["config"] = judgement.config_source
-        doc["findings"] = findings_document(
-            judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices
+        doc["config"] = taint.scrub(judgement.config_source)
+        doc["findings"] = taint.scrub(
+            findings_document(
+                judgement.findings, judgement.verdicts, judgement.suppressed, judgement.notices
+            )
         )
     if state is not None:
-        doc["lifecycle"] = lifecycle_document(state)
-    scrubbed: dict[str, Any] = taint.scrub(doc)
+        doc["lifecycle"] = taint.scrub(lifecycle_document(state))
+    return doc
+
+
+def observation_document(review: Review) -> dict[str, Any]:
+    """The layers of the review that do not depend on its judgement, Secret texts hidden: the
+    document less its configuration, findings and lifecycle."""
+    taint = secret_taint(review)
+    scrubbed: dict[str, Any] = taint.scrub(_observation(review, taint))
     return scrubbed
 
 
@@ -83,7 +95,7 @@ def _observation(review: Review, taint: SecretTaint) -> dict[str, Any]:
         "charts": [_chart(c, base_charts.get(c.path)) for c in review.charts],
         "affected_charts": _affected(review),
         "chart_reviews": list(map(_chart_review, review.chart_reviews, objects.review_indexes)),
-        "scenarios": [_scenarios(review, s) for s in review.scenarios],
+        "scenarios": [scenarios_document(review, s) for s in review.scenarios],
         "changed_lines": [
             {**asdict(c), "side": c.side.value, "scenarios": list(c.scenarios)}
             for c in review.changed_lines
@@ -320,51 +332,6 @@ def _render(r: ChartRender) -> dict[str, Any]:
         "error": r.error,
         **({"version": r.chart_version} if r.chart_version else {}),
         **({"warnings": list(r.warnings)} if r.warnings else {}),
-    }
-
-
-def _scenarios(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
-    own = [r for r in review.chart_reviews if r.chart == summary.chart and r.release is None]
-    changed = [r.scenario for r in own if r.outcome is ChartOutcome.CHANGED]
-    failed = [r.scenario for r in own if r.outcome is ChartOutcome.NOT_REVIEWED]
-    invalid = [r.scenario for r in own if r.outcome is ChartOutcome.SCENARIO_INVALID]
-    own = [r for r in own if r.outcome is not ChartOutcome.SCENARIO_INVALID]
-    if failed:
-        text = f"not reviewed in scenario(s) {', '.join(failed)}"
-    elif not own:
-        text = "rendered in no scenario"
-    elif changed:
-        text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
-    elif any(r.partial for r in own):  # never "identically" of the templates left out
-        text = f"the templates that render render identically in all {len(own)} scenario(s)"
-    else:
-        text = f"renders identically in all {len(own)} scenario(s)"
-    by_template = [r for r in own if r.templates_not_rendered]
-    if by_template:
-        left_out = sorted({t.template for r in by_template for t in r.templates_not_rendered})
-        text += (
-            f"; rendered by template in {', '.join(r.scenario for r in by_template)}, "
-            f"not rendered: {', '.join(left_out)}"
-        )
-    without = sorted({d.dependency for r in own for d in r.dependencies_not_rendered})
-    if without:
-        text += f"; {without_dependencies(', '.join(without), len(without))}"
-    new_keys = sorted({k for r in own for k in r.keys_left_out_at_base})
-    if new_keys:
-        text += (
-            f"; at base without {', '.join(new_keys)} (new at head: the base's values schema "
-            f"rejects them) in {', '.join(r.scenario for r in own if r.keys_left_out_at_base)}"
-        )
-    if invalid:
-        text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
-    return {
-        "chart": summary.chart,
-        "ran": list(summary.ran),
-        "cut": list(summary.cut),
-        "changed_in": changed,
-        "not_reviewed_in": failed,
-        "invalid": invalid,
-        "summary": text,
     }
 
 

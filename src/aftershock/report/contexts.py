@@ -1,10 +1,13 @@
-"""The render context of each affected chart in the canonical document, and its one-line text form."""
+"""The render context of each affected chart in the canonical document, and its one-line text form;
+the scenarios each chart rendered in, with a sentence saying what they did."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from aftershock.model.contexts import PLACEHOLDER, ChartContext, HeadNeed, InferredValue
+from aftershock.model.review import ChartOutcome, Review, ScenarioSummary
+from aftershock.report.text import without_dependencies
 
 
 def context_document(context: ChartContext) -> dict[str, Any]:
@@ -85,3 +88,49 @@ def _inferred(value: dict[str, Any]) -> str:
     if value["file"] is None:
         return f"{value['key']} as the placeholder {value['value']!r} (no values file sets it)"
     return f"{value['key']} from {value['file']}"
+
+
+def scenarios_document(review: Review, summary: ScenarioSummary) -> dict[str, Any]:
+    """What each scenario of a chart (its own render, not a release's) did, and a sentence of it."""
+    own = [r for r in review.chart_reviews if r.chart == summary.chart and r.release is None]
+    changed = [r.scenario for r in own if r.outcome is ChartOutcome.CHANGED]
+    failed = [r.scenario for r in own if r.outcome is ChartOutcome.NOT_REVIEWED]
+    invalid = [r.scenario for r in own if r.outcome is ChartOutcome.SCENARIO_INVALID]
+    own = [r for r in own if r.outcome is not ChartOutcome.SCENARIO_INVALID]
+    if failed:
+        text = f"not reviewed in scenario(s) {', '.join(failed)}"
+    elif not own:
+        text = "rendered in no scenario"
+    elif changed:
+        text = f"changes in {len(changed)} of {len(own)} scenario(s): {', '.join(changed)}"
+    elif any(r.partial for r in own):  # never "identically" of the templates left out
+        text = f"the templates that render render identically in all {len(own)} scenario(s)"
+    else:
+        text = f"renders identically in all {len(own)} scenario(s)"
+    by_template = [r for r in own if r.templates_not_rendered]
+    if by_template:
+        left_out = sorted({t.template for r in by_template for t in r.templates_not_rendered})
+        text += (
+            f"; rendered by template in {', '.join(r.scenario for r in by_template)}, "
+            f"not rendered: {', '.join(left_out)}"
+        )
+    without = sorted({d.dependency for r in own for d in r.dependencies_not_rendered})
+    if without:
+        text += f"; {without_dependencies(', '.join(without), len(without))}"
+    new_keys = sorted({k for r in own for k in r.keys_left_out_at_base})
+    if new_keys:
+        text += (
+            f"; at base without {', '.join(new_keys)} (new at head: the base's values schema "
+            f"rejects them) in {', '.join(r.scenario for r in own if r.keys_left_out_at_base)}"
+        )
+    if invalid:
+        text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
+    return {
+        "chart": summary.chart,
+        "ran": list(summary.ran),
+        "cut": list(summary.cut),
+        "changed_in": changed,
+        "not_reviewed_in": failed,
+        "invalid": invalid,
+        "summary": text,
+    }
