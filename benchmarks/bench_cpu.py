@@ -4,8 +4,8 @@
 Over the newest first-parent commits of a platform repository (by default the sapcc corpus) whose
 review reaches exactly one chart, each commit `C^..C` is reviewed by the CLI in a child process
 (`--no-state --no-tests --render-cache off --profile`); its CPU is the child's and its children's
-(git, the render workers), from `getrusage(RUSAGE_CHILDREN)`, so a loaded machine's wall clock does
-not enter. Per review the stage timings the pipeline records (`timings`) are kept too.
+(git, the render workers, and any process left running at its end, which this one adopts and
+reaps), from `getrusage(RUSAGE_CHILDREN)`, so a loaded machine's wall clock does not enter. Per review the stage timings the pipeline records (`timings`) are kept too.
 
 The children run with compiled bytecode, as an installed package does (pip compiles it on install):
 each build's sources are compiled once into a private cache before the first review, so a machine
@@ -25,6 +25,7 @@ interleaved, and the findings of the two are compared (fingerprints, severities,
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import resource
@@ -62,12 +63,25 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _child_cpu(command: Sequence[str], env: dict[str, str]) -> tuple[float, int]:
-    """CPU seconds of a child process and everything it ran, and its exit status."""
+    """CPU seconds of a child process and everything it ran, and its exit status. A process it left
+    running when it ended (an orphan) is this one's to reap, and its CPU counts too (Linux)."""
+    _adopt_orphans()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, env=env, capture_output=True, check=False)
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return cpu, done.returncode
+
+
+def _adopt_orphans() -> None:
+    """Make this process the reaper of its descendants' orphans (prctl PR_SET_CHILD_SUBREAPER)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
 
 
 def python_env(src: Path, pycache: Path) -> dict[str, str]:

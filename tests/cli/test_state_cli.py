@@ -203,3 +203,28 @@ def test_postgresql_by_url(topic, postgres_url):
     history = run(repo, "history", "--state", postgres_url, "--target", "9").stdout.splitlines()
     assert len(history) == 1 and history[0].startswith("#1 ") and "full  complete" in history[0]
     assert not (repo / ".aftershock" / "state.db").exists()
+
+
+def test_a_review_that_keeps_state_judged_in_a_child_writes_the_same_review(topic, monkeypatch):
+    """`aftershock review` with its state: judged in a forked child (the threshold lowered to this
+    review's size) beside the document, the same document and lifecycle as judged in place."""
+    from click.testing import CliRunner
+
+    from aftershock.cli.main import cli
+    from aftershock.pipeline import judge_beside
+
+    repo, base = topic
+    docs, forks, fork = [], [], os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    for fork_at, state in ((judge_beside.FORK_AT, "in-place.db"), (1, "forked.db")):
+        monkeypatch.setattr(judge_beside, "FORK_AT", fork_at)
+        args = ["review", "--repo", str(repo), "--base", base, "--workers", "1", "--format", "json"]
+        done = CliRunner().invoke(cli, [*args, "--state", str(repo.parent / state)])
+        assert done.exit_code == 0, done.output
+        docs.append(json.loads(done.stdout))
+    in_place, forked = docs
+    for doc in docs:
+        doc["repository"] = "<repository>"
+        lifecycle = doc.pop("lifecycle")
+        doc["new"] = sorted(i["fingerprint"] for i in lifecycle["new"])
+    assert forked == in_place and forked["new"] and forks == [1]  # the second review forked
