@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 from aftershock.render.interface import RenderRequest
 from aftershock.render.lookup.line_trace import (
     TRACE_KIND,
+    _instrumented,
     instrument,
     marker_name,
     trace_cluster,
@@ -187,6 +189,21 @@ def test_every_line_of_a_real_chart_traced_renders_the_same(tmp_path, renderer):
     ran = [key for key in marked.lookups if key.kind == TRACE_KIND]
     assert 0 < len(ran) < len(markers)  # some lines ran, the others sit in blocks left off
     shutil.rmtree(clone)
+
+
+def test_a_text_is_instrumented_once_and_numbered_for_each_chart(tmp_path):
+    """A library's helpers, traced in every chart that includes them: lexed once, numbered from
+    each chart's first marker."""
+    text = f"# {tmp_path.name}\na: {{{{ .Values.a }}}}\n{{{{- if .Values.b }}}}\nb: 1\n{{{{- end }}}}\n"
+    before = _instrumented.cache_info()
+    one = instrument(text, range(1, 6), partial=False, first=0)
+    two = instrument(text, range(1, 6), partial=False, first=7)
+    after = _instrumented.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 1)
+    assert len(one.markers) > 1
+    assert [n for n, _ in two.markers] == [n + 7 for n, _ in one.markers]
+    assert [lines for _, lines in two.markers] == [lines for _, lines in one.markers]
+    assert two.text == re.sub(r'"m(\d+)"', lambda m: f'"m{int(m[1]) + 7}"', one.text)
 
 
 def test_lines_with_no_control_action_between_them_share_one_marker():

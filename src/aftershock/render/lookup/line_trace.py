@@ -35,6 +35,7 @@ boundaries (strings, raw strings, comments and trim markers as `text/template/pa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -83,7 +84,21 @@ def marker_name(number: int) -> str:
 
 def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0) -> Instrumented:
     """`text` with a marker for each of `lines` (1-based) that can be traced, numbered from `first`."""
-    points, ends = _points(text, frozenset(lines), partial)
+    pieces, traced = _instrumented(text, frozenset(lines), partial)
+    out = [pieces[0]]
+    for number, piece in enumerate(pieces[1:], first):
+        out += [marker_name(number), piece]
+    return Instrumented("".join(out), tuple(enumerate(traced, first)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _instrumented(
+    text: str, lines: frozenset[int], partial: bool
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """The instrumented text cut where each marker's name goes, and the lines each marker traces:
+    made once per text and lines (a library's helpers are traced in every chart that includes
+    them, and again in each round), then numbered for the chart at hand."""
+    points, ends = _points(text, lines, partial)
     scopes = {p.scope for p in points}
     # each scope's record of the markers run: declared where the scope starts (before its markers),
     # sent where it ends (after them)
@@ -92,8 +107,9 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
     ]
     events += [(point.position, 1, point) for point in points]
     events += [(ends[s][0], 2, _ScopeEnd("{{-" if ends[s][1] else "{{")) for s in scopes]
+    pieces: list[str] = []
     out: list[str] = []
-    markers: list[tuple[int, tuple[int, ...]]] = []
+    traced: list[tuple[int, ...]] = []
     done = 0
     for position, _, what in sorted(events, key=lambda event: event[:2]):
         if isinstance(what, str):
@@ -106,12 +122,14 @@ def instrument(text: str, lines: Collection[int], partial: bool, first: int = 0)
         if isinstance(what, _ScopeEnd):
             out += [text[done:position], _sent(what.open, close)]
         else:
-            number = first + len(markers)
-            out += [text[done:position], _marker(what.open, marker_name(number), close)]
-            markers.append((number, what.lines))
+            before, after = _marker(what.open, close)
+            pieces.append("".join([*out, text[done:position], before]))
+            out = [after]
+            traced.append(what.lines)
         done = position
     out.append(text[done:])
-    return Instrumented("".join(out), tuple(markers))
+    pieces.append("".join(out))
+    return tuple(pieces), tuple(traced)
 
 
 def _declaration(trims: bool) -> str:
@@ -119,9 +137,10 @@ def _declaration(trims: bool) -> str:
     return f"{{{{ {_RAN} := dict {'-}}' if trims else '}}'}"
 
 
-def _marker(open_: str, name: str, close: str) -> str:
-    """A marker: notes in its scope's record that Helm got here (no request of its own)."""
-    return f'{open_} $_ := set {_RAN} "{name}" true {close}'
+def _marker(open_: str, close: str) -> tuple[str, str]:
+    """A marker, before and after its name: notes in its scope's record that Helm got here (no
+    request of its own)."""
+    return f'{open_} $_ := set {_RAN} "', f'" true {close}'
 
 
 def _sent(open_: str, close: str) -> str:
