@@ -169,7 +169,7 @@ def main() -> None:
 def leave(code: object) -> NoReturn:
     """End the process once a command finished, without tearing the interpreter down, as mypy
     does: a review of a large change holds about a GiB of objects, and freeing them one by one
-    took 1.3 s of a whole-tree review. The exit handlers still run (they stop the kustomize
+    took 1.5 s of a whole-tree review. The exit handlers still run (they stop the kustomize
     worker), and the output is flushed; the status is what `sys.exit` would give."""
     if code is None or isinstance(code, int):
         status = code or 0
