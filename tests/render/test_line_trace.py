@@ -206,6 +206,37 @@ def test_a_text_is_instrumented_once_and_numbered_for_each_chart(tmp_path):
     assert two.text == re.sub(r'"m(\d+)"', lambda m: f'"m{int(m[1]) + 7}"', one.text)
 
 
+def test_lines_after_a_block_inside_a_define_belong_to_the_define(tmp_path, renderer):
+    """A `block` inside a `define` is a scope of its own: the define's lines after it report to the
+    define's record (which the block's body cannot see), so the copy still parses and they count."""
+    chart = tmp_path / "plain" / "c"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("enabled: true\n")
+    helpers = (
+        '{{- define "c.data" -}}\n'  # 1
+        "{{- if .Values.enabled }}\n"  # 2
+        "a: 1\n"  # 3
+        "{{- end }}\n"  # 4
+        '{{- block "c.inner" . }}\n'  # 5
+        "b: 2\n"  # 6
+        "{{- end }}\n"  # 7
+        "{{- if .Values.enabled }}\n"  # 8
+        "c: 3\n"  # 9
+        "{{- end }}\n"  # 10
+        "{{- end }}\n"  # 11
+    )
+    (chart / "templates" / "_helpers.tpl").write_text(helpers)
+    template = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\ndata:\n"
+    template += '  {{- include "c.data" . | nindent 2 }}\n'
+    (chart / "templates" / "cm.yaml").write_text(template)
+    # the define's own lines traced only after the block: its record is declared at its start
+    files = {"templates/_helpers.tpl": range(6, 12)}
+    marked, markers = _rendered_both_ways(chart, files, tmp_path / "copies", renderer)
+    ran = {line for key in marked.lookups for line in markers[key.name][1]}
+    assert {6, 8, 9, 11}.issubset(ran)
+
+
 def test_lines_with_no_control_action_between_them_share_one_marker():
     text = (
         "name: {{ .Values.name }}\n"  # 1

@@ -201,7 +201,8 @@ class _Lexer:
         if self._keyword(word) in _DEFINES:
             body = self.bodies.pop() if self.bodies else (0, False)
             self.define_end = (start, left, body)
-            self.ends[body] = (start, left)
+            if body != (0, False):  # the top level ends with the text, never at an `end`
+                self.ends[body] = (start, left)
         self._closed(i, start)
         if word in _DEFINES:
             self.bodies.append((i, self.trims))
