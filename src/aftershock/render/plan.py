@@ -10,6 +10,7 @@ from aftershock.model.contexts import RenderInputs
 from aftershock.model.units import AffectedChart, Chart
 
 __all__ = [
+    "TEMPLATE_SUFFIXES",
     "ChartPlan",
     "RenderInputs",
     "dependency_closure",
@@ -18,6 +19,8 @@ __all__ = [
     "template_repo_path",
 ]
 
+# The files a chart's text may be a template in (or one a template reads through `.Files` and `tpl`).
+TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 # Sprig/Helm functions whose output differs between two renders of the same input, called by name:
 # not a field (`.Values.date`), a variable (`$now`) or a word in a string literal.
 _NONDETERMINISTIC = re.compile(

@@ -15,10 +15,9 @@ from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
-from aftershock.pipeline.context.templated_files import TEMPLATE_SUFFIXES
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
-from aftershock.render.plan import ChartPlan, RenderInputs
+from aftershock.render.plan import TEMPLATE_SUFFIXES, ChartPlan, RenderInputs
 from aftershock.render.scenarios import (
     DEFAULT,
     GUARDS_OPENED,

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.pipeline.context.refused import readable_text
+from aftershock.render.plan import TEMPLATE_SUFFIXES
 
-TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 _TPL_CALL = re.compile(r"\btpl\b")
 # the quoted text after `.Files.Get` / `.Files.Glob`, through a `printf` ("alerts/%s/*.tpl")
 _FILES_PATTERN = re.compile(r'\.Files\.(?:Get|Glob)\s+\(?\s*(?:printf\s+)?"([^"]+)"')
@@ -31,7 +31,7 @@ def templated_files(tree: RefSnapshot, chart_path: str, changed: Iterable[str]) 
         for path in changed
         if path.startswith(prefix)
         and path.endswith(TEMPLATE_SUFFIXES)
-        and not path[len(prefix) :].startswith(("templates/", "charts/"))
+        and not path[len(prefix) :].startswith("charts/")
         and "/templates/" not in f"/{path[len(prefix) :]}"
     ]
     if not found or not _renders_files(tree, chart_path):

@@ -49,11 +49,10 @@ from aftershock.provenance.perturb import (
 from aftershock.releases.parse import release_spec
 from aftershock.releases.values import merge_maps, release_values
 from aftershock.render.interface import Renderer, RenderOutcome, RenderRequest
-from aftershock.render.plan import RenderInputs, dependency_closure
+from aftershock.render.plan import TEMPLATE_SUFFIXES, RenderInputs, dependency_closure
 from aftershock.render.workspaces.workspace import link_local_dependencies
 
 DEFAULT_MAX_RENDERS = 20
-_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 
 
 @dataclass(frozen=True)
@@ -143,7 +142,7 @@ def _template_texts(review: Review, charts: Mapping[str, Chart], root: Path) -> 
         top = str(folder)
         for dirpath, _, names in os.walk(os.path.join(top, "templates")):
             for name in names:
-                if name.endswith(_TEMPLATE_SUFFIXES):
+                if name.endswith(TEMPLATE_SUFFIXES):
                     path = os.path.join(dirpath, name)
                     rel = os.path.relpath(path, top).replace(os.sep, "/")
                     with open(path, encoding="utf-8", errors="replace") as handle:

@@ -33,6 +33,7 @@ from aftershock.render.external.dependency_archives import link_cached
 from aftershock.render.interface import RenderRequest
 from aftershock.render.lookup.cluster import ClusterSnapshot
 from aftershock.render.plan import (
+    TEMPLATE_SUFFIXES,
     ChartPlan,
     RenderInputs,
     dependency_closure,
@@ -266,7 +267,7 @@ def _varies(tree: RefSnapshot, chart_path: str) -> bool:
     per ref: every batch of a review asks again for the same charts)."""
     memo, key = tree.facts, f"varies:{chart_path}"
     if key not in memo:
-        texts = tree.texts_under([chart_path], suffixes=(".yaml", ".yml", ".tpl", ".txt", ".json"))
+        texts = tree.texts_under([chart_path], suffixes=TEMPLATE_SUFFIXES)
         memo[key] = may_be_nondeterministic(texts)
     return memo[key]
 

@@ -31,9 +31,8 @@ from pathlib import Path
 from aftershock.gocompat import yamlio
 from aftershock.ingest.helmignore import HelmIgnore, parse_helmignore
 from aftershock.model.errors import AftershockError
-from aftershock.render.plan import may_be_nondeterministic
+from aftershock.render.plan import TEMPLATE_SUFFIXES, may_be_nondeterministic
 
-_SCANNED_SUFFIXES = (".yaml", ".yml", ".tpl", ".txt", ".json")
 _VALUES_FILE = "values.yaml"
 # A path inside the chart: the subchart folders on the way, then the path in that (sub)chart.
 _IN_A_CHART = re.compile(r"((?:charts/[^/]+/)*)(.*)", re.DOTALL)
@@ -156,7 +155,7 @@ def _hash_folder(
         elif stat.S_ISREG(entry_info.st_mode):
             if ignore.ignores_file(relative):
                 continue
-            scanned = name.endswith(_SCANNED_SUFFIXES)
+            scanned = name.endswith(TEMPLATE_SUFFIXES)
             values_file = walk.values_by_content and _is_values_file(relative)
             facts = _file_facts(path, entry_info, scanned, values_file, walk.memo)
             text_entry, entry = _file_entries(encoded, relative, facts, values_file)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from aftershock.render.plan import TEMPLATE_SUFFIXES
 from aftershock.safety.credential_text import credential_values, is_ordinary, is_sensitive_name
 
 # `kind: Secret` in block or flow style (JSON included), as a template may write it
@@ -24,7 +25,6 @@ _SECRET_KIND = re.compile(
 _PAIR = re.compile(
     r"""["']?(?P<key>[\w.\-]+)["']?\s*:[ \t]*(?P<value>"[^"\n]*"|'[^'\n]*'|[^,{}\[\]\n#]*)"""
 )
-_TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl", ".json", ".txt")
 
 
 def holds_secret(
@@ -62,7 +62,7 @@ def can_render_secret(chart_dir: str) -> bool:
         for name in names:
             if name.endswith((".tgz", ".tar.gz")):
                 return True
-            if not name.endswith(_TEMPLATE_SUFFIXES):
+            if not name.endswith(TEMPLATE_SUFFIXES):
                 continue
             try:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as handle:
