@@ -7,7 +7,12 @@ from typing import Any
 
 import pytest
 
-from aftershock.diff.normalize import UNSTABLE_MASK, find_unstable_paths, normalize
+from aftershock.diff.normalize import (
+    UNSTABLE_MASK,
+    find_unstable_paths,
+    normalize,
+    reordered_paths,
+)
 from aftershock.diff.objects import diff_objects
 from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -354,6 +359,19 @@ def test_unstable_paths_never_show_as_changes():
     head[0] = make("Secret", "creds", {"data": {"password": "cjU=", "user": "cm9vdA=="}})
     (change,) = diff_objects(base, head, unstable=unstable)
     assert [c.path for c in change.fields] == ["data.user"]
+
+
+def test_reordered_texts_and_lists_are_found_and_a_real_change_is_not():
+    base = [config_map("peers", {"ips": "10.0.0.1,10.0.0.2", "seed": "a b", "port": "80"})]
+    base.append(make("ConfigMap", "zones", {"spec": {"zones": ["a", "b", "c"]}}))
+    head = [config_map("peers", {"ips": "10.0.0.2,10.0.0.1", "seed": "a c", "port": "08"})]
+    head.append(make("ConfigMap", "zones", {"spec": {"zones": ["c", "a", "b"]}}))
+    peers, zones = ObjectKey("", "ConfigMap", "default", "peers"), head[1].key
+    found = reordered_paths(base, head)
+    # "08" has the pieces of "80" in another order, but one word: a real change, as "a c" is
+    assert found == {(peers, "data.ips"), (zones, "spec.zones")}
+    (change,) = diff_objects(base, head, unstable=found)
+    assert sorted(c.path for c in change.fields) == ["data.port", "data.seed"]
 
 
 def test_masked_list_entry_keeps_positions():

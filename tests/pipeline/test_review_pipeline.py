@@ -176,6 +176,29 @@ def test_a_map_listed_in_go_s_order_is_not_a_change(tmp_path, renderer):
     assert fields == ["data.mode", "spec.template.spec.containers[name=app].env[name=MODE].value"]
 
 
+def test_a_small_map_listed_in_go_s_order_is_not_a_change_when_two_renders_agree(
+    tmp_path, renderer
+):
+    """Two renders of one input list a two-entry map alike half the time, so they cannot tell what
+    varies: base and head differing only in the order of a field's pieces is no change either. The
+    order here is the values' own, so both renders of each side always agree."""
+    repo = make_repo(tmp_path)
+    listing = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ips\ndata:\n"
+        "  ips: {{ .Values.ips | quote }}\n  mode: {{ .Values.mode | quote }}\n"
+        "  {{- $regions := values .Values.regions }}\n"
+    )
+    values = "replicas: 2\nimage: nginx:1.27.0\nmode: fast\nips: 10.0.0.1,10.0.0.2\nregions: {}\n"
+    files = {**app_chart("c", "c"), "c/templates/ips.yaml": listing, "c/values.yaml": values}
+    base = commit(repo, files, "feat: chart")
+    head = values.replace("fast", "slow").replace("10.0.0.1,10.0.0.2", "10.0.0.2,10.0.0.1")
+    commit(repo, {"c/values.yaml": head}, "feat: slow")
+    (chart,) = review(repo, base, renderer=renderer).chart_reviews
+    fields = sorted(f.path for c in chart.changes for f in c.fields)
+    assert fields == ["data.mode", "spec.template.spec.containers[name=app].env[name=MODE].value"]
+    assert chart.unstable_fields == 1
+
+
 def test_a_random_name_is_one_object_and_the_same_findings_run_after_run(tmp_path, renderer):
     repo = make_repo(tmp_path)
     job = (

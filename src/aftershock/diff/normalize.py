@@ -10,11 +10,16 @@ Two kinds of noise:
 - Unstable values (randAlpha, genCA, uuidv4, now, ...): `find_unstable_paths` compares two renders
   of the same input; `normalize` then removes those paths from an object, so they never show as
   changes (a map key or an identity-matched list entry is deleted, a positional list entry is
-  replaced by UNSTABLE_MASK so later positions stay put).
+  replaced by UNSTABLE_MASK so later positions stay put). Two renders of one input agree by chance
+  where a template lists a small map in Go's random order (`keys`, `values`); so for such a chart
+  `reordered_paths` also counts as unstable a field whose base and head differ only in the order
+  of its pieces, or a list only in the order of its entries.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -30,6 +35,7 @@ from aftershock.diff.paths import (
     parse_path,
 )
 from aftershock.diff.values import is_list, is_map, thaw
+from aftershock.model.diff import FieldChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 NOISE_LABELS = frozenset({"helm.sh/chart"})
@@ -119,6 +125,37 @@ def find_unstable_paths(
         for change in diff_documents(left.body, right.body):
             found.add((pair.base.key, change.path))
     return frozenset(found)
+
+
+# The pieces of a text a listing joins: runs of word characters, and each other character alone.
+_PIECES = re.compile(r"\w+|\W", re.UNICODE)
+
+
+def reordered_paths(
+    base: Sequence[RenderedObject], head: Sequence[RenderedObject]
+) -> UnstablePaths:
+    """(key, path) of every field that differs between base and head only in order: a list with the
+    same entries, or a text with the same pieces (words and single other characters) in another
+    order, as a template joining a map's keys or values in Go's random order gives."""
+    pairs, _, _ = pair_by_key(slots_of(base), slots_of(head))
+    found: set[tuple[ObjectKey, str]] = set()
+    for pair in pairs:
+        left, right = normalize(pair.base.obj), normalize(pair.head.obj)
+        for change in diff_documents(left.body, right.body):
+            if change.kind is FieldChangeKind.REORDERED or _same_pieces(
+                change.before, change.after
+            ):
+                found.add((pair.base.key, change.path))
+    return frozenset(found)
+
+
+def _same_pieces(before: Any, after: Any) -> bool:
+    return (
+        isinstance(before, str)
+        and isinstance(after, str)
+        and len(before) == len(after)
+        and Counter(_PIECES.findall(before)) == Counter(_PIECES.findall(after))
+    )
 
 
 def _lookup(body: Any, keys: tuple[str, ...]) -> Any:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from aftershock.diff.normalize import reordered_paths
 from aftershock.diff.objects import diff_objects
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
@@ -290,6 +291,8 @@ def _diffed(
 ) -> ChartReview:
     """The review of a plan both of whose sides gave objects: what changed between them."""
     unstable = base.unstable | head.unstable
+    if base.varies or head.varies:  # two renders of one input may agree by chance
+        unstable |= reordered_paths(base.objects, head.objects)
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
     review = ChartReview(

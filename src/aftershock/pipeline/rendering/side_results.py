@@ -33,6 +33,7 @@ class SideResult:
     render: ChartRender
     objects: tuple[RenderedObject, ...] = ()
     unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
+    varies: bool = False  # rendered twice: its output may differ from render to render
 
 
 Entry = tuple[SideJob, list[RenderOutcome]]
@@ -104,7 +105,7 @@ def _side_result(job: SideJob, outcomes: list[RenderOutcome], side: Side) -> Sid
         first, second = mask_random_names(renders[0], renders[1])
         renders, unstable = [first, second], find_unstable_paths(first, second)
     render = ChartRender(side, RenderStatus.OK, len(renders[0]), seconds=seconds, lookups=lookups)
-    return SideResult(render, renders[0], unstable)
+    return SideResult(render, renders[0], unstable, varies=len(renders) == 2)
 
 
 def rendered_objects(
