@@ -54,7 +54,7 @@ def changed_runs(
 ) -> list[ChangedRun]:
     """The runs of changed lines in the templates of the given charts (NOTES.txt and tests left out).
     `read(side, path)` gives a file's text at "base" or "head", to tell `{{/* comment */}}` lines."""
-    folders = sorted(chart_folders, key=len, reverse=True)
+    folders = frozenset(chart_folders)
     runs: list[ChangedRun] = []
     for change in files:
         for path, side in ((change.path, "head"), (change.old_path or change.path, "base")):
@@ -82,12 +82,16 @@ def _all_in(run: ChangedRun, lines: frozenset[int]) -> bool:
     return all(n in lines for n in range(run.first, run.last + 1))
 
 
-def _is_template(path: str, folders: Sequence[str]) -> bool:
-    for folder in folders:
-        prefix = f"{folder}/templates/" if folder else "templates/"
-        if path.startswith(prefix):
+def _is_template(path: str, folders: frozenset[str]) -> bool:
+    """Whether `path` is a template of the innermost chart folder holding it under `templates/`:
+    each `/templates/` in the path is tried, the last first (a review of a whole tree asks this of
+    every file, and trying every folder of the tree for each was a second of it)."""
+    at = path.rfind("/templates/")
+    while at >= 0:
+        if path[:at] in folders:
             return path.endswith(_SUFFIXES)
-    return False
+        at = path.rfind("/templates/", 0, at + len("/templates/") - 1)
+    return "" in folders and path.startswith("templates/") and path.endswith(_SUFFIXES)
 
 
 def _runs(path: str, side: str, hunk: Hunk, comments: frozenset[int]) -> list[ChangedRun]:
