@@ -132,7 +132,9 @@ class ChartReview:
     head: ChartRender
     outcome: ChartOutcome
     changes: tuple[ObjectChange, ...] = ()
-    unstable_fields: int = 0  # fields masked because two renders of the same input differed
+    # fields masked as varying: two renders of one input differed, or (in a chart rendered twice)
+    # base and head differ only in order
+    unstable_fields: int = 0
     # Every object rendered on each side (repository template paths), for rules that judge whole objects.
     base_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
