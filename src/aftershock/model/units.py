@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +76,21 @@ class Chart:
 
     def contains(self, path: str) -> bool:
         return self.path == "" or path == self.path or path.startswith(self.path + "/")
+
+
+def dependency_closure(chart: Chart, charts: Mapping[str, Chart]) -> tuple[str, ...]:
+    """The chart's folder and the folders of every local dependency it reaches, transitively."""
+    seen: dict[str, None] = {}
+    stack = [chart.path]
+    while stack:
+        path = stack.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        current = charts.get(path)
+        if current is not None:
+            stack.extend(d.resolved_path for d in current.dependencies if d.resolved_path)
+    return tuple(sorted(seen))
 
 
 class UnitKind(str, enum.Enum):

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from aftershock.model.contexts import RenderInputs
-from aftershock.model.units import AffectedChart, Chart
+from aftershock.model.units import AffectedChart, Chart, dependency_closure
 
 __all__ = [
     "TEMPLATE_SUFFIXES",
@@ -76,21 +76,6 @@ def plan_renders(
         if chart is not None:
             plans.append(ChartPlan(item.chart, chart.name, item, b, h))
     return tuple(plans)
-
-
-def dependency_closure(chart: Chart, charts: Mapping[str, Chart]) -> tuple[str, ...]:
-    """The chart's folder and the folders of every local dependency it reaches, transitively."""
-    seen: dict[str, None] = {}
-    stack = [chart.path]
-    while stack:
-        path = stack.pop()
-        if path in seen:
-            continue
-        seen[path] = None
-        current = charts.get(path)
-        if current is not None:
-            stack.extend(d.resolved_path for d in current.dependencies if d.resolved_path)
-    return tuple(sorted(seen))
 
 
 def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:

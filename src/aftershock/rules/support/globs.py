@@ -1,5 +1,5 @@
 """Path scopes: repository-path globs of rule settings (`*` within a folder, `**` across folders),
-the paths inside a folder, and the folders a chart renders from (its own and its local dependencies').
+and the paths inside a folder.
 
 A pattern matches a path when it matches the path itself or one of its parent folders, so
 `charts/apps`, `charts/apps/*` and `charts/apps/**` all cover `charts/apps/orders/values.yaml`.
@@ -11,8 +11,6 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-
-from aftershock.model.units import Chart
 
 
 @lru_cache(maxsize=512)
@@ -53,19 +51,3 @@ def paths_in_folder(paths: Sequence[str], folder: str) -> list[str]:
         return list(paths)
     inside = paths[bisect_left(paths, folder) : bisect_left(paths, folder + "0")]
     return [p for p in inside if p == folder or p.startswith(folder + "/")]
-
-
-def dependency_folders(charts: Iterable[Chart]) -> dict[str, tuple[str, ...]]:
-    """chart path -> its own folder and every local dependency's folder, transitively."""
-    by_path = {chart.path: chart for chart in charts}
-    closure: dict[str, tuple[str, ...]] = {}
-    for path in by_path:
-        seen, queue = [path], [path]
-        while queue:
-            chart = by_path.get(queue.pop())
-            for dep in chart.dependencies if chart else ():
-                if dep.resolved_path and dep.resolved_path not in seen:
-                    seen.append(dep.resolved_path)
-                    queue.append(dep.resolved_path)
-        closure[path] = tuple(seen)
-    return closure

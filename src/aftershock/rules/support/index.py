@@ -21,6 +21,7 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
+from aftershock.model.units import dependency_closure
 from aftershock.rules.support.access import mapping_keys
 from aftershock.rules.support.added_lines import (
     AddedLine,
@@ -31,7 +32,7 @@ from aftershock.rules.support.added_lines import (
     word_pattern,
 )
 from aftershock.rules.support.cached import cached
-from aftershock.rules.support.globs import dependency_folders, paths_in_folder
+from aftershock.rules.support.globs import paths_in_folder
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 T = TypeVar("T")
@@ -267,7 +268,9 @@ class ReviewIndex:
 
     @cached
     def _dependency_dirs(self) -> dict[str, tuple[str, ...]]:
-        return dependency_folders(self.review.charts)
+        """chart path -> its own folder and every local dependency's folder, transitively."""
+        by_path = {chart.path: chart for chart in self.review.charts}
+        return {path: dependency_closure(chart, by_path) for path, chart in by_path.items()}
 
     def added_lines(self, path: str) -> tuple[AddedLine, ...]:
         return self._added_lines.get(path, ())
