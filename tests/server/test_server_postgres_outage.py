@@ -219,7 +219,14 @@ def test_an_rq_job_whose_outcome_the_worker_could_not_record_ends_in_it(outage):
         outage.deliver(running, "s-1")
         wait_for(lambda: running.service.queue.depth() == 1, 30, "the job to be queued")
         worker = _Worker(outage, settings, redis_url, name, AFTERSHOCK_STATE_ATTEMPTS="2")
-        wait_for(lambda: _completed(outage), 120, "the check run to complete")
+        try:
+            wait_for(lambda: _completed(outage), 120, "the check run to complete")
+        except AssertionError as error:  # say how the job ended, so a failure can be read
+            row = running.service.ledger.get("s-1")
+            raise AssertionError(
+                f"{error}; ledger: {row and (row.outcome, row.detail)}; "
+                f"runs: {outage.fake.runs_for(outage.head)}; worker: {''.join(worker.lines)[-2000:]}"
+            ) from error
         outage.proxy.down()
         log = worker.wait()  # a burst worker: the job ends, its outcome unrecorded
         assert worker.logged("could not be recorded"), log
