@@ -9,6 +9,7 @@ import pytest
 
 from aftershock.diff.normalize import (
     UNSTABLE_MASK,
+    UnstableField,
     find_unstable_paths,
     normalize,
     reordered_paths,
@@ -338,12 +339,12 @@ def test_unstable_paths_are_found_between_two_renders():
     )
     assert unstable == frozenset(
         {
-            (ObjectKey("", "Secret", "default", "creds"), "data.password"),
-            (
+            UnstableField(ObjectKey("", "Secret", "default", "creds"), "data.password"),
+            UnstableField(
                 ObjectKey("apps", "Deployment", "default", "web"),
                 "spec.template.metadata.annotations.rollme",
             ),
-            (ObjectKey("", "ConfigMap", "default", "peers"), "spec.peers[1]"),
+            UnstableField(ObjectKey("", "ConfigMap", "default", "peers"), "spec.peers[1]"),
         }
     )
 
@@ -369,7 +370,7 @@ def test_reordered_texts_and_lists_are_found_and_a_real_change_is_not():
     peers, zones = ObjectKey("", "ConfigMap", "default", "peers"), head[1].key
     found = reordered_paths(base, head)
     # "08" has the pieces of "80" in another order, but one word: a real change, as "a c" is
-    assert found == {(peers, "data.ips"), (zones, "spec.zones")}
+    assert found == {UnstableField(peers, "data.ips"), UnstableField(zones, "spec.zones")}
     (change,) = diff_objects(base, head, unstable=found)
     assert sorted(c.path for c in change.fields) == ["data.port", "data.seed"]
 
@@ -377,6 +378,49 @@ def test_reordered_texts_and_lists_are_found_and_a_real_change_is_not():
 def test_masked_list_entry_keeps_positions():
     obj = make("ConfigMap", "peers", {"spec": {"peers": ["a", "b", "c"]}})
     masked = normalize(
-        obj, frozenset({(obj.key, "spec.peers[1]"), (obj.key, "spec.nothing[name=x].y")})
+        obj,
+        frozenset(
+            {
+                UnstableField(obj.key, "spec.peers[1]"),
+                UnstableField(obj.key, "spec.nothing[name=x].y"),
+            }
+        ),
     )
     assert masked.body["spec"]["peers"] == ["a", UNSTABLE_MASK, "c"]
+
+
+def _script(regions: str, options: str, token: str = "x") -> list[RenderedObject]:
+    text = f"#!/bin/sh\nREGIONS='{regions}'\nOPTS='{options}'\nTOKEN={token}\nexec mysqld\n"
+    return [config_map("start", {"entrypoint.sh": text})]
+
+
+def test_a_script_line_in_random_order_is_masked_and_an_edit_to_another_line_still_shows():
+    """sapcc's percona_cluster: a startup script joins a map's values in Go's order, so two renders
+    of one side differ in that line; the edit to another line of the same script must still show."""
+    unstable = find_unstable_paths(_script("a b", "gcache=1G"), _script("b a", "gcache=1G"))
+    key = ObjectKey("", "ConfigMap", "default", "start")
+    assert {(f.key, f.path) for f in unstable} == {(key, 'data["entrypoint.sh"]')}
+    assert all(f.line is not None for f in unstable)  # lines, not the whole text
+    (change,) = diff_objects(
+        _script("b a", "gcache=1G"), _script("a b", "gcache=2G"), unstable=unstable
+    )
+    (field,) = change.fields
+    assert "OPTS='gcache=2G'" in field.after and "REGIONS" not in field.after
+    assert diff_objects(_script("b a", "x"), _script("a b", "x"), unstable=unstable) == ()
+
+
+def test_a_script_line_with_a_random_value_masks_the_whole_text():
+    unstable = find_unstable_paths(_script("a b", "o", "r1"), _script("b a", "o", "r2"))
+    assert [f.line for f in unstable] == [None]
+
+
+def test_base_and_head_lines_in_another_order_are_masked_and_an_edited_line_is_not():
+    """In a chart rendered twice whose two renders agreed by chance, a script line whose pieces only
+    moved between base and head is masked; a line edited beside it still shows."""
+    base, head = _script("a b", "gcache=1G"), _script("b a", "gcache=2G")
+    found = reordered_paths(base, head)
+    assert len(found) == 1 and next(iter(found)).line is not None
+    (change,) = diff_objects(base, head, unstable=found)
+    (field,) = change.fields
+    assert "OPTS='gcache=1G'" in field.before and "OPTS='gcache=2G'" in field.after
+    assert "'a b'" not in field.before and "'b a'" not in field.after

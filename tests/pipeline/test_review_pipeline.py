@@ -199,6 +199,32 @@ def test_a_small_map_listed_in_go_s_order_is_not_a_change_when_two_renders_agree
     assert chart.unstable_fields == 1
 
 
+def test_an_edit_to_a_script_that_lists_a_map_in_go_s_order_shows_and_the_order_does_not(
+    tmp_path, renderer
+):
+    """sapcc's percona_cluster: the startup script joins a map's values in Go's random order, so
+    the two renders of each side differ in that line. The edit to another line of the script shows,
+    review after review, and the listing's order never does."""
+    repo = make_repo(tmp_path)
+    regions = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))
+    script = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: start\ndata:\n  entrypoint.sh: |\n"
+        "    #!/bin/sh\n    REGIONS='{{ values .Values.regions | join \" \" }}'\n"
+        "    OPTS='{{ .Values.opts }}'\n    exec mysqld\n"
+    )
+    values = f"replicas: 2\nimage: nginx:1.27.0\nopts: gcache=1G\nregions:\n{regions}"
+    files = {**app_chart("c", "c"), "c/templates/start.yaml": script, "c/values.yaml": values}
+    base = commit(repo, files, "feat: chart")
+    commit(repo, {"c/values.yaml": values.replace("gcache=1G", "gcache=2G")}, "fix: cache")
+    for _ in range(2):
+        (chart,) = review(repo, base, renderer=renderer).chart_reviews
+        (change,) = chart.changes
+        (field,) = change.fields
+        assert field.path == 'data["entrypoint.sh"]'
+        assert "OPTS='gcache=2G'" in field.after and "OPTS='gcache=1G'" in field.before
+        assert "10.0.0." not in field.before + field.after
+
+
 def test_a_random_name_is_one_object_and_the_same_findings_run_after_run(tmp_path, renderer):
     repo = make_repo(tmp_path)
     job = (

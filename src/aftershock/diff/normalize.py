@@ -14,14 +14,15 @@ Two kinds of noise:
   where a template lists a small map in Go's random order (`keys`, `values`); so for such a chart
   `reordered_paths` also counts as unstable a field whose base and head differ only in the order
   of its pieces, or a list only in the order of its entries.
+  In a multi-line text (a script, a config file) only the lines that vary are unstable, when they
+  vary in order only (`varying_lines`): an edit to another line of it still shows.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aftershock.diff.fields import diff_documents, entry_matches
@@ -35,6 +36,13 @@ from aftershock.diff.paths import (
     parse_path,
 )
 from aftershock.diff.values import is_list, is_map, thaw
+from aftershock.diff.varying_lines import (
+    PIECES,
+    is_multiline,
+    masked_lines,
+    reordered_lines,
+    varying_lines,
+)
 from aftershock.model.diff import FieldChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 
@@ -42,7 +50,18 @@ NOISE_LABELS = frozenset({"helm.sh/chart"})
 NOISE_ANNOTATION_PREFIXES = ("checksum/",)
 UNSTABLE_MASK = "<unstable>"
 
-UnstablePaths = frozenset[tuple[ObjectKey, str]]
+
+@dataclass(frozen=True)
+class UnstableField:
+    """A field of an object that varies from render to render: the whole of it, or (`line`, a
+    `varying_lines` signature) the lines of its text with that signature."""
+
+    key: ObjectKey
+    path: str
+    line: str | None = None
+
+
+UnstablePaths = frozenset[UnstableField]
 
 # Where an ObjectMeta sits (besides each entry of spec.volumeClaimTemplates).
 _META_PATHS: tuple[tuple[str, ...], ...] = (
@@ -56,14 +75,26 @@ def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> Ren
     """`obj` with Helm noise dropped and its unstable paths removed. The original is never edited:
     what changes is copied (the whole body when unstable paths go; else only the maps on the way
     to the noise), and the rest is shared, read-only, with it."""
-    own = sorted(path for key, path in unstable if key == obj.key)
+    own = [field for field in unstable if field.key == obj.key]
     body = _without_noise(obj.body)
     if not own:
         return obj if body is obj.body else replace(obj, body=body)
     body = thaw(body)  # unstable paths may be anywhere: a whole copy to edit
-    for path in own:
+    whole = sorted({field.path for field in own if field.line is None})
+    for path in whole:
         _remove_path(body, parse_path(path))
+    lines: defaultdict[str, set[str]] = defaultdict(set)
+    for field in own:
+        if field.line is not None and field.path not in whole:
+            lines[field.path].add(field.line)
+    for path, signatures in sorted(lines.items()):
+        _mask_text(body, parse_path(path), frozenset(signatures))
     return replace(obj, body=body)
+
+
+def field_count(unstable: UnstablePaths) -> int:
+    """How many fields vary, whole or in some of their lines."""
+    return len({(field.key, field.path) for field in unstable})
 
 
 def _without_noise(body: Any) -> Any:
@@ -119,16 +150,33 @@ def find_unstable_paths(
     render (e.g. a random name) has no counterpart and yields nothing.
     """
     pairs, _, _ = pair_by_key(slots_of(first), slots_of(second))
-    found: set[tuple[ObjectKey, str]] = set()
+    found: set[UnstableField] = set()
     for pair in pairs:
         left, right = normalize(pair.base.obj), normalize(pair.head.obj)
         for change in diff_documents(left.body, right.body):
-            found.add((pair.base.key, change.path))
+            key, path = pair.base.key, change.path
+            texts = _texts(change.before, change.after)
+            lines = varying_lines(*texts) if texts else None
+            if lines:
+                found.update(_line_fields(key, path, lines))
+            else:
+                found.add(UnstableField(key, path))
     return frozenset(found)
 
 
-# The pieces of a text a listing joins: runs of word characters, and each other character alone.
-_PIECES = re.compile(r"\w+|\W", re.UNICODE)
+def _texts(before: Any, after: Any) -> tuple[str, str] | None:
+    """Both sides of a change to a multi-line text; None for any other change."""
+    if (
+        isinstance(before, str)
+        and isinstance(after, str)
+        and (is_multiline(before) or is_multiline(after))
+    ):
+        return before, after
+    return None
+
+
+def _line_fields(key: ObjectKey, path: str, lines: Iterable[str]) -> set[UnstableField]:
+    return {UnstableField(key, path, line) for line in lines}
 
 
 def reordered_paths(
@@ -138,14 +186,18 @@ def reordered_paths(
     same entries, or a text with the same pieces (words and single other characters) in another
     order, as a template joining a map's keys or values in Go's random order gives."""
     pairs, _, _ = pair_by_key(slots_of(base), slots_of(head))
-    found: set[tuple[ObjectKey, str]] = set()
+    found: set[UnstableField] = set()
     for pair in pairs:
         left, right = normalize(pair.base.obj), normalize(pair.head.obj)
         for change in diff_documents(left.body, right.body):
-            if change.kind is FieldChangeKind.REORDERED or _same_pieces(
+            key, path = pair.base.key, change.path
+            texts = _texts(change.before, change.after)
+            if texts:  # only the lines that moved: another line's edit still shows
+                found.update(_line_fields(key, path, reordered_lines(*texts)))
+            elif change.kind is FieldChangeKind.REORDERED or _same_pieces(
                 change.before, change.after
             ):
-                found.add((pair.base.key, change.path))
+                found.add(UnstableField(key, path))
     return frozenset(found)
 
 
@@ -154,7 +206,7 @@ def _same_pieces(before: Any, after: Any) -> bool:
         isinstance(before, str)
         and isinstance(after, str)
         and len(before) == len(after)
-        and Counter(_PIECES.findall(before)) == Counter(_PIECES.findall(after))
+        and Counter(PIECES.findall(before)) == Counter(PIECES.findall(after))
     )
 
 
@@ -204,6 +256,24 @@ def _remove_path(body: Any, segments: tuple[Segment, ...]) -> None:
         parent[:] = [entry for entry in parent if not entry_matches(entry, last)]
     elif isinstance(last, IndexSegment) and isinstance(parent, list) and last.index < len(parent):
         parent[last.index] = UNSTABLE_MASK
+
+
+def _mask_text(body: Any, segments: tuple[Segment, ...], signatures: frozenset[str]) -> None:
+    """Masks the lines with these signatures in the text at `segments` of `body` (a thawed copy),
+    if a text is there."""
+    parent = body
+    for segment in segments[:-1]:
+        parent = _child(parent, segment)
+    last = segments[-1] if segments else None
+    text = _child(parent, last) if last is not None else None
+    if not isinstance(text, str):
+        return
+    masked = masked_lines(text, signatures, UNSTABLE_MASK)
+    if isinstance(last, KeySegment) and isinstance(parent, dict):
+        for key in [key for key in parent if key_text(key) == last.key]:
+            parent[key] = masked
+    elif isinstance(last, IndexSegment) and isinstance(parent, list):
+        parent[last.index] = masked
 
 
 def _child(value: Any, segment: Segment) -> Any:

@@ -19,7 +19,7 @@ from aftershock.diff.random_names import mask_random_names
 from aftershock.ingest.object_documents import objects_from_documents, parse_documents
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
-from aftershock.model.objects import ObjectKey, RenderedObject
+from aftershock.model.objects import RenderedObject
 from aftershock.model.review import ChartRender, RenderStatus
 from aftershock.model.units import Chart
 from aftershock.pipeline.rendering.chart_jobs import SideJob, reads_cluster
@@ -32,7 +32,7 @@ from aftershock.render.workspaces.partial_charts import every_named_template
 class SideResult:
     render: ChartRender
     objects: tuple[RenderedObject, ...] = ()
-    unstable: frozenset[tuple[ObjectKey, str]] = frozenset()
+    unstable: UnstablePaths = frozenset()
     varies: bool = False  # rendered twice: its output may differ from render to render
 
 
