@@ -43,7 +43,7 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
     if "\n" not in before and "\n" not in after:
         return None
     lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
-    return [line for line in lines if not line.startswith(("---", "+++"))]
+    return list(lines)[2:]  # the ---/+++ header; a removed line may itself start with "--"
 
 
 MAX_SCENARIO_LABEL = 64
