@@ -113,6 +113,42 @@ def test_an_entry_standing_for_scenarios_that_changed_alike_merges_as_their_own_
         assert field_where(configmap, two) == "only in toggle:a=true"
 
 
+def test_the_same_edit_to_a_script_is_one_change_whose_other_lines_differ_by_scenario():
+    """A script line listed in random order is masked in one scenario and not in another (its two
+    renders agreed by chance): the edit both show is one change, in both scenarios."""
+    from aftershock.report.shown import field_where, merged_across_scenarios
+
+    def entry(scenario: str, listing: str, extra: str = "") -> dict:
+        head = f"{extra}#!/bin/sh\nIPS={listing}\nA=1\nB=1\nC=1\nD=1\nOPTS=%s\nexec db\n"
+        return {
+            "id": f"c#{scenario}::cm",
+            "identity": "c::cm",
+            "key": {"id": "cm"},
+            "rendered_in": ["default", "toggle:a=true"],
+            "scenario": scenario,
+            "same_in": [],
+            "change": "changed",
+            "templates": ["t.yaml"],
+            "fields": [
+                {
+                    "path": "data.run",
+                    "change": "modified",
+                    "before": head % "a",
+                    "after": head % "b",
+                }
+            ],
+        }
+
+    one = [entry("default", "<unstable>"), entry("toggle:a=true", "x,y", "# primary\n")]
+    (configmap,) = merged_across_scenarios(one)
+    (field,) = configmap["fields"]
+    assert field_where(configmap, field) is None
+    other = [entry("default", "x"), {**entry("toggle:a=true", "x")}]
+    other[1]["fields"][0]["after"] = other[1]["fields"][0]["after"].replace("OPTS=b", "OPTS=c")
+    (configmap,) = merged_across_scenarios(other)
+    assert len(configmap["fields"]) == 2  # another edit is another change
+
+
 def test_a_long_scenario_id_is_shown_by_a_short_label():
     from aftershock.report.text import MAX_SCENARIO_LABEL, scenario_label
 

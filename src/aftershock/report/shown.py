@@ -10,7 +10,7 @@ from typing import Any
 
 from aftershock.model.diff import VERSION_FIELDS
 from aftershock.model.releases import split_release_id
-from aftershock.report.text import scenarios_phrase
+from aftershock.report.text import scenarios_phrase, text_diff
 
 
 def visible(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -129,9 +129,7 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
         group["scenarios"] += scenarios
         group["templates"] += [t for t in obj["templates"] if t not in group["templates"]]
         for field in obj["fields"]:
-            # the same entry added at another list position in another scenario is one change
-            same = {**field, "path": _LIST_INDEX.sub("[#]", field["path"])}
-            fingerprint = json.dumps(same, sort_keys=True, default=str)
+            fingerprint = _field_fingerprint(field)
             if fingerprint not in group["_fields"]:
                 group["_fields"][fingerprint] = {**field, "id": obj["id"], "scenarios": []}
                 group["fields"].append(group["_fields"][fingerprint])
@@ -139,6 +137,20 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
     for group in groups.values():
         _in_rendered_order(group)
     return list(groups.values())
+
+
+_HUNK_LINES = re.compile(r"^@@ .* @@")
+
+
+def _field_fingerprint(field: dict[str, Any]) -> str:
+    """What makes two scenarios' changes of a field one change: the same entry added at another
+    list position is one; so is the same edit to a text (its diff, at any line number) whose other
+    lines differ, a line masked as varying in one scenario and not in another among them."""
+    same = {**field, "path": _LIST_INDEX.sub("[#]", field["path"])}
+    lines = text_diff(field)
+    if lines is not None:
+        same = {**same, "before": None, "after": [_HUNK_LINES.sub("@@", line) for line in lines]}
+    return json.dumps(same, sort_keys=True, default=str)
 
 
 def _in_rendered_order(group: dict[str, Any]) -> None:

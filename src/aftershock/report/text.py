@@ -38,7 +38,11 @@ def field_line(field: dict[str, Any]) -> str:
 def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
     """A line diff for a modified multi-line string (e.g. a config file in a ConfigMap), else None."""
     before, after = field.get("before"), field.get("after")
-    if field["change"] != "modified" or not isinstance(before, str) or not isinstance(after, str):
+    if (
+        field.get("change") != "modified"
+        or not isinstance(before, str)
+        or not isinstance(after, str)
+    ):
         return None
     if "\n" not in before and "\n" not in after:
         return None
