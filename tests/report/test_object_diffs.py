@@ -117,3 +117,32 @@ def test_a_flux_build_substituting_a_secret_shows_no_plain_diff_and_no_secret(tm
     assert [f["path"] for f in config_map["fields"]] == ["data.mode"] and config_map["diff"] is None
     text = json.dumps(doc) + render_markdown(doc)
     assert "7f3c9e2a-tunnel-4b1d" not in text
+
+
+def test_what_varies_render_to_render_is_no_change_in_the_plain_diff_either(tmp_path, renderer):
+    """A random token and a script line listing a map in Go's order differ in every render: the
+    plain diff shows the edit beside them, the same review after review, and neither of them."""
+    script = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: start}\ndata:\n"
+        "  token: {{ randAlphaNum 12 | quote }}\n  run.sh: |\n    #!/bin/sh\n"
+        "    IPS='{{ values .Values.regions | join \",\" }}'\n    OPTS='{{ .Values.opts }}'\n"
+    )
+    regions = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))
+    repo = make_repo(tmp_path)
+    files = {
+        "db/Chart.yaml": chart_yaml("db"),
+        "db/templates/start.yaml": script,
+        "db/values.yaml": f"opts: a\nregions:\n{regions}",
+    }
+    base = commit(repo, files, "feat: db")
+    head = commit(repo, {"db/values.yaml": f"opts: b\nregions:\n{regions}"}, "fix: opts")
+    shown = set()
+    for _ in range(2):
+        result = review_change(
+            ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer
+        )
+        (obj,) = review_document(result.review, result.judgement)["objects"]
+        changed = [line for line in obj["diff"].splitlines() if line[:1] in "+-"]
+        assert changed == ["-    OPTS='a'", "+    OPTS='b'"], obj["diff"]
+        shown.add(obj["diff"])
+    assert len(shown) == 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from aftershock.diff.fields import diff_documents, entry_matches
@@ -43,22 +43,12 @@ from aftershock.diff.varying_lines import (
     reordered_lines,
     varying_lines,
 )
-from aftershock.model.diff import FieldChangeKind
+from aftershock.model.diff import FieldChangeKind, UnstableField
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 NOISE_LABELS = frozenset({"helm.sh/chart"})
 NOISE_ANNOTATION_PREFIXES = ("checksum/",)
 UNSTABLE_MASK = "<unstable>"
-
-
-@dataclass(frozen=True)
-class UnstableField:
-    """A field of an object that varies from render to render: the whole of it, or (`line`, a
-    `varying_lines` signature) the lines of its text with that signature."""
-
-    key: ObjectKey
-    path: str
-    line: str | None = None
 
 
 UnstablePaths = frozenset[UnstableField]
@@ -75,10 +65,16 @@ def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> Ren
     """`obj` with Helm noise dropped and its unstable paths removed. The original is never edited:
     what changes is copied (the whole body when unstable paths go; else only the maps on the way
     to the noise), and the rest is shared, read-only, with it."""
-    own = [field for field in unstable if field.key == obj.key]
-    body = _without_noise(obj.body)
+    body = without_unstable(_without_noise(obj.body), obj.key, unstable)
+    return obj if body is obj.body else replace(obj, body=body)
+
+
+def without_unstable(body: Any, key: ObjectKey, unstable: UnstablePaths) -> Any:
+    """`body` (of the object `key`) with its unstable fields removed and its unstable lines masked:
+    a copy, or `body` itself when none of them is its own."""
+    own = [field for field in unstable if field.key == key]
     if not own:
-        return obj if body is obj.body else replace(obj, body=body)
+        return body
     body = thaw(body)  # unstable paths may be anywhere: a whole copy to edit
     whole = sorted({field.path for field in own if field.line is None})
     for path in whole:
@@ -89,12 +85,7 @@ def normalize(obj: RenderedObject, unstable: UnstablePaths = frozenset()) -> Ren
             lines[field.path].add(field.line)
     for path, signatures in sorted(lines.items()):
         _mask_text(body, parse_path(path), frozenset(signatures))
-    return replace(obj, body=body)
-
-
-def field_count(unstable: UnstablePaths) -> int:
-    """How many fields vary, whole or in some of their lines."""
-    return len({(field.key, field.path) for field in unstable})
+    return body
 
 
 def _without_noise(body: Any) -> Any:

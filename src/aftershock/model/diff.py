@@ -75,3 +75,14 @@ class ObjectChange:
     previous_api_version: str | None = None
     generator: str | None = None
     rolls: tuple[ObjectKey, ...] = ()
+
+
+@dataclass(frozen=True)
+class UnstableField:
+    """A field of an object that varies from render to render, masked before diffing: the whole of
+    it, or (`line`, a signature from `aftershock.diff.varying_lines`) the lines of its text with
+    that signature."""
+
+    key: ObjectKey
+    path: str
+    line: str | None = None

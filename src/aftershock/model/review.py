@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from aftershock.model.change import Commit, FileChange, FileStatus, Side
 from aftershock.model.contexts import ChartContext, RenderInputs
 from aftershock.model.conventions import CommitConventions
-from aftershock.model.diff import ObjectChange
+from aftershock.model.diff import ObjectChange, UnstableField
 from aftershock.model.objects import RenderedObject
 from aftershock.model.override import OverrideProbe
 from aftershock.model.units import AffectedChart, Chart, Unit, ValuesKeyChange
@@ -132,9 +132,9 @@ class ChartReview:
     head: ChartRender
     outcome: ChartOutcome
     changes: tuple[ObjectChange, ...] = ()
-    # fields masked as varying: two renders of one input differed, or (in a chart rendered twice)
-    # base and head differ only in order
-    unstable_fields: int = 0
+    # Fields masked as varying: two renders of one input differed, or (in a chart rendered twice)
+    # base and head differ only in order.
+    unstable: frozenset[UnstableField] = field(default=frozenset(), repr=False)
     # Every object rendered on each side (repository template paths), for rules that judge whole objects.
     base_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
     head_objects: tuple[RenderedObject, ...] = field(default=(), repr=False)
@@ -162,6 +162,11 @@ class ChartReview:
     @property
     def partial(self) -> bool:
         return bool(self.templates_not_rendered or self.dependencies_not_rendered)
+
+    @property
+    def unstable_fields(self) -> int:
+        """How many fields vary, whole or in some of their lines."""
+        return len({(f.key, f.path) for f in self.unstable})
 
     @property
     def rejects_upgrade(self) -> bool:

@@ -6,7 +6,8 @@ annotations as sizes, credential-named fields elsewhere as sizes (`diff.redact.s
 every text the review saw flow into a Secret (`safety.secret_taint`). A hidden value that changed
 says so at head (`<redacted: N bytes, changed>`), even when its size did not. A text of several
 lines is written as a YAML block, line by line. A diff longer than `MAX_DIFF_LINES` is cut, and says
-how much more there was.
+how much more there was. A field that varies from render to render (a random value) is left out, and
+a line of a text that varies in order shows as `<unstable>`, as the review's field changes do.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from aftershock.diff.normalize import without_unstable
 from aftershock.diff.redact import shown_body
 from aftershock.model.diff import ObjectChange, ObjectChangeKind, RedactedValue
 from aftershock.model.objects import ObjectKey, RenderedObject
@@ -37,6 +39,13 @@ def object_diff(review: Review, chart_review: ChartReview, change: ObjectChange)
     base_key = change.previous_key or change.key
     before = _body(chart_review.base_objects, base_key)
     after = _body(chart_review.head_objects, change.key)
+    if chart_review.unstable:  # what varies render to render is no change here either
+        before = (
+            None if before is None else without_unstable(before, base_key, chart_review.unstable)
+        )
+        after = (
+            None if after is None else without_unstable(after, change.key, chart_review.unstable)
+        )
     if change.kind is ObjectChangeKind.ADDED:
         before = None
     elif change.kind is ObjectChangeKind.REMOVED:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.diff.normalize import field_count, reordered_paths
+from aftershock.diff.normalize import reordered_paths
 from aftershock.diff.objects import diff_objects
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
@@ -303,7 +303,7 @@ def _diffed(
         head.render,
         outcome,
         changes,
-        field_count(unstable),
+        unstable,
         base_objects=base.objects,
         head_objects=head.objects,
         release=plan.release,
