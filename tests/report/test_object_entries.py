@@ -78,3 +78,19 @@ def test_merged_the_entries_say_each_field_where_it_changed(doc):
     where = {f["path"].rsplit(".", 1)[-1]: field_where(deployment, f) for f in deployment["fields"]}
     assert where["image"] is None
     assert where["value"] == "in 2 of 3 scenarios; not in: file:values-b.yaml"
+
+
+def test_the_same_edit_to_a_text_is_the_same_change_whose_other_lines_differ():
+    """A script line listed in Go's order is masked in one scenario and not in another: the same
+    edit is the same change (said once, by the default's entry); another edit is not."""
+    from aftershock.report.object_entries import change_fingerprint
+
+    def entry(listing: str, after: str) -> dict:
+        text = "#!/bin/sh\nIPS={}\nA=1\nB=1\nC=1\nOPTS={}\nexec db\n"
+        field = {"path": "data.run", "change": "modified", "ignored": False}
+        field |= {"before": text.format(listing, "a"), "after": text.format(listing, after)}
+        return {"key": {"id": "cm"}, "change": "changed", "fields": [field], "scenario": "x"}
+
+    masked, listed = entry("<unstable>", "b"), entry("y,x", "b")
+    assert change_fingerprint(masked) == change_fingerprint(listed)
+    assert change_fingerprint(masked) != change_fingerprint(entry("<unstable>", "c"))

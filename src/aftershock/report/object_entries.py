@@ -14,6 +14,7 @@ from aftershock.model.diff import FieldChange, ObjectChange, RedactedValue
 from aftershock.model.objects import ObjectKey
 from aftershock.model.review import ChartReview, Review
 from aftershock.report.object_diffs import object_diff
+from aftershock.report.text import comparable_field
 
 
 def object_id(review: str, change: ObjectChange) -> str:
@@ -71,8 +72,9 @@ PER_SCENARIO = (
 
 def change_fingerprint(entry: dict[str, Any]) -> str:
     """The change an object entry describes, whatever scenario rendered it: equal for the same
-    change of the same object in two scenarios."""
+    change of the same object in two scenarios (a text's by its edit, `comparable_field`)."""
     same = {k: v for k, v in entry.items() if k not in PER_SCENARIO}
+    same["fields"] = [comparable_field(f) for f in same.get("fields", ())]
     return json.dumps(same, sort_keys=True, default=str)
 
 

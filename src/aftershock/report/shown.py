@@ -10,7 +10,7 @@ from typing import Any
 
 from aftershock.model.diff import VERSION_FIELDS
 from aftershock.model.releases import split_release_id
-from aftershock.report.text import scenarios_phrase, text_diff
+from aftershock.report.text import comparable_field, scenarios_phrase
 
 
 def visible(obj: dict[str, Any]) -> dict[str, Any] | None:
@@ -139,17 +139,10 @@ def merged_across_scenarios(objects: list[dict[str, Any]]) -> list[dict[str, Any
     return list(groups.values())
 
 
-_HUNK_LINES = re.compile(r"^@@ .* @@")
-
-
 def _field_fingerprint(field: dict[str, Any]) -> str:
     """What makes two scenarios' changes of a field one change: the same entry added at another
-    list position is one; so is the same edit to a text (its diff, at any line number) whose other
-    lines differ, a line masked as varying in one scenario and not in another among them."""
-    same = {**field, "path": _LIST_INDEX.sub("[#]", field["path"])}
-    lines = text_diff(field)
-    if lines is not None:
-        same = {**same, "before": None, "after": [_HUNK_LINES.sub("@@", line) for line in lines]}
+    list position is one, and so is the same edit to a text (`comparable_field`)."""
+    same = comparable_field({**field, "path": _LIST_INDEX.sub("[#]", field["path"])})
     return json.dumps(same, sort_keys=True, default=str)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Any
 
 from aftershock.model.releases import split_release_id
@@ -48,6 +49,19 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
         return None
     lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
     return list(lines)[2:]  # the ---/+++ header; a removed line may itself start with "--"
+
+
+_HUNK_HEADER = re.compile(r"^@@ .* @@")
+
+
+def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
+    """A field change as two scenarios' changes compare: a text by its edit (its diff, at any line
+    number), so that the same edit is one change where other lines of the text differ (a line
+    masked as varying in one scenario and not in another among them)."""
+    lines = text_diff(field)
+    if lines is None:
+        return field
+    return {**field, "before": None, "after": [_HUNK_HEADER.sub("@@", line) for line in lines]}
 
 
 MAX_SCENARIO_LABEL = 64
