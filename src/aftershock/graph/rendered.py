@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.diff.text_edits import comparable_change
 from aftershock.graph.model import (
     Edge,
     EdgeKind,
@@ -72,16 +73,24 @@ def rendered_part(
     reviews: Sequence[ChartReview], values_changes: Sequence[ValuesKeyChange]
 ) -> Part:
     """Objects, releases, workloads and namespaces of every chart review."""
-    defaults = {(r.chart, r.release): r.changes for r in reviews if r.scenario == DEFAULT_SCENARIO}
+    defaults = {
+        (r.chart, r.release): [comparable_change(c) for c in r.changes]
+        for r in reviews
+        if r.scenario == DEFAULT_SCENARIO
+    }
     parts = [_release(r, values_changes) for r in reviews if r.release]
     for review in reviews:
         shown = (
-            defaults.get((review.chart, review.release), ())
+            defaults.get((review.chart, review.release), [])
             if review.scenario != DEFAULT_SCENARIO
-            else ()
+            else []
         )
         # A scenario's change identical to the default scenario's adds nothing the default does not show.
-        parts += [_object(review, c) for c in review.changes if c not in shown]
+        parts += [
+            _object(review, c)
+            for c in review.changes
+            if not shown or comparable_change(c) not in shown
+        ]
     part = join(parts)
     releases = {n.ref: n.id for n in part.nodes if n.kind is NodeKind.RELEASE}
     defines = tuple(

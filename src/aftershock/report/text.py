@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from typing import Any
 
+from aftershock.diff.text_edits import text_edit
 from aftershock.model.releases import split_release_id
 
 MAX_VALUE_CHARS = 80
@@ -51,17 +51,13 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
     return list(lines)[2:]  # the ---/+++ header; a removed line may itself start with "--"
 
 
-_HUNK_HEADER = re.compile(r"^@@ .* @@")
-
-
 def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
-    """A field change as two scenarios' changes compare: a text by its edit (its diff, at any line
-    number), so that the same edit is one change where other lines of the text differ (a line
-    masked as varying in one scenario and not in another among them)."""
-    lines = text_diff(field)
-    if lines is None:
+    """A field change as two scenarios' changes compare: a text by its edit
+    (`diff.text_edits`), as the graph compares them."""
+    edit = text_edit(field.get("before"), field.get("after"))
+    if field.get("change") != "modified" or edit is None:
         return field
-    return {**field, "before": None, "after": [_HUNK_HEADER.sub("@@", line) for line in lines]}
+    return {**field, "before": None, "after": list(edit)}
 
 
 MAX_SCENARIO_LABEL = 64
