@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.diff.random_names import RANDOM_PART, mask_random_names
+from aftershock.diff.varying.names import RANDOM_PART, mask_random_names
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 

@@ -15,7 +15,7 @@ Two kinds of noise:
   `reordered_paths` also counts as unstable a field whose base and head differ only in the order
   of its pieces, or a list only in the order of its entries.
   In a multi-line text (a script, a config file) only the lines that vary are unstable, when they
-  vary in order only (`varying_lines`): an edit to another line of it still shows.
+  vary in order only (`diff.varying.lines`): an edit to another line of it still shows.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from aftershock.diff.paths import (
     parse_path,
 )
 from aftershock.diff.values import is_list, is_map, thaw
-from aftershock.diff.varying_lines import (
+from aftershock.diff.varying.lines import (
     PIECES,
     is_multiline,
     masked_lines,

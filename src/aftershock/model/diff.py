@@ -80,7 +80,7 @@ class ObjectChange:
 @dataclass(frozen=True)
 class UnstableField:
     """A field of an object that varies from render to render, masked before diffing: the whole of
-    it, or (`line`, a signature from `aftershock.diff.varying_lines`) the lines of its text with
+    it, or (`line`, a signature from `aftershock.diff.varying.lines`) the lines of its text with
     that signature."""
 
     key: ObjectKey

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from aftershock.diff.normalize import UnstablePaths, find_unstable_paths
-from aftershock.diff.random_names import mask_random_names
+from aftershock.diff.varying.names import mask_random_names
 from aftershock.ingest.object_documents import objects_from_documents, parse_documents
 from aftershock.model.change import Side
 from aftershock.model.errors import AftershockError
