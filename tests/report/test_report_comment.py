@@ -158,6 +158,21 @@ def test_compose_cuts_optional_sections_by_priority_and_never_required_ones():
     assert text.count("<details>") == text.count("</details>")
 
 
+def test_a_table_left_out_whole_leaves_no_empty_table():
+    """sapcc's one-chart reviews cut the charts table before its first row: the comment showed its
+    header over the note saying where it is, an empty table."""
+    table = Section(
+        "Charts",
+        ("<details><summary>Charts</summary>", "", "| chart | outcome |", "|---|---|"),
+        tuple(f"| `c{n}` | changed |" for n in range(100)),
+        ("", "</details>", ""),
+        priority=2,
+    )
+    text = compose([Section("Verdict", ("### Verdict", ""), ("x" * 500,)), table], 700)
+    assert "left out to keep this comment short" in text
+    assert "| chart |" not in text and "|---|" not in text
+
+
 def test_compose_refuses_required_sections_over_the_limit():
     with pytest.raises(ValueError, match="required comment sections"):
         compose([Section("Verdict", ("v",), ("x" * 5_000,))], 1_000)

@@ -94,7 +94,9 @@ def _fit(section: Section, budget: int) -> tuple[str, ...]:
         room -= len(line) + 1
     kept = _close_open_blocks(kept)
     if not kept:  # a drawing or table cut before its first line: say where it is, not a count
-        return section.head + (ELSEWHERE, "") + section.tail
+        # without a table's header rows, which would show as an empty table
+        head = tuple(line for line in section.head if not line.startswith("|"))
+        return head + (ELSEWHERE, "") + section.tail
     cut = len(section.body) - len(kept)
     return section.head + tuple(kept) + (MORE_NOTE.format(n=cut), "") + section.tail
 
