@@ -8,7 +8,7 @@ from aftershock.pipeline.review import review_change
 from aftershock.render.scenarios import Scenario, choose, toggle_paths, toggle_scenarios
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
-from charts import app_chart
+from charts import app_chart, chart_yaml
 from gitrepo import commit, make_repo
 
 INGRESS = """\
@@ -373,7 +373,24 @@ def test_a_scenario_setting_a_key_new_at_head_renders_its_base_without_it(tmp_pa
     markdown = render_markdown(doc).replace("\\", "")  # unescaped
     assert "base rendered without tls (keys new at head)" in markdown
     # the default scenario changed nothing, the toggle did: the chart's line says both
-    assert "renders identically by default; differently in 1 other scenario(s)" in markdown
+    assert (
+        "renders identically by default; 1 object(s) changed in scenario toggle:tls=true"
+        in markdown
+    )
+
+
+def test_a_version_bump_does_not_hide_what_only_another_scenario_changed(tmp_path, renderer):
+    """sapcc's metal-operator-dhcp: the chart's version bump changed nothing but labels by default,
+    and its Service lost a port in a toggle; the chart's line said the bump alone."""
+    repo = make_repo(tmp_path)
+    base = _new_tls_option(repo)
+    commit(repo, {"c/Chart.yaml": chart_yaml("c").replace("0.1.0", "0.1.1")}, "chore: 0.1.1")
+    markdown = render_markdown(scenario_doc(repo, base, renderer)).replace("\\", "")
+    line = next(n for n in markdown.splitlines() if n.startswith("- `c`"))
+    assert line == (
+        "- `c`: version 0.1.0 → 0.1.1, renders identically by default; "
+        "1 object(s) changed in scenario toggle:tls=true"
+    )
 
 
 def test_a_key_new_at_head_that_the_head_refuses_alone_is_a_scenario_both_refs_reject(

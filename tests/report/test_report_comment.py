@@ -121,13 +121,19 @@ def test_a_change_reaching_hundreds_of_installs_names_the_first_and_counts_the_r
     """A library change reaches every chart of a platform repository: what the change does names
     the installs that fit and counts the others, and the comment stays within GitHub's limit."""
     doc = example_doc("demo-head")
-    copies = range(400)  # each chart and its reviews again under another path, its bump included
+    copies = range(400)  # each chart, its reviews and objects again under another path
     doc["charts"] = [dict(c, path=f"{c['path']}-{n:03}") for n in copies for c in doc["charts"]]
     doc["chart_reviews"] = [
         dict(r, id=f"{install}-{n:03}{sep}{rest}", chart=f"{r['chart']}-{n:03}")
         for n in copies
         for r in doc["chart_reviews"]
         for install, sep, rest in [r["id"].partition("#")]
+    ]
+    doc["objects"] = [
+        dict(o, id=f"{o['id']}-{n:03}", review=f"{install}-{n:03}{sep}{rest}")
+        for n in copies
+        for o in doc["objects"]
+        for install, sep, rest in [o["review"].partition("#")]
     ]
     installs = {r["id"].split("#", 1)[0] for r in doc["chart_reviews"]}
     text = render_markdown(doc)

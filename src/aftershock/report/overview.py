@@ -111,6 +111,7 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
     objects: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for obj in _default_objects(doc):
         objects[obj["review"].split("#", 1)[0]].append(obj)
+    elsewhere = _changed_elsewhere(doc)
     lines = []
     for install, reviews in installs.items():
         first = reviews[0]
@@ -129,8 +130,11 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
             phrases.append(
                 f"{len(fixed)} template(s) fixed: failed at base, render at head: {_first(sorted(fixed))}"
             )
-        phrases += _object_phrases(objects.get(install, []))
-        lines.append(ChartLine(install_label(first), tuple(phrases) or (_identical(reviews),)))
+        own = _object_phrases(objects.get(install, []))
+        if not own and install in elsewhere:  # a version bump alone must not hide them
+            own = [_identical_by_default(*elsewhere[install])]
+        phrases += own
+        lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
     return _changed_first(lines)
 
 
@@ -150,13 +154,31 @@ def _changed_first(lines: list[ChartLine]) -> tuple[ChartLine, ...]:
     )
 
 
-def _identical(reviews: list[dict[str, Any]]) -> str:
-    """What a chart line says when its default scenario changed nothing: never "identically" alone
-    when another scenario rendered differently."""
-    changed = [r for r in reviews if r["outcome"] == "changed" and r["scenario"] != "default"]
-    if not changed:
-        return "renders identically"
-    return f"renders identically by default; differently in {len(changed)} other scenario(s)"
+def _changed_elsewhere(doc: dict[str, Any]) -> dict[str, tuple[list[str], int]]:
+    """Install -> the other scenarios in which its objects changed (in more than ignored fields),
+    and how many objects, for the installs whose default scenario changed none."""
+    scenarios: defaultdict[str, set[str]] = defaultdict(set)
+    keys: defaultdict[str, set[str]] = defaultdict(set)
+    for obj in listed_objects(doc["objects"]):
+        install = obj["review"].split("#", 1)[0]
+        scenarios[install].update([obj["scenario"], *obj.get("same_in", ())])
+        keys[install].add(obj["key"]["id"])
+    return {
+        install: (sorted(found), len(keys[install]))
+        for install, found in scenarios.items()
+        if "default" not in found
+    }
+
+
+def _identical_by_default(scenarios: list[str], objects: int) -> str:
+    """What a chart line says when its default scenario changed nothing and other scenarios did:
+    never "identically" alone."""
+    where = (
+        f"scenario {scenario_label(scenarios[0])}"
+        if len(scenarios) == 1
+        else f"{len(scenarios)} other scenario(s)"
+    )
+    return f"renders identically by default; {objects} object(s) changed in {where}"
 
 
 def _default_objects(doc: dict[str, Any]) -> list[dict[str, Any]]:
