@@ -102,3 +102,56 @@ def test_a_default_changing_shape_and_a_role_granting_more(tmp_path, renderer):
     ]
     (widened,) = found["rbac-role-widened"]
     assert "grants more at head than at base: update configmaps" in widened
+
+
+RULES_TEMPLATE = """apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata: {name: alerts}
+spec:
+  groups:
+  - name: app.rules
+    rules:
+    - alert: ApiDown
+      expr: up{job="api"} == 0
+%s    - alert: LogRouterDown
+      expr: up{job="log-router"} == 0
+    - alert: LogRouterBacklog
+      expr: log_router_backlog > 100
+%s"""
+
+
+def _alerts_gated(tmp_path, renderer, opening: str):
+    """Alerts gated behind logRouter.enabled at head from `opening` on; the toggle scenario
+    logRouter.enabled=false loses them."""
+    repo = make_repo(tmp_path)
+    files = {
+        "app/Chart.yaml": chart_yaml("app"),
+        "app/values.yaml": "logRouter:\n  enabled: true\n",
+        "app/templates/alerts.yaml": RULES_TEMPLATE % ("", ""),
+    }
+    base = commit(repo, files, "feat: alerts")
+    gate, end = "    {{- if .Values.logRouter.enabled }}\n", "    {{- end }}\n"
+    gated = RULES_TEMPLATE % (gate, end) if opening == "log" else RULES_TEMPLATE % ("", "")
+    if opening == "api":  # the gate wraps the API's alert too, by mistake
+        gated = gated.replace("    - alert: ApiDown", gate + "    - alert: ApiDown").replace(
+            "      expr: log_router_backlog > 100\n", "      expr: log_router_backlog > 100\n" + end
+        )
+    head = commit(repo, {"app/templates/alerts.yaml": gated}, "fix: gate alerts")
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer
+    )
+    return [f for f in result.judgement.findings if f.rule_id == "resource-deleted"]
+
+
+def test_a_feature_switched_off_losing_its_own_alerts_is_what_the_switch_asks(tmp_path, renderer):
+    """sapcc's hermes gated its log-router alerts behind logRouter.enabled: in the scenario that
+    switches it off they are gone, as intended; nothing runs for them to fire on."""
+    (finding,) = _alerts_gated(tmp_path, renderer, "log")
+    assert finding.severity.value == "info", finding.message
+    assert "logRouter.enabled=false" in finding.message and "LogRouterDown" in finding.message
+
+
+def test_a_switch_that_also_drops_another_alert_still_loses_alerts(tmp_path, renderer):
+    (finding,) = _alerts_gated(tmp_path, renderer, "api")
+    assert finding.severity.value == "medium", finding.message
+    assert "ApiDown" in finding.message

@@ -12,7 +12,7 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig, text
-from aftershock.rules.support.alerts import alert_names, alerts_of
+from aftershock.rules.support.alerts import about, alert_names, alerts_of, switched_off
 from aftershock.rules.support.index import ObjectPair
 from aftershock.rules.upgrade.crds_folder import from_crds_folder
 
@@ -31,6 +31,7 @@ class Deletion:
     alerts_left: frozenset[str] = frozenset()
     # The release name and namespace the object's name was unique by (a Helm render's own).
     release: tuple[str, str] = ("", "")
+    scenario: str = "default"  # the values scenario that rendered the deletion
 
 
 def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
@@ -62,6 +63,11 @@ def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
     if kind in _FLUX_OWNERS:
         return _flux_owner(obj, renamed)
     lost = _lost_alerts(obj, deletion.alerts_left)
+    if lost and _alerts_lost(deletion.scenario, lost)[0] is Severity.INFO:
+        return (
+            Severity.INFO,
+            f"it held only the alerts of the feature the scenario switches off: {_names(lost)}",
+        )
     if lost:
         return Severity.MEDIUM, f"its alerts stop firing: {_names(lost)}"
     if deletion.renamed is not None and _loses_uniqueness(obj, deletion.renamed, deletion.release):
@@ -136,16 +142,30 @@ def _alerts_removed(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
         return
     lost = _lost_alerts(pair.base, alert_names(pair.chart.head_objects))
     if lost:
+        severity, what = _alerts_lost(pair.chart.scenario, lost)
         yield Concern(
             subject=pair.subject("alerts removed"),
             delta=Delta.INTRODUCED,
-            severity=Severity.MEDIUM,
-            message=f"{pair.display} loses alerting rules, which stop firing: {_names(lost)}",
+            severity=severity,
+            message=f"{pair.display} {what}: {_names(lost)}",
             location=ctx.index.locate_object(pair, (*lost[:3], "alert"), in_change=True),
             path=pair.impact_path("spec.groups", "removes"),
             facts=(Fact("object", pair.key.id), Fact("alerts", lost)),
             scope_paths=pair.scope_paths,
         )
+
+
+def _alerts_lost(scenario: str, lost: list[str]) -> tuple[Severity, str]:
+    """How much lost alerts matter: info when the scenario switches off the feature they are all
+    about (the change gates them behind its switch; nothing runs for them to fire on)."""
+    feature = switched_off(scenario)
+    if feature is not None and about(feature, lost):
+        key = scenario.removeprefix("toggle:")
+        return (
+            Severity.INFO,
+            f"no longer renders, with {key}, the alerting rules of the feature it switches off",
+        )
+    return Severity.MEDIUM, "loses alerting rules, which stop firing"
 
 
 def _loses_uniqueness(old: RenderedObject, new: RenderedObject, release: tuple[str, str]) -> bool:
@@ -187,6 +207,7 @@ def _concern(ctx: RuleContext, pair: ObjectPair, old: RenderedObject, renamed: b
             pair.chart.base_inputs.release_name or ctx.review.options.release_name,
             pair.chart.base_inputs.namespace or ctx.review.options.namespace,
         ),
+        pair.chart.scenario,
     )
     severity, consequence = _generated(change) if generated and change else _grade(old, deletion)
     what = f"is renamed to {pair.head.key.name}" if renamed and pair.head else "is deleted"
@@ -236,7 +257,8 @@ RULE = Rule(
         "garbage-collects what it applied; without prune it is left, unreconciled: low) and a HelmRelease "
         "high (Flux uninstalls its release); a PrometheusRule deleted, or one losing "
         "alerting rules, medium when an alert no object of the release declares any more stops firing (an "
-        "alert moved to another group or object is not lost); a cluster-scoped object whose new name lost the "
+        "alert moved to another group or object is not lost; info when a scenario switching a feature off, "
+        "`toggle:logRouter.enabled=false`, loses only alerts named after it); a cluster-scoped object whose new name lost the "
         "release name or namespace it was unique by high (two releases now collide); other renames low; other "
         "deletions info. A ConfigMap or Secret a kustomize generator renamed (a new content hash) is info when "
         "workloads roll with it (kustomize rewrote their references), low when no workload names it. "
