@@ -148,7 +148,10 @@ def test_a_feature_switched_off_losing_its_own_alerts_is_what_the_switch_asks(tm
     switches it off they are gone, as intended; nothing runs for them to fire on."""
     (finding,) = _alerts_gated(tmp_path, renderer, "log")
     assert finding.severity.value == "info", finding.message
-    assert "logRouter.enabled=false" in finding.message and "LogRouterDown" in finding.message
+    assert "(scenario toggle:logRouter.enabled=false)" in finding.message
+    assert (
+        "the feature the scenario switches off: LogRouterBacklog, LogRouterDown" in finding.message
+    )
 
 
 def test_a_switch_that_also_drops_another_alert_still_loses_alerts(tmp_path, renderer):

@@ -160,10 +160,9 @@ def _alerts_lost(scenario: str, lost: list[str]) -> tuple[Severity, str]:
     about (the change gates them behind its switch; nothing runs for them to fire on)."""
     feature = switched_off(scenario)
     if feature is not None and about(feature, lost):
-        key = scenario.removeprefix("toggle:")
         return (
             Severity.INFO,
-            f"no longer renders, with {key}, the alerting rules of the feature it switches off",
+            "no longer renders the alerting rules of the feature the scenario switches off",
         )
     return Severity.MEDIUM, "loses alerting rules, which stop firing"
 
