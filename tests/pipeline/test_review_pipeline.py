@@ -159,18 +159,27 @@ def test_randomness_is_not_a_change(tmp_path, renderer):
     assert chart.unstable_fields >= 1
 
 
+REGIONS = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))  # two renders list them apart
+
+
+def _with_listing(repo, template: str, values: str, edited: str) -> str:
+    """Chart c with `template` listing REGIONS in Go's map order, then a commit editing its values
+    to `edited`; returns the base commit."""
+    files = {**app_chart("c", "c"), "c/templates/listing.yaml": template, "c/values.yaml": values}
+    base = commit(repo, files, "feat: chart")
+    commit(repo, {"c/values.yaml": edited}, "feat: edit")
+    return base
+
+
 def test_a_map_listed_in_go_s_order_is_not_a_change(tmp_path, renderer):
     """sprig's `values` lists a dict in Go's map order, which differs render to render."""
     repo = make_repo(tmp_path)
-    regions = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))
     listing = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ips\ndata:\n"
         '  ips: {{ values .Values.regions | join "," | quote }}\n  mode: {{ .Values.mode | quote }}\n'
     )
-    values = f"replicas: 2\nimage: nginx:1.27.0\nmode: fast\nregions:\n{regions}"
-    files = {**app_chart("c", "c"), "c/templates/ips.yaml": listing, "c/values.yaml": values}
-    base = commit(repo, files, "feat: chart")
-    commit(repo, {"c/values.yaml": values.replace("mode: fast", "mode: slow")}, "feat: slow")
+    values = f"replicas: 2\nimage: nginx:1.27.0\nmode: fast\nregions:\n{REGIONS}"
+    base = _with_listing(repo, listing, values, values.replace("mode: fast", "mode: slow"))
     (chart,) = review(repo, base, renderer=renderer).chart_reviews
     fields = sorted(f.path for c in chart.changes for f in c.fields)
     assert fields == ["data.mode", "spec.template.spec.containers[name=app].env[name=MODE].value"]
@@ -206,16 +215,13 @@ def test_an_edit_to_a_script_that_lists_a_map_in_go_s_order_shows_and_the_order_
     the two renders of each side differ in that line. The edit to another line of the script shows,
     review after review, and the listing's order never does."""
     repo = make_repo(tmp_path)
-    regions = "".join(f"  r{n}: 10.0.0.{n}\n" for n in range(24))
     script = (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: start\ndata:\n  entrypoint.sh: |\n"
         "    #!/bin/sh\n    REGIONS='{{ values .Values.regions | join \" \" }}'\n"
         "    OPTS='{{ .Values.opts }}'\n    exec mysqld\n"
     )
-    values = f"replicas: 2\nimage: nginx:1.27.0\nopts: gcache=1G\nregions:\n{regions}"
-    files = {**app_chart("c", "c"), "c/templates/start.yaml": script, "c/values.yaml": values}
-    base = commit(repo, files, "feat: chart")
-    commit(repo, {"c/values.yaml": values.replace("gcache=1G", "gcache=2G")}, "fix: cache")
+    values = f"replicas: 2\nimage: nginx:1.27.0\nopts: gcache=1G\nregions:\n{REGIONS}"
+    base = _with_listing(repo, script, values, values.replace("gcache=1G", "gcache=2G"))
     for _ in range(2):
         (chart,) = review(repo, base, renderer=renderer).chart_reviews
         (change,) = chart.changes
