@@ -50,7 +50,6 @@ NOISE_LABELS = frozenset({"helm.sh/chart"})
 NOISE_ANNOTATION_PREFIXES = ("checksum/",)
 UNSTABLE_MASK = "<unstable>"
 
-
 UnstablePaths = frozenset[UnstableField]
 
 # Where an ObjectMeta sits (besides each entry of spec.volumeClaimTemplates).
