@@ -21,7 +21,7 @@ Two kinds of noise:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -43,7 +43,7 @@ from aftershock.diff.varying.lines import (
     reordered_lines,
     varying_lines,
 )
-from aftershock.model.diff import FieldChangeKind, UnstableField
+from aftershock.model.diff import FieldChange, FieldChangeKind, UnstableField
 from aftershock.model.objects import ObjectKey, RenderedObject
 
 NOISE_LABELS = frozenset({"helm.sh/chart"})
@@ -139,19 +139,27 @@ def find_unstable_paths(
     Objects are paired by key (and occurrence, for duplicate keys); an object present in only one
     render (e.g. a random name) has no counterpart and yields nothing.
     """
-    pairs, _, _ = pair_by_key(slots_of(first), slots_of(second))
     found: set[UnstableField] = set()
+    for key, change in _paired_changes(first, second):
+        texts = _texts(change.before, change.after)
+        lines = varying_lines(*texts) if texts else None
+        if lines:
+            found.update(_line_fields(key, change.path, lines))
+        else:
+            found.add(UnstableField(key, change.path))
+    return frozenset(found)
+
+
+def _paired_changes(
+    first: Sequence[RenderedObject], second: Sequence[RenderedObject]
+) -> Iterator[tuple[ObjectKey, FieldChange]]:
+    """Each field change between the objects of `first` and `second` paired by key, Helm noise
+    dropped, with the key of its object in `first`."""
+    pairs, _, _ = pair_by_key(slots_of(first), slots_of(second))
     for pair in pairs:
         left, right = normalize(pair.base.obj), normalize(pair.head.obj)
         for change in diff_documents(left.body, right.body):
-            key, path = pair.base.key, change.path
-            texts = _texts(change.before, change.after)
-            lines = varying_lines(*texts) if texts else None
-            if lines:
-                found.update(_line_fields(key, path, lines))
-            else:
-                found.add(UnstableField(key, path))
-    return frozenset(found)
+            yield pair.base.key, change
 
 
 def _texts(before: Any, after: Any) -> tuple[str, str] | None:
@@ -175,19 +183,13 @@ def reordered_paths(
     """(key, path) of every field that differs between base and head only in order: a list with the
     same entries, or a text with the same pieces (words and single other characters) in another
     order, as a template joining a map's keys or values in Go's random order gives."""
-    pairs, _, _ = pair_by_key(slots_of(base), slots_of(head))
     found: set[UnstableField] = set()
-    for pair in pairs:
-        left, right = normalize(pair.base.obj), normalize(pair.head.obj)
-        for change in diff_documents(left.body, right.body):
-            key, path = pair.base.key, change.path
-            texts = _texts(change.before, change.after)
-            if texts:  # only the lines that moved: another line's edit still shows
-                found.update(_line_fields(key, path, reordered_lines(*texts)))
-            elif change.kind is FieldChangeKind.REORDERED or _same_pieces(
-                change.before, change.after
-            ):
-                found.add(UnstableField(key, path))
+    for key, change in _paired_changes(base, head):
+        texts = _texts(change.before, change.after)
+        if texts:  # only the lines that moved: another line's edit still shows
+            found.update(_line_fields(key, change.path, reordered_lines(*texts)))
+        elif change.kind is FieldChangeKind.REORDERED or _same_pieces(change.before, change.after):
+            found.add(UnstableField(key, change.path))
     return frozenset(found)
 
 
