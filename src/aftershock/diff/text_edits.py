@@ -19,15 +19,21 @@ from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChange
 _HUNK_HEADER = re.compile(r"^@@ .* @@")
 
 
-def text_edit(before: Any, after: Any) -> tuple[str, ...] | None:
-    """The edit from one text to another when either has several lines, else None."""
+def line_diff(before: Any, after: Any, context: int = 1) -> list[str] | None:
+    """The unified diff of one text to another, line by line and without its ---/+++ header, when
+    either has several lines; else None."""
     if not isinstance(before, str) or not isinstance(after, str):
         return None
     if "\n" not in before and "\n" not in after:
         return None
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=1)
-    # past the ---/+++ header (a removed line may itself start with "--")
-    return tuple(_HUNK_HEADER.sub("@@", line) for line in list(lines)[2:])
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
+    return list(lines)[2:]  # by position: a removed line may itself start with "--"
+
+
+def text_edit(before: Any, after: Any) -> tuple[str, ...] | None:
+    """The edit from one text to another when either has several lines, else None."""
+    lines = line_diff(before, after)
+    return None if lines is None else tuple(_HUNK_HEADER.sub("@@", line) for line in lines)
 
 
 def comparable_change(change: ObjectChange) -> ObjectChange:

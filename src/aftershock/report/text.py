@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
-from aftershock.diff.text_edits import text_edit
+from aftershock.diff.text_edits import line_diff, text_edit
 from aftershock.model.releases import split_release_id
 
 MAX_VALUE_CHARS = 80
@@ -38,17 +37,9 @@ def field_line(field: dict[str, Any]) -> str:
 
 def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
     """A line diff for a modified multi-line string (e.g. a config file in a ConfigMap), else None."""
-    before, after = field.get("before"), field.get("after")
-    if (
-        field.get("change") != "modified"
-        or not isinstance(before, str)
-        or not isinstance(after, str)
-    ):
+    if field.get("change") != "modified":
         return None
-    if "\n" not in before and "\n" not in after:
-        return None
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
-    return list(lines)[2:]  # the ---/+++ header; a removed line may itself start with "--"
+    return line_diff(field.get("before"), field.get("after"), context)
 
 
 def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
