@@ -63,7 +63,7 @@ def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
     if kind in _FLUX_OWNERS:
         return _flux_owner(obj, renamed)
     lost = _lost_alerts(obj, deletion.alerts_left)
-    if lost and _alerts_lost(deletion.scenario, lost)[0] is Severity.INFO:
+    if lost and _switched_off(deletion.scenario, lost):
         return (
             Severity.INFO,
             f"it held only the alerts of the feature the scenario switches off: {_names(lost)}",
@@ -142,7 +142,14 @@ def _alerts_removed(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
         return
     lost = _lost_alerts(pair.base, alert_names(pair.chart.head_objects))
     if lost:
-        severity, what = _alerts_lost(pair.chart.scenario, lost)
+        severity, what = (
+            (
+                Severity.INFO,
+                "no longer renders the alerting rules of the feature the scenario switches off",
+            )
+            if _switched_off(pair.chart.scenario, lost)
+            else (Severity.MEDIUM, "loses alerting rules, which stop firing")
+        )
         yield Concern(
             subject=pair.subject("alerts removed"),
             delta=Delta.INTRODUCED,
@@ -155,16 +162,11 @@ def _alerts_removed(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
         )
 
 
-def _alerts_lost(scenario: str, lost: list[str]) -> tuple[Severity, str]:
-    """How much lost alerts matter: info when the scenario switches off the feature they are all
-    about (the change gates them behind its switch; nothing runs for them to fire on)."""
+def _switched_off(scenario: str, lost: list[str]) -> bool:
+    """Whether the scenario switches off the feature every lost alert is about: the change gates
+    them behind its switch, and nothing runs for them to fire on."""
     feature = switched_off(scenario)
-    if feature is not None and about(feature, lost):
-        return (
-            Severity.INFO,
-            "no longer renders the alerting rules of the feature the scenario switches off",
-        )
-    return Severity.MEDIUM, "loses alerting rules, which stop firing"
+    return feature is not None and about(feature, lost)
 
 
 def _loses_uniqueness(old: RenderedObject, new: RenderedObject, release: tuple[str, str]) -> bool:
