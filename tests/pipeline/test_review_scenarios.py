@@ -189,10 +189,12 @@ tests:
     doc = scenario_doc(repo, base, renderer)
     (summary,) = doc["scenarios"]
     # the test that sets ingress.enabled adds nothing beyond the toggle scenario
-    # the changed line reads .Values.image: the test that sets it ranks first
+    # the changed line reads .Values.image: the test that sets it ranks first, then the probe of
+    # the value the line re-expresses (a made-up value, after the given ones)
     assert summary["ran"] == [
         "default",
         "test:deployment_test.yaml/runs the canary image",
+        "probe:image=nginx:1.27.0.Probe_1",
         "toggle:ingress.enabled=true",
     ]
     assert summary["changed_in"] == ["test:deployment_test.yaml/runs the canary image"]

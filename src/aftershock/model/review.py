@@ -185,8 +185,8 @@ class ChartReview:
     @property
     def probe(self) -> bool:
         """A scenario of values made up to open the edited templates' guards (`guard:…`,
-        `guards:edited`, and those with what a rejection demanded): it exercises and diffs the
-        change; its objects hold made-up values, so no rule judges them."""
+        `guards:edited`, and those with what a rejection demanded) or to show what the edit makes of
+        a value (`probe:…`): it exercises and diffs the change; its objects hold made-up values, so no rule judges them."""
         return self.scenario.startswith(PROBE_PREFIXES)
 
     @property
@@ -198,8 +198,9 @@ class ChartReview:
 
 # The scenario of a values file as it is at base rendered at head: `upgrade:<file>` (render/scenarios.py).
 UPGRADE_PREFIX = "upgrade:"
-# Scenarios of made-up values that open guards (render/scenarios.py, render/range_shapes.py).
-PROBE_PREFIXES = ("guard:", "guards:")
+# Scenarios of made-up values that open guards (render/scenarios.py, render/range_shapes.py) or
+# show what an edit makes of a value (render/value_probes.py).
+PROBE_PREFIXES = ("guard:", "guards:", "probe:")
 
 
 @dataclass(frozen=True)

@@ -77,13 +77,18 @@ def _conditions(text: str) -> list[str]:
     return _CONDITION.findall(text)
 
 
+def values_read(text: str) -> list[str]:
+    """The values paths a text reads (`.Values.a.b`, `(.Values.a).b`: `a.b`), in order."""
+    return [(inner + outer)[1:] for inner, outer in _VALUES_PATH.findall(text)]
+
+
 def toggle_paths(template_texts: Iterable[str]) -> list[str]:
     """Values paths read in template conditions, in first-seen order."""
     seen: dict[str, None] = {}
     for text in template_texts:
         for condition in _conditions(text):
-            for inner, outer in _VALUES_PATH.findall(condition):
-                seen.setdefault((inner + outer)[1:], None)
+            for path in values_read(condition):
+                seen.setdefault(path, None)
     return list(seen)
 
 
@@ -133,9 +138,7 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
     bodies = [body for text in texts for body in range_bodies(text)]
     for path, value in range_openings(bodies, defaults, value_at):
         sets.setdefault(f"{path}={_shown(value)}", {path: value})
-    return [
-        Scenario(name=f"guard:{name}", overrides=_nested(group)) for name, group in sets.items()
-    ]
+    return [Scenario(name=f"guard:{name}", overrides=nested(group)) for name, group in sets.items()]
 
 
 GUARDS_OPENED = "guards:edited"
@@ -172,8 +175,7 @@ def _opening(condition: str, defaults: Mapping[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for operator, path, literal in _comparisons(condition):
         found.setdefault(path, _satisfying(operator, literal))
-    for inner, outer in _VALUES_PATH.findall(condition):
-        path = (inner + outer)[1:]
+    for path in values_read(condition):
         default = value_at(defaults, path.split("."))
         found.setdefault(path, True if default is False else _opened(default))
     return {
@@ -189,7 +191,7 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _nested(group: Mapping[str, Any]) -> dict[str, Any]:
+def nested(group: Mapping[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for path, value in group.items():
         result = merge_maps(result, _nest(path, value))

@@ -22,6 +22,7 @@ from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import ChartPlan
+from aftershock.render.value_probes import reexpressed_reads
 
 
 def gap_chart(gap: NotReviewed) -> str:
@@ -74,7 +75,9 @@ def _chart_edits(
             templated = templated_files(tree, plan.path, changed)
             readers = reading_templates(tree, plan.path, templated)
             edits[plan.path] = ChartEdits(
-                (*templated, *readers), changed_fields(given.files, plan.path, templated)
+                (*templated, *readers),
+                changed_fields(given.files, plan.path, templated),
+                reexpressed_reads(given.files, plan.path),
             )
     return edits
 

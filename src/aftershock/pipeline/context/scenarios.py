@@ -34,6 +34,7 @@ from aftershock.render.scenarios import (
     upgrade_scenarios,
     values_file_scenarios,
 )
+from aftershock.render.value_probes import Reexpressed, probe_scenarios
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,12 @@ class ChartEdits:
     """What a change edits of one chart, for choosing its scenarios: besides its edited templates,
     the files it renders through `tpl` and the templates that read them (`templated_files`), whose
     guards open; and the field names its changed template lines read
-    (`diff.exercise.changed_fields`), which rank the scenarios."""
+    (`diff.exercise.changed_fields`), which rank the scenarios; and the values paths its changed
+    lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe."""
 
     also_edited: tuple[str, ...] = ()
     fields: frozenset[str] = frozenset()
+    reexpressed: tuple[Reexpressed, ...] = ()
 
 
 def expand_scenarios(
@@ -65,9 +68,7 @@ def expand_scenarios(
     for plan in plans:
         edited = (edits or {}).get(plan.path, ChartEdits())
         found = _edits_first(
-            rank_scenarios(
-                _candidates(plan, base, head, changed_paths, edited.also_edited), edited.fields
-            ),
+            rank_scenarios(_candidates(plan, base, head, changed_paths, edited), edited.fields),
             plan,
             changed_paths,
         )
@@ -122,7 +123,7 @@ def _candidates(
     base: SideInput,
     head: SideInput,
     changed: list[str],
-    also_edited: tuple[str, ...],
+    edited_chart: ChartEdits,
 ) -> list[Scenario]:
     tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
     assert chart is not None
@@ -134,7 +135,7 @@ def _candidates(
         for p in side[0].tree.paths_under(c.path)
     }
     near = [p for p in changed if p.startswith(prefix) and "/templates/" in f"/{p[len(prefix) :]}"]
-    near += [p for p in also_edited if p not in near]
+    near += [p for p in edited_chart.also_edited if p not in near]
     # the edited templates' texts, then every template's
     edited_texts = _edited_texts(tree, near)
     texts = edited_texts + list(
@@ -167,19 +168,21 @@ def _candidates(
     at_base = (
         {p[len(prefix) :] for p in base[0].tree.paths_under(plan.base.path)} if plan.base else set()
     )
+    given = (plan.head_inputs if plan.head else plan.base_inputs).values
     # toggles and guards flip what the plan renders with: the chart's keys as its context sets them
-    rendered = effective_values(
-        defaults, (plan.head_inputs if plan.head else plan.base_inputs).values
-    )
+    rendered = effective_values(defaults, given)
     rendered_at_base = effective_values(base_defaults, plan.base_inputs.values)
+    # a value probe sets what the changed lines read, so it ranks with the scenarios that set it too:
+    # after them, as their values are given ones and its are made up
+    probes = probe_scenarios(edited_chart.reexpressed, merge_maps(defaults, given))
     return (
-        defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else []
-    ) + (
-        upgrade_scenarios(p for p in edited if p in at_base)
+        (defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else [])
+        + upgrade_scenarios(p for p in edited if p in at_base)
         + test_upgrade_scenarios(base_tests, tests)
         + values_file_scenarios(files)
         + _toggles(edited_texts, texts, rendered, _base_guards(plan, base, near, rendered_at_base))
         + test_scenarios(tests)
+        + probes
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from aftershock.graph.compact import expand_graph
+from aftershock.model.review import PROBE_PREFIXES
 from aftershock.report.comment.budget import Section, compose
 from aftershock.report.comment.evidence_markdown import test_evidence_markdown
 from aftershock.report.comment.findings_markdown import concerns_markdown
@@ -218,9 +219,19 @@ def _concerns(doc: dict[str, Any]) -> list[str]:
         doc["findings"],
         max_chars=MAX_FINDINGS_CHARS,
         lifecycle=doc.get("lifecycle"),
-        touched=frozenset(o.get("identity", o["id"]) for o in doc["objects"]),
+        touched=touched_objects(doc["objects"]),
     )
     return text.rstrip().split("\n") + [""]
+
+
+def touched_objects(objects: list[dict[str, Any]]) -> frozenset[str]:
+    """The objects the change touches in a real install: changed in a scenario of given values, not
+    only in a probe's made-up ones (a guard opened, a value probed)."""
+    return frozenset(
+        o.get("identity", o["id"])
+        for o in objects
+        if not str(o.get("scenario", "default")).startswith(PROBE_PREFIXES)
+    )
 
 
 def _groups(groups: tuple[FieldGroup, ...]) -> Lines:
