@@ -277,3 +277,15 @@ def test_the_html_header_says_first_what_the_change_does():
     assert what.startswith('<div class="what">7 commits: 96fa738 feat(orders): run three replicas')
     assert "<b>charts/apps/orders</b>: replicas 2 → 3 (Deployment orders)" in what
     assert page.index('<div class="what">') < page.index("<main>")
+
+
+def test_the_installs_that_render_identically_fold_into_a_count_not_set_as_a_path():
+    doc = example_doc("demo-head")
+    first = doc["chart_reviews"][0]
+    same = [
+        dict(first, id=c, chart=c, release=None, scenario="default", outcome="unchanged")
+        for c in ("lib/a", "lib/b", "lib/c")
+    ]
+    doc["chart_reviews"] = doc["chart_reviews"] + same
+    said = render_markdown(doc).split("### What this change does", 1)[1].split("\n### ", 1)[0]
+    assert "- 3 other install(s): render identically \\(lib/a, lib/b, …\\)" in said

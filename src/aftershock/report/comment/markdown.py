@@ -158,7 +158,9 @@ def _install_lines(doc: dict[str, Any]) -> list[str]:
     said, room = [], MAX_INSTALL_CHARS
     installs = chart_lines(doc)
     for install in installs:
-        line = f"- {markdown_code(install.label)}: {markdown_text(', '.join(install.phrases))}"
+        # a chart install's label is a path; the folded identical ones' is a count ("4 other install(s)")
+        label = markdown_code(install.label) if install.installs == 1 else install.label
+        line = f"- {label}: {markdown_text(', '.join(install.phrases))}"
         if len(line) + 1 > room:
             break
         said.append(line)
