@@ -582,3 +582,18 @@ def test_a_variable_holding_the_values_is_read_as_the_values_in_conditions():
     assert [
         s.name for s in toggle_scenarios(toggle_paths([text]), {"alerts": {"enabled": False}})
     ] == ["toggle:alerts.enabled=true"]
+
+
+def test_a_charts_line_counts_what_other_scenarios_changed_beside_the_defaults(tmp_path, renderer):
+    """sapcc's hermes: the default changed one object and a toggle another; the chart's line said
+    "1 object(s) changed" while the change changed two."""
+    repo = make_repo(tmp_path)
+    base = commit(repo, chart("/"), "feat: chart")
+    values = chart()["c/values.yaml"].replace("replicas: 2", "replicas: 3")
+    ingress = INGRESS.replace("{{ .Values.ingress.path }}", "/api")
+    commit(repo, {"c/values.yaml": values, "c/templates/ingress.yaml": ingress}, "feat: scale")
+    markdown = render_markdown(scenario_doc(repo, base, renderer)).replace("\\", "")
+    line = next(n for n in markdown.splitlines() if n.startswith("- `c`"))
+    assert line.endswith("1 object(s) changed, 1 more in scenario toggle:ingress.enabled=true"), (
+        line
+    )

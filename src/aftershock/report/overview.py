@@ -131,8 +131,8 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
                 f"{len(fixed)} template(s) fixed: failed at base, render at head: {_first(sorted(fixed))}"
             )
         own = _object_phrases(objects.get(install, []))
-        if not own and install in elsewhere:  # a version bump alone must not hide them
-            own = [_identical_by_default(*elsewhere[install])]
+        if install in elsewhere:  # a version bump, or the default's changes, must not hide them
+            own.append(_elsewhere_phrase(*elsewhere[install], by_default=bool(own)))
         phrases += own
         lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
     return _changed_first(lines)
@@ -155,29 +155,35 @@ def _changed_first(lines: list[ChartLine]) -> tuple[ChartLine, ...]:
 
 
 def _changed_elsewhere(doc: dict[str, Any]) -> dict[str, tuple[list[str], int]]:
-    """Install -> the other scenarios in which its objects changed (in more than ignored fields),
-    and how many objects, for the installs whose default scenario changed none."""
+    """Install -> the other scenarios in which objects changed (in more than ignored fields) that its
+    default scenario did not change, and how many objects, for the installs with a default."""
+    with_default = {r["id"] for r in doc["chart_reviews"] if r["scenario"] == "default"}
+    listed = listed_objects(doc["objects"])
+    by_default = {
+        (o["review"].split("#", 1)[0], o["key"]["id"])
+        for o in listed
+        if "default" in (o["scenario"], *o.get("same_in", ()))
+    }
     scenarios: defaultdict[str, set[str]] = defaultdict(set)
     keys: defaultdict[str, set[str]] = defaultdict(set)
-    for obj in listed_objects(doc["objects"]):
+    for obj in listed:
         install = obj["review"].split("#", 1)[0]
-        scenarios[install].update([obj["scenario"], *obj.get("same_in", ())])
-        keys[install].add(obj["key"]["id"])
-    return {
-        install: (sorted(found), len(keys[install]))
-        for install, found in scenarios.items()
-        if "default" not in found
-    }
+        if install in with_default and (install, obj["key"]["id"]) not in by_default:
+            scenarios[install].update([obj["scenario"], *obj.get("same_in", ())])
+            keys[install].add(obj["key"]["id"])
+    return {install: (sorted(scenarios[install]), len(found)) for install, found in keys.items()}
 
 
-def _identical_by_default(scenarios: list[str], objects: int) -> str:
-    """What a chart line says when its default scenario changed nothing and other scenarios did:
-    never "identically" alone."""
+def _elsewhere_phrase(scenarios: list[str], objects: int, by_default: bool) -> str:
+    """What a chart line adds for objects only other scenarios changed: never "identically" alone
+    when the default changed nothing, and the count beside the default's when it did."""
     where = (
         f"scenario {scenario_label(scenarios[0])}"
         if len(scenarios) == 1
         else f"{len(scenarios)} other scenario(s)"
     )
+    if by_default:
+        return f"{objects} more in {where}"
     return f"renders identically by default; {objects} object(s) changed in {where}"
 
 
