@@ -289,3 +289,17 @@ def test_the_installs_that_render_identically_fold_into_a_count_not_set_as_a_pat
     doc["chart_reviews"] = doc["chart_reviews"] + same
     said = render_markdown(doc).split("### What this change does", 1)[1].split("\n### ", 1)[0]
     assert "- 3 other install(s): render identically \\(lib/a, lib/b, …\\)" in said
+
+
+def test_the_scenarios_the_cap_cut_are_counted_not_named_when_every_changed_line_ran():
+    doc = example_doc("demo-head")
+    (summary, *_) = doc["scenarios"]
+    chart = summary["chart"]
+    summary["cut"] = ["toggle:a.enabled=true", "toggle:b.enabled=true"]
+    run = {"path": f"{chart}/templates/x.yaml", "side": "head", "first": 3, "last": 3}
+    doc["changed_lines"] = [dict(run, evidence="traced", scenarios=["default"])]
+    assert "2 cut by the cap \\(named in the JSON; every changed line ran\\)" in render_markdown(
+        doc
+    )
+    doc["changed_lines"].append(dict(run, side="base", evidence="none", scenarios=[]))
+    assert "2 cut by the cap: toggle:a.enabled=true, toggle:b.enabled=true" in render_markdown(doc)

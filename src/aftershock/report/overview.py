@@ -324,10 +324,20 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
             ("invalid", "rejected at both refs"),
             ("cut", "cut by the cap"),
         ):
-            if s[key]:
+            if key == "cut" and s[key] and _every_changed_line_ran(doc, s["chart"]):
+                parts.append(f"{len(s[key])} {label} (named in the JSON; every changed line ran)")
+            elif s[key]:
                 parts.append(f"{len(s[key])} {label}: {first_scenarios(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)
+
+
+def _every_changed_line_ran(doc: dict[str, Any], chart: str) -> bool:
+    """Whether the change edits lines of the chart's own templates and some render ran each: then
+    which scenarios the cap cut is no part of what the reader must weigh."""
+    prefix = f"{chart}/templates/" if chart else "templates/"
+    runs = [r for r in doc.get("changed_lines", ()) if r["path"].startswith(prefix)]
+    return bool(runs) and all(r["evidence"] != "none" for r in runs)
 
 
 def _new_keys_at_base(doc: dict[str, Any], chart: str) -> list[str]:
