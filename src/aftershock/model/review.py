@@ -186,7 +186,8 @@ class ChartReview:
     def probe(self) -> bool:
         """A scenario of values made up to open the edited templates' guards (`guard:…`,
         `guards:edited`, and those with what a rejection demanded) or to show what the edit makes of
-        a value (`probe:…`): it exercises and diffs the change; its objects hold made-up values, so no rule judges them."""
+        a value (`probe:…`): it exercises and diffs the change; its objects hold made-up values, so
+        no rule judges them."""
         return self.scenario.startswith(PROBE_PREFIXES)
 
     @property
@@ -198,9 +199,12 @@ class ChartReview:
 
 # The scenario of a values file as it is at base rendered at head: `upgrade:<file>` (render/scenarios.py).
 UPGRADE_PREFIX = "upgrade:"
-# Scenarios of made-up values that open guards (render/scenarios.py, render/range_shapes.py) or
-# show what an edit makes of a value (render/value_probes.py).
-PROBE_PREFIXES = ("guard:", "guards:", "probe:")
+# The scenario of a value a changed line re-expresses, made up for the edit to act on
+# (render/value_probes.py): `probe:<path>=<value>`.
+VALUE_PROBE_PREFIX = "probe:"
+# Scenarios of made-up values: those that open guards (render/scenarios.py,
+# render/range_shapes.py), and value probes.
+PROBE_PREFIXES = ("guard:", "guards:", VALUE_PROBE_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from aftershock.model.change import FileChange
+from aftershock.model.review import VALUE_PROBE_PREFIX
 from aftershock.releases.values import value_at
 from aftershock.render.scenarios import Scenario, nested, values_read
 
-PROBE_PREFIX = "probe:"
 PROBE_SUFFIX = ".Probe_1"
 MAX_PROBES = 2  # per chart: re-expressed values are few, and each probe is a render per ref
 _DEFAULT = re.compile(r"\bdefault\b")
@@ -73,7 +73,8 @@ def probe_scenarios(reads: Iterable[Reexpressed], values: Mapping[str, Any]) -> 
         shown = "null" if probed is None else probed
         probes.append(
             Scenario(
-                name=f"{PROBE_PREFIX}{read.path}={shown}", overrides=nested({read.path: probed})
+                name=f"{VALUE_PROBE_PREFIX}{read.path}={shown}",
+                overrides=nested({read.path: probed}),
             )
         )
     return probes[:MAX_PROBES]
