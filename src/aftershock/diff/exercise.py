@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from aftershock.model.change import FileChange, Hunk, Side
@@ -355,17 +355,25 @@ def changed_fields(
     """Field names (`.providers.ec2.enabled` gives providers, ec2) read on the added and removed lines
     of a chart's templates, and of the files it renders through `tpl` (`templated`, repository
     paths): a scenario setting a values path through one of them may reach the change."""
+    names: set[str] = set()
+    for hunk in template_hunks(files, chart_folder, templated):
+        for line in hunk.lines:
+            if line[:1] in "+-":
+                names.update(_FIELD.findall(line))
+    return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
+
+
+def template_hunks(
+    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
+) -> Iterator[Hunk]:
+    """The hunks of the changes to a chart's templates (at either path of a rename), and to the
+    files it renders through `tpl` (`templated`, repository paths)."""
     prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
     also = set(templated)
-    names: set[str] = set()
     for change in files:
         if (
             change.path.startswith(prefix)
             or (change.old_path or "").startswith(prefix)
             or change.path in also
         ):
-            for hunk in change.hunks:
-                for line in hunk.lines:
-                    if line[:1] in "+-":
-                        names.update(_FIELD.findall(line))
-    return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
+            yield from change.hunks

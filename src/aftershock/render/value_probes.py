@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aftershock.diff.exercise import template_hunks
 from aftershock.model.change import FileChange
 from aftershock.model.review import VALUE_PROBE_PREFIX
 from aftershock.releases.values import value_at
@@ -42,17 +43,13 @@ class Reexpressed:
 def reexpressed_reads(files: Iterable[FileChange], chart_folder: str) -> tuple[Reexpressed, ...]:
     """Values paths read on both a removed and an added line of one hunk of the chart's templates,
     in the order the hunks give them."""
-    prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
     found: dict[str, bool] = {}
-    for change in files:
-        if not (change.path.startswith(prefix) or (change.old_path or "").startswith(prefix)):
-            continue
-        for hunk in change.hunks:
-            removed = _reads(line[1:] for line in hunk.lines if line.startswith("-"))
-            added = _reads(line[1:] for line in hunk.lines if line.startswith("+"))
-            for path, defaulted in added.items():
-                if path in removed:
-                    found[path] = found.get(path, False) or defaulted or removed[path]
+    for hunk in template_hunks(files, chart_folder):
+        removed = _reads(line[1:] for line in hunk.lines if line.startswith("-"))
+        added = _reads(line[1:] for line in hunk.lines if line.startswith("+"))
+        for path, defaulted in added.items():
+            if path in removed:
+                found[path] = found.get(path, False) or defaulted or removed[path]
     return tuple(Reexpressed(path, defaulted) for path, defaulted in found.items())
 
 
