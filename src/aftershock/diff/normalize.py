@@ -38,8 +38,8 @@ from aftershock.diff.paths import (
 from aftershock.diff.values import is_list, is_map, thaw
 from aftershock.diff.varying.lines import (
     PIECES,
-    is_multiline,
     masked_lines,
+    multiline_texts,
     reordered_lines,
     varying_lines,
 )
@@ -141,7 +141,7 @@ def find_unstable_paths(
     """
     found: set[UnstableField] = set()
     for key, change in _paired_changes(first, second):
-        texts = _texts(change.before, change.after)
+        texts = multiline_texts(change.before, change.after)
         lines = varying_lines(*texts) if texts else None
         if lines:
             found.update(_line_fields(key, change.path, lines))
@@ -162,17 +162,6 @@ def _paired_changes(
             yield pair.base.key, change
 
 
-def _texts(before: Any, after: Any) -> tuple[str, str] | None:
-    """Both sides of a change to a multi-line text; None for any other change."""
-    if (
-        isinstance(before, str)
-        and isinstance(after, str)
-        and (is_multiline(before) or is_multiline(after))
-    ):
-        return before, after
-    return None
-
-
 def _line_fields(key: ObjectKey, path: str, lines: Iterable[str]) -> set[UnstableField]:
     return {UnstableField(key, path, line) for line in lines}
 
@@ -185,7 +174,7 @@ def reordered_paths(
     order, as a template joining a map's keys or values in Go's random order gives."""
     found: set[UnstableField] = set()
     for key, change in _paired_changes(base, head):
-        texts = _texts(change.before, change.after)
+        texts = multiline_texts(change.before, change.after)
         if texts:  # only the lines that moved: another line's edit still shows
             found.update(_line_fields(key, change.path, reordered_lines(*texts)))
         elif change.kind is FieldChangeKind.REORDERED or _same_pieces(change.before, change.after):

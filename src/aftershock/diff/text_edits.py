@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from aftershock.diff.varying.lines import multiline_texts
 from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChange
 
 _HUNK_HEADER = re.compile(r"^@@ .* @@")
@@ -22,11 +23,11 @@ _HUNK_HEADER = re.compile(r"^@@ .* @@")
 def line_diff(before: Any, after: Any, context: int = 1) -> list[str] | None:
     """The unified diff of one text to another, line by line and without its ---/+++ header, when
     either has several lines; else None."""
-    if not isinstance(before, str) or not isinstance(after, str):
+    texts = multiline_texts(before, after)
+    if texts is None:
         return None
-    if "\n" not in before and "\n" not in after:
-        return None
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context)
+    old, new = (text.splitlines() for text in texts)
+    lines = difflib.unified_diff(old, new, lineterm="", n=context)
     return list(lines)[2:]  # by position: a removed line may itself start with "--"
 
 

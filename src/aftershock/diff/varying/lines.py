@@ -21,6 +21,13 @@ def is_multiline(value: object) -> bool:
     return isinstance(value, str) and "\n" in value
 
 
+def multiline_texts(before: object, after: object) -> tuple[str, str] | None:
+    """Both sides of a change to a text of several lines (either side's); None for any other."""
+    if not isinstance(before, str) or not isinstance(after, str):
+        return None
+    return (before, after) if "\n" in before or "\n" in after else None
+
+
 def signature(line: str) -> str:
     """The line's pieces, sorted: equal for two lines that differ only in order."""
     return "\x00".join(sorted(PIECES.findall(line)))
