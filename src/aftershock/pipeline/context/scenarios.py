@@ -174,7 +174,8 @@ def _candidates(
     rendered_at_base = effective_values(base_defaults, plan.base_inputs.values)
     # a value probe sets what the changed lines read, so it ranks with the scenarios that set it too:
     # after them, as their values are given ones and its are made up
-    probes = probe_scenarios(edited_chart.reexpressed, merge_maps(defaults, given))
+    reads = edited_chart.reexpressed
+    probes = probe_scenarios(reads, merge_maps(defaults, given)) if reads else []
     return (
         (defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else [])
         + upgrade_scenarios(p for p in edited if p in at_base)
