@@ -140,8 +140,9 @@ def test_a_fail_line_is_exercised_by_the_render_that_fails_with_its_message(tmp_
     commit(repo, {"c/templates/cm.yaml": guarded}, "feat: drop legacy")
     result = review(repo, base, renderer)
     lines = [(c.lines, c.evidence, c.scenarios) for c in result.changed_lines]
-    # the `if` that opens to the fail and the fail itself, by the scenario Helm rejected with it
-    assert ("12-13", "text", ("guards:edited", "toggle:legacy=true")) in lines
+    # the fail, by the scenarios Helm rejected with it; the `if` that opens to it, in every render
+    assert ("13", "text", ("guards:edited", "toggle:legacy=true")) in lines
+    assert ("12", "traced") in [(numbers, evidence) for numbers, evidence, _ in lines]
 
 
 LEGACY = """\
@@ -168,9 +169,11 @@ def test_lines_a_change_removes_under_a_toggle_it_removes_run_at_base(tmp_path, 
     result = review(repo, base, renderer)
     assert result.complete, result.not_reviewed
     removed = [(c.lines, c.evidence, c.scenarios) for c in result.changed_lines]
-    assert removed[0] == ("7-8", "traced", ("toggle:legacy.enabled=true",))
+    # the guard's condition runs in every render, its body only with the toggle
+    assert removed[1] == ("8", "traced", ("toggle:legacy.enabled=true",))
     assert [(lines, evidence) for lines, evidence, _ in removed] == [
-        ("7-8", "traced"),
+        ("7", "traced"),
+        ("8", "traced"),
         ("9", "traced"),
     ]
 

@@ -109,6 +109,7 @@ def test_markers_change_no_output_and_mark_the_lines_helm_ran(tmp_path, renderer
     cm = {line for path, line in ran if path == "templates/cm.yaml"}
     assert {6, 7, 8, 12, 13, 22, 23, 27}.issubset(cm)
     assert 16 not in cm  # under `if .Values.off`: never run
+    assert 15 in cm  # the `if` itself: its condition ran
     helpers = {line for path, line in ran if path == "templates/_helpers.tpl"}
     # the define a template includes, its `end` marked just inside it; not c.unused's lines
     assert helpers == {1, 2, 3}
@@ -139,8 +140,17 @@ def test_instrument_puts_a_marker_after_the_text_and_keeps_trailing_blanks_outsi
 
 
 def test_a_marker_after_a_right_trim_takes_the_trim():
-    result = instrument("{{- if x -}}\n  y\n", [1], partial=False)
-    assert result.text == DECLARED + "{{- if x -}}" + marker(0, close="-}}") + "\n  y\n" + sent()
+    result = instrument("{{- $v := x -}}\n  y\n", [1], partial=False)
+    assert result.text == DECLARED + "{{- $v := x -}}" + marker(0, close="-}}") + "\n  y\n" + sent()
+
+
+def test_a_line_opening_a_block_is_marked_before_it_taking_its_left_trim():
+    # the condition runs whether or not the body does: the marker stays outside the block
+    result = instrument("a: b\n  {{- if x -}}\n  y\n  {{ end }}\n", [2], partial=False)
+    assert result.text == (
+        DECLARED + "a: b\n  " + marker(0, open_="{{-") + "{{- if x -}}\n  y\n  {{ end }}\n" + sent()
+    )
+    assert result.markers == ((0, (2,)),)
 
 
 def test_the_end_of_a_define_in_a_partial_is_marked_before_the_end():
@@ -242,15 +252,15 @@ def test_lines_with_no_control_action_between_them_share_one_marker():
         "name: {{ .Values.name }}\n"  # 1
         '{{ include "x" . }}\n'  # 2
         "{{- $v := .Values.v }}\n"  # 3
-        "{{- if .Values.on }}\n"  # 4: control, a marker of its own
-        "on: {{ .Values.on }}\n"  # 5
+        "{{- if .Values.on }}\n"  # 4: marked before the `if`, with the lines before it
+        "on: {{ .Values.on }}\n"  # 5: inside the block, a marker of its own
         "{{- end }}\n"  # 6
         "{{- range .Values.items }}\n"  # 7
         "- {{ . }}\n"  # 8
         "{{- end }}\n"  # 9
     )
     result = instrument(text, range(1, 10), partial=False)
-    assert [lines for _, lines in result.markers] == [(1, 2, 3), (4, 5), (6,), (7, 8), (9,)]
+    assert [lines for _, lines in result.markers] == [(1, 2, 3, 4), (5,), (6, 7), (8,), (9,)]
 
 
 COUNTED = """

@@ -6,17 +6,20 @@ a copy of the chart gets, at the end of each line to trace, a marker action that
 `{{ if lookup "m3.trace.aftershock.dev/v1" "LineTrace" "" "" }}{{ end }}`. Rendered against a
 cluster (any: the loopback API server, render/lookup/kubeapi.py), each marker Helm executes asks discovery
 for its own API group once, which the server records; the group serves nothing, so the lookup finds
-an empty map and the output is unchanged. A line counts as run only when Helm ran past its end. Lines
-with no control action between them (`if`, `else`, `with`, `range`, `end`, `break`, `continue`, a
-`define` or `block`) share one marker at the last one's end: they run together, as any other action
-runs to its end or aborts the render, and each marker Helm runs costs an HTTP request. Markers never
-change the output: one goes right after the line's last non-blank character outside an action
-(trailing blanks stay after it, where a following `{{-` still trims them; a text's trailing `{` too,
-which would open an action with the marker's), and takes the right trim (`-}}`) of an action it
-follows that had one. A line ending inside an action is marked where that
-action ends. A marker at the top level of a partial (`_helpers.tpl` outside any `define`) would
-never run, as Helm does not execute partials: the line that ends a `define` is marked just before
-its `end` instead, and the other lines there are not traceable.
+an empty map and the output is unchanged. A line counts as run only when Helm ran past its end, except
+a line that ends by opening an `if`, `with` or `range`: its marker goes just before that action,
+outside the block, as its condition ran whether or not the body does (a condition that fails aborts
+the render, which traces nothing). Lines with no control action between them (`if`, `else`, `with`,
+`range`, `end`, `break`, `continue`, a `define` or `block`) share one marker at the last one's end:
+they run together, as any other action runs to its end or aborts the render, and each marker Helm
+runs costs an HTTP request. Markers never change the output: one goes right after the line's last
+non-blank character outside an action (trailing blanks stay after it, where a following `{{-` still
+trims them; a text's trailing `{` too, which would open an action with the marker's), and takes the
+right trim (`-}}`) of an action it follows that had one, or the left trim (`{{-`) of the block it
+precedes. A line ending inside an action is marked where that action ends. A marker at the top
+level of a partial (`_helpers.tpl` outside any `define`) would never run, as Helm does not execute
+partials: the line that ends a `define` is marked just before its `end` instead, and the other lines
+there are not traceable.
 
 A marker does not ask the server itself: each scope that holds markers (the template's top level, or
 a `define` body: Go gives each its own variables) declares a dict where it starts
@@ -53,6 +56,7 @@ from aftershock.render.lookup.kubeapi import MARKER_SEPARATOR, TRACE_GROUP, TRAC
 from aftershock.render.workspaces.chart_copies import copy_chart
 
 _OPENS = frozenset({"if", "with", "range", "define", "block"})
+_BRANCHES = frozenset({"if", "with", "range"})  # their body may not run; their condition did
 _DEFINES = frozenset({"define", "block"})
 # Actions that decide what runs next; any other action runs to its end or aborts the whole render.
 _CONTROL = _OPENS | {"else", "end", "break", "continue"}
@@ -69,6 +73,14 @@ class Instrumented:
 
     text: str
     markers: tuple[tuple[int, tuple[int, ...]], ...]  # marker number -> the lines it traces
+
+
+class _Opened(NamedTuple):
+    """An `if`, `with` or `range` action: where it starts, its left trim, the controls before it."""
+
+    start: int
+    left: bool
+    controls: int
 
 
 class _ScopeEnd(NamedTuple):
@@ -161,6 +173,7 @@ class _Point(NamedTuple):
     close: str
     lines: tuple[int, ...]
     scope: tuple[int, bool]
+    controls: int = 0  # the control actions read before it
 
 
 class _Lexer:
@@ -175,6 +188,9 @@ class _Lexer:
         # None after a line end
         self.define_end: tuple[int, bool, tuple[int, bool]] | None = None
         self.controls = 0  # control actions (`if`, `else`, `end`, …) read so far
+        # the last thing read, when it opened an `if`, `with` or `range`: where that action starts,
+        # whether it trims left, and the control actions read before it
+        self.opened: _Opened | None = None
         # where each open `define` (or `block`) body started and whether after a trim, innermost last
         self.bodies: list[tuple[int, bool]] = []
         # each scope (where it starts) -> where the `end` that closes it starts, and its left trim
@@ -183,6 +199,7 @@ class _Lexer:
     def action(self, start: int) -> int:
         """Read the action or comment opening at `start`; the index after its `}}`."""
         text, i = self.text, start + 2
+        self.opened = None
         left = text.startswith("-", i) and text[i + 1 : i + 2] in (" ", "\t", "\n", "\r")
         if left:
             i += 1
@@ -206,6 +223,8 @@ class _Lexer:
         self._closed(i, start)
         if word in _DEFINES:
             self.bodies.append((i, self.trims))
+        elif word in _BRANCHES:
+            self.opened = _Opened(start, left, self.controls - 1)
         return i
 
     def _skip_code(self, i: int) -> int:
@@ -275,7 +294,7 @@ def _points(
         if j > i:  # text up to the next line end or action: where its last non-blank ends
             run = text[i:j].rstrip(" \t\r")
             if run:
-                lexer.end, lexer.trims = i + len(run), False
+                lexer.end, lexer.trims, lexer.opened = i + len(run), False, None
             i = j
         if i == len(text) or text[i] == "\n":
             if line in lines:
@@ -283,13 +302,13 @@ def _points(
             if pending:
                 point = _point(lexer, partial, tuple(pending))
                 if point is not None:  # else at the top level of a partial: never run
-                    if points and lexer.controls == last_controls:
+                    if points and point.controls == last_controls:
                         # no control action since the last marker: its lines and these run
                         # together (any other action runs to its end or aborts the render)
                         point = point._replace(lines=points.pop().lines + point.lines)
                     points.append(point)
-                    last_controls = lexer.controls
-            pending, lexer.define_end = [], None
+                    last_controls = point.controls
+            pending, lexer.define_end, lexer.opened = [], None, None
             i, line = i + 1, line + 1
             continue
         if text.startswith("{{", i):
@@ -303,12 +322,18 @@ def _points(
 
 
 def _point(lexer: _Lexer, partial: bool, lines: tuple[int, ...]) -> _Point | None:
+    """Where the marker of `lines` goes: after the last of them, or just before the `if`, `with` or
+    `range` that ends them (taking over its left trim), outside the block whose body may not run."""
     if lexer.in_define() or not partial:
         scope = lexer.body if lexer.in_define() else (0, False)
-        return _Point(lexer.end, "{{", "-}}" if lexer.trims else "}}", lines, scope)
+        if lexer.opened is not None:
+            start, left, controls = lexer.opened
+            return _Point(start, "{{-" if left else "{{", "}}", lines, scope, controls)
+        close = "-}}" if lexer.trims else "}}"
+        return _Point(lexer.end, "{{", close, lines, scope, lexer.controls)
     if lexer.define_end is not None:
         start, left, body = lexer.define_end
-        return _Point(start, "{{-" if left else "{{", "}}", lines, body)
+        return _Point(start, "{{-" if left else "{{", "}}", lines, body, lexer.controls)
     return None
 
 
