@@ -5,7 +5,7 @@ from __future__ import annotations
 from aftershock.diff.text_edits import comparable_change, text_edit
 from aftershock.model.diff import FieldChange, FieldChangeKind, ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey
-from aftershock.report.text import comparable_field
+from aftershock.report.text import comparable_field, value_text
 
 SCRIPT = "#!/bin/sh\nIPS={}\nA=1\nB=1\nC=1\nOPTS={}\nexec db\n"
 
@@ -44,5 +44,50 @@ def test_the_graph_and_the_document_compare_alike():
 
 
 def test_a_line_that_starts_with_dashes_is_part_of_the_edit():
-    assert text_edit("x\n--a\n", "x\n--b\n") == ("@@", " x", "---a", "+--b")
+    assert text_edit("x\n--a\n", "x\n--b\n") == ("@@", "---a", "+--b")
     assert text_edit("a", "b") is None
+
+
+def test_the_same_line_added_beside_lines_a_scenario_renders_otherwise_is_one_edit():
+    # the default logs to stderr, a scenario to stdout: the change adds the same line to both
+    before = "\nErrorLog /dev/{}\nLogFormat x\n"
+    after = "\nServerName api.example\nErrorLog /dev/{}\nLogFormat x\n"
+    default = text_edit(before.format("stderr"), after.format("stderr"))
+    assert default == text_edit(before.format("stdout"), after.format("stdout"))
+    assert default != text_edit(
+        before.format("stderr"), after.replace("api", "web").format("stderr")
+    )
+
+
+def _annotation(before: str, after: str) -> ObjectChange:
+    field = FieldChange(
+        "spec.template.metadata.annotations.checksum/config",
+        FieldChangeKind.MODIFIED,
+        before,
+        after,
+    )
+    key = ObjectKey("apps", "Deployment", "default", "api")
+    return ObjectChange(
+        ObjectChangeKind.CHANGED, key, "apps/v1", "api", ("d.yaml",), fields=(field,)
+    )
+
+
+def test_a_digest_that_changes_is_one_change_whatever_its_values():
+    one = _annotation("a" * 64, "b" * 64)
+    other = _annotation("c" * 64, "d" * 64)
+    assert comparable_change(one) == comparable_change(other)
+    assert comparable_change(one) != comparable_change(_annotation("a" * 64, "v2"))
+    (field,) = one.fields
+    as_json = {
+        "path": field.path,
+        "change": "modified",
+        "before": field.before,
+        "after": field.after,
+    }
+    assert comparable_field(as_json)["after"] == list(comparable_change(one).fields)[0].after
+
+
+def test_a_digest_shows_its_first_characters():
+    assert value_text("0123456789abcdef" * 4) == '"0123456789ab…"'
+    assert value_text("sha256:" + "f" * 64) == '"sha256:ffffffffffff…"'
+    assert value_text("v1.2.3") == '"v1.2.3"'

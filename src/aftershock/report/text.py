@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aftershock.diff.text_edits import line_diff, text_edit
+from aftershock.diff.text_edits import comparable_value, is_digest, line_diff
 from aftershock.model.releases import split_release_id
 
 MAX_VALUE_CHARS = 80
+DIGEST_CHARS = 12
 
 
 def value_text(value: Any, present: bool = True) -> str:
@@ -18,6 +19,8 @@ def value_text(value: Any, present: bool = True) -> str:
     if isinstance(value, dict) and value.get("redacted") is True:
         # an empty value holds nothing to hide: say it is empty, not "redacted"
         return f"<redacted: {value['bytes']} bytes>" if value["bytes"] else '""'
+    if is_digest(value):  # its first characters tell it apart; the rest is noise
+        return json.dumps(value[: value.find(":") + 1 + DIGEST_CHARS] + "…", ensure_ascii=False)
     text = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
@@ -43,12 +46,12 @@ def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
 
 
 def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
-    """A field change as two scenarios' changes compare: a text by its edit
+    """A field change as two scenarios' changes compare: a text by its edit, a digest as changed
     (`diff.text_edits`), as the graph compares them."""
-    edit = text_edit(field.get("before"), field.get("after"))
-    if field.get("change") != "modified" or edit is None:
+    value = comparable_value(field.get("before"), field.get("after"))
+    if field.get("change") != "modified" or value is None:
         return field
-    return {**field, "before": None, "after": list(edit)}
+    return {**field, "before": None, "after": list(value) if isinstance(value, tuple) else value}
 
 
 MAX_SCENARIO_LABEL = 64
