@@ -34,6 +34,18 @@ def test_a_changed_default_of_a_reexpressed_value_is_noted():
     assert reexpressed_reads([change], "") == (Reexpressed("port", defaulted=True),)
 
 
+def test_a_value_read_by_the_same_action_on_a_line_edited_elsewhere_is_not():
+    # the edit adds a namespace; the interface is read as it was
+    line = '  net: [{"name": "br"%s, "if": "{{ .Values.nic | default .Values.cp_nic }}"}]'
+    ns = ', "namespace": "{{ default .Release.Namespace .Values.global.ns }}"'
+    change = _change("c/templates/sts.yaml", "-" + line % "", "+" + line % ns)
+    assert reexpressed_reads([change], "c") == ()
+    spaced = _change(
+        "c/templates/sts.yaml", "-{{ .Values.a | quote }}", "+{{- .Values.a  | quote -}}"
+    )
+    assert reexpressed_reads([spaced], "c") == ()
+
+
 def test_values_read_outside_the_charts_templates_or_on_one_side_only_are_not():
     outside = _change("d/templates/job.yaml", "-{{ .Values.a }}", "+{{ .Values.a | quote }}")
     added = _change("c/templates/job.yaml", "+{{ .Values.a | quote }}")

@@ -2,8 +2,9 @@
 
 An edit such as `{{ .Values.image.tag }}` → `{{ .Values.image.tag | replace "." "-" }}` renders
 identically whenever the context's tag has no dot, so every scenario shows nothing of it while the
-line ran. A values path read on both a removed and an added line of one hunk of a chart's templates
-is *re-expressed*: the change alters what is made of it. Each such path whose value in the render is
+line ran. A values path read on both a removed and an added line of one hunk of a chart's templates,
+by actions (`{{ … }}`) that differ between the two, is *re-expressed*: the change alters what is made
+of it (a path read by the same action on both sides, on a line edited elsewhere, is not). Each such path whose value in the render is
 a non-empty string is rendered once more, at base and head, with that string plus `.Probe_1` (a dot,
 an underscore, a capital and a digit: what `replace`, `lower`, `trimSuffix` or a regular expression
 act on), as the scenario `probe:<path>=<value>`. Where such a line gives the value a `default`
@@ -29,6 +30,7 @@ from aftershock.render.scenarios import Scenario, nested, values_read
 PROBE_SUFFIX = ".Probe_1"
 MAX_PROBES = 2  # per chart: re-expressed values are few, and each probe is a render per ref
 _DEFAULT = re.compile(r"\bdefault\b")
+_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 
 
 @dataclass(frozen=True)
@@ -41,15 +43,17 @@ class Reexpressed:
 
 
 def reexpressed_reads(files: Iterable[FileChange], chart_folder: str) -> tuple[Reexpressed, ...]:
-    """Values paths read on both a removed and an added line of one hunk of the chart's templates,
-    in the order the hunks give them."""
+    """Values paths read on both a removed and an added line of one hunk of the chart's templates by
+    actions that differ, in the order the hunks give them."""
     found: dict[str, bool] = {}
     for hunk in template_hunks(files, chart_folder):
         removed = _reads(line[1:] for line in hunk.lines if line.startswith("-"))
         added = _reads(line[1:] for line in hunk.lines if line.startswith("+"))
-        for path, defaulted in added.items():
-            if path in removed:
-                found[path] = found.get(path, False) or defaulted or removed[path]
+        for path, actions in added.items():
+            if path in removed and actions != removed[path]:
+                edited = actions ^ removed[path]
+                defaulted = any(_DEFAULT.search(action) for action in edited)
+                found[path] = found.get(path, False) or defaulted
     return tuple(Reexpressed(path, defaulted) for path, defaulted in found.items())
 
 
@@ -77,11 +81,13 @@ def probe_scenarios(reads: Iterable[Reexpressed], values: Mapping[str, Any]) -> 
     return probes[:MAX_PROBES]
 
 
-def _reads(lines: Iterable[str]) -> dict[str, bool]:
-    """Path -> whether a line reading it gives a `default`."""
-    found: dict[str, bool] = {}
+def _reads(lines: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Path -> the actions that read it, blanks closed up (a line with no whole action, one that
+    continues an action over lines, stands as one)."""
+    found: dict[str, frozenset[str]] = {}
     for line in lines:
-        defaulted = _DEFAULT.search(line) is not None
-        for path in values_read(line):
-            found[path] = found.get(path, False) or defaulted
+        for action in _ACTION.findall(line) or [line]:
+            action = " ".join(action.split())
+            for path in values_read(action):
+                found[path] = found.get(path, frozenset()) | {action}
     return found
