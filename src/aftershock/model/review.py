@@ -119,6 +119,9 @@ class ChartOutcome(str, enum.Enum):
     # A non-default scenario the chart itself rejects at base and at head alike (e.g. a toggle that
     # needs another value): it says nothing about the change, so it is reported but not a gap.
     SCENARIO_INVALID = "scenario_invalid"
+    # A scenario that fails at base by Helm's own error and renders at head: the change fixes it (the
+    # point of a fix to a guard). Observed, not a gap; the head's objects have nothing to compare with.
+    FIXED = "fixed"
 
 
 @dataclass(frozen=True)

@@ -96,9 +96,12 @@ def scenarios_document(review: Review, summary: ScenarioSummary) -> dict[str, An
     changed = [r.scenario for r in own if r.outcome is ChartOutcome.CHANGED]
     failed = [r.scenario for r in own if r.outcome is ChartOutcome.NOT_REVIEWED]
     invalid = [r.scenario for r in own if r.outcome is ChartOutcome.SCENARIO_INVALID]
-    own = [r for r in own if r.outcome is not ChartOutcome.SCENARIO_INVALID]
+    fixed = [r.scenario for r in own if r.outcome is ChartOutcome.FIXED]
+    own = [r for r in own if r.outcome not in (ChartOutcome.SCENARIO_INVALID, ChartOutcome.FIXED)]
     if failed:
         text = f"not reviewed in scenario(s) {', '.join(failed)}"
+    elif not own and fixed:
+        text = "rendered at head only"
     elif not own:
         text = "rendered in no scenario"
     elif changed:
@@ -123,6 +126,8 @@ def scenarios_document(review: Review, summary: ScenarioSummary) -> dict[str, An
             f"; at base without {', '.join(new_keys)} (new at head: the base's values schema "
             f"rejects them) in {', '.join(r.scenario for r in own if r.keys_left_out_at_base)}"
         )
+    if fixed:
+        text += f"; fails at base and renders at head (the change fixes it) in {', '.join(fixed)}"
     if invalid:
         text += f"; {len(invalid)} scenario(s) the chart rejects at base and head alike: {', '.join(invalid)}"
     return {
@@ -131,6 +136,7 @@ def scenarios_document(review: Review, summary: ScenarioSummary) -> dict[str, An
         "cut": list(summary.cut),
         "changed_in": changed,
         "not_reviewed_in": failed,
+        "fixed_in": fixed,
         "invalid": invalid,
         "summary": text,
     }

@@ -18,7 +18,13 @@ from typing import Any
 
 from aftershock.report.concern_groups import grouped
 from aftershock.report.shown import listed_objects, own_names, version_phrases
-from aftershock.report.text import install_label, scenario_label, value_text, without_dependencies
+from aftershock.report.text import (
+    fixed_phrases,
+    install_label,
+    scenario_label,
+    value_text,
+    without_dependencies,
+)
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
@@ -119,17 +125,13 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         failed = [r["scenario"] for r in reviews if r["outcome"] == "not_reviewed"]
         if failed:
             phrases.append(f"not reviewed in {len(failed)} scenario(s)")
+        phrases += fixed_phrases(reviews)
         left_out = {t["template"] for r in reviews for t in r.get("templates_not_rendered", ())}
         if left_out:  # rendered by template: nothing is said of these templates but that
             phrases.append(f"{len(left_out)} template(s) not rendered: {_first(sorted(left_out))}")
         without = {d["dependency"] for r in reviews for d in r.get("dependencies_not_rendered", ())}
         if without:  # its objects are not reviewed; the rest is
             phrases.append(without_dependencies(_first(sorted(without)), len(without)))
-        fixed = {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
-        if fixed:  # its objects at head are shown as added
-            phrases.append(
-                f"{len(fixed)} template(s) fixed: failed at base, render at head: {_first(sorted(fixed))}"
-            )
         own = _object_phrases(objects.get(install, []))
         if install in elsewhere:  # a version bump, or the default's changes, must not hide them
             own.append(_elsewhere_phrase(*elsewhere[install], by_default=bool(own)))
@@ -321,12 +323,13 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
             parts.append(f"base rendered without {_first(new_keys)} (keys new at head)")
         for key, label in (
             ("not_reviewed_in", "not reviewed in"),
+            ("fixed_in", "fixed (failed at base, render at head)"),
             ("invalid", "rejected at both refs"),
             ("cut", "cut by the cap"),
         ):
             if key == "cut" and s[key] and _every_changed_line_ran(doc, s["chart"]):
                 parts.append(f"{len(s[key])} {label} (named in the JSON; every changed line ran)")
-            elif s[key]:
+            elif s.get(key):
                 parts.append(f"{len(s[key])} {label}: {first_scenarios(s[key])}")
         out.append(ScenarioLine(s["chart"], "; ".join(parts)))
     return tuple(out)

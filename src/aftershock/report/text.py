@@ -55,6 +55,37 @@ def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
 
 
 MAX_SCENARIO_LABEL = 64
+MAX_ERROR_CHARS = 160
+MAX_NAMES = 5  # names a phrase lists before it counts the rest
+
+
+def fixed_phrases(reviews: list[dict[str, Any]]) -> list[str]:
+    """What an install's renders say the change fixes: templates that failed at base and render at
+    head (their objects show as added), and scenarios that failed at base and render at head, said
+    of the first (`renders in scenario X, which failed at base …: <Helm's error>`)."""
+    phrases = []
+    templates = sorted(
+        {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
+    )
+    if templates:
+        shown = ", ".join(templates[:MAX_NAMES])
+        if len(templates) > MAX_NAMES:
+            shown += f" and {len(templates) - MAX_NAMES} more (in the JSON)"
+        phrases.append(
+            f"{len(templates)} template(s) fixed: failed at base, render at head: {shown}"
+        )
+    fixed = [r for r in reviews if r["outcome"] == "fixed"]
+    if fixed:
+        first = fixed[0]
+        error = " ".join(str((first["base"] or {}).get("error") or "render failed").split())
+        if len(error) > MAX_ERROR_CHARS:
+            error = error[: MAX_ERROR_CHARS - 1] + "…"
+        more = f" (and {len(fixed) - 1} more scenario(s))" if len(fixed) > 1 else ""
+        phrases.append(
+            f"renders in scenario {scenario_label(first['scenario'])}{more}, which failed at base "
+            f"(the change fixes it): {error}"
+        )
+    return phrases
 
 
 def scenario_label(name: str) -> str:

@@ -60,7 +60,7 @@ def _what_changed(review: Review) -> str:
     head = f"{len(review.commits)} commit(s) change {len(review.files)} file(s)"
     installs: dict[tuple[str, str | None], list[ChartReview]] = {}
     for r in review.chart_reviews:
-        if r.outcome is ChartOutcome.CHANGED:
+        if r.outcome in (ChartOutcome.CHANGED, ChartOutcome.FIXED):
             installs.setdefault((r.chart, r.release), []).append(r)
     if not installs:
         rendered = (
@@ -84,7 +84,7 @@ def _install_summary(reviews: list[ChartReview]) -> str:
     if first.release:
         key, tree = split_release_id(first.release)
         name += f"@{key.name}" + (f" in {tree}" if tree else "")
-    default = [r for r in reviews if r.scenario == "default"]
+    default = [r for r in reviews if r.scenario == "default" and r.outcome is ChartOutcome.CHANGED]
     if default:
         return f"{name} ({len(default[0].changes)} object(s))"
     scenarios = ", ".join(sorted(r.scenario for r in reviews))

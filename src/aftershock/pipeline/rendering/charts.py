@@ -228,6 +228,21 @@ def _review_chart(
             head_inputs=plan.head_inputs,
         )
         return review, []
+    if _fixed(base, head):
+        review = ChartReview(
+            plan.path,
+            plan.name,
+            plan.affected,
+            base.render,
+            head.render,
+            ChartOutcome.FIXED,
+            release=plan.release,
+            scenario=plan.scenario,
+            cluster=plan.cluster,
+            base_inputs=plan.base_inputs,
+            head_inputs=plan.head_inputs,
+        )
+        return review, []
     if failed:
         gaps = [
             NotReviewed(
@@ -276,6 +291,17 @@ def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
         and head.render.status is RenderStatus.FAILED
         and is_deterministic_error(head.render.error or "")
         and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
+    )
+
+
+def _fixed(base: SideResult, head: SideResult) -> bool:
+    """Whether the base fails by Helm's own error, not in a template reading the cluster, and the
+    head renders: the change fixes the scenario."""
+    return (
+        base.render.status is RenderStatus.FAILED
+        and is_deterministic_error(base.render.error or "")
+        and not base.render.reads_cluster
+        and head.render.status is RenderStatus.OK
     )
 
 

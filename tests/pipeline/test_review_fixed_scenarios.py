@@ -1,0 +1,73 @@
+"""A scenario that fails at base by the chart's own guard and renders at head: the change fixes it."""
+
+from __future__ import annotations
+
+from aftershock.model.review import ChartOutcome
+from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.report.canonical import review_document
+from aftershock.report.comment.markdown import render_markdown
+from aftershock.report.escape import markdown_text
+from aftershock.report.text import scenario_label
+from charts import chart_yaml
+from gitrepo import commit, make_repo
+
+GUARD = """\
+{{- if and .Values.namespaced (not .Values.providers.crd) (not .Values.providers.ingress) }}
+{{- fail "ERROR: namespaced rbac requires the CRD or Ingress provider." }}
+{{- end }}
+"""
+ROLE = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: {{ if .Values.namespaced }}Role{{ else }}ClusterRole{{ end }}
+metadata:
+  name: proxy
+rules: []
+"""
+VALUES = "namespaced: false\nproviders:\n  crd: true\n  ingress: false\n  knative: false\n"
+# what the fix is for, as the chart's suite tests it: namespaced, with only the knative provider
+# (the suite renders the guard's template alone, so no other template renders without it)
+SUITE = """\
+suite: requirements
+templates: [requirements.yaml]
+tests:
+  - it: allows namespaced rbac with only knative
+    set: {namespaced: true, providers: {crd: false, knative: true}}
+    asserts: [{notFailedTemplate: {}}]
+"""
+SCENARIO = "test:requirements_test.yaml/allows namespaced rbac with only knative"
+
+
+def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(
+        repo,
+        {
+            "c/Chart.yaml": chart_yaml("c"),
+            "c/values.yaml": VALUES,
+            "c/tests/requirements_test.yaml": SUITE,
+            "c/templates/requirements.yaml": GUARD,
+            "c/templates/role.yaml": ROLE,
+        },
+        "feat: c",
+    )
+    fixed = GUARD.replace(
+        "(not .Values.providers.ingress) }}",
+        "(not .Values.providers.ingress) (not .Values.providers.knative) }}",
+    ).replace("or Ingress provider", "Ingress or Knative provider")
+    commit(repo, {"c/templates/requirements.yaml": fixed}, "fix: namespaced rbac with knative")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    review = result.review
+    (scenario,) = [r for r in review.chart_reviews if r.scenario == SCENARIO]
+    assert scenario.outcome is ChartOutcome.FIXED
+    assert "namespaced rbac requires" in (scenario.base.error or "")
+    # the base's failure is what the change is for: observed, not a part not reviewed
+    assert not [g for g in review.not_reviewed if "knative" in g.part], review.not_reviewed
+    doc = review_document(result.review, result.judgement)
+    (summary,) = doc["scenarios"]
+    assert summary["fixed_in"] == [SCENARIO]
+    merge = doc["findings"]["verdicts"]["merge"]
+    assert merge["level"] == "low" and "render differently" in merge["reasons"][0]
+    markdown = render_markdown(doc)
+    label = markdown_text(scenario_label(SCENARIO))
+    assert f"renders in scenario {label}, which failed at base \\(the change fixes it\\)" in markdown
+    assert "ERROR: namespaced rbac requires the CRD or Ingress provider" in markdown
