@@ -33,6 +33,9 @@ tests:
   - it: allows namespaced rbac with only knative
     set: {namespaced: true, providers: {crd: false, knative: true}}
     asserts: [{notFailedTemplate: {}}]
+  - it: fails with no provider
+    set: {namespaced: true, providers: {crd: false}}
+    asserts: [{failedTemplate: {errorMessage: "ERROR: namespaced rbac requires the CRD, Ingress or Knative provider."}}]
 """
 SCENARIO = "test:requirements_test.yaml/allows namespaced rbac with only knative"
 
@@ -44,7 +47,7 @@ def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
         {
             "c/Chart.yaml": chart_yaml("c"),
             "c/values.yaml": VALUES,
-            "c/tests/requirements_test.yaml": SUITE,
+            "c/tests/requirements_test.yaml": SUITE.split("  - it: fails")[0],
             "c/templates/requirements.yaml": GUARD,
             "c/templates/role.yaml": ROLE,
         },
@@ -53,15 +56,26 @@ def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
     fixed = GUARD.replace(
         "(not .Values.providers.ingress) }}",
         "(not .Values.providers.ingress) (not .Values.providers.knative) }}",
-    ).replace("or Ingress provider", "Ingress or Knative provider")
-    commit(repo, {"c/templates/requirements.yaml": fixed}, "fix: namespaced rbac with knative")
+    ).replace("CRD or Ingress provider", "CRD, Ingress or Knative provider")
+    commit(
+        repo,
+        {"c/templates/requirements.yaml": fixed, "c/tests/requirements_test.yaml": SUITE},
+        "fix: namespaced rbac with knative",
+    )
     result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
     review = result.review
     (scenario,) = [r for r in review.chart_reviews if r.scenario == SCENARIO]
     assert scenario.outcome is ChartOutcome.FIXED
     assert "namespaced rbac requires" in (scenario.base.error or "")
-    # the base's failure is what the change is for: observed, not a part not reviewed
-    assert not [g for g in review.not_reviewed if "knative" in g.part], review.not_reviewed
+    # the base's failure is what the change is for: observed, not a part not reviewed; the new
+    # message, by the test that expects it (its render fails with it at head)
+    assert review.complete, review.not_reviewed
+    (failing,) = [r for r in review.chart_reviews if r.scenario.startswith("fails:")]
+    assert failing.outcome is ChartOutcome.SCENARIO_INVALID and failing.probe
+    head_fail = [c for c in review.changed_lines if c.side.value == "head" and c.lines == "2"]
+    assert [(c.evidence, c.scenarios) for c in head_fail] == [
+        ("text", ("fails:requirements_test.yaml/fails with no provider",))
+    ]
     doc = review_document(result.review, result.judgement)
     (summary,) = doc["scenarios"]
     assert summary["fixed_in"] == [SCENARIO]
@@ -69,5 +83,7 @@ def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
     assert merge["level"] == "low" and "render differently" in merge["reasons"][0]
     markdown = render_markdown(doc)
     label = markdown_text(scenario_label(SCENARIO))
-    assert f"renders in scenario {label}, which failed at base \\(the change fixes it\\)" in markdown
+    assert (
+        f"renders in scenario {label}, which failed at base \\(the change fixes it\\)" in markdown
+    )
     assert "ERROR: namespaced rbac requires the CRD or Ingress provider" in markdown

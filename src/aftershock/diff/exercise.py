@@ -363,6 +363,19 @@ def changed_fields(
     return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
 
 
+def failure_messages(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
+    """The messages of the `fail "…"` calls on the added and removed lines of a chart's templates,
+    each once: a test expecting one of them exercises its line."""
+    found = (
+        message
+        for hunk in template_hunks(files, chart_folder)
+        for line in hunk.lines
+        if line[:1] in "+-"
+        for message in _FAIL.findall(line)
+    )
+    return tuple(dict.fromkeys(found))
+
+
 def template_hunks(
     files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
 ) -> Iterator[Hunk]:

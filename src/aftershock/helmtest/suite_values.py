@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
@@ -21,8 +21,10 @@ from aftershock.helmtest.suite import (
 )
 from aftershock.helmtest.values import SetPathError, user_values
 from aftershock.model.contexts import TemplateSelection
+from aftershock.model.review import FAILURE_PROBE_PREFIX
 
 TextReader = Callable[[str], str | None]
+MAX_FAILING = 2  # tests written to fail rendered per chart: each is a render per ref
 
 
 class SuiteValueSet(NamedTuple):
@@ -67,6 +69,50 @@ def suite_value_sets(
                     # the release alone makes no other scenario: it matters where values do
                     bucket.setdefault(json.dumps(values, sort_keys=True, default=str), found)
     return list(near.values()) + [v for k, v in far.items() if k not in near]
+
+
+def failing_value_sets(
+    chart_path: str, paths: Iterable[str], read: TextReader, messages: Sequence[str]
+) -> list[SuiteValueSet]:
+    """The value sets of tests written to fail (`failedTemplate`) whose expected error message is
+    one of `messages` (those of the `fail` calls a change edits), named `fails:<suite file>/<test>`:
+    each renders the failure it expects, which exercises that `fail` line. At most MAX_FAILING, in
+    file order."""
+    if not messages:
+        return []
+    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
+    found: dict[str, SuiteValueSet] = {}
+    for path in sorted(
+        p
+        for p in paths
+        if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix) :]
+    ):
+        for suite in chart_suites(path, read):
+            for test, values in _test_values(suite, path, read, failing=True):
+                if values and _expects_one_of(test, messages):
+                    release = effective_release(suite, test)
+                    name = f"{FAILURE_PROBE_PREFIX}{posixpath.basename(path)}/{test.name}"
+                    key = json.dumps(values, sort_keys=True, default=str)
+                    found.setdefault(
+                        key,
+                        SuiteValueSet(
+                            name,
+                            values,
+                            suite_templates(suite),
+                            release.name or None,
+                            release.namespace or None,
+                        ),
+                    )
+    return list(found.values())[:MAX_FAILING]
+
+
+def _expects_one_of(test: TestJob, messages: Sequence[str]) -> bool:
+    expected = [
+        str(a.params.get("ErrorMessage") or "")
+        for a in test.assertions
+        if a.assert_type == "failedTemplate" and not a.negated
+    ]
+    return any(e and (e in m or m in e) for e in expected for m in messages if m)
 
 
 def suite_templates(suite: TestSuite) -> TemplateSelection:
@@ -120,10 +166,11 @@ def suite_file_values(path: str, read: TextReader) -> Iterable[tuple[str, dict[s
 
 
 def _test_values(
-    suite: TestSuite, path: str, read: TextReader
+    suite: TestSuite, path: str, read: TextReader, failing: bool = False
 ) -> Iterable[tuple[TestJob, dict[str, Any]]]:
+    """(test, its values) of the tests that expect the render to pass, or with `failing`, to fail."""
     for test in suite.tests:
-        if expects_render_failure(test):
+        if expects_render_failure(test) is not failing:
             continue
         try:
             files = [_values_file(path, given, read) for given in suite.values + test.values]

@@ -205,9 +205,12 @@ UPGRADE_PREFIX = "upgrade:"
 # The scenario of a value a changed line re-expresses, made up for the edit to act on
 # (render/value_probes.py): `probe:<path>=<value>`.
 VALUE_PROBE_PREFIX = "probe:"
+# The scenario of a test written to fail with a message a changed `fail` line holds
+# (helmtest/suite_values.py): `fails:<suite file>/<test>`; the failure is what it is for.
+FAILURE_PROBE_PREFIX = "fails:"
 # Scenarios of made-up values: those that open guards (render/scenarios.py,
-# render/range_shapes.py), and value probes.
-PROBE_PREFIXES = ("guard:", "guards:", VALUE_PROBE_PREFIX)
+# render/range_shapes.py), value probes, and tests' values meant to fail.
+PROBE_PREFIXES = ("guard:", "guards:", VALUE_PROBE_PREFIX, FAILURE_PROBE_PREFIX)
 
 
 @dataclass(frozen=True)

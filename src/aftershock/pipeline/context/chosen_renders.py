@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.diff.exercise import changed_fields
+from aftershock.diff.exercise import changed_fields, failure_messages
 from aftershock.model.contexts import ChartContext
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
 from aftershock.pipeline.context.contexts import suite_paths_of
@@ -78,6 +78,7 @@ def _chart_edits(
                 (*templated, *readers),
                 changed_fields(given.files, plan.path, templated),
                 reexpressed_reads(given.files, plan.path),
+                failure_messages(given.files, plan.path),
             )
     return edits
 

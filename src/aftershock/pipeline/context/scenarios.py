@@ -9,10 +9,10 @@ from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
-from aftershock.helmtest.suite_values import suite_value_sets
+from aftershock.helmtest.suite_values import failing_value_sets, suite_value_sets
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.errors import MalformedInputError
-from aftershock.model.review import ScenarioSummary
+from aftershock.model.review import FAILURE_PROBE_PREFIX, ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
 from aftershock.pipeline.rendering.chart_jobs import SideInput
@@ -43,11 +43,14 @@ class ChartEdits:
     the files it renders through `tpl` and the templates that read them (`templated_files`), whose
     guards open; and the field names its changed template lines read
     (`diff.exercise.changed_fields`), which rank the scenarios; and the values paths its changed
-    lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe."""
+    lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe; and the
+    messages of the `fail` calls they edit, which the tests expecting them render."""
 
     also_edited: tuple[str, ...] = ()
     fields: frozenset[str] = frozenset()
     reexpressed: tuple[Reexpressed, ...] = ()
+    # the messages of the `fail` calls its changed template lines hold (`diff.exercise`)
+    failures: tuple[str, ...] = ()
 
 
 def expand_scenarios(
@@ -85,8 +88,9 @@ def expand_scenarios(
 def _edits_first(
     scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str]
 ) -> list[Scenario]:
-    """The scenario opening the edited templates' guards, then the tests of suites the change adds or
-    edits, ahead of the others (within the cap, what exercises the edit renders first)."""
+    """The scenario opening the edited templates' guards, the tests expecting a failure the change
+    edits, then the tests of suites the change adds or edits, ahead of the others (within the cap,
+    what exercises the edit renders first)."""
     prefix = f"{plan.path}/tests/" if plan.path else "tests/"
     suites = {
         posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
@@ -94,8 +98,10 @@ def _edits_first(
 
     def first(scenario: Scenario) -> bool:
         suite = scenario.name.removeprefix("test:").split("/", 1)[0]
-        return scenario.name == GUARDS_OPENED or (
-            scenario.name.startswith("test:") and suite in suites
+        return (
+            scenario.name == GUARDS_OPENED
+            or scenario.name.startswith(FAILURE_PROBE_PREFIX)
+            or (scenario.name.startswith("test:") and suite in suites)
         )
 
     return [s for s in scenarios if first(s)] + [s for s in scenarios if not first(s)]
@@ -176,6 +182,12 @@ def _candidates(
     # after them, as their values are given ones and its are made up
     reads = edited_chart.reexpressed
     probes = probe_scenarios(reads, merge_maps(defaults, given)) if reads else []
+    # tests written to fail with a message the change edits: the failure exercises its line
+    probes += test_scenarios(
+        failing_value_sets(
+            chart.path, tree.tree.paths_under(chart.path), tree.text_or_none, edited_chart.failures
+        )
+    )
     return (
         (defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else [])
         + upgrade_scenarios(p for p in edited if p in at_base)
