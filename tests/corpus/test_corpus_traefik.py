@@ -181,16 +181,17 @@ CASES = [
             "Makefile": ("file:Makefile",),
         },
         {"hub-manager": ChartOutcome.CHANGED},
-        # a new chart's lines the defaults (the one scenario here) do not run, per template
+        # a new chart's lines the defaults (the one scenario here) do not run, per template (the
+        # `if` or `with` opening each block ran: its condition was evaluated)
         [
-            "template hub-manager/templates/_helpers.tpl lines 15-16",
-            "template hub-manager/templates/deployment.yaml lines 8-9, 11-13, 35-36, 38-40, 43-45, "
-            "47-49, 51-53, 55-57, 63-64, 80-81, 91-93, 103-104, 107-112, 116-121, 123-128, "
-            "133-135, 137-139, 141-146",
-            "template hub-manager/templates/hpa.yaml lines 1-10",
-            "template hub-manager/templates/migration-job.yaml lines 8-9, 14-15, 25-27, 29-31, "
-            "33-35, 37-39, 45-46, 55-70",
-            "template hub-manager/templates/service.yaml lines 8-10",
+            "template hub-manager/templates/_helpers.tpl lines 16",
+            "template hub-manager/templates/deployment.yaml lines 9, 12-13, 36, 39-40, 44-45, "
+            "48-49, 52-53, 56-57, 64, 81, 92-93, 104, 108-112, 117-121, 124-128, 134-135, "
+            "138-139, 142-146",
+            "template hub-manager/templates/hpa.yaml lines 2-10",
+            "template hub-manager/templates/migration-job.yaml lines 9, 15, 26-27, 30-31, "
+            "34-35, 38-39, 46, 56-70",
+            "template hub-manager/templates/service.yaml lines 9-10",
         ],
     ),
     Case(

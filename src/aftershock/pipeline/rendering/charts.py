@@ -201,9 +201,7 @@ def side_objects(
 
 def _part(plan: ChartPlan) -> str:
     part = f"chart {plan.path}" + (f" installed by {plan.release}" if plan.release else "")
-    if (
-        plan.scenario != "default"
-    ):  # say which, or a chart's failing scenarios read as one line repeated
+    if plan.scenario != "default":  # say which, or failing scenarios read as one line repeated
         part += f" in scenario {plan.scenario}"
     return part
 
@@ -214,35 +212,9 @@ def _review_chart(
     failed = [s for s in (base, head) if s.render.status is RenderStatus.FAILED]
     part = _part(plan)
     if plan.scenario != "default" and _rejected(plan, base, head):
-        review = ChartReview(
-            plan.path,
-            plan.name,
-            plan.affected,
-            base.render,
-            head.render,
-            ChartOutcome.SCENARIO_INVALID,
-            release=plan.release,
-            scenario=plan.scenario,
-            cluster=plan.cluster,
-            base_inputs=plan.base_inputs,  # what was rejected: a later round may add what it demands
-            head_inputs=plan.head_inputs,
-        )
-        return review, []
+        return _undiffed(plan, base, head, ChartOutcome.SCENARIO_INVALID), []
     if _fixed(base, head):
-        review = ChartReview(
-            plan.path,
-            plan.name,
-            plan.affected,
-            base.render,
-            head.render,
-            ChartOutcome.FIXED,
-            release=plan.release,
-            scenario=plan.scenario,
-            cluster=plan.cluster,
-            base_inputs=plan.base_inputs,
-            head_inputs=plan.head_inputs,
-        )
-        return review, []
+        return _undiffed(plan, base, head, ChartOutcome.FIXED), []
     if failed:
         gaps = [
             NotReviewed(
@@ -253,10 +225,8 @@ def _review_chart(
             )
             for s in failed
         ]
-        if len(failed) == 2 and base.render.error == head.render.error:
-            gaps = [
-                NotReviewed(part, base.render.error or "render failed")
-            ]  # said once, for both refs
+        if len(failed) == 2 and base.render.error == head.render.error:  # said once, for both
+            gaps = [NotReviewed(part, base.render.error or "render failed")]
         review = ChartReview(
             plan.path,
             plan.name,
@@ -291,6 +261,26 @@ def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
         and head.render.status is RenderStatus.FAILED
         and is_deterministic_error(head.render.error or "")
         and (base.render.error == head.render.error or _new_keys_only(plan, base.render.error))
+    )
+
+
+def _undiffed(
+    plan: ChartPlan, base: SideResult, head: SideResult, outcome: ChartOutcome
+) -> ChartReview:
+    """The review of a plan rejected at both refs, or fixed at head: nothing to diff; what it was
+    rendered with is kept (a later round may add what a rejection demands)."""
+    return ChartReview(
+        plan.path,
+        plan.name,
+        plan.affected,
+        base.render,
+        head.render,
+        outcome,
+        release=plan.release,
+        scenario=plan.scenario,
+        cluster=plan.cluster,
+        base_inputs=plan.base_inputs,
+        head_inputs=plan.head_inputs,
     )
 
 
