@@ -267,8 +267,9 @@ def _rejected(plan: ChartPlan, base: SideResult, head: SideResult) -> bool:
 def _undiffed(
     plan: ChartPlan, base: SideResult, head: SideResult, outcome: ChartOutcome
 ) -> ChartReview:
-    """The review of a plan rejected at both refs, or fixed at head: nothing to diff; what it was
-    rendered with is kept (a later round may add what a rejection demands)."""
+    """The review of a plan with what it was rendered with (a later round may add what a rejection
+    demands), and nothing diffed: as it stands, that of a plan rejected at both refs or fixed at
+    head."""
     return ChartReview(
         plan.path,
         plan.name,
@@ -311,25 +312,14 @@ def _diffed(
         unstable |= reordered_paths(base.objects, head.objects)
     changes = diff_objects(base.objects, head.objects, unstable=unstable)
     outcome = ChartOutcome.CHANGED if changes else ChartOutcome.UNCHANGED
-    review = ChartReview(
-        plan.path,
-        plan.name,
-        plan.affected,
-        base.render,
-        head.render,
-        outcome,
-        changes,
-        unstable,
+    return replace(
+        _undiffed(plan, base, head, outcome),
+        changes=changes,
+        unstable=unstable,
         base_objects=base.objects,
         head_objects=head.objects,
-        release=plan.release,
-        scenario=plan.scenario,
-        cluster=plan.cluster,
-        base_inputs=plan.base_inputs,
-        head_inputs=plan.head_inputs,
         templates_not_rendered=templates_not_rendered,
     )
-    return review
 
 
 def _partial_review(
