@@ -19,6 +19,7 @@ from typing import Any
 from aftershock.report.concern_groups import grouped
 from aftershock.report.shown import listed_objects, own_names, version_phrases
 from aftershock.report.text import (
+    first_names,
     fixed_phrases,
     install_label,
     scenario_label,
@@ -28,7 +29,6 @@ from aftershock.report.text import (
 
 TOP_REASONS = 3
 MIN_GROUP_OBJECTS = 3  # an identical field change on this many objects is shown once, as a group
-MAX_SCENARIO_NAMES = 5
 MAX_REASON_CHARS = 240
 _IMAGE = re.compile(
     r"^spec\.(?:template\.spec\.|jobTemplate\.spec\.template\.spec\.)?(?:initC|c)ontainers\[name=([^\]]+)\]\.image$"
@@ -128,10 +128,12 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         phrases += fixed_phrases(reviews)
         left_out = {t["template"] for r in reviews for t in r.get("templates_not_rendered", ())}
         if left_out:  # rendered by template: nothing is said of these templates but that
-            phrases.append(f"{len(left_out)} template(s) not rendered: {_first(sorted(left_out))}")
+            phrases.append(
+                f"{len(left_out)} template(s) not rendered: {first_names(sorted(left_out))}"
+            )
         without = {d["dependency"] for r in reviews for d in r.get("dependencies_not_rendered", ())}
         if without:  # its objects are not reviewed; the rest is
-            phrases.append(without_dependencies(_first(sorted(without)), len(without)))
+            phrases.append(without_dependencies(first_names(sorted(without)), len(without)))
         own = _object_phrases(objects.get(install, []))
         if install in elsewhere:  # a version bump, or the default's changes, must not hide them
             own.append(_elsewhere_phrase(*elsewhere[install], by_default=bool(own)))
@@ -320,7 +322,7 @@ def scenario_lines(doc: dict[str, Any]) -> tuple[ScenarioLine, ...]:
         parts = [f"{len(s['ran'])} ran", identity]
         new_keys = _new_keys_at_base(doc, s["chart"])
         if new_keys:
-            parts.append(f"base rendered without {_first(new_keys)} (keys new at head)")
+            parts.append(f"base rendered without {first_names(new_keys)} (keys new at head)")
         for key, label in (
             ("not_reviewed_in", "not reviewed in"),
             ("fixed_in", "fixed (failed at base, render at head)"),
@@ -387,13 +389,4 @@ def _identity_phrase(summary: dict[str, Any], rendered: int) -> str:
 
 def first_scenarios(names: list[str]) -> str:
     """The first few scenarios, by their short labels."""
-    return _first([scenario_label(n) for n in names])
-
-
-def _first(names: list[str]) -> str:
-    shown = ", ".join(names[:MAX_SCENARIO_NAMES])
-    return shown + (
-        f" and {len(names) - MAX_SCENARIO_NAMES} more (in the JSON)"
-        if len(names) > MAX_SCENARIO_NAMES
-        else ""
-    )
+    return first_names([scenario_label(n) for n in names])

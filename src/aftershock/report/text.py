@@ -56,7 +56,7 @@ def comparable_field(field: dict[str, Any]) -> dict[str, Any]:
 
 MAX_SCENARIO_LABEL = 64
 MAX_ERROR_CHARS = 160
-MAX_NAMES = 5  # names a phrase lists before it counts the rest
+MAX_NAMES = 5  # names a phrase lists (scenarios, templates, keys) before it counts the rest
 
 
 def fixed_phrases(reviews: list[dict[str, Any]]) -> list[str]:
@@ -68,11 +68,9 @@ def fixed_phrases(reviews: list[dict[str, Any]]) -> list[str]:
         {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
     )
     if templates:
-        shown = ", ".join(templates[:MAX_NAMES])
-        if len(templates) > MAX_NAMES:
-            shown += f" and {len(templates) - MAX_NAMES} more (in the JSON)"
         phrases.append(
-            f"{len(templates)} template(s) fixed: failed at base, render at head: {shown}"
+            f"{len(templates)} template(s) fixed: failed at base, render at head: "
+            + first_names(templates)
         )
     fixed = [r for r in reviews if r["outcome"] == "fixed"]
     if fixed:
@@ -86,6 +84,13 @@ def fixed_phrases(reviews: list[dict[str, Any]]) -> list[str]:
             f"(the change fixes it): {error}"
         )
     return phrases
+
+
+def first_names(names: list[str]) -> str:
+    """The first MAX_NAMES names, then how many more the JSON holds."""
+    shown = ", ".join(names[:MAX_NAMES])
+    more = len(names) - MAX_NAMES
+    return shown + (f" and {more} more (in the JSON)" if more > 0 else "")
 
 
 def scenario_label(name: str) -> str:
