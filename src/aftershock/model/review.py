@@ -186,6 +186,12 @@ class ChartReview:
         )
 
     @property
+    def renders_differently(self) -> bool:
+        """Whether the scenario's render differs between the refs: objects changed, or it renders at
+        head only, where it failed at base (fixed)."""
+        return self.outcome in (ChartOutcome.CHANGED, ChartOutcome.FIXED)
+
+    @property
     def probe(self) -> bool:
         """A scenario of values made up to open the edited templates' guards (`guard:…`,
         `guards:edited`, and those with what a rejection demanded) or to show what the edit makes of

@@ -30,8 +30,6 @@ from aftershock.model.review import ChartOutcome, RenderStatus, Review
 from aftershock.verdict.confidence import bump_floors, unverified_parts
 from aftershock.verdict.model import Assessment, RiskLevel, highest
 
-# Outcomes of a scenario whose render differs between the refs (a fixed one renders only at head).
-_RENDERS_DIFFERENTLY = (ChartOutcome.CHANGED, ChartOutcome.FIXED)
 _BY_SEVERITY = {
     Severity.INFO: RiskLevel.MINIMAL,
     Severity.LOW: RiskLevel.LOW,
@@ -81,7 +79,7 @@ def finding_level(finding: Finding) -> RiskLevel:
 def merge_risk(review: Review, findings: Sequence[Finding]) -> Assessment:
     candidates = _finding_candidates([f for f in findings if f.actionable])
     changed = sorted(
-        {r.chart for r in review.chart_reviews if r.outcome in _RENDERS_DIFFERENTLY}
+        {r.chart for r in review.chart_reviews if r.renders_differently}
     )  # charts, not scenarios
     if changed:
         named = ", ".join(changed[:3]) + (", …" if len(changed) > 3 else "")

@@ -60,7 +60,7 @@ def _what_changed(review: Review) -> str:
     head = f"{len(review.commits)} commit(s) change {len(review.files)} file(s)"
     installs: dict[tuple[str, str | None], list[ChartReview]] = {}
     for r in review.chart_reviews:
-        if r.outcome in (ChartOutcome.CHANGED, ChartOutcome.FIXED):
+        if r.renders_differently:
             installs.setdefault((r.chart, r.release), []).append(r)
     if not installs:
         rendered = (
