@@ -355,25 +355,27 @@ def changed_fields(
     """Field names (`.providers.ec2.enabled` gives providers, ec2) read on the added and removed lines
     of a chart's templates, and of the files it renders through `tpl` (`templated`, repository
     paths): a scenario setting a values path through one of them may reach the change."""
-    names: set[str] = set()
-    for hunk in template_hunks(files, chart_folder, templated):
-        for line in hunk.lines:
-            if line[:1] in "+-":
-                names.update(_FIELD.findall(line))
+    names = {
+        name
+        for line in _edited_lines(files, chart_folder, templated)
+        for name in _FIELD.findall(line)
+    }
     return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
 
 
 def failure_messages(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
     """The messages of the `fail "…"` calls on the added and removed lines of a chart's templates,
     each once: a test expecting one of them exercises its line."""
-    found = (
-        message
-        for hunk in template_hunks(files, chart_folder)
-        for line in hunk.lines
-        if line[:1] in "+-"
-        for message in _FAIL.findall(line)
-    )
+    found = (m for line in _edited_lines(files, chart_folder) for m in _FAIL.findall(line))
     return tuple(dict.fromkeys(found))
+
+
+def _edited_lines(
+    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
+) -> Iterator[str]:
+    """The added and removed lines of `template_hunks`, with their `+` or `-`."""
+    for hunk in template_hunks(files, chart_folder, templated):
+        yield from (line for line in hunk.lines if line[:1] in "+-")
 
 
 def template_hunks(

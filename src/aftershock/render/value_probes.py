@@ -4,10 +4,10 @@ An edit such as `{{ .Values.image.tag }}` → `{{ .Values.image.tag | replace ".
 identically whenever the context's tag has no dot, so every scenario shows nothing of it while the
 line ran. A values path read on both a removed and an added line of one hunk of a chart's templates,
 by actions (`{{ … }}`) that differ between the two, is *re-expressed*: the change alters what is made
-of it (a path read by the same action on both sides, on a line edited elsewhere, is not). Each such path whose value in the render is
-a non-empty string is rendered once more, at base and head, with that string plus `.Probe_1` (a dot,
-an underscore, a capital and a digit: what `replace`, `lower`, `trimSuffix` or a regular expression
-act on), as the scenario `probe:<path>=<value>`. Where such a line gives the value a `default`
+of it (a path read by the same action on both sides, on a line edited elsewhere, is not). Each such
+path whose value in the render is a non-empty string is rendered once more, at base and head, with
+that string plus `.Probe_1` (a dot, an underscore, a capital and a digit: what `replace`, `lower`,
+`trimSuffix` or a regular expression act on), as the scenario `probe:<path>=<value>`. Where such a line gives the value a `default`
 (`{{ .Values.port | default 8080 }}` → `default 9090`), a value the render sets hides the default
 instead, so the probe unsets it (`probe:<path>=null`: Helm drops a key given as null). A probe is a
 made-up value, as a guard's is: its objects show what the edit does and no rule judges them
