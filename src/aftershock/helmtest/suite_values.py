@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
@@ -45,29 +45,14 @@ def suite_value_sets(
     template (chart-relative paths), then the rest, each in file order. Tests with no values of their
     own render the default scenario and are left out, and so are tests expecting the render to
     fail; a suite that cannot be read contributes nothing."""
-    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     changed = set(changed_templates)
     near: dict[str, SuiteValueSet] = {}
     far: dict[str, SuiteValueSet] = {}
-    for path in sorted(
-        p
-        for p in paths
-        if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix) :]
-    ):
-        for suite in chart_suites(path, read):
-            bucket = near if _tests_changed(suite, changed) else far
-            for test, values in _test_values(suite, path, read):
-                release = effective_release(suite, test)
-                found = SuiteValueSet(
-                    f"test:{posixpath.basename(path)}/{test.name}",
-                    values,
-                    suite_templates(suite),
-                    release.name or None,
-                    release.namespace or None,
-                )
-                if values:  # a test of the defaults alone is the default scenario's
-                    # the release alone makes no other scenario: it matters where values do
-                    bucket.setdefault(json.dumps(values, sort_keys=True, default=str), found)
+    for path, suite, test, values in _suite_tests(chart_path, paths, read, failing=False):
+        bucket = near if _tests_changed(suite, changed) else far
+        if values:  # a test of the defaults alone is the default scenario's
+            # the release alone makes no other scenario: it matters where values do
+            bucket.setdefault(_key(values), _value_set("test:", path, suite, test, values))
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
 
@@ -80,30 +65,48 @@ def failing_value_sets(
     file order."""
     if not messages:
         return []
-    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     found: dict[str, SuiteValueSet] = {}
+    for path, suite, test, values in _suite_tests(chart_path, paths, read, failing=True):
+        if values and _expects_one_of(test, messages):
+            found.setdefault(
+                _key(values), _value_set(FAILURE_PROBE_PREFIX, path, suite, test, values)
+            )
+    return list(found.values())[:MAX_FAILING]
+
+
+def _suite_tests(
+    chart_path: str, paths: Iterable[str], read: TextReader, failing: bool
+) -> Iterator[tuple[str, TestSuite, TestJob, dict[str, Any]]]:
+    """(suite file, suite, test, its values) of every test of the chart's own suites
+    (`tests/*_test.yaml`, in file order) that expects the render to pass, or with `failing`, to
+    fail."""
+    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
     for path in sorted(
         p
         for p in paths
         if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix) :]
     ):
         for suite in chart_suites(path, read):
-            for test, values in _test_values(suite, path, read, failing=True):
-                if values and _expects_one_of(test, messages):
-                    release = effective_release(suite, test)
-                    name = f"{FAILURE_PROBE_PREFIX}{posixpath.basename(path)}/{test.name}"
-                    key = json.dumps(values, sort_keys=True, default=str)
-                    found.setdefault(
-                        key,
-                        SuiteValueSet(
-                            name,
-                            values,
-                            suite_templates(suite),
-                            release.name or None,
-                            release.namespace or None,
-                        ),
-                    )
-    return list(found.values())[:MAX_FAILING]
+            for test, values in _test_values(suite, path, read, failing):
+                yield path, suite, test, values
+
+
+def _value_set(
+    prefix: str, path: str, suite: TestSuite, test: TestJob, values: dict[str, Any]
+) -> SuiteValueSet:
+    """A test's value set, named `<prefix><suite file>/<test>`, as the release it sets."""
+    release = effective_release(suite, test)
+    return SuiteValueSet(
+        f"{prefix}{posixpath.basename(path)}/{test.name}",
+        values,
+        suite_templates(suite),
+        release.name or None,
+        release.namespace or None,
+    )
+
+
+def _key(values: dict[str, Any]) -> str:
+    return json.dumps(values, sort_keys=True, default=str)
 
 
 def _expects_one_of(test: TestJob, messages: Sequence[str]) -> bool:
