@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.escape import markdown_text
+from aftershock.report.terminal import print_terminal
 from aftershock.report.text import scenario_label
 from charts import chart_yaml
 from gitrepo import commit, make_repo
@@ -87,3 +92,6 @@ def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
         f"renders in scenario {label}, which failed at base \\(the change fixes it\\)" in markdown
     )
     assert "ERROR: namespaced rbac requires the CRD or Ingress provider" in markdown
+    console = Console(file=io.StringIO(), width=200)
+    print_terminal(doc, console)
+    assert "1 fixed (failed at base)" in console.file.getvalue()  # the charts table says it too

@@ -161,6 +161,8 @@ def _charts_table(doc: dict[str, Any]) -> Table:
         if len(reviews) > 1:
             moved = sum(o == "changed" for o in outcomes)
             outcome += f"; {len(reviews)} scenarios, {moved} changed"
+            fixed = sum(o == "fixed" for o in outcomes)
+            outcome += f", {fixed} fixed (failed at base)" if fixed else ""
         table.add_row(
             terminal_text(install_label(first), name=True),
             outcome,
