@@ -92,6 +92,8 @@ def test_a_scenario_the_change_fixes_is_said_and_is_no_gap(tmp_path, renderer):
         f"renders in scenario {label}, which failed at base \\(the change fixes it\\)" in markdown
     )
     assert "ERROR: namespaced rbac requires the CRD or Ingress provider" in markdown
+    # complete, but not "rendered at base and head": that scenario's base is the failure
+    assert "except 1 scenario(s) that failed at base and render at head" in markdown
     console = Console(file=io.StringIO(), width=200)
     print_terminal(doc, console)
     assert "1 fixed (failed at base)" in console.file.getvalue()  # the charts table says it too

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from aftershock.model.review import ChartOutcome, ChartRender, ChartReview, Review
 from aftershock.model.units import Chart, ValuesKeyChange
 
-SCHEMA_VERSION = "3.0"
+SCHEMA_VERSION = "3.1"
 _NONE: frozenset[str] = frozenset()
 MAX_FILE_LINES = 300  # of a changed file's hunks in the document (files[].lines_omitted: the rest)
 MAX_DOCUMENT_CHARS = 4_000_000  # of hunk lines in one document

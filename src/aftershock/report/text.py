@@ -166,6 +166,13 @@ def status_line(doc: dict[str, Any]) -> str:
         else ""
     )
     if doc["status"] == "complete":
+        fixed = sum(r["outcome"] == "fixed" for r in doc.get("chart_reviews", ()))
+        if fixed:  # those rendered at head only: their base is the failure the change fixes
+            return (
+                "Review complete: every affected chart was rendered at base and head, except "
+                f"{fixed} scenario(s) that failed at base and render at head (the change fixes "
+                "them)." + apart
+            )
         return "Review complete: every affected chart was rendered at base and head." + apart
     count = len(doc["not_reviewed"]) - context
     return (
