@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from aftershock.report.text import text_diff, without_dependencies
+import json
+
+from aftershock.report.text import field_line, text_diff, without_dependencies
 
 
 def test_one_dependency_or_several():
@@ -25,3 +27,24 @@ def test_a_removed_line_that_starts_with_dashes_stays_in_a_text_diff():
     lines = text_diff(field)
     assert lines is not None
     assert [line for line in lines if line[:1] in "+-"] == ["---opts=a \\", "+--opts=b \\"]
+
+
+def test_a_json_annotation_says_which_keys_changed():
+    """A one-line JSON text longer than a value's cut read `{"healthCheck": {"interval": …` at both
+    sides, the edit past the cut; its inner changes are named instead."""
+    before = {"healthCheck": {"interval": "10s", "path": "/healthz", "port": 8080}, "tier": "a"}
+    after = {"healthCheck": {"interval": "30s", "path": "/healthz", "port": 8080}, "zone": "b"}
+    field = {
+        "path": 'metadata.annotations["lb.example.com/config"]',
+        "change": "modified",
+        "before": json.dumps(before),
+        "after": json.dumps(after),
+    }
+    assert field_line(field) == (
+        'metadata.annotations["lb.example.com/config"]: JSON changed: '
+        'healthCheck.interval: "10s" → "30s"; tier: removed (was "a"); zone: added "b"'
+    )
+    short = {**field, "before": '{"a": 1}', "after": '{"a": 2}'}  # shown whole, as any value
+    assert field_line(short).endswith(': "{\\"a\\": 1}" → "{\\"a\\": 2}"')
+    not_json = {**field, "before": "{" + "x" * 90, "after": "{" + "y" * 90}
+    assert "JSON" not in field_line(not_json)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aftershock.diff.fields import diff_documents
 from aftershock.diff.text_edits import comparable_value, is_digest, line_diff
 from aftershock.model.releases import split_release_id
 
 MAX_VALUE_CHARS = 80
+MAX_JSON_EDITS = 3  # inner changes a JSON text's line names before it counts the rest
 DIGEST_CHARS = 12
 
 
@@ -35,7 +37,45 @@ def field_line(field: dict[str, Any]) -> str:
         return f"{field['path']}: same entries, new order"
     if text_diff(field) is not None:
         return f"{field['path']}: text changed"
+    if (edits := json_edits(field)) is not None:
+        more = f"; and {len(edits) - MAX_JSON_EDITS} more" if len(edits) > MAX_JSON_EDITS else ""
+        return f"{field['path']}: JSON changed: " + "; ".join(edits[:MAX_JSON_EDITS]) + more
     return f"{field['path']}: {value_text(field['before'])} → {value_text(field['after'])}"
+
+
+def json_edits(field: dict[str, Any]) -> list[str] | None:
+    """The inner changes of a one-line text holding a JSON object or array at both sides (an
+    annotation such as a load balancer's or a dashboard's settings), each as a field line, when
+    the whole would not fit: cut at MAX_VALUE_CHARS, the two sides read alike. Else None."""
+    before, after = field.get("before"), field.get("after")
+    if field.get("change") != "modified" or not isinstance(before, str):
+        return None
+    if not isinstance(after, str) or max(len(before), len(after)) <= MAX_VALUE_CHARS - 2:
+        return None
+    parsed = [_json_container(before), _json_container(after)]
+    if parsed[0] is None or parsed[1] is None:
+        return None
+    return [
+        field_line(
+            {
+                "path": c.path or "(whole)",
+                "change": c.kind.value,
+                "before": c.before,
+                "after": c.after,
+            }
+        )
+        for c in diff_documents(parsed[0], parsed[1])
+    ]
+
+
+def _json_container(text: str) -> dict[str, Any] | list[Any] | None:
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
 
 
 def text_diff(field: dict[str, Any], context: int = 1) -> list[str] | None:
