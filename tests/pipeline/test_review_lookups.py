@@ -159,3 +159,22 @@ def test_the_lookup_scan_reads_each_template_blob_once_over_both_refs(tmp_path):
     templates = [p for p in platform_files() if "/templates/" in p]
     assert asked == [len(templates), 1]  # every template once; then only the commit's new file
     assert found[0] == found[1] == {"apps/watcher", "lib", "apps/bystander", "apps/anykind"}
+
+
+def test_a_change_only_a_probe_shows_reaches_no_lookup(tmp_path, renderer):
+    """The change writes a guard on a key the chart does not document: a made-up value opens it and
+    the looked-up ConfigMap changes there, but no cluster holds that value, so no chart that looks
+    the ConfigMap up is reached (sapcc's nova reached seven charts so)."""
+    repo, base = platform_repo(tmp_path)
+    guarded = (
+        SETTINGS
+        + '  {{- if hasKey .Values "region" }}\n  region: {{ .Values.region }}\n  {{- end }}\n'
+    )
+    commit(repo, {"platform/templates/settings.yaml": guarded}, "feat: region")
+    review = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, namespace="apps"), renderer
+    )
+    probe = next(r for r in review.chart_reviews if r.scenario == "guard:region=aftershock")
+    assert probe.outcome.value == "changed" and probe.probe
+    assert [c.key.name for c in probe.changes] == ["platform-config"]
+    assert {a.chart for a in review.affected} == {"platform"}

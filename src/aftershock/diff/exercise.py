@@ -357,7 +357,7 @@ def changed_fields(
     paths): a scenario setting a values path through one of them may reach the change."""
     names = {
         name
-        for line in _edited_lines(files, chart_folder, templated)
+        for line in edited_template_lines(files, chart_folder, templated)
         for name in _FIELD.findall(line)
     }
     return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
@@ -366,11 +366,11 @@ def changed_fields(
 def failure_messages(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
     """The messages of the `fail "…"` calls on the added and removed lines of a chart's templates,
     each once: a test expecting one of them exercises its line."""
-    found = (m for line in _edited_lines(files, chart_folder) for m in _FAIL.findall(line))
+    found = (m for line in edited_template_lines(files, chart_folder) for m in _FAIL.findall(line))
     return tuple(dict.fromkeys(found))
 
 
-def _edited_lines(
+def edited_template_lines(
     files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
 ) -> Iterator[str]:
     """The added and removed lines of `template_hunks`, with their `+` or `-`."""

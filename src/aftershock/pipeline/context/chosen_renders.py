@@ -20,6 +20,7 @@ from aftershock.pipeline.context.templated_files import reading_templates, templ
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
+from aftershock.render.edited_guards import edited_guard_paths
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import ChartPlan
 from aftershock.render.value_probes import reexpressed_reads
@@ -79,6 +80,7 @@ def _chart_edits(
                 changed_fields(given.files, plan.path, templated),
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
+                edited_guard_paths(given.files, plan.path),
             )
     return edits
 

@@ -179,8 +179,14 @@ def lookup_dependents(
     release: ReleaseIdentity = UNKNOWN_RELEASE,
 ) -> list[AffectedChart]:
     """Charts not yet planned whose `lookup` asks for an object a reviewed render changed, with the
-    path. A call whose kind is not known statically may ask for any object, and its step says so."""
-    changed = [(r, c.key) for r in reviews if r.outcome is ChartOutcome.CHANGED for c in r.changes]
+    path. A call whose kind is not known statically may ask for any object, and its step says so.
+    A change only a probe shows (made-up values) reaches no other chart: no cluster holds it."""
+    changed = [
+        (r, c.key)
+        for r in reviews
+        if r.outcome is ChartOutcome.CHANGED and not r.probe
+        for c in r.changes
+    ]
     if not changed:
         return []
     objects = {(r.chart, o.key): o for r in reviews for o in (*r.base_objects, *r.head_objects)}

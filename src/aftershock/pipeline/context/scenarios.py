@@ -17,6 +17,7 @@ from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
 from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
+from aftershock.render.edited_guards import edited_guard_scenarios
 from aftershock.render.plan import TEMPLATE_SUFFIXES, ChartPlan, RenderInputs
 from aftershock.render.scenarios import (
     DEFAULT,
@@ -44,13 +45,15 @@ class ChartEdits:
     guards open; and the field names its changed template lines read
     (`diff.exercise.changed_fields`), which rank the scenarios; and the values paths its changed
     lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe; and the
-    messages of the `fail` calls they edit, which the tests expecting them render."""
+    messages of the `fail` calls they edit, which the tests expecting them render; and the values
+    paths their conditions read (`render.edited_guards`), opened where the chart leaves them unset."""
 
     also_edited: tuple[str, ...] = ()
     fields: frozenset[str] = frozenset()
     reexpressed: tuple[Reexpressed, ...] = ()
     # the messages of the `fail` calls its changed template lines hold (`diff.exercise`)
     failures: tuple[str, ...] = ()
+    guarded: tuple[str, ...] = ()
 
 
 def expand_scenarios(
@@ -74,6 +77,7 @@ def expand_scenarios(
             rank_scenarios(_candidates(plan, base, head, changed_paths, edited), edited.fields),
             plan,
             changed_paths,
+            edited.guarded,
         )
         candidates = configured_scenarios(plan.path, declared) + found
         chosen = choose(candidates, cap)
@@ -86,21 +90,23 @@ def expand_scenarios(
 
 
 def _edits_first(
-    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str]
+    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str], guarded: Sequence[str]
 ) -> list[Scenario]:
-    """The scenario opening the edited templates' guards, the tests expecting a failure the change
-    edits, then the tests of suites the change adds or edits, ahead of the others (within the cap,
-    what exercises the edit renders first)."""
+    """The scenario opening the edited templates' guards, those opening a condition on a changed
+    line (`guarded`, its values paths), the tests expecting a failure the change edits, then the
+    tests of suites the change adds or edits, ahead of the others (within the cap, what exercises
+    the edit renders first)."""
     prefix = f"{plan.path}/tests/" if plan.path else "tests/"
     suites = {
         posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
     }
+    opening = tuple(f"guard:{path}=" for path in guarded)
 
     def first(scenario: Scenario) -> bool:
         suite = scenario.name.removeprefix("test:").split("/", 1)[0]
         return (
             scenario.name == GUARDS_OPENED
-            or scenario.name.startswith(FAILURE_PROBE_PREFIX)
+            or scenario.name.startswith(opening + (FAILURE_PROBE_PREFIX,))
             or (scenario.name.startswith("test:") and suite in suites)
         )
 
@@ -188,6 +194,9 @@ def _candidates(
             chart.path, tree.tree.paths_under(chart.path), tree.text_or_none, edited_chart.failures
         )
     )
+    # the conditions the change writes on keys the chart leaves unset: what runs their lines
+    sides = [merge_maps(defaults, given), merge_maps(base_defaults, plan.base_inputs.values)]
+    probes += edited_guard_scenarios(edited_chart.guarded, sides)
     return (
         (defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else [])
         + upgrade_scenarios(p for p in edited if p in at_base)

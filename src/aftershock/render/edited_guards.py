@@ -1,0 +1,71 @@
+"""Guards the change writes on values keys the chart does not document, opened by a made-up value.
+
+`guard_scenarios` opens only keys the chart's values.yaml holds: a key it does not document is no
+option a user is offered. A condition on a changed line is another matter: the change itself reads
+the key (a value its users pass from elsewhere, such as a region's secrets), and the lines it guards
+run only where the key is set, so no scenario of the chart's own values runs them. Each values path
+an `if`/`with` on an added or removed template line reads (`.Values.a.b`, as any guard's), or that
+`hasKey` tests (`hasKey .Values.a "b"`: `a.b`), and that the render's values leave unset, is set once
+more to a value that opens it, as the scenario `guard:<path>=<value>`: a one-entry map where every
+key beside it holds a map (a section of a config file the chart writes from a map of maps), else a
+text. It is a made-up value, as any guard's: its objects show what the edit does, no rule judges
+them, and a chart that rejects it makes it invalid (the refill round renders the next scenario).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from aftershock.diff.exercise import edited_template_lines
+from aftershock.model.change import FileChange
+from aftershock.releases.values import value_at
+from aftershock.render.range_shapes import opened_value
+from aftershock.render.scenarios import Scenario, nested, values_read
+
+MAX_EDITED_GUARDS = 2  # per chart: each is a render per ref
+_GUARD = re.compile(r"\{\{-?\s*(?:if|else if|with)\b(.*?)-?\}\}")
+_HAS_KEY = re.compile(
+    r"\bhasKey\s+\(?\$?\w*\.Values((?:\.[A-Za-z_]\w*)*)\)?\s+\"([A-Za-z_][\w-]*)\""
+)
+_ABSENT = object()
+
+
+def edited_guard_paths(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
+    """The values paths the conditions on a chart's added and removed template lines read, each
+    once, in the order the lines give them (`hasKey`'s tested key joined to its map's path)."""
+    found: dict[str, None] = {}
+    for line in edited_template_lines(files, chart_folder):
+        for condition in _GUARD.findall(line[1:]):
+            tested = [
+                f"{inner[1:]}.{key}".lstrip(".") for inner, key in _HAS_KEY.findall(condition)
+            ]
+            for path in tested + values_read(_HAS_KEY.sub("", condition)):
+                found.setdefault(path, None)
+    return tuple(found)
+
+
+def edited_guard_scenarios(
+    paths: Iterable[str], sides: Sequence[Mapping[str, Any]]
+) -> list[Scenario]:
+    """One `guard:` scenario per path that the values of every side (the chart's defaults with what
+    the render gives, at head and at base) leave unset, under a map or under no key at all (at most
+    MAX_EDITED_GUARDS). A key one side sets is opened by that side's own guards and toggles."""
+    scenarios = []
+    for path in paths:
+        parts = path.split(".")
+        if any(value_at(values, parts, _ABSENT) is not _ABSENT for values in sides):
+            continue
+        parents = [value_at(values, parts[:-1], _ABSENT) for values in sides if len(parts) > 1]
+        if any(p is not _ABSENT and not isinstance(p, Mapping) for p in parents):
+            continue  # under a text or a list: no key to set there
+        sections = any(
+            isinstance(p, Mapping) and p and all(isinstance(v, Mapping) for v in p.values())
+            for p in parents
+        )
+        value = opened_value({} if sections else "")
+        shown = value if isinstance(value, str) else json.dumps(value)
+        scenarios.append(Scenario(name=f"guard:{path}={shown}", overrides=nested({path: value})))
+    return scenarios[:MAX_EDITED_GUARDS]
