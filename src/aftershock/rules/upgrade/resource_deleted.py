@@ -61,7 +61,7 @@ def _grade(obj: RenderedObject, deletion: Deletion) -> tuple[Severity, str]:
     if kind == ("", "PersistentVolume"):
         return Severity.HIGH, "with a Delete reclaim policy the storage is deleted"
     if kind in _FLUX_OWNERS:
-        return _flux_owner(obj, renamed)
+        return _flux_owner(obj, deletion.renamed)
     lost = _lost_alerts(obj, deletion.alerts_left)
     if lost and _switched_off(deletion.scenario, lost):
         return (
@@ -90,10 +90,16 @@ _FLUX_OWNERS = (
 )
 
 
-def _flux_owner(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
+def _flux_owner(obj: RenderedObject, renamed: RenderedObject | None) -> tuple[Severity, str]:
     """What Flux does with what a deleted Kustomization or HelmRelease applied: a Kustomization with
-    `prune: true` garbage-collects it, a HelmRelease uninstalls its release."""
+    `prune: true` garbage-collects it, a HelmRelease uninstalls its release. A renamed one applies
+    the same objects again, unless it is a Kustomization whose path changed too: it then applies
+    what that path holds (an app replaced by another), not them."""
+    path = dig(renamed.body, "spec", "path") if renamed is not None else None
+    replaced = obj.key.kind == "Kustomization" and path != dig(obj.body, "spec", "path")
     again = "; the new one applies them again: deleted, then recreated" if renamed else ""
+    if renamed is not None and replaced:
+        again = f"; the new one applies {text(path) or 'another path'} instead"
     if obj.key.kind == "HelmRelease":
         return (
             Severity.HIGH,
@@ -107,7 +113,7 @@ def _flux_owner(obj: RenderedObject, renamed: bool) -> tuple[Severity, str]:
     return (
         Severity.LOW,
         "without prune, what it applied stays in the cluster, no longer reconciled"
-        + ("; the new one takes it over" if renamed else ""),
+        + ("; the new one takes it over" if renamed and not replaced else ""),
     )
 
 
