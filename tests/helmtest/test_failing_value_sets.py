@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aftershock.diff.exercise import failure_messages
-from aftershock.helmtest.suite_values import MAX_FAILING, failing_value_sets
+from aftershock.helmtest.suite_values import MAX_FAILING, edited_test_names, failing_value_sets
 from aftershock.model.change import FileChange, Hunk
 
 SUITE = """\
@@ -61,3 +61,19 @@ def test_the_messages_of_the_fail_calls_a_change_edits():
         "tls needs ingress",
         "tls needs ingress.enabled",
     )
+
+
+def test_the_tests_a_change_writes_or_edits_are_named_by_their_nearest_it():
+    text = (
+        "suite: s\ntests:\n"  # 1-2
+        "  - it: first\n    set: {a: 1}\n"  # 3-4
+        '  - it: "second one"\n    set: {b: 2}\n'  # 5-6
+        "  - it: third\n    set: {c: 3}\n"  # 7-8
+    )
+    edit = Hunk(4, 3, 4, 4, "", (" set: {a: 1}", '+  - it: "second one"', "+    set: {b: 2}", " "))
+    files = [
+        FileChange(path="c/tests/s_test.yaml", status="M", hunks=(edit,)),
+        FileChange(path="c/tests/sub/x_test.yaml", status="M", hunks=(edit,)),  # not a suite
+    ]
+    read = {"c/tests/s_test.yaml": text}.get
+    assert edited_test_names(files, "c", read) == frozenset({"s_test.yaml/second one"})

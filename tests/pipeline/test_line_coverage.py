@@ -196,6 +196,27 @@ def test_the_tests_of_a_suite_the_change_adds_render_ahead_of_other_scenarios(tm
     assert summary.ran == ("default", "test:level_test.yaml/sets the level")
 
 
+def test_the_test_a_change_edits_renders_ahead_of_its_suites_other_tests(tmp_path, renderer):
+    """A suite of many tests, one of them edited to set what the change reads: that test renders
+    within the cap, not the suite's first tests (traefik's e9fb8f4514 added 14 tests to suites of
+    hundreds)."""
+    values = "".join(f"t{n}: false\n" for n in range(6)) + "level: info\n"
+    template = LEGACY.replace("{{- if .Values.legacy.enabled }}", "{{- if false }}") + TOGGLES
+    tests = "".join(
+        f"  - it: sets t{n}\n    set: {{t{n}: true}}\n    asserts: [{{isKind: {{of: ConfigMap}}}}]\n"
+        for n in range(6)
+    )
+    suite = "suite: toggles\ntemplates: [templates/cm.yaml]\ntests:\n" + tests
+    repo, base = chart_repo(
+        tmp_path, values, {"templates/cm.yaml": template, "tests/toggles_test.yaml": suite}
+    )
+    edited = suite.replace("set: {t4: true}", "set: {t4: true, level: debug}")
+    commit(repo, {"c/tests/toggles_test.yaml": edited}, "test: t4 at debug")
+    result = review(repo, base, renderer, max_scenarios=2)
+    (summary,) = result.scenarios
+    assert summary.ran == ("default", "test:toggles_test.yaml/sets t4")
+
+
 PORTS = """\
 apiVersion: v1
 kind: Service

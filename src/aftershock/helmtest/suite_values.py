@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -20,11 +21,13 @@ from aftershock.helmtest.suite import (
     parse_suite_text,
 )
 from aftershock.helmtest.values import SetPathError, user_values
+from aftershock.model.change import FileChange
 from aftershock.model.contexts import TemplateSelection
 from aftershock.model.review import FAILURE_PROBE_PREFIX
 
 TextReader = Callable[[str], str | None]
-MAX_FAILING = 2  # tests written to fail rendered per chart: each is a render per ref
+MAX_FAILING = 4  # tests written to fail rendered per chart: each is a render per ref, cut short
+_IT = re.compile(r"^\s*-?\s*it:\s*(.*?)\s*$")
 
 
 class SuiteValueSet(NamedTuple):
@@ -204,3 +207,42 @@ def suite_values_file(path: str, read: TextReader, given: str | None = None) -> 
     if not isinstance(loaded, dict):
         raise ValueError(f"values file {given} is not a mapping")
     return stringify_keys(loaded)
+
+
+def edited_test_names(
+    files: Iterable[FileChange], chart_path: str, read: TextReader
+) -> frozenset[str]:
+    """`<suite file>/<test>` of each test of the chart's own suites that holds a line the change
+    adds (the test whose `it:` is the nearest above it at head): the tests the change writes or
+    edits, which exercise what it is for."""
+    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
+    names: set[str] = set()
+    for change in files:
+        rest = change.path[len(prefix) :] if change.path.startswith(prefix) else "/"
+        if "/" in rest or not rest.endswith("_test.yaml"):
+            continue
+        owners = _test_of_each_line(read(change.path) or "")
+        for number in _added_line_numbers(change):
+            if 0 < number <= len(owners) and owners[number - 1]:
+                names.add(f"{rest}/{owners[number - 1]}")
+    return frozenset(names)
+
+
+def _test_of_each_line(text: str) -> list[str]:
+    """Per line, the name of the test whose `it:` is the nearest at or above it ("" before any)."""
+    owners, current = [], ""
+    for line in text.splitlines():
+        if found := _IT.match(line):
+            current = found.group(1).strip("\"'")
+        owners.append(current)
+    return owners
+
+
+def _added_line_numbers(change: FileChange) -> Iterator[int]:
+    for hunk in change.hunks:
+        number = hunk.new_start
+        for line in hunk.lines:
+            if line.startswith("+"):
+                yield number
+            if line[:1] in "+ ":
+                number += 1

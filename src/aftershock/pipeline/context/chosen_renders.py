@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from aftershock.diff.exercise import changed_fields, failure_messages
+from aftershock.helmtest.suite_values import edited_test_names
 from aftershock.model.contexts import ChartContext
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
 from aftershock.pipeline.context.contexts import suite_paths_of
@@ -81,6 +82,7 @@ def _chart_edits(
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
                 edited_guard_paths(given.files, plan.path),
+                edited_test_names(given.files, plan.path, tree.text_or_none),
             )
     return edits
 

@@ -46,7 +46,8 @@ class ChartEdits:
     (`diff.exercise.changed_fields`), which rank the scenarios; and the values paths its changed
     lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe; and the
     messages of the `fail` calls they edit, which the tests expecting them render; and the values
-    paths their conditions read (`render.edited_guards`), opened where the chart leaves them unset."""
+    paths their conditions read (`render.edited_guards`), opened where the chart leaves them unset;
+    and the tests it writes or edits, which render ahead of their suites' other tests."""
 
     also_edited: tuple[str, ...] = ()
     fields: frozenset[str] = frozenset()
@@ -54,6 +55,8 @@ class ChartEdits:
     # the messages of the `fail` calls its changed template lines hold (`diff.exercise`)
     failures: tuple[str, ...] = ()
     guarded: tuple[str, ...] = ()
+    # `<suite file>/<test>` of the tests the change writes or edits (`helmtest.suite_values`)
+    tests: frozenset[str] = frozenset()
 
 
 def expand_scenarios(
@@ -77,7 +80,7 @@ def expand_scenarios(
             rank_scenarios(_candidates(plan, base, head, changed_paths, edited), edited.fields),
             plan,
             changed_paths,
-            edited.guarded,
+            edited,
         )
         candidates = configured_scenarios(plan.path, declared) + found
         chosen = choose(candidates, cap)
@@ -90,27 +93,34 @@ def expand_scenarios(
 
 
 def _edits_first(
-    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str], guarded: Sequence[str]
+    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str], edited: ChartEdits
 ) -> list[Scenario]:
-    """The scenario opening the edited templates' guards, those opening a condition on a changed
-    line (`guarded`, its values paths), the tests expecting a failure the change edits, then the
-    tests of suites the change adds or edits, ahead of the others (within the cap, what exercises
-    the edit renders first)."""
+    """What exercises the edit renders first, within the cap, in this order: the scenario opening
+    the edited templates' guards, the tests expecting a failure the change edits, the scenarios
+    opening a condition on a changed line (`edited.guarded`, its values paths), the tests the
+    change writes or edits, then the other tests of the suites it edits; then the others (each
+    group in its ranked order)."""
     prefix = f"{plan.path}/tests/" if plan.path else "tests/"
     suites = {
         posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
     }
-    opening = tuple(f"guard:{path}=" for path in guarded)
+    opening = tuple(f"guard:{path}=" for path in edited.guarded)
 
-    def first(scenario: Scenario) -> bool:
-        suite = scenario.name.removeprefix("test:").split("/", 1)[0]
-        return (
-            scenario.name == GUARDS_OPENED
-            or scenario.name.startswith(opening + (FAILURE_PROBE_PREFIX,))
-            or (scenario.name.startswith("test:") and suite in suites)
-        )
+    def group(scenario: Scenario) -> int:
+        test = scenario.name.removeprefix("test:")
+        if scenario.name == GUARDS_OPENED:
+            return 0
+        if scenario.name.startswith(FAILURE_PROBE_PREFIX):
+            return 1
+        if opening and scenario.name.startswith(opening):
+            return 2
+        if scenario.name.startswith("test:") and test in edited.tests:
+            return 3
+        if scenario.name.startswith("test:") and test.split("/", 1)[0] in suites:
+            return 4
+        return 5
 
-    return [s for s in scenarios if first(s)] + [s for s in scenarios if not first(s)]
+    return sorted(scenarios, key=group)
 
 
 def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
