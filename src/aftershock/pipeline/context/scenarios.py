@@ -76,14 +76,11 @@ def expand_scenarios(
     summaries = []
     for plan in plans:
         edited = (edits or {}).get(plan.path, ChartEdits())
+        candidates = _candidates(plan, base, head, changed_paths, edited)
         found = _edits_first(
-            rank_scenarios(_candidates(plan, base, head, changed_paths, edited), edited.fields),
-            plan,
-            changed_paths,
-            edited,
+            rank_scenarios(candidates, edited.fields), plan, changed_paths, edited.tests
         )
-        candidates = configured_scenarios(plan.path, declared) + found
-        chosen = choose(candidates, cap)
+        chosen = choose(configured_scenarios(plan.path, declared) + found, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
             expanded.append(
@@ -93,18 +90,19 @@ def expand_scenarios(
 
 
 def _edits_first(
-    scenarios: list[Scenario], plan: ChartPlan, changed: Sequence[str], edited: ChartEdits
+    scenarios: list[Scenario],
+    plan: ChartPlan,
+    changed: Sequence[str],
+    tests: frozenset[str],
 ) -> list[Scenario]:
     """What exercises the edit renders first, within the cap, in this order: the scenario opening
-    the edited templates' guards, the tests expecting a failure the change edits, the scenarios
-    opening a condition on a changed line (`edited.guarded`, its values paths), the tests the
-    change writes or edits, then the other tests of the suites it edits; then the others (each
-    group in its ranked order)."""
+    the edited templates' guards, the tests expecting a failure the change edits, the tests the
+    change writes or edits (`tests`), then the other tests of the suites it edits; then the others
+    (each group in its ranked order)."""
     prefix = f"{plan.path}/tests/" if plan.path else "tests/"
     suites = {
         posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
     }
-    opening = tuple(f"guard:{path}=" for path in edited.guarded)
 
     def group(scenario: Scenario) -> int:
         test = scenario.name.removeprefix("test:")
@@ -112,13 +110,11 @@ def _edits_first(
             return 0
         if scenario.name.startswith(FAILURE_PROBE_PREFIX):
             return 1
-        if opening and scenario.name.startswith(opening):
+        if scenario.name.startswith("test:") and test in tests:
             return 2
-        if scenario.name.startswith("test:") and test in edited.tests:
-            return 3
         if scenario.name.startswith("test:") and test.split("/", 1)[0] in suites:
-            return 4
-        return 5
+            return 3
+        return 4
 
     return sorted(scenarios, key=group)
 
@@ -204,7 +200,8 @@ def _candidates(
             chart.path, tree.tree.paths_under(chart.path), tree.text_or_none, edited_chart.failures
         )
     )
-    # the conditions the change writes on keys the chart leaves unset: what runs their lines
+    # the conditions the change writes on keys the chart leaves unset: what runs their lines (made
+    # up, they rank after the scenarios that set as much of what the changed lines read)
     sides = [merge_maps(defaults, given), merge_maps(base_defaults, plan.base_inputs.values)]
     probes += edited_guard_scenarios(edited_chart.guarded, sides)
     return (
