@@ -3,21 +3,17 @@ is opened in."""
 
 from __future__ import annotations
 
-from aftershock.model.change import FileChange, Hunk
 from aftershock.render.edited_guards import (
     MAX_EDITED_GUARDS,
     edited_guard_paths,
     edited_guard_scenarios,
 )
-
-
-def _change(path: str, *lines: str) -> FileChange:
-    return FileChange(path=path, status="M", hunks=(Hunk(1, 1, 1, 1, "", lines),))
+from hunks import one_hunk_change
 
 
 def test_conditions_on_added_and_removed_lines_are_read_hasKey_as_its_key():
     """sapcc's nova: `hasKey $envAll.Values.conductor.config_file "cross_hv"`, on an added line."""
-    change = _change(
+    change = one_hunk_change(
         "nova/templates/etc.yaml",
         " {{- if .Values.unchanged }}",
         '+{{- if hasKey $envAll.Values.conductor.config_file "cross_hv" }}',

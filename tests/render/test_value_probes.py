@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from aftershock.model.change import FileChange, Hunk
 from aftershock.render.value_probes import (
     MAX_PROBES,
     Reexpressed,
     probe_scenarios,
     reexpressed_reads,
 )
-
-
-def _change(path: str, *lines: str) -> FileChange:
-    return FileChange(path=path, status="M", hunks=(Hunk(1, 1, 1, 1, "", lines),))
+from hunks import one_hunk_change
 
 
 def test_a_value_read_on_a_removed_and_an_added_line_of_one_hunk_is_reexpressed():
-    change = _change(
+    change = one_hunk_change(
         "c/templates/job.yaml",
         " kind: Job",
         "-  name: job-{{ .Values.image.tag }}",
@@ -28,7 +24,7 @@ def test_a_value_read_on_a_removed_and_an_added_line_of_one_hunk_is_reexpressed(
 
 
 def test_a_changed_default_of_a_reexpressed_value_is_noted():
-    change = _change(
+    change = one_hunk_change(
         "templates/svc.yaml", "-port: {{ .Values.port | default 80 }}", "+port: {{ .Values.port }}"
     )
     assert reexpressed_reads([change], "") == (Reexpressed("port", defaulted=True),)
@@ -38,17 +34,19 @@ def test_a_value_read_by_the_same_action_on_a_line_edited_elsewhere_is_not():
     # the edit adds a namespace; the interface is read as it was
     line = '  net: [{"name": "br"%s, "if": "{{ .Values.nic | default .Values.cp_nic }}"}]'
     ns = ', "namespace": "{{ default .Release.Namespace .Values.global.ns }}"'
-    change = _change("c/templates/sts.yaml", "-" + line % "", "+" + line % ns)
+    change = one_hunk_change("c/templates/sts.yaml", "-" + line % "", "+" + line % ns)
     assert reexpressed_reads([change], "c") == ()
-    spaced = _change(
+    spaced = one_hunk_change(
         "c/templates/sts.yaml", "-{{ .Values.a | quote }}", "+{{- .Values.a  | quote -}}"
     )
     assert reexpressed_reads([spaced], "c") == ()
 
 
 def test_values_read_outside_the_charts_templates_or_on_one_side_only_are_not():
-    outside = _change("d/templates/job.yaml", "-{{ .Values.a }}", "+{{ .Values.a | quote }}")
-    added = _change("c/templates/job.yaml", "+{{ .Values.a | quote }}")
+    outside = one_hunk_change(
+        "d/templates/job.yaml", "-{{ .Values.a }}", "+{{ .Values.a | quote }}"
+    )
+    added = one_hunk_change("c/templates/job.yaml", "+{{ .Values.a | quote }}")
     assert reexpressed_reads([outside, added], "c") == ()
 
 
