@@ -222,9 +222,10 @@ def edited_test_names(
         if "/" in rest or not rest.endswith("_test.yaml"):
             continue
         owners = _test_of_each_line(read(change.path) or "")
-        for number in _added_line_numbers(change):
-            if 0 < number <= len(owners) and owners[number - 1]:
-                names.add(f"{rest}/{owners[number - 1]}")
+        numbers = (number for hunk in change.hunks for number, _ in hunk.added())
+        names.update(
+            f"{rest}/{owners[n - 1]}" for n in numbers if 0 < n <= len(owners) and owners[n - 1]
+        )
     return frozenset(names)
 
 
@@ -236,13 +237,3 @@ def _test_of_each_line(text: str) -> list[str]:
             current = found.group(1).strip("\"'")
         owners.append(current)
     return owners
-
-
-def _added_line_numbers(change: FileChange) -> Iterator[int]:
-    for hunk in change.hunks:
-        number = hunk.new_start
-        for line in hunk.lines:
-            if line.startswith("+"):
-                yield number
-            if line[:1] in "+ ":
-                number += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 
@@ -62,6 +63,15 @@ class Hunk:
     new_lines: int
     header: str
     lines: tuple[str, ...]
+
+    def added(self) -> Iterator[tuple[int, str]]:
+        """The head line number and text (without its `+`) of each line the hunk adds."""
+        number = self.new_start
+        for line in self.lines:
+            if line.startswith("+"):
+                yield number, line[1:]
+            if line[:1] in ("+", " "):
+                number += 1
 
 
 @dataclass(frozen=True)

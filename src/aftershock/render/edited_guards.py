@@ -23,10 +23,9 @@ from aftershock.diff.exercise import edited_template_lines
 from aftershock.model.change import FileChange
 from aftershock.releases.values import value_at
 from aftershock.render.range_shapes import opened_value
-from aftershock.render.scenarios import Scenario, nested, values_read
+from aftershock.render.scenarios import Scenario, conditions, nested, values_read
 
 MAX_EDITED_GUARDS = 2  # per chart: each is a render per ref
-_GUARD = re.compile(r"\{\{-?\s*(?:if|else if|with)\b(.*?)-?\}\}")
 _HAS_KEY = re.compile(
     r"\bhasKey\s+\(?\$?\w*\.Values((?:\.[A-Za-z_]\w*)*)\)?\s+\"([A-Za-z_][\w-]*)\""
 )
@@ -38,7 +37,7 @@ def edited_guard_paths(files: Iterable[FileChange], chart_folder: str) -> tuple[
     once, in the order the lines give them (`hasKey`'s tested key joined to its map's path)."""
     found: dict[str, None] = {}
     for line in edited_template_lines(files, chart_folder):
-        for condition in _GUARD.findall(line[1:]):
+        for condition in conditions(line[1:]):
             tested = [
                 f"{inner[1:]}.{key}".lstrip(".") for inner, key in _HAS_KEY.findall(condition)
             ]

@@ -70,7 +70,7 @@ def values_file_scenarios(chart_files: Iterable[str]) -> list[Scenario]:
     return found
 
 
-def _conditions(text: str) -> list[str]:
+def conditions(text: str) -> list[str]:
     """The template's conditions, a variable set to `.Values` read as `.Values` itself."""
     for name in set(_VALUES_ALIAS.findall(text)):
         text = re.sub(rf"\${name}(?=\.[A-Za-z_])", ".Values", text)
@@ -86,7 +86,7 @@ def toggle_paths(template_texts: Iterable[str]) -> list[str]:
     """Values paths read in template conditions, in first-seen order."""
     seen: dict[str, None] = {}
     for text in template_texts:
-        for condition in _conditions(text):
+        for condition in conditions(text):
             for path in values_read(condition):
                 seen.setdefault(path, None)
     return list(seen)
@@ -128,7 +128,7 @@ def guard_scenarios(template_texts: Iterable[str], defaults: Mapping[str, Any]) 
     sets: dict[str, dict[str, Any]] = {}
     texts = list(template_texts)
     for text in texts:
-        for condition in _conditions(text):
+        for condition in conditions(text):
             opening = _opening(condition, defaults)
             together = re.search(r"\band\b", condition) is not None and len(opening) > 1
             for group in [opening] if together else [{p: v} for p, v in opening.items()]:

@@ -193,7 +193,8 @@ def _candidates(
     # a value probe sets what the changed lines read, so it ranks with the scenarios that set it too:
     # after them, as their values are given ones and its are made up
     reads = edited_chart.reexpressed
-    probes = probe_scenarios(reads, merge_maps(defaults, given)) if reads else []
+    at_head = merge_maps(defaults, given)
+    probes = probe_scenarios(reads, at_head) if reads else []
     # tests written to fail with a message the change edits: the failure exercises its line
     probes += test_scenarios(
         failing_value_sets(
@@ -202,7 +203,7 @@ def _candidates(
     )
     # the conditions the change writes on keys the chart leaves unset: what runs their lines (made
     # up, they rank after the scenarios that set as much of what the changed lines read)
-    sides = [merge_maps(defaults, given), merge_maps(base_defaults, plan.base_inputs.values)]
+    sides = [at_head, merge_maps(base_defaults, plan.base_inputs.values)]
     probes += edited_guard_scenarios(edited_chart.guarded, sides)
     return (
         (defaults_upgrade_scenarios(base_defaults, defaults) if plan.base and plan.head else [])

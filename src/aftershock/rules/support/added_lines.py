@@ -27,14 +27,7 @@ def word_pattern(word: str) -> re.Pattern[str]:
 def added_lines(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:
     """Head line numbers and texts of the `+` lines of hunks."""
     for hunk in hunks:
-        line = hunk.new_start
-        for raw in hunk.lines:
-            marker = raw[:1]
-            if marker == "+":
-                yield AddedLine(line, raw[1:])
-                line += 1
-            elif marker == " ":
-                line += 1
+        yield from (AddedLine(line, text) for line, text in hunk.added())
 
 
 def lines_beside(hunks: Sequence[Hunk]) -> Iterator[AddedLine]:

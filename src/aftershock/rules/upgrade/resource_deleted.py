@@ -96,10 +96,15 @@ def _flux_owner(obj: RenderedObject, renamed: RenderedObject | None) -> tuple[Se
     the same objects again, unless it is a Kustomization whose path changed too: it then applies
     what that path holds (an app replaced by another), not them."""
     path = dig(renamed.body, "spec", "path") if renamed is not None else None
-    replaced = obj.key.kind == "Kustomization" and path != dig(obj.body, "spec", "path")
-    again = "; the new one applies them again: deleted, then recreated" if renamed else ""
-    if renamed is not None and replaced:
+    replaced = (
+        renamed is not None
+        and obj.key.kind == "Kustomization"
+        and path != dig(obj.body, "spec", "path")
+    )
+    if replaced:
         again = f"; the new one applies {text(path) or 'another path'} instead"
+    else:
+        again = "; the new one applies them again: deleted, then recreated" if renamed else ""
     if obj.key.kind == "HelmRelease":
         return (
             Severity.HIGH,

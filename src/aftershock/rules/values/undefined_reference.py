@@ -64,16 +64,7 @@ def defined(values: Mapping[str, Any], path: tuple[str, ...]) -> bool:
 
 def added_lines(change: FileChange) -> set[int]:
     """Head line numbers the change adds or rewrites."""
-    added: set[int] = set()
-    for hunk in change.hunks:
-        line = hunk.new_start
-        for text in hunk.lines:
-            if text.startswith("+"):
-                added.add(line)
-                line += 1
-            elif text.startswith(" "):
-                line += 1
-    return added
+    return {line for hunk in change.hunks for line, _ in hunk.added()}
 
 
 def references(text: str, kind: str) -> Iterator[tuple[int, str]]:
