@@ -71,6 +71,7 @@ from aftershock.model.tests import (
     TestStatus,
 )
 from aftershock.model.units import AffectedChart, AffectStep, Chart, ChartType, ValuesKeyChange
+from aftershock.model.validated import validated
 from aftershock.rules.engine import evaluate
 from aftershock.rules.model import SourceTexts
 from gitrepo import commit, make_repo
@@ -138,7 +139,7 @@ def load_case(
     assert isinstance(expected, list), f"{case.id}: expected.yaml must be a list"
     for entry in expected:
         assert set(entry) <= EXPECTED_KEYS, f"{case.id}: unknown keys {set(entry) - EXPECTED_KEYS}"
-    config = AftershockConfig.model_validate(extra.get("config") or {})
+    config = validated(AftershockConfig, extra.get("config") or {})
     files = extra.get("files") or {}
     base_files, head_files = dict(files.get("base") or {}), dict(files.get("head") or {})
     review = build_review(

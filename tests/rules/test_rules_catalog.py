@@ -26,7 +26,7 @@ def test_explain_prints_the_fixed_sections_in_order(rule):
 
 
 def test_explain_lists_options_of_configurable_rules():
-    assert "required (default: ())" in explain("commit-trailers")
+    assert "required (default: [])" in explain("commit-trailers")
     assert "Options" not in explain("pss-privileged")
 
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from aftershock.cli.formats import format_option
-from aftershock.findings.dismissals import DISMISSALS_FILE, FileDismissal, write_dismissal
+from aftershock.findings.dismissals import DISMISSALS_FILE, file_dismissal, write_dismissal
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.model.errors import GitError
 from aftershock.model.state_records import ReviewSummary, ReviewTarget
@@ -82,11 +82,8 @@ def dismiss_command(
             decision = opened.store.dismiss(
                 opened.repository, opened.target, fingerprint, reason, who
             )
-        entry = FileDismissal(
-            fingerprint=decision.fingerprint,
-            reason=decision.reason,
-            by=who,
-            evidence=decision.evidence_digest or None,
+        entry = file_dismissal(
+            decision.fingerprint, decision.reason, who, decision.evidence_digest or None
         )
         click.echo(
             f"dismissed {decision.fingerprint} in {opened.target}: {decision.reason} "
@@ -95,9 +92,7 @@ def dismiss_command(
     except StateError:
         if not (write_file and re.fullmatch(r"[0-9a-f]{32}", fingerprint)):
             raise
-        entry = FileDismissal(
-            fingerprint=fingerprint, reason=reason.strip(), by=who
-        )  # no review to take evidence from
+        entry = file_dismissal(fingerprint, reason.strip(), who)  # no review to take evidence from
     if write_file:
         path = write_dismissal(GitRepository.open(Path(repo)).root, entry)
         _unignore(path.parent)

@@ -12,6 +12,7 @@ from aftershock.config.settings import (
     parse_config,
 )
 from aftershock.model.errors import AftershockError
+from aftershock.model.validated import plain
 
 
 def config_notice(base_text: str | None, head_text: str | None, head_label: str) -> str | None:
@@ -34,7 +35,7 @@ def config_notice(base_text: str | None, head_text: str | None, head_label: str)
 
 def changed_settings(base: AftershockConfig, head: AftershockConfig) -> list[str]:
     """Top-level settings that differ, rules and entries by name: `rules.pss-host-namespaces`, `max_scenarios`."""
-    before, after = base.model_dump(mode="json"), head.model_dump(mode="json")
+    before, after = plain(base), plain(head)
     changed: list[str] = []
     for key in sorted(set(before) | set(after)):
         old, new = before.get(key), after.get(key)

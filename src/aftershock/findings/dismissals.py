@@ -11,35 +11,52 @@ Like `.aftershock.yaml` it is read at the base ref, so a change cannot dismiss i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, ClassVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from aftershock.gocompat import yamlio
 from aftershock.model.errors import ConfigError, MalformedInputError
+from aftershock.model.validated import FORBID_EXTRA, InvalidDocument, Text, plain, validated
 
 DISMISSALS_FILE = ".aftershock/dismissals.yaml"
 
 
-class FileDismissal(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+@dataclass(frozen=True)
+class FileDismissal:
+    __pydantic_config__: ClassVar[dict[str, Any]] = FORBID_EXTRA
 
-    fingerprint: str = Field(pattern=r"^[0-9a-f]{32}$")
-    reason: str = Field(min_length=1)
+    fingerprint: Annotated[str, Text(pattern=r"^[0-9a-f]{32}$")]
+    reason: Annotated[str, Text(min_length=1)]
     by: str = ""
-    evidence: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")  # an evidence digest
+    evidence: Annotated[str, Text(pattern=r"^[0-9a-f]{16}$")] | None = None  # an evidence digest
 
 
-class DismissalsFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+@dataclass(frozen=True)
+class DismissalsFile:
+    __pydantic_config__: ClassVar[dict[str, Any]] = FORBID_EXTRA
 
     dismissals: tuple[FileDismissal, ...] = ()
 
 
 def no_dismissals() -> DismissalsFile:
-    """The dismissals of a repository that has no file: none, with no validator built."""
-    return DismissalsFile.model_construct()
+    """The dismissals of a repository that has no file: none."""
+    return DismissalsFile()
+
+
+def file_dismissal(
+    fingerprint: str, reason: str, by: str, evidence: str | None = None
+) -> FileDismissal:
+    """One entry of the file, validated as the file's entries are."""
+    data = {"fingerprint": fingerprint, "reason": reason, "by": by, "evidence": evidence}
+    try:
+        return validated(FileDismissal, data)
+    except InvalidDocument as error:
+        raise ConfigError(
+            f"invalid dismissal: {error}", hint="give the full 32-digit fingerprint and a reason"
+        ) from None
 
 
 def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> DismissalsFile:
@@ -55,12 +72,10 @@ def parse_dismissals(text: str | None, *, source: str = DISMISSALS_FILE) -> Dism
     if data is None:
         return no_dismissals()
     try:
-        return DismissalsFile.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ()))
+        return validated(DismissalsFile, data)
+    except InvalidDocument as error:
         raise ConfigError(
-            f"invalid dismissal at {where}: {first.get('msg')}",
+            f"invalid dismissal at {error.where}: {error.message}",
             where=source,
             hint="each entry needs a 32-digit fingerprint and a reason",
         ) from None
@@ -75,7 +90,8 @@ def write_dismissal(root: Path, entry: FileDismissal) -> Path:
         else no_dismissals()
     )
     kept = [d for d in current.dismissals if d.fingerprint != entry.fingerprint] + [entry]
-    data = {"dismissals": [d.model_dump(exclude_none=True, exclude_defaults=False) for d in kept]}
+    entries = [{k: v for k, v in plain(d).items() if v is not None} for d in kept]
+    data = {"dismissals": entries}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -48,6 +48,7 @@ from aftershock.model.state_records import (
     normalize_repository,
 )
 from aftershock.model.state_scope import ReviewScope
+from aftershock.model.validated import plain
 from aftershock.pipeline.judge import review_config
 from aftershock.pipeline.presented import carried_suppressed, raised_findings, suppressed_findings
 from aftershock.pipeline.review import (
@@ -128,7 +129,7 @@ def ancestry(repo: GitRepository, last_head: str, head_sha: str) -> Ancestry:
 def config_hash(config: AftershockConfig, request: ReviewRequest, renderer: Renderer) -> str:
     """sha256 of the configuration's JSON and the options that change what a review finds."""
     document = {
-        "config": config.model_dump(mode="json"),
+        "config": plain(config),
         "review": {
             "release_name": request.release_name,
             "namespace": request.namespace,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import difflib
+import json
 import textwrap
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from aftershock.model.errors import ConfigError
+from aftershock.model.validated import plain
 from aftershock.rules.model import Rule
 from aftershock.rules.registry import RULES
 
@@ -25,7 +28,9 @@ def rule_catalog(rules: Sequence[Rule] = RULES) -> list[dict[str, Any]]:
             "confidence": rule.confidence.value,
             "evidence": rule.evidence.value,
             "needs_sources": rule.needs_sources,
-            "options": sorted(rule.options_model.model_fields) if rule.options_model else [],
+            "options": sorted(f.name for f in fields(rule.options_model))
+            if rule.options_model
+            else [],
             "documentation": dict(rule.doc.sections()),
             "references": list(rule.references),
         }
@@ -68,8 +73,9 @@ def explain(rule_id: str, rules: Sequence[Rule] = RULES) -> str:
         lines.append("")
     if rule.options_model is not None:
         lines.append("Options")
-        for name, field in rule.options_model.model_fields.items():
-            lines.append(f"    {name} (default: {field.default!r})")
+        for option in fields(rule.options_model):
+            default = json.dumps(plain(option.default))  # as YAML's flow style writes it
+            lines.append(f"    {option.name} (default: {default})")
         lines.append("")
     if rule.references:
         lines.append("References")

@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ValidationError
-
 from aftershock.config.settings import AftershockConfig, RuleSettings
 from aftershock.findings.model import (
     RULE_ERROR_ID,
@@ -40,6 +38,7 @@ from aftershock.findings.model import (
 )
 from aftershock.model.errors import ConfigError
 from aftershock.model.review import Review
+from aftershock.model.validated import InvalidDocument, validated
 from aftershock.rules.model import Concern, Rule, RuleContext, SourceTexts
 from aftershock.rules.registry import RULES
 from aftershock.rules.support.globs import any_matches
@@ -51,7 +50,7 @@ from aftershock.rules.support.versions import target_version
 class ConfiguredRule:
     rule: Rule
     settings: RuleSettings
-    options: BaseModel | None
+    options: object | None
 
 
 def evaluate(
@@ -131,20 +130,20 @@ def check_config(
     )
 
 
-def _options(rule: Rule, settings: RuleSettings) -> BaseModel | None:
+def _options(rule: Rule, settings: RuleSettings) -> object | None:
     if rule.options_model is None:
         if settings.options:
             raise ConfigError(f"rule {rule.id} takes no options", hint="remove its `options:`")
         return None
-    if not settings.options:  # the defaults, which pydantic does not validate either
-        return rule.options_model.model_construct()
+    if not settings.options:  # the defaults: nothing to validate
+        defaults: object = rule.options_model()
+        return defaults
     try:
-        return rule.options_model.model_validate(settings.options)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first.get("loc", ()))
+        options: object = validated(rule.options_model, settings.options)
+        return options
+    except InvalidDocument as error:
         raise ConfigError(
-            f"invalid option {where!r} of rule {rule.id}: {first.get('msg')}",
+            f"invalid option {error.where!r} of rule {rule.id}: {error.message}",
             hint=f"run `aftershock explain {rule.id}`",
         ) from None
 

@@ -14,8 +14,6 @@ from collections import abc
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
 from aftershock.findings.model import (
     Category,
     Confidence,
@@ -115,7 +113,7 @@ class RuleContext:
 
     review: Review
     kube_version: tuple[int, int]
-    options: BaseModel | None  # an instance of the rule's options_model, None when it has none
+    options: object | None  # an instance of the rule's options_model, None when it has none
     sources: SourceTexts
     index: ReviewIndex
     configured: bool = False  # the configuration names this rule (enabled), beyond the defaults
@@ -131,6 +129,6 @@ class Rule:
     evidence: Evidence
     doc: RuleDoc
     check: Callable[[RuleContext], Iterable[Concern]] = dataclasses.field(repr=False)
-    options_model: type[BaseModel] | None = None
+    options_model: type | None = None  # a frozen dataclass (aftershock.model.validated)
     needs_sources: bool = False  # reads SourceTexts; finds nothing without them
     references: tuple[str, ...] = ()

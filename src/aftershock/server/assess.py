@@ -13,6 +13,7 @@ from typing import Any
 
 from aftershock.findings.model import Finding, Severity
 from aftershock.judgement.result import ReviewResult
+from aftershock.model.validated import json_text
 from aftershock.report.canonical import review_document
 from aftershock.report.sarif import FINGERPRINT_KEY, sarif_document
 from aftershock.verdict import RiskLevel, Verdicts
@@ -38,7 +39,7 @@ class Assessment:
 
 def assess(result: ReviewResult) -> Assessment:
     judgement = result.judgement
-    config_text = judgement.config.model_dump_json()
+    config_text = json_text(judgement.config)
     return Assessment(
         findings=judgement.findings,
         verdicts=judgement.verdicts,

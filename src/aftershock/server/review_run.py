@@ -26,6 +26,7 @@ from aftershock.model.state_records import (
     UnreviewedPart,
 )
 from aftershock.model.state_scope import ReviewScope
+from aftershock.model.validated import json_text
 from aftershock.pipeline import RenderCallbacks, ReviewRequest, review_change
 from aftershock.pipeline.config_defaults import with_config_defaults
 from aftershock.pipeline.state import presented_judgement
@@ -210,7 +211,7 @@ def _config_hash(config_file: Path) -> str:
         config = load_config(config_file)
     except AftershockError:
         return "invalid"  # the review reports the configuration error itself
-    return hashlib.sha256(config.model_dump_json().encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(json_text(config).encode("utf-8")).hexdigest()[:16]
 
 
 def _plan(

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-
-from pydantic import BaseModel, ConfigDict, field_validator
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.conventions import CommitConventions
+from aftershock.model.validated import FORBID_EXTRA, Checked
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.commits import commit_path, commit_subject, is_merge
 
@@ -27,21 +28,20 @@ DEFAULT_TYPES = (
 )
 
 
-class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+def _compiles(value: str | None) -> str | None:
+    if value is not None:
+        re.compile(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Options:
+    __pydantic_config__: ClassVar[dict[str, Any]] = FORBID_EXTRA
 
     types: tuple[str, ...] = DEFAULT_TYPES
-    pattern: str | None = (
-        None  # a full regular expression for the title; replaces the Conventional Commits check
-    )
+    # a full regular expression for the title; replaces the Conventional Commits check
+    pattern: Annotated[str | None, Checked(_compiles)] = None
     max_length: int | None = None
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            re.compile(value)
-        return value
 
 
 def title_pattern(options: Options) -> re.Pattern[str]:

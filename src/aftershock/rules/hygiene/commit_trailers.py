@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-from pydantic import BaseModel, ConfigDict
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from aftershock.findings.model import Category, Confidence, Delta, Evidence, Fact, Severity
 from aftershock.model.change import Commit
+from aftershock.model.validated import FORBID_EXTRA
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.commits import commit_path, commit_subject, is_merge
 
 
-class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+@dataclass(frozen=True)
+class Options:
+    __pydantic_config__: ClassVar[dict[str, Any]] = FORBID_EXTRA
 
     required: tuple[str, ...] = ()  # trailer keys, e.g. ["Signed-off-by"]; none by default
     signoff_matches_author: bool = True  # a required Signed-off-by must name the author's email

@@ -8,8 +8,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from aftershock.model.objects import RenderedObject
 from aftershock.rules.support.access import as_list, as_map, text
 
@@ -162,12 +160,13 @@ AGGREGATING_DEFAULTS = ("admin", "edit")
 AGGREGATE_LABEL = "rbac.authorization.k8s.io/aggregate-to-"
 
 
-class ReservedRoles(BaseModel):
+@dataclass(frozen=True)
+class ReservedRoles:
     """Options of the RBAC rules about grants the default roles hold: which roles count as reserved."""
 
-    model_config = ConfigDict(defer_build=True)
-
-    exempt_roles: list[str] = ["system:*"]  # globs over role names: Kubernetes' reserved prefix
+    exempt_roles: tuple[str, ...] = (
+        "system:*",
+    )  # globs over role names: Kubernetes' reserved prefix
     aggregated_defaults: bool = (
         True  # ClusterRoles aggregated only into admin/edit add nothing they lack
     )
