@@ -616,3 +616,22 @@ def test_the_charts_own_suites_run_at_both_refs_as_evidence(traefik_repo, render
     changes = {t.change.value for t in chart.tests}
     assert len(chart.tests) > 400 and "newly_failing" not in changes
     assert chart.guards and all(g.object_id for g in chart.guards)
+
+
+def test_the_tests_setting_what_a_partials_added_lines_read_render_within_the_cap(
+    traefik_repo, renderer
+):
+    """e9fb8f45 adds three options read in `requirements.yaml` and in the `_podtemplate.tpl` that
+    `deployment.yaml` includes, and tests for both. A requirements suite's test setting all three
+    reaches none of the partial's lines: the deployment suite's tests for the second and third
+    option render within the cap too, so every added line runs."""
+    sha = "e9fb8f4514"
+    review = run_review(
+        ReviewRequest(repo=traefik_repo, base=f"{sha}^", head=sha, run_tests=False), renderer
+    )
+    (summary,) = review.scenarios
+    assert {
+        "test:traefik-config_test.yaml/should set defaultTLSResourcesNamespace when specified",
+        "test:traefik-config_test.yaml/should set strictTLSOptions when enabled",
+    } <= set(summary.ran)
+    assert [g.part for g in review.not_reviewed] == []

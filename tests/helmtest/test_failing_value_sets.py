@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aftershock.diff.exercise import failure_messages
+from aftershock.diff.edited_templates import failure_messages
 from aftershock.helmtest.suite_values import MAX_FAILING, edited_test_names, failing_value_sets
 from aftershock.model.change import FileChange, Hunk
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from aftershock.model.change import FileChange, Hunk, Side
@@ -25,7 +25,7 @@ from aftershock.model.review import ChangedLines, ChartRender, ChartReview, Rend
 
 _ACTION = re.compile(r"\{\{.*?\}\}")
 _COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.DOTALL)
-_FAIL = re.compile(r'\bfail\s+"((?:[^"\\]|\\.)*)"')
+FAIL_CALL = re.compile(r'\bfail\s+"((?:[^"\\]|\\.)*)"')
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-/]{2,}")
 _SUFFIXES = (".yaml", ".yml", ".tpl")
 
@@ -115,7 +115,7 @@ def _runs(path: str, side: str, hunk: Hunk, comments: frozenset[int]) -> list[Ch
 
 def _run(path: str, side: str, lines: list[tuple[int, str]]) -> ChangedRun:
     words = tuple(w for _, text in lines if (w := _literal_words(text)))
-    failures = tuple((n, m) for n, text in lines for m in _FAIL.findall(text) if m.strip())
+    failures = tuple((n, m) for n, text in lines for m in FAIL_CALL.findall(text) if m.strip())
     return ChangedRun(path, side, lines[0][0], lines[-1][0], words, failures)
 
 
@@ -324,71 +324,3 @@ def _helpers_only(path: str) -> bool:
     """A `_*.tpl`/`_*.yaml` file or a `.tpl` holds named templates and renders nothing by itself."""
     name = path.rsplit("/", 1)[-1]
     return name.startswith("_") or name.endswith(".tpl")
-
-
-_FIELD = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)")
-# Field names too common to say which scenario reaches a change.
-_COMMON = frozenset(
-    {
-        "Values",
-        "Release",
-        "Chart",
-        "Capabilities",
-        "enabled",
-        "name",
-        "value",
-        "values",
-        "type",
-        "labels",
-        "annotations",
-        "spec",
-        "metadata",
-        "Name",
-        "Namespace",
-    }
-)
-
-
-def changed_fields(
-    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
-) -> frozenset[str]:
-    """Field names (`.providers.ec2.enabled` gives providers, ec2) read on the added and removed lines
-    of a chart's templates, and of the files it renders through `tpl` (`templated`, repository
-    paths): a scenario setting a values path through one of them may reach the change."""
-    names = {
-        name
-        for line in edited_template_lines(files, chart_folder, templated)
-        for name in _FIELD.findall(line)
-    }
-    return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
-
-
-def failure_messages(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
-    """The messages of the `fail "…"` calls on the added and removed lines of a chart's templates,
-    each once: a test expecting one of them exercises its line."""
-    found = (m for line in edited_template_lines(files, chart_folder) for m in _FAIL.findall(line))
-    return tuple(dict.fromkeys(found))
-
-
-def edited_template_lines(
-    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
-) -> Iterator[str]:
-    """The added and removed lines of `template_hunks`, with their `+` or `-`."""
-    for hunk in template_hunks(files, chart_folder, templated):
-        yield from (line for line in hunk.lines if line[:1] in "+-")
-
-
-def template_hunks(
-    files: Iterable[FileChange], chart_folder: str, templated: Iterable[str] = ()
-) -> Iterator[Hunk]:
-    """The hunks of the changes to a chart's templates (at either path of a rename), and to the
-    files it renders through `tpl` (`templated`, repository paths)."""
-    prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
-    also = set(templated)
-    for change in files:
-        if (
-            change.path.startswith(prefix)
-            or (change.old_path or "").startswith(prefix)
-            or change.path in also
-        ):
-            yield from change.hunks

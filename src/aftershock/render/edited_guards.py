@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from aftershock.diff.exercise import edited_template_lines
+from aftershock.diff.edited_templates import edited_template_lines
 from aftershock.model.change import FileChange
 from aftershock.releases.values import value_at
 from aftershock.render.range_shapes import opened_value

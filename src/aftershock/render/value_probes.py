@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aftershock.diff.exercise import template_hunks
+from aftershock.diff.edited_templates import template_hunks
 from aftershock.model.change import FileChange
 from aftershock.model.review import VALUE_PROBE_PREFIX
 from aftershock.releases.values import value_at

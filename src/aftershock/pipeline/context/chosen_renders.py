@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from aftershock.diff.exercise import changed_fields, failure_messages
+from aftershock.diff.edited_templates import changed_fields_by_file, failure_messages
 from aftershock.helmtest.suite_values import edited_test_names
 from aftershock.model.contexts import ChartContext
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
@@ -78,7 +78,7 @@ def _chart_edits(
             readers = reading_templates(tree, plan.path, templated)
             edits[plan.path] = ChartEdits(
                 (*templated, *readers),
-                changed_fields(given.files, plan.path, templated),
+                changed_fields_by_file(given.files, plan.path, templated),
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
                 edited_guard_paths(given.files, plan.path),

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
 from aftershock.helmtest.suite_values import failing_value_sets, suite_value_sets
 from aftershock.ingest.repository.snapshot import RefSnapshot
+from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import MalformedInputError
-from aftershock.model.review import FAILURE_PROBE_PREFIX, ScenarioSummary
+from aftershock.model.review import FAILURE_PROBE_PREFIX, VALUE_PROBE_PREFIX, ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
 from aftershock.pipeline.rendering.chart_jobs import SideInput
@@ -35,6 +36,7 @@ from aftershock.render.scenarios import (
     upgrade_scenarios,
     values_file_scenarios,
 )
+from aftershock.render.template_reach import files_run
 from aftershock.render.value_probes import Reexpressed, probe_scenarios
 
 
@@ -42,15 +44,15 @@ from aftershock.render.value_probes import Reexpressed, probe_scenarios
 class ChartEdits:
     """What a change edits of one chart, for choosing its scenarios: besides its edited templates,
     the files it renders through `tpl` and the templates that read them (`templated_files`), whose
-    guards open; and the field names its changed template lines read
-    (`diff.exercise.changed_fields`), which rank the scenarios; and the values paths its changed
+    guards open; and the field names its changed template lines read, per edited file
+    (`diff.edited_templates.changed_fields_by_file`), which rank the scenarios; and the values paths its changed
     lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe; and the
     messages of the `fail` calls they edit, which the tests expecting them render; and the values
     paths their conditions read (`render.edited_guards`), opened where the chart leaves them unset;
     and the tests it writes or edits, which render ahead of their suites' other tests."""
 
     also_edited: tuple[str, ...] = ()
-    fields: frozenset[str] = frozenset()
+    fields: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     reexpressed: tuple[Reexpressed, ...] = ()
     # the messages of the `fail` calls its changed template lines hold (`diff.exercise`)
     failures: tuple[str, ...] = ()
@@ -77,9 +79,9 @@ def expand_scenarios(
     for plan in plans:
         edited = (edits or {}).get(plan.path, ChartEdits())
         candidates = _candidates(plan, base, head, changed_paths, edited)
-        found = _edits_first(
-            rank_scenarios(candidates, edited.fields), plan, changed_paths, edited.tests
-        )
+        ranked = rank_scenarios(candidates, frozenset().union(*edited.fields.values()))
+        groups = _edits_first(ranked, plan, changed_paths, edited.tests)
+        found = covering_first(groups, _reached(plan, base, head, edited.fields), cap)
         chosen = choose(configured_scenarios(plan.path, declared) + found, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
@@ -94,8 +96,8 @@ def _edits_first(
     plan: ChartPlan,
     changed: Sequence[str],
     tests: frozenset[str],
-) -> list[Scenario]:
-    """What exercises the edit renders first, within the cap, in this order: the scenario opening
+) -> list[list[Scenario]]:
+    """What exercises the edit renders first, within the cap, in these groups: the scenario opening
     the edited templates' guards, the tests expecting a failure the change edits, the tests the
     change writes or edits (`tests`), then the other tests of the suites it edits; then the others
     (each group in its ranked order)."""
@@ -116,7 +118,73 @@ def _edits_first(
             return 3
         return 4
 
-    return sorted(scenarios, key=group)
+    groups: list[list[Scenario]] = [[] for _ in range(5)]
+    for scenario in scenarios:
+        groups[group(scenario)].append(scenario)
+    return groups
+
+
+Reached = Callable[[Scenario], frozenset[tuple[str, str]]]
+_MADE_UP = (GUARDS_OPENED, FAILURE_PROBE_PREFIX, VALUE_PROBE_PREFIX, "guard:")
+
+
+def covering_first(groups: list[list[Scenario]], reached: Reached, picks: int) -> list[Scenario]:
+    """The groups in turn; in each, up to `picks` in all, next the scenario reaching the most of
+    the change (an edited file, a field its changed lines read) that those before it do not: two
+    tests setting the same field for the same template exercise one thing. Ties, and the scenarios
+    adding nothing, keep their ranked order. What a scenario of made-up values reaches is not
+    counted as reached: the chart may reject its values (and a failure probe stops at its `fail`)."""
+    covered: set[tuple[str, str]] = set()
+    out: list[Scenario] = []
+    for group in groups:
+        pending = list(group)
+        while pending and len(out) < picks:
+            gains = [len(reached(s) - covered) for s in pending]
+            best = max(range(len(pending)), key=lambda i: (gains[i], -i))
+            if gains[best] == 0:
+                break
+            if not pending[best].name.startswith(_MADE_UP):
+                covered |= reached(pending[best])
+            out.append(pending.pop(best))
+        out += pending
+    return out
+
+
+def _reached(
+    plan: ChartPlan, base: SideInput, head: SideInput, fields: Mapping[str, frozenset[str]]
+) -> Reached:
+    """What of the change a scenario reaches: (edited file, field read there) for each field its
+    values set, in the files it may run (a test: its suite's templates and the defines they include;
+    a file no template is, one rendered through `tpl`, counts for every scenario)."""
+    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
+    assert chart is not None
+    texts: dict[str, str] = {}
+    runs: dict[TemplateSelection, frozenset[str] | None] = {}
+    found: dict[str, frozenset[tuple[str, str]]] = {}
+
+    def reached(scenario: Scenario) -> frozenset[tuple[str, str]]:
+        if scenario.name not in found:
+            selection = scenario.templates
+            if selection not in runs:
+                if not texts and not selection.whole:
+                    texts.update(_template_texts(tree, chart.path))
+                runs[selection] = files_run(selection, chart.path, texts)
+            run, values = runs[selection], _segments(scenario.overrides)
+            found[scenario.name] = frozenset(
+                (path, name)
+                for path, names in fields.items()
+                if run is None or path in run or path not in texts
+                for name in names & values
+            )
+        return found[scenario.name]
+
+    return reached
+
+
+def _template_texts(tree: RefSnapshot, chart: str) -> dict[str, str]:
+    prefix = f"{chart}/templates" if chart else "templates"
+    paths = [p for p in tree.tree.paths_under(prefix) if p.endswith(TEMPLATE_SUFFIXES)]
+    return {p: text for p in paths if (text := readable_text(tree, p))}
 
 
 def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:

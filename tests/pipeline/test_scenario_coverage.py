@@ -1,0 +1,71 @@
+"""Scenarios render in the order that reaches most of the change: within each group, next the one
+setting a field the changed lines of some file read that no scenario before it set for that file."""
+
+from __future__ import annotations
+
+from aftershock.pipeline.context.scenarios import covering_first
+from aftershock.render.scenarios import GUARDS_OPENED, Scenario
+
+REACHED = {
+    "test:req/all three": {("req", "a"), ("req", "b"), ("req", "c")},
+    "test:pod/a": {("pod", "a")},
+    "test:pod/a again": {("pod", "a")},
+    "test:pod/b": {("pod", "b")},
+    "test:pod/c": {("pod", "c")},
+    "file:ci/x.yaml": set(),
+    GUARDS_OPENED: {("pod", "a"), ("pod", "b"), ("pod", "c")},
+}
+
+
+def reached(scenario: Scenario) -> frozenset[tuple[str, str]]:
+    return frozenset(REACHED[scenario.name])
+
+
+def names(scenarios: list[Scenario]) -> list[str]:
+    return [s.name for s in scenarios]
+
+
+def ranked(*named: str) -> list[Scenario]:
+    return [Scenario(name) for name in named]
+
+
+def test_a_scenario_reaching_only_what_those_before_it_reach_waits():
+    group = ranked(
+        "test:req/all three", "test:pod/a", "test:pod/a again", "test:pod/b", "test:pod/c"
+    )
+    assert names(covering_first([group], reached, 4)) == [
+        "test:req/all three",
+        "test:pod/a",
+        "test:pod/b",
+        "test:pod/c",
+        "test:pod/a again",
+    ]
+
+
+def test_groups_keep_their_order_and_ties_their_rank():
+    first, second = ranked("file:ci/x.yaml", "test:pod/b"), ranked("test:pod/a", "test:pod/c")
+    assert names(covering_first([first, second], reached, 10)) == [
+        "test:pod/b",
+        "file:ci/x.yaml",
+        "test:pod/a",
+        "test:pod/c",
+    ]
+
+
+def test_what_made_up_values_reach_is_not_counted_as_reached():
+    groups = [ranked(GUARDS_OPENED), ranked("test:pod/a", "test:pod/a again", "test:pod/c")]
+    assert names(covering_first(groups, reached, 3)) == [
+        GUARDS_OPENED,
+        "test:pod/a",
+        "test:pod/c",
+        "test:pod/a again",
+    ]
+
+
+def test_past_the_picks_the_rest_keep_their_ranked_order():
+    group = ranked("test:pod/a", "test:pod/a again", "test:pod/b")
+    assert names(covering_first([group], reached, 1)) == [
+        "test:pod/a",
+        "test:pod/a again",
+        "test:pod/b",
+    ]
