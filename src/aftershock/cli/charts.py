@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from aftershock.cli.paths import check_folder
-from aftershock.model.exitcodes import EXIT_PARTIAL, HELP
+from aftershock.model.errors import EXIT_PARTIAL, HELP
 from aftershock.pipeline.chart_fetch import MAX_FETCHED, FetchRequest, fetch_charts
 from aftershock.render.external.mirrors import parse_mirror
 

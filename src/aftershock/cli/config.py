@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from aftershock.config.schema import config_schema_text
-from aftershock.model.exitcodes import HELP
+from aftershock.model.errors import HELP
 
 
 @click.group("config", epilog=HELP)

@@ -12,8 +12,13 @@ from typing import NoReturn
 import click
 
 from aftershock import __version__
-from aftershock.model.errors import AftershockError
-from aftershock.model.exitcodes import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, HELP
+from aftershock.model.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    HELP,
+    AftershockError,
+)
 
 # Each command's module, imported only when the command runs: `aftershock rules` loads no
 # renderer, `review` no server, `--help` none (it lists SHORT_HELP; a test keeps it in step).

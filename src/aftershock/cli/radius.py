@@ -14,7 +14,7 @@ from aftershock.cli.option_declarations import review_options
 from aftershock.cli.options import review_settings, run_from_options
 from aftershock.graph import blast_radius, build_graph, explain, find_node, graph_document
 from aftershock.graph.text import explanation_document, explanation_text, radius_text
-from aftershock.model.exitcodes import EXIT_PARTIAL
+from aftershock.model.errors import EXIT_PARTIAL
 from aftershock.provenance.document import provenance_edges
 from aftershock.report.escape import one_line, visible_name
 from aftershock.safety.secret_taint import secret_taint

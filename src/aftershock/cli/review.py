@@ -16,8 +16,7 @@ from aftershock.cli.option_declarations import review_options, state_options
 from aftershock.cli.options import review_backend, review_settings, state_settings
 from aftershock.cli.paths import check_output_file
 from aftershock.judgement.result import ReviewResult
-from aftershock.model.errors import ConfigError
-from aftershock.model.exitcodes import EXIT_PARTIAL, EXIT_RISK
+from aftershock.model.errors import EXIT_PARTIAL, EXIT_RISK, ConfigError
 from aftershock.model.review import Review
 from aftershock.pipeline import review_change
 from aftershock.pipeline.stage_clock import StageClock, process_cpu, startup_timing

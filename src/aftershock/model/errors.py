@@ -1,6 +1,23 @@
-"""The root exception and its kinds; the CLI turns any of them into one line and an exit code."""
+"""The root exception and its kinds, which the CLI turns into one line, and the exit statuses every
+aftershock command and the GitHub Action share (with their --help text)."""
 
 from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_INTERNAL = (
+    1  # a bug or an environment aftershock did not expect: one line, --debug for the traceback
+)
+EXIT_BAD_INPUT = 2  # bad input or options: one line saying what, where and what to do
+EXIT_PARTIAL = (
+    3  # the report was written, but parts could not be reviewed (listed under "not reviewed")
+)
+EXIT_RISK = 4  # the merge risk reached --fail-on-risk
+EXIT_INTERRUPTED = 130
+
+HELP = (
+    "Exit status: 0 clean; 1 internal error; 2 bad input; "
+    "3 partial (parts not reviewed, report written); 4 merge risk reached --fail-on-risk."
+)
 
 
 class AftershockError(Exception):
@@ -9,7 +26,7 @@ class AftershockError(Exception):
     The message is one line: what went wrong, where, and what to do.
     """
 
-    exit_code = 2
+    exit_code = EXIT_BAD_INPUT
 
     def __init__(self, what: str, *, where: str = "", hint: str = "") -> None:
         self.what = what

@@ -6,7 +6,7 @@ On a pull request it reviews merge-base(base, head)..head of the checked-out rep
 with `fetch-depth: 0`), recorded in the state database `--state` under `pr:N` (the action carries it
 between runs in its cache), posts the sticky comment and writes SARIF. On a push to the default
 branch it writes SARIF of the whole tree (every file as added), the baseline code scanning compares
-pull requests with, and posts nothing. Exit statuses are `aftershock.model.exitcodes`: 0, 4 when the merge
+pull requests with, and posts nothing. Exit statuses are `aftershock.model.errors`: 0, 4 when the merge
 risk reaches `--fail-on`, 3 when parts were not reviewed, 2 on bad input, 1 on an internal error.
 A comment the token may not write (a pull request from a fork) is a warning, not a failure. Outputs
 go to GITHUB_OUTPUT, a summary to GITHUB_STEP_SUMMARY.
@@ -26,13 +26,14 @@ import httpx
 
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.synthetic import whole_tree_range
-from aftershock.model.errors import AftershockError, ConfigError
-from aftershock.model.exitcodes import (
+from aftershock.model.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_RISK,
+    AftershockError,
+    ConfigError,
 )
 from aftershock.model.review import Review, is_chart_cache_gap
 from aftershock.model.state_lifecycle import Lifecycle

@@ -13,7 +13,7 @@ from aftershock.helmtest.suite_values import failing_value_sets, suite_value_set
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import MalformedInputError
-from aftershock.model.review import FAILURE_PROBE_PREFIX, VALUE_PROBE_PREFIX, ScenarioSummary
+from aftershock.model.review import FAILURE_PROBE_PREFIX, PROBE_PREFIXES, ScenarioSummary
 from aftershock.model.units import Chart
 from aftershock.pipeline.context.refused import readable_text
 from aftershock.pipeline.rendering.chart_jobs import SideInput
@@ -45,16 +45,17 @@ class ChartEdits:
     """What a change edits of one chart, for choosing its scenarios: besides its edited templates,
     the files it renders through `tpl` and the templates that read them (`templated_files`), whose
     guards open; and the field names its changed template lines read, per edited file
-    (`diff.edited_templates.changed_fields_by_file`), which rank the scenarios; and the values paths its changed
-    lines re-express (`render.value_probes.reexpressed_reads`), each rendered with a probe; and the
-    messages of the `fail` calls they edit, which the tests expecting them render; and the values
-    paths their conditions read (`render.edited_guards`), opened where the chart leaves them unset;
-    and the tests it writes or edits, which render ahead of their suites' other tests."""
+    (`diff.edited_templates.changed_fields_by_file`), which rank the scenarios; and the values
+    paths its changed lines re-express (`render.value_probes.reexpressed_reads`), each rendered
+    with a probe; and the messages of the `fail` calls they edit, which the tests expecting them
+    render; and the values paths their conditions read (`render.edited_guards`), opened where the
+    chart leaves them unset; and the tests it writes or edits, which render ahead of their suites'
+    other tests."""
 
     also_edited: tuple[str, ...] = ()
     fields: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     reexpressed: tuple[Reexpressed, ...] = ()
-    # the messages of the `fail` calls its changed template lines hold (`diff.exercise`)
+    # the messages of the `fail` calls its changed template lines hold (`diff.edited_templates`)
     failures: tuple[str, ...] = ()
     guarded: tuple[str, ...] = ()
     # `<suite file>/<test>` of the tests the change writes or edits (`helmtest.suite_values`)
@@ -125,7 +126,6 @@ def _edits_first(
 
 
 Reached = Callable[[Scenario], frozenset[tuple[str, str]]]
-_MADE_UP = (GUARDS_OPENED, FAILURE_PROBE_PREFIX, VALUE_PROBE_PREFIX, "guard:")
 
 
 def covering_first(groups: list[list[Scenario]], reached: Reached, picks: int) -> list[Scenario]:
@@ -143,7 +143,7 @@ def covering_first(groups: list[list[Scenario]], reached: Reached, picks: int) -
             best = max(range(len(pending)), key=lambda i: (gains[i], -i))
             if gains[best] == 0:
                 break
-            if not pending[best].name.startswith(_MADE_UP):
+            if not pending[best].name.startswith(PROBE_PREFIXES):
                 covered |= reached(pending[best])
             out.append(pending.pop(best))
         out += pending
@@ -158,6 +158,8 @@ def _reached(
     a file no template is, one rendered through `tpl`, counts for every scenario)."""
     tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
     assert chart is not None
+    if not fields:
+        return lambda _: frozenset()  # no edited template: nothing to reach, no text to read
     texts: dict[str, str] = {}
     runs: dict[TemplateSelection, frozenset[str] | None] = {}
     found: dict[str, frozenset[tuple[str, str]]] = {}
