@@ -16,18 +16,20 @@ times out twice says so (`TIMED_OUT`), apart from kustomize's own errors.
 from __future__ import annotations
 
 import atexit
+
+# imported with this module, not on the first build: its exit handler must be registered before
+# `shared_builder`'s, or at exit it runs first and the pool's shutdown waits forever
+import multiprocessing
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from aftershock.model.review import KUSTOMIZE_TIMEOUT
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
 
 TIMED_OUT = KUSTOMIZE_TIMEOUT  # how a timed-out build's error starts
 
@@ -160,10 +162,6 @@ class PyKustomizeBuilder:
     def _build_within_time(self, folder: str) -> BuildOutcome:
         """One build in the worker; over its time, the worker is stopped (it would hold up the next)."""
         if self._pool is None or self._pid != os.getpid():
-            # imported here: most reviews build no kustomization (a tenth of start-up's imports)
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
             self._pid = os.getpid()
             self._pool = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn")
