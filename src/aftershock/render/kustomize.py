@@ -11,14 +11,14 @@ reach the review as warnings of that build instead of the reviewer's stderr, unp
 A build over its time is most often a busy machine's, not the build's: its worker is stopped (the
 builds after it do not wait behind it) and it is built once more in a fresh worker; a build that
 times out twice says so (`TIMED_OUT`), apart from kustomize's own errors.
+
+`multiprocessing` is imported with this module, not on the first build: its exit handler must be
+registered before the builder's, or at exit it runs first and the pool's shutdown waits forever.
 """
 
 from __future__ import annotations
 
 import atexit
-
-# imported with this module, not on the first build: its exit handler must be registered before
-# `shared_builder`'s, or at exit it runs first and the pool's shutdown waits forever
 import multiprocessing
 import os
 import sys
