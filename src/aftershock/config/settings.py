@@ -2,10 +2,10 @@
 
 Top-level sections are fields of `AftershockConfig`; unknown keys are refused so a typo never goes
 unnoticed. The models are frozen dataclasses that pydantic validates only when a file is read
-(`aftershock.model.validated`): a repository without one never imports pydantic. Sections planned for later (`scenarios`, `releases`) are added here as fields when they
-land. Rule ids and rule options are checked against the rule registry by
-`aftershock.rules.engine.check_config`, which this module does not import (the registry imports
-the config model).
+(`aftershock.model.validated`): a repository without one never imports pydantic. Sections planned
+for later (`scenarios`, `releases`) are added here as fields when they land. Rule ids and rule
+options are checked against the rule registry by `aftershock.rules.engine.check_config`, which this
+module does not import (the registry imports the config model).
 
     kubernetes_version: "1.31"
     rules:

@@ -114,14 +114,22 @@ class RefSnapshot:
 
     def texts_under(self, prefixes: Iterable[str], *, suffixes: tuple[str, ...]) -> Iterator[str]:
         """Decoded texts of the files under `prefixes` whose names end with one of `suffixes`."""
+        yield from self.texts_by_path(prefixes, suffixes=suffixes).values()
+
+    def texts_by_path(
+        self, prefixes: Iterable[str], *, suffixes: tuple[str, ...]
+    ) -> dict[str, str]:
+        """`texts_under`, each by its path, in the order they are read."""
         paths = [
             p
             for prefix in prefixes
             for p in self.tree.paths_under(prefix)
             if p.endswith(suffixes) and self.tree.entries[p].kind is EntryKind.BLOB
         ]
-        for _, data in self.tree.read_many(paths, max_bytes=self.max_file_bytes):
-            yield data.decode("utf-8", "replace")
+        return {
+            path: data.decode("utf-8", "replace")
+            for path, data in self.tree.read_many(paths, max_bytes=self.max_file_bytes)
+        }
 
     def scan_templates(
         self,

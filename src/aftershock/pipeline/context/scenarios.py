@@ -79,10 +79,13 @@ def expand_scenarios(
     summaries = []
     for plan in plans:
         edited = (edits or {}).get(plan.path, ChartEdits())
-        candidates = _candidates(plan, base, head, changed_paths, edited)
+        tree, chart = _chart_at(plan, base, head)
+        folder = f"{chart.path}/templates" if chart.path else "templates"
+        templates = tree.texts_by_path([folder], suffixes=TEMPLATE_SUFFIXES)
+        candidates = _candidates(plan, base, head, changed_paths, edited, templates)
         ranked = rank_scenarios(candidates, frozenset().union(*edited.fields.values()))
         groups = _edits_first(ranked, plan, changed_paths, edited.tests)
-        found = covering_first(groups, _reached(plan, base, head, edited.fields), cap)
+        found = covering_first(groups, _reached(chart.path, templates, edited.fields), cap)
         chosen = choose(configured_scenarios(plan.path, declared) + found, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
@@ -150,17 +153,11 @@ def covering_first(groups: list[list[Scenario]], reached: Reached, picks: int) -
     return out
 
 
-def _reached(
-    plan: ChartPlan, base: SideInput, head: SideInput, fields: Mapping[str, frozenset[str]]
-) -> Reached:
+def _reached(chart: str, texts: Mapping[str, str], fields: Mapping[str, frozenset[str]]) -> Reached:
     """What of the change a scenario reaches: (edited file, field read there) for each field its
-    values set, in the files it may run (a test: its suite's templates and the defines they include;
-    a file no template is, one rendered through `tpl`, counts for every scenario)."""
-    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
-    assert chart is not None
-    if not fields:
-        return lambda _: frozenset()  # no edited template: nothing to reach, no text to read
-    texts: dict[str, str] = {}
+    values set, in the files it may run (a test: its suite's templates and the defines they include,
+    read from `texts`, the chart's templates; a file no template is, one rendered through `tpl`,
+    counts for every scenario)."""
     runs: dict[TemplateSelection, frozenset[str] | None] = {}
     found: dict[str, frozenset[tuple[str, str]]] = {}
 
@@ -168,9 +165,7 @@ def _reached(
         if scenario.name not in found:
             selection = scenario.templates
             if selection not in runs:
-                if not texts and not selection.whole:
-                    texts.update(_template_texts(tree, chart.path))
-                runs[selection] = files_run(selection, chart.path, texts)
+                runs[selection] = files_run(selection, chart, texts)
             run, values = runs[selection], _segments(scenario.overrides)
             found[scenario.name] = frozenset(
                 (path, name)
@@ -181,12 +176,6 @@ def _reached(
         return found[scenario.name]
 
     return reached
-
-
-def _template_texts(tree: RefSnapshot, chart: str) -> dict[str, str]:
-    prefix = f"{chart}/templates" if chart else "templates"
-    paths = [p for p in tree.tree.paths_under(prefix) if p.endswith(TEMPLATE_SUFFIXES)]
-    return {p: text for p in paths if (text := readable_text(tree, p))}
 
 
 def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
@@ -212,9 +201,10 @@ def _candidates(
     head: SideInput,
     changed: list[str],
     edited_chart: ChartEdits,
+    templates: Mapping[str, str],
 ) -> list[Scenario]:
-    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
-    assert chart is not None
+    """Every scenario that may render the chart; `templates` are its templates' texts, by path."""
+    tree, chart = _chart_at(plan, base, head)
     prefix = f"{chart.path}/" if chart.path else ""
     files = {
         p[len(prefix) :]
@@ -226,9 +216,7 @@ def _candidates(
     near += [p for p in edited_chart.also_edited if p not in near]
     # the edited templates' texts, then every template's
     edited_texts = _edited_texts(tree, near)
-    texts = edited_texts + list(
-        tree.texts_under([f"{prefix}templates"], suffixes=TEMPLATE_SUFFIXES)
-    )
+    texts = edited_texts + list(templates.values())
     try:
         defaults = parse_values(
             tree.text_or_none(f"{prefix}values.yaml"), source=f"{prefix}values.yaml at {tree.label}"
@@ -284,6 +272,13 @@ def _candidates(
         + test_scenarios(tests)
         + probes
     )
+
+
+def _chart_at(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[RefSnapshot, Chart]:
+    """The chart as its head has it, and that ref; its base's for a chart the head removes."""
+    tree, chart = (head[0], plan.head) if plan.head is not None else (base[0], plan.base)
+    assert chart is not None
+    return tree, chart
 
 
 def effective_values(defaults: Mapping[str, Any], given: Mapping[str, Any]) -> Mapping[str, Any]:
