@@ -33,6 +33,11 @@ def test_keys_changing_alike_are_said_together_and_added_lists_by_their_size():
     ]
 
 
+def test_an_added_empty_text_is_said_as_one():
+    doc = {"values_changes": [change("tls.namespace", "added", None, "", file="values.yaml")]}
+    assert intent_lines(doc) == [("values.yaml", 'adds tls.namespace = ""')]
+
+
 def test_a_secret_value_is_never_said_and_many_added_keys_are_counted():
     doc = {
         "values_changes": [

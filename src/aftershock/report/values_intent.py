@@ -86,7 +86,11 @@ def _size(value: Any, lead: str) -> str:
 
 
 def _text(value: Any) -> str:
-    return "absent" if value is None else json.dumps(value, ensure_ascii=False).strip('"')
+    if value is None:
+        return "absent"
+    if value == "":
+        return '""'  # stripped of its quotes, an empty text would read as nothing at all
+    return json.dumps(value, ensure_ascii=False).strip('"')
 
 
 def _names(keys: list[str]) -> str:
