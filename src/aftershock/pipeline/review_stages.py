@@ -95,12 +95,13 @@ def open_change(request: ReviewRequest, stack: ExitStack) -> OpenedChange:
     commits = repo.commits(base.sha, head.sha)
     files = repo.file_changes(base.sha, head.sha)
     blobs = stack.enter_context(BlobReader(repo))
-    base_tree, head_tree = (
-        stack.enter_context(
-            RefSnapshot.open(repo, ref.sha, f"{side} {ref.sha[:7]}", request.max_file_bytes, blobs)
-        )
-        for side, ref in (("base", base), ("head", head))
+    label = f"base {base.sha[:7]}"
+    base_tree = stack.enter_context(
+        RefSnapshot.open(repo, base.sha, label, request.max_file_bytes, blobs)
     )
+    # the head is the base with the changed paths listed again: both share almost every entry
+    changed = {p for f in files for p in (f.path, f.old_path) if p}
+    head_tree = RefSnapshot.changed_from(base_tree, repo, head.sha, f"head {head.sha[:7]}", changed)
     for tree in (base_tree, head_tree):
         tree.check_safe()
     config, config_source = review_config(request.config_file, base_tree)

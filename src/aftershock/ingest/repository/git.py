@@ -266,7 +266,7 @@ class GitRepository:
 
     def _failure(self, args: tuple[str, ...], stderr: bytes) -> GitError:
         return GitError(
-            f"git {args[0]} failed in {self.root}: {_first_line(stderr)}",
+            f"git {_command_name(args)} failed in {self.root}: {_first_line(stderr)}",
             hint="check the refs, and that the clone is not shallow or missing them",
         )
 
@@ -275,6 +275,11 @@ class GitRepository:
         if base_sha == head_sha:
             raise _empty_range(base, head)
         return base_sha, head_sha
+
+
+def _command_name(args: tuple[str, ...]) -> str:
+    """The git command of `args`, past any global option before it (`--literal-pathspecs`)."""
+    return next((a for a in args if not a.startswith("-")), args[0])
 
 
 def _join_changes(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -49,6 +49,14 @@ class RefSnapshot:
             return
         with BlobReader(repo) as own:
             yield cls(Tree.load(repo, sha, own, only), label, max_file_bytes)
+
+    @classmethod
+    def changed_from(
+        cls, other: RefSnapshot, repo: GitRepository, sha: str, label: str, changed: Collection[str]
+    ) -> RefSnapshot:
+        """The snapshot of `sha`, given the snapshot `other` of a whole tree and every path whose
+        entry differs between the two (`Tree.load_changed`); it reads through `other`'s reader."""
+        return cls(Tree.load_changed(repo, sha, other.tree, changed), label, other.max_file_bytes)
 
     def check_safe(self) -> None:
         """Refuse the ref when any symlink leaves the repository (raises UnsafeRepositoryError)."""

@@ -9,9 +9,8 @@ before anything is read through it or written to disk.
 from __future__ import annotations
 
 import bisect
-import enum
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -20,6 +19,12 @@ from typing import assert_never
 from aftershock.ingest.repository.blobs import BlobReader
 from aftershock.ingest.repository.git import GitRepository
 from aftershock.ingest.repository.gitparse import decode_path
+from aftershock.ingest.repository.listing import (
+    EntryKind,
+    TreeEntry,
+    listing_changed_from,
+    whole_listing,
+)
 from aftershock.ingest.repository.safewrite import SafeWriter
 from aftershock.model.errors import (
     FileTooLargeError,
@@ -44,27 +49,6 @@ _MAX_LINK_HOPS = 40  # as Linux's MAXSYMLINKS
 _MAX_LINK_TARGET_BYTES = 4096  # PATH_MAX
 
 
-class EntryKind(str, enum.Enum):
-    BLOB = "blob"
-    SYMLINK = "symlink"
-    SUBMODULE = "submodule"
-
-
-@dataclass(frozen=True)
-class TreeEntry:
-    """One non-tree entry of `git ls-tree -r`; `size` is None for a submodule."""
-
-    path: str
-    mode: str
-    sha: str
-    size: int | None
-    kind: EntryKind
-
-    @property
-    def executable(self) -> bool:
-        return self.kind is EntryKind.BLOB and int(self.mode, 8) & 0o111 != 0
-
-
 @dataclass(frozen=True)
 class Resolution:
     """Where a path leads inside the tree once symlinks are followed.
@@ -74,31 +58,6 @@ class Resolution:
 
     path: str | None
     links: tuple[str, ...] = ()
-
-
-def parse_ls_tree(listing: bytes) -> dict[str, TreeEntry]:
-    """Entries of `git ls-tree -r -l -z`: `MODE TYPE SHA SIZE\\tPATH` records."""
-    entries = {}
-    for record in listing.split(b"\0"):
-        if not record:
-            continue
-        meta, _, raw_path = record.partition(b"\t")
-        mode, kind, sha, size = meta.decode("ascii").split()
-        path = decode_path(raw_path)
-        entries[path] = TreeEntry(
-            path=path,
-            mode=mode,
-            sha=sha,
-            size=None if size == "-" else int(size),
-            kind=_entry_kind(mode, kind),
-        )
-    return entries
-
-
-def _entry_kind(mode: str, kind: str) -> EntryKind:
-    if kind == "commit":
-        return EntryKind.SUBMODULE
-    return EntryKind.SYMLINK if mode == "120000" else EntryKind.BLOB
 
 
 def _folders(paths: Iterable[str]) -> frozenset[str]:
@@ -124,10 +83,17 @@ class Tree:
     """The files of one commit; reads go through `reader`, which the caller owns and closes."""
 
     def __init__(
-        self, *, ref: str, commit: str, entries: Mapping[str, TreeEntry], reader: BlobReader
+        self,
+        *,
+        ref: str,
+        commit: str,
+        entries: Mapping[str, TreeEntry],
+        reader: BlobReader,
+        whole: bool = True,
     ) -> None:
         self.ref = ref
         self.commit = commit
+        self.whole = whole  # every entry of the commit, not those under some folders alone
         self._entries = MappingProxyType(dict(entries))
         self._sorted = sorted(self._entries)
         self._dirs = _folders(self._entries)
@@ -143,10 +109,19 @@ class Tree:
     ) -> Tree:
         """The tree of `ref`; with `only`, just the entries under those folders (a partial tree)."""
         commit = repo.resolve(ref)
-        listing = repo.run(
-            "ls-tree", "-r", "-l", "-z", "--full-tree", commit, *(["--", *only] if only else [])
-        )
-        return cls(ref=ref, commit=commit, entries=parse_ls_tree(listing), reader=reader)
+        entries = whole_listing(repo, commit, only)
+        return cls(ref=ref, commit=commit, entries=entries, reader=reader, whole=not only)
+
+    @classmethod
+    def load_changed(
+        cls, repo: GitRepository, ref: str, other: Tree, changed: Collection[str]
+    ) -> Tree:
+        """The whole tree of `ref`, from the whole tree `other` and the paths whose entries differ
+        between them (`listing.listing_changed_from`); reads share `other`'s reader."""
+        assert other.whole, "a partial tree cannot stand for the rest of another"
+        commit = repo.resolve(ref)
+        entries = listing_changed_from(other.entries, repo, commit, changed)
+        return cls(ref=ref, commit=commit, entries=entries, reader=other._reader)
 
     @property
     def entries(self) -> Mapping[str, TreeEntry]:
