@@ -92,3 +92,31 @@ def test_a_review_of_a_list_item_edit_says_what_changed_in_it(tmp_path, renderer
     assert described == "rules changed in its item (path changed)"
     text = render_markdown(doc)
     assert "rules changed in its item \\(path changed\\)" in text and "1-item list" not in text
+
+
+def test_a_switch_whose_name_reads_like_a_credential_is_said_with_its_value(tmp_path, renderer):
+    """A real review: `certManager.enable` names a certificate, but true → false hides nothing and
+    is said as such; a token's change beside it still shows no value."""
+    repo = make_repo(tmp_path)
+    files = {
+        "web/Chart.yaml": chart_yaml("web"),
+        "web/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n",
+        "web/values.yaml": "certManager:\n  enable: true\nauth:\n  token: first-token\n",
+    }
+    base = commit(repo, files, "feat: web")
+    head = commit(
+        repo,
+        {"web/values.yaml": "certManager:\n  enable: false\nauth:\n  token: second-token\n"},
+        "switch",
+    )
+    result = review_change(
+        ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=1), renderer
+    )
+    doc = review_document(result.review, result.judgement)
+    by_path = {v["path"]: v for v in doc["values_changes"]}
+    switch, token = by_path["certManager.enable"], by_path["auth.token"]
+    assert not switch["sensitive"] and (switch["before"], switch["after"]) == (True, False)
+    assert token["sensitive"] and "second-token" not in str(token)
+    (said,) = [line for file, line in intent_lines(doc) if file == "web/values.yaml"]
+    assert "certManager.enable true → false" in said and "auth.token (secret)" in said
+    assert "second-token" not in render_markdown(doc)

@@ -274,7 +274,10 @@ def _units(review: Review) -> list[dict[str, Any]]:
 
 
 def _values_change(v: ValuesKeyChange, taint: SecretTaint) -> dict[str, Any]:
-    sensitive = is_sensitive(v.path) or v.secret or taint.feeds_secret(v.file, v.path)
+    named = is_sensitive(v.path) or v.secret or taint.feeds_secret(v.file, v.path)
+    # values redaction leaves as they are (true, null, maps of those) hold no credential: a
+    # `certManager.enable` switched off is said as such, not as a secret
+    sensitive = named and any(redact_value(x) != x for x in (v.before, v.after))
     return {
         "chart": v.chart,
         "file": v.file,
