@@ -196,7 +196,7 @@ class ChartReview:
         """A scenario of values made up to open the edited templates' guards (`guard:…`,
         `guards:edited`, and those with what a rejection demanded) or to show what the edit makes of
         a value (`probe:…`): it exercises and diffs the change; its objects hold made-up values, so
-        no rule judges them."""
+        no rule judges their values (one judges how they name each other: renamed-still-referenced)."""
         return self.scenario.startswith(PROBE_PREFIXES)
 
     @property
