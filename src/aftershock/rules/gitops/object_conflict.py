@@ -10,6 +10,7 @@ wins. Only the scopes the review built or rendered are compared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from aftershock.findings.model import (
@@ -62,13 +63,29 @@ def _test_harnesses(paths: set[str]) -> set[str]:
 
 def _producers(
     deploying: Sequence[ChartReview], head: bool
-) -> dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]]:
-    """(cluster, key) -> every (scope, object) producing it on one side, in review order."""
-    found: dict[tuple[str, ObjectKey], list[tuple[str, RenderedObject]]] = {}
+) -> dict[tuple[str, ObjectKey], list[tuple[ChartReview, RenderedObject]]]:
+    """(cluster, key) -> every (review, object) producing it on one side, in review order."""
+    found: dict[tuple[str, ObjectKey], list[tuple[ChartReview, RenderedObject]]] = {}
     for review in deploying:
         for obj in review.head_objects if head else review.base_objects:
-            found.setdefault((review.cluster or "", obj.key), []).append((_scope(review), obj))
+            found.setdefault((review.cluster or "", obj.key), []).append((review, obj))
     return found
+
+
+def _apart_as_releases(key: ObjectKey, producers: list[ChartReview], ctx: RuleContext) -> bool:
+    """Whether every producer is a chart no release installs, rendered with the review's release name,
+    and the object is named with that name as a word (`early-owner-of-release`): installed, each chart
+    is a release of its own, and two releases never share a name in one namespace, so they do not
+    collide on it. A chart's object beside a release's or a manifest's still does."""
+    charts = {c.path for c in ctx.review.charts}
+    names = {
+        review.head_inputs.release_name or ctx.review.options.release_name for review in producers
+    }
+    if len(names) != 1 or any(r.release is not None or r.chart not in charts for r in producers):
+        return False
+    parts = re.split(r"[-.:]", key.name)
+    words = {"-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)}
+    return names.pop() in words
 
 
 def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
@@ -82,10 +99,10 @@ def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
     # Only keys produced twice can conflict: sorting just those spares sorting every object.
     for cluster, key in sorted(k for k, producers in head.items() if len(producers) >= 2):
         producers = head[(cluster, key)]
-        scopes = sorted({scope for scope, _ in producers})
-        if len(scopes) < 2:
+        scopes = sorted({_scope(review) for review, _ in producers})
+        if len(scopes) < 2 or _apart_as_releases(key, [r for r, _ in producers], ctx):
             continue
-        before = {scope for scope, _ in base.get((cluster, key), ())}
+        before = {_scope(review) for review, _ in base.get((cluster, key), ())}
         delta = Delta.PRE_EXISTING if len(before) >= 2 else Delta.INTRODUCED
         yield Concern(
             subject=_subject("conflict", cluster, key),
@@ -135,7 +152,10 @@ CONFLICT = Rule(
     check=check_conflicts,
     doc=RuleDoc(
         what="An object (group, kind, namespace, name) that two reviewed sources produce for the same cluster: a chart "
-        "and a plain manifest, two Flux Kustomizations, a kustomization and a HelmRelease's chart.",
+        "and a plain manifest, two Flux Kustomizations, a kustomization and a HelmRelease's chart. Charts no "
+        "release installs are rendered with the review's release name; an object they name after it "
+        "(`owner-of-release`) is no conflict between them: installed, each is its own release, and two "
+        "releases never share a name in one namespace.",
         why=_DOC_WHY,
         example="    # clusters/prod/web.yaml (plain)     and charts/web (HelmRelease web in cluster prod)\n"
         "    kind: Deployment                   kind: Deployment\n    metadata: {name: web}              metadata: {name: web}",
