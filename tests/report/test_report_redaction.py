@@ -46,6 +46,17 @@ def test_a_line_or_values_key_naming_where_a_credential_is_shows_its_value():
     assert is_sensitive("hub.token") and is_sensitive("db.passwordHash")
 
 
+def test_private_names_a_credential_as_a_key_not_as_a_word_of_a_label():
+    """sapcc's metal-operator values said `adds manager.pod.labels."networking.gardener.cloud/
+    to-private-networks" (secret)` for a network policy label."""
+    from aftershock.diff.values_keys import is_sensitive
+
+    assert not is_sensitive('manager.pod.labels."networking.gardener.cloud/to-private-networks"')
+    assert not is_sensitive("image.privateRegistry")
+    assert is_sensitive("ssh.private") and is_sensitive("tls.privateKey")
+    assert is_sensitive("jwt.private_key") and is_sensitive("private")
+
+
 def test_an_empty_value_is_shown_empty_not_redacted():
     from aftershock.report.text import value_text
 

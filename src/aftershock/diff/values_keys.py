@@ -14,8 +14,12 @@ from aftershock.safety.credential_text import is_reference_name
 
 _ABSENT = object()
 # Key names whose values are credentials: their values are never shown, only their size.
+# `private` names a credential as a key's own name or a key's (`ssh.private`, `privateKey`), not as a
+# word of another name (`to-private-networks`, `privateRegistry`), as credential_text's names do.
 _SENSITIVE = re.compile(
-    r"(pass(word|wd)?|secret|token|credential|private|api[-_]?key|signing|(^|[._-])key$|cert)", re.I
+    r"(pass(word|wd)?|secret|token|credential|private[-_]?key|(^|[._-])private$|api[-_]?key|signing|"
+    r"(^|[._-])key$|cert)",
+    re.I,
 )
 
 
