@@ -443,8 +443,9 @@ def test_a_test_chart_depending_on_the_chart_holding_it_renders_and_so_does_that
     files = {
         "policies/Chart.yaml": chart_yaml("policies"),
         "policies/values.yaml": "mode: warn\n",
+        # a fixed name: one named after the release is apart in each chart's release (object-conflict)
         "policies/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"
-        "metadata: {name: {{ .Release.Name }}-policies}\ndata: {mode: {{ .Values.mode | quote }}}\n",
+        "metadata: {name: policies-settings}\ndata: {mode: {{ .Values.mode | quote }}}\n",
         # the test harness inside the chart, as `helm dependency build` packs it: no loop
         "policies/tests/chart/Chart.yaml": chart_yaml(
             "rendered",
