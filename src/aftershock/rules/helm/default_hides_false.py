@@ -113,9 +113,11 @@ def check(ctx: RuleContext) -> Iterator[Concern]:
         at_base = {
             trap for line in before.splitlines() for trap in _traps(line, defaults[chart.path])
         }
+        said: set[str] = set()  # one concern per value of a template, at its first line
         for added in ctx.index.added_lines(template):
             for value, fallback in _traps(added.text, defaults[chart.path]):
-                if (value, fallback) not in at_base:  # written before: not this change's
+                if (value, fallback) not in at_base and value not in said:  # else not the change's
+                    said.add(value)
                     yield _concern(template, added.line, value, fallback, chart.path)
 
 
