@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from aftershock.render.edited_guards import (
     MAX_EDITED_GUARDS,
+    block_openings,
     edited_guard_paths,
     edited_guard_scenarios,
 )
+from aftershock.render.scenarios import values_read
 from hunks import one_hunk_change
 
 
@@ -21,13 +23,13 @@ def test_conditions_on_added_and_removed_lines_are_read_hasKey_as_its_key():
         "-{{- with .Values.old.section -}}",
         '+{{- else if and .Values.a (hasKey .Values "top") }}',
     )
-    assert edited_guard_paths([change], "nova") == (
+    assert edited_guard_paths([change], "nova", {}.get) == (
         "conductor.config_file.cross_hv",
         "old.section",
         "top",
         "a",
     )
-    assert edited_guard_paths([change], "other") == ()
+    assert edited_guard_paths([change], "other", {}.get) == ()
 
 
 def test_a_key_beside_maps_is_opened_with_a_map_and_another_with_a_text():
@@ -52,3 +54,57 @@ def test_a_key_the_values_set_or_one_under_a_text_gets_no_scenario():
 def test_edited_guards_are_bounded_per_chart():
     paths = [f"k{i}" for i in range(MAX_EDITED_GUARDS + 2)]
     assert len(edited_guard_scenarios(paths, [{}])) == MAX_EDITED_GUARDS
+
+
+GARDEN = """\
+spec:
+{{- if .Values.garden.enabled }}
+  settings:
+    {{- range .Values.zones }}
+    - {{ . }}
+    {{- end }}
+    {{- if dig "runtimeCluster" "verticalPodAutoscaler" "maxAllowed" nil .Values.garden }}
+    maxAllowed: {{ toYaml . | nindent 6 }}
+    {{- else if .Values.garden.fallback }}
+    fallback: true
+    {{- end }}
+{{- end }}
+status: {}
+"""
+
+
+def test_the_blocks_an_added_line_stands_in_are_read_after_its_own_conditions():
+    """sapcc's cc-gardener (9cbad02d51): the line edited under `if dig ... .Values.garden` ran in no
+    scenario, the key being one the chart does not document."""
+    change = one_hunk_change(
+        "gardener/templates/garden.yaml",
+        *(f" {line}" for line in GARDEN.splitlines()[:7]),
+        "-    maxAllowed: {{ toYaml .Values.garden.runtimeCluster.verticalPodAutoscaler.maxAllowed }}",
+        "+    maxAllowed: {{ toYaml . | nindent 6 }}",
+        "+    {{- if .Values.garden.label }}x: y{{ end }}",
+    )
+    read = {"gardener/templates/garden.yaml": GARDEN}.get
+    assert edited_guard_paths([change], "gardener", read) == (
+        "garden.label",
+        "garden.enabled",
+        "garden.runtimeCluster.verticalPodAutoscaler.maxAllowed",
+    )
+
+
+def test_block_openings_pair_each_end_and_follow_else_if():
+    lines = GARDEN.splitlines()
+    at = {text: number for number, text in enumerate(lines, 1)}
+    assert block_openings(GARDEN, {at["    - {{ . }}"]}) == ["{{- if .Values.garden.enabled }}"]
+    assert block_openings(GARDEN, {at["    fallback: true"]}) == [
+        "{{- if .Values.garden.enabled }}",
+        "{{- else if .Values.garden.fallback }}",
+    ]
+    assert block_openings(GARDEN, {at["status: {}"]}) == []
+
+
+def test_dig_reads_the_nested_path():
+    assert values_read('if dig "runtimeCluster" "vpa" "maxAllowed" nil .Values.garden') == [
+        "garden.runtimeCluster.vpa.maxAllowed"
+    ]
+    assert values_read('with dig "a" "b" (dict) $.Values') == ["a.b"]
+    assert values_read('dig "a" "" .Values.m') == ["m.a"]

@@ -3,20 +3,22 @@
 `guard_scenarios` opens only keys the chart's values.yaml holds: a key it does not document is no
 option a user is offered. A condition on a changed line is another matter: the change itself reads
 the key (a value its users pass from elsewhere, such as a region's secrets), and the lines it guards
-run only where the key is set, so no scenario of the chart's own values runs them. Each values path
-an `if`/`with` on an added or removed template line reads (`.Values.a.b`, as any guard's), or that
-`hasKey` tests (`hasKey .Values.a "b"`: `a.b`), and that the render's values leave unset, is set once
-more to a value that opens it, as the scenario `guard:<path>=<value>`: a one-entry map where every
-key beside it holds a map (a section of a config file the chart writes from a map of maps), else a
-text. It is a made-up value, as any guard's: its objects show what the edit does, no rule judges
-them, and a chart that rejects it makes it invalid (the refill round renders the next scenario).
+run only where the key is set, so no scenario of the chart's own values runs them; nor the lines
+the change adds inside a block on such a key. Each values path an `if`/`with` on an added or removed
+template line reads (`.Values.a.b`, as any guard's), or that `hasKey` tests (`hasKey .Values.a "b"`:
+`a.b`), then each path the blocks an added line stands in read, that the render's values leave
+unset, is set once more to a value that opens it, as the scenario `guard:<path>=<value>`: a
+one-entry map where every key beside it holds a map (a section of a config file the chart writes
+from a map of maps), else a text. It is a made-up value, as any guard's: its objects show what the
+edit does, no rule judges their values, and a chart that rejects it makes it invalid (the refill
+round renders the next scenario).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from aftershock.diff.edited_templates import edited_template_lines
@@ -30,20 +32,59 @@ _HAS_KEY = re.compile(
     r"\bhasKey\s+\(?\$?\w*\.Values((?:\.[A-Za-z_]\w*)*)\)?\s+\"([A-Za-z_][\w-]*)\""
 )
 _ABSENT = object()
+# A block's opening, middle or end action, with its keyword: `{{- if .Values.a }}`, `{{ end }}`.
+_BLOCK = re.compile(r"\{\{-?\s*(?P<keyword>else if|else|if|with|range|define|block|end)\b[^}]*\}\}")
 
 
-def edited_guard_paths(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:
-    """The values paths the conditions on a chart's added and removed template lines read, each
+def edited_guard_paths(
+    files: Iterable[FileChange], chart_folder: str, read: Callable[[str], str | None]
+) -> tuple[str, ...]:
+    """The values paths the conditions on a chart's added and removed template lines read, then
+    those of the `if`/`with` blocks an added line stands in (`read`: a file's text at head), each
     once, in the order the lines give them (`hasKey`'s tested key joined to its map's path)."""
     found: dict[str, None] = {}
-    for line in edited_template_lines(files, chart_folder):
-        for condition in conditions(line[1:]):
+    lines = [line[1:] for line in edited_template_lines(files, chart_folder)]
+    for line in [*lines, *_enclosing(files, chart_folder, read)]:
+        for condition in conditions(line):
             tested = [
                 f"{inner[1:]}.{key}".lstrip(".") for inner, key in _HAS_KEY.findall(condition)
             ]
             for path in tested + values_read(_HAS_KEY.sub("", condition)):
                 found.setdefault(path, None)
     return tuple(found)
+
+
+def _enclosing(
+    files: Iterable[FileChange], chart_folder: str, read: Callable[[str], str | None]
+) -> Iterator[str]:
+    """The opening actions (`{{ if .Values.a }}`) of the blocks each added template line stands in."""
+    for change in files:
+        added = {number for hunk in change.hunks for number, _ in hunk.added()}
+        prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
+        text = read(change.path) if added and change.path.startswith(prefix) else None
+        if text:
+            yield from block_openings(text, added)
+
+
+def block_openings(text: str, lines: Collection[int]) -> list[str]:
+    """The opening actions of the `if`/`else if`/`with` blocks open at any of `lines` (1-based), each
+    once, outermost first. Other blocks (`range`, `define`) are tracked to pair each `end`."""
+    found: dict[str, None] = {}
+    stack: list[str] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if number in lines:
+            found.update(dict.fromkeys(a for a in stack if a))
+        for match in _BLOCK.finditer(line):
+            keyword, action = match.group("keyword"), match.group(0)
+            if keyword == "end":
+                if stack:
+                    stack.pop()
+            elif keyword in ("else if", "else"):
+                if stack:
+                    stack[-1] = action if keyword == "else if" else ""
+            else:
+                stack.append(action if keyword in ("if", "with") else "")
+    return list(found)
 
 
 def edited_guard_scenarios(

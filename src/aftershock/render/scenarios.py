@@ -25,6 +25,13 @@ from aftershock.render.range_shapes import opened_value, range_bodies, range_ope
 _CONDITION = re.compile(r"\{\{-?\s*(?:if|else if|with)\b([^}]*)\}\}")
 # `.Values.a.b`, and `(.Values.a).b` (the nil-safe form) read as `a.b`.
 _VALUES_PATH = re.compile(r"\.Values((?:\.[A-Za-z_]\w*)+)\)?((?:\.[A-Za-z_]\w*)*)")
+# `dig "b" "c" DEFAULT .Values.a`: the nested value `a.b.c` (sprig's dig, its keys literal and its
+# default a single word: nil, "", 0, false, a variable)
+_DIG = re.compile(
+    r'\bdig\s+(?P<keys>(?:"[A-Za-z_][\w-]*"\s+)+)(?:[\w$."]+|""|\(\s*(?:dict|list)\s*\))\s+'
+    r"\(?\$?\.Values(?P<map>(?:\.[A-Za-z_]\w*)*)\)?"
+)
+_KEY = re.compile(r'"([A-Za-z_][\w-]*)"')
 # `{{- $values := .Values }}`: a variable naming the values, read as `$values.alerts.enabled`
 _VALUES_ALIAS = re.compile(r"\{\{-?\s*\$(\w+)\s*:?=\s*\$?\.Values\s*-?\}\}")
 
@@ -78,7 +85,11 @@ def conditions(text: str) -> list[str]:
 
 
 def values_read(text: str) -> list[str]:
-    """The values paths a text reads (`.Values.a.b`, `(.Values.a).b`: `a.b`), in order."""
+    """The values paths a text reads (`.Values.a.b`, `(.Values.a).b`: `a.b`; `dig "b" "c" nil
+    .Values.a`: `a.b.c`), in order."""
+    text = _DIG.sub(
+        lambda m: f".Values{m.group('map')}.{'.'.join(_KEY.findall(m.group('keys')))}", text
+    )
     return [(inner + outer)[1:] for inner, outer in _VALUES_PATH.findall(text)]
 
 

@@ -9,7 +9,12 @@ from aftershock.rules.api import object_schema
 from aftershock.rules.exposure import backend_missing, ingress_tls, service_exposure
 from aftershock.rules.flux import depends_on_removed, remediation_weakened, timeout_shortened
 from aftershock.rules.gitops import object_conflict
-from aftershock.rules.helm import default_hides_false, hook_deadlock, shell_injection
+from aftershock.rules.helm import (
+    default_hides_false,
+    hook_deadlock,
+    root_context_rendered,
+    shell_injection,
+)
 from aftershock.rules.hygiene import commit_title, commit_trailers, fixup_commits, review_feedback
 from aftershock.rules.images import latest_tag, not_pinned
 from aftershock.rules.model import Rule
@@ -179,6 +184,7 @@ RULES: tuple[Rule, ...] = (
     timeout_shortened.RULE,
     hook_deadlock.RULE,
     default_hides_false.RULE,
+    root_context_rendered.RULE,
     # Schemas and consistency inside a release
     object_schema.RULE,
     selector_mismatch.RULE,

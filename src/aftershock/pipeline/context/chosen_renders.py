@@ -81,7 +81,7 @@ def _chart_edits(
                 changed_fields_by_file(given.files, plan.path, templated),
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
-                edited_guard_paths(given.files, plan.path),
+                edited_guard_paths(given.files, plan.path, tree.text_or_none),
                 edited_test_names(given.files, plan.path, tree.text_or_none),
             )
     return edits
