@@ -22,6 +22,7 @@ from aftershock.findings.model import (
     SubjectKind,
 )
 from aftershock.model.units import Chart
+from aftershock.releases.values import value_at
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".tpl")
@@ -47,15 +48,6 @@ def _defaults_path(expression: str) -> tuple[str, ...] | None:
     return tuple(_VALUES.sub("", expression).split("."))
 
 
-def _default_of(defaults: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    found: Any = defaults
-    for key in path:
-        if not isinstance(found, Mapping) or key not in found:
-            return None
-        found = found[key]
-    return found
-
-
 def _traps(text: str, defaults: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     """(value, fallback) of each `default` in the line's actions that turns a false value true: the
     fallback is `true`, or a values path whose chart default is true; the value is no non-boolean
@@ -66,21 +58,20 @@ def _traps(text: str, defaults: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
                 value, fallback = match.group("value"), match.group("fallback")
                 fallback_path = _defaults_path(fallback)
                 if fallback not in ("true", '"true"') and (
-                    fallback_path is None or _default_of(defaults, fallback_path) is not True
+                    fallback_path is None or value_at(defaults, fallback_path) is not True
                 ):
                     continue
                 value_path = _defaults_path(value)
                 if value_path is not None and not isinstance(
-                    _default_of(defaults, value_path), (bool, type(None))
+                    value_at(defaults, value_path), (bool, type(None))
                 ):
                     continue
                 yield value, fallback
 
 
 def _chart_of(template: str, charts: tuple[Chart, ...]) -> Chart | None:
-    holders = [
-        c for c in charts if template.startswith(f"{c.path}/templates/" if c.path else "templates/")
-    ]
+    """The chart whose own `templates/` folder holds the template (the innermost)."""
+    holders = [c for c in charts if template.startswith(f"{c.path}/templates/".lstrip("/"))]
     return max(holders, key=lambda c: len(c.path), default=None)
 
 
