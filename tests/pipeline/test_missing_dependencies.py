@@ -131,3 +131,44 @@ def test_a_chart_rendered_without_a_dependency_is_never_said_to_render_identical
     markdown = render_markdown(review_document(result))
     assert "what rendered renders identically in all" in markdown
     assert "renders identically in all" not in markdown.replace("what rendered renders", "")
+
+
+LIB = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: labels}\ndata: {team: {{ .Values.team | quote }}}\n"
+BESIDE = (
+    "dependencies:\n- name: redis\n  version: 18.1.0\n  repository: https://charts.example.invalid\n"
+    "- name: labels\n  version: 0.1.0\n  repository: file://../labels\n"
+)
+
+
+def _platform() -> dict[str, str]:
+    """A chart with a remote dependency no render is given, beside a local one (sapcc's kube-system-*
+    charts with cert-manager beside owner-label-injector)."""
+    return {
+        "apps/web/Chart.yaml": chart_yaml("web", deps=BESIDE),
+        "apps/web/Chart.lock": LOCK,
+        "apps/web/values.yaml": "mode: fast\n",
+        "apps/web/templates/cm.yaml": OWN,
+        "apps/labels/Chart.yaml": chart_yaml("labels"),
+        "apps/labels/values.yaml": "team: core\n",
+        "apps/labels/templates/cm.yaml": LIB,
+    }
+
+
+def test_a_dependency_beside_the_one_the_change_reaches_the_chart_through_is_context(
+    tmp_path, renderer
+):
+    repo = make_repo(tmp_path)
+    base = commit(repo, _platform(), "feat: web")
+    head = commit(repo, {"apps/labels/values.yaml": "team: edge\n"}, "labels: edge")
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head, run_tests=False), renderer)
+    (gap,) = [
+        g for g in result.not_reviewed if g.part == "dependency redis 18.1.0 of chart apps/web"
+    ]
+    assert gap.context and "no changed file reaches it" in gap.reason
+    assert result.complete
+    again = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "web: slow")
+    result = run_review(ReviewRequest(repo=repo, base=head, head=again, run_tests=False), renderer)
+    (gap,) = [
+        g for g in result.not_reviewed if g.part == "dependency redis 18.1.0 of chart apps/web"
+    ]
+    assert not gap.context and not result.complete

@@ -257,8 +257,10 @@ class NotReviewed:
     """A part of the change that could not be reviewed, and why. Never reported as fine.
 
     `context` marks a part that fails the same way at both refs and that the change reaches only
-    through a weak edge (a chart that looks up what the change renders), or a build whose edited
-    files another render reads (pipeline/builds/covered_gaps.py): listed apart, it neither makes the
+    through a weak edge (a chart that looks up what the change renders), a build whose edited
+    files another render reads (pipeline/builds/covered_gaps.py), or a dependency no changed file
+    reaches, of a chart the change reaches through another of its dependencies
+    (pipeline/context/missing_dependencies.apart_from_change): listed apart, it neither makes the
     review partial nor lowers the verdicts' confidence."""
 
     part: str

@@ -141,7 +141,7 @@ def _unverified(review: Review, findings: Sequence[Finding]) -> str:
         parts.append("Every affected chart was rendered and compared at both refs.")
     if context:
         parts.append(
-            f"Context not reviewed, failing alike at both refs (the change did not make it fail, and reaches it only through a lookup or renders elsewhere): {_named(context)}."
+            f"Context not reviewed, failing alike at both refs (the change did not make it fail, and reaches it only through a lookup, renders elsewhere, or reaches its chart through another dependency): {_named(context)}."
         )
     if pre:
         parts.append(f"{pre} pre-existing concern(s) are listed apart and do not count.")

@@ -58,6 +58,7 @@ def render_chosen(
         planned=planned,
         rendered=given.rendered,
         trace=given.changed_lines,
+        changed=changed,
     )
     return _refill(
         given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
@@ -198,5 +199,6 @@ def _refill(
         work / "refill",
         rendered=given.rendered,
         trace=given.changed_lines,
+        changed=[p for f in given.files for p in (f.path, f.old_path) if p],
     )
     return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)

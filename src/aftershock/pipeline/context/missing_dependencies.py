@@ -10,7 +10,7 @@ Chart.yaml); the dependency's objects are *not reviewed*, with the reason and th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -148,11 +148,41 @@ def failed_without(
     ]
 
 
+def apart_from_change(
+    chart: Chart | None,
+    charts: Sequence[Chart],
+    gaps: Sequence[DependencyGap],
+    changed: Collection[str],
+) -> frozenset[str]:
+    """The routes of `gaps` no changed file reaches: the chart's own folder holds none (the change
+    reaches it through one of its local dependencies), nor does any local chart on the way to the
+    dependency. What such a dependency renders is the same at both refs, whatever the change."""
+    if chart is None or not gaps or not changed or _holds(chart.path, changed):
+        return frozenset()
+    by_path = {c.path: c for c in charts}
+    folders = {route: dep.resolved_path for route, dep in _routes(chart, by_path)}
+    apart = set()
+    for gap in gaps:
+        steps = gap.route.split("/charts/")
+        on_way = ["/charts/".join(steps[:n]) for n in range(2, len(steps) + 1)]
+        if not any(_holds(folder, changed) for r in on_way if (folder := folders.get(r))):
+            apart.add(gap.route)
+    return frozenset(apart)
+
+
+def _holds(folder: str, changed: Collection[str]) -> bool:
+    return any(not folder or p == folder or p.startswith(f"{folder}/") for p in changed)
+
+
 def rendered_without(
-    review: ChartReview, gaps: tuple[DependencyGap, ...], part: str
+    review: ChartReview,
+    gaps: tuple[DependencyGap, ...],
+    part: str,
+    apart: frozenset[str] = frozenset(),
 ) -> tuple[ChartReview, list[NotReviewed]]:
     """A review whose chart rendered without `gaps`: each is not reviewed (said once per chart,
-    whatever the scenario). A chart that failed all the same has said so in its own failure."""
+    whatever the scenario); one whose route is `apart` from the change (`apart_from_change`) as
+    context, listed apart. A chart that failed all the same has said so in its own failure."""
     if not gaps or review.outcome is ChartOutcome.NOT_REVIEWED:
         return review, []
     inputs = [
@@ -165,7 +195,9 @@ def rendered_without(
     return review, [
         NotReviewed(
             f"dependency {g.dependency} of {part}",
-            f"{g.reason}; the rest of the chart was rendered without it",
+            f"{g.reason}; the rest of the chart was rendered without it"
+            + ("; no changed file reaches it" if g.route in apart else ""),
+            context=g.route in apart,
         )
         for g in gaps
     ]

@@ -6,7 +6,7 @@ What each chart renders at each ref (its workspace, requests and crds/ files) is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,7 +26,11 @@ from aftershock.model.review import (
     is_deterministic_error,
 )
 from aftershock.model.units import AffectedChart, Chart
-from aftershock.pipeline.context.missing_dependencies import failed_without, rendered_without
+from aftershock.pipeline.context.missing_dependencies import (
+    apart_from_change,
+    failed_without,
+    rendered_without,
+)
 from aftershock.pipeline.context.new_keys import base_without_new_keys
 from aftershock.pipeline.context.partial_renders import PartialPlan, render_by_template
 from aftershock.pipeline.rendering.chart_jobs import (
@@ -63,9 +67,11 @@ def review_charts(
     planned: Callable[[int], None] | None = None,
     rendered: Callable[[RenderOutcome], None] | None = None,
     trace: WantedLines | None = None,
+    changed: Collection[str] = (),
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
-    """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed;
-    with `trace`, the changed template lines are traced through the renders (pipeline/rendering/line_traces.py)."""
+    """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed
+    (a dependency no `changed` path reaches as context); with `trace`, the changed template lines are
+    traced through the renders (pipeline/rendering/line_traces.py)."""
     by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
     results = SideResults()
     plans, by_job, new_keys = base_without_new_keys(
@@ -95,7 +101,8 @@ def review_charts(
         if plan.id in new_keys:
             review = replace(review, keys_left_out_at_base=new_keys[plan.id])
         part = _part(replace(plan, scenario="default"))
-        review, dependency_gaps = rendered_without(review, without, part)
+        apart = apart_from_change(plan.head or plan.base, head[1], without, changed)
+        review, dependency_gaps = rendered_without(review, without, part, apart)
         missing.extend(g for g in dependency_gaps if g not in missing)
         reviews.append(review)
         entries.append(
