@@ -137,6 +137,7 @@ LIB = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: labels}\ndata: {team: {
 BESIDE = (
     "dependencies:\n- name: redis\n  version: 18.1.0\n  repository: https://charts.example.invalid\n"
     "- name: labels\n  version: 0.1.0\n  repository: file://../labels\n"
+    "- name: broken\n  version: 0.1.0\n  repository: file://../broken\n"
 )
 
 
@@ -151,6 +152,9 @@ def _platform() -> dict[str, str]:
         "apps/labels/Chart.yaml": chart_yaml("labels"),
         "apps/labels/values.yaml": "team: core\n",
         "apps/labels/templates/cm.yaml": LIB,
+        "apps/broken/Chart.yaml": chart_yaml("broken"),
+        "apps/broken/templates/cm.yaml": LIB,
+        "apps/broken/templates/bad.yaml": '{{ fail "needs a region" }}\n',
     }
 
 
@@ -165,10 +169,16 @@ def test_a_dependency_beside_the_one_the_change_reaches_the_chart_through_is_con
         g for g in result.not_reviewed if g.part == "dependency redis 18.1.0 of chart apps/web"
     ]
     assert gap.context and "no changed file reaches it" in gap.reason
+    assert _bad(result).context and _bad(result).side is None
     assert result.complete
     again = commit(repo, {"apps/web/values.yaml": "mode: slow\n"}, "web: slow")
     result = run_review(ReviewRequest(repo=repo, base=head, head=again, run_tests=False), renderer)
     (gap,) = [
         g for g in result.not_reviewed if g.part == "dependency redis 18.1.0 of chart apps/web"
     ]
-    assert not gap.context and not result.complete
+    assert not gap.context and not _bad(result).context and not result.complete
+
+
+def _bad(result):
+    (bad,) = [g for g in result.not_reviewed if g.part.startswith("template apps/broken/")]
+    return bad

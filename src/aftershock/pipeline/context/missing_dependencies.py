@@ -11,7 +11,7 @@ Chart.yaml); the dependency's objects are *not reviewed*, with the reason and th
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.ingest.charts import same_named_charts
@@ -148,26 +148,49 @@ def failed_without(
     ]
 
 
+@dataclass(frozen=True)
+class Apart:
+    """What of a chart no changed file reaches, when its own folder holds none (the change reaches it
+    through one of its local dependencies): a dependency, or a template of one, is apart unless a
+    folder on its route holds a changed file. What it renders is the same at both refs, whatever
+    the change; values flow from a chart to its dependencies, never between them."""
+
+    chart: str
+    folders: Mapping[str, str]  # route -> the folder of the local dependency it names
+    reached: frozenset[str]  # routes whose folder holds a changed file
+
+    def route(self, route: str) -> bool:
+        """Whether the dependency of `route` is apart from the change."""
+        steps = route.split("/charts/")
+        return not any("/charts/".join(steps[:n]) in self.reached for n in range(2, len(steps) + 1))
+
+    def template(self, path: str) -> bool:
+        """Whether the template at repository `path` is one of a local dependency apart from the change."""
+        held = [(len(f), r) for r, f in self.folders.items() if path.startswith(f"{f}/")]
+        return bool(held) and not path.startswith(f"{self.chart}/") and self.route(max(held)[1])
+
+
 def apart_from_change(
-    chart: Chart | None,
-    charts: Sequence[Chart],
-    gaps: Sequence[DependencyGap],
-    changed: Collection[str],
-) -> frozenset[str]:
-    """The routes of `gaps` no changed file reaches: the chart's own folder holds none (the change
-    reaches it through one of its local dependencies), nor does any local chart on the way to the
-    dependency. What such a dependency renders is the same at both refs, whatever the change."""
-    if chart is None or not gaps or not changed or _holds(chart.path, changed):
-        return frozenset()
-    by_path = {c.path: c for c in charts}
-    folders = {route: dep.resolved_path for route, dep in _routes(chart, by_path)}
-    apart = set()
-    for gap in gaps:
-        steps = gap.route.split("/charts/")
-        on_way = ["/charts/".join(steps[:n]) for n in range(2, len(steps) + 1)]
-        if not any(_holds(folder, changed) for r in on_way if (folder := folders.get(r))):
-            apart.add(gap.route)
-    return frozenset(apart)
+    chart: Chart | None, charts: Mapping[str, Chart], changed: Collection[str]
+) -> Apart | None:
+    """What of `chart` no changed file reaches (`Apart`); None when its own folder holds one."""
+    if chart is None or not changed or _holds(chart.path, changed):
+        return None
+    folders = {r: d.resolved_path for r, d in _routes(chart, charts) if d.resolved_path}
+    reached = frozenset(r for r, f in folders.items() if _holds(f, changed))
+    return Apart(chart.path, folders, reached)
+
+
+def apart_templates(review: ChartReview, part: str, apart: Apart | None) -> set[str]:
+    """The parts (`template T of chart C`) of the templates that fail alike at both refs and that
+    no changed file reaches (`Apart.template`)."""
+    if apart is None:
+        return set()
+    return {
+        f"template {f.template} of {part}"
+        for f in review.templates_not_rendered
+        if f.base_error == f.head_error and apart.template(f.template)
+    }
 
 
 def _holds(folder: str, changed: Collection[str]) -> bool:
@@ -178,11 +201,11 @@ def rendered_without(
     review: ChartReview,
     gaps: tuple[DependencyGap, ...],
     part: str,
-    apart: frozenset[str] = frozenset(),
+    apart: Apart | None = None,
 ) -> tuple[ChartReview, list[NotReviewed]]:
     """A review whose chart rendered without `gaps`: each is not reviewed (said once per chart,
-    whatever the scenario); one whose route is `apart` from the change (`apart_from_change`) as
-    context, listed apart. A chart that failed all the same has said so in its own failure."""
+    whatever the scenario); one `apart` from the change (`apart_from_change`) as context, listed
+    apart. A chart that failed all the same has said so in its own failure."""
     if not gaps or review.outcome is ChartOutcome.NOT_REVIEWED:
         return review, []
     inputs = [
@@ -196,8 +219,8 @@ def rendered_without(
         NotReviewed(
             f"dependency {g.dependency} of {part}",
             f"{g.reason}; the rest of the chart was rendered without it"
-            + ("; no changed file reaches it" if g.route in apart else ""),
-            context=g.route in apart,
+            + ("; no changed file reaches it" if apart and apart.route(g.route) else ""),
+            context=bool(apart and apart.route(g.route)),
         )
         for g in gaps
     ]

@@ -28,6 +28,7 @@ from aftershock.model.review import (
 from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.context.missing_dependencies import (
     apart_from_change,
+    apart_templates,
     failed_without,
     rendered_without,
 )
@@ -82,15 +83,19 @@ def review_charts(
     entries: list[Mapping[Side, Entry]] = []
     # (part, side, reason) of a template left out -> the scenarios it failed in, said once
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
+    charts, context = {c.path: c for c in head[1]}, set()  # context: parts no changed file reaches
     for plan in plans:
         without = _dependency_gaps(plan, by_job)
         by_template = partial.get(plan.id)
         review_by_template = _partial_review(plan, by_template, results) if by_template else None
+        part = _part(replace(plan, scenario="default"))
+        apart = apart_from_change(plan.head or plan.base, charts, changed)
         if review_by_template is not None:
             review, gaps = review_by_template
             # a template a probe's made-up values break is no part of the change left unreviewed
             for gap in gaps if not review.probe else ():
                 left_out.setdefault((gap.part, gap.side, gap.reason), []).append(plan.scenario)
+            context.update(apart_templates(review, part, apart))
         else:
             review, gaps = _review_chart(
                 plan,
@@ -100,8 +105,6 @@ def review_charts(
             missing.extend(failed_without(gaps, without))
         if plan.id in new_keys:
             review = replace(review, keys_left_out_at_base=new_keys[plan.id])
-        part = _part(replace(plan, scenario="default"))
-        apart = apart_from_change(plan.head or plan.base, head[1], without, changed)
         review, dependency_gaps = rendered_without(review, without, part, apart)
         missing.extend(g for g in dependency_gaps if g not in missing)
         reviews.append(review)
@@ -113,9 +116,8 @@ def review_charts(
     if trace:
         reviews = trace_reviews(reviews, entries, trace, renderer, work / "traced")
     for (part, side, reason), scenarios in left_out.items():
-        if "default" not in scenarios:
-            part += f" in scenario(s) {', '.join(scenarios)}"
-        missing.append(NotReviewed(part, reason, side))
+        said = part if "default" in scenarios else f"{part} in scenario(s) {', '.join(scenarios)}"
+        missing.append(NotReviewed(said, reason, side, context=part in context))
     return tuple(reviews), tuple(missing)
 
 
