@@ -182,3 +182,18 @@ def test_a_dependency_beside_the_one_the_change_reaches_the_chart_through_is_con
 def _bad(result):
     (bad,) = [g for g in result.not_reviewed if g.part.startswith("template apps/broken/")]
     return bad
+
+
+def test_what_is_apart_leaves_out_every_chart_on_the_way_and_below_and_any_edited_define():
+    from aftershock.pipeline.context.missing_dependencies import Apart
+
+    folders = {"p/charts/s": "apps/s", "p/charts/s/charts/t": "apps/t", "p/charts/x": "apps/x"}
+    apart = Apart("apps/p", folders, frozenset({"p/charts/s/charts/t"}), defines=False)
+    assert apart.route("p/charts/redis") and apart.route("p/charts/x")
+    assert not apart.route("p/charts/s")  # it may include t's named templates
+    assert not apart.route("p/charts/s/charts/t/charts/redis")
+    assert apart.template("apps/x/templates/cm.yaml")
+    assert not apart.template("apps/s/templates/cm.yaml")
+    assert not apart.template("apps/p/templates/cm.yaml")  # the chart's own
+    edited = Apart("apps/p", folders, frozenset({"p/charts/s/charts/t"}), defines=True)
+    assert edited.route("p/charts/x") and not edited.template("apps/x/templates/cm.yaml")

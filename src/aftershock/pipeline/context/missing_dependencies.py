@@ -158,16 +158,21 @@ class Apart:
     chart: str
     folders: Mapping[str, str]  # route -> the folder of the local dependency it names
     reached: frozenset[str]  # routes whose folder holds a changed file
+    defines: bool  # a changed file there is a template: its named templates reach every chart
 
     def route(self, route: str) -> bool:
-        """Whether the dependency of `route` is apart from the change."""
+        """Whether the dependency of `route` is apart from the change: no chart on the way to it, nor
+        any of its own dependencies (whose named templates it may include), holds a changed file."""
         steps = route.split("/charts/")
-        return not any("/charts/".join(steps[:n]) in self.reached for n in range(2, len(steps) + 1))
+        on_way = {"/charts/".join(steps[:n]) for n in range(2, len(steps) + 1)}
+        return not any(r in on_way or r.startswith(f"{route}/charts/") for r in self.reached)
 
     def template(self, path: str) -> bool:
-        """Whether the template at repository `path` is one of a local dependency apart from the change."""
+        """Whether the template at repository `path` is one of a local dependency apart from the
+        change, and the change edits no template (a named one is included across charts)."""
         held = [(len(f), r) for r, f in self.folders.items() if path.startswith(f"{f}/")]
-        return bool(held) and not path.startswith(f"{self.chart}/") and self.route(max(held)[1])
+        inside = path.startswith(f"{self.chart}/") or not held
+        return not (inside or self.defines) and self.route(max(held)[1])
 
 
 def apart_from_change(
@@ -178,7 +183,8 @@ def apart_from_change(
         return None
     folders = {r: d.resolved_path for r, d in _routes(chart, charts) if d.resolved_path}
     reached = frozenset(r for r, f in folders.items() if _holds(f, changed))
-    return Apart(chart.path, folders, reached)
+    defines = any("/templates/" in p for p in changed)
+    return Apart(chart.path, folders, reached, defines)
 
 
 def apart_templates(review: ChartReview, part: str, apart: Apart | None) -> set[str]:
