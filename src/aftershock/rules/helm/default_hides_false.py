@@ -30,10 +30,10 @@ _ACTION = re.compile(r"\{\{-?(.*?)-?\}\}")
 _PATH = r"\$?\.?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*"  # .Values.a.b, $.Values.a, $c.x, $x
 _END = r"(?=\s*(?:\||\)|$))"  # the end of a pipeline stage
 _TRUE = r'true|"true"'  # a fallback that is true as it stands
-# `VALUE | default FALLBACK`, VALUE a whole stage (not the last argument of a function), and the
-# call `default FALLBACK VALUE`
+# `VALUE | default FALLBACK`, VALUE a whole stage (not the last argument of a function: after the
+# action's start, a bracket, a pipe, `if`, `with` or an assignment), and the call `default FALLBACK VALUE`
 _PIPED = re.compile(
-    rf"(?:^|[(|])\s*(?P<value>{_PATH})\s*\|\s*default\s+(?P<fallback>{_TRUE}|{_PATH}){_END}"
+    rf"(?:^|[(|]|\bif|\bwith|:?=)\s*(?P<value>{_PATH})\s*\|\s*default\s+(?P<fallback>{_TRUE}|{_PATH}){_END}"
 )
 _CALLED = re.compile(
     rf"(?:^|[\s(])default\s+(?P<fallback>{_TRUE}|{_PATH})\s+(?P<value>{_PATH}){_END}"
