@@ -19,13 +19,13 @@ from aftershock.rules.support.pods import containers_of
 
 # Shorter names (`web`, `redis`) are words of a command line as often as names of an object.
 MIN_NAME_LENGTH = 6
-# A name inside a free text: bounded by what cannot be part of a Kubernetes name (nor a subdomain's
-# dot before it), and followed by nothing, a list's comma, a port (`:5432`), a path or a dot of a DNS
-# name under it (`db-primary.ns.svc`).
 _CONTAINER_LISTS = {
     "initContainers": "init container",
     "ephemeralContainers": "ephemeral container",
 }
+# A name inside a free text: bounded by what cannot be part of a Kubernetes name (nor a subdomain's
+# dot before it), and followed by nothing, a list's comma, a port (`:5432`), a path or a dot of a DNS
+# name under it (`db-primary.ns.svc`).
 _BEFORE = r"(?<![A-Za-z0-9_.-])"
 _AFTER = r"(?![A-Za-z0-9_-])"
 
@@ -48,11 +48,11 @@ def _free_texts(obj: RenderedObject, ctx: RuleContext) -> Iterator[tuple[str, st
         for entry in as_list(container.body.get("env")):
             name, value = text(as_map(entry).get("name")), as_map(entry).get("value")
             if name and isinstance(value, str):
-                yield container.path("env", f"[name={name}]", "value"), f"{name} of {what}", value
+                yield container.path("env") + f"[name={name}].value", f"{name} of {what}", value
         for key in ("args", "command"):
             for number, word in enumerate(as_list(container.body.get(key))):
                 if isinstance(word, str):
-                    yield container.path(key, f"[{number}]"), f"{key} of {what}", word
+                    yield container.path(key) + f"[{number}]", f"{key} of {what}", word
 
 
 def _renames(chart: ChartReview) -> list[tuple[ObjectKey, ObjectKey]]:
