@@ -10,7 +10,6 @@ wins. Only the scopes the review built or rendered are compared.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from aftershock.findings.model import (
@@ -27,6 +26,7 @@ from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview
 from aftershock.model.units import Chart
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
+from aftershock.rules.support.release import name_words
 
 DEFAULT_SCENARIO = "default"
 TEST_FOLDERS = frozenset({"tests", "test"})
@@ -72,20 +72,18 @@ def _producers(
     return found
 
 
-def _apart_as_releases(key: ObjectKey, producers: list[ChartReview], ctx: RuleContext) -> bool:
-    """Whether every producer is a chart no release installs, rendered with the review's release name,
-    and the object is named with that name as a word (`early-owner-of-release`): installed, each chart
-    is a release of its own, and two releases never share a name in one namespace, so they do not
-    collide on it. A chart's object beside a release's or a manifest's still does."""
-    charts = {c.path for c in ctx.review.charts}
-    names = {
-        review.head_inputs.release_name or ctx.review.options.release_name for review in producers
-    }
+def _apart_as_releases(
+    key: ObjectKey, producers: list[ChartReview], charts: frozenset[str], default_release: str
+) -> bool:
+    """Whether every producer is one of the `charts` no release installs, rendered with one release
+    name (the review's, `default_release`, unless its context gives another), and the object is named
+    with that name as a word (`early-owner-of-release`): installed, each chart is a release of its
+    own, and two releases never share a name in one namespace, so they do not collide on it. A chart's
+    object beside a release's or a manifest's still does."""
+    names = {review.head_inputs.release_name or default_release for review in producers}
     if len(names) != 1 or any(r.release is not None or r.chart not in charts for r in producers):
         return False
-    parts = re.split(r"[-.:]", key.name)
-    words = {"-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)}
-    return names.pop() in words
+    return names.pop() in name_words(key.name)
 
 
 def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
@@ -96,11 +94,15 @@ def _subject(rule: str, cluster: str, key: ObjectKey) -> Subject:
 def check_conflicts(ctx: RuleContext) -> Iterator[Concern]:
     deploying = _deploying(ctx.review.chart_reviews, ctx.review.charts)
     head, base = _producers(deploying, True), _producers(deploying, False)
+    charts = frozenset(c.path for c in ctx.review.charts)
     # Only keys produced twice can conflict: sorting just those spares sorting every object.
     for cluster, key in sorted(k for k, producers in head.items() if len(producers) >= 2):
         producers = head[(cluster, key)]
         scopes = sorted({_scope(review) for review, _ in producers})
-        if len(scopes) < 2 or _apart_as_releases(key, [r for r, _ in producers], ctx):
+        releases = [r for r, _ in producers]
+        if len(scopes) < 2 or _apart_as_releases(
+            key, releases, charts, ctx.review.options.release_name
+        ):
             continue
         before = {_scope(review) for review, _ in base.get((cluster, key), ())}
         delta = Delta.PRE_EXISTING if len(before) >= 2 else Delta.INTRODUCED

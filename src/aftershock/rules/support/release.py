@@ -4,6 +4,7 @@ only renders of every template of the chart are judged so (a partial one cannot 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +73,15 @@ class ReleaseObjects:
             for t in self.pods
             if t.workload.key.namespace == namespace and selector.matches(t.labels)
         ]
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The words of an object's name, and each run of them: a release name with dashes is a run of
+    words ("my-app" in "my-app-reader"), so whether a name holds a release's name is `in`."""
+    parts = re.split(r"[-.:]", name)
+    return frozenset(
+        "-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)
+    )
 
 
 def string_leaves(value: Any) -> Iterator[str]:

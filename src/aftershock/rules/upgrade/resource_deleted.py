@@ -3,7 +3,6 @@ with the consequence graded: data left behind or deleted, alerts that stop firin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -14,6 +13,7 @@ from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.access import as_map, dig, text
 from aftershock.rules.support.alerts import about, alert_names, alerts_of, switched_off
 from aftershock.rules.support.index import ObjectPair
+from aftershock.rules.support.release import name_words
 from aftershock.rules.upgrade.crds_folder import from_crds_folder
 
 KEEP_ANNOTATION = "helm.sh/resource-policy"
@@ -184,16 +184,8 @@ def _loses_uniqueness(old: RenderedObject, new: RenderedObject, release: tuple[s
     """A cluster-scoped name that held the release name or namespace (as a word) and no longer does."""
     if old.key.namespace or new.key.namespace:
         return False
-    words_old, words_new = set(_words(old.key.name)), set(_words(new.key.name))
+    words_old, words_new = name_words(old.key.name), name_words(new.key.name)
     return any(len(w) >= 3 and w in words_old and w not in words_new for w in release)
-
-
-def _words(name: str) -> list[str]:
-    parts = re.split(r"[-.:]", name)
-    # a release name with dashes is a run of words: "my-app" in "my-app-reader"
-    return parts + [
-        "-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 2, len(parts) + 1)
-    ]
 
 
 def _generated(change: ObjectChange) -> tuple[Severity, str]:
