@@ -66,11 +66,17 @@ def _concerns(ctx: RuleContext, pair: ObjectPair) -> Iterator[Concern]:
 
 
 def check(ctx: RuleContext) -> Iterator[Concern]:
-    for chart in ctx.review.chart_reviews:
-        # made-up values too: whatever value opens the guard, the dot it writes is the context
-        if chart.outcome is ChartOutcome.CHANGED:
-            for pair in pair_objects(chart):
-                yield from _concerns(ctx, pair)
+    # the probes' objects too (the index pairs the others once for every rule): whatever value opens
+    # the guard, the dot it writes is the context
+    probes = (
+        pair
+        for chart in ctx.review.chart_reviews
+        if chart.probe and chart.outcome is ChartOutcome.CHANGED
+        for pair in pair_objects(chart)
+    )
+    for pair in (*ctx.index.pairs, *probes):
+        if pair.change is not None:  # an object the same at both refs holds nothing new
+            yield from _concerns(ctx, pair)
 
 
 RULE = Rule(
