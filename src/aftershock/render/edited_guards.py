@@ -58,10 +58,12 @@ def _enclosing(
     files: Iterable[FileChange], chart_folder: str, read: Callable[[str], str | None]
 ) -> Iterator[str]:
     """The opening actions (`{{ if .Values.a }}`) of the blocks each added template line stands in."""
+    prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
     for change in files:
+        if not change.path.startswith(prefix):
+            continue
         added = {number for hunk in change.hunks for number, _ in hunk.added()}
-        prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
-        text = read(change.path) if added and change.path.startswith(prefix) else None
+        text = read(change.path) if added else None
         if text:
             yield from block_openings(text, added)
 
