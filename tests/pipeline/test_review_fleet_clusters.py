@@ -196,3 +196,70 @@ def test_a_chart_change_reaches_each_cluster_release_of_plain_manifests_with_its
     }
     assert rendered == {None: 3, STAGING: 1}
     assert review.complete
+
+
+TREE_ROOT = """\
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {{name: cluster, namespace: flux-system}}
+spec:
+  path: ./{root}/flux
+  sourceRef: {{kind: GitRepository, name: flux-system}}
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {{name: apps, namespace: flux-system}}
+spec:
+  path: ./{root}/apps
+  sourceRef: {{kind: GitRepository, name: flux-system}}
+  postBuild:
+    substituteFrom: [{{kind: ConfigMap, name: settings}}]
+"""
+
+SETTINGS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: settings, namespace: flux-system}}\ndata: {{size: {size}}}\n"
+APP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web, namespace: default}}\ndata: {{mode: {mode}, size: '${{size}}'}}\n"
+
+
+def test_trees_side_by_side_that_apply_themselves_are_clusters_apart(tmp_path, renderer):
+    """flux-local's test trees: each a root Kustomization applying its own folder, no `clusters/`."""
+    repo = make_repo(tmp_path)
+    files = {}
+    for root, size in (("tests/one", "small"), ("tests/two", "large")):
+        files |= {
+            f"{root}/flux/cluster.yaml": TREE_ROOT.format(root=root),
+            f"{root}/flux/settings.yaml": SETTINGS.format(size=size),
+            f"{root}/apps/web.yaml": APP.format(mode="a"),
+        }
+    base = commit(repo, files, "feat: two test trees")
+    commit(
+        repo,
+        {f"tests/{t}/apps/web.yaml": APP.format(mode="b") for t in ("one", "two")},
+        "feat: mode b",
+    )
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    rules = {f.rule_id for f in result.judgement.findings}
+    assert "object-conflict" not in rules
+    apps = {r.cluster: r for r in result.review.chart_reviews if r.chart.endswith("/apps")}
+    assert sorted(apps) == ["tests/one/flux", "tests/two/flux"]
+    # each tree substitutes its own settings, though both declare flux-system/settings
+    sizes = {
+        cluster: next(o.body["data"]["size"] for o in r.head_objects if o.key.name == "web")
+        for cluster, r in apps.items()
+    }
+    assert sizes == {"tests/one/flux": "small", "tests/two/flux": "large"}
+
+
+def test_one_tree_applying_an_object_twice_still_conflicts(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    root = "tests/one"
+    files = {
+        f"{root}/flux/cluster.yaml": TREE_ROOT.format(root=root),
+        f"{root}/flux/settings.yaml": SETTINGS.format(size="small"),
+        f"{root}/apps/web.yaml": APP.format(mode="a"),
+    }
+    base = commit(repo, files, "feat: one tree")
+    web = APP.format(mode="b")
+    commit(repo, {f"{root}/flux/web.yaml": web, f"{root}/apps/web.yaml": web}, "feat: web twice")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (conflict,) = [f for f in result.judgement.findings if f.rule_id == "object-conflict"]
+    assert conflict.actionable and "ConfigMap default/web" in conflict.message

@@ -3,8 +3,8 @@
 Each is read from the YAML files outside the charts (found by their group and kind, then parsed as
 manifests): the path it builds, in this repository (its source resolved by ingest/gitops/flux_sources.py, or
 the reason it cannot be), `targetNamespace`, `postBuild` and the kustomize fields Flux adds to the build (`patches`,
-`images`, `components`, `namePrefix`, `nameSuffix`). The cluster of a Kustomization is the
-`clusters/<name>` tree that declares it.
+`images`, `components`, `namePrefix`, `nameSuffix`). The cluster of a Kustomization is read from
+the chain of Kustomizations that applies it (ingest/gitops/flux_clusters.py).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.config.settings import SourceSettings
+from aftershock.ingest.gitops.flux_clusters import with_clusters
 from aftershock.ingest.gitops.flux_sources import (
     GIT_REPOSITORY,
     DeclaredSource,
@@ -54,6 +55,7 @@ class FluxKustomization:
     body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     problem: str | None = None
     source: str = "GitRepository"  # the sourceRef, e.g. "OCIRepository flux-system/cluster"
+    tree: str | None = None  # the folder its bootstrap root builds (ingest/gitops/flux_clusters.py)
 
     @property
     def id(self) -> tuple[str, ObjectKey]:
@@ -95,7 +97,7 @@ def find_flux_kustomizations(
     for path, obj in kustomizations:
         flux = flux_kustomization(obj, cluster_of(path), sources)
         found.setdefault(flux.id, flux)
-    return found, unreadable
+    return with_clusters(found), unreadable
 
 
 def _sources(

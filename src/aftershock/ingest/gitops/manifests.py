@@ -9,6 +9,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from aftershock.ingest.gitops.flux_clusters import FluxClusters
 from aftershock.ingest.gitops.kustomize_namespace import kustomize_namespace
 from aftershock.ingest.object_documents import parse_manifests
 from aftershock.ingest.repository.snapshot import RefSnapshot
@@ -31,6 +32,7 @@ class PlainManifests:
 
     objects: dict[str, tuple[RenderedObject, ...]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
+    clusters: FluxClusters = field(default_factory=FluxClusters)  # the cluster of each file
 
     def all_objects(self) -> tuple[RenderedObject, ...]:
         return tuple(o for path in sorted(self.objects) for o in self.objects[path])

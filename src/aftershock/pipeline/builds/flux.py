@@ -245,9 +245,7 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
     required source is missing or a name is invalid."""
     found: dict[str, str] = {}
     for ref in flux.substitute_from:
-        obj = pick(
-            lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name), ()), flux.cluster
-        )
+        obj = pick(lookup.get(ObjectKey("", ref.kind, flux.key.namespace, ref.name), ()), flux)
         if obj is None:
             if ref.optional:
                 continue
@@ -262,9 +260,12 @@ def variables(flux: FluxKustomization, lookup: Lookup) -> dict[str, str]:
     return found
 
 
-def pick(objects: Sequence[RenderedObject], cluster: str | None) -> RenderedObject | None:
-    """The object of the Kustomization's own cluster tree when several clusters declare one of that name."""
-    own = [o for o in objects if cluster_of(o.template) == cluster]
+def pick(objects: Sequence[RenderedObject], flux: FluxKustomization) -> RenderedObject | None:
+    """The object of the Kustomization's own cluster when several clusters declare one of that name:
+    under the folder its bootstrap root builds, else in its `clusters/<name>/` tree."""
+    tree = None if flux.tree is None else flux.tree.rstrip("/") + "/"
+    in_tree = [o for o in objects if tree is not None and o.template.startswith(tree)]
+    own = in_tree or [o for o in objects if cluster_of(o.template) == flux.cluster]
     candidates = own or list(objects)
     return candidates[0] if candidates else None
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from aftershock.config.settings import SourceSettings
 from aftershock.ingest.gitops.flux import FluxKustomization, find_flux_kustomizations
+from aftershock.ingest.gitops.flux_clusters import FluxClusters, file_clusters
 from aftershock.ingest.gitops.kustomizations import find_kustomizations
 from aftershock.ingest.gitops.manifests import plain_manifests
 from aftershock.model.change import FileChange, Side
@@ -46,6 +47,8 @@ class BuiltSources:
 
     reviews: tuple[ChartReview, ...] = ()
     files: frozenset[str] = frozenset()
+    # the cluster each file is applied to, at base and at head (ingest/gitops/flux_clusters.py)
+    clusters: tuple[FluxClusters, FluxClusters] = (FluxClusters(), FluxClusters())
 
 
 @dataclass(frozen=True)
@@ -61,10 +64,11 @@ class GitOpsReview:
     # (pipeline/builds/source_reach.py): release following starts from them; the report shows
     # their releases, not their unchanged builds
     carriers: tuple[ChartReview, ...] = ()
+    clusters: tuple[FluxClusters, FluxClusters] = (FluxClusters(), FluxClusters())
 
     @property
     def sources(self) -> BuiltSources:
-        return BuiltSources(self.built + self.carriers, self.built_files)
+        return BuiltSources(self.built + self.carriers, self.built_files, self.clusters)
 
 
 def review_gitops(
@@ -118,6 +122,7 @@ def review_gitops(
         linked,
         frozenset(kustomized.built | flux_files),
         through.carriers,
+        (file_clusters(sides[0].kustomizations), file_clusters(sides[1].kustomizations)),
     )
 
 
@@ -155,7 +160,7 @@ def _reached(
 
 def _variable_files(flux: FluxKustomization, side: FluxSide) -> set[str]:
     keys = [ObjectKey("", r.kind, flux.key.namespace, r.name) for r in flux.substitute_from]
-    picked = [pick(side.lookup.get(k, ()), flux.cluster) for k in keys]
+    picked = [pick(side.lookup.get(k, ()), flux) for k in keys]
     return {o.template for o in picked if o is not None}
 
 

@@ -22,7 +22,7 @@ from aftershock.model.change import Side
 from aftershock.model.contexts import ContextKind, RenderInputs
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
-from aftershock.model.releases import cluster_tree, release_id
+from aftershock.model.releases import release_id
 from aftershock.pipeline.following.values_sources import with_value_sources
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.rendering.charts import one_side_plan, render_side, side_objects
@@ -55,7 +55,7 @@ class _Found:
     obj: RenderedObject
     where: str
     lookup: Mapping[ObjectKey, RenderedObject]
-    tree: str | None = None  # the cluster tree of a plain manifest: part of the release's id
+    tree: str | None = None  # the cluster of a plain manifest: part of the release's id
     static: bool = False  # read from a template without rendering it: identity only, no values
 
 
@@ -122,7 +122,7 @@ def find_installers(
 def _plain_releases(manifests: PlainManifests) -> list[_Found]:
     lookup = {o.key: o for o in manifests.all_objects()}
     return [
-        _Found(o, f"plain manifest {o.template}", lookup, cluster_tree(o.template))
+        _Found(o, f"plain manifest {o.template}", lookup, manifests.clusters.of(o.template))
         for o in manifests.all_objects()
         if declares_release(o)
     ]

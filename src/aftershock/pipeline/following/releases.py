@@ -21,7 +21,6 @@ from aftershock.ingest.gitops.manifests import PlainManifests
 from aftershock.model.errors import AftershockError
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import (
-    cluster_tree,
     release_id,
     release_label,
     split_release_id,
@@ -72,7 +71,7 @@ def manifest_sources(
     sources = []
     for path in sorted(set(base.objects) | set(head.objects)):
         steps = (AffectStep("file", path, "changed"),) if path in changed else ()
-        tree = cluster_tree(path)
+        tree = (head if path in head.objects else base).clusters.of(path)
         objects = base.objects.get(path, ()), head.objects.get(path, ())
         sources.append(ReleaseSource(path, steps, *objects, *lookups, cluster=tree, tree=tree))
     gaps = [

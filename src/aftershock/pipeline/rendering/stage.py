@@ -68,9 +68,10 @@ class RenderStage:
 def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
     (base_tree, charts_base), (head_tree, charts_head) = given.sides
     ns = given.settings.namespace
+    # each file's cluster as the Flux Kustomizations apply it (a release's id holds it)
     plain = (
-        plain_manifests(base_tree, charts_base, ns),
-        plain_manifests(head_tree, charts_head, ns),
+        replace(plain_manifests(base_tree, charts_base, ns), clusters=given.built.clusters[0]),
+        replace(plain_manifests(head_tree, charts_head, ns), clusters=given.built.clusters[1]),
     )
     plans = plan_renders(given.to_render, charts_base, charts_head)
     declared = declared_objects(given.config, base_tree)
