@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from aftershock.report.text import field_line, text_diff, without_dependencies
+from aftershock.report.text import field_line, fixed_phrases, text_diff, without_dependencies
 
 
 def test_one_dependency_or_several():
@@ -48,3 +48,19 @@ def test_a_json_annotation_says_which_keys_changed():
     assert field_line(short).endswith(': "{\\"a\\": 1}" → "{\\"a\\": 2}"')
     not_json = {**field, "before": "{" + "x" * 90, "after": "{" + "y" * 90}
     assert "JSON" not in field_line(not_json)
+
+
+def test_a_template_fixed_in_a_tests_values_only_names_that_scenario():
+    # bjw-s 72cbacc: "1 template(s) fixed …, renders identically by default" left out where it was fixed
+    fixed = [{"template": "c/templates/common.yaml", "base_error": "nil pointer"}]
+    reviews = [
+        {"scenario": "default", "outcome": "unchanged", "templates_fixed_at_head": []},
+        {"scenario": "test:a_test.yaml/x", "outcome": "changed", "templates_fixed_at_head": fixed},
+        {"scenario": "test:b_test.yaml/y", "outcome": "changed", "templates_fixed_at_head": fixed},
+    ]
+    assert fixed_phrases(reviews) == [
+        "1 template(s) fixed in scenario test:a_test.yaml/x (and 1 more): failed at base, render at "
+        "head: c/templates/common.yaml"
+    ]
+    reviews[0]["templates_fixed_at_head"] = fixed
+    assert fixed_phrases(reviews)[0].startswith("1 template(s) fixed: failed at base")

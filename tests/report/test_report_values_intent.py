@@ -38,6 +38,19 @@ def test_an_added_empty_text_is_said_as_one():
     assert intent_lines(doc) == [("values.yaml", 'adds tls.namespace = ""')]
 
 
+def test_an_added_empty_map_or_list_is_said_as_written():
+    # traefik af45fa0f: `emptyDir: {}` read "(0 keys)", a count of nothing
+    doc = {
+        "values_changes": [
+            change("persistence.emptyDir", "added", None, {}, file="values.yaml"),
+            change("extraArgs", "added", None, [], file="values.yaml"),
+        ]
+    }
+    assert intent_lines(doc) == [
+        ("values.yaml", "adds persistence.emptyDir = {} and extraArgs = []")
+    ]
+
+
 def test_a_secret_value_is_never_said_and_many_added_keys_are_counted():
     doc = {
         "values_changes": [

@@ -6,7 +6,7 @@ import fnmatch
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from aftershock.gocompat.gofmt import stringify_keys, stringify_keys_deep
@@ -41,26 +41,36 @@ class SuiteValueSet(NamedTuple):
 
 
 def suite_value_sets(
-    chart_path: str, paths: Iterable[str], read: TextReader, changed_templates: Iterable[str] = ()
+    chart_path: str,
+    paths: Iterable[str],
+    read: TextReader,
+    changed_templates: Iterable[str] = (),
+    suites: Collection[str] | None = None,
 ) -> list[SuiteValueSet]:
-    """Each distinct set of values (and release) the chart's own suites (`tests/*_test.yaml`) give
-    their tests, merged as helm-unittest merges them: first those of suites that test a changed
+    """Each distinct set of values (and release) the chart's own suites (`suites`, the repository
+    paths its helm-unittest patterns name; by default `tests/*_test.yaml`) give their tests, merged as helm-unittest merges them: first those of suites that test a changed
     template (chart-relative paths), then the rest, each in file order. Tests with no values of their
     own render the default scenario and are left out, and so are tests expecting the render to
     fail; a suite that cannot be read contributes nothing."""
     changed = set(changed_templates)
     near: dict[str, SuiteValueSet] = {}
     far: dict[str, SuiteValueSet] = {}
-    for path, suite, test, values in _suite_tests(chart_path, paths, read, failing=False):
+    for path, suite, test, values in _suite_tests(chart_path, paths, read, False, suites):
         bucket = near if _tests_changed(suite, changed) else far
         if values:  # a test of the defaults alone is the default scenario's
             # the release alone makes no other scenario: it matters where values do
-            bucket.setdefault(_key(values), _value_set("test:", path, suite, test, values))
+            bucket.setdefault(
+                _key(values), _value_set("test:", chart_path, path, suite, test, values)
+            )
     return list(near.values()) + [v for k, v in far.items() if k not in near]
 
 
 def failing_value_sets(
-    chart_path: str, paths: Iterable[str], read: TextReader, messages: Sequence[str]
+    chart_path: str,
+    paths: Iterable[str],
+    read: TextReader,
+    messages: Sequence[str],
+    suites: Collection[str] | None = None,
 ) -> list[SuiteValueSet]:
     """The value sets of tests written to fail (`failedTemplate`) whose expected error message is
     one of `messages` (those of the `fail` calls a change edits), named `fails:<suite file>/<test>`:
@@ -69,38 +79,61 @@ def failing_value_sets(
     if not messages:
         return []
     found: dict[str, SuiteValueSet] = {}
-    for path, suite, test, values in _suite_tests(chart_path, paths, read, failing=True):
+    for path, suite, test, values in _suite_tests(chart_path, paths, read, True, suites):
         if values and _expects_one_of(test, messages):
             found.setdefault(
-                _key(values), _value_set(FAILURE_PROBE_PREFIX, path, suite, test, values)
+                _key(values),
+                _value_set(FAILURE_PROBE_PREFIX, chart_path, path, suite, test, values),
             )
     return list(found.values())[:MAX_FAILING]
 
 
 def _suite_tests(
-    chart_path: str, paths: Iterable[str], read: TextReader, failing: bool
+    chart_path: str,
+    paths: Iterable[str],
+    read: TextReader,
+    failing: bool,
+    suites: Collection[str] | None,
 ) -> Iterator[tuple[str, TestSuite, TestJob, dict[str, Any]]]:
-    """(suite file, suite, test, its values) of every test of the chart's own suites
-    (`tests/*_test.yaml`, in file order) that expects the render to pass, or with `failing`, to
+    """(suite file, suite, test, its values) of every test of the chart's own suites (`suites`, else
+    `tests/*_test.yaml`; in file order) that expects the render to pass, or with `failing`, to
     fail."""
-    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
-    for path in sorted(
-        p
-        for p in paths
-        if p.startswith(prefix) and p.endswith("_test.yaml") and "/" not in p[len(prefix) :]
-    ):
+    for path in sorted(p for p in paths if is_suite(chart_path, p, suites)):
         for suite in chart_suites(path, read):
             for test, values in _test_values(suite, path, read, failing):
                 yield path, suite, test, values
 
 
+def is_suite(chart_path: str, path: str, suites: Collection[str] | None) -> bool:
+    """Whether `path` is one of the chart's `suites`, or with none given, of `tests/*_test.yaml`."""
+    if suites is not None:
+        return path in suites
+    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
+    return (
+        path.startswith(prefix) and path.endswith("_test.yaml") and "/" not in path[len(prefix) :]
+    )
+
+
+def suite_name(chart_path: str, path: str) -> str:
+    """A suite file's name in a test's name: its path in the chart, less helm-unittest's default
+    folder (`tests/a_test.yaml` is `a_test.yaml`; `unittests/pod/a_test.yaml` keeps its folders,
+    which tell apart the suites of one name)."""
+    prefix = f"{chart_path}/" if chart_path else ""
+    return path.removeprefix(prefix).removeprefix("tests/")
+
+
 def _value_set(
-    prefix: str, path: str, suite: TestSuite, test: TestJob, values: dict[str, Any]
+    prefix: str,
+    chart_path: str,
+    path: str,
+    suite: TestSuite,
+    test: TestJob,
+    values: dict[str, Any],
 ) -> SuiteValueSet:
     """A test's value set, named `<prefix><suite file>/<test>`, as the release it sets."""
     release = effective_release(suite, test)
     return SuiteValueSet(
-        f"{prefix}{posixpath.basename(path)}/{test.name}",
+        f"{prefix}{suite_name(chart_path, path)}/{test.name}",
         values,
         suite_templates(suite),
         release.name or None,
@@ -210,17 +243,19 @@ def suite_values_file(path: str, read: TextReader, given: str | None = None) -> 
 
 
 def edited_test_names(
-    files: Iterable[FileChange], chart_path: str, read: TextReader
+    files: Iterable[FileChange],
+    chart_path: str,
+    read: TextReader,
+    suites: Collection[str] | None = None,
 ) -> frozenset[str]:
-    """`<suite file>/<test>` of each test of the chart's own suites that holds a line the change
-    adds (the test whose `it:` is the nearest above it at head): the tests the change writes or
-    edits, which exercise what it is for."""
-    prefix = f"{chart_path}/tests/" if chart_path else "tests/"
+    """`<suite file>/<test>` of each test of the chart's own suites (`suites`, else
+    `tests/*_test.yaml`) that holds a line the change adds (the test whose `it:` is the nearest
+    above it at head): the tests the change writes or edits, which exercise what it is for."""
     names: set[str] = set()
     for change in files:
-        rest = change.path[len(prefix) :] if change.path.startswith(prefix) else "/"
-        if "/" in rest or not rest.endswith("_test.yaml"):
+        if not is_suite(chart_path, change.path, suites):
             continue
+        rest = suite_name(chart_path, change.path)
         owners = _test_of_each_line(read(change.path) or "")
         numbers = (number for hunk in change.hunks for number, _ in hunk.added())
         names.update(

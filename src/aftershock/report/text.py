@@ -108,8 +108,19 @@ def fixed_phrases(reviews: list[dict[str, Any]]) -> list[str]:
         {t["template"] for r in reviews for t in r.get("templates_fixed_at_head", ())}
     )
     if templates:
+        where = sorted(
+            {r["scenario"] for r in reviews if r.get("templates_fixed_at_head")},
+            key=lambda s: (s != "default", s),
+        )
+        # fixed in a test's or a toggle's values only: the chart's defaults rendered at both refs
+        scenarios = (
+            ""
+            if "default" in where
+            else f" in scenario {scenario_label(where[0])}"
+            + (f" (and {len(where) - 1} more)" if len(where) > 1 else "")
+        )
         phrases.append(
-            f"{len(templates)} template(s) fixed: failed at base, render at head: "
+            f"{len(templates)} template(s) fixed{scenarios}: failed at base, render at head: "
             + first_names(templates)
         )
     fixed = [r for r in reviews if r["outcome"] == "fixed"]

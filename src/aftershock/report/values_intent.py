@@ -76,7 +76,10 @@ def _scalar(value: Any) -> bool:
 
 
 def _size(value: Any, lead: str) -> str:
-    """` (5 entries)`, ` (3 keys)`, or ` = value` for a short scalar."""
+    """` (5 entries)`, ` (3 keys)`, or ` = value` for a short scalar or an empty map or list
+    (`emptyDir = {}`: a map of 0 keys is what was written, not a count)."""
+    if isinstance(value, (list, dict)) and not value:
+        return f"{lead}{json.dumps(value)}"
     if isinstance(value, list):
         return f" ({len(value)} entr{'y' if len(value) == 1 else 'ies'})"
     if isinstance(value, dict):

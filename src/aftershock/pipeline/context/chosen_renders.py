@@ -21,6 +21,7 @@ from aftershock.pipeline.context.templated_files import reading_templates, templ
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
+from aftershock.render.contexts import ChartFiles
 from aftershock.render.edited_guards import edited_guard_paths
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import ChartPlan
@@ -72,18 +73,30 @@ def _chart_edits(
     its head has it; its base for a chart the head removes)."""
     (base_tree, _), (head_tree, _) = given.sides
     edits: dict[str, ChartEdits] = {}
+    suite_paths = suite_paths_of(given.suite_patterns)
     for plan in plans:
         if plan.path not in edits:
             tree = head_tree if plan.head is not None else base_tree
             templated = templated_files(tree, plan.path, changed)
             readers = reading_templates(tree, plan.path, templated)
+            suites = frozenset(
+                path
+                for side, chart in ((base_tree, plan.base), (head_tree, plan.head))
+                if chart is not None
+                for path in suite_paths(
+                    ChartFiles(
+                        chart.path, side.tree.paths_under(chart.path), side.text_or_none, side.label
+                    )
+                )
+            )
             edits[plan.path] = ChartEdits(
                 (*templated, *readers),
                 changed_fields_by_file(given.files, plan.path, templated),
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
                 edited_guard_paths(given.files, plan.path, tree.text_or_none),
-                edited_test_names(given.files, plan.path, tree.text_or_none),
+                edited_test_names(given.files, plan.path, tree.text_or_none, suites),
+                suites,
             )
     return edits
 

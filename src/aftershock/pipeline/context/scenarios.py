@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aftershock.config.settings import ScenarioSettings
 from aftershock.diff.values_keys import parse_values
-from aftershock.helmtest.suite_values import failing_value_sets, suite_value_sets
+from aftershock.helmtest.suite_values import (
+    failing_value_sets,
+    is_suite,
+    suite_name,
+    suite_value_sets,
+)
 from aftershock.ingest.repository.snapshot import RefSnapshot
 from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import MalformedInputError
@@ -60,6 +64,9 @@ class ChartEdits:
     guarded: tuple[str, ...] = ()
     # `<suite file>/<test>` of the tests the change writes or edits (`helmtest.suite_values`)
     tests: frozenset[str] = frozenset()
+    # the chart's suite files at either ref, as its helm-unittest patterns name them (None: the
+    # default `tests/*_test.yaml`)
+    suite_files: frozenset[str] | None = None
 
 
 def expand_scenarios(
@@ -84,7 +91,7 @@ def expand_scenarios(
         templates = tree.texts_by_path([folder], suffixes=TEMPLATE_SUFFIXES)
         candidates = _candidates(plan, base, head, changed_paths, edited, templates)
         ranked = rank_scenarios(candidates, frozenset().union(*edited.fields.values()))
-        groups = _edits_first(ranked, plan, changed_paths, edited.tests)
+        groups = _edits_first(ranked, plan, changed_paths, edited)
         found = covering_first(groups, _reached(chart.path, templates, edited.fields), cap)
         chosen = choose(configured_scenarios(plan.path, declared) + found, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
@@ -99,16 +106,18 @@ def _edits_first(
     scenarios: list[Scenario],
     plan: ChartPlan,
     changed: Sequence[str],
-    tests: frozenset[str],
+    edited: ChartEdits,
 ) -> list[list[Scenario]]:
     """What exercises the edit renders first, within the cap, in these groups: the scenario opening
     the edited templates' guards, the tests expecting a failure the change edits, the tests the
-    change writes or edits (`tests`), then the other tests of the suites it edits; then the others
-    (each group in its ranked order)."""
-    prefix = f"{plan.path}/tests/" if plan.path else "tests/"
-    suites = {
-        posixpath.basename(p) for p in changed if p.startswith(prefix) and p.endswith("_test.yaml")
-    }
+    change writes or edits (`edited.tests`), then the other tests of the suites it edits; then the
+    others (each group in its ranked order)."""
+    tests = edited.tests
+    suites = tuple(
+        f"{suite_name(plan.path, p)}/"
+        for p in changed
+        if is_suite(plan.path, p, edited.suite_files)
+    )
 
     def group(scenario: Scenario) -> int:
         test = scenario.name.removeprefix("test:")
@@ -118,7 +127,7 @@ def _edits_first(
             return 1
         if scenario.name.startswith("test:") and test in tests:
             return 2
-        if scenario.name.startswith("test:") and test.split("/", 1)[0] in suites:
+        if scenario.name.startswith("test:") and test.startswith(suites):
             return 3
         return 4
 
@@ -224,11 +233,13 @@ def _candidates(
         base_defaults = _base_defaults(plan, base)
     except MalformedInputError:
         defaults = base_defaults = {}  # no toggles: its renders say what the broken file does
+    suites = edited_chart.suite_files
     tests = suite_value_sets(
         chart.path,
         tree.tree.paths_under(chart.path),
         tree.text_or_none,
         [p[len(prefix) :] for p in near],
+        suites,
     )
     base_tests = (
         suite_value_sets(
@@ -236,6 +247,7 @@ def _candidates(
             base[0].tree.paths_under(plan.base.path),
             base[0].text_or_none,
             [p[len(prefix) :] for p in near],
+            suites,
         )
         if plan.base is not None and plan.head is not None
         else []
@@ -256,7 +268,11 @@ def _candidates(
     # tests written to fail with a message the change edits: the failure exercises its line
     probes += test_scenarios(
         failing_value_sets(
-            chart.path, tree.tree.paths_under(chart.path), tree.text_or_none, edited_chart.failures
+            chart.path,
+            tree.tree.paths_under(chart.path),
+            tree.text_or_none,
+            edited_chart.failures,
+            suites,
         )
     )
     # the conditions the change writes on keys the chart leaves unset: what runs their lines (made

@@ -345,6 +345,9 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
         if c.kind is ObjectChangeKind.RENAMED and c.previous_key
     }
     head_by_key = {slot.key: slot for slot in lone_head}
+    # A template that failed at base has nothing there to compare its head objects with: each is
+    # judged as it stands (base = head), never as added by the change.
+    fixed = {t.template for t in chart.templates_fixed_at_head}
     out: list[ObjectPair] = []
     for pair in kept:
         change = changes.get((ObjectChangeKind.CHANGED, pair.head.key))
@@ -360,10 +363,14 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
                 ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key)))
             )
     for slot in lone_head:
-        if slot.key not in used_head:
-            out.append(
-                ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
-            )
+        if slot.key in used_head:
+            continue
+        if slot.obj.template in fixed:
+            out.append(ObjectPair(chart, slot.obj, slot.obj, None))
+            continue
+        out.append(
+            ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
+        )
     out.sort(key=_pair_order)
     return iter(out)
 
@@ -376,8 +383,11 @@ def _one_sided(
     kind = ObjectChangeKind.ADDED if added else ObjectChangeKind.REMOVED
     objects = chart.head_objects if added else chart.base_objects
     ordered = [obj for _, obj in sorted(enumerate(objects), key=slot_order)]
+    fixed = {t.template for t in chart.templates_fixed_at_head}
     out = [
-        ObjectPair(chart, None, obj, changes.get((kind, obj.key)))
+        ObjectPair(chart, obj, obj, None)  # its template failed at base: see pair_objects
+        if added and obj.template in fixed
+        else ObjectPair(chart, None, obj, changes.get((kind, obj.key)))
         if added
         else ObjectPair(chart, obj, None, changes.get((kind, obj.key)))
         for obj in ordered
