@@ -12,11 +12,11 @@ from __future__ import annotations
 import functools
 import posixpath
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from aftershock.config.settings import SourceSettings
 from aftershock.ingest.gitops.flux_clusters import with_clusters
+from aftershock.ingest.gitops.flux_kustomization import FluxKustomization
 from aftershock.ingest.gitops.flux_sources import (
     GIT_REPOSITORY,
     DeclaredSource,
@@ -40,27 +40,6 @@ _MARKERS = (FLUX_KUSTOMIZE_GROUP, SOURCE_GROUP)
 # The fields of a Flux Kustomization's spec that Flux applies as kustomize would.
 BUILD_FIELDS = ("patches", "images", "components", "namePrefix", "nameSuffix")
 _LIST_FIELDS = ("patches", "images", "components")  # the others are strings
-
-
-@dataclass(frozen=True)
-class FluxKustomization:
-    key: ObjectKey
-    file: str  # the repository file declaring it
-    path: str  # the repository folder it builds ("" for the root)
-    cluster: str | None
-    target_namespace: str | None = None
-    substitute: Mapping[str, str] = field(default_factory=dict, hash=False)
-    substitute_from: tuple[ValuesReference, ...] = ()
-    build_fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    body: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
-    problem: str | None = None
-    source: str = "GitRepository"  # the sourceRef, e.g. "OCIRepository flux-system/cluster"
-    tree: str | None = None  # the folder its bootstrap root builds (ingest/gitops/flux_clusters.py)
-
-    @property
-    def id(self) -> tuple[str, ObjectKey]:
-        """Two clusters (or trees) often declare a Kustomization of the same name: its file is part of its identity."""
-        return self.file, self.key
 
 
 cluster_of = cluster_tree  # `prod` for anything under `clusters/prod/`

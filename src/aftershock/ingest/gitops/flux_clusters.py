@@ -25,12 +25,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
+from aftershock.ingest.gitops.flux_kustomization import FluxKustomization
 from aftershock.model.releases import cluster_tree
-
-if TYPE_CHECKING:  # flux.py calls in here once it has read them
-    from aftershock.ingest.gitops.flux import FluxKustomization
 
 Id = TypeVar("Id")
 

@@ -26,7 +26,8 @@ from typing import Any
 import yaml
 
 from aftershock.gocompat import yamlio
-from aftershock.ingest.gitops.flux import FluxKustomization, cluster_of
+from aftershock.ingest.gitops.flux import cluster_of
+from aftershock.ingest.gitops.flux_kustomization import FluxKustomization
 from aftershock.ingest.gitops.kustomizations import KustomizationSet
 from aftershock.ingest.gitops.kustomize_inputs import patch_targets
 from aftershock.ingest.gitops.plain_objects import looks_like_manifest

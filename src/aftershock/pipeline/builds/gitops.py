@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aftershock.config.settings import SourceSettings
-from aftershock.ingest.gitops.flux import FluxKustomization, find_flux_kustomizations
+from aftershock.ingest.gitops.flux import find_flux_kustomizations
 from aftershock.ingest.gitops.flux_clusters import FluxClusters, file_clusters
+from aftershock.ingest.gitops.flux_kustomization import FluxKustomization
 from aftershock.ingest.gitops.kustomizations import find_kustomizations
 from aftershock.ingest.gitops.manifests import plain_manifests
 from aftershock.model.change import FileChange, Side

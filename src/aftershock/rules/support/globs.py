@@ -1,5 +1,5 @@
 """Path scopes: repository-path globs of rule settings (`*` within a folder, `**` across folders),
-and the paths inside a folder.
+the paths inside a folder, and which paths are values files.
 
 A pattern matches a path when it matches the path itself or one of its parent folders, so
 `charts/apps`, `charts/apps/*` and `charts/apps/**` all cover `charts/apps/orders/values.yaml`.
@@ -51,3 +51,9 @@ def paths_in_folder(paths: Sequence[str], folder: str) -> list[str]:
         return list(paths)
     inside = paths[bisect_left(paths, folder) : bisect_left(paths, folder + "0")]
     return [p for p in inside if p == folder or p.startswith(folder + "/")]
+
+
+def is_values_file(path: str) -> bool:
+    """`values.yaml`, `values-prod.yml` and the like, in any folder."""
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("values") and name.endswith((".yaml", ".yml"))

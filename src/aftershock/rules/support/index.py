@@ -32,7 +32,7 @@ from aftershock.rules.support.added_lines import (
     word_pattern,
 )
 from aftershock.rules.support.cached import cached
-from aftershock.rules.support.globs import paths_in_folder
+from aftershock.rules.support.globs import is_values_file, paths_in_folder
 from aftershock.rules.support.pods import Container, PodSpec, containers_of, pod_spec_of
 
 T = TypeVar("T")
@@ -300,7 +300,7 @@ class ReviewIndex:
         if found is None:
             dirs = self._dependency_dirs.get(chart, (chart,))
             inside = {p for folder in dirs for p in paths_in_folder(self._sorted_files, folder)}
-            found = tuple(sorted(inside, key=lambda p: (not _is_values_file(p), p)))
+            found = tuple(sorted(inside, key=lambda p: (not is_values_file(p), p)))
             self._chart_dirs_files[chart] = found
         return found
 
@@ -332,6 +332,9 @@ class ReviewIndex:
         return Location(templates[0]) if templates else None
 
 
+_Changes = dict[tuple[ObjectChangeKind, ObjectKey], ObjectChange]
+
+
 def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
     """Every object of a reviewed chart as a base/head pair, in key order."""
     changes = {(c.kind, c.key): c for c in chart.changes}
@@ -345,9 +348,6 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
         if c.kind is ObjectChangeKind.RENAMED and c.previous_key
     }
     head_by_key = {slot.key: slot for slot in lone_head}
-    # A template that failed at base has nothing there to compare its head objects with: each is
-    # judged as it stands (base = head), never as added by the change.
-    fixed = {t.template for t in chart.templates_fixed_at_head}
     out: list[ObjectPair] = []
     for pair in kept:
         change = changes.get((ObjectChangeKind.CHANGED, pair.head.key))
@@ -362,35 +362,30 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             out.append(
                 ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key)))
             )
-    for slot in lone_head:
-        if slot.key in used_head:
-            continue
-        if slot.obj.template in fixed:
-            out.append(ObjectPair(chart, slot.obj, slot.obj, None))
-            continue
-        out.append(
-            ObjectPair(chart, None, slot.obj, changes.get((ObjectChangeKind.ADDED, slot.key)))
-        )
+    out += [_added(chart, s.obj, changes) for s in lone_head if s.key not in used_head]
     out.sort(key=_pair_order)
     return iter(out)
 
 
-def _one_sided(
-    chart: ChartReview, changes: dict[tuple[ObjectChangeKind, ObjectKey], ObjectChange]
-) -> Iterator[ObjectPair]:
+def _added(chart: ChartReview, obj: RenderedObject, changes: _Changes) -> ObjectPair:
+    """A head-only object; one of a template that failed at base has nothing there to compare with,
+    so it is judged as it stands (base = head), never as added by the change."""
+    if any(t.template == obj.template for t in chart.templates_fixed_at_head):
+        return ObjectPair(chart, obj, obj, None)
+    return ObjectPair(chart, None, obj, changes.get((ObjectChangeKind.ADDED, obj.key)))
+
+
+def _one_sided(chart: ChartReview, changes: _Changes) -> Iterator[ObjectPair]:
     """The pairs of a chart with objects at one ref only, in the order `pair_objects` gives them."""
     added = bool(chart.head_objects)
-    kind = ObjectChangeKind.ADDED if added else ObjectChangeKind.REMOVED
     objects = chart.head_objects if added else chart.base_objects
     ordered = [obj for _, obj in sorted(enumerate(objects), key=slot_order)]
-    fixed = {t.template for t in chart.templates_fixed_at_head}
+    removed = ObjectChangeKind.REMOVED
     out = [
-        ObjectPair(chart, obj, obj, None)  # its template failed at base: see pair_objects
-        if added and obj.template in fixed
-        else ObjectPair(chart, None, obj, changes.get((kind, obj.key)))
+        _added(chart, o, changes)
         if added
-        else ObjectPair(chart, obj, None, changes.get((kind, obj.key)))
-        for obj in ordered
+        else ObjectPair(chart, o, None, changes.get((removed, o.key)))
+        for o in ordered
     ]
     out.sort(key=_pair_order)
     return iter(out)
@@ -400,8 +395,3 @@ def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
     """By key (as its fields: no Python comparison per pair of keys), then sides."""
     key = pair.key
     return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
-
-
-def _is_values_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return name.startswith("values") and name.endswith((".yaml", ".yml"))
