@@ -6,7 +6,7 @@ from __future__ import annotations
 from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
-from charts import app_chart
+from charts import app_chart, library_and_app
 from gitrepo import commit, make_repo
 
 SUITE = """\
@@ -99,3 +99,54 @@ def test_a_template_that_failed_at_base_has_its_objects_judged_as_they_stand(tmp
     assert probes == []
     said = render_markdown(review_document(result.review, result.judgement)).replace("\\", "")
     assert "1 template(s) fixed: failed at base, render at head: c/templates/worker.yaml" in said
+
+
+def _define(name: str, key: str, mode: str) -> str:
+    return (
+        f'{{{{- define "lib.{name}" -}}}}\n'
+        f"{{{{- if .Values.{key}.enabled }}}}\n"
+        f"{key}Mode: {mode}-{{{{ .Values.{key}.size }}}}\n"
+        "{{- end }}\n"
+        "{{- end }}\n"
+    )
+
+
+def test_a_librarys_edited_lines_choose_the_scenarios_and_a_second_round_runs_what_the_first_did_not(
+    tmp_path, renderer
+):
+    """The harness renders the library's named templates: the fields their changed lines read rank
+    the harness's scenarios (alpha first, past `aaa` that sets nothing of them), and with room for
+    one scenario beside the defaults, the second round renders beta for the lines alpha left unrun."""
+    configmap = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata:\n"
+        '  {{- include "lib.alpha" . | nindent 2 }}\n  {{- include "lib.beta" . | nindent 2 }}\n'
+    )
+    app = {
+        "values.yaml": "alpha: {enabled: false, size: 1}\nbeta: {enabled: false, size: 1}\n",
+        "templates/cm.yaml": configmap,
+        "ci/aaa-values.yaml": "unrelated: true\n",
+        "ci/alpha-values.yaml": "alpha: {enabled: true}\n",
+        "ci/beta-values.yaml": "beta: {enabled: true}\n",
+    }
+    library = {
+        "templates/_alpha.tpl": _define("alpha", "alpha", "a"),
+        "templates/_beta.tpl": _define("beta", "beta", "a"),
+    }
+    repo = make_repo(tmp_path)
+    base = commit(repo, library_and_app(library, app), "feat: library and harness")
+    commit(
+        repo,
+        {
+            "lib/templates/_alpha.tpl": _define("alpha", "alpha", "b"),
+            "lib/templates/_beta.tpl": _define("beta", "beta", "b"),
+        },
+        "feat: mode b",
+    )
+    result = run_review(
+        ReviewRequest(repo=repo, base=base, run_tests=False, max_scenarios=2), renderer
+    )
+    doc = review_document(result)
+    (summary,) = [s for s in doc["scenarios"] if s["chart"] == "app"]
+    assert summary["ran"] == ["default", "file:ci/alpha-values.yaml", "file:ci/beta-values.yaml"]
+    assert summary["cut"] == ["file:ci/aaa-values.yaml"]
+    assert [n["part"] for n in doc["not_reviewed"]] == []

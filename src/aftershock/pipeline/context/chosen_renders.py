@@ -10,13 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from aftershock.diff.edited_templates import changed_fields_by_file, failure_messages
+from aftershock.diff.exercise import line_coverage
 from aftershock.helmtest.suite_values import edited_test_names
 from aftershock.model.contexts import ChartContext
 from aftershock.model.review import ChartOutcome, ChartReview, NotReviewed, ScenarioSummary
+from aftershock.model.units import dependency_closure
 from aftershock.pipeline.context.contexts import suite_paths_of
 from aftershock.pipeline.context.demanded import demanded_plans
 from aftershock.pipeline.context.head_values import HeadRun, head_failures, values_required_at_head
-from aftershock.pipeline.context.scenarios import ChartEdits, expand_scenarios
+from aftershock.pipeline.context.scenarios import ChartEdits, expand_scenarios, unrun_scenarios
 from aftershock.pipeline.context.templated_files import reading_templates, templated_files
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
@@ -61,9 +63,10 @@ def render_chosen(
         trace=given.changed_lines,
         changed=changed,
     )
-    return _refill(
+    done = _refill(
         given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
     )
+    return _refill_unrun(given, chosen, changed, edits, done, renderer, settings, work)
 
 
 def _chart_edits(
@@ -73,25 +76,15 @@ def _chart_edits(
     its head has it; its base for a chart the head removes)."""
     (base_tree, _), (head_tree, _) = given.sides
     edits: dict[str, ChartEdits] = {}
-    suite_paths = suite_paths_of(given.suite_patterns)
     for plan in plans:
         if plan.path not in edits:
             tree = head_tree if plan.head is not None else base_tree
             templated = templated_files(tree, plan.path, changed)
             readers = reading_templates(tree, plan.path, templated)
-            suites = frozenset(
-                path
-                for side, chart in ((base_tree, plan.base), (head_tree, plan.head))
-                if chart is not None
-                for path in suite_paths(
-                    ChartFiles(
-                        chart.path, side.tree.paths_under(chart.path), side.text_or_none, side.label
-                    )
-                )
-            )
+            suites = _suite_files(given, plan)
             edits[plan.path] = ChartEdits(
                 (*templated, *readers),
-                changed_fields_by_file(given.files, plan.path, templated),
+                _changed_fields(given, plan, templated),
                 reexpressed_reads(given.files, plan.path),
                 failure_messages(given.files, plan.path),
                 edited_guard_paths(given.files, plan.path, tree.text_or_none),
@@ -99,6 +92,34 @@ def _chart_edits(
                 suites,
             )
     return edits
+
+
+def _suite_files(given: StageInput, plan: ChartPlan) -> frozenset[str]:
+    """The chart's suite files at either ref, as its helm-unittest patterns name them."""
+    suite_paths = suite_paths_of(given.suite_patterns)
+    return frozenset(
+        path
+        for (tree, _), chart in zip(given.sides, (plan.base, plan.head), strict=True)
+        if chart is not None
+        for path in suite_paths(
+            ChartFiles(chart.path, tree.tree.paths_under(chart.path), tree.text_or_none, tree.label)
+        )
+    )
+
+
+def _changed_fields(
+    given: StageInput, plan: ChartPlan, templated: Sequence[str]
+) -> dict[str, frozenset[str]]:
+    """The fields the changed lines read, by file: the chart's templates and those of the local
+    dependencies it reaches (a library's named templates run in its render)."""
+    fields = changed_fields_by_file(given.files, plan.path, templated)
+    side = given.sides[1] if plan.head is not None else given.sides[0]
+    charts = {c.path: c for c in side[1]}
+    chart = charts.get(plan.path)
+    for folder in dependency_closure(chart, charts) if chart is not None else ():
+        if folder != plan.path:
+            fields.update(changed_fields_by_file(given.files, folder))
+    return fields
 
 
 def with_head_values(
@@ -215,3 +236,61 @@ def _refill(
         changed=[p for f in given.files for p in (f.path, f.old_path) if p],
     )
     return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
+
+
+def _refill_unrun(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    changed: list[str],
+    edits: dict[str, ChartEdits],
+    done: Rendered,
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+) -> Rendered:
+    """One more round for the changed lines no scenario ran, where the cap cut scenarios: the cap
+    ranks scenarios by the fields they set that the changed lines read, a guess that Helm's traces
+    then check. As many more of a chart's scenarios as the cap gave it beside its defaults render
+    (none with a cap of 1: the defaults alone were asked for), each setting more of the fields read
+    in the files of the unrun lines (a library change reaching twenty templates is exercised by the
+    tests of the suites rendering them, not by the first few alone)."""
+    reviews, gaps, summaries = done
+    if given.max_scenarios <= 1:
+        return done
+    unrun = {c.path for c in line_coverage(given.changed_runs, reviews) if not c.exercised}
+    by_chart = {s.chart: s for s in summaries}
+    more: list[ChartPlan] = []
+    for plan in plans:
+        summary, edited = by_chart.get(plan.path), edits.get(plan.path)
+        if plan.release is not None or summary is None or not summary.cut or edited is None:
+            continue
+        fields = {path: read for path, read in edited.fields.items() if path in unrun}
+        if fields:
+            narrowed = replace(edited, fields=fields)
+            more += unrun_scenarios(
+                plan, *given.sides, changed, narrowed, summary.ran, given.max_scenarios - 1
+            )
+    if not more:
+        return done
+    extra, extra_gaps = review_charts(
+        more,
+        *given.sides,
+        renderer,
+        settings,
+        work / "unrun",
+        rendered=given.rendered,
+        trace=given.changed_lines,
+        changed=changed,
+    )
+    added: dict[str, list[str]] = {}
+    for plan in more:
+        added.setdefault(plan.path, []).append(plan.scenario)
+    grown = tuple(
+        replace(
+            s,
+            ran=(*s.ran, *added.get(s.chart, ())),
+            cut=tuple(c for c in s.cut if c not in added.get(s.chart, ())),
+        )
+        for s in summaries
+    )
+    return reviews + extra, gaps + extra_gaps, grown

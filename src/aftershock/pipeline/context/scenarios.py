@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -15,7 +16,6 @@ from aftershock.helmtest.suite_values import (
     suite_value_sets,
 )
 from aftershock.ingest.repository.snapshot import RefSnapshot
-from aftershock.model.contexts import TemplateSelection
 from aftershock.model.errors import MalformedInputError
 from aftershock.model.review import FAILURE_PROBE_PREFIX, PROBE_PREFIXES, ScenarioSummary
 from aftershock.model.units import Chart
@@ -24,6 +24,7 @@ from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.edited_guards import edited_guard_scenarios
 from aftershock.render.plan import TEMPLATE_SUFFIXES, ChartPlan, RenderInputs
+from aftershock.render.scenario_order import covering_first, rank_scenarios, reached_by
 from aftershock.render.scenarios import (
     DEFAULT,
     GUARDS_OPENED,
@@ -40,7 +41,6 @@ from aftershock.render.scenarios import (
     upgrade_scenarios,
     values_file_scenarios,
 )
-from aftershock.render.template_reach import files_run
 from aftershock.render.value_probes import Reexpressed, probe_scenarios
 
 
@@ -90,9 +90,11 @@ def expand_scenarios(
         folder = f"{chart.path}/templates" if chart.path else "templates"
         templates = tree.texts_by_path([folder], suffixes=TEMPLATE_SUFFIXES)
         candidates = _candidates(plan, base, head, changed_paths, edited, templates)
-        ranked = rank_scenarios(candidates, frozenset().union(*edited.fields.values()))
+        read = _file_values(tree, chart)
+        ranked = rank_scenarios(candidates, frozenset().union(*edited.fields.values()), read)
         groups = _edits_first(ranked, plan, changed_paths, edited)
-        found = covering_first(groups, _reached(chart.path, templates, edited.fields), cap)
+        reached = reached_by(chart.path, templates, edited.fields, read)
+        found = covering_first(groups, reached, cap, WRITTEN_GROUPS)
         chosen = choose(configured_scenarios(plan.path, declared) + found, cap)
         summaries.append(ScenarioSummary(plan.path, tuple(s.name for s in chosen.ran), chosen.cut))
         for scenario in chosen.ran:
@@ -100,6 +102,43 @@ def expand_scenarios(
                 plan if scenario.name == DEFAULT else _scenario_plan(plan, scenario, base, head)
             )
     return tuple(expanded), tuple(summaries)
+
+
+def unrun_scenarios(
+    plan: ChartPlan,
+    base: SideInput,
+    head: SideInput,
+    changed: Iterable[str],
+    edited: ChartEdits,
+    ran: Collection[str],
+    picks: int,
+) -> list[ChartPlan]:
+    """Up to `picks` more of the chart's scenarios for changed lines no scenario of `ran` ran
+    (`edited.fields` holds only the files of those lines): next, the one setting the most of the
+    fields read there that the scenarios before it (those that ran first) do not; none setting
+    nothing of them. Made-up values are left out: the chart may reject them."""
+    tree, chart = _chart_at(plan, base, head)
+    folder = f"{chart.path}/templates" if chart.path else "templates"
+    templates = tree.texts_by_path([folder], suffixes=TEMPLATE_SUFFIXES)
+    candidates = _candidates(plan, base, head, sorted(set(changed)), edited, templates)
+    reached = reached_by(chart.path, templates, edited.fields, _file_values(tree, chart))
+    given = [s for s in candidates if not s.name.startswith(PROBE_PREFIXES)]
+    covered = set().union(*(reached(s) for s in given if s.name in ran))
+    pending = [s for s in given if s.name not in ran]
+    picked: list[Scenario] = []
+    while pending and len(picked) < picks:
+        gains = [len(reached(s) - covered) for s in pending]
+        best = max(range(len(pending)), key=lambda i: (gains[i], -i))
+        if gains[best] == 0:
+            break
+        covered |= reached(pending[best])
+        picked.append(pending.pop(best))
+    return [_scenario_plan(plan, s, base, head) for s in picked]
+
+
+# _edits_first's groups of what the change writes: the edited guards' scenario, the failures it
+# edits, the tests it writes. They run whatever they reach (covering_first).
+WRITTEN_GROUPS = 3
 
 
 def _edits_first(
@@ -131,77 +170,10 @@ def _edits_first(
             return 3
         return 4
 
-    groups: list[list[Scenario]] = [[] for _ in range(5)]
+    groups: list[list[Scenario]] = [[] for _ in range(WRITTEN_GROUPS + 2)]
     for scenario in scenarios:
         groups[group(scenario)].append(scenario)
     return groups
-
-
-Reached = Callable[[Scenario], frozenset[tuple[str, str]]]
-
-
-def covering_first(groups: list[list[Scenario]], reached: Reached, picks: int) -> list[Scenario]:
-    """The groups in turn; in each, up to `picks` in all, next the scenario reaching the most of
-    the change (an edited file, a field its changed lines read) that those before it do not: two
-    tests setting the same field for the same template exercise one thing. Ties, and the scenarios
-    adding nothing, keep their ranked order. What a scenario of made-up values reaches is not
-    counted as reached: the chart may reject its values (and a failure probe stops at its `fail`)."""
-    covered: set[tuple[str, str]] = set()
-    out: list[Scenario] = []
-    for group in groups:
-        pending = list(group)
-        while pending and len(out) < picks:
-            gains = [len(reached(s) - covered) for s in pending]
-            best = max(range(len(pending)), key=lambda i: (gains[i], -i))
-            if gains[best] == 0:
-                break
-            if not pending[best].name.startswith(PROBE_PREFIXES):
-                covered |= reached(pending[best])
-            out.append(pending.pop(best))
-        out += pending
-    return out
-
-
-def _reached(chart: str, texts: Mapping[str, str], fields: Mapping[str, frozenset[str]]) -> Reached:
-    """What of the change a scenario reaches: (edited file, field read there) for each field its
-    values set, in the files it may run (a test: its suite's templates and the defines they include,
-    read from `texts`, the chart's templates; a file no template is, one rendered through `tpl`,
-    counts for every scenario)."""
-    runs: dict[TemplateSelection, frozenset[str] | None] = {}
-    found: dict[str, frozenset[tuple[str, str]]] = {}
-
-    def reached(scenario: Scenario) -> frozenset[tuple[str, str]]:
-        if scenario.name not in found:
-            selection = scenario.templates
-            if selection not in runs:
-                runs[selection] = files_run(selection, chart, texts)
-            run, values = runs[selection], _segments(scenario.overrides)
-            found[scenario.name] = frozenset(
-                (path, name)
-                for path, names in fields.items()
-                if run is None or path in run or path not in texts
-                for name in names & values
-            )
-        return found[scenario.name]
-
-    return reached
-
-
-def rank_scenarios(candidates: list[Scenario], fields: frozenset[str]) -> list[Scenario]:
-    """Scenarios whose values set paths through more of the fields the changed lines read come first (a
-    stable sort: among equals, the order of discovery, which puts what changed templates read first)."""
-    if not fields:
-        return candidates
-    return sorted(candidates, key=lambda s: -len(_segments(s.overrides) & fields))
-
-
-def _segments(values: Mapping[str, Any]) -> set[str]:
-    found: set[str] = set()
-    for key, value in values.items():
-        found.add(str(key))
-        if isinstance(value, Mapping):
-            found |= _segments(value)
-    return found
 
 
 def _candidates(
@@ -288,6 +260,21 @@ def _candidates(
         + test_scenarios(tests)
         + probes
     )
+
+
+def _file_values(tree: RefSnapshot, chart: Chart) -> Callable[[str], Mapping[str, Any]]:
+    """A reader of the chart's values files (chart-relative paths), each parsed once; {} when one
+    cannot be read (its render says what it does)."""
+    prefix = f"{chart.path}/" if chart.path else ""
+
+    @functools.cache
+    def read(rel: str) -> Mapping[str, Any]:
+        try:
+            return parse_values(tree.text_or_none(prefix + rel), source=prefix + rel)
+        except MalformedInputError:
+            return {}
+
+    return read
 
 
 def _chart_at(plan: ChartPlan, base: SideInput, head: SideInput) -> tuple[RefSnapshot, Chart]:

@@ -3,7 +3,7 @@ setting a field the changed lines of some file read that no scenario before it s
 
 from __future__ import annotations
 
-from aftershock.pipeline.context.scenarios import covering_first
+from aftershock.render.scenario_order import covering_first
 from aftershock.render.scenarios import GUARDS_OPENED, Scenario
 
 REACHED = {
@@ -68,4 +68,26 @@ def test_past_the_picks_the_rest_keep_their_ranked_order():
         "test:pod/a",
         "test:pod/a again",
         "test:pod/b",
+    ]
+
+
+def test_past_the_whole_groups_a_scenario_adding_nothing_waits_for_the_later_groups():
+    # bjw-s db552e2: the tests of 40 edited suites, adding nothing, crowded out the values files
+    # reaching lines no test reached
+    written = ranked(GUARDS_OPENED, "file:ci/x.yaml")
+    edited_suites = ranked("test:pod/a", "test:pod/a again")
+    others = ranked("test:req/all three")
+    assert names(covering_first([written, edited_suites, others], reached, 4, whole=1)) == [
+        GUARDS_OPENED,
+        "file:ci/x.yaml",  # within the whole groups, it keeps its place
+        "test:pod/a",
+        "test:req/all three",
+        "test:pod/a again",
+    ]
+    assert names(covering_first([written, edited_suites, others], reached, 4)) == [
+        GUARDS_OPENED,
+        "file:ci/x.yaml",
+        "test:pod/a",
+        "test:pod/a again",
+        "test:req/all three",
     ]
