@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
-from aftershock.report.text import field_line, fixed_phrases, text_diff, without_dependencies
+from aftershock.report.text import (
+    field_line,
+    fixed_phrases,
+    scenario_label,
+    text_diff,
+    without_dependencies,
+)
 
 
 def test_one_dependency_or_several():
@@ -64,3 +70,14 @@ def test_a_template_fixed_in_a_tests_values_only_names_that_scenario():
     ]
     reviews[0]["templates_fixed_at_head"] = fixed
     assert fixed_phrases(reviews)[0].startswith("1 template(s) fixed: failed at base")
+
+
+def test_a_long_tests_label_keeps_its_own_words_rather_than_its_suites_folders():
+    # bjw-s: two tests of unittests/route/field_backendRefs_test.yaml both read "automatic serv…"
+    name = "test:unittests/route/backends_test.yaml/automatic service and port reference"
+    assert scenario_label(name) == "test:backends_test.yaml/automatic service and port reference"
+    longer = "test:unittests/route/field_backendRefs_test.yaml/automatic service and port reference"
+    assert scenario_label(longer) == (
+        "test:field_backendRefs_test.yaml/automatic service and port ref…"
+    )
+    assert scenario_label("test:a_test.yaml/short") == "test:a_test.yaml/short"

@@ -146,7 +146,15 @@ def first_names(names: list[str]) -> str:
 
 def scenario_label(name: str) -> str:
     """A scenario's short label for people: its id cut to MAX_SCENARIO_LABEL characters (a test's
-    name can be a sentence); the JSON keeps the full id."""
+    name can be a sentence), a long test's suite by its file name alone (`test:unittests/route/
+    a_test.yaml/…` reads `test:a_test.yaml/…`, so the cut falls in the test's own words); the JSON
+    keeps the full id."""
+    if len(name) <= MAX_SCENARIO_LABEL:
+        return name
+    prefix, _, rest = name.partition(":")
+    suite, sep, test = rest.partition("_test.yaml/")
+    if sep and "/" in suite:
+        name = f"{prefix}:{suite.rsplit('/', 1)[1]}{sep}{test}"
     return name if len(name) <= MAX_SCENARIO_LABEL else name[: MAX_SCENARIO_LABEL - 1] + "…"
 
 
