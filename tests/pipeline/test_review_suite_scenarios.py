@@ -6,7 +6,7 @@ from __future__ import annotations
 from aftershock.pipeline import ReviewRequest, review_change, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
-from charts import app_chart, library_and_app
+from charts import app_chart, chart_yaml, library_and_app
 from gitrepo import commit, make_repo
 
 SUITE = """\
@@ -150,3 +150,26 @@ def test_a_librarys_edited_lines_choose_the_scenarios_and_a_second_round_runs_wh
     assert summary["ran"] == ["default", "file:ci/alpha-values.yaml", "file:ci/beta-values.yaml"]
     assert summary["cut"] == ["file:ci/aaa-values.yaml"]
     assert [n["part"] for n in doc["not_reviewed"]] == []
+
+
+HARNESS_DEPENDENCY = "dependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://..\n"
+
+
+def test_a_test_harness_gaining_a_fixture_is_no_new_workload(tmp_path, renderer):
+    """bjw-s keeps `common/test-chart` inside the library it renders: its objects are fixtures,
+    installed nowhere, so a workload its change adds is no new workload lacking probes."""
+    deployment = WORKER.replace('"REGION"', '"eu-de-1"')
+    files = {
+        "lib/Chart.yaml": chart_yaml("lib", kind="library"),
+        "lib/templates/_x.tpl": '{{- define "lib.x" }}x: 1{{- end }}\n',
+        "lib/test-chart/Chart.yaml": chart_yaml("lib-test", deps=HARNESS_DEPENDENCY),
+        "lib/test-chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+    }
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: library and its harness")
+    commit(repo, {"lib/test-chart/templates/worker.yaml": deployment}, "test: a worker fixture")
+    result = review_change(ReviewRequest(repo=repo, base=base, run_tests=False), renderer)
+    (review,) = [r for r in result.review.chart_reviews if r.chart == "lib/test-chart"]
+    assert [(c.key.name, c.kind.value) for c in review.changes] == [("worker", "added")]
+    rules = {f.rule_id for f in result.judgement.findings if f.actionable}
+    assert "new-workload-without-probes" not in rules

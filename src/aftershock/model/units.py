@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,3 +154,27 @@ class AffectStep:
 class AffectedChart:
     chart: str
     path: tuple[AffectStep, ...]  # the shortest connection from a changed file to this chart
+
+
+TEST_FOLDERS = frozenset({"tests", "test"})
+
+
+def test_harnesses(charts: Iterable[Chart]) -> frozenset[str]:
+    """The charts kept to test another, never installed: one inside another chart's `tests/` (or
+    `test/`) folder, and one inside the folder of a chart it depends on locally (bjw-s's
+    `common/test-chart`, rendering the library it sits in)."""
+    charts = list(charts)
+    paths = {c.path for c in charts}
+    found = set()
+    for chart in charts:
+        parts = chart.path.split("/")
+        in_tests = any(
+            parts[i] in TEST_FOLDERS and "/".join(parts[:i]) in paths for i in range(len(parts) - 1)
+        )
+        around = any(
+            d.resolved_path and chart.path.startswith(d.resolved_path + "/")
+            for d in chart.dependencies
+        )
+        if in_tests or around:
+            found.add(chart.path)
+    return frozenset(found)

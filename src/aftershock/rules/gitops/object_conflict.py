@@ -2,8 +2,8 @@
 
 A source is one review scope that deploys what it produces: a chart as its release installs it, a Flux
 Kustomization, a kustomization, a folder of plain manifests, or a chart rendered on its own when no
-release installs it; a chart kept in another chart's `tests/` folder (a harness its suites render it
-through) is installed nowhere and is no source. Two sources conflict when they produce the same
+release installs it; a chart kept to test another (`model.units.test_harnesses`: in its `tests/`
+folder, or in the folder of the chart it renders) is installed nowhere and is no source. Two sources conflict when they produce the same
 object (group, kind, namespace, name) for the same cluster: whichever the controller applies last
 wins. Only the scopes the review built or rendered are compared.
 """
@@ -24,12 +24,11 @@ from aftershock.findings.model import (
 )
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.review import ChartReview
-from aftershock.model.units import Chart
+from aftershock.model.units import Chart, test_harnesses
 from aftershock.rules.model import Concern, Rule, RuleContext, RuleDoc
 from aftershock.rules.support.release import name_words
 
 DEFAULT_SCENARIO = "default"
-TEST_FOLDERS = frozenset({"tests", "test"})
 
 
 def _scope(review: ChartReview) -> str:
@@ -40,25 +39,13 @@ def _deploying(reviews: Sequence[ChartReview], charts: Iterable[Chart]) -> list[
     """Default-scenario scopes, leaving out a chart rendered on its own when a release installs it too,
     and test harness charts."""
     installed = {r.chart for r in reviews if r.release}
-    harnesses = _test_harnesses({c.path for c in charts})
+    harnesses = test_harnesses(charts)
     return [
         r
         for r in reviews
         if r.scenario == DEFAULT_SCENARIO
         and (r.release or (r.chart not in installed and r.chart not in harnesses))
     ]
-
-
-def _test_harnesses(paths: set[str]) -> set[str]:
-    """Charts inside a `tests/` (or `test/`) folder of another chart."""
-    found = set()
-    for path in paths:
-        parts = path.split("/")
-        if any(
-            parts[i] in TEST_FOLDERS and "/".join(parts[:i]) in paths for i in range(len(parts) - 1)
-        ):
-            found.add(path)
-    return found
 
 
 def _producers(

@@ -1,11 +1,11 @@
 """What rules look up in a review, computed once: object pairs (base and head of each object),
 changed lines of each file, and where a concern points to in the change.
 
-Objects are paired the way the diff pairs them: by key and occurrence, then RENAMED changes pair
-their previous key at base with their key at head. An object only at head is ADDED, only at base
-REMOVED. Charts not reviewed give no pairs, nor scenarios the chart rejects alike at both refs. A
-chart rendered in several scenarios gives one pair per scenario, sharing their subject id: the
-engine keeps one finding per concern, whose display names its scenario when not the default.
+Objects are paired as the diff pairs them: by key and occurrence, then RENAMED changes pair their
+previous key at base with their key at head. An object only at head is ADDED, only at base REMOVED,
+except in a test harness (installed nowhere) or from a template that failed at base: those are judged
+as they stand. Charts not reviewed give no pairs, nor scenarios the chart rejects alike at both refs.
+A chart rendered in several scenarios gives one pair per scenario, sharing their subject id.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from aftershock.model.diff import ObjectChange, ObjectChangeKind
 from aftershock.model.objects import ObjectKey, RenderedObject
 from aftershock.model.releases import split_release_id
 from aftershock.model.review import ChartOutcome, ChartReview, Review
-from aftershock.model.units import dependency_closure
+from aftershock.model.units import dependency_closure, test_harnesses
 from aftershock.rules.support.access import mapping_keys
 from aftershock.rules.support.added_lines import (
     AddedLine,
@@ -51,9 +51,7 @@ class ObjectPair:
 
     @cached
     def key(self) -> ObjectKey:
-        current = self.head or self.base
-        assert current is not None
-        return current.key
+        return self.current.key
 
     @cached
     def current(self) -> RenderedObject:
@@ -103,9 +101,9 @@ class ObjectPair:
 
     def impact_path(self, field: str | None = None, relation: str = "sets") -> tuple[PathStep, ...]:
         """Changed file -> chart(s) -> this object [-> field]: the path that justifies a finding."""
-        if field:
-            return (*self._object_path, PathStep("field", field, relation))
-        return self._object_path
+        return (
+            (*self._object_path, PathStep("field", field, relation)) if field else self._object_path
+        )
 
     @cached
     def _object_path(self) -> tuple[PathStep, ...]:
@@ -193,9 +191,10 @@ class ReviewIndex:
     @cached
     def pairs(self) -> tuple[ObjectPair, ...]:
         pairs: list[ObjectPair] = []
+        harnesses = test_harnesses(self.review.charts)
         for chart in self.review.chart_reviews:
             if chart.outcome in REVIEWED and not chart.probe:  # made-up values: no consequence
-                pairs.extend(pair_objects(chart))
+                pairs.extend(pair_objects(chart, chart.chart in harnesses and not chart.release))
         return tuple(pairs)
 
     @cached
@@ -335,18 +334,27 @@ class ReviewIndex:
 _Changes = dict[tuple[ObjectChangeKind, ObjectKey], ObjectChange]
 
 
-def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
-    """Every object of a reviewed chart as a base/head pair, in key order."""
+def pair_objects(chart: ChartReview, standing: bool = False) -> Iterator[ObjectPair]:
+    """Every object of a reviewed chart as a base/head pair, in key order. One at a single ref is
+    judged as it stands there (base = head) when its template failed at base (nothing there to
+    compare with), and with `standing`, always: a test harness's fixture is no object of a cluster."""
     changes = {(c.kind, c.key): c for c in chart.changes}
-    if not chart.base_objects or not chart.head_objects:  # a chart added or removed: no pairing
-        return _one_sided(chart, changes)
+    one_sided = not chart.base_objects or not chart.head_objects  # a chart added or removed
+    paired = (_one_sided if one_sided else _paired)(chart, changes)
+    fixed = {t.template for t in chart.templates_fixed_at_head}
+    for pair in paired:
+        lone = pair.base is None or pair.head is None
+        if lone and (standing or (pair.base is None and pair.current.template in fixed)):
+            yield ObjectPair(chart, pair.current, pair.current, None)
+        else:
+            yield pair
+
+
+def _paired(chart: ChartReview, changes: _Changes) -> list[ObjectPair]:
     base_slots, head_slots = slots_of(chart.base_objects), slots_of(chart.head_objects)
     kept, lone_base, lone_head = pair_by_key(base_slots, head_slots)
-    renamed = {
-        c.previous_key: c
-        for c in chart.changes
-        if c.kind is ObjectChangeKind.RENAMED and c.previous_key
-    }
+    moved = (c for c in chart.changes if c.kind is ObjectChangeKind.RENAMED and c.previous_key)
+    renamed = {c.previous_key: c for c in moved}
     head_by_key = {slot.key: slot for slot in lone_head}
     out: list[ObjectPair] = []
     for pair in kept:
@@ -362,36 +370,30 @@ def pair_objects(chart: ChartReview) -> Iterator[ObjectPair]:
             out.append(
                 ObjectPair(chart, slot.obj, None, changes.get((ObjectChangeKind.REMOVED, slot.key)))
             )
-    out += [_added(chart, s.obj, changes) for s in lone_head if s.key not in used_head]
-    out.sort(key=_pair_order)
-    return iter(out)
-
-
-def _added(chart: ChartReview, obj: RenderedObject, changes: _Changes) -> ObjectPair:
-    """A head-only object; one of a template that failed at base has nothing there to compare with,
-    so it is judged as it stands (base = head), never as added by the change."""
-    if any(t.template == obj.template for t in chart.templates_fixed_at_head):
-        return ObjectPair(chart, obj, obj, None)
-    return ObjectPair(chart, None, obj, changes.get((ObjectChangeKind.ADDED, obj.key)))
-
-
-def _one_sided(chart: ChartReview, changes: _Changes) -> Iterator[ObjectPair]:
-    """The pairs of a chart with objects at one ref only, in the order `pair_objects` gives them."""
-    added = bool(chart.head_objects)
-    objects = chart.head_objects if added else chart.base_objects
-    ordered = [obj for _, obj in sorted(enumerate(objects), key=slot_order)]
-    removed = ObjectChangeKind.REMOVED
-    out = [
-        _added(chart, o, changes)
-        if added
-        else ObjectPair(chart, o, None, changes.get((removed, o.key)))
-        for o in ordered
+    added = ObjectChangeKind.ADDED
+    out += [
+        ObjectPair(chart, None, s.obj, changes.get((added, s.key)))
+        for s in lone_head
+        if s.key not in used_head
     ]
     out.sort(key=_pair_order)
-    return iter(out)
+    return out
+
+
+def _one_sided(chart: ChartReview, changes: _Changes) -> list[ObjectPair]:
+    """The pairs of a chart with objects at one ref only, in the order `pair_objects` gives them."""
+    added = bool(chart.head_objects)
+    kind = ObjectChangeKind.ADDED if added else ObjectChangeKind.REMOVED
+    objects = chart.head_objects if added else chart.base_objects
+    out = [
+        ObjectPair(chart, None if added else o, o if added else None, changes.get((kind, o.key)))
+        for _, o in sorted(enumerate(objects), key=slot_order)
+    ]
+    out.sort(key=_pair_order)
+    return out
 
 
 def _pair_order(pair: ObjectPair) -> tuple[str, str, str, str, bool, bool]:
     """By key (as its fields: no Python comparison per pair of keys), then sides."""
-    key = pair.key
-    return (key.group, key.kind, key.namespace, key.name, pair.base is None, pair.head is None)
+    k = pair.key
+    return (k.group, k.kind, k.namespace, k.name, pair.base is None, pair.head is None)
