@@ -52,8 +52,24 @@ def render_chosen(
     expanded, scenarios = expand_scenarios(
         chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, edits
     )
-    reviews, gaps = review_charts(
-        expanded,
+    reviews, gaps = _review(given, expanded, renderer, settings, work, planned)
+    done = _refill(
+        given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
+    )
+    return _refill_unrun(given, chosen, changed, edits, done, renderer, settings, work)
+
+
+def _review(
+    given: StageInput,
+    plans: Sequence[ChartPlan],
+    renderer: Renderer,
+    settings: RenderSettings,
+    work: Path,
+    planned: Callable[[int], None] | None = None,
+) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
+    """The plans rendered at both refs, their changed lines traced."""
+    return review_charts(
+        plans,
         *given.sides,
         renderer,
         settings,
@@ -61,12 +77,8 @@ def render_chosen(
         planned=planned,
         rendered=given.rendered,
         trace=given.changed_lines,
-        changed=changed,
+        changed=[p for f in given.files for p in (f.path, f.old_path) if p],
     )
-    done = _refill(
-        given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
-    )
-    return _refill_unrun(given, chosen, changed, edits, done, renderer, settings, work)
 
 
 def _chart_edits(
@@ -225,16 +237,7 @@ def _refill(
         replaced[plan.path] = replace(before, ran=(*before.ran, plan.scenario))
     if not more:
         return done
-    extra, extra_gaps = review_charts(
-        more,
-        *given.sides,
-        renderer,
-        settings,
-        work / "refill",
-        rendered=given.rendered,
-        trace=given.changed_lines,
-        changed=[p for f in given.files for p in (f.path, f.old_path) if p],
-    )
+    extra, extra_gaps = _review(given, more, renderer, settings, work / "refill")
     return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
 
 
@@ -272,16 +275,7 @@ def _refill_unrun(
             )
     if not more:
         return done
-    extra, extra_gaps = review_charts(
-        more,
-        *given.sides,
-        renderer,
-        settings,
-        work / "unrun",
-        rendered=given.rendered,
-        trace=given.changed_lines,
-        changed=changed,
-    )
+    extra, extra_gaps = _review(given, more, renderer, settings, work / "unrun")
     added: dict[str, list[str]] = {}
     for plan in more:
         added.setdefault(plan.path, []).append(plan.scenario)
