@@ -23,8 +23,8 @@ The commits, and why each was chosen:
 - 8dd13b4a test-only (helm-unittest suite): the chart renders unchanged.
 - d09024af docs-only inside the chart (Guidelines.md): the chart still renders, unchanged.
 - c4a332e0 a new chart, hub-manager, beside traefik: absent at base, every object added.
-- d7fc8d82 the chart moves from the repository root into traefik/ (R100 renames): two charts, each
-  absent on one side.
+- d7fc8d82 the chart moves from the repository root into traefik/ (R100 renames): one chart, its base
+  rendered from the root, renders identically.
 """
 
 from __future__ import annotations
@@ -205,10 +205,22 @@ CASES = [
             ),
             "traefik/values.yaml": ("values_file:values.yaml", "values_file:traefik/values.yaml"),
         },
-        {"": ChartOutcome.CHANGED, "traefik": ChartOutcome.CHANGED},
+        {"traefik": ChartOutcome.UNCHANGED},
     ),
 ]
 BY_SHORT = {case.sha[:8]: case for case in CASES}
+
+
+def moved_chart_folders(repo: Path, sha: str) -> set[str]:
+    """The folders a renamed Chart.yaml moves to: charts the change moves."""
+    return {
+        path.rpartition("/")[0]
+        for path, status, old, _ in git_name_status(repo, sha)
+        if status == "renamed"
+        and old
+        and path.endswith("Chart.yaml")
+        and old.endswith("Chart.yaml")
+    }
 
 
 def default_values_request(repo: Path, sha: str) -> ReviewRequest:
@@ -382,9 +394,10 @@ def test_affected_charts_are_the_charts_holding_the_files(traefik_repo, reviewed
             holders.add(holding_chart(f.path, head_charts))
     assert [a.chart for a in review.affected] == sorted(holders - {None})
     assert {r.chart: r.outcome for r in review.chart_reviews} == case.outcomes
+    moved = moved_chart_folders(traefik_repo, case.sha)
     for chart in review.chart_reviews:
         assert chart.base.status is (
-            RenderStatus.OK if chart.chart in base_charts else RenderStatus.ABSENT
+            RenderStatus.OK if chart.chart in {*base_charts, *moved} else RenderStatus.ABSENT
         )
         assert chart.head.status is (
             RenderStatus.OK if chart.chart in head_charts else RenderStatus.ABSENT
@@ -551,26 +564,21 @@ def test_new_chart_beside_traefik_adds_every_object(reviewed):
     )
 
 
-def test_chart_moved_out_of_the_root_is_removed_there_and_added_in_traefik(reviewed):
+def test_chart_moved_out_of_the_root_renders_identically_from_either_folder(reviewed):
+    """Every file renamed (R100), the Chart.yaml among them: one chart, rendered at base from the
+    root and at head from traefik/, unchanged; not ten objects removed and ten added, which said
+    *Critical* (five CRDs deleted)."""
     review, _ = reviewed(BY_SHORT["d7fc8d82"].sha)
-    root, moved = review.chart_reviews
-    assert (root.chart, root.base.status, root.head.status) == (
-        "",
-        RenderStatus.OK,
-        RenderStatus.ABSENT,
-    )
-    assert (moved.chart, moved.base.status, moved.head.status) == (
+    (moved,) = review.chart_reviews
+    assert (moved.chart, moved.base.status, moved.head.status, moved.outcome) == (
         "traefik",
-        RenderStatus.ABSENT,
         RenderStatus.OK,
+        RenderStatus.OK,
+        ChartOutcome.UNCHANGED,
     )
-    assert {c.kind for c in root.changes} == {ObjectChangeKind.REMOVED} and {
-        c.kind for c in moved.changes
-    } == {ObjectChangeKind.ADDED}
-    assert sorted(c.key for c in root.changes) == sorted(c.key for c in moved.changes)
-    assert len(root.changes) == root.base.object_count == 10
-    assert {c.templates for c in moved.changes} >= {("traefik/templates/deployment.yaml",)}
-    assert {c.templates for c in root.changes} >= {("templates/deployment.yaml",)}
+    assert moved.changes == () and moved.base.object_count == moved.head.object_count == 10
+    assert {o.template for o in moved.base_objects} >= {"templates/deployment.yaml"}
+    assert {o.template for o in moved.head_objects} >= {"traefik/templates/deployment.yaml"}
 
 
 def test_added_file_has_units_only_where_it_exists(reviewed):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.contexts import RenderInputs
 from aftershock.model.units import AffectedChart, Chart, dependency_closure
 
@@ -64,18 +66,45 @@ class ChartPlan:
 
 
 def plan_renders(
-    affected: Iterable[AffectedChart], charts_base: Iterable[Chart], charts_head: Iterable[Chart]
+    affected: Iterable[AffectedChart],
+    charts_base: Iterable[Chart],
+    charts_head: Iterable[Chart],
+    moved: Mapping[str, str] | None = None,
 ) -> tuple[ChartPlan, ...]:
-    """Affected charts that are renderable at base or head; library and embedded charts render via parents."""
+    """Affected charts that are renderable at base or head; library and embedded charts render via
+    parents. A chart the change moves (`moved`: its folder at head -> at base, where its Chart.yaml
+    is renamed) is one plan, its base rendered from the old folder: a move that changes nothing
+    renders identically, rather than as every object removed and added."""
     base = {c.path: c for c in charts_base if c.renderable}
     head = {c.path: c for c in charts_head if c.renderable}
+    items = list(affected)
+    moves = {
+        new: old
+        for new, old in (moved or {}).items()
+        if new in head and old in base and old not in head and new not in base
+    }
     plans = []
-    for item in affected:
-        b, h = base.get(item.chart), head.get(item.chart)
+    for item in items:
+        if item.chart in moves.values():
+            continue  # planned with the folder it moved to
+        b = base.get(moves.get(item.chart, item.chart))
+        h = head.get(item.chart)
         chart = h or b
         if chart is not None:
             plans.append(ChartPlan(item.chart, chart.name, item, b, h))
     return tuple(plans)
+
+
+def moved_charts(files: Iterable[FileChange]) -> dict[str, str]:
+    """The folders of charts the change moves, at head -> at base: where git reads a Chart.yaml as
+    renamed to another folder's."""
+    return {
+        posixpath.dirname(f.path): posixpath.dirname(f.old_path)
+        for f in files
+        if f.status is FileStatus.RENAMED
+        and f.old_path
+        and posixpath.basename(f.path) == posixpath.basename(f.old_path) == "Chart.yaml"
+    }
 
 
 def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:

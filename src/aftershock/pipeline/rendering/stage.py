@@ -47,7 +47,7 @@ from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.stage_input import StageInput, with_history
 from aftershock.render.interface import Renderer
 from aftershock.render.lookup.cluster import ClusterSnapshot
-from aftershock.render.plan import ChartPlan, plan_renders
+from aftershock.render.plan import ChartPlan, moved_charts, plan_renders
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def render_stage(given: StageInput, renderer: Renderer) -> RenderStage:
         replace(plain_manifests(base_tree, charts_base, ns), clusters=given.built.clusters[0]),
         replace(plain_manifests(head_tree, charts_head, ns), clusters=given.built.clusters[1]),
     )
-    plans = plan_renders(given.to_render, charts_base, charts_head)
+    plans = plan_renders(given.to_render, charts_base, charts_head, moved_charts(given.files))
     declared = declared_objects(given.config, base_tree)
     release = ReleaseIdentity(given.identity.release_name, given.identity.namespace)
     clusters = review_clusters(
