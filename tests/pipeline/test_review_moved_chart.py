@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from aftershock.model.review import ChartOutcome
 from aftershock.pipeline import ReviewRequest, review_change
+from aftershock.report.canonical import review_document
+from aftershock.report.comment.markdown import render_markdown
 from charts import app_chart
 from gitrepo import commit, git, make_repo
 
@@ -29,6 +31,8 @@ def test_a_chart_moved_alone_renders_identically(tmp_path, renderer):
     )
     assert {o.template for o in review.base_objects} == {"charts/web/templates/deployment.yaml"}
     assert not [f for f in result.judgement.findings if f.actionable]
+    said = render_markdown(review_document(result.review, result.judgement)).replace("\\", "")
+    assert "`apps/web`: moved from charts/web, renders identically" in said
 
 
 def test_a_chart_moved_and_changed_shows_only_the_change(tmp_path, renderer):

@@ -19,6 +19,7 @@ from typing import Any
 from aftershock.report.concern_groups import grouped
 from aftershock.report.shown import listed_objects, own_names, version_phrases
 from aftershock.report.text import (
+    chart_moves,
     first_names,
     fixed_phrases,
     install_label,
@@ -118,6 +119,7 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
     for obj in _default_objects(doc):
         objects[obj["review"].split("#", 1)[0]].append(obj)
     elsewhere = _changed_elsewhere(doc)
+    moved = chart_moves(doc.get("files", []))
     lines = []
     for install, reviews in installs.items():
         first = reviews[0]
@@ -138,7 +140,11 @@ def chart_lines(doc: dict[str, Any]) -> tuple[ChartLine, ...]:
         if install in elsewhere:  # a version bump, or the default's changes, must not hide them
             own.append(_elsewhere_phrase(*elsewhere[install], by_default=bool(own)))
         phrases += own
-        lines.append(ChartLine(install_label(first), tuple(phrases) or ("renders identically",)))
+        said = tuple(phrases) or ("renders identically",)
+        came = moved.get(first["chart"]) if not first["release"] else None
+        lines.append(
+            ChartLine(install_label(first), (f"moved from {came}", *said) if came else said)
+        )
     return _changed_first(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 from typing import Any
 
 from aftershock.diff.fields import diff_documents
@@ -323,3 +324,13 @@ def provenance_index(doc: dict[str, Any]) -> dict[tuple[str, str], str]:
             text = ", ".join(f"{v['key']} ({v['evidence']})" for v in standing)
         index[(entry["object"], entry["field"])] = "← " + text
     return index
+
+
+def chart_moves(files: list[dict[str, Any]]) -> dict[str, str]:
+    """Chart folder at head -> the folder it moved from, as said: where the change renames a
+    Chart.yaml, the chart renders from its old folder at base (render/plan.py)."""
+    return {
+        posixpath.dirname(f["path"]): posixpath.dirname(f["old_path"]) or "the repository's root"
+        for f in files
+        if f["status"] == "renamed" and f["path"].endswith("Chart.yaml") and f["old_path"]
+    }
