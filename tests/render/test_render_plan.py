@@ -52,3 +52,11 @@ def test_a_renamed_chart_yaml_pairs_the_old_folder_with_the_new_one_only_when_bo
         ("apps/web", False),
         ("charts/web", True),
     ]
+
+
+def test_a_move_whose_new_folder_the_review_does_not_plan_keeps_the_old_one():
+    moved = {"apps/web": "charts/web"}
+    (plan,) = plan_renders(
+        [AffectedChart("charts/web", ())], [_chart("charts/web")], [_chart("apps/web")], moved
+    )
+    assert (plan.path, plan.base is not None, plan.head) == ("charts/web", True, None)

@@ -48,8 +48,9 @@ def suite_value_sets(
     suites: Collection[str] | None = None,
 ) -> list[SuiteValueSet]:
     """Each distinct set of values (and release) the chart's own suites (`suites`, the repository
-    paths its helm-unittest patterns name; by default `tests/*_test.yaml`) give their tests, merged as helm-unittest merges them: first those of suites that test a changed
-    template (chart-relative paths), then the rest, each in file order. Tests with no values of their
+    paths its helm-unittest patterns name; by default `tests/*_test.yaml`) give their tests, merged
+    as helm-unittest merges them: first those of suites that test a changed template
+    (chart-relative paths), then the rest, each in file order. Tests with no values of their
     own render the default scenario and are left out, and so are tests expecting the render to
     fail; a suite that cannot be read contributes nothing."""
     changed = set(changed_templates)

@@ -78,10 +78,11 @@ def plan_renders(
     base = {c.path: c for c in charts_base if c.renderable}
     head = {c.path: c for c in charts_head if c.renderable}
     items = list(affected)
+    wanted = {item.chart for item in items}
     moves = {
         new: old
         for new, old in (moved or {}).items()
-        if new in head and old in base and old not in head and new not in base
+        if new in wanted and new in head and old in base and old not in head and new not in base
     }
     plans = []
     for item in items:
