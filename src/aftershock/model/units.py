@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -178,3 +179,11 @@ def test_harnesses(charts: Iterable[Chart]) -> frozenset[str]:
         if in_tests or around:
             found.add(chart.path)
     return frozenset(found)
+
+
+def chart_move(path: str, old_path: str | None) -> tuple[str, str] | None:
+    """(folder at head, folder at base) when a file git reads as renamed is a Chart.yaml moving to
+    another folder: the chart moves (render/plan.py renders its base from the old folder)."""
+    if old_path and posixpath.basename(path) == posixpath.basename(old_path) == "Chart.yaml":
+        return posixpath.dirname(path), posixpath.dirname(old_path)
+    return None

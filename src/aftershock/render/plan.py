@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from aftershock.model.change import FileChange, FileStatus
 from aftershock.model.contexts import RenderInputs
-from aftershock.model.units import AffectedChart, Chart, dependency_closure
+from aftershock.model.units import AffectedChart, Chart, chart_move, dependency_closure
 
 __all__ = [
     "TEMPLATE_SUFFIXES",
@@ -99,13 +98,8 @@ def plan_renders(
 def moved_charts(files: Iterable[FileChange]) -> dict[str, str]:
     """The folders of charts the change moves, at head -> at base: where git reads a Chart.yaml as
     renamed to another folder's."""
-    return {
-        posixpath.dirname(f.path): posixpath.dirname(f.old_path)
-        for f in files
-        if f.status is FileStatus.RENAMED
-        and f.old_path
-        and posixpath.basename(f.path) == posixpath.basename(f.old_path) == "Chart.yaml"
-    }
+    moves = (chart_move(f.path, f.old_path) for f in files if f.status is FileStatus.RENAMED)
+    return dict(m for m in moves if m is not None)
 
 
 def may_be_nondeterministic(template_texts: Iterable[str]) -> bool:

@@ -33,19 +33,30 @@ def covering_first(
     waiting: list[Scenario] = []
     for index, group in enumerate(groups):
         pending = list(group)
-        while pending and len(out) < picks:
-            gains = [len(reached(s) - covered) for s in pending]
-            best = max(range(len(pending)), key=lambda i: (gains[i], -i))
-            if gains[best] == 0:
-                break
-            if not pending[best].name.startswith(PROBE_PREFIXES):
-                covered |= reached(pending[best])
-            out.append(pending.pop(best))
+        out += pick_covering(pending, reached, covered, picks - len(out))
         if whole is None or index < whole:
             out += pending
         else:
             waiting += pending
     return out + waiting
+
+
+def pick_covering(
+    pending: list[Scenario], reached: Reached, covered: set[tuple[str, str]], room: int
+) -> list[Scenario]:
+    """Up to `room` of `pending` (taken out of it), each next the one reaching the most that
+    `covered` lacks, ties in their order; none reaching nothing more. `covered` grows by what they
+    reach, made-up values' aside."""
+    picked: list[Scenario] = []
+    while pending and len(picked) < room:
+        gains = [len(reached(s) - covered) for s in pending]
+        best = max(range(len(pending)), key=lambda i: (gains[i], -i))
+        if gains[best] == 0:
+            break
+        if not pending[best].name.startswith(PROBE_PREFIXES):
+            covered |= reached(pending[best])
+        picked.append(pending.pop(best))
+    return picked
 
 
 def reached_by(

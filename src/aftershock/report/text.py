@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import posixpath
 from typing import Any
 
 from aftershock.diff.fields import diff_documents
 from aftershock.diff.text_edits import comparable_value, is_digest, line_diff
 from aftershock.model.releases import split_release_id
+from aftershock.model.units import chart_move
 
 MAX_VALUE_CHARS = 80
 MAX_JSON_EDITS = 3  # inner changes a JSON text's line names before it counts the rest
@@ -329,8 +329,5 @@ def provenance_index(doc: dict[str, Any]) -> dict[tuple[str, str], str]:
 def chart_moves(files: list[dict[str, Any]]) -> dict[str, str]:
     """Chart folder at head -> the folder it moved from, as said: where the change renames a
     Chart.yaml, the chart renders from its old folder at base (render/plan.py)."""
-    return {
-        posixpath.dirname(f["path"]): posixpath.dirname(f["old_path"]) or "the repository's root"
-        for f in files
-        if f["status"] == "renamed" and f["path"].endswith("Chart.yaml") and f["old_path"]
-    }
+    moves = (chart_move(f["path"], f["old_path"]) for f in files if f["status"] == "renamed")
+    return {new: old or "the repository's root" for new, old in filter(None, moves)}

@@ -24,7 +24,12 @@ from aftershock.pipeline.rendering.chart_jobs import SideInput
 from aftershock.releases.values import merge_maps
 from aftershock.render.edited_guards import edited_guard_scenarios
 from aftershock.render.plan import TEMPLATE_SUFFIXES, ChartPlan, RenderInputs
-from aftershock.render.scenario_order import covering_first, rank_scenarios, reached_by
+from aftershock.render.scenario_order import (
+    covering_first,
+    pick_covering,
+    rank_scenarios,
+    reached_by,
+)
 from aftershock.render.scenarios import (
     DEFAULT,
     GUARDS_OPENED,
@@ -125,14 +130,7 @@ def unrun_scenarios(
     given = [s for s in candidates if not s.name.startswith(PROBE_PREFIXES)]
     covered = set().union(*(reached(s) for s in given if s.name in ran))
     pending = [s for s in given if s.name not in ran]
-    picked: list[Scenario] = []
-    while pending and len(picked) < picks:
-        gains = [len(reached(s) - covered) for s in pending]
-        best = max(range(len(pending)), key=lambda i: (gains[i], -i))
-        if gains[best] == 0:
-            break
-        covered |= reached(pending[best])
-        picked.append(pending.pop(best))
+    picked = pick_covering(pending, reached, covered, picks)
     return [_scenario_plan(plan, s, base, head) for s in picked]
 
 
