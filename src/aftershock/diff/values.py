@@ -54,6 +54,22 @@ def key_token(key: Any) -> Hashable:
 
 
 def deep_equal(left: Any, right: Any) -> bool:
+    if left is right:  # parsed crds/ files are shared by both refs: nothing to walk
+        return True
+    kind = type(left)
+    if kind is type(right):  # the usual case, without asking each value's kind
+        if kind is dict:
+            return _dicts_equal(left, right)
+        if kind is list:
+            return len(left) == len(right) and all(
+                a is b or deep_equal(a, b) for a, b in zip(left, right)
+            )
+        if kind is str or kind is int or kind is bool:
+            return bool(left == right)
+    return _kinds_equal(left, right)
+
+
+def _kinds_equal(left: Any, right: Any) -> bool:
     kind = kind_of(left)
     if kind != kind_of(right):
         return False
@@ -64,6 +80,22 @@ def deep_equal(left: Any, right: Any) -> bool:
     if kind == "float" and math.isnan(left) and math.isnan(right):
         return True
     return bool(left == right)
+
+
+_MISSING = object()
+
+
+def _dicts_equal(left: dict[Any, Any], right: dict[Any, Any]) -> bool:
+    """Two dicts with text keys, looked up as they are (no token each); any other key: `_maps_equal`."""
+    if len(left) != len(right):
+        return False
+    for key, value in left.items():
+        if type(key) is not str:
+            return _maps_equal(left, right)
+        other = right.get(key, _MISSING)
+        if other is _MISSING or (value is not other and not deep_equal(value, other)):
+            return False
+    return True
 
 
 def _maps_equal(left: Mapping[Any, Any], right: Mapping[Any, Any]) -> bool:

@@ -158,7 +158,8 @@ class PureComposer(Reader, Scanner, Parser, Composer, DeferringResolver):
     """PyYAML's pure-Python parser producing nodes tagged by `DeferringResolver`."""
 
     def __init__(self, stream: str) -> None:
-        self.may_alias = "*" in stream  # an alias is written `*name`: without one, nothing to bound
+        # an alias is written `*name` and needs an anchor `&name` before it: without both, nothing to bound
+        self.may_alias = "*" in stream and "&" in stream
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
@@ -216,7 +217,7 @@ if C_PARSER_AVAILABLE:
         """libyaml's parser producing nodes tagged by `DeferringResolver`."""
 
         def __init__(self, stream: str) -> None:
-            self.may_alias = "*" in stream  # as PureComposer's
+            self.may_alias = "*" in stream and "&" in stream  # as PureComposer's
             CParser.__init__(self, stream)
             DeferringResolver.__init__(self)
 

@@ -74,6 +74,7 @@ _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "none"
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a tree's keys are few names, asked millions of times
+@functools.lru_cache(maxsize=1 << 14)  # pure, and asked of every key of every rendered object
 def is_sensitive_name(name: str) -> bool:
     """A key or variable name that holds a credential (`DB_PASSWORD`, `apiKey`), not a reference to
     one (`PASSWORD_FILE`, `tokenSecretName`)."""

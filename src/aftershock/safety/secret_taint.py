@@ -133,10 +133,11 @@ def secret_taint(review: Review) -> SecretTaint:
 
 def _find_taint(review: Review) -> SecretTaint:
     candidates: set[str] = set(review.secret_texts)
+    read: set[int] = set()  # bodies shared by objects (a parsed crds/ file) are read once
     for chart_review in review.chart_reviews:
         candidates.update(chart_review.secret_texts)
         candidates.update(
-            rendered_secret_texts((*chart_review.base_objects, *chart_review.head_objects))
+            rendered_secret_texts((*chart_review.base_objects, *chart_review.head_objects), read)
         )
     observed = observed_texts(review)
     # many Secrets repeat the same lines (one values document per namespace): judge each text once
@@ -150,10 +151,17 @@ def _find_taint(review: Review) -> SecretTaint:
     return SecretTaint(frozenset(texts), frozenset(keys))
 
 
-def rendered_secret_texts(objects: Iterable[RenderedObject]) -> frozenset[str]:
-    """What `objects` hold that may be secret: a Secret's values, and credential-named values elsewhere."""
+def rendered_secret_texts(
+    objects: Iterable[RenderedObject], read: set[int] | None = None
+) -> frozenset[str]:
+    """What `objects` hold that may be secret: a Secret's values, and credential-named values elsewhere;
+    a body whose id is in `read` is skipped (its texts were found), and each read is added there."""
     found: set[str] = set()
+    read = set() if read is None else read
     for obj in objects:
+        if id(obj.body) in read:
+            continue
+        read.add(id(obj.body))
         found.update(
             secret_object_texts(obj.body) if is_secret_object(obj) else credential_values(obj.body)
         )
@@ -175,13 +183,15 @@ def observed_texts(review: Review) -> frozenset[str]:
     for change in review.values_changes:
         seen.add(change.path)
         seen.update(change.path.split("."))
+    shown: set[int] = set()  # bodies shared by objects (a parsed crds/ file) are walked once
     for r in review.chart_reviews:
         seen.update((r.chart, r.name, r.release or ""))
         private = r.base_inputs.private or r.head_inputs.private
         for obj in (*r.base_objects, *r.head_objects):
             seen.update((obj.key.group, obj.key.kind, obj.key.name, obj.key.namespace or ""))
             seen.add(obj.template)
-            if not (private or is_secret_object(obj)):
+            if not (private or is_secret_object(obj) or id(obj.body) in shown):
+                shown.add(id(obj.body))
                 _add_shown_texts(_outputs(obj), seen)
     return frozenset(seen)
 

@@ -78,6 +78,7 @@ def _review(
         rendered=given.rendered,
         trace=given.changed_lines,
         changed=[p for f in given.files for p in (f.path, f.old_path) if p],
+        crds=given.crds,
     )
 
 

@@ -43,7 +43,12 @@ from aftershock.pipeline.rendering.chart_jobs import (
     side_jobs,
 )
 from aftershock.pipeline.rendering.line_traces import Entry, WantedLines, trace_reviews
-from aftershock.pipeline.rendering.side_results import SideResult, SideResults, rendered_objects
+from aftershock.pipeline.rendering.side_results import (
+    CrdObjects,
+    SideResult,
+    SideResults,
+    rendered_objects,
+)
 from aftershock.render.interface import Renderer, RenderOutcome
 from aftershock.render.plan import ChartPlan, RenderInputs, template_repo_path
 from aftershock.render.schemas.schema_errors import unknown_keys
@@ -69,12 +74,14 @@ def review_charts(
     rendered: Callable[[RenderOutcome], None] | None = None,
     trace: WantedLines | None = None,
     changed: Collection[str] = (),
+    crds: CrdObjects | None = None,
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed
     (a dependency no `changed` path reaches as context); with `trace`, the changed template lines are
-    traced through the renders (pipeline/rendering/line_traces.py)."""
+    traced through the renders (pipeline/rendering/line_traces.py). `crds`: the review's parsed
+    crds/ files, when it renders more than once."""
     by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
-    results = SideResults()
+    results = SideResults(crds)
     plans, by_job, new_keys = base_without_new_keys(
         plans, by_job, results.failure, renderer, rendered
     )

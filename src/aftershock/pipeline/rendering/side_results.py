@@ -2,14 +2,14 @@
 named by repository path, or by Helm for an external chart; with the chart's crds/ files), the fields
 that differ between two renders of the same input, or why none.
 
-crds/ files are parsed once for every render that has them (scenarios, a second render of a volatile
-chart, a CRD chart many charts depend on): they can be large. `SideResults` keeps each side's result
-for the rest of its review.
+crds/ files are parsed once per review for every render that has them (scenarios, a second render of
+a volatile chart, both refs, a CRD chart many charts depend on): they can be large, and one parse
+shared by identity lets the diff and the secret taint skip what both sides share. `SideResults` keeps
+each side's result, and the parsed crds/ files, for the rest of its review.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -43,15 +43,16 @@ class SideResults:
     """`side_result` of each side's renders in one review, made once: the checks for new keys and
     for templates that fail ask each side why it failed, and the review then asks for its objects."""
 
-    def __init__(self) -> None:
+    def __init__(self, crds: CrdObjects | None = None) -> None:
         self._made: dict[int, tuple[Entry, SideResult]] = {}  # id(entry) -> (entry, its result)
+        self.crds = crds or CrdObjects()
 
     def result(self, entry: Entry | None, side: Side) -> SideResult:
         if entry is None:
             return side_result(None, side)
         made = self._made.get(id(entry))
         if made is None or made[0] is not entry:
-            made = self._made[id(entry)] = (entry, side_result(entry, side))
+            made = self._made[id(entry)] = (entry, side_result(entry, side, self.crds))
         return made[1]
 
     def failure(self, entry: Entry) -> str | None:
@@ -60,15 +61,17 @@ class SideResults:
         return result.render.error if result.render.status is RenderStatus.FAILED else None
 
 
-def side_result(entry: Entry | None, side: Side) -> SideResult:
+def side_result(entry: Entry | None, side: Side, crds: CrdObjects | None = None) -> SideResult:
     if entry is None:
         return SideResult(ChartRender(side, RenderStatus.ABSENT))
-    result = _side_result(*entry, side)
+    result = _side_result(*entry, side, crds or CrdObjects())
     version = entry[0].chart.version or None  # what rendered, or failed to
     return replace(result, render=replace(result.render, chart_version=version))
 
 
-def _side_result(job: SideJob, outcomes: list[RenderOutcome], side: Side) -> SideResult:
+def _side_result(
+    job: SideJob, outcomes: list[RenderOutcome], side: Side, crds: CrdObjects
+) -> SideResult:
     if job.blocked:
         return SideResult(ChartRender(side, RenderStatus.FAILED, error=job.blocked))
     seconds = sum(o.seconds for o in outcomes)
@@ -95,7 +98,7 @@ def _side_result(job: SideJob, outcomes: list[RenderOutcome], side: Side) -> Sid
             )
         )
     try:
-        renders = [_objects(job, o) for o in outcomes]
+        renders = [_objects(job, o, crds) for o in outcomes]
     except AftershockError as error:
         return SideResult(
             ChartRender(side, RenderStatus.FAILED, error=error.line(), seconds=seconds)
@@ -124,27 +127,41 @@ def rendered_objects(
     )
 
 
-def _objects(job: SideJob, outcome: RenderOutcome) -> tuple[RenderedObject, ...]:
-    crds = _crd_objects(
+def _objects(job: SideJob, outcome: RenderOutcome, crds: CrdObjects) -> tuple[RenderedObject, ...]:
+    own = crds.objects(
         tuple(sorted(job.crds.items())), job.chart.address, outcome.request.namespace
     )
-    return crds + rendered_objects(outcome, job.chart, job.charts)
+    return own + rendered_objects(outcome, job.chart, job.charts)
 
 
-@functools.lru_cache(maxsize=8)  # small: parsed CRDs can be large, and a service lives long
-def _crd_objects(
-    crds: tuple[tuple[str, str], ...], chart: str, namespace: str
-) -> tuple[RenderedObject, ...]:
-    """The objects of a chart's crds/ files, parsed once for every render that has them (scenarios,
-    the second render of a volatile chart, an unchanged side): they can be large."""
-    documents = [
-        (path, index, body) for path, text in crds for index, body in _crd_bodies(path, text)
-    ]
-    return objects_from_documents(documents, chart=chart, namespace=namespace)
+class CrdObjects:
+    """The objects of charts' crds/ files in one review: each file parsed once, its bodies shared by
+    every chart and side that installs it (never changed), each chart's objects made once per
+    namespace. Held by the review, not the process: parsed CRDs are large and a service lives long."""
 
+    def __init__(self) -> None:
+        self._bodies: dict[tuple[str, str], tuple[tuple[int, Any], ...]] = {}
+        self._objects: dict[tuple[object, ...], tuple[RenderedObject, ...]] = {}
 
-@functools.lru_cache(maxsize=64)
-def _crd_bodies(path: str, text: str) -> tuple[tuple[int, Any], ...]:
-    """One crds/ file's documents, parsed once for every chart that installs it (a CRD chart many
-    charts depend on): bodies are shared, never changed."""
-    return tuple((index, body) for _, index, body in parse_documents({path: text}))
+    def objects(
+        self, crds: tuple[tuple[str, str], ...], chart: str, namespace: str
+    ) -> tuple[RenderedObject, ...]:
+        key = (crds, chart, namespace)
+        made = self._objects.get(key)
+        if made is None:
+            documents = [
+                (path, index, body)
+                for path, text in crds
+                for index, body in self._parsed(path, text)
+            ]
+            made = self._objects[key] = objects_from_documents(
+                documents, chart=chart, namespace=namespace
+            )
+        return made
+
+    def _parsed(self, path: str, text: str) -> tuple[tuple[int, Any], ...]:
+        parsed = self._bodies.get((path, text))
+        if parsed is None:
+            documents = parse_documents({path: text})
+            parsed = self._bodies[(path, text)] = tuple((i, body) for _, i, body in documents)
+        return parsed

@@ -17,6 +17,7 @@ from aftershock.pipeline.context.contexts import Identity
 from aftershock.pipeline.rendering.chart_history import DependencyHistory
 from aftershock.pipeline.rendering.chart_jobs import RenderSettings, SideInput
 from aftershock.pipeline.rendering.line_traces import WantedLines
+from aftershock.pipeline.rendering.side_results import CrdObjects
 from aftershock.render.external.chart_archives import ChartCache
 from aftershock.render.interface import RenderOutcome
 
@@ -46,6 +47,7 @@ class StageInput:
         default_factory=dict
     )  # chart -> where its suites are
     history: DependencyHistory | None = None  # resolves the dependencies of charts rendered later
+    crds: CrdObjects = field(default_factory=CrdObjects, compare=False, repr=False)  # parsed once
 
     def reaching(self, paths: Collection[str]) -> StageInput:
         """This input, with the dependencies of the charts `paths` resolved from history."""
