@@ -9,7 +9,7 @@ from aftershock.pipeline import ReviewRequest, run_review
 from aftershock.report.canonical import review_document
 from aftershock.report.comment.markdown import render_markdown
 from aftershock.report.text import outcome_cell
-from charts import chart_yaml
+from charts import chart_yaml, library_and_app
 from gitrepo import commit, make_repo
 
 REDIS = "dependencies:\n- name: redis\n  version: 18.1.0\n  repository: https://charts.example.invalid\n"
@@ -99,6 +99,58 @@ def test_a_dependency_at_hand_at_one_ref_only_is_left_out_at_both(tmp_path, rend
     assert gaps["dependency redis 18.1.0 of chart apps/web"].side is None
     # the vendored copy's deleted lines: no render exercised them, and the review says so
     assert "template apps/web/charts/redis/templates/cm.yaml lines 1-3" in gaps
+
+
+def test_a_bumped_dependency_nowhere_at_hand_is_named_by_both_versions(tmp_path, renderer):
+    repo = make_repo(tmp_path)
+    base = commit(repo, {**_web("fast"), "apps/web/ci/test-values.yaml": "mode: ci\n"}, "web")
+    head = commit(
+        repo,
+        {
+            "apps/web/Chart.yaml": chart_yaml("web", deps=REDIS.replace("18.1.0", "18.2.0")),
+            "apps/web/Chart.lock": LOCK.replace("18.1.0", "18.2.0"),
+        },
+        "chore: redis 18.2.0",
+    )
+    result = run_review(ReviewRequest(repo=repo, base=base, head=head), renderer)
+    assert len(result.chart_reviews) == 2  # default and ci
+    assert [g.part for g in result.not_reviewed] == [
+        "dependency redis 18.1.0 → 18.2.0 of chart apps/web"
+    ]
+    markdown = render_markdown(review_document(result))
+    assert "redis 18.1.0 → 18.2.0" in markdown and "redis 18.1.0 of" not in markdown
+
+
+def _define(name: str, mode: str) -> str:
+    return (
+        f'{{{{- define "lib.{name}" -}}}}\n{{{{- if .Values.{name}.enabled }}}}\n'
+        f"{name}Mode: {mode}-{{{{ .Values.{name}.size }}}}\n{{{{- end }}}}\n{{{{- end }}}}\n"
+    )
+
+
+def test_a_dependency_left_out_in_two_rounds_of_scenarios_is_one_gap(tmp_path, renderer):
+    """With room for one scenario beside the defaults, a second round renders the scenario for the
+    library lines the first left unrun: the chart renders without redis in both, said once."""
+    app = {
+        "values.yaml": "alpha: {enabled: false, size: 1}\nbeta: {enabled: false, size: 1}\n",
+        "templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata:\n"
+        '  {{- include "lib.alpha" . | nindent 2 }}\n  {{- include "lib.beta" . | nindent 2 }}\n',
+        "ci/alpha-values.yaml": "alpha: {enabled: true}\n",
+        "ci/beta-values.yaml": "beta: {enabled: true}\n",
+    }
+    files = library_and_app({"templates/_a.tpl": _define("alpha", "a") + _define("beta", "a")}, app)
+    lib = "- name: lib\n  version: 0.1.0\n  repository: file://../lib\n"
+    files["app/Chart.yaml"] = chart_yaml("app", deps=REDIS + lib)
+    files["app/Chart.lock"] = LOCK.replace("digest:", lib + "digest:")
+    repo = make_repo(tmp_path)
+    base = commit(repo, files, "feat: library and app")
+    edited = {"lib/templates/_a.tpl": _define("alpha", "b") + _define("beta", "b")}
+    head = commit(repo, edited, "feat: mode b")
+    request = ReviewRequest(repo=repo, base=base, head=head, run_tests=False, max_scenarios=2)
+    result = run_review(request, renderer)
+    scenarios = sorted(r.scenario for r in result.chart_reviews if r.chart == "app")
+    assert scenarios == ["default", "file:ci/alpha-values.yaml", "file:ci/beta-values.yaml"]
+    assert [g.part for g in result.not_reviewed] == ["dependency redis 18.1.0 of chart app"]
 
 
 def test_a_wrapper_with_nothing_but_the_missing_dependency_is_not_reviewed(tmp_path, renderer):

@@ -239,7 +239,11 @@ def _refill(
     if not more:
         return done
     extra, extra_gaps = _review(given, more, renderer, settings, work / "refill")
-    return reviews + extra, gaps + extra_gaps, tuple(replaced.get(s.chart, s) for s in summaries)
+    return (
+        reviews + extra,
+        _joined(gaps, extra_gaps),
+        tuple(replaced.get(s.chart, s) for s in summaries),
+    )
 
 
 def _refill_unrun(
@@ -288,4 +292,12 @@ def _refill_unrun(
         )
         for s in summaries
     )
-    return reviews + extra, gaps + extra_gaps, grown
+    return reviews + extra, _joined(gaps, extra_gaps), grown
+
+
+def _joined(
+    gaps: tuple[NotReviewed, ...], more: tuple[NotReviewed, ...]
+) -> tuple[NotReviewed, ...]:
+    """A later round's gaps after the first's, each said once: a dependency a chart renders without
+    is a gap of every round that renders the chart."""
+    return gaps + tuple(dict.fromkeys(g for g in more if g not in gaps))

@@ -101,6 +101,17 @@ def _routes(chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[str, ChartD
     return found
 
 
+def both_versions(base: DependencyGap, head: DependencyGap) -> DependencyGap:
+    """One dependency left out at both refs, named by both its versions when the change moves it."""
+    if base.dependency == head.dependency:
+        return base
+    name, _, before = base.dependency.partition(" ")
+    after = head.dependency.partition(" ")[2]
+    return replace(
+        head, dependency=f"{name} {before or '(any version)'} → {after or '(any version)'}"
+    )
+
+
 def _label(dep: ChartDependency) -> str:
     version = dep.locked or dep.version
     return f"{dep.name} {version}" if version else dep.name

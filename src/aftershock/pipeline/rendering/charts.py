@@ -29,6 +29,7 @@ from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.context.missing_dependencies import (
     apart_from_change,
     apart_templates,
+    both_versions,
     failed_without,
     rendered_without,
 )
@@ -390,12 +391,17 @@ def _partial_review(
 def _dependency_gaps(
     plan: ChartPlan, by_job: Mapping[tuple[str, Side], tuple[SideJob, list[RenderOutcome]]]
 ) -> tuple[DependencyGap, ...]:
-    """The dependencies the plan's renders left out (the same at both refs)."""
+    """The dependencies the plan's renders left out at either ref, each once; one whose version the
+    change moves names both (`redis 18.1.0 → 18.2.0`)."""
+    found: dict[str, DependencyGap] = {}
     for side in Side:
         entry = by_job.get((plan.id, side))
-        if entry is not None and not entry[0].blocked and entry[0].dependencies_left_out:
-            return entry[0].dependencies_left_out
-    return ()
+        if entry is None or entry[0].blocked:
+            continue
+        for gap in entry[0].dependencies_left_out:
+            before = found.get(gap.route)
+            found[gap.route] = gap if before is None else both_versions(before, gap)
+    return tuple(found[route] for route in sorted(found))
 
 
 def _leaving_out(inputs: RenderInputs, left_out: tuple[str, ...]) -> RenderInputs:
