@@ -341,20 +341,27 @@ def _side_lookups(
 
 
 def _not_exercised(coverage: tuple[ChangedLines, ...]) -> tuple[NotReviewed, ...]:
-    """One gap per template and side, naming its lines no scenario ran."""
+    """One gap per template and side, naming its lines no scenario ran; one for both sides when
+    the same lines were removed and added (an edited line) and neither ran."""
     unrun: dict[tuple[str, Side], list[str]] = {}
     for lines in coverage:
         if not lines.exercised:
             unrun.setdefault((lines.path, lines.side), []).append(lines.lines)
-    return tuple(
-        NotReviewed(
-            f"template {path} lines {', '.join(ranges)}",
-            f"no scenario that ran executed these {'added' if side is Side.HEAD else 'removed'} "
-            "lines: the change there was not exercised",
-            side,
+    gaps = []
+    for (path, side), ranges in unrun.items():
+        both = unrun.get((path, Side.BASE if side is Side.HEAD else Side.HEAD)) == ranges
+        if both and side is Side.BASE:
+            continue  # said with the head's
+        edited = "edited" if both else "added" if side is Side.HEAD else "removed"
+        gaps.append(
+            NotReviewed(
+                f"template {path} lines {', '.join(ranges)}",
+                f"no scenario that ran executed these {edited} lines: the change there was not "
+                "exercised",
+                None if both else side,
+            )
         )
-        for (path, side), ranges in unrun.items()
-    )
+    return tuple(gaps)
 
 
 def _with_lookups(
