@@ -50,11 +50,11 @@ def test_a_logic_only_line_no_render_runs_is_not_exercised(tmp_path, renderer):
     # nothing but template logic changes, under a block the defaults leave off
     commit(repo, {"c/templates/cm.yaml": LABELS.replace("nindent 4 }}", "nindent 4 -}}")}, "fix")
     result = review(repo, base, renderer, max_scenarios=1)
-    assert [g.part for g in result.not_reviewed] == [
-        "template c/templates/cm.yaml lines 8",
-        "template c/templates/cm.yaml lines 8",
+    # the line edited: one gap for both refs, not one a side
+    assert [(g.part, g.side) for g in result.not_reviewed] == [
+        ("template c/templates/cm.yaml lines 8", None)
     ]
-    assert "executed" in result.not_reviewed[0].reason
+    assert "executed these edited lines" in result.not_reviewed[0].reason
     assert not result.complete
     lines = {(c.side, c.lines): (c.evidence, c.scenarios) for c in result.changed_lines}
     assert lines == {(Side.HEAD, "8"): ("none", ()), (Side.BASE, "8"): ("none", ())}
@@ -126,10 +126,7 @@ def test_a_changed_define_nothing_includes_is_not_exercised(tmp_path, renderer):
         "feat: unused",
     )
     result = review(repo, base, renderer)
-    assert [g.part for g in result.not_reviewed] == [
-        "template lib/templates/_labels.tpl lines 5",
-        "template lib/templates/_labels.tpl lines 5",
-    ]
+    assert [g.part for g in result.not_reviewed] == ["template lib/templates/_labels.tpl lines 5"]
 
 
 def test_a_fail_line_is_exercised_by_the_render_that_fails_with_its_message(tmp_path, renderer):
@@ -369,3 +366,37 @@ def test_a_probe_the_chart_rejects_at_one_ref_is_rejected_not_a_part_not_reviewe
     (probe,) = [r for r in result.chart_reviews if r.probe]
     assert probe.outcome.value == "scenario_invalid"
     assert not [g for g in result.not_reviewed if "scenario guard" in g.part]
+
+
+ENV = (
+    """\
+apiVersion: example.com/v1
+kind: Config
+metadata: {name: c}
+spec:
+"""
+    + "".join(
+        f"  {{{{- with .Values.{k} }}}}\n  {k}: {{{{ toYaml . | nindent 4 }}}}\n  {{{{- end }}}}\n"
+        for k in "abcde"
+    )
+    + """\
+  env:
+  {{- with (concat .Values.global.env .Values.server.env) }}
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+"""
+)
+
+
+def test_a_line_reading_nothing_is_reached_through_the_blocks_around_it(tmp_path, renderer):
+    """`toYaml .` becomes `tpl (toYaml .) $`: the line reads no field, the `with` around it reads
+    global.env and server.env. Past the edited guards, the scenario opening that block renders
+    first, not the first of the chart's other guards."""
+    values = "a: {}\nb: {}\nc: {}\nd: {}\ne: {}\nglobal: {env: []}\nserver: {env: []}\n"
+    repo, base = chart_repo(tmp_path, values, {"templates/config.yaml": ENV})
+    edited = ENV.replace("{{- toYaml . | nindent 4 }}", "{{- tpl (toYaml .) $ | nindent 4 }}")
+    commit(repo, {"c/templates/config.yaml": edited}, "feat: tpl in env values")
+    request = ReviewRequest(repo=repo, base=base, run_tests=False, max_scenarios=3)
+    (summary,) = review_change(request, renderer).review.scenarios
+    assert summary.ran[:2] == ("default", "guards:edited")
+    assert summary.ran[2].startswith(("guard:global.env", "guard:server.env")), summary.ran

@@ -49,9 +49,14 @@ def changed_fields_by_file(
     found = {}
     for change in _edited_files(files, chart_folder, templated):
         lines = (line for hunk in change.hunks for line in hunk.lines if line[:1] in "+-")
-        names = {name for line in lines for name in _FIELD.findall(line)}
-        found[change.path] = frozenset(n for n in names if n not in _COMMON and len(n) > 2)
+        found[change.path] = field_names(lines)
     return found
+
+
+def field_names(lines: Iterable[str]) -> frozenset[str]:
+    """The field names template `lines` read that may say which scenario reaches them."""
+    names = {name for line in lines for name in _FIELD.findall(line)}
+    return frozenset(n for n in names if n not in _COMMON and len(n) > 2)
 
 
 def failure_messages(files: Iterable[FileChange], chart_folder: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from aftershock.diff.edited_templates import edited_template_lines
+from aftershock.diff.edited_templates import edited_template_lines, field_names
 from aftershock.model.change import FileChange
 from aftershock.releases.values import value_at
 from aftershock.render.range_shapes import opened_value
@@ -52,6 +52,21 @@ def edited_guard_paths(
             for path in tested + values_read(_HAS_KEY.sub("", condition)):
                 found.setdefault(path, None)
     return tuple(found)
+
+
+def enclosing_fields(
+    files: Iterable[FileChange], paths: Collection[str], read: Callable[[str], str | None]
+) -> dict[str, frozenset[str]]:
+    """The field names the `if`/`with` blocks around the added lines of each of `paths` read (`read`:
+    a file's text at head), by path: a line that reads nothing (`{{ tpl (toYaml .) $ }}` inside
+    `with (concat .Values.global.env .Values.server.env)`) runs only where its blocks open."""
+    found: dict[str, frozenset[str]] = {}
+    for change in files:
+        added = {number for hunk in change.hunks for number, _ in hunk.added()}
+        text = read(change.path) if added and change.path in paths else None
+        if text:
+            found[change.path] = field_names(block_openings(text, added))
+    return found
 
 
 def _enclosing(

@@ -24,7 +24,7 @@ from aftershock.pipeline.rendering.chart_jobs import RenderSettings
 from aftershock.pipeline.rendering.charts import review_charts
 from aftershock.pipeline.rendering.stage_input import StageInput
 from aftershock.render.contexts import ChartFiles
-from aftershock.render.edited_guards import edited_guard_paths
+from aftershock.render.edited_guards import edited_guard_paths, enclosing_fields
 from aftershock.render.interface import Renderer
 from aftershock.render.plan import ChartPlan
 from aftershock.render.value_probes import reexpressed_reads
@@ -123,8 +123,9 @@ def _suite_files(given: StageInput, plan: ChartPlan) -> frozenset[str]:
 def _changed_fields(
     given: StageInput, plan: ChartPlan, templated: Sequence[str]
 ) -> dict[str, frozenset[str]]:
-    """The fields the changed lines read, by file: the chart's templates and those of the local
-    dependencies it reaches (a library's named templates run in its render)."""
+    """The fields the changed lines read, by file, with those the blocks around the added lines read:
+    the chart's templates and those of the local dependencies it reaches (a library's named
+    templates run in its render)."""
     fields = changed_fields_by_file(given.files, plan.path, templated)
     side = given.sides[1] if plan.head is not None else given.sides[0]
     charts = {c.path: c for c in side[1]}
@@ -132,7 +133,8 @@ def _changed_fields(
     for folder in dependency_closure(chart, charts) if chart is not None else ():
         if folder != plan.path:
             fields.update(changed_fields_by_file(given.files, folder))
-    return fields
+    around = enclosing_fields(given.files, fields, given.sides[1][0].text_or_none)
+    return {path: read | around.get(path, frozenset()) for path, read in fields.items()}
 
 
 def with_head_values(
