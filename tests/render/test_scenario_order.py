@@ -3,7 +3,7 @@ setting a field the changed lines of some file read that no scenario before it s
 
 from __future__ import annotations
 
-from aftershock.render.scenario_order import covering_first
+from aftershock.render.scenario_order import covering_first, reached_by
 from aftershock.render.scenarios import GUARDS_OPENED, Scenario
 
 REACHED = {
@@ -91,3 +91,41 @@ def test_past_the_whole_groups_a_scenario_adding_nothing_waits_for_the_later_gro
         "test:pod/a again",
         "test:req/all three",
     ]
+
+
+def test_a_values_path_reaches_the_files_that_read_each_of_its_known_keys():
+    """Seven components each gain a `startupProbe`: the controller's toggle reaches the controller's
+    template, not the server's, which reads no `controller`; a key no edited file reads (a
+    library's `controllers.main`, read through a variable) narrows nothing."""
+    fields = {
+        "c/templates/controller.yaml": frozenset({"controller", "startupProbe", "httpPath"}),
+        "c/templates/server.yaml": frozenset({"server", "startupProbe", "httpPath"}),
+        "lib/templates/_pod.tpl": frozenset({"pod", "nodeSelector"}),
+    }
+    reach = reached_by("c", {}, fields)
+    controller = Scenario(
+        "toggle:controller", overrides={"controller": {"startupProbe": {"enabled": True}}}
+    )
+    assert reach(controller) == {
+        ("c/templates/controller.yaml", "controller"),
+        ("c/templates/controller.yaml", "startupProbe"),
+    }
+    both = Scenario(
+        "file:ci/probes.yaml",
+        overrides={
+            "server": {"startupProbe": {"httpPath": "/h"}},
+            "controller": {"startupProbe": {"httpPath": "/h"}},
+        },
+    )
+    assert {path for path, _ in reach(both)} == {
+        "c/templates/controller.yaml",
+        "c/templates/server.yaml",
+    }
+    library = Scenario(
+        "test:pod/nodeSelector",
+        overrides={"controllers": {"main": {"pod": {"nodeSelector": {"a": "b"}}}}},
+    )
+    assert reach(library) == {
+        ("lib/templates/_pod.tpl", "pod"),
+        ("lib/templates/_pod.tpl", "nodeSelector"),
+    }

@@ -3,7 +3,7 @@ then, group by group, next the one reaching the most of the change that those be
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from aftershock.model.contexts import TemplateSelection
@@ -68,21 +68,28 @@ def reached_by(
     """What of the change a scenario reaches: (edited file, field read there) for each field its
     values set (its values files' too, read by `file_values`), in the files it may run (a test: its
     suite's templates and the defines they include, read from `texts`, the chart's templates; a
-    file no template is, one rendered through `tpl` or a dependency's, counts for every scenario)."""
+    file no template is, one rendered through `tpl` or a dependency's, counts for every scenario).
+    A values path reaches a file only when every key of it that some edited file reads is read
+    there: `controller.startupProbe.enabled` reaches the controller's template, not the
+    `startupProbe` of the server's, which reads no `controller`."""
     runs: dict[TemplateSelection, frozenset[str] | None] = {}
     found: dict[str, frozenset[tuple[str, str]]] = {}
+    known = frozenset().union(*fields.values())
 
     def reached(scenario: Scenario) -> frozenset[tuple[str, str]]:
         if scenario.name not in found:
             selection = scenario.templates
             if selection not in runs:
                 runs[selection] = files_run(selection, chart, texts)
-            run, values = runs[selection], segments_set(scenario, file_values)
+            run = runs[selection]
+            named = {tuple(k for k in p if k in known) for p in set_paths(scenario, file_values)}
             found[scenario.name] = frozenset(
                 (path, name)
                 for path, names in fields.items()
                 if run is None or path in run or path not in texts
-                for name in names & values
+                for keys in named
+                if names.issuperset(keys)
+                for name in keys
             )
         return found[scenario.name]
 
@@ -105,6 +112,23 @@ def segments_set(scenario: Scenario, file_values: FileValues) -> set[str]:
     for rel in scenario.values_files:
         found |= _segments(file_values(rel))
     return found
+
+
+def set_paths(scenario: Scenario, file_values: FileValues) -> set[tuple[str, ...]]:
+    """Every values path the scenario sets, to each leaf: its overrides' and its files'."""
+    found = set(_paths(scenario.overrides, ()))
+    for rel in scenario.values_files:
+        found.update(_paths(file_values(rel), ()))
+    return found
+
+
+def _paths(values: Mapping[str, Any], prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    for key, value in values.items():
+        path = (*prefix, str(key))
+        if isinstance(value, Mapping) and value:
+            yield from _paths(value, path)
+        else:
+            yield path
 
 
 def _segments(values: Mapping[str, Any]) -> set[str]:
