@@ -11,11 +11,10 @@ does not observe it outside every Secret, AND it is not an ordinary token.
   a Secret through `valuesFrom` (`ValuesKeyChange.secret`), or whose value at either ref is such a
   text, and their values at both refs; what helm-unittest tests of a template rendering a Secret
   expect or set, and the Secrets their snapshots hold (`test_expectations`, kept in
-  `Review.secret_texts` by the pipeline). A multi-line
-  value also contributes its one-token lines and what its `key: value` or `KEY=value` lines
-  assign (not a line of prose or code: `exit 1` would hide those words everywhere), and a value
-  that parses as a YAML mapping its scalar leaves,
-  since a Secret holding a values document is read key by key. Outside Secrets, the values of
+  `Review.secret_texts` by the pipeline). A multi-line value also contributes its one-token lines
+  and what its `key: value` or `KEY=value` lines assign (not a line of prose or code: `exit 1` would
+  hide those words everywhere), and a value that parses as a YAML mapping its scalar leaves, since a
+  Secret holding a values document is read key by key. Outside Secrets, the values of
   credential-named keys (`DB_PASSWORD: x`, an env var `API_KEY`) count too.
 - Observed outside every Secret (`observed_texts`): object API groups, kinds, names and namespaces, map keys, chart
   and file paths and their segments, values key paths, and the values of non-Secret objects
@@ -158,9 +157,7 @@ def rendered_secret_texts(
     a body whose id is in `read` is skipped (its texts were found), and each read is added there."""
     found: set[str] = set()
     read = set() if read is None else read
-    for obj in objects:
-        if id(obj.body) in read:
-            continue
+    for obj in (o for o in objects if id(o.body) not in read):
         read.add(id(obj.body))
         found.update(
             secret_object_texts(obj.body) if is_secret_object(obj) else credential_values(obj.body)

@@ -10,7 +10,7 @@ Chart.yaml); the dependency's objects are *not reviewed*, with the reason and th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -101,8 +101,17 @@ def _routes(chart: Chart, charts: Mapping[str, Chart]) -> list[tuple[str, ChartD
     return found
 
 
-def both_versions(base: DependencyGap, head: DependencyGap) -> DependencyGap:
-    """One dependency left out at both refs, named by both its versions when the change moves it."""
+def joined_gaps(sides: Iterable[Sequence[DependencyGap]]) -> tuple[DependencyGap, ...]:
+    """The dependencies left out at either ref (base first), each once; one whose version the change
+    moves names both (`redis 18.1.0 → 18.2.0`)."""
+    found: dict[str, DependencyGap] = {}
+    for gaps in sides:
+        for gap in gaps:
+            found[gap.route] = _both_versions(found[gap.route], gap) if gap.route in found else gap
+    return tuple(found[route] for route in sorted(found))
+
+
+def _both_versions(base: DependencyGap, head: DependencyGap) -> DependencyGap:
     if base.dependency == head.dependency:
         return base
     name, _, before = base.dependency.partition(" ")

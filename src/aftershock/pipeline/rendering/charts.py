@@ -19,7 +19,6 @@ from aftershock.model.review import (
     PROBE_PREFIXES,
     ChartOutcome,
     ChartReview,
-    DependencyGap,
     NotReviewed,
     RenderStatus,
     TemplateFailure,
@@ -29,8 +28,8 @@ from aftershock.model.units import AffectedChart, Chart
 from aftershock.pipeline.context.missing_dependencies import (
     apart_from_change,
     apart_templates,
-    both_versions,
     failed_without,
+    joined_gaps,
     rendered_without,
 )
 from aftershock.pipeline.context.new_keys import base_without_new_keys
@@ -79,8 +78,7 @@ def review_charts(
 ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
     """Render each planned chart at base and head, diff what it rendered, and say what was not reviewed
     (a dependency no `changed` path reaches as context); with `trace`, the changed template lines are
-    traced through the renders (pipeline/rendering/line_traces.py). `crds`: the review's parsed
-    crds/ files, when it renders more than once."""
+    traced through the renders (pipeline/rendering/line_traces.py); `crds`: the review's crds/ files."""
     by_job = _render_jobs(plans, base, head, renderer, settings, work, planned, rendered)
     results = SideResults(crds)
     plans, by_job, new_keys = base_without_new_keys(
@@ -93,7 +91,8 @@ def review_charts(
     left_out: dict[tuple[str, Side | None, str], list[str]] = {}
     charts, context = {c.path: c for c in head[1]}, set()  # context: parts no changed file reaches
     for plan in plans:
-        without = _dependency_gaps(plan, by_job)
+        jobs = [e[0] for side in Side if (e := by_job.get((plan.id, side))) and not e[0].blocked]
+        without = joined_gaps(j.dependencies_left_out for j in jobs)  # at either ref, each once
         by_template = partial.get(plan.id)
         review_by_template = _partial_review(plan, by_template, results) if by_template else None
         part = _part(replace(plan, scenario="default"))
@@ -386,22 +385,6 @@ def _partial_review(
     )
     review = _diffed(plan, base, head, tuple(failures))
     return replace(review, templates_fixed_at_head=tuple(fixed)), gaps
-
-
-def _dependency_gaps(
-    plan: ChartPlan, by_job: Mapping[tuple[str, Side], tuple[SideJob, list[RenderOutcome]]]
-) -> tuple[DependencyGap, ...]:
-    """The dependencies the plan's renders left out at either ref, each once; one whose version the
-    change moves names both (`redis 18.1.0 → 18.2.0`)."""
-    found: dict[str, DependencyGap] = {}
-    for side in Side:
-        entry = by_job.get((plan.id, side))
-        if entry is None or entry[0].blocked:
-            continue
-        for gap in entry[0].dependencies_left_out:
-            before = found.get(gap.route)
-            found[gap.route] = gap if before is None else both_versions(before, gap)
-    return tuple(found[route] for route in sorted(found))
 
 
 def _leaving_out(inputs: RenderInputs, left_out: tuple[str, ...]) -> RenderInputs:
