@@ -60,13 +60,8 @@ def enclosing_fields(
     """The field names the `if`/`with` blocks around the added lines of each of `paths` read (`read`:
     a file's text at head), by path: a line that reads nothing (`{{ tpl (toYaml .) $ }}` inside
     `with (concat .Values.global.env .Values.server.env)`) runs only where its blocks open."""
-    found: dict[str, frozenset[str]] = {}
-    for change in files:
-        added = {number for hunk in change.hunks for number, _ in hunk.added()}
-        text = read(change.path) if added and change.path in paths else None
-        if text:
-            found[change.path] = field_names(block_openings(text, added))
-    return found
+    openings = _openings_by_file((f for f in files if f.path in paths), read)
+    return {path: field_names(found) for path, found in openings.items()}
 
 
 def _enclosing(
@@ -74,13 +69,21 @@ def _enclosing(
 ) -> Iterator[str]:
     """The opening actions (`{{ if .Values.a }}`) of the blocks each added template line stands in."""
     prefix = f"{chart_folder}/templates/" if chart_folder else "templates/"
+    for found in _openings_by_file((f for f in files if f.path.startswith(prefix)), read).values():
+        yield from found
+
+
+def _openings_by_file(
+    files: Iterable[FileChange], read: Callable[[str], str | None]
+) -> dict[str, list[str]]:
+    """`block_openings` of each file's added lines, by path (files without any, or unread, left out)."""
+    found: dict[str, list[str]] = {}
     for change in files:
-        if not change.path.startswith(prefix):
-            continue
         added = {number for hunk in change.hunks for number, _ in hunk.added()}
         text = read(change.path) if added else None
         if text:
-            yield from block_openings(text, added)
+            found[change.path] = block_openings(text, added)
+    return found
 
 
 def block_openings(text: str, lines: Collection[int]) -> list[str]:

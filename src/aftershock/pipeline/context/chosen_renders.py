@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aftershock.diff.edited_templates import changed_fields_by_file, failure_messages
@@ -47,39 +47,49 @@ def render_chosen(
     planned: Callable[[int], None] | None = None,
 ) -> Rendered:
     """The plans in their contexts, each with its scenarios, rendered at both refs."""
-    changed = [p for f in given.files for p in (f.path, f.old_path) if p]
+    changed = list(given.changed_paths)
     edits = _chart_edits(given, chosen, changed)
     expanded, scenarios = expand_scenarios(
         chosen, *given.sides, changed, given.max_scenarios, given.config.scenarios, edits
     )
-    reviews, gaps = _review(given, expanded, renderer, settings, work, planned)
-    done = _refill(
-        given, chosen, changed, edits, (reviews, gaps, scenarios), renderer, settings, work
-    )
-    return _refill_unrun(given, chosen, changed, edits, done, renderer, settings, work)
+    rounds = _Rounds(given, chosen, changed, edits, renderer, settings, work)
+    reviews, gaps = rounds.review(expanded, work, planned)
+    return _refill_unrun(rounds, _refill(rounds, (reviews, gaps, scenarios)))
 
 
-def _review(
-    given: StageInput,
-    plans: Sequence[ChartPlan],
-    renderer: Renderer,
-    settings: RenderSettings,
-    work: Path,
-    planned: Callable[[int], None] | None = None,
-) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
-    """The plans rendered at both refs, their changed lines traced."""
-    return review_charts(
-        plans,
-        *given.sides,
-        renderer,
-        settings,
-        work,
-        planned=planned,
-        rendered=given.rendered,
-        trace=given.changed_lines,
-        changed=[p for f in given.files for p in (f.path, f.old_path) if p],
-        crds=given.crds,
-    )
+@dataclass(frozen=True)
+class _Rounds:
+    """What every round of a review's chosen renders shares: the input, the chosen plans, the
+    changed paths, what the change edits of each chart, and how to render."""
+
+    given: StageInput
+    plans: Sequence[ChartPlan]
+    changed: list[str]
+    edits: dict[str, ChartEdits]
+    renderer: Renderer
+    settings: RenderSettings
+    work: Path
+
+    def review(
+        self,
+        plans: Sequence[ChartPlan],
+        work: Path,
+        planned: Callable[[int], None] | None = None,
+    ) -> tuple[tuple[ChartReview, ...], tuple[NotReviewed, ...]]:
+        """The plans rendered at both refs, their changed lines traced."""
+        given = self.given
+        return review_charts(
+            plans,
+            *given.sides,
+            self.renderer,
+            self.settings,
+            work,
+            planned=planned,
+            rendered=given.rendered,
+            trace=given.changed_lines,
+            changed=given.changed_paths,
+            crds=given.crds,
+        )
 
 
 def _chart_edits(
@@ -203,19 +213,11 @@ def _demanded(
     ]
 
 
-def _refill(
-    given: StageInput,
-    plans: Sequence[ChartPlan],
-    changed: list[str],
-    edits: dict[str, ChartEdits],
-    done: Rendered,
-    renderer: Renderer,
-    settings: RenderSettings,
-    work: Path,
-) -> Rendered:
+def _refill(rounds: _Rounds, done: Rendered) -> Rendered:
     """A scenario the chart rejects at base and head alike uses no budget: the next scenarios over the
     cap render in its place, and so does the rejected one with what the chart's error demands of it
     (one round)."""
+    given, changed, edits = rounds.given, rounds.changed, rounds.edits
     reviews, gaps, summaries = done
     invalid = Counter(
         r.chart for r in reviews if r.outcome is ChartOutcome.SCENARIO_INVALID and r.release is None
@@ -225,7 +227,7 @@ def _refill(
     ran = {(r.chart, r.release, r.scenario) for r in reviews}
     more: list[ChartPlan] = []
     replaced: dict[str, ScenarioSummary] = {}
-    for plan in plans:
+    for plan in rounds.plans:
         if plan.path in invalid and plan.release is None:
             cap = given.max_scenarios + invalid[plan.path]
             found, summary = expand_scenarios(
@@ -233,14 +235,14 @@ def _refill(
             )
             more += [p for p in found if (p.path, p.release, p.scenario) not in ran]
             replaced[plan.path] = summary[0]
-    demanded = _demanded(given, plans, reviews, ran)
+    demanded = _demanded(given, rounds.plans, reviews, ran)
     more += demanded
     for plan in demanded:
         before = replaced.get(plan.path) or next(s for s in summaries if s.chart == plan.path)
         replaced[plan.path] = replace(before, ran=(*before.ran, plan.scenario))
     if not more:
         return done
-    extra, extra_gaps = _review(given, more, renderer, settings, work / "refill")
+    extra, extra_gaps = rounds.review(more, rounds.work / "refill")
     return (
         reviews + extra,
         _joined(gaps, extra_gaps),
@@ -248,29 +250,21 @@ def _refill(
     )
 
 
-def _refill_unrun(
-    given: StageInput,
-    plans: Sequence[ChartPlan],
-    changed: list[str],
-    edits: dict[str, ChartEdits],
-    done: Rendered,
-    renderer: Renderer,
-    settings: RenderSettings,
-    work: Path,
-) -> Rendered:
+def _refill_unrun(rounds: _Rounds, done: Rendered) -> Rendered:
     """One more round for the changed lines no scenario ran, where the cap cut scenarios: the cap
     ranks scenarios by the fields they set that the changed lines read, a guess that Helm's traces
     then check. As many more of a chart's scenarios as the cap gave it beside its defaults render
     (none with a cap of 1: the defaults alone were asked for), each setting more of the fields read
     in the files of the unrun lines (a library change reaching twenty templates is exercised by the
     tests of the suites rendering them, not by the first few alone)."""
+    given, changed, edits = rounds.given, rounds.changed, rounds.edits
     reviews, gaps, summaries = done
     if given.max_scenarios <= 1:
         return done
     unrun = {c.path for c in line_coverage(given.changed_runs, reviews) if not c.exercised}
     by_chart = {s.chart: s for s in summaries}
     more: list[ChartPlan] = []
-    for plan in plans:
+    for plan in rounds.plans:
         summary, edited = by_chart.get(plan.path), edits.get(plan.path)
         if plan.release is not None or summary is None or not summary.cut or edited is None:
             continue
@@ -282,7 +276,7 @@ def _refill_unrun(
             )
     if not more:
         return done
-    extra, extra_gaps = _review(given, more, renderer, settings, work / "unrun")
+    extra, extra_gaps = rounds.review(more, rounds.work / "unrun")
     added: dict[str, list[str]] = {}
     for plan in more:
         added.setdefault(plan.path, []).append(plan.scenario)

@@ -54,6 +54,11 @@ class StageInput:
         return replace(self, sides=with_history(self.history, self.sides, paths))
 
     @functools.cached_property
+    def changed_paths(self) -> tuple[str, ...]:
+        """Every path the change touches, both paths of a rename."""
+        return tuple(p for f in self.files for p in (f.path, f.old_path) if p)
+
+    @functools.cached_property
     def changed_runs(self) -> tuple[ChangedRun, ...]:
         """The runs of changed lines in the templates of every chart at either side."""
         trees = {"base": self.sides[0][0], "head": self.sides[1][0]}
